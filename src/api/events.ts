@@ -1,0 +1,38 @@
+import type { Candidate } from '../protocol/wire.js';
+
+/**
+ * The event union: the internal model of a turn and, one to one, the NDJSON contract of
+ * design.md §3 (each NDJSON line is an event plus `v` and `seq`). Changing it is an API change.
+ */
+export type NsedEvent =
+  | { type: 'turn-start'; session: string; turn: string; policy: string; path: 'compat' | 'native'; url: string }
+  | { type: 'job'; job_id: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'round'; round: number; total_rounds: number; progress: number; scored: boolean; candidates: Candidate[] }
+  | { type: 'text'; text: string }
+  | { type: 'injection'; message: string; round: number; sequence: number }
+  | { type: 'finalized'; chosen_agent_id: string; round: number }
+  | { type: 'tool-call'; id: string; name: string; arguments: string }
+  | { type: 'tool-result'; id: string; content: string; exit_code: number }
+  | { type: 'reconnect'; attempt: number; reason: string }
+  | { type: 'finish'; finish_reason: string; content: string; session: string; turn: string; job_id: string | null }
+  | { type: 'error'; code: string; exit_code: number; message: string };
+
+export type EventType = NsedEvent['type'];
+export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
+
+/**
+ * What one HTTP stream yields: the wire-derived events, and `end` once the server says the
+ * turn is over (`finish_reason` seen and `[DONE]` received). `index` is the position of the
+ * SSE data event in the stream that produced it (1-based), used as the resume cursor.
+ */
+export type StreamEvent =
+  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'tool-call'> & { index: number })
+  | { type: 'end'; finish_reason: string; index: number; mode?: string };
+
+/** Exhaustiveness check for switches over the union. */
+export function assertNever(value: never): never {
+  throw new Error(`unhandled event: ${JSON.stringify(value)}`);
+}
+
+export const NDJSON_SCHEMA_VERSION = 1;

@@ -1,0 +1,89 @@
+import { ExitCode, type ExitCodeValue } from './cli/exit-codes.js';
+
+/** Stable names for error kinds; they appear as `code` in NDJSON `error` events. */
+export type ErrorCode =
+  | 'usage'
+  | 'not_found'
+  | 'auth'
+  | 'server'
+  | 'network'
+  | 'conflict'
+  | 'store'
+  | 'timeout'
+  | 'interrupted'
+  | 'bug';
+
+export type StreamDrop = 'eof' | 'reset' | 'idle' | 'malformed';
+
+const exitFor: Record<ErrorCode, ExitCodeValue> = {
+  usage: ExitCode.usage,
+  not_found: ExitCode.notFound,
+  auth: ExitCode.auth,
+  server: ExitCode.server,
+  network: ExitCode.network,
+  conflict: ExitCode.conflict,
+  store: ExitCode.store,
+  timeout: ExitCode.timeout,
+  interrupted: ExitCode.interrupted,
+  bug: ExitCode.bug,
+};
+
+/**
+ * Every failure nsed reports is an NsedError: a one-line message, an optional hint, and the
+ * exit code its kind maps to. Messages never carry the bearer token or raw server payloads.
+ */
+export class NsedError extends Error {
+  readonly code: ErrorCode;
+  readonly exitCode: ExitCodeValue;
+  readonly hint: string | undefined;
+  /** Seconds the server asked us to wait (Retry-After), when it said. */
+  readonly retryAfterS: number | undefined;
+  /** HTTP status, when the error came from a response. */
+  readonly status: number | undefined;
+  /**
+   * Set when a stream broke in a way that resuming the same job can repair: the connection
+   * ended without `[DONE]`, was reset, went idle, or carried a malformed chunk.
+   */
+  readonly drop: StreamDrop | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: {
+      hint?: string;
+      cause?: unknown;
+      exitCode?: ExitCodeValue;
+      retryAfterS?: number;
+      status?: number;
+      drop?: StreamDrop;
+    } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'NsedError';
+    this.code = code;
+    this.exitCode = opts.exitCode ?? exitFor[code];
+    this.hint = opts.hint;
+    this.retryAfterS = opts.retryAfterS;
+    this.status = opts.status;
+    this.drop = opts.drop;
+  }
+}
+
+export const usageError = (message: string, hint?: string): NsedError =>
+  new NsedError('usage', message, hint === undefined ? {} : { hint });
+
+export const notFound = (message: string, hint?: string): NsedError =>
+  new NsedError('not_found', message, hint === undefined ? {} : { hint });
+
+export const storeError = (message: string, opts: { hint?: string; cause?: unknown } = {}): NsedError =>
+  new NsedError('store', message, opts);
+
+/** Turns anything thrown into an NsedError; unknown throwables are bugs (exit 1). */
+export function toNsedError(err: unknown): NsedError {
+  if (err instanceof NsedError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new NsedError('bug', `unexpected failure (a bug in nsed): ${message}`, {
+    cause: err,
+    hint: 'run again with NSED_DEBUG=1 and report the stack trace',
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * Wire shapes shared by the client and the simulator (protocol.md §3-§4). Everything here is
+ * what crosses HTTP; nothing here knows about sessions or terminals.
+ */
+
+export type Verdict = 'verified' | 'contested' | 'unverified' | 'wrong' | 'unknown';
+
+export interface Claim {
+  claim: string;
+  verdict: Verdict;
+  reason?: string;
+}
+
+export interface Candidate {
+  agent_id: string;
+  score: number;
+  content_preview: string;
+  thought_preview: string;
+  claims: Claim[];
+}
+
+/** `delta.nsed_round` (protocol.md §4.4). */
+export interface NsedRound {
+  round: number;
+  total_rounds: number;
+  progress: number;
+  scored: boolean;
+  candidates: Candidate[];
+}
+
+/** `delta.nsed_injected` (protocol.md §4.5). */
+export interface NsedInjected {
+  message: string;
+  round: number;
+  sequence: number;
+}
+
+export interface NsedFinalized {
+  chosen_agent_id: string;
+  round: number;
+}
+
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+export interface ChunkDelta {
+  role?: 'assistant';
+  content?: string | null;
+  reasoning_content?: string;
+  tool_calls?: ToolCallDelta[];
+  nsed_session_id?: string;
+  nsed_round?: NsedRound;
+  nsed_injected?: NsedInjected;
+  nsed_finalized?: NsedFinalized;
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'cancelled';
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created?: number;
+  model?: string;
+  choices: Array<{ index: number; delta: ChunkDelta; finish_reason: FinishReason | null }>;
+  /** An error reported inside the stream (reliability.md #19). */
+  error?: { message: string; type?: string; code?: string };
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export interface ChatCompletionRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  max_tokens?: number;
+  tools?: ToolDefinition[];
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: Array<{
+    index: number;
+    message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] };
+    finish_reason: FinishReason;
+  }>;
+  nsed_metadata?: { mode: string; session_id?: string };
+}
+
+/** `POST /deliberation` body (protocol.md §3.3.1). */
+export interface DeliberationRequest {
+  room_id: string;
+  conversation_id?: string;
+  user_query?: string;
+  messages?: Array<{ role: string; content: string }>;
+  new_turn?: string;
+  deliberation_rounds?: number;
+  agent_names?: string[];
+  policy_id?: string;
+  effort?: number;
+  system_instructions?: string;
+  user_tools?: Array<{ name: string; description?: string; parameters?: Record<string, unknown> }>;
+}
+
+/** `GET /deliberation/{id}/result` (protocol.md §3.4). */
+export interface JobResult {
+  job_id: string;
+  status: string;
+  result: string | null;
+}
+
+/** `POST /deliberation/{id}/inject` 202 body (protocol.md §3.8). */
+export interface InjectAck {
+  sequence: number;
+  injected_at_round: number;
+}
+
+export interface PolicyInfo {
+  policy_id: string;
+  name: string;
+  tags: string[];
+  max_rounds: number;
+  effort: number;
+  is_role_based: boolean;
+  mode?: string;
+  sla?: { job_timeout_secs: number };
+}
+
+/** Header names, spelled once. */
+export const Headers = {
+  opencodeSession: 'x-opencode-session',
+  nsedSessionId: 'x-nsed-session-id',
+  simFault: 'x-nsed-sim-fault',
+} as const;

@@ -1,0 +1,70 @@
+import type { NsedRound } from '../protocol/wire.js';
+
+export const SESSION_VERSION = 1;
+
+export type TurnStatus = 'complete' | 'interrupted' | 'failed' | 'cancelled';
+export type TurnKind = 'message' | 'injection';
+export type TurnPath = 'compat' | 'native';
+
+/** A tool call the council asked for during a turn (recorded, never run automatically). */
+export interface RecordedToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * One turn of the transcript (the seed's `turns[{role, content, policy_id, job_id, ts}]`,
+ * plus what `sessions show` and `resume` need). Unknown fields written by other versions are
+ * kept on rewrite.
+ */
+export interface Turn {
+  id: string;
+  role: 'user' | 'assistant';
+  kind: TurnKind;
+  content: string;
+  status: TurnStatus;
+  /** ISO-8601 time the turn was recorded. */
+  ts: string;
+  policy_id?: string;
+  job_id?: string;
+  path?: TurnPath;
+  finish_reason?: string;
+  reasoning?: string;
+  rounds?: NsedRound[];
+  tool_calls?: RecordedToolCall[];
+  /** Injection turns: where the orchestrator placed the message. */
+  sequence?: number;
+  round?: number;
+  /** Why a turn is interrupted or failed, in one line. */
+  error?: string;
+  [extra: string]: unknown;
+}
+
+/** The marker of a sent turn whose answer has not landed (design.md §4). */
+export interface PendingJob {
+  job_id: string;
+  /** The user turn this job answers. */
+  turn: string;
+  path: TurnPath;
+  policy: string;
+  started: string;
+}
+
+/** The seed's ChatSession, plus nsed's bookkeeping (design.md §5). */
+export interface Session {
+  version: number;
+  id: string;
+  title: string;
+  created: string;
+  updated: string;
+  active_policy: string;
+  orchestrator: string;
+  conversation_id: string;
+  server_thread?: string;
+  system?: string;
+  pending_job?: PendingJob;
+  forked_from?: { session: string; turn: string | null };
+  turns: Turn[];
+  [extra: string]: unknown;
+}

@@ -1,0 +1,16 @@
+/**
+ * The terminal as data (gh's IOStreams): commands and renderers write through this object and
+ * ask it what the terminal can do, so tests build one around in-memory streams.
+ */
+export interface IO {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  readonly stdinIsTTY: boolean;
+  /** Colour on stderr (NO_COLOR / FORCE_COLOR / --no-color already applied). */
+  readonly color: boolean;
+  /** -q: no progress lines or spinner on stderr. */
+  readonly quiet: boolean;
+}
