@@ -1,0 +1,27 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultBook, FaultSpec } from './faults.js';
+import type { JobRegistry } from './jobs.js';
+import type { SimPolicy } from './policies.js';
+import type { TimerSet } from './timers.js';
+
+/** The simulator's state, shared by every route. */
+export interface SimContext {
+  seed: number;
+  roundMs: number;
+  keepaliveMs: number;
+  policies: SimPolicy[];
+  jobs: JobRegistry;
+  faults: FaultBook;
+  timers: TimerSet;
+}
+
+/** One request as a route sees it: body already read, faults already decided. */
+export interface RouteInput {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The raw body text; '' when there was none. */
+  raw: string;
+  faults: FaultSpec;
+  /** The `{id}` path segment, decoded, for `/deliberation/{id}/…` routes. */
+  id: string;
+}

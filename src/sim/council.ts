@@ -1,0 +1,161 @@
+import type { Candidate, Claim, Verdict } from '../protocol/wire.js';
+import type { Angle } from './agents.js';
+import { CLAIMS, DETAILS, JUSTIFICATIONS, OBJECTIONS, OPENERS, REASONS, THOUGHTS, TRADEOFFS } from './phrases.js';
+import { type Rng, rngFor } from './rng.js';
+import { type TextContext, fill, shorten } from './text-context.js';
+
+export interface CouncilMember {
+  id: string;
+  angle: Angle;
+}
+
+export interface CouncilInput {
+  /** Seeds every random choice: the server seed, the policy and the task. */
+  key: string;
+  text: TextContext;
+  members: CouncilMember[];
+  totalRounds: number;
+}
+
+/** What steers later proposals: injected guidance and tool results, added as text only. */
+export interface Influences {
+  guidance: string[];
+  toolResults: Array<{ name: string; content: string }>;
+}
+
+export interface Proposal {
+  agent_id: string;
+  content: string;
+  thought_process: string;
+  claims: string[];
+  /** The proposal's concrete advice, quoted in the final answer. */
+  advice: string;
+}
+
+export interface Evaluation {
+  evaluator_agent_id: string;
+  target_id: string;
+  score: number;
+  justification: string;
+  claim_assessments: Claim[];
+}
+
+export interface RoundOutcome {
+  round: number;
+  proposals: Proposal[];
+  evaluations: Evaluation[];
+  scores: Array<{ agent_id: string; score: number }>;
+  candidates: Candidate[];
+  convergence: number;
+  decisiveness: number;
+  leader: string;
+}
+
+/** Severity for worst-verdict-wins; `unknown` ranks between unverified and verified. */
+const SEVERITY: Record<Verdict, number> = { wrong: 4, contested: 3, unverified: 2, unknown: 1, verified: 0 };
+
+/**
+ * Collapses duplicate claims across evaluators so the worst verdict wins (a dissent is never
+ * hidden behind a later approval), worst first, at most `cap`.
+ */
+export function mergeClaims(assessments: readonly Claim[], cap = 8): Claim[] {
+  const merged = new Map<string, Claim>();
+  for (const a of assessments) {
+    const seen = merged.get(a.claim);
+    if (!seen || SEVERITY[a.verdict] > SEVERITY[seen.verdict]) merged.set(a.claim, { ...a });
+  }
+  return [...merged.values()].sort((x, y) => SEVERITY[y.verdict] - SEVERITY[x.verdict]).slice(0, cap);
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+const clamp = (n: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, n));
+
+function verdictFrom(rng: Rng): Verdict {
+  const r = rng.next();
+  if (r < 0.5) return 'verified';
+  if (r < 0.68) return 'unverified';
+  if (r < 0.75) return 'unknown';
+  if (r < 0.9) return 'contested';
+  return 'wrong';
+}
+
+function chooseClaims(rng: Rng, templates: readonly string[], count: number): string[] {
+  const pool = [...templates];
+  const out: string[] = [];
+  while (out.length < count && pool.length > 0) out.push(pool.splice(rng.int(pool.length), 1)[0] ?? '');
+  return out;
+}
+
+export function propose(input: CouncilInput, round: number, influences: Influences, previous?: RoundOutcome): Proposal[] {
+  const t = input.text;
+  return input.members.map((m) => {
+    const rng = rngFor(input.key, 'propose', round, m.id);
+    const parts: string[] = [];
+    if (previous) {
+      const lead = previous.candidates.find((c) => c.agent_id === previous.leader);
+      const point = lead?.claims.find((c) => c.verdict === 'verified')?.claim;
+      parts.push(
+        previous.leader === m.id || point === undefined
+          ? `Round ${round}: keeping the core of my position after the evaluations.`
+          : `Round ${round}: I take ${previous.leader}'s point that ${point}.`,
+      );
+    }
+    const advice = fill(rng.pick(DETAILS[m.angle]), t);
+    parts.push(fill(rng.pick(OPENERS[m.angle]), t), advice);
+    for (const g of influences.guidance) parts.push(`Following the guidance “${shorten(g, 120)}”, I now put it first and judge ${t.t1} in that light.`);
+    for (const r of influences.toolResults) parts.push(`The ${r.name} tool returned “${shorten(r.content, 120)}”, which settles the open question about ${t.t1}.`);
+    parts.push(fill(rng.pick(TRADEOFFS[m.angle]), t));
+    return {
+      agent_id: m.id,
+      content: parts.join(' '),
+      thought_process: fill(rng.pick(THOUGHTS[m.angle]), t),
+      claims: chooseClaims(rng, CLAIMS[m.angle], 3).map((c) => fill(c, t)),
+      advice,
+    };
+  });
+}
+
+const quality = (input: CouncilInput, agent: string): number => rngFor(input.key, 'quality', agent).range(0.05, 0.55);
+
+export function evaluate(input: CouncilInput, round: number, proposals: readonly Proposal[]): RoundOutcome {
+  const t = input.text;
+  const evaluations: Evaluation[] = [];
+  for (const target of proposals) {
+    for (const evaluator of input.members) {
+      if (evaluator.id === target.agent_id) continue;
+      const rng = rngFor(input.key, 'evaluate', round, evaluator.id, target.agent_id);
+      const score = round2(clamp(quality(input, target.agent_id) + (0.25 * round) / input.totalRounds + rng.range(-0.15, 0.15), -1, 1));
+      const claim_assessments: Claim[] = target.claims.map((claim) => {
+        const verdict = verdictFrom(rng);
+        return { claim, verdict, reason: fill(rng.pick(REASONS[verdict]), t) };
+      });
+      if (rng.chance(0.3)) {
+        claim_assessments.push({ claim: fill(rng.pick(OBJECTIONS), t), verdict: 'contested', reason: fill(rng.pick(REASONS.contested), t) });
+      }
+      evaluations.push({ evaluator_agent_id: evaluator.id, target_id: target.agent_id, score, justification: fill(rng.pick(JUSTIFICATIONS), t), claim_assessments });
+    }
+  }
+  const scores = proposals.map((p) => {
+    const mine = evaluations.filter((e) => e.target_id === p.agent_id);
+    const mean = mine.length === 0 ? 0 : mine.reduce((s, e) => s + e.score, 0) / mine.length;
+    return { agent_id: p.agent_id, score: round2(mean) };
+  });
+  const ranked = [...scores].sort((a, b) => b.score - a.score);
+  const top = ranked[0]?.score ?? 0;
+  const second = ranked[1]?.score ?? top;
+  const spread = top - (ranked[ranked.length - 1]?.score ?? top);
+  const convergence = round2(clamp(0.3 + (0.6 * round) / input.totalRounds - spread * 0.2 + rngFor(input.key, 'convergence', round).range(-0.05, 0.05), 0.05, 0.99));
+  const candidates: Candidate[] = proposals.map((p) => ({
+    agent_id: p.agent_id,
+    score: scores.find((s) => s.agent_id === p.agent_id)?.score ?? 0,
+    content_preview: p.content,
+    thought_preview: p.thought_process,
+    claims: mergeClaims(evaluations.filter((e) => e.target_id === p.agent_id).flatMap((e) => e.claim_assessments)),
+  }));
+  return { round, proposals: [...proposals], evaluations, scores, candidates, convergence, decisiveness: round2(top - second), leader: ranked[0]?.agent_id ?? '' };
+}
+
+/** Candidates as they stand while proposals arrive: no evaluations yet, so no scores or claims. */
+export function unscoredCandidates(proposals: readonly Proposal[]): Candidate[] {
+  return proposals.map((p) => ({ agent_id: p.agent_id, score: 0, content_preview: p.content, thought_preview: p.thought_process, claims: [] }));
+}

@@ -1,0 +1,99 @@
+import type { ToolCall } from '../protocol/wire.js';
+import { composeAnswer, chunkText } from './answer.js';
+import { chunk, errorChunk } from './chunks.js';
+import { type CouncilInput, type Influences, type Proposal, type RoundOutcome, evaluate, propose, unscoredCandidates } from './council.js';
+import type { Job } from './job.js';
+import type { TimerSet } from './timers.js';
+
+export interface DeliberationPlan {
+  job: Job;
+  council: CouncilInput;
+  influences: Influences;
+  roundMs: number;
+  timers: TimerSet;
+  /** Fault `fail-at-round`: the job fails when that round is evaluated. */
+  failAtRound?: number;
+  /** A client tool the council calls after round 1 instead of answering. */
+  toolCall?: ToolCall;
+}
+
+type Phase = { kind: 'propose' | 'evaluate'; round: number } | { kind: 'answer'; round: number };
+
+const progress = (n: number): number => Math.round(n * 1000) / 1000;
+
+/**
+ * Runs a deliberation on its own timers, one phase per `roundMs`, independent of any
+ * connection. Injections land at phase boundaries; each phase appends its chunks to the log.
+ */
+export function runDeliberation(plan: DeliberationPlan): void {
+  const { job, council, influences } = plan;
+  const total = council.totalRounds;
+  const names = council.members.map((m) => m.id).join(', ');
+  const phases: Phase[] = [];
+  for (let r = 1; r <= total; r++) phases.push({ kind: 'propose', round: r }, { kind: 'evaluate', round: r });
+  phases.push({ kind: 'answer', round: total });
+  const failAt = plan.failAtRound === undefined ? undefined : Math.min(plan.failAtRound, total);
+  let index = 0;
+  let proposals: Proposal[] = [];
+  let previous: RoundOutcome | undefined;
+  const say = (text: string): void => job.push(chunk(job.stamp, { reasoning_content: text }));
+
+  const runPhase = (phase: Phase): boolean => {
+    const r = phase.round;
+    if (phase.kind === 'propose') {
+      say(`Round ${r}/${total} — proposals from ${names}`);
+      proposals = propose(council, r, influences, previous);
+      proposals.forEach((_, k) => {
+        const nsed_round = { round: r, total_rounds: total, progress: progress((r - 1 + (k + 1) / (2 * proposals.length)) / total), scored: false, candidates: unscoredCandidates(proposals.slice(0, k + 1)) };
+        job.push(chunk(job.stamp, { nsed_round }));
+      });
+      return true;
+    }
+    if (phase.kind === 'evaluate') {
+      if (failAt === r) {
+        const reason = `quorum lost in round ${r} (simulated fault)`;
+        job.push(errorChunk(job.stamp, `deliberation failed: ${reason}`));
+        job.end('failed', 'error', reason);
+        return false;
+      }
+      say(`Round ${r} — evaluations from ${names}`);
+      const outcome = evaluate(council, r, proposals);
+      job.history.push(outcome);
+      previous = outcome;
+      job.push(chunk(job.stamp, { nsed_round: { round: r, total_rounds: total, progress: progress(r / total), scored: true, candidates: outcome.candidates } }));
+      say(`Round ${r} complete — convergence: ${Math.round(outcome.convergence * 100)}%`);
+      if (plan.toolCall && r === 1) {
+        say(`${outcome.leader} needs the ${plan.toolCall.function.name} tool before the council can go on`);
+        job.toolCalls = [plan.toolCall];
+        job.push(chunk(job.stamp, { tool_calls: [{ index: 0, ...plan.toolCall }] }, 'tool_calls'));
+        job.end('completed', 'tool_calls');
+        return false;
+      }
+      return true;
+    }
+    if (!previous) return false;
+    const score = previous.scores.find((s) => s.agent_id === previous?.leader)?.score ?? 0;
+    say(`Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`);
+    const answer = composeAnswer({ text: council.text, members: council.members, final: previous, totalRounds: total, influences });
+    for (const piece of chunkText(answer)) job.push(chunk(job.stamp, { content: piece }), true);
+    job.push(chunk(job.stamp, {}, 'stop'));
+    job.answer = answer;
+    job.end('completed', 'stop');
+    return false;
+  };
+
+  const tick = (): void => {
+    const phase = phases[index++];
+    if (job.status !== 'running' || phase === undefined) return;
+    for (const injected of job.takePending(phase.round)) {
+      job.push(chunk(job.stamp, { nsed_injected: injected }));
+      influences.guidance.push(injected.message);
+    }
+    if (!runPhase(phase)) return;
+    job.landingRound = phases[index]?.round ?? total;
+    plan.timers.after(plan.roundMs, tick);
+  };
+
+  job.push(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
+  plan.timers.after(plan.roundMs, tick);
+}

@@ -1,0 +1,46 @@
+import type { RoundOutcome } from './council.js';
+import type { Job } from './job.js';
+
+function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
+  const p = o.proposals.find((x) => x.agent_id === agent);
+  return {
+    round: o.round,
+    author_agent_id: agent,
+    proposal: { content: p?.content ?? '', thought_process: p?.thought_process ?? '' },
+    evaluations: o.evaluations
+      .filter((e) => e.target_id === agent)
+      .map((e) => ({ evaluator_agent_id: e.evaluator_agent_id, evaluation: { score: e.score, justification: e.justification, claim_assessments: e.claim_assessments } })),
+    aggregated_score: o.scores.find((s) => s.agent_id === agent)?.score ?? 0,
+  };
+}
+
+/**
+ * `GET /deliberation/{id}/details`: the §3.5 history, plus what the job was asked (`query`,
+ * `messages` when it came as messages) and where it stands (`status`, per-round `rounds`).
+ */
+export function detailsOf(job: Job): Record<string, unknown> {
+  const history = job.history.flatMap((o) => o.proposals.map((p) => entryOf(o, p.agent_id)));
+  const last = job.history[job.history.length - 1];
+  let finalResult: Record<string, unknown> | null = null;
+  if (job.status === 'completed' && job.answer !== null) {
+    finalResult = last
+      ? entryOf(last, last.leader)
+      : { round: 0, author_agent_id: job.info.agents[0] ?? '', proposal: { content: job.answer, thought_process: '' }, evaluations: [], aggregated_score: 1 };
+  }
+  const out: Record<string, unknown> = {
+    job_id: job.id,
+    status: job.statusText(),
+    query: job.info.query,
+    history,
+    final_result: finalResult,
+    rounds: job.history.map((o) => ({ round: o.round, convergence_score: o.convergence, decisiveness: o.decisiveness, leader: o.leader })),
+    total_rounds: job.info.totalRounds,
+    rounds_completed: job.history.length,
+    agents: job.info.agents,
+    mode: job.info.mode,
+  };
+  if (job.info.messages !== undefined) out.messages = job.info.messages;
+  if (job.info.systemInstructions !== undefined) out.system_instructions = job.info.systemInstructions;
+  if (job.info.conversationId !== undefined) out.conversation_id = job.info.conversationId;
+  return out;
+}

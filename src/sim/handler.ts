@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NsedError } from '../errors.js';
+import { Headers } from '../protocol/wire.js';
+import { authorized } from './auth.js';
+import type { RouteInput, SimContext } from './context.js';
+import type { FaultSpec } from './faults.js';
+import { BodyTooLarge, parseJson, readBody, sendJson, sendOpenAiError } from './http-util.js';
+import { type SimRequestRecord, recordHeaders } from './request-log.js';
+import { type RouteMatch, matchRoute } from './router.js';
+import { handleChat } from './routes/chat.js';
+import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
+import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
+import { handleSubmit } from './routes/submit.js';
+
+export interface HandlerDeps {
+  ctx: SimContext;
+  token: string | undefined;
+  requests: SimRequestRecord[];
+  log: ((line: string) => void) | undefined;
+}
+
+/**
+ * Errors on the compat surface are OpenAI-shaped; the native API, and a 401 anywhere, answer
+ * `{"error": "..."}`.
+ */
+function sendError(res: ServerResponse, match: RouteMatch | undefined, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (match?.name === 'chat' && status !== 401) {
+    const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
+    sendOpenAiError(res, status, message, type, 'sim_fault', headers);
+  } else {
+    sendJson(res, status, { error: message }, headers);
+  }
+}
+
+function statusFault(res: ServerResponse, match: RouteMatch, faults: FaultSpec): boolean {
+  if (faults.status === undefined) return false;
+  const headers: Record<string, string> = faults.retryAfter === undefined ? {} : { 'retry-after': faults.retryAfter };
+  sendError(res, match, faults.status, `simulated fault: status ${faults.status}`, headers);
+  return true;
+}
+
+async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, query: URLSearchParams): Promise<void> {
+  switch (match.name) {
+    case 'chat': return handleChat(ctx, rq);
+    case 'submit': return handleSubmit(ctx, rq);
+    case 'result': return handleResult(ctx, rq);
+    case 'details': return handleDetails(ctx, rq);
+    case 'inject': return handleInject(ctx, rq);
+    case 'cancel': return handleCancel(ctx, rq);
+    case 'resume': return handleResume(ctx, rq);
+    case 'deliberations': return handleDeliberations(ctx, rq);
+    case 'policies': return handlePolicies(ctx, rq, query);
+    case 'models': return handleModels(ctx, rq);
+    case 'agents': return handleAgents(ctx, rq);
+    case 'health': return handleHealth(ctx, rq);
+  }
+}
+
+/** One request end to end: record, log, read, authenticate, route, apply faults, answer. */
+export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const method = req.method ?? 'GET';
+  const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  const record: SimRequestRecord = { method, path: url.pathname, headers: recordHeaders(req.headers), body: undefined, at: Date.now() };
+  deps.requests.push(record);
+  res.on('close', () => deps.log?.(`${method} ${url.pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`));
+  const match = matchRoute(method, url.pathname);
+  let raw: string;
+  try {
+    raw = await readBody(req);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) sendError(res, match, 413, err.message);
+    return;
+  }
+  if (raw !== '') {
+    const parsed = parseJson(raw);
+    record.body = parsed.ok ? parsed.value : raw;
+  }
+  if (match?.name !== 'health' && !authorized(deps.token, req.headers.authorization)) return sendError(res, match, 401, 'unauthorized');
+  if (!match) return sendJson(res, 404, { error: 'not found' });
+  let faults: FaultSpec = {};
+  if (match.name !== 'health') {
+    const header = req.headers[Headers.simFault];
+    try {
+      faults = deps.ctx.faults.take(match.fault, typeof header === 'string' ? header : undefined);
+    } catch (err) {
+      return sendError(res, match, 400, `bad ${Headers.simFault}: ${err instanceof NsedError ? err.message : String(err)}`);
+    }
+    if (statusFault(res, match, faults)) return;
+  }
+  await dispatch(deps.ctx, match, { req, res, raw, faults, id: match.id }, url.searchParams);
+}

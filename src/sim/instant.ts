@@ -1,0 +1,17 @@
+import { composeInstantAnswer } from './answer.js';
+import { chunk } from './chunks.js';
+import type { Job } from './job.js';
+import type { TextContext } from './text-context.js';
+
+/**
+ * Passthrough and moderator policies skip orchestration: one agent replies at once, wrapped as
+ * the minimal sequence (role chunk → one content chunk → finish chunk → `[DONE]`).
+ */
+export function runInstant(job: Job, text: TextContext, mode: 'passthrough' | 'moderator', agent: string): void {
+  const answer = composeInstantAnswer(text, mode, agent);
+  job.push(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
+  job.push(chunk(job.stamp, { content: answer }), true);
+  job.push(chunk(job.stamp, {}, 'stop'));
+  job.answer = answer;
+  job.end('completed', 'stop');
+}

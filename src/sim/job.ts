@@ -1,0 +1,102 @@
+import type { ChatCompletionChunk, FinishReason, InjectAck, NsedInjected, ToolCall } from '../protocol/wire.js';
+import type { ChunkStamp } from './chunks.js';
+import type { RoundOutcome } from './council.js';
+import type { PolicyMode } from './policies.js';
+
+export type JobStatus = 'running' | 'completed' | 'failed';
+
+/** One SSE data payload as it was first serialised; every stream of the job replays these bytes. */
+export interface LogEntry {
+  data: string;
+  /** A `content` chunk (the eof-without-done fault cuts the stream after the first one). */
+  content: boolean;
+}
+
+/** What the job was asked, kept for `/details`. */
+export interface JobInfo {
+  query: string;
+  messages?: unknown[];
+  systemInstructions?: string;
+  conversationId?: string;
+  agents: string[];
+  totalRounds: number;
+  policy: string;
+  mode: PolicyMode;
+}
+
+export const DONE = '[DONE]';
+
+/**
+ * A job and its event log. The log is append-only and ends with `[DONE]`; streams read it at
+ * their own pace, so the first stream, an attached one and a resume all send the same events.
+ */
+export class Job {
+  status: JobStatus = 'running';
+  failure: string | undefined;
+  answer: string | null = null;
+  toolCalls: ToolCall[] | undefined;
+  finishReason: FinishReason | undefined;
+  readonly history: RoundOutcome[] = [];
+  readonly log: LogEntry[] = [];
+  /** The round at which an injection made now would land (the next phase boundary). */
+  landingRound = 1;
+  readonly finished: Promise<void>;
+  private resolveFinished: () => void = () => undefined;
+  private readonly watchers = new Set<() => void>();
+  private readonly pending: NsedInjected[] = [];
+  private sequence = 0;
+
+  constructor(
+    readonly id: string,
+    readonly stamp: ChunkStamp,
+    readonly info: JobInfo,
+  ) {
+    this.finished = new Promise((resolve) => {
+      this.resolveFinished = resolve;
+    });
+  }
+
+  push(c: ChatCompletionChunk, content = false): void {
+    if (this.status !== 'running') return;
+    this.log.push({ data: JSON.stringify(c), content });
+    this.notify();
+  }
+
+  /** Ends the job: `[DONE]` closes the log and every waiting request is released. */
+  end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, failure?: string): void {
+    if (this.status !== 'running') return;
+    this.log.push({ data: DONE, content: false });
+    this.status = status;
+    this.finishReason = finishReason;
+    this.failure = failure;
+    this.notify();
+    this.resolveFinished();
+  }
+
+  /** `/result` status text: `running`, `completed`, `failed: <reason>`. */
+  statusText(): string {
+    return this.status === 'failed' ? `failed: ${this.failure ?? 'unknown'}` : this.status;
+  }
+
+  watch(fn: () => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
+  }
+
+  /** Queues guidance for the next phase boundary; undefined when the job is not running. */
+  inject(message: string): InjectAck | undefined {
+    if (this.status !== 'running') return undefined;
+    this.sequence += 1;
+    this.pending.push({ message, round: this.landingRound, sequence: this.sequence });
+    return { sequence: this.sequence, injected_at_round: this.landingRound };
+  }
+
+  /** Injections due at this boundary, stamped with the round they land in. */
+  takePending(round: number): NsedInjected[] {
+    return this.pending.splice(0).map((p) => ({ ...p, round }));
+  }
+
+  private notify(): void {
+    for (const w of [...this.watchers]) w();
+  }
+}

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { Job } from './job.js';
+import type { TimerSet } from './timers.js';
+
+/**
+ * Every job the simulator knows, by id, plus the compat thread table (`oc-<header>` → the
+ * latest job minted under it). Finished jobs stay replayable for the history TTL, then vanish.
+ */
+export class JobRegistry {
+  private readonly jobs = new Map<string, Job>();
+  private readonly threads = new Map<string, string>();
+  private readonly lastMint = new Map<string, { ms: number; n: number }>();
+
+  constructor(
+    private readonly timers: TimerSet,
+    private readonly historyTtlMs: number,
+  ) {}
+
+  get(id: string): Job | undefined {
+    return this.jobs.get(id);
+  }
+
+  list(): Job[] {
+    return [...this.jobs.values()];
+  }
+
+  /** Registers a job (replacing a finished one in the same room) and schedules its expiry. */
+  add(job: Job): void {
+    this.jobs.set(job.id, job);
+    void job.finished.then(() => {
+      this.timers.after(this.historyTtlMs, () => {
+        if (this.jobs.get(job.id) === job) this.jobs.delete(job.id);
+      });
+    });
+  }
+
+  /** The live job of a compat thread, if its latest job is still running. */
+  runningInThread(base: string): Job | undefined {
+    const id = this.threads.get(base);
+    const job = id === undefined ? undefined : this.jobs.get(id);
+    return job?.status === 'running' ? job : undefined;
+  }
+
+  /** `{thread_base}-{timestamp_ms}`, with a counter suffix when the same millisecond repeats. */
+  mintThreadJobId(base: string, nowMs: number): string {
+    const last = this.lastMint.get(base);
+    let n = last !== undefined && last.ms === nowMs ? last.n + 1 : 0;
+    const idFor = (k: number): string => (k === 0 ? `${base}-${nowMs}` : `${base}-${nowMs}-${k}`);
+    while (this.jobs.has(idFor(n))) n += 1;
+    this.lastMint.set(base, { ms: nowMs, n });
+    const id = idFor(n);
+    this.threads.set(base, id);
+    return id;
+  }
+
+  /** `room-<8 hex>` for compat requests without a thread header. */
+  mintRoomId(): string {
+    for (;;) {
+      const id = `room-${randomBytes(4).toString('hex')}`;
+      if (!this.jobs.has(id)) return id;
+    }
+  }
+}

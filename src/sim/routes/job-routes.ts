@@ -1,0 +1,55 @@
+import { Headers } from '../../protocol/wire.js';
+import { chunk } from '../chunks.js';
+import type { RouteInput, SimContext } from '../context.js';
+import { detailsOf } from '../details.js';
+import { isRecord, parseJson, sendJson, sendText } from '../http-util.js';
+import type { Job } from '../job.js';
+import { streamJob } from '../sse-writer.js';
+
+const NOT_RUNNING = 'job not in running state';
+
+function found(ctx: SimContext, rq: RouteInput): Job | undefined {
+  const job = ctx.jobs.get(rq.id);
+  if (!job) sendJson(rq.res, 404, { error: 'not found' });
+  return job;
+}
+
+/** `GET /deliberation/{id}/result` (§3.4). */
+export function handleResult(ctx: SimContext, rq: RouteInput): void {
+  const job = found(ctx, rq);
+  if (job) sendJson(rq.res, 200, { job_id: job.id, status: job.statusText(), result: job.status === 'completed' ? job.answer : null });
+}
+
+export function handleDetails(ctx: SimContext, rq: RouteInput): void {
+  const job = found(ctx, rq);
+  if (job) sendJson(rq.res, 200, detailsOf(job));
+}
+
+/** `POST /deliberation/{id}/inject` (§3.8): lands at the job's next phase boundary. */
+export function handleInject(ctx: SimContext, rq: RouteInput): void {
+  const job = found(ctx, rq);
+  if (!job) return;
+  const body = parseJson(rq.raw);
+  const message = body.ok && isRecord(body.value) ? body.value.message : undefined;
+  if (typeof message !== 'string' || message.trim() === '') return sendJson(rq.res, 400, { error: 'message is required' });
+  const ack = job.inject(message);
+  if (!ack) return sendText(rq.res, 409, NOT_RUNNING);
+  sendJson(rq.res, 202, ack);
+}
+
+/** `POST /deliberation/{id}/cancel` (§3.9): open streams get a `cancelled` finish, then `[DONE]`. */
+export function handleCancel(ctx: SimContext, rq: RouteInput): void {
+  const job = found(ctx, rq);
+  if (!job) return;
+  if (job.status !== 'running') return sendText(rq.res, 409, NOT_RUNNING);
+  job.push(chunk(job.stamp, {}, 'cancelled'));
+  job.end('failed', 'cancelled', 'cancelled');
+  sendJson(rq.res, 200, { cancelled: true });
+}
+
+/** `POST /deliberation/{id}/resume` (§3.12): the whole history, then the live tail. */
+export function handleResume(ctx: SimContext, rq: RouteInput): void {
+  const job = found(ctx, rq);
+  if (!job) return;
+  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers: { [Headers.nsedSessionId]: job.id } });
+}

@@ -1,0 +1,33 @@
+import type { RouteInput, SimContext } from '../context.js';
+import { parseJson, sendJson } from '../http-util.js';
+import { startJob } from '../start-job.js';
+import { textContext } from '../text-context.js';
+import { validateSubmit } from '../validate-submit.js';
+
+/** `POST /deliberation`: validate (400), one live job per room (409), then 202 `{job_id}`. */
+export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
+  const body = parseJson(rq.raw);
+  if (!body.ok) return sendJson(rq.res, 400, { error: 'invalid input: the body is not valid JSON' });
+  const check = validateSubmit(body.value, ctx.policies);
+  if (!check.ok) return sendJson(rq.res, 400, { error: check.error });
+  const plan = check.plan;
+  if (ctx.jobs.get(plan.roomId)?.status === 'running') return sendJson(rq.res, 409, { error: 'job already running' });
+  startJob(ctx, {
+    id: plan.roomId,
+    model: plan.policyId === undefined ? 'nsed:native' : `nsed:${plan.policyId}`,
+    info: {
+      query: plan.query,
+      ...(plan.messages === undefined ? {} : { messages: plan.messages }),
+      ...(plan.systemInstructions === undefined ? {} : { systemInstructions: plan.systemInstructions }),
+      ...(plan.conversationId === undefined ? {} : { conversationId: plan.conversationId }),
+      agents: plan.agents,
+      totalRounds: plan.rounds,
+      policy: plan.policyId ?? `native:${plan.agents.join(',')}:${plan.rounds}`,
+      mode: 'deliberation',
+    },
+    text: textContext(plan.question, plan.earlier),
+    toolResults: [],
+    ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
+  });
+  sendJson(rq.res, 202, { job_id: plan.roomId });
+}

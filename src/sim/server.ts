@@ -1,0 +1,87 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SimContext } from './context.js';
+import { FaultBook } from './faults.js';
+import { handleRequest } from './handler.js';
+import { JobRegistry } from './jobs.js';
+import { defaultPolicies } from './policies.js';
+import type { SimRequestRecord } from './request-log.js';
+import { TimerSet } from './timers.js';
+
+export type { SimRequestRecord } from './request-log.js';
+export { parseFaultSpec, type FaultSpec } from './faults.js';
+
+export interface SimOptions {
+  host?: string;
+  port?: number;
+  seed?: number;
+  roundMs?: number;
+  keepaliveMs?: number;
+  historyTtlMs?: number;
+  token?: string;
+  faults?: string[];
+  log?: (line: string) => void;
+}
+
+export interface SimServer {
+  url: string;
+  port: number;
+  requests: SimRequestRecord[];
+  setFaults(specs: string[]): void;
+  close(): Promise<void>;
+}
+
+export const SIM_DEFAULTS = { host: '127.0.0.1', port: 0, seed: 0, roundMs: 600, keepaliveMs: 15_000, historyTtlMs: 10 * 60_000 } as const;
+
+/** Starts the simulated orchestrator on a real socket; faults that cannot be parsed throw first. */
+export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
+  const timers = new TimerSet();
+  const faults = new FaultBook();
+  faults.set(opts.faults ?? []);
+  const ctx: SimContext = {
+    seed: opts.seed ?? SIM_DEFAULTS.seed,
+    roundMs: opts.roundMs ?? SIM_DEFAULTS.roundMs,
+    keepaliveMs: opts.keepaliveMs ?? SIM_DEFAULTS.keepaliveMs,
+    policies: defaultPolicies(),
+    jobs: new JobRegistry(timers, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
+    faults,
+    timers,
+  };
+  const requests: SimRequestRecord[] = [];
+  const deps = { ctx, token: opts.token, requests, log: opts.log };
+  const server = createServer((req, res) => {
+    handleRequest(deps, req, res).catch(() => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{"error":"internal simulator error"}');
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  const host = opts.host ?? SIM_DEFAULTS.host;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? SIM_DEFAULTS.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    requests,
+    setFaults: (specs) => faults.set(specs),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        timers.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

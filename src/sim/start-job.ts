@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import type { ToolCall } from '../protocol/wire.js';
+import { angleOf } from './agents.js';
+import type { CouncilMember } from './council.js';
+import type { SimContext } from './context.js';
+import { runDeliberation } from './deliberation.js';
+import { runInstant } from './instant.js';
+import { Job, type JobInfo } from './job.js';
+import type { TextContext } from './text-context.js';
+
+export interface NewJob {
+  id: string;
+  model: string;
+  info: JobInfo;
+  text: TextContext;
+  toolResults: Array<{ name: string; content: string }>;
+  failAtRound?: number;
+  toolCall?: ToolCall;
+}
+
+export const membersOf = (agents: readonly string[]): CouncilMember[] => agents.map((id, i) => ({ id, angle: angleOf(id, i) }));
+
+/** Creates, registers and starts a job; deliberations run on timers, instant modes finish at once. */
+export function startJob(ctx: SimContext, spec: NewJob): Job {
+  const stamp = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: spec.model };
+  const job = new Job(spec.id, stamp, spec.info);
+  ctx.jobs.add(job);
+  const mode = spec.info.mode;
+  if (mode !== 'deliberation') {
+    runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA');
+    return job;
+  }
+  const plan = {
+    job,
+    council: {
+      key: `${ctx.seed}\u0000${spec.info.policy}\u0000${spec.info.query}`,
+      text: spec.text,
+      members: membersOf(spec.info.agents),
+      totalRounds: spec.info.totalRounds,
+    },
+    influences: { guidance: [], toolResults: spec.toolResults },
+    roundMs: ctx.roundMs,
+    timers: ctx.timers,
+    ...(spec.failAtRound === undefined ? {} : { failAtRound: spec.failAtRound }),
+    ...(spec.toolCall === undefined ? {} : { toolCall: spec.toolCall }),
+  };
+  runDeliberation(plan);
+  return job;
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { NsedError } from '../../src/errors.js';
+import { FaultBook, parseFaultSpec, parseScopedFault } from '../../src/sim/faults.js';
+
+const failure = (fn: () => unknown): NsedError => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof NsedError) return err;
+    throw err;
+  }
+  throw new Error('expected a throw');
+};
+
+describe('parseFaultSpec', () => {
+  it('reads every key of the grammar', () => {
+    expect(parseFaultSpec('drop-after=3')).toEqual({ dropAfter: 3 });
+    expect(parseFaultSpec('status=429;retry-after=1')).toEqual({ status: 429, retryAfter: '1' });
+    expect(parseFaultSpec('stall-ms=5000; stall-after=4')).toEqual({ stallMs: 5000, stallAfter: 4 });
+    expect(parseFaultSpec('malformed-at=2;times=1')).toEqual({ malformedAt: 2, times: 1 });
+    expect(parseFaultSpec('eof-without-done')).toEqual({ eofWithoutDone: true });
+    expect(parseFaultSpec('fail-at-round=2;')).toEqual({ failAtRound: 2 });
+  });
+
+  it.each([
+    ['bogus=1', /unknown fault 'bogus'/],
+    ['drop-after=x', /'drop-after' needs a whole number, got 'x'/],
+    ['status=700', /'status' must be an HTTP status/],
+    ['times=0', /'times' needs a whole number of at least 1/],
+    ['', /empty fault spec/],
+    ['retry-after=', /'retry-after' needs a value/],
+    ['eof-without-done=maybe', /takes no value/],
+  ])('refuses %j with a usage error naming the bad part', (spec, message) => {
+    const err = failure(() => parseFaultSpec(spec));
+    expect(err.code).toBe('usage');
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toMatch(message);
+  });
+
+  it('reads an optional scope, defaulting to chat', () => {
+    expect(parseScopedFault('drop-after=1').scope).toBe('chat');
+    expect(parseScopedFault('resume:drop-after=1').scope).toBe('resume');
+    expect(parseScopedFault('all:status=503').spec).toEqual({ status: 503 });
+    expect(failure(() => parseScopedFault('nowhere:status=503')).message).toMatch(/unknown fault scope 'nowhere'/);
+  });
+});
+
+describe('FaultBook', () => {
+  it('applies a server-wide fault only to the routes its scope covers', () => {
+    const book = new FaultBook();
+    book.set(['drop-after=2', 'submit:status=503']);
+    expect(book.take('chat', undefined)).toEqual({ dropAfter: 2 });
+    expect(book.take('resume', undefined)).toEqual({});
+    expect(book.take('submit', undefined)).toEqual({ status: 503 });
+    book.set(['all:status=500']);
+    expect(book.take('resume', undefined)).toEqual({ status: 500 });
+    expect(book.take('other', undefined)).toEqual({ status: 500 });
+  });
+
+  it('stops applying a fault after `times` matching requests', () => {
+    const book = new FaultBook();
+    book.set(['status=503;times=2']);
+    expect(book.take('chat', undefined).status).toBe(503);
+    expect(book.take('resume', undefined).status).toBeUndefined();
+    expect(book.take('chat', undefined).status).toBe(503);
+    expect(book.take('chat', undefined).status).toBeUndefined();
+  });
+
+  it('lets a header add to or override the server-wide faults', () => {
+    const book = new FaultBook();
+    book.set(['drop-after=5']);
+    expect(book.take('chat', 'drop-after=1;malformed-at=3')).toEqual({ dropAfter: 1, malformedAt: 3 });
+    expect(book.take('resume', 'stall-ms=10')).toEqual({ stallMs: 10 });
+  });
+
+  it('counts a header spec with times across the requests that carry it', () => {
+    const book = new FaultBook();
+    expect(book.take('chat', 'status=503;times=1').status).toBe(503);
+    expect(book.take('chat', 'status=503;times=1').status).toBeUndefined();
+  });
+});
