@@ -1,0 +1,183 @@
+import type { ChatCompletion, ChatCompletionRequest, DeliberationRequest, InjectAck, JobResult, PolicyInfo } from '../protocol/wire.js';
+import { Headers } from '../protocol/wire.js';
+import { NsedError, usageError } from '../errors.js';
+import { createDispatcher, proxyDisplay, type Env } from './dispatcher.js';
+import type { EventStream } from './event-stream.js';
+import { headerValue } from './http-errors.js';
+import { openStream, statusError, type Describe } from './open-stream.js';
+import { parseChatCompletion, parseInjectAck, parseJobResult, parseJsonBody, parsePolicies, parseSubmit, unreadable } from './parse-responses.js';
+import { showId } from './redact.js';
+import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
+import { failureAfterSend, readText, send, type SendSpec, type Transport } from './transport.js';
+
+export type { EventStream } from './event-stream.js';
+
+export interface ClientConfig {
+  /** Orchestrator base, trailing '/' stripped; the compat API is under /v1. */
+  baseUrl: string;
+  /** Bearer token, sent as Authorization on every call. */
+  token?: string;
+  connectTimeoutMs?: number;
+  /** Time to response headers: default 30 s for quick requests, 60 s for streams; none for non-streaming chat. */
+  headersTimeoutMs?: number;
+  /** Longest silence on a stream body, from the last byte received (comments count). */
+  idleTimeoutMs: number;
+  /** Absolute epoch ms for the whole turn; every request of this client stops there. */
+  deadline?: number;
+  /** Proxy variables (and NSED_DEBUG). */
+  env?: Env;
+  /** Cap on one SSE event or unterminated line (#14). */
+  maxEventBytes?: number;
+  now?: () => number;
+  /** With NSED_DEBUG=1 in `env`: one line per request (method and URL, nothing secret). */
+  debug?: (line: string) => void;
+}
+
+export interface NsedClient {
+  chatStream(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal; headers?: Record<string, string> }): Promise<EventStream>;
+  chat(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal }): Promise<{ completion: ChatCompletion; jobId: string | undefined }>;
+  submit(body: DeliberationRequest, opts?: { signal?: AbortSignal }): Promise<{ job_id: string }>;
+  resume(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
+  result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
+  inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
+  cancel(jobId: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  policies(opts?: { signal?: AbortSignal }): Promise<PolicyInfo[]>;
+  close(): Promise<void>;
+}
+
+const QUICK_HEADERS_MS = 30_000;
+const STREAM_HEADERS_MS = 60_000;
+const JSON_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** Ids travel as one path segment: everything outside [A-Za-z0-9_-] is percent-encoded, dots included (#77). */
+export function encodeSegment(id: string): string {
+  if (id === '') throw usageError('an empty job id cannot be sent to the orchestrator');
+  return Array.from(new TextEncoder().encode(id), (b) =>
+    /[A-Za-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+  ).join('');
+}
+
+function parseBase(raw: string): { base: URL; basePath: string } {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw usageError(`not a URL: '${showId(raw)}'`, 'pass the orchestrator base, e.g. --url http://localhost:8080');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`unsupported URL scheme '${url.protocol}' (use http or https)`);
+  if (url.username !== '' || url.password !== '') throw usageError('the orchestrator URL must not carry credentials', 'put the token in NSED_TOKEN or --token-file');
+  url.search = '';
+  url.hash = '';
+  return { base: url, basePath: url.pathname.replace(/\/+$/, '') };
+}
+
+export function createClient(cfg: ClientConfig): NsedClient {
+  const { base, basePath } = parseBase(cfg.baseUrl);
+  const env = cfg.env ?? {};
+  const token = cfg.token === undefined || cfg.token === '' ? undefined : cfg.token;
+  // A newline or NUL in a token file would be a header-injection attempt or a broken file.
+  if (token !== undefined && /[^\x20-\x7e]/.test(token)) {
+    throw usageError('the bearer token contains spaces, control or non-ASCII characters', 'check NSED_TOKEN or the token file');
+  }
+  const connectTimeoutMs = cfg.connectTimeoutMs ?? 10_000;
+  const { dispatcher, proxy } = createDispatcher(base, env, connectTimeoutMs);
+  const log = env['NSED_DEBUG'] === '1' && cfg.debug !== undefined ? cfg.debug : undefined;
+  if (proxy !== undefined) log?.(`proxy variables set: ${proxyDisplay(proxy)} (NO_PROXY applies)`);
+  const t: Transport = {
+    dispatcher,
+    base,
+    basePath,
+    token,
+    connectTimeoutMs,
+    idleTimeoutMs: cfg.idleTimeoutMs,
+    deadline: cfg.deadline,
+    now: cfg.now ?? Date.now,
+    log,
+  };
+  const maxEventBytes = cfg.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const quickHeaders = cfg.headersTimeoutMs ?? QUICK_HEADERS_MS;
+  const streamHeaders = cfg.headersTimeoutMs ?? STREAM_HEADERS_MS;
+
+  /** A quick request whose 2xx answer is JSON (or, with `parse` undefined, ignored). */
+  async function call<T>(spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>, describe: Describe, parse?: (v: unknown) => T | undefined): Promise<T | undefined> {
+    const sent = await send(t, { ...spec, accept: 'application/json', headersTimeoutMs: quickHeaders, bodyTimeoutMs: quickHeaders });
+    if (sent.res.statusCode < 200 || sent.res.statusCode >= 300) throw await statusError(t, sent, spec.method, describe);
+    const what = `${spec.method} ${sent.path}`;
+    try {
+      const { text, truncated } = await readText(sent.res.body, JSON_BODY_LIMIT);
+      if (parse === undefined) return undefined;
+      if (truncated) throw new NsedError('server', `the orchestrator's answer to ${what} is larger than ${JSON_BODY_LIMIT / 1024 / 1024} MiB`);
+      const value = parse(parseJsonBody(what, text, token));
+      if (value === undefined) throw unreadable(what, text, token);
+      return value;
+    } catch (err) {
+      throw failureAfterSend(err, t, sent.guard, { method: spec.method, path: sent.path });
+    } finally {
+      sent.guard.dispose();
+    }
+  }
+
+  async function json<T>(spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>, describe: Describe, parse: (v: unknown) => T | undefined): Promise<T> {
+    const value = await call(spec, describe, parse);
+    if (value === undefined) throw new NsedError('bug', `no value parsed from ${spec.method} ${spec.path}`);
+    return value;
+  }
+
+  const job = (id: string): string => `/deliberation/${encodeSegment(id)}`;
+  const jobDescribe = (id: string, conflict: string): Describe => ({ subject: `job '${showId(id)}'`, conflict: conflict.replace('%s', `'${showId(id)}'`) });
+  const thread = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { [Headers.opencodeSession]: key });
+
+  return {
+    async chatStream(body, opts = {}) {
+        return openStream(
+        t,
+        { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, headers: { ...opts.headers, ...thread(opts.threadKey) }, headersTimeoutMs: streamHeaders, signal: opts.signal },
+        { model: body.model, conflict: 'a deliberation is already running for this session', maxEventBytes },
+      );
+    },
+    async chat(body, opts = {}) {
+        // The answer comes when the deliberation ends, minutes later: only the deadline bounds it.
+      const sent = await send(t, { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: false }, headers: thread(opts.threadKey), accept: 'application/json', headersTimeoutMs: 0, bodyTimeoutMs: 0, signal: opts.signal });
+      if (sent.res.statusCode < 200 || sent.res.statusCode >= 300) {
+        throw await statusError(t, sent, 'POST', { model: body.model, conflict: 'a deliberation is already running for this session' });
+      }
+      const what = `POST ${sent.path}`;
+      try {
+        const { text, truncated } = await readText(sent.res.body, maxEventBytes);
+        if (truncated) throw new NsedError('server', `the orchestrator's answer to ${what} exceeded the size limit`);
+        const completion = parseChatCompletion(parseJsonBody(what, text, token));
+        if (completion === undefined) throw unreadable(what, text, token);
+        const header = headerValue(sent.res.headers, Headers.nsedSessionId);
+        const jobId = header !== undefined && header !== '' ? header : completion.nsed_metadata?.session_id;
+        return { completion, jobId };
+      } catch (err) {
+        throw failureAfterSend(err, t, sent.guard, { method: 'POST', path: sent.path });
+      } finally {
+        sent.guard.dispose();
+      }
+    },
+    async submit(body, opts = {}) {
+      const room = `room '${showId(body.room_id)}' already has a running deliberation`;
+      return json({ method: 'POST', path: '/deliberation', json: body, signal: opts.signal }, { conflict: room }, parseSubmit);
+    },
+    async resume(jobId, opts = {}) {
+        const d = jobDescribe(jobId, 'job %s has no live deliberation to resume');
+      return openStream(t, { method: 'POST', path: `${job(jobId)}/resume`, headersTimeoutMs: streamHeaders, signal: opts.signal }, { ...d, maxEventBytes, noStream204: d.conflict ?? '' });
+    },
+    async result(jobId, opts = {}) {
+      return json({ method: 'GET', path: `${job(jobId)}/result`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), (v) => parseJobResult(v, jobId));
+    },
+    async inject(jobId, message, opts = {}) {
+      return json({ method: 'POST', path: `${job(jobId)}/inject`, json: { message }, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'), parseInjectAck);
+    },
+    async cancel(jobId, opts = {}) {
+      await call({ method: 'POST', path: `${job(jobId)}/cancel`, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'));
+    },
+    async policies(opts = {}) {
+      return json({ method: 'GET', path: '/policies', signal: opts.signal }, { subject: 'GET /policies' }, parsePolicies);
+    },
+    async close() {
+      await dispatcher.destroy();
+    },
+  };
+}

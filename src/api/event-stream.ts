@@ -1,0 +1,91 @@
+import { NsedError } from '../errors.js';
+import type { StreamEvent } from './events.js';
+import { IdleWatch } from './request-guard.js';
+import { createStreamProcessor } from './stream-processor.js';
+import { discard, type Sent, type Transport } from './transport.js';
+
+export interface EventStream extends AsyncIterable<StreamEvent> {
+  /** From the x-nsed-session-id response header. */
+  readonly jobId: string | undefined;
+  /** Stop reading and destroy the socket; iteration ends quietly. */
+  abort(): void;
+}
+
+function resetError(cause: unknown): NsedError {
+  return new NsedError('network', 'the connection was reset mid-stream', { drop: 'reset', cause });
+}
+
+/**
+ * The plain loop over the response body (design.md §9: no web streams): bytes -> events, an
+ * idle watch that counts every byte (keep-alive comments included, #6, #28), and the socket
+ * destroyed the moment `[DONE]` arrives, the consumer stops, or anything fails (§7.4, #18).
+ */
+export function createEventStream(t: Transport, sent: Sent, opts: { jobId: string | undefined; maxEventBytes: number }): EventStream {
+  const { guard, res } = sent;
+  const body = res.body;
+  const processor = createStreamProcessor({ maxEventBytes: opts.maxEventBytes, ...(t.token === undefined ? {} : { token: t.token }) });
+  const idle = new IdleWatch(t.idleTimeoutMs, t.now, () => guard.abort('idle'));
+  let started = false;
+
+  function release(): void {
+    idle.stop();
+    guard.dispose();
+    discard(body);
+  }
+
+  async function* run(): AsyncGenerator<StreamEvent, void, undefined> {
+    try {
+      if (guard.reason === 'closed') return;
+      const ours = guard.abortError(t.idleTimeoutMs);
+      if (ours !== undefined) throw ours;
+      idle.wait();
+      for await (const chunk of body as AsyncIterable<Uint8Array>) {
+        idle.hold();
+        const out: StreamEvent[] = [];
+        let failure: unknown;
+        try {
+          processor.push(chunk, out);
+        } catch (err) {
+          failure = err;
+        }
+        // Events completed before a failure are real: the caller's cursor includes them.
+        for (const ev of out) yield ev;
+        if (failure !== undefined) throw failure;
+        if (processor.done) return;
+        idle.wait();
+      }
+      idle.hold();
+      const out: StreamEvent[] = [];
+      let failure: unknown;
+      try {
+        processor.end(out);
+      } catch (err) {
+        failure = err;
+      }
+      for (const ev of out) yield ev;
+      if (failure !== undefined) throw failure;
+    } catch (err) {
+      if (guard.reason === 'closed') return;
+      const ours = guard.abortError(t.idleTimeoutMs);
+      if (ours !== undefined) throw ours;
+      if (err instanceof NsedError) throw err;
+      throw resetError(err);
+    } finally {
+      release();
+    }
+  }
+
+  const iterator = run();
+  return {
+    jobId: opts.jobId,
+    abort() {
+      guard.abort('closed');
+      if (!started) release();
+    },
+    [Symbol.asyncIterator]() {
+      if (started) throw new NsedError('bug', 'an event stream can be iterated only once');
+      started = true;
+      return iterator;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { ChatCompletion, FinishReason, InjectAck, JobResult, PolicyInfo, ToolCall } from '../protocol/wire.js';
+import { NsedError } from '../errors.js';
+import { isRecord, type Rec } from './decode-chunk.js';
+import { sanitizeServerText } from './redact.js';
+
+/**
+ * Success bodies -> wire types. The orchestrator is parsed leniently where protocol.md marks
+ * a GAP (defaults from the reference client) and strictly where a wrong value would mislead.
+ */
+
+export function unreadable(what: string, text: string, token: string | undefined): NsedError {
+  const excerpt = sanitizeServerText(text, token, 120);
+  return new NsedError('server', `the orchestrator sent an unreadable answer to ${what}${excerpt === '' ? ' (empty body)' : `: ${excerpt}`}`);
+}
+
+export function parseJsonBody(what: string, text: string, token: string | undefined): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw unreadable(what, text, token);
+  }
+}
+
+const FINISH_REASONS: readonly FinishReason[] = ['stop', 'tool_calls', 'length', 'content_filter', 'error', 'cancelled'];
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+
+export function parseJobResult(v: unknown, jobId: string): JobResult | undefined {
+  if (!isRecord(v) || typeof v['status'] !== 'string') return undefined;
+  const result = v['result'];
+  return {
+    job_id: typeof v['job_id'] === 'string' ? v['job_id'] : jobId,
+    status: v['status'],
+    result: typeof result === 'string' ? result : null,
+  };
+}
+
+export function parseInjectAck(v: unknown): InjectAck | undefined {
+  if (!isRecord(v) || typeof v['sequence'] !== 'number' || !Number.isFinite(v['sequence'])) return undefined;
+  return { sequence: v['sequence'], injected_at_round: num(v['injected_at_round'], 0) };
+}
+
+export function parseSubmit(v: unknown): { job_id: string } | undefined {
+  if (!isRecord(v) || typeof v['job_id'] !== 'string' || v['job_id'] === '') return undefined;
+  return { job_id: v['job_id'] };
+}
+
+function policyOf(v: Rec): PolicyInfo | undefined {
+  const id = v['policy_id'];
+  if (typeof id !== 'string' || id === '') return undefined;
+  const p: PolicyInfo = {
+    policy_id: id,
+    name: typeof v['name'] === 'string' ? v['name'] : id,
+    tags: Array.isArray(v['tags']) ? v['tags'].filter((t): t is string => typeof t === 'string') : [],
+    max_rounds: num(v['max_rounds'], num(v['rounds'], 3)),
+    effort: num(v['effort'], num(v['convergence_threshold'], 0.85)),
+    is_role_based: v['is_role_based'] === true,
+  };
+  if (typeof v['mode'] === 'string') p.mode = v['mode'];
+  const sla = v['sla'];
+  if (isRecord(sla) && typeof sla['job_timeout_secs'] === 'number') p.sla = { job_timeout_secs: sla['job_timeout_secs'] };
+  return p;
+}
+
+/** `GET /policies`: an array, or (leniently) `{"policies": [...]}`; entries without an id are skipped. */
+export function parsePolicies(v: unknown): PolicyInfo[] | undefined {
+  const list = Array.isArray(v) ? v : isRecord(v) && Array.isArray(v['policies']) ? v['policies'] : undefined;
+  if (list === undefined) return undefined;
+  const out: PolicyInfo[] = [];
+  for (const item of list) {
+    const p = isRecord(item) ? policyOf(item) : undefined;
+    if (p !== undefined) out.push(p);
+  }
+  return out;
+}
+
+function toolCallsOf(v: unknown): ToolCall[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const calls: ToolCall[] = [];
+  for (const c of v) {
+    if (!isRecord(c) || typeof c['id'] !== 'string') continue;
+    const fn = c['function'];
+    if (!isRecord(fn) || typeof fn['name'] !== 'string') continue;
+    calls.push({ id: c['id'], type: 'function', function: { name: fn['name'], arguments: typeof fn['arguments'] === 'string' ? fn['arguments'] : '' } });
+  }
+  return calls;
+}
+
+/** A non-streaming `chat.completion`; unknown finish reasons read as `stop`. */
+export function parseChatCompletion(v: unknown): ChatCompletion | undefined {
+  if (!isRecord(v) || !Array.isArray(v['choices'])) return undefined;
+  const choices: ChatCompletion['choices'] = [];
+  for (const c of v['choices']) {
+    if (!isRecord(c)) continue;
+    const m = isRecord(c['message']) ? c['message'] : {};
+    const message: ChatCompletion['choices'][number]['message'] = {
+      role: 'assistant',
+      content: typeof m['content'] === 'string' ? m['content'] : null,
+    };
+    const tools = toolCallsOf(m['tool_calls']);
+    if (tools !== undefined) message.tool_calls = tools;
+    const finish = FINISH_REASONS.find((f) => f === c['finish_reason']) ?? 'stop';
+    choices.push({ index: num(c['index'], 0), message, finish_reason: finish });
+  }
+  const completion: ChatCompletion = {
+    id: typeof v['id'] === 'string' ? v['id'] : '',
+    object: 'chat.completion',
+    created: num(v['created'], 0),
+    model: typeof v['model'] === 'string' ? v['model'] : '',
+    choices,
+  };
+  const meta = v['nsed_metadata'];
+  if (isRecord(meta) && typeof meta['mode'] === 'string') {
+    completion.nsed_metadata = { mode: meta['mode'], ...(typeof meta['session_id'] === 'string' ? { session_id: meta['session_id'] } : {}) };
+  }
+  return completion;
+}
