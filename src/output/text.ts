@@ -1,0 +1,136 @@
+import { assertNever, type EventOf, type NsedEvent } from '../api/events.js';
+import type { Candidate } from '../protocol/wire.js';
+import type { IO } from '../terminal/io.js';
+import { safeWriter } from '../terminal/safe-writer.js';
+import { TerminalSanitizer, oneLine } from '../terminal/sanitize.js';
+import { createSpinner } from '../terminal/spinner.js';
+import { createStyle } from '../terminal/style.js';
+import type { Renderer, RendererOptions } from './renderer.js';
+
+/** `job` line: `session <id> · job <job> · policy <policy>`, with whatever turn-start told us. */
+export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string): string {
+  const parts = [`job ${oneLine(jobId, 80)}`];
+  if (start !== undefined) {
+    parts.unshift(`session ${oneLine(start.session, 80)}`);
+    parts.push(`policy ${oneLine(start.policy, 80)}`);
+  }
+  return parts.join(' · ');
+}
+
+/** `round 2/5 · 3 candidates · leader CortexA 0.47` (the leader is the first highest score). */
+export function roundLine(e: Pick<EventOf<'round'>, 'round' | 'total_rounds' | 'candidates'>): string {
+  const n = e.candidates.length;
+  const line = `round ${e.round}/${e.total_rounds} · ${n} candidate${n === 1 ? '' : 's'}`;
+  let leader: Candidate | undefined;
+  for (const c of e.candidates) if (leader === undefined || c.score > leader.score) leader = c;
+  if (leader === undefined) return line;
+  const score = Number.isFinite(leader.score) ? leader.score.toFixed(2) : '?';
+  return `${line} · leader ${oneLine(leader.agent_id, 40)} ${score}`;
+}
+
+/**
+ * `-o text`: the answer on stdout as it arrives, deliberation on stderr (dim, one line each),
+ * and a spinner while nothing else moves. stdout is sanitised only on a terminal, so
+ * `nsed ask q > a.md` holds exactly the answer's bytes.
+ */
+export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Promise<Renderer> {
+  const out = safeWriter(io.stdout);
+  const err = safeWriter(io.stderr);
+  const style = createStyle(io);
+  const spinner = await createSpinner(io, 'deliberating');
+  const sanitizer = io.stdoutIsTTY ? new TerminalSanitizer() : undefined;
+  const sharedTerminal = io.stdoutIsTTY && io.stderrIsTTY;
+  const injected = new Set<number>();
+  let start: EventOf<'turn-start'> | undefined;
+  let wroteAnswer = false;
+  let answerEndsWithNewline = false;
+  /** The terminal's cursor sits after answer text, not at the start of a line. */
+  let midLine = false;
+
+  const note = (line: string): void => {
+    if (io.quiet) return;
+    spinner.clearWhile(() => {
+      // When stdout and stderr share a terminal, a progress line must not extend the answer's line.
+      const lead = sharedTerminal && midLine ? '\n' : '';
+      midLine = false;
+      err.write(`${lead}${style.dim(line)}\n`);
+    });
+  };
+
+  const answer = (text: string): void => {
+    spinner.stop();
+    const shown = sanitizer === undefined ? text : sanitizer.push(text);
+    if (shown === '') return;
+    out.write(shown);
+    wroteAnswer = true;
+    answerEndsWithNewline = shown.endsWith('\n');
+    midLine = !answerEndsWithNewline;
+  };
+
+  const endAnswer = (): void => {
+    spinner.stop();
+    if (!io.stdoutIsTTY || !wroteAnswer || answerEndsWithNewline) return;
+    out.write('\n');
+    answerEndsWithNewline = true;
+    midLine = false;
+  };
+
+  const onEvent = (e: NsedEvent): void => {
+    switch (e.type) {
+      case 'turn-start':
+        start = e;
+        spinner.start();
+        return;
+      case 'job':
+        note(jobLine(start, e.job_id));
+        return;
+      case 'round':
+        spinner.update(`deliberating · round ${e.round}/${e.total_rounds}`);
+        if (e.scored) note(roundLine(e));
+        return;
+      case 'text':
+        answer(e.text);
+        return;
+      case 'injection':
+        if (injected.has(e.sequence)) return;
+        injected.add(e.sequence);
+        note(`injected at round ${e.round} (#${e.sequence}): ${oneLine(e.message, 80)}`);
+        return;
+      case 'finalized':
+        note(`finalized · ${oneLine(e.chosen_agent_id, 40)} chosen at round ${e.round}`);
+        return;
+      case 'tool-call':
+        note(`tool call requested: ${oneLine(e.name, 80)}(${oneLine(e.arguments, 80)})`);
+        return;
+      case 'tool-result':
+        note(`tool result ${oneLine(e.id, 80)}: exit ${e.exit_code}`);
+        return;
+      case 'reconnect':
+        spinner.update(`reconnecting (attempt ${e.attempt})`);
+        note(`reconnecting (attempt ${e.attempt}): ${oneLine(e.reason)}`);
+        return;
+      case 'reasoning':
+        return;
+      case 'finish':
+        // A blocking (--no-stream) turn may deliver its answer only here.
+        if (!wroteAnswer) answer(e.content);
+        endAnswer();
+        if (opts.showSessionHint === true) note(`continue with: nsed continue -s ${oneLine(e.session, 80)}`);
+        return;
+      case 'error':
+        // main prints the error itself; on a terminal it must start on a fresh line.
+        endAnswer();
+        return;
+      default:
+        assertNever(e);
+    }
+  };
+
+  return {
+    onEvent,
+    async close() {
+      spinner.stop();
+      await Promise.all([out.drain(), err.drain()]);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { IO } from './io.js';
+
+export interface Spinner {
+  /** Begins drawing; does nothing if it is drawing already or was stopped. */
+  start(): void;
+  update(text: string): void;
+  /** Takes the spinner off the line, runs `write` (which prints whole lines), then draws it again. */
+  clearWhile(write: () => void): void;
+  /** Removes the spinner for good; safe to call more than once. */
+  stop(): void;
+  readonly spinning: boolean;
+}
+
+/** The cursor methods ora drives; a tty.WriteStream has them, a plain pipe does not. */
+interface CursorStream {
+  cursorTo(x: number): boolean;
+  clearLine(dir: -1 | 0 | 1): boolean;
+  moveCursor(dx: number, dy: number): boolean;
+}
+
+function canDrawOn(stream: NodeJS.WritableStream): boolean {
+  const s = stream as Partial<CursorStream>;
+  return typeof s.cursorTo === 'function' && typeof s.clearLine === 'function' && typeof s.moveCursor === 'function';
+}
+
+const inert: Spinner = {
+  start: () => undefined,
+  update: () => undefined,
+  clearWhile: (write) => write(),
+  stop: () => undefined,
+  spinning: false,
+};
+
+/**
+ * A spinner on stderr, only when stderr is a terminal and -q is off (#70). ora is imported
+ * here, lazily, because it costs about 79 ms at start-up and most paths never show one.
+ */
+export async function startSpinner(io: IO, text: string): Promise<Spinner> {
+  const spinner = await createSpinner(io, text);
+  spinner.start();
+  return spinner;
+}
+
+/**
+ * The same spinner, loaded but not yet drawing. A drawing spinner holds a timer that keeps the
+ * process alive until stop(), so callers that may never get to their first event start it late.
+ */
+export async function createSpinner(io: IO, text: string): Promise<Spinner> {
+  if (!io.stderrIsTTY || io.quiet || !canDrawOn(io.stderr)) return inert;
+  const { default: ora } = await import('ora');
+  const spinner = ora({
+    text,
+    stream: io.stderr,
+    isEnabled: true,
+    color: io.color ? 'cyan' : false,
+    // Both would reach into process-wide state: raw mode on stdin (swallowing Ctrl-C as a key)
+    // and signal-exit handlers that restore the cursor, which would race main's own signal handling.
+    discardStdin: false,
+    hideCursor: false,
+  });
+  let state: 'ready' | 'spinning' | 'stopped' = 'ready';
+  return {
+    start() {
+      if (state !== 'ready') return;
+      state = 'spinning';
+      spinner.start();
+    },
+    update(next) {
+      if (state !== 'stopped') spinner.text = next;
+    },
+    clearWhile(write) {
+      if (state !== 'spinning') {
+        write();
+        return;
+      }
+      spinner.clear();
+      write();
+      spinner.render();
+    },
+    stop() {
+      if (state === 'spinning') spinner.stop();
+      state = 'stopped';
+    },
+    get spinning() {
+      return state === 'spinning';
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import type { NsedEvent } from '../../src/api/events.js';
+import { createRenderer } from '../../src/output/renderer.js';
+import { memoryIO, settle } from '../terminal/memory-io.js';
+import { candidate, finish, render, script, turnStart } from './script.js';
+
+const error: NsedEvent = { type: 'error', code: 'server', exit_code: 5, message: 'the deliberation failed' };
+
+describe('final output', () => {
+  it('writes nothing until finish, then the answer and a newline', async () => {
+    const { io, stdout, stderr } = memoryIO();
+    const renderer = await createRenderer('final', io);
+    for (const e of script.slice(0, -1)) renderer.onEvent(e);
+    await settle();
+    expect(stdout.text).toBe('');
+    renderer.onEvent(finish);
+    await renderer.close();
+    await settle();
+    expect(stdout.text).toBe('Hello, world.\n');
+    expect(stderr.text).toBe('');
+  });
+
+  it('does not double a trailing newline', async () => {
+    const { io, stdout } = memoryIO();
+    await render('final', io, [turnStart, { ...finish, content: 'done\n' } as NsedEvent]);
+    expect(stdout.text).toBe('done\n');
+  });
+
+  it('writes nothing at all when the turn fails', async () => {
+    const { io, stdout, stderr } = memoryIO();
+    await render('final', io, [...script.slice(0, -1), error]);
+    expect(stdout.text).toBe('');
+    expect(stderr.text).toBe('');
+  });
+});
+
+describe('json output', () => {
+  it('writes one object when the turn ends, with scored rounds and deduplicated injections', async () => {
+    const { io, stdout, stderr } = memoryIO();
+    await render('json', io, [...script.slice(0, -1), { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' }, finish]);
+    expect(stdout.text.endsWith('}\n')).toBe(true);
+    expect(stdout.text.split('\n')).toHaveLength(2);
+    expect(JSON.parse(stdout.text)).toEqual({
+      session: 's1',
+      turn: 't2',
+      job_id: 'job-1',
+      policy: 'nsed:deep',
+      content: 'Hello, world.',
+      reasoning: 'Round 1 complete — convergence: 45%',
+      rounds: [
+        { round: 1, total_rounds: 5, progress: 0.2, scored: true, candidates: [candidate('CortexB', 0.31), candidate('CortexA', 0.4666), candidate('CortexC', 0.12)] },
+        { round: 2, total_rounds: 5, progress: 0.4, scored: true, candidates: [candidate('CortexA', 0.9)] },
+      ],
+      injections: [{ message: 'focus on\nlatency', round: 2, sequence: 1 }],
+      tool_calls: [{ id: 'c1', name: 'search', arguments: '{"q":"x"}' }],
+      finish_reason: 'stop',
+    });
+    expect(stderr.text).toBe('');
+  });
+
+  it('takes the job id from the job event when finish carries none', async () => {
+    const { io, stdout } = memoryIO();
+    await render('json', io, [turnStart, { type: 'job', job_id: 'job-9' }, { ...finish, job_id: null } as NsedEvent]);
+    expect(JSON.parse(stdout.text)).toMatchObject({ job_id: 'job-9' });
+  });
+
+  it('writes nothing when the turn fails', async () => {
+    const { io, stdout } = memoryIO();
+    await render('json', io, [...script.slice(0, -1), error]);
+    expect(stdout.text).toBe('');
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { NsedEvent } from '../../src/api/events.js';
+import { createRenderer } from '../../src/output/renderer.js';
+import { toJsonLine } from '../../src/output/ndjson.js';
+import { memoryIO, settle } from '../terminal/memory-io.js';
+import { finish, lines, render, script } from './script.js';
+
+describe('ndjson output', () => {
+  it('writes one parseable line per event with v=1 and seq counting up from 1', async () => {
+    const { io, stdout, stderr } = memoryIO({ stdoutTTY: true, stderrTTY: true });
+    await render('ndjson', io, script);
+    expect(stdout.text.endsWith('\n')).toBe(true);
+    const parsed = lines(stdout.text).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed).toHaveLength(script.length);
+    parsed.forEach((obj, i) => {
+      expect(obj).toEqual({ v: 1, seq: i + 1, ...script[i] });
+    });
+    expect(stderr.text).toBe('');
+  });
+
+  it('writes each event as it happens, not batched until the end', async () => {
+    const { io, stdout } = memoryIO();
+    const renderer = await createRenderer('ndjson', io);
+    renderer.onEvent(script[0] as NsedEvent);
+    await settle();
+    expect(lines(stdout.text)).toHaveLength(1);
+    renderer.onEvent(script[1] as NsedEvent);
+    await settle();
+    expect(lines(stdout.text)).toHaveLength(2);
+    await renderer.close();
+  });
+
+  it('drops every event after the terminal one', async () => {
+    const { io, stdout } = memoryIO();
+    const err: NsedEvent = { type: 'error', code: 'interrupted', exit_code: 130, message: 'interrupted' };
+    await render('ndjson', io, [script[0] as NsedEvent, err, finish, { type: 'text', text: 'late' }, err]);
+    const types = lines(stdout.text).map((l) => (JSON.parse(l) as { type: string; seq: number }).type);
+    expect(types).toEqual(['turn-start', 'error']);
+  });
+
+  it('numbers each run from 1', async () => {
+    const { io, stdout } = memoryIO();
+    await render('ndjson', io, [script[0] as NsedEvent, finish]);
+    await render('ndjson', io, [script[0] as NsedEvent, finish]);
+    const seqs = lines(stdout.text).map((l) => (JSON.parse(l) as { seq: number }).seq);
+    expect(seqs).toEqual([1, 2, 1, 2]);
+  });
+});
+
+describe('toJsonLine', () => {
+  it('escapes DEL, C1, BiDi and line separators that JSON.stringify leaves raw, and round-trips', () => {
+    const text = 'a\u007f\u009b31m\u202e\u2028\u2029\u2066z';
+    const line = toJsonLine({ text });
+    expect(line).toBe('{"text":"a\\u007f\\u009b31m\\u202e\\u2028\\u2029\\u2066z"}\n');
+    expect((JSON.parse(line) as { text: string }).text).toBe(text);
+  });
+});
