@@ -1,0 +1,179 @@
+import * as fsp from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Adapter } from 'lowdb';
+import { NsedError, storeError } from '../errors.js';
+import { isAlive } from './lock.js';
+
+/** The file-system calls the adapter makes, so a test can hand it a failing disk. */
+export type DiskOps = Pick<typeof fsp, 'open' | 'rename' | 'link' | 'unlink' | 'readFile' | 'access'>;
+export const realDisk: DiskOps = fsp;
+
+export interface WrittenFile {
+  mtimeMs: number;
+  size: number;
+}
+
+export interface AtomicAdapterOptions<T> {
+  /** Turns parsed JSON into a record, or throws an Error whose message says what is wrong. */
+  validate: (value: unknown) => T;
+  /** `create` refuses to replace an existing file (exit 7); `replace` renames over it. */
+  mode?: 'create' | 'replace';
+  /** Runs once the new content is durable, just before it replaces the file; throwing aborts. */
+  beforeCommit?: () => void;
+  disk?: DiskOps;
+}
+
+// Temp files of a write, and lock directories renamed aside for removal (lock.ts).
+const LEFTOVERS = [/^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/, /\.lock\.(?:new|gone|stale)-(\d+)-[0-9a-f]{8}$/];
+const UNSUPPORTED_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+const FULL = new Set(['ENOSPC', 'EDQUOT']);
+const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+
+/** `.<name>.<pid>.<8 hex>.tmp`: unique per process and per write (reliability #55). */
+export function tempName(fileName: string): string {
+  return `.${fileName}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/** Removes what processes that died mid-write left in `dir` (reliability #56). */
+export async function removeStaleTemps(dir: string, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    if (!name.endsWith('.tmp') && !name.includes('.lock.')) continue;
+    const match = LEFTOVERS.map((re) => re.exec(name)).find((m) => m !== null);
+    const pid = Number(match?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    await rm(path.join(dir, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Decodes and parses a record; throws a plain Error saying what is wrong with the bytes. */
+export function decodeRecord<T>(bytes: Uint8Array, validate: (value: unknown) => T): T {
+  // Strict: invalid UTF-8 or a BOM must not be silently "repaired" by the next rewrite.
+  const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  if (text.trim() === '') throw new Error('the file is empty');
+  return validate(JSON.parse(text));
+}
+
+/** decodeRecord, with any defect as exit 8 naming the file, which stays as it is (#57). */
+export function parseRecord<T>(file: string, bytes: Uint8Array, validate: (value: unknown) => T): T {
+  try {
+    return decodeRecord(bytes, validate);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw storeError(`session file ${file} cannot be parsed: ${reason}; it was left untouched`, {
+      cause: err,
+      hint: 'repair or remove the file by hand; other sessions are not affected',
+    });
+  }
+}
+
+/** Disk errors become exit 8 naming the file; anything else (a lost lock, a conflict) passes. */
+function writeError(file: string, err: unknown): unknown {
+  const code = errCode(err);
+  if (err instanceof NsedError || code === undefined) return err;
+  const hint = FULL.has(code)
+    ? 'free some disk space, or set NSED_HOME to a directory on another disk'
+    : 'make the store writable, or set NSED_HOME (or --home) to a writable directory';
+  return storeError(`cannot write session file ${file}: ${code}`, { cause: err, hint });
+}
+
+/**
+ * lowdb's adapter for one session file. Unlike lowdb's stock JSONFile (steno: one fixed temp
+ * name, no fsync), each write goes to its own temp file, is fsynced, renamed into place and the
+ * directory fsynced, so a crash at any moment leaves the old or the new file (reliability #55/#56).
+ */
+export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
+  /** mtime and size of the file the last successful write put in place. */
+  lastWritten: WrittenFile | undefined;
+  private readonly disk: DiskOps;
+
+  constructor(
+    readonly file: string,
+    private readonly opts: AtomicAdapterOptions<T>,
+  ) {
+    this.disk = opts.disk ?? realDisk;
+  }
+
+  async read(): Promise<T | null> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.disk.readFile(this.file);
+    } catch (err) {
+      if (errCode(err) === 'ENOENT') return null;
+      throw storeError(`cannot read session file ${this.file}: ${errCode(err) ?? String(err)}`, { cause: err });
+    }
+    return parseRecord(this.file, bytes, this.opts.validate);
+  }
+
+  async write(data: T | null): Promise<void> {
+    if (data === null) return;
+    const dir = path.dirname(this.file);
+    const tmp = path.join(dir, tempName(path.basename(this.file)));
+    let handle: FileHandle | undefined;
+    let placed = false;
+    try {
+      handle = await this.disk.open(tmp, 'wx', 0o600);
+      // The open mode passes through the umask; the file must be 0600 whatever it is (#76).
+      await handle.chmod(0o600);
+      await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');
+      await handle.sync();
+      const st = await handle.stat();
+      await handle.close();
+      handle = undefined;
+      this.opts.beforeCommit?.();
+      placed = await (this.opts.mode === 'create' ? this.placeNew(tmp) : this.replace(tmp));
+      this.lastWritten = { mtimeMs: st.mtimeMs, size: st.size };
+    } catch (err) {
+      await handle?.close().catch(() => undefined);
+      throw writeError(this.file, err);
+    } finally {
+      if (!placed) await this.disk.unlink(tmp).catch(() => undefined);
+    }
+    await fsyncDir(dir, this.disk);
+  }
+
+  /** Hard-linking the temp file is atomic and exclusive: the file appears complete or not at all. */
+  private async placeNew(tmp: string): Promise<boolean> {
+    try {
+      await this.disk.link(tmp, this.file);
+      await this.disk.unlink(tmp).catch(() => undefined);
+      return true;
+    } catch (err) {
+      if (errCode(err) === 'EEXIST') throw this.exists();
+      if (!UNSUPPORTED_LINK.has(errCode(err) ?? '')) throw err;
+    }
+    // No hard links on this file system: the caller's lock keeps the check and rename together.
+    const present = await this.disk.access(this.file).then(() => true, () => false);
+    if (present) throw this.exists();
+    return this.replace(tmp);
+  }
+
+  private exists(): NsedError {
+    return new NsedError('conflict', `session file ${this.file} already exists; it was not overwritten`);
+  }
+
+  /** Windows refuses a rename while another process has the target open: retry for a while (#63). */
+  private async replace(tmp: string): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.disk.rename(tmp, this.file);
+        return true;
+      } catch (err) {
+        const busy = ['EPERM', 'EBUSY', 'EACCES'].includes(errCode(err) ?? '');
+        if (process.platform !== 'win32' || !busy || attempt >= 20) throw err;
+        await sleep(100);
+      }
+    }
+  }
+}
+
+/** Makes the rename durable (POSIX); some platforms cannot open a directory, which is harmless. */
+async function fsyncDir(dir: string, disk: DiskOps): Promise<void> {
+  const handle = await disk.open(dir, 'r').catch(() => undefined);
+  if (!handle) return;
+  await handle.sync().catch(() => undefined);
+  await handle.close().catch(() => undefined);
+}

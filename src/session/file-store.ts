@@ -1,0 +1,194 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Low } from 'lowdb';
+import { notFound, storeError, usageError, type NsedError } from '../errors.js';
+import { AtomicJsonAdapter, realDisk, removeStaleTemps, type DiskOps } from './atomic-adapter.js';
+import { isValidId } from './ids.js';
+import { IndexJournal, journalEntry, listSessions } from './index-journal.js';
+import { withLock, type HeldLock } from './lock.js';
+import { SESSION_VERSION, type Session } from './model.js';
+import { sessionFile, sessionsDir } from './paths.js';
+import { summarizeSession, validateSession, type SessionStore, type SessionSummary, type Unreadable } from './store.js';
+
+export interface FileStoreOptions {
+  now?: () => Date;
+  /** Longest wait for a session locked by another process (default 10 s), then exit 8. */
+  lockTimeoutMs?: number;
+  /** Told once when a wait for a lock gets long, with the holder's pid when known. */
+  onLockWait?: (pid: number | undefined) => void;
+  /** The file-system calls used for session files; tests pass a failing disk. */
+  disk?: DiskOps;
+}
+
+/** The lock was taken over (the process slept past the stale time) before our rename. */
+class LockLost extends Error {}
+const WRITE_ATTEMPTS = 3;
+
+const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
+
+export function openFileStore(home: string, opts: FileStoreOptions = {}): SessionStore {
+  return new FileStore(path.resolve(home), opts);
+}
+
+/** design.md §5: one lowdb-managed JSON file per session, every write under a per-session lock. */
+class FileStore implements SessionStore {
+  readonly dir: string;
+  private readonly journal: IndexJournal;
+  private readonly now: () => Date;
+  private readonly disk: DiskOps;
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    readonly home: string,
+    private readonly opts: FileStoreOptions,
+  ) {
+    this.dir = sessionsDir(home);
+    this.journal = new IndexJournal(home);
+    this.now = opts.now ?? (() => new Date());
+    this.disk = opts.disk ?? realDisk;
+  }
+
+  async create(session: Session): Promise<void> {
+    const file = sessionFile(this.dir, session.id);
+    await this.ensureDirs();
+    await removeStaleTemps(this.dir, await readdir(this.dir));
+    await this.locked(session.id, file, async (beforeCommit) => {
+      const adapter = this.adapter(file, session.id, 'create', beforeCommit);
+      const db = new Low<Session | null>(adapter, { ...session, version: SESSION_VERSION });
+      await db.write();
+      await this.record(db.data, adapter);
+    });
+  }
+
+  async read(id: string): Promise<Session> {
+    const file = sessionFile(this.dir, id);
+    const db = new Low<Session | null>(this.adapter(file, id, 'replace'), null);
+    await db.read();
+    if (!db.data) throw this.missing(id);
+    return db.data;
+  }
+
+  async resolve(idOrPrefix: string): Promise<string> {
+    const file = sessionFile(this.dir, idOrPrefix);
+    if (existsSync(file)) return idOrPrefix;
+    const names = await readdir(this.dir).catch(() => []);
+    const matches = names
+      .filter((n) => n.startsWith(idOrPrefix) && n.endsWith('.json'))
+      .map((n) => n.slice(0, -5))
+      .filter(isValidId)
+      .sort();
+    const [only] = matches;
+    if (only === undefined) throw notFound(`no session matches '${idOrPrefix}'`, 'run `nsed sessions ls` to see the sessions');
+    if (matches.length === 1) return only;
+    const shown = matches.slice(0, 5).join(', ') + (matches.length > 5 ? ', …' : '');
+    throw usageError(`'${idOrPrefix}' matches ${matches.length} sessions: ${shown}`, 'type more of the id');
+  }
+
+  async latest(): Promise<string> {
+    const { sessions } = await this.list();
+    const [newest] = sessions;
+    if (!newest) throw notFound('there are no sessions yet', 'start one with `nsed ask`');
+    return newest.id;
+  }
+
+  async update(id: string, mutate: (s: Session) => void): Promise<Session> {
+    const file = sessionFile(this.dir, id);
+    if (!existsSync(file)) throw this.missing(id);
+    await this.ensureDirs();
+    return this.locked(id, file, async (beforeCommit) => {
+      // Re-read inside the lock: another process may have written since (reliability #54).
+      const adapter = this.adapter(file, id, 'replace', beforeCommit);
+      const db = new Low<Session | null>(adapter, null);
+      await db.read();
+      const session = db.data;
+      if (!session) throw this.missing(id);
+      mutate(session);
+      session.id = id;
+      const now = this.now().toISOString();
+      if (!(typeof session.updated === 'string' && session.updated > now)) session.updated = now;
+      // A newer nsed's version number stays, so it still knows what it wrote (#68).
+      if (!(typeof session.version === 'number' && session.version >= SESSION_VERSION)) session.version = SESSION_VERSION;
+      await db.write();
+      await this.record(session, adapter);
+      return session;
+    });
+  }
+
+  async list(): Promise<{ sessions: SessionSummary[]; unreadable: Unreadable[] }> {
+    const { listing, names } = await listSessions(this.dir, this.journal);
+    await removeStaleTemps(this.dir, names);
+    return listing;
+  }
+
+  async remove(id: string): Promise<void> {
+    const file = sessionFile(this.dir, id);
+    if (!existsSync(file)) throw this.missing(id);
+    await this.locked(id, file, async (beforeCommit) => {
+      beforeCommit();
+      try {
+        await this.disk.unlink(file);
+      } catch (err) {
+        if (errCode(err) === 'ENOENT') throw this.missing(id);
+        throw storeError(`cannot remove session file ${file}: ${errCode(err)}`, { cause: err });
+      }
+      await this.journal.append([{ id, removed: true }]);
+    });
+  }
+
+  /** Runs one read-modify-write under the session lock, again from the top if the lock was lost. */
+  private async locked<T>(id: string, file: string, fn: (beforeCommit: () => void) => Promise<T>): Promise<T> {
+    const req = { target: file, label: `session ${id}`, timeoutMs: this.opts.lockTimeoutMs ?? 10_000, onWait: this.opts.onLockWait };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withLock(req, (held: HeldLock) =>
+          fn(() => {
+            if (held.compromised) throw new LockLost(held.compromised.message);
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof LockLost)) throw err;
+        if (attempt >= WRITE_ATTEMPTS) {
+          throw storeError(`lost the lock on session ${id} while writing it; the file was not changed`, {
+            hint: 'another nsed process took the lock over; try again',
+          });
+        }
+      }
+    }
+  }
+
+  private adapter(file: string, id: string, mode: 'create' | 'replace', beforeCommit?: () => void): AtomicJsonAdapter<Session> {
+    // The file name is the session's identity, whatever a copied file says inside.
+    const validate = (v: unknown): Session => ({ ...validateSession(v), id });
+    return new AtomicJsonAdapter<Session>(file, { validate, mode, disk: this.disk, ...(beforeCommit ? { beforeCommit } : {}) });
+  }
+
+  /** Feeds the listing index while the session lock is still held, so lines land in write order. */
+  private async record(session: Session | null, adapter: AtomicJsonAdapter<Session>): Promise<void> {
+    if (session && adapter.lastWritten) await this.journal.append([journalEntry(summarizeSession(session), adapter.lastWritten)]);
+  }
+
+  private missing(id: string): NsedError {
+    return notFound(`no session '${id}'`, 'run `nsed sessions ls` to see the sessions');
+  }
+
+  /** Directory 0700 whatever the umask (#76); `home` only when nsed created it. */
+  private ensureDirs(): Promise<void> {
+    this.ready ??= (async () => {
+      const made = await mkdir(this.home, { recursive: true, mode: 0o700 });
+      if (made !== undefined) await chmod(this.home, 0o700);
+      await mkdir(this.dir, { mode: 0o700 }).catch((err: unknown) => {
+        if (errCode(err) !== 'EEXIST') throw err;
+      });
+      if (!(await stat(this.dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      await chmod(this.dir, 0o700);
+    })().catch((err: unknown) => {
+      this.ready = undefined;
+      throw storeError(`cannot create the session directory ${this.dir}: ${errCode(err)}`, {
+        cause: err,
+        hint: 'set NSED_HOME (or --home) to a writable directory',
+      });
+    });
+    return this.ready;
+  }
+}

@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { storeError } from '../errors.js';
+import { decodeRecord, removeStaleTemps, tempName } from './atomic-adapter.js';
+import { isValidId } from './ids.js';
+import { withLock } from './lock.js';
+import { journalFile } from './paths.js';
+import { summarizeSession, validateSession, type SessionSummary, type Unreadable } from './store.js';
+
+/** One line of `<home>/index.ndjson`: a session's summary and the file state it was taken from. */
+export interface JournalEntry extends SessionSummary {
+  mtimeMs: number;
+  size: number;
+}
+export interface JournalRemoval {
+  id: string;
+  removed: true;
+}
+export type JournalRecord = JournalEntry | JournalRemoval;
+
+export interface JournalSnapshot {
+  /** The last entry per id; removed ids are absent. */
+  entries: Map<string, JournalEntry>;
+  /** Non-empty lines read, good or bad. */
+  lines: number;
+}
+
+// The index is a cache that `list()` checks against each file's mtime and size, so failing to
+// update it costs a re-parse later, never a wrong listing: waits for its lock stay short.
+const JOURNAL_LOCK_MS = 1_000;
+const COMPACT_MIN_LINES = 32;
+const STATES = new Set(['running', 'interrupted', 'ok']);
+
+const str = (v: unknown): v is string => typeof v === 'string';
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+function toRecord(line: string): JournalRecord | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const r = v as Record<string, unknown>;
+  if (!str(r.id) || !isValidId(r.id)) return undefined;
+  if (r.removed === true) return { id: r.id, removed: true };
+  const fork = r.forked_from as Record<string, unknown> | undefined;
+  const forkOk = fork === undefined || (typeof fork === 'object' && fork !== null && str(fork.session));
+  const ok = str(r.title) && str(r.policy) && num(r.turns) && str(r.created) && str(r.updated)
+    && str(r.state) && STATES.has(r.state) && num(r.mtimeMs) && num(r.size) && forkOk;
+  return ok ? (r as unknown as JournalEntry) : undefined;
+}
+
+export function journalEntry(summary: SessionSummary, file: { mtimeMs: number; size: number }): JournalEntry {
+  return { ...summary, mtimeMs: file.mtimeMs, size: file.size };
+}
+
+export function summaryOf(entry: JournalEntry): SessionSummary {
+  const { mtimeMs: _m, size: _s, ...summary } = entry;
+  return summary;
+}
+
+/**
+ * The append-only listing index (design.md §5, reliability #58): one JSON line per write, the
+ * last line per id wins, torn or garbled lines are skipped, and it is compacted when most of its
+ * lines are superseded. Appends and compaction share `<home>/index.lock`, so no append is lost to
+ * a compaction's rename.
+ */
+export class IndexJournal {
+  readonly file: string;
+
+  constructor(readonly home: string) {
+    this.file = journalFile(home);
+  }
+
+  async load(): Promise<JournalSnapshot> {
+    const entries = new Map<string, JournalEntry>();
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch {
+      return { entries, lines: 0 };
+    }
+    let lines = 0;
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      lines++;
+      const record = toRecord(line);
+      if (record === undefined) continue;
+      if ('removed' in record) entries.delete(record.id);
+      else entries.set(record.id, record);
+    }
+    return { entries, lines };
+  }
+
+  /** Appends in one write under the index lock; never throws (see JOURNAL_LOCK_MS). */
+  async append(records: readonly JournalRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    await this.locked(async () => {
+      const handle = await open(this.file, 'a+', 0o600);
+      try {
+        const { size } = await handle.stat();
+        if (size === 0) await handle.chmod(0o600);
+        // A crash can leave a torn last line; start on a fresh one so only that line is lost.
+        const last = Buffer.alloc(1);
+        if (size > 0) await handle.read(last, 0, 1, size - 1);
+        await handle.write(size > 0 && last[0] !== 0x0a ? `\n${text}` : text);
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  /** Rewrites the journal with one line per id in `keep`; never throws. */
+  async compact(keep: ReadonlySet<string>): Promise<void> {
+    await this.locked(async () => {
+      const { entries } = await this.load();
+      const lines = [...entries.values()].filter((e) => keep.has(e.id)).map((e) => `${JSON.stringify(e)}\n`);
+      const tmp = path.join(this.home, tempName(path.basename(this.file)));
+      try {
+        await writeFile(tmp, lines.join(''), { mode: 0o600, flag: 'wx' });
+        await rename(tmp, this.file);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      await removeStaleTemps(this.home, fs.readdirSync(this.home));
+    });
+  }
+
+  private async locked(fn: () => Promise<void>): Promise<void> {
+    const req = { target: this.file, lockPath: path.join(this.home, 'index.lock'), label: 'the session index', timeoutMs: JOURNAL_LOCK_MS };
+    await withLock(req, fn).catch(() => undefined);
+  }
+}
+
+export interface Listing {
+  sessions: SessionSummary[];
+  unreadable: Unreadable[];
+}
+
+/**
+ * Lists `dir` using the journal for files whose mtime and size still match their entry, parsing
+ * the others in full; then feeds what it parsed back into the journal and compacts it when due.
+ */
+export async function listSessions(dir: string, journal: IndexJournal): Promise<{ listing: Listing; names: string[] }> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { listing: { sessions: [], unreadable: [] }, names: [] };
+    throw storeError(`cannot read the session directory ${dir}: ${code ?? String(err)}`, { cause: err });
+  }
+  const prefix = path.join(dir, path.sep);
+  const snapshot = await journal.load();
+  const listing: Listing = { sessions: [], unreadable: [] };
+  const fresh: JournalEntry[] = [];
+  const present = new Set<string>();
+  for (const name of names) {
+    const id = name.endsWith('.json') ? name.slice(0, -5) : '';
+    if (!isValidId(id)) continue;
+    // Plain concatenation and synchronous stats: with 10,000 files, path.join and promise-based
+    // stats cost more than everything else list() does.
+    const file = prefix + name;
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile()) continue;
+    present.add(id);
+    const known = snapshot.entries.get(id);
+    if (known && known.mtimeMs === st.mtimeMs && known.size === st.size) {
+      listing.sessions.push(summaryOf(known));
+      continue;
+    }
+    try {
+      const entry = readEntry(file, id);
+      listing.sessions.push(summaryOf(entry));
+      fresh.push(entry);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      listing.unreadable.push({ file, reason: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  await journal.append(fresh);
+  if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.size) await journal.compact(present);
+  listing.sessions.sort((a, b) => (a.updated === b.updated ? b.id.localeCompare(a.id) : a.updated < b.updated ? 1 : -1));
+  return { listing, names };
+}
+
+/** Reads one file through a single descriptor, so its content and its stat belong together. */
+function readEntry(file: string, id: string): JournalEntry {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const st = fs.fstatSync(fd);
+    const session = decodeRecord(fs.readFileSync(fd), validateSession);
+    return journalEntry(summarizeSession({ ...session, id }), st);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

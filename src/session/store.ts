@@ -1,0 +1,102 @@
+import type { Session } from './model.js';
+
+export type SessionState = 'running' | 'interrupted' | 'ok';
+
+/** What `sessions ls` shows; cheap to keep in the listing index. */
+export interface SessionSummary {
+  id: string;
+  title: string;
+  policy: string;
+  turns: number;
+  created: string;
+  updated: string;
+  state: SessionState;
+  forked_from?: { session: string; turn: string | null };
+}
+
+/** A session file `list()` could not parse; listed, never thrown, never touched. */
+export interface Unreadable {
+  file: string;
+  reason: string;
+}
+
+/**
+ * The local session store (design.md §5). Every method validates ids before touching the file
+ * system; every failure is an NsedError carrying its exit code.
+ */
+export interface SessionStore {
+  readonly home: string;
+  /** `<home>/sessions` */
+  readonly dir: string;
+  /** Writes a new session; an existing id is a conflict (exit 7), never overwritten. */
+  create(session: Session): Promise<void>;
+  /** Exact id. Missing → not_found (3); unparsable → store (8), the file left untouched. */
+  read(id: string): Promise<Session>;
+  /** Exact id, else a unique prefix. Bad characters → usage (2); none → 3; several → 2. */
+  resolve(idOrPrefix: string): Promise<string>;
+  /** The most recently updated session; none → not_found. */
+  latest(): Promise<string>;
+  /**
+   * One read-modify-write under the session's cross-process lock: re-reads the file, applies
+   * `mutate`, bumps `updated`, writes atomically. `mutate` may run again if the lock was lost
+   * mid-write, so it must only change the record it is given.
+   */
+  update(id: string, mutate: (s: Session) => void): Promise<Session>;
+  /** Newest `updated` first; unparsable files are reported in `unreadable`. */
+  list(): Promise<{ sessions: SessionSummary[]; unreadable: Unreadable[] }>;
+  /** Deletes the session file under its lock; unknown → not_found. */
+  remove(id: string): Promise<void>;
+}
+
+/** running: a job is pending; interrupted: its answer was cut short; ok otherwise. */
+export function sessionState(s: Session): SessionState {
+  const last = s.turns.at(-1);
+  const pending = s.pending_job;
+  if (pending) {
+    const cut = s.turns.some((t) => t.job_id === pending.job_id && t.status === 'interrupted');
+    return cut || last?.status === 'interrupted' ? 'interrupted' : 'running';
+  }
+  const lastAssistant = s.turns.findLast((t) => t.role === 'assistant');
+  return lastAssistant?.status === 'interrupted' ? 'interrupted' : 'ok';
+}
+
+export function summarizeSession(s: Session): SessionSummary {
+  const summary: SessionSummary = {
+    id: s.id,
+    title: s.title,
+    policy: s.active_policy,
+    turns: s.turns.length,
+    created: s.created,
+    updated: s.updated,
+    state: sessionState(s),
+  };
+  if (s.forked_from) summary.forked_from = { session: s.forked_from.session, turn: s.forked_from.turn };
+  return summary;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Accepts parsed JSON as a Session when the fields nsed relies on have the right types; unknown
+ * fields (a newer nsed, a hand edit) are kept as they are (reliability #68).
+ */
+export function validateSession(value: unknown): Session {
+  if (!isObject(value)) throw new Error('it does not hold a JSON object');
+  for (const key of ['id', 'title', 'created', 'updated', 'active_policy'] as const) {
+    if (typeof value[key] !== 'string') throw new Error(`field '${key}' is missing or not a string`);
+  }
+  const turns = value.turns;
+  if (!Array.isArray(turns)) throw new Error("field 'turns' is missing or not a list");
+  turns.forEach((turn: unknown, i) => {
+    if (!isObject(turn) || typeof turn.role !== 'string' || typeof turn.content !== 'string') {
+      throw new Error(`turn ${i + 1} has no role or content`);
+    }
+  });
+  if (value.pending_job !== undefined && !isObject(value.pending_job)) throw new Error("field 'pending_job' is not an object");
+  const fork = value.forked_from;
+  if (fork !== undefined && !(isObject(fork) && typeof fork.session === 'string')) {
+    throw new Error("field 'forked_from' has no session");
+  }
+  return value as Session;
+}

@@ -1,0 +1,142 @@
+import { mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { NsedError } from '../../src/errors.js';
+import { realDisk, type DiskOps } from '../../src/session/atomic-adapter.js';
+import { openFileStore } from '../../src/session/file-store.js';
+import { withLock } from '../../src/session/lock.js';
+import { session, tempHome } from './fixtures/temp-home.js';
+
+async function failure(p: Promise<unknown>): Promise<NsedError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  if (!(err instanceof NsedError)) throw new Error(`expected an NsedError, got ${String(err)}`);
+  return err;
+}
+
+/** A lock directory as another nsed process leaves it: `owner` holds "<pid> <host>". */
+async function plantLock(lockDir: string, owner: string | undefined, ageMs: number): Promise<void> {
+  await mkdir(lockDir);
+  if (owner !== undefined) await writeFile(path.join(lockDir, 'owner'), owner);
+  const t = new Date(Date.now() - ageMs);
+  await utimes(lockDir, t, t);
+}
+
+const DEAD_PID = 2147483646;
+
+describe('the per-session lock', () => {
+  it.each([
+    ['with no owner file', undefined],
+    ['held by a pid on another host', `${process.ppid} another-host`],
+  ])('takes over a stale lock %s once its mtime is older than 10 s (#59)', async (_what, owner) => {
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000 });
+    await store.create(session('s'));
+    await plantLock(path.join(store.dir, 's.json.lock'), owner, 60_000);
+    const started = Date.now();
+    await store.update('s', (s) => { s.title = 'taken over'; });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await store.read('s')).title).toBe('taken over');
+    expect(await readdir(store.dir)).toEqual(['s.json']);
+  });
+
+  it('takes over at once from a holder on this host whose process is gone (#59)', async () => {
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000 });
+    await store.create(session('s'));
+    await plantLock(path.join(store.dir, 's.json.lock'), `${DEAD_PID} ${os.hostname()}`, 0);
+    const started = Date.now();
+    await store.update('s', (s) => { s.title = 'taken over'; });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await readdir(store.dir)).toEqual(['s.json']);
+  });
+
+  it('gives up on a live holder after the bounded wait, naming its pid, with the file unchanged', async () => {
+    const waits: Array<number | undefined> = [];
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 600, onLockWait: (pid) => waits.push(pid) });
+    await store.create(session('busy'));
+    const file = path.join(store.dir, 'busy.json');
+    const before = await readFile(file, 'utf8');
+    await plantLock(`${file}.lock`, `${process.ppid} ${os.hostname()}`, 0);
+    const started = Date.now();
+    const err = await failure(store.update('busy', (s) => { s.title = 'never'; }));
+    const waited = Date.now() - started;
+    expect(err.exitCode).toBe(8);
+    expect(err.message).toBe(`session busy is locked by another nsed process (pid ${process.ppid})`);
+    expect(waited).toBeGreaterThanOrEqual(550);
+    expect(waited).toBeLessThan(2_000);
+    expect(waits).toEqual([process.ppid]);
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('waits for a holder that releases in time, then writes', async () => {
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 5_000 });
+    await store.create(session('w'));
+    const file = path.join(store.dir, 'w.json');
+    let released = 0;
+    const holder = withLock({ target: file, label: 'test', timeoutMs: 1_000 }, async () => {
+      await sleep(300);
+      released = Date.now();
+    });
+    await sleep(20);
+    await store.update('w', (s) => { s.title = 'after the wait'; });
+    await holder;
+    expect(released).toBeGreaterThan(0);
+    expect((await stat(file)).mtimeMs).toBeGreaterThanOrEqual(released - 5);
+    expect((await store.read('w')).title).toBe('after the wait');
+  });
+
+  it('survives a compromised lock without crashing, and redoes the write under a fresh lock (#60)', async () => {
+    const home = await tempHome();
+    await openFileStore(home).create(session('c'));
+    const lockDir = path.join(home, 'sessions', 'c.json.lock');
+    let stalled = false;
+    // A write that stalls past the lock's refresh, as after a laptop sleep, while another
+    // process decides the lock is stale (its mtime is made old).
+    const disk: DiskOps = {
+      ...realDisk,
+      open: (async (file: string, ...rest: unknown[]) => {
+        if (!stalled && String(file).endsWith('.tmp')) {
+          stalled = true;
+          const old = new Date(Date.now() - 60_000);
+          await utimes(lockDir, old, old);
+          await sleep(2_300);
+        }
+        return (realDisk.open as (...a: unknown[]) => ReturnType<DiskOps['open']>)(file, ...rest);
+      }) as DiskOps['open'],
+    };
+    const store = openFileStore(home, { disk });
+    let runs = 0;
+    const written = await store.update('c', (s) => {
+      runs++;
+      s.turns.push({ id: `t${runs}`, role: 'user', kind: 'message', content: 'x', status: 'complete', ts: 'now' });
+    });
+    expect(stalled).toBe(true);
+    expect(runs).toBe(2);
+    expect(written.turns.map((t) => t.id)).toEqual(['t2']);
+    expect((await store.read('c')).turns.map((t) => t.id)).toEqual(['t2']);
+  });
+
+  it('still writes and lists correctly while the index lock is held by someone else', async () => {
+    const home = await tempHome();
+    const store = openFileStore(home);
+    await store.create(session('i'));
+    await plantLock(path.join(home, 'index.lock'), `${process.ppid} ${os.hostname()}`, 0);
+    await store.update('i', (s) => { s.title = 'index was busy'; });
+    expect((await store.list()).sessions[0]?.title).toBe('index was busy');
+  });
+
+  it('reports a session removed while it waited for the lock as not found (#64)', async () => {
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 5_000 });
+    await store.create(session('doomed'));
+    const file = path.join(store.dir, 'doomed.json');
+    const holder = withLock({ target: file, label: 'test', timeoutMs: 1_000 }, async () => {
+      await sleep(200);
+      await rm(file);
+    });
+    await sleep(20);
+    const err = await failure(store.update('doomed', (s) => { s.title = 'resurrected'; }));
+    await holder;
+    expect(err.exitCode).toBe(3);
+    expect(await readdir(store.dir)).toEqual([]);
+  });
+});
