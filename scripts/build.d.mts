@@ -1,1 +1,1 @@
-export function buildCli(): Promise<void>;
+export function buildCli(outdir?: string): Promise<void>;

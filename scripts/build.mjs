@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-export async function buildCli() {
-  await rm(`${root}dist`, { recursive: true, force: true });
+/** Builds into `outdir` (default dist/; the tests build a private copy so parallel runs never share one). */
+export async function buildCli(outdir = `${root}dist`) {
+  await rm(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
     entryPoints: { main: 'src/cli/main.ts' },
-    outdir: 'dist',
+    outdir,
     bundle: true,
     splitting: true,
     format: 'esm',

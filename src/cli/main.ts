@@ -1,11 +1,52 @@
-// The only module that touches `process`: argv in, exit code out.
-import { readFileSync } from 'node:fs';
+// The only module that touches `process`: argv, environment, streams, signals, exit code.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Context } from '../commands/context.js';
+import { ExitCode } from './exit-codes.js';
+import { VERSION } from './version.js';
 
 const argv = process.argv.slice(2);
+
+// Answered before anything heavy loads: `nsed --version` sits in shell loops.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  process.stdout.write(`${pkg.version}\n`);
+  process.stdout.write(`${VERSION}\n`);
 } else {
-  process.stderr.write('nsed: the command-line frame is being assembled\n');
-  process.exitCode = 1;
+  const controller = new AbortController();
+  let signalExit: number | undefined;
+  const onSignal = (code: number) => () => {
+    if (signalExit !== undefined && code === ExitCode.interrupted) {
+      // A second Ctrl-C while the first is being handled forces the exit (#42).
+      process.exit(code);
+    }
+    signalExit ??= code;
+    controller.abort(new Error(`signal ${code}`));
+  };
+  process.on('SIGINT', onSignal(ExitCode.interrupted));
+  process.on('SIGTERM', onSignal(ExitCode.terminated));
+  process.on('SIGHUP', onSignal(ExitCode.sighup));
+
+  const { runCli } = await import('./run-cli.js');
+  const ctx: Omit<Context, 'io'> = {
+    env: process.env,
+    clock: {
+      now: () => new Date(),
+      sleep: (ms, signal) => sleep(ms, undefined, signal === undefined ? undefined : { signal }),
+    },
+    signal: controller.signal,
+    signalExit: () => signalExit,
+    randomHex: (bytes) => randomBytes(bytes).toString('hex'),
+  };
+  const streams = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    // Lazy: touching process.stdin creates a handle, and stdin is read only when asked for.
+    get stdin() {
+      return process.stdin;
+    },
+  };
+  const code = await runCli(argv, ctx, streams);
+  process.exitCode = code;
+  // Whatever still holds the event loop (a pooled socket, a stdin handle) must not keep a
+  // finished command alive in a CI job; unref'd, so a clean exit is not delayed.
+  setTimeout(() => process.exit(code), 1500).unref();
 }

@@ -1,0 +1,52 @@
+import type { Argv } from 'yargs';
+import type { OutputMode } from '../output/renderer.js';
+import { usageError } from '../errors.js';
+
+/** Options every command accepts (design.md §3). The token itself is never a flag (#73). */
+export interface GlobalOptions {
+  url: string | undefined;
+  tokenFile: string | undefined;
+  home: string | undefined;
+  output: OutputMode;
+  quiet: boolean;
+  /** Whole-turn deadline in seconds; undefined = none. */
+  timeoutS: number | undefined;
+  idleTimeoutS: number;
+  color: boolean;
+  sim: boolean;
+}
+
+export const OUTPUT_MODES = ['text', 'ndjson', 'final', 'json'] as const;
+
+export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
+  return y
+    .option('url', { type: 'string', describe: 'orchestrator base URL (env NSED_URL; default: the session\'s, else http://localhost:8080)', global: true })
+    .option('token-file', { type: 'string', describe: 'read the bearer token from this file (or set NSED_TOKEN)', global: true })
+    .option('home', { type: 'string', describe: 'store root (env NSED_HOME)', global: true })
+    .option('output', { alias: 'o', choices: OUTPUT_MODES, default: 'text' as const, describe: 'output mode', global: true })
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress on stderr', global: true })
+    .option('timeout', { type: 'number', describe: 'whole-turn deadline in seconds', global: true })
+    .option('idle-timeout', { type: 'number', default: 90, describe: 'longest silence tolerated, in seconds', global: true })
+    .option('color', { type: 'boolean', default: true, describe: 'colour on stderr (--no-color to disable; NO_COLOR is honoured)', global: true })
+    .option('sim', { type: 'boolean', default: false, describe: 'run against a built-in simulator on a random loopback port', global: true });
+}
+
+export function toGlobalOptions(argv: Record<string, unknown>): GlobalOptions {
+  const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
+  const num = (k: string): number | undefined => (typeof argv[k] === 'number' && Number.isFinite(argv[k]) ? (argv[k] as number) : undefined);
+  const timeoutS = num('timeout');
+  const idleTimeoutS = num('idle-timeout') ?? 90;
+  if (timeoutS !== undefined && timeoutS <= 0) throw usageError('--timeout must be a positive number of seconds');
+  if (idleTimeoutS <= 0) throw usageError('--idle-timeout must be a positive number of seconds', 'keep-alives arrive every 15 s; 90 is the default');
+  return {
+    url: str('url'),
+    tokenFile: str('token-file'),
+    home: str('home'),
+    output: (str('output') ?? 'text') as OutputMode,
+    quiet: argv['quiet'] === true,
+    timeoutS,
+    idleTimeoutS,
+    color: argv['color'] !== false,
+    sim: argv['sim'] === true,
+  };
+}

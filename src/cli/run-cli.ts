@@ -1,0 +1,126 @@
+import yargs, { type Argv } from 'yargs';
+import { commands } from '../commands/index.js';
+import { STDIN_MARKER } from '../commands/shared/prompt.js';
+import type { CommandDef, CommandEnv, CommandGroup } from '../commands/command.js';
+import type { Context } from '../commands/context.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { createIO } from '../terminal/create-io.js';
+import { oneLine } from '../terminal/sanitize.js';
+import { ExitCode } from './exit-codes.js';
+import { toGlobalOptions, withGlobalOptions } from './global-options.js';
+import { VERSION } from './version.js';
+
+interface Streams {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+type Selected = { def: CommandDef; argv: Record<string, unknown> };
+
+/** Parses argv, runs the chosen command, prints any error as `nsed: …` / `hint: …`, returns the exit code. */
+export async function runCli(args: string[], base: Omit<Context, 'io'>, streams: Streams): Promise<number> {
+  let selected: Selected | undefined;
+  const select = (def: CommandDef) => (argv: Record<string, unknown>) => {
+    selected = { def, argv };
+  };
+  args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
+  const parser = buildParser(args, select);
+
+  let helpText = '';
+  let parseError: Error | undefined;
+  try {
+    // With a callback, yargs hands help and version text back instead of printing and exiting.
+    await parser.parseAsync(args, {}, (err: Error | undefined, _argv: unknown, output: string) => {
+      if (err) parseError = err;
+      helpText = output;
+    });
+  } catch (err) {
+    parseError = err instanceof Error ? err : new Error(String(err));
+  }
+
+  if (parseError !== undefined) {
+    streams.stderr.write(`nsed: ${oneLine(parseError.message, 300)}\n`);
+    streams.stderr.write(`hint: run 'nsed ${commandWord(args)}--help' for usage\n`);
+    return ExitCode.usage;
+  }
+  if (selected === undefined) {
+    if (helpText !== '') streams.stdout.write(helpText.endsWith('\n') ? helpText : `${helpText}\n`);
+    return ExitCode.ok;
+  }
+
+  let env: CommandEnv | undefined;
+  try {
+    const globals = toGlobalOptions(selected.argv);
+    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet });
+    env = { ctx: { ...base, io }, globals };
+    return await selected.def.run(env, selected.argv);
+  } catch (err) {
+    return reportError(err, streams, base.env);
+  }
+}
+
+export function reportError(
+  err: unknown,
+  streams: Pick<Streams, 'stderr'>,
+  env: Readonly<Record<string, string | undefined>>,
+): number {
+  const e = toNsedError(err);
+  streams.stderr.write(`nsed: ${oneLine(e.message, 500)}\n`);
+  if (e.hint !== undefined) streams.stderr.write(`hint: ${oneLine(e.hint, 300)}\n`);
+  if (env['NSED_DEBUG'] === '1' && err instanceof Error && err.stack !== undefined) {
+    streams.stderr.write(`${err.stack}\n`);
+  }
+  return e.exitCode;
+}
+
+function buildParser(args: string[], select: (def: CommandDef) => (argv: Record<string, unknown>) => void): Argv {
+  let y = withGlobalOptions(yargs(args))
+    .scriptName('nsed')
+    .usage('nsed <command> [options]\n\nA command-line client for NSED deliberations.')
+    .parserConfiguration({ 'parse-positional-numbers': false, 'halt-at-non-option': false })
+    .strict()
+    .exitProcess(false)
+    .version(VERSION)
+    .alias('version', 'V')
+    .help()
+    .alias('help', 'h')
+    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .demandCommand(1, 'name a command')
+    .recommendCommands()
+    .epilog('Exit codes: 0 ok, 2 usage, 3 not found, 4 auth, 5 server, 6 network, 7 conflict, 8 store, 124 timeout, 130 interrupted.')
+    .fail((msg: string | undefined, err: Error | undefined) => {
+      throw err ?? new NsedError('usage', msg ?? 'invalid arguments');
+    });
+  for (const entry of commands) {
+    y = isGroup(entry) ? addGroup(y, entry, select) : addCommand(y, entry, select);
+  }
+  return y;
+}
+
+function addCommand(y: Argv, def: CommandDef, select: (def: CommandDef) => (argv: Record<string, unknown>) => void): Argv {
+  return y.command({
+    command: def.command,
+    describe: def.describe,
+    aliases: def.aliases ?? [],
+    builder: def.builder,
+    handler: select(def),
+  });
+}
+
+function addGroup(y: Argv, group: CommandGroup, select: (def: CommandDef) => (argv: Record<string, unknown>) => void): Argv {
+  return y.command(group.command, group.describe, (sub: Argv) => {
+    let s = sub;
+    for (const def of group.subcommands) s = addCommand(s, def, select);
+    return s.demandCommand(1, `name a ${group.command} subcommand: ${group.subcommands.map((d) => d.command.split(' ')[0]).join(', ')}`);
+  });
+}
+
+function isGroup(entry: CommandDef | CommandGroup): entry is CommandGroup {
+  return 'subcommands' in entry;
+}
+
+function commandWord(args: string[]): string {
+  const first = args.find((a) => !a.startsWith('-'));
+  return first !== undefined && commands.some((c) => c.command.split(' ')[0] === first) ? `${first} ` : '';
+}

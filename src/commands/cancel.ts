@@ -1,0 +1,61 @@
+import type { CommandDef } from './command.js';
+import { resolveTarget, withSessionTarget } from './shared/session-target.js';
+
+/** `nsed cancel [-s ID | --last]`: stop the session's running deliberation on the orchestrator. */
+export const cancel: CommandDef = {
+  command: 'cancel',
+  describe: "cancel the session's running deliberation (Ctrl-C only detaches)",
+  builder: (y) => withSessionTarget(y),
+  run: async (env, argv) => {
+    const [{ openStore }, { connect }, { NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
+      import('./shared/open-store.js'),
+      import('./shared/connection.js'),
+      import('../errors.js'),
+      import('../session/lineage.js'),
+      import('../session/ids.js'),
+      import('../terminal/sanitize.js'),
+    ]);
+    const { ctx } = env;
+    const store = await openStore(env);
+    const id = await resolveTarget(store, argv);
+    const session = await store.read(id);
+    const pending = session.pending_job;
+    if (pending === undefined) {
+      throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: 'there is no pending deliberation to cancel' });
+    }
+    const conn = await connect(env, session.orchestrator);
+    try {
+      try {
+        await conn.client.cancel(pending.job_id, { signal: ctx.signal });
+      } catch (err) {
+        const e = toNsedError(err);
+        if (e.code !== 'conflict' && e.code !== 'not_found') throw e;
+        const { reconcilePending } = await import('./shared/reconcile.js');
+        await reconcilePending(conn.client, store, session, ctx.randomHex, () => ctx.clock.now());
+        throw new NsedError('conflict', `deliberation ${pending.job_id} is no longer running; nothing to cancel`, {
+          hint: `see the recorded turn with 'nsed sessions show ${id}'`,
+        });
+      }
+      await store.update(id, (s) => {
+        const existing = s.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+        upsertAssistantTurn(s, {
+          ...(existing ?? {}),
+          id: existing?.id ?? newTurnId(ctx.randomHex),
+          role: 'assistant',
+          kind: 'message',
+          content: existing?.content ?? '',
+          status: 'cancelled',
+          ts: ctx.clock.now().toISOString(),
+          policy_id: pending.policy,
+          job_id: pending.job_id,
+          path: pending.path,
+        });
+        if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
+      });
+      ctx.io.stderr.write(`cancelled deliberation ${sanitizeForTerminal(pending.job_id)} of session ${id}\n`);
+      return 0;
+    } finally {
+      await conn.close();
+    }
+  },
+};

@@ -1,0 +1,48 @@
+import type { CommandDef } from './command.js';
+import { promptWords } from './shared/prompt.js';
+import { resolveTarget, withSessionTarget } from './shared/session-target.js';
+import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
+
+/** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
+export const continueCommand: CommandDef = {
+  command: 'continue [prompt..]',
+  describe: 'run the next turn of a session (-s ID or --last)',
+  builder: (y) =>
+    withSessionTarget(withTurnOptions(y))
+      .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
+      .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
+      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
+  run: async (env, argv) => {
+    const opts = toTurnOptions(argv);
+    const { readPrompt } = await import('./shared/prompt.js');
+    const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
+    const [{ openStore }, { connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
+      import('./shared/open-store.js'),
+      import('./shared/connection.js'),
+      import('./shared/execute-turn.js'),
+      import('./shared/reconcile.js'),
+      import('./shared/start-session.js'),
+      import('../protocol/policy-ref.js'),
+      import('../session/ids.js'),
+    ]);
+    const store = await openStore(env);
+    const id = await resolveTarget(store, argv);
+    const before = await store.read(id);
+    const conn = await connect(env, before.orchestrator);
+    try {
+      const { ctx } = env;
+      const state = await reconcile.reconcilePending(conn.client, store, before, ctx.randomHex, () => ctx.clock.now());
+      if (state === 'running') throw reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
+      const userTurnId = newTurnId(ctx.randomHex);
+      const session = await store.update(id, (s) => {
+        if (opts.policy !== undefined) s.active_policy = toModel(opts.policy);
+        if (opts.system !== undefined) s.system = opts.system;
+        if (opts.title !== undefined) s.title = opts.title;
+        s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
+      });
+      return await executeTurn(env, { store, conn }, session, userTurnId, opts);
+    } finally {
+      await conn.close();
+    }
+  },
+};

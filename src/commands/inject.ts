@@ -1,0 +1,56 @@
+import type { CommandDef } from './command.js';
+import { promptWords } from './shared/prompt.js';
+import { resolveTarget, withSessionTarget } from './shared/session-target.js';
+
+/**
+ * `nsed inject MESSAGE... [-s ID | --last] [--no-wait]`: steer a running deliberation from
+ * another terminal (POST /deliberation/{job}/inject), record the message as an injection turn,
+ * then follow the job to its answer unless --no-wait.
+ */
+export const inject: CommandDef = {
+  command: 'inject [message..]',
+  describe: "steer the session's running deliberation from another terminal",
+  builder: (y) =>
+    withSessionTarget(y)
+      .positional('message', { type: 'string', array: true, describe: 'the guidance (- for stdin)' })
+      .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
+      .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
+  run: async (env, argv) => {
+    const [{ readPrompt }, { openStore }, { connect }, { followTurn }, { injectMessage }, { newTurnId }] = await Promise.all([
+      import('./shared/prompt.js'),
+      import('./shared/open-store.js'),
+      import('./shared/connection.js'),
+      import('./shared/execute-turn.js'),
+      import('./shared/send-injection.js'),
+      import('../session/ids.js'),
+    ]);
+    const { ctx, globals } = env;
+    const message = await readPrompt(promptWords(argv['message']), ctx.io, 'message');
+    const store = await openStore(env);
+    const id = await resolveTarget(store, argv);
+    const session = await store.read(id);
+    const conn = await connect(env, session.orchestrator);
+    try {
+      const sent = await injectMessage(env, { store, conn }, session, message, argv['wait'] !== false);
+      if (sent.kind === 'answered' || argv['wait'] === false) return 0;
+      const pending = sent.pending;
+      const existing = (await store.read(id)).turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+      return await followTurn(
+        env,
+        { store, conn },
+        {
+          sessionId: id,
+          userTurnId: pending.turn,
+          assistantTurnId: existing?.id ?? newTurnId(ctx.randomHex),
+          policy: pending.policy,
+          path: pending.path,
+          stream: true,
+          start: { kind: 'attach', jobId: pending.job_id },
+        },
+        globals.output,
+      );
+    } finally {
+      await conn.close();
+    }
+  },
+};

@@ -1,0 +1,65 @@
+import type { NsedClient } from '../../api/client.js';
+import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from '../../config.js';
+import { sanitizeForTerminal } from '../../terminal/sanitize.js';
+import type { CommandEnv } from '../command.js';
+
+export interface Connection {
+  client: NsedClient;
+  /** The base URL requests go to. */
+  url: string;
+  /** What a session records as its orchestrator (`sim` for the in-process simulator). */
+  orchestrator: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the client for a command: --sim starts an in-process simulator on a random loopback
+ * port; otherwise --url, NSED_URL, the session's recorded orchestrator, or the default. A
+ * session that ran on the simulator goes back to a simulator of its own.
+ */
+export async function connect(env: CommandEnv, recorded?: string): Promise<Connection> {
+  const { ctx, globals } = env;
+  const warn = (line: string): void => {
+    ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
+  };
+  const useSim = globals.sim || (recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined);
+  let url: string;
+  let stopSim: (() => Promise<void>) | undefined;
+  let token: string | undefined;
+  if (useSim) {
+    const { startSim } = await import('../../sim/server.js');
+    const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env) });
+    url = sim.url;
+    stopSim = () => sim.close();
+  } else {
+    url = resolveUrl(globals.url, ctx.env, recorded);
+    token = await readToken(globals.tokenFile, ctx.env, warn);
+    const warning = cleartextWarning(url, token);
+    if (warning !== undefined) warn(warning);
+  }
+  const { createClient } = await import('../../api/client.js');
+  const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
+  const client = createClient({
+    baseUrl: url,
+    ...(token === undefined ? {} : { token }),
+    idleTimeoutMs: Math.round(globals.idleTimeoutS * 1000),
+    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.clock.now().getTime() + Math.round(globals.timeoutS * 1000) }),
+    env: ctx.env,
+    ...(debug === undefined ? {} : { debug }),
+  });
+  return {
+    client,
+    url,
+    orchestrator: useSim ? SIM_ORCHESTRATOR : url,
+    close: async () => {
+      await client.close();
+      if (stopSim !== undefined) await stopSim();
+    },
+  };
+}
+
+/** The in-process simulator paces rounds for a readable demo; NSED_SIM_ROUND_MS overrides. */
+function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
+  const v = Number(env['NSED_SIM_ROUND_MS']);
+  return Number.isFinite(v) && v >= 0 && env['NSED_SIM_ROUND_MS'] !== undefined ? v : 120;
+}

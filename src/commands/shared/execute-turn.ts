@@ -1,0 +1,72 @@
+import { notFound } from '../../errors.js';
+import { createRenderer } from '../../output/renderer.js';
+import { fromModel } from '../../protocol/policy-ref.js';
+import { newTurnId } from '../../session/ids.js';
+import type { Session } from '../../session/model.js';
+import type { SessionStore } from '../../session/store.js';
+import { buildChatRequest, buildNativeRequest, type TurnStart } from '../../turn/build-request.js';
+import { TurnRecorder } from '../../turn/record-turn.js';
+import { runTurn, type TurnSpec } from '../../turn/run-turn.js';
+import type { CommandEnv } from '../command.js';
+import type { Connection } from './connection.js';
+import { loadTools, type TurnOptions } from './turn-options.js';
+
+/**
+ * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
+ * recorded: picks the path (native when the council is chosen per request), builds the
+ * request from the lineage, and streams it through the renderer into the store.
+ */
+export async function executeTurn(
+  env: CommandEnv,
+  deps: { store: SessionStore; conn: Connection },
+  session: Session,
+  userTurnId: string,
+  opts: TurnOptions,
+): Promise<number> {
+  const { ctx, globals } = env;
+  const model = session.active_policy;
+  const native = opts.agents !== undefined || opts.rounds !== undefined;
+  let start: TurnStart;
+  if (native) {
+    const policyId = opts.agents === undefined ? await resolvePolicyId(deps.conn, model) : undefined;
+    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8));
+  } else {
+    const tools = await loadTools(opts.toolsFile);
+    start = buildChatRequest(session, model, { stream: opts.stream, ...(tools === undefined ? {} : { tools }) });
+  }
+  const spec: TurnSpec = {
+    sessionId: session.id,
+    userTurnId,
+    assistantTurnId: newTurnId(ctx.randomHex),
+    policy: model,
+    path: native ? 'native' : 'compat',
+    start,
+    stream: native || opts.stream,
+  };
+  return followTurn(env, deps, spec, globals.output);
+}
+
+/** Renders and records one turn (also used by resume and inject, which attach to a job). */
+export async function followTurn(
+  env: CommandEnv,
+  deps: { store: SessionStore; conn: Connection },
+  spec: TurnSpec,
+  output: CommandEnv['globals']['output'],
+): Promise<number> {
+  const renderer = await createRenderer(output, env.ctx.io);
+  const recorder = new TurnRecorder(deps.store, spec.sessionId);
+  await runTurn(
+    { ctx: env.ctx, client: deps.conn.client, renderer, recorder, url: deps.conn.url, newTurnId: () => newTurnId(env.ctx.randomHex) },
+    spec,
+  );
+  return 0;
+}
+
+/** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */
+async function resolvePolicyId(conn: Connection, model: string): Promise<string> {
+  const ref = fromModel(model) ?? model;
+  const policies = await conn.client.policies();
+  const match = ref === '*' ? policies[0] : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
+  if (match === undefined) throw notFound(`unknown policy '${ref}'`, 'list policies with GET /policies, or choose agents with --agents A,B');
+  return match.policy_id;
+}

@@ -1,0 +1,107 @@
+import { NsedError, toNsedError } from '../../errors.js';
+import { upsertInjection } from '../../session/lineage.js';
+import { newTurnId } from '../../session/ids.js';
+import type { PendingJob, Session } from '../../session/model.js';
+import type { SessionStore } from '../../session/store.js';
+import { buildChatRequest } from '../../turn/build-request.js';
+import { sanitizeForTerminal } from '../../terminal/sanitize.js';
+import type { CommandEnv } from '../command.js';
+import type { Connection } from './connection.js';
+import { followTurn } from './execute-turn.js';
+import { reconcilePending } from './reconcile.js';
+
+export type Injected = { kind: 'acknowledged'; pending: PendingJob } | { kind: 'answered' };
+
+/**
+ * Sends guidance into the session's running job. The native inject route is preferred; an
+ * orchestrator without it (404/405 on the route while /result shows the job running) gets the
+ * compat routing rule instead: the same x-opencode-session, which injects into the live job.
+ */
+export async function injectMessage(
+  env: CommandEnv,
+  deps: { store: SessionStore; conn: Connection },
+  session: Session,
+  message: string,
+  wait: boolean,
+): Promise<Injected> {
+  const { ctx } = env;
+  const pending = session.pending_job;
+  if (pending === undefined) throw nothingRunning(session.id);
+  let ack;
+  try {
+    ack = await deps.conn.client.inject(pending.job_id, message, { signal: ctx.signal });
+  } catch (err) {
+    const e = toNsedError(err);
+    if (e.code === 'conflict') {
+      // The job ended before the message landed: record its answer if there is one.
+      await reconcilePending(deps.conn.client, deps.store, session, ctx.randomHex, () => ctx.clock.now());
+      throw nothingRunning(session.id);
+    }
+    if (e.code !== 'not_found' && e.status !== 405) throw e;
+    return compatFallback(env, deps, session, pending, message, wait);
+  }
+  ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(pending.job_id)} at round ${ack.injected_at_round} (sequence ${ack.sequence})\n`);
+  await deps.store.update(session.id, (s) => {
+    upsertInjection(s, {
+      id: newTurnId(ctx.randomHex),
+      role: 'user',
+      kind: 'injection',
+      content: message,
+      status: 'complete',
+      ts: ctx.clock.now().toISOString(),
+      job_id: pending.job_id,
+      round: ack.injected_at_round,
+      sequence: ack.sequence,
+    });
+  });
+  return { kind: 'acknowledged', pending };
+}
+
+async function compatFallback(
+  env: CommandEnv,
+  deps: { store: SessionStore; conn: Connection },
+  session: Session,
+  pending: PendingJob,
+  message: string,
+  wait: boolean,
+): Promise<Injected> {
+  const { ctx, globals } = env;
+  const result = await deps.conn.client.result(pending.job_id, { signal: ctx.signal }).catch(() => undefined);
+  const status = result?.status.split(':')[0]?.trim().toLowerCase() ?? '';
+  if (!['running', 'pending', 'claimed', 'queued'].includes(status)) throw nothingRunning(session.id);
+  const withMessage: Session = {
+    ...session,
+    turns: [...session.turns, { id: 'inject', role: 'user', kind: 'injection', content: message, status: 'complete', ts: ctx.clock.now().toISOString() }],
+  };
+  const start = buildChatRequest(withMessage, session.active_policy, { stream: !wait });
+  if (start.kind !== 'chat') throw new Error('compat request expected');
+  ctx.io.stderr.write(`this orchestrator has no inject route; sending through the compat thread ${sanitizeForTerminal(session.conversation_id)}\n`);
+  if (!wait) {
+    // The routing rule injects as soon as the request arrives; nothing more is needed from it.
+    const stream = await deps.conn.client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
+    stream.abort();
+    return { kind: 'answered' };
+  }
+  const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+  await followTurn(
+    env,
+    deps,
+    {
+      sessionId: session.id,
+      userTurnId: pending.turn,
+      assistantTurnId: existing?.id ?? newTurnId(ctx.randomHex),
+      policy: pending.policy,
+      path: 'compat',
+      stream: false,
+      start,
+    },
+    globals.output,
+  );
+  return { kind: 'answered' };
+}
+
+function nothingRunning(sessionId: string): NsedError {
+  return new NsedError('conflict', `nothing is running in session ${sessionId}`, {
+    hint: `ask a follow-up with 'nsed continue -s ${sessionId} MESSAGE'`,
+  });
+}

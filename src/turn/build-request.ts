@@ -1,0 +1,50 @@
+import type { ChatCompletionRequest, ChatMessage, DeliberationRequest, ToolDefinition } from '../protocol/wire.js';
+import type { Session } from '../session/model.js';
+import { lineageMessages } from '../session/lineage.js';
+
+/** How a turn reaches the orchestrator (design.md §4). */
+export type TurnStart =
+  | { kind: 'chat'; body: ChatCompletionRequest; threadKey: string }
+  | { kind: 'submit'; body: DeliberationRequest }
+  | { kind: 'attach'; jobId: string }
+  /** A job that already finished: its answer, as GET /result gave it. */
+  | { kind: 'result'; jobId: string; content: string };
+
+export interface NativeChoice {
+  agents: string[] | undefined;
+  rounds: number | undefined;
+  /** Set when the policy was resolved to a registered policy id (no --agents given). */
+  policyId: string | undefined;
+}
+
+/**
+ * The compat request: the session's whole lineage as `messages` (system first), never
+ * pre-flattened (protocol.md §3.1.1): the server flattens.
+ */
+export function buildChatRequest(session: Session, model: string, opts: { stream: boolean; tools?: ToolDefinition[] }): TurnStart {
+  const messages: ChatMessage[] = [];
+  if (session.system !== undefined && session.system !== '') messages.push({ role: 'system', content: session.system });
+  for (const m of lineageMessages(session)) messages.push({ role: m.role, content: m.content });
+  const body: ChatCompletionRequest = { model, messages, stream: opts.stream };
+  if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools;
+  return { kind: 'chat', body, threadKey: session.conversation_id };
+}
+
+/**
+ * The native request: a fresh room per turn (`<session>_<16 hex>`, so a retry never meets a
+ * 409 from the previous turn), the branch's conversation id, the messages form (the server
+ * derives user_query and new_turn), and the system prompt as system_instructions, since a
+ * system turn inside messages is rejected (seed: thread tutorial).
+ */
+export function buildNativeRequest(session: Session, choice: NativeChoice, roomSuffix: string): TurnStart {
+  const body: DeliberationRequest = {
+    room_id: `${session.id}_${roomSuffix}`,
+    conversation_id: session.conversation_id,
+    messages: lineageMessages(session).map((m) => ({ role: m.role, content: m.content })),
+  };
+  if (choice.agents !== undefined) body.agent_names = choice.agents;
+  if (choice.policyId !== undefined) body.policy_id = choice.policyId;
+  if (choice.rounds !== undefined) body.deliberation_rounds = choice.rounds;
+  if (session.system !== undefined && session.system !== '') body.system_instructions = session.system;
+  return { kind: 'submit', body };
+}

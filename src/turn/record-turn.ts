@@ -1,0 +1,103 @@
+import type { PendingJob, Session, Turn, TurnPath, TurnStatus } from '../session/model.js';
+import type { SessionStore } from '../session/store.js';
+import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
+import type { Transcript } from './transcript.js';
+
+/**
+ * The recorder side of a turn. Every write goes through `store.update`, which re-reads the
+ * file under the session lock, so a second process (an `inject` from another terminal) never
+ * loses its turn to ours (#54). Writes are chained so they land in event order.
+ */
+export class TurnRecorder {
+  private chain: Promise<unknown> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly sessionId: string,
+  ) {}
+
+  /**
+   * Written as soon as the job id is known, so `nsed resume` finds the job after a crash; the
+   * returned promise settles once it is on disk (persist before print, #36).
+   */
+  pending(marker: PendingJob): Promise<void> {
+    return this.enqueue((s) => {
+      s.pending_job = marker;
+      s.server_thread = marker.job_id;
+    });
+  }
+
+  injection(jobId: string, inj: { message: string; round: number; sequence: number }, id: string, ts: string): void {
+    this.enqueue((s) => {
+      upsertInjection(s, {
+        id,
+        role: 'user',
+        kind: 'injection',
+        content: inj.message,
+        status: 'complete',
+        ts,
+        job_id: jobId,
+        round: inj.round,
+        sequence: inj.sequence,
+      });
+    });
+  }
+
+  /**
+   * The assistant turn, built from the transcript. A complete, failed or cancelled turn
+   * clears the pending marker (the job is over); an interrupted one keeps it for `resume`.
+   */
+  answer(a: {
+    id: string;
+    transcript: Transcript;
+    status: TurnStatus;
+    policy: string;
+    path: TurnPath;
+    ts: string;
+    error?: string;
+  }): void {
+    const t = a.transcript;
+    const turn: Turn = {
+      id: a.id,
+      role: 'assistant',
+      kind: 'message',
+      content: t.content,
+      status: a.status,
+      ts: a.ts,
+      policy_id: a.policy,
+      path: a.path,
+    };
+    if (t.jobId !== null) turn.job_id = t.jobId;
+    if (t.finishReason !== null) turn.finish_reason = t.finishReason;
+    if (t.reasoning !== '') turn.reasoning = t.reasoning;
+    const scored = t.rounds.filter((r) => r.scored);
+    if (scored.length > 0) turn.rounds = scored;
+    if (t.toolCalls.length > 0) turn.tool_calls = t.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    if (a.error !== undefined) turn.error = a.error;
+    this.enqueue((s) => {
+      upsertAssistantTurn(s, turn);
+      if (a.status !== 'interrupted' && s.pending_job !== undefined && (t.jobId === null || s.pending_job.job_id === t.jobId)) {
+        delete s.pending_job;
+      }
+    });
+  }
+
+  /** Waits for every queued write; rethrows the first failure (#65: never lose a write silently). */
+  async flush(): Promise<void> {
+    await this.chain;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private enqueue(mutate: (s: Session) => void): Promise<void> {
+    const write = this.chain.then(async () => {
+      try {
+        await this.store.update(this.sessionId, mutate);
+      } catch (err) {
+        this.failure ??= err;
+      }
+    });
+    this.chain = write;
+    return write;
+  }
+}

@@ -1,0 +1,223 @@
+import type { EventStream, NsedClient } from '../api/client.js';
+import type { NsedEvent, StreamEvent } from '../api/events.js';
+import type { Context } from '../commands/context.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
+import type { Renderer } from '../output/renderer.js';
+import type { TurnPath, TurnStatus } from '../session/model.js';
+import type { TurnStart } from './build-request.js';
+import { completionEvents } from './completion-events.js';
+import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
+import type { TurnRecorder } from './record-turn.js';
+import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
+
+export interface TurnDeps {
+  ctx: Context;
+  client: NsedClient;
+  renderer: Renderer;
+  recorder: TurnRecorder;
+  url: string;
+  newTurnId: () => string;
+}
+
+export interface TurnSpec {
+  sessionId: string;
+  /** The user turn this answers; the pending marker points at it. */
+  userTurnId: string;
+  assistantTurnId: string;
+  /** The model string sent (`nsed:deep`). */
+  policy: string;
+  path: TurnPath;
+  start: TurnStart;
+  /** false: a blocking chat.completion request (--no-stream). */
+  stream: boolean;
+}
+
+/**
+ * The one loop over a turn's events (design.md §2): bytes become events in api/, and here each
+ * event goes to the renderer and the recorder. A dropped stream is resumed from the job's
+ * start; the replay's first `applied` events were already shown and are skipped, so output
+ * and record equal an uninterrupted run (#33). The start request is never sent twice (#40).
+ */
+export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcript> {
+  const { ctx, renderer, recorder } = deps;
+  let transcript = emptyTranscript();
+  let jobId: string | undefined;
+
+  const emit = (e: NsedEvent): void => {
+    transcript = applyEvent(transcript, e);
+    renderer.onEvent(e);
+  };
+  // Resolves once the pending marker is durable; the job is shown only after that (#36).
+  const noteJob = async (id: string): Promise<void> => {
+    if (jobId !== undefined) return;
+    jobId = id;
+    await recorder.pending({ job_id: id, turn: spec.userTurnId, path: spec.path, policy: spec.policy, started: ctx.clock.now().toISOString() });
+    emit({ type: 'job', job_id: id });
+  };
+  const apply = (e: StreamEvent): void => {
+    switch (e.type) {
+      case 'job':
+        // Normally known from the response header already; a server without the header names
+        // the job in the first chunk, and then the marker is written in the background.
+        void noteJob(e.job_id);
+        return;
+      case 'injection':
+        if (transcript.injections.some((i) => i.sequence === e.sequence)) return;
+        if (jobId !== undefined) recorder.injection(jobId, e, deps.newTurnId(), ctx.clock.now().toISOString());
+        emit({ type: 'injection', message: e.message, round: e.round, sequence: e.sequence });
+        return;
+      case 'end':
+        transcript = applyEvent(transcript, e);
+        return;
+      default: {
+        const { index: _index, ...event } = e;
+        emit(event as NsedEvent);
+      }
+    }
+  };
+
+  emit({ type: 'turn-start', session: spec.sessionId, turn: spec.assistantTurnId, policy: spec.policy, path: spec.path, url: deps.url });
+  try {
+    if (spec.start.kind === 'chat' && !spec.stream) {
+      const { completion, jobId: header } = await deps.client.chat(spec.start.body, { threadKey: spec.start.threadKey, signal: ctx.signal });
+      const events = completionEvents(completion, header);
+      for (const e of events) {
+        if (e.type === 'job') await noteJob(e.job_id);
+        else apply(e);
+      }
+    } else if (spec.start.kind === 'result') {
+      await noteJob(spec.start.jobId);
+      apply({ type: 'text', text: spec.start.content, index: 1 });
+      apply({ type: 'end', finish_reason: 'stop', index: 1 });
+    } else {
+      await followStream(deps, spec, apply, () => jobId, noteJob);
+    }
+    const finishReason = transcript.finishReason ?? 'stop';
+    const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
+    record(deps, spec, transcript, status);
+    await recorder.flush();
+    if (status === 'cancelled') {
+      throw new NsedError('server', `the deliberation ${jobId ?? ''} was cancelled`.replace('  ', ' '), { hint: 'the turn is recorded as cancelled' });
+    }
+    emit({ type: 'finish', finish_reason: finishReason, content: transcript.content, session: spec.sessionId, turn: spec.assistantTurnId, job_id: jobId ?? null });
+    await renderer.close();
+    return transcript;
+  } catch (err) {
+    const raw = toNsedError(err);
+    const e = classify(err, ctx, spec.sessionId, jobId);
+    if (transcript.finishReason !== 'cancelled') {
+      // A job that failed or was refused is over; one that was cut off may still be running.
+      const over = jobId === undefined || (!ctx.signal.aborted && raw.drop === undefined && raw.code === 'server');
+      record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
+    }
+    try {
+      await recorder.flush();
+    } catch (storeErr) {
+      emit({ type: 'error', code: e.code, exit_code: e.exitCode, message: e.message });
+      await renderer.close();
+      throw storeErr;
+    }
+    emit({ type: 'error', code: e.code, exit_code: e.exitCode, message: e.message });
+    await renderer.close();
+    throw e;
+  }
+}
+
+async function followStream(
+  deps: TurnDeps,
+  spec: TurnSpec,
+  apply: (e: StreamEvent) => void,
+  currentJob: () => string | undefined,
+  noteJob: (id: string) => Promise<void>,
+): Promise<void> {
+  const { ctx } = deps;
+  let stream: EventStream = await open(deps, spec.start, noteJob);
+  if (stream.jobId !== undefined) await noteJob(stream.jobId);
+  let applied = 0;
+  let attempt = 0;
+  let appliedAtLastDrop = -1;
+  for (;;) {
+    let seen = 0;
+    try {
+      for await (const e of stream) {
+        seen += 1;
+        if (seen <= applied) continue;
+        applied += 1;
+        apply(e);
+        if (e.type === 'end') return;
+      }
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      throw new NsedError('network', 'the stream ended before the deliberation finished (no [DONE])', { drop: 'eof' });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const e = toNsedError(err);
+      const job = currentJob();
+      if (e.drop === undefined || job === undefined) throw e;
+      // The retry budget resets whenever the last connection made progress (#31).
+      if (applied > appliedAtLastDrop) attempt = 0;
+      appliedAtLastDrop = applied;
+      stream = await reconnect(deps, job, e, () => ++attempt);
+    }
+  }
+}
+
+async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
+  const { client, ctx } = deps;
+  switch (start.kind) {
+    case 'chat':
+      return client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
+    case 'submit': {
+      const { job_id } = await client.submit(start.body, { signal: ctx.signal });
+      await noteJob(job_id);
+      return client.resume(job_id, { signal: ctx.signal });
+    }
+    case 'attach':
+      await noteJob(start.jobId);
+      return client.resume(start.jobId, { signal: ctx.signal });
+    case 'result':
+      throw new Error('a finished job has no stream to follow');
+  }
+}
+
+async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAttempt: () => number): Promise<EventStream> {
+  const { ctx, client, renderer } = deps;
+  let last = cause;
+  for (;;) {
+    const attempt = nextAttempt();
+    if (attempt > MAX_RESUME_ATTEMPTS) throw last;
+    renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
+    await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
+    try {
+      return await client.resume(jobId, { signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const e = toNsedError(err);
+      if (e.code === 'not_found') {
+        throw new NsedError('not_found', `deliberation ${jobId} is no longer known to the orchestrator`, { hint: 'its history expired; the partial answer is saved as interrupted' });
+      }
+      if (!isRetryableResumeError(e)) throw e;
+      last = e;
+    }
+  }
+}
+
+function record(deps: TurnDeps, spec: TurnSpec, transcript: Transcript, status: TurnStatus, error?: string): void {
+  const entry = { id: spec.assistantTurnId, transcript, status, policy: spec.policy, path: spec.path, ts: deps.ctx.clock.now().toISOString() };
+  deps.recorder.answer(error === undefined ? entry : { ...entry, error });
+}
+
+function classify(err: unknown, ctx: Context, sessionId: string, jobId: string | undefined): NsedError {
+  if (ctx.signal.aborted) {
+    const code = (ctx.signalExit() ?? ExitCode.interrupted) as ExitCodeValue;
+    return new NsedError('interrupted', jobId === undefined ? 'interrupted' : `interrupted; deliberation ${jobId} goes on on the orchestrator`, {
+      exitCode: code,
+      hint: `nsed resume -s ${sessionId}`,
+    });
+  }
+  const e = toNsedError(err);
+  if (jobId !== undefined && (e.drop !== undefined || e.code === 'network' || e.code === 'timeout' || e.code === 'store')) {
+    return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint: `nsed resume -s ${sessionId}`, cause: e });
+  }
+  return e;
+}

@@ -1,0 +1,127 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await makeRig();
+});
+afterEach(() => {
+  rig.sim.setFaults([]);
+});
+afterAll(async () => {
+  await rig.close();
+});
+
+async function session(id: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as Record<string, unknown>;
+}
+
+async function newestSession(): Promise<Record<string, unknown>> {
+  const names = (await readdir(join(rig.home, 'sessions'))).filter((n) => n.endsWith('.json'));
+  const all = await Promise.all(names.map((n) => session(n.replace(/\.json$/, ''))));
+  return all.sort((a, b) => String(b['created']).localeCompare(String(a['created'])))[0] as Record<string, unknown>;
+}
+
+describe('exit codes of nsed ask, through a real process', () => {
+  it.each([
+    ['a bad flag exits 2 (usage)', ['ask', '--bogus', 'q'], [], 2, /Unknown argument: bogus/],
+    ['an unknown output mode exits 2', ['ask', '-o', 'xml', 'q'], [], 2, /Invalid values/],
+    ['an unknown policy exits 3 (#48)', ['ask', '-p', 'no-such-policy', 'q'], [], 3, /no-such-policy/],
+    ['a 503 on start exits 5 without a retry (#46)', ['ask', 'q'], ['status=503'], 5, /503/],
+    ['a 429 on start exits 5 and says how long to wait (#45)', ['ask', 'q'], ['status=429;retry-after=1'], 5, /429/],
+    ['a chunk that stays malformed on every resume exits 5 (#17)', ['ask', 'q'], ['all:malformed-at=5'], 5, /malformed chunk at event 5/],
+    ['a failed deliberation exits 5 (#19)', ['ask', 'q'], ['fail-at-round=1'], 5, /deliberation failed/],
+  ])('%s', async (_name, args, faults, code, stderr) => {
+    rig.sim.setFaults(faults);
+    const r = await rig.run(args);
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(stderr);
+    expect(r.stderr).toMatch(/^nsed: /m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stdout).toBe('');
+  });
+
+  it('connection refused exits 6 and names the host (#43)', async () => {
+    const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' } });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/127\.0\.0\.1:9/);
+  });
+
+  it('a 401 exits 4 and never echoes the token (#47)', async () => {
+    const locked = await makeRig({ token: 'sim-secret-token' });
+    try {
+      const r = await locked.run(['ask', 'q'], { env: { NSED_TOKEN: 'wrong-canary-token' } });
+      expect(r.code).toBe(4);
+      expect(r.stderr).toMatch(/authentication failed/);
+      expect(r.stderr + r.stdout).not.toContain('wrong-canary-token');
+    } finally {
+      await locked.close();
+    }
+  });
+
+  it('a stream that ends without [DONE] on every try exits 6 with the partial answer saved as interrupted (#26)', async () => {
+    rig.sim.setFaults(['all:eof-without-done']);
+    const r = await rig.run(['ask', '-o', 'ndjson', 'Design a cache']);
+    expect(r.code).toBe(6);
+    const events = parseNdjson(r.stdout);
+    expect(events.filter((e) => e['type'] === 'reconnect').length).toBeGreaterThan(0);
+    const last = events.at(-1) as Record<string, unknown>;
+    expect(last).toMatchObject({ type: 'error', exit_code: 6 });
+    const shown = events.filter((e) => e['type'] === 'text').map((e) => e['text']).join('');
+    expect(shown.length).toBeGreaterThan(0);
+    const saved = await newestSession();
+    const turns = saved['turns'] as Array<Record<string, unknown>>;
+    expect(turns.at(-1)).toMatchObject({ role: 'assistant', status: 'interrupted', content: shown });
+    expect(saved['pending_job']).toBeDefined();
+    expect(r.stderr).toMatch(/hint: nsed resume -s /);
+  });
+
+  it('an idle stall exits 124 once resuming does not help (#28)', async () => {
+    rig.sim.setFaults(['all:stall-ms=4000;stall-after=3']);
+    const r = await rig.run(['ask', '--idle-timeout', '0.3', 'Design a cache'], { timeoutMs: 30_000 });
+    expect(r.code).toBe(124);
+    expect(r.stderr).toMatch(/idle-timeout/);
+  });
+
+  it('--timeout bounds the whole turn with exit 124 (#52)', async () => {
+    rig.sim.setFaults(['stall-ms=4000;stall-after=2']);
+    const r = await rig.run(['ask', '--timeout', '0.5', 'Design a cache']);
+    expect(r.code).toBe(124);
+    expect(r.stderr).toMatch(/--timeout/);
+  });
+
+  it('SIGINT mid-stream exits 130, saves the partial answer and keeps pending_job (#42)', async () => {
+    const slow = await makeRig({ roundMs: 150 });
+    try {
+      const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a cache']);
+      await waitForOutput(child, (out) => out.includes('"type":"round"'));
+      child.kill('SIGINT');
+      const r = await child.result;
+      expect(r.code).toBe(130);
+      expect(r.stderr).toMatch(/hint: nsed resume -s \S+/);
+      const events = parseNdjson(r.stdout);
+      expect(events.at(-1)).toMatchObject({ type: 'error', exit_code: 130 });
+      const id = String(events[0]?.['session']);
+      const saved = JSON.parse(await readFile(join(slow.home, 'sessions', `${id}.json`), 'utf8')) as Record<string, unknown>;
+      expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ role: 'assistant', status: 'interrupted' });
+      expect(saved['pending_job']).toMatchObject({ job_id: events.find((e) => e['type'] === 'job')?.['job_id'] });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('SIGTERM mid-stream exits 143 (#71)', async () => {
+    const slow = await makeRig({ roundMs: 150 });
+    try {
+      const child = slow.spawn(['ask', 'Design a cache']);
+      await waitForOutput(child, (out) => out.includes('round 1/'));
+      child.kill('SIGTERM');
+      const r = await child.result;
+      expect(r.code).toBe(143);
+    } finally {
+      await slow.close();
+    }
+  });
+});
