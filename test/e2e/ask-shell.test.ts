@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, makeRig, type Rig } from './harness.js';
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await makeRig();
+});
+afterAll(async () => {
+  await rig.close();
+});
+
+function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', script], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('nsed ask in a shell pipeline', () => {
+  it('a stdout pipe closed early (| head -1) ends quietly, exit 0, with the session saved (#69)', async () => {
+    const home = join(rig.home, 'pipe');
+    const r = await bash(`"${process.execPath}" "${CLI}" ask -p deep "Design a cache" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`, {
+      NSED_HOME: home,
+      NSED_URL: rig.sim.url,
+    });
+    expect(r.stdout).toBe('## Design a cache\n');
+    expect(r.stderr).toContain('status=0');
+    expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
+    const [file] = (await readdir(join(home, 'sessions'))).filter((n) => n.endsWith('.json'));
+    const saved = JSON.parse(await readFile(join(home, 'sessions', String(file)), 'utf8')) as { turns: Array<{ status: string; content: string }> };
+    expect(saved.turns.at(-1)?.status).toBe('complete');
+    expect(saved.turns.at(-1)?.content.startsWith('## Design a cache\n')).toBe(true);
+  });
+
+  it('answer=$(nsed ask -o final …) captures only the answer', async () => {
+    const r = await bash(`answer=$("${process.execPath}" "${CLI}" ask -o final -p fast "Name a queue") && printf '%s' "$answer" | wc -l`, {
+      NSED_HOME: join(rig.home, 'capture'),
+      NSED_URL: rig.sim.url,
+    });
+    expect(r.code).toBe(0);
+    expect(Number(r.stdout.trim())).toBeGreaterThan(0);
+  });
+});
+
+describe('where the token comes from', () => {
+  it('reads the token from --token-file and warns when the file is readable by others (#73)', async () => {
+    const locked = await makeRig({ token: 'file-token-123' });
+    try {
+      const file = join(locked.home, 'token');
+      await writeFile(file, 'file-token-123\n');
+      await chmod(file, 0o644);
+      const r = await locked.run(['ask', '-o', 'final', '--token-file', file, 'q']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/readable by other users/);
+      expect(r.stderr).not.toContain('file-token-123');
+      await chmod(file, 0o600);
+      const quiet = await locked.run(['ask', '-o', 'final', '--token-file', file, 'q']);
+      expect(quiet.stderr).toBe('');
+    } finally {
+      await locked.close();
+    }
+  });
+
+  it('there is no flag that takes the token itself (#73)', async () => {
+    const r = await rig.run(['ask', '--token', 'x', 'q']);
+    expect(r.code).toBe(2);
+  });
+
+  it('a token over plain http:// to a non-loopback host draws a one-line warning (#80)', async () => {
+    const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://orchestrator.invalid:9', NSED_TOKEN: 'warn-token-1' } });
+    expect(r.stderr).toMatch(/^warning: sending the bearer token over plain http:\/\/ to orchestrator\.invalid:9; use https:\/\/$/m);
+    expect(r.stderr).not.toContain('warn-token-1');
+    expect(r.code).toBe(6);
+  });
+
+  it('NSED_DEBUG=1 logs each request method and URL on stderr, still without the token', async () => {
+    const plain = await rig.run(['ask', '-p', 'nope', 'q'], { env: { NSED_DEBUG: '1' } });
+    expect(plain.code).toBe(3);
+    expect(plain.stderr).toMatch(/^debug: POST /m);
+  });
+});
