@@ -1,3 +1,4 @@
+import type { RouteName } from '../sim/router.js';
 import type { CommandDef } from './command.js';
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
@@ -14,6 +15,12 @@ export const sim: CommandDef = {
       .option('history-ttl', { type: 'number', default: 600, describe: 'seconds a finished job stays replayable' })
       .option('token', { type: 'string', describe: 'require this bearer token (env NSED_SIM_TOKEN)' })
       .option('fault', { type: 'string', array: true, describe: 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)' })
+      .option('without-route', {
+        type: 'string',
+        array: true,
+        choices: ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations'],
+        describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
+      })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
   run: async (env, argv) => {
@@ -37,6 +44,7 @@ export const sim: CommandDef = {
         historyTtlMs: num('history-ttl') * 1000,
         ...(token === undefined || token === '' ? {} : { token }),
         faults,
+        withoutRoutes: Array.isArray(argv['without-route']) ? (argv['without-route'] as RouteName[]) : [],
       },
       { stdout: io.stdout, stderr: io.stderr },
       env.ctx.signal,

@@ -6,7 +6,7 @@ import type { RouteInput, SimContext } from './context.js';
 import type { FaultSpec } from './faults.js';
 import { BodyTooLarge, parseJson, readBody, sendJson, sendOpenAiError } from './http-util.js';
 import { type SimRequestRecord, recordHeaders } from './request-log.js';
-import { type RouteMatch, matchRoute } from './router.js';
+import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
 import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
@@ -17,6 +17,7 @@ export interface HandlerDeps {
   token: string | undefined;
   requests: SimRequestRecord[];
   log: ((line: string) => void) | undefined;
+  withoutRoutes: ReadonlySet<RouteName>;
 }
 
 /**
@@ -64,7 +65,8 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
   const record: SimRequestRecord = { method, path: url.pathname, headers: recordHeaders(req.headers), body: undefined, at: Date.now() };
   deps.requests.push(record);
   res.on('close', () => deps.log?.(`${method} ${url.pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`));
-  const match = matchRoute(method, url.pathname);
+  const routed = matchRoute(method, url.pathname);
+  const match = routed !== undefined && deps.withoutRoutes.has(routed.name) ? undefined : routed;
   let raw: string;
   try {
     raw = await readBody(req);

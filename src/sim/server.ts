@@ -6,6 +6,7 @@ import { handleRequest } from './handler.js';
 import { JobRegistry } from './jobs.js';
 import { defaultPolicies } from './policies.js';
 import type { SimRequestRecord } from './request-log.js';
+import type { RouteName } from './router.js';
 import { TimerSet } from './timers.js';
 
 export type { SimRequestRecord } from './request-log.js';
@@ -20,6 +21,8 @@ export interface SimOptions {
   historyTtlMs?: number;
   token?: string;
   faults?: string[];
+  /** Routes this orchestrator answers 404 on, to stand in for an older server (e.g. `inject`). */
+  withoutRoutes?: RouteName[];
   log?: (line: string) => void;
 }
 
@@ -48,7 +51,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     timers,
   };
   const requests: SimRequestRecord[] = [];
-  const deps = { ctx, token: opts.token, requests, log: opts.log };
+  const deps = { ctx, token: opts.token, requests, log: opts.log, withoutRoutes: new Set(opts.withoutRoutes ?? []) };
   const server = createServer((req, res) => {
     handleRequest(deps, req, res).catch(() => {
       if (!res.headersSent) {

@@ -166,6 +166,35 @@ describe('nsed inject from a second terminal', () => {
   }, 30_000);
 });
 
+describe('nsed inject against an orchestrator without the inject route', () => {
+  it('falls back to the compat routing rule: same x-opencode-session, stream false, and prints the answer', async () => {
+    const old = await makeRig({ roundMs: 400, withoutRoutes: ['inject'] });
+    try {
+      const first = old.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
+      let out = '';
+      first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      await waitForOutput(first, (o) => o.includes('"type":"round"'));
+      const id = sessionOf(out);
+      const second = await old.run(['inject', '-s', id, '-o', 'final', 'Focus on memory safety over throughput']);
+      const r1 = await first.result;
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/no inject route/);
+      const chats = old.sim.requests.filter((q) => q.path === '/v1/chat/completions');
+      expect(chats.length).toBe(2);
+      expect(chats[1]?.headers['x-opencode-session']).toBe(chats[0]?.headers['x-opencode-session']);
+      expect(chats[1]?.body).toMatchObject({ stream: false, messages: [{ role: 'user' }, { role: 'user', content: 'Focus on memory safety over throughput' }] });
+      const events = parseNdjson(r1.stdout);
+      expect(events.filter((e) => e['type'] === 'injection').length).toBe(1);
+      expect(second.stdout.trimEnd()).toBe((events.at(-1) as { content: string }).content);
+      const saved = await read(old, id);
+      expect(saved.turns.filter((t) => t.kind === 'injection').length).toBe(1);
+      expect(saved.turns.filter((t) => t.role === 'assistant').length).toBe(1);
+    } finally {
+      await old.close();
+    }
+  }, 30_000);
+});
+
 describe('a running deliberation refuses a second turn, and can be cancelled', () => {
   it('continue while running exits 7 naming inject and resume; cancel ends the job and marks the turn', async () => {
     const first = slower.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Design a ledger']);
