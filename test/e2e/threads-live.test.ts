@@ -115,6 +115,35 @@ describe('automatic resume (#31, #33, #34, C4)', () => {
   }, 120_000);
 });
 
+describe('automatic resume against a struggling orchestrator (#39, #45, #46)', () => {
+  it('retries a resume answered 503 after the Retry-After it asked for, then finishes', async () => {
+    const rig = await makeRig({ roundMs: 0, faults: ['drop-after=5;times=1', 'resume:status=503;retry-after=1;times=1'] });
+    try {
+      const started = Date.now();
+      const r = await rig.run(['ask', '-o', 'ndjson', 'Design a cache']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      const reconnects = parseNdjson(r.stdout).filter((e) => e['type'] === 'reconnect');
+      expect(reconnects.map((e) => e['attempt'])).toEqual([1, 2]);
+      expect(rig.sim.requests.filter((q) => q.path.endsWith('/resume')).length).toBe(2);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('stops resuming at once, exit 3, when the job is gone (#38)', async () => {
+    const rig = await makeRig({ roundMs: 0, faults: ['drop-after=5;times=1', 'resume:status=404'] });
+    try {
+      const r = await rig.run(['ask', 'Design a cache']);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/no longer known/);
+      expect(rig.sim.requests.filter((q) => q.path.endsWith('/resume')).length).toBe(1);
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 /** Drops reconnect events and the fields that differ between runs (ids, seq). */
 function normalise(events: Array<Record<string, unknown>>): unknown[] {
   return events
