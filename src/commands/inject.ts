@@ -16,15 +16,14 @@ export const inject: CommandDef = {
       .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
   run: async (env, argv) => {
-    const [{ readPrompt }, { openStore }, { connect }, { followTurn }, { injectMessage }, { newTurnId }] = await Promise.all([
+    const [{ readPrompt }, { openStore }, { connect }, { followPending }, { injectMessage }] = await Promise.all([
       import('./shared/prompt.js'),
       import('./shared/open-store.js'),
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
       import('./shared/send-injection.js'),
-      import('../session/ids.js'),
     ]);
-    const { ctx, globals } = env;
+    const { ctx } = env;
     const message = await readPrompt(promptWords(argv['message']), ctx.io, 'message');
     const store = await openStore(env);
     const id = await resolveTarget(store, argv);
@@ -33,22 +32,7 @@ export const inject: CommandDef = {
     try {
       const sent = await injectMessage(env, { store, conn }, session, message, argv['wait'] !== false);
       if (sent.kind === 'answered' || argv['wait'] === false) return 0;
-      const pending = sent.pending;
-      const existing = (await store.read(id)).turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
-      return await followTurn(
-        env,
-        { store, conn },
-        {
-          sessionId: id,
-          userTurnId: pending.turn,
-          assistantTurnId: existing?.id ?? newTurnId(ctx.randomHex),
-          policy: pending.policy,
-          path: pending.path,
-          stream: true,
-          start: { kind: 'attach', jobId: pending.job_id },
-        },
-        globals.output,
-      );
+      return await followPending(env, { store, conn }, await store.read(id), sent.pending);
     } finally {
       await conn.close();
     }

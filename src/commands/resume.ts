@@ -11,14 +11,14 @@ export const resume: CommandDef = {
   describe: "reattach to the session's running deliberation; finish and record the turn",
   builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
   run: async (env, argv) => {
-    const [{ openStore }, { connect }, { followTurn }, { newTurnId }, { NsedError, notFound, toNsedError }] = await Promise.all([
+    const [{ openStore }, { connect }, { followPending }, { statusWord }, { NsedError, notFound, toNsedError }] = await Promise.all([
       import('./shared/open-store.js'),
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
-      import('../session/ids.js'),
+      import('../protocol/job-status.js'),
       import('../errors.js'),
     ]);
-    const { ctx, globals } = env;
+    const { ctx } = env;
     const store = await openStore(env);
     const id = await resolveTarget(store, argv);
     const session = await store.read(id);
@@ -40,16 +40,7 @@ export const resume: CommandDef = {
         });
         throw notFound(`deliberation ${pending.job_id} is gone from the orchestrator; the turn stays interrupted`, 'its history expired or the orchestrator restarted; ask again with nsed continue');
       }
-      const status = result.status.split(':')[0]?.trim().toLowerCase() ?? '';
-      const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
-      const spec = {
-        sessionId: id,
-        userTurnId: pending.turn,
-        assistantTurnId: existing?.id ?? newTurnId(ctx.randomHex),
-        policy: pending.policy,
-        path: pending.path,
-        stream: true,
-      };
+      const status = statusWord(result.status);
       if (status.startsWith('failed')) {
         await store.update(id, (s) => {
           if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
@@ -57,9 +48,13 @@ export const resume: CommandDef = {
         throw new NsedError('server', `deliberation ${pending.job_id} ${result.status}`.slice(0, 300), { hint: `ask again with 'nsed continue -s ${id}'` });
       }
       const content = result.result?.trim() ?? '';
-      const start =
-        status === 'completed' ? { kind: 'result' as const, jobId: pending.job_id, content } : { kind: 'attach' as const, jobId: pending.job_id };
-      return await followTurn(env, { store, conn }, { ...spec, start }, globals.output);
+      return await followPending(
+        env,
+        { store, conn },
+        session,
+        pending,
+        status === 'completed' ? { kind: 'result', jobId: pending.job_id, content } : { kind: 'attach', jobId: pending.job_id },
+      );
     } finally {
       await conn.close();
     }

@@ -2,7 +2,7 @@ import { notFound } from '../../errors.js';
 import { createRenderer } from '../../output/renderer.js';
 import { fromModel } from '../../protocol/policy-ref.js';
 import { newTurnId } from '../../session/ids.js';
-import type { Session } from '../../session/model.js';
+import type { PendingJob, Session } from '../../session/model.js';
 import type { SessionStore } from '../../session/store.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from '../../turn/build-request.js';
 import { TurnRecorder } from '../../turn/record-turn.js';
@@ -60,6 +60,30 @@ export async function followTurn(
     spec,
   );
   return 0;
+}
+
+/**
+ * Follows a session's pending job to its end (resume, inject): the answer replaces the turn an
+ * earlier, interrupted run recorded for the same job, if there is one.
+ */
+export async function followPending(
+  env: CommandEnv,
+  deps: { store: SessionStore; conn: Connection },
+  session: Session,
+  pending: PendingJob,
+  start: TurnStart = { kind: 'attach', jobId: pending.job_id },
+): Promise<number> {
+  const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+  const spec: TurnSpec = {
+    sessionId: session.id,
+    userTurnId: pending.turn,
+    assistantTurnId: existing?.id ?? newTurnId(env.ctx.randomHex),
+    policy: pending.policy,
+    path: start.kind === 'chat' ? 'compat' : pending.path,
+    stream: start.kind !== 'chat',
+    start,
+  };
+  return followTurn(env, deps, spec, env.globals.output);
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

@@ -1,5 +1,6 @@
 import type { NsedClient } from '../../api/client.js';
 import { NsedError, toNsedError } from '../../errors.js';
+import { statusWord } from '../../protocol/job-status.js';
 import { upsertAssistantTurn } from '../../session/lineage.js';
 import { newTurnId } from '../../session/ids.js';
 import type { Session } from '../../session/model.js';
@@ -26,7 +27,7 @@ export async function reconcilePending(
   let result: string | null;
   try {
     const r = await client.result(pending.job_id);
-    status = r.status.split(':')[0]?.trim().toLowerCase() ?? '';
+    status = statusWord(r.status);
     result = r.result;
   } catch (err) {
     const e = toNsedError(err);

@@ -3,11 +3,12 @@ import { upsertInjection } from '../../session/lineage.js';
 import { newTurnId } from '../../session/ids.js';
 import type { PendingJob, Session } from '../../session/model.js';
 import type { SessionStore } from '../../session/store.js';
+import { isLiveStatus } from '../../protocol/job-status.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import { sanitizeForTerminal } from '../../terminal/sanitize.js';
 import type { CommandEnv } from '../command.js';
 import type { Connection } from './connection.js';
-import { followTurn } from './execute-turn.js';
+import { followPending } from './execute-turn.js';
 import { reconcilePending } from './reconcile.js';
 
 export type Injected = { kind: 'acknowledged'; pending: PendingJob } | { kind: 'answered' };
@@ -65,10 +66,9 @@ async function compatFallback(
   message: string,
   wait: boolean,
 ): Promise<Injected> {
-  const { ctx, globals } = env;
+  const { ctx } = env;
   const result = await deps.conn.client.result(pending.job_id, { signal: ctx.signal }).catch(() => undefined);
-  const status = result?.status.split(':')[0]?.trim().toLowerCase() ?? '';
-  if (!['running', 'pending', 'claimed', 'queued'].includes(status)) throw nothingRunning(session.id);
+  if (result === undefined || !isLiveStatus(result.status)) throw nothingRunning(session.id);
   const withMessage: Session = {
     ...session,
     turns: [...session.turns, { id: 'inject', role: 'user', kind: 'injection', content: message, status: 'complete', ts: ctx.clock.now().toISOString() }],
@@ -82,21 +82,7 @@ async function compatFallback(
     stream.abort();
     return { kind: 'answered' };
   }
-  const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
-  await followTurn(
-    env,
-    deps,
-    {
-      sessionId: session.id,
-      userTurnId: pending.turn,
-      assistantTurnId: existing?.id ?? newTurnId(ctx.randomHex),
-      policy: pending.policy,
-      path: 'compat',
-      stream: false,
-      start,
-    },
-    globals.output,
-  );
+  await followPending(env, deps, session, pending, start);
   return { kind: 'answered' };
 }
 
