@@ -11,7 +11,7 @@ import { toGlobalOptions, withGlobalOptions } from './global-options.js';
 import { VERSION } from './version.js';
 
 interface Streams {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
 }
@@ -25,7 +25,7 @@ export async function runCli(args: string[], base: Omit<Context, 'io'>, streams:
     selected = { def, argv };
   };
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
-  const parser = buildParser(args, select);
+  const parser = buildParser(args, select, streams.stdout.columns);
 
   let helpText = '';
   let parseError: Error | undefined;
@@ -74,7 +74,7 @@ export function reportError(
   return e.exitCode;
 }
 
-function buildParser(args: string[], select: (def: CommandDef) => (argv: Record<string, unknown>) => void): Argv {
+function buildParser(args: string[], select: (def: CommandDef) => (argv: Record<string, unknown>) => void, columns: number | undefined): Argv {
   let y = withGlobalOptions(yargs(args))
     .scriptName('nsed')
     .usage('nsed <command> [options]\n\nA command-line client for NSED deliberations.')
@@ -85,7 +85,7 @@ function buildParser(args: string[], select: (def: CommandDef) => (argv: Record<
     .alias('version', 'V')
     .help()
     .alias('help', 'h')
-    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .wrap(Math.min(100, columns ?? 100))
     .demandCommand(1, 'name a command')
     .recommendCommands()
     .epilog('Exit codes: 0 ok, 2 usage, 3 not found, 4 auth, 5 server, 6 network, 7 conflict, 8 store, 124 timeout, 130 interrupted.')

@@ -34,8 +34,6 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
   } else {
     url = resolveUrl(globals.url, ctx.env, recorded);
     token = await readToken(globals.tokenFile, ctx.env, warn);
-    const warning = cleartextWarning(url, token);
-    if (warning !== undefined) warn(warning);
   }
   const { createClient } = await import('../../api/client.js');
   const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
@@ -47,6 +45,8 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
     env: ctx.env,
     ...(debug === undefined ? {} : { debug }),
   });
+  const warning = cleartextWarning(url, token);
+  if (warning !== undefined) warn(warning);
   return {
     client,
     url,
