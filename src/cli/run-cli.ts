@@ -88,7 +88,7 @@ function buildParser(args: string[], select: (def: CommandDef) => (argv: Record<
     .wrap(Math.min(100, columns ?? 100))
     .demandCommand(1, 'name a command')
     .recommendCommands()
-    .epilog('Exit codes: 0 ok, 2 usage, 3 not found, 4 auth, 5 server, 6 network, 7 conflict, 8 store, 124 timeout, 130 interrupted.')
+    .epilog('Exit codes: 0 ok, 2 usage, 3 not found, 4 auth, 5 server, 6 network, 7 conflict, 8 store, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).')
     .fail((msg: string | undefined, err: Error | undefined) => {
       throw err ?? new NsedError('usage', msg ?? 'invalid arguments');
     });

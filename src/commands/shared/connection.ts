@@ -47,6 +47,9 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
   });
   const warning = cleartextWarning(url, token);
   if (warning !== undefined) warn(warning);
+  if (ctx.env['NODE_TLS_REJECT_UNAUTHORIZED'] === '0' && url.startsWith('https:')) {
+    warn('warning: NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks; use NODE_EXTRA_CA_CERTS for a private CA');
+  }
   return {
     client,
     url,
