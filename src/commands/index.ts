@@ -1,11 +1,13 @@
 import { ask } from './ask.js';
 import { cancel } from './cancel.js';
 import type { CommandDef, CommandGroup } from './command.js';
+import { completion } from './completion.js';
 import { continueCommand } from './continue.js';
 import { fork } from './fork.js';
 import { inject } from './inject.js';
 import { resume } from './resume.js';
+import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
 
 /** Every command, in the order `nsed --help` lists them. */
-export const commands: Array<CommandDef | CommandGroup> = [ask, continueCommand, fork, resume, inject, cancel, sim];
+export const commands: Array<CommandDef | CommandGroup> = [ask, continueCommand, fork, resume, inject, cancel, sessions, sim, completion];

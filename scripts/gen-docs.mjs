@@ -1,0 +1,45 @@
+// Writes completions/nsed.{bash,zsh,fish} and man/nsed.1 from src/docs, the one source that
+// reads the command definitions themselves. `--check` writes nothing and exits 1 when a
+// committed file differs from what would be generated (for CI).
+import { build } from 'esbuild';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const check = process.argv.includes('--check');
+
+const dir = await mkdtemp(path.join(tmpdir(), 'nsed-docs-'));
+try {
+  const outfile = path.join(dir, 'generate.mjs');
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['src/docs/generate.ts'],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+  const { generatedFiles } = await import(pathToFileURL(outfile).href);
+  let stale = 0;
+  for (const [file, text] of Object.entries(generatedFiles())) {
+    const target = path.join(root, file);
+    const current = await readFile(target, 'utf8').catch(() => undefined);
+    if (current === text) continue;
+    if (check) {
+      console.error(`stale: ${file} (run npm run docs)`);
+      stale += 1;
+      continue;
+    }
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, text);
+    console.log(`wrote ${file}`);
+  }
+  process.exitCode = stale > 0 ? 1 : 0;
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

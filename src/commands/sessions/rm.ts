@@ -1,0 +1,44 @@
+import type { CommandDef } from '../command.js';
+
+/**
+ * `nsed sessions rm ID...`: every id is resolved before anything is deleted, so an unknown or
+ * ambiguous id (exit 3 or 2) removes nothing at all; a session whose deliberation is still
+ * running is kept unless --force (its `ask` would otherwise fail to record the answer).
+ */
+export const rm: CommandDef = {
+  command: 'rm <ids..>',
+  describe: 'delete sessions from the store (all named ids must exist, or none is deleted)',
+  aliases: ['remove'],
+  builder: (y) =>
+    y
+      .positional('ids', { type: 'string', array: true, describe: 'session ids (unique prefixes are enough)' })
+      .option('force', { type: 'boolean', default: false, describe: 'also delete sessions whose deliberation is still running' })
+      .example('nsed sessions rm 20261130-3f9a2c1b', 'delete one session')
+      .example('nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'),
+  run: async (env, argv) => {
+    const [{ openStore }, { NsedError }] = await Promise.all([import('../shared/open-store.js'), import('../../errors.js')]);
+    const { ctx } = env;
+    const store = await openStore(env);
+    const named = Array.isArray(argv['ids']) ? argv['ids'].map(String) : [];
+    const ids: string[] = [];
+    for (const name of named) {
+      const id = await store.resolve(name);
+      if (!ids.includes(id)) ids.push(id);
+    }
+    if (argv['force'] !== true) {
+      // The listing index is enough to know the state; an unparsable file has none and may go.
+      const { sessions } = await store.list();
+      const running = sessions.filter((s) => s.state === 'running' && ids.includes(s.id)).map((s) => s.id);
+      if (running.length > 0) {
+        throw new NsedError('conflict', `session ${running.join(', ')} has a deliberation running; nothing was removed`, {
+          hint: 'cancel it first (nsed cancel -s ID), or pass --force to remove it anyway',
+        });
+      }
+    }
+    for (const id of ids) {
+      await store.remove(id);
+      if (!ctx.io.quiet) ctx.io.stderr.write(`removed ${id}\n`);
+    }
+    return 0;
+  },
+};

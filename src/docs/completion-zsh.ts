@@ -1,0 +1,127 @@
+import { GENERATED_NOTE, optionWords, sessionPositional, type CompletionModel } from './completion-model.js';
+import type { OptionRef } from './reference.js';
+
+const quote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
+const pattern = (cmd: string, flag: string): string => (cmd === '*' ? `*"|${flag}"` : `"${cmd}|${flag}"`);
+/** A `_describe` item: `name:description`, with colons in the name escaped. */
+const item = (name: string, describe: string): string => quote(`${name.replaceAll(':', '\\:')}:${describe.replace(/\s+/g, ' ')}`);
+
+function optionItems(options: OptionRef[]): string[] {
+  return options.flatMap((o) => {
+    const flags = optionWords([o]);
+    return flags.map((f) => item(f, f === `--no-${o.name}` ? `turn off: ${o.describe}` : o.describe));
+  });
+}
+
+function valueAction(o: OptionRef): string {
+  switch (o.complete) {
+    case 'choices':
+      return `compadd -- ${o.choices.join(' ')}`;
+    case 'file':
+      return '_files';
+    case 'dir':
+      return '_files -/';
+    case 'session':
+      return '_nsed_session_ids';
+    case 'none':
+      return `_message ${quote(o.valueName.toLowerCase())}`;
+  }
+}
+
+export function zshCompletion(m: CompletionModel): string {
+  const values = [
+    ...m.commands.flatMap((c) => c.options.filter((o) => o.takesValue).map((option) => ({ keys: c.keys, option }))),
+    ...m.globals.filter((o) => o.takesValue).map((option) => ({ keys: ['*'], option })),
+  ];
+  const patterns = (keys: string[], o: OptionRef): string => keys.flatMap((k) => o.flags.map((f) => pattern(k, f))).join('|');
+  const out: string[] = [
+    '#compdef nsed',
+    '# zsh completion for nsed',
+    `# ${GENERATED_NOTE}`,
+    '# Install: nsed completion zsh > "${fpath[1]}/_nsed" and start a new shell,',
+    '# or source <(nsed completion zsh) after compinit.',
+    '',
+    '_nsed_session_ids() {',
+    '  local i',
+    '  local -a home ids',
+    '  for (( i = 2; i < CURRENT; i++ )); do',
+    '    case ${words[i]} in',
+    '      (--home) home=(--home ${words[i+1]}) ;;',
+    '      (--home=*) home=(--home ${words[i]#--home=}) ;;',
+    '    esac',
+    '  done',
+    '  ids=(${(f)"$(nsed $home sessions ls --ids 2>/dev/null)"})',
+    "  _describe -t sessions 'session id' ids",
+    '}',
+    '',
+    '_nsed_takes_value() {',
+    '  case "$1|$2" in',
+    `    (${values.map((v) => patterns(v.keys, v.option)).join('|')}) return 0 ;;`,
+    '  esac',
+    '  return 1',
+    '}',
+    '',
+    '_nsed_value() {',
+    '  case "$1|$2" in',
+    ...values.map((v) => `    (${patterns(v.keys, v.option)}) ${valueAction(v.option)} ;;`),
+    '  esac',
+    '}',
+    '',
+    '_nsed() {',
+    "  local cmd='' npos=0 skip=0 i w",
+    '  local cur=${words[CURRENT]} prev=${words[CURRENT-1]}',
+    '  local -a items',
+    '  for (( i = 2; i < CURRENT; i++ )); do',
+    '    w=${words[i]}',
+    '    if (( skip )); then skip=0; continue; fi',
+    '    case $w in',
+    '      (-*) _nsed_takes_value "$cmd" "$w" && skip=1 ;;',
+    '      (*)',
+    '        if [[ -z $cmd ]]; then cmd=$w',
+    ...m.groups.map((g) => `        elif [[ $cmd == ${g.name} ]]; then cmd="${g.name} $w"`),
+    '        else npos=$((npos + 1)); fi ;;',
+    '    esac',
+    '  done',
+    '  if (( skip )); then',
+    '    _nsed_value "$cmd" "$prev"',
+    '    return',
+    '  fi',
+    '  if [[ $cur == -* ]]; then',
+    '    case $cmd in',
+    ...m.commands.map((c) => `      (${c.keys.map((k) => `"${k}"`).join('|')}) items=(${optionItems([...c.options, ...m.globals]).join(' ')}) ;;`),
+    `      (*) items=(${optionItems(m.globals).join(' ')}) ;;`,
+    '    esac',
+    '    _describe -t options option items',
+    '    return',
+    '  fi',
+    '  case $cmd in',
+    `    ('') items=(${m.top.map((t) => item(t.name, t.describe)).join(' ')}); _describe -t commands command items ;;`,
+    ...m.groups.map((g) => `    (${g.name}) items=(${g.subcommands.map((s) => item(s.name, s.describe)).join(' ')}); _describe -t commands ${quote(`${g.name} command`)} items ;;`),
+    ...positionalCases(m),
+    '  esac',
+    '}',
+    '',
+    'if [ "$funcstack[1]" = "_nsed" ]; then',
+    '  _nsed "$@"',
+    'else',
+    '  compdef _nsed nsed',
+    'fi',
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+function positionalCases(m: CompletionModel): string[] {
+  const out: string[] = [];
+  for (const c of m.commands) {
+    const keys = c.keys.map((k) => `"${k}"`).join('|');
+    const ids = sessionPositional(c);
+    if (ids !== undefined) {
+      out.push(`    (${keys}) (( npos ${ids.variadic ? '>=' : '=='} ${ids.index} )) && _nsed_session_ids ;;`);
+      continue;
+    }
+    const choice = c.positionals.findIndex((p) => p.complete === 'choices');
+    const p = c.positionals[choice];
+    if (p !== undefined) out.push(`    (${keys}) (( npos == ${choice} )) && compadd -- ${p.choices.join(' ')} ;;`);
+  }
+  return out;
+}

@@ -1,0 +1,16 @@
+import { completionScript } from './completions.js';
+import { renderManPage } from './man.js';
+
+/**
+ * Every generated file, keyed by its path in the repository. scripts/gen-docs.mjs writes them
+ * (`npm run docs`); the tests compare them with the committed copies, so a flag added to a
+ * command without regenerating fails CI.
+ */
+export function generatedFiles(): Record<string, string> {
+  return {
+    'completions/nsed.bash': completionScript('bash'),
+    'completions/nsed.zsh': completionScript('zsh'),
+    'completions/nsed.fish': completionScript('fish'),
+    'man/nsed.1': renderManPage(),
+  };
+}

@@ -1,0 +1,63 @@
+import type { EventOf, EventType } from '../api/events.js';
+
+type FieldDocs<T extends EventType> = { [K in Exclude<keyof EventOf<T>, 'type'>]-?: string };
+
+/**
+ * The NDJSON contract, documented event by event. The type checker holds this table to the
+ * event union in api/events.ts: an event type or a field added there and not described here
+ * (or described here and gone there) fails the build, so the man page cannot fall behind.
+ */
+export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDocs<T> } } = {
+  'turn-start': {
+    when: 'first event of every run',
+    fields: {
+      session: 'session id',
+      turn: 'id of the assistant turn being produced',
+      policy: 'model string sent, e.g. nsed:deep',
+      path: '"compat" (/v1/chat/completions) or "native" (/deliberation)',
+      url: 'orchestrator base URL',
+    },
+  },
+  job: { when: 'the orchestrator named the deliberation', fields: { job_id: 'deliberation (job) id' } },
+  reasoning: { when: 'a progress milestone of the council, as text', fields: { text: 'the milestone text' } },
+  round: {
+    when: 'a proposal arrived (scored false) or a round was evaluated (scored true)',
+    fields: {
+      round: 'round number, from 1',
+      total_rounds: 'rounds planned',
+      progress: 'fraction done, 0 to 1',
+      scored: 'true once the round is evaluated',
+      candidates: 'array of {agent_id, score, content_preview, thought_preview, claims: [{claim, verdict, reason?}]}',
+    },
+  },
+  text: { when: 'a piece of the answer', fields: { text: 'the piece; concatenated in order they are the answer' } },
+  injection: {
+    when: 'guidance sent with nsed inject reached the council',
+    fields: { message: 'the guidance', round: 'round it landed in', sequence: 'its number within the job' },
+  },
+  finalized: { when: 'the council chose an answer', fields: { chosen_agent_id: 'agent whose proposal won', round: 'round of the choice' } },
+  'tool-call': {
+    when: 'the council asks the client to run a tool (recorded, never run automatically)',
+    fields: { id: 'tool call id', name: 'tool name', arguments: 'arguments, a JSON string' },
+  },
+  'tool-result': { when: 'a tool result was sent back', fields: { id: 'tool call id', content: 'the result', exit_code: 'the tool\'s exit code' } },
+  reconnect: { when: 'the stream dropped and nsed resumes the job', fields: { attempt: 'attempt number, from 1', reason: 'why the stream dropped' } },
+  finish: {
+    when: 'terminal: the turn ended and is recorded',
+    fields: {
+      finish_reason: 'stop, tool_calls, length, ...',
+      content: 'the whole answer',
+      session: 'session id',
+      turn: 'assistant turn id',
+      job_id: 'deliberation id, or null',
+    },
+  },
+  error: {
+    when: 'terminal: the run failed (also on Ctrl-C)',
+    fields: { code: 'usage, not_found, auth, server, network, conflict, store, timeout, interrupted or bug', exit_code: 'the exit code nsed ends with', message: 'one line' },
+  },
+};
+
+/** What the export's `ndjson` format leaves out or merges, for the golden comparison. */
+export const NDJSON_TIMING_FIELDS =
+  'seq, the url of turn-start, reasoning events, unscored rounds, reconnect, finalized and tool-result events, how the answer is split into text events, and where an injection sits among the progress events';

@@ -1,0 +1,91 @@
+import { ExitCode } from '../cli/exit-codes.js';
+
+export interface Described {
+  name: string;
+  describe: string;
+}
+
+/** Every environment variable nsed reads (a test greps src/ for any it forgot). */
+export const ENVIRONMENT: Described[] = [
+  { name: 'NSED_URL', describe: 'orchestrator base URL, when --url is not given (default: the session\'s recorded orchestrator, else http://localhost:8080)' },
+  { name: 'NSED_TOKEN', describe: 'the bearer token; --token-file FILE reads it from a file instead. There is no flag that takes the token itself' },
+  { name: 'NSED_HOME', describe: 'store root, when --home is not given; sessions live in NSED_HOME/sessions' },
+  { name: 'XDG_DATA_HOME', describe: 'when NSED_HOME is not set, the store is XDG_DATA_HOME/nsed (an absolute path only)' },
+  { name: 'HOME', describe: 'otherwise the store is ~/.local/share/nsed (USERPROFILE on Windows)' },
+  { name: 'NSED_POLICY', describe: 'default policy of ask and fork (default *, the orchestrator\'s first registered policy)' },
+  { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
+  { name: 'FORCE_COLOR', describe: '1, 2, 3 or true turns colour on, 0 or false off; wins over NO_COLOR; --no-color wins over both' },
+  { name: 'TERM', describe: 'dumb turns colour off' },
+  { name: 'NSED_DEBUG', describe: '1 prints request lines and stack traces on stderr (never the token)' },
+  { name: 'HTTPS_PROXY', describe: 'proxy for https:// orchestrators (https_proxy wins, as in curl)' },
+  { name: 'HTTP_PROXY', describe: 'proxy for http:// orchestrators (http_proxy wins); loopback addresses always go direct' },
+  { name: 'NO_PROXY', describe: 'comma-separated hosts that go direct (no_proxy wins)' },
+  { name: 'NODE_EXTRA_CA_CERTS', describe: 'a PEM file of extra certificate authorities, for an orchestrator behind a private CA (read by Node.js)' },
+  { name: 'NODE_TLS_REJECT_UNAUTHORIZED', describe: '0 turns off certificate checks (Node.js); nsed warns when it is set for an https:// orchestrator' },
+  { name: 'NSED_SIM_TOKEN', describe: 'nsed sim: require this bearer token (like --token)' },
+  { name: 'NSED_SIM_ROUND_MS', describe: '--sim: milliseconds per phase of the in-process simulator (default 120)' },
+  { name: 'SHELL', describe: 'nsed completion without an argument picks the shell named here' },
+  { name: 'USERPROFILE', describe: 'Windows: the user home, where HOME is not set' },
+];
+
+export const FILES: Described[] = [
+  { name: '$NSED_HOME/sessions/ID.json', describe: 'one session: its transcript and bookkeeping, mode 0600 in a 0700 directory; written atomically under a per-session lock' },
+  { name: '$NSED_HOME/index.ndjson', describe: 'the listing index behind sessions ls; a cache, rebuilt from the session files when it disagrees with them' },
+  { name: '~/.local/share/nsed', describe: 'the default store root (see NSED_HOME and XDG_DATA_HOME)' },
+];
+
+const MEANINGS: Record<keyof typeof ExitCode, string> = {
+  ok: 'success',
+  bug: 'unexpected failure (a bug in nsed: the message says so)',
+  usage: 'usage: bad flags or arguments, an invalid id, an unwritable --out file',
+  notFound: 'not found: session, turn, job or policy',
+  auth: 'authentication: the orchestrator answered 401 or 403',
+  server: 'server: 5xx, a failed or cancelled deliberation, a malformed stream',
+  network: 'network: connection refused, reset, DNS, TLS',
+  conflict: 'conflict: a deliberation is already running, or nothing is running to inject into or cancel',
+  store: 'store: a session file cannot be read, parsed or locked',
+  timeout: 'timeout: --timeout or --idle-timeout',
+  sighup: 'hung up (SIGHUP)',
+  interrupted: 'interrupted (SIGINT, Ctrl-C)',
+  terminated: 'terminated (SIGTERM)',
+};
+
+/** The exit-code table, from cli/exit-codes.ts: a code added there must be described here. */
+export const EXIT_CODES: Array<{ code: number; meaning: string }> = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>)
+  .map((k) => ({ code: ExitCode[k], meaning: MEANINGS[k] }))
+  .sort((a, b) => a.code - b.code);
+
+export const OUTPUT_MODES: Described[] = [
+  { name: 'text', describe: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each' },
+  { name: 'ndjson', describe: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run' },
+  { name: 'final', describe: 'only the final answer, once the turn ends' },
+  { name: 'json', describe: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason' },
+];
+
+export const EXPORT_FORMATS_DOC: Described[] = [
+  { name: 'json', describe: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []' },
+  { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
+  { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant), ready to replay through any OpenAI-compatible client' },
+  { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, the answer as one text event, tool-call, then finish (or error for a turn that did not complete)' },
+  { name: 'thread', describe: 'the reference client\'s thread file (protocol section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI' },
+];
+
+export const SIM_FAULTS =
+  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|times=N';
+
+/** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
+export const EXAMPLES: Array<{ command: string; describe: string }> = [
+  { command: 'nsed ask --sim "Design a cache for a read-heavy API"', describe: 'A deliberation on the built-in simulator, no orchestrator needed' },
+  { command: 'nsed ask -p deep -o final "Design a cache for a read-heavy API" > answer.md', describe: 'A one-shot question in a script: only the answer lands in the file' },
+  { command: 'nsed continue --last "And for writes?"', describe: 'The next turn of the most recently active session' },
+  { command: 'nsed inject --last "Keep the old API running for a year"', describe: 'From a second terminal, steer the deliberation running in the first' },
+  {
+    command: 'nsed ask -o ndjson -p deep "Review the rollout plan" > events.ndjson\njq -r \'select(.type == "finish") | .content\' events.ndjson > review.md',
+    describe: 'Machine-readable events in CI',
+  },
+  {
+    command: 'id=$(nsed sessions ls --ids -n 1)\nnsed sessions export "$id" --format markdown --out transcript.md',
+    describe: 'Export the latest session as a readable transcript',
+  },
+  { command: "nsed sessions ls --json | jq -r '.[] | select(.turns > 2) | .title'", describe: 'Titles of the sessions with more than two turns' },
+];

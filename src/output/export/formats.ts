@@ -1,0 +1,26 @@
+import type { Session } from '../../session/model.js';
+import type { ExportFormat } from './format-names.js';
+import { inertJson } from './inert-json.js';
+import { sessionDocument } from './json.js';
+import { markdownExport } from './markdown.js';
+import { messagesExport } from './messages.js';
+import { ndjsonExport } from './ndjson.js';
+import { threadExport } from './thread.js';
+
+export { EXPORT_FORMATS, type ExportFormat } from './format-names.js';
+
+/** The whole export as text, ending in a newline; no secret is ever in it (the store holds none). */
+export function renderExport(format: ExportFormat, s: Session): string {
+  switch (format) {
+    case 'json':
+      return inertJson(sessionDocument(s));
+    case 'markdown':
+      return markdownExport(s);
+    case 'messages':
+      return inertJson(messagesExport(s));
+    case 'ndjson':
+      return ndjsonExport(s);
+    case 'thread':
+      return inertJson(threadExport(s));
+  }
+}

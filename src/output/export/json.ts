@@ -1,0 +1,120 @@
+import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
+import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../../session/model.js';
+import { sessionState, type SessionState } from '../../session/store.js';
+
+/** Version of the documents below; a field removed or retyped is a new version. */
+export const SESSION_DOCUMENT_VERSION = 1;
+
+/**
+ * One turn as `sessions show --json` and `export --format json` document it. Every key is
+ * always present (null or [] when the record has nothing), so `jq` filters never meet a
+ * missing key; the store's own field names stay private.
+ */
+export interface TurnDocument {
+  id: string;
+  role: 'user' | 'assistant';
+  kind: 'message' | 'injection';
+  status: TurnStatus;
+  content: string;
+  ts: string;
+  policy: string | null;
+  job_id: string | null;
+  path: TurnPath | null;
+  finish_reason: string | null;
+  error: string | null;
+  reasoning: string | null;
+  /** Injection turns: where the orchestrator placed the message. */
+  injection: { round: number | null; sequence: number | null } | null;
+  rounds: NsedRound[];
+  tool_calls: RecordedToolCall[];
+}
+
+export interface SessionDocument {
+  v: number;
+  id: string;
+  title: string;
+  policy: string;
+  orchestrator: string | null;
+  conversation_id: string | null;
+  created: string;
+  updated: string;
+  state: SessionState;
+  system: string | null;
+  forked_from: { session: string; turn: string | null } | null;
+  pending_job: PendingJob | null;
+  turns: TurnDocument[];
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const STATUSES: readonly TurnStatus[] = ['complete', 'interrupted', 'failed', 'cancelled'];
+const VERDICTS: readonly Verdict[] = ['verified', 'contested', 'unverified', 'wrong', 'unknown'];
+
+/** The session as documented; a hand-edited record with odd field types still exports. */
+export function sessionDocument(s: Session): SessionDocument {
+  const fork = s.forked_from;
+  return {
+    v: SESSION_DOCUMENT_VERSION,
+    id: s.id,
+    title: s.title,
+    policy: s.active_policy,
+    orchestrator: str(s.orchestrator),
+    conversation_id: str(s.conversation_id),
+    created: s.created,
+    updated: s.updated,
+    state: sessionState(s),
+    system: str(s.system),
+    forked_from: fork === undefined ? null : { session: fork.session, turn: str(fork.turn) },
+    pending_job: isObject(s.pending_job) ? s.pending_job : null,
+    turns: s.turns.map(turnDocument),
+  };
+}
+
+export function turnDocument(t: Turn): TurnDocument {
+  const injection = t.kind === 'injection';
+  return {
+    id: str(t.id) ?? '',
+    role: t.role,
+    kind: injection ? 'injection' : 'message',
+    status: STATUSES.includes(t.status) ? t.status : 'complete',
+    content: t.content,
+    ts: str(t.ts) ?? '',
+    policy: str(t.policy_id),
+    job_id: str(t.job_id),
+    path: t.path === 'compat' || t.path === 'native' ? t.path : null,
+    finish_reason: str(t.finish_reason),
+    error: str(t.error),
+    reasoning: str(t.reasoning),
+    injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
+    rounds: Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
+    tool_calls: Array.isArray(t.tool_calls)
+      ? t.tool_calls.filter(isObject).map((c) => ({ id: str(c.id) ?? '', name: str(c.name) ?? '', arguments: str(c.arguments) ?? '' }))
+      : [],
+  };
+}
+
+function roundOf(r: Record<string, unknown>): NsedRound {
+  const candidates = Array.isArray(r.candidates) ? r.candidates.filter(isObject) : [];
+  return {
+    round: num(r.round) ?? 0,
+    total_rounds: num(r.total_rounds) ?? 0,
+    progress: num(r.progress) ?? 0,
+    scored: r.scored !== false,
+    candidates: candidates.map((c) => ({
+      agent_id: str(c.agent_id) ?? '',
+      score: num(c.score) ?? 0,
+      content_preview: str(c.content_preview) ?? '',
+      thought_preview: str(c.thought_preview) ?? '',
+      claims: (Array.isArray(c.claims) ? c.claims.filter(isObject) : []).map(claimOf),
+    })),
+  };
+}
+
+function claimOf(c: Record<string, unknown>): Claim {
+  const verdict = VERDICTS.find((v) => v === c.verdict) ?? 'unknown';
+  const claim: Claim = { claim: str(c.claim) ?? '', verdict };
+  const reason = str(c.reason);
+  if (reason !== null) claim.reason = reason;
+  return claim;
+}

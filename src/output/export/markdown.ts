@@ -1,0 +1,57 @@
+import type { NsedRound } from '../../protocol/wire.js';
+import type { Session } from '../../session/model.js';
+import { sessionDocument, type TurnDocument } from './json.js';
+
+/** Text that must stay on one line (a heading, a list item): whitespace runs become one space. */
+const flat = (text: string): string => text.replace(/\s+/g, ' ').trim();
+/** Backticks inside inline code would end it early; ids and policies never hold any, titles might. */
+const code = (text: string): string => `\`${flat(text).replaceAll('`', "'")}\``;
+
+/**
+ * `export --format markdown`: a readable transcript, one `##` heading per turn carrying role,
+ * policy, job and time, the content as written (answers are markdown already), and a short
+ * summary of each recorded round.
+ */
+export function markdownExport(s: Session): string {
+  const doc = sessionDocument(s);
+  const out: string[] = [`# ${flat(doc.title) || doc.id}`, ''];
+  out.push(`- Session: ${code(doc.id)}`, `- Policy: ${code(doc.policy)}`, `- Created: ${doc.created}`, `- Updated: ${doc.updated}`, `- State: ${doc.state}`);
+  if (doc.forked_from !== null) {
+    const at = doc.forked_from.turn === null ? '' : ` at turn ${code(doc.forked_from.turn)}`;
+    out.push(`- Forked from: ${code(doc.forked_from.session)}${at}`);
+  }
+  if (doc.system !== null && doc.system.trim() !== '') out.push('', '> System: ' + flat(doc.system));
+  doc.turns.forEach((t, i) => {
+    out.push('', ...(i === 0 ? [] : ['---', '']), `## ${i + 1}. ${heading(t)}`, '');
+    if (t.rounds.length > 0) {
+      for (const r of t.rounds) out.push(`- ${roundSummary(r)}`);
+      out.push('');
+    }
+    out.push(t.content.trim() === '' ? '_(no content)_' : t.content.replace(/\s+$/, ''));
+    if (t.error !== null && t.status !== 'complete') out.push('', `_${t.status}: ${flat(t.error)}_`);
+  });
+  return `${out.join('\n')}\n`;
+}
+
+function heading(t: TurnDocument): string {
+  const parts: string[] = [];
+  if (t.kind === 'injection') {
+    const where = [t.injection?.round == null ? '' : `round ${t.injection.round}`, t.injection?.sequence == null ? '' : `#${t.injection.sequence}`]
+      .filter((p) => p !== '')
+      .join(', ');
+    parts.push(where === '' ? 'Injection' : `Injection (${where})`);
+  } else {
+    parts.push(t.role === 'user' ? 'User' : 'Assistant');
+  }
+  if (t.policy !== null) parts.push(code(t.policy));
+  if (t.job_id !== null) parts.push(`job ${code(t.job_id)}`);
+  if (t.ts !== '') parts.push(t.ts);
+  if (t.status !== 'complete') parts.push(`**${t.status}**`);
+  return parts.join(' · ');
+}
+
+function roundSummary(r: NsedRound): string {
+  const ranked = [...r.candidates].sort((a, b) => b.score - a.score);
+  const scores = ranked.map((c) => `${flat(c.agent_id)} ${c.score.toFixed(2)}`).join(', ');
+  return `Round ${r.round}/${r.total_rounds}: ${scores === '' ? 'no candidates' : scores}`;
+}

@@ -1,0 +1,104 @@
+import { NDJSON_SCHEMA_VERSION, type NsedEvent } from '../../api/events.js';
+import { ExitCode } from '../../cli/exit-codes.js';
+import type { Session } from '../../session/model.js';
+import { toJsonLine } from '../ndjson.js';
+import { sessionDocument, type TurnDocument } from './json.js';
+
+/** A line of the NDJSON contract: an event plus `v` and `seq`. */
+export type NdjsonLine = NsedEvent & { v: number; seq: number };
+
+/**
+ * `export --format ndjson`: every assistant turn replayed as the events a live `-o ndjson` run
+ * of that turn printed, in the same schema: turn-start, job, reasoning (all of it, as one
+ * event), the scored rounds as recorded with the turn's injections among them, text (the
+ * whole answer as one event), tool-call, and finish, or error for a turn that did not
+ * complete. `seq` starts at 1 for each turn, as it does for each live run.
+ */
+export function ndjsonExport(s: Session): string {
+  return exportEvents(s).map((line) => toJsonLine(line)).join('');
+}
+
+export function exportEvents(s: Session): NdjsonLine[] {
+  const doc = sessionDocument(s);
+  const lines: NdjsonLine[] = [];
+  for (const t of doc.turns) {
+    if (t.role !== 'assistant' || t.kind !== 'message') continue;
+    const injections = doc.turns.filter((i) => i.kind === 'injection' && i.job_id !== null && i.job_id === t.job_id);
+    turnEvents(doc.id, doc.policy, doc.orchestrator ?? '', t, injections).forEach((e, i) => lines.push({ v: NDJSON_SCHEMA_VERSION, seq: i + 1, ...e }));
+  }
+  return lines;
+}
+
+function turnEvents(session: string, policy: string, url: string, t: TurnDocument, injections: TurnDocument[]): NsedEvent[] {
+  const events: NsedEvent[] = [{ type: 'turn-start', session, turn: t.id, policy: t.policy ?? policy, path: t.path ?? 'compat', url }];
+  if (t.job_id !== null) events.push({ type: 'job', job_id: t.job_id });
+  if (t.reasoning !== null && t.reasoning !== '') events.push({ type: 'reasoning', text: t.reasoning });
+  const landing = (i: TurnDocument): number => i.injection?.round ?? 0;
+  const injectionEvent = (i: TurnDocument): NsedEvent => ({ type: 'injection', message: i.content, round: landing(i), sequence: i.injection?.sequence ?? 0 });
+  let rest = [...injections].sort((a, b) => (a.injection?.sequence ?? 0) - (b.injection?.sequence ?? 0));
+  for (const r of t.rounds) {
+    // A live stream shows an injection at the phase boundary where it lands: before that round's summary.
+    events.push(...rest.filter((i) => landing(i) <= r.round).map(injectionEvent));
+    rest = rest.filter((i) => landing(i) > r.round);
+    events.push({ type: 'round', round: r.round, total_rounds: r.total_rounds, progress: r.progress, scored: r.scored, candidates: r.candidates });
+  }
+  events.push(...rest.map(injectionEvent));
+  if (t.content !== '') events.push({ type: 'text', text: t.content });
+  for (const c of t.tool_calls) events.push({ type: 'tool-call', id: c.id, name: c.name, arguments: c.arguments });
+  if (t.status === 'complete') {
+    events.push({ type: 'finish', finish_reason: t.finish_reason ?? 'stop', content: t.content, session, turn: t.id, job_id: t.job_id });
+  } else {
+    // The store keeps the reason, not the original error kind: the code follows the status.
+    const interrupted = t.status === 'interrupted';
+    events.push({
+      type: 'error',
+      code: interrupted ? 'interrupted' : 'server',
+      exit_code: interrupted ? ExitCode.interrupted : ExitCode.server,
+      message: t.error ?? `the turn was ${t.status}`,
+    });
+  }
+  return events;
+}
+
+/**
+ * The comparable core of an NDJSON stream, live or exported. What depends on timing, chunking
+ * or the connection is dropped: `seq`, turn-start's `url`, reasoning (chunked by milestone),
+ * unscored progress rounds, reconnect, finalized and tool-result; consecutive text events are
+ * merged into one; and an injection is placed before the first round numbered at or after the
+ * round it landed in (where among the progress events it arrived is timing).
+ */
+export function comparableEvents(lines: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const DROPPED = new Set(['reasoning', 'reconnect', 'finalized', 'tool-result']);
+  const out: Array<Record<string, unknown>> = [];
+  for (const line of lines) {
+    const { seq: _seq, ...e } = line;
+    if (typeof e.type !== 'string' || DROPPED.has(e.type)) continue;
+    if (e.type === 'round' && e.scored === false) continue;
+    if (e.type === 'turn-start') delete e.url;
+    const last = out.at(-1);
+    if (e.type === 'text' && last?.type === 'text') {
+      last.text = String(last.text) + String(e.text);
+      continue;
+    }
+    out.push(e);
+  }
+  return orderRoundsAndInjections(out);
+}
+
+function orderRoundsAndInjections(events: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const key = (e: Record<string, unknown>): number => Number(e.round) * 2 + (e.type === 'round' ? 1 : 0);
+  const result = [...events];
+  let start = 0;
+  while (start < result.length) {
+    let end = start;
+    while (end < result.length && (result[end]?.type === 'round' || result[end]?.type === 'injection')) end++;
+    if (end > start) {
+      const block = result.slice(start, end).sort((a, b) => key(a) - key(b));
+      result.splice(start, block.length, ...block);
+      start = end;
+    } else {
+      start += 1;
+    }
+  }
+  return result;
+}

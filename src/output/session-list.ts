@@ -1,0 +1,64 @@
+import type { SessionState, SessionSummary } from '../session/store.js';
+import { oneLine } from '../terminal/sanitize.js';
+import { inertJson } from './export/inert-json.js';
+import { toJsonLine } from './ndjson.js';
+import { relativeTime } from './session-time.js';
+
+/** One session as `sessions ls --json` documents it: every key always present. */
+export interface SessionListItem {
+  id: string;
+  title: string;
+  policy: string;
+  turns: number;
+  created: string;
+  updated: string;
+  state: SessionState;
+  forked_from: { session: string; turn: string | null } | null;
+}
+
+export function listItem(s: SessionSummary): SessionListItem {
+  return {
+    id: s.id,
+    title: s.title,
+    policy: s.policy,
+    turns: s.turns,
+    created: s.created,
+    updated: s.updated,
+    state: s.state,
+    forked_from: s.forked_from === undefined ? null : { session: s.forked_from.session, turn: s.forked_from.turn ?? null },
+  };
+}
+
+const TITLE_WIDTH = 48;
+const HEADER = ['ID', 'TITLE', 'POLICY', 'TURNS', 'UPDATED', 'STATE'];
+
+/** A terminal: aligned columns under a header, titles cut to fit, times relative to `now`. */
+export function sessionTable(items: readonly SessionListItem[], now: Date): string {
+  const rows = items.map((s) => [oneLine(s.id, 80), oneLine(s.title, TITLE_WIDTH), oneLine(s.policy, 40), String(s.turns), relativeTime(s.updated, now), s.state]);
+  const widths = HEADER.map((h, c) => Math.max(h.length, ...rows.map((r) => [...(r[c] ?? '')].length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, c) => (c === 3 ? cell.padStart(widths[c] ?? 0) : c === cells.length - 1 ? cell : padEnd(cell, widths[c] ?? 0)))
+      .join('  ');
+  return [line(HEADER), ...rows.map(line)].map((l) => `${l}\n`).join('');
+}
+
+/** A pipe: one tab-separated line per session, the same columns, `updated` as ISO; no header. */
+export function sessionLines(items: readonly SessionListItem[]): string {
+  // oneLine turns tabs and newlines inside a title into spaces, so a line stays six fields.
+  return items.map((s) => `${[s.id, oneLine(s.title, 10_000), oneLine(s.policy, 10_000), String(s.turns), s.updated, s.state].join('\t')}\n`).join('');
+}
+
+export function sessionJson(items: readonly SessionListItem[]): string {
+  return inertJson(items);
+}
+
+export function sessionNdjson(items: readonly SessionListItem[]): string {
+  return items.map((s) => toJsonLine(s)).join('');
+}
+
+/** Pads by code points, so an accented title does not push the next column. */
+function padEnd(text: string, width: number): string {
+  const n = [...text].length;
+  return n >= width ? text : text + ' '.repeat(width - n);
+}

@@ -1,0 +1,75 @@
+import type { Candidate, NsedRound } from '../protocol/wire.js';
+import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
+import type { SessionDocument, TurnDocument } from './export/json.js';
+import { relativeTime, shortTime } from './session-time.js';
+
+export interface ShowOptions {
+  /** --rounds: the recorded rounds, candidates, scores and claim verdicts under each answer. */
+  rounds: boolean;
+  /** stdout is a terminal: server text is sanitised and times are relative. */
+  terminal: boolean;
+  now: Date;
+}
+
+/**
+ * `sessions show`: a header, then every turn under a line naming its position, role, policy,
+ * job and time. Injections and turns that did not complete are marked on that line. Piped,
+ * the contents are written as recorded; on a terminal, anything that could act on it is
+ * removed first (#78).
+ */
+export function renderTranscript(doc: SessionDocument, opts: ShowOptions): string {
+  const when = (iso: string): string => (opts.terminal ? relativeTime(iso, opts.now) : iso);
+  const out: string[] = [oneLine(doc.title, 200) || doc.id];
+  const count = doc.turns.length === 1 ? '1 turn' : `${doc.turns.length} turns`;
+  out.push(`session ${doc.id} · policy ${oneLine(doc.policy, 80)} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`);
+  if (doc.forked_from !== null) {
+    const at = doc.forked_from.turn === null ? '' : ` at turn ${oneLine(doc.forked_from.turn, 40)}`;
+    out.push(`forked from ${oneLine(doc.forked_from.session, 80)}${at}`);
+  }
+  if (doc.pending_job !== null) {
+    out.push(`running: deliberation ${oneLine(String(doc.pending_job.job_id), 80)} (follow it with 'nsed resume -s ${doc.id}')`);
+  }
+  if (doc.system !== null && doc.system !== '') out.push(`system: ${oneLine(doc.system, 200)}`);
+  doc.turns.forEach((t, i) => {
+    out.push('', `── ${heading(t, i + 1)}`);
+    if (opts.rounds && t.rounds.length > 0) out.push(...t.rounds.flatMap(roundLines), '');
+    const text = opts.terminal ? sanitizeForTerminal(t.content) : t.content;
+    if (text !== '') out.push(text.replace(/\n+$/, ''));
+    if (t.status !== 'complete' && t.error !== null) out.push(`[${t.status}: ${oneLine(t.error, 300)}]`);
+  });
+  return `${out.join('\n')}\n`;
+}
+
+function heading(t: TurnDocument, position: number): string {
+  const parts = [String(position)];
+  if (t.kind === 'injection') {
+    const round = t.injection?.round == null ? '' : ` at round ${t.injection.round}`;
+    const seq = t.injection?.sequence == null ? '' : ` (#${t.injection.sequence})`;
+    parts.push(`injection${round}${seq}`);
+  } else {
+    parts.push(t.role);
+  }
+  if (t.policy !== null) parts.push(oneLine(t.policy, 80));
+  if (t.job_id !== null) parts.push(`job ${oneLine(t.job_id, 80)}`);
+  if (t.ts !== '') parts.push(shortTime(t.ts));
+  if (t.status !== 'complete') parts.push(t.status.toUpperCase());
+  return parts.join(' · ');
+}
+
+function roundLines(r: NsedRound): string[] {
+  const ranked = [...r.candidates].sort((a, b) => b.score - a.score);
+  const n = ranked.length;
+  const lines = [`  round ${r.round}/${r.total_rounds} · ${n} candidate${n === 1 ? '' : 's'}`];
+  for (const c of ranked) lines.push(...candidateLines(c));
+  return lines;
+}
+
+function candidateLines(c: Candidate): string[] {
+  const score = Number.isFinite(c.score) ? c.score.toFixed(2) : '?';
+  const lines = [`    ${oneLine(c.agent_id, 40)} ${score}  ${oneLine(c.content_preview, 100)}`];
+  for (const claim of c.claims) {
+    const reason = claim.reason === undefined || claim.reason === '' ? '' : ` (${oneLine(claim.reason, 80)})`;
+    lines.push(`      ${claim.verdict.padEnd(10)} ${oneLine(claim.claim, 100)}${reason}`);
+  }
+  return lines;
+}

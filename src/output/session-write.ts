@@ -1,0 +1,19 @@
+import { NsedError } from '../errors.js';
+import type { IO } from '../terminal/io.js';
+import { safeWriter } from '../terminal/safe-writer.js';
+
+/**
+ * Writes a command's whole output to stdout and waits for it to be flushed. A reader that went
+ * away (`| head`) is fine (#69); a stream that failed otherwise (a full disk behind `>`) is an
+ * error, so a script never takes a truncated listing or export for a whole one.
+ */
+export async function writeStdout(io: Pick<IO, 'stdout'>, text: string): Promise<void> {
+  const out = safeWriter(io.stdout);
+  out.write(text);
+  await out.drain();
+  const failure = out.failure;
+  if (failure !== undefined) {
+    const code = (failure as NodeJS.ErrnoException).code ?? failure.message;
+    throw new NsedError('bug', `cannot write to standard output: ${code}`, { cause: failure });
+  }
+}

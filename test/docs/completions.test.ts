@@ -1,0 +1,157 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import type { Context } from '../../src/commands/context.js';
+import { cliReference } from '../../src/docs/reference.js';
+import { generatedFiles } from '../../src/docs/generate.js';
+import { openFileStore } from '../../src/session/file-store.js';
+import { SESSION_VERSION } from '../../src/session/model.js';
+import { CLI } from '../e2e/harness.js';
+import { Capture, settle } from '../terminal/memory-io.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const has = async (cmd: string): Promise<boolean> => run('sh', ['-c', `command -v ${cmd}`]).then(() => true, () => false);
+const [hasZsh, hasFish] = await Promise.all([has('zsh'), has('fish')]);
+
+async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new Capture(false);
+  const stderr = new Capture(false);
+  const base: Omit<Context, 'io'> = {
+    env: { NO_COLOR: '1', ...env },
+    clock: { now: () => new Date(), sleep: () => Promise.resolve() },
+    signal: new AbortController().signal,
+    signalExit: () => undefined,
+    randomHex: (n) => '0'.repeat(n * 2),
+  };
+  const code = await runCli(args, base, { stdout, stderr, stdin: new PassThrough() });
+  await settle();
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+describe('the committed completion scripts', () => {
+  for (const [file, text] of Object.entries(generatedFiles()).filter(([f]) => f.startsWith('completions/'))) {
+    it(`${file} is what the generator writes (run npm run docs when this fails)`, async () => {
+      expect(await readFile(path.join(ROOT, file), 'utf8')).toBe(text);
+    });
+  }
+
+  it('are what nsed completion prints, for a named shell and for the one in $SHELL', async () => {
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const r = await cli(['completion', shell]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(await readFile(path.join(ROOT, `completions/nsed.${shell}`), 'utf8'));
+    }
+    expect((await cli(['completion'], { SHELL: '/usr/bin/zsh' })).stdout).toMatch(/^#compdef nsed\n/);
+    const unknown = await cli(['completion'], { SHELL: '/bin/tcsh' });
+    expect(unknown.code).toBe(2);
+    expect((await cli(['completion', 'powershell'])).code).toBe(2);
+  });
+
+  it('declare exactly the flags the parser documents in --help for every command', async () => {
+    const ref = cliReference();
+    for (const c of ref.commands) {
+      const help = (await cli([...c.words, '--help'])).stdout;
+      for (const o of [...c.options, ...ref.globalOptions]) {
+        for (const flag of o.flags) expect(help, `${c.words.join(' ')} ${flag}`).toMatch(new RegExp(`(^|[\\s,])${flag}([\\s,]|$)`, 'm'));
+      }
+      const declared = new Set([...c.options, ...ref.globalOptions].flatMap((o) => o.flags));
+      // Option rows of yargs' help: `  -o, --output` or `      --url`, never a flag quoted in a description.
+      const rows = [...help.matchAll(/^ {2}(?:-\w, | {4})(--[a-z][a-z-]*)/gm)].map((m) => m[1] ?? '');
+      expect(rows.length, c.words.join(' ')).toBeGreaterThanOrEqual(ref.globalOptions.length);
+      for (const flag of rows) expect(declared, `${c.words.join(' ')} --help lists ${flag}`).toContain(flag);
+    }
+  });
+});
+
+describe('completing on a real store', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  const ids = ['20260101-aaaa0001', '20260102-bbbb0002', '20260103-cccc0003'];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'nsed-completion-'));
+    await mkdir(path.join(dir, 'bin'));
+    await writeFile(path.join(dir, 'bin', 'nsed'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    await chmod(path.join(dir, 'bin', 'nsed'), 0o755);
+    for (const [home, list] of [['store', ids], ['other', ['other-session']]] as const) {
+      const store = openFileStore(path.join(dir, home));
+      for (const [i, id] of list.entries()) {
+        const at = `2026-01-0${i + 1}T00:00:00.000Z`;
+        await store.create({ version: SESSION_VERSION, id, title: id, created: at, updated: at, active_policy: 'nsed:deep', orchestrator: 'sim', conversation_id: 'thread-x', turns: [] });
+      }
+    }
+    env = { PATH: `${path.join(dir, 'bin')}:${process.env['PATH'] ?? ''}`, NSED_HOME: path.join(dir, 'store'), HOME: dir };
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('bash completes commands, subcommands, flags, their values and session ids from the store', async () => {
+    const lines = [
+      'nsed ""',
+      'nsed sessions ""',
+      'nsed sessions show ""',
+      `nsed sessions show --home "${path.join(dir, 'other')}" ""`,
+      'nsed sessions rm 20260101-aaaa0001 ""',
+      'nsed sessions export x --format ""',
+      'nsed -o ""',
+      'nsed continue -s ""',
+      'nsed ask --p',
+      'nsed sessions ls --state ""',
+      'nsed completion ""',
+      'nsed fork 20260101-aaaa0001 ""',
+      'nsed sessions show x --rounds ""',
+      'nsed ask --rounds ""',
+      'nsed inject --no-',
+    ];
+    const script = [
+      `source "${path.join(ROOT, 'completions/nsed.bash')}"`,
+      'comp() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _nsed; printf "%s\\n" "${COMPREPLY[*]}"; }',
+      ...lines.map((l) => `comp ${l}`),
+    ].join('\n');
+    const { stdout } = await run('bash', ['--norc', '-c', script], { env });
+    const got = stdout.split('\n');
+    const newestFirst = [...ids].reverse().join(' ');
+    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'cancel', 'sessions', 'sim', 'completion']);
+    expect(got[1]).toBe('ls show export rm');
+    expect(got[2]).toBe(newestFirst);
+    expect(got[3]).toBe('other-session');
+    expect(got[4]).toBe(newestFirst);
+    expect(got[5]).toBe('json markdown messages ndjson thread');
+    expect(got[6]).toBe('text ndjson final json');
+    expect(got[7]).toBe(newestFirst);
+    expect(got[8]).toBe('--policy');
+    expect(got[9]).toBe('running interrupted ok');
+    expect(got[10]).toBe('bash zsh fish');
+    expect(got[11]).toBe('');
+    expect(got[12]).toBe('');
+    expect(got[13]).toBe('');
+    expect(got[14]).toBe('--no-wait --no-color');
+  });
+
+  it.skipIf(!hasFish)('fish completes subcommands, flag values and session ids', async () => {
+    const script = `source "${path.join(ROOT, 'completions/nsed.fish')}"
+complete -C "nsed sessions sh"; echo ---; complete -C "nsed sessions show "; echo ---; complete -C "nsed sessions export x --format "; echo ---; complete -C "nsed fork 20260101-aaaa0001 "`;
+    const { stdout } = await run('fish', ['--no-config', '-c', script], { env });
+    const [sub, show, format, afterFork] = stdout.split('---\n').map((part) => part.split('\n').filter(Boolean).map((l) => l.split('\t')[0]));
+    expect(sub).toEqual(['show']);
+    expect(show?.sort()).toEqual([...ids].sort());
+    expect(format).toEqual(['json', 'markdown', 'messages', 'ndjson', 'thread']);
+    expect(afterFork).toEqual([]);
+  });
+
+  it.skipIf(!hasZsh)('zsh parses the script and registers it for nsed', async () => {
+    const file = path.join(ROOT, 'completions/nsed.zsh');
+    await run('zsh', ['-n', file]);
+    const { stdout } = await run('zsh', ['-f', '-c', `autoload -U compinit && compinit -u -D && source "${file}" && print -r -- $_comps[nsed]`], { env });
+    expect(stdout.trim()).toBe('_nsed');
+  });
+});
