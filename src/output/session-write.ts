@@ -10,6 +10,12 @@ import { safeWriter } from '../terminal/safe-writer.js';
 export async function writeStdout(io: Pick<IO, 'stdout'>, text: string): Promise<void> {
   const out = safeWriter(io.stdout);
   out.write(text);
+  await assertStdoutWritten(io);
+}
+
+/** Waits for stdout to flush and fails if it broke for any reason but a reader that left. */
+export async function assertStdoutWritten(io: Pick<IO, 'stdout'>): Promise<void> {
+  const out = safeWriter(io.stdout);
   await out.drain();
   const failure = out.failure;
   if (failure !== undefined) {

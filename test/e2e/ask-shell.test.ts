@@ -39,6 +39,14 @@ describe('nsed ask in a shell pipeline', () => {
     expect(saved.turns.at(-1)?.content.startsWith('## Design a cache\n')).toBe(true);
   });
 
+  it('a full disk behind > (/dev/full) is an error naming ENOSPC, with the session still saved (#62, #65)', async () => {
+    const home = join(rig.home, 'full');
+    const r = await bash(`"${process.execPath}" "${CLI}" ask -o final "Design a cache" > /dev/full`, { NSED_HOME: home, NSED_URL: rig.sim.url });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^nsed: cannot write to standard output: ENOSPC$/m);
+    expect((await readdir(join(home, 'sessions'))).filter((n) => n.endsWith('.json')).length).toBe(1);
+  });
+
   it('answer=$(nsed ask -o final …) captures only the answer', async () => {
     const r = await bash(`answer=$("${process.execPath}" "${CLI}" ask -o final -p fast "Name a queue") && printf '%s' "$answer" | wc -l`, {
       NSED_HOME: join(rig.home, 'capture'),

@@ -1,5 +1,6 @@
 import { notFound } from '../../errors.js';
 import { createRenderer } from '../../output/renderer.js';
+import { assertStdoutWritten } from '../../output/session-write.js';
 import { fromModel } from '../../protocol/policy-ref.js';
 import { newTurnId } from '../../session/ids.js';
 import type { PendingJob, Session } from '../../session/model.js';
@@ -59,6 +60,7 @@ export async function followTurn(
     { ctx: env.ctx, client: deps.conn.client, renderer, recorder, url: deps.conn.url, newTurnId: () => newTurnId(env.ctx.randomHex) },
     spec,
   );
+  await assertStdoutWritten(env.ctx.io);
   return 0;
 }
 
