@@ -6,7 +6,7 @@
  *
  * An HTML comment right before a block tunes how it runs (invisible when rendered):
  *   <!-- test: sim=slow background wait-for="round 1/" exit=5 -->
- *   sim=slow      NSED_URL points at a simulator with 150 ms phases (default: 5 ms), for
+ *   sim=slow      NSED_URL points at a simulator with 500 ms phases (default: 5 ms), for
  *                 examples that act on a deliberation while it runs
  *   background    start the block and go on once its output shows `wait-for`; it must end,
  *                 with its expected exit code, by the end of the next block
@@ -119,7 +119,7 @@ beforeAll(async () => {
   const wrapper = path.join(root, 'bin', 'nsed');
   await writeFile(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   await chmod(wrapper, 0o755);
-  [fast, slow] = await Promise.all([startSim({ port: 0, roundMs: 5 }), startSim({ port: 0, roundMs: 150 })]);
+  [fast, slow] = await Promise.all([startSim({ port: 0, roundMs: 5 }), startSim({ port: 0, roundMs: 500 })]);
   env = {
     PATH: `${path.join(root, 'bin')}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
     HOME: path.join(root, 'home'),

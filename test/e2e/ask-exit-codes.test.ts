@@ -93,7 +93,7 @@ describe('exit codes of nsed ask, through a real process', () => {
   });
 
   it('SIGINT mid-stream exits 130, saves the partial answer and keeps pending_job (#42)', async () => {
-    const slow = await makeRig({ roundMs: 150 });
+    const slow = await makeRig({ roundMs: 400 });
     try {
       const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a cache']);
       await waitForOutput(child, (out) => out.includes('"type":"round"'));
@@ -113,7 +113,7 @@ describe('exit codes of nsed ask, through a real process', () => {
   });
 
   it('SIGTERM mid-stream exits 143 (#71)', async () => {
-    const slow = await makeRig({ roundMs: 150 });
+    const slow = await makeRig({ roundMs: 400 });
     try {
       const child = slow.spawn(['ask', 'Design a cache']);
       await waitForOutput(child, (out) => out.includes('round 1/'));

@@ -72,7 +72,7 @@ describe('export --format ndjson', () => {
   });
 
   it('keeps an injection among the rounds where the live stream showed it', async () => {
-    const slow = await makeRig({ roundMs: 150 });
+    const slow = await makeRig({ roundMs: 600 });
     try {
       const ask = slow.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Plan the database migration']);
       await waitForOutput(ask, (out) => out.includes('"scored":true'));

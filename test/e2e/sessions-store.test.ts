@@ -207,7 +207,7 @@ describe('nsed sessions rm', () => {
 describe('sessions touched by inject and cancel from a second terminal', () => {
   let slow: Rig;
   beforeAll(async () => {
-    slow = await makeRig({ roundMs: 150 });
+    slow = await makeRig({ roundMs: 600 });
   });
   afterAll(async () => {
     await slow.close();

@@ -13,7 +13,7 @@ let slow: Rig;
 let slower: Rig;
 beforeAll(async () => {
   slow = await makeRig({ roundMs: 120 });
-  slower = await makeRig({ roundMs: 400 });
+  slower = await makeRig({ roundMs: 600 });
 });
 afterAll(async () => {
   await slow.close();
@@ -197,7 +197,7 @@ describe('nsed inject from a second terminal', () => {
 
 describe('nsed inject against an orchestrator without the inject route', () => {
   it('falls back to the compat routing rule: same x-opencode-session, stream false, and prints the answer', async () => {
-    const old = await makeRig({ roundMs: 400, withoutRoutes: ['inject'] });
+    const old = await makeRig({ roundMs: 600, withoutRoutes: ['inject'] });
     try {
       const first = old.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
       let out = '';
