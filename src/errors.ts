@@ -87,3 +87,14 @@ export function toNsedError(err: unknown): NsedError {
     hint: 'run again with NSED_DEBUG=1 and report the stack trace',
   });
 }
+
+const reported = new WeakSet<object>();
+
+/** Marks an error whose NDJSON `error` event a renderer already wrote, so none is written twice. */
+export function markReported(err: unknown): void {
+  if (typeof err === 'object' && err !== null) reported.add(err);
+}
+
+export function wasReported(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && reported.has(err);
+}

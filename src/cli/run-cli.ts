@@ -3,7 +3,9 @@ import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
 import type { CommandDef, CommandEnv, CommandGroup } from '../commands/command.js';
 import type { Context } from '../commands/context.js';
-import { NsedError, toNsedError } from '../errors.js';
+import { NDJSON_SCHEMA_VERSION } from '../api/events.js';
+import { NsedError, toNsedError, wasReported } from '../errors.js';
+import { toJsonLine } from '../output/ndjson.js';
 import { createIO } from '../terminal/create-io.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { ExitCode } from './exit-codes.js';
@@ -56,6 +58,11 @@ export async function runCli(args: string[], base: Omit<Context, 'io'>, streams:
     env = { ctx: { ...base, io }, globals };
     return await selected.def.run(env, selected.argv);
   } catch (err) {
+    // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
+    if (env?.globals.output === 'ndjson' && !wasReported(err)) {
+      const e = toNsedError(err);
+      streams.stdout.write(toJsonLine({ v: NDJSON_SCHEMA_VERSION, seq: 1, type: 'error', code: e.code, exit_code: e.exitCode, message: e.message }));
+    }
     return reportError(err, streams, base.env);
   }
 }

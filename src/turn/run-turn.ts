@@ -1,7 +1,7 @@
 import type { EventStream, NsedClient } from '../api/client.js';
 import type { NsedEvent, StreamEvent } from '../api/events.js';
 import type { Context } from '../commands/context.js';
-import { NsedError, toNsedError } from '../errors.js';
+import { NsedError, markReported, toNsedError } from '../errors.js';
 import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
 import type { Renderer } from '../output/renderer.js';
 import type { TurnPath, TurnStatus } from '../session/model.js';
@@ -111,16 +111,17 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       const over = jobId === undefined || (!ctx.signal.aborted && raw.drop === undefined && raw.code === 'server');
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }
+    // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
+    let final = e;
     try {
       await recorder.flush();
     } catch (storeErr) {
-      emit({ type: 'error', code: e.code, exit_code: e.exitCode, message: e.message });
-      await renderer.close();
-      throw storeErr;
+      final = toNsedError(storeErr);
     }
-    emit({ type: 'error', code: e.code, exit_code: e.exitCode, message: e.message });
+    emit({ type: 'error', code: final.code, exit_code: final.exitCode, message: final.message });
     await renderer.close();
-    throw e;
+    markReported(final);
+    throw final;
   }
 }
 

@@ -43,6 +43,17 @@ describe('exit codes of nsed ask, through a real process', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('an NDJSON run that fails before its turn begins still ends with one error event', async () => {
+    for (const [args, code] of [
+      [['continue', '-s', 'no-such-session', '-o', 'ndjson', 'q'], 3],
+      [['ask', '-o', 'ndjson', '--agents', 'OnlyOne', 'q'], 2],
+    ] as const) {
+      const r = await rig.run([...args]);
+      expect(r.code).toBe(code);
+      expect(parseNdjson(r.stdout)).toEqual([expect.objectContaining({ v: 1, seq: 1, type: 'error', exit_code: code })]);
+    }
+  });
+
   it('connection refused exits 6 and names the host (#43)', async () => {
     const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' } });
     expect(r.code).toBe(6);
