@@ -1,4 +1,4 @@
-import type { EventStream, NsedClient } from '../api/client.js';
+import type { NsedClient } from '../api/client.js';
 import type { NsedEvent, StreamEvent } from '../api/events.js';
 import type { Context } from '../commands/context.js';
 import { NsedError, markReported, toNsedError } from '../errors.js';
@@ -7,7 +7,7 @@ import type { Renderer } from '../output/renderer.js';
 import type { TurnPath, TurnStatus } from '../session/model.js';
 import type { TurnStart } from './build-request.js';
 import { completionEvents } from './completion-events.js';
-import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
+import { followStream } from './follow-stream.js';
 import type { TurnRecorder } from './record-turn.js';
 import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
 
@@ -122,84 +122,6 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     await renderer.close();
     markReported(final);
     throw final;
-  }
-}
-
-async function followStream(
-  deps: TurnDeps,
-  spec: TurnSpec,
-  apply: (e: StreamEvent) => void,
-  currentJob: () => string | undefined,
-  noteJob: (id: string) => Promise<void>,
-): Promise<void> {
-  const { ctx } = deps;
-  let stream: EventStream = await open(deps, spec.start, noteJob);
-  if (stream.jobId !== undefined) await noteJob(stream.jobId);
-  let applied = 0;
-  let attempt = 0;
-  let appliedAtLastDrop = -1;
-  for (;;) {
-    let seen = 0;
-    try {
-      for await (const e of stream) {
-        seen += 1;
-        if (seen <= applied) continue;
-        applied += 1;
-        apply(e);
-        if (e.type === 'end') return;
-      }
-      if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw new NsedError('network', 'the stream ended before the deliberation finished (no [DONE])', { drop: 'eof' });
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      const e = toNsedError(err);
-      const job = currentJob();
-      if (e.drop === undefined || job === undefined) throw e;
-      // The retry budget resets whenever the last connection made progress (#31).
-      if (applied > appliedAtLastDrop) attempt = 0;
-      appliedAtLastDrop = applied;
-      stream = await reconnect(deps, job, e, () => ++attempt);
-    }
-  }
-}
-
-async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
-  const { client, ctx } = deps;
-  switch (start.kind) {
-    case 'chat':
-      return client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
-    case 'submit': {
-      const { job_id } = await client.submit(start.body, { signal: ctx.signal });
-      await noteJob(job_id);
-      return client.resume(job_id, { signal: ctx.signal });
-    }
-    case 'attach':
-      await noteJob(start.jobId);
-      return client.resume(start.jobId, { signal: ctx.signal });
-    case 'result':
-      throw new Error('a finished job has no stream to follow');
-  }
-}
-
-async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAttempt: () => number): Promise<EventStream> {
-  const { ctx, client, renderer } = deps;
-  let last = cause;
-  for (;;) {
-    const attempt = nextAttempt();
-    if (attempt > MAX_RESUME_ATTEMPTS) throw last;
-    renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
-    await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
-    try {
-      return await client.resume(jobId, { signal: ctx.signal });
-    } catch (err) {
-      if (ctx.signal.aborted) throw err;
-      const e = toNsedError(err);
-      if (e.code === 'not_found') {
-        throw new NsedError('not_found', `deliberation ${jobId} is no longer known to the orchestrator`, { hint: 'its history expired; the partial answer is saved as interrupted' });
-      }
-      if (!isRetryableResumeError(e)) throw e;
-      last = e;
-    }
   }
 }
 
