@@ -1,0 +1,95 @@
+// Figure 6: the delay from the server writing an event to the client writing it to stdout.
+// The server puts CLOCK_MONOTONIC (shared by every process on the machine) into each chunk's
+// content; this process, which does nothing else meanwhile, stamps each line as it comes out
+// of the client's stdout pipe. The pipe hop is in every sample, nsed's and the floor's alike.
+import { mkdtemp } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { figure } from '../lib/figure.mjs';
+import { baseEnv, CLI, runNode } from '../lib/proc.mjs';
+import { interleave, median, quantile, round } from '../lib/stats.mjs';
+
+const ROUNDS = 5;
+const EVENTS = 300;
+const GAP_MS = 3;
+const UNDICI = fileURLToPath(new URL('../floors/undici-client.mjs', import.meta.url));
+const FLOOR = 'undici + eventsource-parser loop writing each piece';
+// The first events of a run meet whatever the client still does once the stream has begun
+// (nsed writes its pending-job marker then); the steady figures leave them out.
+const SETTLE = 20;
+
+/** Runs one client and returns the delay of every stamped event, in ms. */
+async function delays(args, env, ndjson) {
+  const out = [];
+  let pending = '';
+  const onStdout = (bytes) => {
+    const now = process.hrtime.bigint();
+    const lines = (pending + bytes.toString('utf8')).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      let stamp = line;
+      if (ndjson) {
+        const e = JSON.parse(line);
+        if (e.type !== 'text') continue;
+        stamp = e.text.trim();
+      }
+      if (/^\d+$/.test(stamp)) out.push(Number(now - BigInt(stamp)) / 1e6);
+    }
+  };
+  await runNode(args, { env, onStdout });
+  if (out.length !== EVENTS) throw new Error(`saw ${out.length} of ${EVENTS} stamped events`);
+  return out;
+}
+
+export async function latency({ tmp, server }) {
+  const env = baseEnv({ NSED_HOME: await mkdtemp(path.join(tmp, 'latency-home-')) });
+  const url = `${server.url}/stamp/${EVENTS}/${GAP_MS}`;
+  const pooled = { text: [], ndjson: [], floor: [] };
+  const steady = { text: [], ndjson: [], floor: [] };
+  const run = (name, args, ndjson) => async () => {
+    const d = await delays(args, env, ndjson);
+    pooled[name].push(...d);
+    steady[name].push(...d.slice(SETTLE));
+    return 0;
+  };
+  await interleave(
+    {
+      text: run('text', [CLI, 'ask', '-q', '-o', 'text', '--url', url, 'q'], false),
+      ndjson: run('ndjson', [CLI, 'ask', '-q', '-o', 'ndjson', '--url', url, 'q'], true),
+      floor: run('floor', [UNDICI, url, 'stream'], false),
+    },
+    ROUNDS,
+    { warmup: 0 },
+  );
+  const stat = (q) => (samples) => [q === 0.5 ? median(samples) : quantile(samples, q)];
+  const ms = (samples, q) => round(stat(q)(samples)[0], 3);
+  const out = [];
+  for (const mode of ['text', 'ndjson']) {
+    for (const [label, q] of [['median', 0.5], ['p99', 0.99]]) {
+      const nsed = stat(q)(pooled[mode]);
+      const floor = stat(q)(pooled.floor);
+      const added = (nsed[0] ?? 0) - (floor[0] ?? 0);
+      const target = label === 'median' ? { text: 'nsed median < 1 ms', ok: (_r, n) => n < 1 } : undefined;
+      out.push(
+        figure({
+          name: `latency -o ${mode} ${label}`,
+          floorName: FLOOR,
+          nsed,
+          floor,
+          unit: 'ms',
+          runs: ROUNDS,
+          target,
+          extra: {
+            events_per_run: EVENTS,
+            gap_ms: GAP_MS,
+            added_ms: round(added, 3),
+            [`nsed_${label}_after_first_${SETTLE}_events_ms`]: ms(steady[mode], q),
+            [`floor_${label}_after_first_${SETTLE}_events_ms`]: ms(steady.floor, q),
+          },
+          note: `after the first ${SETTLE} events of each run: ${ms(steady[mode], q)} / ${ms(steady.floor, q)} ms`,
+        }),
+      );
+    }
+  }
+  return out;
+}

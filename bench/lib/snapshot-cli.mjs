@@ -1,0 +1,43 @@
+// The figures run a private copy of the built CLI: other work in the same checkout (a test
+// run's global setup) may rebuild dist/ mid-run, and a figure must not time a half-written
+// bundle. The bundle is self-contained (dependencies inlined), so a copy runs as it is.
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ROOT, useCli } from './proc.mjs';
+
+const DIST = path.join(ROOT, 'dist');
+
+async function listing(dir) {
+  const entries = await readdir(dir, { recursive: true });
+  const sizes = await Promise.all(entries.map(async (e) => `${e}:${(await stat(path.join(dir, e))).size}`));
+  return sizes.sort().join('\n');
+}
+
+/** Copies dist/ and bin/nsed.js under `tmp` (building dist/ first if it is missing). */
+export async function snapshotCli(tmp) {
+  if (!existsSync(path.join(DIST, 'main.js'))) {
+    const { buildCli } = await import('../../scripts/build.mjs');
+    await buildCli();
+  }
+  const home = path.join(tmp, 'cli');
+  for (let attempt = 0; attempt < 30; attempt++) {
+    await rm(home, { recursive: true, force: true });
+    await mkdir(path.join(home, 'bin'), { recursive: true });
+    try {
+      const before = await listing(DIST);
+      await cp(DIST, path.join(home, 'dist'), { recursive: true });
+      // A copy taken while dist/ was being rewritten differs from dist/ before or after it.
+      if (before === (await listing(DIST)) && before === (await listing(path.join(home, 'dist'))) && before.includes('main.js:')) {
+        await cp(path.join(ROOT, 'bin', 'nsed.js'), path.join(home, 'bin', 'nsed.js'));
+        await writeFile(path.join(home, 'package.json'), '{ "type": "module" }\n');
+        return useCli(path.join(home, 'bin', 'nsed.js'));
+      }
+    } catch {
+      // dist/ vanished under the copy: a rebuild is under way, so wait for it.
+    }
+    await sleep(1_000);
+  }
+  throw new Error('dist/ kept changing for 30 s; run the bench when no build is running');
+}

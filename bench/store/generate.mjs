@@ -1,0 +1,45 @@
+// Generated stores for the listing figures. Ten thousand store.create() calls take minutes
+// here (each one fsyncs twice and takes two locks), so the session files are written in the
+// store's own format (2-space JSON, 0600 files in a 0700 directory) and the index journal is
+// then built by the real store's list(), as a first `nsed sessions ls` would build it. A few
+// sessions go through create() and update() as well, so those paths' journal lines are there too.
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { session, turn } from './sessions.mjs';
+
+const BATCH = 200;
+
+/** `count` sessions of 2 to 6 turns under `home`; returns how many the store then lists. */
+export async function generateStore(openFileStore, home, count) {
+  const store = openFileStore(home);
+  const viaApi = Math.min(20, count);
+  for (let n = 0; n < viaApi; n++) await store.create(session(n, 2));
+  for (let n = 0; n < viaApi; n += 4) {
+    await store.update(session(n, 2).id, (s) => {
+      s.turns.push(turn(n, 2, Date.parse(s.updated) + 1_000), turn(n, 3, Date.parse(s.updated) + 2_000));
+    });
+  }
+  const dir = store.dir;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  for (let start = viaApi; start < count; start += BATCH) {
+    const batch = [];
+    for (let n = start; n < Math.min(count, start + BATCH); n++) {
+      const s = session(n, 2 + (n % 5));
+      batch.push(writeFile(path.join(dir, `${s.id}.json`), `${JSON.stringify(s, null, 2)}\n`, { mode: 0o600 }));
+    }
+    await Promise.all(batch);
+  }
+  const { sessions, unreadable } = await store.list();
+  if (unreadable.length > 0) throw new Error(`the generated store has unreadable files: ${unreadable[0].file}`);
+  return sessions.length;
+}
+
+/** One session of `turns` turns, written through store.create(); returns its id. */
+export async function generateLongSession(openFileStore, home, turns) {
+  const store = openFileStore(home);
+  const s = session(1_000_000, turns);
+  await store.create(s);
+  await store.list();
+  return s.id;
+}
