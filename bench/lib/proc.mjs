@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The CLI the figures run: bin/nsed.js, or the private copy run.mjs makes (see snapshot-cli.mjs). */
-export let CLI = path.join(ROOT, 'bin', 'nsed.js');
+/** The CLI the figures run: bin/nsed.cjs, or the private copy run.mjs makes (see snapshot-cli.mjs). */
+export let CLI = path.join(ROOT, 'bin', 'nsed.cjs');
 export function useCli(file) {
   CLI = file;
   return file;

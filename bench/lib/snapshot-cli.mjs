@@ -2,7 +2,7 @@
 // run's global setup) may rebuild dist/ mid-run, and a figure must not time a half-written
 // bundle. The bundle is self-contained (dependencies inlined), so a copy runs as it is.
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, useCli } from './proc.mjs';
@@ -15,7 +15,7 @@ async function listing(dir) {
   return sizes.sort().join('\n');
 }
 
-/** Copies dist/ and bin/nsed.js under `tmp` (building dist/ first if it is missing). */
+/** Copies dist/, bin/nsed.cjs and package.json under `tmp` (building dist/ first if it is missing). */
 export async function snapshotCli(tmp) {
   if (!existsSync(path.join(DIST, 'main.js'))) {
     const { buildCli } = await import('../../scripts/build.mjs');
@@ -30,9 +30,9 @@ export async function snapshotCli(tmp) {
       await cp(DIST, path.join(home, 'dist'), { recursive: true });
       // A copy taken while dist/ was being rewritten differs from dist/ before or after it.
       if (before === (await listing(DIST)) && before === (await listing(path.join(home, 'dist'))) && before.includes('main.js:')) {
-        await cp(path.join(ROOT, 'bin', 'nsed.js'), path.join(home, 'bin', 'nsed.js'));
-        await writeFile(path.join(home, 'package.json'), '{ "type": "module" }\n');
-        return useCli(path.join(home, 'bin', 'nsed.js'));
+        await cp(path.join(ROOT, 'bin', 'nsed.cjs'), path.join(home, 'bin', 'nsed.cjs'));
+        await cp(path.join(ROOT, 'package.json'), path.join(home, 'package.json'));
+        return useCli(path.join(home, 'bin', 'nsed.cjs'));
       }
     } catch {
       // dist/ vanished under the copy: a rebuild is under way, so wait for it.

@@ -1,5 +1,4 @@
 // The only module that touches `process`: argv, environment, streams, signals, exit code.
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../commands/context.js';
 import { ExitCode } from './exit-codes.js';
@@ -25,7 +24,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   process.on('SIGTERM', onSignal(ExitCode.terminated));
   process.on('SIGHUP', onSignal(ExitCode.sighup));
 
-  const { runCli } = await import('./run-cli.js');
+  // node:crypto costs ~15 ms to load; only commands that mint ids need it.
+  const [{ runCli }, { randomBytes }] = await Promise.all([import('./run-cli.js'), import('node:crypto')]);
   const ctx: Omit<Context, 'io'> = {
     env: process.env,
     clock: {

@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+'use strict';
+// CommonJS on purpose: an ES-module entry costs ~25 ms more to start (bench/RESULTS.md), and
+// `nsed --version` sits in shell loops. Everything else is the bundled ES module.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${require('../package.json').version}\n`);
+} else {
+  import('../dist/main.js');
+}
