@@ -21,15 +21,25 @@ export async function followStream(
   let stream: EventStream = await open(deps, spec.start, noteJob);
   if (stream.jobId !== undefined) await noteJob(stream.jobId);
   let applied = 0;
+  let appliedPrint = 0;
   let attempt = 0;
   let appliedAtLastDrop = -1;
   for (;;) {
     let seen = 0;
+    let replayPrint = 0;
     try {
       for await (const e of stream) {
         seen += 1;
-        if (seen <= applied) continue;
+        if (seen <= applied) {
+          replayPrint = fingerprint(replayPrint, e);
+          // A replay that is not what was shown cannot be unshown; say so rather than splice silently (#33).
+          if (seen === applied && replayPrint !== appliedPrint) {
+            deps.renderer.onEvent({ type: 'reconnect', attempt, reason: 'the replay differs from what was already shown; continuing from it' });
+          }
+          continue;
+        }
         applied += 1;
+        appliedPrint = fingerprint(appliedPrint, e);
         apply(e);
         if (e.type === 'end') return;
       }
@@ -86,4 +96,10 @@ async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAt
       last = e;
     }
   }
+}
+
+/** A cheap running print of the event sequence: each event's type and size, not its text. */
+function fingerprint(h: number, e: StreamEvent): number {
+  const size = e.type === 'text' || e.type === 'reasoning' ? e.text.length : e.type === 'job' ? e.job_id.length : e.type === 'round' ? e.round : 0;
+  return (Math.imul(h ^ (e.type.charCodeAt(0) * 64 + e.type.length), 16777619) + size) | 0;
 }

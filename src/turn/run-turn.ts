@@ -35,9 +35,8 @@ export interface TurnSpec {
 
 /**
  * The one loop over a turn's events (design.md §2): bytes become events in api/, and here each
- * event goes to the renderer and the recorder. A dropped stream is resumed from the job's
- * start; the replay's first `applied` events were already shown and are skipped, so output
- * and record equal an uninterrupted run (#33). The start request is never sent twice (#40).
+ * event goes to the renderer and the recorder; followStream handles drops. Every run ends with
+ * exactly one terminal event, finish or error, and a recorded assistant turn.
  */
 export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcript> {
   const { ctx, renderer, recorder } = deps;
@@ -98,7 +97,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     record(deps, spec, transcript, status);
     await recorder.flush();
     if (status === 'cancelled') {
-      throw new NsedError('server', `the deliberation ${jobId ?? ''} was cancelled`.replace('  ', ' '), { hint: 'the turn is recorded as cancelled' });
+      throw new NsedError('server', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, { hint: 'the turn is recorded as cancelled' });
     }
     emit({ type: 'finish', finish_reason: finishReason, content: transcript.content, session: spec.sessionId, turn: spec.assistantTurnId, job_id: jobId ?? null });
     await renderer.close();
@@ -108,7 +107,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const e = classify(err, ctx, spec.sessionId, jobId);
     if (transcript.finishReason !== 'cancelled') {
       // A job that failed or was refused is over; one that was cut off may still be running.
-      const over = jobId === undefined || (!ctx.signal.aborted && raw.drop === undefined && raw.code === 'server');
+      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server'));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
