@@ -28,20 +28,22 @@ export async function followStream(
     let seen = 0;
     let replayPrint = 0;
     try {
-      for await (const e of stream) {
-        seen += 1;
-        if (seen <= applied) {
-          replayPrint = fingerprint(replayPrint, e);
-          // A replay that is not what was shown cannot be unshown; say so rather than splice silently (#33).
-          if (seen === applied && replayPrint !== appliedPrint) {
-            deps.renderer.onEvent({ type: 'reconnect', attempt, reason: 'the replay differs from what was already shown; continuing from it' });
+      for await (const batch of stream.batches()) {
+        for (const e of batch) {
+          seen += 1;
+          if (seen <= applied) {
+            replayPrint = fingerprint(replayPrint, e);
+            // A replay that is not what was shown cannot be unshown; say so rather than splice silently (#33).
+            if (seen === applied && replayPrint !== appliedPrint) {
+              deps.renderer.onEvent({ type: 'reconnect', attempt, reason: 'the replay differs from what was already shown; continuing from it' });
+            }
+            continue;
           }
-          continue;
+          applied += 1;
+          appliedPrint = fingerprint(appliedPrint, e);
+          apply(e);
+          if (e.type === 'end') return;
         }
-        applied += 1;
-        appliedPrint = fingerprint(appliedPrint, e);
-        apply(e);
-        if (e.type === 'end') return;
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
       throw new NsedError('network', 'the stream ended before the deliberation finished (no [DONE])', { drop: 'eof' });

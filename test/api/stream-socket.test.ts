@@ -51,3 +51,24 @@ describe('fixtures over a real socket', () => {
     });
   }
 });
+
+describe('batches(): the same events, one array per network read', () => {
+  for (const f of fixtures.filter((x) => x.error === undefined).slice(0, 8)) {
+    it(`${f.name}: flattened batches equal the events`, async () => {
+      server.route = async (_req, res) => {
+        sseHead(res);
+        await writeBytewise(res, f.bytes);
+        res.end();
+      };
+      const events: unknown[] = [];
+      let reads = 0;
+      for await (const batch of (await client.chatStream(request)).batches()) {
+        expect(batch.length).toBeGreaterThan(0);
+        reads += 1;
+        events.push(...batch);
+      }
+      expect(events).toEqual(f.events);
+      expect(reads).toBeLessThanOrEqual(Math.max(1, f.events.length));
+    });
+  }
+});

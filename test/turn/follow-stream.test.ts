@@ -7,17 +7,18 @@ import type { TurnDeps, TurnSpec } from '../../src/turn/run-turn.js';
 
 /** A stream over scripted events that fails with a drop after `dropAfter` of them, if given. */
 function scripted(events: StreamEvent[], dropAfter?: number): EventStream {
-  return {
-    jobId: 'job-1',
-    abort: () => undefined,
-    async *[Symbol.asyncIterator]() {
-      for (const [i, e] of events.entries()) {
-        if (dropAfter !== undefined && i === dropAfter) throw new NsedError('network', 'reset', { drop: 'reset' });
-        yield e;
-      }
-      if (dropAfter !== undefined) throw new NsedError('network', 'eof', { drop: 'eof' });
-    },
-  };
+  async function* each() {
+    for (const [i, e] of events.entries()) {
+      if (dropAfter !== undefined && i === dropAfter) throw new NsedError('network', 'reset', { drop: 'reset' });
+      yield e;
+    }
+    if (dropAfter !== undefined) throw new NsedError('network', 'eof', { drop: 'eof' });
+  }
+  // One event per batch: the follower must count across batch boundaries.
+  async function* batches() {
+    for await (const e of each()) yield [e];
+  }
+  return { jobId: 'job-1', abort: () => undefined, batches, [Symbol.asyncIterator]: each };
 }
 
 const text = (t: string, index: number): StreamEvent => ({ type: 'text', text: t, index });
