@@ -1,7 +1,7 @@
 // Writes completions/nsed.{bash,zsh,fish} and man/nsed.1 from src/docs, the one source that
 // reads the command definitions themselves. `--check` writes nothing and exits 1 when a
 // committed file differs from what would be generated (for CI).
-import { build } from 'esbuild';
+import { bundleModule } from './build.mjs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,18 +12,7 @@ const check = process.argv.includes('--check');
 
 const dir = await mkdtemp(path.join(tmpdir(), 'nsed-docs-'));
 try {
-  const outfile = path.join(dir, 'generate.mjs');
-  await build({
-    absWorkingDir: root,
-    entryPoints: ['src/docs/generate.ts'],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-  });
+  const outfile = await bundleModule('src/docs/generate.ts', path.join(dir, 'generate.mjs'));
   const { generatedFiles } = await import(pathToFileURL(outfile).href);
   let stale = 0;
   for (const [file, text] of Object.entries(generatedFiles())) {
