@@ -1,0 +1,89 @@
+import { execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnCli, waitForOutput } from './harness.js';
+
+const run = promisify(execFile);
+
+/** `nsed sim` as a user starts it; resolves with its base URL from the first stdout line. */
+async function startSimProcess(args: string[]): Promise<{ child: ChildProcess & { result: Promise<{ code: number | null; stdout: string; stderr: string }> }; url: string }> {
+  const child = spawnCli(['sim', '--port', '0', '--host', '127.0.0.1', ...args], { stdin: 'inherit-open', timeoutMs: 60_000 });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  await waitForOutput(child, (o) => o.includes('\n'));
+  const first = out.split('\n')[0] ?? '';
+  const m = /^nsed sim listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first);
+  expect(m, first).not.toBeNull();
+  return { child, url: m?.[1] ?? '' };
+}
+
+let current: ChildProcess | undefined;
+afterEach(() => {
+  current?.kill('SIGKILL');
+  current = undefined;
+});
+
+async function curl(args: string[]): Promise<string> {
+  const { stdout } = await run('curl', ['-sS', ...args], { maxBuffer: 16 * 1024 * 1024 });
+  return stdout;
+}
+
+describe('nsed sim as a process, driven by the seeds\' curl examples', () => {
+  it('runs the two-terminal mid-flight injection example as seed chat-completions describes it', async () => {
+    const { child, url } = await startSimProcess(['--round-ms', '400', '--token', 'demo-token']);
+    current = child;
+    const auth = ['-H', 'Authorization: Bearer demo-token', '-H', 'x-opencode-session: ses_example'];
+    const terminal1 = curl(['-N', '-X', 'POST', `${url}/v1/chat/completions`, ...auth, '-d', JSON.stringify({ model: 'nsed:deep', messages: [{ role: 'user', content: 'Design a distributed cache' }], stream: true })]);
+    await new Promise((r) => setTimeout(r, 900));
+    const body = {
+      model: 'nsed:deep',
+      messages: [
+        { role: 'user', content: 'Design a distributed cache' },
+        { role: 'user', content: 'Focus on memory safety over throughput' },
+      ],
+      stream: false,
+    };
+    const terminal2 = JSON.parse(await curl(['-X', 'POST', `${url}/v1/chat/completions`, ...auth, '-d', JSON.stringify(body)])) as {
+      object: string;
+      choices: Array<{ message: { content: string }; finish_reason: string }>;
+    };
+    const stream = await terminal1;
+    expect(terminal2.object).toBe('chat.completion');
+    expect(terminal2.choices[0]?.finish_reason).toBe('stop');
+    const lines = stream.split('\n').filter((l) => l.startsWith('data: '));
+    expect(lines.at(-1)).toBe('data: [DONE]');
+    const chunks = lines.slice(0, -1).map((l) => JSON.parse(l.slice(6)) as { choices: Array<{ delta: Record<string, unknown> }> });
+    const injected = chunks.map((c) => c.choices[0]?.delta['nsed_injected']).filter(Boolean);
+    expect(injected).toEqual([expect.objectContaining({ message: 'Focus on memory safety over throughput', sequence: 1 })]);
+    const content = chunks.map((c) => c.choices[0]?.delta['content'] ?? '').join('');
+    expect(content).toBe(terminal2.choices[0]?.message.content);
+    expect(chunks[0]?.choices[0]?.delta['nsed_session_id']).toMatch(/^oc-ses_example-\d+/);
+
+    child.kill('SIGTERM');
+    const r = await child.result;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^POST \/v1\/chat\/completions 200 \d+ms$/m);
+  }, 30_000);
+
+  it('answers the thread tutorial\'s /deliberation requests, and refuses messages with user_query', async () => {
+    const { child, url } = await startSimProcess(['--round-ms', '5']);
+    current = child;
+    const base = { conversation_id: 'thread-9f2c', agent_names: ['Corepunk01', 'Corepunk02', 'Corepunk03'], deliberation_rounds: 2 };
+    const first = JSON.parse(await curl([`${url}/deliberation`, '-H', 'Content-Type: application/json', '-d', JSON.stringify({ ...base, room_id: 'room-1a2b3c4d', user_query: 'What is the sound of one hand clapping?' })])) as { job_id: string };
+    expect(first.job_id).toBe('room-1a2b3c4d');
+    const both = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', `${url}/deliberation`, '-d', JSON.stringify({ ...base, room_id: 'room-5e6f7a8b', user_query: 'x', messages: [{ role: 'user', content: 'x' }] })]);
+    expect(both.stdout).toBe('400');
+    const messages = [
+      { role: 'user', content: 'What is the sound of one hand clapping?' },
+      { role: 'assistant', content: 'A Zen koan attributed to Hakuin Ekaku…' },
+      { role: 'user', content: 'yo what about forests?' },
+    ];
+    const second = JSON.parse(await curl([`${url}/deliberation`, '-d', JSON.stringify({ ...base, room_id: 'room-9c0d1e2f', messages })])) as { job_id: string };
+    await new Promise((r) => setTimeout(r, 300));
+    const details = JSON.parse(await curl([`${url}/deliberation/${second.job_id}/details`])) as { query: string; messages: unknown };
+    expect(details.query).toBe('[user] What is the sound of one hand clapping?\n\n[assistant] A Zen koan attributed to Hakuin Ekaku…\n\n[user] yo what about forests?');
+    expect(details.messages).toEqual(messages);
+    child.kill('SIGINT');
+    expect((await child.result).code).toBe(0);
+  }, 30_000);
+});
