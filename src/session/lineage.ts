@@ -53,9 +53,11 @@ export function upsertAssistantTurn(s: Session, turn: Turn): Turn {
  * so the replayed transcript keeps the order the council saw.
  */
 export function upsertInjection(s: Session, turn: Turn): Turn {
+  // A record without a sequence (the compat fallback never learns it) is the same injection as
+  // one with the same text, so the two writers of a session merge instead of doubling it.
   const same = (t: Turn): boolean =>
     t.kind === 'injection' && t.job_id === turn.job_id &&
-    (turn.sequence === undefined ? t.sequence === undefined && t.content === turn.content : t.sequence === turn.sequence);
+    (turn.sequence === undefined || t.sequence === undefined ? t.content === turn.content : t.sequence === turn.sequence);
   const at = s.turns.findIndex(same);
   const existing = s.turns[at];
   if (existing !== undefined) {

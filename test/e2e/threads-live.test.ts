@@ -216,7 +216,10 @@ describe('nsed inject against an orchestrator without the inject route', () => {
       expect(events.filter((e) => e['type'] === 'injection').length).toBe(1);
       expect(second.stdout.trimEnd()).toBe((events.at(-1) as { content: string }).content);
       const saved = await read(old, id);
-      expect(saved.turns.filter((t) => t.kind === 'injection').length).toBe(1);
+      // Recorded by both terminals (the fallback without a sequence), merged into one.
+      expect(saved.turns.filter((t) => t.kind === 'injection')).toEqual([
+        expect.objectContaining({ content: 'Focus on memory safety over throughput', sequence: 1 }),
+      ]);
       expect(saved.turns.filter((t) => t.role === 'assistant').length).toBe(1);
     } finally {
       await old.close();

@@ -110,6 +110,18 @@ describe('upsertInjection', () => {
     upsertInjection(s, { ...inj, id: 'c', content: 'y' });
     expect(s.turns.map((t) => t.id)).toEqual(['a', 'c']);
   });
+
+  it('merges a sequence-less record with the sighting that knows its sequence, in either order', () => {
+    for (const order of [['bare', 'placed'], ['placed', 'bare']]) {
+      const s = session('s', { turns: [] });
+      const records = {
+        bare: turn('a', { kind: 'injection', content: 'steer', job_id: 'j' }),
+        placed: turn('b', { kind: 'injection', content: 'steer', job_id: 'j', sequence: 1, round: 2 }),
+      };
+      for (const k of order) upsertInjection(s, records[k as 'bare' | 'placed']);
+      expect(s.turns).toEqual([expect.objectContaining({ content: 'steer', sequence: 1, round: 2 })]);
+    }
+  });
 });
 
 describe('resolveTurnRef', () => {

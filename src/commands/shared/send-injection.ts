@@ -42,7 +42,20 @@ export async function injectMessage(
     return compatFallback(env, deps, session, pending, message, wait);
   }
   ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(pending.job_id)} at round ${ack.injected_at_round} (sequence ${ack.sequence})\n`);
-  await deps.store.update(session.id, (s) => {
+  await recordInjection(env, deps.store, session.id, pending.job_id, message, { round: ack.injected_at_round, sequence: ack.sequence });
+  return { kind: 'acknowledged', pending };
+}
+
+async function recordInjection(
+  env: CommandEnv,
+  store: SessionStore,
+  sessionId: string,
+  jobId: string,
+  message: string,
+  placed: { round: number; sequence: number } | undefined,
+): Promise<void> {
+  const { ctx } = env;
+  await store.update(sessionId, (s) => {
     upsertInjection(s, {
       id: newTurnId(ctx.randomHex),
       role: 'user',
@@ -50,12 +63,10 @@ export async function injectMessage(
       content: message,
       status: 'complete',
       ts: ctx.clock.now().toISOString(),
-      job_id: pending.job_id,
-      round: ack.injected_at_round,
-      sequence: ack.sequence,
+      job_id: jobId,
+      ...placed,
     });
   });
-  return { kind: 'acknowledged', pending };
 }
 
 async function compatFallback(
@@ -76,6 +87,9 @@ async function compatFallback(
   const start = buildChatRequest(withMessage, session.active_policy, { stream: !wait });
   if (start.kind !== 'chat') throw new Error('compat request expected');
   ctx.io.stderr.write(`this orchestrator has no inject route; sending through the compat thread ${sanitizeForTerminal(session.conversation_id)}\n`);
+  // The compat route does not say where the message landed; the streaming terminal, which sees
+  // nsed_injected, fills in the round and sequence of this same record.
+  await recordInjection(env, deps.store, session.id, pending.job_id, message, undefined);
   if (!wait) {
     // The routing rule injects as soon as the request arrives; nothing more is needed from it.
     const stream = await deps.conn.client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
