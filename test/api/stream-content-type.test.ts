@@ -1,27 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientConfig, type NsedClient } from '../../src/api/client.js';
+import { describe, expect, it } from 'vitest';
 import { chunk } from './fixtures.js';
-import { drain, failure, startServer, type Route, type ScriptedServer } from './helpers.js';
+import { TEXT, ev, request, useScriptedClient } from './scripted-client.js';
+import { drain, failure } from './helpers.js';
 
-const request = { model: 'nsed:fast', messages: [{ role: 'user' as const, content: 'q' }] };
-const ev = (json: string): string => `data: ${json}\n\n`;
-const TEXT = ev(chunk({ content: 'partial' }));
-
-let server: ScriptedServer | undefined;
-let client: NsedClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  server = undefined;
-  client = undefined;
-});
-
-async function setup(route: Route, cfg: Partial<ClientConfig> = {}): Promise<{ server: ScriptedServer; client: NsedClient }> {
-  server = await startServer(route);
-  client = createClient({ baseUrl: server.url, idleTimeoutMs: 5_000, ...cfg });
-  return { server, client };
-}
+const setup = useScriptedClient();
 
 describe('content type of a 2xx stream response (#15, #16)', () => {
   it('accepts a MIME type in odd case with parameters', async () => {

@@ -1,28 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type ClientConfig, type NsedClient } from '../../src/api/client.js';
+import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../src/api/events.js';
 import { chunk } from './fixtures.js';
-import { drain, failure, sleep, sseHead, startServer, type Route, type ScriptedServer } from './helpers.js';
+import { TEXT, ev, request, useScriptedClient } from './scripted-client.js';
+import { drain, failure, sleep, sseHead } from './helpers.js';
 
-const request = { model: 'nsed:fast', messages: [{ role: 'user' as const, content: 'q' }] };
-const ev = (json: string): string => `data: ${json}\n\n`;
-const TEXT = ev(chunk({ content: 'partial' }));
-
-let server: ScriptedServer | undefined;
-let client: NsedClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  server = undefined;
-  client = undefined;
-});
-
-async function setup(route: Route, cfg: Partial<ClientConfig> = {}): Promise<{ server: ScriptedServer; client: NsedClient }> {
-  server = await startServer(route);
-  client = createClient({ baseUrl: server.url, idleTimeoutMs: 5_000, ...cfg });
-  return { server, client };
-}
+const setup = useScriptedClient();
 
 describe('stream lifecycle', () => {
   it('reports a reset mid-body as a network drop the caller can resume (#27)', async () => {
