@@ -123,6 +123,23 @@ describe('exit codes of nsed ask, through a real process', () => {
     }
   });
 
+  it('SIGHUP (a closed terminal) detaches like Ctrl-C, exit 129 with the partial saved (#71)', async () => {
+    const slow = await makeRig({ roundMs: 400 });
+    try {
+      const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a cache']);
+      await waitForOutput(child, (out) => out.includes('"type":"round"'));
+      child.kill('SIGHUP');
+      const r = await child.result;
+      expect(r.code).toBe(129);
+      const id = String(parseNdjson(r.stdout)[0]?.['session']);
+      const saved = JSON.parse(await readFile(join(slow.home, 'sessions', `${id}.json`), 'utf8')) as Record<string, unknown>;
+      expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ status: 'interrupted' });
+      expect(saved['pending_job']).toBeDefined();
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('SIGTERM mid-stream exits 143 (#71)', async () => {
     const slow = await makeRig({ roundMs: 400 });
     try {
