@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { promptWords } from './shared/prompt.js';
+import { promptWords, readPrompt } from './shared/prompt.js';
 import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
@@ -13,7 +13,6 @@ export const ask: CommandDef = {
       .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
-    const { readPrompt } = await import('./shared/prompt.js');
     const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
     const [{ openStore }, { connect }, { startSession }, { executeTurn }] = await Promise.all([
       import('./shared/open-store.js'),

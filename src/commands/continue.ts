@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { promptWords } from './shared/prompt.js';
+import { promptWords, readPrompt } from './shared/prompt.js';
 import { resolveTarget, withSessionTarget } from './shared/session-target.js';
 import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
 
@@ -14,7 +14,6 @@ export const continueCommand: CommandDef = {
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
-    const { readPrompt } = await import('./shared/prompt.js');
     const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
     const [{ openStore }, { connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('./shared/open-store.js'),

@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { promptWords } from './shared/prompt.js';
+import { promptWords, readPrompt } from './shared/prompt.js';
 import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
 
 /**
@@ -27,7 +27,7 @@ export const fork: CommandDef = {
       import('../session/model.js'),
     ]);
     const { ctx } = env;
-    const text = prompt.length === 0 ? undefined : await (await import('./shared/prompt.js')).readPrompt(prompt, ctx.io);
+    const text = prompt.length === 0 ? undefined : await readPrompt(prompt, ctx.io);
     const store = await openStore(env);
     const parent = await store.read(await store.resolve(String(argv['source'])));
     const at = typeof argv['at'] === 'string' ? resolveTurnRef(parent, argv['at']) : parent.turns.length - 1;
@@ -38,6 +38,7 @@ export const fork: CommandDef = {
     if (text === undefined) {
       const now = ctx.clock.now();
       const id = newSessionId(ctx.randomHex, now);
+      const system = opts.system ?? parent.system;
       await store.create({
         version: SESSION_VERSION,
         id,
@@ -47,7 +48,7 @@ export const fork: CommandDef = {
         active_policy: opts.policy === undefined ? parent.active_policy : (await import('../protocol/policy-ref.js')).toModel(opts.policy),
         orchestrator: parent.orchestrator,
         conversation_id: newConversationId(ctx.randomHex),
-        ...(opts.system ?? parent.system) === undefined ? {} : { system: opts.system ?? parent.system },
+        ...(system === undefined ? {} : { system }),
         forked_from: forkedFrom,
         turns,
       });

@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { promptWords } from './shared/prompt.js';
+import { promptWords, readPrompt } from './shared/prompt.js';
 import { resolveTarget, withSessionTarget } from './shared/session-target.js';
 
 /**
@@ -16,8 +16,7 @@ export const inject: CommandDef = {
       .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
   run: async (env, argv) => {
-    const [{ readPrompt }, { openStore }, { connect }, { followPending }, { injectMessage }] = await Promise.all([
-      import('./shared/prompt.js'),
+    const [{ openStore }, { connect }, { followPending }, { injectMessage }] = await Promise.all([
       import('./shared/open-store.js'),
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
