@@ -74,7 +74,7 @@ export const THOUGHTS: Record<Angle, readonly string[]> = {
 export const CLAIMS: Record<Angle, readonly string[]> = {
   simplicity: ['a single code path for {t1} is easier to test', '{t2} needs no extra coordination', 'the standard library covers {t1}', 'one owner for {topic} avoids split decisions'],
   performance: ['{t1} lookups stay O(1) on the hot path', 'batching {t2} removes most round trips', 'reads of {t1} need no lock', 'p99 latency for {topic} stays under 50 ms'],
-  safety: ['{t1} fails closed on malformed input', '{t2} survives a crash mid-write', 'retries around {t1} are bounded', 'no secret reaches the {t2} logs'],
+  safety: ['{t1} fails closed on malformed input', '{t2} survives a crash mid-write', 'retries around {t1} are bounded', 'no secret reaches the logs of {t2}'],
   cost: ['{t1} can share infrastructure', '{t2} can scale to zero'],
   maintainability: ['{t1} sits behind one interface', '{t2} can be replaced without touching callers'],
   observability: ['every {t1} state change is logged once', '{t2} errors are visible within a minute'],
