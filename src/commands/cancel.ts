@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { resolveTarget, withSessionTarget } from './shared/session-target.js';
+import { openTarget, withSessionTarget } from './shared/session-target.js';
 
 /** `nsed cancel [-s ID | --last]`: stop the session's running deliberation on the orchestrator. */
 export const cancel: CommandDef = {
@@ -7,8 +7,7 @@ export const cancel: CommandDef = {
   describe: "cancel the session's running deliberation (Ctrl-C only detaches)",
   builder: (y) => withSessionTarget(y),
   run: async (env, argv) => {
-    const [{ openStore }, { connect }, { NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
-      import('./shared/open-store.js'),
+    const [{ connect }, { NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
       import('./shared/connection.js'),
       import('../errors.js'),
       import('../session/lineage.js'),
@@ -16,9 +15,8 @@ export const cancel: CommandDef = {
       import('../terminal/sanitize.js'),
     ]);
     const { ctx } = env;
-    const store = await openStore(env);
-    const id = await resolveTarget(store, argv);
-    const session = await store.read(id);
+    const { store, session } = await openTarget(env, argv);
+    const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
       throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: 'there is no pending deliberation to cancel' });

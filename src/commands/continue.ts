@@ -1,6 +1,6 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { resolveTarget, withSessionTarget } from './shared/session-target.js';
+import { openTarget, withSessionTarget } from './shared/session-target.js';
 import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
@@ -15,8 +15,7 @@ export const continueCommand: CommandDef = {
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
     const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
-    const [{ openStore }, { connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
-      import('./shared/open-store.js'),
+    const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
       import('./shared/reconcile.js'),
@@ -24,9 +23,8 @@ export const continueCommand: CommandDef = {
       import('../protocol/policy-ref.js'),
       import('../session/ids.js'),
     ]);
-    const store = await openStore(env);
-    const id = await resolveTarget(store, argv);
-    const before = await store.read(id);
+    const { store, session: before } = await openTarget(env, argv);
+    const id = before.id;
     const conn = await connect(env, before.orchestrator);
     try {
       const { ctx } = env;

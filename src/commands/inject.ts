@@ -1,6 +1,6 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { resolveTarget, withSessionTarget } from './shared/session-target.js';
+import { openTarget, withSessionTarget } from './shared/session-target.js';
 
 /**
  * `nsed inject MESSAGE... [-s ID | --last] [--no-wait]`: steer a running deliberation from
@@ -16,17 +16,15 @@ export const inject: CommandDef = {
       .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
   run: async (env, argv) => {
-    const [{ openStore }, { connect }, { followPending }, { injectMessage }] = await Promise.all([
-      import('./shared/open-store.js'),
+    const [{ connect }, { followPending }, { injectMessage }] = await Promise.all([
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
       import('./shared/send-injection.js'),
     ]);
     const { ctx } = env;
     const message = await readPrompt(promptWords(argv['message']), ctx.io, 'message');
-    const store = await openStore(env);
-    const id = await resolveTarget(store, argv);
-    const session = await store.read(id);
+    const { store, session } = await openTarget(env, argv);
+    const id = session.id;
     const conn = await connect(env, session.orchestrator);
     try {
       const sent = await injectMessage(env, { store, conn }, session, message, argv['wait'] !== false);

@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { resolveTarget, withSessionTarget } from './shared/session-target.js';
+import { openTarget, withSessionTarget } from './shared/session-target.js';
 
 /**
  * `nsed resume [-s ID | --last]`: reattach to the session's pending deliberation after a
@@ -11,17 +11,15 @@ export const resume: CommandDef = {
   describe: "reattach to the session's running deliberation; finish and record the turn",
   builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
   run: async (env, argv) => {
-    const [{ openStore }, { connect }, { followPending }, { statusWord }, { NsedError, notFound, toNsedError }] = await Promise.all([
-      import('./shared/open-store.js'),
+    const [{ connect }, { followPending }, { statusWord }, { NsedError, notFound, toNsedError }] = await Promise.all([
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
       import('../protocol/job-status.js'),
       import('../errors.js'),
     ]);
     const { ctx } = env;
-    const store = await openStore(env);
-    const id = await resolveTarget(store, argv);
-    const session = await store.read(id);
+    const { store, session } = await openTarget(env, argv);
+    const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
       throw notFound(`nothing is pending in session ${id}`, `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`);

@@ -1,20 +1,13 @@
-import type { SessionState, SessionSummary } from '../session/store.js';
+import type { SessionSummary } from '../session/store.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { inertJson } from './export/inert-json.js';
 import { toJsonLine } from './ndjson.js';
 import { relativeTime } from './session-time.js';
 
 /** One session as `sessions ls --json` documents it: every key always present. */
-export interface SessionListItem {
-  id: string;
-  title: string;
-  policy: string;
-  turns: number;
-  created: string;
-  updated: string;
-  state: SessionState;
-  forked_from: { session: string; turn: string | null } | null;
-}
+export type SessionListItem = Required<Omit<SessionSummary, 'forked_from'>> & {
+  forked_from: NonNullable<SessionSummary['forked_from']> | null;
+};
 
 export function listItem(s: SessionSummary): SessionListItem {
   return {

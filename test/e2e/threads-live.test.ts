@@ -28,18 +28,23 @@ function sessionOf(stdout: string): string {
   return String(parseNdjson(stdout)[0]?.['session']);
 }
 
+/** Starts `nsed <args>` (with -o ndjson) and waits until its stdout shows `marker`; returns its session. */
+async function streamUntil(rig: Rig, args: string[], marker = '"type":"round"') {
+  const child = rig.spawn(args);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  await waitForOutput(child, (o) => o.includes(marker));
+  return { child, session: sessionOf(out) };
+}
+
 describe('nsed resume', () => {
   it('after kill -9 of an ask mid-stream, records the answer an uninterrupted run gives and clears pending_job', async () => {
     const reference = await slow.run(['ask', '-o', 'json', 'Design a rate limiter']);
     const expected = (JSON.parse(reference.stdout) as { content: string }).content;
 
-    const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a rate limiter']);
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    await waitForOutput(child, (o) => o.includes('"type":"round"'));
+    const { child, session: id } = await streamUntil(slow, ['ask', '-o', 'ndjson', 'Design a rate limiter']);
     child.kill('SIGKILL');
     await child.result;
-    const id = sessionOf(out);
     expect((await read(slow, id)).pending_job).toBeDefined();
 
     const r = await slow.run(['resume', '-s', id, '-o', 'json']);
@@ -51,13 +56,9 @@ describe('nsed resume', () => {
   });
 
   it('after the job finished, takes the answer from /result', async () => {
-    const child = slow.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'Name three queues']);
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    await waitForOutput(child, (o) => o.includes('"type":"job"'));
+    const { child, session: id } = await streamUntil(slow, ['ask', '-o', 'ndjson', '-p', 'fast', 'Name three queues'], '"type":"job"');
     child.kill('SIGKILL');
     await child.result;
-    const id = sessionOf(out);
     await new Promise((r) => setTimeout(r, 1500));
     const r = await slow.run(['resume', '-s', id, '-o', 'final']);
     expect(r.code, r.stderr).toBe(0);
@@ -156,11 +157,7 @@ function normalise(events: Array<Record<string, unknown>>): unknown[] {
 
 describe('nsed inject from a second terminal', () => {
   it('lands in the running deliberation: the first stream shows it, the session holds it once', async () => {
-    const first = slower.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
-    let out = '';
-    first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    await waitForOutput(first, (o) => o.includes('"type":"round"'));
-    const id = sessionOf(out);
+    const { child: first, session: id } = await streamUntil(slower, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
     const second = await slower.run(['inject', '-s', id, '-o', 'final', 'Focus on memory safety over throughput']);
     const r1 = await first.result;
     expect(second.code, second.stderr).toBe(0);
@@ -184,11 +181,8 @@ describe('nsed inject from a second terminal', () => {
   }, 30_000);
 
   it('--no-wait returns after the acknowledgement', async () => {
-    const first = slower.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Design a scheduler']);
-    let out = '';
-    first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    await waitForOutput(first, (o) => o.includes('"type":"round"'));
-    const r = await slower.run(['inject', '-s', sessionOf(out), '--no-wait', 'prefer fairness']);
+    const { child: first, session: id } = await streamUntil(slower, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a scheduler']);
+    const r = await slower.run(['inject', '-s', id, '--no-wait', 'prefer fairness']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     expect((await first.result).code).toBe(0);
@@ -199,12 +193,8 @@ describe('nsed inject against an orchestrator without the inject route', () => {
   it('falls back to the compat routing rule: same x-opencode-session, stream false, and prints the answer', async () => {
     const old = await makeRig({ roundMs: 600, withoutRoutes: ['inject'] });
     try {
-      const first = old.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
-      let out = '';
-      first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-      await waitForOutput(first, (o) => o.includes('"type":"round"'));
-      const id = sessionOf(out);
-      const second = await old.run(['inject', '-s', id, '-o', 'final', 'Focus on memory safety over throughput']);
+      const { child: first, session: id } = await streamUntil(old, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
+        const second = await old.run(['inject', '-s', id, '-o', 'final', 'Focus on memory safety over throughput']);
       const r1 = await first.result;
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).toMatch(/no inject route/);
@@ -229,11 +219,7 @@ describe('nsed inject against an orchestrator without the inject route', () => {
 
 describe('a running deliberation refuses a second turn, and can be cancelled', () => {
   it('continue while running exits 7 naming inject and resume; cancel ends the job and marks the turn', async () => {
-    const first = slower.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Design a ledger']);
-    let out = '';
-    first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    await waitForOutput(first, (o) => o.includes('"type":"round"'));
-    const id = sessionOf(out);
+    const { child: first, session: id } = await streamUntil(slower, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a ledger']);
     const cont = await slower.run(['continue', '-s', id, 'another question']);
     expect(cont.code).toBe(7);
     expect(cont.stderr).toMatch(/nsed inject/);
