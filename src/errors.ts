@@ -1,4 +1,26 @@
-import { ExitCode, type ExitCodeValue } from './cli/exit-codes.js';
+/**
+ * The exit-code table (README "Exit codes"); the only place these numbers are written. It lives
+ * beside the error type so that every layer can name a code without reaching into the CLI.
+ */
+export const ExitCode = {
+  ok: 0,
+  bug: 1,
+  usage: 2,
+  notFound: 3,
+  auth: 4,
+  server: 5,
+  network: 6,
+  conflict: 7,
+  store: 8,
+  cancelled: 9,
+  toolPending: 10,
+  timeout: 124,
+  sighup: 129,
+  interrupted: 130,
+  terminated: 143,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** Stable names for error kinds; they appear as `code` in NDJSON `error` events. */
 export type ErrorCode =
@@ -11,6 +33,8 @@ export type ErrorCode =
   | 'store'
   | 'timeout'
   | 'interrupted'
+  | 'cancelled'
+  | 'tool_pending'
   | 'bug';
 
 export type StreamDrop = 'eof' | 'reset' | 'idle' | 'malformed';
@@ -25,6 +49,8 @@ const exitFor: Record<ErrorCode, ExitCodeValue> = {
   store: ExitCode.store,
   timeout: ExitCode.timeout,
   interrupted: ExitCode.interrupted,
+  cancelled: ExitCode.cancelled,
+  tool_pending: ExitCode.toolPending,
   bug: ExitCode.bug,
 };
 

@@ -1,7 +1,7 @@
 // The only module that touches `process`: argv, environment, streams, signals, exit code.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from '../commands/context.js';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode } from '../errors.js';
 import { VERSION } from './version.js';
 
 const argv = process.argv.slice(2);

@@ -4,11 +4,10 @@ import { STDIN_MARKER } from '../commands/shared/prompt.js';
 import type { CommandDef, CommandEnv, CommandGroup } from '../commands/command.js';
 import type { Context } from '../commands/context.js';
 import { NDJSON_SCHEMA_VERSION } from '../api/events.js';
-import { NsedError, toNsedError, wasReported } from '../errors.js';
+import { ExitCode, NsedError, toNsedError, wasReported } from '../errors.js';
 import { toJsonLine } from '../output/ndjson.js';
 import { createIO } from '../terminal/create-io.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { ExitCode } from './exit-codes.js';
 import { toGlobalOptions, withGlobalOptions } from './global-options.js';
 import { VERSION } from './version.js';
 

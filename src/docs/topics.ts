@@ -1,4 +1,4 @@
-import { ExitCode } from '../cli/exit-codes.js';
+import { ExitCode } from '../errors.js';
 
 export interface Described {
   name: string;
@@ -40,17 +40,19 @@ const MEANINGS: Record<keyof typeof ExitCode, string> = {
   usage: 'usage: bad flags or arguments, an invalid id, an unwritable --out file',
   notFound: 'not found: session, turn, job or policy',
   auth: 'authentication: the orchestrator answered 401 or 403',
-  server: 'server: 5xx, a failed or cancelled deliberation, a malformed stream',
+  server: 'server: 5xx, a failed deliberation, a malformed stream',
   network: 'network: connection refused, reset, DNS, TLS',
   conflict: 'conflict: a deliberation is already running, or nothing is running to inject into or cancel',
   store: 'store: a session file cannot be read, parsed or locked',
+  cancelled: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)',
+  toolPending: 'a tool call awaits its result: answer it with nsed continue --tool-result or nsed tool-result',
   timeout: 'timeout: --timeout or --idle-timeout',
   sighup: 'hung up (SIGHUP)',
   interrupted: 'interrupted (SIGINT, Ctrl-C)',
   terminated: 'terminated (SIGTERM)',
 };
 
-/** The exit-code table, from cli/exit-codes.ts: a code added there must be described here. */
+/** The exit-code table, from errors.ts: a code added there must be described here. */
 export const EXIT_CODES: Array<{ code: number; meaning: string }> = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>)
   .map((k) => ({ code: ExitCode[k], meaning: MEANINGS[k] }))
   .sort((a, b) => a.code - b.code);

@@ -1,8 +1,7 @@
 import type { NsedClient } from '../api/client.js';
 import type { NsedEvent, StreamEvent } from '../api/events.js';
 import type { Context } from '../commands/context.js';
-import { NsedError, markReported, toNsedError } from '../errors.js';
-import { ExitCode, type ExitCodeValue } from '../cli/exit-codes.js';
+import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
 import type { Renderer } from '../output/renderer.js';
 import type { TurnPath, TurnStatus } from '../session/model.js';
 import type { TurnStart } from './build-request.js';

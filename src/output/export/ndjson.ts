@@ -1,5 +1,5 @@
 import { NDJSON_SCHEMA_VERSION, type NsedEvent } from '../../api/events.js';
-import { ExitCode } from '../../cli/exit-codes.js';
+import { ExitCode } from '../../errors.js';
 import type { Session } from '../../session/model.js';
 import { toJsonLine } from '../ndjson.js';
 import { sessionDocument, type TurnDocument } from './json.js';
