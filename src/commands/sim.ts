@@ -1,14 +1,24 @@
 import type { RouteName } from '../sim/router.js';
 import type { CommandDef } from './command.js';
 
+/** The client's options mean nothing to the simulator, so its help leaves them out. */
+const CLIENT_OPTIONS = ['url', 'token-file', 'home', 'output', 'quiet', 'timeout', 'idle-timeout', 'color', 'sim'];
+
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef = {
   command: 'sim',
   describe: 'serve the simulated NSED orchestrator (prints "nsed sim listening on http://HOST:PORT" first)',
   builder: (y) =>
-    y
+    CLIENT_OPTIONS.reduce((acc, key) => acc.option(key, { hidden: true }), y)
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('port', { type: 'number', default: 8080, describe: 'port (0 = a free one)' })
+      .option('profile', {
+        type: 'string',
+        choices: ['default', 'strict'],
+        describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
+      })
+      .option('dedup', { type: 'boolean', describe: 'answer an identical request from the same job (default: on with --profile strict)' })
+      .option('dedup-ttl', { type: 'number', default: 30, describe: 'seconds an ended job still answers identical requests' })
       .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
       .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
       .option('keepalive-ms', { type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' })
@@ -22,9 +32,10 @@ export const sim: CommandDef = {
         describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
       })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
+      .example('nsed sim --profile strict', 'answer every open question the other way')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
   run: async (env, argv) => {
-    const { serveSim, parseFaultSpec, usageError } = await loadSim();
+    const { serveSim, parseFaultSpec, usageError, parseProfile } = await loadSim();
     const num = (k: string): number => {
       const v = argv[k];
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw usageError(`--${k} must be a non-negative number`);
@@ -33,6 +44,7 @@ export const sim: CommandDef = {
     const faults = Array.isArray(argv['fault']) ? argv['fault'].map(String) : [];
     for (const f of faults) parseFaultSpec(f.replace(/^(chat|submit|resume|all):/, ''));
     const token = typeof argv['token'] === 'string' ? argv['token'] : env.ctx.env['NSED_SIM_TOKEN'];
+    const profile = parseProfile(typeof argv['profile'] === 'string' ? argv['profile'] : env.ctx.env['NSED_SIM_PROFILE']);
     const { io } = env.ctx;
     await serveSim(
       {
@@ -44,6 +56,9 @@ export const sim: CommandDef = {
         historyTtlMs: num('history-ttl') * 1000,
         ...(token === undefined || token === '' ? {} : { token }),
         faults,
+        profile: profile.name,
+        ...(typeof argv['dedup'] === 'boolean' ? { dedup: argv['dedup'] } : {}),
+        dedupTtlMs: num('dedup-ttl') * 1000,
         withoutRoutes: Array.isArray(argv['without-route']) ? (argv['without-route'] as RouteName[]) : [],
       },
       { stdout: io.stdout, stderr: io.stderr },
@@ -54,10 +69,11 @@ export const sim: CommandDef = {
 };
 
 async function loadSim() {
-  const [{ serveSim }, { parseFaultSpec }, { usageError }] = await Promise.all([
+  const [{ serveSim }, { parseFaultSpec }, { usageError }, { parseProfile }] = await Promise.all([
     import('../sim/serve.js'),
     import('../sim/faults.js'),
     import('../errors.js'),
+    import('../sim/profile.js'),
   ]);
-  return { serveSim, parseFaultSpec, usageError };
+  return { serveSim, parseFaultSpec, usageError, parseProfile };
 }

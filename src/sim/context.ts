@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DedupCache } from './dedup.js';
 import type { FaultBook, FaultSpec } from './faults.js';
 import type { JobRegistry } from './jobs.js';
 import type { SimPolicy } from './policies.js';
+import type { SimProfile } from './profile.js';
 import type { TimerSet } from './timers.js';
 
 /** The simulator's state, shared by every route. */
@@ -13,6 +15,9 @@ export interface SimContext {
   jobs: JobRegistry;
   faults: FaultBook;
   timers: TimerSet;
+  profile: SimProfile;
+  /** Undefined when dedup is off. */
+  dedup: DedupCache | undefined;
 }
 
 /** One request as a route sees it: body already read, faults already decided. */

@@ -1,6 +1,6 @@
 import type { ToolCall } from '../protocol/wire.js';
 import { composeAnswer, chunkText } from './answer.js';
-import { chunk, errorChunk } from './chunks.js';
+import { chunk } from './chunks.js';
 import { type CouncilInput, type Influences, type Proposal, type RoundOutcome, evaluate, propose, unscoredCandidates } from './council.js';
 import type { Job } from './job.js';
 import type { TimerSet } from './timers.js';
@@ -52,8 +52,7 @@ export function runDeliberation(plan: DeliberationPlan): void {
     if (phase.kind === 'evaluate') {
       if (failAt === r) {
         const reason = `quorum lost in round ${r} (simulated fault)`;
-        job.push(errorChunk(job.stamp, `deliberation failed: ${reason}`));
-        job.end('failed', 'error', reason);
+        job.abort('failed', reason);
         return false;
       }
       say(`Round ${r} — evaluations from ${names}`);
@@ -91,9 +90,17 @@ export function runDeliberation(plan: DeliberationPlan): void {
     }
     if (!runPhase(phase)) return;
     job.landingRound = phases[index]?.round ?? total;
-    plan.timers.after(plan.roundMs, tick);
+    schedule();
+  };
+  // A test holding a job open (a very long round) releases it phase by phase through `advance`.
+  const schedule = (): void => {
+    const timer = plan.timers.after(plan.roundMs, tick);
+    job.advance = () => {
+      plan.timers.cancel(timer);
+      tick();
+    };
   };
 
   job.push(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
-  plan.timers.after(plan.roundMs, tick);
+  schedule();
 }

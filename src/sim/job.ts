@@ -1,7 +1,8 @@
 import type { ChatCompletionChunk, FinishReason, InjectAck, NsedInjected, ToolCall } from '../protocol/wire.js';
-import type { ChunkStamp } from './chunks.js';
+import { chunk, errorChunk, type ChunkStamp } from './chunks.js';
 import type { RoundOutcome } from './council.js';
 import type { PolicyMode } from './policies.js';
+import type { Ending } from './profile.js';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 
@@ -10,6 +11,8 @@ export interface LogEntry {
   data: string;
   /** A `content` chunk (the eof-without-done fault cuts the stream after the first one). */
   content: boolean;
+  /** The job's stream ends here by closing the connection, with no `[DONE]`. */
+  close?: true;
 }
 
 /** What the job was asked, kept for `/details`. */
@@ -22,6 +25,15 @@ export interface JobInfo {
   totalRounds: number;
   policy: string;
   mode: PolicyMode;
+  /** Which route started it: `/resume` may serve only compat jobs (strict profile). */
+  surface: 'compat' | 'native';
+}
+
+/** How the job meets the world: its failure ending, and whether it keeps a room at all. */
+export interface JobShape {
+  ending: Ending;
+  /** A roomless answer has no session id and is unknown to `/result`, `/details`, `/resume`. */
+  roomless: boolean;
 }
 
 export const DONE = '[DONE]';
@@ -38,6 +50,8 @@ export class Job {
   finishReason: FinishReason | undefined;
   readonly history: RoundOutcome[] = [];
   readonly log: LogEntry[] = [];
+  /** Runs the job's next phase now instead of when its timer fires; undefined when none is due. */
+  advance: (() => void) | undefined;
   /** The round at which an injection made now would land (the next phase boundary). */
   landingRound = 1;
   readonly finished: Promise<void>;
@@ -50,6 +64,7 @@ export class Job {
     readonly id: string,
     readonly stamp: ChunkStamp,
     readonly info: JobInfo,
+    readonly shape: JobShape = { ending: 'finish-chunk', roomless: false },
   ) {
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
@@ -66,11 +81,33 @@ export class Job {
   end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, failure?: string): void {
     if (this.status !== 'running') return;
     this.log.push({ data: DONE, content: false });
+    this.settle(status, finishReason, failure);
+  }
+
+  private settle(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, failure?: string): void {
+    this.advance = undefined;
     this.status = status;
     this.finishReason = finishReason;
     this.failure = failure;
     this.notify();
     this.resolveFinished();
+  }
+
+  /**
+   * Ends a job that failed or was cancelled, in the job's ending: only the `finish-chunk`
+   * ending tells the stream why; the others leave that to `/result`.
+   */
+  abort(kind: 'failed' | 'cancelled', reason: string): void {
+    if (this.status !== 'running') return;
+    if (this.shape.ending === 'finish-chunk') {
+      this.push(kind === 'cancelled' ? chunk(this.stamp, {}, 'cancelled') : errorChunk(this.stamp, `deliberation failed: ${reason}`));
+    }
+    if (this.shape.ending === 'close') {
+      this.log.push({ data: '', content: false, close: true });
+      this.settle('failed', kind === 'cancelled' ? 'cancelled' : 'error', reason);
+      return;
+    }
+    this.end('failed', kind === 'cancelled' ? 'cancelled' : 'error', reason);
   }
 
   /** `/result` status text: `running`, `completed`, `failed: <reason>`. */

@@ -19,7 +19,7 @@ export function completionOf(job: Job): ChatCompletion {
  * for `stream: false`, as one JSON object once the job is over. A failed job is a 500.
  */
 export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, stream: boolean): Promise<void> {
-  const headers = { 'x-nsed-session-id': job.id };
+  const headers: Record<string, string> = job.shape.roomless ? {} : { 'x-nsed-session-id': job.id };
   if (stream) {
     streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers });
     return;

@@ -6,6 +6,7 @@ import type { SimContext } from './context.js';
 import { runDeliberation } from './deliberation.js';
 import { runInstant } from './instant.js';
 import { Job, type JobInfo } from './job.js';
+import { type Ending, endingFor } from './profile.js';
 import type { TextContext } from './text-context.js';
 
 export interface NewJob {
@@ -15,17 +16,21 @@ export interface NewJob {
   text: TextContext;
   toolResults: Array<{ name: string; content: string }>;
   failAtRound?: number;
+  /** A fault's choice of how the job ends if it fails or is cancelled. */
+  ending?: Ending;
   toolCall?: ToolCall;
 }
 
 export const membersOf = (agents: readonly string[]): CouncilMember[] => agents.map((id, i) => ({ id, angle: angleOf(id, i) }));
 
-/** Creates, registers and starts a job; deliberations run on timers, instant modes finish at once. */
+/** Creates, registers (unless roomless) and starts a job; deliberations run on timers, instant modes finish at once. */
 export function startJob(ctx: SimContext, spec: NewJob): Job {
   const stamp = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: spec.model };
-  const job = new Job(spec.id, stamp, spec.info);
-  ctx.jobs.add(job);
   const mode = spec.info.mode;
+  const roomless = mode !== 'deliberation' && !ctx.profile.instantRoom;
+  const job = new Job(spec.id, stamp, spec.info, { ending: endingFor(ctx.profile, ctx.seed, spec.id, spec.ending), roomless });
+  // A roomless answer is never registered: no route can find it afterwards.
+  if (!roomless) ctx.jobs.add(job);
   if (mode !== 'deliberation') {
     runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA');
     return job;

@@ -4,6 +4,8 @@ import { earlierQuestion, lastUserContent, parseChatRequest, toolResultsOf } fro
 import type { RouteInput, SimContext } from '../context.js';
 import { parseJson, sendOpenAiError } from '../http-util.js';
 import { threadBaseOf } from '../ids.js';
+import { dedupKey } from '../dedup.js';
+import { isRecord } from '../http-util.js';
 import { resolvePolicy } from '../policies.js';
 import { respondWithJob } from '../respond.js';
 import { startJob } from '../start-job.js';
@@ -13,9 +15,11 @@ import { planToolCall } from '../tool-plan.js';
 const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
 
 /**
- * `POST /v1/chat/completions` with the routing rule of protocol.md §6.2: a request on a
- * thread whose job is running becomes an injection into that job and follows it (stream or
- * block); otherwise it starts a fresh job under the thread base (or a `room-` id).
+ * `POST /v1/chat/completions`. With dedup on, an identical request is answered from its job
+ * first. Then the routing rule: a request on a thread whose job is running becomes an
+ * injection into that job and follows it (stream or block), unless it names another policy and
+ * the profile starts a fresh job for that; otherwise a fresh job under the thread base (or a
+ * `room-` id).
  */
 export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void> {
   const body = parseJson(rq.raw);
@@ -30,8 +34,14 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const header = rq.req.headers[Headers.opencodeSession];
   const threadHeader = typeof header === 'string' && header.trim() !== '' ? header : undefined;
   const base = threadHeader === undefined ? undefined : threadBaseOf(threadHeader);
+  const key = ctx.dedup === undefined || !isRecord(body.value) ? undefined : dedupKey({ surface: 'chat', model, messages: body.value.messages, tools: body.value.tools, thread: base });
+  const cached = key === undefined ? undefined : ctx.dedup?.hit(key);
+  if (cached) return respondWithJob(ctx, rq, cached, stream);
+
   const question = lastUserContent(messages);
-  const running = base === undefined ? undefined : ctx.jobs.runningInThread(base);
+  const live = base === undefined ? undefined : ctx.jobs.runningInThread(base);
+  // The seed: "a changed policy_id deliberately forces a fresh deliberation".
+  const running = live && ctx.profile.freshJobOnPolicyChange && live.info.policy !== policy.policy_id ? undefined : live;
   if (running) {
     if (!isBlank(question)) running.inject(question);
     return respondWithJob(ctx, rq, running, stream);
@@ -52,11 +62,14 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
       totalRounds: policy.max_rounds,
       policy: policy.policy_id,
       mode: policy.mode,
+      surface: 'compat',
     },
     text,
     toolResults,
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
+    ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
     ...(toolCall === undefined ? {} : { toolCall }),
   });
+  if (key !== undefined) ctx.dedup?.claim(key, job);
   return respondWithJob(ctx, rq, job, stream);
 }

@@ -1,5 +1,4 @@
 import { Headers } from '../../protocol/wire.js';
-import { chunk } from '../chunks.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { detailsOf } from '../details.js';
 import { isRecord, parseJson, sendJson, sendText } from '../http-util.js';
@@ -37,19 +36,21 @@ export function handleInject(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 202, ack);
 }
 
-/** `POST /deliberation/{id}/cancel` (§3.9): open streams get a `cancelled` finish, then `[DONE]`. */
+/** `POST /deliberation/{id}/cancel` (§3.9): open streams end in the job's ending. */
 export function handleCancel(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
   if (job.status !== 'running') return sendText(rq.res, 409, NOT_RUNNING);
-  job.push(chunk(job.stamp, {}, 'cancelled'));
-  job.end('failed', 'cancelled', 'cancelled');
+  job.abort('cancelled', 'cancelled');
   sendJson(rq.res, 200, { cancelled: true });
 }
 
-/** `POST /deliberation/{id}/resume` (§3.12): the whole history, then the live tail. */
+/**
+ * `POST /deliberation/{id}/resume` (§3.12): the whole history, then the live tail. The seeds
+ * describe it for compat streams only; the strict profile serves nothing else.
+ */
 export function handleResume(ctx: SimContext, rq: RouteInput): void {
-  const job = found(ctx, rq);
-  if (!job) return;
+  const job = ctx.jobs.get(rq.id);
+  if (!job || (job.info.surface === 'native' && !ctx.profile.resumeNative)) return sendJson(rq.res, 404, { error: 'not found' });
   streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers: { [Headers.nsedSessionId]: job.id } });
 }

@@ -24,10 +24,12 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
       totalRounds: plan.rounds,
       policy: plan.policyId ?? `native:${plan.agents.join(',')}:${plan.rounds}`,
       mode: 'deliberation',
+      surface: 'native',
     },
     text: textContext(plan.question, plan.earlier),
     toolResults: [],
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
+    ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
   });
   sendJson(rq.res, 202, { job_id: plan.roomId });
 }
