@@ -87,3 +87,32 @@ describe('nsed sim as a process, driven by the seeds\' curl examples', () => {
     expect((await child.result).code).toBe(0);
   }, 30_000);
 });
+
+describe('nsed sim options', () => {
+  it('--help lists the simulator\'s options only, none of the client\'s', async () => {
+    const r = await spawnCli(['sim', '--help']).result;
+    expect(r.code).toBe(0);
+    for (const own of ['--port', '--profile', '--dedup', '--round-ms', '--fault', '--token ']) expect(r.stdout).toContain(own);
+    for (const client of ['--url', '--token-file', '--home', '--output', '--quiet', '--timeout', '--idle-timeout', '--color', '--sim ']) {
+      expect(r.stdout).not.toContain(client);
+    }
+  });
+
+  it('NSED_SIM_PROFILE=strict serves the strict profile: a passthrough answer carries no session id', async () => {
+    const child = spawnCli(['sim', '--port', '0'], { stdin: 'inherit-open', timeoutMs: 60_000, env: { NSED_SIM_PROFILE: 'strict' } });
+    current = child;
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    await waitForOutput(child, (o) => o.includes('\n'));
+    const url = /listening on (\S+)/.exec(out)?.[1] ?? '';
+    const headers = await curl(['-s', '-D', '-', '-o', '/dev/null', `${url}/v1/chat/completions`, '-d', JSON.stringify({ model: 'nsed:passthrough', messages: [{ role: 'user', content: 'hi' }] })]);
+    expect(headers).toMatch(/^HTTP\/1\.1 200/);
+    expect(headers.toLowerCase()).not.toContain('x-nsed-session-id');
+  });
+
+  it('refuses an unknown profile with exit 2 and names the choices', async () => {
+    const r = await spawnCli(['sim', '--port', '0'], { env: { NSED_SIM_PROFILE: 'lenient' } }).result;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^nsed: unknown simulator profile 'lenient'\nhint: choose one of: default, strict\n$/);
+  });
+});
