@@ -4,6 +4,7 @@ import type { FaultBook, FaultSpec } from './faults.js';
 import type { JobRegistry } from './jobs.js';
 import type { SimPolicy } from './policies.js';
 import type { SimProfile } from './profile.js';
+import type { ResponseStore } from './responses/store.js';
 import type { TimerSet } from './timers.js';
 
 /** The simulator's state, shared by every route. */
@@ -18,6 +19,9 @@ export interface SimContext {
   profile: SimProfile;
   /** Undefined when dedup is off. */
   dedup: DedupCache | undefined;
+  /** Server-held Responses API threads. */
+  responses: ResponseStore;
+  historyTtlMs: number;
 }
 
 /** One request as a route sees it: body already read, faults already decided. */

@@ -10,6 +10,7 @@ import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
 import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
+import { handleResponses } from './routes/responses.js';
 import { handleSubmit } from './routes/submit.js';
 
 export interface HandlerDeps {
@@ -25,7 +26,7 @@ export interface HandlerDeps {
  * `{"error": "..."}`.
  */
 function sendError(res: ServerResponse, match: RouteMatch | undefined, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (match?.name === 'chat' && status !== 401) {
+  if ((match?.name === 'chat' || match?.name === 'responses') && status !== 401) {
     const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
     sendOpenAiError(res, status, message, type, 'sim_fault', headers);
   } else {
@@ -43,6 +44,7 @@ function statusFault(res: ServerResponse, match: RouteMatch, faults: FaultSpec):
 async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, query: URLSearchParams): Promise<void> {
   switch (match.name) {
     case 'chat': return handleChat(ctx, rq);
+    case 'responses': return handleResponses(ctx, rq);
     case 'submit': return handleSubmit(ctx, rq);
     case 'result': return handleResult(ctx, rq);
     case 'details': return handleDetails(ctx, rq);

@@ -1,6 +1,6 @@
 import type { FaultRoute } from './faults.js';
 
-export type RouteName = 'chat' | 'models' | 'submit' | 'deliberations' | 'result' | 'details' | 'inject' | 'cancel' | 'resume' | 'policies' | 'agents' | 'health';
+export type RouteName = 'chat' | 'responses' | 'models' | 'submit' | 'deliberations' | 'result' | 'details' | 'inject' | 'cancel' | 'resume' | 'policies' | 'agents' | 'health';
 
 export interface RouteMatch {
   name: RouteName;
@@ -11,6 +11,7 @@ export interface RouteMatch {
 
 const FIXED: Record<string, RouteName> = {
   'POST /v1/chat/completions': 'chat',
+  'POST /v1/responses': 'responses',
   'GET /v1/models': 'models',
   'POST /deliberation': 'submit',
   'GET /deliberations': 'deliberations',
@@ -27,7 +28,7 @@ const JOB: Record<string, RouteName> = {
   'POST resume': 'resume',
 };
 
-const faultRouteOf = (name: RouteName): FaultRoute => (name === 'chat' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' ? 'resume' : 'other');
+const faultRouteOf = (name: RouteName): FaultRoute => (name === 'chat' || name === 'responses' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' ? 'resume' : 'other');
 
 /** Maps a method and path to a route; undefined for anything the orchestrator does not serve. */
 export function matchRoute(method: string, pathname: string): RouteMatch | undefined {

@@ -7,6 +7,7 @@ import { handleRequest } from './handler.js';
 import { JobRegistry } from './jobs.js';
 import { defaultPolicies } from './policies.js';
 import { type ProfileName, parseProfile } from './profile.js';
+import { ResponseStore } from './responses/store.js';
 import type { SimRequestRecord } from './request-log.js';
 import type { RouteName } from './router.js';
 import { TimerSet } from './timers.js';
@@ -78,6 +79,8 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     timers,
     profile,
     dedup: dedupOn ? new DedupCache(opts.dedupTtlMs ?? SIM_DEFAULTS.dedupTtlMs) : undefined,
+    responses: new ResponseStore(),
+    historyTtlMs: opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs,
   };
   const live = (id?: string) => ctx.jobs.list().filter((j) => j.status === 'running' && (id === undefined || j.id === id));
   const requests: SimRequestRecord[] = [];

@@ -1,6 +1,7 @@
-import { flattenCompat, isBlank } from '../../protocol/flatten.js';
+import { isBlank } from '../../protocol/flatten.js';
 import { Headers } from '../../protocol/wire.js';
-import { earlierQuestion, lastUserContent, parseChatRequest, toolResultsOf } from '../chat-request.js';
+import { lastUserContent, parseChatRequest } from '../chat-request.js';
+import { startCompatJob } from '../compat-job.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { parseJson, sendOpenAiError } from '../http-util.js';
 import { threadBaseOf } from '../ids.js';
@@ -8,9 +9,6 @@ import { dedupKey } from '../dedup.js';
 import { isRecord } from '../http-util.js';
 import { resolvePolicy } from '../policies.js';
 import { respondWithJob } from '../respond.js';
-import { startJob } from '../start-job.js';
-import { textContext } from '../text-context.js';
-import { planToolCall } from '../tool-plan.js';
 
 const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
 
@@ -47,29 +45,8 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
     return respondWithJob(ctx, rq, running, stream);
   }
 
-  const { task, instructions } = flattenCompat(messages);
-  const text = textContext(question === '' ? task : question, earlierQuestion(messages));
-  const toolResults = toolResultsOf(messages);
-  const toolCall = policy.mode === 'deliberation' ? planToolCall(tools, question, toolResults.length > 0, text) : undefined;
-  const job = startJob(ctx, {
-    id: base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now()),
-    model: typeof model === 'string' ? model : `nsed:${policy.tags[0] ?? policy.name}`,
-    info: {
-      query: task,
-      messages,
-      ...(instructions.length > 0 ? { systemInstructions: instructions.join('\n\n') } : {}),
-      agents: policy.agents,
-      totalRounds: policy.max_rounds,
-      policy: policy.policy_id,
-      mode: policy.mode,
-      surface: 'compat',
-    },
-    text,
-    toolResults,
-    ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
-    ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
-    ...(toolCall === undefined ? {} : { toolCall }),
-  });
+  const id = base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now());
+  const job = startCompatJob(ctx, rq.faults, { id, model, policy, messages, tools });
   if (key !== undefined) ctx.dedup?.claim(key, job);
   return respondWithJob(ctx, rq, job, stream);
 }
