@@ -9,7 +9,7 @@ import { type SimRequestRecord, recordHeaders } from './request-log.js';
 import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
-import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
+import { handleCancel, handleDetails, handleInject, handleJobStream, handleResult, handleResume } from './routes/job-routes.js';
 import { handleResponses } from './routes/responses.js';
 import { handleSubmit } from './routes/submit.js';
 
@@ -51,6 +51,7 @@ async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, quer
     case 'inject': return handleInject(ctx, rq);
     case 'cancel': return handleCancel(ctx, rq);
     case 'resume': return handleResume(ctx, rq);
+    case 'job-stream': return handleJobStream(ctx, rq);
     case 'deliberations': return handleDeliberations(ctx, rq);
     case 'policies': return handlePolicies(ctx, rq, query);
     case 'models': return handleModels(ctx, rq);

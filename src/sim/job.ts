@@ -38,6 +38,12 @@ export interface JobShape {
 
 export const DONE = '[DONE]';
 
+/** A named event of the native job stream (`GET /job/{id}/stream`): live only, never logged. */
+export interface NativeEvent {
+  name: string;
+  data: unknown;
+}
+
 /**
  * A job and its event log. The log is append-only and ends with `[DONE]`; streams read it at
  * their own pace, so the first stream, an attached one and a resume all send the same events.
@@ -57,6 +63,7 @@ export class Job {
   readonly finished: Promise<void>;
   private resolveFinished: () => void = () => undefined;
   private readonly watchers = new Set<() => void>();
+  private readonly listeners = new Set<(e: NativeEvent) => void>();
   private readonly pending: NsedInjected[] = [];
   private sequence = 0;
 
@@ -89,6 +96,16 @@ export class Job {
     this.status = status;
     this.finishReason = finishReason;
     this.failure = failure;
+    const last = this.history[this.history.length - 1];
+    this.emit('job_complete', {
+      status: status === 'completed' ? 'Success' : `Failed: ${failure ?? 'unknown'}`,
+      job_id: this.id,
+      rounds_completed: this.history.length,
+      total_rounds: this.info.totalRounds,
+      best_proposal_content: this.answer ?? '',
+      best_proposal_score: last?.scores.find((x) => x.agent_id === last.leader)?.score ?? 0,
+      best_proposal_author: last?.leader ?? this.info.agents[0] ?? '',
+    });
     this.notify();
     this.resolveFinished();
   }
@@ -115,6 +132,16 @@ export class Job {
     return this.status === 'failed' ? `failed: ${this.failure ?? 'unknown'}` : this.status;
   }
 
+  /** Sends a native event to the streams attached now; one attached later never sees it. */
+  emit(name: string, data: unknown): void {
+    for (const l of [...this.listeners]) l({ name, data });
+  }
+
+  listen(fn: (e: NativeEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
   watch(fn: () => void): () => void {
     this.watchers.add(fn);
     return () => this.watchers.delete(fn);
@@ -125,6 +152,7 @@ export class Job {
     if (this.status !== 'running') return undefined;
     this.sequence += 1;
     this.pending.push({ message, round: this.landingRound, sequence: this.sequence });
+    this.emit('user_injection', { message, injected_at_round: this.landingRound, sequence: this.sequence, priority: 'Normal', timestamp: new Date().toISOString() });
     return { sequence: this.sequence, injected_at_round: this.landingRound };
   }
 

@@ -1,6 +1,6 @@
 import type { FaultRoute } from './faults.js';
 
-export type RouteName = 'chat' | 'responses' | 'models' | 'submit' | 'deliberations' | 'result' | 'details' | 'inject' | 'cancel' | 'resume' | 'policies' | 'agents' | 'health';
+export type RouteName = 'chat' | 'responses' | 'models' | 'submit' | 'deliberations' | 'result' | 'details' | 'inject' | 'cancel' | 'resume' | 'job-stream' | 'policies' | 'agents' | 'health';
 
 export interface RouteMatch {
   name: RouteName;
@@ -28,16 +28,19 @@ const JOB: Record<string, RouteName> = {
   'POST resume': 'resume',
 };
 
-const faultRouteOf = (name: RouteName): FaultRoute => (name === 'chat' || name === 'responses' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' ? 'resume' : 'other');
+// The native job stream shares the resume scope: both follow a job that already exists.
+const faultRouteOf = (name: RouteName): FaultRoute =>
+  name === 'chat' || name === 'responses' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' || name === 'job-stream' ? 'resume' : 'other';
 
 /** Maps a method and path to a route; undefined for anything the orchestrator does not serve. */
 export function matchRoute(method: string, pathname: string): RouteMatch | undefined {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   const fixed = FIXED[`${method} ${path}`];
   if (fixed) return { name: fixed, id: '', fault: faultRouteOf(fixed) };
-  const m = /^\/deliberation\/([^/]+)\/([a-z]+)$/.exec(path);
+  const native = /^\/job\/([^/]+)\/stream$/.exec(path);
+  const m = native ? [native[0], native[1], 'stream'] : /^\/deliberation\/([^/]+)\/([a-z]+)$/.exec(path);
   if (!m || m[1] === undefined) return undefined;
-  const name = JOB[`${method} ${m[2] ?? ''}`];
+  const name = native ? (method === 'GET' ? 'job-stream' : undefined) : JOB[`${method} ${m[2] ?? ''}`];
   if (!name) return undefined;
   let id: string;
   try {

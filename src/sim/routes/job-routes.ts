@@ -3,6 +3,7 @@ import type { RouteInput, SimContext } from '../context.js';
 import { detailsOf } from '../details.js';
 import { isRecord, parseJson, sendJson, sendText } from '../http-util.js';
 import type { Job } from '../job.js';
+import { streamNative } from '../native-stream.js';
 import { streamJob } from '../sse-writer.js';
 
 const NOT_RUNNING = 'job not in running state';
@@ -53,4 +54,10 @@ export function handleResume(ctx: SimContext, rq: RouteInput): void {
   const job = ctx.jobs.get(rq.id);
   if (!job || (job.info.surface === 'native' && !ctx.profile.resumeNative)) return sendJson(rq.res, 404, { error: 'not found' });
   streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers: { [Headers.nsedSessionId]: job.id } });
+}
+
+/** `GET /job/{id}/stream`: the native named events, live only. */
+export function handleJobStream(ctx: SimContext, rq: RouteInput): void {
+  const job = found(ctx, rq);
+  if (job) streamNative(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers });
 }
