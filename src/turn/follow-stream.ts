@@ -2,6 +2,7 @@ import type { EventStream } from '../api/client.js';
 import type { StreamEvent } from '../api/events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
+import { followNative } from './follow-native.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import type { TurnDeps, TurnSpec } from './run-turn.js';
 
@@ -18,7 +19,21 @@ export async function followStream(
   noteJob: (id: string) => Promise<void>,
 ): Promise<void> {
   const { ctx } = deps;
-  let stream: EventStream = await open(deps, spec.start, noteJob);
+  let stream: EventStream;
+  if (spec.path === 'native' && (spec.start.kind === 'submit' || spec.start.kind === 'attach')) {
+    const jobId = spec.start.kind === 'attach' ? spec.start.jobId : (await deps.client.submit(spec.start.body, { signal: ctx.signal })).job_id;
+    await noteJob(jobId);
+    try {
+      // Where the orchestrator offers /resume for this job, its replay shows every round.
+      stream = await deps.client.resume(jobId, { signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted || toNsedError(err).code !== 'not_found') throw err;
+      // Where it does not, the job is followed the reference client's way.
+      return followNative(deps, jobId, apply);
+    }
+  } else {
+    stream = await open(deps, spec.start, noteJob);
+  }
   if (stream.jobId !== undefined) await noteJob(stream.jobId);
   let applied = 0;
   let appliedPrint = 0;
