@@ -66,7 +66,16 @@ export async function followStream(
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);
       const job = currentJob();
-      if (e.drop === undefined || job === undefined) throw e;
+      if (e.drop === undefined) throw e;
+      if (job === undefined) {
+        // No session id: the orchestrator keeps no room for this answer (passthrough and
+        // moderator may have none), so there is nothing to resume and nothing to retry.
+        throw new NsedError('network', `${e.message}; the orchestrator named no session for this answer, so it cannot be resumed`, {
+          drop: e.drop,
+          hint: 'ask again; passthrough and moderator answers keep no room on the orchestrator',
+          cause: e,
+        });
+      }
       // The retry budget resets whenever the last connection made progress (#31).
       if (applied > appliedAtLastDrop) attempt = 0;
       appliedAtLastDrop = applied;

@@ -66,6 +66,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         emit({ type: 'injection', message: e.message, round: e.round, sequence: e.sequence });
         return;
       case 'end':
+        // The orchestrator names passthrough and moderator answers only on the full response.
+        if (e.mode !== undefined) emit({ type: 'reasoning', text: `${e.mode} mode: one agent answered, without a deliberation` });
         transcript = applyEvent(transcript, e);
         return;
       default: {
@@ -106,7 +108,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const e = classify(err, ctx, spec.sessionId, jobId);
     if (transcript.finishReason !== 'cancelled') {
       // A job that failed or was refused is over; one that was cut off may still be running.
-      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server'));
+      const over = !ctx.signal.aborted && raw.drop === undefined && (jobId === undefined || raw.code === 'server');
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
