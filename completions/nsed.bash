@@ -18,7 +18,7 @@ _nsed_session_ids() {
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|-p"|"ask|--policy"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"continue|-p"|"continue|--policy"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|-s"|"continue|--session"|"fork|-p"|"fork|--policy"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sim|--host"|"sim|--port"|"sim|--seed"|"sim|--round-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|-p"|"ask|--policy"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"continue|-p"|"continue|--policy"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|-s"|"continue|--session"|"fork|-p"|"fork|--policy"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -57,6 +57,8 @@ _nsed_value() {
     "sessions export|--out"|"sessions export|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "sim|--host") COMPREPLY=() ;;
     "sim|--port") COMPREPLY=() ;;
+    "sim|--profile") COMPREPLY=($(compgen -W "default strict" -- "$cur")) ;;
+    "sim|--dedup-ttl") COMPREPLY=() ;;
     "sim|--seed") COMPREPLY=() ;;
     "sim|--round-ms") COMPREPLY=() ;;
     "sim|--keepalive-ms") COMPREPLY=() ;;
@@ -105,7 +107,7 @@ _nsed() {
       "sessions show") COMPREPLY=($(compgen -W "--rounds --json --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions export") COMPREPLY=($(compgen -W "-f --format --out --file --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "--force --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sim") COMPREPLY=($(compgen -W "--host --port --profile --dedup --dedup-ttl --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
     esac

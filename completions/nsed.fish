@@ -35,7 +35,7 @@ end
 
 function __nsed_takes_value --argument-names cmd flag
     switch "$cmd|$flag"
-        case 'ask|-p' 'ask|--policy' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'continue|-p' 'continue|--policy' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|-s' 'continue|--session' 'fork|-p' 'fork|--policy' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'sim|--host' 'sim|--port' 'sim|--seed' 'sim|--round-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
+        case 'ask|-p' 'ask|--policy' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'continue|-p' 'continue|--policy' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|-s' 'continue|--session' 'fork|-p' 'fork|--policy' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
             return 0
     end
     return 1
@@ -147,6 +147,9 @@ complete -c nsed -n '__nsed_is \'sessions export\'' -l out -l file -r -F -d 'wri
 complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 'also delete sessions whose deliberation is still running'
 complete -c nsed -n '__nsed_is \'sim\'' -l host -x -d 'address to listen on'
 complete -c nsed -n '__nsed_is \'sim\'' -l port -x -d 'port (0 = a free one)'
+complete -c nsed -n '__nsed_is \'sim\'' -l profile -x -a 'default strict' -d 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)'
+complete -c nsed -n '__nsed_is \'sim\'' -l dedup -d 'answer an identical request from the same job (default: on with --profile strict)'
+complete -c nsed -n '__nsed_is \'sim\'' -l dedup-ttl -x -d 'seconds an ended job still answers identical requests'
 complete -c nsed -n '__nsed_is \'sim\'' -l seed -x -d 'seed for the simulated council'
 complete -c nsed -n '__nsed_is \'sim\'' -l round-ms -x -d 'milliseconds per deliberation phase'
 complete -c nsed -n '__nsed_is \'sim\'' -l keepalive-ms -x -d 'keep-alive comment interval on idle streams'

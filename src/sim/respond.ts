@@ -16,7 +16,8 @@ export function completionOf(job: Job): ChatCompletion {
 
 /**
  * Answers a compat request with a job: as SSE from the job's log (full replay, then live), or,
- * for `stream: false`, as one JSON object once the job is over. A failed job is a 500.
+ * for `stream: false`, as one JSON object once the job is over. A failed job is a 500, and so
+ * is a cancelled one unless the job's ending is the one that names cancellations.
  */
 export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, stream: boolean): Promise<void> {
   const headers: Record<string, string> = job.shape.roomless ? {} : { 'x-nsed-session-id': job.id };
@@ -25,8 +26,10 @@ export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, 
     return;
   }
   await job.finished;
-  if (job.status === 'failed' && job.finishReason !== 'cancelled') {
-    sendOpenAiError(rq.res, 500, `deliberation failed: ${job.failure ?? 'unknown'}`, 'server_error', 'deliberation_failed', headers);
+  // Only the finish-chunk ending invents a `cancelled` finish reason; the others leave it out.
+  if (job.status === 'failed' && (job.finishReason !== 'cancelled' || job.shape.ending !== 'finish-chunk')) {
+    const what = job.finishReason === 'cancelled' ? 'deliberation cancelled' : `deliberation failed: ${job.failure ?? 'unknown'}`;
+    sendOpenAiError(rq.res, 500, what, 'server_error', job.finishReason === 'cancelled' ? 'deliberation_cancelled' : 'deliberation_failed', headers);
     return;
   }
   sendJson(rq.res, 200, completionOf(job), headers);
