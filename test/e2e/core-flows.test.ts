@@ -162,6 +162,16 @@ describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) =>
     expect((await read(held, session)).turns.some((t) => t.kind === 'injection' && t.content === 'Focus on memory safety')).toBe(true);
   });
 
+  it('continue with another policy while the deliberation runs is refused before anything is sent', async () => {
+    const { child, session, job } = await startHeld(['ask', '-p', 'deep', 'Design a cache']);
+    const before = held.sim.requests.length;
+    const r = await held.run(['continue', '-s', session, '-p', 'fast', 'Title: Design a cache']);
+    expect(r.code).toBe(ExitCode.conflict);
+    expect(held.sim.requests.slice(before).map((q) => `${q.method} ${q.path}`)).toEqual([`GET /deliberation/${job}/result`]);
+    held.sim.finish(job);
+    expect((await child.result).code).toBe(0);
+  });
+
   failing('cancel from a second terminal ends the turn as cancelled', async () => {
     const { child, session } = await startHeld(['ask', 'Design a cache']);
     held.sim.advance();
