@@ -65,7 +65,7 @@ _nsed_value() {
     "sim|--history-ttl") COMPREPLY=() ;;
     "sim|--token") COMPREPLY=() ;;
     "sim|--fault") COMPREPLY=() ;;
-    "sim|--without-route") COMPREPLY=($(compgen -W "inject cancel resume details models deliberations" -- "$cur")) ;;
+    "sim|--without-route") COMPREPLY=($(compgen -W "inject cancel resume details models deliberations responses job-stream" -- "$cur")) ;;
     *"|--url") COMPREPLY=() ;;
     *"|--token-file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     *"|--home") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;

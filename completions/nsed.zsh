@@ -64,7 +64,7 @@ _nsed_value() {
     ("sim|--history-ttl") _message 'n' ;;
     ("sim|--token") _message 'token' ;;
     ("sim|--fault") _message 'spec' ;;
-    ("sim|--without-route") compadd -- inject cancel resume details models deliberations ;;
+    ("sim|--without-route") compadd -- inject cancel resume details models deliberations responses job-stream ;;
     (*"|--url") _message 'url' ;;
     (*"|--token-file") _files ;;
     (*"|--home") _files -/ ;;

@@ -28,7 +28,7 @@ export const sim: CommandDef = {
       .option('without-route', {
         type: 'string',
         array: true,
-        choices: ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations'],
+        choices: ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations', 'responses', 'job-stream'],
         describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
       })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')

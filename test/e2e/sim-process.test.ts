@@ -1,4 +1,7 @@
 import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnCli, waitForOutput } from './harness.js';
@@ -114,5 +117,22 @@ describe('nsed sim options', () => {
     const r = await spawnCli(['sim', '--port', '0'], { env: { NSED_SIM_PROFILE: 'lenient' } }).result;
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^nsed: unknown simulator profile 'lenient'\nhint: choose one of: default, strict\n$/);
+  });
+});
+
+describe('--sim with NSED_SIM_PROFILE', () => {
+  it('runs a turn on an in-process strict simulator, and refuses an unknown profile with exit 2', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'nsed-sim-profile-'));
+    try {
+      const env = { NSED_HOME: home, NSED_SIM_ROUND_MS: '0' };
+      const ok = await spawnCli(['ask', '--sim', '-o', 'json', '-p', 'fast', 'Pick a queue'], { env: { ...env, NSED_SIM_PROFILE: 'strict' } }).result;
+      expect(ok.code, ok.stderr).toBe(0);
+      expect((JSON.parse(ok.stdout) as { content: string }).content).toMatch(/^## Pick a queue/);
+      const bad = await spawnCli(['ask', '--sim', 'Pick a queue'], { env: { ...env, NSED_SIM_PROFILE: 'loose' } }).result;
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^nsed: unknown simulator profile 'loose'$/m);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
