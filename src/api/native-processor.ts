@@ -29,7 +29,9 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
       const v = JSON.parse(m.data) as unknown;
       return isRecord(v) ? v : {};
     } catch {
-      throw new NsedError('server', `malformed ${m.event ?? 'message'} event at event ${index} of the job stream`, { drop: 'malformed' });
+      throw new NsedError('server', `malformed ${m.event ?? 'message'} event at event ${index} of the job stream`, {
+        drop: 'malformed',
+      });
     }
   };
 
@@ -47,9 +49,23 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
       }
       case 'proposal_submitted': {
         const d = data(m);
-        proposals.push({ agent_id: str(d['agent_id']), score: 0, content_preview: str(d['content']), thought_preview: str(d['thought_process']), claims: [] });
+        proposals.push({
+          agent_id: str(d['agent_id']),
+          score: 0,
+          content_preview: str(d['content']),
+          thought_preview: str(d['thought_process']),
+          claims: [],
+        });
         const r = num(d['round']) || round;
-        out.push({ type: 'round', round: r, total_rounds: total, progress: total > 0 ? (r - 1) / total : 0, scored: false, candidates: proposals.map((c) => ({ ...c })), index });
+        out.push({
+          type: 'round',
+          round: r,
+          total_rounds: total,
+          progress: total > 0 ? (r - 1) / total : 0,
+          scored: false,
+          candidates: proposals.map((c) => ({ ...c })),
+          index,
+        });
         return;
       }
       case 'round_summary': {
@@ -59,15 +75,39 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
         const candidates = scores.map((s) => {
           const id = str(s['agent_id']);
           const p = proposals.find((c) => c.agent_id === id);
-          return { agent_id: id, score: num(s['aggregated_score']), content_preview: p?.content_preview ?? '', thought_preview: p?.thought_preview ?? '', claims: [] };
+          return {
+            agent_id: id,
+            score: num(s['aggregated_score']),
+            content_preview: p?.content_preview ?? '',
+            thought_preview: p?.thought_preview ?? '',
+            claims: [],
+          };
         });
-        out.push({ type: 'round', round: r, total_rounds: total, progress: total > 0 ? r / total : 1, scored: true, candidates, index });
-        out.push({ type: 'reasoning', text: `Round ${r} complete — convergence: ${Math.round(num(d['convergence_score']) * 100)}%`, index });
+        out.push({
+          type: 'round',
+          round: r,
+          total_rounds: total,
+          progress: total > 0 ? r / total : 1,
+          scored: true,
+          candidates,
+          index,
+        });
+        out.push({
+          type: 'reasoning',
+          text: `Round ${r} complete — convergence: ${Math.round(num(d['convergence_score']) * 100)}%`,
+          index,
+        });
         return;
       }
       case 'user_injection': {
         const d = data(m);
-        out.push({ type: 'injection', message: str(d['message']), round: num(d['injected_at_round'] ?? d['round']), sequence: num(d['sequence']), index });
+        out.push({
+          type: 'injection',
+          message: str(d['message']),
+          round: num(d['injected_at_round'] ?? d['round']),
+          sequence: num(d['sequence']),
+          index,
+        });
         return;
       }
       case 'job_complete': {
@@ -85,7 +125,10 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
           out.push({ type: 'end', finish_reason: 'cancelled', index });
           return;
         }
-        throw new NsedError('server', `deliberation failed: ${sanitizeServerText(reason === '' ? 'unknown' : reason, opts.token, 300)}`);
+        throw new NsedError(
+          'server',
+          `deliberation failed: ${sanitizeServerText(reason === '' ? 'unknown' : reason, opts.token, 300)}`,
+        );
       }
       default:
         // connected, keepalive, agent_working, evaluation_submitted, round_complete, timeout, …
@@ -93,7 +136,10 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
     }
   }
 
-  const reader = createSseReader(onMessage, opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes });
+  const reader = createSseReader(
+    onMessage,
+    opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes },
+  );
   return {
     push(bytes, sink) {
       if (done) return;

@@ -29,7 +29,8 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
   const { task, instructions } = flattenCompat(messages);
   const text = textContext(question === '' ? task : question, earlierQuestion(messages));
   const toolResults = toolResultsOf(messages);
-  const toolCall = policy.mode === 'deliberation' ? planToolCall(spec.tools, question, toolResults.length > 0, text) : undefined;
+  const toolCall =
+    policy.mode === 'deliberation' ? planToolCall(spec.tools, question, toolResults.length > 0, text) : undefined;
   return startJob(ctx, {
     id: spec.id,
     model: typeof spec.model === 'string' ? spec.model : `nsed:${policy.tags[0] ?? policy.name}`,

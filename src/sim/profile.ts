@@ -32,15 +32,31 @@ export interface SimProfile {
 }
 
 const PROFILES: Record<ProfileName, SimProfile> = {
-  default: { name: 'default', ending: 'finish-chunk', instantRoom: true, resumeNative: true, dedup: false, freshJobOnPolicyChange: false },
-  strict: { name: 'strict', ending: 'per-job', instantRoom: false, resumeNative: false, dedup: true, freshJobOnPolicyChange: true },
+  default: {
+    name: 'default',
+    ending: 'finish-chunk',
+    instantRoom: true,
+    resumeNative: true,
+    dedup: false,
+    freshJobOnPolicyChange: false,
+  },
+  strict: {
+    name: 'strict',
+    ending: 'per-job',
+    instantRoom: false,
+    resumeNative: false,
+    dedup: true,
+    freshJobOnPolicyChange: true,
+  },
 };
 
 /** Reads a profile name (flag or NSED_SIM_PROFILE); a usage error names the choices. */
 export function parseProfile(text: string | undefined): SimProfile {
   const name = (text ?? '').trim() === '' ? 'default' : (text ?? '').trim();
   if (!(PROFILE_NAMES as readonly string[]).includes(name)) {
-    throw new NsedError('usage', `unknown simulator profile '${name}'`, { hint: `choose one of: ${PROFILE_NAMES.join(', ')}` });
+    throw new NsedError('usage', `unknown simulator profile '${name}'`, {
+      hint: `choose one of: ${PROFILE_NAMES.join(', ')}`,
+    });
   }
   return PROFILES[name as ProfileName];
 }

@@ -14,9 +14,24 @@ const STREAM = [
   ': a comment\n\n',
   frame('keepalive', {}),
   frame('budget_update', { anything: true }),
-  frame('round_summary', { round: 1, convergence_score: 0.45, proposal_scores: [{ agent_id: 'B', aggregated_score: 0.7 }, { agent_id: 'A', aggregated_score: 0.2 }], decisiveness: 0.5 }),
+  frame('round_summary', {
+    round: 1,
+    convergence_score: 0.45,
+    proposal_scores: [
+      { agent_id: 'B', aggregated_score: 0.7 },
+      { agent_id: 'A', aggregated_score: 0.2 },
+    ],
+    decisiveness: 0.5,
+  }),
   frame('user_injection', { message: 'focus on safety', injected_at_round: 2, sequence: 1 }),
-  frame('job_complete', { status: 'Success', job_id: 'j1', rounds_completed: 2, best_proposal_content: '## Use a log', best_proposal_score: 0.7, best_proposal_author: 'B' }),
+  frame('job_complete', {
+    status: 'Success',
+    job_id: 'j1',
+    rounds_completed: 2,
+    best_proposal_content: '## Use a log',
+    best_proposal_score: 0.7,
+    best_proposal_author: 'B',
+  }),
 ].join('');
 
 function feed(text: string, at: number): StreamEvent[] {
@@ -32,10 +47,21 @@ function feed(text: string, at: number): StreamEvent[] {
 describe('the native job stream as events (GET /job/{id}/stream)', () => {
   it('gives the same events at every split of the bytes', () => {
     const whole = feed(STREAM, 0);
-    expect(whole.map((e) => e.type)).toEqual(['reasoning', 'round', 'round', 'round', 'reasoning', 'injection', 'text', 'end']);
+    expect(whole.map((e) => e.type)).toEqual([
+      'reasoning',
+      'round',
+      'round',
+      'round',
+      'reasoning',
+      'injection',
+      'text',
+      'end',
+    ]);
     const scored = whole[3];
     expect(scored).toMatchObject({ type: 'round', round: 1, total_rounds: 2, scored: true });
-    expect(scored?.type === 'round' ? scored.candidates.map((c) => [c.agent_id, c.score, c.content_preview]) : []).toEqual([
+    expect(
+      scored?.type === 'round' ? scored.candidates.map((c) => [c.agent_id, c.score, c.content_preview]) : [],
+    ).toEqual([
       ['B', 0.7, 'use a log'],
       ['A', 0.2, 'use a queue'],
     ]);
@@ -48,8 +74,12 @@ describe('the native job stream as events (GET /job/{id}/stream)', () => {
   });
 
   it('ends a cancelled job as cancelled and throws a failed one as a server error', () => {
-    expect(feed(frame('job_complete', { status: 'Failed: cancelled', job_id: 'j' }), 0)).toEqual([{ type: 'end', finish_reason: 'cancelled', index: 1 }]);
-    expect(() => feed(frame('job_complete', { status: 'Failed: quorum lost', job_id: 'j' }), 0)).toThrow(/deliberation failed: quorum lost/);
+    expect(feed(frame('job_complete', { status: 'Failed: cancelled', job_id: 'j' }), 0)).toEqual([
+      { type: 'end', finish_reason: 'cancelled', index: 1 },
+    ]);
+    expect(() => feed(frame('job_complete', { status: 'Failed: quorum lost', job_id: 'j' }), 0)).toThrow(
+      /deliberation failed: quorum lost/,
+    );
   });
 
   it('a body that ends without job_complete is a dropped stream, not a failed job', () => {

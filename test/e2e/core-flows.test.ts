@@ -42,7 +42,8 @@ describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) =>
     await held.close();
   });
 
-  const read = async (r: Rig, id: string): Promise<Saved> => JSON.parse(await readFile(join(r.home, 'sessions', `${id}.json`), 'utf8')) as Saved;
+  const read = async (r: Rig, id: string): Promise<Saved> =>
+    JSON.parse(await readFile(join(r.home, 'sessions', `${id}.json`), 'utf8')) as Saved;
   const assistant = (s: Saved) => s.turns.filter((t) => t.role === 'assistant');
   const failing = profile === 'strict' && !UNDEFINED_ENDINGS_SETTLED ? it.fails : it;
 
@@ -65,11 +66,17 @@ describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) =>
     it.each(MODES)('-o %s answers and records one complete turn', async (mode) => {
       const r = await rig.run(['ask', '-o', mode, ...extra, 'Design a distributed cache']);
       expect(r.code, r.stderr).toBe(0);
-      const content = mode === 'json' ? String((JSON.parse(r.stdout) as { content: string }).content) : mode === 'ndjson' ? String(parseNdjson(r.stdout).at(-1)?.['content']) : r.stdout;
+      const content =
+        mode === 'json'
+          ? String((JSON.parse(r.stdout) as { content: string }).content)
+          : mode === 'ndjson'
+            ? String(parseNdjson(r.stdout).at(-1)?.['content'])
+            : r.stdout;
       expect(content).toMatch(/^## Design a distributed cache/);
       // The strict profile offers no /resume for a native job: its live-only stream shows
       // only the rounds still to come when nsed attaches (a test below holds the job for that).
-      if (mode === 'ndjson' && (profile === 'default' || extra.length === 0)) expect(parseNdjson(r.stdout).map((e) => e['type'])).toContain('round');
+      if (mode === 'ndjson' && (profile === 'default' || extra.length === 0))
+        expect(parseNdjson(r.stdout).map((e) => e['type'])).toContain('round');
     });
   });
 
@@ -142,7 +149,14 @@ describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) =>
   });
 
   it('resume of a native job that ended while nobody watched settles from /result at once', async () => {
-    const { child, session, job } = await startHeld(['ask', '--agents', 'CortexA,CortexB', '--rounds', '2', 'Design a cache']);
+    const { child, session, job } = await startHeld([
+      'ask',
+      '--agents',
+      'CortexA,CortexB',
+      '--rounds',
+      '2',
+      'Design a cache',
+    ]);
     child.kill('SIGKILL');
     await child.result;
     held.sim.finish(job);
@@ -158,8 +172,13 @@ describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) =>
     held.sim.finish();
     const r = await child.result;
     expect(r.code, r.stderr).toBe(0);
-    expect(parseNdjson(r.stdout).find((e) => e['type'] === 'injection')).toMatchObject({ message: 'Focus on memory safety', sequence: 1 });
-    expect((await read(held, session)).turns.some((t) => t.kind === 'injection' && t.content === 'Focus on memory safety')).toBe(true);
+    expect(parseNdjson(r.stdout).find((e) => e['type'] === 'injection')).toMatchObject({
+      message: 'Focus on memory safety',
+      sequence: 1,
+    });
+    expect(
+      (await read(held, session)).turns.some((t) => t.kind === 'injection' && t.content === 'Focus on memory safety'),
+    ).toBe(true);
   });
 
   it('continue with another policy while the deliberation runs is refused before anything is sent', async () => {
@@ -167,7 +186,9 @@ describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) =>
     const before = held.sim.requests.length;
     const r = await held.run(['continue', '-s', session, '-p', 'fast', 'Title: Design a cache']);
     expect(r.code).toBe(ExitCode.conflict);
-    expect(held.sim.requests.slice(before).map((q) => `${q.method} ${q.path}`)).toEqual([`GET /deliberation/${job}/result`]);
+    expect(held.sim.requests.slice(before).map((q) => `${q.method} ${q.path}`)).toEqual([
+      `GET /deliberation/${job}/result`,
+    ]);
     held.sim.finish(job);
     expect((await child.result).code).toBe(0);
   });
@@ -214,7 +235,9 @@ describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) =>
   it('--no-stream with a moderator policy shows the mode the orchestrator reported', async () => {
     const r = await rig.run(['ask', '-o', 'ndjson', '--no-stream', '-p', 'moderated', 'Title this chat']);
     expect(r.code, r.stderr).toBe(0);
-    expect(parseNdjson(r.stdout).find((e) => e['type'] === 'reasoning')?.['text']).toBe('moderator mode: one agent answered, without a deliberation');
+    expect(parseNdjson(r.stdout).find((e) => e['type'] === 'reasoning')?.['text']).toBe(
+      'moderator mode: one agent answered, without a deliberation',
+    );
   });
 });
 

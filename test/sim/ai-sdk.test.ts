@@ -55,7 +55,12 @@ describe('conformance with the Vercel AI SDK default provider', () => {
       tools: {
         weather: tool({
           description: 'Current weather for a city',
-          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }),
+          inputSchema: jsonSchema<{ city: string }>({
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+            additionalProperties: false,
+          }),
           execute: async (input) => {
             calls.push(input);
             return '12°C and raining';

@@ -33,11 +33,18 @@ async function openNative(url: string, id: string) {
       parser.feed(decoder.decode(chunk.value, { stream: true }));
     }
   })();
-  const until = (check: () => boolean): Promise<void> => (check() ? Promise.resolve() : new Promise((resolve) => waiters.push({ check, resolve })));
+  const until = (check: () => boolean): Promise<void> =>
+    check() ? Promise.resolve() : new Promise((resolve) => waiters.push({ check, resolve }));
   return { res, events, done, until, names: () => events.map((e) => e.event), close: () => reader?.cancel() };
 }
 
-const submit = (url: string, room: string) => post(`${url}/deliberation`, { room_id: room, user_query: 'Design a queue', agent_names: ['A1', 'B2'], deliberation_rounds: 2 });
+const submit = (url: string, room: string) =>
+  post(`${url}/deliberation`, {
+    room_id: room,
+    user_query: 'Design a queue',
+    agent_names: ['A1', 'B2'],
+    deliberation_rounds: 2,
+  });
 
 describe('GET /job/{id}/stream: native named events', () => {
   it('sends connected, then each phase as named events, and job_complete with the /result answer; then it ends', async () => {
@@ -56,11 +63,24 @@ describe('GET /job/{id}/stream: native named events', () => {
     expect(names.filter((n) => n === 'round_complete')).toHaveLength(2);
     expect(names.filter((n) => n === 'evaluation_submitted')).toHaveLength(4);
     expect(names.at(-1)).toBe('job_complete');
-    const summary = stream.events.find((e) => e.event === 'round_summary')?.data as { convergence_score: number; proposal_scores: Array<{ agent_id: string }> };
+    const summary = stream.events.find((e) => e.event === 'round_summary')?.data as {
+      convergence_score: number;
+      proposal_scores: Array<{ agent_id: string }>;
+    };
     expect(summary.proposal_scores.map((p) => p.agent_id)).toEqual(['A1', 'B2']);
-    const complete = stream.events.at(-1)?.data as { status: string; job_id: string; rounds_completed: number; best_proposal_content: string };
+    const complete = stream.events.at(-1)?.data as {
+      status: string;
+      job_id: string;
+      rounds_completed: number;
+      best_proposal_content: string;
+    };
     const result = (await getJson(`${s.url}/deliberation/room-n1/result`)).body as { result: string };
-    expect(complete).toMatchObject({ status: 'Success', job_id: 'room-n1', rounds_completed: 2, best_proposal_content: result.result });
+    expect(complete).toMatchObject({
+      status: 'Success',
+      job_id: 'room-n1',
+      rounds_completed: 2,
+      best_proposal_content: result.result,
+    });
   });
 
   it('is live only: an attach after round 1 sees no round 1 events', async () => {
@@ -72,7 +92,9 @@ describe('GET /job/{id}/stream: native named events', () => {
     await stream.until(() => stream.events.length >= 1);
     s.finish('room-n2');
     await stream.done;
-    const rounds = stream.events.filter((e) => e.event === 'round_start').map((e) => (e.data as { round: number }).round);
+    const rounds = stream.events
+      .filter((e) => e.event === 'round_start')
+      .map((e) => (e.data as { round: number }).round);
     expect(rounds).toEqual([2]);
   });
 
@@ -80,7 +102,9 @@ describe('GET /job/{id}/stream: native named events', () => {
     const s = await sim({ roundMs: 1, keepaliveMs: 20 });
     await submit(s.url, 'room-n3');
     s.finish('room-n3');
-    expect(((await getJson(`${s.url}/deliberation/room-n3/result`)).body as { status: string }).status).toBe('completed');
+    expect(((await getJson(`${s.url}/deliberation/room-n3/result`)).body as { status: string }).status).toBe(
+      'completed',
+    );
     const stream = await openNative(s.url, 'room-n3');
     await stream.until(() => stream.events.filter((e) => e.event === 'keepalive').length >= 2);
     await stream.close();
@@ -95,7 +119,10 @@ describe('GET /job/{id}/stream: native named events', () => {
     await post(`${s.url}/deliberation/room-n4/inject`, { message: 'Focus on safety' });
     await post(`${s.url}/deliberation/room-n4/cancel`, '');
     await stream.done;
-    expect(stream.events.find((e) => e.event === 'user_injection')?.data).toMatchObject({ message: 'Focus on safety', sequence: 1 });
+    expect(stream.events.find((e) => e.event === 'user_injection')?.data).toMatchObject({
+      message: 'Focus on safety',
+      sequence: 1,
+    });
     expect(stream.events.at(-1)).toMatchObject({ event: 'job_complete', data: { status: 'Failed: cancelled' } });
   });
 

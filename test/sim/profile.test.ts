@@ -11,7 +11,8 @@ const HELD = { roundMs: 3_600_000 };
 const FAULT = 'x-nsed-sim-fault';
 const THREAD = { 'x-opencode-session': 'ses_profile' };
 
-const finishReasons = (chunks: readonly ChatCompletionChunk[]): unknown[] => chunks.map((c) => c.choices[0]?.finish_reason ?? null).filter((f) => f !== null);
+const finishReasons = (chunks: readonly ChatCompletionChunk[]): unknown[] =>
+  chunks.map((c) => c.choices[0]?.finish_reason ?? null).filter((f) => f !== null);
 
 describe('profiles', () => {
   it('reads default and strict, and refuses anything else with the choices in the hint', () => {
@@ -40,47 +41,66 @@ describe('endings of a cancelled or failed job (GAP: how such a stream ends)', (
     ['default', undefined, { done: true, finish: ['cancelled'] }],
     ['strict', 'end=bare-done', { done: true, finish: [] }],
     ['strict', 'end=close', { done: false, finish: [] }],
-  ] as const)('%s profile, %s: a cancelled stream ends as chosen, and /result says cancelled', async (profile, fault, want) => {
-    const s = await sim({ ...HELD, profile });
-    const res = await post(`${s.url}/v1/chat/completions`, ask('Design a cache'), fault === undefined ? {} : { [FAULT]: fault });
-    const id = res.headers.get('x-nsed-session-id') ?? '';
-    const reading = readSse(res);
-    s.advance(id);
-    expect((await post(`${s.url}/deliberation/${id}/cancel`, '')).status).toBe(200);
-    const r = await reading;
-    expect(r.done).toBe(want.done);
-    expect(finishReasons(r.chunks)).toEqual(want.finish);
-    expect(r.chunks.some((c) => 'error' in c)).toBe(false);
-    expect(((await getJson(`${s.url}/deliberation/${id}/result`)).body as { status: string }).status).toBe('failed: cancelled');
-    // A resume replays the same ending.
-    const again = await readSse(await post(`${s.url}/deliberation/${id}/resume`, ''));
-    expect(again.done).toBe(want.done);
-  });
+  ] as const)(
+    '%s profile, %s: a cancelled stream ends as chosen, and /result says cancelled',
+    async (profile, fault, want) => {
+      const s = await sim({ ...HELD, profile });
+      const res = await post(
+        `${s.url}/v1/chat/completions`,
+        ask('Design a cache'),
+        fault === undefined ? {} : { [FAULT]: fault },
+      );
+      const id = res.headers.get('x-nsed-session-id') ?? '';
+      const reading = readSse(res);
+      s.advance(id);
+      expect((await post(`${s.url}/deliberation/${id}/cancel`, '')).status).toBe(200);
+      const r = await reading;
+      expect(r.done).toBe(want.done);
+      expect(finishReasons(r.chunks)).toEqual(want.finish);
+      expect(r.chunks.some((c) => 'error' in c)).toBe(false);
+      expect(((await getJson(`${s.url}/deliberation/${id}/result`)).body as { status: string }).status).toBe(
+        'failed: cancelled',
+      );
+      // A resume replays the same ending.
+      const again = await readSse(await post(`${s.url}/deliberation/${id}/resume`, ''));
+      expect(again.done).toBe(want.done);
+    },
+  );
 
   it('strict, end=bare-done: a failed deliberation sends no error chunk and no finish reason, only [DONE]', async () => {
     const s = await sim({ profile: 'strict' });
-    const r = await readSse(await post(`${s.url}/v1/chat/completions`, ask('Design a cache'), { [FAULT]: 'fail-at-round=1;end=bare-done' }));
+    const r = await readSse(
+      await post(`${s.url}/v1/chat/completions`, ask('Design a cache'), { [FAULT]: 'fail-at-round=1;end=bare-done' }),
+    );
     expect(r.done).toBe(true);
     expect(finishReasons(r.chunks)).toEqual([]);
     expect(r.chunks.some((c) => 'error' in c)).toBe(false);
     const id = r.headers.get('x-nsed-session-id') ?? '';
-    expect(((await getJson(`${s.url}/deliberation/${id}/result`)).body as { status: string }).status).toMatch(/^failed: quorum lost/);
+    expect(((await getJson(`${s.url}/deliberation/${id}/result`)).body as { status: string }).status).toMatch(
+      /^failed: quorum lost/,
+    );
   });
 });
 
 describe('passthrough and moderator without a room (strict; GAP: session id for these modes)', () => {
-  it.each(['nsed:passthrough', 'nsed:moderated'])('strict %s: no session id anywhere, /deliberations does not list it', async (model) => {
-    const s = await sim({ profile: 'strict' });
-    const r = await readSse(await post(`${s.url}/v1/chat/completions`, ask('Title this chat', { model })));
-    expect(r.done).toBe(true);
-    expect(r.headers.get('x-nsed-session-id')).toBeNull();
-    expect(deltas(r.chunks).some((d) => d.nsed_session_id !== undefined)).toBe(false);
-    expect(((await getJson(`${s.url}/deliberations`)).body as { jobs: unknown[] }).jobs).toEqual([]);
-  });
+  it.each(['nsed:passthrough', 'nsed:moderated'])(
+    'strict %s: no session id anywhere, /deliberations does not list it',
+    async (model) => {
+      const s = await sim({ profile: 'strict' });
+      const r = await readSse(await post(`${s.url}/v1/chat/completions`, ask('Title this chat', { model })));
+      expect(r.done).toBe(true);
+      expect(r.headers.get('x-nsed-session-id')).toBeNull();
+      expect(deltas(r.chunks).some((d) => d.nsed_session_id !== undefined)).toBe(false);
+      expect(((await getJson(`${s.url}/deliberations`)).body as { jobs: unknown[] }).jobs).toEqual([]);
+    },
+  );
 
   it('strict: a blocking moderator answer carries nsed_metadata.mode and no session header', async () => {
     const s = await sim({ profile: 'strict' });
-    const res = await post(`${s.url}/v1/chat/completions`, ask('Title this chat', { model: 'nsed:moderated', stream: false }));
+    const res = await post(
+      `${s.url}/v1/chat/completions`,
+      ask('Title this chat', { model: 'nsed:moderated', stream: false }),
+    );
     expect(res.headers.get('x-nsed-session-id')).toBeNull();
     const body = (await res.json()) as ChatCompletion;
     expect(body.nsed_metadata).toEqual({ mode: 'moderator' });
@@ -91,7 +111,8 @@ describe('passthrough and moderator without a room (strict; GAP: session id for 
     const r = await readSse(await post(`${s.url}/v1/chat/completions`, ask('hi', { model: 'nsed:passthrough' })));
     const id = r.headers.get('x-nsed-session-id') ?? '';
     expect(id).not.toBe('');
-    for (const route of ['result', 'details']) expect((await getJson(`${s.url}/deliberation/${id}/${route}`)).status).toBe(200);
+    for (const route of ['result', 'details'])
+      expect((await getJson(`${s.url}/deliberation/${id}/${route}`)).status).toBe(200);
     expect((await post(`${s.url}/deliberation/${id}/resume`, '')).status).toBe(200);
   });
 });
@@ -168,7 +189,14 @@ describe('dedup (GAP: the key and the TTL)', () => {
     let now = 1_000;
     const cache = new DedupCache(30_000, () => now);
     const stamp = { id: 'c', created: 0, model: 'nsed:*' };
-    const info = { query: 'q', agents: ['A', 'B'], totalRounds: 1, policy: 'p', mode: 'deliberation' as const, surface: 'compat' as const };
+    const info = {
+      query: 'q',
+      agents: ['A', 'B'],
+      totalRounds: 1,
+      policy: 'p',
+      mode: 'deliberation' as const,
+      surface: 'compat' as const,
+    };
     const ok = new Job('ok', stamp, info);
     cache.claim('k', ok);
     ok.end('completed', 'stop');
@@ -195,7 +223,11 @@ describe('a changed policy on a thread whose job runs (seed policy-and-sessions)
     const first = await post(`${s.url}/v1/chat/completions`, ask('Design a cache', { model: 'nsed:deep' }), THREAD);
     const id = first.headers.get('x-nsed-session-id') ?? '';
     const firstStream = readSse(first);
-    const title = await post(`${s.url}/v1/chat/completions`, ask('Title: Design a cache', { model: 'nsed:fast', stream: true }), THREAD);
+    const title = await post(
+      `${s.url}/v1/chat/completions`,
+      ask('Title: Design a cache', { model: 'nsed:fast', stream: true }),
+      THREAD,
+    );
     const titleId = title.headers.get('x-nsed-session-id') ?? '';
     await title.body?.cancel();
     expect(titleId === id).toBe(same);
@@ -203,7 +235,10 @@ describe('a changed policy on a thread whose job runs (seed policy-and-sessions)
     const injected = deltas((await firstStream).chunks).filter((d) => d.nsed_injected !== undefined);
     expect(injected).toHaveLength(same ? 1 : 0);
     // The same policy on the thread still injects in both profiles.
-    if (!same) expect(((await getJson(`${s.url}/deliberation/${titleId}/result`)).body as { status: string }).status).toBe('completed');
+    if (!same)
+      expect(((await getJson(`${s.url}/deliberation/${titleId}/result`)).body as { status: string }).status).toBe(
+        'completed',
+      );
   });
 
   it('strict: the same policy on the thread still injects into the running job', async () => {
@@ -213,7 +248,14 @@ describe('a changed policy on a thread whose job runs (seed policy-and-sessions)
     await first.body?.cancel();
     const follow = await post(
       `${s.url}/v1/chat/completions`,
-      { model: 'nsed:deep', stream: true, messages: [{ role: 'user', content: 'Design a cache' }, { role: 'user', content: 'Focus on safety' }] },
+      {
+        model: 'nsed:deep',
+        stream: true,
+        messages: [
+          { role: 'user', content: 'Design a cache' },
+          { role: 'user', content: 'Focus on safety' },
+        ],
+      },
       THREAD,
     );
     expect(follow.headers.get('x-nsed-session-id')).toBe(id);

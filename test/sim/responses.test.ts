@@ -9,7 +9,12 @@ const weather = {
   type: 'function' as const,
   name: 'weather',
   description: 'Current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
@@ -32,7 +37,11 @@ describe('POST /v1/responses with the official openai package (responses.create)
   it('streams the Responses event sequence, and the streamed text equals the blocking answer', async () => {
     const s = await sim({ token: TOKEN, seed: 3 });
     const client = clientOf(s.url);
-    const stream = await client.responses.create({ model: 'nsed:fast', input: 'Design a distributed cache', stream: true });
+    const stream = await client.responses.create({
+      model: 'nsed:fast',
+      input: 'Design a distributed cache',
+      stream: true,
+    });
     const types: string[] = [];
     let text = '';
     let reasoning = '';
@@ -55,26 +64,45 @@ describe('POST /v1/responses with the official openai package (responses.create)
   it('continues a server-held thread with previous_response_id; the council sees the earlier turn', async () => {
     const s = await sim({ token: TOKEN });
     const client = clientOf(s.url);
-    const first = await client.responses.create({ model: 'nsed:fast', input: 'What is the sound of one hand clapping?' });
-    const second = await client.responses.create({ model: 'nsed:fast', input: 'yo what about forests?', previous_response_id: first.id });
+    const first = await client.responses.create({
+      model: 'nsed:fast',
+      input: 'What is the sound of one hand clapping?',
+    });
+    const second = await client.responses.create({
+      model: 'nsed:fast',
+      input: 'yo what about forests?',
+      previous_response_id: first.id,
+    });
     expect(second.previous_response_id).toBe(first.id);
-    expect(second.output_text).toContain('This builds on the earlier question (“What is the sound of one hand clapping?”)');
+    expect(second.output_text).toContain(
+      'This builds on the earlier question (“What is the sound of one hand clapping?”)',
+    );
   });
 
   it('refuses a changed model on a thread (parameter-locked) and an unknown previous_response_id', async () => {
     const s = await sim({ token: TOKEN });
     const client = clientOf(s.url);
     const first = await client.responses.create({ model: 'nsed:fast', input: 'Pick a queue' });
-    await expect(client.responses.create({ model: 'nsed:deep', input: 'again', previous_response_id: first.id })).rejects.toThrow(BadRequestError);
-    await expect(client.responses.create({ model: 'nsed:deep', input: 'again', previous_response_id: first.id })).rejects.toThrow(/locked to model 'nsed:fast'/);
-    await expect(client.responses.create({ model: 'nsed:fast', input: 'again', previous_response_id: 'resp_nope' })).rejects.toThrow(NotFoundError);
+    await expect(
+      client.responses.create({ model: 'nsed:deep', input: 'again', previous_response_id: first.id }),
+    ).rejects.toThrow(BadRequestError);
+    await expect(
+      client.responses.create({ model: 'nsed:deep', input: 'again', previous_response_id: first.id }),
+    ).rejects.toThrow(/locked to model 'nsed:fast'/);
+    await expect(
+      client.responses.create({ model: 'nsed:fast', input: 'again', previous_response_id: 'resp_nope' }),
+    ).rejects.toThrow(NotFoundError);
     await expect(client.responses.create({ model: 'gpt-4o', input: 'hi' })).rejects.toThrow(NotFoundError);
   });
 
   it('round-trips a function tool: a function_call item, then function_call_output on the thread', async () => {
     const s = await sim({ token: TOKEN });
     const client = clientOf(s.url);
-    const asked = await client.responses.create({ model: 'nsed:fast', input: 'Use the weather tool for Paris, then advise on a coat', tools: [weather] });
+    const asked = await client.responses.create({
+      model: 'nsed:fast',
+      input: 'Use the weather tool for Paris, then advise on a coat',
+      tools: [weather],
+    });
     const call = asked.output.find((i) => i.type === 'function_call');
     expect(call?.type === 'function_call' ? call.name : undefined).toBe('weather');
     const callId = call?.type === 'function_call' ? call.call_id : '';
@@ -93,6 +121,8 @@ describe('POST /v1/responses with the official openai package (responses.create)
     const s = await sim();
     const res = await post(`${s.url}/v1/responses`, { model: 'nsed:fast', input: 42 });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: expect.objectContaining({ type: 'invalid_request_error', param: 'input' }) });
+    expect(await res.json()).toEqual({
+      error: expect.objectContaining({ type: 'invalid_request_error', param: 'input' }),
+    });
   });
 });

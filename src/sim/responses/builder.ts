@@ -36,7 +36,10 @@ export class ResponseBuilder {
 
   /** `response.created` and `response.in_progress`. */
   start(): ResponseEvent[] {
-    return [this.event('response.created', { response: this.snapshot() }), this.event('response.in_progress', { response: this.snapshot() })];
+    return [
+      this.event('response.created', { response: this.snapshot() }),
+      this.event('response.in_progress', { response: this.snapshot() }),
+    ];
   }
 
   /** The events one chat chunk stands for (none for NSED-only fields). */
@@ -44,15 +47,35 @@ export class ResponseBuilder {
     const delta = chunk.choices[0]?.delta;
     if (delta === undefined) return [];
     const out: ResponseEvent[] = [];
-    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') out.push(...this.reasoning(delta.reasoning_content));
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '')
+      out.push(...this.reasoning(delta.reasoning_content));
     if (typeof delta.content === 'string' && delta.content !== '') out.push(...this.content(delta.content));
     for (const call of delta.tool_calls ?? []) {
       out.push(...this.close());
-      const item: Item = { id: itemId('fc'), type: 'function_call', status: 'in_progress', call_id: call.id ?? '', name: call.function?.name ?? '', arguments: '' };
+      const item: Item = {
+        id: itemId('fc'),
+        type: 'function_call',
+        status: 'in_progress',
+        call_id: call.id ?? '',
+        name: call.function?.name ?? '',
+        arguments: '',
+      };
       out.push(this.added(item));
       const args = call.function?.arguments ?? '';
-      out.push(this.event('response.function_call_arguments.delta', { item_id: item.id, output_index: this.indexOf(item), delta: args }));
-      out.push(this.event('response.function_call_arguments.done', { item_id: item.id, output_index: this.indexOf(item), arguments: args }));
+      out.push(
+        this.event('response.function_call_arguments.delta', {
+          item_id: item.id,
+          output_index: this.indexOf(item),
+          delta: args,
+        }),
+      );
+      out.push(
+        this.event('response.function_call_arguments.done', {
+          item_id: item.id,
+          output_index: this.indexOf(item),
+          arguments: args,
+        }),
+      );
       item.arguments = args;
       out.push(...this.close());
     }
@@ -110,7 +133,17 @@ export class ResponseBuilder {
   outputMessages(): ChatMessage[] {
     const calls = this.output.filter((i) => i.type === 'function_call');
     if (calls.length > 0) {
-      return [{ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: String(c.call_id), type: 'function', function: { name: String(c.name), arguments: String(c.arguments) } })) }];
+      return [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: calls.map((c) => ({
+            id: String(c.call_id),
+            type: 'function',
+            function: { name: String(c.name), arguments: String(c.arguments) },
+          })),
+        },
+      ];
     }
     return this.text === '' ? [] : [{ role: 'assistant', content: this.text }];
   }
@@ -144,10 +177,25 @@ export class ResponseBuilder {
       out.push(...this.close());
       item = { id: itemId('msg'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
       out.push(this.added(item));
-      out.push(this.event('response.content_part.added', { item_id: item.id, output_index: this.indexOf(item), content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }));
+      out.push(
+        this.event('response.content_part.added', {
+          item_id: item.id,
+          output_index: this.indexOf(item),
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        }),
+      );
     }
     this.text += text;
-    out.push(this.event('response.output_text.delta', { item_id: item.id, output_index: this.indexOf(item), content_index: 0, delta: text, logprobs: [] }));
+    out.push(
+      this.event('response.output_text.delta', {
+        item_id: item.id,
+        output_index: this.indexOf(item),
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      }),
+    );
     return out;
   }
 
@@ -170,7 +218,9 @@ export class ResponseBuilder {
       item.content = [part];
     }
     if (item.type !== 'reasoning') item.status = 'completed';
-    out.push(this.event('response.output_item.done', { output_index: this.indexOf(item), item: structuredClone(item) }));
+    out.push(
+      this.event('response.output_item.done', { output_index: this.indexOf(item), item: structuredClone(item) }),
+    );
     return out;
   }
 

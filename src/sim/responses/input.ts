@@ -13,7 +13,12 @@ function textOf(content: unknown): string | null {
   return content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
-const ROLES: Record<string, ChatMessage['role']> = { user: 'user', assistant: 'assistant', system: 'system', developer: 'system' };
+const ROLES: Record<string, ChatMessage['role']> = {
+  user: 'user',
+  assistant: 'assistant',
+  system: 'system',
+  developer: 'system',
+};
 
 /**
  * Responses API input (a string, or a list of message, `function_call`,
@@ -28,20 +33,27 @@ export function inputToMessages(input: unknown, lookup: (id: string) => InputIte
     let item: unknown = raw;
     if (isRecord(item) && item.type === 'item_reference') {
       const found = typeof item.id === 'string' ? lookup(item.id) : undefined;
-      if (found === undefined) return { ok: false, message: `input[${i}] refers to an unknown item '${String(item.id)}'` };
+      if (found === undefined)
+        return { ok: false, message: `input[${i}] refers to an unknown item '${String(item.id)}'` };
       item = found;
     }
     if (!isRecord(item)) return { ok: false, message: `input[${i}] must be an object` };
     const type = item.type ?? 'message';
     if (type === 'message') {
       const role = typeof item.role === 'string' ? ROLES[item.role] : undefined;
-      if (role === undefined) return { ok: false, message: `input[${i}] has an unsupported role '${String(item.role)}'` };
+      if (role === undefined)
+        return { ok: false, message: `input[${i}] has an unsupported role '${String(item.role)}'` };
       out.push({ role, content: textOf(item.content) });
     } else if (type === 'function_call') {
-      const call: ToolCall = { id: String(item.call_id ?? ''), type: 'function', function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') } };
+      const call: ToolCall = {
+        id: String(item.call_id ?? ''),
+        type: 'function',
+        function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') },
+      };
       const last = out[out.length - 1];
       // Parallel calls of one turn are one assistant message on the chat surface.
-      if (last?.role === 'assistant' && last.tool_calls !== undefined && last.content === null) last.tool_calls.push(call);
+      if (last?.role === 'assistant' && last.tool_calls !== undefined && last.content === null)
+        last.tool_calls.push(call);
       else out.push({ role: 'assistant', content: null, tool_calls: [call] });
     } else if (type === 'function_call_output') {
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');

@@ -37,7 +37,7 @@ export function handleInject(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 202, ack);
 }
 
-/** `POST /deliberation/{id}/cancel` (§3.9): open streams end in the job's ending. */
+/** `POST /deliberation/{id}/cancel`: open streams end in the job's ending. */
 export function handleCancel(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
@@ -47,7 +47,7 @@ export function handleCancel(ctx: SimContext, rq: RouteInput): void {
 }
 
 /**
- * `POST /deliberation/{id}/resume` (§3.12): the whole history, then the live tail. The seeds
+ * `POST /deliberation/{id}/resume`: the whole history, then the live tail. The seeds
  * describe it for compat streams only; the strict profile serves nothing else.
  */
 export function handleResume(ctx: SimContext, rq: RouteInput): void {

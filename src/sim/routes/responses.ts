@@ -33,21 +33,44 @@ function plan(ctx: SimContext, rq: RouteInput): Plan | undefined {
     previous = String(body.previous_response_id);
     const held = ctx.responses.get(previous);
     if (held === undefined) {
-      sendJson(rq.res, 404, { error: { message: `Previous response with id '${previous}' not found.`, type: 'invalid_request_error', param: 'previous_response_id', code: 'previous_response_not_found' } });
+      sendJson(rq.res, 404, {
+        error: {
+          message: `Previous response with id '${previous}' not found.`,
+          type: 'invalid_request_error',
+          param: 'previous_response_id',
+          code: 'previous_response_not_found',
+        },
+      });
       return undefined;
     }
     // The seed: a Responses thread is parameter-locked; a follow-up cannot change the policy.
     if (held.model !== body.model) {
-      return void invalid(rq.res, `this thread is locked to model '${held.model}'; start a new thread (no previous_response_id) to use '${body.model}'`, 'model');
+      return void invalid(
+        rq.res,
+        `this thread is locked to model '${held.model}'; start a new thread (no previous_response_id) to use '${body.model}'`,
+        'model',
+      );
     }
     thread = held.thread;
   }
   const input = inputToMessages(body.input, (id) => ctx.responses.item(id));
   if (!input.ok) return void invalid(rq.res, input.message, 'input');
   const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? body.instructions : null;
-  const messages = [...(instructions === null ? [] : [{ role: 'system' as const, content: instructions }]), ...thread, ...input.messages];
-  if (!messages.some((m) => m.role === 'user')) return void invalid(rq.res, "'input' must hold at least one user message", 'input');
-  return { model: body.model, messages, previous, instructions, tools: Array.isArray(body.tools) ? body.tools : [], stream: body.stream === true };
+  const messages = [
+    ...(instructions === null ? [] : [{ role: 'system' as const, content: instructions }]),
+    ...thread,
+    ...input.messages,
+  ];
+  if (!messages.some((m) => m.role === 'user'))
+    return void invalid(rq.res, "'input' must hold at least one user message", 'input');
+  return {
+    model: body.model,
+    messages,
+    previous,
+    instructions,
+    tools: Array.isArray(body.tools) ? body.tools : [],
+    stream: body.stream === true,
+  };
 }
 
 /**
@@ -60,12 +83,24 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
   const p = plan(ctx, rq);
   if (p === undefined) return;
   const resolved = resolvePolicy(ctx.policies, p.model);
-  if (!resolved.ok) return sendJson(rq.res, 404, { error: { message: resolved.message, type: 'invalid_request_error', param: 'model', code: 'model_not_found' } });
+  if (!resolved.ok)
+    return sendJson(rq.res, 404, {
+      error: { message: resolved.message, type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
+    });
   const tools = toolsOf(p.tools);
-  const key = ctx.dedup === undefined ? undefined : dedupKey({ surface: 'responses', model: p.model, messages: p.messages, tools, thread: undefined });
+  const key =
+    ctx.dedup === undefined
+      ? undefined
+      : dedupKey({ surface: 'responses', model: p.model, messages: p.messages, tools, thread: undefined });
   let job = key === undefined ? undefined : ctx.dedup?.hit(key);
   if (job === undefined) {
-    job = startCompatJob(ctx, rq.faults, { id: ctx.jobs.mintRoomId(), model: p.model, policy: resolved.policy, messages: p.messages, tools });
+    job = startCompatJob(ctx, rq.faults, {
+      id: ctx.jobs.mintRoomId(),
+      model: p.model,
+      policy: resolved.policy,
+      messages: p.messages,
+      tools,
+    });
     if (key !== undefined) ctx.dedup?.claim(key, job);
   }
   const builder = new ResponseBuilder({
@@ -79,7 +114,11 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
   });
   const hold = (): void => {
     if (builder.status !== 'completed') return;
-    const response = { id: String(builder.snapshot().id), model: p.model, thread: [...p.messages, ...builder.outputMessages()] };
+    const response = {
+      id: String(builder.snapshot().id),
+      model: p.model,
+      thread: [...p.messages, ...builder.outputMessages()],
+    };
     const items = builder.items();
     ctx.responses.hold(response, items);
     ctx.timers.after(ctx.historyTtlMs, () => ctx.responses.forget(response, items));
@@ -89,14 +128,26 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
     await job.finished;
     translate(job, builder, 0);
     hold();
-    if (builder.status === 'failed') return sendOpenAiError(rq.res, 500, `deliberation failed: ${job.failure ?? 'unknown'}`, 'server_error', 'deliberation_failed', headers);
+    if (builder.status === 'failed')
+      return sendOpenAiError(
+        rq.res,
+        500,
+        `deliberation failed: ${job.failure ?? 'unknown'}`,
+        'server_error',
+        'deliberation_failed',
+        headers,
+      );
     return sendJson(rq.res, 200, builder.snapshot(), headers);
   }
   streamResponse(ctx, rq.res, job, builder, headers, hold);
 }
 
 /** Feeds the job's log from `cursor` into the builder; returns the events and the new cursor. */
-function translate(job: Job, builder: ResponseBuilder, cursor: number): { events: ResponseEvent[]; cursor: number; over: boolean } {
+function translate(
+  job: Job,
+  builder: ResponseBuilder,
+  cursor: number,
+): { events: ResponseEvent[]; cursor: number; over: boolean } {
   const events: ResponseEvent[] = [];
   let at = cursor;
   while (at < job.log.length) {
@@ -111,8 +162,20 @@ function translate(job: Job, builder: ResponseBuilder, cursor: number): { events
   return { events, cursor: at, over: false };
 }
 
-function streamResponse(ctx: SimContext, res: ServerResponse, job: Job, builder: ResponseBuilder, headers: Record<string, string>, hold: () => void): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers });
+function streamResponse(
+  ctx: SimContext,
+  res: ServerResponse,
+  job: Job,
+  builder: ResponseBuilder,
+  headers: Record<string, string>,
+  hold: () => void,
+): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    ...headers,
+  });
   const write = (events: ResponseEvent[]): void => {
     for (const e of events) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
   };
