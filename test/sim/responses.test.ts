@@ -125,4 +125,14 @@ describe('POST /v1/responses with the official openai package (responses.create)
       error: expect.objectContaining({ type: 'invalid_request_error', param: 'input' }),
     });
   });
+
+  it('ends a failed deliberation with response.failed when streaming, and a 500 when not', async () => {
+    const s = await sim({ token: TOKEN, faults: ['chat:fail-at-round=1'] });
+    const client = clientOf(s.url);
+    const stream = await client.responses.create({ model: 'nsed:fast', input: 'Design a cache', stream: true });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types.at(-1)).toBe('response.failed');
+    await expect(client.responses.create({ model: 'nsed:fast', input: 'Design a cache' })).rejects.toThrow(/deliberation failed/);
+  });
 });
