@@ -1,6 +1,6 @@
 // The only module that touches `process`: argv, environment, streams, signals, exit code.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Context } from '../commands/context.js';
+import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { VERSION } from './version.js';
 

@@ -16,9 +16,9 @@ export const ask: CommandDef = {
     const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
     const [{ openStore }, { connect }, { startSession }, { executeTurn }] = await Promise.all([
       import('./shared/open-store.js'),
-      import('./shared/connection.js'),
-      import('./shared/start-session.js'),
-      import('./shared/execute-turn.js'),
+      import('../connection.js'),
+      import('../turn/start-session.js'),
+      import('../turn/execute-turn.js'),
     ]);
     const store = await openStore(env);
     const conn = await connect(env);

@@ -8,7 +8,7 @@ export const cancel: CommandDef = {
   builder: (y) => withSessionTarget(y),
   run: async (env, argv) => {
     const [{ connect }, { NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
-      import('./shared/connection.js'),
+      import('../connection.js'),
       import('../errors.js'),
       import('../session/lineage.js'),
       import('../session/ids.js'),
@@ -28,7 +28,7 @@ export const cancel: CommandDef = {
       } catch (err) {
         const e = toNsedError(err);
         if (e.code !== 'conflict' && e.code !== 'not_found') throw e;
-        const { reconcilePending } = await import('./shared/reconcile.js');
+        const { reconcilePending } = await import('../turn/reconcile.js');
         await reconcilePending(conn.client, store, session, ctx.randomHex, () => ctx.clock.now());
         throw new NsedError('conflict', `deliberation ${pending.job_id} is no longer running; nothing to cancel`, {
           hint: `see the recorded turn with 'nsed sessions show ${id}'`,

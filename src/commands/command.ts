@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import type { GlobalOptions } from '../cli/global-options.js';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 
 /** What a command's run function receives: the outside world and the global options. */
 export interface CommandEnv {

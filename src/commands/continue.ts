@@ -16,10 +16,10 @@ export const continueCommand: CommandDef = {
     const opts = toTurnOptions(argv);
     const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
     const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
-      import('./shared/reconcile.js'),
-      import('./shared/start-session.js'),
+      import('../connection.js'),
+      import('../turn/execute-turn.js'),
+      import('../turn/reconcile.js'),
+      import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),
       import('../session/ids.js'),
     ]);

@@ -57,9 +57,9 @@ export const fork: CommandDef = {
     }
 
     const [{ connect }, { startSession }, { executeTurn }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/start-session.js'),
-      import('./shared/execute-turn.js'),
+      import('../connection.js'),
+      import('../turn/start-session.js'),
+      import('../turn/execute-turn.js'),
     ]);
     const conn = await connect(env, parent.orchestrator);
     try {

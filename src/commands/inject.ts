@@ -17,9 +17,9 @@ export const inject: CommandDef = {
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
   run: async (env, argv) => {
     const [{ connect }, { followPending }, { injectMessage }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
-      import('./shared/send-injection.js'),
+      import('../connection.js'),
+      import('../turn/execute-turn.js'),
+      import('../turn/send-injection.js'),
     ]);
     const { ctx } = env;
     const message = await readPrompt(promptWords(argv['message']), ctx.io, 'message');

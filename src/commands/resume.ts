@@ -12,8 +12,8 @@ export const resume: CommandDef = {
   builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
   run: async (env, argv) => {
     const [{ connect }, { followPending }, { statusWord }, { NsedError, notFound, toNsedError }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
+      import('../connection.js'),
+      import('../turn/execute-turn.js'),
       import('../protocol/job-status.js'),
       import('../errors.js'),
     ]);

@@ -1,4 +1,4 @@
-import type { EventOf } from '../api/events.js';
+import type { EventOf } from '../events.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import { applyEvent, emptyTranscript } from '../turn/transcript.js';

@@ -1,4 +1,4 @@
-import { assertNever, type NsedEvent } from '../api/events.js';
+import { assertNever, type NsedEvent } from '../events.js';
 import type { IO } from '../terminal/io.js';
 import { createFinalRenderer } from './final.js';
 import { createJsonRenderer } from './json.js';

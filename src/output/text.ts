@@ -1,4 +1,4 @@
-import { assertNever, type EventOf, type NsedEvent } from '../api/events.js';
+import { assertNever, type EventOf, type NsedEvent } from '../events.js';
 import type { Candidate } from '../protocol/wire.js';
 import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';

@@ -1,5 +1,5 @@
 import type { EventStream } from '../api/client.js';
-import type { StreamEvent } from '../api/events.js';
+import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';

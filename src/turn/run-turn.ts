@@ -1,6 +1,6 @@
 import type { NsedClient } from '../api/client.js';
-import type { NsedEvent, StreamEvent } from '../api/events.js';
-import type { Context } from '../commands/context.js';
+import type { NsedEvent, StreamEvent } from '../events.js';
+import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
 import type { Renderer } from '../output/renderer.js';
 import type { TurnPath, TurnStatus } from '../session/model.js';

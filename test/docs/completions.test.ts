@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Context } from '../../src/commands/context.js';
+import type { Context } from '../../src/context.js';
 import { cliReference } from '../../src/docs/reference.js';
 import { generatedFiles } from '../../src/docs/generate.js';
 import { openFileStore } from '../../src/session/file-store.js';

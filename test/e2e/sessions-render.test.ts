@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Context } from '../../src/commands/context.js';
+import type { Context } from '../../src/context.js';
 import { relativeTime } from '../../src/output/session-time.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION, type Session, type Turn } from '../../src/session/model.js';

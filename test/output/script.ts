@@ -1,4 +1,4 @@
-import type { NsedEvent } from '../../src/api/events.js';
+import type { NsedEvent } from '../../src/events.js';
 import type { Candidate } from '../../src/protocol/wire.js';
 import { createRenderer, type OutputMode, type RendererOptions } from '../../src/output/renderer.js';
 import type { IO } from '../../src/terminal/io.js';

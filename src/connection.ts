@@ -1,7 +1,7 @@
-import type { NsedClient } from '../../api/client.js';
-import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from '../../config.js';
-import { sanitizeForTerminal } from '../../terminal/sanitize.js';
-import type { CommandEnv } from '../command.js';
+import type { NsedClient } from './api/client.js';
+import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from './config.js';
+import { sanitizeForTerminal } from './terminal/sanitize.js';
+import type { CommandEnv } from './commands/command.js';
 
 export interface Connection {
   client: NsedClient;
@@ -27,7 +27,7 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
   let stopSim: (() => Promise<void>) | undefined;
   let token: string | undefined;
   if (useSim) {
-    const { startSim } = await import('../../sim/server.js');
+    const { startSim } = await import('./sim/server.js');
     const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env) });
     url = sim.url;
     stopSim = () => sim.close();
@@ -35,7 +35,7 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
     url = resolveUrl(globals.url, ctx.env, recorded);
     token = await readToken(globals.tokenFile, ctx.env, warn);
   }
-  const { createClient } = await import('../../api/client.js');
+  const { createClient } = await import('./api/client.js');
   const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
   const client = createClient({
     baseUrl: url,

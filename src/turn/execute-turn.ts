@@ -1,16 +1,16 @@
-import { notFound } from '../../errors.js';
-import { createRenderer } from '../../output/renderer.js';
-import { assertStdoutWritten } from '../../output/session-write.js';
-import { fromModel } from '../../protocol/policy-ref.js';
-import { newTurnId } from '../../session/ids.js';
-import type { PendingJob, Session } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
-import { buildChatRequest, buildNativeRequest, type TurnStart } from '../../turn/build-request.js';
-import { TurnRecorder } from '../../turn/record-turn.js';
-import { runTurn, type TurnSpec } from '../../turn/run-turn.js';
-import type { CommandEnv } from '../command.js';
-import type { Connection } from './connection.js';
-import { loadTools, type TurnOptions } from './turn-options.js';
+import { notFound } from '../errors.js';
+import { createRenderer } from '../output/renderer.js';
+import { assertStdoutWritten } from '../output/session-write.js';
+import { fromModel } from '../protocol/policy-ref.js';
+import { newTurnId } from '../session/ids.js';
+import type { PendingJob, Session } from '../session/model.js';
+import type { SessionStore } from '../session/store.js';
+import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
+import { TurnRecorder } from './record-turn.js';
+import { runTurn, type TurnSpec } from './run-turn.js';
+import type { CommandEnv } from '../commands/command.js';
+import type { Connection } from '../connection.js';
+import { loadTools, type TurnOptions } from '../commands/shared/turn-options.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already

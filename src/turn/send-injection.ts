@@ -1,13 +1,13 @@
-import { NsedError, toNsedError } from '../../errors.js';
-import { upsertInjection } from '../../session/lineage.js';
-import { newTurnId } from '../../session/ids.js';
-import type { PendingJob, Session } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
-import { isLiveStatus } from '../../protocol/job-status.js';
-import { buildChatRequest } from '../../turn/build-request.js';
-import { sanitizeForTerminal } from '../../terminal/sanitize.js';
-import type { CommandEnv } from '../command.js';
-import type { Connection } from './connection.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { upsertInjection } from '../session/lineage.js';
+import { newTurnId } from '../session/ids.js';
+import type { PendingJob, Session } from '../session/model.js';
+import type { SessionStore } from '../session/store.js';
+import { isLiveStatus } from '../protocol/job-status.js';
+import { buildChatRequest } from './build-request.js';
+import { sanitizeForTerminal } from '../terminal/sanitize.js';
+import type { CommandEnv } from '../commands/command.js';
+import type { Connection } from '../connection.js';
 import { followPending } from './execute-turn.js';
 import { reconcilePending } from './reconcile.js';
 

@@ -1,4 +1,4 @@
-import type { IO } from '../terminal/io.js';
+import type { IO } from './terminal/io.js';
 
 export interface Clock {
   now(): Date;

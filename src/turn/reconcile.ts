@@ -1,10 +1,10 @@
-import type { NsedClient } from '../../api/client.js';
-import { NsedError, toNsedError } from '../../errors.js';
-import { statusWord } from '../../protocol/job-status.js';
-import { upsertAssistantTurn } from '../../session/lineage.js';
-import { newTurnId } from '../../session/ids.js';
-import type { Session } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
+import type { NsedClient } from '../api/client.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { statusWord } from '../protocol/job-status.js';
+import { upsertAssistantTurn } from '../session/lineage.js';
+import { newTurnId } from '../session/ids.js';
+import type { Session } from '../session/model.js';
+import type { SessionStore } from '../session/store.js';
 
 export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';
 

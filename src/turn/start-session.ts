@@ -1,9 +1,9 @@
-import { toModel } from '../../protocol/policy-ref.js';
-import { newConversationId, newSessionId, newTurnId } from '../../session/ids.js';
-import { SESSION_VERSION, type Session, type Turn } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
-import type { CommandEnv } from '../command.js';
-import type { TurnOptions } from './turn-options.js';
+import { toModel } from '../protocol/policy-ref.js';
+import { newConversationId, newSessionId, newTurnId } from '../session/ids.js';
+import { SESSION_VERSION, type Session, type Turn } from '../session/model.js';
+import type { SessionStore } from '../session/store.js';
+import type { CommandEnv } from '../commands/command.js';
+import type { TurnOptions } from '../commands/shared/turn-options.js';
 
 /** The default policy: NSED_POLICY, else `*` (the orchestrator's first registered policy). */
 export function defaultPolicy(env: Readonly<Record<string, string | undefined>>): string {
