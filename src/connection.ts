@@ -1,7 +1,15 @@
 import type { NsedClient } from './api/client.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from './config.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
-import type { CommandEnv } from './commands/command.js';
+import type { IO } from './terminal/io.js';
+
+/** What opening a connection reads (the global options by another name: this module stays below the Context). */
+export interface ConnectInput {
+  io: IO;
+  env: Readonly<Record<string, string | undefined>>;
+  now(): Date;
+  globals: { sim: boolean; url: string | undefined; tokenFile: string | undefined; idleTimeoutS: number; timeoutS: number | undefined };
+}
 
 export interface Connection {
   client: NsedClient;
@@ -17,8 +25,8 @@ export interface Connection {
  * port; otherwise --url, NSED_URL, the session's recorded orchestrator, or the default. A
  * session that ran on the simulator goes back to a simulator of its own.
  */
-export async function connect(env: CommandEnv, recorded?: string): Promise<Connection> {
-  const { ctx, globals } = env;
+export async function connect(ctx: ConnectInput, recorded?: string): Promise<Connection> {
+  const { globals } = ctx;
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
@@ -41,7 +49,7 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
     idleTimeoutMs: Math.round(globals.idleTimeoutS * 1000),
-    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.clock.now().getTime() + Math.round(globals.timeoutS * 1000) }),
+    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.now().getTime() + Math.round(globals.timeoutS * 1000) }),
     env: ctx.env,
     ...(debug === undefined ? {} : { debug }),
   });

@@ -3,11 +3,8 @@ import type { IO } from '../terminal/io.js';
 import { createFinalRenderer } from './final.js';
 import { createJsonRenderer } from './json.js';
 import { createNdjsonRenderer } from './ndjson.js';
+import type { OutputMode } from './modes.js';
 import { createTextRenderer } from './text.js';
-
-export type OutputMode = 'text' | 'ndjson' | 'final' | 'json';
-
-export const OUTPUT_MODES: readonly OutputMode[] = ['text', 'ndjson', 'final', 'json'];
 
 /**
  * Shows one turn. Events arrive in order: turn-start, job, …, then exactly one of finish or

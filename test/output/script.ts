@@ -1,6 +1,7 @@
 import type { NsedEvent } from '../../src/events.js';
 import type { Candidate } from '../../src/protocol/wire.js';
-import { createRenderer, type OutputMode, type RendererOptions } from '../../src/output/renderer.js';
+import type { OutputMode } from '../../src/output/modes.js';
+import { createRenderer, type RendererOptions } from '../../src/output/renderer.js';
 import type { IO } from '../../src/terminal/io.js';
 import { settle } from '../terminal/memory-io.js';
 
