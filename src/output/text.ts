@@ -40,7 +40,6 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
   const spinner = await createSpinner(io, 'deliberating');
   const sanitizer = io.stdoutIsTTY ? new TerminalSanitizer() : undefined;
   const sharedTerminal = io.stdoutIsTTY && io.stderrIsTTY;
-  const injected = new Set<number>();
   let start: EventOf<'turn-start'> | undefined;
   let wroteAnswer = false;
   let answerEndsWithNewline = false;
@@ -92,8 +91,6 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         answer(e.text);
         return;
       case 'injection':
-        if (injected.has(e.sequence)) return;
-        injected.add(e.sequence);
         note(`injected at round ${e.round} (#${e.sequence}): ${oneLine(e.message, 80)}`);
         return;
       case 'finalized':

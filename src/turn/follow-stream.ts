@@ -1,4 +1,5 @@
 import type { EventStream } from '../api/client.js';
+import { eofError } from '../api/stream-processor.js';
 import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
@@ -46,7 +47,7 @@ export async function followStream(
         }
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw new NsedError('network', 'the stream ended before the deliberation finished (no [DONE])', { drop: 'eof' });
+      throw eofError();
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);

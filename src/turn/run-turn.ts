@@ -60,11 +60,17 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         // the job in the first chunk, and then the marker is written in the background.
         void noteJob(e.job_id);
         return;
-      case 'injection':
-        if (transcript.injections.some((i) => i.sequence === e.sequence)) return;
+      case 'injection': {
+        // A replay after a reconnect delivers injections again; the transcript keeps each once,
+        // and only a new one is recorded and shown (renderers see every injection once).
+        const injection: NsedEvent = { type: 'injection', message: e.message, round: e.round, sequence: e.sequence };
+        const before = transcript;
+        transcript = applyEvent(transcript, injection);
+        if (transcript === before) return;
         if (jobId !== undefined) recorder.injection(jobId, e, deps.newTurnId(), ctx.clock.now().toISOString());
-        emit({ type: 'injection', message: e.message, round: e.round, sequence: e.sequence });
+        renderer.onEvent(injection);
         return;
+      }
       case 'end':
         transcript = applyEvent(transcript, e);
         return;

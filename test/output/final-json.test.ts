@@ -35,7 +35,7 @@ describe('final output', () => {
 });
 
 describe('json output', () => {
-  it('writes one object when the turn ends, with scored rounds and deduplicated injections', async () => {
+  it('writes one object when the turn ends, with scored rounds and injections', async () => {
     const { io, stdout, stderr } = memoryIO();
     await render('json', io, [...script.slice(0, -1), { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' }, finish]);
     expect(stdout.text.endsWith('}\n')).toBe(true);
