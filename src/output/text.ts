@@ -5,7 +5,7 @@ import { safeWriter } from '../terminal/safe-writer.js';
 import { TerminalSanitizer, oneLine } from '../terminal/sanitize.js';
 import { createSpinner } from '../terminal/spinner.js';
 import { createStyle } from '../terminal/style.js';
-import type { Renderer, RendererOptions } from './renderer.js';
+import type { Renderer, RendererOptions } from './renderer-types.js';
 
 /** `job` line: `session <id> · job <job> · policy <policy>`, with whatever turn-start told us. */
 export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string): string {

@@ -4,7 +4,7 @@ import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
-import type { TurnDeps, TurnSpec } from './run-turn.js';
+import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
