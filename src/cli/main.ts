@@ -9,7 +9,7 @@ const controller = new AbortController();
 let signalExit: number | undefined;
 const onSignal = (code: number) => () => {
   if (signalExit !== undefined && code === ExitCode.interrupted) {
-    // A second Ctrl-C while the first is being handled forces the exit (#42).
+    // A second Ctrl-C while the first is being handled forces the exit: the user means it.
     process.exit(code);
   }
   signalExit ??= code;

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
-import type { ParsedArgv } from '../command.js';
+import { stringFlag, type ParsedArgv } from '../command.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -18,7 +18,7 @@ export function withTurnOptions(y: Argv): Argv {
 
 /** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
 export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
-  const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
+  const str = (k: string): string | undefined => stringFlag(argv, k);
   let agents: string[] | undefined;
   const rawAgents = str('agents');
   if (rawAgents !== undefined) {
@@ -28,9 +28,12 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     if (agents.length < 2) throw usageError('--agents needs at least two agent names', 'e.g. --agents CortexA,CortexB,CortexC');
   }
   let rounds: number | undefined;
-  if (argv['rounds'] !== undefined) {
-    rounds = argv['rounds'] as number;
-    if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) throw usageError('--rounds must be a whole number from 1 to 100');
+  const rawRounds = argv['rounds'];
+  if (rawRounds !== undefined) {
+    if (typeof rawRounds !== 'number' || !Number.isInteger(rawRounds) || rawRounds < 1 || rawRounds > 100) {
+      throw usageError('--rounds must be a whole number from 1 to 100');
+    }
+    rounds = rawRounds;
   }
   const policy = str('policy');
   if (policy !== undefined && policy.trim() === '') throw usageError('--policy is empty', 'e.g. -p deep');
