@@ -51,7 +51,9 @@ export async function contextRig(opts: { sim?: SimOptions; output?: OutputMode }
     signalExit: () => undefined,
     randomHex: (bytes: number) => randomBytes(bytes).toString('hex'),
   };
-  const ctx = createContext(base, mem.io, globals, { store: async () => store, connect: async () => conn });
+  // Commands close the connection they open; the rig's stays open until close() below.
+  const lent: Connection = { ...conn, close: async () => undefined };
+  const ctx = createContext(base, mem.io, globals, { store: async () => store, connect: async () => lent });
   return {
     ctx,
     conn,
