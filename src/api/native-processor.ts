@@ -1,7 +1,7 @@
 import type { Candidate } from '../protocol/wire.js';
 import { NsedError } from '../errors.js';
 import { isRecord, type Rec } from './decode-chunk.js';
-import type { StreamEvent } from './events.js';
+import type { StreamEvent } from '../events.js';
 import { sanitizeServerText } from './redact.js';
 import { createSseReader, type SseMessage } from './sse.js';
 import { eofError, type StreamProcessor } from './stream-processor.js';

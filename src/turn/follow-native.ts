@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../api/events.js';
+import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import { statusWord } from '../protocol/job-status.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
