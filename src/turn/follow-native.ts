@@ -2,7 +2,7 @@ import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import { statusWord } from '../protocol/job-status.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
-import type { TurnDeps } from './run-turn.js';
+import type { TurnDeps } from './turn-spec.js';
 
 /**
  * Follows a native job the way the reference client does: the named-event stream, which is
