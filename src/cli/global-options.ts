@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import type { OutputMode } from '../output/renderer.js';
 import { usageError } from '../errors.js';
 
-/** Options every command accepts (design.md §3). The token itself is never a flag (#73). */
+/** Options every command accepts (README "Configuration"). The token is never a flag (docs/reliability.md #73). */
 export interface GlobalOptions {
   url: string | undefined;
   tokenFile: string | undefined;

@@ -14,7 +14,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   let signalExit: number | undefined;
   const onSignal = (code: number) => () => {
     if (signalExit !== undefined && code === ExitCode.interrupted) {
-      // A second Ctrl-C while the first is being handled forces the exit (#42).
+      // A second Ctrl-C while the first is being handled forces the exit (docs/reliability.md #42).
       process.exit(code);
     }
     signalExit ??= code;

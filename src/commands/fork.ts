@@ -4,8 +4,8 @@ import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
 
 /**
  * `nsed fork SESSION [PROMPT...] [--at TURN]`: a new session holding SESSION's turns up to TURN,
- * with its own conversation id (a branch never resumes its parent's agent sessions: seed,
- * thread tutorial step 6). The parent file is only read, so parallel forks never contend.
+ * with its own conversation id (a branch never resumes its parent's agent sessions:
+ * docs/protocol.md §8). The parent file is only read, so parallel forks never contend.
  */
 export const fork: CommandDef = {
   command: 'fork <source> [prompt..]',

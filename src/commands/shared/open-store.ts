@@ -7,7 +7,7 @@ export async function openStore(env: CommandEnv): Promise<SessionStore> {
   const { io } = env.ctx;
   return openFileStore(resolveHome(env.ctx.env, env.globals.home), {
     now: () => env.ctx.clock.now(),
-    // A wait is bounded by the store; saying whose lock it is tells the user what to look at (#59).
+    // A wait is bounded by the store; saying whose lock it is tells the user what to look at (docs/reliability.md #59).
     onLockWait: (pid) => {
       if (!io.quiet) io.stderr.write(`waiting for the session lock held by ${pid === undefined ? 'another nsed process' : `pid ${pid}`}\n`);
     },

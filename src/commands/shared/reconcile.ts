@@ -10,7 +10,7 @@ export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';
 
 /**
  * Settles a session's pending job through GET /result, as the reference client's
- * reconcile_decision does (protocol.md §3.4): record a finished answer, clear a marker whose
+ * reconcile_decision does (docs/protocol.md §3.4): record a finished answer, clear a marker whose
  * job failed or is gone, report a job still running. Any other failure keeps the marker and is
  * raised, since nothing can be decided while the orchestrator does not answer.
  */

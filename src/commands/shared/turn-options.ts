@@ -3,7 +3,7 @@ import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
 import type { ToolDefinition } from '../../protocol/wire.js';
 
-/** Options of every command that runs a turn (design.md §3). */
+/** Options of every command that runs a turn (README "Configuration"). */
 export interface TurnOptions {
   policy: string | undefined;
   system: string | undefined;
