@@ -51,7 +51,7 @@ export interface PendingJob {
   started: string;
 }
 
-/** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13.5). */
+/** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */
 export interface Session {
   version: number;
   id: string;

@@ -33,7 +33,7 @@ export interface TurnSpec {
 }
 
 /**
- * The one loop over a turn's events (docs/architecture.md): bytes become events in api/, and here each
+ * The one loop over a turn's events (data flows one way): bytes become events in api/, and here each
  * event goes to the renderer and the recorder; followStream handles drops. Every run ends with
  * exactly one terminal event, finish or error, and a recorded assistant turn.
  */
