@@ -50,6 +50,8 @@ const PROTOCOL_CITE = /(?:docs\/protocol\.md|protocol) §[\d.]*\d(?:(?:-| and |,
 const RELIABILITY_CITE = /(?:docs\/reliability\.md|reliability) #\d+(?:(?:, |-|\/)(?:#\d+|C\d+))*/g;
 const OUTSIDE_DOC = /(?<![\w/.-])(?:design|protocol|reliability)\.md\b/;
 const COMMENT = /^\s*(?:\/\/|\/\*\*?|\*)|\s\/\/\s/;
+/** A test or suite title: `it('…`, `describe.each(…)('…`, `it.skipIf(x)('…`. */
+const TITLE = /\b(?:it|describe|test)\b[\w.]*(?:\([^)]*\))?\(\s*['"`]/;
 
 describe('citations in code, tests and README', () => {
   it('name only docs that exist in the repository', async () => {
@@ -75,12 +77,12 @@ describe('citations in code, tests and README', () => {
     expect(stray).toEqual([]);
   });
 
-  it('cite no bare #NN in a comment: a number says which document it counts in', async () => {
+  it('cite no bare #NN in a comment or a test title: a number says which document it counts in', async () => {
     const bare: string[] = [];
     for (const { file, lines } of await sources()) {
       if (file.endsWith('.md')) continue;
       lines.forEach((line, i) => {
-        if (!COMMENT.test(line)) return;
+        if (!COMMENT.test(line) && !TITLE.test(line)) return;
         const rest = line.replace(RELIABILITY_CITE, '');
         if (/(?<![\w&\\])#\d+\b/.test(rest)) bare.push(`${file}:${i + 1}: ${line.trim()}`);
       });
