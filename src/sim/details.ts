@@ -15,7 +15,7 @@ function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
 }
 
 /**
- * `GET /deliberation/{id}/details`: the round history, plus what the job was asked
+ * `GET /deliberation/{id}/details`: the round history of docs/protocol.md §3.5, plus what the job was asked
  * (`user_query`, and `messages` alongside it when the turns came as messages, as the thread
  * tutorial says) and where it stands (`status`, per-round `rounds`).
  */

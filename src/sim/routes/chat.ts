@@ -14,7 +14,7 @@ const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.re
 
 /**
  * `POST /v1/chat/completions`. With dedup on, an identical request is answered from its job
- * first. Then the routing rule: a request on a thread whose job is running becomes an
+ * first. Then the routing rule of docs/protocol.md §6.2: a request on a thread whose job is running becomes an
  * injection into that job and follows it (stream or block), unless it names another policy and
  * the profile starts a fresh job for that; otherwise a fresh job under the thread base (or a
  * `room-` id).
