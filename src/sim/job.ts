@@ -71,7 +71,7 @@ export class Job {
     readonly id: string,
     readonly stamp: ChunkStamp,
     readonly info: JobInfo,
-    readonly shape: JobShape = { ending: 'finish-chunk', roomless: false },
+    readonly shape: JobShape = { ending: 'chunk', roomless: false },
   ) {
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
@@ -111,12 +111,12 @@ export class Job {
   }
 
   /**
-   * Ends a job that failed or was cancelled, in the job's ending: only the `finish-chunk`
+   * Ends a job that failed or was cancelled, in the job's ending: only the `chunk`
    * ending tells the stream why; the others leave that to `/result`.
    */
   abort(kind: 'failed' | 'cancelled', reason: string): void {
     if (this.status !== 'running') return;
-    if (this.shape.ending === 'finish-chunk') {
+    if (this.shape.ending === 'chunk') {
       this.push(kind === 'cancelled' ? chunk(this.stamp, {}, 'cancelled') : errorChunk(this.stamp, `deliberation failed: ${reason}`));
     }
     if (this.shape.ending === 'close') {

@@ -5,11 +5,11 @@ export const PROFILE_NAMES = ['default', 'strict'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 /**
- * How a failed or cancelled job ends its compat stream. `finish-chunk`: an error chunk or a
+ * How a failed or cancelled job ends its compat stream. `chunk`: an error chunk or a
  * `cancelled` finish reason, then `[DONE]`; `bare-done`: only `[DONE]`; `close`: the connection
  * closes with no `[DONE]` at all. The seeds define none of them.
  */
-export const ENDINGS = ['finish-chunk', 'bare-done', 'close'] as const;
+export const ENDINGS = ['chunk', 'bare-done', 'close'] as const;
 export type Ending = (typeof ENDINGS)[number];
 
 /**
@@ -20,7 +20,7 @@ export type Ending = (typeof ENDINGS)[number];
 export interface SimProfile {
   name: ProfileName;
   /** The end of a failed or cancelled job's stream; `per-job` picks bare-done or close per job. */
-  ending: 'finish-chunk' | 'per-job';
+  ending: 'chunk' | 'per-job';
   /** Passthrough and moderator answers keep a room: a session id, `/result`, `/details`, `/resume`. */
   instantRoom: boolean;
   /** `/resume` also replays jobs submitted on the native `/deliberation` route. */
@@ -34,7 +34,7 @@ export interface SimProfile {
 const PROFILES: Record<ProfileName, SimProfile> = {
   default: {
     name: 'default',
-    ending: 'finish-chunk',
+    ending: 'chunk',
     instantRoom: true,
     resumeNative: true,
     dedup: false,
@@ -67,7 +67,7 @@ export function parseProfile(text: string | undefined): SimProfile {
  */
 export function endingFor(profile: SimProfile, seed: number, jobId: string, forced?: Ending): Ending {
   if (forced !== undefined) return forced;
-  if (profile.ending === 'finish-chunk') return 'finish-chunk';
+  if (profile.ending === 'chunk') return 'chunk';
   const byte = createHash('sha256').update(`${seed}\u0000${jobId}`).digest()[0] ?? 0;
   return byte % 2 === 0 ? 'bare-done' : 'close';
 }

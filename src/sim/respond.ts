@@ -26,8 +26,8 @@ export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, 
     return;
   }
   await job.finished;
-  // Only the finish-chunk ending invents a `cancelled` finish reason; the others leave it out.
-  if (job.status === 'failed' && (job.finishReason !== 'cancelled' || job.shape.ending !== 'finish-chunk')) {
+  // Only the chunk ending invents a `cancelled` finish reason; the others leave it out.
+  if (job.status === 'failed' && (job.finishReason !== 'cancelled' || job.shape.ending !== 'chunk')) {
     const what = job.finishReason === 'cancelled' ? 'deliberation cancelled' : `deliberation failed: ${job.failure ?? 'unknown'}`;
     sendOpenAiError(rq.res, 500, what, 'server_error', job.finishReason === 'cancelled' ? 'deliberation_cancelled' : 'deliberation_failed', headers);
     return;

@@ -26,13 +26,13 @@ describe('profiles', () => {
     const endings = Array.from({ length: 16 }, (_, i) => endingFor(strict, 0, `room-${i}`));
     expect(new Set(endings)).toEqual(new Set(['bare-done', 'close']));
     expect(Array.from({ length: 16 }, (_, i) => endingFor(strict, 0, `room-${i}`))).toEqual(endings);
-    expect(endingFor(parseProfile('default'), 0, 'room-1')).toBe('finish-chunk');
-    expect(endingFor(strict, 0, 'room-1', 'finish-chunk')).toBe('finish-chunk');
+    expect(endingFor(parseProfile('default'), 0, 'room-1')).toBe('chunk');
+    expect(endingFor(strict, 0, 'room-1', 'chunk')).toBe('chunk');
   });
 
   it('the end fault names one ending and refuses others', () => {
     expect(parseFaultSpec('end=close').end).toBe('close');
-    expect(() => parseFaultSpec('end=explode')).toThrow(/fault 'end' takes one of finish-chunk, bare-done, close/);
+    expect(() => parseFaultSpec('end=explode')).toThrow(/fault 'end' takes one of chunk, bare-done, close/);
   });
 });
 
