@@ -29,7 +29,8 @@ const UNDEFINED_ENDINGS_SETTLED = false;
 
 const MODES = ['text', 'ndjson', 'final', 'json'] as const;
 
-describe.each(PROFILES)('core flows, profile %s', (_name, profile, endFaults) => {
+// Each test spawns several CLI processes; on a loaded two-core machine that alone can pass 30 s.
+describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, profile, endFaults) => {
   let rig: Rig;
   // Jobs here wait for the test: each phase runs only when released with advance()/finish().
   let held: Rig;
