@@ -21,6 +21,11 @@ export const sim: CommandDef = {
         choices: ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations'],
         describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
       })
+      .option('hold', {
+        type: 'boolean',
+        default: false,
+        describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
+      })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
   run: async (env, argv) => {
@@ -45,6 +50,7 @@ export const sim: CommandDef = {
         ...(token === undefined || token === '' ? {} : { token }),
         faults,
         withoutRoutes: Array.isArray(argv['without-route']) ? (argv['without-route'] as RouteName[]) : [],
+        hold: argv['hold'] === true,
       },
       { stdout: io.stdout, stderr: io.stderr },
       env.ctx.signal,

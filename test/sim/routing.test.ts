@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletion, NsedInjected } from '../../src/protocol/wire.js';
 import { JobRegistry } from '../../src/sim/jobs.js';
-import { TimerSet } from '../../src/sim/timers.js';
 import { contentOf, deltas, getJson, post, readSse, sim, until } from './helpers.js';
 
 const THREAD = { 'x-opencode-session': 'ses_example' };
@@ -109,7 +108,7 @@ describe('x-opencode-session routing (protocol.md §6.2)', () => {
     const s = await sim();
     const res = await post(`${s.url}/v1/chat/completions`, { ...first, stream: false, model: 'nsed:fast' });
     expect(res.headers.get('x-nsed-session-id')).toMatch(/^room-[0-9a-f]{8}$/);
-    const registry = new JobRegistry(new TimerSet(), 1000);
+    const registry = new JobRegistry(() => 0, 1000);
     expect(registry.mintThreadJobId('oc-x', 1700000000000)).toBe('oc-x-1700000000000');
     expect(registry.mintThreadJobId('oc-x', 1700000000000)).toBe('oc-x-1700000000000-1');
     expect(registry.mintThreadJobId('oc-x', 1700000000000)).toBe('oc-x-1700000000000-2');
