@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type NsedClient } from '../../src/api/client.js';
-import { failure, startServer, type ScriptedServer } from './helpers.js';
+import { failure, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 
 const TOKEN = 'nsed-canary-req-91c2e7';
 const request = { model: 'nsed:deep', messages: [{ role: 'user' as const, content: 'Design a cache' }] };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type NsedClient } from '../../src/api/client.js';
 import { parseRetryAfter } from '../../src/api/http-errors.js';
-import { failure, startServer, type ScriptedServer } from './helpers.js';
+import { failure, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 
 /** C9: the status table of http-errors.ts, over a real socket, with a canary token throughout (C15). */
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../src/api/events.js';
 import { chunk } from './fixtures.js';
-import { TEXT, ev, request, useScriptedClient } from './scripted-client.js';
-import { drain, failure, sleep, sseHead } from './helpers.js';
+import { TEXT, ev, request, useScriptedClient } from '../harness/scripted-client.js';
+import { drain, failure, sleep, sseHead } from '../harness/scripted-server.js';
 
 const setup = useScriptedClient();
 

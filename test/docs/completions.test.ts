@@ -12,7 +12,7 @@ import { cliReference } from '../../src/docs/reference.js';
 import { generatedFiles } from '../../src/docs/generate.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION } from '../../src/session/model.js';
-import { CLI } from '../e2e/harness.js';
+import { CLI } from '../harness/rig.js';
 import { Capture, settle } from '../terminal/memory-io.js';
 
 const run = promisify(execFile);

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { CLI } from '../e2e/harness.js';
+import { CLI } from '../harness/rig.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 

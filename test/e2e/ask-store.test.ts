@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmod, readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, parseNdjson, type Rig, type RunResult } from './harness.js';
+import { CLI, makeRig, parseNdjson, type Rig, type RunResult } from '../harness/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { comparableEvents } from '../../src/output/export/ndjson.js';
 import { Capture, settle } from '../terminal/memory-io.js';
-import { CLI, makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from './harness.js';
+import { CLI, makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from '../harness/rig.js';
 
 let rig: Rig;
 let id = '';

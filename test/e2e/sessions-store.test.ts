@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { comparableEvents } from '../../src/output/export/ndjson.js';
 import { Capture, settle } from '../terminal/memory-io.js';
-import { makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from '../harness/rig.js';
 
 interface StoredTurn {
   id: string;

@@ -1,7 +1,7 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnCli, waitForOutput } from './harness.js';
+import { spawnCli, waitForOutput } from '../harness/rig.js';
 
 const run = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 
 interface Saved {
   pending_job?: { job_id: string };

@@ -2,7 +2,7 @@ import { link, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
-import { session, tempHome, turn } from './fixtures/temp-home.js';
+import { session, tempHome, turn } from '../harness/temp-store.js';
 
 describe('list() at scale', () => {
   it('lists 10,000 sessions from the journal, without parsing files whose mtime and size are unchanged', async () => {

@@ -7,7 +7,7 @@ import { NsedError } from '../../src/errors.js';
 import { realDisk, type DiskOps } from '../../src/session/atomic-adapter.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { withLock } from '../../src/session/lock.js';
-import { session, tempHome } from './fixtures/temp-home.js';
+import { session, tempHome } from '../harness/temp-store.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
   const err = await p.then(() => undefined, (e: unknown) => e);

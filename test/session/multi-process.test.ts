@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
 import type { Session } from '../../src/session/model.js';
 import { bundleStore, runWorker, startWorker } from './fixtures/bundle-store.js';
-import { session, tempHome } from './fixtures/temp-home.js';
+import { session, tempHome } from '../harness/temp-store.js';
 
 let bundle = '';
 let bundleDir = '';

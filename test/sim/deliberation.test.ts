@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getJson, post, postSse, readSse, sim, until } from './helpers.js';
+import { getJson, post, postSse, readSse, sim, until } from '../harness/sse.js';
 
 const base = { room_id: 'room-1a2b3c4d', conversation_id: 'thread-9f2c', agent_names: ['Corepunk01', 'Corepunk02', 'Corepunk03'], deliberation_rounds: 2 };
 const thread = [

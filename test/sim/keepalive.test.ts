@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ask, postSse, sim } from './helpers.js';
+import { ask, postSse, sim } from '../harness/sse.js';
 
 describe('keep-alive comments (protocol.md §4.7, #29)', () => {
   it('sends ": keep-alive" while a stream is idle between phases', async () => {

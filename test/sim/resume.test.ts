@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ask, getJson, post, postSse, readSse, sim, sleep, until } from './helpers.js';
+import { ask, getJson, post, postSse, readSse, sim, sleep, until } from '../harness/sse.js';
 
 describe('POST /deliberation/{id}/resume (protocol.md §3.12)', () => {
   it('replays a finished job event for event and byte for byte (#33)', async () => {

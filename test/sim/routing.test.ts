@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletion, NsedInjected } from '../../src/protocol/wire.js';
 import { JobRegistry } from '../../src/sim/jobs.js';
-import { contentOf, deltas, getJson, post, readSse, sim, until } from './helpers.js';
+import { contentOf, deltas, getJson, post, readSse, sim, until } from '../harness/sse.js';
 
 const THREAD = { 'x-opencode-session': 'ses_example' };
 const first = { model: 'nsed:deep', stream: true, messages: [{ role: 'user', content: 'Design a distributed cache' }] };

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { serveSim } from '../../src/sim/serve.js';
 import { startSim } from '../../src/sim/server.js';
-import { until } from './helpers.js';
+import { until } from '../harness/sse.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -58,7 +58,7 @@ describe('close()', () => {
 describe('the test helper', () => {
   let leftOpen = '';
   it('starts a simulator for a test', async () => {
-    const { sim } = await import('./helpers.js');
+    const { sim } = await import('../harness/sse.js');
     leftOpen = (await sim()).url;
     expect((await fetch(`${leftOpen}/health`)).status).toBe(200);
   });
