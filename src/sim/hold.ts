@@ -25,10 +25,22 @@ export interface HeldJob {
   phases: number;
   /** Waiting at a boundary for a release. */
   parked: boolean;
+  /** Injections accepted so far. */
+  injected: number;
   ended: boolean;
 }
 
+/** What the control watches of a job (src/sim/job.ts). */
+export interface WatchedJob {
+  readonly id: string;
+  readonly finished: Promise<void>;
+  /** Injections accepted so far. */
+  readonly injected: number;
+  watch(fn: () => void): () => void;
+}
+
 interface Gate {
+  job: WatchedJob;
   held: boolean;
   credits: number;
   phases: number;
@@ -41,6 +53,8 @@ interface ControlEvents {
   job: [jobId: string];
   phase: [PhaseEvent];
   parked: [jobId: string];
+  /** The job's log grew or it accepted an injection. */
+  change: [jobId: string];
   end: [jobId: string];
 }
 
@@ -68,10 +82,12 @@ export class SimControl {
   }
 
   /** The simulator registers every job it starts; `deliberates` is false for instant replies. */
-  jobStarted(jobId: string, deliberates: boolean, finished: Promise<void>): void {
-    this.gates.set(jobId, { held: deliberates && this.hold, credits: 0, phases: 0, parked: undefined, ended: false });
+  jobStarted(job: WatchedJob, deliberates: boolean): void {
+    const jobId = job.id;
+    this.gates.set(jobId, { job, held: deliberates && this.hold, credits: 0, phases: 0, parked: undefined, ended: false });
     this.started.push(jobId);
-    void finished.then(() => {
+    job.watch(() => this.events.emit('change', jobId));
+    void job.finished.then(() => {
       const gate = this.gates.get(jobId);
       if (gate === undefined) return;
       gate.ended = true;
@@ -148,6 +164,11 @@ export class SimControl {
     return this.until(jobId, (g) => g.phases >= count || g.ended);
   }
 
+  /** Resolves when the job has accepted at least `count` injections (queued for its next boundary), or has ended. */
+  injected(jobId: string, count = 1): Promise<HeldJob> {
+    return this.until(jobId, (g) => g.job.injected >= count || g.ended);
+  }
+
   /** Resolves when the job has ended (answered, failed or cancelled). */
   ended(jobId: string): Promise<HeldJob> {
     return this.until(jobId, (g) => g.ended);
@@ -163,7 +184,7 @@ export class SimControl {
   }
 
   private view(jobId: string, g: Gate): HeldJob {
-    return { jobId, held: g.held, phases: g.phases, parked: g.parked !== undefined, ended: g.ended };
+    return { jobId, held: g.held, phases: g.phases, parked: g.parked !== undefined, injected: g.job.injected, ended: g.ended };
   }
 
   private until(jobId: string, done: (g: Gate) => boolean): Promise<HeldJob> {
@@ -175,7 +196,7 @@ export class SimControl {
         return true;
       };
       if (check()) return;
-      const offs = (['job', 'phase', 'parked', 'end'] as const).map((e) => this.on(e, () => check() && offs.forEach((off) => off())));
+      const offs = (['job', 'phase', 'parked', 'change', 'end'] as const).map((e) => this.on(e, () => check() && offs.forEach((off) => off())));
     });
   }
 }

@@ -26,7 +26,7 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
   const job = new Job(spec.id, stamp, spec.info);
   ctx.jobs.add(job);
   const mode = spec.info.mode;
-  ctx.control.jobStarted(job.id, mode === 'deliberation', job.finished);
+  ctx.control.jobStarted(job, mode === 'deliberation');
   if (mode !== 'deliberation') {
     runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA');
     return job;

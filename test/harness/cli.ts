@@ -47,6 +47,22 @@ export const realClock: Clock = {
   sleep: (ms, signal) => sleep(ms, undefined, signal === undefined ? undefined : { signal }),
 };
 
+/**
+ * A clock whose sleeps end at once (the reconnect back-off, a Retry-After) and are remembered,
+ * so a test checks how long the CLI chose to wait without waiting it.
+ */
+export function instantClock(now: () => Date = () => new Date()): Clock & { sleeps: number[] } {
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now,
+    sleep: (ms, signal) => {
+      sleeps.push(ms);
+      return signal?.aborted === true ? Promise.reject(signal.reason as Error) : Promise.resolve();
+    },
+  };
+}
+
 export function startCli(args: string[], opts: CliOptions = {}): CliRun {
   const stdout = new Capture(opts.tty === true);
   const stderr = new Capture(opts.tty === true);

@@ -50,4 +50,4 @@ export async function makeRig(simOpts: SimOptions = {}): Promise<Rig> {
 
 export { parseNdjson } from './ndjson.js';
 export { CLI, spawnCli, waitForOutput, type RunResult } from './process.js';
-export type { CliResult, CliRun } from './cli.js';
+export { instantClock, runCliInProcess, type CliResult, type CliRun } from './cli.js';
