@@ -1,14 +1,15 @@
 import type { EventStream } from '../api/client.js';
-import type { StreamEvent } from '../api/events.js';
+import { eofError } from '../api/stream-processor.js';
+import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
-import type { TurnDeps, TurnSpec } from './run-turn.js';
+import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
- * `applied` events were already shown and are skipped (#33), and the retry budget resets
- * whenever a connection made progress (#31). The start request itself is never re-sent (#40).
+ * `applied` events were already shown and are skipped, and the retry budget resets whenever a
+ * connection made progress. The start request itself is never re-sent (docs/reliability.md #33, #31, #40).
  */
 export async function followStream(
   deps: TurnDeps,
@@ -33,7 +34,7 @@ export async function followStream(
           seen += 1;
           if (seen <= applied) {
             replayPrint = fingerprint(replayPrint, e);
-            // A replay that is not what was shown cannot be unshown; say so rather than splice silently (#33).
+            // What was shown cannot be unshown: say the replay differs, never splice (docs/reliability.md #33).
             if (seen === applied && replayPrint !== appliedPrint) {
               deps.renderer.onEvent({ type: 'reconnect', attempt, reason: 'the replay differs from what was already shown; continuing from it' });
             }
@@ -46,13 +47,13 @@ export async function followStream(
         }
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw new NsedError('network', 'the stream ended before the deliberation finished (no [DONE])', { drop: 'eof' });
+      throw eofError();
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);
       const job = currentJob();
       if (e.drop === undefined || job === undefined) throw e;
-      // The retry budget resets whenever the last connection made progress (#31).
+      // The retry budget resets whenever the last connection made progress (docs/reliability.md #31).
       if (applied > appliedAtLastDrop) attempt = 0;
       appliedAtLastDrop = applied;
       stream = await reconnect(deps, job, e, () => ++attempt);

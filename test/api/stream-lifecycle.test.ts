@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../src/api/events.js';
+import type { StreamEvent } from '../../src/events.js';
 import { chunk } from './fixtures.js';
 import { TEXT, ev, request, useScriptedClient } from '../harness/scripted-client.js';
 import { drain, failure, sleep, sseHead } from '../harness/scripted-server.js';
@@ -7,7 +7,7 @@ import { drain, failure, sleep, sseHead } from '../harness/scripted-server.js';
 const setup = useScriptedClient();
 
 describe('stream lifecycle', () => {
-  it('reports a reset mid-body as a network drop the caller can resume (#27)', async () => {
+  it('reports a reset mid-body as a network drop the caller can resume (reliability #27)', async () => {
     // The reset comes once the caller has the text, not after a guessed pause: a reset that
     // overtakes unread bytes would discard them.
     let applied = (): void => undefined;
@@ -23,7 +23,7 @@ describe('stream lifecycle', () => {
     expect(out.error).toMatchObject({ code: 'network', exitCode: 6, drop: 'reset', message: 'the connection was reset mid-stream' });
   });
 
-  it('reports a clean EOF without [DONE] as an eof drop (#26)', async () => {
+  it('reports a clean EOF without [DONE] as an eof drop (reliability #26)', async () => {
     const { client } = await setup((_q, res) => {
       sseHead(res);
       res.end(TEXT + ev(chunk({}, 'stop')));
@@ -34,7 +34,7 @@ describe('stream lifecycle', () => {
 
   // How soon after the idle time it fires is a speed figure, not a test: a loaded machine may
   // be late. That it never fires early, and fires at all, is tested here.
-  it('fires the idle timeout no sooner than the idle time after the last byte (#28, C7)', async () => {
+  it('fires the idle timeout no sooner than the idle time after the last byte (reliability #28, C7)', async () => {
     const { client } = await setup((_q, res) => {
       sseHead(res);
       res.write(TEXT);
@@ -56,7 +56,7 @@ describe('stream lifecycle', () => {
     expect(silent).toBeGreaterThanOrEqual(400);
   });
 
-  it('does not time out while keep-alive comments arrive (#6, #29)', async () => {
+  it('does not time out while keep-alive comments arrive (reliability #6, #29)', async () => {
     // 1.5 s of comments 100 ms apart against a 1 s idle limit: longer than the limit in all,
     // with a tenfold margin between comments for a busy machine.
     const { client } = await setup(async (_q, res) => {
@@ -86,7 +86,7 @@ describe('stream lifecycle', () => {
     expect(seen).toEqual(['text', 'text', 'end']);
   });
 
-  it('stops at the turn deadline with a timeout and no drop (#52)', async () => {
+  it('stops at the turn deadline with a timeout and no drop (reliability #52)', async () => {
     const { client } = await setup(async (_q, res) => {
       sseHead(res);
       for (let i = 0; i < 30 && !res.destroyed; i++) {
@@ -107,14 +107,14 @@ describe('stream lifecycle', () => {
     expect(server.seen).toHaveLength(0);
   });
 
-  it('names the headers timeout when no response arrives (#52)', async () => {
+  it('names the headers timeout when no response arrives (reliability #52)', async () => {
     const { client } = await setup(() => undefined, { headersTimeoutMs: 200 });
     const err = await failure(client.chatStream(request));
     expect(err).toMatchObject({ code: 'timeout', exitCode: 124 });
     expect(err.message).toContain('headers timeout');
   });
 
-  it('closes the connection as soon as [DONE] arrives, even if the server keeps it open (#18)', async () => {
+  it('closes the connection as soon as [DONE] arrives, even if the server keeps it open (reliability #18)', async () => {
     const { server, client } = await setup((_q, res) => {
       sseHead(res);
       res.write(TEXT + ev('[DONE]'));
@@ -124,7 +124,7 @@ describe('stream lifecycle', () => {
     await server.socketsClosed();
   });
 
-  it('aborts the request when the consumer breaks out of the loop (§7.4)', async () => {
+  it('aborts the request when the consumer breaks out of the loop', async () => {
     const { server, client } = await setup((_q, res) => {
       sseHead(res);
       res.write(TEXT);

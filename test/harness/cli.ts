@@ -5,12 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Clock, Context } from '../../src/commands/context.js';
+import type { Clock, ContextParts, ProcessContext } from '../../src/context.js';
 import { ExitCode } from '../../src/errors.js';
 import { Capture, settle } from '../terminal/memory-io.js';
 import { WAIT_MS } from './limits.js';
 
-export type { Clock } from '../../src/commands/context.js';
+export type { Clock } from '../../src/context.js';
 
 export interface CliResult {
   code: number;
@@ -28,6 +28,8 @@ export interface CliOptions {
   columns?: number;
   clock?: Clock;
   randomHex?: (bytes: number) => string;
+  /** The Context's store or connection, in the test's hands instead of opened from the environment. */
+  parts?: ContextParts;
 }
 
 /** A command running in-process: its live output, a way to interrupt it, and its result. */
@@ -71,14 +73,14 @@ export function startCli(args: string[], opts: CliOptions = {}): CliRun {
   if (opts.stdin !== undefined) stdin.end(opts.stdin);
   const controller = new AbortController();
   let signalExit: number | undefined;
-  const base: Omit<Context, 'io'> = {
+  const base: ProcessContext = {
     env: opts.env ?? { NO_COLOR: '1' },
     clock: opts.clock ?? realClock,
     signal: controller.signal,
     signalExit: () => signalExit,
     randomHex: opts.randomHex ?? ((bytes) => randomBytes(bytes).toString('hex')),
   };
-  const result = runCli(args, base, { stdout, stderr, stdin }).then(async (code) => {
+  const result = runCli(args, base, { stdout, stderr, stdin }, opts.parts).then(async (code) => {
     await settle();
     return { code, stdout: stdout.text, stderr: stderr.text };
   });

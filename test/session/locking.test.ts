@@ -41,7 +41,7 @@ describe('the per-session lock', () => {
     expect(await readdir(store.dir)).toEqual(['s.json']);
   });
 
-  it('takes over at once from a holder on this host whose process is gone (#59)', async () => {
+  it('takes over at once from a holder on this host whose process is gone (reliability #59)', async () => {
     const waits: Array<number | undefined> = [];
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000, onLockWait: (pid) => waits.push(pid) });
     await store.create(session('s'));
@@ -92,7 +92,7 @@ describe('the per-session lock', () => {
     expect((await store.read('w')).title).toBe('after the wait');
   });
 
-  it('survives a compromised lock without crashing, and redoes the write under a fresh lock (#60)', async () => {
+  it('survives a compromised lock without crashing, and redoes the write under a fresh lock (reliability #60)', async () => {
     const home = await tempHome();
     await openFileStore(home).create(session('c'));
     const lockDir = path.join(home, 'sessions', 'c.json.lock');
@@ -132,7 +132,7 @@ describe('the per-session lock', () => {
     expect((await store.list()).sessions[0]?.title).toBe('index was busy');
   });
 
-  it('reports a session removed while it waited for the lock as not found (#64)', async () => {
+  it('reports a session removed while it waited for the lock as not found (reliability #64)', async () => {
     let writerWaits = (): void => undefined;
     const waiting = new Promise<void>((resolve) => (writerWaits = resolve));
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 60_000, onLockWait: () => writerWaits() });

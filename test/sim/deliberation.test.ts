@@ -15,7 +15,7 @@ async function finished(s: SimServer, id: string): Promise<void> {
   await s.control.ended(id);
 }
 
-describe('POST /deliberation (protocol.md §3.3)', () => {
+describe('POST /deliberation (protocol §3.3)', () => {
   it('accepts a submission with 202 {job_id} and runs it in the background', async () => {
     const s = await sim({ hold: true });
     const res = await post(`${s.url}/deliberation`, { ...base, messages: thread });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ask, post, postSse, readSse, sim } from '../harness/sse.js';
 
-describe('keep-alive comments (protocol.md §4.7, #29)', () => {
+describe('keep-alive comments (protocol §4.7, reliability #29)', () => {
   it('sends ": keep-alive" while a stream is idle between phases', async () => {
     // Held after its first chunk, the stream is idle until the test has seen six comments.
     const s = await sim({ hold: true, keepaliveMs: 15 });

@@ -1,78 +1,50 @@
-// reconcilePending at its own level: a real client, a held simulator and a temp store; the
-// job's state is set by the simulator's control, not by waiting for it.
+// reconcilePending for the endings test/turn/turn-functions.test.ts does not set up: a job
+// cancelled on the orchestrator and a job its history TTL has dropped. The simulator's control
+// and injected clock decide each state; nothing waits for it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, type NsedClient } from '../../src/api/client.js';
-import { reconcilePending } from '../../src/commands/shared/reconcile.js';
-import { openFileStore } from '../../src/session/file-store.js';
 import type { Session } from '../../src/session/model.js';
-import type { SimServer } from '../../src/sim/server.js';
-import { post, sim } from '../harness/sse.js';
-import { session, tempHome, turn } from '../harness/temp-store.js';
+import { reconcilePending } from '../../src/turn/reconcile.js';
+import { contextRig, type ContextRig } from '../harness/context-rig.js';
+import { post } from '../harness/sse.js';
+import { session, turn } from '../harness/temp-store.js';
 
-const NOW = new Date('2026-02-02T10:00:00.000Z');
-const zeros = (n: number): string => '0'.repeat(n * 2);
-const clients: NsedClient[] = [];
+let rig: ContextRig | undefined;
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await rig?.close();
+  rig = undefined;
 });
 
-/** A session whose pending marker names a native job the held simulator has started. */
-async function pendingOn(s: SimServer, room: string): Promise<{ client: NsedClient; store: ReturnType<typeof openFileStore>; saved: Session }> {
-  const client = createClient({ baseUrl: s.url, idleTimeoutMs: 60_000 });
-  clients.push(client);
-  const store = openFileStore(await tempHome());
+/** A stored session whose pending marker names a native job the held simulator started. */
+async function pendingOn(r: ContextRig, room: string): Promise<Session> {
   const body = { room_id: room, conversation_id: 'thread-r', agent_names: ['A1', 'A2'], deliberation_rounds: 1, user_query: 'Pick a queue' };
-  expect((await post(`${s.url}/deliberation`, body)).status).toBe(202);
+  expect((await post(`${r.sim.url}/deliberation`, body)).status).toBe(202);
   const saved = session('r1', {
     turns: [turn('u1')],
-    pending_job: { job_id: room, turn: 'u1', path: 'native', policy: 'nsed:native', started: NOW.toISOString() },
+    pending_job: { job_id: room, turn: 'u1', path: 'native', policy: 'nsed:native', started: '2026-02-02T10:00:00.000Z' },
   });
-  await store.create(saved);
-  return { client, store, saved };
+  await r.store.create(saved);
+  return saved;
 }
 
-describe('reconcilePending', () => {
-  it('reports a held job as running and keeps the marker', async () => {
-    const s = await sim({ hold: true });
-    const { client, store, saved } = await pendingOn(s, 'room-running');
-    expect(await reconcilePending(client, store, saved, zeros, () => NOW)).toBe('running');
-    expect((await store.read('r1')).pending_job?.job_id).toBe('room-running');
-  });
-
-  it('records the answer of a job that finished, once, and clears the marker', async () => {
-    const s = await sim({ hold: true });
-    const { client, store, saved } = await pendingOn(s, 'room-done');
-    s.control.release('room-done');
-    await s.control.ended('room-done');
-    expect(await reconcilePending(client, store, saved, zeros, () => NOW)).toBe('recorded');
-    const after = await store.read('r1');
-    expect(after.pending_job).toBeUndefined();
-    expect(after.turns.filter((t) => t.role === 'assistant')).toEqual([
-      expect.objectContaining({ status: 'complete', job_id: 'room-done', ts: NOW.toISOString(), content: expect.stringMatching(/^## /) }),
-    ]);
-    // A second settle of the same (now stale) snapshot records nothing twice.
-    await reconcilePending(client, store, saved, zeros, () => NOW);
-    expect((await store.read('r1')).turns.filter((t) => t.role === 'assistant')).toHaveLength(1);
-  });
-
+describe('reconcilePending on jobs that ended without an answer', () => {
   it('clears the marker of a cancelled job without inventing an answer', async () => {
-    const s = await sim({ hold: true });
-    const { client, store, saved } = await pendingOn(s, 'room-cancelled');
-    expect((await post(`${s.url}/deliberation/room-cancelled/cancel`, '')).status).toBe(200);
-    expect(await reconcilePending(client, store, saved, zeros, () => NOW)).toBe('cleared');
-    const after = await store.read('r1');
+    rig = await contextRig({ sim: { hold: true } });
+    const saved = await pendingOn(rig, 'room-cancelled');
+    expect((await post(`${rig.sim.url}/deliberation/room-cancelled/cancel`, '')).status).toBe(200);
+    expect(await reconcilePending(rig.ctx, rig.conn, saved)).toBe('cleared');
+    const after = await rig.store.read('r1');
     expect(after.pending_job).toBeUndefined();
     expect(after.turns.filter((t) => t.role === 'assistant')).toEqual([]);
   });
 
-  it('clears the marker of a job the orchestrator forgot (its history TTL passed)', async () => {
-    let now = NOW.getTime();
-    const s = await sim({ hold: true, historyTtlMs: 60_000, now: () => now });
-    const { client, store, saved } = await pendingOn(s, 'room-gone');
-    s.control.release('room-gone');
-    await s.control.ended('room-gone');
+  it('clears the marker of a finished job once the orchestrator forgot it (history TTL passed)', async () => {
+    let now = Date.parse('2026-02-02T10:00:00.000Z');
+    rig = await contextRig({ sim: { hold: true, historyTtlMs: 60_000, now: () => now } });
+    const saved = await pendingOn(rig, 'room-gone');
+    rig.sim.control.release('room-gone');
+    await rig.sim.control.ended('room-gone');
     now += 60_000;
-    expect(await reconcilePending(client, store, saved, zeros, () => NOW)).toBe('cleared');
-    expect((await store.read('r1')).pending_job).toBeUndefined();
+    expect(await reconcilePending(rig.ctx, rig.conn, saved)).toBe('cleared');
+    expect((await rig.store.read('r1')).pending_job).toBeUndefined();
   });
 });
