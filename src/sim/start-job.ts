@@ -40,6 +40,7 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
     },
     influences: { guidance: [], toolResults: spec.toolResults },
     roundMs: ctx.roundMs,
+    toolWaitMs: ctx.toolWaitMs,
     timers: ctx.timers,
     ...(spec.failAtRound === undefined ? {} : { failAtRound: spec.failAtRound }),
     ...(spec.toolCall === undefined ? {} : { toolCall: spec.toolCall }),
