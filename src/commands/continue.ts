@@ -1,7 +1,9 @@
+import { usageError } from '../errors.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
 import { openTarget, withSessionTarget } from './shared/session-target.js';
-import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
+import { toTurnOptions, withTurnOptions, type TurnOptions } from './shared/turn-options.js';
+import type { CommandEnv } from './command.js';
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
 export const continueCommand: CommandDef = {
@@ -11,9 +13,12 @@ export const continueCommand: CommandDef = {
     withSessionTarget(withTurnOptions(y))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
-      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
+      .option('tool-result', { type: 'string', array: true, describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable' })
+      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
+      .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation'),
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
+    if (argv['tool-result'] !== undefined) return continueWithResults(env, argv, opts);
     const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
     const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('./shared/connection.js'),
@@ -43,3 +48,26 @@ export const continueCommand: CommandDef = {
     }
   },
 };
+
+/**
+ * `continue --tool-result CALL_ID=FILE`: the turn stopped (exit 10) at calls nsed could not run;
+ * their results go back on the same thread, and the same deliberation is followed to its answer.
+ */
+async function continueWithResults(env: CommandEnv, argv: Record<string, unknown>, opts: TurnOptions): Promise<number> {
+  if (promptWords(argv['prompt']).length > 0) throw usageError('give either a prompt or --tool-result, not both', 'answer the call first; ask the follow-up after');
+  const [{ connect }, { followTurn }, results, { loadDeclaredTools }] = await Promise.all([
+    import('./shared/connection.js'),
+    import('./shared/execute-turn.js'),
+    import('./shared/tool-results.js'),
+    import('./shared/turn-options.js'),
+  ]);
+  const given = results.parseToolResultFlags(argv['tool-result']);
+  const { store, session } = await openTarget(env, argv);
+  const spec = await results.toolResultSpec(session, given, env.ctx.io, opts.stream);
+  const conn = await connect(env, session.orchestrator);
+  try {
+    return await followTurn(env, { store, conn }, spec, env.globals.output, await loadDeclaredTools(opts, session.tools));
+  } finally {
+    await conn.close();
+  }
+}

@@ -8,6 +8,7 @@ import { inject } from './inject.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
+import { toolResult } from './tool-result.js';
 
 /** Every command, in the order `nsed --help` lists them. */
-export const commands: Array<CommandDef | CommandGroup> = [ask, continueCommand, fork, resume, inject, cancel, sessions, sim, completion];
+export const commands: Array<CommandDef | CommandGroup> = [ask, continueCommand, fork, resume, inject, toolResult, cancel, sessions, sim, completion];

@@ -11,7 +11,7 @@ export const sim: CommandDef = {
       .option('port', { type: 'number', default: 8080, describe: 'port (0 = a free one)' })
       .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
       .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
-      .option('tool-wait-ms', { type: 'number', describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 1000)' })
+      .option('tool-wait-ms', { type: 'number', describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)' })
       .option('keepalive-ms', { type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' })
       .option('history-ttl', { type: 'number', default: 600, describe: 'seconds a finished job stays replayable' })
       .option('token', { type: 'string', describe: 'require this bearer token (env NSED_SIM_TOKEN)' })

@@ -17,7 +17,7 @@ export interface SimOptions {
   port?: number;
   seed?: number;
   roundMs?: number;
-  /** Default: 40 phases, the scale of a phase budget (so a fast test sim expires calls quickly). */
+  /** Default: 40 phases, at least 30 s (toolWaitFor). */
   toolWaitMs?: number;
   keepaliveMs?: number;
   historyTtlMs?: number;
@@ -40,10 +40,11 @@ export const SIM_DEFAULTS = { host: '127.0.0.1', port: 0, seed: 0, roundMs: 600,
 
 /**
  * An agent waits for a tool result at most what is left of its phase budget; the simulator's
- * phase is one --round-ms, and a real phase budget is tens of them, hence 40 (at least 1 s).
+ * phase is one --round-ms, and a real phase budget is tens of them, hence 40. The floor of 30 s
+ * is the real finalization reserve's cap: a program or a person must have time to answer.
  */
 export function toolWaitFor(roundMs: number): number {
-  return Math.max(1000, roundMs * 40);
+  return Math.max(30_000, roundMs * 40);
 }
 
 /** Starts the simulated orchestrator on a real socket; faults that cannot be parsed throw first. */

@@ -10,7 +10,8 @@ import { TurnRecorder } from '../../turn/record-turn.js';
 import { runTurn, type TurnSpec } from '../../turn/run-turn.js';
 import type { CommandEnv } from '../command.js';
 import type { Connection } from './connection.js';
-import { loadTools, type TurnOptions } from './turn-options.js';
+import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../../tools/declared.js';
+import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
@@ -27,13 +28,19 @@ export async function executeTurn(
   const { ctx, globals } = env;
   const model = session.active_policy;
   const native = opts.agents !== undefined || opts.rounds !== undefined;
+  const declared = await loadDeclaredTools(opts, session.tools);
+  const offered = declared === undefined ? undefined : offeredDefinitions(declared);
+  if (offered !== undefined && declaresTools(opts)) {
+    await deps.store.update(session.id, (s) => {
+      s.tools = offered;
+    });
+  }
   let start: TurnStart;
   if (native) {
     const policyId = opts.agents === undefined ? await resolvePolicyId(deps.conn, model) : undefined;
-    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8));
+    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
   } else {
-    const tools = await loadTools(opts.toolsFile);
-    start = buildChatRequest(session, model, { stream: opts.stream, ...(tools === undefined ? {} : { tools }) });
+    start = buildChatRequest(session, model, { stream: opts.stream, ...(offered === undefined ? {} : { tools: offered }) });
   }
   const spec: TurnSpec = {
     sessionId: session.id,
@@ -44,7 +51,7 @@ export async function executeTurn(
     start,
     stream: native || opts.stream,
   };
-  return followTurn(env, deps, spec, globals.output);
+  return followTurn(env, deps, spec, globals.output, declared);
 }
 
 /** Renders and records one turn (also used by resume and inject, which attach to a job). */
@@ -53,11 +60,20 @@ export async function followTurn(
   deps: { store: SessionStore; conn: Connection },
   spec: TurnSpec,
   output: CommandEnv['globals']['output'],
+  tools?: DeclaredTools,
 ): Promise<number> {
   const renderer = await createRenderer(output, env.ctx.io);
   const recorder = new TurnRecorder(deps.store, spec.sessionId);
   await runTurn(
-    { ctx: env.ctx, client: deps.conn.client, renderer, recorder, url: deps.conn.url, newTurnId: () => newTurnId(env.ctx.randomHex) },
+    {
+      ctx: env.ctx,
+      client: deps.conn.client,
+      renderer,
+      recorder,
+      url: deps.conn.url,
+      newTurnId: () => newTurnId(env.ctx.randomHex),
+      ...(tools === undefined ? {} : { tools }),
+    },
     spec,
   );
   await assertStdoutWritten(env.ctx.io);
@@ -85,7 +101,8 @@ export async function followPending(
     stream: start.kind !== 'chat',
     start,
   };
-  return followTurn(env, deps, spec, env.globals.output);
+  // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
+  return followTurn(env, deps, spec, env.globals.output, recordedTools(session.tools));
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

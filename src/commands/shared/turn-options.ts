@@ -2,6 +2,15 @@ import { readFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
 import type { ToolDefinition } from '../../protocol/wire.js';
+import {
+  ASK_USER,
+  DEFAULT_MAX_TOOL_CALLS,
+  declareTools,
+  parseToolFlag,
+  parseToolsFile,
+  type DeclaredTool,
+  type DeclaredTools,
+} from '../../tools/declared.js';
 
 /** Options of every command that runs a turn (design.md §3). */
 export interface TurnOptions {
@@ -12,6 +21,10 @@ export interface TurnOptions {
   agents: string[] | undefined;
   rounds: number | undefined;
   toolsFile: string | undefined;
+  /** `--tool NAME=PROGRAM`, repeatable. */
+  toolFlags: string[];
+  askUser: boolean;
+  maxToolCalls: number;
 }
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -24,7 +37,10 @@ export function withTurnOptions(y: Argv): Argv {
     .option('stream', { type: 'boolean', default: true, describe: 'stream the deliberation (--no-stream waits for one JSON answer)' })
     .option('agents', { type: 'string', describe: 'choose the council: A,B,C (native /deliberation path)' })
     .option('rounds', { type: 'number', describe: 'deliberation rounds (native /deliberation path)' })
-    .option('tools', { type: 'string', describe: 'JSON file with OpenAI function tools to offer the council' });
+    .option('tools', { type: 'string', describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called' })
+    .option('tool', { type: 'string', array: true, describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable' })
+    .option('ask-user', { type: 'boolean', describe: 'offer the ask_user tool: the council may ask you a question' })
+    .option('max-tool-calls', { type: 'number', describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})` });
 }
 
 export function toTurnOptions(argv: Record<string, unknown>): TurnOptions {
@@ -52,24 +68,44 @@ export function toTurnOptions(argv: Record<string, unknown>): TurnOptions {
     agents,
     rounds,
     toolsFile: str('tools'),
+    toolFlags: Array.isArray(argv['tool']) ? argv['tool'].map(String) : [],
+    askUser: argv['ask-user'] === true,
+    maxToolCalls: maxToolCalls(argv['max-tool-calls']),
   };
 }
 
-/** --tools FILE: an array of OpenAI function tools (or `{"tools": [...]}`). */
-export async function loadTools(file: string | undefined): Promise<ToolDefinition[] | undefined> {
-  if (file === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? 'not valid JSON';
-    throw usageError(`cannot read --tools ${file}: ${why}`, 'give a JSON array of {"type":"function","function":{"name":...}} objects');
+/** The tools a session offered before, with nothing to run: their calls wait for an answer. */
+export function recordedTools(recorded: readonly ToolDefinition[] | undefined, maxCalls = DEFAULT_MAX_TOOL_CALLS): DeclaredTools | undefined {
+  if (recorded === undefined || recorded.length === 0) return undefined;
+  const plain = recorded.filter((d) => d.function.name !== ASK_USER).map((definition) => ({ definition }));
+  return declareTools(plain, [], recorded.some((d) => d.function.name === ASK_USER), maxCalls);
+}
+
+function maxToolCalls(v: unknown): number {
+  if (v === undefined) return DEFAULT_MAX_TOOL_CALLS;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 1000) throw usageError('--max-tool-calls must be a whole number from 0 to 1000');
+  return v;
+}
+
+/** Whether this invocation declares tools (otherwise a session's recorded ones are offered again). */
+export const declaresTools = (o: TurnOptions): boolean => o.toolsFile !== undefined || o.toolFlags.length > 0 || o.askUser;
+
+/**
+ * The tools of this invocation: --tools FILE, --tool NAME=PROGRAM and --ask-user. Without any,
+ * the tools a session offered before are offered again, with nothing to run: a call is then
+ * answered with --tool-result (only tools declared on this command line ever run).
+ */
+export async function loadDeclaredTools(o: TurnOptions, recorded: readonly ToolDefinition[] | undefined): Promise<DeclaredTools | undefined> {
+  if (!declaresTools(o)) return recordedTools(recorded, o.maxToolCalls);
+  let fromFile: DeclaredTool[] = [];
+  if (o.toolsFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(o.toolsFile, 'utf8');
+    } catch (err) {
+      throw usageError(`cannot read --tools ${o.toolsFile}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+    fromFile = parseToolsFile(text, o.toolsFile);
   }
-  const list = Array.isArray(parsed) ? parsed : (parsed as { tools?: unknown } | null)?.tools;
-  if (!Array.isArray(list)) throw usageError(`--tools ${file} holds no array of tools`);
-  return list.map((t, i) => {
-    const fn = (t as { function?: { name?: unknown } } | null)?.function;
-    if (typeof fn?.name !== 'string' || fn.name === '') throw usageError(`tool #${i + 1} in ${file} has no function name`);
-    return t as ToolDefinition;
-  });
+  return declareTools(fromFile, o.toolFlags.map(parseToolFlag), o.askUser, o.maxToolCalls);
 }
