@@ -67,13 +67,13 @@ export const OUTPUT_MODES: Described[] = [
 export const EXPORT_FORMATS_DOC: Described[] = [
   { name: 'json', describe: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []' },
   { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
-  { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant), ready to replay through any OpenAI-compatible client' },
-  { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, the answer as one text event, tool-call, then finish (or error for a turn that did not complete)' },
+  { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant, each preceded by its tool calls and tool results), ready to replay through any OpenAI-compatible client' },
+  { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, each tool-call with its tool-result, the answer as one text event, then finish (or error for a turn that did not complete)' },
   { name: 'thread', describe: 'the reference client\'s thread file (protocol section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI' },
 ];
 
 export const SIM_FAULTS =
-  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|times=N';
+  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|call-tool=NAME|times=N';
 
 /** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
 export const EXAMPLES: Array<{ command: string; describe: string }> = [

@@ -66,3 +66,9 @@ export function fromUserTools(list: unknown): ToolDefinition[] {
       return { type: 'function', function: fn };
     });
 }
+
+/** The `call-tool=NAME` fault: a call to NAME with no arguments, whatever was offered. */
+export function forcedToolCall(name: string | undefined): ToolCall | undefined {
+  if (name === undefined) return undefined;
+  return { id: `call_${randomBytes(12).toString('hex')}`, type: 'function', function: { name, arguments: '{}' } };
+}

@@ -9,7 +9,7 @@ import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
 import { startJob } from '../start-job.js';
 import { textContext } from '../text-context.js';
-import { planToolCall } from '../tool-plan.js';
+import { forcedToolCall, planToolCall } from '../tool-plan.js';
 
 const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
 
@@ -45,7 +45,7 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
 
   const { task, instructions } = flattenCompat(messages);
   const text = textContext(question === '' ? task : question, earlierQuestion(messages));
-  const toolCall = policy.mode === 'deliberation' ? planToolCall(tools, question, toolResults.length > 0, text) : undefined;
+  const toolCall = policy.mode === 'deliberation' ? (forcedToolCall(rq.faults.callTool) ?? planToolCall(tools, question, toolResults.length > 0, text)) : undefined;
   const job = startJob(ctx, {
     id: base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now()),
     model: typeof model === 'string' ? model : `nsed:${policy.tags[0] ?? policy.name}`,

@@ -2,7 +2,7 @@ import type { RouteInput, SimContext } from '../context.js';
 import { isRecord, parseJson, sendJson } from '../http-util.js';
 import { startJob } from '../start-job.js';
 import { textContext } from '../text-context.js';
-import { fromUserTools, planToolCall } from '../tool-plan.js';
+import { forcedToolCall, fromUserTools, planToolCall } from '../tool-plan.js';
 import { validateSubmit } from '../validate-submit.js';
 
 /** `POST /deliberation`: validate (400), one live job per room (409), then 202 `{job_id}`. */
@@ -15,7 +15,7 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
   if (ctx.jobs.get(plan.roomId)?.status === 'running') return sendJson(rq.res, 409, { error: 'job already running' });
   const text = textContext(plan.question, plan.earlier);
   const userTools = isRecord(body.value) ? fromUserTools(body.value.user_tools) : [];
-  const toolCall = planToolCall(userTools, plan.question, false, text);
+  const toolCall = forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text);
   startJob(ctx, {
     id: plan.roomId,
     model: plan.policyId === undefined ? 'nsed:native' : `nsed:${plan.policyId}`,
