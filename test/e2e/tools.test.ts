@@ -26,7 +26,6 @@ interface Saved {
 }
 const read = async (id: string): Promise<Saved> => JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as Saved;
 const chatBodies = () => rig.sim.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body as { messages: ChatMessage[]; tools?: unknown[] });
-const jobCount = () => new Set(rig.sim.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.headers['x-opencode-session'])).size;
 const events = (stdout: string) => parseNdjson(stdout);
 const ofType = (stdout: string, type: string) => events(stdout).filter((e) => e['type'] === type);
 
