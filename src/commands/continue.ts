@@ -13,7 +13,7 @@ export const continueCommand: CommandDef = {
     withSessionTarget(withTurnOptions(y))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
-      .option('tool-result', { type: 'string', array: true, describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable' })
+      .option('tool-result', { type: 'string', describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable' })
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
       .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation'),
   run: async (env, argv) => {

@@ -58,7 +58,7 @@ export const EXIT_CODES: Array<{ code: number; meaning: string }> = (Object.keys
   .sort((a, b) => a.code - b.code);
 
 export const OUTPUT_MODES: Described[] = [
-  { name: 'text', describe: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each' },
+  { name: 'text', describe: 'the answer on stdout as it arrives; rounds, injections, tool calls and results, reconnects and the session id on stderr, one dim line each' },
   { name: 'ndjson', describe: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run' },
   { name: 'final', describe: 'only the final answer, once the turn ends' },
   { name: 'json', describe: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason' },
@@ -81,6 +81,7 @@ export const EXAMPLES: Array<{ command: string; describe: string }> = [
   { command: 'nsed ask -p deep -o final "Design a cache for a read-heavy API" > answer.md', describe: 'A one-shot question in a script: only the answer lands in the file' },
   { command: 'nsed continue --last "And for writes?"', describe: 'The next turn of the most recently active session' },
   { command: 'nsed inject --last "Keep the old API running for a year"', describe: 'From a second terminal, steer the deliberation running in the first' },
+  { command: 'nsed ask -p fast --tools tools.json -o final "Use the calculator to compute 2+2"', describe: 'Give the council a tool it may run (declared with a command in tools.json)' },
   {
     command: 'nsed ask -o ndjson -p deep "Review the rollout plan" > events.ndjson\njq -r \'select(.type == "finish") | .content\' events.ndjson > review.md',
     describe: 'Machine-readable events in CI',

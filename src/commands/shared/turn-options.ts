@@ -38,7 +38,7 @@ export function withTurnOptions(y: Argv): Argv {
     .option('agents', { type: 'string', describe: 'choose the council: A,B,C (native /deliberation path)' })
     .option('rounds', { type: 'number', describe: 'deliberation rounds (native /deliberation path)' })
     .option('tools', { type: 'string', describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called' })
-    .option('tool', { type: 'string', array: true, describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable' })
+    .option('tool', { type: 'string', describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable' })
     .option('ask-user', { type: 'boolean', describe: 'offer the ask_user tool: the council may ask you a question' })
     .option('max-tool-calls', { type: 'number', describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})` });
 }
@@ -68,7 +68,8 @@ export function toTurnOptions(argv: Record<string, unknown>): TurnOptions {
     agents,
     rounds,
     toolsFile: str('tools'),
-    toolFlags: Array.isArray(argv['tool']) ? argv['tool'].map(String) : [],
+    // Not a yargs array (that would swallow the prompt words after it); repeats still collect.
+    toolFlags: repeated(argv['tool']),
     askUser: argv['ask-user'] === true,
     maxToolCalls: maxToolCalls(argv['max-tool-calls']),
   };
@@ -80,6 +81,9 @@ export function recordedTools(recorded: readonly ToolDefinition[] | undefined, m
   const plain = recorded.filter((d) => d.function.name !== ASK_USER).map((definition) => ({ definition }));
   return declareTools(plain, [], recorded.some((d) => d.function.name === ASK_USER), maxCalls);
 }
+
+/** A repeatable string option: one value, several, or none. */
+export const repeated = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
 
 function maxToolCalls(v: unknown): number {
   if (v === undefined) return DEFAULT_MAX_TOOL_CALLS;
