@@ -1,4 +1,5 @@
-import { usageError } from '../errors.js';
+import { NsedError, usageError } from '../errors.js';
+import type { Session } from '../session/model.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
 import { openTarget, withSessionTarget } from './shared/session-target.js';
@@ -34,7 +35,7 @@ export const continueCommand: CommandDef = {
     try {
       const { ctx } = env;
       const state = await reconcile.reconcilePending(conn.client, store, before, ctx.randomHex, () => ctx.clock.now());
-      if (state === 'running') throw reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
+      if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const session = await store.update(id, (s) => {
         if (opts.policy !== undefined) s.active_policy = toModel(opts.policy);
@@ -70,4 +71,14 @@ async function continueWithResults(env: CommandEnv, argv: Record<string, unknown
   } finally {
     await conn.close();
   }
+}
+
+/** A job blocked on a call this session stopped at: the way on is its result, not a new turn. */
+function waitingConflict(s: Session): NsedError | undefined {
+  const turn = s.turns.find((t) => t.role === 'assistant' && t.job_id === s.pending_job?.job_id);
+  const call = turn?.tool_calls?.find((c) => c.status === undefined);
+  if (call === undefined) return undefined;
+  return new NsedError('conflict', `session ${s.id} waits for the result of tool call ${call.id} (${call.name})`, {
+    hint: `nsed continue -s ${s.id} --tool-result ${call.id}=FILE (- for stdin)`,
+  });
 }

@@ -24,7 +24,9 @@ export interface ToolDriverDeps {
  */
 export class ToolDriver {
   private used = 0;
+  /** Calls this process is answering or answered: the stream's word on them is an echo. */
   private readonly mine = new Set<string>();
+  private readonly seen = new Set<string>();
   private readonly tasks = new Set<Promise<void>>();
   private readonly stop = new AbortController();
   private readonly signal: AbortSignal;
@@ -52,8 +54,8 @@ export class ToolDriver {
 
   /** A call the agent waits on while the job runs: answered through the endpoint, in the background. */
   onLive(call: CallToAnswer): void {
-    if (this.mine.has(call.id)) return;
-    this.mine.add(call.id);
+    if (this.seen.has(call.id)) return;
+    this.seen.add(call.id);
     const task = this.answerLive(call).finally(() => this.tasks.delete(task));
     this.tasks.add(task);
   }
@@ -76,20 +78,39 @@ export class ToolDriver {
       return; // withdrawn: the turn ended or was interrupted while a person was being asked
     }
     if (a.kind === 'pending') {
-      this.mine.delete(call.id);
       this.say(`waiting for the result of ${oneLine(call.id, 80)} (${a.why}): nsed tool-result -s ${sessionId} ${oneLine(call.id, 80)} VALUE`);
       return;
     }
     const jobId = this.deps.jobId();
     if (jobId === undefined) return;
+    this.mine.add(call.id);
     try {
       await client.answerToolCall(jobId, call.id, a.event.content, { signal: this.signal });
       this.deps.emit(a.event);
     } catch (err) {
       if (this.signal.aborted) return;
+      const e = toNsedError(err);
+      this.say(`could not send the result of ${oneLine(call.id, 80)}: ${e.message}`);
+      // Settled meanwhile (expired, or answered elsewhere): the stream's word on it may have been
+      // taken for our echo, so the job's record says how it ended.
+      if (e.code === 'conflict') await this.settledElsewhere(jobId, call);
       this.mine.delete(call.id);
-      this.say(`could not send the result of ${oneLine(call.id, 80)}: ${toNsedError(err).message}`);
     }
+  }
+
+  private async settledElsewhere(jobId: string, call: CallToAnswer): Promise<void> {
+    const record = (await this.deps.client.toolCalls(jobId, { signal: this.signal }).catch(() => [])).find((c) => c.call_id === call.id);
+    if (record === undefined || record.status === 'Pending') return;
+    const answered = record.status === 'Responded';
+    this.deps.emit({
+      type: 'tool-result',
+      id: call.id,
+      name: call.name,
+      content: answered ? (record.result ?? '') : '',
+      exit_code: null,
+      status: answered ? 'answered' : 'expired',
+      duration_ms: null,
+    });
   }
 
   private async stillPending(callId: string): Promise<boolean> {

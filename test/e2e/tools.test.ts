@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/wire.js';
@@ -106,6 +106,14 @@ describe('only declared tools run, and a failing tool still lets the turn end', 
 });
 
 describe('a call nsed cannot run waits for its result', () => {
+  it('refuses a tools file whose command is a shell string, with one usage line (exit 2)', async () => {
+    const file = join(kit.dir, 'shell.json');
+    await writeFile(file, JSON.stringify([{ type: 'function', function: { name: 'calc' }, command: 'node calc.js' }]));
+    const r = await rig.run(['ask', '-p', 'fast', '--tools', file, 'Use calc']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^nsed: tool #1 in .*shell\.json \(calc\): command must be an argv array, not a string\nhint: /);
+  });
+
   it('stops with exit 10 and the call on stderr; continue --tool-result sends it and the same job answers', async () => {
     const tools = await kit.offerOnlyFile();
     const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, 'Use the calculator to compute 2+2']);
@@ -124,6 +132,7 @@ describe('a call nsed cannot run waits for its result', () => {
     // A plain follow-up would not answer the call: refused with the way to answer it.
     const busy = await rig.run(['continue', '-s', session, 'and 3+3?']);
     expect(busy.code).toBe(7);
+    expect(busy.stderr).toContain(`hint: nsed continue -s ${session} --tool-result ${callId}=FILE`);
 
     const done = await rig.run(['continue', '-s', session, '--tool-result', `${callId}=-`, '-o', 'json'], { stdin: '4\n' });
     expect(done.code, done.stderr).toBe(0);
@@ -167,6 +176,27 @@ describe('a call nsed cannot run waits for its result', () => {
     // Once answered, the call cannot be answered again; nothing is running any more either.
     const late = await rig.run(['tool-result', '-s', session, String(call?.['id']), '5']);
     expect(late.code).toBe(7);
+  });
+});
+
+describe('a call nobody answers', () => {
+  it('native: the call expires, is shown and recorded as expired, and the council answers without it', async () => {
+    const quick = await makeRig({ toolWaitMs: 1 });
+    try {
+      const tools = await kit.offerOnlyFile();
+      const r = await quick.run(['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+      expect(r.code, r.stderr).toBe(0);
+      const [call] = ofType(r.stdout, 'tool-call');
+      expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ id: call?.['id'], status: 'expired', content: '' })]);
+      expect(String(ofType(r.stdout, 'finish')[0]?.['content'])).not.toContain('Tool result');
+      const session = String(events(r.stdout)[0]?.['session']);
+      const saved = JSON.parse(await readFile(join(quick.home, 'sessions', `${session}.json`), 'utf8')) as Saved;
+      expect(saved.turns[1]?.tool_calls).toEqual([expect.objectContaining({ id: call?.['id'], status: 'expired' })]);
+      const shown = await quick.run(['sessions', 'show', session]);
+      expect(shown.stdout).toContain('→ no answer (expired)');
+    } finally {
+      await quick.close();
+    }
   });
 });
 
