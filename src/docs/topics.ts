@@ -61,7 +61,7 @@ export const OUTPUT_MODES: Described[] = [
   { name: 'text', describe: 'the answer on stdout as it arrives; rounds, injections, tool calls and results, reconnects and the session id on stderr, one dim line each' },
   { name: 'ndjson', describe: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run' },
   { name: 'final', describe: 'only the final answer, once the turn ends' },
-  { name: 'json', describe: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason' },
+  { name: 'json', describe: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, tool_results, finish_reason' },
 ];
 
 export const EXPORT_FORMATS_DOC: Described[] = [
