@@ -1,13 +1,22 @@
 import { NsedError, usageError } from '../errors.js';
+import type { Context } from '../context.js';
 import type { Session } from '../session/model.js';
-import type { CommandDef } from './command.js';
+import type { TurnOptions } from '../turn/turn-options.js';
+import { stringList, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { openTarget, withSessionTarget } from './shared/session-target.js';
-import { toTurnOptions, withTurnOptions, type TurnOptions } from './shared/turn-options.js';
-import type { CommandEnv } from './command.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+
+export interface ContinueOptions {
+  target: SessionTarget;
+  prompt: string[];
+  turn: TurnOptions;
+  /** `--tool-result CALL_ID=FILE`, repeatable: answer the calls the turn stopped at. */
+  toolResults: string[];
+}
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
-export const continueCommand: CommandDef = {
+export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
   builder: (y) =>
@@ -17,33 +26,38 @@ export const continueCommand: CommandDef = {
       .option('tool-result', { type: 'string', describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable' })
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
       .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation'),
-  run: async (env, argv) => {
-    const opts = toTurnOptions(argv);
-    if (argv['tool-result'] !== undefined) return continueWithResults(env, argv, opts);
-    const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
-    const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
-      import('./shared/reconcile.js'),
-      import('./shared/start-session.js'),
+  parse: (argv) => {
+    const opts = { turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt']), target: parseSessionTarget(argv), toolResults: stringList(argv, 'tool-result') };
+    if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
+      throw usageError('give either a prompt or --tool-result, not both', 'answer the call first; ask the follow-up after');
+    }
+    return opts;
+  },
+  run: async (opts, ctx) => {
+    if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
+    const prompt = await readPrompt(opts.prompt, ctx.io);
+    const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
+      import('../turn/execute-turn.js'),
+      import('../turn/reconcile.js'),
+      import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),
       import('../session/ids.js'),
     ]);
-    const { store, session: before } = await openTarget(env, argv);
+    const before = await readTarget(ctx, opts.target);
     const id = before.id;
-    const conn = await connect(env, before.orchestrator);
+    const conn = await ctx.connect(before.orchestrator);
     try {
-      const { ctx } = env;
-      const state = await reconcile.reconcilePending(conn.client, store, before, ctx.randomHex, () => ctx.clock.now());
+      const state = await reconcile.reconcilePending(ctx, conn, before);
       if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
-      const session = await store.update(id, (s) => {
-        if (opts.policy !== undefined) s.active_policy = toModel(opts.policy);
-        if (opts.system !== undefined) s.system = opts.system;
-        if (opts.title !== undefined) s.title = opts.title;
+      const { turn } = opts;
+      const session = await (await ctx.store()).update(id, (s) => {
+        if (turn.policy !== undefined) s.active_policy = toModel(turn.policy);
+        if (turn.system !== undefined) s.system = turn.system;
+        if (turn.title !== undefined) s.title = turn.title;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
       });
-      return await executeTurn(env, { store, conn }, session, userTurnId, opts);
+      return await executeTurn(ctx, conn, session, userTurnId, turn);
     } finally {
       await conn.close();
     }
@@ -54,20 +68,18 @@ export const continueCommand: CommandDef = {
  * `continue --tool-result CALL_ID=FILE`: the turn stopped (exit 10) at calls nsed could not run;
  * their results go back on the same thread, and the same deliberation is followed to its answer.
  */
-async function continueWithResults(env: CommandEnv, argv: Record<string, unknown>, opts: TurnOptions): Promise<number> {
-  if (promptWords(argv['prompt']).length > 0) throw usageError('give either a prompt or --tool-result, not both', 'answer the call first; ask the follow-up after');
-  const [{ connect }, { followTurn }, results, { loadDeclaredTools }] = await Promise.all([
-    import('./shared/connection.js'),
-    import('./shared/execute-turn.js'),
+async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise<number> {
+  const [{ followTurn }, results, { loadDeclaredTools }] = await Promise.all([
+    import('../turn/execute-turn.js'),
     import('./shared/tool-results.js'),
-    import('./shared/turn-options.js'),
+    import('../turn/turn-options.js'),
   ]);
-  const given = results.parseToolResultFlags(argv['tool-result']);
-  const { store, session } = await openTarget(env, argv);
-  const spec = await results.toolResultSpec(session, given, env.ctx.io, opts.stream);
-  const conn = await connect(env, session.orchestrator);
+  const given = results.parseToolResultFlags(opts.toolResults);
+  const session = await readTarget(ctx, opts.target);
+  const spec = await results.toolResultSpec(session, given, ctx.io, opts.turn.stream);
+  const conn = await ctx.connect(session.orchestrator);
   try {
-    return await followTurn(env, { store, conn }, spec, env.globals.output, await loadDeclaredTools(opts, session.tools));
+    return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
   } finally {
     await conn.close();
   }

@@ -1,47 +1,17 @@
-import type { NsedClient } from '../api/client.js';
-import type { NsedEvent, StreamEvent } from '../api/events.js';
-import type { Context } from '../commands/context.js';
+import type { NsedEvent, StreamEvent } from '../events.js';
+import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
-import type { Renderer } from '../output/renderer.js';
-import type { TurnPath, TurnStatus } from '../session/model.js';
-import { declareTools, type DeclaredTools } from '../tools/declared.js';
+import type { TurnStatus } from '../session/model.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
-import type { TurnStart } from './build-request.js';
+import { declareTools } from '../tools/declared.js';
 import { completionEvents } from './completion-events.js';
 import { followStream } from './follow-stream.js';
-import type { TurnRecorder } from './record-turn.js';
 import { ToolDriver } from './tool-driver.js';
 import { followUpBody } from './tool-round.js';
-import { applyEvent, emptyTranscript, type Transcript, type TranscriptToolCall, type TranscriptToolResult } from './transcript.js';
+import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
+import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
-export interface TurnDeps {
-  ctx: Context;
-  client: NsedClient;
-  renderer: Renderer;
-  recorder: TurnRecorder;
-  url: string;
-  newTurnId: () => string;
-  /** The tools the user declared for this run; without, every call is refused (never run). */
-  tools?: DeclaredTools;
-}
-
-export interface TurnSpec {
-  sessionId: string;
-  /** The user turn this answers; the pending marker points at it. */
-  userTurnId: string;
-  assistantTurnId: string;
-  /** The model string sent (`nsed:deep`). */
-  policy: string;
-  path: TurnPath;
-  start: TurnStart;
-  /** false: a blocking chat.completion request (--no-stream). */
-  stream: boolean;
-  /**
-   * Continuing a turn that stopped at a tool call: its calls, the results given now, and the
-   * request the tool round is appended to (the turn's lineage).
-   */
-  toolRound?: { calls: TranscriptToolCall[]; results: TranscriptToolResult[]; base: TurnStart };
-}
+export type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
  * The one loop over a turn's events (design.md §2): bytes become events in api/, and here each
@@ -71,11 +41,17 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         // the job in the first chunk, and then the marker is written in the background.
         void noteJob(e.job_id);
         return;
-      case 'injection':
-        if (transcript.injections.some((i) => i.sequence === e.sequence)) return;
+      case 'injection': {
+        // A replay after a reconnect delivers injections again; the transcript keeps each once,
+        // and only a new one is recorded and shown (renderers see every injection once).
+        const injection: NsedEvent = { type: 'injection', message: e.message, round: e.round, sequence: e.sequence };
+        const before = transcript;
+        transcript = applyEvent(transcript, injection);
+        if (transcript === before) return;
         if (jobId !== undefined) recorder.injection(jobId, e, deps.newTurnId(), ctx.clock.now().toISOString());
-        emit({ type: 'injection', message: e.message, round: e.round, sequence: e.sequence });
+        renderer.onEvent(injection);
         return;
+      }
       case 'end':
         transcript = applyEvent(transcript, e);
         return;
@@ -90,16 +66,12 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   const driver = new ToolDriver({ ctx, client: deps.client, declared: deps.tools ?? declareTools([], [], false), sessionId: spec.sessionId, emit, jobId: () => jobId });
   const applyStream = (e: StreamEvent): void => {
     if (e.type === 'tool-result' && (driver.owns(e.id) || settled(transcript, e.id))) return;
-    if (e.type === 'tool-call' && e.live === true) {
-      const { index: _index, live: _live, ...call } = e;
+    if (e.type === 'tool-call') {
+      const { index: _index, live, ...call } = e;
       if (transcript.toolCalls.some((c) => c.id === call.id)) return;
       emit(call);
-      if (!settled(transcript, call.id)) driver.onLive(call);
-      return;
-    }
-    if (e.type === 'tool-call') {
-      const { index: _index, live: _live, ...call } = e;
-      if (!transcript.toolCalls.some((c) => c.id === call.id)) emit(call);
+      // A live call waits while the job runs on; one that closed a compat answer is settled below.
+      if (live === true && !settled(transcript, call.id)) driver.onLive(call);
       return;
     }
     apply(e);

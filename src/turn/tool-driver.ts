@@ -1,6 +1,6 @@
 import type { NsedClient } from '../api/client.js';
-import type { NsedEvent } from '../api/events.js';
-import type { Context } from '../commands/context.js';
+import type { NsedEvent } from '../events.js';
+import type { Context } from '../context.js';
 import { toNsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { answerCall, overLimit, type CallAnswer, type CallToAnswer } from '../tools/answer-call.js';

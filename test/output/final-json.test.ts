@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/api/events.js';
+import type { NsedEvent } from '../../src/events.js';
 import { createRenderer } from '../../src/output/renderer.js';
 import { memoryIO, settle } from '../terminal/memory-io.js';
 import { candidate, finish, render, script, turnStart } from './script.js';
@@ -35,7 +35,7 @@ describe('final output', () => {
 });
 
 describe('json output', () => {
-  it('writes one object when the turn ends, with scored rounds and deduplicated injections', async () => {
+  it('writes one object when the turn ends, with scored rounds and injections', async () => {
     const { io, stdout, stderr } = memoryIO();
     const result = { type: 'tool-result' as const, id: 'c1', name: 'search', content: 'found', exit_code: 0, status: 'ok' as const, duration_ms: 12 };
     await render('json', io, [...script.slice(0, -1), { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' }, result, finish]);

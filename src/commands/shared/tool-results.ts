@@ -15,8 +15,7 @@ export interface GivenResult {
 }
 
 /** `--tool-result CALL_ID=FILE` (repeatable; `-` reads standard input, at most once). */
-export function parseToolResultFlags(v: unknown): GivenResult[] {
-  const list = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
+export function parseToolResultFlags(list: readonly string[]): GivenResult[] {
   const out = list.map((spec) => {
     const eq = spec.indexOf('=');
     if (eq <= 0 || eq === spec.length - 1) throw usageError(`--tool-result '${spec.slice(0, 60)}' is not CALL_ID=FILE`, 'e.g. --tool-result call_ab12=answer.txt (- reads stdin)');

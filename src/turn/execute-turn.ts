@@ -1,16 +1,15 @@
-import { notFound } from '../../errors.js';
-import { createRenderer } from '../../output/renderer.js';
-import { assertStdoutWritten } from '../../output/session-write.js';
-import { fromModel } from '../../protocol/policy-ref.js';
-import { newTurnId } from '../../session/ids.js';
-import type { PendingJob, Session } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
-import { buildChatRequest, buildNativeRequest, type TurnStart } from '../../turn/build-request.js';
-import { TurnRecorder } from '../../turn/record-turn.js';
-import { runTurn, type TurnSpec } from '../../turn/run-turn.js';
-import type { CommandEnv } from '../command.js';
-import type { Connection } from './connection.js';
-import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../../tools/declared.js';
+import { notFound } from '../errors.js';
+import { createRenderer } from '../output/renderer.js';
+import { assertStdoutWritten } from '../output/session-write.js';
+import { fromModel } from '../protocol/policy-ref.js';
+import { newTurnId } from '../session/ids.js';
+import type { PendingJob, Session } from '../session/model.js';
+import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
+import { TurnRecorder } from './record-turn.js';
+import { runTurn, type TurnSpec } from './run-turn.js';
+import type { Connection } from '../connection.js';
+import type { Context } from '../context.js';
+import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
 import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 
 /**
@@ -19,25 +18,24 @@ import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } fro
  * request from the lineage, and streams it through the renderer into the store.
  */
 export async function executeTurn(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
+  ctx: Context,
+  conn: Connection,
   session: Session,
   userTurnId: string,
   opts: TurnOptions,
 ): Promise<number> {
-  const { ctx, globals } = env;
   const model = session.active_policy;
   const native = opts.agents !== undefined || opts.rounds !== undefined;
   const declared = await loadDeclaredTools(opts, session.tools);
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {
-    await deps.store.update(session.id, (s) => {
+    await (await ctx.store()).update(session.id, (s) => {
       s.tools = offered;
     });
   }
   let start: TurnStart;
   if (native) {
-    const policyId = opts.agents === undefined ? await resolvePolicyId(deps.conn, model) : undefined;
+    const policyId = opts.agents === undefined ? await resolvePolicyId(conn, model) : undefined;
     start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
   } else {
     start = buildChatRequest(session, model, { stream: opts.stream, ...(offered === undefined ? {} : { tools: offered }) });
@@ -51,32 +49,16 @@ export async function executeTurn(
     start,
     stream: native || opts.stream,
   };
-  return followTurn(env, deps, spec, globals.output, declared);
+  return followTurn(ctx, conn, spec, declared);
 }
 
 /** Renders and records one turn (also used by resume and inject, which attach to a job). */
-export async function followTurn(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
-  spec: TurnSpec,
-  output: CommandEnv['globals']['output'],
-  tools?: DeclaredTools,
-): Promise<number> {
-  const renderer = await createRenderer(output, env.ctx.io);
-  const recorder = new TurnRecorder(deps.store, spec.sessionId);
-  await runTurn(
-    {
-      ctx: env.ctx,
-      client: deps.conn.client,
-      renderer,
-      recorder,
-      url: deps.conn.url,
-      newTurnId: () => newTurnId(env.ctx.randomHex),
-      ...(tools === undefined ? {} : { tools }),
-    },
-    spec,
-  );
-  await assertStdoutWritten(env.ctx.io);
+export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec, tools?: DeclaredTools): Promise<number> {
+  const renderer = await createRenderer(ctx.globals.output, ctx.io);
+  const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
+  const newId = (): string => newTurnId(ctx.randomHex);
+  await runTurn({ ctx, client: conn.client, renderer, recorder, url: conn.url, newTurnId: newId, ...(tools === undefined ? {} : { tools }) }, spec);
+  await assertStdoutWritten(ctx.io);
   return 0;
 }
 
@@ -85,8 +67,8 @@ export async function followTurn(
  * earlier, interrupted run recorded for the same job, if there is one.
  */
 export async function followPending(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
+  ctx: Context,
+  conn: Connection,
   session: Session,
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
@@ -95,14 +77,14 @@ export async function followPending(
   const spec: TurnSpec = {
     sessionId: session.id,
     userTurnId: pending.turn,
-    assistantTurnId: existing?.id ?? newTurnId(env.ctx.randomHex),
+    assistantTurnId: existing?.id ?? newTurnId(ctx.randomHex),
     policy: pending.policy,
     path: start.kind === 'chat' ? 'compat' : pending.path,
     stream: start.kind !== 'chat',
     start,
   };
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
-  return followTurn(env, deps, spec, env.globals.output, recordedTools(session.tools));
+  return followTurn(ctx, conn, spec, recordedTools(session.tools));
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

@@ -1,0 +1,49 @@
+import { readFile } from 'node:fs/promises';
+import { usageError } from '../errors.js';
+import type { ToolDefinition } from '../protocol/wire.js';
+import { ASK_USER, DEFAULT_MAX_TOOL_CALLS, declareTools, parseToolFlag, parseToolsFile, type DeclaredTool, type DeclaredTools } from '../tools/declared.js';
+
+/** Options of every command that runs a turn (ask, continue, fork). */
+export interface TurnOptions {
+  policy: string | undefined;
+  system: string | undefined;
+  title: string | undefined;
+  stream: boolean;
+  agents: string[] | undefined;
+  rounds: number | undefined;
+  toolsFile: string | undefined;
+  /** `--tool NAME=PROGRAM`, repeatable. */
+  toolFlags: string[];
+  askUser: boolean;
+  maxToolCalls: number;
+}
+
+/** Whether this invocation declares tools (otherwise a session's recorded ones are offered again). */
+export const declaresTools = (o: TurnOptions): boolean => o.toolsFile !== undefined || o.toolFlags.length > 0 || o.askUser;
+
+/** The tools a session offered before, with nothing to run: their calls wait for an answer. */
+export function recordedTools(recorded: readonly ToolDefinition[] | undefined, maxCalls = DEFAULT_MAX_TOOL_CALLS): DeclaredTools | undefined {
+  if (recorded === undefined || recorded.length === 0) return undefined;
+  const plain = recorded.filter((d) => d.function.name !== ASK_USER).map((definition) => ({ definition }));
+  return declareTools(plain, [], recorded.some((d) => d.function.name === ASK_USER), maxCalls);
+}
+
+/**
+ * The tools of this invocation: --tools FILE, --tool NAME=PROGRAM and --ask-user. Without any,
+ * the tools a session offered before are offered again, with nothing to run: a call is then
+ * answered with --tool-result (only tools declared on this command line ever run).
+ */
+export async function loadDeclaredTools(o: TurnOptions, recorded: readonly ToolDefinition[] | undefined): Promise<DeclaredTools | undefined> {
+  if (!declaresTools(o)) return recordedTools(recorded, o.maxToolCalls);
+  let fromFile: DeclaredTool[] = [];
+  if (o.toolsFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(o.toolsFile, 'utf8');
+    } catch (err) {
+      throw usageError(`cannot read --tools ${o.toolsFile}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+    fromFile = parseToolsFile(text, o.toolsFile);
+  }
+  return declareTools(fromFile, o.toolFlags.map(parseToolFlag), o.askUser, o.maxToolCalls);
+}
