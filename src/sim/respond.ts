@@ -5,7 +5,7 @@ import { sendJson, sendOpenAiError } from './http-util.js';
 import type { Job } from './job.js';
 import { streamJob } from './sse-writer.js';
 
-/** The `chat.completion` object of a finished job, or of an answer closed by a tool call (§3.1.4). */
+/** The `chat.completion` object of a finished job, or of an answer closed by a tool call (docs/protocol.md §3.1.4). */
 export function completionOf(job: Job, closedByToolCall = false): ChatCompletion {
   const finish = closedByToolCall ? 'tool_calls' : (job.finishReason ?? 'stop');
   const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: closedByToolCall ? null : job.answer };

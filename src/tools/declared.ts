@@ -89,7 +89,7 @@ export function parseToolsFile(text: string, file: string): DeclaredTool[] {
   }
   const list = Array.isArray(parsed) ? parsed : isRecord(parsed) ? parsed['tools'] : undefined;
   if (!Array.isArray(list)) throw usageError(`--tools ${file} holds no array of tools`, SHAPE_HINT);
-  return list.map((t, i) => parseToolEntry(t, `tool #${i + 1} in ${file}`));
+  return list.map((t, i) => parseToolEntry(t, `tool ${i + 1} in ${file}`));
 }
 
 /**

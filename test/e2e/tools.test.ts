@@ -111,7 +111,7 @@ describe('a call nsed cannot run waits for its result', () => {
     await writeFile(file, JSON.stringify([{ type: 'function', function: { name: 'calc' }, command: 'node calc.js' }]));
     const r = await rig.run(['ask', '-p', 'fast', '--tools', file, 'Use calc']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^nsed: tool #1 in .*shell\.json \(calc\): command must be an argv array, not a string\nhint: /);
+    expect(r.stderr).toMatch(/^nsed: tool 1 in .*shell\.json \(calc\): command must be an argv array, not a string\nhint: /);
   });
 
   it('stops with exit 10 and the call on stderr; continue --tool-result sends it and the same job answers', async () => {

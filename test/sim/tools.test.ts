@@ -11,7 +11,7 @@ const HOLD = { toolWaitMs: 10 * 60_000 };
 
 const deltasOf = (chunks: readonly ChatCompletionChunk[]) => chunks.map((c) => c.choices[0]?.delta ?? {});
 
-describe('tool calls on the compat surface (docs/protocol.md, tool calls)', () => {
+describe('tool calls on the compat surface (protocol §10.1)', () => {
   it('blocks the calling agent: the answer ends with finish_reason tool_calls while the job keeps running', async () => {
     const s = await sim(HOLD);
     const r = await postSse(`${s.url}/v1/chat/completions`, { model: 'nsed:*', stream: true, tools, messages: [question] });
@@ -88,7 +88,7 @@ describe('tool calls on the compat surface (docs/protocol.md, tool calls)', () =
   });
 });
 
-describe('tool calls on the native surface', () => {
+describe('tool calls on the native surface (protocol §10.2)', () => {
   const submit = (url: string, content: string, room: string) =>
     post(`${url}/deliberation`, { room_id: room, messages: [{ role: 'user', content }], agent_names: ['A1', 'B2'], deliberation_rounds: 2, user_tools: [tools[0]?.function] });
 

@@ -29,8 +29,8 @@ describe('declaring tools', () => {
   });
 
   it.each([
-    ['[1]', /tool #1 in t.json is not an object/],
-    ['[{"function":{}}]', /tool #1 in t.json has no function name/],
+    ['[1]', /tool 1 in t.json is not an object/],
+    ['[{"function":{}}]', /tool 1 in t.json has no function name/],
     ['[{"function":{"name":"a b"}}]', /may use only letters/],
     ['[{"function":{"name":"calc"},"command":"node calc.js; rm -rf /"}]', /command must be an argv array, not a string/],
     ['[{"function":{"name":"calc"},"command":[]}]', /non-empty array of strings/],
