@@ -9,6 +9,8 @@ export interface SimOptions {
   port: number;
   seed: number;
   roundMs: number;
+  /** Undefined: the simulator's own default (40 phases, at least 30 s). */
+  toolWaitMs: number | undefined;
   keepaliveMs: number;
   historyTtlS: number;
   /** The bearer token to require; undefined: NSED_SIM_TOKEN, else none. */
@@ -21,6 +23,8 @@ export interface SimOptions {
   /** --dedup / --no-dedup; undefined: the profile decides. */
   dedup: boolean | undefined;
   dedupTtlS: number;
+  /** Hold each deliberation at its phase boundaries until released through the /_sim/ routes. */
+  hold: boolean;
 }
 
 /** The client's options mean nothing to the simulator, so its help leaves them out. */
@@ -43,6 +47,7 @@ export const sim: CommandDef<SimOptions> = {
       .option('dedup-ttl', { type: 'number', default: 30, describe: 'seconds an ended job still answers identical requests' })
       .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
       .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
+      .option('tool-wait-ms', { type: 'number', describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)' })
       .option('keepalive-ms', { type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' })
       .option('history-ttl', { type: 'number', default: 600, describe: 'seconds a finished job stays replayable' })
       .option('token', { type: 'string', describe: 'require this bearer token (env NSED_SIM_TOKEN)' })
@@ -53,6 +58,11 @@ export const sim: CommandDef<SimOptions> = {
         choices: ROUTES,
         describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
       })
+      .option('hold', {
+        type: 'boolean',
+        default: false,
+        describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
+      })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
       .example('nsed sim --profile strict', 'answer every open question the other way')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
@@ -61,6 +71,7 @@ export const sim: CommandDef<SimOptions> = {
     port: nonNegative(argv, 'port'),
     seed: nonNegative(argv, 'seed'),
     roundMs: nonNegative(argv, 'round-ms'),
+    toolWaitMs: argv['tool-wait-ms'] === undefined ? undefined : nonNegative(argv, 'tool-wait-ms'),
     keepaliveMs: nonNegative(argv, 'keepalive-ms'),
     historyTtlS: nonNegative(argv, 'history-ttl'),
     token: stringFlag(argv, 'token'),
@@ -69,6 +80,7 @@ export const sim: CommandDef<SimOptions> = {
     profile: stringFlag(argv, 'profile'),
     dedup: typeof argv['dedup'] === 'boolean' ? argv['dedup'] : undefined,
     dedupTtlS: nonNegative(argv, 'dedup-ttl'),
+    hold: argv['hold'] === true,
   }),
   run: async (opts, ctx) => {
     const [{ serveSim }, { parseFaultSpec }, { parseProfile }] = await Promise.all([
@@ -86,6 +98,7 @@ export const sim: CommandDef<SimOptions> = {
         port: opts.port,
         seed: opts.seed,
         roundMs: opts.roundMs,
+        ...(opts.toolWaitMs === undefined ? {} : { toolWaitMs: opts.toolWaitMs }),
         keepaliveMs: opts.keepaliveMs,
         historyTtlMs: opts.historyTtlS * 1000,
         ...(token === undefined || token === '' ? {} : { token }),
@@ -94,6 +107,7 @@ export const sim: CommandDef<SimOptions> = {
         ...(opts.dedup === undefined ? {} : { dedup: opts.dedup }),
         dedupTtlMs: opts.dedupTtlS * 1000,
         withoutRoutes: opts.withoutRoutes,
+        hold: opts.hold,
       },
       { stdout: io.stdout, stderr: io.stderr },
       ctx.signal,

@@ -7,7 +7,7 @@ import type { Job } from './job.js';
 import type { SimPolicy } from './policies.js';
 import { startJob } from './start-job.js';
 import { textContext } from './text-context.js';
-import { planToolCall } from './tool-plan.js';
+import { forcedToolCall, planToolCall } from './tool-plan.js';
 
 export interface CompatJobSpec {
   id: string;
@@ -30,7 +30,9 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
   const text = textContext(question === '' ? task : question, earlierQuestion(messages));
   const toolResults = toolResultsOf(messages);
   const toolCall =
-    policy.mode === 'deliberation' ? planToolCall(spec.tools, question, toolResults.length > 0, text) : undefined;
+    policy.mode === 'deliberation'
+      ? (forcedToolCall(faults.callTool) ?? planToolCall(spec.tools, question, toolResults.length > 0, text))
+      : undefined;
   return startJob(ctx, {
     id: spec.id,
     model: typeof spec.model === 'string' ? spec.model : `nsed:${policy.tags[0] ?? policy.name}`,

@@ -1,5 +1,5 @@
 import { NsedError } from '../errors.js';
-import { ENDINGS, type Ending } from './profile.js';
+import { JOB_ENDINGS, type JobEnding } from './job.js';
 
 /** What can go wrong on purpose, for testing clients against real sockets. */
 export interface FaultSpec {
@@ -11,8 +11,10 @@ export interface FaultSpec {
   malformedAt?: number;
   eofWithoutDone?: boolean;
   failAtRound?: number;
-  /** How the job this request starts ends if it fails or is cancelled (overrides the profile). */
-  end?: Ending;
+  /** How the job started by this request ends its streams (see JobEnding); overrides the profile. */
+  end?: JobEnding;
+  /** The council calls this tool after round 1, offered or not (a model that invents a name). */
+  callTool?: string;
   times?: number;
 }
 
@@ -46,6 +48,10 @@ export function parseFaultSpec(spec: string): FaultSpec {
       case 'malformed-at': out.malformedAt = whole(key, value, 1); break;
       case 'fail-at-round': out.failAtRound = whole(key, value, 1); break;
       case 'times': out.times = whole(key, value, 1); break;
+      case 'call-tool':
+        if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw bad(`fault 'call-tool' needs a tool name (letters, digits, - and _), got '${value ?? ''}'`);
+        out.callTool = value;
+        break;
       case 'status': {
         const status = whole(key, value, 100);
         if (status > 599) throw bad(`fault 'status' must be an HTTP status (100-599), got '${value ?? ''}'`);
@@ -57,10 +63,10 @@ export function parseFaultSpec(spec: string): FaultSpec {
         out.retryAfter = value;
         break;
       case 'end':
-        if (value === undefined || !(ENDINGS as readonly string[]).includes(value)) {
-          throw bad(`fault 'end' takes one of ${ENDINGS.join(', ')}, got '${value ?? ''}'`);
+        if (!(JOB_ENDINGS as readonly string[]).includes(value ?? '')) {
+          throw bad(`fault 'end' is one of ${JOB_ENDINGS.join(', ')}, got '${value ?? ''}'`);
         }
-        out.end = value as Ending;
+        out.end = value as JobEnding;
         break;
       case 'eof-without-done':
         if (value !== undefined && value !== 'true' && value !== '1') throw bad(`fault 'eof-without-done' takes no value, got '${part}'`);

@@ -1,19 +1,37 @@
 import type { ChatCompletionChunk, FinishReason, InjectAck, NsedInjected, ToolCall } from '../protocol/wire.js';
-import { chunk, errorChunk, type ChunkStamp } from './chunks.js';
+import type { ChunkStamp } from './chunks.js';
 import type { RoundOutcome } from './council.js';
 import type { PolicyMode } from './policies.js';
-import type { Ending } from './profile.js';
+import { ToolCallBook } from './tool-calls.js';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
+
+/**
+ * How a job's streams end. `chunk`: the simulator's own closing chunk (a finish chunk, an error
+ * chunk, a `cancelled` finish), then `[DONE]`. `bare-done`: `[DONE]` with no closing chunk.
+ * `close`: the connection just closes. The seeds do not say how a failed or cancelled job ends
+ * a stream, so the other two let clients be tested against servers that do it differently.
+ */
+export type JobEnding = 'chunk' | 'bare-done' | 'close';
+export const JOB_ENDINGS: readonly JobEnding[] = ['chunk', 'bare-done', 'close'];
 
 /** One SSE data payload as it was first serialised; every stream of the job replays these bytes. */
 export interface LogEntry {
   data: string;
   /** A `content` chunk (the eof-without-done fault cuts the stream after the first one). */
   content: boolean;
-  /** The job's stream ends here by closing the connection, with no `[DONE]`. */
+  /** The end of a log whose streams close without `[DONE]` (ending `close`); `data` is empty. */
   close?: true;
+  /**
+   * Entries only one kind of stream shows. A compat answer (`segment`) ends where an agent
+   * blocks on a tool call, with `finish_reason: "tool_calls"` and `[DONE]`, while the job goes
+   * on; a stream that follows the whole job (`continuous`: resume) skips those and shows the
+   * call as a pending event instead.
+   */
+  view?: StreamView;
 }
+
+export type StreamView = 'segment' | 'continuous';
 
 /** What the job was asked, kept for `/details`. */
 export interface JobInfo {
@@ -25,15 +43,19 @@ export interface JobInfo {
   totalRounds: number;
   policy: string;
   mode: PolicyMode;
-  /** Which route started it: `/resume` may serve only compat jobs (strict profile). */
+  /**
+   * Which API started the job: a compat job's tool call closes its answer, a native one's does
+   * not; and `/resume` may serve only compat jobs (strict profile).
+   */
   surface: 'compat' | 'native';
 }
 
-/** How the job meets the world: its failure ending, and whether it keeps a room at all. */
+/** How the job meets the world beyond its ending: a profile's failure ending, and whether it keeps a room. */
 export interface JobShape {
-  ending: Ending;
+  /** The ending of a failed or cancelled job when a profile picks one; `ending` otherwise. */
+  failedEnding?: JobEnding;
   /** A roomless answer has no session id and is unknown to `/result`, `/details`, `/resume`. */
-  roomless: boolean;
+  roomless?: boolean;
 }
 
 export const DONE = '[DONE]';
@@ -52,12 +74,14 @@ export class Job {
   status: JobStatus = 'running';
   failure: string | undefined;
   answer: string | null = null;
+  /** The calls that closed the latest compat segment (its `finish_reason: "tool_calls"`). */
   toolCalls: ToolCall[] | undefined;
+  readonly tools = new ToolCallBook();
   finishReason: FinishReason | undefined;
   readonly history: RoundOutcome[] = [];
   readonly log: LogEntry[] = [];
-  /** Runs the job's next phase now instead of when its timer fires; undefined when none is due. */
-  advance: (() => void) | undefined;
+  /** The ending the job's streams got, once it has ended. */
+  endedWith: JobEnding | undefined;
   /** The round at which an injection made now would land (the next phase boundary). */
   landingRound = 1;
   readonly finished: Promise<void>;
@@ -71,60 +95,71 @@ export class Job {
     readonly id: string,
     readonly stamp: ChunkStamp,
     readonly info: JobInfo,
-    readonly shape: JobShape = { ending: 'chunk', roomless: false },
+    readonly ending: JobEnding = 'chunk',
+    readonly shape: JobShape = {},
   ) {
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
     });
   }
 
-  push(c: ChatCompletionChunk, content = false): void {
+  push(c: ChatCompletionChunk, content = false, view?: StreamView): void {
     if (this.status !== 'running') return;
-    this.log.push({ data: JSON.stringify(c), content });
+    this.log.push(view === undefined ? { data: JSON.stringify(c), content } : { data: JSON.stringify(c), content, view });
     this.notify();
   }
 
-  /** Ends the job: `[DONE]` closes the log and every waiting request is released. */
-  end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, failure?: string): void {
+  /**
+   * Closes the current compat answer while the job runs on: the call chunk, then `[DONE]`, both
+   * seen only by the request that is answered here (a follow-up starts after them).
+   */
+  closeSegment(calls: ToolCall[], callChunk: ChatCompletionChunk): void {
     if (this.status !== 'running') return;
-    this.log.push({ data: DONE, content: false });
-    this.settle(status, finishReason, failure);
+    this.toolCalls = calls;
+    this.log.push({ data: JSON.stringify(callChunk), content: false, view: 'segment' }, { data: DONE, content: false, view: 'segment' });
+    this.notify();
   }
 
-  private settle(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, failure?: string): void {
-    this.advance = undefined;
+  /** The log index where the answer a request at `from` receives ends (its `[DONE]` or close), if it has. */
+  segmentEnd(from: number): number | undefined {
+    for (let i = from; i < this.log.length; i++) {
+      const e = this.log[i];
+      if (e !== undefined && (e.data === DONE || e.close === true) && e.view !== 'continuous') return i;
+    }
+    return undefined;
+  }
+
+  get roomless(): boolean {
+    return this.shape.roomless === true;
+  }
+
+  /**
+   * Ends the job: its closing chunk and `[DONE]` (or less, as its ending says) close the log,
+   * and every waiting request is released. A completed job ends as `ending` says; a failed or
+   * cancelled one as the profile's failure ending, when there is one.
+   */
+  end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, opts: { failure?: string; last?: ChatCompletionChunk } = {}): void {
+    if (this.status !== 'running') return;
+    const { failure, last } = opts;
+    const ending = status === 'completed' ? this.ending : (this.shape.failedEnding ?? this.ending);
+    if (ending === 'chunk' && last !== undefined) this.log.push({ data: JSON.stringify(last), content: false });
+    this.log.push(ending === 'close' ? { data: '', content: false, close: true } : { data: DONE, content: false });
+    this.endedWith = ending;
     this.status = status;
     this.finishReason = finishReason;
     this.failure = failure;
-    const last = this.history[this.history.length - 1];
+    const final = this.history[this.history.length - 1];
     this.emit('job_complete', {
       status: status === 'completed' ? 'Success' : `Failed: ${failure ?? 'unknown'}`,
       job_id: this.id,
       rounds_completed: this.history.length,
       total_rounds: this.info.totalRounds,
       best_proposal_content: this.answer ?? '',
-      best_proposal_score: last?.scores.find((x) => x.agent_id === last.leader)?.score ?? 0,
-      best_proposal_author: last?.leader ?? this.info.agents[0] ?? '',
+      best_proposal_score: final?.scores.find((x) => x.agent_id === final.leader)?.score ?? 0,
+      best_proposal_author: final?.leader ?? this.info.agents[0] ?? '',
     });
     this.notify();
     this.resolveFinished();
-  }
-
-  /**
-   * Ends a job that failed or was cancelled, in the job's ending: only the `chunk`
-   * ending tells the stream why; the others leave that to `/result`.
-   */
-  abort(kind: 'failed' | 'cancelled', reason: string): void {
-    if (this.status !== 'running') return;
-    if (this.shape.ending === 'chunk') {
-      this.push(kind === 'cancelled' ? chunk(this.stamp, {}, 'cancelled') : errorChunk(this.stamp, `deliberation failed: ${reason}`));
-    }
-    if (this.shape.ending === 'close') {
-      this.log.push({ data: '', content: false, close: true });
-      this.settle('failed', kind === 'cancelled' ? 'cancelled' : 'error', reason);
-      return;
-    }
-    this.end('failed', kind === 'cancelled' ? 'cancelled' : 'error', reason);
   }
 
   /** `/result` status text: `running`, `completed`, `failed: <reason>`. */
@@ -153,7 +188,14 @@ export class Job {
     this.sequence += 1;
     this.pending.push({ message, round: this.landingRound, sequence: this.sequence });
     this.emit('user_injection', { message, injected_at_round: this.landingRound, sequence: this.sequence, priority: 'Normal', timestamp: new Date().toISOString() });
+    // Watchers learn of it too: a test waits for the message to be queued before releasing the job.
+    this.notify();
     return { sequence: this.sequence, injected_at_round: this.landingRound };
+  }
+
+  /** How many injections the job has accepted. */
+  get injected(): number {
+    return this.sequence;
   }
 
   /** Injections due at this boundary, stamped with the round they land in. */

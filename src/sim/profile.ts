@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
 import { NsedError } from '../errors.js';
+import type { JobEnding } from './job.js';
 
 export const PROFILE_NAMES = ['default', 'strict'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
-
-/**
- * How a failed or cancelled job ends its compat stream. `chunk`: an error chunk or a
- * `cancelled` finish reason, then `[DONE]`; `bare-done`: only `[DONE]`; `close`: the connection
- * closes with no `[DONE]` at all. The seeds define none of them.
- */
-export const ENDINGS = ['chunk', 'bare-done', 'close'] as const;
-export type Ending = (typeof ENDINGS)[number];
 
 /**
  * One answer to each question the seeds leave open. The default profile keeps the answers the
@@ -19,7 +12,10 @@ export type Ending = (typeof ENDINGS)[number];
  */
 export interface SimProfile {
   name: ProfileName;
-  /** The end of a failed or cancelled job's stream; `per-job` picks bare-done or close per job. */
+  /**
+   * The end of a failed or cancelled job's streams (see JobEnding); `per-job` picks bare-done or
+   * close per job. A completed job always ends with its finish chunk and `[DONE]`.
+   */
   ending: 'chunk' | 'per-job';
   /** Passthrough and moderator answers keep a room: a session id, `/result`, `/details`, `/resume`. */
   instantRoom: boolean;
@@ -65,7 +61,7 @@ export function parseProfile(text: string | undefined): SimProfile {
  * The ending a job gets: a fault's choice wins; a per-job profile derives it from the seed and
  * the job id, so the same run ends the same way every time while both endings occur.
  */
-export function endingFor(profile: SimProfile, seed: number, jobId: string, forced?: Ending): Ending {
+export function endingFor(profile: SimProfile, seed: number, jobId: string, forced?: JobEnding): JobEnding {
   if (forced !== undefined) return forced;
   if (profile.ending === 'chunk') return 'chunk';
   const byte = createHash('sha256').update(`${seed}\u0000${jobId}`).digest()[0] ?? 0;

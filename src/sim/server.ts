@@ -4,6 +4,7 @@ import type { SimContext } from './context.js';
 import { DedupCache } from './dedup.js';
 import { FaultBook } from './faults.js';
 import { handleRequest } from './handler.js';
+import { SimControl } from './hold.js';
 import { JobRegistry } from './jobs.js';
 import { defaultPolicies } from './policies.js';
 import { type ProfileName, parseProfile } from './profile.js';
@@ -20,6 +21,8 @@ export interface SimOptions {
   port?: number;
   seed?: number;
   roundMs?: number;
+  /** Default: 40 phases, at least 30 s (toolWaitFor). */
+  toolWaitMs?: number;
   keepaliveMs?: number;
   historyTtlMs?: number;
   token?: string;
@@ -32,6 +35,12 @@ export interface SimOptions {
   /** Routes this orchestrator answers 404 on, to stand in for an older server (e.g. `inject`). */
   withoutRoutes?: RouteName[];
   log?: (line: string) => void;
+  /** Start every deliberation held at its first phase boundary until the test releases it. */
+  hold?: boolean;
+  /** Serve the test control under `/_sim/` (implied by `hold`). */
+  control?: boolean;
+  /** Milliseconds since the epoch, for the history TTL; a test passes its own to expire jobs. */
+  now?: () => number;
 }
 
 export interface SimServer {
@@ -39,16 +48,8 @@ export interface SimServer {
   port: number;
   requests: SimRequestRecord[];
   setFaults(specs: string[]): void;
-  /** Ids of the jobs still running, oldest first. */
-  running(): string[];
-  /**
-   * Runs the next phase of a running job now (of every running job when `id` is omitted);
-   * returns how many phases ran. With a very long `roundMs` this is how a test holds a job open
-   * and releases it step by step, without racing the clock.
-   */
-  advance(id?: string): number;
-  /** Advances until the job (or every running job) has ended. */
-  finish(id?: string): void;
+  /** Holds and releases deliberations phase by phase (see src/sim/hold.ts). */
+  control: SimControl;
   close(): Promise<void>;
 }
 
@@ -62,6 +63,15 @@ export const SIM_DEFAULTS = {
   dedupTtlMs: 30_000,
 } as const;
 
+/**
+ * An agent waits for a tool result at most what is left of its phase budget; the simulator's
+ * phase is one --round-ms, and a real phase budget is tens of them, hence 40. The floor of 30 s
+ * is the real finalization reserve's cap: a program or a person must have time to answer.
+ */
+export function toolWaitFor(roundMs: number): number {
+  return Math.max(30_000, roundMs * 40);
+}
+
 /** Starts the simulated orchestrator on a real socket; faults that cannot be parsed throw first. */
 export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   const timers = new TimerSet();
@@ -69,22 +79,32 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   faults.set(opts.faults ?? []);
   const profile = parseProfile(opts.profile);
   const dedupOn = opts.dedup ?? profile.dedup;
+  const control = new SimControl(opts.hold === true, (fn) => timers.after(0, fn));
+  const roundMs = opts.roundMs ?? SIM_DEFAULTS.roundMs;
   const ctx: SimContext = {
     seed: opts.seed ?? SIM_DEFAULTS.seed,
-    roundMs: opts.roundMs ?? SIM_DEFAULTS.roundMs,
+    roundMs,
+    toolWaitMs: opts.toolWaitMs ?? toolWaitFor(roundMs),
     keepaliveMs: opts.keepaliveMs ?? SIM_DEFAULTS.keepaliveMs,
     policies: defaultPolicies(),
-    jobs: new JobRegistry(timers, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
+    jobs: new JobRegistry(opts.now ?? Date.now, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
     faults,
     timers,
     profile,
     dedup: dedupOn ? new DedupCache(opts.dedupTtlMs ?? SIM_DEFAULTS.dedupTtlMs) : undefined,
     responses: new ResponseStore(),
     historyTtlMs: opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs,
+    control,
   };
-  const live = (id?: string) => ctx.jobs.list().filter((j) => j.status === 'running' && (id === undefined || j.id === id));
   const requests: SimRequestRecord[] = [];
-  const deps = { ctx, token: opts.token, requests, log: opts.log, withoutRoutes: new Set(opts.withoutRoutes ?? []) };
+  const deps = {
+    ctx,
+    token: opts.token,
+    requests,
+    log: opts.log,
+    withoutRoutes: new Set(opts.withoutRoutes ?? []),
+    controlRoutes: opts.control === true || opts.hold === true,
+  };
   const server = createServer((req, res) => {
     handleRequest(deps, req, res).catch(() => {
       if (!res.headersSent) {
@@ -111,21 +131,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     port,
     requests,
     setFaults: (specs) => faults.set(specs),
-    running: () => live().map((j) => j.id),
-    advance: (id) => {
-      let ran = 0;
-      for (const job of live(id)) {
-        if (job.advance === undefined) continue;
-        job.advance();
-        ran += 1;
-      }
-      return ran;
-    },
-    finish: (id) => {
-      while (live(id).some((j) => j.advance !== undefined)) {
-        for (const job of live(id)) job.advance?.();
-      }
-    },
+    control,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         timers.close();

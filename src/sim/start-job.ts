@@ -5,8 +5,8 @@ import type { CouncilMember } from './council.js';
 import type { SimContext } from './context.js';
 import { runDeliberation } from './deliberation.js';
 import { runInstant } from './instant.js';
-import { Job, type JobInfo } from './job.js';
-import { type Ending, endingFor } from './profile.js';
+import { Job, type JobEnding, type JobInfo } from './job.js';
+import { endingFor } from './profile.js';
 import type { TextContext } from './text-context.js';
 
 export interface NewJob {
@@ -16,8 +16,8 @@ export interface NewJob {
   text: TextContext;
   toolResults: Array<{ name: string; content: string }>;
   failAtRound?: number;
-  /** A fault's choice of how the job ends if it fails or is cancelled. */
-  ending?: Ending;
+  /** How the job's streams end (fault `end`), whatever its outcome; overrides the profile. */
+  ending?: JobEnding;
   toolCall?: ToolCall;
 }
 
@@ -28,9 +28,11 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
   const stamp = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: spec.model };
   const mode = spec.info.mode;
   const roomless = mode !== 'deliberation' && !ctx.profile.instantRoom;
-  const job = new Job(spec.id, stamp, spec.info, { ending: endingFor(ctx.profile, ctx.seed, spec.id, spec.ending), roomless });
+  const failedEnding = endingFor(ctx.profile, ctx.seed, spec.id, spec.ending);
+  const job = new Job(spec.id, stamp, spec.info, spec.ending, { failedEnding, roomless });
   // A roomless answer is never registered: no route can find it afterwards.
   if (!roomless) ctx.jobs.add(job);
+  ctx.control.jobStarted(job, mode === 'deliberation');
   if (mode !== 'deliberation') {
     runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA');
     return job;
@@ -45,7 +47,9 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
     },
     influences: { guidance: [], toolResults: spec.toolResults },
     roundMs: ctx.roundMs,
+    toolWaitMs: ctx.toolWaitMs,
     timers: ctx.timers,
+    control: ctx.control,
     ...(spec.failAtRound === undefined ? {} : { failAtRound: spec.failAtRound }),
     ...(spec.toolCall === undefined ? {} : { toolCall: spec.toolCall }),
   };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import type { ProfileName } from '../../src/sim/profile.js';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 
 interface Saved {
   pending_job?: { job_id: string };

@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { sim } from './helpers.js';
+import { sim } from '../harness/sse.js';
 
 // The Vercel AI SDK's default provider speaks the Responses API (POST /v1/responses).
 describe('conformance with the Vercel AI SDK default provider', () => {

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { getJson, post, sim } from './helpers.js';
+import { getJson, post, sim } from '../harness/sse.js';
 
 // Jobs never advance on their own here; the test releases them phase by phase.
 const HELD = { roundMs: 3_600_000 };

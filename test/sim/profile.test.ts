@@ -4,7 +4,7 @@ import { DedupCache } from '../../src/sim/dedup.js';
 import { parseFaultSpec } from '../../src/sim/faults.js';
 import { Job } from '../../src/sim/job.js';
 import { endingFor, parseProfile } from '../../src/sim/profile.js';
-import { ask, deltas, getJson, post, readSse, sim } from './helpers.js';
+import { ask, deltas, getJson, post, readSse, sim } from '../harness/sse.js';
 
 // Jobs here never advance on their own: a test releases them with sim.advance()/finish().
 const HELD = { roundMs: 3_600_000 };

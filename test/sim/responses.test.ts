@@ -1,6 +1,6 @@
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { post, sim } from './helpers.js';
+import { post, sim } from '../harness/sse.js';
 
 const TOKEN = 'responses-token';
 const clientOf = (url: string): OpenAI => new OpenAI({ baseURL: `${url}/v1`, apiKey: TOKEN, maxRetries: 0 });

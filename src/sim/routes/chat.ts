@@ -1,6 +1,6 @@
 import { isBlank } from '../../protocol/flatten.js';
 import { Headers } from '../../protocol/wire.js';
-import { lastUserContent, parseChatRequest } from '../chat-request.js';
+import { lastUserContent, parseChatRequest, toolAnswersOf, toolResultsOf } from '../chat-request.js';
 import { startCompatJob } from '../compat-job.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { parseJson, sendOpenAiError } from '../http-util.js';
@@ -8,6 +8,7 @@ import { threadBaseOf } from '../ids.js';
 import { dedupKey } from '../dedup.js';
 import { isRecord } from '../http-util.js';
 import { resolvePolicy } from '../policies.js';
+import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
 
 const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
@@ -40,8 +41,13 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const live = base === undefined ? undefined : ctx.jobs.runningInThread(base);
   // The seed: "a changed policy_id deliberately forces a fresh deliberation".
   const running = live && ctx.profile.freshJobOnPolicyChange && live.info.policy !== policy.policy_id ? undefined : live;
+  const toolResults = toolResultsOf(messages);
   if (running) {
-    if (!isBlank(question)) running.inject(question);
+    // A follow-up that answers the blocked agent's call feeds it and streams what comes next;
+    // anything else on a busy thread is guidance (the routing rule).
+    const fed = answerCalls(running, messages);
+    if (fed > 0) return respondWithJob(ctx, rq, running, stream, { from: running.log.length });
+    if (!isBlank(question) && toolResults.length === 0) running.inject(question);
     return respondWithJob(ctx, rq, running, stream);
   }
 
@@ -49,4 +55,11 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const job = startCompatJob(ctx, rq.faults, { id, model, policy, messages, tools });
   if (key !== undefined) ctx.dedup?.claim(key, job);
   return respondWithJob(ctx, rq, job, stream);
+}
+
+/** Answers the job's pending calls that this request's `tool` messages name; returns how many. */
+function answerCalls(job: Job, messages: Parameters<typeof toolAnswersOf>[0]): number {
+  let fed = 0;
+  for (const a of toolAnswersOf(messages)) if (job.tools.answer(a.id, a.content) === 'responded') fed += 1;
+  return fed;
 }

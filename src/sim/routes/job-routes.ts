@@ -1,4 +1,5 @@
 import { Headers } from '../../protocol/wire.js';
+import { chunk } from '../chunks.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { detailsOf } from '../details.js';
 import { isRecord, parseJson, sendJson, sendText } from '../http-util.js';
@@ -37,12 +38,12 @@ export function handleInject(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 202, ack);
 }
 
-/** `POST /deliberation/{id}/cancel` (docs/protocol.md §3.9): open streams end in the job's ending. */
+/** `POST /deliberation/{id}/cancel` (docs/protocol.md §3.9): open streams end as the job's ending says. */
 export function handleCancel(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
   if (job.status !== 'running') return sendText(rq.res, 409, NOT_RUNNING);
-  job.abort('cancelled', 'cancelled');
+  job.end('failed', 'cancelled', { failure: 'cancelled', last: chunk(job.stamp, {}, 'cancelled') });
   sendJson(rq.res, 200, { cancelled: true });
 }
 
@@ -53,7 +54,8 @@ export function handleCancel(ctx: SimContext, rq: RouteInput): void {
 export function handleResume(ctx: SimContext, rq: RouteInput): void {
   const job = ctx.jobs.get(rq.id);
   if (!job || (job.info.surface === 'native' && !ctx.profile.resumeNative)) return sendJson(rq.res, 404, { error: 'not found' });
-  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers: { [Headers.nsedSessionId]: job.id } });
+  const headers = { [Headers.nsedSessionId]: job.id };
+  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers, view: 'continuous' });
 }
 
 /** `GET /job/{id}/stream`: the native named events, live only. */

@@ -123,7 +123,7 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
     ctx.responses.hold(response, items);
     ctx.timers.after(ctx.historyTtlMs, () => ctx.responses.forget(response, items));
   };
-  const headers: Record<string, string> = job.shape.roomless ? {} : { 'x-nsed-session-id': job.id };
+  const headers: Record<string, string> = job.roomless ? {} : { 'x-nsed-session-id': job.id };
   if (!p.stream) {
     await job.finished;
     translate(job, builder, 0);
