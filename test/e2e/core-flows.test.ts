@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import type { ProfileName } from '../../src/sim/profile.js';
 import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { until } from '../harness/sse.js';
 
 interface Saved {
   pending_job?: { job_id: string };
@@ -32,11 +33,11 @@ const MODES = ['text', 'ndjson', 'final', 'json'] as const;
 // Each test spawns several CLI processes; on a loaded two-core machine that alone can pass 30 s.
 describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, profile, endFaults) => {
   let rig: Rig;
-  // Jobs here wait for the test: each phase runs only when released with advance()/finish().
+  // Jobs here wait for the test: each phase runs only when released through held.sim.control.
   let held: Rig;
   beforeAll(async () => {
     rig = await makeRig({ profile, faults: endFaults });
-    held = await makeRig({ profile, faults: endFaults, roundMs: 3_600_000 });
+    held = await makeRig({ profile, faults: endFaults, hold: true });
   });
   afterAll(async () => {
     await rig.close();
@@ -125,8 +126,8 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
     const resumed = held.spawn(['resume', '-s', session, '-o', 'json'], { timeoutMs: 120_000 });
     // The resume is attached once its stream request reached the simulator; then the job is released.
     const follows = new Set([`/deliberation/${job}/resume`, `/job/${job}/stream`]);
-    await waitFor(() => held.sim.requests.slice(before).some((q) => follows.has(q.path)));
-    held.sim.finish(job);
+    await until(() => held.sim.requests.slice(before).some((q) => follows.has(q.path)));
+    held.sim.control.release(job);
     const r = await resumed.result;
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { content: string }).content).toMatch(/^## Design a cache/);
@@ -141,8 +142,8 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
     // Released once nsed follows the job: by /resume where offered, else by asking /result,
     // which it does only after its native stream is open.
     const following = profile === 'strict' ? `/deliberation/${job}/result` : `/deliberation/${job}/resume`;
-    await waitFor(() => held.sim.requests.slice(before).some((q) => q.path === following));
-    held.sim.finish(job);
+    await until(() => held.sim.requests.slice(before).some((q) => q.path === following));
+    held.sim.control.release(job);
     const r = await child.result;
     expect(r.code, r.stderr).toBe(0);
     const rounds = parseNdjson(r.stdout).filter((e) => e['type'] === 'round' && e['scored'] === true);
@@ -160,17 +161,18 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
     ]);
     child.kill('SIGKILL');
     await child.result;
-    held.sim.finish(job);
+    held.sim.control.release(job);
+    await held.sim.control.ended(job);
     const r = await held.run(['resume', '-s', session, '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { content: string }).content).toMatch(/^## Design a cache/);
   });
 
   it('inject from a second terminal lands in the running deliberation and is recorded', async () => {
-    const { child, session } = await startHeld(['ask', 'Design a cache']);
+    const { child, session, job } = await startHeld(['ask', 'Design a cache']);
     const inj = await held.run(['inject', '-s', session, '--no-wait', 'Focus on memory safety']);
     expect(inj.code, inj.stderr).toBe(0);
-    held.sim.finish();
+    held.sim.control.release(job);
     const r = await child.result;
     expect(r.code, r.stderr).toBe(0);
     expect(parseNdjson(r.stdout).find((e) => e['type'] === 'injection')).toMatchObject({
@@ -190,13 +192,14 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
     expect(held.sim.requests.slice(before).map((q) => `${q.method} ${q.path}`)).toEqual([
       `GET /deliberation/${job}/result`,
     ]);
-    held.sim.finish(job);
+    held.sim.control.release(job);
     expect((await child.result).code).toBe(0);
   });
 
   failing('cancel from a second terminal ends the turn as cancelled', async () => {
-    const { child, session } = await startHeld(['ask', 'Design a cache']);
-    held.sim.advance();
+    const { child, session, job } = await startHeld(['ask', 'Design a cache']);
+    held.sim.control.release(job, 1);
+    await held.sim.control.phases(job, 1);
     const c = await held.run(['cancel', '-s', session]);
     expect(c.code, c.stderr).toBe(0);
     const r = await child.result;
@@ -241,12 +244,3 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
     );
   });
 });
-
-/** Polls a condition the simulator's request log answers; bounded at 60 s. */
-async function waitFor(check: () => boolean): Promise<void> {
-  const end = Date.now() + 60_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met within 60 s');
-    await new Promise((r) => setImmediate(r));
-  }
-}

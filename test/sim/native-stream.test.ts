@@ -2,8 +2,8 @@ import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { getJson, post, sim } from '../harness/sse.js';
 
-// Jobs never advance on their own here; the test releases them phase by phase.
-const HELD = { roundMs: 3_600_000 };
+// Jobs never advance on their own here; the test releases them phase by phase (sim.control).
+const HELD = { hold: true };
 
 interface Named {
   event: string;
@@ -53,7 +53,7 @@ describe('GET /job/{id}/stream: native named events', () => {
     const stream = await openNative(s.url, 'room-n1');
     expect(stream.res.headers.get('content-type')).toBe('text/event-stream');
     await stream.until(() => stream.events.length >= 1);
-    s.finish('room-n1');
+    s.control.release('room-n1');
     await stream.done;
     const names = stream.names();
     expect(names[0]).toBe('connected');
@@ -86,11 +86,12 @@ describe('GET /job/{id}/stream: native named events', () => {
   it('is live only: an attach after round 1 sees no round 1 events', async () => {
     const s = await sim(HELD);
     await submit(s.url, 'room-n2');
-    s.advance('room-n2');
-    s.advance('room-n2');
+    s.control.release('room-n2', 2);
+    await s.control.parked('room-n2');
+    expect(s.control.job('room-n2')).toMatchObject({ phases: 2, ended: false });
     const stream = await openNative(s.url, 'room-n2');
     await stream.until(() => stream.events.length >= 1);
-    s.finish('room-n2');
+    s.control.release('room-n2');
     await stream.done;
     const rounds = stream.events
       .filter((e) => e.event === 'round_start')
@@ -99,9 +100,9 @@ describe('GET /job/{id}/stream: native named events', () => {
   });
 
   it('after the job ended, a late attach gets connected and keepalive events, never job_complete', async () => {
-    const s = await sim({ roundMs: 1, keepaliveMs: 20 });
+    const s = await sim({ keepaliveMs: 20 });
     await submit(s.url, 'room-n3');
-    s.finish('room-n3');
+    await s.control.ended('room-n3');
     expect(((await getJson(`${s.url}/deliberation/room-n3/result`)).body as { status: string }).status).toBe(
       'completed',
     );

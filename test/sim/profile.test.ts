@@ -6,8 +6,8 @@ import { Job } from '../../src/sim/job.js';
 import { endingFor, parseProfile } from '../../src/sim/profile.js';
 import { ask, deltas, getJson, post, readSse, sim } from '../harness/sse.js';
 
-// Jobs here never advance on their own: a test releases them with sim.advance()/finish().
-const HELD = { roundMs: 3_600_000 };
+// Jobs here never advance on their own: a test releases them through sim.control.
+const HELD = { hold: true };
 const FAULT = 'x-nsed-sim-fault';
 const THREAD = { 'x-opencode-session': 'ses_profile' };
 
@@ -32,7 +32,7 @@ describe('profiles', () => {
 
   it('the end fault names one ending and refuses others', () => {
     expect(parseFaultSpec('end=close').end).toBe('close');
-    expect(() => parseFaultSpec('end=explode')).toThrow(/fault 'end' takes one of chunk, bare-done, close/);
+    expect(() => parseFaultSpec('end=explode')).toThrow(/fault 'end' is one of chunk, bare-done, close/);
   });
 });
 
@@ -52,7 +52,8 @@ describe('endings of a cancelled or failed job (GAP: how such a stream ends)', (
       );
       const id = res.headers.get('x-nsed-session-id') ?? '';
       const reading = readSse(res);
-      s.advance(id);
+      s.control.release(id, 1);
+      await s.control.phases(id, 1);
       expect((await post(`${s.url}/deliberation/${id}/cancel`, '')).status).toBe(200);
       const r = await reading;
       expect(r.done).toBe(want.done);
@@ -66,6 +67,28 @@ describe('endings of a cancelled or failed job (GAP: how such a stream ends)', (
       expect(again.done).toBe(want.done);
     },
   );
+
+  it('a failure ending chosen by the profile leaves completed jobs alone; the end fault applies to every outcome', async () => {
+    const stamp = { id: 'c', created: 0, model: 'nsed:*' };
+    const info = { query: 'q', agents: ['A', 'B'], totalRounds: 1, policy: 'p', mode: 'deliberation' as const, surface: 'compat' as const };
+    const stop = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'nsed:*', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+    const ok = new Job('ok', stamp, info, 'chunk', { failedEnding: 'close' });
+    ok.end('completed', 'stop', { last: stop as ChatCompletionChunk });
+    expect(ok.log.map((e) => e.data)).toEqual([JSON.stringify(stop), '[DONE]']);
+    const failed = new Job('failed', stamp, info, 'chunk', { failedEnding: 'close' });
+    failed.end('failed', 'error', { failure: 'boom', last: stop as ChatCompletionChunk });
+    expect(failed.log).toEqual([{ data: '', content: false, close: true }]);
+    // Over HTTP: strict with end=bare-done on a job that completes ends it with a bare [DONE].
+    const s = await sim({ profile: 'strict' });
+    const r = await readSse(
+      await post(`${s.url}/v1/chat/completions`, ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'end=bare-done' }),
+    );
+    expect(r.done).toBe(true);
+    expect(finishReasons(r.chunks)).toEqual([]);
+    const plain = await readSse(await post(`${s.url}/v1/chat/completions`, ask('Design a queue', { model: 'nsed:fast' })));
+    expect(plain.done).toBe(true);
+    expect(finishReasons(plain.chunks)).toEqual(['stop']);
+  });
 
   it('strict, end=bare-done: a failed deliberation sends no error chunk and no finish reason, only [DONE]', async () => {
     const s = await sim({ profile: 'strict' });
@@ -146,7 +169,8 @@ describe('dedup (GAP: the key and the TTL)', () => {
     const s = await sim({ ...HELD, dedup: true });
     const a = await sessionOf(s.url, ask('Design a cache'), THREAD);
     expect(await sessionOf(s.url, ask('Design a cache'), THREAD)).toBe(a);
-    s.finish(a);
+    s.control.release(a);
+    await s.control.ended(a);
     const replay = await readSse(await post(`${s.url}/v1/chat/completions`, ask('Design a cache'), THREAD));
     expect(replay.headers.get('x-nsed-session-id')).toBe(a);
     expect(replay.done).toBe(true);
@@ -172,7 +196,8 @@ describe('dedup (GAP: the key and the TTL)', () => {
     const s = await sim(HELD);
     const a = await sessionOf(s.url, ask('Design a cache'), THREAD);
     expect(await sessionOf(s.url, ask('Design a cache'), THREAD)).toBe(a);
-    s.finish(a);
+    s.control.release(a);
+    await s.control.ended(a);
     expect(await sessionOf(s.url, ask('Design a cache'), THREAD)).not.toBe(a);
   });
 
@@ -208,7 +233,7 @@ describe('dedup (GAP: the key and the TTL)', () => {
     const bad = new Job('bad', stamp, info);
     cache.claim('f', bad);
     expect(cache.hit('f')).toBe(bad);
-    bad.abort('failed', 'boom');
+    bad.end('failed', 'error', { failure: 'boom' });
     await bad.finished;
     expect(cache.hit('f')).toBeUndefined();
   });
@@ -231,7 +256,8 @@ describe('a changed policy on a thread whose job runs (seed policy-and-sessions)
     const titleId = title.headers.get('x-nsed-session-id') ?? '';
     await title.body?.cancel();
     expect(titleId === id).toBe(same);
-    s.finish();
+    s.control.releaseAll();
+    await Promise.all(s.control.jobs().map((j) => s.control.ended(j.jobId)));
     const injected = deltas((await firstStream).chunks).filter((d) => d.nsed_injected !== undefined);
     expect(injected).toHaveLength(same ? 1 : 0);
     // The same policy on the thread still injects in both profiles.
