@@ -124,7 +124,7 @@ export class Job {
   segmentEnd(from: number): number | undefined {
     for (let i = from; i < this.log.length; i++) {
       const e = this.log[i];
-      if (e !== undefined && (e.data === DONE || e.close === true) && e.view !== 'continuous') return i;
+      if ((e?.data === DONE || e?.close === true) && e.view !== 'continuous') return i;
     }
     return undefined;
   }

@@ -65,8 +65,8 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
     while (!closed && !stalled && cursor < job.log.length) {
       const entry = job.log[cursor++];
       if (entry === undefined) break;
-      if (entry.view !== undefined && entry.view !== opts.view) continue;
       if (entry.close === true) return stop('end');
+      if (entry.view !== undefined && entry.view !== opts.view) continue;
       sent += 1;
       wrote = true;
       const data = faults.malformedAt === sent ? entry.data.slice(0, Math.max(1, Math.floor(entry.data.length / 2))) : entry.data;
