@@ -2,9 +2,43 @@
 // the simulator) in their own chunks, so `nsed --version` loads almost nothing.
 import { build } from 'esbuild';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * string-width builds an Intl.Segmenter and an RGI_Emoji regular expression when its module is
+ * evaluated: 90-290 ms on a loaded machine, paid by every run because yargs imports it at the
+ * top, though only help text measures widths (bench/RESULTS.md). Each import of it gets a stand-in
+ * that loads the same real module, of the same version, on the first call.
+ */
+const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, async (args) => {
+      if (args.pluginData?.real) return undefined;
+      const real = await b.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: { real: true },
+      });
+      if (real.errors.length > 0) return { errors: real.errors };
+      return { path: real.path, namespace: 'lazy-string-width' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-string-width' }, (args) => ({
+      // esbuild turns a require() of an ES module into a wrapper that evaluates it on first call.
+      contents: `let real;
+export default function stringWidth(input, options) {
+  real ??= require(${JSON.stringify(args.path)}).default;
+  return real(input, options);
+}`,
+      loader: 'js',
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
 
 const common = {
   absWorkingDir: root,
@@ -14,6 +48,7 @@ const common = {
   target: 'node20',
   sourcemap: false,
   logLevel: 'warning',
+  plugins: [lazyStringWidth],
   // undici and yargs' CommonJS helpers call require(); ESM bundles have none.
   banner: { js: "import { createRequire as __nsedCreateRequire } from 'node:module'; const require = __nsedCreateRequire(import.meta.url);" },
 };

@@ -105,12 +105,24 @@ function buildParser(args: string[], columns: number | undefined): Argv {
   for (const entry of commands) {
     y = isGroup(entry) ? addGroup(y, entry) : addCommand(y, entry);
   }
+  skipHelpCache(y);
   return y;
 }
 
-// No yargs handlers: after running one, yargs renders that command's help text in case it fails
-// (~90 ms of string-width work on every run, measured by bench/profile.mjs). The command is
-// picked from the parsed words instead.
+interface UsageInternals {
+  getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } };
+}
+
+// After parsing a command's words yargs renders that command's whole help text in advance, to
+// show it should the command fail (yargs gives every command a handler, even one registered
+// without). nsed's own fail() never shows it, and the rendering (string-width over every cell)
+// was 13 % of an empty `sessions ls` (bench/RESULTS.md). `--help` renders through another path.
+function skipHelpCache(y: Argv): void {
+  const usage = (y as unknown as UsageInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage?.cacheHelpMessage !== undefined) usage.cacheHelpMessage = () => undefined;
+}
+
+// The command is picked from the parsed words rather than through yargs handlers.
 function addCommand(y: Argv, def: CommandDef): Argv {
   return y.command([def.command, ...(def.aliases ?? [])], def.describe, def.builder);
 }
