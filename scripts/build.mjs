@@ -40,6 +40,16 @@ export default function stringWidth(input, options) {
   },
 };
 
+/** src/ gets undici's dispatchers and request API without the rest of the package (see the file). */
+const undiciSlim = {
+  name: 'undici-slim',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.startsWith(path.join(root, 'src')) ? { path: path.join(root, 'scripts', 'undici-slim.cjs') } : undefined,
+    );
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -48,7 +58,7 @@ const common = {
   target: 'node20',
   sourcemap: false,
   logLevel: 'warning',
-  plugins: [lazyStringWidth],
+  plugins: [lazyStringWidth, undiciSlim],
   // undici and yargs' CommonJS helpers call require(); ESM bundles have none.
   banner: { js: "import { createRequire as __nsedCreateRequire } from 'node:module'; const require = __nsedCreateRequire(import.meta.url);" },
 };
