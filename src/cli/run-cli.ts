@@ -1,4 +1,4 @@
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import { isGroup, type CommandDef, type CommandEntry, type CommandGroup, type ParsedArgv } from '../commands/command.js';
 import { parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
@@ -11,6 +11,7 @@ import { toJsonLine } from '../output/ndjson.js';
 import { createIO } from '../terminal/create-io.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { VERSION } from '../version.js';
+import { prescan } from './prescan.js';
 
 interface Streams {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -26,29 +27,17 @@ type Selected = { def: CommandDef; argv: ParsedArgv };
  * connection (tests).
  */
 export async function runCli(args: string[], base: ProcessContext, streams: Streams, parts: ContextParts = {}): Promise<number> {
-  let selected: Selected | undefined;
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
-  const parser = buildParser(args, streams.stdout.columns);
+  const quick = prescan(args);
+  const def = quick === undefined ? undefined : chosenCommand(quick);
+  const parsed = def !== undefined && quick !== undefined ? { selected: { def, argv: quick } } : await parseWords(args, streams.stdout.columns);
 
-  let helpText = '';
-  let parseError: Error | undefined;
-  try {
-    // With a callback, yargs hands help and version text back instead of printing and exiting.
-    await parser.parseAsync(args, {}, (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
-      if (err) parseError = err;
-      helpText = output;
-      const def = !err && output === '' ? chosenCommand(argv) : undefined;
-      if (def !== undefined) selected = { def, argv };
-    });
-  } catch (err) {
-    parseError = err instanceof Error ? err : new Error(String(err));
-  }
-
-  if (parseError !== undefined) {
-    streams.stderr.write(`nsed: ${oneLine(parseError.message, 300)}\n`);
+  if (parsed.error !== undefined) {
+    streams.stderr.write(`nsed: ${oneLine(parsed.error.message, 300)}\n`);
     streams.stderr.write(`hint: run 'nsed ${commandWord(args)}--help' for usage\n`);
     return ExitCode.usage;
   }
+  const { selected, helpText = '' } = parsed;
   if (selected === undefined) {
     if (helpText !== '') streams.stdout.write(helpText.endsWith('\n') ? helpText : `${helpText}\n`);
     return ExitCode.ok;
@@ -84,8 +73,34 @@ export function reportError(
   return e.exitCode;
 }
 
-function buildParser(args: string[], columns: number | undefined): Argv {
-  let y = withGlobalOptions(yargs(args))
+interface Parsed {
+  selected?: Selected;
+  helpText?: string;
+  error?: Error;
+}
+
+/** The yargs parse: the chosen command and its words, or help text, or a usage error. */
+export async function parseWords(args: string[], columns: number | undefined): Promise<Parsed> {
+  // Loaded here, not at the top: the prescan's runs never need it.
+  const { default: yargs } = await import('yargs');
+  const parser = buildParser(yargs(args), columns);
+  const parsed: Parsed = {};
+  try {
+    // With a callback, yargs hands help and version text back instead of printing and exiting.
+    await parser.parseAsync(args, {}, (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
+      if (err) parsed.error = err;
+      parsed.helpText = output;
+      const def = !err && output === '' ? chosenCommand(argv) : undefined;
+      if (def !== undefined) parsed.selected = { def, argv };
+    });
+  } catch (err) {
+    parsed.error = err instanceof Error ? err : new Error(String(err));
+  }
+  return parsed;
+}
+
+function buildParser(root: Argv, columns: number | undefined): Argv {
+  let y = withGlobalOptions(root)
     .scriptName('nsed')
     .usage('nsed <command> [options]\n\nA command-line client for NSED deliberations.')
     .parserConfiguration({ 'parse-positional-numbers': false, 'halt-at-non-option': false })
