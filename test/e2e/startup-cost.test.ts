@@ -8,9 +8,15 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, spawnCli } from './harness.js';
 
-// Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter.
+// Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter,
+// and at exit whether node:crypto was loaded.
 const SPY = `const S = Intl.Segmenter;
-Intl.Segmenter = class extends S { constructor(...a) { super(...a); process.stderr.write('[segmenter built]\\n'); } };`;
+Intl.Segmenter = class extends S { constructor(...a) { super(...a); process.stderr.write('[segmenter built]\\n'); } };
+process.on('exit', () => {
+  const mods = process.moduleLoadList;
+  if (mods.includes('NativeModule fs')) process.stderr.write('[module list read]\\n');
+  if (mods.includes('NativeModule crypto')) process.stderr.write('[crypto loaded]\\n');
+});`;
 const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
 
 let home: string;
@@ -22,11 +28,13 @@ afterAll(async () => {
 });
 
 describe('start-up cost', () => {
-  it('builds no Intl.Segmenter for sessions ls or a usage error, but does for --help', async () => {
+  it('builds no Intl.Segmenter for sessions ls or a usage error, but does for --help; ls loads no node:crypto', async () => {
     const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
     const ls = await spawnCli(['sessions', 'ls'], { env, timeoutMs: 60_000 }).result;
     expect(ls.code).toBe(0);
     expect(ls.stderr).not.toContain('[segmenter built]');
+    expect(ls.stderr).toContain('[module list read]');
+    expect(ls.stderr).not.toContain('[crypto loaded]');
 
     const bad = await spawnCli(['ask', '--no-such-flag', 'q'], { env, timeoutMs: 60_000 }).result;
     expect(bad.code).toBe(2);
