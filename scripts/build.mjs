@@ -29,8 +29,11 @@ const lazyStringWidth = {
     });
     b.onLoad({ filter: /.*/, namespace: 'lazy-string-width' }, (args) => ({
       // esbuild turns a require() of an ES module into a wrapper that evaluates it on first call.
+      // Printable ASCII is as wide as it is long in every string-width version (its own fast
+      // path in 8.x), so help text in English never builds the segmenter at all.
       contents: `let real;
 export default function stringWidth(input, options) {
+  if (typeof input === 'string' && /^[\\u0020-\\u007E]*$/.test(input)) return input.length;
   real ??= require(${JSON.stringify(args.path)}).default;
   return real(input, options);
 }`,

@@ -1,6 +1,7 @@
 // What start-up must not pay for (bench/RESULTS.md has the measurements): string-width's
-// Intl.Segmenter is built only when help text is rendered, and the bundle carries undici's
+// Intl.Segmenter is built only for text that is not printable ASCII, and the bundle carries undici's
 // dispatchers without its fetch/WebSocket/cookie modules.
+import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('start-up cost', () => {
-  it('builds no Intl.Segmenter for sessions ls or a usage error, but does for --help; ls loads no node:crypto', async () => {
+  it('builds no Intl.Segmenter for sessions ls, a usage error or --help; ls loads no node:crypto', async () => {
     const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
     const ls = await spawnCli(['sessions', 'ls'], { env, timeoutMs: 60_000 }).result;
     expect(ls.code).toBe(0);
@@ -41,11 +42,19 @@ describe('start-up cost', () => {
     expect(bad.stderr).toContain('nsed: ');
     expect(bad.stderr).not.toContain('[segmenter built]');
 
-    // The spy itself works: help text measures widths and so builds one.
+    // English help text is printable ASCII, which is measured without the segmenter.
     const help = await spawnCli(['--help'], { env, timeoutMs: 60_000 }).result;
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('nsed <command>');
-    expect(help.stderr).toContain('[segmenter built]');
+    expect(help.stderr).not.toContain('[segmenter built]');
+
+    // The spy itself works.
+    const spied = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['-e', 'new Intl.Segmenter()'], { env: { ...process.env, NODE_OPTIONS } }, (err, _out, stderr) =>
+        err ? reject(err) : resolve(stderr),
+      );
+    });
+    expect(spied).toContain('[segmenter built]');
   });
 
   it('bundles every undici name src/ imports, and not undici fetch or WebSocket', async () => {
