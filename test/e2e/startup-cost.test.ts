@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, spawnCli } from './harness.js';
+import { CLI, spawnCli } from '../harness/process.js';
 
 // Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter,
 // and at exit whether node:crypto was loaded.
