@@ -1,11 +1,32 @@
-import type { ChatCompletion, ChatCompletionRequest, DeliberationRequest, InjectAck, JobResult, PolicyInfo } from '../protocol/wire.js';
+import type {
+  AgentInfo,
+  ChatCompletion,
+  ChatCompletionRequest,
+  DeliberationRequest,
+  HealthInfo,
+  InjectAck,
+  JobResult,
+  ModelInfo,
+  PolicyInfo,
+} from '../protocol/wire.js';
 import { Headers } from '../protocol/wire.js';
 import { NsedError, usageError } from '../errors.js';
 import { createDispatcher, proxyDisplay, type Env } from './dispatcher.js';
 import type { EventStream } from './event-stream.js';
 import { headerValue } from './http-errors.js';
 import { openStream, statusError, type Describe } from './open-stream.js';
-import { parseChatCompletion, parseInjectAck, parseJobResult, parseJsonBody, parsePolicies, parseSubmit, unreadable } from './parse-responses.js';
+import {
+  parseAgents,
+  parseChatCompletion,
+  parseHealth,
+  parseInjectAck,
+  parseJobResult,
+  parseJsonBody,
+  parseModels,
+  parsePolicies,
+  parseSubmit,
+  unreadable,
+} from './parse-responses.js';
 import { showId } from './redact.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
 import { failureAfterSend, readText, send, type SendSpec, type Transport } from './transport.js';
@@ -41,7 +62,11 @@ export interface NsedClient {
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
   cancel(jobId: string, opts?: { signal?: AbortSignal }): Promise<void>;
-  policies(opts?: { signal?: AbortSignal }): Promise<PolicyInfo[]>;
+  policies(opts?: { signal?: AbortSignal; tag?: string }): Promise<PolicyInfo[]>;
+  agents(opts?: { signal?: AbortSignal }): Promise<AgentInfo[]>;
+  models(opts?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
+  /** `GET /health`, the one route that needs no token. */
+  health(opts?: { signal?: AbortSignal }): Promise<HealthInfo>;
   close(): Promise<void>;
 }
 
@@ -174,7 +199,17 @@ export function createClient(cfg: ClientConfig): NsedClient {
       await call({ method: 'POST', path: `${job(jobId)}/cancel`, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'));
     },
     async policies(opts = {}) {
-      return json({ method: 'GET', path: '/policies', signal: opts.signal }, { subject: 'GET /policies' }, parsePolicies);
+      const query = opts.tag === undefined ? '' : `?tag=${encodeURIComponent(opts.tag)}`;
+      return json({ method: 'GET', path: `/policies${query}`, signal: opts.signal }, { subject: 'GET /policies' }, parsePolicies);
+    },
+    async agents(opts = {}) {
+      return json({ method: 'GET', path: '/agents', signal: opts.signal }, { subject: 'GET /agents' }, parseAgents);
+    },
+    async models(opts = {}) {
+      return json({ method: 'GET', path: '/v1/models', signal: opts.signal }, { subject: 'GET /v1/models' }, parseModels);
+    },
+    async health(opts = {}) {
+      return json({ method: 'GET', path: '/health', signal: opts.signal }, { subject: 'GET /health' }, parseHealth);
     },
     async close() {
       await dispatcher.destroy();

@@ -1,3 +1,4 @@
+import { agents } from './agents.js';
 import { ask } from './ask.js';
 import { cancel } from './cancel.js';
 import type { CommandEntry } from './command.js';
@@ -5,6 +6,8 @@ import { completionCommand } from './completion.js';
 import { continueCommand } from './continue.js';
 import { fork } from './fork.js';
 import { inject } from './inject.js';
+import { models } from './models.js';
+import { policies } from './policies.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
@@ -18,6 +21,9 @@ export const commands: readonly CommandEntry[] = [
   inject,
   cancel,
   sessions,
+  policies,
+  agents,
+  models,
   sim,
   completionCommand(() => commands),
 ];

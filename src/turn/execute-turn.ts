@@ -84,6 +84,6 @@ async function resolvePolicyId(conn: Connection, model: string): Promise<string>
   const ref = fromModel(model) ?? model;
   const policies = await conn.client.policies();
   const match = ref === '*' ? policies[0] : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
-  if (match === undefined) throw notFound(`unknown policy '${ref}'`, 'list policies with GET /policies, or choose agents with --agents A,B');
+  if (match === undefined) throw notFound(`unknown policy '${ref}'`, "list them with 'nsed policies', or choose agents with --agents A,B ('nsed agents' lists them)");
   return match.policy_id;
 }
