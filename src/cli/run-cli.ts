@@ -3,6 +3,7 @@ import { isGroup, type CommandDef, type CommandEntry, type CommandGroup, type Pa
 import { parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
+import type { LoadedConfig } from '../config-file.js';
 import { createContext, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
 import { exitCodeEpilog } from '../docs/topics.js';
 import { ExitCode, NsedError, toNsedError, wasReported } from '../errors.js';
@@ -56,9 +57,11 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
 
   let globals: GlobalOptions | undefined;
   try {
-    globals = parseGlobalOptions(selected.argv);
+    const config = await readConfigFor(selected.def, base.env, streams);
+    globals = parseGlobalOptions(selected.argv, config);
     const options = selected.def.parse(selected.argv);
-    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet });
+    const configColor = config.values.color;
+    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet, ...(configColor === undefined ? {} : { configColor }) });
     return await selected.def.run(options, createContext(base, io, globals, parts));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
@@ -68,6 +71,23 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
     }
     return reportError(err, streams, base.env);
   }
+}
+
+/**
+ * The config file, read once per run after the words are parsed (help and a lone --version
+ * never read it). A broken file stops every command but the ones that report it themselves.
+ */
+async function readConfigFor(def: CommandDef, env: ProcessContext['env'], streams: Pick<Streams, 'stderr'>): Promise<LoadedConfig> {
+  if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
+  const { loadConfig, unknownKeyError } = await import('../config-file.js');
+  const config = await loadConfig(env);
+  if (def.configFile === 'own') return config;
+  if (config.error !== undefined) throw config.error;
+  for (const key of config.unknown) {
+    const e = unknownKeyError(key);
+    streams.stderr.write(`nsed: warning: ${oneLine(config.path ?? '', 300)}: ${oneLine(e.message, 200)}, ignored; ${oneLine(e.hint ?? '', 300)}\n`);
+  }
+  return config;
 }
 
 export function reportError(

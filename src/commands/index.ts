@@ -3,6 +3,7 @@ import { ask } from './ask.js';
 import { cancel } from './cancel.js';
 import type { CommandEntry } from './command.js';
 import { completionCommand } from './completion.js';
+import { config } from './config/index.js';
 import { continueCommand } from './continue.js';
 import { fork } from './fork.js';
 import { inject } from './inject.js';
@@ -24,6 +25,7 @@ export const commands: readonly CommandEntry[] = [
   policies,
   agents,
   models,
+  config,
   sim,
   completionCommand(() => commands),
 ];

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -16,7 +15,7 @@ export function policyCacheFile(home: string): string {
  */
 export async function writePolicyCache(home: string, entry: { url: string; tags: string[]; now: Date }): Promise<void> {
   const file = policyCacheFile(home);
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
     await mkdir(home, { recursive: true, mode: 0o700 });
     const body = { written: entry.now.toISOString(), url: entry.url, tags: [...new Set(entry.tags)] };

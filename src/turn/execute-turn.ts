@@ -24,11 +24,12 @@ export async function executeTurn(
   opts: TurnOptions,
 ): Promise<number> {
   const model = session.active_policy;
-  const native = opts.agents !== undefined || opts.rounds !== undefined;
+  const { agents, rounds } = councilChoice(ctx, opts);
+  const native = agents !== undefined || rounds !== undefined;
   let start: TurnStart;
   if (native) {
-    const policyId = opts.agents === undefined ? await resolvePolicyId(conn, model) : undefined;
-    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8));
+    const policyId = agents === undefined ? await resolvePolicyId(conn, model) : undefined;
+    start = buildNativeRequest(session, { agents, rounds, policyId }, ctx.randomHex(8));
   } else {
     const tools = await loadTools(opts.toolsFile);
     start = buildChatRequest(session, model, { stream: opts.stream, ...(tools === undefined ? {} : { tools }) });
@@ -77,6 +78,16 @@ export async function followPending(
     start,
   };
   return followTurn(ctx, conn, spec);
+}
+
+/**
+ * --agents and --rounds, else the config file's. A policy named for this run (-p, NSED_POLICY)
+ * chooses its own council, so the file's agents give way to it.
+ */
+function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | undefined; rounds: number | undefined } {
+  const file = ctx.globals.config.values;
+  const policyNamed = opts.policy !== undefined || (ctx.env['NSED_POLICY'] ?? '').trim() !== '';
+  return { agents: opts.agents ?? (policyNamed ? undefined : file.agents), rounds: opts.rounds ?? file.rounds };
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */
