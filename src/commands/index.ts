@@ -5,6 +5,7 @@ import type { CommandEntry } from './command.js';
 import { completionCommand } from './completion.js';
 import { config } from './config/index.js';
 import { continueCommand } from './continue.js';
+import { doctor } from './doctor.js';
 import { fork } from './fork.js';
 import { inject } from './inject.js';
 import { models } from './models.js';
@@ -26,6 +27,7 @@ export const commands: readonly CommandEntry[] = [
   agents,
   models,
   config,
+  doctor,
   sim,
   completionCommand(() => commands),
 ];
