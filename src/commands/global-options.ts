@@ -5,18 +5,21 @@ import { usageError } from '../errors.js';
 import { OUTPUT_MODES } from '../output/modes.js';
 import type { ParsedArgv } from './command.js';
 
+/** Names of the flags every command accepts, shown apart from a command's own in its --help. */
+export const GLOBAL_OPTION_NAMES = ['url', 'token-file', 'home', 'output', 'quiet', 'timeout', 'idle-timeout', 'color', 'sim', 'help', 'version'];
+
 /** The flags every command accepts. The token itself is never a flag: it would show in `ps`. */
 export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
   return y
-    .option('url', { type: 'string', describe: 'orchestrator base URL (env NSED_URL; default: the session\'s, else http://localhost:8080)', global: true })
+    .option('url', { type: 'string', describe: 'orchestrator base URL (env NSED_URL; see nsed doctor)', global: true })
     .option('token-file', { type: 'string', describe: 'read the bearer token from this file (or set NSED_TOKEN)', global: true })
     .option('home', { type: 'string', describe: 'store root (env NSED_HOME)', global: true })
     .option('output', { alias: 'o', choices: OUTPUT_MODES, defaultDescription: 'text', describe: 'output mode', global: true })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress on stderr', global: true })
     .option('timeout', { type: 'number', describe: 'whole-turn deadline in seconds', global: true })
     .option('idle-timeout', { type: 'number', defaultDescription: '90', describe: 'longest silence tolerated, in seconds', global: true })
-    .option('color', { type: 'boolean', default: true, describe: 'colour on stderr (--no-color to disable; NO_COLOR is honoured)', global: true })
-    .option('sim', { type: 'boolean', default: false, describe: 'run against a built-in simulator on a random loopback port', global: true });
+    .option('color', { type: 'boolean', default: true, describe: 'colour on stderr (--no-color, or NO_COLOR)', global: true })
+    .option('sim', { type: 'boolean', default: false, describe: 'use a built-in simulator on a loopback port', global: true });
 }
 
 const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
