@@ -35,7 +35,7 @@ async function onTerminal(args: string[]): Promise<string> {
   return out.replaceAll('\r\n', '\n');
 }
 
-describe('nsed policies', () => {
+describe('nsed policies', { timeout: 120_000 }, () => {
   it('prints one tab-separated line per policy on a pipe: id, name, tags, rounds, effort, mode', async () => {
     const r = await rig.run(['policies']);
     expect(r.code).toBe(0);
@@ -91,7 +91,7 @@ describe('nsed policies', () => {
   });
 });
 
-describe('nsed agents and nsed models', () => {
+describe('nsed agents and nsed models', { timeout: 120_000 }, () => {
   it('agents: TSV on a pipe, JSON on request', async () => {
     const r = await rig.run(['agents']);
     expect(r.code).toBe(0);
@@ -128,7 +128,7 @@ describe('nsed agents and nsed models', () => {
   });
 });
 
-describe('hints name the commands, not HTTP routes', () => {
+describe('hints name the commands, not HTTP routes', { timeout: 120_000 }, () => {
   it('an unknown policy points at nsed policies', async () => {
     const r = await rig.run(['ask', '-p', 'no-such-policy', '-o', 'final', 'hi']);
     expect(r.code).toBe(3);

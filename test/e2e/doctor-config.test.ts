@@ -39,7 +39,7 @@ async function doctor(args: string[] = [], env: Record<string, string | undefine
 
 const check = (report: DoctorJson, name: string): DoctorJson['checks'][number] | undefined => report.checks.find((c) => c.name === name);
 
-describe('nsed doctor', () => {
+describe('nsed doctor', { timeout: 120_000 }, () => {
   it('passes every check against a healthy simulator, one ✓ line each, and exits 0', async () => {
     const r = await rig.run(['doctor']);
     expect(r.code).toBe(0);
@@ -104,7 +104,7 @@ describe('nsed doctor', () => {
   });
 });
 
-describe('nsed config', () => {
+describe('nsed config', { timeout: 120_000 }, () => {
   it('set, get, list, unset and path; the file is 0600 and written whole', async () => {
     expect((await rig.run(['config', 'path'])).stdout).toBe(`${config}\n`);
     expect((await rig.run(['config', 'set', 'policy', 'fast'])).code).toBe(0);
@@ -152,7 +152,7 @@ describe('nsed config', () => {
   });
 });
 
-describe('precedence: flags > environment > config > built-in defaults', () => {
+describe('precedence: flags > environment > config > built-in defaults', { timeout: 120_000 }, () => {
   const precedenceConfig = (): string => join(dir, 'precedence.json');
 
   beforeAll(async () => {
