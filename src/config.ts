@@ -45,7 +45,7 @@ export function resolveUrlSource(
 
 /**
  * The bearer token: the trimmed contents of --token-file, else NSED_TOKEN, else the contents of
- * the config file's token_file. Never a flag value, never in the config file itself.
+ * the config file's token_file. Never a flag value (docs/reliability.md #73), never in the config file itself.
  */
 export async function readToken(
   tokenFile: string | undefined,
@@ -74,7 +74,7 @@ export async function readToken(
   return fromEnv;
 }
 
-/** #80: a bearer token over plain HTTP to anything but loopback travels in clear; say so once. */
+/** docs/reliability.md #80: a bearer token over plain HTTP to anything but loopback travels in clear; say so once. */
 export function cleartextWarning(url: string, token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
   const parsed = new URL(url);
