@@ -122,7 +122,7 @@ _nsed() {
       "config list"|"config ls") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "config path") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "doctor") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --hold --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
     esac

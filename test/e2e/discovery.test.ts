@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectError } from '../../src/api/network-errors.js';
-import { CLI, makeRig, parseNdjson, type Rig } from './harness.js';
+import { CLI, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {

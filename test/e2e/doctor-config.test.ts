@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim } from '../../src/sim/server.js';
-import { makeRig, type Rig } from './harness.js';
+import { makeRig, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 let dir: string;
