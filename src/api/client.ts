@@ -7,6 +7,7 @@ import type {
   InjectAck,
   JobResult,
   ModelInfo,
+  PendingToolCall,
   PolicyInfo,
 } from '../protocol/wire.js';
 import { Headers } from '../protocol/wire.js';
@@ -15,6 +16,7 @@ import { createDispatcher, proxyDisplay, type Env } from './dispatcher.js';
 import type { EventStream } from './event-stream.js';
 import { headerValue } from './http-errors.js';
 import { openStream, statusError, type Describe } from './open-stream.js';
+import { parseToolCalls } from './parse-tool-calls.js';
 import {
   parseAgents,
   parseChatCompletion,
@@ -62,6 +64,9 @@ export interface NsedClient {
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
   cancel(jobId: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** `POST /deliberation/{id}/tool-calls/{call_id}`: 404 unknown call, 409 no longer pending. */
+  answerToolCall(jobId: string, callId: string, result: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  toolCalls(jobId: string, opts?: { status?: 'pending'; signal?: AbortSignal }): Promise<PendingToolCall[]>;
   policies(opts?: { signal?: AbortSignal; tag?: string }): Promise<PolicyInfo[]>;
   agents(opts?: { signal?: AbortSignal }): Promise<AgentInfo[]>;
   models(opts?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
@@ -197,6 +202,14 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async cancel(jobId, opts = {}) {
       await call({ method: 'POST', path: `${job(jobId)}/cancel`, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'));
+    },
+    async answerToolCall(jobId, callId, result, opts = {}) {
+      const describe = { subject: `tool call '${showId(callId)}' of job '${showId(jobId)}'`, conflict: `tool call '${showId(callId)}' is no longer waiting (answered or expired)` };
+      await call({ method: 'POST', path: `${job(jobId)}/tool-calls/${encodeSegment(callId)}`, json: { result }, signal: opts.signal }, describe);
+    },
+    async toolCalls(jobId, opts = {}) {
+      const query = opts.status === undefined ? '' : `?status=${opts.status}`;
+      return json({ method: 'GET', path: `${job(jobId)}/tool-calls${query}`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), parseToolCalls);
     },
     async policies(opts = {}) {
       const query = opts.tag === undefined ? '' : `?tag=${encodeURIComponent(opts.tag)}`;

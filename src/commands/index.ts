@@ -13,6 +13,7 @@ import { policies } from './policies.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
+import { toolResult } from './tool-result.js';
 
 /** Every command, in the order `nsed --help` lists them. */
 export const commands: readonly CommandEntry[] = [
@@ -21,6 +22,7 @@ export const commands: readonly CommandEntry[] = [
   fork,
   resume,
   inject,
+  toolResult,
   cancel,
   sessions,
   policies,
