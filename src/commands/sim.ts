@@ -34,6 +34,8 @@ const CLIENT_OPTIONS = ['url', 'token-file', 'home', 'output', 'quiet', 'timeout
 export const sim: CommandDef<SimOptions> = {
   command: 'sim',
   describe: 'serve the simulated NSED orchestrator (prints "nsed sim listening on http://HOST:PORT" first)',
+  // The simulator is a server, not a client: nothing in the client's config file applies to it.
+  configFile: 'ignore',
   builder: (y) =>
     CLIENT_OPTIONS.reduce((acc, key) => acc.option(key, { hidden: true }), y)
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
