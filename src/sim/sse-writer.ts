@@ -59,6 +59,7 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
     while (!closed && !stalled && cursor < job.log.length) {
       const entry = job.log[cursor++];
       if (entry === undefined) break;
+      if (entry.close === true) return stop('end');
       sent += 1;
       wrote = true;
       const data = faults.malformedAt === sent ? entry.data.slice(0, Math.max(1, Math.floor(entry.data.length / 2))) : entry.data;

@@ -28,6 +28,7 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
     text: textContext(plan.question, plan.earlier),
     toolResults: [],
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
+    ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
   });
   sendJson(rq.res, 202, { job_id: plan.roomId });
 }
