@@ -23,12 +23,14 @@ export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
 
 /**
  * What one HTTP stream yields: the wire-derived events, and `end` once the server says the
- * turn is over (`finish_reason` seen and `[DONE]` received). `index` is the position of the
- * SSE data event in the stream that produced it (1-based), used as the resume cursor.
+ * stream is over: every choice finished with `stop` or `tool_calls`, or `[DONE]` arrived (then
+ * `finish_reason` is choice 0's, or null when it sent none). An end whose reason is not `stop`
+ * or `tool_calls` says the stream is over, not how the deliberation ended. `index` is the
+ * position of the SSE data event in the stream that produced it (1-based), the resume cursor.
  */
 export type StreamEvent =
   | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'tool-call'> & { index: number })
-  | { type: 'end'; finish_reason: string; index: number; mode?: string };
+  | { type: 'end'; finish_reason: string | null; index: number; mode?: string };
 
 /** Exhaustiveness check for switches over the union. */
 export function assertNever(value: never): never {

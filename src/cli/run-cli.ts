@@ -5,6 +5,7 @@ import type { CommandDef, CommandEnv, CommandGroup } from '../commands/command.j
 import type { Context } from '../commands/context.js';
 import { NDJSON_SCHEMA_VERSION } from '../api/events.js';
 import { ExitCode, NsedError, toNsedError, wasReported } from '../errors.js';
+import { EXIT_CODES_EPILOG } from '../docs/topics.js';
 import { toJsonLine } from '../output/ndjson.js';
 import { createIO } from '../terminal/create-io.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -93,7 +94,7 @@ function buildParser(args: string[], columns: number | undefined): Argv {
     .wrap(Math.min(100, columns ?? 100))
     .demandCommand(1, 'name a command')
     .recommendCommands()
-    .epilog('Exit codes: 0 ok, 2 usage, 3 not found, 4 auth, 5 server, 6 network, 7 conflict, 8 store, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).')
+    .epilog(EXIT_CODES_EPILOG)
     .fail((msg: string | undefined, err: Error | undefined) => {
       throw err ?? new NsedError('usage', msg ?? 'invalid arguments');
     });

@@ -11,18 +11,21 @@ export const resume: CommandDef = {
   describe: "reattach to the session's running deliberation; finish and record the turn",
   builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
   run: async (env, argv) => {
-    const [{ connect }, { followPending }, { statusWord }, { NsedError, notFound, toNsedError }] = await Promise.all([
+    const [{ connect }, { followPending }, { settlementOf }, { NsedError, notFound, toNsedError }, { upsertAssistantTurn }, { newTurnId }] = await Promise.all([
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
-      import('../protocol/job-status.js'),
+      import('../turn/settle.js'),
       import('../errors.js'),
+      import('../session/lineage.js'),
+      import('../session/ids.js'),
     ]);
     const { ctx } = env;
     const { store, session } = await openTarget(env, argv);
     const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
-      throw notFound(`nothing is pending in session ${id}`, `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`);
+      // The same code as inject and cancel with nothing running: scripts test one number.
+      throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'` });
     }
     const conn = await connect(env, session.orchestrator);
     try {
@@ -38,12 +41,29 @@ export const resume: CommandDef = {
         });
         throw notFound(`deliberation ${pending.job_id} is gone from the orchestrator; the turn stays interrupted`, 'its history expired or the orchestrator restarted; ask again with nsed continue');
       }
-      const status = statusWord(result.status);
-      if (status.startsWith('failed')) {
+      const settled = settlementOf(result);
+      if (settled.kind === 'failed' || settled.kind === 'cancelled') {
+        const why = settled.kind === 'failed' ? `failed: ${settled.reason}`.slice(0, 300) : 'was cancelled';
         await store.update(id, (s) => {
           if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
+          const existing = s.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+          upsertAssistantTurn(s, {
+            ...(existing ?? {}),
+            id: existing?.id ?? newTurnId(ctx.randomHex),
+            role: 'assistant',
+            kind: 'message',
+            content: existing?.content ?? '',
+            status: settled.kind,
+            ts: ctx.clock.now().toISOString(),
+            policy_id: pending.policy,
+            job_id: pending.job_id,
+            path: pending.path,
+            error: `deliberation ${why}`,
+          });
         });
-        throw new NsedError('server', `deliberation ${pending.job_id} ${result.status}`.slice(0, 300), { hint: `ask again with 'nsed continue -s ${id}'` });
+        throw new NsedError(settled.kind === 'failed' ? 'server' : 'cancelled', `deliberation ${pending.job_id} ${why}`, {
+          hint: `ask again with 'nsed continue -s ${id}'`,
+        });
       }
       const content = result.result?.trim() ?? '';
       return await followPending(
@@ -51,7 +71,7 @@ export const resume: CommandDef = {
         { store, conn },
         session,
         pending,
-        status === 'completed' ? { kind: 'result', jobId: pending.job_id, content } : { kind: 'attach', jobId: pending.job_id },
+        settled.kind === 'completed' ? { kind: 'result', jobId: pending.job_id, content } : { kind: 'attach', jobId: pending.job_id },
       );
     } finally {
       await conn.close();

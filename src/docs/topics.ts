@@ -34,28 +34,38 @@ export const FILES: Described[] = [
   { name: '~/.local/share/nsed', describe: 'the default store root (see NSED_HOME and XDG_DATA_HOME)' },
 ];
 
-const MEANINGS: Record<keyof typeof ExitCode, string> = {
-  ok: 'success',
-  bug: 'unexpected failure (a bug in nsed: the message says so)',
-  usage: 'usage: bad flags or arguments, an invalid id, an unwritable --out file',
-  notFound: 'not found: session, turn, job or policy',
-  auth: 'authentication: the orchestrator answered 401 or 403',
-  server: 'server: 5xx, a failed deliberation, a malformed stream',
-  network: 'network: connection refused, reset, DNS, TLS',
-  conflict: 'conflict: a deliberation is already running, or nothing is running to inject into or cancel',
-  store: 'store: a session file cannot be read, parsed or locked',
-  cancelled: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)',
-  toolPending: 'a tool call awaits its result: answer it with nsed continue --tool-result or nsed tool-result',
-  timeout: 'timeout: --timeout or --idle-timeout',
-  sighup: 'hung up (SIGHUP)',
-  interrupted: 'interrupted (SIGINT, Ctrl-C)',
-  terminated: 'terminated (SIGTERM)',
+/** Each exit code's word for `--help` and its meaning for README and the man page. */
+const MEANINGS: Record<keyof typeof ExitCode, { word: string; meaning: string }> = {
+  ok: { word: 'ok', meaning: 'success' },
+  bug: { word: 'bug', meaning: 'unexpected failure (a bug in nsed: the message says so)' },
+  usage: { word: 'usage', meaning: 'usage: bad flags or arguments, an invalid id, an unwritable --out file' },
+  notFound: { word: 'not found', meaning: 'not found: session, turn, job or policy' },
+  auth: { word: 'auth', meaning: 'authentication: the orchestrator answered 401 or 403' },
+  server: { word: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },
+  network: {
+    word: 'network',
+    meaning: 'network: connection refused, reset, DNS, TLS; or a stream cut off while the deliberation may still run (nsed resume)',
+  },
+  conflict: {
+    word: 'conflict',
+    meaning: 'conflict: a deliberation is already running on the session, or nothing is running (resume, inject, cancel)',
+  },
+  store: { word: 'store', meaning: 'store: a session file cannot be read, parsed or locked' },
+  cancelled: { word: 'cancelled', meaning: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)' },
+  toolPending: { word: 'tool pending', meaning: 'a tool call awaits its result (nsed continue --tool-result, nsed tool-result)' },
+  timeout: { word: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
+  sighup: { word: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },
+  interrupted: { word: 'interrupted (SIGINT)', meaning: 'interrupted (SIGINT, Ctrl-C)' },
+  terminated: { word: 'terminated (SIGTERM)', meaning: 'terminated (SIGTERM)' },
 };
 
 /** The exit-code table, from errors.ts: a code added there must be described here. */
-export const EXIT_CODES: Array<{ code: number; meaning: string }> = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>)
-  .map((k) => ({ code: ExitCode[k], meaning: MEANINGS[k] }))
+export const EXIT_CODES: Array<{ code: number; word: string; meaning: string }> = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>)
+  .map((k) => ({ code: ExitCode[k], ...MEANINGS[k] }))
   .sort((a, b) => a.code - b.code);
+
+/** The `--help` epilog: every exit code in one line. */
+export const EXIT_CODES_EPILOG = `Exit codes: ${EXIT_CODES.map((e) => `${e.code} ${e.word}`).join(', ')}.`;
 
 export const OUTPUT_MODES: Described[] = [
   { name: 'text', describe: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each' },

@@ -1,14 +1,21 @@
 import type { EventStream } from '../api/client.js';
+import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
 import type { StreamEvent } from '../api/events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import type { TurnDeps, TurnSpec } from './run-turn.js';
+import { settlementOf, type Settlement } from './settle.js';
+
+/** How a followed stream ended: by a documented finish, or as the orchestrator's /result says. */
+export type StreamOutcome = { kind: 'ended' } | { kind: 'settled'; settlement: Exclude<Settlement, { kind: 'running' }> };
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
  * `applied` events were already shown and are skipped (#33), and the retry budget resets
  * whenever a connection made progress (#31). The start request itself is never re-sent (#40).
+ * A stream that ends without `stop` or `tool_calls` (a bare `[DONE]`, another finish reason, a
+ * close) is settled by asking the orchestrator's /result, never guessed from the stream.
  */
 export async function followStream(
   deps: TurnDeps,
@@ -16,7 +23,7 @@ export async function followStream(
   apply: (e: StreamEvent) => void,
   currentJob: () => string | undefined,
   noteJob: (id: string) => Promise<void>,
-): Promise<void> {
+): Promise<StreamOutcome> {
   const { ctx } = deps;
   let stream: EventStream = await open(deps, spec.start, noteJob);
   if (stream.jobId !== undefined) await noteJob(stream.jobId);
@@ -39,10 +46,18 @@ export async function followStream(
             }
             continue;
           }
+          if (e.type === 'end' && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
+            // Not counted as applied: a replay brings the same end back, to be settled again.
+            const settled = await settle(deps, currentJob(), e.finish_reason);
+            if (settled !== undefined) return settled;
+            const running = new NsedError('network', unsettledReason(e.finish_reason), { drop: 'eof' });
+            askedAlready.add(running);
+            throw running;
+          }
           applied += 1;
           appliedPrint = fingerprint(appliedPrint, e);
           apply(e);
-          if (e.type === 'end') return;
+          if (e.type === 'end') return { kind: 'ended' };
         }
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -52,12 +67,65 @@ export async function followStream(
       const e = toNsedError(err);
       const job = currentJob();
       if (e.drop === undefined || job === undefined) throw e;
+      if (e.drop === 'eof' && !askedAlready.has(e)) {
+        // A close without [DONE] may be how this server ends any job: ask before resuming.
+        const settled = await settle(deps, job, undefined);
+        if (settled !== undefined) return settled;
+      }
       // The retry budget resets whenever the last connection made progress (#31).
       if (applied > appliedAtLastDrop) attempt = 0;
       appliedAtLastDrop = applied;
       stream = await reconnect(deps, job, e, () => ++attempt);
     }
   }
+}
+
+/** Drops whose job /result has just called running: resumed without asking twice. */
+const askedAlready = new WeakSet<NsedError>();
+
+function unsettledReason(finish: string | null): string {
+  return `the stream ended with ${finish === null ? '[DONE] and no finish_reason' : `finish_reason '${finish}'`} while the orchestrator still reports the deliberation running`;
+}
+
+/**
+ * Asks /result how the job ended. Undefined when it is still running or the orchestrator could
+ * not say (a 5xx, a network error): then the job is resumed, as after any drop. A 404 is
+ * definite: the job is gone, and the turn stays interrupted.
+ */
+export async function settle(deps: TurnDeps, jobId: string | undefined, finish: string | null | undefined): Promise<StreamOutcome | undefined> {
+  if (jobId === undefined) {
+    // Without a job id there is nothing to ask; such a stream cannot be resumed either.
+    throw new NsedError('server', `the stream ended with ${finish === null || finish === undefined ? 'no finish_reason' : `finish_reason '${finish}'`} and named no deliberation to ask about`);
+  }
+  let settlement: Settlement;
+  try {
+    settlement = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));
+  } catch (err) {
+    if (deps.ctx.signal.aborted) throw err;
+    const e = toNsedError(err);
+    if (e.code === 'not_found') throw gone(jobId);
+    return undefined;
+  }
+  return settlement.kind === 'running' ? undefined : { kind: 'settled', settlement };
+}
+
+/**
+ * Resuming stopped without a definite answer (5xx, 429, network errors): the job may still be
+ * producing it, so the turn stays interrupted with its marker, for a later `nsed resume` (#46).
+ */
+function gaveUp(jobId: string, last: NsedError): NsedError {
+  if (last.drop !== undefined || last.code === 'network') return last;
+  return new NsedError('network', `gave up resuming deliberation ${jobId} after ${MAX_RESUME_ATTEMPTS} attempts: ${last.message}`, {
+    cause: last,
+    drop: 'reset',
+    ...(last.status === undefined ? {} : { status: last.status }),
+  });
+}
+
+function gone(jobId: string): NsedError {
+  return new NsedError('not_found', `deliberation ${jobId} is no longer known to the orchestrator`, {
+    hint: 'its history expired; the partial answer is saved as interrupted',
+  });
 }
 
 async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
@@ -83,7 +151,7 @@ async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAt
   let last = cause;
   for (;;) {
     const attempt = nextAttempt();
-    if (attempt > MAX_RESUME_ATTEMPTS) throw last;
+    if (attempt > MAX_RESUME_ATTEMPTS) throw gaveUp(jobId, last);
     renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
     await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
     try {
@@ -91,9 +159,7 @@ async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAt
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);
-      if (e.code === 'not_found') {
-        throw new NsedError('not_found', `deliberation ${jobId} is no longer known to the orchestrator`, { hint: 'its history expired; the partial answer is saved as interrupted' });
-      }
+      if (e.code === 'not_found') throw gone(jobId);
       if (!isRetryableResumeError(e)) throw e;
       last = e;
     }

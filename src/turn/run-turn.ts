@@ -6,7 +6,9 @@ import type { Renderer } from '../output/renderer.js';
 import type { TurnPath, TurnStatus } from '../session/model.js';
 import type { TurnStart } from './build-request.js';
 import { completionEvents } from './completion-events.js';
-import { followStream } from './follow-stream.js';
+import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
+import { followStream, settle, type StreamOutcome } from './follow-stream.js';
+import { unshownRest } from './settle.js';
 import type { TurnRecorder } from './record-turn.js';
 import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
 
@@ -77,26 +79,44 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
 
   emit({ type: 'turn-start', session: spec.sessionId, turn: spec.assistantTurnId, policy: spec.policy, path: spec.path, url: deps.url });
   try {
+    let outcome: StreamOutcome = { kind: 'ended' };
     if (spec.start.kind === 'chat' && !spec.stream) {
       const { completion, jobId: header } = await deps.client.chat(spec.start.body, { threadKey: spec.start.threadKey, signal: ctx.signal });
       const events = completionEvents(completion, header);
       for (const e of events) {
         if (e.type === 'job') await noteJob(e.job_id);
-        else apply(e);
+        else if (e.type === 'end' && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
+          outcome = (await settle(deps, jobId, e.finish_reason)) ?? unsettledAnswer(jobId, e.finish_reason);
+        } else apply(e);
       }
     } else if (spec.start.kind === 'result') {
       await noteJob(spec.start.jobId);
       apply({ type: 'text', text: spec.start.content, index: 1 });
       apply({ type: 'end', finish_reason: 'stop', index: 1 });
     } else {
-      await followStream(deps, spec, apply, () => jobId, noteJob);
+      outcome = await followStream(deps, spec, apply, () => jobId, noteJob);
+    }
+    if (outcome.kind === 'settled') {
+      const s = outcome.settlement;
+      if (s.kind === 'failed') {
+        throw new NsedError('server', `deliberation ${jobId ?? ''} failed: ${s.reason}`.slice(0, 300), { hint: `ask again with 'nsed continue -s ${spec.sessionId}'` });
+      }
+      if (s.kind === 'completed') {
+        const rest = unshownRest(transcript.content, s.answer);
+        if (rest === undefined) {
+          renderer.onEvent({ type: 'reconnect', attempt: 0, reason: "the orchestrator's recorded answer differs from the streamed one; keeping the streamed one" });
+        } else if (rest !== '') {
+          apply({ type: 'text', text: rest, index: 0 });
+        }
+      }
+      apply({ type: 'end', finish_reason: s.kind === 'cancelled' ? 'cancelled' : 'stop', index: 0 });
     }
     const finishReason = transcript.finishReason ?? 'stop';
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
     record(deps, spec, transcript, status);
     await recorder.flush();
     if (status === 'cancelled') {
-      throw new NsedError('server', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, { hint: 'the turn is recorded as cancelled' });
+      throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, { hint: 'the turn is recorded as cancelled' });
     }
     emit({ type: 'finish', finish_reason: finishReason, content: transcript.content, session: spec.sessionId, turn: spec.assistantTurnId, job_id: jobId ?? null });
     await renderer.close();
@@ -105,8 +125,9 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const raw = toNsedError(err);
     const e = classify(err, ctx, spec.sessionId, jobId);
     if (transcript.finishReason !== 'cancelled') {
-      // A job that failed or was refused is over; one that was cut off may still be running.
-      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server'));
+      // A job that failed or was refused is over; one that was cut off, or whose orchestrator
+      // answered 5xx or 429, may still be running: only a definite answer ends it (#46).
+      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server' && !isTransientStatus(raw.status)));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
@@ -123,6 +144,14 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   }
 }
 
+/** A blocking answer whose end /result cannot settle: kept as interrupted, for `nsed resume`. */
+function unsettledAnswer(jobId: string | undefined, finish: string | null): never {
+  const why = finish === null ? 'no finish_reason' : `finish_reason '${finish}'`;
+  throw new NsedError('network', `the answer came with ${why} and the orchestrator could not say how deliberation ${jobId ?? ''} ended`, { drop: 'eof' });
+}
+
+const isTransientStatus = (status: number | undefined): boolean => status !== undefined && (status === 429 || status >= 500);
+
 function record(deps: TurnDeps, spec: TurnSpec, transcript: Transcript, status: TurnStatus, error?: string): void {
   const entry = { id: spec.assistantTurnId, transcript, status, policy: spec.policy, path: spec.path, ts: deps.ctx.clock.now().toISOString() };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
@@ -137,7 +166,8 @@ function classify(err: unknown, ctx: Context, sessionId: string, jobId: string |
     });
   }
   const e = toNsedError(err);
-  if (jobId !== undefined && (e.drop !== undefined || e.code === 'network' || e.code === 'timeout' || e.code === 'store')) {
+  const transient = e.drop !== undefined || e.code === 'network' || e.code === 'timeout' || e.code === 'store' || (e.code === 'server' && isTransientStatus(e.status));
+  if (jobId !== undefined && transient) {
     return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint: `nsed resume -s ${sessionId}`, cause: e });
   }
   return e;

@@ -10,6 +10,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import type { Context } from '../../src/commands/context.js';
 import { cliReference } from '../../src/docs/reference.js';
 import { generatedFiles } from '../../src/docs/generate.js';
+import { EXIT_CODES, EXIT_CODES_EPILOG } from '../../src/docs/topics.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION } from '../../src/session/model.js';
 import { CLI } from '../e2e/harness.js';
@@ -52,6 +53,12 @@ describe('the committed completion scripts', () => {
     const unknown = await cli(['completion'], { SHELL: '/bin/tcsh' });
     expect(unknown.code).toBe(2);
     expect((await cli(['completion', 'powershell'])).code).toBe(2);
+  });
+
+  it('--help lists every exit code, from the same table as README and the man page (issue 9 item 7)', async () => {
+    const help = (await cli(['--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(EXIT_CODES_EPILOG);
+    for (const e of EXIT_CODES) expect(EXIT_CODES_EPILOG).toContain(`${e.code} ${e.word}`);
   });
 
   it('declare exactly the flags the parser documents in --help for every command', async () => {

@@ -5,7 +5,7 @@
  * `nsed ...`; its `npm test` line is the suite itself and is skipped.
  *
  * An HTML comment right before a block tunes how it runs (invisible when rendered):
- *   <!-- test: sim=slow background wait-for="round 1/" exit=5 -->
+ *   <!-- test: sim=slow background wait-for="round 1/" exit=9 -->
  *   sim=slow      NSED_URL points at a simulator with 500 ms phases (default: 5 ms), for
  *                 examples that act on a deliberation while it runs
  *   background    start the block and go on once its output shows `wait-for`; it must end,

@@ -227,7 +227,9 @@ describe('a running deliberation refuses a second turn, and can be cancelled', (
     const cancel = await slower.run(['cancel', '-s', id]);
     expect(cancel.code, cancel.stderr).toBe(0);
     const r1 = await first.result;
-    expect(r1.code).toBe(5);
+    // Cancelled is not a server failure: its own code and NDJSON error code (issue 9 item 7).
+    expect(r1.code).toBe(9);
+    expect(parseNdjson(r1.stdout).at(-1)).toMatchObject({ type: 'error', code: 'cancelled', exit_code: 9 });
     const saved = await read(slower, id);
     expect(saved.pending_job).toBeUndefined();
     const answers = saved.turns.filter((t) => t.role === 'assistant');
