@@ -28,12 +28,12 @@ export async function followStream(
   let stream: EventStream = await open(deps, spec.start, noteJob);
   if (stream.jobId !== undefined) await noteJob(stream.jobId);
   let applied = 0;
-  let appliedPrint = 0;
+  let appliedPrint = FNV_OFFSET;
   let attempt = 0;
   let appliedAtLastDrop = -1;
   for (;;) {
     let seen = 0;
-    let replayPrint = 0;
+    let replayPrint = FNV_OFFSET;
     try {
       for await (const batch of stream.batches()) {
         for (const e of batch) {
@@ -79,6 +79,8 @@ export async function followStream(
     }
   }
 }
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
 
 /** Drops whose job /result has just called running: resumed without asking twice. */
 const askedAlready = new WeakSet<NsedError>();
@@ -166,8 +168,40 @@ async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAt
   }
 }
 
-/** A cheap running print of the event sequence: each event's type and size, not its text. */
+/**
+ * A running FNV-1a hash of what was applied: each event's type and content, so a replay that
+ * carries other text of the same length is caught, not spliced onto what was shown (#33, C5).
+ */
 function fingerprint(h: number, e: StreamEvent): number {
-  const size = e.type === 'text' || e.type === 'reasoning' ? e.text.length : e.type === 'job' ? e.job_id.length : e.type === 'round' ? e.round : 0;
-  return (Math.imul(h ^ (e.type.charCodeAt(0) * 64 + e.type.length), 16777619) + size) | 0;
+  let x = h;
+  const feed = (s: string): void => {
+    for (let i = 0; i < s.length; i++) x = Math.imul(x ^ s.charCodeAt(i), 16777619);
+    x = Math.imul(x ^ 0x1f, 16777619);
+  };
+  feed(e.type);
+  switch (e.type) {
+    case 'text':
+    case 'reasoning':
+      feed(e.text);
+      break;
+    case 'job':
+      feed(e.job_id);
+      break;
+    case 'round':
+      feed(`${e.round}/${e.total_rounds} ${e.scored ? 's' : 'u'} ${e.candidates.map((c) => `${c.agent_id}:${c.score}:${c.content_preview}`).join('|')}`);
+      break;
+    case 'injection':
+      feed(`${e.sequence} ${e.round} ${e.message}`);
+      break;
+    case 'finalized':
+      feed(`${e.chosen_agent_id} ${e.round}`);
+      break;
+    case 'tool-call':
+      feed(`${e.id} ${e.name} ${e.arguments}`);
+      break;
+    case 'end':
+      feed(e.finish_reason ?? '');
+      break;
+  }
+  return x | 0;
 }

@@ -66,10 +66,10 @@ describe('nsed resume', () => {
     expect((await read(slow, id)).pending_job).toBeUndefined();
   });
 
-  it('with nothing pending exits 3 with a hint', async () => {
+  it('with nothing running exits 7 (like inject and cancel) with a hint', async () => {
     const done = await slow.run(['ask', '-o', 'ndjson', '-p', 'passthrough', 'hi']);
     const r = await slow.run(['resume', '-s', sessionOf(done.stdout)]);
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/hint: /);
   });
 });
