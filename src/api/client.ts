@@ -5,7 +5,7 @@ import { createDispatcher, proxyDisplay, type Env } from './dispatcher.js';
 import type { EventStream } from './event-stream.js';
 import { headerValue } from './http-errors.js';
 import { openStream, statusError, type Describe } from './open-stream.js';
-import { parseChatCompletion, parseInjectAck, parseJobResult, parseJsonBody, parsePolicies, parseSubmit, unreadable } from './parse-responses.js';
+import { parseChatCompletion, parseInjectAck, parseJobList, parseJobResult, parseJsonBody, parsePolicies, parseSubmit, unreadable } from './parse-responses.js';
 import { showId } from './redact.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
 import { failureAfterSend, readText, send, type SendSpec, type Transport } from './transport.js';
@@ -39,6 +39,8 @@ export interface NsedClient {
   submit(body: DeliberationRequest, opts?: { signal?: AbortSignal }): Promise<{ job_id: string }>;
   resume(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
+  /** The caller's own jobs (protocol section 3.14). */
+  deliberations(opts?: { signal?: AbortSignal }): Promise<Array<{ job_id: string; status: string }>>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
   cancel(jobId: string, opts?: { signal?: AbortSignal }): Promise<void>;
   policies(opts?: { signal?: AbortSignal }): Promise<PolicyInfo[]>;
@@ -166,6 +168,9 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async result(jobId, opts = {}) {
       return json({ method: 'GET', path: `${job(jobId)}/result`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), (v) => parseJobResult(v, jobId));
+    },
+    async deliberations(opts = {}) {
+      return json({ method: 'GET', path: '/deliberations', signal: opts.signal }, { subject: 'GET /deliberations' }, parseJobList);
     },
     async inject(jobId, message, opts = {}) {
       return json({ method: 'POST', path: `${job(jobId)}/inject`, json: { message }, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'), parseInjectAck);

@@ -15,27 +15,34 @@ export const continueCommand: CommandDef = {
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
     const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
-    const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
+    const [{ connect }, { executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),
       import('./shared/reconcile.js'),
+      import('../turn/claim.js'),
       import('./shared/start-session.js'),
       import('../protocol/policy-ref.js'),
       import('../session/ids.js'),
     ]);
-    const { store, session: before } = await openTarget(env, argv);
-    const id = before.id;
-    const conn = await connect(env, before.orchestrator);
+    const { store, session: found } = await openTarget(env, argv);
+    const id = found.id;
+    const conn = await connect(env, found.orchestrator);
     try {
       const { ctx } = env;
+      // Settle what earlier runs left (a dead owner's claim, a pending job) before claiming.
+      const before = await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal);
       const state = await reconcile.reconcilePending(conn.client, store, before, ctx.randomHex, () => ctx.clock.now());
-      if (state === 'running') throw reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
+      if (state === 'running') throw lease.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
+      const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
+      // One locked write checks that nothing runs and claims the session (the turn lease).
       const session = await store.update(id, (s) => {
+        lease.assertFree(s);
         if (opts.policy !== undefined) s.active_policy = toModel(opts.policy);
         if (opts.system !== undefined) s.system = opts.system;
         if (opts.title !== undefined) s.title = opts.title;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
+        s.claim = claim;
       });
       return await executeTurn(env, { store, conn }, session, userTurnId, opts);
     } finally {

@@ -24,6 +24,8 @@ export interface SimOptions {
   /** Routes this orchestrator answers 404 on, to stand in for an older server (e.g. `inject`). */
   withoutRoutes?: RouteName[];
   log?: (line: string) => void;
+  /** The simulator's timers; a test passes its own to hold deliberations between phases. */
+  timers?: TimerSet;
 }
 
 export interface SimServer {
@@ -38,7 +40,7 @@ export const SIM_DEFAULTS = { host: '127.0.0.1', port: 0, seed: 0, roundMs: 600,
 
 /** Starts the simulated orchestrator on a real socket; faults that cannot be parsed throw first. */
 export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
-  const timers = new TimerSet();
+  const timers = opts.timers ?? new TimerSet();
   const faults = new FaultBook();
   faults.set(opts.faults ?? []);
   const ctx: SimContext = {

@@ -153,7 +153,7 @@ function unsettledAnswer(jobId: string | undefined, finish: string | null): neve
 const isTransientStatus = (status: number | undefined): boolean => status !== undefined && (status === 429 || status >= 500);
 
 function record(deps: TurnDeps, spec: TurnSpec, transcript: Transcript, status: TurnStatus, error?: string): void {
-  const entry = { id: spec.assistantTurnId, transcript, status, policy: spec.policy, path: spec.path, ts: deps.ctx.clock.now().toISOString() };
+  const entry = { id: spec.assistantTurnId, transcript, status, policy: spec.policy, path: spec.path, ts: deps.ctx.clock.now().toISOString(), userTurn: spec.userTurnId };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
 }
 

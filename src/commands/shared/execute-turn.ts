@@ -6,6 +6,7 @@ import { newTurnId } from '../../session/ids.js';
 import type { PendingJob, Session } from '../../session/model.js';
 import type { SessionStore } from '../../session/store.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from '../../turn/build-request.js';
+import { releaseClaim } from '../../turn/claim.js';
 import { TurnRecorder } from '../../turn/record-turn.js';
 import { runTurn, type TurnSpec } from '../../turn/run-turn.js';
 import type { CommandEnv } from '../command.js';
@@ -14,10 +15,28 @@ import { loadTools, type TurnOptions } from './turn-options.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
- * recorded: picks the path (native when the council is chosen per request), builds the
+ * recorded (and, for a new turn, the session claimed for it): picks the path (native when the council is chosen per request), builds the
  * request from the lineage, and streams it through the renderer into the store.
  */
 export async function executeTurn(
+  env: CommandEnv,
+  deps: { store: SessionStore; conn: Connection },
+  session: Session,
+  userTurnId: string,
+  opts: TurnOptions,
+): Promise<number> {
+  try {
+    return await startTurn(env, deps, session, userTurnId, opts);
+  } catch (err) {
+    // A failure before the turn was recorded (a policy lookup, a tools file) must not leave the
+    // session claimed; once recorded, the claim is gone already and this writes nothing.
+    const claim = session.claim;
+    if (claim?.turn === userTurnId) await releaseClaim(deps.store, session.id, claim.token).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function startTurn(
   env: CommandEnv,
   deps: { store: SessionStore; conn: Connection },
   session: Session,

@@ -1,5 +1,5 @@
 import type { NsedClient } from '../../api/client.js';
-import { NsedError, toNsedError } from '../../errors.js';
+import { toNsedError } from '../../errors.js';
 import { statusWord } from '../../protocol/job-status.js';
 import { upsertAssistantTurn } from '../../session/lineage.js';
 import { newTurnId } from '../../session/ids.js';
@@ -73,11 +73,5 @@ async function clearPending(store: SessionStore, id: string, jobId: string, why?
     const turn = s.turns.find((t) => t.role === 'assistant' && t.job_id === jobId);
     if (turn !== undefined && turn.status === 'complete') return;
     if (turn !== undefined && why !== undefined) turn.error = why;
-  });
-}
-
-export function runningConflict(sessionId: string, jobId: string): NsedError {
-  return new NsedError('conflict', `session ${sessionId} has a deliberation still running (${jobId})`, {
-    hint: `steer it with 'nsed inject -s ${sessionId} MESSAGE', or follow it with 'nsed resume -s ${sessionId}'`,
   });
 }

@@ -2,6 +2,7 @@ import { toModel } from '../../protocol/policy-ref.js';
 import { newConversationId, newSessionId, newTurnId } from '../../session/ids.js';
 import { SESSION_VERSION, type Session, type Turn } from '../../session/model.js';
 import type { SessionStore } from '../../session/store.js';
+import { newClaim } from '../../turn/claim.js';
 import type { CommandEnv } from '../command.js';
 import type { TurnOptions } from './turn-options.js';
 
@@ -30,6 +31,8 @@ export async function startSession(
     orchestrator: init.orchestrator,
     conversation_id: newConversationId(ctx.randomHex),
     turns: [...(init.turns ?? []), userTurn(userTurnId, init.prompt, now)],
+    // Claimed from birth, so a run killed before its job id is known is reconciled like any other.
+    claim: newClaim(userTurnId, now, ctx.randomHex),
   };
   if (init.opts.system !== undefined) session.system = init.opts.system;
   if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
