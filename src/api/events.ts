@@ -3,6 +3,8 @@ import type { Candidate } from '../protocol/wire.js';
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of
  * design.md §3 (each NDJSON line is an event plus `v` and `seq`). Changing it is an API change.
+ * `injected` and `cancelled` are not turn events: each is the one terminal event of
+ * `inject --no-wait` and `cancel`, which acknowledge instead of following a turn.
  */
 export type NsedEvent =
   | { type: 'turn-start'; session: string; turn: string; policy: string; path: 'compat' | 'native'; url: string }
@@ -16,9 +18,14 @@ export type NsedEvent =
   | { type: 'tool-result'; id: string; content: string; exit_code: number }
   | { type: 'reconnect'; attempt: number; reason: string }
   | { type: 'finish'; finish_reason: string; content: string; session: string; turn: string; job_id: string | null }
+  | { type: 'injected'; session: string; job_id: string; sequence: number | null; round: number | null }
+  | { type: 'cancelled'; session: string; job_id: string }
   | { type: 'error'; code: string; exit_code: number; message: string };
 
 export type EventType = NsedEvent['type'];
+
+/** The events that end a run: exactly one of them is the last NDJSON line of every command. */
+export const TERMINAL_EVENTS: readonly EventType[] = ['finish', 'error', 'injected', 'cancelled'];
 export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
 
 /**

@@ -7,12 +7,12 @@ export const cancel: CommandDef = {
   describe: "cancel the session's running deliberation (Ctrl-C only detaches)",
   builder: (y) => withSessionTarget(y),
   run: async (env, argv) => {
-    const [{ connect }, { NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
+    const [{ connect }, { NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { acknowledge }] = await Promise.all([
       import('./shared/connection.js'),
       import('../errors.js'),
       import('../session/lineage.js'),
       import('../session/ids.js'),
-      import('../terminal/sanitize.js'),
+      import('../output/acknowledge.js'),
     ]);
     const { ctx } = env;
     const { store, session } = await openTarget(env, argv);
@@ -50,7 +50,7 @@ export const cancel: CommandDef = {
         });
         if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
       });
-      ctx.io.stderr.write(`cancelled deliberation ${sanitizeForTerminal(pending.job_id)} of session ${id}\n`);
+      await acknowledge(env.globals.output, ctx.io, { type: 'cancelled', session: id, job_id: pending.job_id });
       return 0;
     } finally {
       await conn.close();

@@ -69,9 +69,9 @@ export const EXIT_CODES_EPILOG = `Exit codes: ${EXIT_CODES.map((e) => `${e.code}
 
 export const OUTPUT_MODES: Described[] = [
   { name: 'text', describe: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each' },
-  { name: 'ndjson', describe: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run' },
+  { name: 'ndjson', describe: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event ends every run: finish or error, or injected for inject --no-wait, cancelled for cancel' },
   { name: 'final', describe: 'only the final answer, once the turn ends' },
-  { name: 'json', describe: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason' },
+  { name: 'json', describe: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason (inject --no-wait and cancel: their injected or cancelled event)' },
 ];
 
 export const EXPORT_FORMATS_DOC: Described[] = [

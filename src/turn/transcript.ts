@@ -98,6 +98,8 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       return next;
     }
     case 'turn-start':
+    case 'injected':
+    case 'cancelled':
     case 'tool-result':
     case 'reconnect':
     case 'error':

@@ -4,8 +4,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
-import { TimerSet } from '../../src/sim/timers.js';
 import { makeRig, parseNdjson, type Rig, type RunResult } from './harness.js';
+import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
  * The turn lease (issue 9 item 1): one turn at a time per session, decided in one locked step
@@ -13,32 +13,6 @@ import { makeRig, parseNdjson, type Rig, type RunResult } from './harness.js';
  * deliberations wait at their first phase boundary until the test releases them, so "still
  * running" is a fact the test sets, not a race against the clock.
  */
-
-const PHASE_MS = 7;
-
-/** The simulator's timers, with every phase timer held back while `held` (other timers run). */
-class HeldTimers extends TimerSet {
-  held = false;
-  private parked: Array<() => void> = [];
-  private waiters: Array<() => void> = [];
-
-  override after(ms: number, fn: () => void): NodeJS.Timeout | undefined {
-    if (ms !== PHASE_MS || !this.held) return super.after(ms, fn);
-    this.parked.push(fn);
-    for (const w of this.waiters.splice(0)) w();
-    return undefined;
-  }
-
-  /** Resolves once a deliberation waits at a phase boundary (its request has been taken). */
-  nextParked(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  release(): void {
-    this.held = false;
-    for (const fn of this.parked.splice(0)) super.after(0, fn);
-  }
-}
 
 let rig: Rig;
 let timers: HeldTimers;
