@@ -46,9 +46,11 @@ export async function followStream(
             }
             continue;
           }
-          if (e.type === 'end' && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
+          const job = currentJob();
+          // Without a job id there is nothing to ask (nor to resume): the stream's word stands.
+          if (e.type === 'end' && job !== undefined && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
             // Not counted as applied: a replay brings the same end back, to be settled again.
-            const settled = await settle(deps, currentJob(), e.finish_reason);
+            const settled = await settle(deps, job);
             if (settled !== undefined) return settled;
             const running = new NsedError('network', unsettledReason(e.finish_reason), { drop: 'eof' });
             askedAlready.add(running);
@@ -69,7 +71,7 @@ export async function followStream(
       if (e.drop === undefined || job === undefined) throw e;
       if (e.drop === 'eof' && !askedAlready.has(e)) {
         // A close without [DONE] may be how this server ends any job: ask before resuming.
-        const settled = await settle(deps, job, undefined);
+        const settled = await settle(deps, job);
         if (settled !== undefined) return settled;
       }
       // The retry budget resets whenever the last connection made progress (#31).
@@ -94,11 +96,7 @@ function unsettledReason(finish: string | null): string {
  * not say (a 5xx, a network error): then the job is resumed, as after any drop. A 404 is
  * definite: the job is gone, and the turn stays interrupted.
  */
-export async function settle(deps: TurnDeps, jobId: string | undefined, finish: string | null | undefined): Promise<StreamOutcome | undefined> {
-  if (jobId === undefined) {
-    // Without a job id there is nothing to ask; such a stream cannot be resumed either.
-    throw new NsedError('server', `the stream ended with ${finish === null || finish === undefined ? 'no finish_reason' : `finish_reason '${finish}'`} and named no deliberation to ask about`);
-  }
+export async function settle(deps: TurnDeps, jobId: string): Promise<StreamOutcome | undefined> {
   let settlement: Settlement;
   try {
     settlement = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));

@@ -85,8 +85,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       const events = completionEvents(completion, header);
       for (const e of events) {
         if (e.type === 'job') await noteJob(e.job_id);
-        else if (e.type === 'end' && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
-          outcome = (await settle(deps, jobId, e.finish_reason)) ?? unsettledAnswer(jobId, e.finish_reason);
+        else if (e.type === 'end' && jobId !== undefined && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
+          outcome = (await settle(deps, jobId)) ?? unsettledAnswer(jobId, e.finish_reason);
         } else apply(e);
       }
     } else if (spec.start.kind === 'result') {
@@ -145,9 +145,9 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
 }
 
 /** A blocking answer whose end /result cannot settle: kept as interrupted, for `nsed resume`. */
-function unsettledAnswer(jobId: string | undefined, finish: string | null): never {
+function unsettledAnswer(jobId: string, finish: string | null): never {
   const why = finish === null ? 'no finish_reason' : `finish_reason '${finish}'`;
-  throw new NsedError('network', `the answer came with ${why} and the orchestrator could not say how deliberation ${jobId ?? ''} ended`, { drop: 'eof' });
+  throw new NsedError('network', `the answer came with ${why} and the orchestrator could not say how deliberation ${jobId} ended`, { drop: 'eof' });
 }
 
 const isTransientStatus = (status: number | undefined): boolean => status !== undefined && (status === 429 || status >= 500);

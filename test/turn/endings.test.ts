@@ -188,6 +188,18 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
     expect(r.seen).toContain(`POST /deliberation/${JOB}/resume`);
   });
 
+  it('bare [DONE] from a server that named no job (a roomless reply): nothing to ask, the answer stands', async () => {
+    const r = await turn({
+      chat: (_q, res) => {
+        sseHead(res);
+        res.end(ev(chunk({ role: 'assistant' })) + text('Hi.') + DONE);
+      },
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.seen).toEqual(['POST /v1/chat/completions']);
+    expect(answer(r.session)).toMatchObject({ status: 'complete', content: 'Hi.' });
+  });
+
   it('a close without either and /result 404: interrupted, the partial answer kept', async () => {
     const r = await turn({ chat: (_q, res) => stream(res, ROLE + text('part')) });
     expect(r.error).toMatchObject({ code: 'not_found' });
