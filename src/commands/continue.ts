@@ -1,10 +1,17 @@
+import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { openTarget, withSessionTarget } from './shared/session-target.js';
-import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+
+export interface ContinueOptions {
+  target: SessionTarget;
+  prompt: string[];
+  turn: TurnOptions;
+}
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
-export const continueCommand: CommandDef = {
+export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
   builder: (y) =>
@@ -12,39 +19,39 @@ export const continueCommand: CommandDef = {
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
-  run: async (env, argv) => {
-    const opts = toTurnOptions(argv);
-    const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
-    const [{ connect }, { executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
-      import('./shared/reconcile.js'),
+  parse: (argv) => ({ turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt']), target: parseSessionTarget(argv) }),
+  run: async (opts, ctx) => {
+    const prompt = await readPrompt(opts.prompt, ctx.io);
+    const [{ executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
+      import('../turn/execute-turn.js'),
+      import('../turn/reconcile.js'),
       import('../turn/claim.js'),
-      import('./shared/start-session.js'),
+      import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),
       import('../session/ids.js'),
     ]);
-    const { store, session: found } = await openTarget(env, argv);
+    const found = await readTarget(ctx, opts.target);
     const id = found.id;
-    const conn = await connect(env, found.orchestrator);
+    const conn = await ctx.connect(found.orchestrator);
     try {
-      const { ctx } = env;
+      const store = await ctx.store();
       // Settle what earlier runs left (a dead owner's claim, a pending job) before claiming.
       const before = await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal);
-      const state = await reconcile.reconcilePending(conn.client, store, before, ctx.randomHex, () => ctx.clock.now());
-      if (state === 'running') throw lease.runningConflict(id, before.pending_job?.job_id ?? '');
+      const state = await reconcile.reconcilePending(ctx, conn, before);
+      if (state === 'running') throw reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
+      const { turn } = opts;
       // One locked write checks that nothing runs and claims the session (the turn lease).
       const session = await store.update(id, (s) => {
         lease.assertFree(s);
-        if (opts.policy !== undefined) s.active_policy = toModel(opts.policy);
-        if (opts.system !== undefined) s.system = opts.system;
-        if (opts.title !== undefined) s.title = opts.title;
+        if (turn.policy !== undefined) s.active_policy = toModel(turn.policy);
+        if (turn.system !== undefined) s.system = turn.system;
+        if (turn.title !== undefined) s.title = turn.title;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
         s.claim = claim;
       });
-      return await executeTurn(env, { store, conn }, session, userTurnId, opts);
+      return await executeTurn(ctx, conn, session, userTurnId, turn);
     } finally {
       await conn.close();
     }

@@ -1,13 +1,20 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { openTarget, withSessionTarget } from './shared/session-target.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+
+export interface InjectOptions {
+  target: SessionTarget;
+  message: string[];
+  /** Follow the deliberation to its answer after the acknowledgement. */
+  wait: boolean;
+}
 
 /**
  * `nsed inject MESSAGE... [-s ID | --last] [--no-wait]`: steer a running deliberation from
  * another terminal (POST /deliberation/{job}/inject), record the message as an injection turn,
  * then follow the job to its answer unless --no-wait.
  */
-export const inject: CommandDef = {
+export const inject: CommandDef<InjectOptions> = {
   command: 'inject [message..]',
   describe: "steer the session's running deliberation from another terminal",
   builder: (y) =>
@@ -15,31 +22,30 @@ export const inject: CommandDef = {
       .positional('message', { type: 'string', array: true, describe: 'the guidance (- for stdin)' })
       .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
-  run: async (env, argv) => {
-    const [{ connect }, { followPending }, { injectMessage }, { acknowledge }, { sanitizeForTerminal }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
-      import('./shared/send-injection.js'),
+  parse: (argv) => ({ message: promptWords(argv['message']), target: parseSessionTarget(argv), wait: argv['wait'] !== false }),
+  run: async (opts, ctx) => {
+    const [{ followPending }, { injectMessage }, { acknowledge }, { sanitizeForTerminal }] = await Promise.all([
+      import('../turn/execute-turn.js'),
+      import('../turn/send-injection.js'),
       import('../output/acknowledge.js'),
       import('../terminal/sanitize.js'),
     ]);
-    const { ctx } = env;
-    const wait = argv['wait'] !== false;
-    const message = await readPrompt(promptWords(argv['message']), ctx.io, 'message');
-    const { store, session } = await openTarget(env, argv);
-    const id = session.id;
-    const conn = await connect(env, session.orchestrator);
+    const message = await readPrompt(opts.message, ctx.io, 'message');
+    const session = await readTarget(ctx, opts.target);
+    const conn = await ctx.connect(session.orchestrator);
     try {
-      const sent = await injectMessage(env, { store, conn }, session, message, wait);
+      const sent = await injectMessage(ctx, conn, session, message, opts.wait);
       const { sequence, round } = sent.placed;
-      if (!wait) {
+      if (!opts.wait) {
         // The acknowledgement is the whole result: one terminal event in every output mode.
-        await acknowledge(env.globals.output, ctx.io, { type: 'injected', session: id, job_id: sent.pending.job_id, sequence, round });
+        await acknowledge(ctx.globals.output, ctx.io, { type: 'injected', session: session.id, job_id: sent.pending.job_id, sequence, round });
         return 0;
       }
       if (sent.kind === 'answered') return 0;
-      ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(sent.pending.job_id)} at round ${round ?? '?'} (sequence ${sequence ?? '?'})\n`);
-      return await followPending(env, { store, conn }, await store.read(id), sent.pending);
+      ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(sent.pending.job_id)} at round ${round ?? '?'} (sequence ${sequence ?? '?'})
+`);
+      const store = await ctx.store();
+      return await followPending(ctx, conn, await store.read(session.id), sent.pending);
     } finally {
       await conn.close();
     }

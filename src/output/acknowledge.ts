@@ -1,6 +1,7 @@
-import type { EventOf } from '../api/events.js';
+import type { EventOf } from '../events.js';
 import type { IO } from '../terminal/io.js';
-import { createRenderer, type OutputMode } from './renderer.js';
+import type { OutputMode } from './modes.js';
+import { createRenderer } from './renderer.js';
 import { assertStdoutWritten } from './session-write.js';
 
 /**

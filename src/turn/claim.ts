@@ -4,6 +4,7 @@ import { NsedError, toNsedError } from '../errors.js';
 import { isAlive } from '../session/lock.js';
 import type { Session, TurnClaim } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
+import { runningConflict } from './reconcile.js';
 
 /**
  * The turn lease: one turn at a time per session. A command that sends a turn checks that
@@ -29,12 +30,6 @@ export function claimOwnerDead(claim: TurnClaim): boolean {
 export function assertFree(s: Session): void {
   if (s.pending_job !== undefined) throw runningConflict(s.id, s.pending_job.job_id);
   if (s.claim !== undefined) throw claimConflict(s.id, s.claim);
-}
-
-export function runningConflict(sessionId: string, jobId: string): NsedError {
-  return new NsedError('conflict', `session ${sessionId} has a deliberation still running (${jobId})`, {
-    hint: `steer it with 'nsed inject -s ${sessionId} MESSAGE', or follow it with 'nsed resume -s ${sessionId}'`,
-  });
 }
 
 function claimConflict(sessionId: string, claim: TurnClaim): NsedError {

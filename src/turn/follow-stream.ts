@@ -1,11 +1,12 @@
 import type { EventStream } from '../api/client.js';
 import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
-import type { StreamEvent } from '../api/events.js';
+import { eofError } from '../api/stream-processor.js';
+import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
-import type { TurnDeps, TurnSpec } from './run-turn.js';
 import { settlementOf, type Settlement } from './settle.js';
+import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /** How a followed stream ended: by a documented finish, or as the orchestrator's /result says. */
 export type StreamOutcome = { kind: 'ended' } | { kind: 'settled'; settlement: Exclude<Settlement, { kind: 'running' }> };
@@ -63,7 +64,7 @@ export async function followStream(
         }
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw new NsedError('network', 'the stream ended before the deliberation finished (no [DONE])', { drop: 'eof' });
+      throw eofError();
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);

@@ -1,11 +1,18 @@
-import type { CommandDef } from '../command.js';
+import { stringList, type CommandDef } from '../command.js';
+
+export interface RmOptions {
+  /** Session ids or unique prefixes; all must resolve, or nothing is removed. */
+  ids: string[];
+  /** Also remove sessions whose deliberation is still running. */
+  force: boolean;
+}
 
 /**
  * `nsed sessions rm ID...`: every id is resolved before anything is deleted, so an unknown or
  * ambiguous id (exit 3 or 2) removes nothing at all; a session whose deliberation is still
  * running is kept unless --force (its `ask` would otherwise fail to record the answer).
  */
-export const rm: CommandDef = {
+export const rm: CommandDef<RmOptions> = {
   command: 'rm <ids..>',
   describe: 'delete sessions from the store (all named ids must exist, or none is deleted)',
   aliases: ['remove'],
@@ -15,17 +22,17 @@ export const rm: CommandDef = {
       .option('force', { type: 'boolean', default: false, describe: 'also delete sessions whose deliberation is still running' })
       .example('nsed sessions rm 20261130-3f9a2c1b', 'delete one session')
       .example('nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'),
-  run: async (env, argv) => {
-    const [{ openStore }, { NsedError }] = await Promise.all([import('../shared/open-store.js'), import('../../errors.js')]);
-    const { ctx } = env;
-    const store = await openStore(env);
-    const named = Array.isArray(argv['ids']) ? argv['ids'].map(String) : [];
+  parse: (argv) => ({ ids: stringList(argv, 'ids'), force: argv['force'] === true }),
+  run: async (opts, ctx) => {
+    const { NsedError } = await import('../../errors.js');
+    const store = await ctx.store();
+    const named = opts.ids;
     const ids: string[] = [];
     for (const name of named) {
       const id = await store.resolve(name);
       if (!ids.includes(id)) ids.push(id);
     }
-    if (argv['force'] !== true) {
+    if (!opts.force) {
       // The listing index is enough to know the state; an unparsable file has none and may go.
       const { sessions } = await store.list();
       const running = sessions.filter((s) => s.state === 'running' && ids.includes(s.id)).map((s) => s.id);

@@ -1,18 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
-import type { ToolDefinition } from '../../protocol/wire.js';
-
-/** Options of every command that runs a turn (design.md §3). */
-export interface TurnOptions {
-  policy: string | undefined;
-  system: string | undefined;
-  title: string | undefined;
-  stream: boolean;
-  agents: string[] | undefined;
-  rounds: number | undefined;
-  toolsFile: string | undefined;
-}
+import type { TurnOptions } from '../../turn/turn-options.js';
+import { stringFlag, type ParsedArgv } from '../command.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -27,8 +16,9 @@ export function withTurnOptions(y: Argv): Argv {
     .option('tools', { type: 'string', describe: 'JSON file with OpenAI function tools to offer the council' });
 }
 
-export function toTurnOptions(argv: Record<string, unknown>): TurnOptions {
-  const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
+/** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
+export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
+  const str = (k: string): string | undefined => stringFlag(argv, k);
   let agents: string[] | undefined;
   const rawAgents = str('agents');
   if (rawAgents !== undefined) {
@@ -38,9 +28,12 @@ export function toTurnOptions(argv: Record<string, unknown>): TurnOptions {
     if (agents.length < 2) throw usageError('--agents needs at least two agent names', 'e.g. --agents CortexA,CortexB,CortexC');
   }
   let rounds: number | undefined;
-  if (argv['rounds'] !== undefined) {
-    rounds = argv['rounds'] as number;
-    if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100) throw usageError('--rounds must be a whole number from 1 to 100');
+  const rawRounds = argv['rounds'];
+  if (rawRounds !== undefined) {
+    if (typeof rawRounds !== 'number' || !Number.isInteger(rawRounds) || rawRounds < 1 || rawRounds > 100) {
+      throw usageError('--rounds must be a whole number from 1 to 100');
+    }
+    rounds = rawRounds;
   }
   const policy = str('policy');
   if (policy !== undefined && policy.trim() === '') throw usageError('--policy is empty', 'e.g. -p deep');
@@ -53,23 +46,4 @@ export function toTurnOptions(argv: Record<string, unknown>): TurnOptions {
     rounds,
     toolsFile: str('tools'),
   };
-}
-
-/** --tools FILE: an array of OpenAI function tools (or `{"tools": [...]}`). */
-export async function loadTools(file: string | undefined): Promise<ToolDefinition[] | undefined> {
-  if (file === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? 'not valid JSON';
-    throw usageError(`cannot read --tools ${file}: ${why}`, 'give a JSON array of {"type":"function","function":{"name":...}} objects');
-  }
-  const list = Array.isArray(parsed) ? parsed : (parsed as { tools?: unknown } | null)?.tools;
-  if (!Array.isArray(list)) throw usageError(`--tools ${file} holds no array of tools`);
-  return list.map((t, i) => {
-    const fn = (t as { function?: { name?: unknown } } | null)?.function;
-    if (typeof fn?.name !== 'string' || fn.name === '') throw usageError(`tool #${i + 1} in ${file} has no function name`);
-    return t as ToolDefinition;
-  });
 }

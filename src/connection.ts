@@ -1,7 +1,15 @@
-import type { NsedClient } from '../../api/client.js';
-import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from '../../config.js';
-import { sanitizeForTerminal } from '../../terminal/sanitize.js';
-import type { CommandEnv } from '../command.js';
+import type { NsedClient } from './api/client.js';
+import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from './config.js';
+import { sanitizeForTerminal } from './terminal/sanitize.js';
+import type { IO } from './terminal/io.js';
+
+/** What opening a connection reads (the global options by another name: this module stays below the Context). */
+export interface ConnectInput {
+  io: IO;
+  env: Readonly<Record<string, string | undefined>>;
+  now(): Date;
+  globals: { sim: boolean; url: string | undefined; tokenFile: string | undefined; idleTimeoutS: number; timeoutS: number | undefined };
+}
 
 export interface Connection {
   client: NsedClient;
@@ -17,8 +25,8 @@ export interface Connection {
  * port; otherwise --url, NSED_URL, the session's recorded orchestrator, or the default. A
  * session that ran on the simulator goes back to a simulator of its own.
  */
-export async function connect(env: CommandEnv, recorded?: string): Promise<Connection> {
-  const { ctx, globals } = env;
+export async function connect(ctx: ConnectInput, recorded?: string): Promise<Connection> {
+  const { globals } = ctx;
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
@@ -27,7 +35,7 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
   let stopSim: (() => Promise<void>) | undefined;
   let token: string | undefined;
   if (useSim) {
-    const { startSim } = await import('../../sim/server.js');
+    const { startSim } = await import('./sim/server.js');
     const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env) });
     url = sim.url;
     stopSim = () => sim.close();
@@ -35,13 +43,13 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
     url = resolveUrl(globals.url, ctx.env, recorded);
     token = await readToken(globals.tokenFile, ctx.env, warn);
   }
-  const { createClient } = await import('../../api/client.js');
+  const { createClient } = await import('./api/client.js');
   const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
   const client = createClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
     idleTimeoutMs: Math.round(globals.idleTimeoutS * 1000),
-    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.clock.now().getTime() + Math.round(globals.timeoutS * 1000) }),
+    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.now().getTime() + Math.round(globals.timeoutS * 1000) }),
     env: ctx.env,
     ...(debug === undefined ? {} : { debug }),
   });
