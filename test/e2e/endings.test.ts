@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
  * Endings through the real CLI against `nsed sim` (issue 9 items 3, 5, 7): the simulator ends
@@ -15,16 +16,19 @@ interface Saved {
 }
 
 let fast: Rig;
-// Slow phases, so the cancel from a second process lands while the job runs: the first process
-// is waited on by its output (its first round), and the job has ~10 more phases of 3 s left.
-let slow: Rig;
+// Deliberations held at a phase boundary, so the cancel from a second process lands while the
+// job runs, however slow the machine.
+let held: Rig;
+let timers: HeldTimers;
 beforeAll(async () => {
   fast = await makeRig();
-  slow = await makeRig({ roundMs: 3_000 });
+  timers = new HeldTimers();
+  held = await makeRig({ roundMs: PHASE_MS, timers });
 });
 afterAll(async () => {
+  timers.release();
   await fast.close();
-  await slow.close();
+  await held.close();
 });
 
 const read = async (rig: Rig, id: string): Promise<Saved> =>
@@ -59,19 +63,21 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
   });
 
   it('cancelled from a second terminal: recorded cancelled, exit 9, NDJSON error code cancelled', async () => {
-    slow.sim.setFaults([`end=${ending}`]);
-    const first = slow.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Rewrite the billing service'], { timeoutMs: 120_000 });
+    held.sim.setFaults([`end=${ending}`]);
+    timers.held = true;
+    const first = held.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Rewrite the billing service'], { timeoutMs: 120_000 });
     let out = '';
     first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    await waitForOutput(first, (o) => o.includes('"type":"round"'), 60_000);
+    await waitForOutput(first, (o) => o.includes('"type":"job"'), 60_000);
     const id = sessionOf(out);
-    const cancel = await slow.run(['cancel', '-s', id]);
+    const cancel = await held.run(['cancel', '-s', id]);
+    timers.release();
     expect(cancel.code, cancel.stderr).toBe(0);
     const r = await first.result;
-    slow.sim.setFaults([]);
+    held.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(9);
     expect(parseNdjson(r.stdout).at(-1)).toMatchObject({ type: 'error', code: 'cancelled', exit_code: 9 });
-    const saved = await read(slow, id);
+    const saved = await read(held, id);
     expect(lastAnswer(saved)).toMatchObject({ status: 'cancelled' });
     expect(saved.pending_job).toBeUndefined();
   }, 120_000);
