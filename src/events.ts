@@ -2,7 +2,7 @@ import type { Candidate } from './protocol/wire.js';
 
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of
- * design.md §3 (each NDJSON line is an event plus `v` and `seq`). Changing it is an API change.
+ * docs/ndjson.md (each NDJSON line is an event plus `v` and `seq`). Changing it is an API change.
  * `injected` and `cancelled` are not turn events: each is the one terminal event of
  * `inject --no-wait` and `cancel`, which acknowledge instead of following a turn.
  */

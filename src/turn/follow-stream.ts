@@ -13,10 +13,10 @@ export type StreamOutcome = { kind: 'ended' } | { kind: 'settled'; settlement: E
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
- * `applied` events were already shown and are skipped (#33), and the retry budget resets
- * whenever a connection made progress (#31). The start request itself is never re-sent (#40).
- * A stream that ends without `stop` or `tool_calls` (a bare `[DONE]`, another finish reason, a
- * close) is settled by asking the orchestrator's /result, never guessed from the stream.
+ * `applied` events were already shown and are skipped, and the retry budget resets whenever a
+ * connection made progress. The start request itself is never re-sent (docs/reliability.md #33,
+ * #31, #40). A stream that ends without `stop` or `tool_calls` (a bare `[DONE]`, another finish
+ * reason, a close) is settled by asking the orchestrator's /result, never guessed from the stream.
  */
 export async function followStream(
   deps: TurnDeps,
@@ -41,7 +41,7 @@ export async function followStream(
           seen += 1;
           if (seen <= applied) {
             replayPrint = fingerprint(replayPrint, e);
-            // A replay that is not what was shown cannot be unshown; say so rather than splice silently (#33).
+            // What was shown cannot be unshown: say the replay differs, never splice (docs/reliability.md #33).
             if (seen === applied && replayPrint !== appliedPrint) {
               deps.renderer.onEvent({ type: 'reconnect', attempt, reason: 'the replay differs from what was already shown; continuing from it' });
             }
@@ -75,7 +75,7 @@ export async function followStream(
         const settled = await settle(deps, job);
         if (settled !== undefined) return settled;
       }
-      // The retry budget resets whenever the last connection made progress (#31).
+      // The retry budget resets whenever the last connection made progress (docs/reliability.md #31).
       if (applied > appliedAtLastDrop) attempt = 0;
       appliedAtLastDrop = applied;
       stream = await reconnect(deps, job, e, () => ++attempt);
@@ -112,7 +112,7 @@ export async function settle(deps: TurnDeps, jobId: string): Promise<StreamOutco
 
 /**
  * Resuming stopped without a definite answer (5xx, 429, network errors): the job may still be
- * producing it, so the turn stays interrupted with its marker, for a later `nsed resume` (#46).
+ * producing it, so the turn stays interrupted with its marker, for a later `nsed resume` (docs/reliability.md #46).
  */
 function gaveUp(jobId: string, last: NsedError): NsedError {
   if (last.drop !== undefined || last.code === 'network') return last;
@@ -169,7 +169,7 @@ async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAt
 
 /**
  * A running FNV-1a hash of what was applied: each event's type and content, so a replay that
- * carries other text of the same length is caught, not spliced onto what was shown (#33, C5).
+ * carries other text of the same length is caught, not spliced onto what was shown (docs/reliability.md #33, C5).
  */
 function fingerprint(h: number, e: StreamEvent): number {
   let x = h;

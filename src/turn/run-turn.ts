@@ -12,7 +12,7 @@ import type { TurnDeps, TurnSpec } from './turn-spec.js';
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
- * The one loop over a turn's events (design.md §2): bytes become events in api/, and here each
+ * The one loop over a turn's events (data flows one way): bytes become events in api/, and here each
  * event goes to the renderer and the recorder; followStream handles drops. Every run ends with
  * exactly one terminal event, finish or error, and a recorded assistant turn.
  */
@@ -25,7 +25,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     transcript = applyEvent(transcript, e);
     renderer.onEvent(e);
   };
-  // Resolves once the pending marker is durable; the job is shown only after that (#36).
+  // Resolves once the pending marker is durable; the job is shown only after that (docs/reliability.md #36).
   const noteJob = async (id: string): Promise<void> => {
     if (jobId !== undefined) return;
     jobId = id;
@@ -109,7 +109,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const e = classify(err, ctx, spec.sessionId, jobId);
     if (transcript.finishReason !== 'cancelled') {
       // A job that failed or was refused is over; one that was cut off, or whose orchestrator
-      // answered 5xx or 429, may still be running: only a definite answer ends it (#46).
+      // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
       const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server' && !isTransientStatus(raw.status)));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }

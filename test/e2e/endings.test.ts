@@ -83,7 +83,7 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
   }, 120_000);
 });
 
-describe('no answer given up (issue 9 item 3, #46, C6)', () => {
+describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
   it('resume answering 503 every time: exit 6, turn interrupted with its marker; nsed resume then recovers the answer', async () => {
     fast.sim.setFaults([]);
     const reference = parseNdjson((await fast.run(['ask', '-o', 'ndjson', 'Design a rate limiter'])).stdout);

@@ -118,7 +118,7 @@ async function turn(routes: Routes): Promise<{ events: NsedEvent[]; error: unkno
 
 const answer = (s: Session) => s.turns.find((t) => t.role === 'assistant');
 
-describe('stop or tool_calls ends the turn without [DONE] (issue 9 item 5, #23)', () => {
+describe('stop or tool_calls ends the turn without [DONE] (issue 9 item 5, reliability #23)', () => {
   it('a stop finish ends the turn though the connection stays open and [DONE] never comes', async () => {
     const r = await turn({ chat: (_q, res) => stream(res, ROLE + text('The answer.') + STOP, 'hold') });
     expect(r.error).toBeUndefined();
@@ -207,7 +207,7 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
   });
 });
 
-describe('no answer given up while the server may still produce it (issue 9 item 3, #46, C6)', () => {
+describe('no answer given up while the server may still produce it (issue 9 item 3, reliability #46, C6)', () => {
   it('resume answering 503 every time leaves the turn interrupted with its marker, exit 6', async () => {
     const r = await turn({
       chat: (_q, res) => stream(res, ROLE + text('part')),
@@ -224,7 +224,7 @@ describe('no answer given up while the server may still produce it (issue 9 item
 
 const running: Route = (_q, res) => json(res, 200, { job_id: JOB, status: 'running', result: null });
 
-describe('a replay that differs is reported, never spliced silently (issue 9 item 4, #33, C5)', () => {
+describe('a replay that differs is reported, never spliced silently (issue 9 item 4, reliability #33, C5)', () => {
   it('catches other text of the same length in the replayed prefix', async () => {
     const r = await turn({
       chat: (_q, res) => stream(res, ROLE + text('abc') + text('def')),
