@@ -14,9 +14,9 @@ export type StreamOutcome = { kind: 'ended' } | { kind: 'settled'; settlement: E
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
  * `applied` events were already shown and are skipped, and the retry budget resets whenever a
- * connection made progress. The start request itself is never re-sent (docs/reliability.md #33,
- * #31, #40). A stream that ends without `stop` or `tool_calls` (a bare `[DONE]`, another finish
- * reason, a close) is settled by asking the orchestrator's /result, never guessed from the stream.
+ * connection made progress. The start request itself is never re-sent
+ * (docs/reliability.md #33, #31, #40). A stream that ends without `stop` or `tool_calls` (a bare
+ * `[DONE]`, another finish reason, a close) is settled by asking the orchestrator's /result.
  */
 export async function followStream(
   deps: TurnDeps,

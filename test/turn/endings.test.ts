@@ -15,9 +15,10 @@ import { chunk } from '../api/fixtures.js';
 import { sseHead, startServer, type Route, type ScriptedServer } from '../api/helpers.js';
 
 /**
- * How a turn ends when the stream does not say it plainly (issue 9 items 3, 4, 5; reliability
- * #23, #26, #33, #46, C5, C6): a scripted orchestrator over real HTTP, the real client, the real
- * turn loop and a real temp store. Only the clock is a stand-in (backoff sleeps return at once).
+ * How a turn ends when the stream does not say it plainly (issue 9 items 3, 4, 5;
+ * docs/reliability.md #23, #26, #33, #46, C5, C6): a scripted orchestrator over real HTTP, the
+ * real client, the real turn loop and a real temp store. Only the clock is a stand-in (backoff
+ * sleeps return at once).
  */
 
 const JOB = 'oc-thread-1-1700000000000';
