@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
@@ -33,11 +33,11 @@ async function running() {
 describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', () => {
   it('-o ndjson: exactly one line each, the terminal event injected or cancelled', async () => {
     const { child, session, job } = await running();
-    const injected = await rig.run(['inject', '-s', session, '--no-wait', '-o', 'ndjson', 'Keep it small']);
+    const injected = await rig.runProcess(['inject', '-s', session, '--no-wait', '-o', 'ndjson', 'Keep it small']);
     expect(injected.code, injected.stderr).toBe(0);
     expect(parseNdjson(injected.stdout)).toEqual([{ v: 1, seq: 1, type: 'injected', session, job_id: job, sequence: 1, round: 1 }]);
 
-    const cancelled = await rig.run(['cancel', '-s', session, '-o', 'ndjson']);
+    const cancelled = await rig.runProcess(['cancel', '-s', session, '-o', 'ndjson']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(parseNdjson(cancelled.stdout)).toEqual([{ v: 1, seq: 1, type: 'cancelled', session, job_id: job }]);
     timers.release();
@@ -45,7 +45,7 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
 
     // Nothing running any more: one error event, exit 7, from both.
     for (const args of [['inject', '--no-wait', 'late'], ['cancel']]) {
-      const r = await rig.run([...args, '-s', session, '-o', 'ndjson']);
+      const r = await rig.runProcess([...args, '-s', session, '-o', 'ndjson']);
       expect(r.code).toBe(7);
       expect(parseNdjson(r.stdout)).toEqual([expect.objectContaining({ type: 'error', code: 'conflict', exit_code: 7 })]);
     }
@@ -53,12 +53,12 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
 
   it('-o json: one object each, the acknowledgement (sequence, round) and the cancelled job', async () => {
     const { child, session, job } = await running();
-    const injected = await rig.run(['inject', '-s', session, '--no-wait', '-o', 'json', 'Keep it small']);
+    const injected = await rig.runProcess(['inject', '-s', session, '--no-wait', '-o', 'json', 'Keep it small']);
     expect(injected.code, injected.stderr).toBe(0);
     expect(JSON.parse(injected.stdout)).toEqual({ type: 'injected', session, job_id: job, sequence: 1, round: 1 });
     expect(injected.stdout.trim().split('\n')).toHaveLength(1);
 
-    const cancelled = await rig.run(['cancel', '-s', session, '-o', 'json']);
+    const cancelled = await rig.runProcess(['cancel', '-s', session, '-o', 'json']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toEqual({ type: 'cancelled', session, job_id: job });
     timers.release();
@@ -67,15 +67,15 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
 
   it('text: the acknowledgement on stderr; final: nothing (there is no answer); stdout empty in both', async () => {
     const { child, session, job } = await running();
-    const injected = await rig.run(['inject', '-s', session, '--no-wait', 'Keep it small']);
+    const injected = await rig.runProcess(['inject', '-s', session, '--no-wait', 'Keep it small']);
     expect(injected.code, injected.stderr).toBe(0);
     expect(injected.stdout).toBe('');
     expect(injected.stderr).toContain(`injected into deliberation ${job} at round 1 (sequence 1)`);
-    const quiet = await rig.run(['inject', '-s', session, '--no-wait', '-o', 'final', 'And cheap']);
+    const quiet = await rig.runProcess(['inject', '-s', session, '--no-wait', '-o', 'final', 'And cheap']);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stdout).toBe('');
     expect(quiet.stderr).not.toContain('injected into');
-    const cancelled = await rig.run(['cancel', '-s', session]);
+    const cancelled = await rig.runProcess(['cancel', '-s', session]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(cancelled.stdout).toBe('');
     expect(cancelled.stderr).toContain(`cancelled deliberation ${job} of session ${session}`);

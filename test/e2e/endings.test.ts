@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
@@ -39,9 +39,9 @@ const lastAnswer = (s: Saved) => s.turns.filter((t) => t.role === 'assistant').a
 describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (ending) => {
   it('completed: the answer, exit 0', async () => {
     fast.sim.setFaults([]);
-    const reference = parseNdjson((await fast.run(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues'])).stdout);
+    const reference = parseNdjson((await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues'])).stdout);
     fast.sim.setFaults([`end=${ending}`]);
-    const r = await fast.run(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues']);
+    const r = await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues']);
     fast.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(0);
     const content = (reference.at(-1) as { content: string }).content;
@@ -53,7 +53,7 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
 
   it('failed: recorded failed, exit 5, NDJSON error code server', async () => {
     fast.sim.setFaults([`end=${ending};fail-at-round=1`]);
-    const r = await fast.run(['ask', '-o', 'ndjson', 'This one fails']);
+    const r = await fast.runProcess(['ask', '-o', 'ndjson', 'This one fails']);
     fast.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(5);
     expect(parseNdjson(r.stdout).at(-1)).toMatchObject({ type: 'error', code: 'server', exit_code: 5, message: expect.stringMatching(/quorum lost/) });
@@ -70,7 +70,7 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
     first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitForOutput(first, (o) => o.includes('"type":"job"'), 60_000);
     const id = sessionOf(out);
-    const cancel = await held.run(['cancel', '-s', id]);
+    const cancel = await held.runProcess(['cancel', '-s', id]);
     timers.release();
     expect(cancel.code, cancel.stderr).toBe(0);
     const r = await first.result;
@@ -86,9 +86,9 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
 describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
   it('resume answering 503 every time: exit 6, turn interrupted with its marker; nsed resume then recovers the answer', async () => {
     fast.sim.setFaults([]);
-    const reference = parseNdjson((await fast.run(['ask', '-o', 'ndjson', 'Design a rate limiter'])).stdout);
+    const reference = parseNdjson((await fast.runProcess(['ask', '-o', 'ndjson', 'Design a rate limiter'])).stdout);
     fast.sim.setFaults(['chat:drop-after=4;times=1', 'resume:status=503;times=5']);
-    const r = await fast.run(['ask', '-o', 'ndjson', 'Design a rate limiter'], { timeoutMs: 120_000 });
+    const r = await fast.runProcess(['ask', '-o', 'ndjson', 'Design a rate limiter'], { timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(6);
     const events = parseNdjson(r.stdout);
     expect(events.at(-1)).toMatchObject({ type: 'error', code: 'network', exit_code: 6 });
@@ -98,7 +98,7 @@ describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
     expect(cut.pending_job).toBeDefined();
     expect(lastAnswer(cut)).toMatchObject({ status: 'interrupted' });
 
-    const again = await fast.run(['resume', '-s', id, '-o', 'json'], { timeoutMs: 120_000 });
+    const again = await fast.runProcess(['resume', '-s', id, '-o', 'json'], { timeoutMs: 120_000 });
     fast.sim.setFaults([]);
     expect(again.code, again.stderr).toBe(0);
     const content = (reference.at(-1) as { content: string }).content;
@@ -110,10 +110,10 @@ describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
 
   it('resume with nothing running exits 7, as inject and cancel do (issue 9 item 7)', async () => {
     fast.sim.setFaults([]);
-    const done = await fast.run(['ask', '-p', 'fast', '-o', 'ndjson', 'A quick one']);
+    const done = await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'A quick one']);
     const id = sessionOf(done.stdout);
     for (const args of [['resume'], ['inject', 'more'], ['cancel']]) {
-      const r = await fast.run([...args, '-s', id]);
+      const r = await fast.runProcess([...args, '-s', id]);
       expect(r.code, `${args[0] ?? ''}: ${r.stderr}`).toBe(7);
       expect(r.stderr).toMatch(/^nsed: nothing is running in session /m);
     }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
-import { makeRig, parseNdjson, type Rig, type RunResult } from './harness.js';
+import { makeRig, parseNdjson, type Rig, type RunResult } from '../harness/rig.js';
 import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
@@ -30,7 +30,7 @@ const read = async (id: string): Promise<Session> => JSON.parse(await readFile(f
 
 async function newSession(): Promise<string> {
   timers.release();
-  const first = await rig.run(['ask', '-p', 'fast', '-o', 'ndjson', 'Design a cache']);
+  const first = await rig.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Design a cache']);
   expect(first.code, first.stderr).toBe(0);
   return String(parseNdjson(first.stdout)[0]?.['session']);
 }
@@ -100,7 +100,7 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     expect(orphan.pending_job).toBeUndefined();
 
     // The next continue finds the job the dead process started, adopts it and refuses: it runs.
-    const second = await rig.run(['continue', '-s', id, 'another question'], { timeoutMs: 120_000 });
+    const second = await rig.runProcess(['continue', '-s', id, 'another question'], { timeoutMs: 120_000 });
     expect(second.code, second.stderr).toBe(7);
     expect(second.stderr).toMatch(/has a deliberation still running \(oc-/);
     const adopted = await read(id);
@@ -109,9 +109,9 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
 
     // Its answer is recovered, and the session is free again.
     timers.release();
-    const resumed = await rig.run(['resume', '-s', id, '-o', 'json'], { timeoutMs: 120_000 });
+    const resumed = await rig.runProcess(['resume', '-s', id, '-o', 'json'], { timeoutMs: 120_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
-    const next = await rig.run(['continue', '-s', id, '-p', 'fast', 'and now?'], { timeoutMs: 120_000 });
+    const next = await rig.runProcess(['continue', '-s', id, '-p', 'fast', 'and now?'], { timeoutMs: 120_000 });
     expect(next.code, next.stderr).toBe(0);
     const after = await read(id);
     expect(after.turns.slice(before.turns.length).map((t) => `${t.role}/${t.status}`)).toEqual([
@@ -128,7 +128,7 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     const s = await read(id);
     s.claim = { turn: 'tlost0000000', pid: gone, host: os.hostname(), token: 'deadbeefdeadbeef', since: new Date().toISOString() };
     await writeFile(file(id), JSON.stringify(s));
-    const r = await rig.run(['continue', '-s', id, '-p', 'fast', 'go on'], { timeoutMs: 120_000 });
+    const r = await rig.runProcess(['continue', '-s', id, '-p', 'fast', 'go on'], { timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
     const after = await read(id);
     expect(after.claim).toBeUndefined();
@@ -140,7 +140,7 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     const s = await read(id);
     s.claim = { turn: 'tlive0000000', pid: process.pid, host: os.hostname(), token: 'feedfacefeedface', since: new Date().toISOString() };
     await writeFile(file(id), JSON.stringify(s));
-    const r = await rig.run(['continue', '-s', id, 'go on']);
+    const r = await rig.runProcess(['continue', '-s', id, 'go on']);
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/a turn being sent by another nsed process \(pid \d+\)/);
     expect((await read(id)).turns.length).toBe(s.turns.length);

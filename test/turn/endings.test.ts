@@ -12,7 +12,7 @@ import type { SessionStore } from '../../src/session/store.js';
 import { TurnRecorder } from '../../src/turn/record-turn.js';
 import { runTurn, type TurnSpec } from '../../src/turn/run-turn.js';
 import { chunk } from '../api/fixtures.js';
-import { sseHead, startServer, type Route, type ScriptedServer } from '../api/helpers.js';
+import { sseHead, startServer, type Route, type ScriptedServer } from '../harness/scripted-server.js';
 
 /**
  * How a turn ends when the stream does not say it plainly (issue 9 items 3, 4, 5;
