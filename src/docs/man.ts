@@ -15,6 +15,7 @@ const FAULT_KEYS: Described[] = [
     name: 'end=bare-done|close',
     describe: "end the job's streams with a bare [DONE], or by closing, instead of the closing chunk (completed, failed or cancelled alike)",
   },
+  { name: 'call-tool=NAME', describe: 'the council calls tool NAME after round 1, whether or not it was offered' },
   { name: 'times=N', describe: 'apply to the first N matching requests only' },
 ];
 

@@ -2,6 +2,7 @@ import type { ChatCompletionChunk, FinishReason, InjectAck, NsedInjected, ToolCa
 import type { ChunkStamp } from './chunks.js';
 import type { RoundOutcome } from './council.js';
 import type { PolicyMode } from './policies.js';
+import { ToolCallBook } from './tool-calls.js';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 
@@ -21,7 +22,16 @@ export interface LogEntry {
   content: boolean;
   /** The end of a log whose streams close without `[DONE]` (ending `close`); `data` is empty. */
   close?: true;
+  /**
+   * Entries only one kind of stream shows. A compat answer (`segment`) ends where an agent
+   * blocks on a tool call, with `finish_reason: "tool_calls"` and `[DONE]`, while the job goes
+   * on; a stream that follows the whole job (`continuous`: resume) skips those and shows the
+   * call as a pending event instead.
+   */
+  view?: StreamView;
 }
+
+export type StreamView = 'segment' | 'continuous';
 
 /** What the job was asked, kept for `/details`. */
 export interface JobInfo {
@@ -33,6 +43,8 @@ export interface JobInfo {
   totalRounds: number;
   policy: string;
   mode: PolicyMode;
+  /** Which API started the job: a compat job's tool call closes its answer, a native one's does not. */
+  surface: 'compat' | 'native';
 }
 
 export const DONE = '[DONE]';
@@ -45,7 +57,9 @@ export class Job {
   status: JobStatus = 'running';
   failure: string | undefined;
   answer: string | null = null;
+  /** The calls that closed the latest compat segment (its `finish_reason: "tool_calls"`). */
   toolCalls: ToolCall[] | undefined;
+  readonly tools = new ToolCallBook();
   finishReason: FinishReason | undefined;
   readonly history: RoundOutcome[] = [];
   readonly log: LogEntry[] = [];
@@ -68,10 +82,30 @@ export class Job {
     });
   }
 
-  push(c: ChatCompletionChunk, content = false): void {
+  push(c: ChatCompletionChunk, content = false, view?: StreamView): void {
     if (this.status !== 'running') return;
-    this.log.push({ data: JSON.stringify(c), content });
+    this.log.push(view === undefined ? { data: JSON.stringify(c), content } : { data: JSON.stringify(c), content, view });
     this.notify();
+  }
+
+  /**
+   * Closes the current compat answer while the job runs on: the call chunk, then `[DONE]`, both
+   * seen only by the request that is answered here (a follow-up starts after them).
+   */
+  closeSegment(calls: ToolCall[], callChunk: ChatCompletionChunk): void {
+    if (this.status !== 'running') return;
+    this.toolCalls = calls;
+    this.log.push({ data: JSON.stringify(callChunk), content: false, view: 'segment' }, { data: DONE, content: false, view: 'segment' });
+    this.notify();
+  }
+
+  /** The log index where the answer a request at `from` receives ends (its `[DONE]` or close), if it has. */
+  segmentEnd(from: number): number | undefined {
+    for (let i = from; i < this.log.length; i++) {
+      const e = this.log[i];
+      if ((e?.data === DONE || e?.close === true) && e.view !== 'continuous') return i;
+    }
+    return undefined;
   }
 
   /**

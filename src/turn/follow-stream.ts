@@ -198,6 +198,9 @@ function fingerprint(h: number, e: StreamEvent): number {
     case 'tool-call':
       feed(`${e.id} ${e.name} ${e.arguments}`);
       break;
+    case 'tool-result':
+      feed(`${e.id} ${e.status} ${e.content}`);
+      break;
     case 'end':
       feed(e.finish_reason ?? '');
       break;

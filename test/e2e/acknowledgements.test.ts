@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
-import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
  * `inject --no-wait` and `cancel` speak every output mode (issue 9 item 8): one terminal event
@@ -9,19 +8,17 @@ import { HeldTimers, PHASE_MS } from './held-timers.js';
  */
 
 let rig: Rig;
-let timers: HeldTimers;
 beforeAll(async () => {
-  timers = new HeldTimers();
-  rig = await makeRig({ roundMs: PHASE_MS, timers });
+  rig = await makeRig();
 });
 afterAll(async () => {
-  timers.release();
+  rig.sim.control.releaseAll();
   await rig.close();
 });
 
 /** Starts an ask whose deliberation stays running; resolves once its job id is recorded. */
 async function running() {
-  timers.held = true;
+  rig.sim.control.hold = true;
   const child = rig.spawn(['ask', '-p', 'fast', '-o', 'ndjson', 'Design a cache'], { timeoutMs: 120_000 });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -40,7 +37,7 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
     const cancelled = await rig.runProcess(['cancel', '-s', session, '-o', 'ndjson']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(parseNdjson(cancelled.stdout)).toEqual([{ v: 1, seq: 1, type: 'cancelled', session, job_id: job }]);
-    timers.release();
+    rig.sim.control.releaseAll();
     expect((await child.result).code).toBe(9);
 
     // Nothing running any more: one error event, exit 7, from both.
@@ -61,7 +58,7 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
     const cancelled = await rig.runProcess(['cancel', '-s', session, '-o', 'json']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toEqual({ type: 'cancelled', session, job_id: job });
-    timers.release();
+    rig.sim.control.releaseAll();
     expect((await child.result).code).toBe(9);
   }, 180_000);
 
@@ -79,7 +76,7 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(cancelled.stdout).toBe('');
     expect(cancelled.stderr).toContain(`cancelled deliberation ${job} of session ${session}`);
-    timers.release();
+    rig.sim.control.releaseAll();
     expect((await child.result).code).toBe(9);
   }, 180_000);
 });

@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
-import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
  * Endings through the real CLI against `nsed sim` (issue 9 items 3, 5, 7): the simulator ends
@@ -16,17 +15,15 @@ interface Saved {
 }
 
 let fast: Rig;
-// Deliberations held at a phase boundary, so the cancel from a second process lands while the
-// job runs, however slow the machine.
+// Deliberations the simulator holds at a phase boundary, so the cancel from a second process
+// lands while the job runs, however slow the machine.
 let held: Rig;
-let timers: HeldTimers;
 beforeAll(async () => {
   fast = await makeRig();
-  timers = new HeldTimers();
-  held = await makeRig({ roundMs: PHASE_MS, timers });
+  held = await makeRig();
 });
 afterAll(async () => {
-  timers.release();
+  held.sim.control.releaseAll();
   await fast.close();
   await held.close();
 });
@@ -64,14 +61,14 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
 
   it('cancelled from a second terminal: recorded cancelled, exit 9, NDJSON error code cancelled', async () => {
     held.sim.setFaults([`end=${ending}`]);
-    timers.held = true;
+    held.sim.control.hold = true;
     const first = held.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Rewrite the billing service'], { timeoutMs: 120_000 });
     let out = '';
     first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitForOutput(first, (o) => o.includes('"type":"job"'), 60_000);
     const id = sessionOf(out);
     const cancel = await held.runProcess(['cancel', '-s', id]);
-    timers.release();
+    held.sim.control.releaseAll();
     expect(cancel.code, cancel.stderr).toBe(0);
     const r = await first.result;
     held.sim.setFaults([]);

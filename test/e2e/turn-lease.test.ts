@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
 import { makeRig, parseNdjson, type Rig, type RunResult } from '../harness/rig.js';
-import { HeldTimers, PHASE_MS } from './held-timers.js';
 
 /**
  * The turn lease (issue 9 item 1): one turn at a time per session, decided in one locked step
@@ -15,21 +14,29 @@ import { HeldTimers, PHASE_MS } from './held-timers.js';
  */
 
 let rig: Rig;
-let timers: HeldTimers;
 beforeAll(async () => {
-  timers = new HeldTimers();
-  rig = await makeRig({ roundMs: PHASE_MS, timers });
+  rig = await makeRig();
 });
 afterAll(async () => {
-  timers.release();
+  rig.sim.control.releaseAll();
   await rig.close();
 });
 
 const file = (id: string): string => join(rig.home, 'sessions', `${id}.json`);
 const read = async (id: string): Promise<Session> => JSON.parse(await readFile(file(id), 'utf8')) as Session;
 
+/** Resolves with the id of the next deliberation that waits at a phase boundary. */
+function nextParked(): Promise<string> {
+  return new Promise((resolve) => {
+    const off = rig.sim.control.on('parked', (jobId) => {
+      off();
+      resolve(jobId);
+    });
+  });
+}
+
 async function newSession(): Promise<string> {
-  timers.release();
+  rig.sim.control.releaseAll();
   const first = await rig.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Design a cache']);
   expect(first.code, first.stderr).toBe(0);
   return String(parseNdjson(first.stdout)[0]?.['session']);
@@ -52,12 +59,12 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
   it('8 parallel continues: exactly one runs, seven exit 7 with the inject/resume hint and write nothing', async () => {
     const id = await newSession();
     const before = await read(id);
-    timers.held = true;
+    rig.sim.control.hold = true;
     const children = Array.from({ length: 8 }, (_, k) => rig.spawn(['continue', '-s', id, '-o', 'ndjson', `follow-up ${k}`], { timeoutMs: 120_000 }));
     const results = children.map((c) => c.result);
     // The winner's job is held open, so all seven others meet a running turn however slow they are.
     const losers = await firstExits(results, 7);
-    timers.release();
+    rig.sim.control.releaseAll();
     const all = await Promise.all(results);
 
     expect(losers.map((r) => r.code)).toEqual(Array(7).fill(7));
@@ -87,10 +94,10 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
   it('kill -9 between the POST and the first byte: the dead claim is reconciled through GET /deliberations, then released', async () => {
     const id = await newSession();
     const before = await read(id);
-    timers.held = true;
+    rig.sim.control.hold = true;
     // --no-stream: the answer (and with it the job id) comes only when the deliberation ends,
     // so while it is held the process has sent the POST and seen no byte of the response.
-    const parked = timers.nextParked();
+    const parked = nextParked();
     const victim = rig.spawn(['continue', '-s', id, '--no-stream', 'a question lost in flight'], { timeoutMs: 120_000 });
     await parked;
     victim.kill('SIGKILL');
@@ -108,7 +115,7 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     expect(adopted.pending_job).toMatchObject({ job_id: expect.stringMatching(new RegExp(`^oc-${before.conversation_id}-\\d+`)), turn: orphan.turns.at(-1)?.id });
 
     // Its answer is recovered, and the session is free again.
-    timers.release();
+    rig.sim.control.releaseAll();
     const resumed = await rig.runProcess(['resume', '-s', id, '-o', 'json'], { timeoutMs: 120_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     const next = await rig.runProcess(['continue', '-s', id, '-p', 'fast', 'and now?'], { timeoutMs: 120_000 });
