@@ -8,7 +8,15 @@ export interface ConnectInput {
   io: IO;
   env: Readonly<Record<string, string | undefined>>;
   now(): Date;
-  globals: { sim: boolean; url: string | undefined; tokenFile: string | undefined; idleTimeoutS: number; timeoutS: number | undefined };
+  globals: {
+    sim: boolean;
+    url: string | undefined;
+    tokenFile: string | undefined;
+    idleTimeoutS: number;
+    timeoutS: number | undefined;
+    /** The config file's values: a url and token_file rank below the flags and the environment. */
+    config?: { values: { url?: string; token_file?: string } };
+  };
 }
 
 export interface Connection {
@@ -30,7 +38,10 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
-  const useSim = globals.sim || (recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined);
+  const configured = globals.config?.values;
+  const useSim =
+    globals.sim ||
+    (recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined && configured?.url === undefined);
   let url: string;
   let stopSim: (() => Promise<void>) | undefined;
   let token: string | undefined;
@@ -40,8 +51,8 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
     url = sim.url;
     stopSim = () => sim.close();
   } else {
-    url = resolveUrl(globals.url, ctx.env, recorded);
-    token = await readToken(globals.tokenFile, ctx.env, warn);
+    url = resolveUrl(globals.url, ctx.env, recorded, configured?.url);
+    token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
   }
   const { createClient } = await import('./api/client.js');
   const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
