@@ -1,7 +1,7 @@
 import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
-import { statusWord } from '../protocol/job-status.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
+import { settlementOf } from './settle.js';
 import type { TurnDeps } from './turn-spec.js';
 
 /**
@@ -58,21 +58,18 @@ export async function followNative(deps: TurnDeps, jobId: string, apply: (e: Str
 
 /** Asks `/result`; a job that is over is finished from it (true), one still running is not (false). */
 async function settled(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<boolean> {
-  const r = await deps.client.result(jobId, { signal: deps.ctx.signal });
-  const word = statusWord(r.status);
-  if (word === 'completed') {
-    const text = r.result?.trim() ?? '';
-    if (text !== '') apply({ type: 'text', text, index: 0 });
-    apply({ type: 'end', finish_reason: 'stop', index: 0 });
-    return true;
-  }
-  if (word === 'failed') {
-    const reason = r.status.slice(r.status.indexOf(':') + 1).trim();
-    if (/^cancell?ed$/i.test(reason)) {
+  const s = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));
+  switch (s.kind) {
+    case 'completed':
+      if (s.answer !== '') apply({ type: 'text', text: s.answer, index: 0 });
+      apply({ type: 'end', finish_reason: 'stop', index: 0 });
+      return true;
+    case 'cancelled':
       apply({ type: 'end', finish_reason: 'cancelled', index: 0 });
       return true;
-    }
-    throw new NsedError('server', `deliberation ${jobId} failed: ${reason === '' ? 'unknown' : reason}`);
+    case 'failed':
+      throw new NsedError('server', `deliberation ${jobId} failed: ${s.reason}`);
+    case 'running':
+      return false;
   }
-  return false;
 }
