@@ -90,7 +90,7 @@ function buildParser(args: string[], columns: number | undefined): Argv {
     .alias('version', 'V')
     .help()
     .alias('help', 'h')
-    .wrap(Math.min(100, columns ?? 100))
+    .wrap(Math.min(100, columns !== undefined && columns > 0 ? columns : 100))
     .demandCommand(1, 'name a command')
     .recommendCommands()
     .epilog('Exit codes: 0 ok, 2 usage, 3 not found, 4 auth, 5 server, 6 network, 7 conflict, 8 store, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).')
