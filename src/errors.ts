@@ -71,6 +71,11 @@ export class NsedError extends Error {
    * ended without `[DONE]`, was reset, went idle, or carried a malformed chunk.
    */
   readonly drop: StreamDrop | undefined;
+  /**
+   * Set when the request provably never reached the orchestrator (refused, unresolvable, no
+   * tunnel, or stopped before its headers went out): nothing can have started there.
+   */
+  readonly unsent: boolean;
 
   constructor(
     code: ErrorCode,
@@ -82,6 +87,7 @@ export class NsedError extends Error {
       retryAfterS?: number;
       status?: number;
       drop?: StreamDrop;
+      unsent?: boolean;
     } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -92,6 +98,7 @@ export class NsedError extends Error {
     this.retryAfterS = opts.retryAfterS;
     this.status = opts.status;
     this.drop = opts.drop;
+    this.unsent = opts.unsent === true;
   }
 }
 

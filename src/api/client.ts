@@ -18,7 +18,7 @@ export interface ClientConfig {
   /** Bearer token, sent as Authorization on every call. */
   token?: string;
   connectTimeoutMs?: number;
-  /** Time to response headers: default 30 s for quick requests, 60 s for streams; none for non-streaming chat. */
+  /** Time to response headers: default the idle timeout (at most 30 s for quick requests); none for non-streaming chat. */
   headersTimeoutMs?: number;
   /** Longest silence on a stream body, from the last byte received (comments count). */
   idleTimeoutMs: number;
@@ -46,7 +46,6 @@ export interface NsedClient {
 }
 
 const QUICK_HEADERS_MS = 30_000;
-const STREAM_HEADERS_MS = 60_000;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Ids travel as one path segment: everything outside [A-Za-z0-9_-] is percent-encoded, dots included (#77). */
@@ -95,8 +94,10 @@ export function createClient(cfg: ClientConfig): NsedClient {
     log,
   };
   const maxEventBytes = cfg.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const quickHeaders = cfg.headersTimeoutMs ?? QUICK_HEADERS_MS;
-  const streamHeaders = cfg.headersTimeoutMs ?? STREAM_HEADERS_MS;
+  // Silence before the headers is silence too: --idle-timeout bounds it (a quick request
+  // waits no longer than its own, shorter, limit).
+  const quickHeaders = cfg.headersTimeoutMs ?? Math.min(QUICK_HEADERS_MS, cfg.idleTimeoutMs);
+  const streamHeaders = cfg.headersTimeoutMs ?? cfg.idleTimeoutMs;
 
   /** A quick request whose 2xx answer is JSON (or, with `parse` undefined, ignored). */
   async function call<T>(spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>, describe: Describe, parse?: (v: unknown) => T | undefined): Promise<T | undefined> {
