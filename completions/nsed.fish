@@ -137,7 +137,7 @@ complete -c nsed -n '__nsed_is \'cancel\'' -s s -l session -x -a '(__nsed_sessio
 complete -c nsed -n '__nsed_is \'cancel\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s n -l limit -x -d 'show at most N sessions'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s p -l policy -x -d 'only sessions whose active policy is this (deep or nsed:deep)'
-complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l state -x -a 'running interrupted ok' -d 'only sessions in this state'
+complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l state -x -a 'ok running interrupted failed cancelled' -d 'only sessions in this state'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l json -d 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l ids -d 'print only the ids, one per line (what the completion scripts use)'
 complete -c nsed -n '__nsed_is \'sessions show\'' -l rounds -d 'add the recorded rounds: candidates, scores and claim verdicts'

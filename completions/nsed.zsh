@@ -51,7 +51,7 @@ _nsed_value() {
     ("cancel|-s"|"cancel|--session") _nsed_session_ids ;;
     ("sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit") _message 'n' ;;
     ("sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") _message 'policy' ;;
-    ("sessions ls|--state"|"sessions list|--state") compadd -- running interrupted ok ;;
+    ("sessions ls|--state"|"sessions list|--state") compadd -- ok running interrupted failed cancelled ;;
     ("sessions export|-f"|"sessions export|--format") compadd -- json markdown messages ndjson thread ;;
     ("sessions export|--out"|"sessions export|--file") _files ;;
     ("sim|--host") _message 'host' ;;

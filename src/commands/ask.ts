@@ -24,7 +24,7 @@ export const ask: CommandDef = {
     const conn = await connect(env);
     try {
       const { session, userTurnId } = await startSession(env, store, { prompt, opts, orchestrator: conn.orchestrator });
-      return await executeTurn(env, { store, conn }, session, userTurnId, opts);
+      return await executeTurn(env, { store, conn }, session, userTurnId, opts, true);
     } finally {
       await conn.close();
     }

@@ -72,7 +72,7 @@ export const fork: CommandDef = {
         forkedFrom,
         title,
       });
-      return await executeTurn(env, { store, conn }, session, userTurnId, inherited);
+      return await executeTurn(env, { store, conn }, session, userTurnId, inherited, true);
     } finally {
       await conn.close();
     }

@@ -104,7 +104,10 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   } catch (err) {
     const raw = toNsedError(err);
     const e = classify(err, ctx, spec.sessionId, jobId);
-    if (transcript.finishReason !== 'cancelled') {
+    // A request that never reached the orchestrator leaves nothing to record: the command
+    // forgets the turn instead (no empty session for --last to pick).
+    const neverSent = raw.unsent && jobId === undefined;
+    if (!neverSent && transcript.finishReason !== 'cancelled') {
       // A job that failed or was refused is over; one that was cut off may still be running.
       const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server'));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);

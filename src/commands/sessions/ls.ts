@@ -1,6 +1,5 @@
+import { SESSION_STATES } from '../../session/store.js';
 import type { CommandDef } from '../command.js';
-
-export const SESSION_STATES = ['running', 'interrupted', 'ok'] as const;
 
 /**
  * `nsed sessions ls`: the store's listing index, newest activity first. Only `store.list()` is

@@ -1,4 +1,4 @@
-import { notFound } from '../../errors.js';
+import { NsedError, notFound } from '../../errors.js';
 import { createRenderer } from '../../output/renderer.js';
 import { assertStdoutWritten } from '../../output/session-write.js';
 import { fromModel } from '../../protocol/policy-ref.js';
@@ -18,6 +18,36 @@ import { loadTools, type TurnOptions } from './turn-options.js';
  * request from the lineage, and streams it through the renderer into the store.
  */
 export async function executeTurn(
+  env: CommandEnv,
+  deps: { store: SessionStore; conn: Connection },
+  session: Session,
+  userTurnId: string,
+  opts: TurnOptions,
+  fresh = false,
+): Promise<number> {
+  try {
+    return await startTurn(env, deps, session, userTurnId, opts);
+  } catch (err) {
+    if (err instanceof NsedError && err.unsent) await forgetTurn(deps.store, session.id, userTurnId, fresh);
+    throw err;
+  }
+}
+
+/**
+ * A turn whose request never reached the orchestrator is forgotten: the session this command
+ * created (`fresh`) is removed, or the user turn it added taken back, so `--last` and the
+ * listing show what really happened. The error itself is what the user sees.
+ */
+async function forgetTurn(store: SessionStore, sessionId: string, userTurnId: string, fresh: boolean): Promise<void> {
+  try {
+    if (fresh) await store.remove(sessionId);
+    else await store.update(sessionId, (s) => void (s.turns = s.turns.filter((t) => t.id !== userTurnId)));
+  } catch {
+    // The turn stays recorded as it was; the original error matters more than this one.
+  }
+}
+
+async function startTurn(
   env: CommandEnv,
   deps: { store: SessionStore; conn: Connection },
   session: Session,
