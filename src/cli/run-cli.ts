@@ -83,7 +83,7 @@ function buildParser(args: string[], columns: number | undefined): Argv {
   let y = withGlobalOptions(yargs(args))
     .scriptName('nsed')
     .usage('nsed <command> [options]\n\nA command-line client for NSED deliberations.')
-    .parserConfiguration({ 'parse-positional-numbers': false, 'halt-at-non-option': false })
+    .parserConfiguration({ 'parse-positional-numbers': false, 'halt-at-non-option': false, 'populate--': true })
     .strict()
     .exitProcess(false)
     .version(VERSION)

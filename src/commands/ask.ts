@@ -13,7 +13,7 @@ export const ask: CommandDef = {
       .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
-    const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
+    const prompt = await readPrompt(promptWords(argv['prompt'], argv['--']), env.ctx.io);
     const [{ openStore }, { connect }, { startSession }, { executeTurn }] = await Promise.all([
       import('./shared/open-store.js'),
       import('./shared/connection.js'),

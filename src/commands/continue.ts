@@ -14,7 +14,7 @@ export const continueCommand: CommandDef = {
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
-    const prompt = await readPrompt(promptWords(argv['prompt']), env.ctx.io);
+    const prompt = await readPrompt(promptWords(argv['prompt'], argv['--']), env.ctx.io);
     const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('./shared/connection.js'),
       import('./shared/execute-turn.js'),

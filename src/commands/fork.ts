@@ -19,7 +19,7 @@ export const fork: CommandDef = {
       .example('nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'),
   run: async (env, argv) => {
     const opts = toTurnOptions(argv);
-    const prompt = promptWords(argv['prompt']);
+    const prompt = promptWords(argv['prompt'], argv['--']);
     const [{ openStore }, { resolveTurnRef }, { newConversationId, newSessionId }, { SESSION_VERSION }] = await Promise.all([
       import('./shared/open-store.js'),
       import('../session/lineage.js'),

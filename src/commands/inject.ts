@@ -22,7 +22,7 @@ export const inject: CommandDef = {
       import('./shared/send-injection.js'),
     ]);
     const { ctx } = env;
-    const message = await readPrompt(promptWords(argv['message']), ctx.io, 'message');
+    const message = await readPrompt(promptWords(argv['message'], argv['--']), ctx.io, 'message');
     const { store, session } = await openTarget(env, argv);
     const id = session.id;
     const conn = await connect(env, session.orchestrator);

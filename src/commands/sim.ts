@@ -30,6 +30,8 @@ export const sim: CommandDef = {
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw usageError(`--${k} must be a non-negative number`);
       return v;
     };
+    const port = num('port');
+    if (!Number.isInteger(port) || port > 65535) throw usageError('--port must be a whole number from 0 to 65535', '0 picks a free port');
     const faults = Array.isArray(argv['fault']) ? argv['fault'].map(String) : [];
     for (const f of faults) parseFaultSpec(f.replace(/^(chat|submit|resume|all):/, ''));
     const token = typeof argv['token'] === 'string' ? argv['token'] : env.ctx.env['NSED_SIM_TOKEN'];
@@ -37,7 +39,7 @@ export const sim: CommandDef = {
     await serveSim(
       {
         host: String(argv['host']),
-        port: num('port'),
+        port,
         seed: num('seed'),
         roundMs: num('round-ms'),
         keepaliveMs: num('keepalive-ms'),
