@@ -144,7 +144,7 @@ complete -c nsed -n '__nsed_is \'sessions show\'' -l rounds -d 'add the recorded
 complete -c nsed -n '__nsed_is \'sessions show\'' -l json -d 'the session as a JSON document, as export --format json writes it (also -o json)'
 complete -c nsed -n '__nsed_is \'sessions export\'' -s f -l format -x -a 'json markdown messages ndjson thread' -d 'export format'
 complete -c nsed -n '__nsed_is \'sessions export\'' -l out -l file -r -F -d 'write to FILE (atomically, mode 0600) instead of stdout'
-complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 'also delete sessions whose deliberation is still running'
+complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)'
 complete -c nsed -n '__nsed_is \'sim\'' -l host -x -d 'address to listen on'
 complete -c nsed -n '__nsed_is \'sim\'' -l port -x -d 'port (0 = a free one)'
 complete -c nsed -n '__nsed_is \'sim\'' -l seed -x -d 'seed for the simulated council'

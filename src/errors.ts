@@ -76,6 +76,8 @@ export class NsedError extends Error {
    * tunnel, or stopped before its headers went out): nothing can have started there.
    */
   readonly unsent: boolean;
+  /** Set on a 429/503 that proves no job was started (no job id came back): safe to send again. */
+  readonly nothingStarted: boolean;
 
   constructor(
     code: ErrorCode,
@@ -88,6 +90,7 @@ export class NsedError extends Error {
       status?: number;
       drop?: StreamDrop;
       unsent?: boolean;
+      nothingStarted?: boolean;
     } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -99,6 +102,7 @@ export class NsedError extends Error {
     this.status = opts.status;
     this.drop = opts.drop;
     this.unsent = opts.unsent === true;
+    this.nothingStarted = opts.nothingStarted === true;
   }
 }
 

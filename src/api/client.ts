@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatCompletion, ChatCompletionRequest, DeliberationRequest, InjectAck, JobResult, PolicyInfo } from '../protocol/wire.js';
 import { Headers } from '../protocol/wire.js';
 import { NsedError, usageError } from '../errors.js';
@@ -33,10 +34,16 @@ export interface ClientConfig {
   debug?: (line: string) => void;
 }
 
+/** Told before a refused start is sent again: the attempt about to be made and why. */
+export type OnStartRetry = (attempt: number, reason: string) => void;
+
 export interface NsedClient {
-  chatStream(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal; headers?: Record<string, string> }): Promise<EventStream>;
+  chatStream(
+    body: ChatCompletionRequest,
+    opts?: { threadKey?: string; signal?: AbortSignal; headers?: Record<string, string>; onRetry?: OnStartRetry },
+  ): Promise<EventStream>;
   chat(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal }): Promise<{ completion: ChatCompletion; jobId: string | undefined }>;
-  submit(body: DeliberationRequest, opts?: { signal?: AbortSignal }): Promise<{ job_id: string }>;
+  submit(body: DeliberationRequest, opts?: { signal?: AbortSignal; onRetry?: OnStartRetry }): Promise<{ job_id: string }>;
   resume(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
@@ -46,6 +53,8 @@ export interface NsedClient {
 }
 
 const QUICK_HEADERS_MS = 30_000;
+/** Sends of a start the orchestrator turned away as busy before nsed gives up (#45). */
+const START_SENDS = 4;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Ids travel as one path segment: everything outside [A-Za-z0-9_-] is percent-encoded, dots included (#77). */
@@ -130,10 +139,12 @@ export function createClient(cfg: ClientConfig): NsedClient {
 
   return {
     async chatStream(body, opts = {}) {
-        return openStream(
-        t,
-        { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, headers: { ...opts.headers, ...thread(opts.threadKey) }, headersTimeoutMs: streamHeaders, signal: opts.signal },
-        { model: body.model, conflict: 'a deliberation is already running for this session', maxEventBytes },
+      return startWithRetry(t, opts, () =>
+        openStream(
+          t,
+          { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, headers: { ...opts.headers, ...thread(opts.threadKey) }, headersTimeoutMs: streamHeaders, signal: opts.signal },
+          { model: body.model, conflict: 'a deliberation is already running for this session', maxEventBytes },
+        ),
       );
     },
     async chat(body, opts = {}) {
@@ -159,7 +170,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async submit(body, opts = {}) {
       const room = `room '${showId(body.room_id)}' already has a running deliberation`;
-      return json({ method: 'POST', path: '/deliberation', json: body, signal: opts.signal }, { conflict: room }, parseSubmit);
+      return startWithRetry(t, opts, () => json({ method: 'POST', path: '/deliberation', json: body, signal: opts.signal }, { conflict: room }, parseSubmit));
     },
     async resume(jobId, opts = {}) {
         const d = jobDescribe(jobId, 'job %s has no live deliberation to resume');
@@ -181,4 +192,27 @@ export function createClient(cfg: ClientConfig): NsedClient {
       await dispatcher.destroy();
     },
   };
+}
+
+/**
+ * Sends a start again while the orchestrator answers 429/503 with a Retry-After (at most 60 s)
+ * and no job id: that answer proves nothing was started, so a new send cannot double a job
+ * (#40, #45). Bounded by the sends allowed and by the turn deadline; otherwise the refusal stands.
+ */
+async function startWithRetry<T>(t: Transport, opts: { signal?: AbortSignal; onRetry?: OnStartRetry }, start: () => Promise<T>): Promise<T> {
+  for (let sent = 1; ; sent++) {
+    try {
+      return await start();
+    } catch (err) {
+      const waitS = err instanceof NsedError && err.nothingStarted ? err.retryAfterS : undefined;
+      if (waitS === undefined || sent >= START_SENDS) throw err;
+      if (t.deadline !== undefined && t.now() + waitS * 1000 >= t.deadline) throw err;
+      opts.onRetry?.(sent, `${err instanceof Error ? err.message : ''}; sending again in ${waitS} s`);
+      try {
+        await sleep(waitS * 1000, undefined, opts.signal === undefined ? undefined : { signal: opts.signal });
+      } catch {
+        throw err;
+      }
+    }
+  }
 }

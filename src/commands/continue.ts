@@ -1,7 +1,7 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
 import { openTarget, withSessionTarget } from './shared/session-target.js';
-import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
+import { councilOf, toTurnOptions, withRecordedCouncil, withTurnOptions } from './shared/turn-options.js';
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
 export const continueCommand: CommandDef = {
@@ -11,9 +11,10 @@ export const continueCommand: CommandDef = {
     withSessionTarget(withTurnOptions(y))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
-      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
+      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
+      .epilog('A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.'),
   run: async (env, argv) => {
-    const opts = toTurnOptions(argv);
+    const flags = toTurnOptions(argv);
     const prompt = await readPrompt(promptWords(argv['prompt'], argv['--']), env.ctx.io);
     const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('./shared/connection.js'),
@@ -25,6 +26,7 @@ export const continueCommand: CommandDef = {
     ]);
     const { store, session: before } = await openTarget(env, argv);
     const id = before.id;
+    const opts = withRecordedCouncil(flags, before.council);
     const conn = await connect(env, before.orchestrator);
     try {
       const { ctx } = env;
@@ -35,6 +37,8 @@ export const continueCommand: CommandDef = {
         if (opts.policy !== undefined) s.active_policy = toModel(opts.policy);
         if (opts.system !== undefined) s.system = opts.system;
         if (opts.title !== undefined) s.title = opts.title;
+        const council = councilOf(opts);
+        if (council !== undefined) s.council = council;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
       });
       return await executeTurn(env, { store, conn }, session, userTurnId, opts);

@@ -1,6 +1,6 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
+import { councilOf, toTurnOptions, withRecordedCouncil, withTurnOptions } from './shared/turn-options.js';
 
 /**
  * `nsed fork SESSION [PROMPT...] [--at TURN]`: a new session holding SESSION's turns up to TURN,
@@ -18,7 +18,7 @@ export const fork: CommandDef = {
       .example('nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id')
       .example('nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'),
   run: async (env, argv) => {
-    const opts = toTurnOptions(argv);
+    const flags = toTurnOptions(argv);
     const prompt = promptWords(argv['prompt'], argv['--']);
     const [{ openStore }, { resolveTurnRef }, { newConversationId, newSessionId }, { SESSION_VERSION }] = await Promise.all([
       import('./shared/open-store.js'),
@@ -30,6 +30,8 @@ export const fork: CommandDef = {
     const text = prompt.length === 0 ? undefined : await readPrompt(prompt, ctx.io);
     const store = await openStore(env);
     const parent = await store.read(await store.resolve(String(argv['source'])));
+    const opts = withRecordedCouncil(flags, parent.council);
+    const council = councilOf(opts);
     const at = typeof argv['at'] === 'string' ? resolveTurnRef(parent, argv['at']) : parent.turns.length - 1;
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };
@@ -49,6 +51,7 @@ export const fork: CommandDef = {
         orchestrator: parent.orchestrator,
         conversation_id: newConversationId(ctx.randomHex),
         ...(system === undefined ? {} : { system }),
+        ...(council === undefined ? {} : { council }),
         forked_from: forkedFrom,
         turns,
       });

@@ -170,7 +170,11 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
     // Plain concatenation and synchronous stats: with 10,000 files, path.join and promise-based
     // stats cost more than everything else list() does.
     const file = prefix + name;
-    const st = fs.statSync(file, { throwIfNoEntry: false });
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (st?.isSymbolicLink() === true) {
+      listing.unreadable.push({ file, reason: 'it is a symbolic link, which nsed does not follow' });
+      continue;
+    }
     if (!st?.isFile()) continue;
     present.add(id);
     const known = snapshot.entries.get(id);

@@ -51,6 +51,11 @@ export interface PendingJob {
   started: string;
 }
 
+export interface Council {
+  agents?: string[];
+  rounds?: number;
+}
+
 /** The seed's ChatSession, plus nsed's bookkeeping (design.md §5). */
 export interface Session {
   version: number;
@@ -65,6 +70,8 @@ export interface Session {
   system?: string;
   pending_job?: PendingJob;
   forked_from?: { session: string; turn: string | null };
+  /** The council chosen with --agents/--rounds; later turns reuse it unless flags override. */
+  council?: Council;
   turns: Turn[];
   [extra: string]: unknown;
 }

@@ -46,8 +46,12 @@ export interface SessionStore {
   update(id: string, mutate: (s: Session) => void): Promise<Session>;
   /** Newest `updated` first; unparsable files are reported in `unreadable`. */
   list(): Promise<{ sessions: SessionSummary[]; unreadable: Unreadable[] }>;
-  /** Deletes the session file under its lock; unknown → not_found. */
-  remove(id: string): Promise<void>;
+  /**
+   * Deletes the session file under its lock; unknown → not_found. With `keepUnreadable`, a
+   * file that cannot be parsed is renamed aside instead (its path is returned), so a transcript
+   * that could still be repaired by hand is not lost to a mistyped id.
+   */
+  remove(id: string, opts?: { keepUnreadable?: boolean }): Promise<{ keptAs?: string }>;
 }
 
 /**

@@ -3,7 +3,8 @@ import type { CommandDef } from '../command.js';
 /**
  * `nsed sessions rm ID...`: every id is resolved before anything is deleted, so an unknown or
  * ambiguous id (exit 3 or 2) removes nothing at all; a session whose deliberation is still
- * running is kept unless --force (its `ask` would otherwise fail to record the answer).
+ * running is kept unless --force (its `ask` would otherwise fail to record the answer), and a
+ * file that cannot be parsed is moved aside rather than deleted unless --force (#57).
  */
 export const rm: CommandDef = {
   command: 'rm <ids..>',
@@ -12,7 +13,11 @@ export const rm: CommandDef = {
   builder: (y) =>
     y
       .positional('ids', { type: 'string', array: true, describe: 'session ids (unique prefixes are enough)' })
-      .option('force', { type: 'boolean', default: false, describe: 'also delete sessions whose deliberation is still running' })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
+      })
       .example('nsed sessions rm 20261130-3f9a2c1b', 'delete one session')
       .example('nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'),
   run: async (env, argv) => {
@@ -35,9 +40,11 @@ export const rm: CommandDef = {
         });
       }
     }
+    const force = argv['force'] === true;
     for (const id of ids) {
-      await store.remove(id);
-      if (!ctx.io.quiet) ctx.io.stderr.write(`removed ${id}\n`);
+      const { keptAs } = await store.remove(id, { keepUnreadable: !force });
+      if (keptAs !== undefined) ctx.io.stderr.write(`removed ${id}; its file could not be read, so it was kept as ${keptAs} (--force deletes it)\n`);
+      else if (!ctx.io.quiet) ctx.io.stderr.write(`removed ${id}\n`);
     }
     return 0;
   },

@@ -3,7 +3,7 @@ import { newConversationId, newSessionId, newTurnId } from '../../session/ids.js
 import { SESSION_VERSION, type Session, type Turn } from '../../session/model.js';
 import type { SessionStore } from '../../session/store.js';
 import type { CommandEnv } from '../command.js';
-import type { TurnOptions } from './turn-options.js';
+import { councilOf, type TurnOptions } from './turn-options.js';
 
 /** The default policy: NSED_POLICY, else `*` (the orchestrator's first registered policy). */
 export function defaultPolicy(env: Readonly<Record<string, string | undefined>>): string {
@@ -32,6 +32,8 @@ export async function startSession(
     turns: [...(init.turns ?? []), userTurn(userTurnId, init.prompt, now)],
   };
   if (init.opts.system !== undefined) session.system = init.opts.system;
+  const council = councilOf(init.opts);
+  if (council !== undefined) session.council = council;
   if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
   await store.create(session);
   return { session, userTurnId };

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
 import type { ToolDefinition } from '../../protocol/wire.js';
+import type { Council } from '../../session/model.js';
 
 /** Options of every command that runs a turn (design.md §3). */
 export interface TurnOptions {
@@ -53,6 +54,20 @@ export function toTurnOptions(argv: Record<string, unknown>): TurnOptions {
     rounds,
     toolsFile: str('tools'),
   };
+}
+
+/**
+ * The council a turn runs with: the flags, else what the session recorded. A session started
+ * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it.
+ */
+export function withRecordedCouncil(opts: TurnOptions, recorded: Council | undefined): TurnOptions {
+  return { ...opts, agents: opts.agents ?? recorded?.agents, rounds: opts.rounds ?? recorded?.rounds };
+}
+
+/** What a session records of a turn's council; undefined when no council was chosen. */
+export function councilOf(opts: TurnOptions): Council | undefined {
+  if (opts.agents === undefined && opts.rounds === undefined) return undefined;
+  return { ...(opts.agents === undefined ? {} : { agents: opts.agents }), ...(opts.rounds === undefined ? {} : { rounds: opts.rounds }) };
 }
 
 /** --tools FILE: an array of OpenAI function tools (or `{"tools": [...]}`). */
