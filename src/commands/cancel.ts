@@ -21,7 +21,7 @@ export const cancel: CommandDef = {
     if (pending === undefined) {
       throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: 'there is no pending deliberation to cancel' });
     }
-    const conn = await connect(env, session.orchestrator);
+    const conn = await connect(env, session.orchestrator, session.pending_job);
     try {
       try {
         await conn.client.cancel(pending.job_id, { signal: ctx.signal });

@@ -27,7 +27,7 @@ export const continueCommand: CommandDef = {
     const { store, session: before } = await openTarget(env, argv);
     const id = before.id;
     const opts = withRecordedCouncil(flags, before.council);
-    const conn = await connect(env, before.orchestrator);
+    const conn = await connect(env, before.orchestrator, before.pending_job, false);
     try {
       const { ctx } = env;
       const state = await reconcile.reconcilePending(conn.client, store, before, ctx.randomHex, () => ctx.clock.now());

@@ -25,7 +25,7 @@ export const inject: CommandDef = {
     const message = await readPrompt(promptWords(argv['message'], argv['--']), ctx.io, 'message');
     const { store, session } = await openTarget(env, argv);
     const id = session.id;
-    const conn = await connect(env, session.orchestrator);
+    const conn = await connect(env, session.orchestrator, session.pending_job);
     try {
       const sent = await injectMessage(env, { store, conn }, session, message, argv['wait'] !== false);
       if (sent.kind === 'answered' || argv['wait'] === false) return 0;

@@ -24,7 +24,7 @@ export const resume: CommandDef = {
     if (pending === undefined) {
       throw notFound(`nothing is pending in session ${id}`, `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`);
     }
-    const conn = await connect(env, session.orchestrator);
+    const conn = await connect(env, session.orchestrator, session.pending_job);
     try {
       let result;
       try {

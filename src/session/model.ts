@@ -49,6 +49,16 @@ export interface PendingJob {
   path: TurnPath;
   policy: string;
   started: string;
+  /**
+   * Set when the job runs on an in-process simulator (--sim): where it listens and the process
+   * that owns it. A second terminal reaches the job there while that process lives.
+   */
+  sim?: LiveSim;
+}
+
+export interface LiveSim {
+  url: string;
+  pid: number;
 }
 
 export interface Council {

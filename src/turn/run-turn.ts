@@ -3,7 +3,7 @@ import type { NsedEvent, StreamEvent } from '../api/events.js';
 import type { Context } from '../commands/context.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
 import type { Renderer } from '../output/renderer.js';
-import type { TurnPath, TurnStatus } from '../session/model.js';
+import type { LiveSim, PendingJob, TurnPath, TurnStatus } from '../session/model.js';
 import type { TurnStart } from './build-request.js';
 import { completionEvents } from './completion-events.js';
 import { followStream } from './follow-stream.js';
@@ -16,6 +16,8 @@ export interface TurnDeps {
   renderer: Renderer;
   recorder: TurnRecorder;
   url: string;
+  /** The in-process simulator (--sim) the job runs on, if any: its owner may be another process. */
+  liveSim?: LiveSim | undefined;
   newTurnId: () => string;
 }
 
@@ -50,7 +52,10 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   const noteJob = async (id: string): Promise<void> => {
     if (jobId !== undefined) return;
     jobId = id;
-    await recorder.pending({ job_id: id, turn: spec.userTurnId, path: spec.path, policy: spec.policy, started: ctx.clock.now().toISOString() });
+    const marker: PendingJob = { job_id: id, turn: spec.userTurnId, path: spec.path, policy: spec.policy, started: ctx.clock.now().toISOString() };
+    // Where a second terminal finds a job that lives only in this process (--sim).
+    if (deps.liveSim !== undefined) marker.sim = deps.liveSim;
+    await recorder.pending(marker);
     emit({ type: 'job', job_id: id });
   };
   const apply = (e: StreamEvent): void => {

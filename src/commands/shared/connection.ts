@@ -1,5 +1,7 @@
 import type { NsedClient } from '../../api/client.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from '../../config.js';
+import { NsedError } from '../../errors.js';
+import type { LiveSim, PendingJob } from '../../session/model.js';
 import { sanitizeForTerminal } from '../../terminal/sanitize.js';
 import type { CommandEnv } from '../command.js';
 
@@ -9,28 +11,40 @@ export interface Connection {
   url: string;
   /** What a session records as its orchestrator (`sim` for the in-process simulator). */
   orchestrator: string;
+  /** The in-process simulator (--sim) jobs run on, ours or another process's, for a pending marker to name. */
+  liveSim: LiveSim | undefined;
   close(): Promise<void>;
 }
 
 /**
  * Opens the client for a command: --sim starts an in-process simulator on a random loopback
  * port; otherwise --url, NSED_URL, the session's recorded orchestrator, or the default. A
- * session that ran on the simulator goes back to a simulator of its own.
+ * session that ran on the simulator goes back to a simulator of its own, except that a job
+ * still pending on another process's simulator is reached there while that process lives.
+ * `needsJob`: the command acts on that job (inject, cancel, resume), so a job whose simulator
+ * is gone is an error rather than a reason to start a fresh simulator.
  */
-export async function connect(env: CommandEnv, recorded?: string): Promise<Connection> {
+export async function connect(env: CommandEnv, recorded?: string, pending?: PendingJob, needsJob = true): Promise<Connection> {
   const { ctx, globals } = env;
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
-  const useSim = globals.sim || (recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined);
+  const recordedSim = recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined;
+  const owner = recordedSim && !globals.sim && pending !== undefined ? await ownerSim(pending, needsJob) : undefined;
+  const useSim = owner === undefined && (globals.sim || recordedSim);
   let url: string;
   let stopSim: (() => Promise<void>) | undefined;
+  let liveSim: LiveSim | undefined;
   let token: string | undefined;
-  if (useSim) {
+  if (owner !== undefined) {
+    url = owner.url;
+    liveSim = owner;
+  } else if (useSim) {
     const { startSim } = await import('../../sim/server.js');
     const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env) });
     url = sim.url;
     stopSim = () => sim.close();
+    liveSim = { url: sim.url, pid: process.pid };
   } else {
     url = resolveUrl(globals.url, ctx.env, recorded);
     token = await readToken(globals.tokenFile, ctx.env, warn);
@@ -53,7 +67,8 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
   return {
     client,
     url,
-    orchestrator: useSim ? SIM_ORCHESTRATOR : url,
+    orchestrator: useSim || owner !== undefined ? SIM_ORCHESTRATOR : url,
+    liveSim,
     close: async () => {
       await client.close();
       if (stopSim !== undefined) await stopSim();
@@ -65,4 +80,22 @@ export async function connect(env: CommandEnv, recorded?: string): Promise<Conne
 function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
   const v = Number(env['NSED_SIM_ROUND_MS']);
   return Number.isFinite(v) && v >= 0 && env['NSED_SIM_ROUND_MS'] !== undefined ? v : 120;
+}
+
+/**
+ * The simulator a pending job runs on, when another process started it with --sim. That
+ * process must still live: the simulator and its jobs end with it, and a simulator of our own
+ * would know nothing of the job, so the command stops here and says why.
+ */
+async function ownerSim(pending: PendingJob, needsJob: boolean): Promise<LiveSim | undefined> {
+  const sim = pending.sim;
+  const { isAlive } = await import('../../session/lock.js');
+  if (sim !== undefined && typeof sim.url === 'string' && typeof sim.pid === 'number' && sim.pid !== process.pid && isAlive(sim.pid)) {
+    return { url: sim.url, pid: sim.pid };
+  }
+  if (!needsJob) return undefined;
+  const whose = sim === undefined ? 'another nsed process' : `process ${sim.pid}`;
+  throw new NsedError('conflict', `nothing is running: deliberation ${pending.job_id} ran on the in-process simulator of ${whose} (--sim), which has exited`, {
+    hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
+  });
 }

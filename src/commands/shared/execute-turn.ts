@@ -87,7 +87,15 @@ export async function followTurn(
   const renderer = await createRenderer(output, env.ctx.io);
   const recorder = new TurnRecorder(deps.store, spec.sessionId);
   await runTurn(
-    { ctx: env.ctx, client: deps.conn.client, renderer, recorder, url: deps.conn.url, newTurnId: () => newTurnId(env.ctx.randomHex) },
+    {
+      ctx: env.ctx,
+      client: deps.conn.client,
+      renderer,
+      recorder,
+      url: deps.conn.url,
+      liveSim: deps.conn.liveSim,
+      newTurnId: () => newTurnId(env.ctx.randomHex),
+    },
     spec,
   );
   await assertStdoutWritten(env.ctx.io);
