@@ -56,6 +56,8 @@ export function failureAfterSend(
   if (ours !== undefined) return ours;
   if (err instanceof NsedError) return err;
   const codes = errorCodes(err);
+  // Before the headers check: a proxy's silent CONNECT is a headers timeout underneath.
+  if (isConnectPhaseError(err)) return connectError(err, { hostPort: hostPort(t.base), connectTimeoutMs: t.connectTimeoutMs, token: t.token });
   if (codes.includes('UND_ERR_HEADERS_TIMEOUT')) {
     const limit = spec.headersTimeoutMs === undefined ? '' : ` within ${seconds(spec.headersTimeoutMs)} s`;
     const which = spec.headersTimeoutMs === t.idleTimeoutMs ? '--idle-timeout' : 'headers timeout';
