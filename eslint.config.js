@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './scripts/eslint-layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results.json'] },
@@ -14,6 +15,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // The layer arrows (scripts/layers.mjs, drawn in docs/architecture.md).
+    files: ['src/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/arrows': 'error' },
   },
   {
     // The bin entry is CommonJS on purpose (start-up time); require is its import.

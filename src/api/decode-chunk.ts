@@ -1,6 +1,6 @@
 import type { Candidate, Claim, Verdict } from '../protocol/wire.js';
 import { NsedError } from '../errors.js';
-import type { StreamEvent } from './events.js';
+import type { StreamEvent } from '../events.js';
 import { sanitizeServerText } from './redact.js';
 
 /**

@@ -1,6 +1,6 @@
 import { NsedError } from '../errors.js';
 import { createChunkDecoder, streamError } from './decode-chunk.js';
-import type { StreamEvent } from './events.js';
+import type { StreamEvent } from '../events.js';
 import { createSseReader, type SseMessage } from './sse.js';
 
 /**

@@ -1,15 +1,16 @@
 import yargs, { type Argv } from 'yargs';
+import { isGroup, type CommandDef, type CommandEntry, type CommandGroup, type ParsedArgv } from '../commands/command.js';
+import { parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
-import type { CommandDef, CommandEnv, CommandGroup } from '../commands/command.js';
-import type { Context } from '../commands/context.js';
-import { NDJSON_SCHEMA_VERSION } from '../api/events.js';
+import { createContext, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
+import { exitCodeEpilog } from '../docs/topics.js';
 import { ExitCode, NsedError, toNsedError, wasReported } from '../errors.js';
+import { NDJSON_SCHEMA_VERSION } from '../events.js';
 import { toJsonLine } from '../output/ndjson.js';
 import { createIO } from '../terminal/create-io.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { toGlobalOptions, withGlobalOptions } from './global-options.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../version.js';
 
 interface Streams {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -17,10 +18,14 @@ interface Streams {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
-type Selected = { def: CommandDef; argv: Record<string, unknown> };
+type Selected = { def: CommandDef; argv: ParsedArgv };
 
-/** Parses argv, runs the chosen command, prints any error as `nsed: …` / `hint: …`, returns the exit code. */
-export async function runCli(args: string[], base: Omit<Context, 'io'>, streams: Streams): Promise<number> {
+/**
+ * Parses argv, builds the one Context of this run, runs the chosen command, prints any error as
+ * `nsed: …` / `hint: …`, and returns the exit code. `parts` replaces the Context's lazy store or
+ * connection (tests).
+ */
+export async function runCli(args: string[], base: ProcessContext, streams: Streams, parts: ContextParts = {}): Promise<number> {
   let selected: Selected | undefined;
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
   const parser = buildParser(args, streams.stdout.columns);
@@ -49,15 +54,15 @@ export async function runCli(args: string[], base: Omit<Context, 'io'>, streams:
     return ExitCode.ok;
   }
 
-  let env: CommandEnv | undefined;
+  let globals: GlobalOptions | undefined;
   try {
-    const globals = toGlobalOptions(selected.argv);
+    globals = parseGlobalOptions(selected.argv);
+    const options = selected.def.parse(selected.argv);
     const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet });
-    env = { ctx: { ...base, io }, globals };
-    return await selected.def.run(env, selected.argv);
+    return await selected.def.run(options, createContext(base, io, globals, parts));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
-    if (env?.globals.output === 'ndjson' && !wasReported(err)) {
+    if (globals?.output === 'ndjson' && !wasReported(err)) {
       const e = toNsedError(err);
       streams.stdout.write(toJsonLine({ v: NDJSON_SCHEMA_VERSION, seq: 1, type: 'error', code: e.code, exit_code: e.exitCode, message: e.message }));
     }
@@ -93,7 +98,7 @@ function buildParser(args: string[], columns: number | undefined): Argv {
     .wrap(Math.min(100, columns !== undefined && columns > 0 ? columns : 100))
     .demandCommand(1, 'name a command')
     .recommendCommands()
-    .epilog('Exit codes: 0 ok, 2 usage, 3 not found, 4 auth, 5 server, 6 network, 7 conflict, 8 store, 124 timeout, 130 interrupted (SIGINT), 143 terminated (SIGTERM).')
+    .epilog(exitCodeEpilog())
     .fail((msg: string | undefined, err: Error | undefined) => {
       throw err ?? new NsedError('usage', msg ?? 'invalid arguments');
     });
@@ -118,20 +123,16 @@ function addGroup(y: Argv, group: CommandGroup): Argv {
   });
 }
 
-function names(entry: CommandDef | CommandGroup): string[] {
+function names(entry: CommandEntry): string[] {
   return [entry.command.split(' ')[0] ?? '', ...('aliases' in entry ? (entry.aliases ?? []) : [])];
 }
 
 /** The command the parsed words name (`ask`, or `sessions ls`). */
-function chosenCommand(argv: Record<string, unknown>): CommandDef | undefined {
+function chosenCommand(argv: ParsedArgv): CommandDef | undefined {
   const words = Array.isArray(argv['_']) ? argv['_'].map(String) : [];
   const top = commands.find((c) => names(c).includes(words[0] ?? ''));
   if (top === undefined || !isGroup(top)) return top;
   return top.subcommands.find((d) => names(d).includes(words[1] ?? ''));
-}
-
-function isGroup(entry: CommandDef | CommandGroup): entry is CommandGroup {
-  return 'subcommands' in entry;
 }
 
 function commandWord(args: string[]): string {

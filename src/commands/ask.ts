@@ -1,9 +1,16 @@
+import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { toTurnOptions, withTurnOptions } from './shared/turn-options.js';
+import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+
+export interface AskOptions {
+  /** The prompt's words as given; `-` stands for standard input, read only when the turn runs. */
+  prompt: string[];
+  turn: TurnOptions;
+}
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
-export const ask: CommandDef = {
+export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
   builder: (y) =>
@@ -11,20 +18,18 @@ export const ask: CommandDef = {
       .positional('prompt', { type: 'string', array: true, describe: 'the question (- or a pipe for stdin)' })
       .example('nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout')
       .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
-  run: async (env, argv) => {
-    const opts = toTurnOptions(argv);
-    const prompt = await readPrompt(promptWords(argv['prompt'], argv['--']), env.ctx.io);
-    const [{ openStore }, { connect }, { startSession }, { executeTurn }] = await Promise.all([
-      import('./shared/open-store.js'),
-      import('./shared/connection.js'),
-      import('./shared/start-session.js'),
-      import('./shared/execute-turn.js'),
+  parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
+  run: async (opts, ctx) => {
+    const prompt = await readPrompt(opts.prompt, ctx.io);
+    const [{ startSession }, { executeTurn }] = await Promise.all([
+      import('../turn/start-session.js'),
+      import('../turn/execute-turn.js'),
     ]);
-    const store = await openStore(env);
-    const conn = await connect(env);
+    await ctx.store();
+    const conn = await ctx.connect();
     try {
-      const { session, userTurnId } = await startSession(env, store, { prompt, opts, orchestrator: conn.orchestrator });
-      return await executeTurn(env, { store, conn }, session, userTurnId, opts, true);
+      const { session, userTurnId } = await startSession(ctx, { prompt, opts: opts.turn, orchestrator: conn.orchestrator });
+      return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
     } finally {
       await conn.close();
     }

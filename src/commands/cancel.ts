@@ -1,35 +1,39 @@
 import type { CommandDef } from './command.js';
-import { openTarget, withSessionTarget } from './shared/session-target.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+
+export interface CancelOptions {
+  target: SessionTarget;
+}
 
 /** `nsed cancel [-s ID | --last]`: stop the session's running deliberation on the orchestrator. */
-export const cancel: CommandDef = {
+export const cancel: CommandDef<CancelOptions> = {
   command: 'cancel',
   describe: "cancel the session's running deliberation (Ctrl-C only detaches)",
   builder: (y) => withSessionTarget(y),
-  run: async (env, argv) => {
-    const [{ connect }, { NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
-      import('./shared/connection.js'),
+  parse: (argv) => ({ target: parseSessionTarget(argv) }),
+  run: async (opts, ctx) => {
+    const [{ NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
       import('../errors.js'),
       import('../session/lineage.js'),
       import('../session/ids.js'),
       import('../terminal/sanitize.js'),
     ]);
-    const { ctx } = env;
-    const { store, session } = await openTarget(env, argv);
+    const session = await readTarget(ctx, opts.target);
+    const store = await ctx.store();
     const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
       throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: 'there is no pending deliberation to cancel' });
     }
-    const conn = await connect(env, session.orchestrator, session.pending_job);
+    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
       try {
         await conn.client.cancel(pending.job_id, { signal: ctx.signal });
       } catch (err) {
         const e = toNsedError(err);
         if (e.code !== 'conflict' && e.code !== 'not_found') throw e;
-        const { reconcilePending } = await import('./shared/reconcile.js');
-        await reconcilePending(conn.client, store, session, ctx.randomHex, () => ctx.clock.now());
+        const { reconcilePending } = await import('../turn/reconcile.js');
+        await reconcilePending(ctx, conn, session);
         throw new NsedError('conflict', `deliberation ${pending.job_id} is no longer running; nothing to cancel`, {
           hint: `see the recorded turn with 'nsed sessions show ${id}'`,
         });

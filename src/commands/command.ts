@@ -1,24 +1,22 @@
 import type { Argv } from 'yargs';
-import type { GlobalOptions } from '../cli/global-options.js';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 
-/** What a command's run function receives: the outside world and the global options. */
-export interface CommandEnv {
-  ctx: Context;
-  globals: GlobalOptions;
-}
+/** What yargs hands over once the words are parsed: untyped until a command's parse step reads it. */
+export type ParsedArgv = Readonly<Record<string, unknown>>;
 
 /**
- * One command (gh's pkg/cmd/<noun>/<verb>): the builder declares its flags, `run` turns argv
- * into the command's own options and executes. Heavy modules are imported inside `run`, so
- * registering every command costs nothing at start-up.
+ * One command, in the shape of gh's `NewCmdX(f, runF)`: the builder declares the flags, `parse`
+ * turns the parsed words into the command's own typed options (pure, so tests call it without
+ * any I/O; a bad value throws NsedError 'usage'), and `run` executes them against the Context.
+ * Heavy modules are imported inside `run`, so registering every command costs nothing at start-up.
  */
-export interface CommandDef {
+export interface CommandDef<O = unknown> {
   command: string;
   describe: string;
   aliases?: string[];
   builder: (y: Argv) => Argv;
-  run: (env: CommandEnv, argv: Record<string, unknown>) => Promise<number>;
+  parse(argv: ParsedArgv): O;
+  run(options: O, ctx: Context): Promise<number>;
 }
 
 /** A command with subcommands (`nsed sessions ls`). */
@@ -26,4 +24,22 @@ export interface CommandGroup {
   command: string;
   describe: string;
   subcommands: CommandDef[];
+}
+
+export type CommandEntry = CommandDef | CommandGroup;
+
+export function isGroup(entry: CommandEntry): entry is CommandGroup {
+  return 'subcommands' in entry;
+}
+
+/** A string flag as given, or undefined when absent (yargs leaves absent flags out). */
+export function stringFlag(argv: ParsedArgv, key: string): string | undefined {
+  const v = argv[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** A repeatable or variadic flag as a list of strings. */
+export function stringList(argv: ParsedArgv, key: string): string[] {
+  const v = argv[key];
+  return Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
 }

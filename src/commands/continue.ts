@@ -1,10 +1,17 @@
+import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { openTarget, withSessionTarget } from './shared/session-target.js';
-import { councilOf, toTurnOptions, withRecordedCouncil, withTurnOptions } from './shared/turn-options.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+
+export interface ContinueOptions {
+  target: SessionTarget;
+  prompt: string[];
+  turn: TurnOptions;
+}
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
-export const continueCommand: CommandDef = {
+export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
   builder: (y) =>
@@ -13,35 +20,35 @@ export const continueCommand: CommandDef = {
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
       .epilog('A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.'),
-  run: async (env, argv) => {
-    const flags = toTurnOptions(argv);
-    const prompt = await readPrompt(promptWords(argv['prompt'], argv['--']), env.ctx.io);
-    const [{ connect }, { executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
-      import('./shared/reconcile.js'),
-      import('./shared/start-session.js'),
+  parse: (argv) => ({ turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt'], argv['--']), target: parseSessionTarget(argv) }),
+  run: async (opts, ctx) => {
+    const prompt = await readPrompt(opts.prompt, ctx.io);
+    const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }, { councilOf, withRecordedCouncil }] = await Promise.all([
+      import('../turn/execute-turn.js'),
+      import('../turn/reconcile.js'),
+      import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),
       import('../session/ids.js'),
+      import('../turn/turn-options.js'),
     ]);
-    const { store, session: before } = await openTarget(env, argv);
+    const before = await readTarget(ctx, opts.target);
     const id = before.id;
-    const opts = withRecordedCouncil(flags, before.council);
-    const conn = await connect(env, before.orchestrator, before.pending_job, false);
+    // A --sim job still running in another process is reached there (and then refused below).
+    const conn = await ctx.connect(before.orchestrator, { pending: before.pending_job, needsJob: false });
     try {
-      const { ctx } = env;
-      const state = await reconcile.reconcilePending(conn.client, store, before, ctx.randomHex, () => ctx.clock.now());
+      const state = await reconcile.reconcilePending(ctx, conn, before);
       if (state === 'running') throw reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
-      const session = await store.update(id, (s) => {
-        if (opts.policy !== undefined) s.active_policy = toModel(opts.policy);
-        if (opts.system !== undefined) s.system = opts.system;
-        if (opts.title !== undefined) s.title = opts.title;
-        const council = councilOf(opts);
+      const turn = withRecordedCouncil(opts.turn, before.council);
+      const session = await (await ctx.store()).update(id, (s) => {
+        if (turn.policy !== undefined) s.active_policy = toModel(turn.policy);
+        if (turn.system !== undefined) s.system = turn.system;
+        if (turn.title !== undefined) s.title = turn.title;
+        const council = councilOf(turn);
         if (council !== undefined) s.council = council;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
       });
-      return await executeTurn(env, { store, conn }, session, userTurnId, opts);
+      return await executeTurn(ctx, conn, session, userTurnId, turn);
     } finally {
       await conn.close();
     }

@@ -1,13 +1,24 @@
-import type { CommandDef } from './command.js';
+import type { TurnOptions } from '../turn/turn-options.js';
+import { stringFlag, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { councilOf, toTurnOptions, withRecordedCouncil, withTurnOptions } from './shared/turn-options.js';
+import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+
+export interface ForkOptions {
+  /** The parent session: an id or a unique prefix. */
+  source: string;
+  /** The last turn to keep, as given (an id, a 1-based index, or negative from the end). */
+  at: string | undefined;
+  /** Words of a prompt to run on the fork at once; empty: only create it and print its id. */
+  prompt: string[];
+  turn: TurnOptions;
+}
 
 /**
  * `nsed fork SESSION [PROMPT...] [--at TURN]`: a new session holding SESSION's turns up to TURN,
- * with its own conversation id (a branch never resumes its parent's agent sessions: seed,
- * thread tutorial step 6). The parent file is only read, so parallel forks never contend.
+ * with its own conversation id (a branch never resumes its parent's agent sessions). The parent
+ * file is only read, so parallel forks never contend.
  */
-export const fork: CommandDef = {
+export const fork: CommandDef<ForkOptions> = {
   command: 'fork <source> [prompt..]',
   describe: "new session from SESSION's turns up to --at TURN; prints its id, or runs PROMPT on it",
   builder: (y) =>
@@ -17,65 +28,41 @@ export const fork: CommandDef = {
       .option('at', { type: 'string', describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)' })
       .example('nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id')
       .example('nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'),
-  run: async (env, argv) => {
-    const flags = toTurnOptions(argv);
-    const prompt = promptWords(argv['prompt'], argv['--']);
-    const [{ openStore }, { resolveTurnRef }, { newConversationId, newSessionId }, { SESSION_VERSION }] = await Promise.all([
-      import('./shared/open-store.js'),
+  parse: (argv) => ({
+    turn: parseTurnOptions(argv),
+    source: String(argv['source']),
+    at: stringFlag(argv, 'at'),
+    prompt: promptWords(argv['prompt'], argv['--']),
+  }),
+  run: async (opts, ctx) => {
+    const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([
       import('../session/lineage.js'),
-      import('../session/ids.js'),
-      import('../session/model.js'),
+      import('../turn/start-session.js'),
+      import('../turn/turn-options.js'),
     ]);
-    const { ctx } = env;
-    const text = prompt.length === 0 ? undefined : await readPrompt(prompt, ctx.io);
-    const store = await openStore(env);
-    const parent = await store.read(await store.resolve(String(argv['source'])));
-    const opts = withRecordedCouncil(flags, parent.council);
-    const council = councilOf(opts);
-    const at = typeof argv['at'] === 'string' ? resolveTurnRef(parent, argv['at']) : parent.turns.length - 1;
+    const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io);
+    const store = await ctx.store();
+    const parent = await store.read(await store.resolve(opts.source));
+    const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };
     const title = `${parent.title} (fork)`;
+    // The fork keeps the parent's policy, system and council unless this command names its own.
+    const own = withRecordedCouncil(opts.turn, parent.council);
+    const inherited = { ...own, policy: own.policy ?? parent.active_policy, system: own.system ?? parent.system };
 
     if (text === undefined) {
-      const now = ctx.clock.now();
-      const id = newSessionId(ctx.randomHex, now);
-      const system = opts.system ?? parent.system;
-      await store.create({
-        version: SESSION_VERSION,
-        id,
-        title: opts.title ?? title,
-        created: now.toISOString(),
-        updated: now.toISOString(),
-        active_policy: opts.policy === undefined ? parent.active_policy : (await import('../protocol/policy-ref.js')).toModel(opts.policy),
-        orchestrator: parent.orchestrator,
-        conversation_id: newConversationId(ctx.randomHex),
-        ...(system === undefined ? {} : { system }),
-        ...(council === undefined ? {} : { council }),
-        forked_from: forkedFrom,
-        turns,
-      });
-      ctx.io.stdout.write(`${id}\n`);
+      const session = await createSession(ctx, { opts: inherited, orchestrator: parent.orchestrator, turns, forkedFrom, title });
+      ctx.io.stdout.write(`${session.id}\n`);
       return 0;
     }
 
-    const [{ connect }, { startSession }, { executeTurn }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/start-session.js'),
-      import('./shared/execute-turn.js'),
-    ]);
-    const conn = await connect(env, parent.orchestrator);
+    const { executeTurn } = await import('../turn/execute-turn.js');
+    const conn = await ctx.connect(parent.orchestrator);
     try {
-      const inherited = { ...opts, policy: opts.policy ?? parent.active_policy, system: opts.system ?? parent.system };
-      const { session, userTurnId } = await startSession(env, store, {
-        prompt: text,
-        opts: inherited,
-        orchestrator: conn.orchestrator,
-        turns,
-        forkedFrom,
-        title,
-      });
-      return await executeTurn(env, { store, conn }, session, userTurnId, inherited, true);
+      const init = { prompt: text, opts: inherited, orchestrator: conn.orchestrator, turns, forkedFrom, title };
+      const { session, userTurnId } = await startSession(ctx, init);
+      return await executeTurn(ctx, conn, session, userTurnId, inherited, true);
     } finally {
       await conn.close();
     }

@@ -1,7 +1,7 @@
 import { ask } from './ask.js';
 import { cancel } from './cancel.js';
-import type { CommandDef, CommandGroup } from './command.js';
-import { completion } from './completion.js';
+import type { CommandEntry } from './command.js';
+import { completionCommand } from './completion.js';
 import { continueCommand } from './continue.js';
 import { fork } from './fork.js';
 import { inject } from './inject.js';
@@ -10,4 +10,14 @@ import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
 
 /** Every command, in the order `nsed --help` lists them. */
-export const commands: Array<CommandDef | CommandGroup> = [ask, continueCommand, fork, resume, inject, cancel, sessions, sim, completion];
+export const commands: readonly CommandEntry[] = [
+  ask,
+  continueCommand,
+  fork,
+  resume,
+  inject,
+  cancel,
+  sessions,
+  sim,
+  completionCommand(() => commands),
+];

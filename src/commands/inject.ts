@@ -1,13 +1,20 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { openTarget, withSessionTarget } from './shared/session-target.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+
+export interface InjectOptions {
+  target: SessionTarget;
+  message: string[];
+  /** Follow the deliberation to its answer after the acknowledgement. */
+  wait: boolean;
+}
 
 /**
  * `nsed inject MESSAGE... [-s ID | --last] [--no-wait]`: steer a running deliberation from
  * another terminal (POST /deliberation/{job}/inject), record the message as an injection turn,
  * then follow the job to its answer unless --no-wait.
  */
-export const inject: CommandDef = {
+export const inject: CommandDef<InjectOptions> = {
   command: 'inject [message..]',
   describe: "steer the session's running deliberation from another terminal",
   builder: (y) =>
@@ -15,21 +22,20 @@ export const inject: CommandDef = {
       .positional('message', { type: 'string', array: true, describe: 'the guidance (- for stdin)' })
       .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
-  run: async (env, argv) => {
-    const [{ connect }, { followPending }, { injectMessage }] = await Promise.all([
-      import('./shared/connection.js'),
-      import('./shared/execute-turn.js'),
-      import('./shared/send-injection.js'),
+  parse: (argv) => ({ message: promptWords(argv['message'], argv['--']), target: parseSessionTarget(argv), wait: argv['wait'] !== false }),
+  run: async (opts, ctx) => {
+    const [{ followPending }, { injectMessage }] = await Promise.all([
+      import('../turn/execute-turn.js'),
+      import('../turn/send-injection.js'),
     ]);
-    const { ctx } = env;
-    const message = await readPrompt(promptWords(argv['message'], argv['--']), ctx.io, 'message');
-    const { store, session } = await openTarget(env, argv);
-    const id = session.id;
-    const conn = await connect(env, session.orchestrator, session.pending_job);
+    const message = await readPrompt(opts.message, ctx.io, 'message');
+    const session = await readTarget(ctx, opts.target);
+    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
-      const sent = await injectMessage(env, { store, conn }, session, message, argv['wait'] !== false);
-      if (sent.kind === 'answered' || argv['wait'] === false) return 0;
-      return await followPending(env, { store, conn }, await store.read(id), sent.pending);
+      const sent = await injectMessage(ctx, conn, session, message, opts.wait);
+      if (sent.kind === 'answered' || !opts.wait) return 0;
+      const store = await ctx.store();
+      return await followPending(ctx, conn, await store.read(session.id), sent.pending);
     } finally {
       await conn.close();
     }

@@ -1,8 +1,25 @@
+import { usageError } from '../errors.js';
 import type { RouteName } from '../sim/router.js';
-import type { CommandDef } from './command.js';
+import { stringFlag, stringList, type CommandDef, type ParsedArgv } from './command.js';
+
+const ROUTES = ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations'] as const satisfies readonly RouteName[];
+
+export interface SimOptions {
+  host: string;
+  port: number;
+  seed: number;
+  roundMs: number;
+  keepaliveMs: number;
+  historyTtlS: number;
+  /** The bearer token to require; undefined: NSED_SIM_TOKEN, else none. */
+  token: string | undefined;
+  /** Fault specs as given (`[chat|submit|resume|all:]key=value;...`), checked when the server starts. */
+  faults: string[];
+  withoutRoutes: RouteName[];
+}
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
-export const sim: CommandDef = {
+export const sim: CommandDef<SimOptions> = {
   command: 'sim',
   describe: 'serve the simulated NSED orchestrator (prints "nsed sim listening on http://HOST:PORT" first)',
   builder: (y) =>
@@ -18,48 +35,55 @@ export const sim: CommandDef = {
       .option('without-route', {
         type: 'string',
         array: true,
-        choices: ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations'],
+        choices: ROUTES,
         describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
       })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
-  run: async (env, argv) => {
-    const { serveSim, parseFaultSpec, usageError } = await loadSim();
-    const num = (k: string): number => {
-      const v = argv[k];
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw usageError(`--${k} must be a non-negative number`);
-      return v;
-    };
-    const port = num('port');
-    if (!Number.isInteger(port) || port > 65535) throw usageError('--port must be a whole number from 0 to 65535', '0 picks a free port');
-    const faults = Array.isArray(argv['fault']) ? argv['fault'].map(String) : [];
-    for (const f of faults) parseFaultSpec(f.replace(/^(chat|submit|resume|all):/, ''));
-    const token = typeof argv['token'] === 'string' ? argv['token'] : env.ctx.env['NSED_SIM_TOKEN'];
-    const { io } = env.ctx;
+  parse: (argv) => ({
+    host: String(argv['host']),
+    port: port(argv),
+    seed: nonNegative(argv, 'seed'),
+    roundMs: nonNegative(argv, 'round-ms'),
+    keepaliveMs: nonNegative(argv, 'keepalive-ms'),
+    historyTtlS: nonNegative(argv, 'history-ttl'),
+    token: stringFlag(argv, 'token'),
+    faults: stringList(argv, 'fault'),
+    withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName => (ROUTES as readonly string[]).includes(r)),
+  }),
+  run: async (opts, ctx) => {
+    const [{ serveSim }, { parseFaultSpec }] = await Promise.all([import('../sim/serve.js'), import('../sim/faults.js')]);
+    for (const f of opts.faults) parseFaultSpec(f.replace(/^(chat|submit|resume|all):/, ''));
+    const token = opts.token ?? ctx.env['NSED_SIM_TOKEN'];
+    const { io } = ctx;
     await serveSim(
       {
-        host: String(argv['host']),
-        port,
-        seed: num('seed'),
-        roundMs: num('round-ms'),
-        keepaliveMs: num('keepalive-ms'),
-        historyTtlMs: num('history-ttl') * 1000,
+        host: opts.host,
+        port: opts.port,
+        seed: opts.seed,
+        roundMs: opts.roundMs,
+        keepaliveMs: opts.keepaliveMs,
+        historyTtlMs: opts.historyTtlS * 1000,
         ...(token === undefined || token === '' ? {} : { token }),
-        faults,
-        withoutRoutes: Array.isArray(argv['without-route']) ? (argv['without-route'] as RouteName[]) : [],
+        faults: opts.faults,
+        withoutRoutes: opts.withoutRoutes,
       },
       { stdout: io.stdout, stderr: io.stderr },
-      env.ctx.signal,
+      ctx.signal,
     );
     return 0;
   },
 };
 
-async function loadSim() {
-  const [{ serveSim }, { parseFaultSpec }, { usageError }] = await Promise.all([
-    import('../sim/serve.js'),
-    import('../sim/faults.js'),
-    import('../errors.js'),
-  ]);
-  return { serveSim, parseFaultSpec, usageError };
+function nonNegative(argv: ParsedArgv, key: string): number {
+  const v = argv[key];
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw usageError(`--${key} must be a non-negative number`);
+  return v;
+}
+
+/** A TCP port: 0 (a free one) to 65535; anything else is a usage error, not a crash at listen. */
+function port(argv: ParsedArgv): number {
+  const v = nonNegative(argv, 'port');
+  if (!Number.isInteger(v) || v > 65535) throw usageError('--port must be a whole number from 0 to 65535', '0 picks a free port');
+  return v;
 }

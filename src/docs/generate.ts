@@ -1,3 +1,4 @@
+import { commands } from '../commands/index.js';
 import { completionScript } from './completions.js';
 import { renderManPage } from './man.js';
 
@@ -8,9 +9,9 @@ import { renderManPage } from './man.js';
  */
 export function generatedFiles(): Record<string, string> {
   return {
-    'completions/nsed.bash': completionScript('bash'),
-    'completions/nsed.zsh': completionScript('zsh'),
-    'completions/nsed.fish': completionScript('fish'),
-    'man/nsed.1': renderManPage(),
+    'completions/nsed.bash': completionScript('bash', commands),
+    'completions/nsed.zsh': completionScript('zsh', commands),
+    'completions/nsed.fish': completionScript('fish', commands),
+    'man/nsed.1': renderManPage(commands),
   };
 }

@@ -1,10 +1,10 @@
-import type { EventOf, EventType } from '../api/events.js';
+import type { EventOf, EventType } from '../events.js';
 
 type FieldDocs<T extends EventType> = { [K in Exclude<keyof EventOf<T>, 'type'>]-?: string };
 
 /**
  * The NDJSON contract, documented event by event. The type checker holds this table to the
- * event union in api/events.ts: an event type or a field added there and not described here
+ * event union in events.ts: an event type or a field added there and not described here
  * (or described here and gone there) fails the build, so the man page cannot fall behind.
  */
 export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDocs<T> } } = {

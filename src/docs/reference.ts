@@ -1,7 +1,6 @@
-import { withGlobalOptions } from '../cli/global-options.js';
-import { VERSION } from '../cli/version.js';
-import type { CommandDef, CommandGroup } from '../commands/command.js';
-import { commands } from '../commands/index.js';
+import { withGlobalOptions } from '../commands/global-options.js';
+import { VERSION } from '../version.js';
+import { isGroup, type CommandDef, type CommandEntry, type CommandGroup } from '../commands/command.js';
 import { recordBuilder, type RecordedOption } from './record-builder.js';
 
 export type Completion = 'none' | 'file' | 'dir' | 'session' | 'choices';
@@ -91,11 +90,11 @@ const BUILT_IN: OptionRef[] = [
   optionRef({ name: 'version', aliases: ['V'], type: 'boolean', choices: [], default: undefined, describe: 'print the version', array: false, hidden: false }),
 ];
 
-/** The whole command line, read from the same builders the parser runs. */
-export function cliReference(): CliReference {
+/** The whole command line, read from the same builders the parser runs (`commands` is commands/index.ts's table). */
+export function cliReference(commands: readonly CommandEntry[]): CliReference {
   const globals = [...recordBuilder(withGlobalOptions).options.filter((o) => !o.hidden).map(optionRef), ...BUILT_IN];
   const entries: CliReference['entries'] = commands.map((entry) =>
-    'subcommands' in entry ? { kind: 'group', group: groupRef(entry) } : { kind: 'command', command: commandRef(entry, []) },
+    isGroup(entry) ? { kind: 'group', group: groupRef(entry) } : { kind: 'command', command: commandRef(entry, []) },
   );
   const flat = entries.flatMap((e) => (e.kind === 'command' ? [e.command] : e.group.subcommands));
   return { version: VERSION, globalOptions: globals, entries, commands: flat };

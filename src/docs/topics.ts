@@ -1,4 +1,5 @@
 import { ExitCode } from '../errors.js';
+import { OUTPUT_MODES, type OutputMode } from '../output/modes.js';
 
 export interface Described {
   name: string;
@@ -34,35 +35,44 @@ export const FILES: Described[] = [
   { name: '~/.local/share/nsed', describe: 'the default store root (see NSED_HOME and XDG_DATA_HOME)' },
 ];
 
-const MEANINGS: Record<keyof typeof ExitCode, string> = {
-  ok: 'success',
-  bug: 'unexpected failure (a bug in nsed: the message says so)',
-  usage: 'usage: bad flags or arguments, an invalid id, an unwritable --out file',
-  notFound: 'not found: session, turn, job or policy',
-  auth: 'authentication: the orchestrator answered 401 or 403',
-  server: 'server: 5xx, a failed deliberation, a malformed stream',
-  network: 'network: connection refused, reset, DNS, TLS',
-  conflict: 'conflict: a deliberation is already running, or nothing is running to inject into or cancel',
-  store: 'store: a session file cannot be read, parsed or locked',
-  cancelled: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)',
-  toolPending: 'a tool call awaits its result: answer it with nsed continue --tool-result or nsed tool-result',
-  timeout: 'timeout: --timeout or --idle-timeout',
-  sighup: 'hung up (SIGHUP)',
-  interrupted: 'interrupted (SIGINT, Ctrl-C)',
-  terminated: 'terminated (SIGTERM)',
+/** Each exit code's word in `nsed --help` and its meaning in the man page and README. */
+const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }> = {
+  ok: { short: 'ok', meaning: 'success' },
+  bug: { short: 'bug', meaning: 'unexpected failure (a bug in nsed: the message says so)' },
+  usage: { short: 'usage', meaning: 'usage: bad flags or arguments, an invalid id, an unwritable --out file' },
+  notFound: { short: 'not found', meaning: 'not found: session, turn, job or policy' },
+  auth: { short: 'auth', meaning: 'authentication: the orchestrator answered 401 or 403' },
+  server: { short: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },
+  network: { short: 'network', meaning: 'network: connection refused, reset, DNS, TLS' },
+  conflict: { short: 'conflict', meaning: 'conflict: a deliberation is already running, or nothing is running to inject into or cancel' },
+  store: { short: 'store', meaning: 'store: a session file cannot be read, parsed or locked' },
+  cancelled: { short: 'cancelled', meaning: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)' },
+  toolPending: { short: 'tool pending', meaning: 'a tool call awaits its result: answer it with nsed continue --tool-result or nsed tool-result' },
+  timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
+  sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },
+  interrupted: { short: 'interrupted (SIGINT)', meaning: 'interrupted (SIGINT, Ctrl-C)' },
+  terminated: { short: 'terminated (SIGTERM)', meaning: 'terminated (SIGTERM)' },
 };
 
 /** The exit-code table, from errors.ts: a code added there must be described here. */
-export const EXIT_CODES: Array<{ code: number; meaning: string }> = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>)
-  .map((k) => ({ code: ExitCode[k], meaning: MEANINGS[k] }))
+export const EXIT_CODES: Array<{ code: number; short: string; meaning: string }> = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>)
+  .map((k) => ({ code: ExitCode[k], ...MEANINGS[k] }))
   .sort((a, b) => a.code - b.code);
 
-export const OUTPUT_MODES: Described[] = [
-  { name: 'text', describe: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each' },
-  { name: 'ndjson', describe: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run' },
-  { name: 'final', describe: 'only the final answer, once the turn ends' },
-  { name: 'json', describe: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason' },
-];
+/** The help epilog: every exit code, from the same table. */
+export function exitCodeEpilog(): string {
+  return `Exit codes: ${EXIT_CODES.map((e) => `${e.code} ${e.short}`).join(', ')}.`;
+}
+
+const OUTPUT_MODE_MEANINGS: Record<OutputMode, string> = {
+  text: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each',
+  ndjson: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run',
+  final: 'only the final answer, once the turn ends',
+  json: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason',
+};
+
+/** Every output mode with its meaning (a mode added to output/modes.ts must be described here). */
+export const OUTPUT_MODES_DOC: Described[] = OUTPUT_MODES.map((name) => ({ name, describe: OUTPUT_MODE_MEANINGS[name] }));
 
 export const EXPORT_FORMATS_DOC: Described[] = [
   { name: 'json', describe: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []' },

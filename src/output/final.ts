@@ -1,7 +1,7 @@
 import { safeWriter } from '../terminal/safe-writer.js';
 import { sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { IO } from '../terminal/io.js';
-import type { Renderer } from './renderer.js';
+import type { Renderer } from './renderer-types.js';
 
 /**
  * `-o final`: nothing until the turn ends, then the answer and a newline. The answer is the

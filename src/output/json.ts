@@ -1,9 +1,9 @@
-import type { EventOf } from '../api/events.js';
+import type { EventOf } from '../events.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import { applyEvent, emptyTranscript } from '../turn/transcript.js';
 import { toJsonLine } from './ndjson.js';
-import type { Renderer } from './renderer.js';
+import type { Renderer } from './renderer-types.js';
 
 /**
  * `-o json`: one object when the turn ends. Rounds are the scored ones (what `sessions show`

@@ -1,7 +1,7 @@
-import { NDJSON_SCHEMA_VERSION } from '../api/events.js';
+import { NDJSON_SCHEMA_VERSION } from '../events.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
-import type { Renderer } from './renderer.js';
+import type { Renderer } from './renderer-types.js';
 
 /**
  * JSON.stringify escapes C0 controls but leaves DEL, the 8-bit C1 controls, BiDi controls and

@@ -1,27 +1,13 @@
-import { assertNever, type NsedEvent } from '../api/events.js';
+import { assertNever } from '../events.js';
 import type { IO } from '../terminal/io.js';
 import { createFinalRenderer } from './final.js';
 import { createJsonRenderer } from './json.js';
 import { createNdjsonRenderer } from './ndjson.js';
+import type { OutputMode } from './modes.js';
+import type { Renderer, RendererOptions } from './renderer-types.js';
 import { createTextRenderer } from './text.js';
 
-export type OutputMode = 'text' | 'ndjson' | 'final' | 'json';
-
-export const OUTPUT_MODES: readonly OutputMode[] = ['text', 'ndjson', 'final', 'json'];
-
-/**
- * Shows one turn. Events arrive in order: turn-start, job, …, then exactly one of finish or
- * error. close() waits until everything written has been flushed (call it before exiting).
- */
-export interface Renderer {
-  onEvent(e: NsedEvent): void;
-  close(): Promise<void>;
-}
-
-export interface RendererOptions {
-  /** text mode: after the answer, tell the user how to continue the session (on stderr). */
-  showSessionHint?: boolean;
-}
+export type { Renderer, RendererOptions } from './renderer-types.js';
 
 /** Async only because text mode may load the spinner (ora) on the way. */
 export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOptions = {}): Promise<Renderer> {

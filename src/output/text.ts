@@ -1,11 +1,11 @@
-import { assertNever, type EventOf, type NsedEvent } from '../api/events.js';
+import { assertNever, type EventOf, type NsedEvent } from '../events.js';
 import type { Candidate } from '../protocol/wire.js';
 import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { TerminalSanitizer, oneLine } from '../terminal/sanitize.js';
 import { createSpinner } from '../terminal/spinner.js';
 import { createStyle } from '../terminal/style.js';
-import type { Renderer, RendererOptions } from './renderer.js';
+import type { Renderer, RendererOptions } from './renderer-types.js';
 
 /** `job` line: `session <id> · job <job> · policy <policy>`, with whatever turn-start told us. */
 export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string): string {
@@ -40,7 +40,6 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
   const spinner = await createSpinner(io, 'deliberating');
   const sanitizer = io.stdoutIsTTY ? new TerminalSanitizer() : undefined;
   const sharedTerminal = io.stdoutIsTTY && io.stderrIsTTY;
-  const injected = new Set<number>();
   let start: EventOf<'turn-start'> | undefined;
   let wroteAnswer = false;
   let answerEndsWithNewline = false;
@@ -94,8 +93,6 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         answer(e.text);
         return;
       case 'injection':
-        if (injected.has(e.sequence)) return;
-        injected.add(e.sequence);
         note(`injected at round ${e.round} (#${e.sequence}): ${oneLine(e.message, 80)}`);
         return;
       case 'finalized':

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../api/events.js';
+import type { StreamEvent } from '../events.js';
 import type { ChatCompletion } from '../protocol/wire.js';
 
 /**

@@ -1,9 +1,10 @@
 import type { EventStream } from '../api/client.js';
-import type { StreamEvent } from '../api/events.js';
+import { eofError } from '../api/stream-processor.js';
+import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
-import type { TurnDeps, TurnSpec } from './run-turn.js';
+import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
@@ -46,7 +47,7 @@ export async function followStream(
         }
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
-      throw new NsedError('network', 'the stream ended before the deliberation finished (no [DONE])', { drop: 'eof' });
+      throw eofError();
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);

@@ -1,38 +1,13 @@
-import type { NsedClient } from '../api/client.js';
-import type { NsedEvent, StreamEvent } from '../api/events.js';
-import type { Context } from '../commands/context.js';
+import type { NsedEvent, StreamEvent } from '../events.js';
+import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
-import type { Renderer } from '../output/renderer.js';
-import type { LiveSim, PendingJob, TurnPath, TurnStatus } from '../session/model.js';
-import type { TurnStart } from './build-request.js';
+import type { PendingJob, TurnStatus } from '../session/model.js';
 import { completionEvents } from './completion-events.js';
 import { followStream } from './follow-stream.js';
-import type { TurnRecorder } from './record-turn.js';
 import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
+import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
-export interface TurnDeps {
-  ctx: Context;
-  client: NsedClient;
-  renderer: Renderer;
-  recorder: TurnRecorder;
-  url: string;
-  /** The in-process simulator (--sim) the job runs on, if any: its owner may be another process. */
-  liveSim?: LiveSim | undefined;
-  newTurnId: () => string;
-}
-
-export interface TurnSpec {
-  sessionId: string;
-  /** The user turn this answers; the pending marker points at it. */
-  userTurnId: string;
-  assistantTurnId: string;
-  /** The model string sent (`nsed:deep`). */
-  policy: string;
-  path: TurnPath;
-  start: TurnStart;
-  /** false: a blocking chat.completion request (--no-stream). */
-  stream: boolean;
-}
+export type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
  * The one loop over a turn's events (design.md §2): bytes become events in api/, and here each
@@ -65,11 +40,17 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         // the job in the first chunk, and then the marker is written in the background.
         void noteJob(e.job_id);
         return;
-      case 'injection':
-        if (transcript.injections.some((i) => i.sequence === e.sequence)) return;
+      case 'injection': {
+        // A replay after a reconnect delivers injections again; the transcript keeps each once,
+        // and only a new one is recorded and shown (renderers see every injection once).
+        const injection: NsedEvent = { type: 'injection', message: e.message, round: e.round, sequence: e.sequence };
+        const before = transcript;
+        transcript = applyEvent(transcript, injection);
+        if (transcript === before) return;
         if (jobId !== undefined) recorder.injection(jobId, e, deps.newTurnId(), ctx.clock.now().toISOString());
-        emit({ type: 'injection', message: e.message, round: e.round, sequence: e.sequence });
+        renderer.onEvent(injection);
         return;
+      }
       case 'end':
         transcript = applyEvent(transcript, e);
         return;

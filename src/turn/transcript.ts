@@ -1,4 +1,4 @@
-import { assertNever, type NsedEvent, type StreamEvent } from '../api/events.js';
+import { assertNever, type NsedEvent, type StreamEvent } from '../events.js';
 import type { NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {

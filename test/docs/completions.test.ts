@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Context } from '../../src/commands/context.js';
+import type { ProcessContext } from '../../src/context.js';
+import { commands } from '../../src/commands/index.js';
 import { cliReference } from '../../src/docs/reference.js';
 import { generatedFiles } from '../../src/docs/generate.js';
 import { openFileStore } from '../../src/session/file-store.js';
@@ -23,7 +24,7 @@ const [hasZsh, hasFish] = await Promise.all([has('zsh'), has('fish')]);
 async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new Capture(false);
   const stderr = new Capture(false);
-  const base: Omit<Context, 'io'> = {
+  const base: ProcessContext = {
     env: { NO_COLOR: '1', ...env },
     clock: { now: () => new Date(), sleep: () => Promise.resolve() },
     signal: new AbortController().signal,
@@ -55,7 +56,7 @@ describe('the committed completion scripts', () => {
   });
 
   it('declare exactly the flags the parser documents in --help for every command', async () => {
-    const ref = cliReference();
+    const ref = cliReference(commands);
     for (const c of ref.commands) {
       const help = (await cli([...c.words, '--help'])).stdout;
       for (const o of [...c.options, ...ref.globalOptions]) {

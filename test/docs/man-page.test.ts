@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { generatedFiles } from '../../src/docs/generate.js';
 import { NDJSON_EVENTS } from '../../src/docs/ndjson-schema.js';
+import { commands } from '../../src/commands/index.js';
 import { cliReference, usageLine } from '../../src/docs/reference.js';
 import { ENVIRONMENT, EXAMPLES, EXIT_CODES, EXPORT_FORMATS_DOC } from '../../src/docs/topics.js';
 
@@ -38,7 +39,7 @@ describe('man/nsed.1', () => {
 
   it('documents every command with its usage, every flag and every exit code', async () => {
     const text = await rendered();
-    const ref = cliReference();
+    const ref = cliReference(commands);
     for (const c of ref.commands) {
       expect(text).toContain(usageLine(c));
       for (const o of c.options) for (const f of o.flags) expect(text, `${c.words.join(' ')} ${f}`).toContain(f);
@@ -83,7 +84,7 @@ describe('README.md against the same source', () => {
       for (const field of Object.keys(doc.fields)) expect(row, `${type}.${field}`).toContain(`\`${field}\``);
     }
     for (const f of EXPORT_FORMATS_DOC) expect(readme).toMatch(new RegExp(`^\\| \`${f.name}\``, 'm'));
-    for (const o of cliReference().globalOptions.filter((g) => g.name !== 'help' && g.name !== 'version')) {
+    for (const o of cliReference(commands).globalOptions.filter((g) => g.name !== 'help' && g.name !== 'version')) {
       expect(readme, `--${o.name}`).toContain(o.negatable ? `--no-${o.name}` : `--${o.name}`);
     }
   });

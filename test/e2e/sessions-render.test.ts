@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Context } from '../../src/commands/context.js';
+import type { ProcessContext } from '../../src/context.js';
 import { relativeTime } from '../../src/output/session-time.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION, type Session, type Turn } from '../../src/session/model.js';
@@ -41,7 +41,7 @@ function session(id: string, updated: string, over: Partial<Session> = {}): Sess
 async function run(args: string[], tty: boolean): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new Capture(tty);
   const stderr = new Capture(tty);
-  const base: Omit<Context, 'io'> = {
+  const base: ProcessContext = {
     env: { NO_COLOR: '1' },
     clock: { now: () => NOW, sleep: () => Promise.resolve() },
     signal: new AbortController().signal,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/api/events.js';
+import type { NsedEvent } from '../../src/events.js';
 import { createRenderer } from '../../src/output/renderer.js';
 import { memoryIO, settle } from '../terminal/memory-io.js';
 import { candidate, finish, render, script, turnStart } from './script.js';
@@ -35,7 +35,7 @@ describe('final output', () => {
 });
 
 describe('json output', () => {
-  it('writes one object when the turn ends, with scored rounds and deduplicated injections', async () => {
+  it('writes one object when the turn ends, with scored rounds and injections', async () => {
     const { io, stdout, stderr } = memoryIO();
     await render('json', io, [...script.slice(0, -1), { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' }, finish]);
     expect(stdout.text.endsWith('}\n')).toBe(true);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/api/events.js';
-import { OUTPUT_MODES } from '../../src/output/renderer.js';
+import type { NsedEvent } from '../../src/events.js';
+import { OUTPUT_MODES } from '../../src/output/modes.js';
 import { TERMINAL_CONTROL, escapeCorpus } from '../terminal/escape-corpus.js';
 import { memoryIO } from '../terminal/memory-io.js';
 import { candidate, lines, render, turnStart } from './script.js';

@@ -1,6 +1,7 @@
-import type { NsedEvent } from '../../src/api/events.js';
+import type { NsedEvent } from '../../src/events.js';
 import type { Candidate } from '../../src/protocol/wire.js';
-import { createRenderer, type OutputMode, type RendererOptions } from '../../src/output/renderer.js';
+import type { OutputMode } from '../../src/output/modes.js';
+import { createRenderer, type RendererOptions } from '../../src/output/renderer.js';
 import type { IO } from '../../src/terminal/io.js';
 import { settle } from '../terminal/memory-io.js';
 
@@ -16,14 +17,16 @@ export const turnStart: NsedEvent = { type: 'turn-start', session: 's1', turn: '
 
 export const finish: NsedEvent = { type: 'finish', finish_reason: 'stop', content: 'Hello, world.', session: 's1', turn: 't2', job_id: 'job-1' };
 
-/** A whole turn: start, job, rounds (one unscored), an injection delivered twice, a reconnect, the answer. */
+/**
+ * A whole turn: start, job, rounds (one unscored), an injection, a reconnect, the answer. The turn
+ * loop hands a renderer each injection once (a replayed one is dropped before it; test/turn).
+ */
 export const script: NsedEvent[] = [
   turnStart,
   { type: 'job', job_id: 'job-1' },
   { type: 'reasoning', text: 'Round 1 complete — convergence: 45%' },
   { type: 'round', round: 1, total_rounds: 5, progress: 0.1, scored: false, candidates: [candidate('CortexA', 0)] },
   { type: 'round', round: 1, total_rounds: 5, progress: 0.2, scored: true, candidates: [candidate('CortexB', 0.31), candidate('CortexA', 0.4666), candidate('CortexC', 0.12)] },
-  { type: 'injection', message: 'focus on\nlatency', round: 2, sequence: 1 },
   { type: 'injection', message: 'focus on\nlatency', round: 2, sequence: 1 },
   { type: 'reconnect', attempt: 1, reason: 'the stream ended before the deliberation finished (no [DONE])' },
   { type: 'round', round: 2, total_rounds: 5, progress: 0.4, scored: true, candidates: [candidate('CortexA', 0.9)] },

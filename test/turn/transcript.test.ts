@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent, StreamEvent } from '../../src/api/events.js';
+import type { NsedEvent, StreamEvent } from '../../src/events.js';
 import { applyEvent, emptyTranscript, type Transcript } from '../../src/turn/transcript.js';
 
 const fold = (events: Array<NsedEvent | StreamEvent>): Transcript => events.reduce(applyEvent, emptyTranscript());

@@ -1,11 +1,19 @@
-import { EXPORT_FORMATS } from '../../output/export/format-names.js';
-import type { CommandDef } from '../command.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../../output/export/format-names.js';
+import { usageError } from '../../errors.js';
+import { stringFlag, type CommandDef } from '../command.js';
+
+export interface ExportOptions {
+  id: string;
+  format: ExportFormat;
+  /** The file to write atomically; undefined (or `-`): standard output. */
+  out: string | undefined;
+}
 
 /**
  * `nsed sessions export ID --format F [--out FILE]`. The destination flag is `--out`, not `-o`:
  * `-o` is the global output mode of every command.
  */
-export const exportCommand: CommandDef = {
+export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export <id>',
   describe: 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
   builder: (y) =>
@@ -15,15 +23,22 @@ export const exportCommand: CommandDef = {
       .option('out', { alias: 'file', type: 'string', describe: 'write to FILE (atomically, mode 0600) instead of stdout' })
       .example('nsed sessions export 20261130 --format markdown --out cache.md', 'a readable transcript')
       .example('nsed sessions export 20261130 --format messages > messages.json', 'replay it through any OpenAI-compatible client'),
-  run: async (env, argv) => {
-    const [{ openStore }, { renderExport }] = await Promise.all([import('../shared/open-store.js'), import('../../output/export/formats.js')]);
-    const format = EXPORT_FORMATS.find((f) => f === argv['format']) ?? 'json';
-    const { ctx } = env;
-    const store = await openStore(env);
-    const text = renderExport(format, await store.read(await store.resolve(String(argv['id']))));
-    const file = typeof argv['out'] === 'string' && argv['out'] !== '-' ? argv['out'] : undefined;
+  parse: (argv) => {
+    const out = stringFlag(argv, 'out');
+    if (out === '') throw usageError('--out needs a file name');
+    return {
+      id: String(argv['id']),
+      format: EXPORT_FORMATS.find((f) => f === argv['format']) ?? 'json',
+      out: out === '-' ? undefined : out,
+    };
+  },
+  run: async (opts, ctx) => {
+    const { renderExport } = await import('../../output/export/formats.js');
+    const { format } = opts;
+    const store = await ctx.store();
+    const text = renderExport(format, await store.read(await store.resolve(opts.id)));
+    const file = opts.out;
     if (file !== undefined) {
-      if (file === '') throw (await import('../../errors.js')).usageError('--out needs a file name');
       await (await import('../../output/export/write-atomic.js')).writeFileAtomic(file, text);
       return 0;
     }

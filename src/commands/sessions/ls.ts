@@ -1,12 +1,23 @@
-import { SESSION_STATES } from '../../session/store.js';
-import type { CommandDef } from '../command.js';
+import { usageError } from '../../errors.js';
+import { toModel } from '../../protocol/policy-ref.js';
+import { SESSION_STATES, type SessionState } from '../../session/store.js';
+import { stringFlag, type CommandDef } from '../command.js';
+
+export interface LsOptions {
+  limit: number | undefined;
+  /** The model string (`nsed:deep`) a listed session's active policy must equal. */
+  policy: string | undefined;
+  state: SessionState | undefined;
+  /** What to print; `auto` follows the global output mode and whether stdout is a terminal. */
+  format: 'ids' | 'json' | 'auto';
+}
 
 /**
  * `nsed sessions ls`: the store's listing index, newest activity first. Only `store.list()` is
  * read (one journal plus a stat per file), never the transcripts, and nothing of the network
  * or the spinner is loaded, so it stays fast with 10,000 sessions.
  */
-export const ls: CommandDef = {
+export const ls: CommandDef<LsOptions> = {
   command: 'ls',
   describe: 'list sessions, newest activity first',
   aliases: ['list'],
@@ -19,32 +30,34 @@ export const ls: CommandDef = {
       .option('ids', { type: 'boolean', default: false, describe: 'print only the ids, one per line (what the completion scripts use)' })
       .example('nsed sessions ls -n 5', 'the five most recently active sessions')
       .example("nsed sessions ls --state interrupted --json | jq -r '.[].id'", 'ids of sessions whose answer was cut short'),
-  run: async (env, argv) => {
+  parse: (argv) => {
     const limit = argv['limit'];
     if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
-      throw (await import('../../errors.js')).usageError('--limit must be a whole number of at least 1');
+      throw usageError('--limit must be a whole number of at least 1');
     }
-    const policyFlag = typeof argv['policy'] === 'string' ? argv['policy'] : undefined;
-    const [{ openStore }, list, { oneLine }, { toModel }] = await Promise.all([
-      import('../shared/open-store.js'),
-      import('../../output/session-list.js'),
-      import('../../terminal/sanitize.js'),
-      import('../../protocol/policy-ref.js'),
-    ]);
-    const policy = policyFlag === undefined ? undefined : toModel(policyFlag);
-    const state = typeof argv['state'] === 'string' ? argv['state'] : undefined;
-    const { ctx, globals } = env;
-    const store = await openStore(env);
+    const policy = stringFlag(argv, 'policy');
+    return {
+      limit,
+      policy: policy === undefined ? undefined : toModel(policy),
+      state: SESSION_STATES.find((s) => s === argv['state']),
+      format: argv['ids'] === true ? 'ids' : argv['json'] === true ? 'json' : 'auto',
+    };
+  },
+  run: async (opts, ctx) => {
+    const [list, { oneLine }] = await Promise.all([import('../../output/session-list.js'), import('../../terminal/sanitize.js')]);
+    const { policy, state, limit } = opts;
+    const { globals } = ctx;
+    const store = await ctx.store();
     const { sessions, unreadable } = await store.list();
     for (const u of unreadable) ctx.io.stderr.write(`nsed: warning: skipped ${oneLine(u.file, 300)}: ${oneLine(u.reason, 200)}\n`);
     const chosen = sessions
       .filter((s) => (policy === undefined || s.policy === policy) && (state === undefined || s.state === state))
-      .slice(0, typeof limit === 'number' ? limit : undefined)
+      .slice(0, limit)
       .map(list.listItem);
 
     let text: string;
-    if (argv['ids'] === true) text = chosen.map((s) => `${s.id}\n`).join('');
-    else if (argv['json'] === true || globals.output === 'json') text = list.sessionJson(chosen);
+    if (opts.format === 'ids') text = chosen.map((s) => `${s.id}\n`).join('');
+    else if (opts.format === 'json' || globals.output === 'json') text = list.sessionJson(chosen);
     else if (globals.output === 'ndjson') text = list.sessionNdjson(chosen);
     else if (ctx.io.stdoutIsTTY) text = chosen.length === 0 ? '' : list.sessionTable(chosen, ctx.clock.now());
     else text = list.sessionLines(chosen);

@@ -1,4 +1,11 @@
-import type { CommandDef } from '../command.js';
+import { stringList, type CommandDef } from '../command.js';
+
+export interface RmOptions {
+  /** Session ids or unique prefixes; all must resolve, or nothing is removed. */
+  ids: string[];
+  /** Also remove sessions whose deliberation is still running. */
+  force: boolean;
+}
 
 /**
  * `nsed sessions rm ID...`: every id is resolved before anything is deleted, so an unknown or
@@ -6,7 +13,7 @@ import type { CommandDef } from '../command.js';
  * running is kept unless --force (its `ask` would otherwise fail to record the answer), and a
  * file that cannot be parsed is moved aside rather than deleted unless --force (#57).
  */
-export const rm: CommandDef = {
+export const rm: CommandDef<RmOptions> = {
   command: 'rm <ids..>',
   describe: 'delete sessions from the store (all named ids must exist, or none is deleted)',
   aliases: ['remove'],
@@ -20,17 +27,17 @@ export const rm: CommandDef = {
       })
       .example('nsed sessions rm 20261130-3f9a2c1b', 'delete one session')
       .example('nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'),
-  run: async (env, argv) => {
-    const [{ openStore }, { NsedError }] = await Promise.all([import('../shared/open-store.js'), import('../../errors.js')]);
-    const { ctx } = env;
-    const store = await openStore(env);
-    const named = Array.isArray(argv['ids']) ? argv['ids'].map(String) : [];
+  parse: (argv) => ({ ids: stringList(argv, 'ids'), force: argv['force'] === true }),
+  run: async (opts, ctx) => {
+    const { NsedError } = await import('../../errors.js');
+    const store = await ctx.store();
+    const named = opts.ids;
     const ids: string[] = [];
     for (const name of named) {
       const id = await store.resolve(name);
       if (!ids.includes(id)) ids.push(id);
     }
-    if (argv['force'] !== true) {
+    if (!opts.force) {
       // The listing index is enough to know the state; an unparsable file has none and may go.
       const { sessions } = await store.list();
       const running = sessions.filter((s) => s.state === 'running' && ids.includes(s.id)).map((s) => s.id);
@@ -40,9 +47,8 @@ export const rm: CommandDef = {
         });
       }
     }
-    const force = argv['force'] === true;
     for (const id of ids) {
-      const { keptAs } = await store.remove(id, { keepUnreadable: !force });
+      const { keptAs } = await store.remove(id, { keepUnreadable: !opts.force });
       if (keptAs !== undefined) ctx.io.stderr.write(`removed ${id}; its file could not be read, so it was kept as ${keptAs} (--force deletes it)\n`);
       else if (!ctx.io.quiet) ctx.io.stderr.write(`removed ${id}\n`);
     }

@@ -1,10 +1,13 @@
 import type { Argv } from 'yargs';
+import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import type { Session } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
-import type { CommandEnv } from '../command.js';
+import { stringFlag, type ParsedArgv } from '../command.js';
 
-/** `-s ID | --last`: which session a command acts on. */
+/** Which session a command acts on: an id (or a unique prefix of one), or the latest. */
+export type SessionTarget = { kind: 'id'; id: string } | { kind: 'last' };
+
+/** `-s ID | --last`. */
 export function withSessionTarget(y: Argv): Argv {
   return y
     .option('session', { alias: 's', type: 'string', describe: 'session id (a unique prefix is enough)' })
@@ -12,14 +15,16 @@ export function withSessionTarget(y: Argv): Argv {
     .conflicts('session', 'last');
 }
 
-/** Opens the store and reads the session `-s ID | --last` names. */
-export async function openTarget(env: CommandEnv, argv: Record<string, unknown>): Promise<{ store: SessionStore; session: Session }> {
-  const { openStore } = await import('./open-store.js');
-  const store = await openStore(env);
-  const id = typeof argv['session'] === 'string' ? argv['session'] : undefined;
-  if (id === undefined && argv['last'] !== true) {
-    throw usageError('name a session with -s ID or --last', "list sessions with 'nsed sessions ls'");
-  }
-  const resolved = id !== undefined ? await store.resolve(id) : await store.latest();
-  return { store, session: await store.read(resolved) };
+export function parseSessionTarget(argv: ParsedArgv): SessionTarget {
+  const id = stringFlag(argv, 'session');
+  if (id !== undefined) return { kind: 'id', id };
+  if (argv['last'] === true) return { kind: 'last' };
+  throw usageError('name a session with -s ID or --last', "list sessions with 'nsed sessions ls'");
+}
+
+/** Reads the session the target names from the context's store. */
+export async function readTarget(ctx: Context, target: SessionTarget): Promise<Session> {
+  const store = await ctx.store();
+  const id = target.kind === 'id' ? await store.resolve(target.id) : await store.latest();
+  return store.read(id);
 }

@@ -1,4 +1,4 @@
-import { NDJSON_SCHEMA_VERSION, type NsedEvent } from '../../api/events.js';
+import { NDJSON_SCHEMA_VERSION, type NsedEvent } from '../../events.js';
 import { ExitCode } from '../../errors.js';
 import type { Session } from '../../session/model.js';
 import { toJsonLine } from '../ndjson.js';

@@ -1,9 +1,16 @@
-import type { NsedClient } from '../../api/client.js';
-import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from '../../config.js';
-import { NsedError } from '../../errors.js';
-import type { LiveSim, PendingJob } from '../../session/model.js';
-import { sanitizeForTerminal } from '../../terminal/sanitize.js';
-import type { CommandEnv } from '../command.js';
+import type { NsedClient } from './api/client.js';
+import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from './config.js';
+import { NsedError } from './errors.js';
+import { sanitizeForTerminal } from './terminal/sanitize.js';
+import type { IO } from './terminal/io.js';
+
+/** What opening a connection reads (the global options by another name: this module stays below the Context). */
+export interface ConnectInput {
+  io: IO;
+  env: Readonly<Record<string, string | undefined>>;
+  now(): Date;
+  globals: { sim: boolean; url: string | undefined; tokenFile: string | undefined; idleTimeoutS: number; timeoutS: number | undefined };
+}
 
 export interface Connection {
   client: NsedClient;
@@ -12,8 +19,24 @@ export interface Connection {
   /** What a session records as its orchestrator (`sim` for the in-process simulator). */
   orchestrator: string;
   /** The in-process simulator (--sim) jobs run on, ours or another process's, for a pending marker to name. */
-  liveSim: LiveSim | undefined;
+  liveSim?: LiveSim | undefined;
   close(): Promise<void>;
+}
+
+/** An in-process simulator (--sim): where it listens, and the process that serves it. */
+export interface LiveSim {
+  url: string;
+  pid: number;
+}
+
+/** A session's pending job, for a connection that may have to reach it where it runs. */
+export interface ConnectTarget {
+  pending: { job_id: string; sim?: LiveSim | undefined } | undefined;
+  /**
+   * The command acts on that job (inject, cancel, resume): a job whose simulator is gone is an
+   * error rather than a reason to start a fresh simulator.
+   */
+  needsJob: boolean;
 }
 
 /**
@@ -21,16 +44,14 @@ export interface Connection {
  * port; otherwise --url, NSED_URL, the session's recorded orchestrator, or the default. A
  * session that ran on the simulator goes back to a simulator of its own, except that a job
  * still pending on another process's simulator is reached there while that process lives.
- * `needsJob`: the command acts on that job (inject, cancel, resume), so a job whose simulator
- * is gone is an error rather than a reason to start a fresh simulator.
  */
-export async function connect(env: CommandEnv, recorded?: string, pending?: PendingJob, needsJob = true): Promise<Connection> {
-  const { ctx, globals } = env;
+export async function connect(ctx: ConnectInput, recorded?: string, target?: ConnectTarget): Promise<Connection> {
+  const { globals } = ctx;
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
   const recordedSim = recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined;
-  const owner = recordedSim && !globals.sim && pending !== undefined ? await ownerSim(pending, needsJob) : undefined;
+  const owner = recordedSim && !globals.sim && target?.pending !== undefined ? ownerSim(target.pending, target.needsJob) : undefined;
   const useSim = owner === undefined && (globals.sim || recordedSim);
   let url: string;
   let stopSim: (() => Promise<void>) | undefined;
@@ -40,7 +61,7 @@ export async function connect(env: CommandEnv, recorded?: string, pending?: Pend
     url = owner.url;
     liveSim = owner;
   } else if (useSim) {
-    const { startSim } = await import('../../sim/server.js');
+    const { startSim } = await import('./sim/server.js');
     const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env) });
     url = sim.url;
     stopSim = () => sim.close();
@@ -49,13 +70,13 @@ export async function connect(env: CommandEnv, recorded?: string, pending?: Pend
     url = resolveUrl(globals.url, ctx.env, recorded);
     token = await readToken(globals.tokenFile, ctx.env, warn);
   }
-  const { createClient } = await import('../../api/client.js');
+  const { createClient } = await import('./api/client.js');
   const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
   const client = createClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
     idleTimeoutMs: Math.round(globals.idleTimeoutS * 1000),
-    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.clock.now().getTime() + Math.round(globals.timeoutS * 1000) }),
+    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.now().getTime() + Math.round(globals.timeoutS * 1000) }),
     env: ctx.env,
     ...(debug === undefined ? {} : { debug }),
   });
@@ -85,11 +106,10 @@ function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
 /**
  * The simulator a pending job runs on, when another process started it with --sim. That
  * process must still live: the simulator and its jobs end with it, and a simulator of our own
- * would know nothing of the job, so the command stops here and says why.
+ * would know nothing of the job, so a command that needs the job stops here and says why.
  */
-async function ownerSim(pending: PendingJob, needsJob: boolean): Promise<LiveSim | undefined> {
+function ownerSim(pending: NonNullable<ConnectTarget['pending']>, needsJob: boolean): LiveSim | undefined {
   const sim = pending.sim;
-  const { isAlive } = await import('../../session/lock.js');
   if (sim !== undefined && typeof sim.url === 'string' && typeof sim.pid === 'number' && sim.pid !== process.pid && isAlive(sim.pid)) {
     return { url: sim.url, pid: sim.pid };
   }
@@ -98,4 +118,14 @@ async function ownerSim(pending: PendingJob, needsJob: boolean): Promise<LiveSim
   throw new NsedError('conflict', `nothing is running: deliberation ${pending.job_id} ran on the in-process simulator of ${whose} (--sim), which has exited`, {
     hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
   });
+}
+
+/** Signal 0 tests for a process without touching it; EPERM means it lives under another user. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }

@@ -1,4 +1,4 @@
-import type { Candidate } from '../protocol/wire.js';
+import type { Candidate } from './protocol/wire.js';
 
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of

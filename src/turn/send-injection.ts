@@ -1,13 +1,12 @@
-import { NsedError, toNsedError } from '../../errors.js';
-import { upsertInjection } from '../../session/lineage.js';
-import { newTurnId } from '../../session/ids.js';
-import type { PendingJob, Session } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
-import { isLiveStatus } from '../../protocol/job-status.js';
-import { buildChatRequest } from '../../turn/build-request.js';
-import { sanitizeForTerminal } from '../../terminal/sanitize.js';
-import type { CommandEnv } from '../command.js';
-import type { Connection } from './connection.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { upsertInjection } from '../session/lineage.js';
+import { newTurnId } from '../session/ids.js';
+import type { PendingJob, Session } from '../session/model.js';
+import { isLiveStatus } from '../protocol/job-status.js';
+import { buildChatRequest } from './build-request.js';
+import { sanitizeForTerminal } from '../terminal/sanitize.js';
+import type { Connection } from '../connection.js';
+import type { Context } from '../context.js';
 import { followPending } from './execute-turn.js';
 import { reconcilePending } from './reconcile.js';
 
@@ -19,43 +18,40 @@ export type Injected = { kind: 'acknowledged'; pending: PendingJob } | { kind: '
  * compat routing rule instead: the same x-opencode-session, which injects into the live job.
  */
 export async function injectMessage(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
+  ctx: Context,
+  conn: Connection,
   session: Session,
   message: string,
   wait: boolean,
 ): Promise<Injected> {
-  const { ctx } = env;
   const pending = session.pending_job;
   if (pending === undefined) throw nothingRunning(session.id);
   let ack;
   try {
-    ack = await deps.conn.client.inject(pending.job_id, message, { signal: ctx.signal });
+    ack = await conn.client.inject(pending.job_id, message, { signal: ctx.signal });
   } catch (err) {
     const e = toNsedError(err);
     if (e.code === 'conflict') {
       // The job ended before the message landed: record its answer if there is one.
-      await reconcilePending(deps.conn.client, deps.store, session, ctx.randomHex, () => ctx.clock.now());
+      await reconcilePending(ctx, conn, session);
       throw nothingRunning(session.id);
     }
     if (e.code !== 'not_found' && e.status !== 405) throw e;
-    return compatFallback(env, deps, session, pending, message, wait);
+    return compatFallback(ctx, conn, session, pending, message, wait);
   }
   ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(pending.job_id)} at round ${ack.injected_at_round} (sequence ${ack.sequence})\n`);
-  await recordInjection(env, deps.store, session.id, pending.job_id, message, { round: ack.injected_at_round, sequence: ack.sequence });
+  await recordInjection(ctx, session.id, pending.job_id, message, { round: ack.injected_at_round, sequence: ack.sequence });
   return { kind: 'acknowledged', pending };
 }
 
 async function recordInjection(
-  env: CommandEnv,
-  store: SessionStore,
+  ctx: Context,
   sessionId: string,
   jobId: string,
   message: string,
   placed: { round: number; sequence: number } | undefined,
 ): Promise<void> {
-  const { ctx } = env;
-  await store.update(sessionId, (s) => {
+  await (await ctx.store()).update(sessionId, (s) => {
     upsertInjection(s, {
       id: newTurnId(ctx.randomHex),
       role: 'user',
@@ -70,15 +66,14 @@ async function recordInjection(
 }
 
 async function compatFallback(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
+  ctx: Context,
+  conn: Connection,
   session: Session,
   pending: PendingJob,
   message: string,
   wait: boolean,
 ): Promise<Injected> {
-  const { ctx } = env;
-  const result = await deps.conn.client.result(pending.job_id, { signal: ctx.signal }).catch(() => undefined);
+  const result = await conn.client.result(pending.job_id, { signal: ctx.signal }).catch(() => undefined);
   if (result === undefined || !isLiveStatus(result.status)) throw nothingRunning(session.id);
   const withMessage: Session = {
     ...session,
@@ -89,14 +84,14 @@ async function compatFallback(
   ctx.io.stderr.write(`this orchestrator has no inject route; sending through the compat thread ${sanitizeForTerminal(session.conversation_id)}\n`);
   // The compat route does not say where the message landed; the streaming terminal, which sees
   // nsed_injected, fills in the round and sequence of this same record.
-  await recordInjection(env, deps.store, session.id, pending.job_id, message, undefined);
+  await recordInjection(ctx, session.id, pending.job_id, message, undefined);
   if (!wait) {
     // The routing rule injects as soon as the request arrives; nothing more is needed from it.
-    const stream = await deps.conn.client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
+    const stream = await conn.client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
     stream.abort();
     return { kind: 'answered' };
   }
-  await followPending(env, deps, session, pending, start);
+  await followPending(ctx, conn, session, pending, start);
   return { kind: 'answered' };
 }
 

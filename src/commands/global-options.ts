@@ -1,23 +1,10 @@
 import type { Argv } from 'yargs';
-import type { OutputMode } from '../output/renderer.js';
+import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
+import { OUTPUT_MODES } from '../output/modes.js';
+import type { ParsedArgv } from './command.js';
 
-/** Options every command accepts (design.md §3). The token itself is never a flag (#73). */
-export interface GlobalOptions {
-  url: string | undefined;
-  tokenFile: string | undefined;
-  home: string | undefined;
-  output: OutputMode;
-  quiet: boolean;
-  /** Whole-turn deadline in seconds; undefined = none. */
-  timeoutS: number | undefined;
-  idleTimeoutS: number;
-  color: boolean;
-  sim: boolean;
-}
-
-export const OUTPUT_MODES = ['text', 'ndjson', 'final', 'json'] as const;
-
+/** The flags every command accepts. The token itself is never a flag: it would show in `ps`. */
 export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
   return y
     .option('url', { type: 'string', describe: 'orchestrator base URL (env NSED_URL; default: the session\'s, else http://localhost:8080)', global: true })
@@ -31,7 +18,8 @@ export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
     .option('sim', { type: 'boolean', default: false, describe: 'run against a built-in simulator on a random loopback port', global: true });
 }
 
-export function toGlobalOptions(argv: Record<string, unknown>): GlobalOptions {
+/** The global flags, checked; a bad value is a usage error. */
+export function parseGlobalOptions(argv: ParsedArgv): GlobalOptions {
   const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
   // yargs reads `--timeout abc` as NaN; a wait the user meant to bound must not silently become unbounded.
   const num = (k: string): number | undefined => {
@@ -48,7 +36,7 @@ export function toGlobalOptions(argv: Record<string, unknown>): GlobalOptions {
     url: str('url'),
     tokenFile: str('token-file'),
     home: str('home'),
-    output: (str('output') ?? 'text') as OutputMode,
+    output: OUTPUT_MODES.find((m) => m === argv['output']) ?? 'text',
     quiet: argv['quiet'] === true,
     timeoutS,
     idleTimeoutS,

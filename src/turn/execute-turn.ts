@@ -1,15 +1,15 @@
-import { NsedError, notFound } from '../../errors.js';
-import { createRenderer } from '../../output/renderer.js';
-import { assertStdoutWritten } from '../../output/session-write.js';
-import { fromModel } from '../../protocol/policy-ref.js';
-import { newTurnId } from '../../session/ids.js';
-import type { PendingJob, Session } from '../../session/model.js';
-import type { SessionStore } from '../../session/store.js';
-import { buildChatRequest, buildNativeRequest, type TurnStart } from '../../turn/build-request.js';
-import { TurnRecorder } from '../../turn/record-turn.js';
-import { runTurn, type TurnSpec } from '../../turn/run-turn.js';
-import type { CommandEnv } from '../command.js';
-import type { Connection } from './connection.js';
+import { NsedError, notFound } from '../errors.js';
+import { createRenderer } from '../output/renderer.js';
+import { assertStdoutWritten } from '../output/session-write.js';
+import { fromModel } from '../protocol/policy-ref.js';
+import { newTurnId } from '../session/ids.js';
+import type { PendingJob, Session } from '../session/model.js';
+import type { SessionStore } from '../session/store.js';
+import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
+import { TurnRecorder } from './record-turn.js';
+import { runTurn, type TurnSpec } from './run-turn.js';
+import type { Connection } from '../connection.js';
+import type { Context } from '../context.js';
 import { loadTools, type TurnOptions } from './turn-options.js';
 
 /**
@@ -18,17 +18,17 @@ import { loadTools, type TurnOptions } from './turn-options.js';
  * request from the lineage, and streams it through the renderer into the store.
  */
 export async function executeTurn(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
+  ctx: Context,
+  conn: Connection,
   session: Session,
   userTurnId: string,
   opts: TurnOptions,
   fresh = false,
 ): Promise<number> {
   try {
-    return await startTurn(env, deps, session, userTurnId, opts);
+    return await startTurn(ctx, conn, session, userTurnId, opts);
   } catch (err) {
-    if (err instanceof NsedError && err.unsent) await forgetTurn(deps.store, session.id, userTurnId, fresh);
+    if (err instanceof NsedError && err.unsent) await forgetTurn(await ctx.store(), session.id, userTurnId, fresh);
     throw err;
   }
 }
@@ -47,19 +47,12 @@ async function forgetTurn(store: SessionStore, sessionId: string, userTurnId: st
   }
 }
 
-async function startTurn(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
-  session: Session,
-  userTurnId: string,
-  opts: TurnOptions,
-): Promise<number> {
-  const { ctx, globals } = env;
+async function startTurn(ctx: Context, conn: Connection, session: Session, userTurnId: string, opts: TurnOptions): Promise<number> {
   const model = session.active_policy;
   const native = opts.agents !== undefined || opts.rounds !== undefined;
   let start: TurnStart;
   if (native) {
-    const policyId = opts.agents === undefined ? await resolvePolicyId(deps.conn, model) : undefined;
+    const policyId = opts.agents === undefined ? await resolvePolicyId(conn, model) : undefined;
     start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8));
   } else {
     const tools = await loadTools(opts.toolsFile);
@@ -74,31 +67,16 @@ async function startTurn(
     start,
     stream: native || opts.stream,
   };
-  return followTurn(env, deps, spec, globals.output);
+  return followTurn(ctx, conn, spec);
 }
 
 /** Renders and records one turn (also used by resume and inject, which attach to a job). */
-export async function followTurn(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
-  spec: TurnSpec,
-  output: CommandEnv['globals']['output'],
-): Promise<number> {
-  const renderer = await createRenderer(output, env.ctx.io);
-  const recorder = new TurnRecorder(deps.store, spec.sessionId);
-  await runTurn(
-    {
-      ctx: env.ctx,
-      client: deps.conn.client,
-      renderer,
-      recorder,
-      url: deps.conn.url,
-      liveSim: deps.conn.liveSim,
-      newTurnId: () => newTurnId(env.ctx.randomHex),
-    },
-    spec,
-  );
-  await assertStdoutWritten(env.ctx.io);
+export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec): Promise<number> {
+  const renderer = await createRenderer(ctx.globals.output, ctx.io);
+  const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
+  const newId = (): string => newTurnId(ctx.randomHex);
+  await runTurn({ ctx, client: conn.client, renderer, recorder, url: conn.url, liveSim: conn.liveSim, newTurnId: newId }, spec);
+  await assertStdoutWritten(ctx.io);
   return 0;
 }
 
@@ -107,8 +85,8 @@ export async function followTurn(
  * earlier, interrupted run recorded for the same job, if there is one.
  */
 export async function followPending(
-  env: CommandEnv,
-  deps: { store: SessionStore; conn: Connection },
+  ctx: Context,
+  conn: Connection,
   session: Session,
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
@@ -117,13 +95,13 @@ export async function followPending(
   const spec: TurnSpec = {
     sessionId: session.id,
     userTurnId: pending.turn,
-    assistantTurnId: existing?.id ?? newTurnId(env.ctx.randomHex),
+    assistantTurnId: existing?.id ?? newTurnId(ctx.randomHex),
     policy: pending.policy,
     path: start.kind === 'chat' ? 'compat' : pending.path,
     stream: start.kind !== 'chat',
     start,
   };
-  return followTurn(env, deps, spec, env.globals.output);
+  return followTurn(ctx, conn, spec);
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

@@ -1,0 +1,4 @@
+export type ImportGraph = Record<string, string[]>;
+export function importGraph(root: string): Promise<ImportGraph>;
+export function arrowErrors(graph: ImportGraph): string[];
+export function findCycles(graph: ImportGraph): string[][];

@@ -1,0 +1,100 @@
+// The layers of src/ and the arrows allowed between them: the one table that eslint.config.js
+// (rule layers/arrows, on every import as it is written) and scripts/check-imports.mjs (the
+// whole graph: arrows again, and no circle) enforce. docs/architecture.md draws the same table.
+import path from 'node:path';
+
+const STORE_INTERNALS = [
+  'src/session/file-store.ts',
+  'src/session/lock.ts',
+  'src/session/atomic-adapter.ts',
+  'src/session/index-journal.ts',
+  'src/session/paths.ts',
+];
+
+/**
+ * Each rule names the files it governs (`from`: a folder ending in `/` or one file) and either
+ * the only places they may import (`allow`) or the places they must not (`deny`, with `except`).
+ * The first rule whose `from` matches a file decides; a file no rule names may import anything
+ * but src/cli/ (the entry), which nothing imports.
+ */
+export const LAYERS = [
+  {
+    from: 'src/sim/',
+    allow: ['src/sim/', 'src/protocol/', 'src/errors.ts'],
+    why: 'the simulator stands in for an orchestrator: it shares the wire protocol with the client and nothing else',
+  },
+  { from: 'src/protocol/', allow: ['src/protocol/', 'src/errors.ts'], why: 'the wire types are a leaf layer' },
+  { from: 'src/errors.ts', allow: [], why: 'the error type and exit codes are a leaf every layer imports' },
+  { from: 'src/events.ts', allow: ['src/protocol/'], why: 'the event union is a leaf that api/ produces and output/, turn/ consume' },
+  { from: 'src/version.ts', allow: [], why: 'a leaf' },
+  { from: 'src/terminal/', allow: ['src/terminal/', 'src/errors.ts'], why: 'the terminal knows nothing of deliberations' },
+  {
+    from: 'src/api/',
+    deny: ['src/session/', 'src/terminal/', 'src/output/', 'src/turn/', 'src/commands/', 'src/docs/', 'src/sim/', 'src/context.ts', 'src/connection.ts'],
+    why: 'api/ turns HTTP bytes into typed events; storing, showing and orchestrating them happen above it',
+  },
+  {
+    from: 'src/session/',
+    deny: ['src/api/', 'src/output/', 'src/turn/', 'src/commands/', 'src/docs/', 'src/sim/', 'src/terminal/', 'src/context.ts', 'src/connection.ts'],
+    why: 'the store keeps sessions; it neither talks to the orchestrator nor shows anything',
+  },
+  {
+    from: 'src/output/',
+    deny: ['src/api/', 'src/turn/', 'src/commands/', 'src/docs/', 'src/sim/', 'src/context.ts', 'src/connection.ts', ...STORE_INTERNALS],
+    // The json renderer folds events with the turn's own pure reducer rather than a copy of it.
+    except: ['src/turn/transcript.ts'],
+    why: 'output/ renders events (events.ts) and session documents; it neither fetches them nor opens the store',
+  },
+  {
+    from: 'src/turn/',
+    deny: ['src/commands/', 'src/docs/', 'src/sim/'],
+    why: 'a turn is run from a Context; the commands that parse argv sit above it',
+  },
+  {
+    from: 'src/context.ts',
+    deny: ['src/commands/', 'src/turn/', 'src/docs/', 'src/api/', 'src/sim/'],
+    except: [],
+    why: 'the Context is built below the commands and the turn, which receive it',
+  },
+  {
+    from: 'src/connection.ts',
+    deny: ['src/commands/', 'src/turn/', 'src/docs/', 'src/context.ts', 'src/output/', 'src/session/'],
+    why: 'opening a connection needs the client, the config and (for --sim) the simulator, nothing above',
+  },
+  {
+    from: 'src/config.ts',
+    allow: ['src/errors.ts', 'src/protocol/'],
+    why: 'configuration reads the environment and files, nothing else',
+  },
+  { from: 'src/commands/', deny: [], why: 'commands may use every layer below the entry' },
+  { from: 'src/docs/', deny: ['src/turn/', 'src/api/', 'src/sim/', 'src/session/'], why: 'the docs read the command definitions, not the machinery' },
+  { from: 'src/cli/', deny: [], why: 'the entry' },
+];
+
+const ENTRY = 'src/cli/';
+
+const under = (file, place) => (place.endsWith('/') ? file.startsWith(place) : file === place);
+
+/**
+ * Why the import `from` -> `to` runs against the arrows, or undefined when it may. Both are
+ * paths from the repository root with forward slashes (`src/api/client.ts`).
+ */
+export function arrowViolation(from, to) {
+  if (!from.startsWith('src/') || !to.startsWith('src/')) return undefined;
+  if (under(to, ENTRY) && !under(from, ENTRY)) return `${to} is the entry: nothing but src/cli/ imports it`;
+  const rule = LAYERS.find((r) => under(from, r.from));
+  if (rule === undefined) return undefined;
+  if ((rule.except ?? []).some((p) => under(to, p))) return undefined;
+  if (rule.allow !== undefined) {
+    return rule.allow.some((p) => under(to, p)) ? undefined : `${rule.from} may import only ${rule.allow.join(', ') || 'nothing of src/'} (${rule.why})`;
+  }
+  const hit = rule.deny.find((p) => under(to, p));
+  return hit === undefined ? undefined : `${rule.from} must not import ${hit} (${rule.why})`;
+}
+
+/** The repository file a relative specifier names (`../api/client.js` -> `src/api/client.ts`), or undefined. */
+export function resolveSpecifier(root, fromAbs, spec) {
+  if (!spec.startsWith('.')) return undefined;
+  const abs = path.resolve(path.dirname(fromAbs), spec).replace(/\.js$/, '.ts');
+  return path.relative(root, abs).split(path.sep).join('/');
+}

@@ -1,0 +1,49 @@
+import type { Argv } from 'yargs';
+import { usageError } from '../../errors.js';
+import type { TurnOptions } from '../../turn/turn-options.js';
+import { stringFlag, type ParsedArgv } from '../command.js';
+
+const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function withTurnOptions(y: Argv): Argv {
+  return y
+    .option('policy', { alias: 'p', type: 'string', describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)' })
+    .option('system', { type: 'string', describe: 'system instructions for the council' })
+    .option('title', { type: 'string', describe: 'session title (default: the first words of the prompt)' })
+    .option('stream', { type: 'boolean', default: true, describe: 'stream the deliberation (--no-stream waits for one JSON answer)' })
+    .option('agents', { type: 'string', describe: 'choose the council: A,B,C (native /deliberation path)' })
+    .option('rounds', { type: 'number', describe: 'deliberation rounds (native /deliberation path)' })
+    .option('tools', { type: 'string', describe: 'JSON file with OpenAI function tools to offer the council' });
+}
+
+/** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
+export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
+  const str = (k: string): string | undefined => stringFlag(argv, k);
+  let agents: string[] | undefined;
+  const rawAgents = str('agents');
+  if (rawAgents !== undefined) {
+    agents = rawAgents.split(',').map((a) => a.trim()).filter((a) => a !== '');
+    const bad = agents.find((a) => !AGENT_NAME.test(a));
+    if (bad !== undefined) throw usageError(`invalid agent name '${bad.slice(0, 40)}' in --agents`, "agent names use letters, digits, '-' and '_'");
+    if (agents.length < 2) throw usageError('--agents needs at least two agent names', 'e.g. --agents CortexA,CortexB,CortexC');
+  }
+  let rounds: number | undefined;
+  const rawRounds = argv['rounds'];
+  if (rawRounds !== undefined) {
+    if (typeof rawRounds !== 'number' || !Number.isInteger(rawRounds) || rawRounds < 1 || rawRounds > 100) {
+      throw usageError('--rounds must be a whole number from 1 to 100');
+    }
+    rounds = rawRounds;
+  }
+  const policy = str('policy');
+  if (policy !== undefined && policy.trim() === '') throw usageError('--policy is empty', 'e.g. -p deep');
+  return {
+    policy,
+    system: str('system'),
+    title: str('title'),
+    stream: argv['stream'] !== false,
+    agents,
+    rounds,
+    toolsFile: str('tools'),
+  };
+}

@@ -1,0 +1,92 @@
+import type { ConnectTarget, Connection } from './connection.js';
+import type { OutputMode } from './output/modes.js';
+import type { SessionStore } from './session/store.js';
+import type { IO } from './terminal/io.js';
+
+export interface Clock {
+  now(): Date;
+  /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Options every command accepts. The token itself is never a flag: it would show in `ps`. */
+export interface GlobalOptions {
+  url: string | undefined;
+  tokenFile: string | undefined;
+  home: string | undefined;
+  output: OutputMode;
+  quiet: boolean;
+  /** Whole-turn deadline in seconds; undefined = none. */
+  timeoutS: number | undefined;
+  idleTimeoutS: number;
+  color: boolean;
+  sim: boolean;
+}
+
+/** What the process gives a run: everything of the outside world but the terminal (built by cli/main.ts). */
+export interface ProcessContext {
+  env: Readonly<Record<string, string | undefined>>;
+  clock: Clock;
+  /** Aborts on SIGINT/SIGTERM/SIGHUP; `signalExit` then says which exit code that means. */
+  signal: AbortSignal;
+  signalExit(): number | undefined;
+  randomHex(bytes: number): string;
+}
+
+/**
+ * Everything a command and a turn need from the outside world, built once per run by runCli
+ * from the global options. Tests build their own (with their own store and connection) instead
+ * of mocking modules.
+ */
+export interface Context extends ProcessContext {
+  io: IO;
+  globals: GlobalOptions;
+  /** The session store, opened on first use and then shared. */
+  store(): Promise<SessionStore>;
+  /**
+   * Opens the orchestrator connection: --sim, --url, NSED_URL, `recorded` (the orchestrator a
+   * session ran on), or the default. Each call opens one; the caller closes it.
+   */
+  connect(recorded?: string, target?: ConnectTarget): Promise<Connection>;
+}
+
+/** Replacements for the lazy factories, for tests and for callers that already hold one. */
+export interface ContextParts {
+  store?: () => Promise<SessionStore>;
+  connect?: (recorded?: string, target?: ConnectTarget) => Promise<Connection>;
+}
+
+export function createContext(base: ProcessContext, io: IO, globals: GlobalOptions, parts: ContextParts = {}): Context {
+  let store: Promise<SessionStore> | undefined;
+  const ctx: Context = {
+    ...base,
+    io,
+    globals,
+    // Lazy: lowdb, the network stack and the simulator load only for commands that use them.
+    store: parts.store ?? (() => (store ??= openStore(ctx))),
+    connect:
+      parts.connect ??
+      (async (recorded, target) => {
+        const { connect } = await import('./connection.js');
+        return connect({ io, env: base.env, now: () => base.clock.now(), globals }, recorded, target);
+      }),
+  };
+  return ctx;
+}
+
+/** The store under --home / NSED_HOME / XDG_DATA_HOME. */
+async function openStore(ctx: Context): Promise<SessionStore> {
+  const [{ openFileStore }, { resolveHome }] = await Promise.all([
+    import('./session/file-store.js'),
+    import('./session/paths.js'),
+  ]);
+  const { io } = ctx;
+  return openFileStore(resolveHome(ctx.env, ctx.globals.home), {
+    now: () => ctx.clock.now(),
+    // A wait is bounded by the store; saying whose lock it is tells the user what to look at.
+    onLockWait: (pid) => {
+      if (io.quiet) return;
+      io.stderr.write(`waiting for the session lock held by ${pid === undefined ? 'another nsed process' : `pid ${pid}`}\n`);
+    },
+  });
+}

@@ -1,0 +1,15 @@
+import type { NsedEvent } from '../events.js';
+
+/**
+ * Shows one turn. Events arrive in order: turn-start, job, …, then exactly one of finish or
+ * error. close() waits until everything written has been flushed (call it before exiting).
+ */
+export interface Renderer {
+  onEvent(e: NsedEvent): void;
+  close(): Promise<void>;
+}
+
+export interface RendererOptions {
+  /** text mode: after the answer, tell the user how to continue the session (on stderr). */
+  showSessionHint?: boolean;
+}

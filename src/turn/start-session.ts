@@ -1,0 +1,68 @@
+import { toModel } from '../protocol/policy-ref.js';
+import { newConversationId, newSessionId, newTurnId } from '../session/ids.js';
+import { SESSION_VERSION, type Session, type Turn } from '../session/model.js';
+import type { Context } from '../context.js';
+import { councilOf, type TurnOptions } from './turn-options.js';
+
+/** The default policy: NSED_POLICY, else `*` (the orchestrator's first registered policy). */
+export function defaultPolicy(env: Readonly<Record<string, string | undefined>>): string {
+  const p = env['NSED_POLICY'];
+  return p === undefined || p.trim() === '' ? '*' : p.trim();
+}
+
+/** A new session's parts; the policy, system and title flags win over what is inherited. */
+export interface SessionInit {
+  opts: Pick<TurnOptions, 'policy' | 'system' | 'title'> & Partial<Pick<TurnOptions, 'agents' | 'rounds'>>;
+  orchestrator: string;
+  /** Turns carried over from a parent session (fork). */
+  turns?: Turn[];
+  forkedFrom?: Session['forked_from'];
+  /** Used when --title is not given. */
+  title: string;
+}
+
+/** Creates and stores a session (a fork without a prompt has no turn of its own). */
+export async function createSession(ctx: Context, init: SessionInit, now = ctx.clock.now()): Promise<Session> {
+  const session: Session = {
+    version: SESSION_VERSION,
+    id: newSessionId(ctx.randomHex, now),
+    title: init.opts.title ?? init.title,
+    created: now.toISOString(),
+    updated: now.toISOString(),
+    active_policy: toModel(init.opts.policy ?? defaultPolicy(ctx.env)),
+    orchestrator: init.orchestrator,
+    conversation_id: newConversationId(ctx.randomHex),
+    turns: init.turns ?? [],
+  };
+  if (init.opts.system !== undefined) session.system = init.opts.system;
+  const council = councilOf(init.opts);
+  if (council !== undefined) session.council = council;
+  if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
+  await (await ctx.store()).create(session);
+  return session;
+}
+
+/** Creates a session holding the first user turn; the answer is recorded by the turn runner. */
+export async function startSession(
+  ctx: Context,
+  init: Omit<SessionInit, 'title'> & { prompt: string; title?: string },
+): Promise<{ session: Session; userTurnId: string }> {
+  const now = ctx.clock.now();
+  const userTurnId = newTurnId(ctx.randomHex);
+  const turns = [...(init.turns ?? []), userTurn(userTurnId, init.prompt, now)];
+  const session = await createSession(ctx, { ...init, title: init.title ?? titleFrom(init.prompt), turns }, now);
+  return { session, userTurnId };
+}
+
+export function userTurn(id: string, content: string, now: Date): Turn {
+  return { id, role: 'user', kind: 'message', content, status: 'complete', ts: now.toISOString() };
+}
+
+/** The first line of the prompt, cut at a word near 60 characters. */
+export function titleFrom(prompt: string): string {
+  const line = prompt.trim().split(/\r?\n/)[0] ?? '';
+  if (line.length <= 60) return line;
+  const cut = line.slice(0, 60);
+  const space = cut.lastIndexOf(' ');
+  return `${space > 30 ? cut.slice(0, space) : cut}…`;
+}

@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import { usageError } from '../errors.js';
+import type { ToolDefinition } from '../protocol/wire.js';
+import type { Council } from '../session/model.js';
+
+/** Options of every command that runs a turn (ask, continue, fork). */
+export interface TurnOptions {
+  policy: string | undefined;
+  system: string | undefined;
+  title: string | undefined;
+  stream: boolean;
+  agents: string[] | undefined;
+  rounds: number | undefined;
+  toolsFile: string | undefined;
+}
+
+/**
+ * The council a turn runs with: the flags, else what the session recorded. A session started
+ * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it.
+ */
+export function withRecordedCouncil(opts: TurnOptions, recorded: Council | undefined): TurnOptions {
+  return { ...opts, agents: opts.agents ?? recorded?.agents, rounds: opts.rounds ?? recorded?.rounds };
+}
+
+/** What a session records of a turn's council; undefined when no council was chosen. */
+export function councilOf(opts: Partial<Pick<TurnOptions, 'agents' | 'rounds'>>): Council | undefined {
+  if (opts.agents === undefined && opts.rounds === undefined) return undefined;
+  return { ...(opts.agents === undefined ? {} : { agents: opts.agents }), ...(opts.rounds === undefined ? {} : { rounds: opts.rounds }) };
+}
+
+/** --tools FILE: an array of OpenAI function tools (or `{"tools": [...]}`). */
+export async function loadTools(file: string | undefined): Promise<ToolDefinition[] | undefined> {
+  if (file === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? 'not valid JSON';
+    throw usageError(`cannot read --tools ${file}: ${why}`, 'give a JSON array of {"type":"function","function":{"name":...}} objects');
+  }
+  const list = Array.isArray(parsed) ? parsed : (parsed as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(list)) throw usageError(`--tools ${file} holds no array of tools`);
+  return list.map((t, i) => {
+    const fn = (t as { function?: { name?: unknown } } | null)?.function;
+    if (typeof fn?.name !== 'string' || fn.name === '') throw usageError(`tool #${i + 1} in ${file} has no function name`);
+    return t as ToolDefinition;
+  });
+}

@@ -1,0 +1,31 @@
+import type { NsedClient } from '../api/client.js';
+import type { Context } from '../context.js';
+import type { Renderer } from '../output/renderer-types.js';
+import type { LiveSim, TurnPath } from '../session/model.js';
+import type { TurnStart } from './build-request.js';
+import type { TurnRecorder } from './record-turn.js';
+
+/** What one turn runs with (runTurn, followStream). */
+export interface TurnDeps {
+  ctx: Context;
+  client: NsedClient;
+  renderer: Renderer;
+  recorder: TurnRecorder;
+  url: string;
+  /** The in-process simulator (--sim) the job runs on, if any: its owner may be another process. */
+  liveSim?: LiveSim | undefined;
+  newTurnId: () => string;
+}
+
+export interface TurnSpec {
+  sessionId: string;
+  /** The user turn this answers; the pending marker points at it. */
+  userTurnId: string;
+  assistantTurnId: string;
+  /** The model string sent (`nsed:deep`). */
+  policy: string;
+  path: TurnPath;
+  start: TurnStart;
+  /** false: a blocking chat.completion request (--no-stream). */
+  stream: boolean;
+}

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { ask } from '../../src/commands/ask.js';
+import { cancel } from '../../src/commands/cancel.js';
+import type { ParsedArgv } from '../../src/commands/command.js';
+import { completionCommand } from '../../src/commands/completion.js';
+import { continueCommand } from '../../src/commands/continue.js';
+import { fork } from '../../src/commands/fork.js';
+import { parseGlobalOptions } from '../../src/commands/global-options.js';
+import { inject } from '../../src/commands/inject.js';
+import { resume } from '../../src/commands/resume.js';
+import { exportCommand } from '../../src/commands/sessions/export.js';
+import { ls } from '../../src/commands/sessions/ls.js';
+import { rm } from '../../src/commands/sessions/rm.js';
+import { show } from '../../src/commands/sessions/show.js';
+import { STDIN_MARKER } from '../../src/commands/shared/prompt.js';
+import { sim } from '../../src/commands/sim.js';
+
+// The parse steps read argv as yargs leaves it (absent flags missing, defaults filled in) and
+// do no I/O: a bad value is a usage error (exit 2) before anything is opened.
+const usage = (message: RegExp) => expect.objectContaining({ code: 'usage', exitCode: 2, message: expect.stringMatching(message) });
+
+function parseError(parse: () => unknown): unknown {
+  try {
+    parse();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('parse did not throw');
+}
+
+const turnDefaults: ParsedArgv = { stream: true };
+
+describe('ask', () => {
+  it('keeps the prompt words and turns a lone - back into stdin', () => {
+    expect(ask.parse({ ...turnDefaults, prompt: ['Design', STDIN_MARKER] })).toEqual({
+      prompt: ['Design', '-'],
+      turn: { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined },
+    });
+  });
+
+  it('reads the turn flags, --no-stream and the council', () => {
+    const opts = ask.parse({ prompt: 'one', policy: 'deep', system: 'be brief', title: 'T', stream: false, agents: 'A, B ,C', rounds: 3, tools: 't.json' });
+    expect(opts).toEqual({
+      prompt: ['one'],
+      turn: { policy: 'deep', system: 'be brief', title: 'T', stream: false, agents: ['A', 'B', 'C'], rounds: 3, toolsFile: 't.json' },
+    });
+  });
+
+  it.each([
+    [{ agents: 'A' }, /at least two agent names/],
+    [{ agents: 'A,b c' }, /invalid agent name 'b c'/],
+    [{ rounds: 0 }, /--rounds must be a whole number from 1 to 100/],
+    [{ rounds: 2.5 }, /--rounds must be a whole number/],
+    [{ rounds: 101 }, /--rounds/],
+    [{ rounds: Number.NaN }, /--rounds/],
+    [{ policy: '  ' }, /--policy is empty/],
+  ])('refuses %o', (flags, message) => {
+    expect(parseError(() => ask.parse({ ...turnDefaults, ...flags }))).toEqual(usage(message));
+  });
+
+  it('ignores a flag value of the wrong type rather than passing it on', () => {
+    expect(ask.parse({ ...turnDefaults, policy: 7, system: true }).turn).toMatchObject({ policy: undefined, system: undefined });
+  });
+});
+
+describe('commands that name a session', () => {
+  it.each([
+    ['continue', (a: ParsedArgv) => continueCommand.parse({ ...turnDefaults, ...a }).target],
+    ['resume', (a: ParsedArgv) => resume.parse(a).target],
+    ['inject', (a: ParsedArgv) => inject.parse(a).target],
+    ['cancel', (a: ParsedArgv) => cancel.parse(a).target],
+  ])('%s takes -s ID or --last, and nothing else', (_name, target) => {
+    expect(target({ session: '2026' })).toEqual({ kind: 'id', id: '2026' });
+    expect(target({ last: true })).toEqual({ kind: 'last' });
+    expect(parseError(() => target({}))).toEqual(usage(/name a session with -s ID or --last/));
+    expect(parseError(() => target({ last: false }))).toEqual(usage(/-s ID or --last/));
+  });
+
+  it('inject waits unless --no-wait', () => {
+    expect(inject.parse({ last: true, message: ['a', 'b'], wait: true })).toEqual({ target: { kind: 'last' }, message: ['a', 'b'], wait: true });
+    expect(inject.parse({ last: true, message: [], wait: false }).wait).toBe(false);
+  });
+
+  it('continue reads its turn flags before the session', () => {
+    expect(parseError(() => continueCommand.parse({ ...turnDefaults, rounds: 0 }))).toEqual(usage(/--rounds/));
+  });
+});
+
+describe('fork', () => {
+  it('keeps the source, --at as given and the prompt', () => {
+    expect(fork.parse({ ...turnDefaults, source: '2026', at: '-2', prompt: ['try', 'Redis'] })).toMatchObject({ source: '2026', at: '-2', prompt: ['try', 'Redis'] });
+    expect(fork.parse({ ...turnDefaults, source: '2026' })).toMatchObject({ at: undefined, prompt: [] });
+  });
+});
+
+describe('sessions', () => {
+  it('ls checks --limit and normalises --policy to the model string', () => {
+    expect(ls.parse({ json: false, ids: false })).toEqual({ limit: undefined, policy: undefined, state: undefined, format: 'auto' });
+    expect(ls.parse({ limit: 5, policy: 'deep', state: 'interrupted', json: true, ids: false })).toEqual({
+      limit: 5,
+      policy: 'nsed:deep',
+      state: 'interrupted',
+      format: 'json',
+    });
+    expect(ls.parse({ ids: true, json: true }).format).toBe('ids');
+    for (const limit of [0, -1, 1.5, Number.NaN, '3']) {
+      expect(parseError(() => ls.parse({ limit }))).toEqual(usage(/--limit must be a whole number of at least 1/));
+    }
+    expect(parseError(() => ls.parse({ policy: 'nsed:' }))).toEqual(usage(/names nothing/));
+  });
+
+  it('rm keeps every named id and --force', () => {
+    expect(rm.parse({ ids: ['a', 'b'], force: false })).toEqual({ ids: ['a', 'b'], force: false });
+    expect(rm.parse({ ids: 'a', force: true })).toEqual({ ids: ['a'], force: true });
+  });
+
+  it('show reads --rounds and --json', () => {
+    expect(show.parse({ id: '2026', rounds: true, json: false })).toEqual({ id: '2026', rounds: true, json: false });
+  });
+
+  it('export writes to stdout for - and refuses an empty --out', () => {
+    expect(exportCommand.parse({ id: 'x', format: 'markdown', out: 'a.md' })).toEqual({ id: 'x', format: 'markdown', out: 'a.md' });
+    expect(exportCommand.parse({ id: 'x', format: 'ndjson', out: '-' }).out).toBeUndefined();
+    expect(exportCommand.parse({ id: 'x', format: 'nope' }).format).toBe('json');
+    expect(parseError(() => exportCommand.parse({ id: 'x', out: '' }))).toEqual(usage(/--out needs a file name/));
+  });
+});
+
+describe('sim', () => {
+  const defaults: ParsedArgv = { host: '127.0.0.1', port: 8080, seed: 0, 'round-ms': 600, 'keepalive-ms': 15000, 'history-ttl': 600 };
+
+  it('reads the server flags; the token falls back to NSED_SIM_TOKEN only when it runs', () => {
+    expect(sim.parse({ ...defaults, fault: ['drop-after=3'], 'without-route': ['inject'] })).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      seed: 0,
+      roundMs: 600,
+      keepaliveMs: 15000,
+      historyTtlS: 600,
+      token: undefined,
+      faults: ['drop-after=3'],
+      withoutRoutes: ['inject'],
+    });
+  });
+
+  it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl'])('refuses a negative or non-numeric --%s', (flag) => {
+    expect(parseError(() => sim.parse({ ...defaults, [flag]: -1 }))).toEqual(usage(new RegExp(`--${flag} must be a non-negative number`)));
+    expect(parseError(() => sim.parse({ ...defaults, [flag]: Number.NaN }))).toEqual(usage(new RegExp(`--${flag}`)));
+  });
+});
+
+describe('completion', () => {
+  it('names the shell, or leaves it to $SHELL when run', () => {
+    const completion = completionCommand(() => []);
+    expect(completion.parse({ shell: 'zsh' })).toEqual({ shell: 'zsh' });
+    expect(completion.parse({})).toEqual({ shell: undefined });
+  });
+});
+
+describe('global options', () => {
+  it('reads every global flag with its default', () => {
+    expect(parseGlobalOptions({ output: 'text', quiet: false, 'idle-timeout': 90, color: true, sim: false })).toEqual({
+      url: undefined,
+      tokenFile: undefined,
+      home: undefined,
+      output: 'text',
+      quiet: false,
+      timeoutS: undefined,
+      idleTimeoutS: 90,
+      color: true,
+      sim: false,
+    });
+    expect(parseGlobalOptions({ output: 'ndjson', url: 'http://h', 'token-file': 't', home: 'h', timeout: 5, color: false, sim: true })).toMatchObject({
+      output: 'ndjson',
+      url: 'http://h',
+      tokenFile: 't',
+      timeoutS: 5,
+      color: false,
+      sim: true,
+    });
+  });
+
+  it.each([
+    [{ timeout: 0 }, /--timeout must be a positive number/],
+    [{ timeout: -3 }, /--timeout/],
+    [{ 'idle-timeout': 0 }, /--idle-timeout must be a positive number/],
+  ])('refuses %o', (flags, message) => {
+    expect(parseError(() => parseGlobalOptions(flags))).toEqual(usage(message));
+  });
+});

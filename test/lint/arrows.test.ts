@@ -1,0 +1,66 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+import { arrowErrors, findCycles, importGraph } from '../../scripts/check-imports.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The layers/arrows messages ESLint reports for `code` written as the file `file`. */
+async function arrowMessages(file: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'layers/arrows').map((m) => m.message);
+}
+
+describe('the layer arrows in lint', () => {
+  it.each([
+    ['src/api/x.ts', "import type { SessionStore } from '../session/store.js';\nexport type S = SessionStore;\n", /src\/api\/ must not import src\/session\//],
+    ['src/api/x.ts', "export { createRenderer } from '../output/renderer.js';\n", /must not import src\/output\//],
+    ['src/sim/x.ts', "import { createClient } from '../api/client.js';\nexport const c = createClient;\n", /src\/sim\/ may import only/],
+    ['src/session/x.ts', "export const load = () => import('../api/client.js');\n", /must not import src\/api\//],
+    ['src/output/x.ts', "import type { NsedClient } from '../api/client.js';\nexport type C = NsedClient;\n", /must not import src\/api\//],
+    ['src/output/x.ts', "import { openFileStore } from '../session/file-store.js';\nexport const o = openFileStore;\n", /must not import src\/session\/file-store/],
+    ['src/turn/x.ts', "import { ask } from '../commands/ask.js';\nexport const a = ask;\n", /must not import src\/commands\//],
+    ['src/commands/x.ts', "import { runCli } from '../cli/run-cli.js';\nexport const r = runCli;\n", /is the entry/],
+  ])('reports %s importing against the arrows', async (file, code, message) => {
+    expect(await arrowMessages(file, code)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('lets the arrows that run one way pass', async () => {
+    const ok = [
+      "import type { NsedEvent } from '../events.js';",
+      "import { NsedError } from '../errors.js';",
+      "import { applyEvent } from '../turn/transcript.js';",
+      "import type { Session } from '../session/model.js';",
+      'export type X = [NsedEvent, NsedError, typeof applyEvent, Session];',
+    ].join('\n');
+    expect(await arrowMessages('src/output/x.ts', `${ok}\n`)).toEqual([]);
+  });
+});
+
+describe('the import graph', () => {
+  it('has no circle and no import against the arrows in src/', async () => {
+    const graph = await importGraph(ROOT);
+    expect(Object.keys(graph).length).toBeGreaterThan(100);
+    expect(arrowErrors(graph)).toEqual([]);
+    expect(findCycles(graph)).toEqual([]);
+  });
+
+  it('finds a circle made of type-only and dynamic imports', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'nsed-graph-'));
+    try {
+      await mkdir(path.join(dir, 'src', 'turn'), { recursive: true });
+      await writeFile(path.join(dir, 'src/turn/a.ts'), "import type { B } from './b.js';\nexport type A = B;\n");
+      await writeFile(path.join(dir, 'src/turn/b.ts'), "export const load = () => import('../c.js');\nexport type B = 1;\n");
+      await writeFile(path.join(dir, 'src/c.ts'), "export { type A } from './turn/a.js';\n");
+      const cycles = findCycles(await importGraph(dir));
+      expect(cycles).toHaveLength(1);
+      expect(new Set(cycles[0])).toEqual(new Set(['src/turn/a.ts', 'src/turn/b.ts', 'src/c.ts']));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
