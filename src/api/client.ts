@@ -27,7 +27,7 @@ export interface ClientConfig {
   deadline?: number;
   /** Proxy variables (and NSED_DEBUG). */
   env?: Env;
-  /** Cap on one SSE event or unterminated line (#14). */
+  /** Cap on one SSE event or unterminated line (docs/reliability.md #14). */
   maxEventBytes?: number;
   now?: () => number;
   /** With NSED_DEBUG=1 in `env`: one line per request (method and URL, nothing secret). */
@@ -53,11 +53,11 @@ export interface NsedClient {
 }
 
 const QUICK_HEADERS_MS = 30_000;
-/** Sends of a start the orchestrator turned away as busy before nsed gives up (#45). */
+/** Sends of a start the orchestrator turned away as busy before nsed gives up (docs/reliability.md #45). */
 const START_SENDS = 4;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
-/** Ids travel as one path segment: everything outside [A-Za-z0-9_-] is percent-encoded, dots included (#77). */
+/** Ids travel as one path segment: all but [A-Za-z0-9_-] is percent-encoded, dots too (docs/reliability.md #77). */
 export function encodeSegment(id: string): string {
   if (id === '') throw usageError('an empty job id cannot be sent to the orchestrator');
   return Array.from(new TextEncoder().encode(id), (b) =>
@@ -197,7 +197,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
 /**
  * Sends a start again while the orchestrator answers 429/503 with a Retry-After (at most 60 s)
  * and no job id: that answer proves nothing was started, so a new send cannot double a job
- * (#40, #45). Bounded by the sends allowed and by the turn deadline; otherwise the refusal stands.
+ * (docs/reliability.md #40, #45). Bounded by the sends allowed and by the turn deadline; otherwise the refusal stands.
  */
 async function startWithRetry<T>(t: Transport, opts: { signal?: AbortSignal; onRetry?: OnStartRetry }, start: () => Promise<T>): Promise<T> {
   for (let sent = 1; ; sent++) {

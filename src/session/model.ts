@@ -41,7 +41,7 @@ export interface Turn {
   [extra: string]: unknown;
 }
 
-/** The marker of a sent turn whose answer has not landed (design.md §4). */
+/** The marker of a sent turn whose answer has not landed, so `nsed resume` finds it after a crash. */
 export interface PendingJob {
   job_id: string;
   /** The user turn this job answers. */
@@ -66,7 +66,7 @@ export interface Council {
   rounds?: number;
 }
 
-/** The seed's ChatSession, plus nsed's bookkeeping (design.md §5). */
+/** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */
 export interface Session {
   version: number;
   id: string;

@@ -11,7 +11,7 @@ export interface RmOptions {
  * `nsed sessions rm ID...`: every id is resolved before anything is deleted, so an unknown or
  * ambiguous id (exit 3 or 2) removes nothing at all; a session whose deliberation is still
  * running is kept unless --force (its `ask` would otherwise fail to record the answer), and a
- * file that cannot be parsed is moved aside rather than deleted unless --force (#57).
+ * file that cannot be parsed is moved aside rather than deleted unless --force (docs/reliability.md #57).
  */
 export const rm: CommandDef<RmOptions> = {
   command: 'rm <ids..>',

@@ -17,9 +17,9 @@ export function promptWords(v: unknown, afterDashes?: unknown): string[] {
 }
 
 /**
- * The prompt rules of design.md §3: the words joined by spaces; `-` stands for standard input;
+ * The prompt rules (README): the words joined by spaces; `-` stands for standard input;
  * with no words and a stdin that is not a terminal, stdin is the prompt. Stdin is never read
- * otherwise, so a CI job with an open stdin does not hang (#70).
+ * otherwise, so a CI job with an open stdin does not hang (docs/reliability.md #70).
  */
 export async function readPrompt(words: readonly string[], io: IO, what = 'prompt'): Promise<string> {
   let text: string;
