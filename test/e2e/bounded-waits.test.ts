@@ -8,7 +8,7 @@ import { CLI, makeRig, type Rig } from './harness.js';
 
 /**
  * Issue 9 item 2: every wait is bounded. A terminal that reports 0 columns, a proxy that never
- * answers CONNECT, a server that never sends headers (reliability.md #28, #50, #52, #70).
+ * answers CONNECT, a server that never sends headers (docs/reliability.md #28, #50, #52, #70).
  */
 
 let rig: Rig;
@@ -37,7 +37,7 @@ afterAll(async () => {
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
 describe('bounded waits (issue 9 item 2)', () => {
-  it.skipIf(!hasScript)('a pseudo-terminal that reports 0 columns gets no spinner flood, and the command ends (#70)', async () => {
+  it.skipIf(!hasScript)('a pseudo-terminal that reports 0 columns gets no spinner flood, and the command ends (reliability #70)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'nsed-pty-'));
     try {
       const typescript = join(dir, 'out.ts');
@@ -59,7 +59,7 @@ describe('bounded waits (issue 9 item 2)', () => {
     }
   }, 90_000);
 
-  it('a proxy that never answers CONNECT is bounded by --timeout: exit 124, no session created (#50, #52)', async () => {
+  it('a proxy that never answers CONNECT is bounded by --timeout: exit 124, no session created (reliability #50, #52)', async () => {
     const home = await mkdtemp(join(tmpdir(), 'nsed-bh-'));
     try {
       const r = await rig.run(['ask', '--url', 'https://orchestrator.example.com', '--timeout', '2', '-p', 'fast', 'hi'], {
@@ -76,7 +76,7 @@ describe('bounded waits (issue 9 item 2)', () => {
     }
   }, 90_000);
 
-  it('a server that never sends response headers is bounded by --idle-timeout: exit 124 naming it (#52)', async () => {
+  it('a server that never sends response headers is bounded by --idle-timeout: exit 124 naming it (reliability #52)', async () => {
     const r = await rig.run(['ask', '--idle-timeout', '1', '-p', 'fast', 'hi'], {
       env: { NSED_URL: `http://127.0.0.1:${blackHolePort}` },
       timeoutMs: 60_000,

@@ -52,7 +52,7 @@ describe('input rules (issue 9 item 9)', () => {
     expectUsage(await rig.run(['sim', '--port', '99999']), /^nsed: --port must be a whole number from 0 to 65535$/);
   });
 
-  it('the simulator answers an oversized body with 413, so the client exits 2 (#48)', async () => {
+  it('the simulator answers an oversized body with 413, so the client exits 2 (reliability #48)', async () => {
     const r = await rig.run(['ask', '-p', 'fast', '-'], { stdin: 'x'.repeat(9 * 1024 * 1024), timeoutMs: 60_000 });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^nsed: .*413/m);

@@ -5,7 +5,7 @@ import { makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from '.
 /**
  * Issue 9 item 6: true states. Every state a session can be in is recorded as it happened and
  * listed by `sessions ls` (and accepted by `--state`); a request that never reached the
- * orchestrator leaves no session behind (reliability.md #43).
+ * orchestrator leaves no session behind (docs/reliability.md #43).
  */
 
 let rig: Rig;
@@ -44,7 +44,7 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     expect(failed.code).toBe(5);
 
     // The stream stalls after two events (the job itself finishes on the simulator): while the
-    // client waits the session is running; Ctrl-C then leaves it interrupted (#42).
+    // client waits the session is running; Ctrl-C then leaves it interrupted (docs/reliability.md #42).
     rig.sim.setFaults(['stall-after=2;stall-ms=600000']);
     const stalled = rig.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'a question cut short'], { timeoutMs: 120_000 });
     await waitForOutput(stalled, (out) => out.includes('"type":"job"'), 60_000);
@@ -74,7 +74,7 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     expect(listed.map((s) => s.state).sort()).toEqual(['cancelled', 'failed', 'interrupted', 'ok']);
   }, 180_000);
 
-  it('a request refused before it reached the orchestrator creates no session, so --last keeps the previous one (#43)', async () => {
+  it('a request refused before it reached the orchestrator creates no session, so --last keeps the previous one (reliability #43)', async () => {
     const before = await rig.run(['ask', '-o', 'ndjson', '-p', 'fast', 'the last real question']);
     expect(before.code).toBe(0);
     const closed = createServer();

@@ -69,7 +69,7 @@ describe('small truths (issue 9 item 10)', () => {
     expect((await rig.run(['sessions', 'export', id, '--format', 'markdown'])).stdout).toContain('- Council: CortexA, CortexB · 1 rounds');
   });
 
-  it('a first request refused with 429 and Retry-After, and no job id, is sent again and answered (#45)', async () => {
+  it('a first request refused with 429 and Retry-After, and no job id, is sent again and answered (reliability #45)', async () => {
     rig.sim.setFaults(['status=429;retry-after=1;times=1']);
     const before = rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length;
     const r = await rig.run(['ask', '-p', 'fast', 'a busy question'], { timeoutMs: 60_000 });
@@ -98,7 +98,7 @@ describe('small truths (issue 9 item 10)', () => {
     await rm(fileOf(id));
   });
 
-  it('sessions rm of a corrupt file keeps a .corrupt copy; --force deletes it (#57)', async () => {
+  it('sessions rm of a corrupt file keeps a .corrupt copy; --force deletes it (reliability #57)', async () => {
     const kept = await askNdjson(['to be corrupted']);
     await writeFile(fileOf(kept), '{"id": "torn');
     const r = await rig.run(['sessions', 'rm', kept]);
