@@ -105,7 +105,7 @@ _nsed() {
       "sessions show") COMPREPLY=($(compgen -W "--rounds --json --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions export") COMPREPLY=($(compgen -W "-f --format --out --file --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "--force --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --hold --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
     esac

@@ -16,6 +16,8 @@ export interface SimOptions {
   /** Fault specs as given (`[chat|submit|resume|all:]key=value;...`), checked when the server starts. */
   faults: string[];
   withoutRoutes: RouteName[];
+  /** Hold each deliberation at its phase boundaries until released through the /_sim/ routes. */
+  hold: boolean;
 }
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
@@ -38,6 +40,11 @@ export const sim: CommandDef<SimOptions> = {
         choices: ROUTES,
         describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
       })
+      .option('hold', {
+        type: 'boolean',
+        default: false,
+        describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
+      })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
   parse: (argv) => ({
@@ -50,6 +57,7 @@ export const sim: CommandDef<SimOptions> = {
     token: stringFlag(argv, 'token'),
     faults: stringList(argv, 'fault'),
     withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName => (ROUTES as readonly string[]).includes(r)),
+    hold: argv['hold'] === true,
   }),
   run: async (opts, ctx) => {
     const [{ serveSim }, { parseFaultSpec }] = await Promise.all([import('../sim/serve.js'), import('../sim/faults.js')]);
@@ -67,6 +75,7 @@ export const sim: CommandDef<SimOptions> = {
         ...(token === undefined || token === '' ? {} : { token }),
         faults: opts.faults,
         withoutRoutes: opts.withoutRoutes,
+        hold: opts.hold,
       },
       { stdout: io.stdout, stderr: io.stderr },
       ctx.signal,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultBook, FaultSpec } from './faults.js';
+import type { SimControl } from './hold.js';
 import type { JobRegistry } from './jobs.js';
 import type { SimPolicy } from './policies.js';
 import type { TimerSet } from './timers.js';
@@ -13,6 +14,8 @@ export interface SimContext {
   jobs: JobRegistry;
   faults: FaultBook;
   timers: TimerSet;
+  /** Holds deliberations at phase boundaries for tests; inert unless a test turns holding on. */
+  control: SimControl;
 }
 
 /** One request as a route sees it: body already read, faults already decided. */

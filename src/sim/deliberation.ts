@@ -2,6 +2,7 @@ import type { ToolCall } from '../protocol/wire.js';
 import { composeAnswer, chunkText } from './answer.js';
 import { chunk, errorChunk } from './chunks.js';
 import { type CouncilInput, type Influences, type Proposal, type RoundOutcome, evaluate, propose, unscoredCandidates } from './council.js';
+import type { SimControl } from './hold.js';
 import type { Job } from './job.js';
 import type { TimerSet } from './timers.js';
 
@@ -11,6 +12,7 @@ export interface DeliberationPlan {
   influences: Influences;
   roundMs: number;
   timers: TimerSet;
+  control: SimControl;
   /** Fault `fail-at-round`: the job fails when that round is evaluated. */
   failAtRound?: number;
   /** A client tool the council calls after round 1 instead of answering. */
@@ -83,13 +85,18 @@ export function runDeliberation(plan: DeliberationPlan): void {
   };
 
   const tick = (): void => {
+    if (job.status !== 'running' || index >= phases.length) return;
+    // A held job waits here, between phases, where injections land; the release calls tick again.
+    if (!plan.control.admit(job.id, tick)) return;
     const phase = phases[index++];
-    if (job.status !== 'running' || phase === undefined) return;
+    if (phase === undefined) return;
     for (const injected of job.takePending(phase.round)) {
       job.push(chunk(job.stamp, { nsed_injected: injected }));
       influences.guidance.push(injected.message);
     }
-    if (!runPhase(phase)) return;
+    const goOn = runPhase(phase);
+    plan.control.phaseRan(job.id, phase.kind, phase.round);
+    if (!goOn) return;
     job.landingRound = phases[index]?.round ?? total;
     plan.timers.after(plan.roundMs, tick);
   };

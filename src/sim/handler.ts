@@ -8,6 +8,7 @@ import { BodyTooLarge, parseJson, readBody, sendJson, sendOpenAiError } from './
 import { type SimRequestRecord, recordHeaders } from './request-log.js';
 import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
+import { CONTROL_PREFIX, handleControl } from './routes/control.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
 import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
 import { handleSubmit } from './routes/submit.js';
@@ -18,6 +19,8 @@ export interface HandlerDeps {
   requests: SimRequestRecord[];
   log: ((line: string) => void) | undefined;
   withoutRoutes: ReadonlySet<RouteName>;
+  /** Serve the test control under `/_sim/` (only when the simulator was started to hold jobs). */
+  controlRoutes: boolean;
 }
 
 /**
@@ -62,6 +65,8 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
   const started = performance.now();
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  // Test control is neither recorded nor authenticated: tests count the orchestrator requests.
+  if (deps.controlRoutes && url.pathname.startsWith(CONTROL_PREFIX)) return handleControl(deps.ctx.control, req, res, url);
   const record: SimRequestRecord = { method, path: url.pathname, headers: recordHeaders(req.headers), body: undefined, at: Date.now() };
   deps.requests.push(record);
   res.on('close', () => deps.log?.(`${method} ${url.pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`));

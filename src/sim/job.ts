@@ -88,7 +88,14 @@ export class Job {
     if (this.status !== 'running') return undefined;
     this.sequence += 1;
     this.pending.push({ message, round: this.landingRound, sequence: this.sequence });
+    // Watchers learn of it too: a test waits for the message to be queued before releasing the job.
+    this.notify();
     return { sequence: this.sequence, injected_at_round: this.landingRound };
+  }
+
+  /** How many injections the job has accepted. */
+  get injected(): number {
+    return this.sequence;
   }
 
   /** Injections due at this boundary, stamped with the round they land in. */

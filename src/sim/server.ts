@@ -4,6 +4,7 @@ import { NsedError } from '../errors.js';
 import type { SimContext } from './context.js';
 import { FaultBook } from './faults.js';
 import { handleRequest } from './handler.js';
+import { SimControl } from './hold.js';
 import { JobRegistry } from './jobs.js';
 import { defaultPolicies } from './policies.js';
 import type { SimRequestRecord } from './request-log.js';
@@ -25,6 +26,12 @@ export interface SimOptions {
   /** Routes this orchestrator answers 404 on, to stand in for an older server (e.g. `inject`). */
   withoutRoutes?: RouteName[];
   log?: (line: string) => void;
+  /** Start every deliberation held at its first phase boundary until the test releases it. */
+  hold?: boolean;
+  /** Serve the test control under `/_sim/` (implied by `hold`). */
+  control?: boolean;
+  /** Milliseconds since the epoch, for the history TTL; a test passes its own to expire jobs. */
+  now?: () => number;
 }
 
 export interface SimServer {
@@ -32,6 +39,8 @@ export interface SimServer {
   port: number;
   requests: SimRequestRecord[];
   setFaults(specs: string[]): void;
+  /** Holds and releases deliberations phase by phase (see src/sim/hold.ts). */
+  control: SimControl;
   close(): Promise<void>;
 }
 
@@ -42,17 +51,26 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   const timers = new TimerSet();
   const faults = new FaultBook();
   faults.set(opts.faults ?? []);
+  const control = new SimControl(opts.hold === true, (fn) => timers.after(0, fn));
   const ctx: SimContext = {
     seed: opts.seed ?? SIM_DEFAULTS.seed,
     roundMs: opts.roundMs ?? SIM_DEFAULTS.roundMs,
     keepaliveMs: opts.keepaliveMs ?? SIM_DEFAULTS.keepaliveMs,
     policies: defaultPolicies(),
-    jobs: new JobRegistry(timers, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
+    jobs: new JobRegistry(opts.now ?? Date.now, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
     faults,
     timers,
+    control,
   };
   const requests: SimRequestRecord[] = [];
-  const deps = { ctx, token: opts.token, requests, log: opts.log, withoutRoutes: new Set(opts.withoutRoutes ?? []) };
+  const deps = {
+    ctx,
+    token: opts.token,
+    requests,
+    log: opts.log,
+    withoutRoutes: new Set(opts.withoutRoutes ?? []),
+    controlRoutes: opts.control === true || opts.hold === true,
+  };
   const server = createServer((req, res) => {
     handleRequest(deps, req, res).catch(() => {
       if (!res.headersSent) {
@@ -79,6 +97,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     port,
     requests,
     setFaults: (specs) => faults.set(specs),
+    control,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         timers.close();

@@ -140,7 +140,9 @@ describe('sim', () => {
       token: undefined,
       faults: ['drop-after=3'],
       withoutRoutes: ['inject'],
+      hold: false,
     });
+    expect(sim.parse({ ...defaults, hold: true })).toMatchObject({ hold: true });
   });
 
   it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl'])('refuses a negative or non-numeric --%s', (flag) => {

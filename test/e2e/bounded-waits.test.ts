@@ -4,7 +4,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, type Rig } from './harness.js';
+import { CLI, makeRig, type Rig } from '../harness/rig.js';
 
 /**
  * Issue 9 item 2: every wait is bounded. A terminal that reports 0 columns, a proxy that never
@@ -62,7 +62,7 @@ describe('bounded waits (issue 9 item 2)', () => {
   it('a proxy that never answers CONNECT is bounded by --timeout: exit 124, no session created (reliability #50, #52)', async () => {
     const home = await mkdtemp(join(tmpdir(), 'nsed-bh-'));
     try {
-      const r = await rig.run(['ask', '--url', 'https://orchestrator.example.com', '--timeout', '2', '-p', 'fast', 'hi'], {
+      const r = await rig.runProcess(['ask', '--url', 'https://orchestrator.example.com', '--timeout', '2', '-p', 'fast', 'hi'], {
         env: { NSED_URL: undefined, NSED_HOME: home, HTTPS_PROXY: `http://127.0.0.1:${blackHolePort}` },
         timeoutMs: 60_000,
       });
@@ -77,7 +77,7 @@ describe('bounded waits (issue 9 item 2)', () => {
   }, 90_000);
 
   it('a server that never sends response headers is bounded by --idle-timeout: exit 124 naming it (reliability #52)', async () => {
-    const r = await rig.run(['ask', '--idle-timeout', '1', '-p', 'fast', 'hi'], {
+    const r = await rig.runProcess(['ask', '--idle-timeout', '1', '-p', 'fast', 'hi'], {
       env: { NSED_URL: `http://127.0.0.1:${blackHolePort}` },
       timeoutMs: 60_000,
     });

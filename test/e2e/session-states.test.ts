@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from '../harness/rig.js';
 
 /**
  * Issue 9 item 6: true states. Every state a session can be in is recorded as it happened and
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 const ids = async (state: string): Promise<string[]> => {
-  const r = await rig.run(['sessions', 'ls', '--state', state, '--ids']);
+  const r = await rig.runProcess(['sessions', 'ls', '--state', state, '--ids']);
   expect(r.code).toBe(0);
   return r.stdout.split('\n').filter((l) => l !== '');
 };
@@ -35,11 +35,11 @@ const sessionOf = (r: RunResult): string => {
 
 describe('true states in the store and the listing (issue 9 item 6)', () => {
   it('lists ok, running, interrupted, failed and cancelled sessions, each under its own --state', async () => {
-    const ok = await rig.run(['ask', '-o', 'ndjson', '-p', 'fast', 'an answered question']);
+    const ok = await rig.runProcess(['ask', '-o', 'ndjson', '-p', 'fast', 'an answered question']);
     expect(ok.code).toBe(0);
 
     rig.sim.setFaults(['fail-at-round=1']);
-    const failed = await rig.run(['ask', '-o', 'ndjson', '-p', 'fast', 'a failing question']);
+    const failed = await rig.runProcess(['ask', '-o', 'ndjson', '-p', 'fast', 'a failing question']);
     rig.sim.setFaults([]);
     expect(failed.code).toBe(5);
 
@@ -59,7 +59,7 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     // Cancelled from a second terminal while its rounds are still going on.
     const live = slow.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'a question to cancel'], { timeoutMs: 120_000, env: { NSED_HOME: rig.home } });
     await waitForOutput(live, (out) => out.includes('"type":"job"'), 60_000);
-    const cancel = await slow.run(['cancel', '--last'], { env: { NSED_HOME: rig.home } });
+    const cancel = await slow.runProcess(['cancel', '--last'], { env: { NSED_HOME: rig.home } });
     expect(cancel.code).toBe(0);
     const cancelled = await live.result;
     expect(cancelled.code).not.toBe(0);
@@ -70,30 +70,30 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     expect(await ids('cancelled')).toEqual([sessionOf(cancelled)]);
     expect(await ids('running')).toEqual([]);
 
-    const listed = JSON.parse((await rig.run(['sessions', 'ls', '--json'])).stdout) as Array<{ state: string }>;
+    const listed = JSON.parse((await rig.runProcess(['sessions', 'ls', '--json'])).stdout) as Array<{ state: string }>;
     expect(listed.map((s) => s.state).sort()).toEqual(['cancelled', 'failed', 'interrupted', 'ok']);
   }, 180_000);
 
   it('a request refused before it reached the orchestrator creates no session, so --last keeps the previous one (reliability #43)', async () => {
-    const before = await rig.run(['ask', '-o', 'ndjson', '-p', 'fast', 'the last real question']);
+    const before = await rig.runProcess(['ask', '-o', 'ndjson', '-p', 'fast', 'the last real question']);
     expect(before.code).toBe(0);
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
 
-    const count = async (): Promise<number> => (await rig.run(['sessions', 'ls', '--ids'])).stdout.split('\n').filter((l) => l !== '').length;
+    const count = async (): Promise<number> => (await rig.runProcess(['sessions', 'ls', '--ids'])).stdout.split('\n').filter((l) => l !== '').length;
     const sessions = await count();
-    const refused = await rig.run(['ask', '-p', 'fast', 'never sent'], { env: { NSED_URL: `http://127.0.0.1:${port}` } });
+    const refused = await rig.runProcess(['ask', '-p', 'fast', 'never sent'], { env: { NSED_URL: `http://127.0.0.1:${port}` } });
     expect(refused.code).toBe(6);
     expect(refused.stderr).toMatch(/connection refused/);
     expect(await count()).toBe(sessions);
 
     // `continue` takes its user turn back the same way.
-    const cont = await rig.run(['continue', '--last', 'never sent either'], { env: { NSED_URL: `http://127.0.0.1:${port}` } });
+    const cont = await rig.runProcess(['continue', '--last', 'never sent either'], { env: { NSED_URL: `http://127.0.0.1:${port}` } });
     expect(cont.code).toBe(6);
-    expect((await rig.run(['sessions', 'ls', '--ids'])).stdout.split('\n')[0]).toBe(sessionOf(before));
-    const shown = await rig.run(['sessions', 'show', sessionOf(before), '--json']);
+    expect((await rig.runProcess(['sessions', 'ls', '--ids'])).stdout.split('\n')[0]).toBe(sessionOf(before));
+    const shown = await rig.runProcess(['sessions', 'show', sessionOf(before), '--json']);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('the last real question');
     expect(shown.stdout).not.toContain('never sent either');

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 
 /**
  * Issue 9 item 11: a deliberation started with --sim lives in its owner's process. A second
@@ -30,11 +30,11 @@ describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
     const owner = rig.spawn(['ask', '--sim', '-p', 'deep', '-o', 'ndjson', 'Plan the migration'], { env, timeoutMs: 120_000 });
     await waitForOutput(owner, (out) => out.includes('"type":"job"'), 60_000);
 
-    const inject = await rig.run(['inject', '--last', '--no-wait', 'Keep the old API for a year'], { env });
+    const inject = await rig.runProcess(['inject', '--last', '--no-wait', 'Keep the old API for a year'], { env });
     expect(inject.stderr).not.toMatch(/nothing is running/);
     expect(inject.code).toBe(0);
 
-    const cancel = await rig.run(['cancel', '--last'], { env });
+    const cancel = await rig.runProcess(['cancel', '--last'], { env });
     expect(cancel.code).toBe(0);
     const ended = await owner.result;
     const events = parseNdjson(ended.stdout);
@@ -52,7 +52,7 @@ describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
     await owner.result;
 
     for (const args of [['inject', '--last', 'too late'], ['cancel', '--last'], ['resume', '--last']]) {
-      const r = await rig.run(args, { env });
+      const r = await rig.runProcess(args, { env });
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(new RegExp(`^nsed: nothing is running: deliberation \\S+ ran on the in-process simulator of process ${owner.pid} \\(--sim\\), which has exited$`, 'm'));
     }

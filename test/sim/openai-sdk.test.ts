@@ -1,6 +1,6 @@
 import OpenAI, { NotFoundError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { sim } from './helpers.js';
+import { sim } from '../harness/sse.js';
 
 const TOKEN = 'sdk-token';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletion } from '../../src/protocol/wire.js';
-import { contentOf, getJson, post, postSse, sim } from './helpers.js';
+import { contentOf, getJson, post, postSse, sim } from '../harness/sse.js';
 
 const tools = [
   { type: 'function', function: { name: 'calculator', description: 'Evaluate math expressions', parameters: { type: 'object', properties: { expr: { type: 'string' } } } } },
