@@ -1,5 +1,8 @@
+import { NsedError, usageError } from '../errors.js';
+import type { Context } from '../context.js';
+import type { Session } from '../session/model.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import type { CommandDef } from './command.js';
+import { stringList, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
 import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
@@ -8,6 +11,8 @@ export interface ContinueOptions {
   target: SessionTarget;
   prompt: string[];
   turn: TurnOptions;
+  /** `--tool-result CALL_ID=FILE`, repeatable: answer the calls the turn stopped at. */
+  toolResults: string[];
 }
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
@@ -18,10 +23,27 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     withSessionTarget(withTurnOptions(y))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
+      .option('tool-result', {
+        type: 'string',
+        describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable',
+      })
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
+      .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation')
       .epilog('A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.'),
-  parse: (argv) => ({ turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt'], argv['--']), target: parseSessionTarget(argv) }),
+  parse: (argv) => {
+    const opts = {
+      turn: parseTurnOptions(argv),
+      prompt: promptWords(argv['prompt'], argv['--']),
+      target: parseSessionTarget(argv),
+      toolResults: stringList(argv, 'tool-result'),
+    };
+    if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
+      throw usageError('give either a prompt or --tool-result, not both', 'answer the call first; ask the follow-up after');
+    }
+    return opts;
+  },
   run: async (opts, ctx) => {
+    if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
     const prompt = await readPrompt(opts.prompt, ctx.io);
     const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }, { councilOf, withRecordedCouncil }] = await Promise.all([
       import('../turn/execute-turn.js'),
@@ -37,7 +59,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     const conn = await ctx.connect(before.orchestrator, { pending: before.pending_job, needsJob: false });
     try {
       const state = await reconcile.reconcilePending(ctx, conn, before);
-      if (state === 'running') throw reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
+      if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const turn = withRecordedCouncil(opts.turn, before.council);
       const session = await (await ctx.store()).update(id, (s) => {
@@ -54,3 +76,35 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     }
   },
 };
+
+/**
+ * `continue --tool-result CALL_ID=FILE`: the turn stopped (exit 10) at calls nsed could not run;
+ * their results go back on the same thread, and the same deliberation is followed to its answer.
+ */
+async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise<number> {
+  const [{ followTurn }, results, { loadDeclaredTools }] = await Promise.all([
+    import('../turn/execute-turn.js'),
+    import('./shared/tool-results.js'),
+    import('../turn/turn-options.js'),
+  ]);
+  const given = results.parseToolResultFlags(opts.toolResults);
+  const session = await readTarget(ctx, opts.target);
+  const spec = await results.toolResultSpec(session, given, ctx.io, opts.turn.stream);
+  // The job waits on the simulator of the process that started it with --sim, if that one lives.
+  const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
+  try {
+    return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
+  } finally {
+    await conn.close();
+  }
+}
+
+/** A job blocked on a call this session stopped at: the way on is its result, not a new turn. */
+function waitingConflict(s: Session): NsedError | undefined {
+  const turn = s.turns.find((t) => t.role === 'assistant' && t.job_id === s.pending_job?.job_id);
+  const call = turn?.tool_calls?.find((c) => c.status === undefined);
+  if (call === undefined) return undefined;
+  return new NsedError('conflict', `session ${s.id} waits for the result of tool call ${call.id} (${call.name})`, {
+    hint: `nsed continue -s ${s.id} --tool-result ${call.id}=FILE (- for stdin)`,
+  });
+}

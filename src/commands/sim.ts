@@ -9,6 +9,8 @@ export interface SimOptions {
   port: number;
   seed: number;
   roundMs: number;
+  /** Undefined: the simulator's own default (40 phases, at least 30 s). */
+  toolWaitMs: number | undefined;
   keepaliveMs: number;
   historyTtlS: number;
   /** The bearer token to require; undefined: NSED_SIM_TOKEN, else none. */
@@ -30,6 +32,7 @@ export const sim: CommandDef<SimOptions> = {
       .option('port', { type: 'number', default: 8080, describe: 'port (0 = a free one)' })
       .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
       .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
+      .option('tool-wait-ms', { type: 'number', describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)' })
       .option('keepalive-ms', { type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' })
       .option('history-ttl', { type: 'number', default: 600, describe: 'seconds a finished job stays replayable' })
       .option('token', { type: 'string', describe: 'require this bearer token (env NSED_SIM_TOKEN)' })
@@ -52,6 +55,7 @@ export const sim: CommandDef<SimOptions> = {
     port: port(argv),
     seed: nonNegative(argv, 'seed'),
     roundMs: nonNegative(argv, 'round-ms'),
+    toolWaitMs: argv['tool-wait-ms'] === undefined ? undefined : nonNegative(argv, 'tool-wait-ms'),
     keepaliveMs: nonNegative(argv, 'keepalive-ms'),
     historyTtlS: nonNegative(argv, 'history-ttl'),
     token: stringFlag(argv, 'token'),
@@ -70,6 +74,7 @@ export const sim: CommandDef<SimOptions> = {
         port: opts.port,
         seed: opts.seed,
         roundMs: opts.roundMs,
+        ...(opts.toolWaitMs === undefined ? {} : { toolWaitMs: opts.toolWaitMs }),
         keepaliveMs: opts.keepaliveMs,
         historyTtlMs: opts.historyTtlS * 1000,
         ...(token === undefined || token === '' ? {} : { token }),

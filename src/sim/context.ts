@@ -9,6 +9,8 @@ import type { TimerSet } from './timers.js';
 export interface SimContext {
   seed: number;
   roundMs: number;
+  /** How long an agent blocked on a client tool call waits before the call expires. */
+  toolWaitMs: number;
   keepaliveMs: number;
   policies: SimPolicy[];
   jobs: JobRegistry;
@@ -27,4 +29,6 @@ export interface RouteInput {
   faults: FaultSpec;
   /** The `{id}` path segment, decoded, for `/deliberation/{id}/…` routes. */
   id: string;
+  /** The `{call_id}` segment of a tool-call answer; '' elsewhere. */
+  sub: string;
 }

@@ -12,6 +12,7 @@ import { CONTROL_PREFIX, handleControl } from './routes/control.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
 import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
 import { handleSubmit } from './routes/submit.js';
+import { handleToolCalls, handleToolResult } from './routes/tool-call-routes.js';
 
 export interface HandlerDeps {
   ctx: SimContext;
@@ -52,6 +53,8 @@ async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, quer
     case 'inject': return handleInject(ctx, rq);
     case 'cancel': return handleCancel(ctx, rq);
     case 'resume': return handleResume(ctx, rq);
+    case 'tool-calls': return handleToolCalls(ctx, rq, query);
+    case 'tool-result': return handleToolResult(ctx, rq);
     case 'deliberations': return handleDeliberations(ctx, rq);
     case 'policies': return handlePolicies(ctx, rq, query);
     case 'models': return handleModels(ctx, rq);
@@ -98,5 +101,5 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     }
     if (statusFault(res, match, faults)) return;
   }
-  await dispatch(deps.ctx, match, { req, res, raw, faults, id: match.id }, url.searchParams);
+  await dispatch(deps.ctx, match, { req, res, raw, faults, id: match.id, sub: match.sub }, url.searchParams);
 }

@@ -19,6 +19,8 @@ export interface SimOptions {
   port?: number;
   seed?: number;
   roundMs?: number;
+  /** Default: 40 phases, at least 30 s (toolWaitFor). */
+  toolWaitMs?: number;
   keepaliveMs?: number;
   historyTtlMs?: number;
   token?: string;
@@ -46,15 +48,26 @@ export interface SimServer {
 
 export const SIM_DEFAULTS = { host: '127.0.0.1', port: 0, seed: 0, roundMs: 600, keepaliveMs: 15_000, historyTtlMs: 10 * 60_000 } as const;
 
+/**
+ * An agent waits for a tool result at most what is left of its phase budget; the simulator's
+ * phase is one --round-ms, and a real phase budget is tens of them, hence 40. The floor of 30 s
+ * is the real finalization reserve's cap: a program or a person must have time to answer.
+ */
+export function toolWaitFor(roundMs: number): number {
+  return Math.max(30_000, roundMs * 40);
+}
+
 /** Starts the simulated orchestrator on a real socket; faults that cannot be parsed throw first. */
 export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   const timers = new TimerSet();
   const faults = new FaultBook();
   faults.set(opts.faults ?? []);
   const control = new SimControl(opts.hold === true, (fn) => timers.after(0, fn));
+  const roundMs = opts.roundMs ?? SIM_DEFAULTS.roundMs;
   const ctx: SimContext = {
     seed: opts.seed ?? SIM_DEFAULTS.seed,
-    roundMs: opts.roundMs ?? SIM_DEFAULTS.roundMs,
+    roundMs,
+    toolWaitMs: opts.toolWaitMs ?? toolWaitFor(roundMs),
     keepaliveMs: opts.keepaliveMs ?? SIM_DEFAULTS.keepaliveMs,
     policies: defaultPolicies(),
     jobs: new JobRegistry(opts.now ?? Date.now, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),

@@ -41,6 +41,7 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
     },
     influences: { guidance: [], toolResults: spec.toolResults },
     roundMs: ctx.roundMs,
+    toolWaitMs: ctx.toolWaitMs,
     timers: ctx.timers,
     control: ctx.control,
     ...(spec.failAtRound === undefined ? {} : { failAtRound: spec.failAtRound }),

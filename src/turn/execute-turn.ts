@@ -10,7 +10,8 @@ import { TurnRecorder } from './record-turn.js';
 import { runTurn, type TurnSpec } from './run-turn.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
-import { loadTools, type TurnOptions } from './turn-options.js';
+import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
+import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
@@ -28,20 +29,26 @@ export async function executeTurn(
   try {
     return await startTurn(ctx, conn, session, userTurnId, opts);
   } catch (err) {
-    if (err instanceof NsedError && err.unsent) await forgetTurn(await ctx.store(), session.id, userTurnId, fresh);
+    if (err instanceof NsedError && err.unsent) await forgetTurn(await ctx.store(), session, userTurnId, fresh);
     throw err;
   }
 }
 
 /**
  * A turn whose request never reached the orchestrator is forgotten: the session this command
- * created (`fresh`) is removed, or the user turn it added taken back, so `--last` and the
- * listing show what really happened. The error itself is what the user sees.
+ * created (`fresh`) is removed, or the user turn it added taken back (with the tools it offered
+ * in place of the earlier ones), so `--last` and the listing show what really happened. The
+ * error itself is what the user sees.
  */
-async function forgetTurn(store: SessionStore, sessionId: string, userTurnId: string, fresh: boolean): Promise<void> {
+async function forgetTurn(store: SessionStore, before: Session, userTurnId: string, fresh: boolean): Promise<void> {
   try {
-    if (fresh) await store.remove(sessionId);
-    else await store.update(sessionId, (s) => void (s.turns = s.turns.filter((t) => t.id !== userTurnId)));
+    if (fresh) await store.remove(before.id);
+    else
+      await store.update(before.id, (s) => {
+        s.turns = s.turns.filter((t) => t.id !== userTurnId);
+        if (before.tools === undefined) delete s.tools;
+        else s.tools = before.tools;
+      });
   } catch {
     // The turn stays recorded as it was; the original error matters more than this one.
   }
@@ -50,13 +57,19 @@ async function forgetTurn(store: SessionStore, sessionId: string, userTurnId: st
 async function startTurn(ctx: Context, conn: Connection, session: Session, userTurnId: string, opts: TurnOptions): Promise<number> {
   const model = session.active_policy;
   const native = opts.agents !== undefined || opts.rounds !== undefined;
+  const declared = await loadDeclaredTools(opts, session.tools);
+  const offered = declared === undefined ? undefined : offeredDefinitions(declared);
+  if (offered !== undefined && declaresTools(opts)) {
+    await (await ctx.store()).update(session.id, (s) => {
+      s.tools = offered;
+    });
+  }
   let start: TurnStart;
   if (native) {
     const policyId = opts.agents === undefined ? await resolvePolicyId(conn, model) : undefined;
-    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8));
+    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
   } else {
-    const tools = await loadTools(opts.toolsFile);
-    start = buildChatRequest(session, model, { stream: opts.stream, ...(tools === undefined ? {} : { tools }) });
+    start = buildChatRequest(session, model, { stream: opts.stream, ...(offered === undefined ? {} : { tools: offered }) });
   }
   const spec: TurnSpec = {
     sessionId: session.id,
@@ -67,15 +80,25 @@ async function startTurn(ctx: Context, conn: Connection, session: Session, userT
     start,
     stream: native || opts.stream,
   };
-  return followTurn(ctx, conn, spec);
+  return followTurn(ctx, conn, spec, declared);
 }
 
 /** Renders and records one turn (also used by resume and inject, which attach to a job). */
-export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec): Promise<number> {
+export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec, tools?: DeclaredTools): Promise<number> {
   const renderer = await createRenderer(ctx.globals.output, ctx.io);
   const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
   const newId = (): string => newTurnId(ctx.randomHex);
-  await runTurn({ ctx, client: conn.client, renderer, recorder, url: conn.url, liveSim: conn.liveSim, newTurnId: newId }, spec);
+  const deps = {
+    ctx,
+    client: conn.client,
+    renderer,
+    recorder,
+    url: conn.url,
+    liveSim: conn.liveSim,
+    newTurnId: newId,
+    ...(tools === undefined ? {} : { tools }),
+  };
+  await runTurn(deps, spec);
   await assertStdoutWritten(ctx.io);
   return 0;
 }
@@ -101,7 +124,8 @@ export async function followPending(
     stream: start.kind !== 'chat',
     start,
   };
-  return followTurn(ctx, conn, spec);
+  // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
+  return followTurn(ctx, conn, spec, recordedTools(session.tools));
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

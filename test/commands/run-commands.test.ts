@@ -9,7 +9,7 @@ import { startSession } from '../../src/turn/start-session.js';
 import type { TurnOptions } from '../../src/turn/turn-options.js';
 import { contextRig, type ContextRig } from '../harness/context-rig.js';
 
-const TURN: TurnOptions = { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined };
+const TURN: TurnOptions = { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined, toolFlags: [], askUser: false, maxToolCalls: 8 };
 
 // Commands run with their typed options against a Context the test built: no process, no argv.
 let rig: ContextRig | undefined;

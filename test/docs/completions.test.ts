@@ -107,7 +107,7 @@ describe('completing on a real store', () => {
     const { stdout } = await run('bash', ['--norc', '-c', script], { env });
     const got = stdout.split('\n');
     const newestFirst = [...ids].reverse().join(' ');
-    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'cancel', 'sessions', 'sim', 'completion']);
+    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'tool-result', 'cancel', 'sessions', 'sim', 'completion']);
     expect(got[1]).toBe('ls show export rm');
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');

@@ -36,7 +36,7 @@ export async function readPrompt(words: readonly string[], io: IO, what = 'promp
   return text.replace(/\r?\n$/, '');
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const decoder = new TextDecoder('utf-8');
   let out = '';
   for await (const chunk of stream) {
