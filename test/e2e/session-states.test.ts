@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeToolKit } from './fixtures/tools.js';
 import { makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from '../harness/rig.js';
 
 /**
@@ -89,13 +92,19 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     expect(refused.stderr).toMatch(/connection refused/);
     expect(await count()).toBe(sessions);
 
-    // `continue` takes its user turn back the same way.
-    const cont = await rig.runProcess(['continue', '--last', 'never sent either'], { env: { NSED_URL: `http://127.0.0.1:${port}` } });
+    // `continue` takes its user turn back the same way, and the tools it would have offered.
+    const tools = await makeToolKit();
+    const offer = await tools.offerOnlyFile();
+    const cont = await rig.runProcess(['continue', '--last', '--tools', offer, 'never sent either'], {
+      env: { NSED_URL: `http://127.0.0.1:${port}` },
+    });
     expect(cont.code).toBe(6);
     expect((await rig.runProcess(['sessions', 'ls', '--ids'])).stdout.split('\n')[0]).toBe(sessionOf(before));
     const shown = await rig.runProcess(['sessions', 'show', sessionOf(before), '--json']);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('the last real question');
     expect(shown.stdout).not.toContain('never sent either');
+    const file = JSON.parse(await readFile(join(rig.home, 'sessions', `${sessionOf(before)}.json`), 'utf8')) as { tools?: unknown };
+    expect(file.tools).toBeUndefined();
   }, 120_000);
 });

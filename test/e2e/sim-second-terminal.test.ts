@@ -51,7 +51,9 @@ describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
     owner.kill('SIGKILL');
     await owner.result;
 
-    for (const args of [['inject', '--last', 'too late'], ['cancel', '--last'], ['resume', '--last']]) {
+    // tool-result too: a fresh simulator of its own would only answer that the job is unknown.
+    const late = [['inject', '--last', 'too late'], ['cancel', '--last'], ['resume', '--last'], ['tool-result', '--last', 'call_1', 'v']];
+    for (const args of late) {
       const r = await rig.runProcess(args, { env });
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(new RegExp(`^nsed: nothing is running: deliberation \\S+ ran on the in-process simulator of process ${owner.pid} \\(--sim\\), which has exited$`, 'm'));
