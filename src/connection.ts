@@ -9,7 +9,15 @@ export interface ConnectInput {
   io: IO;
   env: Readonly<Record<string, string | undefined>>;
   now(): Date;
-  globals: { sim: boolean; url: string | undefined; tokenFile: string | undefined; idleTimeoutS: number; timeoutS: number | undefined };
+  globals: {
+    sim: boolean;
+    url: string | undefined;
+    tokenFile: string | undefined;
+    idleTimeoutS: number;
+    timeoutS: number | undefined;
+    /** The config file's values: a url and token_file rank below the flags and the environment. */
+    config?: { values: { url?: string; token_file?: string } };
+  };
 }
 
 export interface Connection {
@@ -50,7 +58,9 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
-  const recordedSim = recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined;
+  const configured = globals.config?.values;
+  const recordedSim =
+    recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined && configured?.url === undefined;
   const owner = recordedSim && !globals.sim && target?.pending !== undefined ? ownerSim(target.pending, target.needsJob) : undefined;
   const useSim = owner === undefined && (globals.sim || recordedSim);
   let url: string;
@@ -67,8 +77,8 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     stopSim = () => sim.close();
     liveSim = { url: sim.url, pid: process.pid };
   } else {
-    url = resolveUrl(globals.url, ctx.env, recorded);
-    token = await readToken(globals.tokenFile, ctx.env, warn);
+    url = resolveUrl(globals.url, ctx.env, recorded, configured?.url);
+    token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
   }
   const { createClient } = await import('./api/client.js');
   const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;

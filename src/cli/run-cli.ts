@@ -1,9 +1,11 @@
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import { isGroup, type CommandDef, type CommandEntry, type CommandGroup, type ParsedArgv } from '../commands/command.js';
-import { parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
+import { GLOBAL_OPTION_NAMES, parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
+import type { LoadedConfig } from '../config-file.js';
 import { createContext, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
+import { recordBuilder } from '../docs/record-builder.js';
 import { exitCodeEpilog } from '../docs/topics.js';
 import { ExitCode, NsedError, toNsedError, wasReported } from '../errors.js';
 import { NDJSON_SCHEMA_VERSION } from '../events.js';
@@ -11,6 +13,7 @@ import { toJsonLine } from '../output/ndjson.js';
 import { createIO } from '../terminal/create-io.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { VERSION } from '../version.js';
+import { prescan } from './prescan.js';
 
 interface Streams {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -26,29 +29,17 @@ type Selected = { def: CommandDef; argv: ParsedArgv };
  * connection (tests).
  */
 export async function runCli(args: string[], base: ProcessContext, streams: Streams, parts: ContextParts = {}): Promise<number> {
-  let selected: Selected | undefined;
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
-  const parser = buildParser(args, streams.stdout.columns);
+  const quick = prescan(args);
+  const def = quick === undefined ? undefined : chosenCommand(quick);
+  const parsed = def !== undefined && quick !== undefined ? { selected: { def, argv: quick } } : await parseWords(args, streams.stdout.columns);
 
-  let helpText = '';
-  let parseError: Error | undefined;
-  try {
-    // With a callback, yargs hands help and version text back instead of printing and exiting.
-    await parser.parseAsync(args, {}, (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
-      if (err) parseError = err;
-      helpText = output;
-      const def = !err && output === '' ? chosenCommand(argv) : undefined;
-      if (def !== undefined) selected = { def, argv };
-    });
-  } catch (err) {
-    parseError = err instanceof Error ? err : new Error(String(err));
-  }
-
-  if (parseError !== undefined) {
-    streams.stderr.write(`nsed: ${oneLine(parseError.message, 300)}\n`);
+  if (parsed.error !== undefined) {
+    streams.stderr.write(`nsed: ${oneLine(unknownOnce(parsed.error.message), 300)}\n`);
     streams.stderr.write(`hint: run 'nsed ${commandWord(args)}--help' for usage\n`);
     return ExitCode.usage;
   }
+  const { selected, helpText = '' } = parsed;
   if (selected === undefined) {
     if (helpText !== '') streams.stdout.write(helpText.endsWith('\n') ? helpText : `${helpText}\n`);
     return ExitCode.ok;
@@ -56,9 +47,11 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
 
   let globals: GlobalOptions | undefined;
   try {
-    globals = parseGlobalOptions(selected.argv);
+    const config = await readConfigFor(selected.def, base.env, streams);
+    globals = parseGlobalOptions(selected.argv, config);
     const options = selected.def.parse(selected.argv);
-    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet });
+    const configColor = config.values.color;
+    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet, ...(configColor === undefined ? {} : { configColor }) });
     return await selected.def.run(options, createContext(base, io, globals, parts));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
@@ -68,6 +61,23 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
     }
     return reportError(err, streams, base.env);
   }
+}
+
+/**
+ * The config file, read once per run after the words are parsed (help and a lone --version
+ * never read it). A broken file stops every command but the ones that report it themselves.
+ */
+async function readConfigFor(def: CommandDef, env: ProcessContext['env'], streams: Pick<Streams, 'stderr'>): Promise<LoadedConfig> {
+  if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
+  const { loadConfig, unknownKeyError } = await import('../config-file.js');
+  const config = await loadConfig(env);
+  if (def.configFile === 'own') return config;
+  if (config.error !== undefined) throw config.error;
+  for (const key of config.unknown) {
+    const e = unknownKeyError(key);
+    streams.stderr.write(`nsed: warning: ${oneLine(config.path ?? '', 300)}: ${oneLine(e.message, 200)}, ignored; ${oneLine(e.hint ?? '', 300)}\n`);
+  }
+  return config;
 }
 
 export function reportError(
@@ -84,8 +94,34 @@ export function reportError(
   return e.exitCode;
 }
 
-function buildParser(args: string[], columns: number | undefined): Argv {
-  let y = withGlobalOptions(yargs(args))
+interface Parsed {
+  selected?: Selected;
+  helpText?: string;
+  error?: Error;
+}
+
+/** The yargs parse: the chosen command and its words, or help text, or a usage error. */
+export async function parseWords(args: string[], columns: number | undefined): Promise<Parsed> {
+  // Loaded here, not at the top: the prescan's runs never need it.
+  const { default: yargs } = await import('yargs');
+  const parser = buildParser(yargs(args), columns);
+  const parsed: Parsed = {};
+  try {
+    // With a callback, yargs hands help and version text back instead of printing and exiting.
+    await parser.parseAsync(args, {}, (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
+      if (err) parsed.error = err;
+      parsed.helpText = output;
+      const def = !err && output === '' ? chosenCommand(argv) : undefined;
+      if (def !== undefined) parsed.selected = { def, argv };
+    });
+  } catch (err) {
+    parsed.error = err instanceof Error ? err : new Error(String(err));
+  }
+  return parsed;
+}
+
+function buildParser(root: Argv, columns: number | undefined): Argv {
+  let y = withGlobalOptions(root)
     .scriptName('nsed')
     .usage('nsed <command> [options]\n\nA command-line client for NSED deliberations.')
     .parserConfiguration({ 'parse-positional-numbers': false, 'halt-at-non-option': false, 'populate--': true })
@@ -105,14 +141,30 @@ function buildParser(args: string[], columns: number | undefined): Argv {
   for (const entry of commands) {
     y = isGroup(entry) ? addGroup(y, entry) : addCommand(y, entry);
   }
+  skipHelpCache(y);
   return y;
 }
 
-// No yargs handlers: after running one, yargs renders that command's help text in case it fails
-// (~90 ms of string-width work on every run, measured by bench/profile.mjs). The command is
-// picked from the parsed words instead.
+interface UsageInternals {
+  getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } };
+}
+
+// After parsing a command's words yargs renders that command's whole help text in advance, to
+// show it should the command fail (yargs gives every command a handler, even one registered
+// without). nsed's own fail() never shows it, and the rendering (string-width over every cell)
+// was 13 % of an empty `sessions ls` (bench/RESULTS.md). `--help` renders through another path.
+function skipHelpCache(y: Argv): void {
+  const usage = (y as unknown as UsageInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage?.cacheHelpMessage !== undefined) usage.cacheHelpMessage = () => undefined;
+}
+
+// The command is picked from the parsed words rather than through yargs handlers.
+// A command's --help shows its own options first and the global ones in a group of their own.
 function addCommand(y: Argv, def: CommandDef): Argv {
-  return y.command([def.command, ...(def.aliases ?? [])], def.describe, def.builder);
+  const own = recordBuilder(def.builder).options.filter((o) => !o.hidden).map((o) => o.name);
+  return y.command([def.command, ...(def.aliases ?? [])], def.describe, (sub: Argv) =>
+    def.builder(sub).group(own, 'Options:').group(GLOBAL_OPTION_NAMES, 'Global options:'),
+  );
 }
 
 function addGroup(y: Argv, group: CommandGroup): Argv {
@@ -121,6 +173,19 @@ function addGroup(y: Argv, group: CommandGroup): Argv {
     for (const def of group.subcommands) s = addCommand(s, def);
     return s.demandCommand(1, `name a ${group.command} subcommand: ${group.subcommands.map((d) => d.command.split(' ')[0]).join(', ')}`);
   });
+}
+
+/**
+ * yargs reports an unknown `--bogus-flag` under both of its spellings ("Unknown arguments:
+ * bogus-flag, bogusFlag"); each is named once, as the user typed it.
+ */
+export function unknownOnce(message: string): string {
+  const m = /^Unknown arguments?: (.*)$/.exec(message);
+  if (m === null) return message;
+  const all = (m[1] ?? '').split(', ');
+  const kebabToCamel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  const kept = all.filter((name) => !all.some((other) => other !== name && other.includes('-') && kebabToCamel(other) === name));
+  return `Unknown ${kept.length === 1 ? 'argument' : 'arguments'}: ${kept.join(', ')}`;
 }
 
 function names(entry: CommandEntry): string[] {
