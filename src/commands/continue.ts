@@ -45,30 +45,39 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   run: async (opts, ctx) => {
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
     const prompt = await readPrompt(opts.prompt, ctx.io);
-    const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }, { councilOf, withRecordedCouncil }] = await Promise.all([
-      import('../turn/execute-turn.js'),
-      import('../turn/reconcile.js'),
-      import('../turn/start-session.js'),
-      import('../protocol/policy-ref.js'),
-      import('../session/ids.js'),
-      import('../turn/turn-options.js'),
-    ]);
-    const before = await readTarget(ctx, opts.target);
-    const id = before.id;
+    const [{ executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }, { councilOf, withRecordedCouncil }] =
+      await Promise.all([
+        import('../turn/execute-turn.js'),
+        import('../turn/reconcile.js'),
+        import('../turn/claim.js'),
+        import('../turn/start-session.js'),
+        import('../protocol/policy-ref.js'),
+        import('../session/ids.js'),
+        import('../turn/turn-options.js'),
+      ]);
+    const found = await readTarget(ctx, opts.target);
+    const id = found.id;
     // A --sim job still running in another process is reached there (and then refused below).
-    const conn = await ctx.connect(before.orchestrator, { pending: before.pending_job, needsJob: false });
+    const conn = await ctx.connect(found.orchestrator, { pending: found.pending_job, needsJob: false });
     try {
+      const store = await ctx.store();
+      // Settle what earlier runs left (a dead owner's claim, a pending job) before claiming.
+      const before = await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal);
       const state = await reconcile.reconcilePending(ctx, conn, before);
       if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
+      const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
       const turn = withRecordedCouncil(opts.turn, before.council);
-      const session = await (await ctx.store()).update(id, (s) => {
+      // One locked write checks that nothing runs and claims the session (the turn lease).
+      const session = await store.update(id, (s) => {
+        lease.assertFree(s);
         if (turn.policy !== undefined) s.active_policy = toModel(turn.policy);
         if (turn.system !== undefined) s.system = turn.system;
         if (turn.title !== undefined) s.title = turn.title;
         const council = councilOf(turn);
         if (council !== undefined) s.council = council;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
+        s.claim = claim;
       });
       return await executeTurn(ctx, conn, session, userTurnId, turn);
     } finally {

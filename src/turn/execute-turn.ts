@@ -6,6 +6,7 @@ import { newTurnId } from '../session/ids.js';
 import type { PendingJob, Session } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
+import { releaseClaim } from './claim.js';
 import { TurnRecorder } from './record-turn.js';
 import { runTurn, type TurnSpec } from './run-turn.js';
 import type { Connection } from '../connection.js';
@@ -15,8 +16,9 @@ import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } fro
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
- * recorded: picks the path (native when the council is chosen per request), builds the
- * request from the lineage, and streams it through the renderer into the store.
+ * recorded (and, for a new turn, the session claimed for it): picks the path (native when the
+ * council is chosen per request), builds the request from the lineage, and streams it through
+ * the renderer into the store.
  */
 export async function executeTurn(
   ctx: Context,
@@ -29,18 +31,27 @@ export async function executeTurn(
   try {
     return await startTurn(ctx, conn, session, userTurnId, opts);
   } catch (err) {
-    if (err instanceof NsedError && err.unsent) await forgetTurn(await ctx.store(), session, userTurnId, fresh);
+    const store = await ctx.store();
+    if (err instanceof NsedError && err.unsent) {
+      await forgetTurn(store, session, userTurnId, fresh);
+    } else {
+      // A failure before the turn was recorded (a policy lookup, a tools file) must not leave the
+      // session claimed; once recorded, the claim is gone already and this writes nothing.
+      const claim = session.claim;
+      if (claim?.turn === userTurnId) await releaseClaim(store, session.id, claim.token).catch(() => undefined);
+    }
     throw err;
   }
 }
 
 /**
  * A turn whose request never reached the orchestrator is forgotten: the session this command
- * created (`fresh`) is removed, or the user turn it added taken back (with the tools it offered
- * in place of the earlier ones), so `--last` and the listing show what really happened. The
- * error itself is what the user sees.
+ * created (`fresh`) is removed, or, in one locked write, the user turn it added taken back, the
+ * tools it offered put back as they were and its claim on the session released, so `--last`
+ * and the listing show what really happened. The error itself is what the user sees.
  */
 async function forgetTurn(store: SessionStore, before: Session, userTurnId: string, fresh: boolean): Promise<void> {
+  const claim = before.claim?.turn === userTurnId ? before.claim : undefined;
   try {
     if (fresh) await store.remove(before.id);
     else
@@ -48,9 +59,12 @@ async function forgetTurn(store: SessionStore, before: Session, userTurnId: stri
         s.turns = s.turns.filter((t) => t.id !== userTurnId);
         if (before.tools === undefined) delete s.tools;
         else s.tools = before.tools;
+        if (claim !== undefined && s.claim?.token === claim.token) delete s.claim;
       });
   } catch {
-    // The turn stays recorded as it was; the original error matters more than this one.
+    // The turn stays recorded as it was; the original error matters more than this one. The
+    // claim, though, must not outlive this command: a stuck claim would refuse every later turn.
+    if (claim !== undefined) await releaseClaim(store, before.id, claim.token).catch(() => undefined);
   }
 }
 

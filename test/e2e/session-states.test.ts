@@ -104,7 +104,12 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('the last real question');
     expect(shown.stdout).not.toContain('never sent either');
-    const file = JSON.parse(await readFile(join(rig.home, 'sessions', `${sessionOf(before)}.json`), 'utf8')) as { tools?: unknown };
+    const file = JSON.parse(await readFile(join(rig.home, 'sessions', `${sessionOf(before)}.json`), 'utf8')) as { tools?: unknown; claim?: unknown };
     expect(file.tools).toBeUndefined();
+    // Nor does its turn lease outlive it: the next turn is not refused as busy.
+    expect(file.claim).toBeUndefined();
+    const next = await rig.runProcess(['continue', '--last', '-o', 'final', 'sent this time']);
+    expect(next.stderr).toBe('');
+    expect(next.code).toBe(0);
   }, 120_000);
 });
