@@ -18,7 +18,7 @@ export const ask: CommandDef<AskOptions> = {
       .positional('prompt', { type: 'string', array: true, describe: 'the question (- or a pipe for stdin)' })
       .example('nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout')
       .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
-  parse: (argv) => ({ prompt: promptWords(argv['prompt']), turn: parseTurnOptions(argv) }),
+  parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
   run: async (opts, ctx) => {
     const prompt = await readPrompt(opts.prompt, ctx.io);
     const [{ startSession }, { executeTurn }] = await Promise.all([
@@ -29,7 +29,7 @@ export const ask: CommandDef<AskOptions> = {
     const conn = await ctx.connect();
     try {
       const { session, userTurnId } = await startSession(ctx, { prompt, opts: opts.turn, orchestrator: conn.orchestrator });
-      return await executeTurn(ctx, conn, session, userTurnId, opts.turn);
+      return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
     } finally {
       await conn.close();
     }

@@ -32,12 +32,13 @@ export const fork: CommandDef<ForkOptions> = {
     turn: parseTurnOptions(argv),
     source: String(argv['source']),
     at: stringFlag(argv, 'at'),
-    prompt: promptWords(argv['prompt']),
+    prompt: promptWords(argv['prompt'], argv['--']),
   }),
   run: async (opts, ctx) => {
-    const [{ resolveTurnRef }, { createSession, startSession }] = await Promise.all([
+    const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([
       import('../session/lineage.js'),
       import('../turn/start-session.js'),
+      import('../turn/turn-options.js'),
     ]);
     const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io);
     const store = await ctx.store();
@@ -46,8 +47,9 @@ export const fork: CommandDef<ForkOptions> = {
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };
     const title = `${parent.title} (fork)`;
-    // The fork keeps the parent's policy and system unless this command names its own.
-    const inherited = { ...opts.turn, policy: opts.turn.policy ?? parent.active_policy, system: opts.turn.system ?? parent.system };
+    // The fork keeps the parent's policy, system and council unless this command names its own.
+    const own = withRecordedCouncil(opts.turn, parent.council);
+    const inherited = { ...own, policy: own.policy ?? parent.active_policy, system: own.system ?? parent.system };
 
     if (text === undefined) {
       const session = await createSession(ctx, { opts: inherited, orchestrator: parent.orchestrator, turns, forkedFrom, title });
@@ -60,7 +62,7 @@ export const fork: CommandDef<ForkOptions> = {
     try {
       const init = { prompt: text, opts: inherited, orchestrator: conn.orchestrator, turns, forkedFrom, title };
       const { session, userTurnId } = await startSession(ctx, init);
-      return await executeTurn(ctx, conn, session, userTurnId, inherited);
+      return await executeTurn(ctx, conn, session, userTurnId, inherited, true);
     } finally {
       await conn.close();
     }

@@ -18,9 +18,14 @@ interface CursorStream {
   moveCursor(dx: number, dy: number): boolean;
 }
 
+/**
+ * A terminal that reports 0 columns (a pty nobody sized: `script` without a real terminal, many
+ * CI runners) cannot be drawn on: ora divides by the width and clears lines without end.
+ */
 function canDrawOn(stream: NodeJS.WritableStream): boolean {
-  const s = stream as Partial<CursorStream>;
-  return typeof s.cursorTo === 'function' && typeof s.clearLine === 'function' && typeof s.moveCursor === 'function';
+  const s = stream as Partial<CursorStream> & { columns?: unknown };
+  const sized = typeof s.columns === 'number' && Number.isFinite(s.columns) && s.columns > 0;
+  return sized && typeof s.cursorTo === 'function' && typeof s.clearLine === 'function' && typeof s.moveCursor === 'function';
 }
 
 const inert: Spinner = {
