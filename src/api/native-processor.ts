@@ -4,6 +4,7 @@ import { isRecord, type Rec } from './decode-chunk.js';
 import type { StreamEvent } from '../events.js';
 import { sanitizeServerText } from './redact.js';
 import { createSseReader, type SseMessage } from './sse.js';
+import { toolCallEventOf } from './tool-call-events.js';
 import { eofError, type StreamProcessor } from './stream-processor.js';
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -14,7 +15,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
  * compat stream yields, so renderers and the recorder do not care which path ran. Proposals
  * build unscored candidates, a round summary scores them, and `job_complete` carries the
  * answer: `Success` ends the turn, `Failed: cancelled` ends it as cancelled, any other status
- * is the deliberation's failure. Unknown event names are skipped (forward compatibility).
+ * is the deliberation's failure. The tool-call events go through the one decoder the compat
+ * stream's deltas use. Unknown event names are skipped (forward compatibility).
  */
 export function createNativeProcessor(opts: { maxEventBytes?: number; token?: string } = {}): StreamProcessor {
   let index = 0;
@@ -108,6 +110,13 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
           sequence: num(d['sequence']),
           index,
         });
+        return;
+      }
+      case 'tool_call_pending':
+      case 'tool_call_responded':
+      case 'tool_call_expired': {
+        const e = toolCallEventOf(m.event, data(m), index);
+        if (e !== undefined) out.push(e);
         return;
       }
       case 'job_complete': {

@@ -120,16 +120,20 @@ export function runDeliberation(plan: DeliberationPlan): void {
       if (outcome.kind === 'responded') {
         const responded = { call_id: call.id, agent_id: agent, tool_name: pending.tool_name, result: outcome.result };
         job.push(chunk(job.stamp, { nsed_tool_call_responded: responded }), false, 'continuous');
+        job.emit('tool_call_responded', { call_id: call.id, agent_id: agent, tool_name: pending.tool_name });
         influences.toolResults.push({ name, content: outcome.result });
         say(`${agent} received the ${name} result`);
       } else {
         job.push(chunk(job.stamp, { nsed_tool_call_expired: { call_id: call.id } }), false, 'continuous');
+        job.emit('tool_call_expired', { call_id: call.id, agent_id: agent, tool_name: pending.tool_name });
         say(`The ${name} call expired unanswered; ${agent} goes on with its own judgement`);
       }
       job.landingRound = phases[index]?.round ?? total;
       plan.timers.after(plan.roundMs, tick);
     });
     job.push(chunk(job.stamp, { nsed_tool_call_pending: pending }), false, 'continuous');
+    // The named-event stream carries the same three events (live only: a later attach lists them).
+    job.emit('tool_call_pending', pending);
     if (job.info.surface === 'compat') job.closeSegment([call], chunk(job.stamp, { tool_calls: [{ index: 0, ...call }] }, 'tool_calls'));
     // Woken only from a later request or timer, by which time `expiry` is set.
     const expiry = plan.timers.after(plan.toolWaitMs, () => job.tools.expire(call.id));

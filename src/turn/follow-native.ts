@@ -3,6 +3,7 @@ import { NsedError, toNsedError } from '../errors.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf } from './settle.js';
 import type { TurnDeps } from './turn-spec.js';
+import { toolCallEventOf } from '../api/tool-call-events.js';
 
 /**
  * Follows a native job the way the reference client does: the named-event stream, which is
@@ -10,6 +11,8 @@ import type { TurnDeps } from './turn-spec.js';
  * the stream is open (a job that ended before the attach never says so on the stream; asking
  * only after subscribing means its end cannot slip between the two), and again whenever the
  * stream ends or drops without `job_complete`. A drop reconnects a bounded number of times.
+ * A tool call made before the attach is not on the stream either: the pending calls are listed
+ * once the stream is open, so none waits unseen until it expires.
  */
 export async function followNative(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
   const { ctx, client, renderer } = deps;
@@ -36,6 +39,7 @@ export async function followNative(deps: TurnDeps, jobId: string, apply: (e: Str
       stream.abort();
       return;
     }
+    await missedCalls(deps, jobId, apply);
     try {
       for await (const batch of stream.batches()) {
         for (const e of batch) {
@@ -71,5 +75,23 @@ async function settled(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) =>
       throw new NsedError('server', `deliberation ${jobId} failed: ${s.reason}`);
     case 'running':
       return false;
+  }
+}
+
+/**
+ * Applies the job's pending tool calls as live calls (the turn skips ones it has seen). An
+ * orchestrator without the listing leaves only the stream to tell: not an error.
+ */
+async function missedCalls(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
+  let pending;
+  try {
+    pending = await deps.client.toolCalls(jobId, { status: 'pending', signal: deps.ctx.signal });
+  } catch (err) {
+    if (deps.ctx.signal.aborted) throw err;
+    return;
+  }
+  for (const call of pending) {
+    const e = toolCallEventOf('tool_call_pending', call, 0);
+    if (e !== undefined) apply(e);
   }
 }

@@ -92,4 +92,37 @@ describe('the native job stream as events (GET /job/{id}/stream)', () => {
     expect(err).toBeInstanceOf(NsedError);
     expect((err as NsedError).drop).toBe('eof');
   });
+  describe('tool-call events, decoded as on the compat stream', () => {
+    const complete = frame('job_complete', { status: 'Success', job_id: 'j1', best_proposal_content: 'done' });
+    const pending = {
+      call_id: 'call_1',
+      agent_id: 'A',
+      tool_name: 'user_calculator',
+      arguments: { expr: '2+2' },
+      round: 1,
+      phase: 'Proposing',
+    };
+    const tools = (text: string): StreamEvent[] =>
+      feed(text, Math.floor(text.length / 2)).filter((e) => e.type === 'tool-call' || e.type === 'tool-result');
+
+    it('tool_call_pending is a live tool call with its arguments as JSON text', () => {
+      expect(tools(frame('tool_call_pending', pending) + complete)).toEqual([
+        { type: 'tool-call', id: 'call_1', name: 'user_calculator', arguments: '{"expr":"2+2"}', index: 1, live: true },
+      ]);
+    });
+
+    it('tool_call_responded is an answered result (the native payload carries no result text)', () => {
+      const responded = { call_id: 'call_1', agent_id: 'A', tool_name: 'user_calculator' };
+      expect(tools(frame('tool_call_responded', responded) + complete)).toEqual([
+        expect.objectContaining({ type: 'tool-result', id: 'call_1', status: 'answered', content: '', index: 1 }),
+      ]);
+    });
+
+    it('tool_call_expired is an expired result, and a payload without a call id is dropped', () => {
+      const text = frame('tool_call_expired', {}) + frame('tool_call_expired', { call_id: 'call_1' }) + complete;
+      expect(tools(text)).toEqual([
+        expect.objectContaining({ type: 'tool-result', id: 'call_1', status: 'expired', content: '', index: 2 }),
+      ]);
+    });
+  });
 });
