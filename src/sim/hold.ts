@@ -36,6 +36,8 @@ export interface WatchedJob {
   readonly finished: Promise<void>;
   /** Injections accepted so far. */
   readonly injected: number;
+  /** Named-event streams (`GET /job/{id}/stream`) attached now. */
+  readonly streams: number;
   watch(fn: () => void): () => void;
 }
 
@@ -167,6 +169,14 @@ export class SimControl {
   /** Resolves when the job has accepted at least `count` injections (queued for its next boundary), or has ended. */
   injected(jobId: string, count = 1): Promise<HeldJob> {
     return this.until(jobId, (g) => g.job.injected >= count || g.ended);
+  }
+
+  /**
+   * Resolves when at least `count` named-event streams are attached to the job, or it has ended:
+   * that stream is live only, so a test lets the job on only once the client listens.
+   */
+  attached(jobId: string, count = 1): Promise<HeldJob> {
+    return this.until(jobId, (g) => g.job.streams >= count || g.ended);
   }
 
   /** Resolves when the job has ended (answered, failed or cancelled). */

@@ -174,7 +174,15 @@ export class Job {
 
   listen(fn: (e: NativeEvent) => void): () => void {
     this.listeners.add(fn);
+    // Watchers learn of it: a test waits for a live-only stream to be attached before it lets
+    // the job make an event that stream must see.
+    this.notify();
     return () => this.listeners.delete(fn);
+  }
+
+  /** Named-event streams attached now. */
+  get streams(): number {
+    return this.listeners.size;
   }
 
   watch(fn: () => void): () => void {

@@ -200,6 +200,74 @@ describe('a call nobody answers', () => {
   });
 });
 
+// The strict profile offers no /resume for a native job: the client follows it on the live-only
+// named-event stream, where the tool calls arrive as tool_call_pending/responded/expired events.
+describe('the native tool loop on the named-event stream (profile strict)', () => {
+  it('a declared calculator answers 2+2 through the tool-call endpoint, and the answer uses it', async () => {
+    // Held until the process reads its stream (it shows the first proposals, so it has listed
+    // the pending calls already): the call can reach it only as tool_call_pending.
+    const strict = await makeRig({ profile: 'strict', hold: true, toolWaitMs: 10 * 60_000 });
+    try {
+      const tools = await kit.toolsFile(['calculator']);
+      const args = ['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson'];
+      const running = strict.spawn([...args, 'Use the calculator to compute 2+2'], { timeoutMs: 120_000 });
+      const heldJob = await strict.sim.control.nextJob();
+      await strict.sim.control.attached(heldJob);
+      strict.sim.control.release(heldJob, 1);
+      await waitForOutput(running, (o) => o.includes('"type":"round"'), 60_000);
+      strict.sim.control.release(heldJob);
+      const r = await running.result;
+      expect(r.code, r.stderr).toBe(0);
+      const [call] = ofType(r.stdout, 'tool-call');
+      expect(call).toMatchObject({ arguments: '{"expr":"2+2"}' });
+      expect(ofType(r.stdout, 'tool-result')).toEqual([
+        expect.objectContaining({ id: call?.['id'], content: '4', exit_code: 0, status: 'ok' }),
+      ]);
+      const finish = ofType(r.stdout, 'finish')[0];
+      expect(String(finish?.['content'])).toContain('`calculator` returned “4”');
+      const jobId = String(finish?.['job_id']);
+      const sent = strict.sim.requests;
+      expect(sent.some((q) => q.method === 'GET' && q.path === `/job/${jobId}/stream`)).toBe(true);
+      const answer = sent.find((q) => q.method === 'POST' && q.path.startsWith(`/deliberation/${jobId}/tool-calls/`));
+      expect(answer?.body).toEqual({ result: '4' });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('an expired call arrives as tool_call_expired, and is shown and recorded as expired', async () => {
+    // Held until the client reads its live-only stream, so the call and its expiry happen while
+    // it listens; then the call expires at once and the council goes on without it.
+    const strict = await makeRig({ profile: 'strict', hold: true, toolWaitMs: 1 });
+    try {
+      const tools = await kit.offerOnlyFile();
+      const args = ['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson'];
+      const run = strict.start([...args, 'Use the calculator to compute 2+2']);
+      const jobId = await strict.sim.control.nextJob();
+      await strict.sim.control.attached(jobId);
+      strict.sim.control.release(jobId, 1);
+      await run.output((o) => o.includes('"type":"round"'), 60_000);
+      strict.sim.control.release(jobId);
+      const r = await run.result;
+      expect(r.code, r.stderr).toBe(0);
+      const [call] = ofType(r.stdout, 'tool-call');
+      expect(call).toMatchObject({ arguments: '{"expr":"2+2"}' });
+      expect(ofType(r.stdout, 'tool-result')).toEqual([
+        expect.objectContaining({ id: call?.['id'], status: 'expired', content: '' }),
+      ]);
+      expect(String(ofType(r.stdout, 'finish')[0]?.['content'])).not.toContain('Tool result');
+      const session = String(events(r.stdout)[0]?.['session']);
+      const saved = await strict.session<Saved>(session);
+      expect(saved.turns[1]?.tool_calls).toEqual([expect.objectContaining({ id: call?.['id'], status: 'expired' })]);
+      const shown = await strict.run(['sessions', 'show', session]);
+      expect(shown.stdout).toContain('→ no answer (expired)');
+      expect(strict.sim.requests.some((q) => q.method === 'GET' && q.path === `/job/${jobId}/stream`)).toBe(true);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('replaying a tool turn', () => {
   it('continue, fork and export --format messages carry the call and its result in the OpenAI shape', async () => {
     const tools = await kit.toolsFile(['calculator']);

@@ -78,3 +78,61 @@ describe('followStream', () => {
     expect(r.calls.filter((c) => c === 'resume').length).toBe(5);
   });
 });
+
+describe('followStream on a native job without /resume (the live-only named-event stream)', () => {
+  const end = { type: 'end', finish_reason: 'stop', index: 1 } as StreamEvent;
+  const record = {
+    call_id: 'call_9',
+    agent_id: 'A1',
+    tool_name: 'user_calculator',
+    arguments: { expr: '2+2' },
+    round: 1,
+    phase: 'Proposing',
+    job_id: 'job-1',
+    status: 'Pending',
+    created_at: 0,
+  };
+
+  function nativeRig(toolCalls: () => Promise<unknown[]>) {
+    const applied: StreamEvent[] = [];
+    const asked: string[] = [];
+    const client = {
+      submit: async () => ({ job_id: 'job-1' }),
+      resume: async () => {
+        throw new NsedError('not_found', 'no resume here');
+      },
+      jobStream: async () => scripted([end]),
+      result: async () => ({ job_id: 'job-1', status: 'running', result: null }),
+      toolCalls: async (_id: string, opts: { status?: string }) => {
+        asked.push(opts.status ?? 'all');
+        return toolCalls();
+      },
+    } as unknown as NsedClient;
+    const deps = {
+      ctx: { signal: new AbortController().signal, clock: { now: () => new Date(0), sleep: async () => undefined } },
+      client,
+      renderer: { onEvent: () => undefined, close: async () => undefined },
+    } as unknown as TurnDeps;
+    const spec = { path: 'native', start: { kind: 'submit', body: {} } } as unknown as TurnSpec;
+    const run = () => followStream(deps, spec, (e) => applied.push(e), () => 'job-1', async () => undefined);
+    return { run, applied, asked };
+  }
+
+  it('applies a call made before the attach, listed as pending, as a live call before the stream', async () => {
+    const r = nativeRig(async () => [record]);
+    await r.run();
+    expect(r.asked).toEqual(['pending']);
+    expect(r.applied).toEqual([
+      { type: 'tool-call', id: 'call_9', name: 'user_calculator', arguments: '{"expr":"2+2"}', index: 0, live: true },
+      end,
+    ]);
+  });
+
+  it('follows the stream alone when the orchestrator cannot list tool calls', async () => {
+    const r = nativeRig(async () => {
+      throw new NsedError('not_found', 'no listing');
+    });
+    await r.run();
+    expect(r.applied).toEqual([end]);
+  });
+});

@@ -12,7 +12,7 @@ export const CONTROL_PREFIX = '/_sim/';
  *   POST /_sim/release                       release every job, and stop holding
  *   POST /_sim/jobs/{id}/release {"phases": n}  let n more phases run (no body: run to the end)
  *   GET  /_sim/next-job                      waits for the next job not yet handed out: {jobId}
- *   GET  /_sim/jobs/{id}/wait?for=parked|ended|injected|phases&count=n   waits, then answers that job
+ *   GET  /_sim/jobs/{id}/wait?for=parked|ended|injected|phases|attached&count=n   waits, then answers that job
  * The waits hold the request open; the caller bounds them.
  */
 export async function handleControl(control: SimControl, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -61,5 +61,6 @@ function waitFor(control: SimControl, id: string, query: URLSearchParams): Promi
   const count = Number(query.get('count') ?? '1');
   if (what === 'injected' && Number.isInteger(count) && count > 0) return control.injected(id, count);
   if (what === 'phases' && Number.isInteger(count) && count > 0) return control.phases(id, count);
-  return 'for must be parked, ended, or injected or phases with a positive count';
+  if (what === 'attached' && Number.isInteger(count) && count > 0) return control.attached(id, count);
+  return 'for must be parked, ended, or injected, phases or attached with a positive count';
 }
