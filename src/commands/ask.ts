@@ -20,7 +20,7 @@ export const ask: CommandDef<AskOptions> = {
       .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
   parse: (argv) => ({ prompt: promptWords(argv['prompt']), turn: parseTurnOptions(argv) }),
   run: async (opts, ctx) => {
-    const prompt = await readPrompt(opts.prompt, ctx.io);
+    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [{ startSession }, { executeTurn }] = await Promise.all([
       import('../turn/start-session.js'),
       import('../turn/execute-turn.js'),

@@ -21,7 +21,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
   parse: (argv) => ({ turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt']), target: parseSessionTarget(argv) }),
   run: async (opts, ctx) => {
-    const prompt = await readPrompt(opts.prompt, ctx.io);
+    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),

@@ -39,7 +39,7 @@ export const fork: CommandDef<ForkOptions> = {
       import('../session/lineage.js'),
       import('../turn/start-session.js'),
     ]);
-    const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io);
+    const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io, { context: true });
     const store = await ctx.store();
     const parent = await store.read(await store.resolve(opts.source));
     const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;

@@ -28,7 +28,7 @@ export const inject: CommandDef<InjectOptions> = {
       import('../turn/execute-turn.js'),
       import('../turn/send-injection.js'),
     ]);
-    const message = await readPrompt(opts.message, ctx.io, 'message');
+    const message = await readPrompt(opts.message, ctx.io, { what: 'message' });
     const session = await readTarget(ctx, opts.target);
     const conn = await ctx.connect(session.orchestrator);
     try {
