@@ -1,4 +1,4 @@
-import { NsedError } from '../errors.js';
+import { NsedError, notNsedOrchestrator } from '../errors.js';
 import { sanitizeServerText } from './redact.js';
 
 /** The only table mapping HTTP statuses to nsed errors (design.md §7.7, reliability.md #45-#49). */
@@ -134,6 +134,11 @@ export function errorForStatus(ctx: StatusContext): NsedError {
       : `authentication failed (${status}): no token was sent; set NSED_TOKEN or use --token-file`;
     const said = detail(ctx);
     return new NsedError('auth', said === '' ? message : `${message} (the orchestrator said${said})`, base);
+  }
+  // Every NSED orchestrator serves these two routes; a server without them is some other
+  // OpenAI-compatible server, which can answer `-m NAME` but cannot run a council.
+  if (status === 404 && ((ctx.method === 'POST' && ctx.path === '/deliberation') || (ctx.method === 'GET' && ctx.path === '/policies'))) {
+    return notNsedOrchestrator(sanitizeServerText(`${ctx.url.protocol}//${ctx.url.host}`, ctx.token, 200), `it has no ${what} route (404)`);
   }
   if (status === 404 || status === 410) {
     const subject = ctx.subject ?? what;

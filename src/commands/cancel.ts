@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import { assertNsedSession, parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
 
 export interface CancelOptions {
   target: SessionTarget;
@@ -19,6 +19,7 @@ export const cancel: CommandDef<CancelOptions> = {
       import('../terminal/sanitize.js'),
     ]);
     const session = await readTarget(ctx, opts.target);
+    assertNsedSession(session);
     const store = await ctx.store();
     const id = session.id;
     const pending = session.pending_job;

@@ -39,6 +39,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       const { turn } = opts;
       const session = await (await ctx.store()).update(id, (s) => {
         if (turn.policy !== undefined) s.active_policy = toModel(turn.policy);
+        if (turn.model !== undefined) s.active_policy = turn.model;
         if (turn.system !== undefined) s.system = turn.system;
         if (turn.title !== undefined) s.title = turn.title;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));

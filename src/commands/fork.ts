@@ -46,8 +46,10 @@ export const fork: CommandDef<ForkOptions> = {
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };
     const title = `${parent.title} (fork)`;
-    // The fork keeps the parent's policy and system unless this command names its own.
-    const inherited = { ...opts.turn, policy: opts.turn.policy ?? parent.active_policy, system: opts.turn.system ?? parent.system };
+    // The fork keeps the parent's model and system unless this command names its own; the
+    // parent's model string is kept as sent, so a plain server's model never gains a prefix.
+    const own = opts.turn.policy !== undefined || opts.turn.model !== undefined;
+    const inherited = { ...opts.turn, model: own ? opts.turn.model : parent.active_policy, system: opts.turn.system ?? parent.system };
 
     if (text === undefined) {
       const session = await createSession(ctx, { opts: inherited, orchestrator: parent.orchestrator, turns, forkedFrom, title });

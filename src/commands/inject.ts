@@ -1,6 +1,6 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import { assertNsedSession, parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
 
 export interface InjectOptions {
   target: SessionTarget;
@@ -30,6 +30,7 @@ export const inject: CommandDef<InjectOptions> = {
     ]);
     const message = await readPrompt(opts.message, ctx.io, { what: 'message' });
     const session = await readTarget(ctx, opts.target);
+    assertNsedSession(session);
     const conn = await ctx.connect(session.orchestrator);
     try {
       const sent = await injectMessage(ctx, conn, session, message, opts.wait);

@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import { assertNsedSession, parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
 
 export interface ResumeOptions {
   target: SessionTarget;
@@ -22,6 +22,7 @@ export const resume: CommandDef<ResumeOptions> = {
       import('../errors.js'),
     ]);
     const session = await readTarget(ctx, opts.target);
+    assertNsedSession(session);
     const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {

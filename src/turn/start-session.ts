@@ -12,7 +12,7 @@ export function defaultPolicy(env: Readonly<Record<string, string | undefined>>)
 
 /** A new session's parts; the policy, system and title flags win over what is inherited. */
 export interface SessionInit {
-  opts: Pick<TurnOptions, 'policy' | 'system' | 'title'>;
+  opts: Pick<TurnOptions, 'policy' | 'model' | 'system' | 'title'>;
   orchestrator: string;
   /** Turns carried over from a parent session (fork). */
   turns?: Turn[];
@@ -29,7 +29,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     title: init.opts.title ?? init.title,
     created: now.toISOString(),
     updated: now.toISOString(),
-    active_policy: toModel(init.opts.policy ?? defaultPolicy(ctx.env)),
+    active_policy: init.opts.model ?? toModel(init.opts.policy ?? defaultPolicy(ctx.env)),
     orchestrator: init.orchestrator,
     conversation_id: newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

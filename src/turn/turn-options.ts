@@ -5,6 +5,8 @@ import type { ToolDefinition } from '../protocol/wire.js';
 /** Options of every command that runs a turn (ask, continue, fork). */
 export interface TurnOptions {
   policy: string | undefined;
+  /** -m: the model string sent as given (a plain OpenAI-compatible server); excludes `policy`. */
+  model?: string | undefined;
   system: string | undefined;
   title: string | undefined;
   stream: boolean;

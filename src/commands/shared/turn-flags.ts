@@ -8,6 +8,8 @@ const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export function withTurnOptions(y: Argv): Argv {
   return y
     .option('policy', { alias: 'p', type: 'string', describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)' })
+    .option('model', { alias: 'm', type: 'string', describe: 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)' })
+    .conflicts('model', 'policy')
     .option('system', { type: 'string', describe: 'system instructions for the council' })
     .option('title', { type: 'string', describe: 'session title (default: the first words of the prompt)' })
     .option('stream', { type: 'boolean', default: true, describe: 'stream the deliberation (--no-stream waits for one JSON answer)' })
@@ -37,8 +39,12 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
   }
   const policy = str('policy');
   if (policy !== undefined && policy.trim() === '') throw usageError('--policy is empty', 'e.g. -p deep');
+  const model = str('model');
+  if (model !== undefined && model.trim() === '') throw usageError('--model is empty', 'e.g. -m gpt-4o-mini');
+  if (model !== undefined && policy !== undefined) throw usageError('-m/--model and -p/--policy are exclusive', '-p deep sends nsed:deep; -m sends its name as given');
   return {
     policy,
+    model,
     system: str('system'),
     title: str('title'),
     stream: argv['stream'] !== false,
