@@ -135,9 +135,9 @@ export function errorForStatus(ctx: StatusContext): NsedError {
     const said = detail(ctx);
     return new NsedError('auth', said === '' ? message : `${message} (the orchestrator said${said})`, base);
   }
-  // Every NSED orchestrator serves these two routes; a server without them is some other
+  // Every NSED orchestrator accepts a council here; a server without the route is some other
   // OpenAI-compatible server, which can answer `-m NAME` but cannot run a council.
-  if (status === 404 && ((ctx.method === 'POST' && ctx.path === '/deliberation') || (ctx.method === 'GET' && ctx.path === '/policies'))) {
+  if (status === 404 && ctx.method === 'POST' && ctx.path === '/deliberation') {
     return notNsedOrchestrator(sanitizeServerText(`${ctx.url.protocol}//${ctx.url.host}`, ctx.token, 200), `it has no ${what} route (404)`);
   }
   if (status === 404 || status === 410) {
