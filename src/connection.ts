@@ -44,7 +44,10 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
     token = await readToken(globals.tokenFile, ctx.env, warn);
   }
   const { createClient } = await import('./api/client.js');
-  const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
+  const verbose = ctx.io.verbose && !ctx.io.quiet;
+  if (verbose) warn(`url ${url} (${useSim ? 'the built-in simulator' : urlSource(globals.url, ctx.env, recorded)})`);
+  const debug =
+    ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : verbose ? (line: string) => warn(line) : undefined;
   const client = createClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
@@ -67,6 +70,14 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
       if (stopSim !== undefined) await stopSim();
     },
   };
+}
+
+/** Where the URL came from, for --verbose (the same order resolveUrl takes them in). */
+function urlSource(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, recorded: string | undefined): string {
+  if (flag !== undefined) return 'from --url';
+  if (env['NSED_URL'] !== undefined && env['NSED_URL'].trim() !== '') return 'from NSED_URL';
+  if (recorded !== undefined && recorded !== SIM_ORCHESTRATOR) return "the session's orchestrator";
+  return 'the default';
 }
 
 /** The in-process simulator paces rounds for a readable demo; NSED_SIM_ROUND_MS overrides. */

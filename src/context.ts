@@ -16,6 +16,8 @@ export interface GlobalOptions {
   home: string | undefined;
   output: OutputMode;
   quiet: boolean;
+  /** --verbose: the URL and its source, each request, the store path on stderr. */
+  verbose: boolean;
   /** Whole-turn deadline in seconds; undefined = none. */
   timeoutS: number | undefined;
   idleTimeoutS: number;
@@ -81,7 +83,9 @@ async function openStore(ctx: Context): Promise<SessionStore> {
     import('./session/paths.js'),
   ]);
   const { io } = ctx;
-  return openFileStore(resolveHome(ctx.env, ctx.globals.home), {
+  const home = resolveHome(ctx.env, ctx.globals.home);
+  if (io.verbose && !io.quiet) io.stderr.write(`store ${home}\n`);
+  return openFileStore(home, {
     now: () => ctx.clock.now(),
     // A wait is bounded by the store; saying whose lock it is tells the user what to look at.
     onLockWait: (pid) => {

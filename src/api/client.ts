@@ -29,7 +29,7 @@ export interface ClientConfig {
   /** Cap on one SSE event or unterminated line (#14). */
   maxEventBytes?: number;
   now?: () => number;
-  /** With NSED_DEBUG=1 in `env`: one line per request (method and URL, nothing secret). */
+  /** One line per request (method and URL, nothing secret); set for NSED_DEBUG=1 or --verbose. */
   debug?: (line: string) => void;
 }
 
@@ -81,7 +81,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
   }
   const connectTimeoutMs = cfg.connectTimeoutMs ?? 10_000;
   const { dispatcher, proxy } = createDispatcher(base, env, connectTimeoutMs);
-  const log = env['NSED_DEBUG'] === '1' && cfg.debug !== undefined ? cfg.debug : undefined;
+  const log = cfg.debug;
   if (proxy !== undefined) log?.(`proxy variables set: ${proxyDisplay(proxy)} (NO_PROXY applies)`);
   const t: Transport = {
     dispatcher,

@@ -58,7 +58,7 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
   try {
     globals = parseGlobalOptions(selected.argv);
     const options = selected.def.parse(selected.argv);
-    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet });
+    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet, verbose: globals.verbose });
     return await selected.def.run(options, createContext(base, io, globals, parts));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.

@@ -55,7 +55,7 @@ export const cancel: CommandDef<CancelOptions> = {
         });
         if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
       });
-      ctx.io.stderr.write(`cancelled deliberation ${sanitizeForTerminal(pending.job_id)} of session ${id}\n`);
+      if (!ctx.io.quiet) ctx.io.stderr.write(`cancelled deliberation ${sanitizeForTerminal(pending.job_id)} of session ${id}\n`);
       return 0;
     } finally {
       await conn.close();

@@ -11,7 +11,9 @@ export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
     .option('token-file', { type: 'string', describe: 'read the bearer token from this file (or set NSED_TOKEN)', global: true })
     .option('home', { type: 'string', describe: 'store root (env NSED_HOME)', global: true })
     .option('output', { alias: 'o', choices: OUTPUT_MODES, default: 'text' as const, describe: 'output mode', global: true })
-    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress on stderr', global: true })
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress, notes or hints on stderr (errors and warnings stay)', global: true })
+    .option('verbose', { type: 'boolean', default: false, describe: 'say more on stderr: the URL and where it came from, each request, the store', global: true })
+    .conflicts('quiet', 'verbose')
     .option('timeout', { type: 'number', describe: 'whole-turn deadline in seconds', global: true })
     .option('idle-timeout', { type: 'number', default: 90, describe: 'longest silence tolerated, in seconds', global: true })
     .option('color', { type: 'boolean', default: true, describe: 'colour on stderr (--no-color to disable; NO_COLOR is honoured)', global: true })
@@ -32,6 +34,7 @@ export function parseGlobalOptions(argv: ParsedArgv): GlobalOptions {
     home: str('home'),
     output: OUTPUT_MODES.find((m) => m === argv['output']) ?? 'text',
     quiet: argv['quiet'] === true,
+    verbose: argv['verbose'] === true,
     timeoutS,
     idleTimeoutS,
     color: argv['color'] !== false,

@@ -13,6 +13,8 @@ export interface IOFlags {
   noColor?: boolean;
   /** -q */
   quiet?: boolean;
+  /** --verbose */
+  verbose?: boolean;
 }
 
 /**
@@ -41,5 +43,6 @@ export function createIO(streams: Streams, env: Readonly<Record<string, string |
     stdinIsTTY: streams.stdin.isTTY === true,
     color: colorEnabled(env, stderrIsTTY, flags),
     quiet: flags.quiet === true,
+    verbose: flags.verbose === true,
   };
 }

@@ -13,4 +13,6 @@ export interface IO {
   readonly color: boolean;
   /** -q: no progress lines or spinner on stderr. */
   readonly quiet: boolean;
+  /** --verbose: notes on what nsed does (URL, requests, store), on stderr. */
+  readonly verbose: boolean;
 }

@@ -39,7 +39,7 @@ export async function injectMessage(
     if (e.code !== 'not_found' && e.status !== 405) throw e;
     return compatFallback(ctx, conn, session, pending, message, wait);
   }
-  ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(pending.job_id)} at round ${ack.injected_at_round} (sequence ${ack.sequence})\n`);
+  if (!ctx.io.quiet) ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(pending.job_id)} at round ${ack.injected_at_round} (sequence ${ack.sequence})\n`);
   await recordInjection(ctx, session.id, pending.job_id, message, { round: ack.injected_at_round, sequence: ack.sequence });
   return { kind: 'acknowledged', pending };
 }
@@ -81,7 +81,7 @@ async function compatFallback(
   };
   const start = buildChatRequest(withMessage, session.active_policy, { stream: !wait });
   if (start.kind !== 'chat') throw new Error('compat request expected');
-  ctx.io.stderr.write(`this orchestrator has no inject route; sending through the compat thread ${sanitizeForTerminal(session.conversation_id)}\n`);
+  if (!ctx.io.quiet) ctx.io.stderr.write(`this orchestrator has no inject route; sending through the compat thread ${sanitizeForTerminal(session.conversation_id)}\n`);
   // The compat route does not say where the message landed; the streaming terminal, which sees
   // nsed_injected, fills in the round and sequence of this same record.
   await recordInjection(ctx, session.id, pending.job_id, message, undefined);

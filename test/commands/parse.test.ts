@@ -165,6 +165,7 @@ describe('global options', () => {
       home: undefined,
       output: 'text',
       quiet: false,
+      verbose: false,
       timeoutS: undefined,
       idleTimeoutS: 90,
       color: true,

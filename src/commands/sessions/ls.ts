@@ -64,7 +64,7 @@ export const ls: CommandDef<LsOptions> = {
     else if (ctx.io.stdoutIsTTY) text = chosen.length === 0 ? '' : list.sessionTable(chosen, ctx.clock.now());
     else text = list.sessionLines(chosen);
     if (text === '' && ctx.io.stdoutIsTTY && !ctx.io.quiet) {
-      ctx.io.stderr.write(sessions.length === 0 ? "no sessions yet; start one with 'nsed ask'\n" : 'no session matches\n');
+      if (!ctx.io.quiet) ctx.io.stderr.write(sessions.length === 0 ? "no sessions yet; start one with 'nsed ask'\n" : 'no session matches\n');
     }
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, text);
     return 0;

@@ -46,6 +46,10 @@ export async function readPrompt(words: readonly string[], io: IO, rules: Prompt
     if (rules.context === true && !io.stdinIsTTY) {
       const context = await readIfPrompt(io.stdin, STDIN_FIRST_BYTE_MS);
       if (context !== undefined && context.trim() !== '') text = withContext(text, context);
+      if (io.verbose && !io.quiet) {
+        const said = context === undefined ? `no input within ${STDIN_FIRST_BYTE_MS} ms; ignored` : `${context.length} characters added as context`;
+        io.stderr.write(`stdin: ${said}\n`);
+      }
     }
   }
   if (text.trim() === '') throw usageError(`the ${what} is empty`, 'give some words, or pipe non-empty text on standard input');
