@@ -94,3 +94,17 @@ async function openStore(ctx: Context): Promise<SessionStore> {
     },
   });
 }
+
+/**
+ * The same Context, writing nothing to the store (`--no-save`): what the run creates or changes
+ * stays in memory; existing sessions are still read from the real store when needed.
+ */
+export async function withoutSaving(ctx: Context): Promise<Context> {
+  const [{ memoryOverlay }, { resolveHome, sessionsDir }] = await Promise.all([
+    import('./session/memory-overlay.js'),
+    import('./session/paths.js'),
+  ]);
+  const home = resolveHome(ctx.env, ctx.globals.home);
+  const overlay = memoryOverlay({ home, dir: sessionsDir(home) }, () => ctx.store(), () => ctx.clock.now());
+  return { ...ctx, store: async () => overlay };
+}

@@ -1,3 +1,4 @@
+import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
@@ -19,7 +20,8 @@ export const ask: CommandDef<AskOptions> = {
       .example('nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout')
       .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
   parse: (argv) => ({ prompt: promptWords(argv['prompt']), turn: parseTurnOptions(argv) }),
-  run: async (opts, ctx) => {
+  run: async (opts, given) => {
+    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [{ startSession }, { executeTurn }] = await Promise.all([
       import('../turn/start-session.js'),

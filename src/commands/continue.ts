@@ -1,3 +1,4 @@
+import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
@@ -20,7 +21,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
   parse: (argv) => ({ turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt']), target: parseSessionTarget(argv) }),
-  run: async (opts, ctx) => {
+  run: async (opts, given) => {
+    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('../turn/execute-turn.js'),

@@ -1,3 +1,4 @@
+import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
@@ -34,7 +35,8 @@ export const fork: CommandDef<ForkOptions> = {
     at: stringFlag(argv, 'at'),
     prompt: promptWords(argv['prompt']),
   }),
-  run: async (opts, ctx) => {
+  run: async (opts, given) => {
+    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     const [{ resolveTurnRef }, { createSession, startSession }] = await Promise.all([
       import('../session/lineage.js'),
       import('../turn/start-session.js'),

@@ -13,7 +13,6 @@ export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
     .option('output', { alias: 'o', choices: OUTPUT_MODES, default: 'text' as const, describe: 'output mode', global: true })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress, notes or hints on stderr (errors and warnings stay)', global: true })
     .option('verbose', { type: 'boolean', default: false, describe: 'say more on stderr: the URL and where it came from, each request, the store', global: true })
-    .conflicts('quiet', 'verbose')
     .option('timeout', { type: 'number', describe: 'whole-turn deadline in seconds', global: true })
     .option('idle-timeout', { type: 'number', default: 90, describe: 'longest silence tolerated, in seconds', global: true })
     .option('color', { type: 'boolean', default: true, describe: 'colour on stderr (--no-color to disable; NO_COLOR is honoured)', global: true })
@@ -26,6 +25,7 @@ export function parseGlobalOptions(argv: ParsedArgv): GlobalOptions {
   const num = (k: string): number | undefined => (typeof argv[k] === 'number' && Number.isFinite(argv[k]) ? (argv[k] as number) : undefined);
   const timeoutS = num('timeout');
   const idleTimeoutS = num('idle-timeout') ?? 90;
+  if (argv['quiet'] === true && argv['verbose'] === true) throw usageError('--quiet and --verbose are exclusive', 'pick one');
   if (timeoutS !== undefined && timeoutS <= 0) throw usageError('--timeout must be a positive number of seconds');
   if (idleTimeoutS <= 0) throw usageError('--idle-timeout must be a positive number of seconds', 'keep-alives arrive every 15 s; 90 is the default');
   return {

@@ -10,6 +10,8 @@ export interface TurnOptions {
   system: string | undefined;
   title: string | undefined;
   stream: boolean;
+  /** false (--no-save): the turn runs and prints, and nothing is written to the store. */
+  save?: boolean;
   agents: string[] | undefined;
   rounds: number | undefined;
   toolsFile: string | undefined;

@@ -12,6 +12,7 @@ export function withTurnOptions(y: Argv): Argv {
     .conflicts('model', 'policy')
     .option('system', { type: 'string', describe: 'system instructions for the council' })
     .option('title', { type: 'string', describe: 'session title (default: the first words of the prompt)' })
+    .option('save', { type: 'boolean', default: true, describe: 'record the turn (--no-save: run and print it, write nothing to the store)' })
     .option('stream', { type: 'boolean', default: true, describe: 'stream the deliberation (--no-stream waits for one JSON answer)' })
     .option('agents', { type: 'string', describe: 'choose the council: A,B,C (native /deliberation path)' })
     .option('rounds', { type: 'number', describe: 'deliberation rounds (native /deliberation path)' })
@@ -48,6 +49,7 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     system: str('system'),
     title: str('title'),
     stream: argv['stream'] !== false,
+    save: argv['save'] !== false,
     agents,
     rounds,
     toolsFile: str('tools'),
