@@ -44,5 +44,6 @@ export function createIO(streams: Streams, env: Readonly<Record<string, string |
     color: colorEnabled(env, stderrIsTTY, flags),
     quiet: flags.quiet === true,
     verbose: flags.verbose === true,
+    dumb: env['TERM'] === 'dumb',
   };
 }

@@ -15,4 +15,6 @@ export interface IO {
   readonly quiet: boolean;
   /** --verbose: notes on what nsed does (URL, requests, store), on stderr. */
   readonly verbose: boolean;
+  /** TERM=dumb: the terminal shows lines but cannot move the cursor. */
+  readonly dumb: boolean;
 }

@@ -42,12 +42,19 @@ export async function executeTurn(
     start,
     stream: native || opts.stream,
   };
-  return followTurn(ctx, conn, spec);
+  return followTurn(ctx, conn, spec, { saved: opts.save !== false });
 }
 
-/** Renders and records one turn (also used by resume and inject, which attach to a job). */
-export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec): Promise<number> {
-  const renderer = await createRenderer(ctx.globals.output, ctx.io);
+/**
+ * Renders and records one turn (also used by resume and inject, which attach to a job). `saved`
+ * false (--no-save): no hint to continue a session that will not exist.
+ */
+export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec, how: { saved: boolean } = { saved: true }): Promise<number> {
+  // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
+  const renderer = await createRenderer(ctx.globals.output, ctx.io, {
+    showSessionHint: how.saved && ctx.io.stderrIsTTY,
+    now: () => ctx.clock.now().getTime(),
+  });
   const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
   const newId = (): string => newTurnId(ctx.randomHex);
   await runTurn({ ctx, client: conn.client, renderer, recorder, url: conn.url, newTurnId: newId }, spec);

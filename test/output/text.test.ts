@@ -55,7 +55,7 @@ describe('text output', () => {
   it('tells how to continue the session when asked to', async () => {
     const { io, stderr } = memoryIO();
     await render('text', io, script, { showSessionHint: true });
-    expect(stderr.text.endsWith('continue with: nsed continue -s s1\n')).toBe(true);
+    expect(stderr.text.endsWith('session s1 · continue: nsed continue -s s1 "…"\n')).toBe(true);
   });
 
   it('prints the answer of a turn that arrives only in the finish event (--no-stream)', async () => {
@@ -108,7 +108,7 @@ describe('text output', () => {
     const renderer = await createRenderer('text', io);
     for (const e of script.slice(0, 5)) renderer.onEvent(e);
     await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(renderScreen(stdout.text).at(-1)).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] deliberating · round 1\/5$/);
+    expect(renderScreen(stdout.text).at(-1)).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] evaluating · round 1\/5 · \d+s · convergence 45% · leader CortexA 0\.47$/);
     for (const e of script.slice(5)) renderer.onEvent(e);
     await renderer.close();
     await settle();
@@ -119,7 +119,7 @@ describe('text output', () => {
     const { io, stdout, stderr } = memoryIO({ stderrTerminal: true });
     await render('text', io, script);
     expect(stdout.text).toBe('Hello, world.');
-    expect(stderr.text).toMatch(/deliberating/);
+    expect(stderr.text).toMatch(/evaluating · round 1\/5/);
     expect(renderScreen(stderr.text)).toEqual(scriptProgress);
   });
 
