@@ -15,7 +15,7 @@ export function resolveUrl(flag: string | undefined, env: Readonly<Record<string
   return (flag ?? nonEmpty(env['NSED_URL']) ?? (recorded !== SIM_ORCHESTRATOR ? recorded : undefined) ?? DEFAULT_URL).replace(/\/+$/, '');
 }
 
-/** The bearer token: NSED_TOKEN, or the trimmed contents of --token-file. Never a flag value (#73). */
+/** The bearer token: NSED_TOKEN, or the trimmed contents of --token-file; never a flag (docs/reliability.md #73). */
 export async function readToken(
   tokenFile: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
@@ -38,7 +38,7 @@ export async function readToken(
   return nonEmpty(env['NSED_TOKEN']?.trim());
 }
 
-/** #80: a bearer token over plain HTTP to anything but loopback travels in clear; say so once. */
+/** docs/reliability.md #80: a bearer token over plain HTTP to anything but loopback travels in clear; say so once. */
 export function cleartextWarning(url: string, token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
   const parsed = new URL(url);

@@ -2,7 +2,7 @@ import type { Candidate } from './protocol/wire.js';
 
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of
- * design.md §3 (each NDJSON line is an event plus `v` and `seq`). Changing it is an API change.
+ * docs/ndjson.md (each NDJSON line is an event plus `v` and `seq`). Changing it is an API change.
  */
 export type NsedEvent =
   | { type: 'turn-start'; session: string; turn: string; policy: string; path: 'compat' | 'native'; url: string }

@@ -1,5 +1,5 @@
 // The part every floor client shares: SSE text -> chunk JSON -> content, in a plain callback
-// loop (design.md §9: the fastest shape measured here). `final` prints the answer once at the
+// loop (the fastest shape measured here). `final` prints the answer once at the
 // end, like `nsed ask -o final`; `stream` writes each piece as it arrives, like `-o text`.
 import { createParser } from 'eventsource-parser';
 

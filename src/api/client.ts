@@ -26,7 +26,7 @@ export interface ClientConfig {
   deadline?: number;
   /** Proxy variables (and NSED_DEBUG). */
   env?: Env;
-  /** Cap on one SSE event or unterminated line (#14). */
+  /** Cap on one SSE event or unterminated line (docs/reliability.md #14). */
   maxEventBytes?: number;
   now?: () => number;
   /** One line per request (method and URL, nothing secret); set for NSED_DEBUG=1 or --verbose. */
@@ -49,7 +49,7 @@ const QUICK_HEADERS_MS = 30_000;
 const STREAM_HEADERS_MS = 60_000;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
-/** Ids travel as one path segment: everything outside [A-Za-z0-9_-] is percent-encoded, dots included (#77). */
+/** Ids travel as one path segment: all but [A-Za-z0-9_-] is percent-encoded, dots too (docs/reliability.md #77). */
 export function encodeSegment(id: string): string {
   if (id === '') throw usageError('an empty job id cannot be sent to the orchestrator');
   return Array.from(new TextEncoder().encode(id), (b) =>

@@ -4,10 +4,10 @@ import type { StreamEvent } from '../events.js';
 import { sanitizeServerText } from './redact.js';
 
 /**
- * Wire chunk -> events (protocol.md §4.3-§4.6). The input is whatever JSON.parse produced, so
- * every field is checked before use: degenerate chunks are tolerated (reliability.md #20),
- * indices are bounds-checked and nothing is keyed by server strings (#21), and tool calls are
- * assembled from fragments by index (#22).
+ * Wire chunk -> events (docs/protocol.md §4.3-§4.6). The input is whatever JSON.parse produced, so
+ * every field is checked before use: degenerate chunks are tolerated (docs/reliability.md #20),
+ * indices are bounds-checked and nothing is keyed by server strings (docs/reliability.md #21), and tool calls are
+ * assembled from fragments by index (docs/reliability.md #22).
  */
 
 /** More parallel tool calls than this in one turn is not a real council. */
@@ -60,7 +60,7 @@ function validArguments(args: string): boolean {
 }
 
 export interface ChunkDecoder {
-  /** Appends the events of one parsed chunk to `out`; throws when the chunk reports an error (#19). */
+  /** Appends the events of one parsed chunk to `out`; throws on an error chunk (docs/reliability.md #19). */
   decode(chunk: unknown, index: number, out: StreamEvent[]): void;
   /** The last non-null finish_reason seen. */
   readonly finishReason: string | undefined;
@@ -107,7 +107,7 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
 
   function flushCalls(index: number, out: StreamEvent[]): void {
     for (const c of calls) {
-      // An incomplete call is never surfaced: running it would act on half an instruction (#22).
+      // An incomplete call is never surfaced: running it would act on half an instruction (docs/reliability.md #22).
       if (c === undefined || c.broken || c.id === '' || c.name === '' || !validArguments(c.args)) continue;
       out.push({ type: 'tool-call', id: c.id, name: c.name, arguments: c.args, index });
     }

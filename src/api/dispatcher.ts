@@ -2,7 +2,7 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { isLoopbackHost } from '../protocol/loopback.js';
 
 /**
- * The connection pool for one orchestrator (reliability.md #50). Proxy variables come from the
+ * The connection pool for one orchestrator (docs/reliability.md #50). Proxy variables come from the
  * `env` the caller passes, never from process.env behind its back; lowercase names win, as in
  * curl. Loopback always goes direct: a proxy cannot reach our 127.0.0.1.
  */

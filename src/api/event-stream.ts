@@ -22,9 +22,9 @@ function resetError(cause: unknown): NsedError {
 }
 
 /**
- * The plain loop over the response body (design.md §9: no web streams): bytes -> events, an
- * idle watch that counts every byte (keep-alive comments included, #6, #28), and the socket
- * destroyed the moment `[DONE]` arrives, the consumer stops, or anything fails (§7.4, #18).
+ * The plain loop over the response body (no web streams: they measured several times slower): bytes -> events, an
+ * idle watch that counts every byte (keep-alive comments included, docs/reliability.md #6, #28), and the socket
+ * destroyed the moment `[DONE]` arrives, the consumer stops, or anything fails (docs/reliability.md #18).
  */
 export function createEventStream(t: Transport, sent: Sent, opts: { jobId: string | undefined; maxEventBytes: number }): EventStream {
   const { guard, res } = sent;

@@ -1,7 +1,7 @@
 import { NsedError, notNsedOrchestrator } from '../errors.js';
 import { sanitizeServerText } from './redact.js';
 
-/** The only table mapping HTTP statuses to nsed errors (design.md §7.7, reliability.md #45-#49). */
+/** The only table mapping HTTP statuses to nsed errors (docs/protocol.md §2, docs/reliability.md #45-#49). */
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -25,7 +25,7 @@ export interface StatusContext {
   now: () => number;
 }
 
-/** Retry-After values outside [0, 60] s are not honoured (openai-node, vercel/ai; #45). */
+/** Retry-After values outside [0, 60] s are not honoured (openai-node, vercel/ai; docs/reliability.md #45). */
 export const RETRY_AFTER_CAP_S = 60;
 
 export function headerValue(headers: HeaderBag, name: string): string | undefined {

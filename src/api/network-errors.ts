@@ -1,7 +1,7 @@
 import { NsedError } from '../errors.js';
 import { sanitizeServerText } from './redact.js';
 
-/** Classifying errors raised before any response byte arrived (reliability.md #43, #51, #52). */
+/** Classifying errors raised before any response byte arrived (docs/reliability.md #43, #51, #52). */
 
 const CONNECT_CODES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -42,7 +42,7 @@ export function isTlsFailure(err: unknown): boolean {
 
 /**
  * True when the request cannot have reached the server: refused, unresolvable, unreachable,
- * connect timeout or a failed TLS handshake. Only these are retried, even for a POST (#43).
+ * connect timeout or a failed TLS handshake. Only these are retried, even for a POST (docs/reliability.md #43).
  */
 export function isConnectPhaseError(err: unknown): boolean {
   if (isTlsFailure(err)) return true;

@@ -23,14 +23,14 @@ export async function statusError(t: Transport, sent: Sent, method: string, desc
 }
 
 function isEventStream(contentType: string | undefined): boolean {
-  // The MIME type alone, case-insensitively: parameters such as charset do not matter (#16).
+  // The MIME type alone, case-insensitively: parameters such as charset do not matter (docs/reliability.md #16).
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
 }
 
 /**
  * POST a request whose 2xx answer is an SSE stream (chat completions, resume): statuses go
  * through the table, a 2xx that is not an event stream is refused with a bounded excerpt
- * (#15), and 204 means there is nothing left to stream (#32).
+ * (docs/reliability.md #15), and 204 means there is nothing left to stream (docs/reliability.md #32).
  */
 export async function openStream(
   t: Transport,

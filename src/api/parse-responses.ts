@@ -4,7 +4,7 @@ import { isRecord, type Rec } from './decode-chunk.js';
 import { sanitizeServerText } from './redact.js';
 
 /**
- * Success bodies -> wire types. The orchestrator is parsed leniently where protocol.md marks
+ * Success bodies -> wire types. The orchestrator is parsed leniently where docs/protocol.md marks
  * a GAP (defaults from the reference client) and strictly where a wrong value would mislead.
  */
 

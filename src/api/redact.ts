@@ -1,7 +1,7 @@
 /**
  * Making server-controlled text safe to put in a one-line error message: terminal escape
- * sequences and control characters removed (reliability.md #78, #81), the bearer token and
- * anything shaped like a bearer credential replaced by `***` (#74), and the length bounded.
+ * sequences and control characters removed (docs/reliability.md #78, #81), the bearer token and
+ * anything shaped like a bearer credential replaced by `***` (docs/reliability.md #74), and the length bounded.
  */
 
 export const MESSAGE_MAX_CHARS = 200;

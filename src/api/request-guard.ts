@@ -2,7 +2,7 @@ import { NsedError } from '../errors.js';
 
 /**
  * Why a request was aborted from our side. The abort itself surfaces from undici as a generic
- * AbortError; the recorded reason is what lets the error name the limit that fired (#52).
+ * AbortError; the recorded reason is what lets the error name the limit that fired (docs/reliability.md #52).
  */
 export type AbortReason = 'deadline' | 'idle' | 'caller' | 'closed';
 

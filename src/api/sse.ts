@@ -4,8 +4,8 @@ import { NsedError } from '../errors.js';
 /**
  * Bytes -> SSE messages. A streaming TextDecoder always decodes UTF-8 whatever the headers
  * say, never splits a character across network reads, turns invalid bytes into U+FFFD and
- * strips only the first BOM of each connection (reliability.md #3, #4, #5);
- * eventsource-parser does the WHATWG field rules (#6-#9, #11).
+ * strips only the first BOM of each connection (docs/reliability.md #3, #4, #5);
+ * eventsource-parser does the WHATWG field rules (docs/reliability.md #6-#9, #11).
  */
 
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
@@ -20,7 +20,7 @@ export interface SseReader {
   push(bytes: Uint8Array): void;
   /**
    * The body ended. A last event without its closing blank line is not dispatched: the
-   * WHATWG rules throw pending data away at EOF, and the stream counts as truncated (#10).
+   * WHATWG rules throw pending data away at EOF, and the stream counts as truncated (docs/reliability.md #10).
    */
   end(): void;
 }
@@ -39,7 +39,7 @@ export function createSseReader(onMessage: (m: SseMessage) => void, opts: { maxE
   });
   // A CR at the end of a read is a complete line end, but the parser would hold it back to
   // see whether an LF follows, delaying (at EOF: losing) the event it ends. So the reader
-  // completes it at once and swallows an LF that starts the next read (#1).
+  // completes it at once and swallows an LF that starts the next read (docs/reliability.md #1).
   let swallowLf = false;
 
   function feed(text: string): void {

@@ -10,9 +10,9 @@ import { createSseReader, type SseMessage } from './sse.js';
 export interface StreamProcessor {
   /** Appends the events completed by these bytes to `out`; throws the stream's failure after appending. */
   push(bytes: Uint8Array, out: StreamEvent[]): void;
-  /** The body ended: appends what is left, then throws unless `[DONE]` was seen (#26). */
+  /** The body ended: appends what is left, then throws unless `[DONE]` was seen (docs/reliability.md #26). */
   end(out: StreamEvent[]): void;
-  /** An exact `[DONE]` arrived: the caller closes the connection at once (#18). */
+  /** An exact `[DONE]` arrived: the caller closes the connection at once (docs/reliability.md #18). */
   readonly done: boolean;
   /** Data events seen so far (the index of the last one). */
   readonly events: number;
@@ -30,7 +30,7 @@ export function createStreamProcessor(opts: { maxEventBytes?: number; token?: st
 
   function onMessage(m: SseMessage): void {
     index++;
-    // Anything after [DONE] is ignored, even within the same read (#18).
+    // Anything after [DONE] is ignored, even within the same read (docs/reliability.md #18).
     if (done) return;
     if (m.event === 'error') throw streamError(parseOrText(m.data), opts.token);
     if (m.event !== undefined && m.event !== 'message') return;
@@ -41,13 +41,13 @@ export function createStreamProcessor(opts: { maxEventBytes?: number; token?: st
       out.push(end);
       return;
     }
-    // A `data` line with nothing in it carries no chunk; tolerate it like any degenerate chunk (#20).
+    // An empty `data` line carries no chunk; tolerate it like any degenerate chunk (docs/reliability.md #20).
     if (m.data.trim() === '') return;
     let chunk: unknown;
     try {
       chunk = JSON.parse(m.data) as unknown;
     } catch {
-      // The index, never the payload: it may carry anything (#17).
+      // The index, never the payload: it may carry anything (docs/reliability.md #17).
       throw new NsedError('server', `malformed chunk at event ${index} of the stream`, { drop: 'malformed' });
     }
     chunks.decode(chunk, index, out);

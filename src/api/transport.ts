@@ -42,7 +42,7 @@ export interface Sent {
   url: URL;
 }
 
-/** Connect-phase failures are retried after these pauses; nothing reached the server (#43). */
+/** Connect-phase failures are retried after these pauses; nothing reached the server (docs/reliability.md #43). */
 const CONNECT_BACKOFF_MS = [200, 400];
 
 export function failureAfterSend(err: unknown, t: Transport, guard: RequestGuard, spec: { method: string; path: string }): NsedError {

@@ -79,7 +79,7 @@ export const EXPORT_FORMATS_DOC: Described[] = [
   { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
   { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant), ready to replay through any OpenAI-compatible client' },
   { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, the answer as one text event, tool-call, then finish (or error for a turn that did not complete)' },
-  { name: 'thread', describe: 'the reference client\'s thread file (protocol section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI' },
+  { name: 'thread', describe: 'the reference client\'s thread file (docs/protocol.md section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI' },
 ];
 
 export const SIM_FAULTS =

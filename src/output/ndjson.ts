@@ -6,7 +6,7 @@ import type { Renderer } from './renderer-types.js';
 /**
  * JSON.stringify escapes C0 controls but leaves DEL, the 8-bit C1 controls, BiDi controls and
  * U+2028/U+2029 raw. They can only occur inside strings, where `\uXXXX` means the same thing,
- * so escaping them keeps the JSON identical to a parser and inert on a terminal (#78).
+ * so escaping them keeps the JSON identical to a parser and inert on a terminal (docs/reliability.md #78).
  */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 

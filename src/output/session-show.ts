@@ -15,7 +15,7 @@ export interface ShowOptions {
  * `sessions show`: a header, then every turn under a line naming its position, role, policy,
  * job and time. Injections and turns that did not complete are marked on that line. Piped,
  * the contents are written as recorded; on a terminal, anything that could act on it is
- * removed first (#78).
+ * removed first (docs/reliability.md #78).
  */
 export function renderTranscript(doc: SessionDocument, opts: ShowOptions): string {
   const when = (iso: string): string => (opts.terminal ? relativeTime(iso, opts.now) : iso);

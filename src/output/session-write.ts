@@ -4,7 +4,7 @@ import { safeWriter } from '../terminal/safe-writer.js';
 
 /**
  * Writes a command's whole output to stdout and waits for it to be flushed. A reader that went
- * away (`| head`) is fine (#69); a stream that failed otherwise (a full disk behind `>`) is an
+ * away (`| head`) is fine (docs/reliability.md #69); a stream that failed otherwise (a full disk behind `>`) is an
  * error, so a script never takes a truncated listing or export for a whole one.
  */
 export async function writeStdout(io: Pick<IO, 'stdout'>, text: string): Promise<void> {

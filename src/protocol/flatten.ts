@@ -1,5 +1,5 @@
 /**
- * The `[role]` flatten rule of protocol.md §7.1, byte-compatible with the Rust
+ * The `[role]` flatten rule of docs/protocol.md §7.1, byte-compatible with the Rust
  * `flatten_conversation` that the orchestrator and the reference client share.
  */
 

@@ -1,6 +1,6 @@
 /**
  * `/result` statuses are lowercase words, sometimes with a suffix after `:` (`running: round 2`,
- * `failed: timeout`); other surfaces capitalise them (protocol.md §3.4, §13.7). Compare the
+ * `failed: timeout`); other surfaces capitalise them (docs/protocol.md §3.4). Compare the
  * word before the first `:`, case-insensitively.
  */
 export function statusWord(status: string): string {

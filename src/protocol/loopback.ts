@@ -1,4 +1,4 @@
-/** Loopback hosts: never proxied, and the one place a bearer token may travel over plain HTTP (#50, #80). */
+/** Loopback: never proxied, the one place a token may travel over plain HTTP (docs/reliability.md #50, #80). */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;

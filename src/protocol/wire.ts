@@ -1,5 +1,5 @@
 /**
- * Wire shapes shared by the client and the simulator (protocol.md §3-§4). Everything here is
+ * Wire shapes shared by the client and the simulator (docs/protocol.md §3-§4). Everything here is
  * what crosses HTTP; nothing here knows about sessions or terminals.
  */
 
@@ -19,7 +19,7 @@ export interface Candidate {
   claims: Claim[];
 }
 
-/** `delta.nsed_round` (protocol.md §4.4). */
+/** `delta.nsed_round` (docs/protocol.md §4.4). */
 export interface NsedRound {
   round: number;
   total_rounds: number;
@@ -28,7 +28,7 @@ export interface NsedRound {
   candidates: Candidate[];
 }
 
-/** `delta.nsed_injected` (protocol.md §4.5). */
+/** `delta.nsed_injected` (docs/protocol.md §4.5). */
 export interface NsedInjected {
   message: string;
   round: number;
@@ -66,7 +66,7 @@ export interface ChatCompletionChunk {
   created?: number;
   model?: string;
   choices: Array<{ index: number; delta: ChunkDelta; finish_reason: FinishReason | null }>;
-  /** An error reported inside the stream (reliability.md #19). */
+  /** An error reported inside the stream (docs/reliability.md #19). */
   error?: { message: string; type?: string; code?: string };
 }
 
@@ -109,7 +109,7 @@ export interface ChatCompletion {
   nsed_metadata?: { mode: string; session_id?: string };
 }
 
-/** `POST /deliberation` body (protocol.md §3.3.1). */
+/** `POST /deliberation` body (docs/protocol.md §3.3.1). */
 export interface DeliberationRequest {
   room_id: string;
   conversation_id?: string;
@@ -124,14 +124,14 @@ export interface DeliberationRequest {
   user_tools?: Array<{ name: string; description?: string; parameters?: Record<string, unknown> }>;
 }
 
-/** `GET /deliberation/{id}/result` (protocol.md §3.4). */
+/** `GET /deliberation/{id}/result` (docs/protocol.md §3.4). */
 export interface JobResult {
   job_id: string;
   status: string;
   result: string | null;
 }
 
-/** `POST /deliberation/{id}/inject` 202 body (protocol.md §3.8). */
+/** `POST /deliberation/{id}/inject` 202 body (docs/protocol.md §3.8). */
 export interface InjectAck {
   sequence: number;
   injected_at_round: number;

@@ -33,12 +33,12 @@ const UNSUPPORTED_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'E
 const FULL = new Set(['ENOSPC', 'EDQUOT']);
 const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
 
-/** `.<name>.<pid>.<8 hex>.tmp`: unique per process and per write (reliability #55). */
+/** `.<name>.<pid>.<8 hex>.tmp`: unique per process and per write (docs/reliability.md #55). */
 export function tempName(fileName: string): string {
   return `.${fileName}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
 }
 
-/** Removes what processes that died mid-write left in `dir` (reliability #56). */
+/** Removes what processes that died mid-write left in `dir` (docs/reliability.md #56). */
 export async function removeStaleTemps(dir: string, names: readonly string[]): Promise<void> {
   for (const name of names) {
     if (!name.endsWith('.tmp') && !name.includes('.lock.')) continue;
@@ -57,7 +57,7 @@ export function decodeRecord<T>(bytes: Uint8Array, validate: (value: unknown) =>
   return validate(JSON.parse(text));
 }
 
-/** decodeRecord, with any defect as exit 8 naming the file, which stays as it is (#57). */
+/** decodeRecord, with any defect as exit 8 naming the file, which stays as it is (docs/reliability.md #57). */
 export function parseRecord<T>(file: string, bytes: Uint8Array, validate: (value: unknown) => T): T {
   try {
     return decodeRecord(bytes, validate);
@@ -83,7 +83,7 @@ function writeError(file: string, err: unknown): unknown {
 /**
  * lowdb's adapter for one session file. Unlike lowdb's stock JSONFile (steno: one fixed temp
  * name, no fsync), each write goes to its own temp file, is fsynced, renamed into place and the
- * directory fsynced, so a crash at any moment leaves the old or the new file (reliability #55/#56).
+ * directory fsynced, so a crash at any moment leaves the old or the new file (docs/reliability.md #55/#56).
  */
 export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
   /** mtime and size of the file the last successful write put in place. */
@@ -116,7 +116,7 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
     let placed = false;
     try {
       handle = await this.disk.open(tmp, 'wx', 0o600);
-      // The open mode passes through the umask; the file must be 0600 whatever it is (#76).
+      // The open mode passes through the umask; the file must be 0600 whatever it is (docs/reliability.md #76).
       await handle.chmod(0o600);
       await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');
       await handle.sync();
@@ -155,7 +155,7 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
     return new NsedError('conflict', `session file ${this.file} already exists; it was not overwritten`);
   }
 
-  /** Windows refuses a rename while another process has the target open: retry for a while (#63). */
+  /** Windows refuses a rename while another process holds the target open: retry a while (docs/reliability.md #63). */
   private async replace(tmp: string): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {

@@ -31,7 +31,7 @@ export function openFileStore(home: string, opts: FileStoreOptions = {}): Sessio
   return new FileStore(path.resolve(home), opts);
 }
 
-/** design.md §5: one lowdb-managed JSON file per session, every write under a per-session lock. */
+/** One lowdb-managed JSON file per session, every write under a per-session lock. */
 class FileStore implements SessionStore {
   readonly dir: string;
   private readonly journal: IndexJournal;
@@ -97,7 +97,7 @@ class FileStore implements SessionStore {
     if (!existsSync(file)) throw this.missing(id);
     await this.ensureDirs();
     return this.locked(id, file, async (beforeCommit) => {
-      // Re-read inside the lock: another process may have written since (reliability #54).
+      // Re-read inside the lock: another process may have written since (docs/reliability.md #54).
       const adapter = this.adapter(file, id, 'replace', beforeCommit);
       const db = new Low<Session | null>(adapter, null);
       await db.read();
@@ -107,7 +107,7 @@ class FileStore implements SessionStore {
       session.id = id;
       const now = this.now().toISOString();
       if (!(typeof session.updated === 'string' && session.updated > now)) session.updated = now;
-      // A newer nsed's version number stays, so it still knows what it wrote (#68).
+      // A newer nsed's version number stays, so it still knows what it wrote (docs/reliability.md #68).
       if (!(typeof session.version === 'number' && session.version >= SESSION_VERSION)) session.version = SESSION_VERSION;
       await db.write();
       await this.record(session, adapter);
@@ -172,7 +172,7 @@ class FileStore implements SessionStore {
     return notFound(`no session '${id}'`, 'run `nsed sessions ls` to see the sessions');
   }
 
-  /** Directory 0700 whatever the umask (#76); `home` only when nsed created it. */
+  /** Directory 0700 whatever the umask (docs/reliability.md #76); `home` only when nsed created it. */
   private ensureDirs(): Promise<void> {
     this.ready ??= (async () => {
       const made = await mkdir(this.home, { recursive: true, mode: 0o700 });

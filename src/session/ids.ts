@@ -5,7 +5,7 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 // store portable between machines.
 const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 
-/** True for ids that are safe as a file name on every platform (reliability #77). */
+/** True for ids that are safe as a file name on every platform (docs/reliability.md #77). */
 export function isValidId(id: string): boolean {
   return ID_PATTERN.test(id) && !RESERVED.test(id);
 }
@@ -34,7 +34,7 @@ export function newTurnId(randomHex: (bytes: number) => string): string {
   return `t${randomHex(6)}`;
 }
 
-/** The reference client's thread id shape (protocol.md §1): never a room or job id. */
+/** The reference client's thread id shape (docs/protocol.md §1): never a room or job id. */
 export function newConversationId(randomHex: (bytes: number) => string): string {
   return `thread-${randomHex(16)}`;
 }

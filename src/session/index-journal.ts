@@ -63,7 +63,7 @@ export function summaryOf(entry: JournalEntry): SessionSummary {
 }
 
 /**
- * The append-only listing index (design.md §5, reliability #58): one JSON line per write, the
+ * The append-only listing index (docs/reliability.md #58): one JSON line per write, the
  * last line per id wins, torn or garbled lines are skipped, and it is compacted when most of its
  * lines are superseded. Appends and compaction share `<home>/index.lock`, so no append is lost to
  * a compaction's rename.

@@ -8,7 +8,7 @@ export interface LineageMessage {
 }
 
 /**
- * The transcript replayed as `messages[]` (design.md §1): user turns and injections as `user`,
+ * The transcript replayed as `messages[]` (the client owns the thread): user turns and injections as `user`,
  * only complete assistant answers as `assistant` (a partial or failed answer is not something the
  * council said), empty contents skipped. `uptoTurnIndex` is 0-based and inclusive.
  */

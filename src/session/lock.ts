@@ -123,7 +123,7 @@ const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ??
 
 /**
  * Removes a lock whose holder on this host is dead, without waiting for the mtime to go stale
- * (reliability #59). The lock is renamed aside first so that, of several waiters, only one
+ * (docs/reliability.md #59). The lock is renamed aside first so that, of several waiters, only one
  * removes it; if what was moved turns out to be a newer live lock, it is put back.
  */
 async function takeOverFromDead(lockDir: string, owner: Owner): Promise<boolean> {

@@ -41,7 +41,7 @@ export interface Turn {
   [extra: string]: unknown;
 }
 
-/** The marker of a sent turn whose answer has not landed (design.md §4). */
+/** The marker of a sent turn whose answer has not landed, so `nsed resume` finds it after a crash. */
 export interface PendingJob {
   job_id: string;
   /** The user turn this job answers. */
@@ -51,7 +51,7 @@ export interface PendingJob {
   started: string;
 }
 
-/** The seed's ChatSession, plus nsed's bookkeeping (design.md §5). */
+/** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */
 export interface Session {
   version: number;
   id: string;

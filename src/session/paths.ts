@@ -6,7 +6,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * The store root: `--home`, else NSED_HOME, else $XDG_DATA_HOME/nsed, else ~/.local/share/nsed.
- * A container without HOME gets a clear error rather than a store under `/` (reliability #62).
+ * A container without HOME gets a clear error rather than a store under `/` (docs/reliability.md #62).
  */
 export function resolveHome(env: Env, flag?: string): string {
   if (flag !== undefined) {
@@ -29,7 +29,7 @@ export function sessionsDir(home: string): string {
   return path.join(home, 'sessions');
 }
 
-/** `<dir>/<id>.json`, refusing any id that could name a file outside `dir` (reliability #77). */
+/** `<dir>/<id>.json`, refusing any id that could name a file outside `dir` (docs/reliability.md #77). */
 export function sessionFile(dir: string, id: string): string {
   assertValidId(id);
   const base = path.resolve(dir);

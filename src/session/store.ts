@@ -21,7 +21,7 @@ export interface Unreadable {
 }
 
 /**
- * The local session store (design.md §5). Every method validates ids before touching the file
+ * The local session store. Every method validates ids before touching the file
  * system; every failure is an NsedError carrying its exit code.
  */
 export interface SessionStore {
@@ -79,7 +79,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * Accepts parsed JSON as a Session when the fields nsed relies on have the right types; unknown
- * fields (a newer nsed, a hand edit) are kept as they are (reliability #68).
+ * fields (a newer nsed, a hand edit) are kept as they are (docs/reliability.md #68).
  */
 export function validateSession(value: unknown): Session {
   if (!isObject(value)) throw new Error('it does not hold a JSON object');

@@ -29,7 +29,7 @@ export function angleOf(agentId: string, position: number): Angle {
   return ANGLES[position % ANGLES.length] ?? 'simplicity';
 }
 
-/** The `GET /agents` shape of protocol.md §3.15. */
+/** The `GET /agents` shape of docs/protocol.md §3.15. */
 export function agentListing(): Array<Record<string, unknown>> {
   return AGENTS.map((a) => ({
     agent_id: a.agent_id,

@@ -15,7 +15,7 @@ function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
 }
 
 /**
- * `GET /deliberation/{id}/details`: the §3.5 history, plus what the job was asked (`query`,
+ * `GET /deliberation/{id}/details`: the history of docs/protocol.md §3.5, plus what the job was asked (`query`,
  * `messages` when it came as messages) and where it stands (`status`, per-round `rounds`).
  */
 export function detailsOf(job: Job): Record<string, unknown> {

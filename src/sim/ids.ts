@@ -9,7 +9,7 @@ const describe = (ch: string): string =>
   NAMED[ch] ?? (/[.*>/]/.test(ch) ? `'${ch}'` : `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`);
 
 /**
- * The NATS-incompatible characters in an id (protocol.md §1), each described once in the
+ * The NATS-incompatible characters in an id (docs/protocol.md §1), each described once in the
  * order found; empty when the id is acceptable.
  */
 export function forbiddenCharacters(id: string): string[] {

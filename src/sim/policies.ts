@@ -28,7 +28,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 function policy(name: string, tags: string[], maxRounds: number, mode: PolicyMode, agents: readonly string[]): SimPolicy {
-  // `mode` joins the hash only when it is not the default, so deliberation ids stay stable (§3.15).
+  // `mode` joins the hash only when it is not the default, so deliberation ids stay stable (docs/protocol.md §3.15).
   const config = { agents: [...agents], effort: 0.6, max_rounds: maxRounds, tags, mode: mode === 'deliberation' ? undefined : mode };
   const policyId = createHash('sha256').update(canonicalJson(config)).digest('hex');
   return { policy_id: policyId, name, tags, max_rounds: maxRounds, effort: 0.6, mode, agents: [...agents] };
@@ -51,7 +51,7 @@ export type Resolution = { ok: true; policy: SimPolicy } | { ok: false; message:
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
 /**
- * Model resolution of protocol.md §3.1.2: `nsed:*` is the first policy, a 64-hex value is a
+ * Model resolution of docs/protocol.md §3.1.2: `nsed:*` is the first policy, a 64-hex value is a
  * content-hash match, anything else after the prefix is a tag (tags may contain `:`).
  */
 export function resolvePolicy(registry: readonly SimPolicy[], model: unknown): Resolution {

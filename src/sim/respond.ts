@@ -4,7 +4,7 @@ import { sendJson, sendOpenAiError } from './http-util.js';
 import type { Job } from './job.js';
 import { streamJob } from './sse-writer.js';
 
-/** The `chat.completion` object of a finished job (protocol.md §3.1.4). */
+/** The `chat.completion` object of a finished job (docs/protocol.md §3.1.4). */
 export function completionOf(job: Job): ChatCompletion {
   const finish = job.finishReason ?? 'stop';
   const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: job.answer };

@@ -28,7 +28,7 @@ function checkId(what: string, id: string): string | undefined {
   return bad.length === 0 ? undefined : `${what} '${id}' contains forbidden characters: ${bad.join(', ')}`;
 }
 
-/** Every validation rule of protocol.md §3.3.2, in the order a reader would check them. */
+/** Every validation rule of docs/protocol.md §3.3.2, in the order a reader would check them. */
 export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): SubmitCheck {
   if (!isRecord(body)) return fail('the request body must be a JSON object');
   const { room_id, user_query, messages, new_turn } = body;

@@ -1,5 +1,5 @@
 /**
- * Writes that survive a reader going away (reliability.md #69): `nsed ask q | head` must stop
+ * Writes that survive a reader going away (docs/reliability.md #69): `nsed ask q | head` must stop
  * writing quietly and exit 0, not die on an unhandled EPIPE with a stack trace.
  */
 export interface SafeWriter {

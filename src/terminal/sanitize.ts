@@ -1,5 +1,5 @@
 /**
- * Terminal-safe text (reliability.md #78, #81). Model text, agent names and server error
+ * Terminal-safe text (docs/reliability.md #78, #81). Model text, agent names and server error
  * strings can carry escape sequences that write the clipboard (OSC 52), disguise links (OSC 8),
  * move the cursor to rewrite earlier lines, reset the terminal (`ESC c`) or reorder text (BiDi).
  * Everything that could act on a terminal is removed; LF and TAB are kept.

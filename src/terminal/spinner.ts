@@ -43,7 +43,7 @@ const inert: Spinner = {
 };
 
 /**
- * A spinner on stderr, only when stderr is a terminal and -q is off (#70). ora is imported
+ * A spinner on stderr, only when stderr is a terminal and -q is off (docs/reliability.md #70). ora is imported
  * here, lazily, because it costs about 79 ms at start-up and most paths never show one.
  */
 export async function startSpinner(io: IO, text: string): Promise<Spinner> {

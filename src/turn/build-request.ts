@@ -2,7 +2,7 @@ import type { ChatCompletionRequest, ChatMessage, DeliberationRequest, ToolDefin
 import type { Session } from '../session/model.js';
 import { lineageMessages } from '../session/lineage.js';
 
-/** How a turn reaches the orchestrator (design.md §4). */
+/** How a turn reaches the orchestrator (docs/protocol.md §3.1 and §3.3). */
 export type TurnStart =
   | { kind: 'chat'; body: ChatCompletionRequest; threadKey: string }
   | { kind: 'submit'; body: DeliberationRequest }
@@ -19,7 +19,7 @@ export interface NativeChoice {
 
 /**
  * The compat request: the session's whole lineage as `messages` (system first), never
- * pre-flattened (protocol.md §3.1.1): the server flattens.
+ * pre-flattened (docs/protocol.md §3.1.1): the server flattens.
  */
 export function buildChatRequest(session: Session, model: string, opts: { stream: boolean; tools?: ToolDefinition[] }): TurnStart {
   const messages: ChatMessage[] = [];
@@ -34,7 +34,7 @@ export function buildChatRequest(session: Session, model: string, opts: { stream
  * The native request: a fresh room per turn (`<session>_<16 hex>`, so a retry never meets a
  * 409 from the previous turn), the branch's conversation id, the messages form (the server
  * derives user_query and new_turn), and the system prompt as system_instructions, since a
- * system turn inside messages is rejected (seed: thread tutorial).
+ * system turn inside messages is rejected (docs/protocol.md §3.3.2).
  */
 export function buildNativeRequest(session: Session, choice: NativeChoice, roomSuffix: string): TurnStart {
   const body: DeliberationRequest = {

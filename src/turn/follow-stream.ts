@@ -8,8 +8,8 @@ import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
- * `applied` events were already shown and are skipped (#33), and the retry budget resets
- * whenever a connection made progress (#31). The start request itself is never re-sent (#40).
+ * `applied` events were already shown and are skipped, and the retry budget resets whenever a
+ * connection made progress. The start request itself is never re-sent (docs/reliability.md #33, #31, #40).
  */
 export async function followStream(
   deps: TurnDeps,
@@ -34,7 +34,7 @@ export async function followStream(
           seen += 1;
           if (seen <= applied) {
             replayPrint = fingerprint(replayPrint, e);
-            // A replay that is not what was shown cannot be unshown; say so rather than splice silently (#33).
+            // What was shown cannot be unshown: say the replay differs, never splice (docs/reliability.md #33).
             if (seen === applied && replayPrint !== appliedPrint) {
               deps.renderer.onEvent({ type: 'reconnect', attempt, reason: 'the replay differs from what was already shown; continuing from it' });
             }
@@ -53,7 +53,7 @@ export async function followStream(
       const e = toNsedError(err);
       const job = currentJob();
       if (e.drop === undefined || job === undefined) throw e;
-      // The retry budget resets whenever the last connection made progress (#31).
+      // The retry budget resets whenever the last connection made progress (docs/reliability.md #31).
       if (applied > appliedAtLastDrop) attempt = 0;
       appliedAtLastDrop = applied;
       stream = await reconnect(deps, job, e, () => ++attempt);

@@ -1,6 +1,6 @@
 import type { NsedError } from '../errors.js';
 
-/** Bounded automatic resume (design.md §4, reliability.md #31, #39, #45). */
+/** Bounded automatic resume (docs/protocol.md §3.12, docs/reliability.md #31, #39, #45). */
 export const MAX_RESUME_ATTEMPTS = 5;
 const BASE_DELAY_MS = 100;
 const MAX_DELAY_MS = 5_000;

@@ -6,7 +6,7 @@ import type { Transcript } from './transcript.js';
 /**
  * The recorder side of a turn. Every write goes through `store.update`, which re-reads the
  * file under the session lock, so a second process (an `inject` from another terminal) never
- * loses its turn to ours (#54). Writes are chained so they land in event order.
+ * loses its turn to ours (docs/reliability.md #54). Writes are chained so they land in event order.
  */
 export class TurnRecorder {
   private chain: Promise<unknown> = Promise.resolve();
@@ -19,7 +19,7 @@ export class TurnRecorder {
 
   /**
    * Written as soon as the job id is known, so `nsed resume` finds the job after a crash; the
-   * returned promise settles once it is on disk (persist before print, #36).
+   * returned promise settles once it is on disk (persist before print, docs/reliability.md #36).
    */
   pending(marker: PendingJob): Promise<void> {
     return this.enqueue((s) => {
@@ -83,7 +83,7 @@ export class TurnRecorder {
     });
   }
 
-  /** Waits for every queued write; rethrows the first failure (#65: never lose a write silently). */
+  /** Waits for every queued write; rethrows the first failure, never losing one silently (docs/reliability.md #65). */
   async flush(): Promise<void> {
     await this.chain;
     if (this.failure !== undefined) throw this.failure;

@@ -10,7 +10,7 @@ import type { TurnDeps, TurnSpec } from './turn-spec.js';
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
- * The one loop over a turn's events (design.md §2): bytes become events in api/, and here each
+ * The one loop over a turn's events (data flows one way): bytes become events in api/, and here each
  * event goes to the renderer and the recorder; followStream handles drops. Every run ends with
  * exactly one terminal event, finish or error, and a recorded assistant turn.
  */
@@ -23,7 +23,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     transcript = applyEvent(transcript, e);
     renderer.onEvent(e);
   };
-  // Resolves once the pending marker is durable; the job is shown only after that (#36).
+  // Resolves once the pending marker is durable; the job is shown only after that (docs/reliability.md #36).
   const noteJob = async (id: string): Promise<void> => {
     if (jobId !== undefined) return;
     jobId = id;

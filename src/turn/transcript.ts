@@ -8,7 +8,7 @@ export interface TranscriptToolCall {
 }
 
 /**
- * What a turn amounts to, folded from its events (design.md §7.6); renderers and the recorder
+ * What a turn amounts to, folded from its events (one pure reducer, so every output agrees); renderers and the recorder
  * read it. Ownership rule: a Transcript is a value. applyEvent never mutates its input, and
  * returns a new object whenever anything changed; arrays are shared with earlier transcripts,
  * so callers must treat every field as read-only.

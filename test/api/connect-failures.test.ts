@@ -28,7 +28,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('connection failures (#43, #51)', () => {
+describe('connection failures (reliability #43, #51)', () => {
   it('retries a refused connection twice, then exits 6 naming the host', async () => {
     const port = await closedPort();
     const lines: string[] = [];
@@ -51,7 +51,7 @@ describe('connection failures (#43, #51)', () => {
     await c.close();
   });
 
-  it('never re-sends a POST whose connection failed after the request went out (#40, #44)', async () => {
+  it('never re-sends a POST whose connection failed after the request went out (reliability #40, #44)', async () => {
     const before = server.seen.length;
     server.route = (_q, res) => res.socket?.destroy();
     const err = await failure(client.chatStream(request));

@@ -1,7 +1,7 @@
 import type { StreamEvent } from '../../src/events.js';
 
 /**
- * SSE fixtures for C1/C2 (reliability.md #1-#22), written in our own words after the WHATWG
+ * SSE fixtures for C1/C2 (docs/reliability.md #1-#22), written in our own words after the WHATWG
  * rules, the WPT eventsource format tests and eventsource-parser's cases. Each is a byte
  * sequence plus the exact events (and the error, if any) it must produce however it is split.
  */
@@ -34,7 +34,7 @@ const THINK = chunk({ reasoning_content: 'Round 1 complete — convergence: 45%'
 const ANSWER = chunk({ content: 'The answer is 4.' });
 const STOP = chunk({}, 'stop');
 
-/** The seed's documented stream (protocol.md §4), with the given line ending. */
+/** The seed's documented stream (docs/protocol.md §4), with the given line ending. */
 export const seedStream = (nl: string): string => [ROLE, THINK, ANSWER, STOP].map((j) => data(j, nl)).join('') + data('[DONE]', nl);
 
 const SEED_EVENTS: StreamEvent[] = [
@@ -57,61 +57,61 @@ const round = {
 
 export const fixtures: Fixture[] = [
   { name: 'the seed stream with LF line ends', bytes: utf8(seedStream('\n')), events: SEED_EVENTS },
-  { name: 'the seed stream with CRLF line ends (#1)', bytes: utf8(seedStream('\r\n')), events: SEED_EVENTS },
-  { name: 'the seed stream with lone CR line ends (#1)', bytes: utf8(seedStream('\r')), events: SEED_EVENTS },
+  { name: 'the seed stream with CRLF line ends (reliability #1)', bytes: utf8(seedStream('\r\n')), events: SEED_EVENTS },
+  { name: 'the seed stream with lone CR line ends (reliability #1)', bytes: utf8(seedStream('\r')), events: SEED_EVENTS },
   {
-    name: 'LF, CRLF and CR mixed in one stream (#1)',
+    name: 'LF, CRLF and CR mixed in one stream (reliability #1)',
     bytes: utf8(`data: ${ROLE}\r\n\r\ndata: ${THINK}\r\rdata: ${ANSWER}\n\r\ndata: ${STOP}\r\n\ndata: [DONE]\r\r`),
     events: SEED_EVENTS,
   },
-  { name: 'a byte-order mark at the start is stripped (#5)', bytes: concat(new Uint8Array([0xef, 0xbb, 0xbf]), seedStream('\n')), events: SEED_EVENTS },
+  { name: 'a byte-order mark at the start is stripped (reliability #5)', bytes: concat(new Uint8Array([0xef, 0xbb, 0xbf]), seedStream('\n')), events: SEED_EVENTS },
   {
-    name: 'a second byte-order mark makes its line an unknown field (#5)',
+    name: 'a second byte-order mark makes its line an unknown field (reliability #5)',
     bytes: concat(new Uint8Array([0xef, 0xbb, 0xbf]), data(ANSWER), new Uint8Array([0xef, 0xbb, 0xbf]), data(chunk({ content: 'hidden' })), data('[DONE]')),
     events: [text('The answer is 4.', 1), end(2)],
   },
   {
-    name: 'comments: bare colon, NUL, 2 KiB, between data lines, CR-terminated (#6)',
+    name: 'comments: bare colon, NUL, 2 KiB, between data lines, CR-terminated (reliability #6)',
     bytes: utf8(`:\n: keep-alive\n\n:\u0000nul\n:${'x'.repeat(2048)}\n\ndata: {"choices":[{"index":0,\n: inside\ndata: "delta":{"content":"a"}}]}\n\n: cr only\r${data('[DONE]')}`),
     events: [text('a', 1), end(2)],
   },
   {
-    name: 'odd field syntax: no space, two spaces, bare data, space before colon (#7)',
+    name: 'odd field syntax: no space, two spaces, bare data, space before colon (reliability #7)',
     bytes: utf8(`data:${chunk({ content: 'x' })}\n\ndata:  ${chunk({ content: 'y' })}\n\ndata: ${chunk({ content: 'z' })}\ndata\n\ndata : ${chunk({ content: 'no' })}\n\ndata:[DONE]\n\n`),
     events: [text('x', 1), text('y', 2), text('z', 3), end(4)],
   },
   {
-    name: 'one JSON chunk spread over several data lines (#8)',
+    name: 'one JSON chunk spread over several data lines (reliability #8)',
     bytes: utf8(`data: {"id":"c","choices":[\ndata: {"index":0,"delta":\ndata: {"content":"joined"},"finish_reason":null}]}\n\n${data('[DONE]')}`),
     events: [text('joined', 1), end(2)],
   },
   {
-    name: 'unknown fields, a bare field name, an empty event type, id and retry lines (#9, #11, #12)',
+    name: 'unknown fields, a bare field name, an empty event type, id and retry lines (reliability #9, #11, #12)',
     bytes: utf8(`foo: bar\nbare\nevent:\nid: 7\nretry: 1000x\nretry: 10\ndata: ${chunk({ content: 'ok' })}\n\nid\nid: a\u0000b\n\n${data('[DONE]')}`),
     events: [text('ok', 1), end(2)],
   },
-  { name: 'a last event without its blank line at EOF is not dispatched (#10)', bytes: utf8(`${data(ANSWER)}data: [DONE]\n`), events: [text('The answer is 4.', 1)], error: EOF },
-  { name: 'a last event cut inside its data line at EOF (#10)', bytes: utf8(`${data(ANSWER)}data: [DO`), events: [text('The answer is 4.', 1)], error: EOF },
+  { name: 'a last event without its blank line at EOF is not dispatched (reliability #10)', bytes: utf8(`${data(ANSWER)}data: [DONE]\n`), events: [text('The answer is 4.', 1)], error: EOF },
+  { name: 'a last event cut inside its data line at EOF (reliability #10)', bytes: utf8(`${data(ANSWER)}data: [DO`), events: [text('The answer is 4.', 1)], error: EOF },
   {
-    name: 'multi-byte UTF-8: accents, CJK, emoji and a 4-byte crab (#3)',
+    name: 'multi-byte UTF-8: accents, CJK, emoji and a 4-byte crab (reliability #3)',
     bytes: utf8(`${data(chunk({ content: 'é漢字 🦀' }))}${data(chunk({ reasoning_content: '—…✓' }))}${data('[DONE]')}`),
     events: [text('é漢字 🦀', 1), { type: 'reasoning', text: '—…✓', index: 2 }, end(3)],
   },
   {
-    name: 'invalid UTF-8 bytes become U+FFFD and nothing is lost (#4)',
+    name: 'invalid UTF-8 bytes become U+FFFD and nothing is lost (reliability #4)',
     bytes: concat('data: {"choices":[{"index":0,"delta":{"content":"a', new Uint8Array([0xff, 0xfe, 0xc3]), 'b"}}]}\n\n', data('[DONE]')),
     events: [text('a\ufffd\ufffd\ufffdb', 1), end(2)],
   },
-  { name: '[DONE] without a space after the colon ends the stream (#18)', bytes: utf8(`${data(ANSWER)}data:[DONE]\n\n`), events: [text('The answer is 4.', 1), end(2)] },
+  { name: '[DONE] without a space after the colon ends the stream (reliability #18)', bytes: utf8(`${data(ANSWER)}data:[DONE]\n\n`), events: [text('The answer is 4.', 1), end(2)] },
   {
-    name: 'anything after [DONE] is ignored (#18)',
+    name: 'anything after [DONE] is ignored (reliability #18)',
     bytes: utf8(`${data(ANSWER)}${data('[DONE]')}${data(chunk({ content: 'late' }))}data: {unparsable\n\n`),
     events: [text('The answer is 4.', 1), end(2)],
   },
-  { name: '[DONE] with a suffix is not a terminal signal (#18)', bytes: utf8(`${data(ANSWER)}data: [DONE] x\n\n`), events: [text('The answer is 4.', 1)], error: { code: 'server', drop: 'malformed' } },
-  { name: '[DONE] followed by a second data line is not a terminal signal (#18)', bytes: utf8(`data: [DONE]\ndata: more\n\n`), events: [], error: { code: 'server', drop: 'malformed' } },
+  { name: '[DONE] with a suffix is not a terminal signal (reliability #18)', bytes: utf8(`${data(ANSWER)}data: [DONE] x\n\n`), events: [text('The answer is 4.', 1)], error: { code: 'server', drop: 'malformed' } },
+  { name: '[DONE] followed by a second data line is not a terminal signal (reliability #18)', bytes: utf8(`data: [DONE]\ndata: more\n\n`), events: [], error: { code: 'server', drop: 'malformed' } },
   {
-    name: 'degenerate chunks are tolerated (#20)',
+    name: 'degenerate chunks are tolerated (reliability #20)',
     bytes: utf8(
       [
         '{"choices":[]}',
@@ -134,7 +134,7 @@ export const fixtures: Fixture[] = [
     events: [text('kept', 13), end(14)],
   },
   {
-    name: 'hostile choice indices never reach the answer (#21)',
+    name: 'hostile choice indices never reach the answer (reliability #21)',
     bytes: utf8(
       data(
         JSON.stringify({
@@ -155,7 +155,7 @@ export const fixtures: Fixture[] = [
     events: [text('zero', 1), end(4, 'tool_calls')],
   },
   {
-    name: 'tool-call fragments are assembled by index, interleaved, id only first (#22)',
+    name: 'tool-call fragments are assembled by index, interleaved, id only first (reliability #22)',
     bytes: utf8(
       [
         chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'search', arguments: '' } }] }),
@@ -174,7 +174,7 @@ export const fixtures: Fixture[] = [
     ],
   },
   {
-    name: 'incomplete tool calls (no name, no id, invalid JSON) are never emitted (#22)',
+    name: 'incomplete tool calls (no name, no id, invalid JSON) are never emitted (reliability #22)',
     bytes: utf8(
       data(chunk({ tool_calls: [{ index: 0, id: 'x', function: { arguments: '{}' } }, { index: 1, function: { name: 'n', arguments: '{}' } }, { index: 2, id: 'z', function: { name: 'n', arguments: '{"a":' } }, { index: 3, id: 'ok', function: { name: 'calc', arguments: '{}' } }] }, 'tool_calls')) +
         data('[DONE]'),
@@ -182,13 +182,13 @@ export const fixtures: Fixture[] = [
     events: [{ type: 'tool-call', id: 'ok', name: 'calc', arguments: '{}', index: 1 }, end(2, 'tool_calls')],
   },
   {
-    name: 'tool-call arguments cut off at EOF produce no call (#22, #26)',
+    name: 'tool-call arguments cut off at EOF produce no call (reliability #22, #26)',
     bytes: utf8(data(chunk({ tool_calls: [{ index: 0, id: 'call_a', function: { name: 'calc', arguments: '{"expr":' } }] }))),
     events: [],
     error: EOF,
   },
   {
-    name: 'NSED delta fields: session id, round, injection, finalized (#4.3)',
+    name: 'NSED delta fields: session id, round, injection, finalized (protocol §4.3)',
     bytes: utf8(
       [
         chunk({ role: 'assistant', nsed_session_id: 'oc-ses_1-1700000000000' }),
@@ -210,15 +210,15 @@ export const fixtures: Fixture[] = [
     ],
   },
   {
-    name: 'an error chunk after text stops the stream without a drop (#19)',
+    name: 'an error chunk after text stops the stream without a drop (reliability #19)',
     bytes: utf8(`${data(ANSWER)}${data('{"error":{"message":"deliberation failed: \\u001b[31mboom","type":"server_error"}}')}${data('[DONE]')}`),
     events: [text('The answer is 4.', 1)],
     error: { code: 'server' },
   },
-  { name: 'a named error event stops the stream (#19)', bytes: utf8(`event: error\ndata: {"message":"quota"}\n\n${data('[DONE]')}`), events: [], error: { code: 'server' } },
-  { name: 'malformed JSON is a malformed drop (#17)', bytes: utf8(`${data(ANSWER)}data: {unparsable\n\n${data('[DONE]')}`), events: [text('The answer is 4.', 1)], error: { code: 'server', drop: 'malformed' } },
-  { name: 'a raw NUL inside a JSON string is malformed (#13)', bytes: utf8(`data: {"choices":[{"index":0,"delta":{"content":"a\u0000b"}}]}\n\n${data('[DONE]')}`), events: [], error: { code: 'server', drop: 'malformed' } },
-  { name: 'a finish_reason seen but no [DONE] is still truncated (#26)', bytes: utf8(data(ANSWER) + data(STOP)), events: [text('The answer is 4.', 1)], error: EOF },
-  { name: '[DONE] without any finish_reason ends with stop (#23)', bytes: utf8(data(ANSWER) + data('[DONE]')), events: [text('The answer is 4.', 1), end(2)] },
-  { name: 'an empty body is truncated (#26, #32)', bytes: new Uint8Array(0), events: [], error: EOF },
+  { name: 'a named error event stops the stream (reliability #19)', bytes: utf8(`event: error\ndata: {"message":"quota"}\n\n${data('[DONE]')}`), events: [], error: { code: 'server' } },
+  { name: 'malformed JSON is a malformed drop (reliability #17)', bytes: utf8(`${data(ANSWER)}data: {unparsable\n\n${data('[DONE]')}`), events: [text('The answer is 4.', 1)], error: { code: 'server', drop: 'malformed' } },
+  { name: 'a raw NUL inside a JSON string is malformed (reliability #13)', bytes: utf8(`data: {"choices":[{"index":0,"delta":{"content":"a\u0000b"}}]}\n\n${data('[DONE]')}`), events: [], error: { code: 'server', drop: 'malformed' } },
+  { name: 'a finish_reason seen but no [DONE] is still truncated (reliability #26)', bytes: utf8(data(ANSWER) + data(STOP)), events: [text('The answer is 4.', 1)], error: EOF },
+  { name: '[DONE] without any finish_reason ends with stop (reliability #23)', bytes: utf8(data(ANSWER) + data('[DONE]')), events: [text('The answer is 4.', 1), end(2)] },
+  { name: 'an empty body is truncated (reliability #26, #32)', bytes: new Uint8Array(0), events: [], error: EOF },
 ];

@@ -3,7 +3,7 @@ import { createClient } from '../../src/api/client.js';
 import { isLoopbackHost } from '../../src/protocol/loopback.js';
 import { drain, failure, startServer, type ScriptedServer } from './helpers.js';
 
-/** #50: proxy variables from the env the caller passes, NO_PROXY, loopback always direct. */
+/** docs/reliability.md #50: proxy variables from the env the caller passes, NO_PROXY, loopback always direct. */
 
 const REMOTE = 'http://orchestrator.invalid:80';
 const POLICIES = [{ policy_id: 'p1', name: 'fast', tags: ['fast'] }];
@@ -35,7 +35,7 @@ afterAll(async () => {
   await direct.close();
 });
 
-describe('proxies (#50)', () => {
+describe('proxies (reliability #50)', () => {
   it('sends a request for a remote orchestrator through HTTP_PROXY as an absolute URI', async () => {
     const before = proxy.seen.length;
     const c = createClient({ baseUrl: REMOTE, token: 'tok-proxy-1', idleTimeoutMs: 2_000, env: { HTTP_PROXY: proxyUrl } });

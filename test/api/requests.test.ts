@@ -43,7 +43,7 @@ describe('what the client sends', () => {
     expect(JSON.parse(seen?.body ?? '')).toEqual({ ...request, stream: true });
   });
 
-  it('percent-encodes job ids in paths, dots and slashes included (#77)', async () => {
+  it('percent-encodes job ids in paths, dots and slashes included (reliability #77)', async () => {
     json(200, { job_id: 'x', status: 'running', result: null });
     await client.result('../a b/é.x');
     expect(server.seen.at(-1)?.url).toBe('/deliberation/%2E%2E%2Fa%20b%2F%C3%A9%2Ex/result');
@@ -56,7 +56,7 @@ describe('what the client sends', () => {
     expect(server.seen.length).toBe(before);
   });
 
-  it('logs method and URL in debug mode, never the token (#74)', () => {
+  it('logs method and URL in debug mode, never the token (reliability #74)', () => {
     expect(debug.some((l) => l.startsWith('POST http://127.0.0.1:'))).toBe(true);
     expect(debug.join('\n')).not.toContain(TOKEN);
   });
@@ -130,7 +130,7 @@ describe('what the client parses', () => {
     expect(out.completion.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' });
   });
 
-  it('resumes a job as a stream and maps its statuses (#32, #38)', async () => {
+  it('resumes a job as a stream and maps its statuses (reliability #32, #38)', async () => {
     server.route = (_q, res) => {
       sseHead(res, { 'x-nsed-session-id': 'j1' });
       res.end('data: [DONE]\n\n');

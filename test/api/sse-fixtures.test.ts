@@ -67,34 +67,34 @@ describe('SSE fixtures (C1, C2)', () => {
     });
   }
 
-  it('never echoes a malformed payload in its message (#17)', () => {
+  it('never echoes a malformed payload in its message (reliability #17)', () => {
     const secret = 'do-not-echo-this-payload';
     const out = runPieces([new TextEncoder().encode(`data: {"content":"${secret}"\n\n`)]);
     expect(out.error?.message).toBe('malformed chunk at event 1 of the stream');
   });
 
-  it('strips escape sequences from an in-stream error message (#19, #78)', () => {
+  it('strips escape sequences from an in-stream error message (reliability #19, #78)', () => {
     const f = fixtures.find((x) => x.name.startsWith('an error chunk after text'));
     const out = runPieces([f?.bytes ?? new Uint8Array()]);
     expect(out.error?.message).toBe('the orchestrator reported: deliberation failed: boom');
     expect(out.error?.exitCode).toBe(5);
   });
 
-  it('redacts the token from an in-stream error message (#74)', () => {
+  it('redacts the token from an in-stream error message (reliability #74)', () => {
     const token = 'canary-tok-4f1e9a';
     const out = runPieces([new TextEncoder().encode(`data: {"error":"bad key ${token} for Bearer ${token}"}\n\n`)], { token });
     expect(out.error?.message).not.toContain(token);
     expect(out.error?.message).toContain('***');
   });
 
-  it('refuses an event larger than the cap without buffering more (#14)', () => {
+  it('refuses an event larger than the cap without buffering more (reliability #14)', () => {
     const big = new TextEncoder().encode(`data: ${'x'.repeat(5000)}`);
     const out = runPieces([big.subarray(0, 2000), big.subarray(2000)], { maxEventBytes: 4096 });
     expect(out.error).toMatchObject({ code: 'server', exitCode: 5 });
     expect(out.error?.message).toContain('4 KiB');
   });
 
-  it('accepts a 5 MB event under the default cap (#14)', () => {
+  it('accepts a 5 MB event under the default cap (reliability #14)', () => {
     const content = 'y'.repeat(5 * 1024 * 1024);
     const bytes = new TextEncoder().encode(`data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\ndata: [DONE]\n\n`);
     const pieces: Uint8Array[] = [];

@@ -63,7 +63,7 @@ describe('status table', () => {
     });
   }
 
-  it('never follows a redirect: the target is not requested (#49)', async () => {
+  it('never follows a redirect: the target is not requested (reliability #49)', async () => {
     const before = server.seen.length;
     answer(307, '', { location: '/v2/policies' });
     await failure(client.policies());
@@ -93,7 +93,7 @@ describe('status table', () => {
   });
 });
 
-describe('Retry-After (#45)', () => {
+describe('Retry-After (reliability #45)', () => {
   const cases: Array<[string, Record<string, string>, number | undefined, RegExp | undefined]> = [
     ['seconds', { 'retry-after': '7' }, 7, /it asked to wait 7 s$/],
     ['an HTTP date', { 'retry-after': new Date(Date.now() + 20_000).toUTCString() }, undefined, /it asked to wait (19|20|21) s$/],
@@ -126,7 +126,7 @@ describe('Retry-After (#45)', () => {
   });
 });
 
-describe('hostile error bodies (#74, #78, #81)', () => {
+describe('hostile error bodies (reliability #74, #78, #81)', () => {
   it('truncates, strips escapes and controls, and redacts the token', async () => {
     const hostile = `\u001b[2J\u001b]8;;http://evil\u0007click\u001b]8;;\u0007 your token ${CANARY} is bad\r\nBearer ${CANARY}\u202e ${'A'.repeat(5_000)}`;
     answer(500, JSON.stringify({ error: { message: hostile } }));

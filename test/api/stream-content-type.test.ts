@@ -5,7 +5,7 @@ import { drain, failure } from './helpers.js';
 
 const setup = useScriptedClient();
 
-describe('content type of a 2xx stream response (#15, #16)', () => {
+describe('content type of a 2xx stream response (reliability #15, #16)', () => {
   it('accepts a MIME type in odd case with parameters', async () => {
     const { client } = await setup((_q, res) => {
       res.writeHead(200, { 'content-type': 'Text/Event-Stream; charset=utf-8' });
@@ -15,7 +15,7 @@ describe('content type of a 2xx stream response (#15, #16)', () => {
     expect(out.error).toBeUndefined();
   });
 
-  it('decodes UTF-8 even when the header declares another charset (#4)', async () => {
+  it('decodes UTF-8 even when the header declares another charset (reliability #4)', async () => {
     const { client } = await setup((_q, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=windows-1252' });
       res.end(ev(chunk({ content: 'é🦀' })) + ev('[DONE]'));

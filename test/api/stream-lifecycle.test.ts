@@ -7,7 +7,7 @@ import { drain, failure, sleep, sseHead } from './helpers.js';
 const setup = useScriptedClient();
 
 describe('stream lifecycle', () => {
-  it('reports a reset mid-body as a network drop the caller can resume (#27)', async () => {
+  it('reports a reset mid-body as a network drop the caller can resume (reliability #27)', async () => {
     const { client } = await setup(async (_q, res) => {
       sseHead(res);
       res.write(TEXT);
@@ -19,7 +19,7 @@ describe('stream lifecycle', () => {
     expect(out.error).toMatchObject({ code: 'network', exitCode: 6, drop: 'reset', message: 'the connection was reset mid-stream' });
   });
 
-  it('reports a clean EOF without [DONE] as an eof drop (#26)', async () => {
+  it('reports a clean EOF without [DONE] as an eof drop (reliability #26)', async () => {
     const { client } = await setup((_q, res) => {
       sseHead(res);
       res.end(TEXT + ev(chunk({}, 'stop')));
@@ -28,7 +28,7 @@ describe('stream lifecycle', () => {
     expect(out.error).toMatchObject({ code: 'network', exitCode: 6, drop: 'eof', message: 'the stream ended before the deliberation finished (no [DONE])' });
   });
 
-  it('fires the idle timeout within [idle, idle + 1 s] of the last byte (#28, C7)', async () => {
+  it('fires the idle timeout within [idle, idle + 1 s] of the last byte (reliability #28, C7)', async () => {
     const { client } = await setup((_q, res) => {
       sseHead(res);
       res.write(TEXT);
@@ -51,7 +51,7 @@ describe('stream lifecycle', () => {
     expect(silent).toBeLessThan(1400);
   });
 
-  it('does not time out while keep-alive comments arrive (#6, #29)', async () => {
+  it('does not time out while keep-alive comments arrive (reliability #6, #29)', async () => {
     const { client } = await setup(async (_q, res) => {
       sseHead(res);
       for (let i = 0; i < 8; i++) {
@@ -79,7 +79,7 @@ describe('stream lifecycle', () => {
     expect(seen).toEqual(['text', 'text', 'end']);
   });
 
-  it('stops at the turn deadline with a timeout and no drop (#52)', async () => {
+  it('stops at the turn deadline with a timeout and no drop (reliability #52)', async () => {
     const { client } = await setup(async (_q, res) => {
       sseHead(res);
       for (let i = 0; i < 30 && !res.destroyed; i++) {
@@ -101,14 +101,14 @@ describe('stream lifecycle', () => {
     expect(server.seen).toHaveLength(0);
   });
 
-  it('names the headers timeout when no response arrives (#52)', async () => {
+  it('names the headers timeout when no response arrives (reliability #52)', async () => {
     const { client } = await setup(() => undefined, { headersTimeoutMs: 200 });
     const err = await failure(client.chatStream(request));
     expect(err).toMatchObject({ code: 'timeout', exitCode: 124 });
     expect(err.message).toContain('headers timeout');
   });
 
-  it('closes the connection as soon as [DONE] arrives, even if the server keeps it open (#18)', async () => {
+  it('closes the connection as soon as [DONE] arrives, even if the server keeps it open (reliability #18)', async () => {
     const { server, client } = await setup((_q, res) => {
       sseHead(res);
       res.write(TEXT + ev('[DONE]'));
@@ -118,7 +118,7 @@ describe('stream lifecycle', () => {
     await server.socketsClosed();
   });
 
-  it('aborts the request when the consumer breaks out of the loop (§7.4)', async () => {
+  it('aborts the request when the consumer breaks out of the loop', async () => {
     const { server, client } = await setup((_q, res) => {
       sseHead(res);
       res.write(TEXT);

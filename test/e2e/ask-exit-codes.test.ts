@@ -28,11 +28,11 @@ describe('exit codes of nsed ask, through a real process', () => {
   it.each([
     ['a bad flag exits 2 (usage)', ['ask', '--bogus', 'q'], [], 2, /Unknown argument: bogus/],
     ['an unknown output mode exits 2', ['ask', '-o', 'xml', 'q'], [], 2, /Invalid values/],
-    ['an unknown policy exits 3 (#48)', ['ask', '-p', 'no-such-policy', 'q'], [], 3, /no-such-policy/],
-    ['a 503 on start exits 5 without a retry (#46)', ['ask', 'q'], ['status=503'], 5, /503/],
-    ['a 429 on start exits 5 and says how long to wait (#45)', ['ask', 'q'], ['status=429;retry-after=1'], 5, /429/],
-    ['a chunk that stays malformed on every resume exits 5 (#17)', ['ask', 'q'], ['all:malformed-at=5'], 5, /malformed chunk at event 5/],
-    ['a failed deliberation exits 5 (#19)', ['ask', 'q'], ['fail-at-round=1'], 5, /deliberation failed/],
+    ['an unknown policy exits 3 (reliability #48)', ['ask', '-p', 'no-such-policy', 'q'], [], 3, /no-such-policy/],
+    ['a 503 on start exits 5 without a retry (reliability #46)', ['ask', 'q'], ['status=503'], 5, /503/],
+    ['a 429 on start exits 5 and says how long to wait (reliability #45)', ['ask', 'q'], ['status=429;retry-after=1'], 5, /429/],
+    ['a chunk that stays malformed on every resume exits 5 (reliability #17)', ['ask', 'q'], ['all:malformed-at=5'], 5, /malformed chunk at event 5/],
+    ['a failed deliberation exits 5 (reliability #19)', ['ask', 'q'], ['fail-at-round=1'], 5, /deliberation failed/],
   ])('%s', async (_name, args, faults, code, stderr) => {
     rig.sim.setFaults(faults);
     const r = await rig.run(args);
@@ -54,13 +54,13 @@ describe('exit codes of nsed ask, through a real process', () => {
     }
   });
 
-  it('connection refused exits 6 and names the host (#43)', async () => {
+  it('connection refused exits 6 and names the host (reliability #43)', async () => {
     const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' } });
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/127\.0\.0\.1:9/);
   });
 
-  it('a 401 exits 4 and never echoes the token (#47)', async () => {
+  it('a 401 exits 4 and never echoes the token (reliability #47)', async () => {
     const locked = await makeRig({ token: 'sim-secret-token' });
     try {
       const r = await locked.run(['ask', 'q'], { env: { NSED_TOKEN: 'wrong-canary-token' } });
@@ -72,7 +72,7 @@ describe('exit codes of nsed ask, through a real process', () => {
     }
   });
 
-  it('a stream that ends without [DONE] on every try exits 6 with the partial answer saved as interrupted (#26)', async () => {
+  it('a stream that ends without [DONE] on every try exits 6 with the partial answer saved as interrupted (reliability #26)', async () => {
     rig.sim.setFaults(['all:eof-without-done']);
     const r = await rig.run(['ask', '-o', 'ndjson', 'Design a cache']);
     expect(r.code).toBe(6);
@@ -89,21 +89,21 @@ describe('exit codes of nsed ask, through a real process', () => {
     expect(r.stderr).toMatch(/hint: nsed resume -s /);
   });
 
-  it('an idle stall exits 124 once resuming does not help (#28)', async () => {
+  it('an idle stall exits 124 once resuming does not help (reliability #28)', async () => {
     rig.sim.setFaults(['all:stall-ms=4000;stall-after=3']);
     const r = await rig.run(['ask', '--idle-timeout', '0.3', 'Design a cache'], { timeoutMs: 30_000 });
     expect(r.code).toBe(124);
     expect(r.stderr).toMatch(/idle-timeout/);
   });
 
-  it('--timeout bounds the whole turn with exit 124 (#52)', async () => {
+  it('--timeout bounds the whole turn with exit 124 (reliability #52)', async () => {
     rig.sim.setFaults(['stall-ms=4000;stall-after=2']);
     const r = await rig.run(['ask', '--timeout', '0.5', 'Design a cache']);
     expect(r.code).toBe(124);
     expect(r.stderr).toMatch(/--timeout/);
   });
 
-  it('SIGINT mid-stream exits 130, saves the partial answer and keeps pending_job (#42)', async () => {
+  it('SIGINT mid-stream exits 130, saves the partial answer and keeps pending_job (reliability #42)', async () => {
     const slow = await makeRig({ roundMs: 400 });
     try {
       const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a cache']);
@@ -123,7 +123,7 @@ describe('exit codes of nsed ask, through a real process', () => {
     }
   });
 
-  it('SIGHUP (a closed terminal) detaches like Ctrl-C, exit 129 with the partial saved (#71)', async () => {
+  it('SIGHUP (a closed terminal) detaches like Ctrl-C, exit 129 with the partial saved (reliability #71)', async () => {
     const slow = await makeRig({ roundMs: 400 });
     try {
       const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a cache']);
@@ -140,7 +140,7 @@ describe('exit codes of nsed ask, through a real process', () => {
     }
   });
 
-  it('SIGTERM mid-stream exits 143 (#71)', async () => {
+  it('SIGTERM mid-stream exits 143 (reliability #71)', async () => {
     const slow = await makeRig({ roundMs: 400 });
     try {
       const child = slow.spawn(['ask', 'Design a cache']);

@@ -24,7 +24,7 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
 }
 
 describe('nsed ask in a shell pipeline', () => {
-  it('a stdout pipe closed early (| head -1) ends quietly, exit 0, with the session saved (#69)', async () => {
+  it('a stdout pipe closed early (| head -1) ends quietly, exit 0, with the session saved (reliability #69)', async () => {
     const home = join(rig.home, 'pipe');
     const r = await bash(`"${process.execPath}" "${CLI}" ask -p deep "Design a cache" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`, {
       NSED_HOME: home,
@@ -39,7 +39,7 @@ describe('nsed ask in a shell pipeline', () => {
     expect(saved.turns.at(-1)?.content.startsWith('## Design a cache\n')).toBe(true);
   });
 
-  it('a full disk behind > (/dev/full) is an error naming ENOSPC, with the session still saved (#62, #65)', async () => {
+  it('a full disk behind > (/dev/full) is an error naming ENOSPC, with the session still saved (reliability #62, #65)', async () => {
     const home = join(rig.home, 'full');
     const r = await bash(`"${process.execPath}" "${CLI}" ask -o final "Design a cache" > /dev/full`, { NSED_HOME: home, NSED_URL: rig.sim.url });
     expect(r.code).toBe(1);
@@ -58,7 +58,7 @@ describe('nsed ask in a shell pipeline', () => {
 });
 
 describe('where the token comes from', () => {
-  it('reads the token from --token-file and warns when the file is readable by others (#73)', async () => {
+  it('reads the token from --token-file and warns when the file is readable by others (reliability #73)', async () => {
     const locked = await makeRig({ token: 'file-token-123' });
     try {
       const file = join(locked.home, 'token');
@@ -76,12 +76,12 @@ describe('where the token comes from', () => {
     }
   });
 
-  it('there is no flag that takes the token itself (#73)', async () => {
+  it('there is no flag that takes the token itself (reliability #73)', async () => {
     const r = await rig.run(['ask', '--token', 'x', 'q']);
     expect(r.code).toBe(2);
   });
 
-  it('a token over plain http:// to a non-loopback host draws a one-line warning (#80)', async () => {
+  it('a token over plain http:// to a non-loopback host draws a one-line warning (reliability #80)', async () => {
     const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://orchestrator.invalid:9', NSED_TOKEN: 'warn-token-1' } });
     expect(r.stderr).toMatch(/^warning: sending the bearer token over plain http:\/\/ to orchestrator\.invalid:9; use https:\/\/$/m);
     expect(r.stderr).not.toContain('warn-token-1');

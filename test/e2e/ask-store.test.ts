@@ -17,7 +17,7 @@ async function sessionIds(home: string): Promise<string[]> {
 }
 
 describe('the session store as nsed ask leaves it', () => {
-  it('creates a 0700 directory and 0600 files even under umask 000 (#76, C16)', async () => {
+  it('creates a 0700 directory and 0600 files even under umask 000 (reliability #76, C16)', async () => {
     const home = join(rig.home, 'umask0');
     // A shell sets the umask for the child, so the CLI itself must fix the modes.
     const r = await new Promise<RunResult>((resolve) => {
@@ -37,7 +37,7 @@ describe('the session store as nsed ask leaves it', () => {
     }
   });
 
-  it('leaves a corrupt session file byte-for-byte untouched and exits 8 naming it (#57)', async () => {
+  it('leaves a corrupt session file byte-for-byte untouched and exits 8 naming it (reliability #57)', async () => {
     const dir = join(rig.home, 'sessions');
     await mkdir(dir, { recursive: true });
     const path = join(dir, 'broken-session.json');
@@ -49,7 +49,7 @@ describe('the session store as nsed ask leaves it', () => {
     expect(await readFile(path, 'utf8')).toBe(garbage);
   });
 
-  it('never writes a canary token to any file, stdout, stderr or NDJSON (#74, #75, C15)', async () => {
+  it('never writes a canary token to any file, stdout, stderr or NDJSON (reliability #74, #75, C15)', async () => {
     const canary = 'canary-7c1e0b2f9d4a';
     const locked = await makeRig({ token: canary });
     try {
@@ -71,7 +71,7 @@ describe('the session store as nsed ask leaves it', () => {
     }
   });
 
-  it('16 parallel asks leave 16 complete, parseable sessions (#72)', async () => {
+  it('16 parallel asks leave 16 complete, parseable sessions (reliability #72)', async () => {
     const home = join(rig.home, 'parallel');
     const runs = await Promise.all(
       Array.from({ length: 16 }, (_, i) => rig.run(['ask', '-o', 'ndjson', `question ${i}`], { env: { NSED_HOME: home }, timeoutMs: 60_000 })),
@@ -105,7 +105,7 @@ describe('where the prompt comes from', () => {
     expect((req?.body as { messages: unknown[] }).messages).toEqual([{ role: 'user', content: 'Review: the diff' }]);
   });
 
-  it('does not read an open stdin when words are given (#70)', async () => {
+  it('does not read an open stdin when words are given (reliability #70)', async () => {
     const r = await rig.run(['ask', '-o', 'final', 'words only'], { stdin: 'inherit-open', timeoutMs: 15_000 });
     expect(r.code).toBe(0);
     expect(r.signal).toBeNull();

@@ -114,7 +114,7 @@ describe('export --format messages', () => {
 });
 
 describe('export --format thread', () => {
-  it('writes the reference client thread file of protocol.md 9.2', async () => {
+  it('writes the reference client thread file of protocol §9.2', async () => {
     const r = await exportOf('thread');
     const thread = JSON.parse(r.stdout) as Record<string, unknown> & { messages: Array<Record<string, unknown>> };
     const stored = JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as { conversation_id: string; title: string };
@@ -190,7 +190,7 @@ describe('export --out FILE', () => {
 });
 
 describe('secrets', () => {
-  it('no export format carries the bearer token (#74)', async () => {
+  it('no export format carries the bearer token (reliability #74)', async () => {
     const canary = 'canary-export-5d1f';
     const locked = await makeRig({ token: canary });
     try {

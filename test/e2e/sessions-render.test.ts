@@ -86,7 +86,7 @@ describe('sessions ls on a terminal', () => {
 });
 
 describe('sessions show and export on a terminal', () => {
-  it('removes escape sequences and BiDi controls from recorded text on a terminal (#78)', async () => {
+  it('removes escape sequences and BiDi controls from recorded text on a terminal (reliability #78)', async () => {
     const r = await run(['sessions', 'show', 's-hours'], true);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Fine. Done.');

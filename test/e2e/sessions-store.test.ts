@@ -115,7 +115,7 @@ describe('nsed sessions ls', () => {
     expect(parseNdjson(r.stdout).map((s) => s['id'])).toEqual([ids.failed, ids.fast]);
   });
 
-  it('skips a corrupt file among good ones with one warning line and exits 0 (#57)', async () => {
+  it('skips a corrupt file among good ones with one warning line and exits 0 (reliability #57)', async () => {
     const file = join(rig.home, 'sessions', 'broken-one.json');
     await writeFile(file, '{"id": "broken-one", "turns": [', { mode: 0o600 });
     try {

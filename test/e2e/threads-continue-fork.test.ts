@@ -93,7 +93,7 @@ describe('nsed continue', () => {
     expect((subs[1]?.['messages'] as unknown[]).length).toBe(3);
   });
 
-  it('an unknown session exits 3 and a bad id exits 2 before touching the disk (#77)', async () => {
+  it('an unknown session exits 3 and a bad id exits 2 before touching the disk (reliability #77)', async () => {
     expect((await rig.run(['continue', '-s', 'nope', 'q'])).code).toBe(3);
     const bad = await rig.run(['continue', '-s', '../../etc/passwd', 'q']);
     expect(bad.code).toBe(2);

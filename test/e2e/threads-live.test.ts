@@ -74,7 +74,7 @@ describe('nsed resume', () => {
   });
 });
 
-describe('automatic resume (#31, #33, #34, C4)', () => {
+describe('automatic resume (reliability #31, #33, #34, C4)', () => {
   it('a stream dropped at any of 50 event offsets gives output identical to an unfaulted run', async () => {
     const prompt = 'Design a distributed cache';
     const baseline = await makeRig({ roundMs: 0 });
@@ -100,7 +100,7 @@ describe('automatic resume (#31, #33, #34, C4)', () => {
             expect(text.code, `drop-after=${n}: ${text.stderr}`).toBe(0);
             expect(text.stdout, `drop-after=${n}`).toBe(cleanText);
             expect(text.stderr).toMatch(/reconnecting \(attempt 1\)/);
-            // The start POST is never sent again once its response began (#40, C8).
+            // The start POST is never sent again once its response began (docs/reliability.md #40, C8).
             expect(rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length).toBe(1);
             const nd = await rig.run(['ask', '-p', 'deep', '-o', 'ndjson', prompt]);
             expect(nd.code).toBe(0);
@@ -116,7 +116,7 @@ describe('automatic resume (#31, #33, #34, C4)', () => {
   }, 120_000);
 });
 
-describe('automatic resume against a struggling orchestrator (#39, #45, #46)', () => {
+describe('automatic resume against a struggling orchestrator (reliability #39, #45, #46)', () => {
   it('retries a resume answered 503 after the Retry-After it asked for, then finishes', async () => {
     const rig = await makeRig({ roundMs: 0, faults: ['drop-after=5;times=1', 'resume:status=503;retry-after=1;times=1'] });
     try {
@@ -132,7 +132,7 @@ describe('automatic resume against a struggling orchestrator (#39, #45, #46)', (
     }
   });
 
-  it('stops resuming at once, exit 3, when the job is gone (#38)', async () => {
+  it('stops resuming at once, exit 3, when the job is gone (reliability #38)', async () => {
     const rig = await makeRig({ roundMs: 0, faults: ['drop-after=5;times=1', 'resume:status=404'] });
     try {
       const r = await rig.run(['ask', 'Design a cache']);

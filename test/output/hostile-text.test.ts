@@ -25,7 +25,7 @@ const hostile: NsedEvent[] = [
   { type: 'finish', finish_reason: 'stop', content: answer, session: 's1', turn: 't2', job_id: 'job-1' },
 ];
 
-describe('escape sequences from the server (#78, C17)', () => {
+describe('escape sequences from the server (reliability #78, C17)', () => {
   for (const mode of OUTPUT_MODES) {
     it(`never reach a terminal raw in ${mode} mode`, async () => {
       const { io, stdout, stderr } = memoryIO({ stdoutTTY: true, stderrTTY: true, env: { NO_COLOR: '1' } });

@@ -4,7 +4,7 @@ import { flatten, flattenCompat, isBlank, isRustWhitespace } from '../../src/pro
 type Pair = [string, string];
 const turns = (pairs: Pair[]) => pairs.map(([role, content]) => ({ role, content }));
 
-// protocol.md §7.2, rows 1-18 and 20: input pairs and the exact output string.
+// docs/protocol.md §7.2, rows 1-18 and 20: input pairs and the exact output string.
 const rows: Array<[number, Pair[], string]> = [
   [1, [['user', 'what is rust?']], 'what is rust?'],
   [2, [['assistant', 'hi']], '[assistant] hi'],
@@ -31,7 +31,7 @@ const rows: Array<[number, Pair[], string]> = [
   [20, [['user', 'Context — the conversation so far:\n\n1. You asked: …']], 'Context — the conversation so far:\n\n1. You asked: …'],
 ];
 
-describe('the [role] flatten rule (protocol.md §7.2)', () => {
+describe('the [role] flatten rule (protocol §7.2)', () => {
   it.each(rows)('row %i renders byte for byte', (_n, input, expected) => {
     expect(flatten(turns(input))).toBe(expected);
   });

@@ -7,7 +7,7 @@ import { session, tempHome } from './fixtures/temp-home.js';
 
 const good = Buffer.from(`${JSON.stringify(session('bad'), null, 2)}\n`);
 
-// Every way reliability #57 lists for a store file to go bad.
+// Every way docs/reliability.md #57 lists for a store file to go bad.
 const corruptions: Array<[string, Buffer]> = [
   ['truncated JSON', good.subarray(0, 40)],
   ['zero bytes', Buffer.alloc(0)],
@@ -25,7 +25,7 @@ async function failure(p: Promise<unknown>): Promise<NsedError> {
   return err;
 }
 
-describe('a corrupt session file (#57)', () => {
+describe('a corrupt session file (reliability #57)', () => {
   it.each(corruptions)('with %s is reported with exit 8 naming the file and left byte-for-byte untouched', async (_what, bytes) => {
     const store = openFileStore(await tempHome());
     await store.create(session('ok'));

@@ -12,7 +12,7 @@ async function failure(p: Promise<unknown>): Promise<NsedError> {
   return err;
 }
 
-describe('disk faults (#62, #65, C12)', () => {
+describe('disk faults (reliability #62, #65, C12)', () => {
   it.each<[DiskCall, string]>([
     ['open-temp', 'ENOSPC'],
     ['open-temp', 'EDQUOT'],

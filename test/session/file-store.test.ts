@@ -73,7 +73,7 @@ describe('file store basics', () => {
     expect(await readFile(path.join(store.dir, 'm.json'), 'utf8')).toBe(before);
   });
 
-  it('keeps unknown fields of the session and its turns on rewrite (#68)', async () => {
+  it('keeps unknown fields of the session and its turns on rewrite (reliability #68)', async () => {
     const store = openFileStore(await tempHome());
     const file = path.join(store.dir, 'f.json');
     await store.create(session('f'));
@@ -137,7 +137,7 @@ describe('resolve and latest', () => {
     expect(err.message).toContain('matches 7 sessions: p0, p1, p2, p3, p4, …');
   });
 
-  it.each(['../x', 'a/b', '..\\x', 'a\0b', 'x'.repeat(200), ''])('rejects %j before touching the file system (#77)', async (bad) => {
+  it.each(['../x', 'a/b', '..\\x', 'a\0b', 'x'.repeat(200), ''])('rejects %j before touching the file system (reliability #77)', async (bad) => {
     const home = path.join(await tempHome(), 'never-created');
     const store = openFileStore(home);
     const calls = [() => store.resolve(bad), () => store.read(bad), () => store.update(bad, () => undefined), () => store.remove(bad), () => store.create(session(bad))];
@@ -159,7 +159,7 @@ describe('resolve and latest', () => {
   });
 });
 
-describe('permissions (#76, C16)', () => {
+describe('permissions (reliability #76, C16)', () => {
   it.each([0o000, 0o022, 0o077])('keeps the directory 0700 and files 0600 under umask %o, after create and rewrite', async (mask) => {
     const old = process.umask(mask);
     try {
@@ -191,7 +191,7 @@ describe('permissions (#76, C16)', () => {
 });
 
 describe('create()', () => {
-  it('sweeps temp files that dead writers left behind (#56)', async () => {
+  it('sweeps temp files that dead writers left behind (reliability #56)', async () => {
     const store = openFileStore(await tempHome());
     await store.create(session('first'));
     await writeFile(path.join(store.dir, '.first.json.2147483646.deadbeef.tmp'), '{"half');

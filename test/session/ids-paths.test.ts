@@ -23,7 +23,7 @@ describe('ids', () => {
 
   it.each([
     ['an empty id', ''],
-    ['a parent traversal (#77)', '../x'],
+    ['a parent traversal (reliability #77)', '../x'],
     ['a slash', 'a/b'],
     ['a backslash traversal', '..\\x'],
     ['a NUL byte', 'a\0b'],
@@ -80,7 +80,7 @@ describe('resolveHome', () => {
     expect(resolveHome({}, 'rel/dir')).toBe(path.resolve('rel/dir'));
   });
 
-  it('refuses to guess when HOME is unset and nothing overrides it (#62)', () => {
+  it('refuses to guess when HOME is unset and nothing overrides it (reliability #62)', () => {
     const err = thrown(() => resolveHome({}));
     expect(err.exitCode).toBe(8);
     expect(err.hint).toContain('NSED_HOME');
@@ -96,7 +96,7 @@ describe('sessionFile', () => {
     expect(sessionFile('/store/sessions', 'abc')).toBe(path.join('/store/sessions', 'abc.json'));
   });
 
-  it('refuses a traversal id before building a path (#77)', () => {
+  it('refuses a traversal id before building a path (reliability #77)', () => {
     expect(thrown(() => sessionFile('/store/sessions', '../../etc/passwd')).exitCode).toBe(2);
   });
 });

@@ -87,7 +87,7 @@ describe('list()', () => {
     expect((await store.list())).toEqual({ sessions: [expect.objectContaining({ id: 'real' })], unreadable: [] });
   });
 
-  it('skips torn and garbled journal lines and starts the next record on a fresh line (#58)', async () => {
+  it('skips torn and garbled journal lines and starts the next record on a fresh line (reliability #58)', async () => {
     const home = await tempHome();
     const store = openFileStore(home);
     await store.create(session('one'));
@@ -118,7 +118,7 @@ describe('list()', () => {
     expect((await store.list()).sessions.find((s) => s.id === 's0')?.title).toBe('after compaction');
   });
 
-  it('removes temp files of dead processes and keeps those of live ones (#56)', async () => {
+  it('removes temp files of dead processes and keeps those of live ones (reliability #56)', async () => {
     const store = openFileStore(await tempHome());
     await store.create(session('x'));
     const dead = '.x.json.2147483646.0123abcd.tmp';

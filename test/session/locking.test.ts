@@ -29,7 +29,7 @@ describe('the per-session lock', () => {
   it.each([
     ['with no owner file', undefined],
     ['held by a pid on another host', `${process.ppid} another-host`],
-  ])('takes over a stale lock %s once its mtime is older than 10 s (#59)', async (_what, owner) => {
+  ])('takes over a stale lock %s once its mtime is older than 10 s (reliability #59)', async (_what, owner) => {
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000 });
     await store.create(session('s'));
     await plantLock(path.join(store.dir, 's.json.lock'), owner, 60_000);
@@ -40,7 +40,7 @@ describe('the per-session lock', () => {
     expect(await readdir(store.dir)).toEqual(['s.json']);
   });
 
-  it('takes over at once from a holder on this host whose process is gone (#59)', async () => {
+  it('takes over at once from a holder on this host whose process is gone (reliability #59)', async () => {
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000 });
     await store.create(session('s'));
     await plantLock(path.join(store.dir, 's.json.lock'), `${DEAD_PID} ${os.hostname()}`, 0);
@@ -85,7 +85,7 @@ describe('the per-session lock', () => {
     expect((await store.read('w')).title).toBe('after the wait');
   });
 
-  it('survives a compromised lock without crashing, and redoes the write under a fresh lock (#60)', async () => {
+  it('survives a compromised lock without crashing, and redoes the write under a fresh lock (reliability #60)', async () => {
     const home = await tempHome();
     await openFileStore(home).create(session('c'));
     const lockDir = path.join(home, 'sessions', 'c.json.lock');
@@ -125,7 +125,7 @@ describe('the per-session lock', () => {
     expect((await store.list()).sessions[0]?.title).toBe('index was busy');
   });
 
-  it('reports a session removed while it waited for the lock as not found (#64)', async () => {
+  it('reports a session removed while it waited for the lock as not found (reliability #64)', async () => {
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 5_000 });
     await store.create(session('doomed'));
     const file = path.join(store.dir, 'doomed.json');

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('several processes on one store', () => {
-  it('keeps every turn when 16 processes append 20 turns each to one session (#54, C10)', async () => {
+  it('keeps every turn when 16 processes append 20 turns each to one session (reliability #54, C10)', async () => {
     const home = await tempHome();
     const store = openFileStore(home);
     await store.create(session('shared'));
@@ -40,7 +40,7 @@ describe('several processes on one store', () => {
     console.info(`C10: 320 contended updates, p50 ${waits[160]?.toFixed(1)} ms, p95 ${waits[304]?.toFixed(1)} ms, max ${waits.at(-1)?.toFixed(1)} ms`);
   });
 
-  it('leaves the old or the new file after kill -9 at random moments mid-write (#56, C11)', async () => {
+  it('leaves the old or the new file after kill -9 at random moments mid-write (reliability #56, C11)', async () => {
     const home = await tempHome();
     const store = openFileStore(home, { lockTimeoutMs: 5_000 });
     const lanes = ['lane0', 'lane1'];

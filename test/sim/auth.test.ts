@@ -24,7 +24,7 @@ async function call(url: string, method: string, body: unknown, auth?: string): 
   return fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 }
 
-describe('bearer auth (#47)', () => {
+describe('bearer auth (reliability #47)', () => {
   it.each(routes)('%s %s answers 401 {"error":"unauthorized"} without the token', async (method, path, body) => {
     const s = await sim({ token: TOKEN });
     const res = await call(`${s.url}${path}`, method, body);

@@ -12,7 +12,7 @@ async function finished(url: string, id: string): Promise<void> {
   await until(async () => ((await getJson(`${url}/deliberation/${id}/result`)).body as { status: string }).status !== 'running');
 }
 
-describe('POST /deliberation (protocol.md §3.3)', () => {
+describe('POST /deliberation (protocol §3.3)', () => {
   it('accepts a submission with 202 {job_id} and runs it in the background', async () => {
     const s = await sim();
     const res = await post(`${s.url}/deliberation`, { ...base, messages: thread });

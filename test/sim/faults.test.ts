@@ -11,7 +11,7 @@ async function statusOf(url: string, id: string): Promise<string> {
 }
 
 describe('stream faults', () => {
-  it('drop-after=N destroys the socket after N data events while the job runs on (#27)', async () => {
+  it('drop-after=N destroys the socket after N data events while the job runs on (reliability #27)', async () => {
     const s = await sim();
     const r = await postSse(chatUrl(s.url), ask('Design a cache'), { [FAULT]: 'drop-after=3' });
     expect(r.data).toHaveLength(3);
@@ -21,7 +21,7 @@ describe('stream faults', () => {
     await until(async () => (await statusOf(s.url, id)) === 'completed');
   });
 
-  it('stall-ms sends nothing at all, not even keep-alives, for the stall, then continues (#28)', async () => {
+  it('stall-ms sends nothing at all, not even keep-alives, for the stall, then continues (reliability #28)', async () => {
     const s = await sim({ roundMs: 3, keepaliveMs: 10 });
     const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'stall-ms=200;stall-after=2' });
     expect(r.done).toBe(true);
@@ -32,7 +32,7 @@ describe('stream faults', () => {
     expect(r.data.length).toBe(live.data.length);
   });
 
-  it('malformed-at=N sends the Nth data event as broken JSON and the rest intact (#17)', async () => {
+  it('malformed-at=N sends the Nth data event as broken JSON and the rest intact (reliability #17)', async () => {
     const s = await sim();
     const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'malformed-at=2' });
     expect(() => JSON.parse(r.data[1] ?? '')).toThrow();
@@ -41,7 +41,7 @@ describe('stream faults', () => {
     expect(r.done).toBe(true);
   });
 
-  it('eof-without-done ends the response cleanly after the first content chunk (#26)', async () => {
+  it('eof-without-done ends the response cleanly after the first content chunk (reliability #26)', async () => {
     const s = await sim();
     const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'eof-without-done' });
     expect(r.error).toBeUndefined();
@@ -52,7 +52,7 @@ describe('stream faults', () => {
     expect(r.chunks.filter((c) => c.choices[0]?.delta.content !== undefined)).toHaveLength(1);
   });
 
-  it('fail-at-round=N ends the stream with an error chunk and [DONE]; /result says failed (#19)', async () => {
+  it('fail-at-round=N ends the stream with an error chunk and [DONE]; /result says failed (reliability #19)', async () => {
     const s = await sim();
     const r = await postSse(chatUrl(s.url), ask('Design a cache'), { [FAULT]: 'fail-at-round=2' });
     const errorChunk = r.chunks[r.chunks.length - 1];
@@ -79,7 +79,7 @@ describe('stream faults', () => {
 });
 
 describe('status faults', () => {
-  it('status=503 answers 503 before any job starts (#46)', async () => {
+  it('status=503 answers 503 before any job starts (reliability #46)', async () => {
     const s = await sim();
     const res = await post(chatUrl(s.url), ask('q'), { [FAULT]: 'status=503' });
     expect(res.status).toBe(503);
@@ -87,7 +87,7 @@ describe('status faults', () => {
     expect(((await getJson(`${s.url}/deliberations`)).body as { jobs: unknown[] }).jobs).toEqual([]);
   });
 
-  it('status=429;retry-after=1 answers 429 with a Retry-After header (#45)', async () => {
+  it('status=429;retry-after=1 answers 429 with a Retry-After header (reliability #45)', async () => {
     const s = await sim();
     const res = await post(chatUrl(s.url), ask('q'), { [FAULT]: 'status=429;retry-after=1' });
     expect(res.status).toBe(429);
@@ -121,7 +121,7 @@ describe('fault scopes', () => {
     expect((await post(`${s.url}/deliberation`, { room_id: 'r', user_query: 'q', agent_names: ['A', 'B'] })).status).toBe(202);
   });
 
-  it('never faults /resume unless the fault is aimed there (#38)', async () => {
+  it('never faults /resume unless the fault is aimed there (reliability #38)', async () => {
     const s = await sim({ faults: ['drop-after=2'] });
     const cut = await postSse(chatUrl(s.url), ask('q'));
     const id = cut.headers.get('x-nsed-session-id') ?? '';

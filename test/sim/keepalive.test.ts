@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ask, postSse, sim } from './helpers.js';
 
-describe('keep-alive comments (protocol.md §4.7, #29)', () => {
+describe('keep-alive comments (protocol §4.7, reliability #29)', () => {
   it('sends ": keep-alive" while a stream is idle between phases', async () => {
     const s = await sim({ roundMs: 80, keepaliveMs: 15 });
     const r = await postSse(`${s.url}/v1/chat/completions`, ask('Design a cache', { model: 'nsed:fast' }));

@@ -45,7 +45,7 @@ describe('conformance with the official openai package', () => {
     expect(ids).toContain('nsed:deep');
   });
 
-  it('raises the in-stream error of a failed deliberation (#19)', async () => {
+  it('raises the in-stream error of a failed deliberation (reliability #19)', async () => {
     const s = await sim({ token: TOKEN });
     const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: TOKEN, maxRetries: 0, defaultHeaders: { 'x-nsed-sim-fault': 'fail-at-round=1' } });
     const stream = await client.chat.completions.create({ model: 'nsed:fast', messages: [{ role: 'user', content: 'q' }], stream: true });

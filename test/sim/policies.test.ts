@@ -5,7 +5,7 @@ import { canonicalJson, defaultPolicies, modelIds, resolvePolicy } from '../../s
 const registry = defaultPolicies();
 const byName = (name: string) => registry.find((p) => p.name === name);
 
-describe('model resolution (protocol.md §3.1.2)', () => {
+describe('model resolution (protocol §3.1.2)', () => {
   it.each([
     ['nsed:fast', 'fast', 1, 'deliberation'],
     ['nsed:deep', 'deep', 5, 'deliberation'],

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ask, getJson, post, postSse, readSse, sim, sleep, until } from './helpers.js';
 
-describe('POST /deliberation/{id}/resume (protocol.md §3.12)', () => {
-  it('replays a finished job event for event and byte for byte (#33)', async () => {
+describe('POST /deliberation/{id}/resume (protocol §3.12)', () => {
+  it('replays a finished job event for event and byte for byte (reliability #33)', async () => {
     const s = await sim();
     const live = await postSse(`${s.url}/v1/chat/completions`, ask('Design a distributed cache'));
     const id = live.headers.get('x-nsed-session-id') ?? '';
@@ -28,7 +28,7 @@ describe('POST /deliberation/{id}/resume (protocol.md §3.12)', () => {
     expect(resumed.data.length).toBeGreaterThan(20);
   });
 
-  it('lets a client whose stream dropped skip the events it already applied (#27)', async () => {
+  it('lets a client whose stream dropped skip the events it already applied (reliability #27)', async () => {
     const s = await sim({ roundMs: 5 });
     const cut = await postSse(`${s.url}/v1/chat/completions`, ask('Design a distributed cache'), { 'x-nsed-sim-fault': 'drop-after=4' });
     expect(cut.data).toHaveLength(4);
@@ -49,14 +49,14 @@ describe('POST /deliberation/{id}/resume (protocol.md §3.12)', () => {
     expect(resumed.chunks[resumed.chunks.length - 1]?.error?.message).toMatch(/^deliberation failed: /);
   });
 
-  it('answers 404 not found for an unknown id (#38)', async () => {
+  it('answers 404 not found for an unknown id (reliability #38)', async () => {
     const s = await sim();
     const res = await post(`${s.url}/deliberation/room-00000000/resume`, '');
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: 'not found' });
   });
 
-  it('answers 404 on /resume and /result once the history TTL has passed (#38)', async () => {
+  it('answers 404 on /resume and /result once the history TTL has passed (reliability #38)', async () => {
     const s = await sim({ historyTtlMs: 40 });
     const live = await postSse(`${s.url}/v1/chat/completions`, ask('short lived', { model: 'nsed:fast' }));
     const id = live.headers.get('x-nsed-session-id') ?? '';

@@ -20,7 +20,7 @@ async function statusOf(url: string, id: string): Promise<string> {
   return (r.body as { status: string }).status;
 }
 
-describe('x-opencode-session routing (protocol.md §6.2)', () => {
+describe('x-opencode-session routing (protocol §6.2)', () => {
   it('with no prior job, a stream starts a new job under the thread base', async () => {
     const s = await sim();
     const r = await readSse(await post(`${s.url}/v1/chat/completions`, first, THREAD));

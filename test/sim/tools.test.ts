@@ -7,7 +7,7 @@ const tools = [
 ];
 const question = { role: 'user', content: 'Use the calculator to work out 2+2 for the budget' };
 
-describe('tool calls (protocol.md §10.1)', () => {
+describe('tool calls (protocol §10.1)', () => {
   it('calls a tool the question names after round 1, then ends the job with finish_reason tool_calls', async () => {
     const s = await sim();
     const r = await postSse(`${s.url}/v1/chat/completions`, { model: 'nsed:*', stream: true, tools, messages: [question] });

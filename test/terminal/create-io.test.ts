@@ -4,7 +4,7 @@ import { colorEnabled, createIO } from '../../src/terminal/create-io.js';
 import { createStyle } from '../../src/terminal/style.js';
 import { Capture } from './memory-io.js';
 
-describe('colour on stderr (#70)', () => {
+describe('colour on stderr (reliability #70)', () => {
   const cases: Array<[string, Record<string, string | undefined>, boolean, { noColor?: boolean }, boolean]> = [
     ['a terminal gets colour', {}, true, {}, true],
     ['a pipe gets none', {}, false, {}, false],

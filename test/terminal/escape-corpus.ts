@@ -1,5 +1,5 @@
 /**
- * Hostile text (reliability.md #78, C17): each entry is a payload and what must remain of it
+ * Hostile text (docs/reliability.md #78, C17): each entry is a payload and what must remain of it
  * after sanitising for a terminal.
  */
 export const escapeCorpus: Array<{ name: string; payload: string; visible: string }> = [

@@ -60,7 +60,7 @@ function pipeIntoHead(script: string): Promise<{ code: number | null; stderr: st
   });
 }
 
-describe('safeWriter (#69)', () => {
+describe('safeWriter (reliability #69)', () => {
   it('lets a process piped into `head -c 1` exit 0 with nothing on stderr', async () => {
     const { code, stderr } = await pipeIntoHead('through-safe-writer.mjs');
     expect(stderr).toBe('');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TerminalSanitizer, oneLine, sanitizeForTerminal } from '../../src/terminal/sanitize.js';
 import { TERMINAL_CONTROL, escapeCorpus } from './escape-corpus.js';
 
-describe('sanitizeForTerminal (#78, C17)', () => {
+describe('sanitizeForTerminal (reliability #78, C17)', () => {
   for (const { name, payload, visible } of escapeCorpus) {
     it(`leaves only the visible text of: ${name}`, () => {
       const out = sanitizeForTerminal(payload);
@@ -62,7 +62,7 @@ describe('oneLine', () => {
     expect(out).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 
-  it('shrinks a megabyte of hostile HTML to one bounded, inert line (#81)', () => {
+  it('shrinks a megabyte of hostile HTML to one bounded, inert line (reliability #81)', () => {
     const body = `<html>\x1b]52;c;${'A'.repeat(1 << 20)}\x07<body>\n${'<p>x</p>\n'.repeat(10000)}`;
     const out = oneLine(body, 300);
     expect(out.length).toBeLessThanOrEqual(300);

@@ -22,7 +22,7 @@ describe('startSpinner', () => {
     expect(renderScreen(stderr.text)).toEqual(['a progress line']);
   });
 
-  it('draws nothing when stderr is a pipe (#70)', async () => {
+  it('draws nothing when stderr is a pipe (reliability #70)', async () => {
     const { io, stderr } = memoryIO({ stderrTTY: false });
     const spinner = await startSpinner(io, 'deliberating');
     spinner.update('deliberating · round 1/2');

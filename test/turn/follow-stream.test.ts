@@ -54,7 +54,7 @@ function rig(streams: EventStream[]) {
 describe('followStream', () => {
   const full = [text('a', 1), text('bb', 2), text('ccc', 3), { type: 'end', finish_reason: 'stop', index: 4 } as StreamEvent];
 
-  it('skips the replayed prefix after a drop, so every event is applied exactly once (#33)', async () => {
+  it('skips the replayed prefix after a drop, so every event is applied exactly once (reliability #33)', async () => {
     const r = rig([scripted(full, 2), scripted(full)]);
     await r.run();
     expect(r.applied.map((e) => (e.type === 'text' ? e.text : e.type))).toEqual(['a', 'bb', 'ccc', 'end']);
@@ -62,7 +62,7 @@ describe('followStream', () => {
     expect(r.shown).toEqual([expect.objectContaining({ type: 'reconnect', attempt: 1 })]);
   });
 
-  it('says so when the replay differs from what was shown, instead of splicing silently (#33, #37)', async () => {
+  it('says so when the replay differs from what was shown, instead of splicing silently (reliability #33, #37)', async () => {
     const other = [text('a', 1), text('XXXX', 2), text('ccc', 3), { type: 'end', finish_reason: 'stop', index: 4 } as StreamEvent];
     const r = rig([scripted(full, 2), scripted(other)]);
     await r.run();
@@ -72,7 +72,7 @@ describe('followStream', () => {
     ]);
   });
 
-  it('gives up with the drop error after the bounded attempts when no connection makes progress (#39)', async () => {
+  it('gives up with the drop error after the bounded attempts when no connection makes progress (reliability #39)', async () => {
     const r = rig([scripted(full, 1), ...Array.from({ length: 10 }, () => scripted(full, 1))]);
     await expect(r.run()).rejects.toMatchObject({ drop: 'reset' });
     expect(r.calls.filter((c) => c === 'resume').length).toBe(5);

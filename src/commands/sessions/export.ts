@@ -42,7 +42,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
       await (await import('../../output/export/write-atomic.js')).writeFileAtomic(file, text);
       return 0;
     }
-    // JSON formats escape every control character; a markdown transcript on a terminal is sanitised (#78).
+    // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).
     const shown = format === 'markdown' && ctx.io.stdoutIsTTY ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text) : text;
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, shown);
     return 0;

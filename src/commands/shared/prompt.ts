@@ -27,10 +27,11 @@ export interface PromptRules {
 }
 
 /**
- * The prompt rules: the words joined by spaces; `-` stands for standard input; with no words
- * and a stdin that is not a terminal, stdin is the prompt. With words and a piped stdin, the
- * input is context: read if its first byte arrives within STDIN_FIRST_BYTE_MS, else ignored,
- * so an open and silent stdin never hangs a command.
+ * The prompt rules (README "Standard input"): the words joined by spaces; `-` stands for
+ * standard input; with no words and a stdin that is not a terminal, stdin is the prompt. With
+ * words and a piped stdin, the input is context: read if its first byte arrives within
+ * STDIN_FIRST_BYTE_MS, else ignored, so an open and silent stdin never hangs a CI job
+ * (docs/reliability.md #70).
  */
 export async function readPrompt(words: readonly string[], io: IO, rules: PromptRules = {}): Promise<string> {
   const what = rules.what ?? 'prompt';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Session, Turn } from '../../session/model.js';
 
-/** protocol.md §9.2: one message of the reference client's thread tree. */
+/** docs/protocol.md §9.2: one message of the reference client's thread tree. */
 export interface ThreadMessage {
   id: string;
   parent_id?: string;
@@ -13,7 +13,7 @@ export interface ThreadMessage {
   ts: number;
 }
 
-/** protocol.md §9.2: the reference client's thread file. Unset optional fields are omitted, never null. */
+/** docs/protocol.md §9.2: the reference client's thread file. Unset optional fields are omitted, never null. */
 export interface ThreadFile {
   id: string;
   subject: string;
@@ -48,7 +48,7 @@ export function threadExport(s: Session): ThreadFile {
   const messages: ThreadMessage[] = [];
   for (const t of s.turns.filter(replayed)) {
     const parent = messages.at(-1);
-    // Key order as in §9.2 (and the reference client's files), so a diff against them stays small.
+    // Key order as in docs/protocol.md §9.2 (and the reference client's files), so a diff against them stays small.
     messages.push({
       id: hex32(`message:${s.id}:${String(t.id)}`),
       ...(parent === undefined ? {} : { parent_id: parent.id }),
@@ -65,7 +65,7 @@ export function threadExport(s: Session): ThreadFile {
     id: `thread-${hex32(`thread:${s.id}`)}`,
     subject: s.title,
     created,
-    // §9.2: `updated` is never older than the newest message.
+    // docs/protocol.md §9.2: `updated` is never older than the newest message.
     updated: Math.max(unixSeconds(s.updated, created), ...messages.map((m) => m.ts)),
     ...(text(s.active_policy) ? { active_policy: s.active_policy } : {}),
     ...(text(s.orchestrator) ? { orchestrator: s.orchestrator } : {}),

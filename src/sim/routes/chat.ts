@@ -13,7 +13,7 @@ import { planToolCall } from '../tool-plan.js';
 const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
 
 /**
- * `POST /v1/chat/completions` with the routing rule of protocol.md §6.2: a request on a
+ * `POST /v1/chat/completions` with the routing rule of docs/protocol.md §6.2: a request on a
  * thread whose job is running becomes an injection into that job and follows it (stream or
  * block); otherwise it starts a fresh job under the thread base (or a `room-` id).
  */

@@ -7,7 +7,7 @@ export function handleDeliberations(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 200, { jobs: ctx.jobs.list().map((j) => ({ job_id: j.id, status: j.statusText() })) });
 }
 
-/** `GET /policies[?tag=]` (§3.15). */
+/** `GET /policies[?tag=]` (docs/protocol.md §3.15). */
 export function handlePolicies(ctx: SimContext, rq: RouteInput, query: URLSearchParams): void {
   const tag = query.get('tag');
   const list = ctx.policies.filter((p) => tag === null || p.tags.includes(tag));

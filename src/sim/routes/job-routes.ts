@@ -14,7 +14,7 @@ function found(ctx: SimContext, rq: RouteInput): Job | undefined {
   return job;
 }
 
-/** `GET /deliberation/{id}/result` (§3.4). */
+/** `GET /deliberation/{id}/result` (docs/protocol.md §3.4). */
 export function handleResult(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (job) sendJson(rq.res, 200, { job_id: job.id, status: job.statusText(), result: job.status === 'completed' ? job.answer : null });
@@ -25,7 +25,7 @@ export function handleDetails(ctx: SimContext, rq: RouteInput): void {
   if (job) sendJson(rq.res, 200, detailsOf(job));
 }
 
-/** `POST /deliberation/{id}/inject` (§3.8): lands at the job's next phase boundary. */
+/** `POST /deliberation/{id}/inject` (docs/protocol.md §3.8): lands at the job's next phase boundary. */
 export function handleInject(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
@@ -37,7 +37,7 @@ export function handleInject(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 202, ack);
 }
 
-/** `POST /deliberation/{id}/cancel` (§3.9): open streams get a `cancelled` finish, then `[DONE]`. */
+/** `POST /deliberation/{id}/cancel` (docs/protocol.md §3.9): open streams get a `cancelled` finish, then `[DONE]`. */
 export function handleCancel(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
@@ -47,7 +47,7 @@ export function handleCancel(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 200, { cancelled: true });
 }
 
-/** `POST /deliberation/{id}/resume` (§3.12): the whole history, then the live tail. */
+/** `POST /deliberation/{id}/resume` (docs/protocol.md §3.12): the whole history, then the live tail. */
 export function handleResume(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
