@@ -1,6 +1,7 @@
 import type { Candidate, NsedRound } from '../protocol/wire.js';
 import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
+import { plainPaint, roundPicture, type Paint } from './round-picture.js';
 import { relativeTime, shortTime } from './session-time.js';
 
 export interface ShowOptions {
@@ -9,6 +10,8 @@ export interface ShowOptions {
   /** stdout is a terminal: server text is sanitised and times are relative. */
   terminal: boolean;
   now: Date;
+  /** Colours for a terminal (verdicts, the leader); plain when absent. */
+  paint?: Paint;
 }
 
 /**
@@ -32,7 +35,12 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
   if (doc.system !== null && doc.system !== '') out.push(`system: ${oneLine(doc.system, 200)}`);
   doc.turns.forEach((t, i) => {
     out.push('', `── ${heading(t, i + 1)}`);
-    if (opts.rounds && t.rounds.length > 0) out.push(...t.rounds.flatMap(roundLines), '');
+    if (opts.rounds && t.rounds.length > 0) {
+      const paint = opts.paint ?? plainPaint;
+      // On a terminal the rounds come first as a picture: who led, and whether the council agreed.
+      if (opts.terminal) out.push(...roundPicture(t.rounds, t.reasoning, paint), '');
+      out.push(...t.rounds.flatMap((r) => roundLines(r, paint)), '');
+    }
     const text = opts.terminal ? sanitizeForTerminal(t.content) : t.content;
     if (text !== '') out.push(text.replace(/\n+$/, ''));
     if (t.status !== 'complete' && t.error !== null) out.push(`[${t.status}: ${oneLine(t.error, 300)}]`);
@@ -56,20 +64,20 @@ function heading(t: TurnDocument, position: number): string {
   return parts.join(' · ');
 }
 
-function roundLines(r: NsedRound): string[] {
+function roundLines(r: NsedRound, paint: Paint): string[] {
   const ranked = [...r.candidates].sort((a, b) => b.score - a.score);
   const n = ranked.length;
   const lines = [`  round ${r.round}/${r.total_rounds} · ${n} candidate${n === 1 ? '' : 's'}`];
-  for (const c of ranked) lines.push(...candidateLines(c));
+  for (const c of ranked) lines.push(...candidateLines(c, paint));
   return lines;
 }
 
-function candidateLines(c: Candidate): string[] {
+function candidateLines(c: Candidate, paint: Paint): string[] {
   const score = Number.isFinite(c.score) ? c.score.toFixed(2) : '?';
   const lines = [`    ${oneLine(c.agent_id, 40)} ${score}  ${oneLine(c.content_preview, 100)}`];
   for (const claim of c.claims) {
     const reason = claim.reason === undefined || claim.reason === '' ? '' : ` (${oneLine(claim.reason, 80)})`;
-    lines.push(`      ${claim.verdict.padEnd(10)} ${oneLine(claim.claim, 100)}${reason}`);
+    lines.push(`      ${paint.verdict(claim.verdict, claim.verdict.padEnd(10))} ${oneLine(claim.claim, 100)}${reason}`);
   }
   return lines;
 }

@@ -34,15 +34,19 @@ describe('ask', () => {
   it('keeps the prompt words and turns a lone - back into stdin', () => {
     expect(ask.parse({ ...turnDefaults, prompt: ['Design', STDIN_MARKER] })).toEqual({
       prompt: ['Design', '-'],
-      turn: { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined },
+      turn: { policy: undefined, system: undefined, title: undefined, stream: true, save: true, agents: undefined, rounds: undefined, toolsFile: undefined },
     });
+  });
+
+  it('reads -m as given and --no-save', () => {
+    expect(ask.parse({ prompt: 'q', model: 'llama3:8b', save: false }).turn).toMatchObject({ model: 'llama3:8b', policy: undefined, save: false });
   });
 
   it('reads the turn flags, --no-stream and the council', () => {
     const opts = ask.parse({ prompt: 'one', policy: 'deep', system: 'be brief', title: 'T', stream: false, agents: 'A, B ,C', rounds: 3, tools: 't.json' });
     expect(opts).toEqual({
       prompt: ['one'],
-      turn: { policy: 'deep', system: 'be brief', title: 'T', stream: false, agents: ['A', 'B', 'C'], rounds: 3, toolsFile: 't.json' },
+      turn: { policy: 'deep', system: 'be brief', title: 'T', stream: false, save: true, agents: ['A', 'B', 'C'], rounds: 3, toolsFile: 't.json' },
     });
   });
 
@@ -54,6 +58,8 @@ describe('ask', () => {
     [{ rounds: 101 }, /--rounds/],
     [{ rounds: Number.NaN }, /--rounds/],
     [{ policy: '  ' }, /--policy is empty/],
+    [{ model: ' ' }, /--model is empty/],
+    [{ model: 'gpt-4o', policy: 'deep' }, /-m\/--model and -p\/--policy are exclusive/],
   ])('refuses %o', (flags, message) => {
     expect(parseError(() => ask.parse({ ...turnDefaults, ...flags }))).toEqual(usage(message));
   });
@@ -115,11 +121,15 @@ describe('sessions', () => {
   });
 
   it('show reads --rounds and --json', () => {
-    expect(show.parse({ id: '2026', rounds: true, json: false })).toEqual({ id: '2026', rounds: true, json: false });
+    expect(show.parse({ id: '2026', rounds: true, json: false })).toEqual({ target: { kind: 'id', id: '2026' }, rounds: true, json: false });
+    expect(show.parse({ last: true })).toMatchObject({ target: { kind: 'last' } });
+    expect(parseError(() => show.parse({}))).toEqual(usage(/name a session: an id, or --last/));
+    expect(parseError(() => show.parse({ id: 'x', last: true }))).toEqual(usage(/not both/));
   });
 
   it('export writes to stdout for - and refuses an empty --out', () => {
-    expect(exportCommand.parse({ id: 'x', format: 'markdown', out: 'a.md' })).toEqual({ id: 'x', format: 'markdown', out: 'a.md' });
+    expect(exportCommand.parse({ id: 'x', format: 'markdown', out: 'a.md' })).toEqual({ target: { kind: 'id', id: 'x' }, format: 'markdown', out: 'a.md' });
+    expect(exportCommand.parse({ last: true, format: 'json' }).target).toEqual({ kind: 'last' });
     expect(exportCommand.parse({ id: 'x', format: 'ndjson', out: '-' }).out).toBeUndefined();
     expect(exportCommand.parse({ id: 'x', format: 'nope' }).format).toBe('json');
     expect(parseError(() => exportCommand.parse({ id: 'x', out: '' }))).toEqual(usage(/--out needs a file name/));
