@@ -18,7 +18,7 @@ _nsed_session_ids() {
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|-p"|"ask|--policy"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"continue|-p"|"continue|--policy"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|-s"|"continue|--session"|"fork|-p"|"fork|--policy"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sim|--host"|"sim|--port"|"sim|--seed"|"sim|--round-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|-s"|"continue|--session"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sim|--host"|"sim|--port"|"sim|--seed"|"sim|--round-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -28,12 +28,14 @@ _nsed_value() {
   local cur=$3
   case "$1|$2" in
     "ask|-p"|"ask|--policy") COMPREPLY=() ;;
+    "ask|-m"|"ask|--model") COMPREPLY=() ;;
     "ask|--system") COMPREPLY=() ;;
     "ask|--title") COMPREPLY=() ;;
     "ask|--agents") COMPREPLY=() ;;
     "ask|--rounds") COMPREPLY=() ;;
     "ask|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "continue|-p"|"continue|--policy") COMPREPLY=() ;;
+    "continue|-m"|"continue|--model") COMPREPLY=() ;;
     "continue|--system") COMPREPLY=() ;;
     "continue|--title") COMPREPLY=() ;;
     "continue|--agents") COMPREPLY=() ;;
@@ -41,6 +43,7 @@ _nsed_value() {
     "continue|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "continue|-s"|"continue|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "fork|-p"|"fork|--policy") COMPREPLY=() ;;
+    "fork|-m"|"fork|--model") COMPREPLY=() ;;
     "fork|--system") COMPREPLY=() ;;
     "fork|--title") COMPREPLY=() ;;
     "fork|--agents") COMPREPLY=() ;;
@@ -95,19 +98,19 @@ _nsed() {
   fi
   if [[ $cur == -* ]]; then
     case "$cmd" in
-      "ask") COMPREPLY=($(compgen -W "-p --policy --system --title --stream --no-stream --agents --rounds --tools --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "continue") COMPREPLY=($(compgen -W "-p --policy --system --title --stream --no-stream --agents --rounds --tools -s --session --last --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "fork") COMPREPLY=($(compgen -W "-p --policy --system --title --stream --no-stream --agents --rounds --tools --at --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "resume") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "cancel") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sessions ls"|"sessions list") COMPREPLY=($(compgen -W "-n --limit -p --policy --state --json --ids --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sessions show") COMPREPLY=($(compgen -W "--rounds --json --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sessions export") COMPREPLY=($(compgen -W "-f --format --out --file --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "--force --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools -s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --at --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "resume") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "cancel") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sessions ls"|"sessions list") COMPREPLY=($(compgen -W "-n --limit -p --policy --state --json --ids --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sessions show") COMPREPLY=($(compgen -W "--last --rounds --json --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sessions export") COMPREPLY=($(compgen -W "--last -f --format --out --file --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "--force --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
     esac
     return 0
   fi

@@ -16,9 +16,18 @@ export const ask: CommandDef<AskOptions> = {
   describe: 'start a session and run its first turn',
   builder: (y) =>
     withTurnOptions(y)
-      .positional('prompt', { type: 'string', array: true, describe: 'the question (- or a pipe for stdin)' })
+      .positional('prompt', {
+        type: 'string',
+        array: true,
+        describe: 'the question; - reads stdin in its place; with no words a piped stdin is the prompt',
+      })
       .example('nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout')
-      .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
+      .example('git diff | nsed ask "review this"', 'the words are the question, piped input its context (below it, fenced)')
+      .example('nsed ask -m llama3.2 --url http://localhost:11434 "hello"', 'any OpenAI-compatible server: the model as given')
+      .epilog(
+        'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
+          ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
+      ),
   parse: (argv) => ({ prompt: promptWords(argv['prompt']), turn: parseTurnOptions(argv) }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;

@@ -27,7 +27,7 @@ export function renderManPage(commands: readonly CommandEntry[]): string {
     '.SH DESCRIPTION',
     roff('nsed drives NSED deliberations from shells, scripts and CI. A council of agents proposes answers, evaluates each other claim by claim, and converges over rounds. The policy is the model: -p deep sends model "nsed:deep". The session is the thread: the transcript lives in a local file and is replayed on every turn, so a session can be continued, forked, resumed after a dropped connection, steered from a second terminal, listed, exported and deleted.'),
     '.PP',
-    roff('The answer goes to stdout; progress goes to stderr. A unique prefix of a session id is accepted wherever an id is. Standard input is read only when the prompt is - or when no prompt words are given and stdin is not a terminal.'),
+    roff('The answer goes to stdout; progress goes to stderr. A unique prefix of a session id is accepted wherever an id is. Standard input is read only when it is not a terminal: as the prompt when no words are given, in place of -, and otherwise as context below the question (in a fenced block) if its first byte arrives within 500 ms; a silent stdin is then ignored.'),
     '.SH COMMANDS',
   ];
   for (const entry of ref.entries) {

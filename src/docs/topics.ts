@@ -16,7 +16,11 @@ export const ENVIRONMENT: Described[] = [
   { name: 'NSED_POLICY', describe: 'default policy of ask and fork (default *, the orchestrator\'s first registered policy)' },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   { name: 'FORCE_COLOR', describe: '1, 2, 3 or true turns colour on, 0 or false off; wins over NO_COLOR; --no-color wins over both' },
-  { name: 'TERM', describe: 'dumb turns colour off' },
+  { name: 'TERM', describe: 'dumb turns colour off, and progress on stderr becomes plain lines' },
+  { name: 'NSED_PAGER', describe: 'pager for sessions show on a terminal (then PAGER, then less -FRX); empty or cat turns paging off' },
+  { name: 'PAGER', describe: 'the pager when NSED_PAGER is not set' },
+  { name: 'LESS', describe: 'options of less when it pages (default FRX: quit if one screen, keep colours, leave the text on screen)' },
+  { name: 'LV', describe: 'options of lv when it pages (default -c, keep colours)' },
   { name: 'NSED_DEBUG', describe: '1 prints request lines and stack traces on stderr (never the token)' },
   { name: 'HTTPS_PROXY', describe: 'proxy for https:// orchestrators (https_proxy wins, as in curl)' },
   { name: 'HTTP_PROXY', describe: 'proxy for http:// orchestrators (http_proxy wins); loopback addresses always go direct' },
@@ -65,7 +69,7 @@ export function exitCodeEpilog(): string {
 }
 
 const OUTPUT_MODE_MEANINGS: Record<OutputMode, string> = {
-  text: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each',
+  text: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each (every mode shows progress on stderr when it is a terminal, then the session id and how to continue it)',
   ndjson: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run',
   final: 'only the final answer, once the turn ends',
   json: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason',
@@ -90,6 +94,7 @@ export const EXAMPLES: Array<{ command: string; describe: string }> = [
   { command: 'nsed ask --sim "Design a cache for a read-heavy API"', describe: 'A deliberation on the built-in simulator, no orchestrator needed' },
   { command: 'nsed ask -p deep -o final "Design a cache for a read-heavy API" > answer.md', describe: 'A one-shot question in a script: only the answer lands in the file' },
   { command: 'nsed continue --last "And for writes?"', describe: 'The next turn of the most recently active session' },
+  { command: 'cat notes.txt | nsed ask -p fast -o final "What should we check first?"', describe: 'The words are the question, the piped input its context' },
   { command: 'nsed inject --last "Keep the old API running for a year"', describe: 'From a second terminal, steer the deliberation running in the first' },
   {
     command: 'nsed ask -o ndjson -p deep "Review the rollout plan" > events.ndjson\njq -r \'select(.type == "finish") | .content\' events.ndjson > review.md',
