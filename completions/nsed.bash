@@ -18,7 +18,7 @@ _nsed_session_ids() {
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|-s"|"continue|--session"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sim|--host"|"sim|--port"|"sim|--seed"|"sim|--round-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|--tool-result"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sim|--host"|"sim|--port"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -34,6 +34,8 @@ _nsed_value() {
     "ask|--agents") COMPREPLY=() ;;
     "ask|--rounds") COMPREPLY=() ;;
     "ask|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "ask|--tool") COMPREPLY=() ;;
+    "ask|--max-tool-calls") COMPREPLY=() ;;
     "continue|-p"|"continue|--policy") COMPREPLY=() ;;
     "continue|-m"|"continue|--model") COMPREPLY=() ;;
     "continue|--system") COMPREPLY=() ;;
@@ -41,7 +43,10 @@ _nsed_value() {
     "continue|--agents") COMPREPLY=() ;;
     "continue|--rounds") COMPREPLY=() ;;
     "continue|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "continue|--tool") COMPREPLY=() ;;
+    "continue|--max-tool-calls") COMPREPLY=() ;;
     "continue|-s"|"continue|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "continue|--tool-result") COMPREPLY=() ;;
     "fork|-p"|"fork|--policy") COMPREPLY=() ;;
     "fork|-m"|"fork|--model") COMPREPLY=() ;;
     "fork|--system") COMPREPLY=() ;;
@@ -49,9 +54,12 @@ _nsed_value() {
     "fork|--agents") COMPREPLY=() ;;
     "fork|--rounds") COMPREPLY=() ;;
     "fork|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "fork|--tool") COMPREPLY=() ;;
+    "fork|--max-tool-calls") COMPREPLY=() ;;
     "fork|--at") COMPREPLY=() ;;
     "resume|-s"|"resume|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "inject|-s"|"inject|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "tool-result|-s"|"tool-result|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "cancel|-s"|"cancel|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit") COMPREPLY=() ;;
     "sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") COMPREPLY=() ;;
@@ -62,6 +70,7 @@ _nsed_value() {
     "sim|--port") COMPREPLY=() ;;
     "sim|--seed") COMPREPLY=() ;;
     "sim|--round-ms") COMPREPLY=() ;;
+    "sim|--tool-wait-ms") COMPREPLY=() ;;
     "sim|--keepalive-ms") COMPREPLY=() ;;
     "sim|--history-ttl") COMPREPLY=() ;;
     "sim|--token") COMPREPLY=() ;;
@@ -98,24 +107,25 @@ _nsed() {
   fi
   if [[ $cur == -* ]]; then
     case "$cmd" in
-      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools -s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --at --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last --tool-result --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --at --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "resume") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "tool-result") COMPREPLY=($(compgen -W "-s --session --last --wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "cancel") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions ls"|"sessions list") COMPREPLY=($(compgen -W "-n --limit -p --policy --state --json --ids --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions show") COMPREPLY=($(compgen -W "--last --rounds --json --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions export") COMPREPLY=($(compgen -W "--last -f --format --out --file --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "--force --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --keepalive-ms --history-ttl --token --fault --without-route --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --tool-wait-ms --keepalive-ms --history-ttl --token --fault --without-route --hold --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
     esac
     return 0
   fi
   case "$cmd" in
-    "") COMPREPLY=($(compgen -W "ask continue fork resume inject cancel sessions sim completion" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "ask continue fork resume inject tool-result cancel sessions sim completion" -- "$cur")) ;;
     sessions) COMPREPLY=($(compgen -W "ls show export rm" -- "$cur")) ;;
     "fork") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "sessions show") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;

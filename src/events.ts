@@ -13,10 +13,26 @@ export type NsedEvent =
   | { type: 'injection'; message: string; round: number; sequence: number }
   | { type: 'finalized'; chosen_agent_id: string; round: number }
   | { type: 'tool-call'; id: string; name: string; arguments: string }
-  | { type: 'tool-result'; id: string; content: string; exit_code: number }
+  | {
+      type: 'tool-result';
+      id: string;
+      name: string;
+      content: string;
+      /** The tool's exit code when nsed ran it; null otherwise (killed, answered elsewhere, expired). */
+      exit_code: number | null;
+      status: ToolResultStatus;
+      duration_ms: number | null;
+    }
   | { type: 'reconnect'; attempt: number; reason: string }
   | { type: 'finish'; finish_reason: string; content: string; session: string; turn: string; job_id: string | null }
   | { type: 'error'; code: string; exit_code: number; message: string };
+
+/**
+ * How a call was settled: ran here (`ok`, `error`, `timeout`, `capped`), `refused` (not declared,
+ * or over --max-tool-calls: never executed), `answered` (by a person or another process), or
+ * `expired` (nobody answered before the agent gave up waiting).
+ */
+export type ToolResultStatus = 'ok' | 'error' | 'timeout' | 'capped' | 'refused' | 'answered' | 'expired';
 
 export type EventType = NsedEvent['type'];
 export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
@@ -27,7 +43,9 @@ export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
  * SSE data event in the stream that produced it (1-based), used as the resume cursor.
  */
 export type StreamEvent =
-  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'tool-call'> & { index: number })
+  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'tool-result'> & { index: number })
+  /** `live`: the agent waits while the job runs on (answer through the tool-call endpoint). */
+  | (EventOf<'tool-call'> & { index: number; live?: boolean })
   | { type: 'end'; finish_reason: string; index: number; mode?: string };
 
 /** Exhaustiveness check for switches over the union. */

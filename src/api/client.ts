@@ -1,10 +1,11 @@
-import type { ChatCompletion, ChatCompletionRequest, DeliberationRequest, InjectAck, JobResult, PolicyInfo } from '../protocol/wire.js';
+import type { ChatCompletion, ChatCompletionRequest, DeliberationRequest, InjectAck, JobResult, PendingToolCall, PolicyInfo } from '../protocol/wire.js';
 import { Headers } from '../protocol/wire.js';
 import { NsedError, usageError } from '../errors.js';
 import { createDispatcher, proxyDisplay, type Env } from './dispatcher.js';
 import type { EventStream } from './event-stream.js';
 import { headerValue } from './http-errors.js';
 import { openStream, statusError, type Describe } from './open-stream.js';
+import { parseToolCalls } from './parse-tool-calls.js';
 import { parseChatCompletion, parseInjectAck, parseJobResult, parseJsonBody, parsePolicies, parseSubmit, unreadable } from './parse-responses.js';
 import { showId } from './redact.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
@@ -41,6 +42,9 @@ export interface NsedClient {
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
   cancel(jobId: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** `POST /deliberation/{id}/tool-calls/{call_id}`: 404 unknown call, 409 no longer pending. */
+  answerToolCall(jobId: string, callId: string, result: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  toolCalls(jobId: string, opts?: { status?: 'pending'; signal?: AbortSignal }): Promise<PendingToolCall[]>;
   policies(opts?: { signal?: AbortSignal }): Promise<PolicyInfo[]>;
   close(): Promise<void>;
 }
@@ -172,6 +176,14 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async cancel(jobId, opts = {}) {
       await call({ method: 'POST', path: `${job(jobId)}/cancel`, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'));
+    },
+    async answerToolCall(jobId, callId, result, opts = {}) {
+      const describe = { subject: `tool call '${showId(callId)}' of job '${showId(jobId)}'`, conflict: `tool call '${showId(callId)}' is no longer waiting (answered or expired)` };
+      await call({ method: 'POST', path: `${job(jobId)}/tool-calls/${encodeSegment(callId)}`, json: { result }, signal: opts.signal }, describe);
+    },
+    async toolCalls(jobId, opts = {}) {
+      const query = opts.status === undefined ? '' : `?status=${opts.status}`;
+      return json({ method: 'GET', path: `${job(jobId)}/tool-calls${query}`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), parseToolCalls);
     },
     async policies(opts = {}) {
       return json({ method: 'GET', path: '/policies', signal: opts.signal }, { subject: 'GET /policies' }, parsePolicies);

@@ -2,6 +2,7 @@ import type { Candidate, Claim, Verdict } from '../protocol/wire.js';
 import { NsedError } from '../errors.js';
 import type { StreamEvent } from '../events.js';
 import { sanitizeServerText } from './redact.js';
+import { TOOL_CALL_DELTAS, toolCallEventOf } from './tool-call-events.js';
 
 /**
  * Wire chunk -> events (docs/protocol.md §4.3-§4.6). The input is whatever JSON.parse produced, so
@@ -141,6 +142,11 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
     const fin = d['nsed_finalized'];
     if (isRecord(fin) && typeof fin['chosen_agent_id'] === 'string') {
       out.push({ type: 'finalized', chosen_agent_id: fin['chosen_agent_id'], round: num(fin['round']), index });
+    }
+    for (const [field, name] of TOOL_CALL_DELTAS) {
+      if (d[field] === undefined) continue;
+      const e = toolCallEventOf(name, d[field], index);
+      if (e !== undefined) out.push(e);
     }
     const tc = d['tool_calls'];
     if (Array.isArray(tc)) for (const f of tc) if (isRecord(f)) addFragment(f);

@@ -1,6 +1,9 @@
 import { withoutSaving } from '../context.js';
+import { NsedError, usageError } from '../errors.js';
+import type { Context } from '../context.js';
+import type { Session } from '../session/model.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import type { CommandDef } from './command.js';
+import { stringList, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
 import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
@@ -9,6 +12,8 @@ export interface ContinueOptions {
   target: SessionTarget;
   prompt: string[];
   turn: TurnOptions;
+  /** `--tool-result CALL_ID=FILE`, repeatable: answer the calls the turn stopped at. */
+  toolResults: string[];
 }
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
@@ -19,10 +24,19 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     withSessionTarget(withTurnOptions(y))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
-      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'),
-  parse: (argv) => ({ turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt']), target: parseSessionTarget(argv) }),
+      .option('tool-result', { type: 'string', describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable' })
+      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
+      .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation'),
+  parse: (argv) => {
+    const opts = { turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt']), target: parseSessionTarget(argv), toolResults: stringList(argv, 'tool-result') };
+    if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
+      throw usageError('give either a prompt or --tool-result, not both', 'answer the call first; ask the follow-up after');
+    }
+    return opts;
+  },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('../turn/execute-turn.js'),
@@ -36,7 +50,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     const conn = await ctx.connect(before.orchestrator);
     try {
       const state = await reconcile.reconcilePending(ctx, conn, before);
-      if (state === 'running') throw reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
+      if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const { turn } = opts;
       const session = await (await ctx.store()).update(id, (s) => {
@@ -52,3 +66,34 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     }
   },
 };
+
+/**
+ * `continue --tool-result CALL_ID=FILE`: the turn stopped (exit 10) at calls nsed could not run;
+ * their results go back on the same thread, and the same deliberation is followed to its answer.
+ */
+async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise<number> {
+  const [{ followTurn }, results, { loadDeclaredTools }] = await Promise.all([
+    import('../turn/execute-turn.js'),
+    import('./shared/tool-results.js'),
+    import('../turn/turn-options.js'),
+  ]);
+  const given = results.parseToolResultFlags(opts.toolResults);
+  const session = await readTarget(ctx, opts.target);
+  const spec = await results.toolResultSpec(session, given, ctx.io, opts.turn.stream);
+  const conn = await ctx.connect(session.orchestrator);
+  try {
+    return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
+  } finally {
+    await conn.close();
+  }
+}
+
+/** A job blocked on a call this session stopped at: the way on is its result, not a new turn. */
+function waitingConflict(s: Session): NsedError | undefined {
+  const turn = s.turns.find((t) => t.role === 'assistant' && t.job_id === s.pending_job?.job_id);
+  const call = turn?.tool_calls?.find((c) => c.status === undefined);
+  if (call === undefined) return undefined;
+  return new NsedError('conflict', `session ${s.id} waits for the result of tool call ${call.id} (${call.name})`, {
+    hint: `nsed continue -s ${s.id} --tool-result ${call.id}=FILE (- for stdin)`,
+  });
+}

@@ -8,6 +8,7 @@ import { inject } from './inject.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
+import { toolResult } from './tool-result.js';
 
 /** Every command, in the order `nsed --help` lists them. */
 export const commands: readonly CommandEntry[] = [
@@ -16,6 +17,7 @@ export const commands: readonly CommandEntry[] = [
   fork,
   resume,
   inject,
+  toolResult,
   cancel,
   sessions,
   sim,

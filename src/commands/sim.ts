@@ -9,6 +9,8 @@ export interface SimOptions {
   port: number;
   seed: number;
   roundMs: number;
+  /** Undefined: the simulator's own default (40 phases, at least 30 s). */
+  toolWaitMs: number | undefined;
   keepaliveMs: number;
   historyTtlS: number;
   /** The bearer token to require; undefined: NSED_SIM_TOKEN, else none. */
@@ -16,6 +18,8 @@ export interface SimOptions {
   /** Fault specs as given (`[chat|submit|resume|all:]key=value;...`), checked when the server starts. */
   faults: string[];
   withoutRoutes: RouteName[];
+  /** Hold each deliberation at its phase boundaries until released through the /_sim/ routes. */
+  hold: boolean;
 }
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
@@ -28,6 +32,7 @@ export const sim: CommandDef<SimOptions> = {
       .option('port', { type: 'number', default: 8080, describe: 'port (0 = a free one)' })
       .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
       .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
+      .option('tool-wait-ms', { type: 'number', describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)' })
       .option('keepalive-ms', { type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' })
       .option('history-ttl', { type: 'number', default: 600, describe: 'seconds a finished job stays replayable' })
       .option('token', { type: 'string', describe: 'require this bearer token (env NSED_SIM_TOKEN)' })
@@ -38,6 +43,11 @@ export const sim: CommandDef<SimOptions> = {
         choices: ROUTES,
         describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
       })
+      .option('hold', {
+        type: 'boolean',
+        default: false,
+        describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
+      })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
   parse: (argv) => ({
@@ -45,11 +55,13 @@ export const sim: CommandDef<SimOptions> = {
     port: nonNegative(argv, 'port'),
     seed: nonNegative(argv, 'seed'),
     roundMs: nonNegative(argv, 'round-ms'),
+    toolWaitMs: argv['tool-wait-ms'] === undefined ? undefined : nonNegative(argv, 'tool-wait-ms'),
     keepaliveMs: nonNegative(argv, 'keepalive-ms'),
     historyTtlS: nonNegative(argv, 'history-ttl'),
     token: stringFlag(argv, 'token'),
     faults: stringList(argv, 'fault'),
     withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName => (ROUTES as readonly string[]).includes(r)),
+    hold: argv['hold'] === true,
   }),
   run: async (opts, ctx) => {
     const [{ serveSim }, { parseFaultSpec }] = await Promise.all([import('../sim/serve.js'), import('../sim/faults.js')]);
@@ -62,11 +74,13 @@ export const sim: CommandDef<SimOptions> = {
         port: opts.port,
         seed: opts.seed,
         roundMs: opts.roundMs,
+        ...(opts.toolWaitMs === undefined ? {} : { toolWaitMs: opts.toolWaitMs }),
         keepaliveMs: opts.keepaliveMs,
         historyTtlMs: opts.historyTtlS * 1000,
         ...(token === undefined || token === '' ? {} : { token }),
         faults: opts.faults,
         withoutRoutes: opts.withoutRoutes,
+        hold: opts.hold,
       },
       { stdout: io.stdout, stderr: io.stderr },
       ctx.signal,

@@ -11,6 +11,7 @@ const FAULT_KEYS: Described[] = [
   { name: 'malformed-at=N', describe: 'send the Nth data event as broken JSON' },
   { name: 'eof-without-done', describe: 'end the response right after the first content chunk, without a finish chunk or [DONE]' },
   { name: 'fail-at-round=N', describe: 'the deliberation fails when round N is evaluated' },
+  { name: 'call-tool=NAME', describe: 'the council calls tool NAME after round 1, whether or not it was offered' },
   { name: 'times=N', describe: 'apply to the first N matching requests only' },
 ];
 

@@ -37,10 +37,20 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
   },
   finalized: { when: 'the council chose an answer', fields: { chosen_agent_id: 'agent whose proposal won', round: 'round of the choice' } },
   'tool-call': {
-    when: 'the council asks the client to run a tool (recorded, never run automatically)',
-    fields: { id: 'tool call id', name: 'tool name', arguments: 'arguments, a JSON string' },
+    when: 'the council called a tool; nsed runs it only if it was declared with a command',
+    fields: { id: 'tool call id', name: 'tool name as the council called it', arguments: 'arguments, a JSON string' },
   },
-  'tool-result': { when: 'a tool result was sent back', fields: { id: 'tool call id', content: 'the result', exit_code: 'the tool\'s exit code' } },
+  'tool-result': {
+    when: 'a tool call was settled: run, refused, answered by a person or another process, or expired',
+    fields: {
+      id: 'tool call id',
+      name: 'tool name',
+      content: 'the result the council sees (an error text when the tool failed)',
+      exit_code: 'the tool\'s exit code when nsed ran it, else null',
+      status: 'ok, error, timeout, capped, refused, answered or expired',
+      duration_ms: 'how long the tool ran, or null',
+    },
+  },
   reconnect: { when: 'the stream dropped and nsed resumes the job', fields: { attempt: 'attempt number, from 1', reason: 'why the stream dropped' } },
   finish: {
     when: 'terminal: the turn ended and is recorded',

@@ -69,10 +69,10 @@ export function exitCodeEpilog(): string {
 }
 
 const OUTPUT_MODE_MEANINGS: Record<OutputMode, string> = {
-  text: 'the answer on stdout as it arrives; rounds, injections, reconnects and the session id on stderr, one dim line each (every mode shows progress on stderr when it is a terminal, then the session id and how to continue it)',
+  text: 'the answer on stdout as it arrives; rounds, injections, tool calls and results, reconnects and the session id on stderr, one dim line each (every mode shows progress on stderr when it is a terminal, then the session id and how to continue it)',
   ndjson: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run',
   final: 'only the final answer, once the turn ends',
-  json: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, finish_reason',
+  json: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, tool_results, finish_reason',
 };
 
 /** Every output mode with its meaning (a mode added to output/modes.ts must be described here). */
@@ -81,13 +81,13 @@ export const OUTPUT_MODES_DOC: Described[] = OUTPUT_MODES.map((name) => ({ name,
 export const EXPORT_FORMATS_DOC: Described[] = [
   { name: 'json', describe: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []' },
   { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
-  { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant), ready to replay through any OpenAI-compatible client' },
-  { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, the answer as one text event, tool-call, then finish (or error for a turn that did not complete)' },
+  { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant, each preceded by its tool calls and tool results), ready to replay through any OpenAI-compatible client' },
+  { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, each tool-call with its tool-result, the answer as one text event, then finish (or error for a turn that did not complete)' },
   { name: 'thread', describe: 'the reference client\'s thread file (docs/protocol.md section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI' },
 ];
 
 export const SIM_FAULTS =
-  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|times=N';
+  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|call-tool=NAME|times=N';
 
 /** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
 export const EXAMPLES: Array<{ command: string; describe: string }> = [
@@ -96,6 +96,7 @@ export const EXAMPLES: Array<{ command: string; describe: string }> = [
   { command: 'nsed continue --last "And for writes?"', describe: 'The next turn of the most recently active session' },
   { command: 'cat notes.txt | nsed ask -p fast -o final "What should we check first?"', describe: 'The words are the question, the piped input its context' },
   { command: 'nsed inject --last "Keep the old API running for a year"', describe: 'From a second terminal, steer the deliberation running in the first' },
+  { command: 'nsed ask -p fast --tools tools.json -o final "Use the calculator to compute 2+2"', describe: 'Give the council a tool it may run (declared with a command in tools.json)' },
   {
     command: 'nsed ask -o ndjson -p deep "Review the rollout plan" > events.ndjson\njq -r \'select(.type == "finish") | .content\' events.ndjson > review.md',
     describe: 'Machine-readable events in CI',

@@ -29,6 +29,7 @@ export function createJsonRenderer(io: IO): Renderer {
           rounds: transcript.rounds.filter((r) => r.scored),
           injections: transcript.injections,
           tool_calls: transcript.toolCalls,
+          tool_results: transcript.toolResults,
           finish_reason: e.finish_reason,
         }),
       );

@@ -1,4 +1,5 @@
 import type { Candidate, NsedRound } from '../protocol/wire.js';
+import type { RecordedToolCall } from '../session/model.js';
 import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
 import { plainPaint, roundPicture, type Paint } from './round-picture.js';
@@ -41,6 +42,7 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
       if (opts.terminal) out.push(...roundPicture(t.rounds, t.reasoning, paint), '');
       out.push(...t.rounds.flatMap((r) => roundLines(r, paint)), '');
     }
+    if (t.tool_calls.length > 0) out.push(...t.tool_calls.map(toolCallLine), '');
     const text = opts.terminal ? sanitizeForTerminal(t.content) : t.content;
     if (text !== '') out.push(text.replace(/\n+$/, ''));
     if (t.status !== 'complete' && t.error !== null) out.push(`[${t.status}: ${oneLine(t.error, 300)}]`);
@@ -62,6 +64,15 @@ function heading(t: TurnDocument, position: number): string {
   if (t.ts !== '') parts.push(shortTime(t.ts));
   if (t.status !== 'complete') parts.push(t.status.toUpperCase());
   return parts.join(' · ');
+}
+
+/** `  tool calculator {"expr":"2+2"} → 4 (ok, exit 0, 12 ms)`, or `… → waiting` for an open call. */
+export function toolCallLine(c: RecordedToolCall): string {
+  const head = `  tool ${oneLine(c.name, 60)} ${oneLine(c.arguments, 80)}`;
+  if (c.status === undefined) return `${head} → waiting for a result (${oneLine(c.id, 60)})`;
+  const how = [c.status, ...(c.exit_code == null ? [] : [`exit ${c.exit_code}`]), ...(c.duration_ms == null ? [] : [`${Math.round(c.duration_ms)} ms`])];
+  const result = c.status === 'expired' ? 'no answer' : oneLine(c.result ?? '', 100);
+  return `${head} → ${result} (${how.join(', ')})`;
 }
 
 function roundLines(r: NsedRound, paint: Paint): string[] {

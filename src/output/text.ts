@@ -31,6 +31,16 @@ export function roundLine(e: Pick<EventOf<'round'>, 'round' | 'total_rounds' | '
   return `${line} · leader ${oneLine(leader.agent_id, 40)} ${score}${tail}`;
 }
 
+/** `tool result calculator · exit 0 · 12 ms: 4`; how a call was settled, on one line. */
+export function toolResultLine(e: EventOf<'tool-result'>): string {
+  const parts = [`tool result ${oneLine(e.name, 60)}`];
+  if (e.exit_code !== null) parts.push(`exit ${e.exit_code}`);
+  if (e.status !== 'ok' && !(e.status === 'error' && e.exit_code !== null)) parts.push(e.status);
+  if (e.duration_ms !== null) parts.push(`${Math.round(e.duration_ms)} ms`);
+  const shown = e.status === 'expired' ? 'no answer arrived in time; the council goes on without it' : oneLine(e.content, 80);
+  return `${parts.join(' · ')}${shown === '' ? '' : `: ${shown}`}`;
+}
+
 /**
  * `-o text`: the answer on stdout as it arrives, deliberation on stderr (dim, one line each),
  * and a spinner while nothing else moves. stdout is sanitised only on a terminal, so
@@ -104,10 +114,12 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         note(`finalized · ${oneLine(e.chosen_agent_id, 40)} chosen at round ${e.round}`);
         return;
       case 'tool-call':
-        note(`tool call requested: ${oneLine(e.name, 80)}(${oneLine(e.arguments, 80)})`);
+        // A question for the person may follow on this terminal; the spinner would draw over it.
+        spinner.stop();
+        note(`tool call ${oneLine(e.name, 60)} ${oneLine(e.arguments, 80)} · ${oneLine(e.id, 60)}`);
         return;
       case 'tool-result':
-        note(`tool result ${oneLine(e.id, 80)}: exit ${e.exit_code}`);
+        note(toolResultLine(e));
         return;
       case 'reconnect':
         spinner.update(`reconnecting (attempt ${e.attempt})`);

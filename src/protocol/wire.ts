@@ -40,6 +40,31 @@ export interface NsedFinalized {
   round: number;
 }
 
+/**
+ * A pending call as the native `tool_call_pending` event carries it. `tool_name` is the name the
+ * agent saw (`user_` + the declared name); `arguments` is an object, not a JSON string.
+ */
+export interface ToolCallPending {
+  call_id: string;
+  agent_id: string;
+  tool_name: string;
+  arguments: Record<string, unknown>;
+  round: number;
+  phase: string;
+}
+
+/** `tool_call_responded`; `result` is what the simulator adds (the real event may lack it). */
+export interface ToolCallResponded {
+  call_id: string;
+  agent_id: string;
+  tool_name: string;
+  result?: string;
+}
+
+export interface ToolCallExpired {
+  call_id: string;
+}
+
 export interface ToolCallDelta {
   index: number;
   id?: string;
@@ -56,6 +81,14 @@ export interface ChunkDelta {
   nsed_round?: NsedRound;
   nsed_injected?: NsedInjected;
   nsed_finalized?: NsedFinalized;
+  /**
+   * The native tool-call events, carried on a compat-shaped stream that follows a whole job
+   * (resume), where the call does not end the stream. An extension like the other `nsed_*`
+   * fields; the native named-event stream carries the same payloads as `tool_call_*` events.
+   */
+  nsed_tool_call_pending?: ToolCallPending;
+  nsed_tool_call_responded?: ToolCallResponded;
+  nsed_tool_call_expired?: ToolCallExpired;
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'error' | 'cancelled';
@@ -121,7 +154,24 @@ export interface DeliberationRequest {
   policy_id?: string;
   effort?: number;
   system_instructions?: string;
-  user_tools?: Array<{ name: string; description?: string; parameters?: Record<string, unknown> }>;
+  user_tools?: UserTool[];
+}
+
+/** A tool offered on the native surface (`user_tools`). */
+export interface UserTool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  strict?: boolean;
+}
+
+/** `GET /deliberation/{id}/tool-calls` record. */
+export interface PendingToolCall extends ToolCallPending {
+  job_id: string;
+  status: 'Pending' | 'Responded' | 'Expired';
+  created_at: number;
+  responded_at?: number;
+  result?: string;
 }
 
 /** `GET /deliberation/{id}/result` (docs/protocol.md §3.4). */

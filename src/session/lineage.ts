@@ -23,6 +23,38 @@ export function lineageMessages(s: Session, uptoTurnIndex?: number): LineageMess
   return out;
 }
 
+/** A message of the OpenAI shape, tool calls and results included (the compat replay). */
+export interface ToolAwareMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+}
+
+/**
+ * The lineage as the compat surface replays it: like lineageMessages, but an answer that used
+ * tools is preceded by its tool round in the OpenAI shape (the assistant message carrying the
+ * calls, then one `tool` message per call id). Only calls that got a result are replayed: an
+ * expired or still-waiting call has nothing to pair with, and a listed call must be answered.
+ */
+export function lineageWithTools(s: Session, uptoTurnIndex?: number): ToolAwareMessage[] {
+  const turns = uptoTurnIndex === undefined ? s.turns : s.turns.slice(0, uptoTurnIndex + 1);
+  const out: ToolAwareMessage[] = [];
+  for (const t of turns) {
+    if (t.role === 'assistant' && t.status === 'complete') {
+      const answered = (t.tool_calls ?? []).filter((c) => typeof c.result === 'string' && c.status !== 'expired');
+      if (answered.length > 0) {
+        out.push({ role: 'assistant', content: null, tool_calls: answered.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+        for (const c of answered) out.push({ role: 'tool', tool_call_id: c.id, content: c.result ?? '' });
+      }
+    }
+    if (t.content.trim() === '') continue;
+    if (t.role === 'user') out.push({ role: 'user', content: t.content });
+    else if (t.role === 'assistant' && t.status === 'complete') out.push({ role: 'assistant', content: t.content });
+  }
+  return out;
+}
+
 export function findAssistantTurnForJob(s: Session, jobId: string): Turn | undefined {
   return s.turns.find((t) => t.role === 'assistant' && t.job_id === jobId);
 }

@@ -1,4 +1,4 @@
-import type { NsedRound } from '../protocol/wire.js';
+import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
 
 export const SESSION_VERSION = 1;
 
@@ -6,11 +6,17 @@ export type TurnStatus = 'complete' | 'interrupted' | 'failed' | 'cancelled';
 export type TurnKind = 'message' | 'injection';
 export type TurnPath = 'compat' | 'native';
 
-/** A tool call the council asked for during a turn (recorded, never run automatically). */
+/** A tool call the council made during a turn and, once settled, its result. */
 export interface RecordedToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** What the council was given (an error text when the tool failed or was refused). */
+  result?: string;
+  /** ok, error, timeout, capped, refused, answered or expired (see the NDJSON tool-result). */
+  status?: string;
+  exit_code?: number | null;
+  duration_ms?: number | null;
 }
 
 /**
@@ -65,6 +71,8 @@ export interface Session {
   system?: string;
   pending_job?: PendingJob;
   forked_from?: { session: string; turn: string | null };
+  /** The tools offered last (definitions only: how to run them is never stored), re-sent on continue. */
+  tools?: ToolDefinition[];
   turns: Turn[];
   [extra: string]: unknown;
 }

@@ -73,3 +73,12 @@ export function earlierQuestion(messages: readonly ChatMessage[]): string {
   const users = messages.filter((m) => m.role === 'user' && (m.content ?? '').trim() !== '');
   return users.length > 1 ? (users[0]?.content ?? '') : '';
 }
+
+/** Every `tool` message after the last user message, by the call id it answers. */
+export function toolAnswersOf(messages: readonly ChatMessage[]): Array<{ id: string; content: string }> {
+  const lastUser = messages.map((m) => m.role).lastIndexOf('user');
+  return messages
+    .slice(lastUser + 1)
+    .filter((m) => m.role === 'tool' && m.tool_call_id !== undefined)
+    .map((m) => ({ id: m.tool_call_id ?? '', content: m.content ?? '' }));
+}

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultBook, FaultSpec } from './faults.js';
+import type { SimControl } from './hold.js';
 import type { JobRegistry } from './jobs.js';
 import type { SimPolicy } from './policies.js';
 import type { TimerSet } from './timers.js';
@@ -8,11 +9,15 @@ import type { TimerSet } from './timers.js';
 export interface SimContext {
   seed: number;
   roundMs: number;
+  /** How long an agent blocked on a client tool call waits before the call expires. */
+  toolWaitMs: number;
   keepaliveMs: number;
   policies: SimPolicy[];
   jobs: JobRegistry;
   faults: FaultBook;
   timers: TimerSet;
+  /** Holds deliberations at phase boundaries for tests; inert unless a test turns holding on. */
+  control: SimControl;
 }
 
 /** One request as a route sees it: body already read, faults already decided. */
@@ -24,4 +29,6 @@ export interface RouteInput {
   faults: FaultSpec;
   /** The `{id}` path segment, decoded, for `/deliberation/{id}/…` routes. */
   id: string;
+  /** The `{call_id}` segment of a tool-call answer; '' elsewhere. */
+  sub: string;
 }

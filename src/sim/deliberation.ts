@@ -2,6 +2,7 @@ import type { ToolCall } from '../protocol/wire.js';
 import { composeAnswer, chunkText } from './answer.js';
 import { chunk, errorChunk } from './chunks.js';
 import { type CouncilInput, type Influences, type Proposal, type RoundOutcome, evaluate, propose, unscoredCandidates } from './council.js';
+import type { SimControl } from './hold.js';
 import type { Job } from './job.js';
 import type { TimerSet } from './timers.js';
 
@@ -11,13 +12,25 @@ export interface DeliberationPlan {
   influences: Influences;
   roundMs: number;
   timers: TimerSet;
+  control: SimControl;
   /** Fault `fail-at-round`: the job fails when that round is evaluated. */
   failAtRound?: number;
-  /** A client tool the council calls after round 1 instead of answering. */
+  /** A client tool the council's leader calls after round 1, blocking until it is answered. */
   toolCall?: ToolCall;
+  /** How long the blocked agent waits before the call expires and it goes on without. */
+  toolWaitMs: number;
 }
 
 type Phase = { kind: 'propose' | 'evaluate'; round: number } | { kind: 'answer'; round: number };
+
+function argsObject(call: ToolCall): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(call.function.arguments);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
 
 const progress = (n: number): number => Math.round(n * 1000) / 1000;
 
@@ -63,10 +76,7 @@ export function runDeliberation(plan: DeliberationPlan): void {
       job.push(chunk(job.stamp, { nsed_round: { round: r, total_rounds: total, progress: progress(r / total), scored: true, candidates: outcome.candidates } }));
       say(`Round ${r} complete — convergence: ${Math.round(outcome.convergence * 100)}%`);
       if (plan.toolCall && r === 1) {
-        say(`${outcome.leader} needs the ${plan.toolCall.function.name} tool before the council can go on`);
-        job.toolCalls = [plan.toolCall];
-        job.push(chunk(job.stamp, { tool_calls: [{ index: 0, ...plan.toolCall }] }, 'tool_calls'));
-        job.end('completed', 'tool_calls');
+        block(outcome.leader, plan.toolCall, r);
         return false;
       }
       return true;
@@ -82,14 +92,45 @@ export function runDeliberation(plan: DeliberationPlan): void {
     return false;
   };
 
+  // The leader stops and waits; the deliberation goes on (next tick) only once the call is
+  // answered or has expired, so the same job carries the result into its answer.
+  const block = (agent: string, call: ToolCall, r: number): void => {
+    const name = call.function.name;
+    say(`${agent} needs the ${name} tool before the council can go on`);
+    const pending = { call_id: call.id, agent_id: agent, tool_name: `user_${name}`, arguments: argsObject(call), round: r, phase: 'Proposing' };
+    job.tools.open({ ...pending, job_id: job.id }, (outcome) => {
+      plan.timers.cancel(expiry);
+      if (outcome.kind === 'responded') {
+        const responded = { call_id: call.id, agent_id: agent, tool_name: pending.tool_name, result: outcome.result };
+        job.push(chunk(job.stamp, { nsed_tool_call_responded: responded }), false, 'continuous');
+        influences.toolResults.push({ name, content: outcome.result });
+        say(`${agent} received the ${name} result`);
+      } else {
+        job.push(chunk(job.stamp, { nsed_tool_call_expired: { call_id: call.id } }), false, 'continuous');
+        say(`The ${name} call expired unanswered; ${agent} goes on with its own judgement`);
+      }
+      job.landingRound = phases[index]?.round ?? total;
+      plan.timers.after(plan.roundMs, tick);
+    });
+    job.push(chunk(job.stamp, { nsed_tool_call_pending: pending }), false, 'continuous');
+    if (job.info.surface === 'compat') job.closeSegment([call], chunk(job.stamp, { tool_calls: [{ index: 0, ...call }] }, 'tool_calls'));
+    // Woken only from a later request or timer, by which time `expiry` is set.
+    const expiry = plan.timers.after(plan.toolWaitMs, () => job.tools.expire(call.id));
+  };
+
   const tick = (): void => {
+    if (job.status !== 'running' || index >= phases.length) return;
+    // A held job waits here, between phases, where injections land; the release calls tick again.
+    if (!plan.control.admit(job.id, tick)) return;
     const phase = phases[index++];
-    if (job.status !== 'running' || phase === undefined) return;
+    if (phase === undefined) return;
     for (const injected of job.takePending(phase.round)) {
       job.push(chunk(job.stamp, { nsed_injected: injected }));
       influences.guidance.push(injected.message);
     }
-    if (!runPhase(phase)) return;
+    const goOn = runPhase(phase);
+    plan.control.phaseRan(job.id, phase.kind, phase.round);
+    if (!goOn) return;
     job.landingRound = phases[index]?.round ?? total;
     plan.timers.after(plan.roundMs, tick);
   };

@@ -10,6 +10,8 @@ export interface FaultSpec {
   malformedAt?: number;
   eofWithoutDone?: boolean;
   failAtRound?: number;
+  /** The council calls this tool after round 1, offered or not (a model that invents a name). */
+  callTool?: string;
   times?: number;
 }
 
@@ -43,6 +45,10 @@ export function parseFaultSpec(spec: string): FaultSpec {
       case 'malformed-at': out.malformedAt = whole(key, value, 1); break;
       case 'fail-at-round': out.failAtRound = whole(key, value, 1); break;
       case 'times': out.times = whole(key, value, 1); break;
+      case 'call-tool':
+        if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw bad(`fault 'call-tool' needs a tool name (letters, digits, - and _), got '${value ?? ''}'`);
+        out.callTool = value;
+        break;
       case 'status': {
         const status = whole(key, value, 100);
         if (status > 599) throw bad(`fault 'status' must be an HTTP status (100-599), got '${value ?? ''}'`);

@@ -8,9 +8,11 @@ import { BodyTooLarge, parseJson, readBody, sendJson, sendOpenAiError } from './
 import { type SimRequestRecord, recordHeaders } from './request-log.js';
 import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
+import { CONTROL_PREFIX, handleControl } from './routes/control.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
 import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
 import { handleSubmit } from './routes/submit.js';
+import { handleToolCalls, handleToolResult } from './routes/tool-call-routes.js';
 
 export interface HandlerDeps {
   ctx: SimContext;
@@ -18,6 +20,8 @@ export interface HandlerDeps {
   requests: SimRequestRecord[];
   log: ((line: string) => void) | undefined;
   withoutRoutes: ReadonlySet<RouteName>;
+  /** Serve the test control under `/_sim/` (only when the simulator was started to hold jobs). */
+  controlRoutes: boolean;
 }
 
 /**
@@ -49,6 +53,8 @@ async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, quer
     case 'inject': return handleInject(ctx, rq);
     case 'cancel': return handleCancel(ctx, rq);
     case 'resume': return handleResume(ctx, rq);
+    case 'tool-calls': return handleToolCalls(ctx, rq, query);
+    case 'tool-result': return handleToolResult(ctx, rq);
     case 'deliberations': return handleDeliberations(ctx, rq);
     case 'policies': return handlePolicies(ctx, rq, query);
     case 'models': return handleModels(ctx, rq);
@@ -62,6 +68,8 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
   const started = performance.now();
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  // Test control is neither recorded nor authenticated: tests count the orchestrator requests.
+  if (deps.controlRoutes && url.pathname.startsWith(CONTROL_PREFIX)) return handleControl(deps.ctx.control, req, res, url);
   const record: SimRequestRecord = { method, path: url.pathname, headers: recordHeaders(req.headers), body: undefined, at: Date.now() };
   deps.requests.push(record);
   res.on('close', () => deps.log?.(`${method} ${url.pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`));
@@ -90,5 +98,5 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     }
     if (statusFault(res, match, faults)) return;
   }
-  await dispatch(deps.ctx, match, { req, res, raw, faults, id: match.id }, url.searchParams);
+  await dispatch(deps.ctx, match, { req, res, raw, faults, id: match.id, sub: match.sub }, url.searchParams);
 }

@@ -2,6 +2,7 @@ import type { ChatCompletionChunk, FinishReason, InjectAck, NsedInjected, ToolCa
 import type { ChunkStamp } from './chunks.js';
 import type { RoundOutcome } from './council.js';
 import type { PolicyMode } from './policies.js';
+import { ToolCallBook } from './tool-calls.js';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 
@@ -10,7 +11,16 @@ export interface LogEntry {
   data: string;
   /** A `content` chunk (the eof-without-done fault cuts the stream after the first one). */
   content: boolean;
+  /**
+   * Entries only one kind of stream shows. A compat answer (`segment`) ends where an agent
+   * blocks on a tool call, with `finish_reason: "tool_calls"` and `[DONE]`, while the job goes
+   * on; a stream that follows the whole job (`continuous`: resume) skips those and shows the
+   * call as a pending event instead.
+   */
+  view?: StreamView;
 }
+
+export type StreamView = 'segment' | 'continuous';
 
 /** What the job was asked, kept for `/details`. */
 export interface JobInfo {
@@ -22,6 +32,8 @@ export interface JobInfo {
   totalRounds: number;
   policy: string;
   mode: PolicyMode;
+  /** Which API started the job: a compat job's tool call closes its answer, a native one's does not. */
+  surface: 'compat' | 'native';
 }
 
 export const DONE = '[DONE]';
@@ -34,7 +46,9 @@ export class Job {
   status: JobStatus = 'running';
   failure: string | undefined;
   answer: string | null = null;
+  /** The calls that closed the latest compat segment (its `finish_reason: "tool_calls"`). */
   toolCalls: ToolCall[] | undefined;
+  readonly tools = new ToolCallBook();
   finishReason: FinishReason | undefined;
   readonly history: RoundOutcome[] = [];
   readonly log: LogEntry[] = [];
@@ -56,10 +70,30 @@ export class Job {
     });
   }
 
-  push(c: ChatCompletionChunk, content = false): void {
+  push(c: ChatCompletionChunk, content = false, view?: StreamView): void {
     if (this.status !== 'running') return;
-    this.log.push({ data: JSON.stringify(c), content });
+    this.log.push(view === undefined ? { data: JSON.stringify(c), content } : { data: JSON.stringify(c), content, view });
     this.notify();
+  }
+
+  /**
+   * Closes the current compat answer while the job runs on: the call chunk, then `[DONE]`, both
+   * seen only by the request that is answered here (a follow-up starts after them).
+   */
+  closeSegment(calls: ToolCall[], callChunk: ChatCompletionChunk): void {
+    if (this.status !== 'running') return;
+    this.toolCalls = calls;
+    this.log.push({ data: JSON.stringify(callChunk), content: false, view: 'segment' }, { data: DONE, content: false, view: 'segment' });
+    this.notify();
+  }
+
+  /** The log index where the answer a request at `from` receives ends (its `[DONE]`), if it has. */
+  segmentEnd(from: number): number | undefined {
+    for (let i = from; i < this.log.length; i++) {
+      const e = this.log[i];
+      if (e?.data === DONE && e.view !== 'continuous') return i;
+    }
+    return undefined;
   }
 
   /** Ends the job: `[DONE]` closes the log and every waiting request is released. */
@@ -88,7 +122,14 @@ export class Job {
     if (this.status !== 'running') return undefined;
     this.sequence += 1;
     this.pending.push({ message, round: this.landingRound, sequence: this.sequence });
+    // Watchers learn of it too: a test waits for the message to be queued before releasing the job.
+    this.notify();
     return { sequence: this.sequence, injected_at_round: this.landingRound };
+  }
+
+  /** How many injections the job has accepted. */
+  get injected(): number {
+    return this.sequence;
   }
 
   /** Injections due at this boundary, stamped with the round they land in. */

@@ -1,37 +1,50 @@
 import { randomBytes } from 'node:crypto';
 import type { Job } from './job.js';
-import type { TimerSet } from './timers.js';
 
 /**
  * Every job the simulator knows, by id, plus the compat thread table (`oc-<header>` → the
  * latest job minted under it). Finished jobs stay replayable for the history TTL, then vanish.
+ * Expiry is judged against an injected clock when a job is looked up (and swept when a job is
+ * added), so a test can move the clock past the TTL instead of waiting it out.
  */
 export class JobRegistry {
   private readonly jobs = new Map<string, Job>();
   private readonly threads = new Map<string, string>();
   private readonly lastMint = new Map<string, { ms: number; n: number }>();
+  /** When each finished job finished, by the injected clock. */
+  private readonly finishedAt = new WeakMap<Job, number>();
 
   constructor(
-    private readonly timers: TimerSet,
+    private readonly nowMs: () => number,
     private readonly historyTtlMs: number,
   ) {}
 
   get(id: string): Job | undefined {
-    return this.jobs.get(id);
+    const job = this.jobs.get(id);
+    if (job === undefined || !this.expired(job)) return job;
+    this.jobs.delete(id);
+    return undefined;
   }
 
   list(): Job[] {
+    this.sweep();
     return [...this.jobs.values()];
   }
 
-  /** Registers a job (replacing a finished one in the same room) and schedules its expiry. */
+  /** Registers a job (replacing a finished one in the same room); it expires a TTL after it ends. */
   add(job: Job): void {
+    this.sweep();
     this.jobs.set(job.id, job);
-    void job.finished.then(() => {
-      this.timers.after(this.historyTtlMs, () => {
-        if (this.jobs.get(job.id) === job) this.jobs.delete(job.id);
-      });
-    });
+    void job.finished.then(() => this.finishedAt.set(job, this.nowMs()));
+  }
+
+  private expired(job: Job): boolean {
+    const at = this.finishedAt.get(job);
+    return at !== undefined && this.nowMs() - at >= this.historyTtlMs;
+  }
+
+  private sweep(): void {
+    for (const [id, job] of this.jobs) if (this.expired(job)) this.jobs.delete(id);
   }
 
   /** The live job of a compat thread, if its latest job is still running. */

@@ -1,30 +1,52 @@
 import type { ChatCompletion } from '../protocol/wire.js';
+import { chunk } from './chunks.js';
 import type { RouteInput, SimContext } from './context.js';
 import { sendJson, sendOpenAiError } from './http-util.js';
 import type { Job } from './job.js';
 import { streamJob } from './sse-writer.js';
 
-/** The `chat.completion` object of a finished job (docs/protocol.md §3.1.4). */
-export function completionOf(job: Job): ChatCompletion {
-  const finish = job.finishReason ?? 'stop';
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: job.answer };
-  if (job.toolCalls) message.tool_calls = job.toolCalls;
+/** The `chat.completion` object of a finished job, or of an answer closed by a tool call (docs/protocol.md §3.1.4). */
+export function completionOf(job: Job, closedByToolCall = false): ChatCompletion {
+  const finish = closedByToolCall ? 'tool_calls' : (job.finishReason ?? 'stop');
+  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: closedByToolCall ? null : job.answer };
+  if (closedByToolCall && job.toolCalls) message.tool_calls = job.toolCalls;
   const out: ChatCompletion = { id: job.stamp.id, object: 'chat.completion', created: job.stamp.created, model: job.stamp.model, choices: [{ index: 0, message, finish_reason: finish }] };
   if (job.info.mode !== 'deliberation') out.nsed_metadata = { mode: job.info.mode };
   return out;
 }
 
+/** Resolves once the answer a request at `from` receives has ended: the job's end or a tool call. */
+function answerEnded(job: Job, from: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): boolean => {
+      if (job.segmentEnd(from) === undefined) return false;
+      unwatch();
+      resolve();
+      return true;
+    };
+    const unwatch = job.watch(() => void check());
+    check();
+  });
+}
+
 /**
  * Answers a compat request with a job: as SSE from the job's log (full replay, then live), or,
- * for `stream: false`, as one JSON object once the job is over. A failed job is a 500.
+ * for `stream: false`, as one JSON object once the answer ends. A follow-up that fed a tool
+ * result starts at `from`, after the answer that asked for it. A failed job is a 500.
  */
-export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, stream: boolean): Promise<void> {
+export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, stream: boolean, at: { from?: number } = {}): Promise<void> {
   const headers = { 'x-nsed-session-id': job.id };
+  const from = at.from ?? 0;
   if (stream) {
-    streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers });
+    const prelude = from === 0 ? undefined : JSON.stringify(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
+    streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers, view: 'segment', from, ...(prelude === undefined ? {} : { prelude }) });
     return;
   }
-  await job.finished;
+  await answerEnded(job, from);
+  if (job.status === 'running') {
+    sendJson(rq.res, 200, completionOf(job, true), headers);
+    return;
+  }
   if (job.status === 'failed' && job.finishReason !== 'cancelled') {
     sendOpenAiError(rq.res, 500, `deliberation failed: ${job.failure ?? 'unknown'}`, 'server_error', 'deliberation_failed', headers);
     return;

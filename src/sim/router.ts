@@ -1,11 +1,27 @@
 import type { FaultRoute } from './faults.js';
 
-export type RouteName = 'chat' | 'models' | 'submit' | 'deliberations' | 'result' | 'details' | 'inject' | 'cancel' | 'resume' | 'policies' | 'agents' | 'health';
+export type RouteName =
+  | 'chat'
+  | 'models'
+  | 'submit'
+  | 'deliberations'
+  | 'result'
+  | 'details'
+  | 'inject'
+  | 'cancel'
+  | 'resume'
+  | 'tool-calls'
+  | 'tool-result'
+  | 'policies'
+  | 'agents'
+  | 'health';
 
 export interface RouteMatch {
   name: RouteName;
   /** The decoded `{id}` of `/deliberation/{id}/…`; '' elsewhere. */
   id: string;
+  /** The decoded `{call_id}` of `/deliberation/{id}/tool-calls/{call_id}`; '' elsewhere. */
+  sub: string;
   fault: FaultRoute;
 }
 
@@ -25,6 +41,15 @@ const JOB: Record<string, RouteName> = {
   'POST inject': 'inject',
   'POST cancel': 'cancel',
   'POST resume': 'resume',
+  'GET tool-calls': 'tool-calls',
+};
+
+const decode = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 };
 
 const faultRouteOf = (name: RouteName): FaultRoute => (name === 'chat' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' ? 'resume' : 'other');
@@ -33,16 +58,17 @@ const faultRouteOf = (name: RouteName): FaultRoute => (name === 'chat' ? 'chat' 
 export function matchRoute(method: string, pathname: string): RouteMatch | undefined {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   const fixed = FIXED[`${method} ${path}`];
-  if (fixed) return { name: fixed, id: '', fault: faultRouteOf(fixed) };
-  const m = /^\/deliberation\/([^/]+)\/([a-z]+)$/.exec(path);
+  if (fixed) return { name: fixed, id: '', sub: '', fault: faultRouteOf(fixed) };
+  const answer = /^\/deliberation\/([^/]+)\/tool-calls\/([^/]+)$/.exec(path);
+  if (answer && method === 'POST') {
+    const id = decode(answer[1] ?? '');
+    const sub = decode(answer[2] ?? '');
+    return id === undefined || sub === undefined ? undefined : { name: 'tool-result', id, sub, fault: 'other' };
+  }
+  const m = /^\/deliberation\/([^/]+)\/([a-z-]+)$/.exec(path);
   if (!m || m[1] === undefined) return undefined;
   const name = JOB[`${method} ${m[2] ?? ''}`];
   if (!name) return undefined;
-  let id: string;
-  try {
-    id = decodeURIComponent(m[1]);
-  } catch {
-    return undefined;
-  }
-  return { name, id, fault: faultRouteOf(name) };
+  const id = decode(m[1]);
+  return id === undefined ? undefined : { name, id, sub: '', fault: faultRouteOf(name) };
 }

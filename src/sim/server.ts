@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { SimContext } from './context.js';
 import { FaultBook } from './faults.js';
 import { handleRequest } from './handler.js';
+import { SimControl } from './hold.js';
 import { JobRegistry } from './jobs.js';
 import { defaultPolicies } from './policies.js';
 import type { SimRequestRecord } from './request-log.js';
@@ -17,6 +18,8 @@ export interface SimOptions {
   port?: number;
   seed?: number;
   roundMs?: number;
+  /** Default: 40 phases, at least 30 s (toolWaitFor). */
+  toolWaitMs?: number;
   keepaliveMs?: number;
   historyTtlMs?: number;
   token?: string;
@@ -24,6 +27,12 @@ export interface SimOptions {
   /** Routes this orchestrator answers 404 on, to stand in for an older server (e.g. `inject`). */
   withoutRoutes?: RouteName[];
   log?: (line: string) => void;
+  /** Start every deliberation held at its first phase boundary until the test releases it. */
+  hold?: boolean;
+  /** Serve the test control under `/_sim/` (implied by `hold`). */
+  control?: boolean;
+  /** Milliseconds since the epoch, for the history TTL; a test passes its own to expire jobs. */
+  now?: () => number;
 }
 
 export interface SimServer {
@@ -31,27 +40,49 @@ export interface SimServer {
   port: number;
   requests: SimRequestRecord[];
   setFaults(specs: string[]): void;
+  /** Holds and releases deliberations phase by phase (see src/sim/hold.ts). */
+  control: SimControl;
   close(): Promise<void>;
 }
 
 export const SIM_DEFAULTS = { host: '127.0.0.1', port: 0, seed: 0, roundMs: 600, keepaliveMs: 15_000, historyTtlMs: 10 * 60_000 } as const;
+
+/**
+ * An agent waits for a tool result at most what is left of its phase budget; the simulator's
+ * phase is one --round-ms, and a real phase budget is tens of them, hence 40. The floor of 30 s
+ * is the real finalization reserve's cap: a program or a person must have time to answer.
+ */
+export function toolWaitFor(roundMs: number): number {
+  return Math.max(30_000, roundMs * 40);
+}
 
 /** Starts the simulated orchestrator on a real socket; faults that cannot be parsed throw first. */
 export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   const timers = new TimerSet();
   const faults = new FaultBook();
   faults.set(opts.faults ?? []);
+  const control = new SimControl(opts.hold === true, (fn) => timers.after(0, fn));
+  const roundMs = opts.roundMs ?? SIM_DEFAULTS.roundMs;
   const ctx: SimContext = {
     seed: opts.seed ?? SIM_DEFAULTS.seed,
-    roundMs: opts.roundMs ?? SIM_DEFAULTS.roundMs,
+    roundMs,
+    toolWaitMs: opts.toolWaitMs ?? toolWaitFor(roundMs),
     keepaliveMs: opts.keepaliveMs ?? SIM_DEFAULTS.keepaliveMs,
     policies: defaultPolicies(),
-    jobs: new JobRegistry(timers, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
+    jobs: new JobRegistry(opts.now ?? Date.now, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
     faults,
     timers,
+    control,
   };
   const requests: SimRequestRecord[] = [];
-  const deps = { ctx, token: opts.token, requests, log: opts.log, withoutRoutes: new Set(opts.withoutRoutes ?? []) };
+  const deps = {
+    ctx,
+    token: opts.token,
+    requests,
+    log: opts.log,
+    withoutRoutes: new Set(opts.withoutRoutes ?? []),
+    controlRoutes: opts.control === true || opts.hold === true,
+  };
   const server = createServer((req, res) => {
     handleRequest(deps, req, res).catch(() => {
       if (!res.headersSent) {
@@ -78,6 +109,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     port,
     requests,
     setFaults: (specs) => faults.set(specs),
+    control,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         timers.close();

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FaultSpec } from './faults.js';
-import { DONE, type Job } from './job.js';
+import { DONE, type Job, type StreamView } from './job.js';
 import type { TimerSet } from './timers.js';
 
 export interface StreamOptions {
@@ -8,10 +8,16 @@ export interface StreamOptions {
   keepaliveMs: number;
   timers: TimerSet;
   headers: Record<string, string>;
+  /** Which view-specific log entries this stream shows (see LogEntry.view). */
+  view: StreamView;
+  /** Log index to start at (a compat follow-up starts after the segment it answers). */
+  from?: number;
+  /** A frame sent before the log, e.g. the role chunk that opens a follow-up answer. */
+  prelude?: string;
 }
 
 /**
- * Serves a job's log as SSE from the beginning, then follows it live until `[DONE]`. The
+ * Serves a job's log as SSE from `from` (default: the beginning), then follows it live until `[DONE]`. The
  * stream faults (drop, stall, malformed, eof-without-done) act on this connection only; the
  * job itself runs on regardless.
  */
@@ -20,7 +26,7 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...opts.headers });
   res.flushHeaders();
   const stallAfter = faults.stallMs === undefined ? undefined : (faults.stallAfter ?? 2);
-  let cursor = 0;
+  let cursor = opts.from ?? 0;
   let sent = 0;
   let stalled = false;
   let closed = false;
@@ -59,6 +65,7 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
     while (!closed && !stalled && cursor < job.log.length) {
       const entry = job.log[cursor++];
       if (entry === undefined) break;
+      if (entry.view !== undefined && entry.view !== opts.view) continue;
       sent += 1;
       wrote = true;
       const data = faults.malformedAt === sent ? entry.data.slice(0, Math.max(1, Math.floor(entry.data.length / 2))) : entry.data;
@@ -79,6 +86,7 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
   });
   if (faults.dropAfter === 0) return stop('drop');
   armKeepalive();
+  if (opts.prelude !== undefined) res.write(`data: ${opts.prelude}\n\n`);
   if (stallAfter === 0) return stall();
   pump();
 }

@@ -26,6 +26,7 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
   const job = new Job(spec.id, stamp, spec.info);
   ctx.jobs.add(job);
   const mode = spec.info.mode;
+  ctx.control.jobStarted(job, mode === 'deliberation');
   if (mode !== 'deliberation') {
     runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA');
     return job;
@@ -40,7 +41,9 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
     },
     influences: { guidance: [], toolResults: spec.toolResults },
     roundMs: ctx.roundMs,
+    toolWaitMs: ctx.toolWaitMs,
     timers: ctx.timers,
+    control: ctx.control,
     ...(spec.failAtRound === undefined ? {} : { failAtRound: spec.failAtRound }),
     ...(spec.toolCall === undefined ? {} : { toolCall: spec.toolCall }),
   };

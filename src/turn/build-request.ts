@@ -1,6 +1,6 @@
-import type { ChatCompletionRequest, ChatMessage, DeliberationRequest, ToolDefinition } from '../protocol/wire.js';
+import type { ChatCompletionRequest, ChatMessage, DeliberationRequest, ToolDefinition, UserTool } from '../protocol/wire.js';
 import type { Session } from '../session/model.js';
-import { lineageMessages } from '../session/lineage.js';
+import { lineageMessages, lineageWithTools } from '../session/lineage.js';
 
 /** How a turn reaches the orchestrator (docs/protocol.md §3.1 and §3.3). */
 export type TurnStart =
@@ -21,10 +21,10 @@ export interface NativeChoice {
  * The compat request: the session's whole lineage as `messages` (system first), never
  * pre-flattened (docs/protocol.md §3.1.1): the server flattens.
  */
-export function buildChatRequest(session: Session, model: string, opts: { stream: boolean; tools?: ToolDefinition[] }): TurnStart {
+export function buildChatRequest(session: Session, model: string, opts: { stream: boolean; tools?: ToolDefinition[]; uptoTurnIndex?: number }): TurnStart {
   const messages: ChatMessage[] = [];
   if (session.system !== undefined && session.system !== '') messages.push({ role: 'system', content: session.system });
-  for (const m of lineageMessages(session)) messages.push({ role: m.role, content: m.content });
+  for (const m of lineageWithTools(session, opts.uptoTurnIndex)) messages.push({ ...m });
   const body: ChatCompletionRequest = { model, messages, stream: opts.stream };
   if (opts.tools !== undefined && opts.tools.length > 0) body.tools = opts.tools;
   return { kind: 'chat', body, threadKey: session.conversation_id };
@@ -36,7 +36,7 @@ export function buildChatRequest(session: Session, model: string, opts: { stream
  * derives user_query and new_turn), and the system prompt as system_instructions, since a
  * system turn inside messages is rejected (docs/protocol.md §3.3.2).
  */
-export function buildNativeRequest(session: Session, choice: NativeChoice, roomSuffix: string): TurnStart {
+export function buildNativeRequest(session: Session, choice: NativeChoice, roomSuffix: string, userTools?: UserTool[]): TurnStart {
   const body: DeliberationRequest = {
     room_id: `${session.id}_${roomSuffix}`,
     conversation_id: session.conversation_id,
@@ -46,5 +46,6 @@ export function buildNativeRequest(session: Session, choice: NativeChoice, roomS
   if (choice.policyId !== undefined) body.policy_id = choice.policyId;
   if (choice.rounds !== undefined) body.deliberation_rounds = choice.rounds;
   if (session.system !== undefined && session.system !== '') body.system_instructions = session.system;
+  if (userTools !== undefined && userTools.length > 0) body.user_tools = userTools;
   return { kind: 'submit', body };
 }

@@ -9,7 +9,8 @@ import { TurnRecorder } from './record-turn.js';
 import { runTurn, type TurnSpec } from './run-turn.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
-import { loadTools, type TurnOptions } from './turn-options.js';
+import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
+import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
@@ -25,13 +26,19 @@ export async function executeTurn(
 ): Promise<number> {
   const model = session.active_policy;
   const native = opts.agents !== undefined || opts.rounds !== undefined;
+  const declared = await loadDeclaredTools(opts, session.tools);
+  const offered = declared === undefined ? undefined : offeredDefinitions(declared);
+  if (offered !== undefined && declaresTools(opts)) {
+    await (await ctx.store()).update(session.id, (s) => {
+      s.tools = offered;
+    });
+  }
   let start: TurnStart;
   if (native) {
     const policyId = opts.agents === undefined ? await resolvePolicyId(conn, model) : undefined;
-    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8));
+    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
   } else {
-    const tools = await loadTools(opts.toolsFile);
-    start = buildChatRequest(session, model, { stream: opts.stream, ...(tools === undefined ? {} : { tools }) });
+    start = buildChatRequest(session, model, { stream: opts.stream, ...(offered === undefined ? {} : { tools: offered }) });
   }
   const spec: TurnSpec = {
     sessionId: session.id,
@@ -42,14 +49,20 @@ export async function executeTurn(
     start,
     stream: native || opts.stream,
   };
-  return followTurn(ctx, conn, spec, { saved: opts.save !== false });
+  return followTurn(ctx, conn, spec, declared, { saved: opts.save !== false });
 }
 
 /**
  * Renders and records one turn (also used by resume and inject, which attach to a job). `saved`
  * false (--no-save): no hint to continue a session that will not exist.
  */
-export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec, how: { saved: boolean } = { saved: true }): Promise<number> {
+export async function followTurn(
+  ctx: Context,
+  conn: Connection,
+  spec: TurnSpec,
+  tools?: DeclaredTools,
+  how: { saved: boolean } = { saved: true },
+): Promise<number> {
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
   const renderer = await createRenderer(ctx.globals.output, ctx.io, {
     showSessionHint: how.saved && ctx.io.stderrIsTTY,
@@ -57,7 +70,7 @@ export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec,
   });
   const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
   const newId = (): string => newTurnId(ctx.randomHex);
-  await runTurn({ ctx, client: conn.client, renderer, recorder, url: conn.url, newTurnId: newId }, spec);
+  await runTurn({ ctx, client: conn.client, renderer, recorder, url: conn.url, newTurnId: newId, ...(tools === undefined ? {} : { tools }) }, spec);
   await assertStdoutWritten(ctx.io);
   return 0;
 }
@@ -83,7 +96,8 @@ export async function followPending(
     stream: start.kind !== 'chat',
     start,
   };
-  return followTurn(ctx, conn, spec);
+  // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
+  return followTurn(ctx, conn, spec, recordedTools(session.tools));
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

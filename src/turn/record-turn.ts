@@ -1,7 +1,14 @@
-import type { PendingJob, Session, Turn, TurnPath, TurnStatus } from '../session/model.js';
+import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
 import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
-import type { Transcript } from './transcript.js';
+import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+
+/** A call as the session keeps it: what was asked and, once settled, how. */
+function recordedCall(c: TranscriptToolCall, r: TranscriptToolResult | undefined): RecordedToolCall {
+  const out: RecordedToolCall = { id: c.id, name: c.name, arguments: c.arguments };
+  if (r !== undefined) Object.assign(out, { result: r.content, status: r.status, exit_code: r.exit_code, duration_ms: r.duration_ms });
+  return out;
+}
 
 /**
  * The recorder side of a turn. Every write goes through `store.update`, which re-reads the
@@ -56,6 +63,8 @@ export class TurnRecorder {
     path: TurnPath;
     ts: string;
     error?: string;
+    /** The job runs on (blocked on a tool call): the marker stays for `continue --tool-result`. */
+    keepPending?: boolean;
   }): void {
     const t = a.transcript;
     const turn: Turn = {
@@ -73,11 +82,11 @@ export class TurnRecorder {
     if (t.reasoning !== '') turn.reasoning = t.reasoning;
     const scored = t.rounds.filter((r) => r.scored);
     if (scored.length > 0) turn.rounds = scored;
-    if (t.toolCalls.length > 0) turn.tool_calls = t.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+    if (t.toolCalls.length > 0) turn.tool_calls = t.toolCalls.map((c) => recordedCall(c, t.toolResults.find((r) => r.id === c.id)));
     if (a.error !== undefined) turn.error = a.error;
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
-      if (a.status !== 'interrupted' && s.pending_job !== undefined && (t.jobId === null || s.pending_job.job_id === t.jobId)) {
+      if (a.status !== 'interrupted' && a.keepPending !== true && s.pending_job !== undefined && (t.jobId === null || s.pending_job.job_id === t.jobId)) {
         delete s.pending_job;
       }
     });

@@ -2,8 +2,12 @@ import type { NsedEvent, StreamEvent } from '../events.js';
 import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
 import type { TurnStatus } from '../session/model.js';
+import type { CallToAnswer } from '../tools/answer-call.js';
+import { declareTools } from '../tools/declared.js';
 import { completionEvents } from './completion-events.js';
 import { followStream } from './follow-stream.js';
+import { ToolDriver } from './tool-driver.js';
+import { followUpBody } from './tool-round.js';
 import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
@@ -59,20 +63,55 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   };
 
   emit({ type: 'turn-start', session: spec.sessionId, turn: spec.assistantTurnId, policy: spec.policy, path: spec.path, url: deps.url });
+  const driver = new ToolDriver({ ctx, client: deps.client, declared: deps.tools ?? declareTools([], [], false), sessionId: spec.sessionId, emit, jobId: () => jobId });
+  const applyStream = (e: StreamEvent): void => {
+    if (e.type === 'tool-result' && (driver.owns(e.id) || settled(transcript, e.id))) return;
+    if (e.type === 'tool-call') {
+      const { index: _index, live, ...call } = e;
+      if (transcript.toolCalls.some((c) => c.id === call.id)) return;
+      emit(call);
+      // A live call waits while the job runs on; one that closed a compat answer is settled below.
+      if (live === true && !settled(transcript, call.id)) driver.onLive(call);
+      return;
+    }
+    apply(e);
+  };
+  let waiting: CallToAnswer[] = [];
   try {
-    if (spec.start.kind === 'chat' && !spec.stream) {
-      const { completion, jobId: header } = await deps.client.chat(spec.start.body, { threadKey: spec.start.threadKey, signal: ctx.signal });
-      const events = completionEvents(completion, header);
-      for (const e of events) {
-        if (e.type === 'job') await noteJob(e.job_id);
-        else apply(e);
+    for (const c of spec.toolRound?.calls ?? []) emit({ type: 'tool-call', ...c });
+    for (const r of spec.toolRound?.results ?? []) emit({ type: 'tool-result', ...r });
+    let start = spec.start;
+    const base = spec.toolRound?.base ?? spec.start;
+    for (;;) {
+      if (start.kind === 'chat' && !spec.stream) {
+        const { completion, jobId: header } = await deps.client.chat(start.body, { threadKey: start.threadKey, signal: ctx.signal });
+        for (const e of completionEvents(completion, header)) {
+          if (e.type === 'job') await noteJob(e.job_id);
+          else applyStream(e);
+        }
+      } else if (start.kind === 'result') {
+        await noteJob(start.jobId);
+        apply({ type: 'text', text: start.content, index: 1 });
+        apply({ type: 'end', finish_reason: 'stop', index: 1 });
+      } else {
+        await followStream(deps, { ...spec, start }, applyStream, () => jobId, noteJob);
       }
-    } else if (spec.start.kind === 'result') {
-      await noteJob(spec.start.jobId);
-      apply({ type: 'text', text: spec.start.content, index: 1 });
-      apply({ type: 'end', finish_reason: 'stop', index: 1 });
-    } else {
-      await followStream(deps, spec, apply, () => jobId, noteJob);
+      // A compat answer that ends at a tool call: settle the calls, hand the results back on the
+      // same thread, and follow the same job on to its answer.
+      if (transcript.finishReason !== 'tool_calls' || base.kind !== 'chat') break;
+      waiting = await driver.settleClosed(transcript.toolCalls, transcript.toolResults);
+      if (waiting.length > 0) break;
+      start = { kind: 'chat', body: followUpBody(base.body, transcript.toolCalls, transcript.toolResults), threadKey: base.threadKey };
+    }
+    await driver.close();
+    if (waiting.length > 0) {
+      record(deps, spec, transcript, 'complete', undefined, true);
+      await recorder.flush();
+      emit({ type: 'finish', finish_reason: 'tool_calls', content: transcript.content, session: spec.sessionId, turn: spec.assistantTurnId, job_id: jobId ?? null });
+      await renderer.close();
+      const err = pendingError(spec.sessionId, waiting);
+      markReported(err);
+      throw err;
     }
     const finishReason = transcript.finishReason ?? 'stop';
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
@@ -85,6 +124,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     await renderer.close();
     return transcript;
   } catch (err) {
+    if (err instanceof NsedError && err.code === 'tool_pending') throw err;
+    await driver.close();
     const raw = toNsedError(err);
     const e = classify(err, ctx, spec.sessionId, jobId);
     if (transcript.finishReason !== 'cancelled') {
@@ -106,9 +147,20 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   }
 }
 
-function record(deps: TurnDeps, spec: TurnSpec, transcript: Transcript, status: TurnStatus, error?: string): void {
-  const entry = { id: spec.assistantTurnId, transcript, status, policy: spec.policy, path: spec.path, ts: deps.ctx.clock.now().toISOString() };
+function record(deps: TurnDeps, spec: TurnSpec, transcript: Transcript, status: TurnStatus, error?: string, keepPending = false): void {
+  const entry = { id: spec.assistantTurnId, transcript, status, policy: spec.policy, path: spec.path, ts: deps.ctx.clock.now().toISOString(), keepPending };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
+}
+
+const settled = (t: Transcript, callId: string): boolean => t.toolResults.some((r) => r.id === callId);
+
+/** Exit 10: the job waits, blocked on calls nsed could not settle; the message names them and the way on. */
+function pendingError(sessionId: string, waiting: readonly CallToAnswer[]): NsedError {
+  const first = waiting[0];
+  const names = waiting.map((c) => `${c.name} (${c.id})`).join(', ');
+  return new NsedError('tool_pending', `the council waits for the result of ${names}`, {
+    hint: `nsed continue -s ${sessionId} --tool-result ${first?.id ?? 'CALL_ID'}=FILE (- for stdin)`,
+  });
 }
 
 function classify(err: unknown, ctx: Context, sessionId: string, jobId: string | undefined): NsedError {

@@ -1,10 +1,20 @@
-import { assertNever, type NsedEvent, type StreamEvent } from '../events.js';
+import { assertNever, type NsedEvent, type StreamEvent, type ToolResultStatus } from '../events.js';
 import type { NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
   id: string;
   name: string;
   arguments: string;
+}
+
+/** How a call was settled, in the turn it belongs to (one per call id; the last word wins). */
+export interface TranscriptToolResult {
+  id: string;
+  name: string;
+  content: string;
+  exit_code: number | null;
+  status: ToolResultStatus;
+  duration_ms: number | null;
 }
 
 /**
@@ -20,14 +30,16 @@ export interface Transcript {
   rounds: NsedRound[];
   /** Deduplicated by sequence: a replay after a resume delivers the same injection again. */
   injections: NsedInjected[];
+  /** Deduplicated by id: a replay after a resume delivers the same call again. */
   toolCalls: TranscriptToolCall[];
+  toolResults: TranscriptToolResult[];
   finalized?: NsedFinalized;
   jobId: string | null;
   finishReason: string | null;
 }
 
 export function emptyTranscript(): Transcript {
-  return { content: '', reasoning: '', rounds: [], injections: [], toolCalls: [], finalized: undefined, jobId: null, finishReason: null };
+  return { content: '', reasoning: '', rounds: [], injections: [], toolCalls: [], toolResults: [], finalized: undefined, jobId: null, finishReason: null };
 }
 
 /**
@@ -43,6 +55,7 @@ function copy(t: Transcript): Transcript {
     rounds: t.rounds,
     injections: t.injections,
     toolCalls: t.toolCalls,
+    toolResults: t.toolResults,
     finalized: t.finalized,
     jobId: t.jobId,
     finishReason: t.finishReason,
@@ -76,8 +89,15 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       return next;
     }
     case 'tool-call': {
+      if (t.toolCalls.some((c) => c.id === e.id)) return t;
       const next = copy(t);
       next.toolCalls = [...t.toolCalls, { id: e.id, name: e.name, arguments: e.arguments }];
+      return next;
+    }
+    case 'tool-result': {
+      const next = copy(t);
+      const result = { id: e.id, name: e.name, content: e.content, exit_code: e.exit_code, status: e.status, duration_ms: e.duration_ms };
+      next.toolResults = [...t.toolResults.filter((r) => r.id !== e.id), result];
       return next;
     }
     case 'finalized': {
@@ -98,7 +118,6 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       return next;
     }
     case 'turn-start':
-    case 'tool-result':
     case 'reconnect':
     case 'error':
       return t;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { usageError } from '../errors.js';
 import type { ToolDefinition } from '../protocol/wire.js';
+import { ASK_USER, DEFAULT_MAX_TOOL_CALLS, declareTools, parseToolFlag, parseToolsFile, type DeclaredTool, type DeclaredTools } from '../tools/declared.js';
 
 /** Options of every command that runs a turn (ask, continue, fork). */
 export interface TurnOptions {
@@ -15,23 +16,38 @@ export interface TurnOptions {
   agents: string[] | undefined;
   rounds: number | undefined;
   toolsFile: string | undefined;
+  /** `--tool NAME=PROGRAM`, repeatable. */
+  toolFlags: string[];
+  askUser: boolean;
+  maxToolCalls: number;
 }
 
-/** --tools FILE: an array of OpenAI function tools (or `{"tools": [...]}`). */
-export async function loadTools(file: string | undefined): Promise<ToolDefinition[] | undefined> {
-  if (file === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? 'not valid JSON';
-    throw usageError(`cannot read --tools ${file}: ${why}`, 'give a JSON array of {"type":"function","function":{"name":...}} objects');
+/** Whether this invocation declares tools (otherwise a session's recorded ones are offered again). */
+export const declaresTools = (o: TurnOptions): boolean => o.toolsFile !== undefined || o.toolFlags.length > 0 || o.askUser;
+
+/** The tools a session offered before, with nothing to run: their calls wait for an answer. */
+export function recordedTools(recorded: readonly ToolDefinition[] | undefined, maxCalls = DEFAULT_MAX_TOOL_CALLS): DeclaredTools | undefined {
+  if (recorded === undefined || recorded.length === 0) return undefined;
+  const plain = recorded.filter((d) => d.function.name !== ASK_USER).map((definition) => ({ definition }));
+  return declareTools(plain, [], recorded.some((d) => d.function.name === ASK_USER), maxCalls);
+}
+
+/**
+ * The tools of this invocation: --tools FILE, --tool NAME=PROGRAM and --ask-user. Without any,
+ * the tools a session offered before are offered again, with nothing to run: a call is then
+ * answered with --tool-result (only tools declared on this command line ever run).
+ */
+export async function loadDeclaredTools(o: TurnOptions, recorded: readonly ToolDefinition[] | undefined): Promise<DeclaredTools | undefined> {
+  if (!declaresTools(o)) return recordedTools(recorded, o.maxToolCalls);
+  let fromFile: DeclaredTool[] = [];
+  if (o.toolsFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(o.toolsFile, 'utf8');
+    } catch (err) {
+      throw usageError(`cannot read --tools ${o.toolsFile}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+    fromFile = parseToolsFile(text, o.toolsFile);
   }
-  const list = Array.isArray(parsed) ? parsed : (parsed as { tools?: unknown } | null)?.tools;
-  if (!Array.isArray(list)) throw usageError(`--tools ${file} holds no array of tools`);
-  return list.map((t, i) => {
-    const fn = (t as { function?: { name?: unknown } } | null)?.function;
-    if (typeof fn?.name !== 'string' || fn.name === '') throw usageError(`tool #${i + 1} in ${file} has no function name`);
-    return t as ToolDefinition;
-  });
+  return declareTools(fromFile, o.toolFlags.map(parseToolFlag), o.askUser, o.maxToolCalls);
 }

@@ -2,8 +2,10 @@ import type { NsedClient } from '../api/client.js';
 import type { Context } from '../context.js';
 import type { Renderer } from '../output/renderer-types.js';
 import type { TurnPath } from '../session/model.js';
+import type { DeclaredTools } from '../tools/declared.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
+import type { TranscriptToolCall, TranscriptToolResult } from './transcript.js';
 
 /** What one turn runs with (runTurn, followStream). */
 export interface TurnDeps {
@@ -13,6 +15,8 @@ export interface TurnDeps {
   recorder: TurnRecorder;
   url: string;
   newTurnId: () => string;
+  /** The tools the user declared for this run; without, every call is refused (never run). */
+  tools?: DeclaredTools;
 }
 
 export interface TurnSpec {
@@ -26,4 +30,9 @@ export interface TurnSpec {
   start: TurnStart;
   /** false: a blocking chat.completion request (--no-stream). */
   stream: boolean;
+  /**
+   * Continuing a turn that stopped at a tool call: its calls, the results given now, and the
+   * request the tool round is appended to (the turn's lineage).
+   */
+  toolRound?: { calls: TranscriptToolCall[]; results: TranscriptToolResult[]; base: TurnStart };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
 import { isLoopbackHost } from '../../src/protocol/loopback.js';
-import { drain, failure, startServer, type ScriptedServer } from './helpers.js';
+import { drain, failure, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 
 /** docs/reliability.md #50: proxy variables from the env the caller passes, NO_PROXY, loopback always direct. */
 

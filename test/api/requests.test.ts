@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, encodeSegment, type NsedClient } from '../../src/api/client.js';
-import { drain, failure, sseHead, startServer, type ScriptedServer } from './helpers.js';
+import { drain, failure, sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 
 const TOKEN = 'nsed-canary-req-91c2e7';
 const request = { model: 'nsed:deep', messages: [{ role: 'user' as const, content: 'Design a cache' }] };

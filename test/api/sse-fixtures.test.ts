@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fixtures, type Fixture } from './fixtures.js';
-import { runPieces, type Outcome } from './helpers.js';
+import { runPieces, type Outcome } from '../harness/scripted-server.js';
 
 /** C1 (conformance) and C2 (split invariance) on the parser layer, which the socket loop drives unchanged. */
 

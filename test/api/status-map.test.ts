@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type NsedClient } from '../../src/api/client.js';
 import { parseRetryAfter } from '../../src/api/http-errors.js';
-import { failure, startServer, type ScriptedServer } from './helpers.js';
+import { failure, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 
 /** C9: the status table of http-errors.ts, over a real socket, with a canary token throughout (C15). */
 
 const CANARY = 'nsed-canary-7d3f0b2a9c';
+const NOW = Date.parse('2026-01-01T00:00:00Z');
 const request = { model: 'nsed:nope', messages: [{ role: 'user' as const, content: 'q' }] };
 
 let server: ScriptedServer;
@@ -13,7 +14,8 @@ let client: NsedClient;
 
 beforeAll(async () => {
   server = await startServer();
-  client = createClient({ baseUrl: server.url, token: CANARY, idleTimeoutMs: 5_000 });
+  // A pinned clock: a Retry-After given as a date is read against it, not against a moving now.
+  client = createClient({ baseUrl: server.url, token: CANARY, idleTimeoutMs: 5_000, now: () => NOW });
 });
 
 afterAll(async () => {
@@ -96,7 +98,7 @@ describe('status table', () => {
 describe('Retry-After (reliability #45)', () => {
   const cases: Array<[string, Record<string, string>, number | undefined, RegExp | undefined]> = [
     ['seconds', { 'retry-after': '7' }, 7, /it asked to wait 7 s$/],
-    ['an HTTP date', { 'retry-after': new Date(Date.now() + 20_000).toUTCString() }, undefined, /it asked to wait (19|20|21) s$/],
+    ['an HTTP date', { 'retry-after': 'Thu, 01 Jan 2026 00:00:20 GMT' }, undefined, /it asked to wait 20 s$/],
     ['retry-after-ms, preferred over Retry-After', { 'retry-after-ms': '1500', 'retry-after': '30' }, 1.5, /it asked to wait 1\.5 s$/],
     ['a negative value, ignored', { 'retry-after': '-5' }, undefined, undefined],
     ['a day, reported but not honoured', { 'retry-after': '86400' }, undefined, /it asked to wait 86400 s$/],

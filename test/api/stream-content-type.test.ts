@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunk } from './fixtures.js';
-import { TEXT, ev, request, useScriptedClient } from './scripted-client.js';
-import { drain, failure } from './helpers.js';
+import { TEXT, ev, request, useScriptedClient } from '../harness/scripted-client.js';
+import { drain, failure } from '../harness/scripted-server.js';
 
 const setup = useScriptedClient();
 

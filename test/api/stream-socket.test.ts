@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type NsedClient } from '../../src/api/client.js';
 import { fixtures } from './fixtures.js';
-import { drain, sseHead, startServer, writeBytewise, writeSplit, type ScriptedServer } from './helpers.js';
+import { drain, sseHead, startServer, writeBytewise, writeSplit, type ScriptedServer } from '../harness/scripted-server.js';
 
 /** The fixtures again, over real loopback sockets, through the whole client. */
 

@@ -4,6 +4,7 @@ import { cancel } from '../../src/commands/cancel.js';
 import type { ParsedArgv } from '../../src/commands/command.js';
 import { completionCommand } from '../../src/commands/completion.js';
 import { continueCommand } from '../../src/commands/continue.js';
+import { toolResult } from '../../src/commands/tool-result.js';
 import { fork } from '../../src/commands/fork.js';
 import { parseGlobalOptions } from '../../src/commands/global-options.js';
 import { inject } from '../../src/commands/inject.js';
@@ -34,7 +35,19 @@ describe('ask', () => {
   it('keeps the prompt words and turns a lone - back into stdin', () => {
     expect(ask.parse({ ...turnDefaults, prompt: ['Design', STDIN_MARKER] })).toEqual({
       prompt: ['Design', '-'],
-      turn: { policy: undefined, system: undefined, title: undefined, stream: true, save: true, agents: undefined, rounds: undefined, toolsFile: undefined },
+      turn: {
+        policy: undefined,
+        system: undefined,
+        title: undefined,
+        stream: true,
+        save: true,
+        agents: undefined,
+        rounds: undefined,
+        toolsFile: undefined,
+        toolFlags: [],
+        askUser: false,
+        maxToolCalls: 8,
+      },
     });
   });
 
@@ -43,10 +56,23 @@ describe('ask', () => {
   });
 
   it('reads the turn flags, --no-stream and the council', () => {
-    const opts = ask.parse({ prompt: 'one', policy: 'deep', system: 'be brief', title: 'T', stream: false, agents: 'A, B ,C', rounds: 3, tools: 't.json' });
+    const flags = { prompt: 'one', policy: 'deep', system: 'be brief', title: 'T', stream: false, agents: 'A, B ,C', rounds: 3, tools: 't.json' };
+    const opts = ask.parse({ ...flags, tool: ['calc=./calc.js', 'env=./env.js'], 'ask-user': true, 'max-tool-calls': 2 });
     expect(opts).toEqual({
       prompt: ['one'],
-      turn: { policy: 'deep', system: 'be brief', title: 'T', stream: false, save: true, agents: ['A', 'B', 'C'], rounds: 3, toolsFile: 't.json' },
+      turn: {
+        policy: 'deep',
+        system: 'be brief',
+        title: 'T',
+        stream: false,
+        save: true,
+        agents: ['A', 'B', 'C'],
+        rounds: 3,
+        toolsFile: 't.json',
+        toolFlags: ['calc=./calc.js', 'env=./env.js'],
+        askUser: true,
+        maxToolCalls: 2,
+      },
     });
   });
 
@@ -60,6 +86,7 @@ describe('ask', () => {
     [{ policy: '  ' }, /--policy is empty/],
     [{ model: ' ' }, /--model is empty/],
     [{ model: 'gpt-4o', policy: 'deep' }, /-m\/--model and -p\/--policy are exclusive/],
+    [{ 'max-tool-calls': -1 }, /--max-tool-calls must be a whole number/],
   ])('refuses %o', (flags, message) => {
     expect(parseError(() => ask.parse({ ...turnDefaults, ...flags }))).toEqual(usage(message));
   });
@@ -89,6 +116,23 @@ describe('commands that name a session', () => {
 
   it('continue reads its turn flags before the session', () => {
     expect(parseError(() => continueCommand.parse({ ...turnDefaults, rounds: 0 }))).toEqual(usage(/--rounds/));
+  });
+
+  it('continue takes --tool-result CALL_ID=FILE (repeatable), never together with a prompt', () => {
+    const opts = continueCommand.parse({ ...turnDefaults, last: true, 'tool-result': ['call_1=a.txt', 'call_2=-'] });
+    expect(opts.toolResults).toEqual(['call_1=a.txt', 'call_2=-']);
+    expect(parseError(() => continueCommand.parse({ ...turnDefaults, last: true, 'tool-result': 'call_1=a.txt', prompt: ['hi'] }))).toEqual(
+      usage(/either a prompt or --tool-result/),
+    );
+  });
+
+  it('tool-result takes a call id and a value, and does not follow unless --wait', () => {
+    expect(toolResult.parse({ last: true, 'call-id': 'call_1', value: ['4'], wait: false })).toEqual({
+      target: { kind: 'last' },
+      callId: 'call_1',
+      value: ['4'],
+      wait: false,
+    });
   });
 });
 
@@ -150,7 +194,9 @@ describe('sim', () => {
       token: undefined,
       faults: ['drop-after=3'],
       withoutRoutes: ['inject'],
+      hold: false,
     });
+    expect(sim.parse({ ...defaults, hold: true })).toMatchObject({ hold: true });
   });
 
   it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl'])('refuses a negative or non-numeric --%s', (flag) => {

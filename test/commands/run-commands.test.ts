@@ -7,9 +7,9 @@ import type { Session } from '../../src/session/model.js';
 import { buildChatRequest } from '../../src/turn/build-request.js';
 import { startSession } from '../../src/turn/start-session.js';
 import type { TurnOptions } from '../../src/turn/turn-options.js';
-import { contextRig, type ContextRig } from '../turn/context-rig.js';
+import { contextRig, type ContextRig } from '../harness/context-rig.js';
 
-const TURN: TurnOptions = { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined };
+const TURN: TurnOptions = { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined, toolFlags: [], askUser: false, maxToolCalls: 8 };
 
 // Commands run with their typed options against a Context the test built: no process, no argv.
 let rig: ContextRig | undefined;
@@ -56,7 +56,7 @@ describe('commands run against a Context', () => {
   });
 
   it('continue while a job runs is a conflict (exit 7) naming inject and resume; cancel then ends it', async () => {
-    rig = await contextRig({ sim: { roundMs: 600_000 } });
+    rig = await contextRig({ sim: { hold: true } });
     const { session: first } = await startSession(rig.ctx, { prompt: 'q', opts: TURN, orchestrator: rig.conn.orchestrator });
     const job = await runningJob(rig, first);
     const target = { kind: 'id', id: first.id } as const;

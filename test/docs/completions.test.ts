@@ -2,38 +2,24 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
-import type { ProcessContext } from '../../src/context.js';
 import { commands } from '../../src/commands/index.js';
 import { cliReference } from '../../src/docs/reference.js';
 import { generatedFiles } from '../../src/docs/generate.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION } from '../../src/session/model.js';
-import { CLI } from '../e2e/harness.js';
-import { Capture, settle } from '../terminal/memory-io.js';
+import { instantClock, runCliInProcess, type CliResult } from '../harness/cli.js';
+import { CLI } from '../harness/rig.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const has = async (cmd: string): Promise<boolean> => run('sh', ['-c', `command -v ${cmd}`]).then(() => true, () => false);
 const [hasZsh, hasFish] = await Promise.all([has('zsh'), has('fish')]);
 
-async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new Capture(false);
-  const stderr = new Capture(false);
-  const base: ProcessContext = {
-    env: { NO_COLOR: '1', ...env },
-    clock: { now: () => new Date(), sleep: () => Promise.resolve() },
-    signal: new AbortController().signal,
-    signalExit: () => undefined,
-    randomHex: (n) => '0'.repeat(n * 2),
-  };
-  const code = await runCli(args, base, { stdout, stderr, stdin: new PassThrough() });
-  await settle();
-  return { code, stdout: stdout.text, stderr: stderr.text };
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return runCliInProcess(args, { env: { NO_COLOR: '1', ...env }, clock: instantClock(), randomHex: (n) => '0'.repeat(n * 2) });
 }
 
 describe('the committed completion scripts', () => {
@@ -121,7 +107,7 @@ describe('completing on a real store', () => {
     const { stdout } = await run('bash', ['--norc', '-c', script], { env });
     const got = stdout.split('\n');
     const newestFirst = [...ids].reverse().join(' ');
-    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'cancel', 'sessions', 'sim', 'completion']);
+    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'tool-result', 'cancel', 'sessions', 'sim', 'completion']);
     expect(got[1]).toBe('ls show export rm');
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');

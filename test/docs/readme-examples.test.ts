@@ -5,9 +5,13 @@
  * `nsed ...`; its `npm test` line is the suite itself and is skipped.
  *
  * An HTML comment right before a block tunes how it runs (invisible when rendered):
- *   <!-- test: sim=slow background wait-for="round 1/" exit=5 -->
- *   sim=slow      NSED_URL points at a simulator with 500 ms phases (default: 5 ms), for
- *                 examples that act on a deliberation while it runs
+ *   <!-- test: sim=held background wait-for="round 1/" exit=5 -->
+ *   sim=held      NSED_URL points at a simulator that holds each deliberation once its first
+ *                 round is scored (default: one with 5 ms phases), for examples that act on a
+ *                 deliberation while it runs. A held job runs on to its end once it accepts an
+ *                 injection, or once the output shows `release-on`; cancel ends it anyway.
+ *                 No example depends on how fast the machine is.
+ *   release-on="text"  release the held jobs once the block's output shows this text
  *   background    start the block and go on once its output shows `wait-for`; it must end,
  *                 with its expected exit code, by the end of the next block
  *   exit=N        the exit code the block must end with (default 0)
@@ -20,7 +24,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type SimServer } from '../../src/sim/server.js';
-import { CLI } from '../e2e/harness.js';
+import { WAIT_MS } from '../harness/limits.js';
+import { CLI } from '../harness/rig.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 
@@ -28,7 +33,8 @@ interface Example {
   line: number;
   section: string;
   script: string;
-  sim: 'fast' | 'slow';
+  sim: 'fast' | 'held';
+  releaseOn: string | undefined;
   background: boolean;
   waitFor: string | undefined;
   exit: number;
@@ -63,7 +69,8 @@ function extractExamples(markdown: string): Example[] {
       line: i + 1,
       section,
       script: body.join('\n'),
-      sim: opts['sim'] === 'slow' ? 'slow' : 'fast',
+      sim: opts['sim'] === 'held' ? 'held' : 'fast',
+      releaseOn: opts['release-on'],
       background: opts['background'] === 'true',
       waitFor: opts['wait-for'],
       exit: opts['exit'] === undefined ? 0 : Number(opts['exit']),
@@ -77,33 +84,59 @@ function extractExamples(markdown: string): Example[] {
 interface Running {
   example: Example;
   output: () => string;
+  /** Resolves once the output contains `text`, or with false once the block ended without it. */
+  shows: (text: string) => Promise<boolean>;
   done: Promise<number | null>;
 }
 
 const examples = extractExamples(await readFile(README, 'utf8'));
 let root: string;
 let fast: SimServer;
-let slow: SimServer;
+let held: SimServer;
 let env: Record<string, string>;
 let background: Running | undefined;
 
 function start(example: Example): Running {
   const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', example.script], {
     cwd: path.join(root, 'work'),
-    env: { ...env, NSED_URL: example.sim === 'slow' ? slow.url : fast.url },
+    env: { ...env, NSED_URL: example.sim === 'held' ? held.url : fast.url },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 25_000);
+  const onOutput = (d: Buffer): void => {
+    output += d.toString();
+    child.emit('output');
+  };
+  child.stdout.on('data', onOutput);
+  child.stderr.on('data', onOutput);
+  // A backstop against a hung example, not a speed limit.
+  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
   const done = new Promise<number | null>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);
       resolve(code);
     }),
   );
-  return { example, output: () => output, done };
+  const shows = (text: string): Promise<boolean> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (!output.includes(text)) return;
+        child.off('output', check);
+        resolve(true);
+      };
+      child.on('output', check);
+      check();
+      void done.then(() => resolve(output.includes(text)));
+    });
+  if (example.releaseOn !== undefined) {
+    void shows(example.releaseOn).then((seen) => seen && releaseHeld());
+  }
+  return { example, output: () => output, shows, done };
+}
+
+/** Lets every held deliberation run to its end. */
+function releaseHeld(): void {
+  for (const job of held.control.jobs()) if (!job.ended) held.control.release(job.jobId);
 }
 
 async function expectExit(run: Running): Promise<void> {
@@ -119,7 +152,13 @@ beforeAll(async () => {
   const wrapper = path.join(root, 'bin', 'nsed');
   await writeFile(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   await chmod(wrapper, 0o755);
-  [fast, slow] = await Promise.all([startSim({ port: 0, roundMs: 5 }), startSim({ port: 0, roundMs: 500 })]);
+  [fast, held] = await Promise.all([startSim({ port: 0, roundMs: 5 }), startSim({ port: 0, roundMs: 5, hold: true })]);
+  held.control.on('job', (id) => {
+    // The first round is scored (text mode shows 'round 1/'), then the job waits until an
+    // injection reaches it, a release-on text shows, or it is cancelled.
+    held.control.release(id, 2);
+    void held.control.injected(id).then(() => held.control.release(id));
+  });
   env = {
     PATH: `${path.join(root, 'bin')}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
     HOME: path.join(root, 'home'),
@@ -131,7 +170,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([fast?.close(), slow?.close()]);
+  await Promise.all([fast?.close(), held?.close()]);
   if (root !== undefined) await rm(root, { recursive: true, force: true });
 });
 
@@ -150,12 +189,7 @@ describe('README.md examples', () => {
       const run = start(example);
       if (example.background) {
         const waitFor = example.waitFor ?? '';
-        const deadline = Date.now() + 20_000;
-        while (!run.output().includes(waitFor)) {
-          if (Date.now() > deadline) throw new Error(`README.md:${example.line} never printed '${waitFor}':\n${run.output()}`);
-          const ended = await Promise.race([run.done.then(() => true), new Promise((r) => setTimeout(() => r(false), 50))]);
-          if (ended && !run.output().includes(waitFor)) throw new Error(`README.md:${example.line} ended before '${waitFor}':\n${run.output()}`);
-        }
+        if (!(await run.shows(waitFor))) throw new Error(`README.md:${example.line} ended before '${waitFor}':\n${run.output()}`);
         background = run;
         return;
       }
@@ -163,6 +197,6 @@ describe('README.md examples', () => {
       const waiting = background;
       background = undefined;
       if (waiting !== undefined) await expectExit(waiting);
-    }, 30_000);
+    });
   }
 });

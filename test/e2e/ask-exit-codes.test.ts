@@ -1,7 +1,7 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from './harness.js';
+import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -14,9 +14,7 @@ afterAll(async () => {
   await rig.close();
 });
 
-async function session(id: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as Record<string, unknown>;
-}
+const session = (id: string): Promise<Record<string, unknown>> => rig.session(id);
 
 async function newestSession(): Promise<Record<string, unknown>> {
   const names = (await readdir(join(rig.home, 'sessions'))).filter((n) => n.endsWith('.json'));
@@ -24,7 +22,7 @@ async function newestSession(): Promise<Record<string, unknown>> {
   return all.sort((a, b) => String(b['created']).localeCompare(String(a['created'])))[0] as Record<string, unknown>;
 }
 
-describe('exit codes of nsed ask, through a real process', () => {
+describe('exit codes of nsed ask', () => {
   it.each([
     ['a bad flag exits 2 (usage)', ['ask', '--bogus', 'q'], [], 2, /Unknown argument: bogus/],
     ['an unknown output mode exits 2', ['ask', '-o', 'xml', 'q'], [], 2, /Invalid values/],
@@ -90,66 +88,79 @@ describe('exit codes of nsed ask, through a real process', () => {
   });
 
   it('an idle stall exits 124 once resuming does not help (reliability #28)', async () => {
-    rig.sim.setFaults(['all:stall-ms=4000;stall-after=3']);
-    const r = await rig.run(['ask', '--idle-timeout', '0.3', 'Design a cache'], { timeoutMs: 30_000 });
+    // The stall outlasts any test, so only the CLI's own idle timer can end the turn.
+    rig.sim.setFaults(['all:stall-ms=600000;stall-after=3']);
+    const r = await rig.run(['ask', '--idle-timeout', '0.3', 'Design a cache']);
     expect(r.code).toBe(124);
     expect(r.stderr).toMatch(/idle-timeout/);
   });
 
   it('--timeout bounds the whole turn with exit 124 (reliability #52)', async () => {
-    rig.sim.setFaults(['stall-ms=4000;stall-after=2']);
+    rig.sim.setFaults(['stall-ms=600000;stall-after=2']);
     const r = await rig.run(['ask', '--timeout', '0.5', 'Design a cache']);
     expect(r.code).toBe(124);
     expect(r.stderr).toMatch(/--timeout/);
   });
 
+  it('the process exits with the code the command returned (usage 2, server 5, network 6)', async () => {
+    rig.sim.setFaults(['status=503']);
+    const [usage, server, network] = await Promise.all([
+      rig.runProcess(['ask', '--bogus', 'q']),
+      rig.runProcess(['ask', 'q']),
+      rig.runProcess(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' } }),
+    ]);
+    expect([usage.code, server.code, network.code]).toEqual([2, 5, 6]);
+    expect(server.stderr).toMatch(/^nsed: .*503/m);
+  });
+});
+
+describe('signals mid-stream, through a real process (held deliberations)', () => {
+  let held: Rig;
+  beforeAll(async () => {
+    held = await makeRig({ hold: true });
+  });
+  afterAll(async () => {
+    await held.close();
+  });
+
+  /** Starts `nsed <args>`, lets the held job run `phases` phases, and waits until `marker` shows. */
+  async function midStream(args: string[], marker: string, phases = 1) {
+    const child = held.spawn(args);
+    const job = await held.sim.control.nextJob();
+    held.sim.control.release(job, phases);
+    await waitForOutput(child, (out) => out.includes(marker));
+    return { child, job };
+  }
+
   it('SIGINT mid-stream exits 130, saves the partial answer and keeps pending_job (reliability #42)', async () => {
-    const slow = await makeRig({ roundMs: 400 });
-    try {
-      const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a cache']);
-      await waitForOutput(child, (out) => out.includes('"type":"round"'));
-      child.kill('SIGINT');
-      const r = await child.result;
-      expect(r.code).toBe(130);
-      expect(r.stderr).toMatch(/hint: nsed resume -s \S+/);
-      const events = parseNdjson(r.stdout);
-      expect(events.at(-1)).toMatchObject({ type: 'error', exit_code: 130 });
-      const id = String(events[0]?.['session']);
-      const saved = JSON.parse(await readFile(join(slow.home, 'sessions', `${id}.json`), 'utf8')) as Record<string, unknown>;
-      expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ role: 'assistant', status: 'interrupted' });
-      expect(saved['pending_job']).toMatchObject({ job_id: events.find((e) => e['type'] === 'job')?.['job_id'] });
-    } finally {
-      await slow.close();
-    }
+    const { child, job } = await midStream(['ask', '-o', 'ndjson', 'Design a cache'], '"type":"round"');
+    child.kill('SIGINT');
+    const r = await child.result;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/hint: nsed resume -s \S+/);
+    const events = parseNdjson(r.stdout);
+    expect(events.at(-1)).toMatchObject({ type: 'error', exit_code: 130 });
+    const saved = await held.session(String(events[0]?.['session']));
+    expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ role: 'assistant', status: 'interrupted' });
+    expect(saved['pending_job']).toMatchObject({ job_id: job });
+    expect(held.sim.control.job(job)).toMatchObject({ ended: false });
   });
 
   it('SIGHUP (a closed terminal) detaches like Ctrl-C, exit 129 with the partial saved (reliability #71)', async () => {
-    const slow = await makeRig({ roundMs: 400 });
-    try {
-      const child = slow.spawn(['ask', '-o', 'ndjson', 'Design a cache']);
-      await waitForOutput(child, (out) => out.includes('"type":"round"'));
-      child.kill('SIGHUP');
-      const r = await child.result;
-      expect(r.code).toBe(129);
-      const id = String(parseNdjson(r.stdout)[0]?.['session']);
-      const saved = JSON.parse(await readFile(join(slow.home, 'sessions', `${id}.json`), 'utf8')) as Record<string, unknown>;
-      expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ status: 'interrupted' });
-      expect(saved['pending_job']).toBeDefined();
-    } finally {
-      await slow.close();
-    }
+    const { child } = await midStream(['ask', '-o', 'ndjson', 'Design a cache'], '"type":"round"');
+    child.kill('SIGHUP');
+    const r = await child.result;
+    expect(r.code).toBe(129);
+    const saved = await held.session(String(parseNdjson(r.stdout)[0]?.['session']));
+    expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ status: 'interrupted' });
+    expect(saved['pending_job']).toBeDefined();
   });
 
   it('SIGTERM mid-stream exits 143 (reliability #71)', async () => {
-    const slow = await makeRig({ roundMs: 400 });
-    try {
-      const child = slow.spawn(['ask', 'Design a cache']);
-      await waitForOutput(child, (out) => out.includes('round 1/'));
-      child.kill('SIGTERM');
-      const r = await child.result;
-      expect(r.code).toBe(143);
-    } finally {
-      await slow.close();
-    }
+    // Text mode notes a round once it is scored: after its second phase.
+    const { child } = await midStream(['ask', 'Design a cache'], 'round 1/', 2);
+    child.kill('SIGTERM');
+    const r = await child.result;
+    expect(r.code).toBe(143);
   });
 });

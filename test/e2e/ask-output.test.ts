@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig } from './harness.js';
+import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 const ESC = String.fromCharCode(27);
 const ANSI = new RegExp(`${ESC}[\\[\\]]`);

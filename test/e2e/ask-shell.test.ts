@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, type Rig } from './harness.js';
+import { CLI, makeRig, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {

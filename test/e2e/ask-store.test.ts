@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmod, readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, parseNdjson, type Rig, type RunResult } from './harness.js';
+import { CLI, makeRig, parseNdjson, type CliResult, type Rig, type RunResult } from '../harness/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -54,7 +54,7 @@ describe('the session store as nsed ask leaves it', () => {
     const locked = await makeRig({ token: canary });
     try {
       const env = { NSED_TOKEN: canary, NSED_DEBUG: '1' };
-      const outputs: RunResult[] = [];
+      const outputs: CliResult[] = [];
       for (const mode of ['text', 'ndjson', 'final', 'json']) outputs.push(await locked.run(['ask', '-o', mode, 'Design a cache'], { env }));
       outputs.push(await locked.run(['ask', '--agents', 'CortexA,CortexB', 'Design a cache'], { env }));
       outputs.push(await locked.run(['ask', '-p', 'nope', 'q'], { env }));
@@ -71,10 +71,10 @@ describe('the session store as nsed ask leaves it', () => {
     }
   });
 
-  it('16 parallel asks leave 16 complete, parseable sessions (reliability #72)', async () => {
+  it('16 parallel ask processes leave 16 complete, parseable sessions (reliability #72)', async () => {
     const home = join(rig.home, 'parallel');
     const runs = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => rig.run(['ask', '-o', 'ndjson', `question ${i}`], { env: { NSED_HOME: home }, timeoutMs: 60_000 })),
+      Array.from({ length: 16 }, (_, i) => rig.runProcess(['ask', '-o', 'ndjson', `question ${i}`], { env: { NSED_HOME: home } })),
     );
     for (const r of runs) expect(r.code).toBe(0);
     const ids = await sessionIds(home);
@@ -85,13 +85,13 @@ describe('the session store as nsed ask leaves it', () => {
       const s = JSON.parse(await readFile(join(home, 'sessions', `${id}.json`), 'utf8')) as { turns: Array<{ status: string }> };
       expect(s.turns.map((t) => t.status)).toEqual(['complete', 'complete']);
     }
-  }, 90_000);
+  });
 });
 
 describe('where the prompt comes from', () => {
-  it('reads the prompt from a piped stdin when no words are given', async () => {
+  it('reads the prompt from a piped stdin when no words are given (a process: its real stdin)', async () => {
     const before = rig.sim.requests.length;
-    const r = await rig.run(['ask', '-o', 'final'], { stdin: 'piped question\n' });
+    const r = await rig.runProcess(['ask', '-o', 'final'], { stdin: 'piped question\n' });
     expect(r.code).toBe(0);
     const req = rig.sim.requests.slice(before).find((q) => q.path === '/v1/chat/completions');
     expect((req?.body as { messages: unknown[] }).messages).toEqual([{ role: 'user', content: 'piped question' }]);
@@ -106,7 +106,7 @@ describe('where the prompt comes from', () => {
   });
 
   it('does not read an open stdin when words are given (reliability #70)', async () => {
-    const r = await rig.run(['ask', '-o', 'final', 'words only'], { stdin: 'inherit-open', timeoutMs: 15_000 });
+    const r = await rig.runProcess(['ask', '-o', 'final', 'words only'], { stdin: 'inherit-open' });
     expect(r.code).toBe(0);
     expect(r.signal).toBeNull();
   });

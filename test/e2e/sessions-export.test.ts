@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { comparableEvents } from '../../src/output/export/ndjson.js';
-import { Capture, settle } from '../terminal/memory-io.js';
-import { CLI, makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from './harness.js';
+import { CLI, instantClock, makeRig, parseNdjson, runCliInProcess, type CliResult, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 let id = '';
@@ -29,20 +26,10 @@ afterAll(async () => {
   await rig.close();
 });
 
-/** Exports in-process through the real CLI frame (no network needed; a spawn costs ~0.3 s). */
-async function exportOf(format: string, ...more: string[]): Promise<RunResult> {
-  const stdout = new Capture(false);
-  const stderr = new Capture(false);
-  const base = {
-    env: { NSED_HOME: rig.home, NO_COLOR: '1' },
-    clock: { now: () => new Date(), sleep: () => Promise.resolve() },
-    signal: new AbortController().signal,
-    signalExit: () => undefined,
-    randomHex: (n: number) => '0'.repeat(n * 2),
-  };
-  const code = await runCli(['sessions', 'export', id, '--format', format, ...more], base, { stdout, stderr, stdin: new PassThrough() });
-  await settle();
-  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+/** Exports against the store alone (no orchestrator set: an export needs no network). */
+function exportOf(format: string, ...more: string[]): Promise<CliResult> {
+  const args = ['sessions', 'export', id, '--format', format, ...more];
+  return runCliInProcess(args, { env: { NSED_HOME: rig.home, NO_COLOR: '1' }, clock: instantClock(), randomHex: (n) => '0'.repeat(n * 2) });
 }
 
 /** Splits an export's lines into runs, one per assistant turn (seq starts again at 1). */
@@ -72,11 +59,14 @@ describe('export --format ndjson', () => {
   });
 
   it('keeps an injection among the rounds where the live stream showed it', async () => {
-    const slow = await makeRig({ roundMs: 600 });
+    const slow = await makeRig({ hold: true });
     try {
-      const ask = slow.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Plan the database migration']);
-      await waitForOutput(ask, (out) => out.includes('"scored":true'));
+      const ask = slow.start(['ask', '-p', 'deep', '-o', 'ndjson', 'Plan the database migration']);
+      const job = await slow.sim.control.nextJob();
+      slow.sim.control.release(job, 2);
+      await ask.output((out) => out.includes('"scored":true'));
       expect((await slow.run(['inject', '--last', '--no-wait', 'Keep the old API for a year'])).code).toBe(0);
+      slow.sim.control.release(job);
       const done = await ask.result;
       expect(done.code).toBe(0);
       const events = parseNdjson(done.stdout);

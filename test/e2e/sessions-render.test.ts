@@ -3,14 +3,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
-import type { ProcessContext } from '../../src/context.js';
 import { relativeTime } from '../../src/output/session-time.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION, type Session, type Turn } from '../../src/session/model.js';
-import { Capture, settle } from '../terminal/memory-io.js';
+import { instantClock, runCliInProcess, type CliResult } from '../harness/cli.js';
 
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const ago = (ms: number): string => new Date(NOW.getTime() - ms).toISOString();
@@ -38,19 +35,8 @@ function session(id: string, updated: string, over: Partial<Session> = {}): Sess
   };
 }
 
-async function run(args: string[], tty: boolean): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new Capture(tty);
-  const stderr = new Capture(tty);
-  const base: ProcessContext = {
-    env: { NO_COLOR: '1' },
-    clock: { now: () => NOW, sleep: () => Promise.resolve() },
-    signal: new AbortController().signal,
-    signalExit: () => undefined,
-    randomHex: (n) => '0'.repeat(n * 2),
-  };
-  const code = await runCli([...args, '--home', home], base, { stdout, stderr, stdin: new PassThrough() });
-  await settle();
-  return { code, stdout: stdout.text, stderr: stderr.text };
+function run(args: string[], tty: boolean): Promise<CliResult> {
+  return runCliInProcess([...args, '--home', home], { tty, clock: instantClock(() => NOW), randomHex: (n) => '0'.repeat(n * 2) });
 }
 
 beforeAll(async () => {

@@ -1,11 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run-cli.js';
 import { comparableEvents } from '../../src/output/export/ndjson.js';
-import { Capture, settle } from '../terminal/memory-io.js';
-import { makeRig, parseNdjson, waitForOutput, type Rig, type RunResult } from './harness.js';
+import { instantClock, makeRig, parseNdjson, runCliInProcess, type CliResult, type Rig } from '../harness/rig.js';
 
 interface StoredTurn {
   id: string;
@@ -19,24 +16,9 @@ interface StoredTurn {
 
 let rig: Rig;
 
-/**
- * The reading commands need no network, so most checks run them in-process through the real
- * CLI frame (a spawn costs ~0.3 s here); the built bundle is exercised by the runs that
- * build the store and by the checks that go through `rig.run`.
- */
-async function nsed(args: string[], home = rig.home): Promise<RunResult> {
-  const stdout = new Capture(false);
-  const stderr = new Capture(false);
-  const base = {
-    env: { NSED_HOME: home, NO_COLOR: '1' },
-    clock: { now: () => new Date(), sleep: () => Promise.resolve() },
-    signal: new AbortController().signal,
-    signalExit: () => undefined,
-    randomHex: (n: number) => '0'.repeat(n * 2),
-  };
-  const code = await runCli(args, base, { stdout, stderr, stdin: new PassThrough() });
-  await settle();
-  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+/** The reading commands need no network: run against a store alone, with no orchestrator set. */
+function nsed(args: string[], home = rig.home): Promise<CliResult> {
+  return runCliInProcess(args, { env: { NSED_HOME: home, NO_COLOR: '1' }, clock: instantClock(), randomHex: (n) => '0'.repeat(n * 2) });
 }
 /** Sessions built by real runs: ask + continue, a fork of it, a second ask, a failed ask. */
 const ids = { main: '', fork: '', fast: '', failed: '' };
@@ -204,20 +186,29 @@ describe('nsed sessions rm', () => {
   });
 });
 
-describe('sessions touched by inject and cancel from a second terminal', () => {
+describe('sessions touched by inject and cancel from a second terminal (the deliberation held open)', () => {
   let slow: Rig;
   beforeAll(async () => {
-    slow = await makeRig({ roundMs: 600 });
+    slow = await makeRig({ hold: true });
   });
   afterAll(async () => {
     await slow.close();
   });
 
+  /** Starts `nsed ask`, lets its first round be scored, and leaves the job parked. */
+  async function running(args: string[]) {
+    const ask = slow.start(args);
+    const job = await slow.sim.control.nextJob();
+    slow.sim.control.release(job, 2);
+    await ask.output((out) => /round 1\//.test(out));
+    return { ask, job };
+  }
+
   it('shows an injection, marked with its round and sequence, before the answer it steered', async () => {
-    const ask = slow.spawn(['ask', '-p', 'deep', 'Plan the database migration']);
-    await waitForOutput(ask, (out) => /round 1\//.test(out));
+    const { ask, job } = await running(['ask', '-p', 'deep', 'Plan the database migration']);
     const inject = await slow.run(['inject', '--last', '--no-wait', 'Keep the old API for a year']);
     expect(inject.code).toBe(0);
+    slow.sim.control.release(job);
     expect((await ask.result).code).toBe(0);
     const id = (await nsed(['sessions', 'ls', '--ids', '-n', '1'], slow.home)).stdout.trim();
     const r = await nsed(['sessions', 'show', id], slow.home);
@@ -227,8 +218,7 @@ describe('sessions touched by inject and cancel from a second terminal', () => {
   });
 
   it('refuses to remove a running session without --force (exit 7), and marks it cancelled once cancelled', async () => {
-    const ask = slow.spawn(['ask', '-p', 'deep', 'Rewrite the billing service']);
-    await waitForOutput(ask, (out) => /round 1\//.test(out));
+    const { ask } = await running(['ask', '-p', 'deep', 'Rewrite the billing service']);
     const id = (await slow.run(['sessions', 'ls', '--ids', '--state', 'running'])).stdout.trim();
     expect(id).toMatch(/^\d{8}-[0-9a-f]{8}$/);
     const refused = await slow.run(['sessions', 'rm', id]);

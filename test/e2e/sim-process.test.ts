@@ -1,13 +1,13 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnCli, waitForOutput } from './harness.js';
+import { spawnCli, waitForOutput } from '../harness/rig.js';
 
 const run = promisify(execFile);
 
 /** `nsed sim` as a user starts it; resolves with its base URL from the first stdout line. */
 async function startSimProcess(args: string[]): Promise<{ child: ChildProcess & { result: Promise<{ code: number | null; stdout: string; stderr: string }> }; url: string }> {
-  const child = spawnCli(['sim', '--port', '0', '--host', '127.0.0.1', ...args], { stdin: 'inherit-open', timeoutMs: 60_000 });
+  const child = spawnCli(['sim', '--port', '0', '--host', '127.0.0.1', ...args], { stdin: 'inherit-open' });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   await waitForOutput(child, (o) => o.includes('\n'));
@@ -30,11 +30,15 @@ async function curl(args: string[]): Promise<string> {
 
 describe('nsed sim as a process, driven by the seeds\' curl examples', () => {
   it('runs the two-terminal mid-flight injection example as seed chat-completions describes it', async () => {
-    const { child, url } = await startSimProcess(['--round-ms', '400', '--token', 'demo-token']);
+    // --hold keeps the deliberation at its phase boundaries until the /_sim/ control releases it.
+    const { child, url } = await startSimProcess(['--round-ms', '5', '--token', 'demo-token', '--hold']);
     current = child;
     const auth = ['-H', 'Authorization: Bearer demo-token', '-H', 'x-opencode-session: ses_example'];
     const terminal1 = curl(['-N', '-X', 'POST', `${url}/v1/chat/completions`, ...auth, '-d', JSON.stringify({ model: 'nsed:deep', messages: [{ role: 'user', content: 'Design a distributed cache' }], stream: true })]);
-    await new Promise((r) => setTimeout(r, 900));
+    const { jobId } = JSON.parse(await curl([`${url}/_sim/next-job`])) as { jobId: string };
+    const released = JSON.parse(await curl(['-X', 'POST', `${url}/_sim/jobs/${jobId}/release`, '-d', '{"phases":1}'])) as { phases: number };
+    expect(released.phases).toBeLessThanOrEqual(1);
+    expect(JSON.parse(await curl([`${url}/_sim/jobs/${jobId}/wait?for=parked`]))).toMatchObject({ phases: 1, parked: true, ended: false });
     const body = {
       model: 'nsed:deep',
       messages: [
@@ -43,7 +47,10 @@ describe('nsed sim as a process, driven by the seeds\' curl examples', () => {
       ],
       stream: false,
     };
-    const terminal2 = JSON.parse(await curl(['-X', 'POST', `${url}/v1/chat/completions`, ...auth, '-d', JSON.stringify(body)])) as {
+    const answer = curl(['-X', 'POST', `${url}/v1/chat/completions`, ...auth, '-d', JSON.stringify(body)]);
+    expect(JSON.parse(await curl([`${url}/_sim/jobs/${jobId}/wait?for=injected`]))).toMatchObject({ injected: 1, ended: false });
+    await curl(['-X', 'POST', `${url}/_sim/jobs/${jobId}/release`]);
+    const terminal2 = JSON.parse(await answer) as {
       object: string;
       choices: Array<{ message: { content: string }; finish_reason: string }>;
     };
@@ -63,7 +70,9 @@ describe('nsed sim as a process, driven by the seeds\' curl examples', () => {
     const r = await child.result;
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^POST \/v1\/chat\/completions 200 \d+ms$/m);
-  }, 30_000);
+    // The control routes are not orchestrator requests: not logged.
+    expect(r.stderr).not.toContain('/_sim/');
+  });
 
   it('answers the thread tutorial\'s /deliberation requests, and refuses messages with user_query', async () => {
     const { child, url } = await startSimProcess(['--round-ms', '5']);
@@ -79,11 +88,10 @@ describe('nsed sim as a process, driven by the seeds\' curl examples', () => {
       { role: 'user', content: 'yo what about forests?' },
     ];
     const second = JSON.parse(await curl([`${url}/deliberation`, '-d', JSON.stringify({ ...base, room_id: 'room-9c0d1e2f', messages })])) as { job_id: string };
-    await new Promise((r) => setTimeout(r, 300));
     const details = JSON.parse(await curl([`${url}/deliberation/${second.job_id}/details`])) as { query: string; messages: unknown };
     expect(details.query).toBe('[user] What is the sound of one hand clapping?\n\n[assistant] A Zen koan attributed to Hakuin Ekaku…\n\n[user] yo what about forests?');
     expect(details.messages).toEqual(messages);
     child.kill('SIGINT');
     expect((await child.result).code).toBe(0);
-  }, 30_000);
+  });
 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig } from './harness.js';
+import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 interface SavedTurn {
   id: string;

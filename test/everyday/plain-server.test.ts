@@ -2,7 +2,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseNdjson, spawnCli, type RunOptions } from '../e2e/harness.js';
+import { spawnCli, type RunOptions } from '../harness/process.js';
+import { parseNdjson } from '../harness/rig.js';
 import { startPlainServer, type PlainServer } from './plain-server.js';
 
 const ANSWER = 'Hello from a plain server.';

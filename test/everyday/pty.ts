@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { CLI, type Rig } from '../e2e/harness.js';
+import { CLI, type Rig } from '../harness/rig.js';
 
 // util-linux `script` gives the command a pseudo-terminal: the only honest way to see what a
 // person at a terminal sees. Its pty is never sized (0 columns), so progress comes as plain lines.

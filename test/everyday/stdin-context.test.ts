@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withContext } from '../../src/commands/shared/prompt.js';
-import { CLI, makeRig, type Rig } from '../e2e/harness.js';
+import { CLI, makeRig, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe('piped standard input joins the words as context', () => {
   });
 
   it('an empty pipe adds nothing', async () => {
-    const r = await rig.run(['ask', '-o', 'final', 'just the words'], { stdin: '' });
+    const r = await rig.runProcess(['ask', '-o', 'final', 'just the words'], { stdin: '' });
     expect(r.code).toBe(0);
     expect(lastUserMessage()).toBe('just the words');
   });

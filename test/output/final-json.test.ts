@@ -37,7 +37,8 @@ describe('final output', () => {
 describe('json output', () => {
   it('writes one object when the turn ends, with scored rounds and injections', async () => {
     const { io, stdout, stderr } = memoryIO();
-    await render('json', io, [...script.slice(0, -1), { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' }, finish]);
+    const result = { type: 'tool-result' as const, id: 'c1', name: 'search', content: 'found', exit_code: 0, status: 'ok' as const, duration_ms: 12 };
+    await render('json', io, [...script.slice(0, -1), { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' }, result, finish]);
     expect(stdout.text.endsWith('}\n')).toBe(true);
     expect(stdout.text.split('\n')).toHaveLength(2);
     expect(JSON.parse(stdout.text)).toEqual({
@@ -53,6 +54,7 @@ describe('json output', () => {
       ],
       injections: [{ message: 'focus on\nlatency', round: 2, sequence: 1 }],
       tool_calls: [{ id: 'c1', name: 'search', arguments: '{"q":"x"}' }],
+      tool_results: [{ id: 'c1', name: 'search', content: 'found', exit_code: 0, status: 'ok', duration_ms: 12 }],
       finish_reason: 'stop',
     });
     expect(stderr.text).toBe('');

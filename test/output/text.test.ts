@@ -79,8 +79,29 @@ describe('text output', () => {
     const { io, stderr } = memoryIO();
     const args = `{"cmd":"rm -rf ~\x1b]52;c;AAAA\x07",\n"pad":"${'x'.repeat(200)}"}`;
     await render('text', io, [turnStart, { type: 'tool-call', id: 'c1', name: 'shell\x1b[2J', arguments: args }]);
-    expect(stderr.text).toMatch(/^tool call requested: shell\(\{"cmd":"rm -rf ~", "pad":"x+…\)\n$/);
-    expect(stderr.text.length).toBeLessThan(120);
+    expect(stderr.text).toMatch(/^tool call shell \{"cmd":"rm -rf ~", "pad":"x+… · c1\n$/);
+    expect(stderr.text.length).toBeLessThan(160);
+  });
+
+  it('shows how each call was settled: exit status, duration and a short result', async () => {
+    const { io, stderr } = memoryIO();
+    const base = { type: 'tool-result' as const, id: 'c1', name: 'calc', duration_ms: null };
+    await render('text', io, [
+      turnStart,
+      { ...base, content: '4', exit_code: 0, status: 'ok', duration_ms: 12.4 },
+      { ...base, content: 'error: tool calc exited with status 3: down', exit_code: 3, status: 'error' },
+      { ...base, content: 'error: tool calc did not finish within 1 s and was stopped', exit_code: null, status: 'timeout' },
+      { ...base, content: "error: tool 'rm' was not declared", exit_code: null, status: 'refused' },
+      { ...base, content: '', exit_code: null, status: 'expired' },
+    ]);
+    expect(stderr.text.split('\n')).toEqual([
+      'tool result calc · exit 0 · 12 ms: 4',
+      'tool result calc · exit 3: error: tool calc exited with status 3: down',
+      'tool result calc · timeout: error: tool calc did not finish within 1 s and was stopped',
+      "tool result calc · refused: error: tool 'rm' was not declared",
+      'tool result calc · expired: no answer arrived in time; the council goes on without it',
+      '',
+    ]);
   });
 
   it('writes each piece of the answer as it arrives, before the turn ends', async () => {

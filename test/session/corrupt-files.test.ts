@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
 import { openFileStore } from '../../src/session/file-store.js';
-import { session, tempHome } from './fixtures/temp-home.js';
+import { session, tempHome } from '../harness/temp-store.js';
 
 const good = Buffer.from(`${JSON.stringify(session('bad'), null, 2)}\n`);
 

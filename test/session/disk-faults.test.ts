@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { failingDisk, type DiskCall } from './fixtures/failing-disk.js';
-import { session, tempHome } from './fixtures/temp-home.js';
+import { session, tempHome } from '../harness/temp-store.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
   const err = await p.then(() => undefined, (e: unknown) => e);

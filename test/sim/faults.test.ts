@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
 import { startSim } from '../../src/sim/server.js';
-import { ask, getJson, post, postSse, sim, until } from './helpers.js';
+import { ask, getJson, post, postSse, sim, until } from '../harness/sse.js';
 
 const FAULT = 'x-nsed-sim-fault';
 const chatUrl = (url: string) => `${url}/v1/chat/completions`;

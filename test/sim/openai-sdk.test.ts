@@ -1,6 +1,6 @@
 import OpenAI, { NotFoundError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { sim } from './helpers.js';
+import { sim } from '../harness/sse.js';
 
 const TOKEN = 'sdk-token';
 
@@ -55,5 +55,29 @@ describe('conformance with the official openai package', () => {
       }
     };
     await expect(consume()).rejects.toThrow(/deliberation failed/);
+  });
+
+  it('completes a tool round trip: the SDK gets tool_calls, sends the tool message, and the same job answers with it', async () => {
+    const s = await sim({ token: TOKEN, toolWaitMs: 10 * 60_000 });
+    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: TOKEN, maxRetries: 0, defaultHeaders: { 'x-opencode-session': 'sdk-tools' } });
+    const tools = [{ type: 'function' as const, function: { name: 'calculator', parameters: { type: 'object', properties: { expr: { type: 'string' } } } } }];
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Use the calculator to compute 2+2' }];
+    const first = await client.chat.completions.create({ model: 'nsed:fast', messages, tools });
+    expect(first.choices[0]?.finish_reason).toBe('tool_calls');
+    const call = first.choices[0]?.message.tool_calls?.[0];
+    if (call?.type !== 'function') throw new Error('expected a function call');
+    expect(JSON.parse(call.function.arguments)).toEqual({ expr: '2+2' });
+    messages.push(first.choices[0]?.message as OpenAI.Chat.ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: '4' });
+    const stream = await client.chat.completions.create({ model: 'nsed:fast', messages, tools, stream: true });
+    let answer = '';
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      answer += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(finish).toBe('stop');
+    expect(answer).toContain('`calculator` returned “4”');
+    expect(s.requests.filter((r) => r.path === '/deliberation').length).toBe(0);
+    expect(new Set(s.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.headers['x-opencode-session'])).size).toBe(1);
   });
 });

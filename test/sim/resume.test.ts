@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ask, getJson, post, postSse, readSse, sim, sleep, until } from './helpers.js';
+import { ask, getJson, post, postSse, readSse, sim } from '../harness/sse.js';
 
 describe('POST /deliberation/{id}/resume (protocol §3.12)', () => {
   it('replays a finished job event for event and byte for byte (reliability #33)', async () => {
@@ -14,15 +14,15 @@ describe('POST /deliberation/{id}/resume (protocol §3.12)', () => {
   });
 
   it('replays the history of a running job, then follows its live tail to the same end', async () => {
-    const s = await sim({ roundMs: 10 });
+    const s = await sim({ hold: true });
     const res = await post(`${s.url}/v1/chat/completions`, ask('Design a distributed cache', { model: 'nsed:deep' }));
     const id = res.headers.get('x-nsed-session-id') ?? '';
-    let seen = 0;
-    const live = readSse(res, () => {
-      seen += 1;
-    });
-    await until(() => seen >= 6);
-    const resumed = await postSse(`${s.url}/deliberation/${id}/resume`, '');
+    const live = readSse(res);
+    s.control.release(id, 3);
+    await s.control.parked(id);
+    const resuming = postSse(`${s.url}/deliberation/${id}/resume`, '');
+    s.control.release(id);
+    const resumed = await resuming;
     const whole = await live;
     expect(resumed.data).toEqual(whole.data);
     expect(resumed.data.length).toBeGreaterThan(20);
@@ -57,11 +57,13 @@ describe('POST /deliberation/{id}/resume (protocol §3.12)', () => {
   });
 
   it('answers 404 on /resume and /result once the history TTL has passed (reliability #38)', async () => {
-    const s = await sim({ historyTtlMs: 40 });
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const s = await sim({ historyTtlMs: 60_000, now: () => now });
     const live = await postSse(`${s.url}/v1/chat/completions`, ask('short lived', { model: 'nsed:fast' }));
     const id = live.headers.get('x-nsed-session-id') ?? '';
+    now += 59_999;
     expect((await getJson(`${s.url}/deliberation/${id}/result`)).status).toBe(200);
-    await sleep(80);
+    now += 1;
     expect((await post(`${s.url}/deliberation/${id}/resume`, '')).status).toBe(404);
     expect(await getJson(`${s.url}/deliberation/${id}/result`)).toEqual({ status: 404, body: { error: 'not found' } });
   });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletion, NsedInjected } from '../../src/protocol/wire.js';
 import { JobRegistry } from '../../src/sim/jobs.js';
-import { TimerSet } from '../../src/sim/timers.js';
-import { contentOf, deltas, getJson, post, readSse, sim, until } from './helpers.js';
+import { contentOf, deltas, getJson, post, readSse, sim } from '../harness/sse.js';
 
 const THREAD = { 'x-opencode-session': 'ses_example' };
 const first = { model: 'nsed:deep', stream: true, messages: [{ role: 'user', content: 'Design a distributed cache' }] };
@@ -40,12 +39,17 @@ describe('x-opencode-session routing (protocol §6.2)', () => {
   });
 
   it('with a running job, stream: false injects the last user message and blocks for that job (§6.3)', async () => {
-    const s = await sim({ roundMs: 15 });
+    const s = await sim({ hold: true });
     const res1 = await post(`${s.url}/v1/chat/completions`, first, THREAD);
     const id = res1.headers.get('x-nsed-session-id') ?? '';
     const stream1 = readSse(res1);
-    await until(async () => (await statusOf(s.url, id)) === 'running');
-    const res2 = await post(`${s.url}/v1/chat/completions`, followUp(false), THREAD);
+    s.control.release(id, 2);
+    await s.control.parked(id);
+    expect(await statusOf(s.url, id)).toBe('running');
+    const pending = post(`${s.url}/v1/chat/completions`, followUp(false), THREAD);
+    await s.control.injected(id);
+    s.control.release(id);
+    const res2 = await pending;
     expect(res2.headers.get('x-nsed-session-id')).toBe(id);
     const answer = ((await res2.json()) as ChatCompletion).choices[0]?.message.content ?? '';
     const r1 = await stream1;
@@ -66,14 +70,17 @@ describe('x-opencode-session routing (protocol §6.2)', () => {
   });
 
   it('with a running job, stream: true injects and attaches with a full replay from the start', async () => {
-    const s = await sim({ roundMs: 15 });
+    const s = await sim({ hold: true });
     const res1 = await post(`${s.url}/v1/chat/completions`, first, THREAD);
     const id = res1.headers.get('x-nsed-session-id') ?? '';
     const stream1 = readSse(res1);
-    await until(async () => (await statusOf(s.url, id)) === 'running');
-    await new Promise((r) => setTimeout(r, 40));
+    // A few phases in, so the attached stream has history to replay.
+    s.control.release(id, 3);
+    await s.control.parked(id);
     const res2 = await post(`${s.url}/v1/chat/completions`, followUp(true), THREAD);
     expect(res2.headers.get('x-nsed-session-id')).toBe(id);
+    await s.control.injected(id);
+    s.control.release(id);
     const [r1, r2] = await Promise.all([stream1, readSse(res2)]);
     expect(r2.data).toEqual(r1.data);
     expect(deltas(r2.chunks)[0]).toEqual({ role: 'assistant', nsed_session_id: id });
@@ -109,7 +116,7 @@ describe('x-opencode-session routing (protocol §6.2)', () => {
     const s = await sim();
     const res = await post(`${s.url}/v1/chat/completions`, { ...first, stream: false, model: 'nsed:fast' });
     expect(res.headers.get('x-nsed-session-id')).toMatch(/^room-[0-9a-f]{8}$/);
-    const registry = new JobRegistry(new TimerSet(), 1000);
+    const registry = new JobRegistry(() => 0, 1000);
     expect(registry.mintThreadJobId('oc-x', 1700000000000)).toBe('oc-x-1700000000000');
     expect(registry.mintThreadJobId('oc-x', 1700000000000)).toBe('oc-x-1700000000000-1');
     expect(registry.mintThreadJobId('oc-x', 1700000000000)).toBe('oc-x-1700000000000-2');

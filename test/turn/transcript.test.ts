@@ -71,7 +71,6 @@ describe('the transcript reducer', () => {
     const unchanged: NsedEvent[] = [
       { type: 'turn-start', session: 's', turn: 't', policy: 'p', path: 'compat', url: 'u' },
       { type: 'reconnect', attempt: 1, reason: 'eof' },
-      { type: 'tool-result', id: 'c1', content: 'ok', exit_code: 0 },
       { type: 'error', code: 'network', exit_code: 6, message: 'reset' },
       { type: 'text', text: '' },
     ];

@@ -69,7 +69,7 @@ export function withContext(question: string, context: string): string {
   return `${question}\n\n${fence}\n${body}${fence}\n`;
 }
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const decoder = new TextDecoder('utf-8');
   let out = '';
   for await (const chunk of stream) {

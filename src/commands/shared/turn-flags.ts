@@ -1,7 +1,8 @@
 import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
+import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
-import { stringFlag, type ParsedArgv } from '../command.js';
+import { stringFlag, stringList, type ParsedArgv } from '../command.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -16,7 +17,10 @@ export function withTurnOptions(y: Argv): Argv {
     .option('stream', { type: 'boolean', default: true, describe: 'stream the deliberation (--no-stream waits for one JSON answer)' })
     .option('agents', { type: 'string', describe: 'choose the council: A,B,C (native /deliberation path)' })
     .option('rounds', { type: 'number', describe: 'deliberation rounds (native /deliberation path)' })
-    .option('tools', { type: 'string', describe: 'JSON file with OpenAI function tools to offer the council' });
+    .option('tools', { type: 'string', describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called' })
+    .option('tool', { type: 'string', describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable' })
+    .option('ask-user', { type: 'boolean', describe: 'offer the ask_user tool: the council may ask you a question' })
+    .option('max-tool-calls', { type: 'number', describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})` });
 }
 
 /** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
@@ -53,5 +57,15 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     agents,
     rounds,
     toolsFile: str('tools'),
+    // Not a yargs array (that would swallow the prompt words after it); repeats still collect.
+    toolFlags: stringList(argv, 'tool'),
+    askUser: argv['ask-user'] === true,
+    maxToolCalls: maxToolCalls(argv['max-tool-calls']),
   };
+}
+
+function maxToolCalls(v: unknown): number {
+  if (v === undefined) return DEFAULT_MAX_TOOL_CALLS;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 1000) throw usageError('--max-tool-calls must be a whole number from 0 to 1000');
+  return v;
 }

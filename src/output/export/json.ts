@@ -89,9 +89,18 @@ export function turnDocument(t: Turn): TurnDocument {
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
     rounds: Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
     tool_calls: Array.isArray(t.tool_calls)
-      ? t.tool_calls.filter(isObject).map((c) => ({ id: str(c.id) ?? '', name: str(c.name) ?? '', arguments: str(c.arguments) ?? '' }))
+      ? t.tool_calls.filter(isObject).map(toolCallOf)
       : [],
   };
+}
+
+/** A recorded call, with its result when it was settled (fields of other versions are dropped). */
+function toolCallOf(call: object): RecordedToolCall {
+  const c = call as Record<string, unknown>;
+  const out: RecordedToolCall = { id: str(c.id) ?? '', name: str(c.name) ?? '', arguments: str(c.arguments) ?? '' };
+  const status = str(c.status);
+  if (status === null) return out;
+  return { ...out, result: str(c.result) ?? '', status, exit_code: num(c.exit_code), duration_ms: num(c.duration_ms) };
 }
 
 function roundOf(r: Record<string, unknown>): NsedRound {

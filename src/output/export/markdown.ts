@@ -1,5 +1,5 @@
 import type { NsedRound } from '../../protocol/wire.js';
-import type { Session } from '../../session/model.js';
+import type { RecordedToolCall, Session } from '../../session/model.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
 /** Text that must stay on one line (a heading, a list item): whitespace runs become one space. */
@@ -27,6 +27,10 @@ export function markdownExport(s: Session): string {
       for (const r of t.rounds) out.push(`- ${roundSummary(r)}`);
       out.push('');
     }
+    if (t.tool_calls.length > 0) {
+      for (const c of t.tool_calls) out.push(`- ${toolCallItem(c)}`);
+      out.push('');
+    }
     out.push(t.content.trim() === '' ? '_(no content)_' : t.content.replace(/\s+$/, ''));
     if (t.error !== null && t.status !== 'complete') out.push('', `_${t.status}: ${flat(t.error)}_`);
   });
@@ -48,6 +52,14 @@ function heading(t: TurnDocument): string {
   if (t.ts !== '') parts.push(t.ts);
   if (t.status !== 'complete') parts.push(`**${t.status}**`);
   return parts.join(' · ');
+}
+
+function toolCallItem(c: RecordedToolCall): string {
+  const call = `Tool ${code(c.name)} called with ${code(c.arguments)}`;
+  if (c.status === undefined) return `${call}: waiting for a result (${code(c.id)})`;
+  if (c.status === 'expired') return `${call}: expired unanswered`;
+  const exit = c.exit_code == null ? '' : `, exit ${c.exit_code}`;
+  return `${call} → ${code(c.result ?? '')} (${c.status}${exit})`;
 }
 
 function roundSummary(r: NsedRound): string {

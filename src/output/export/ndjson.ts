@@ -1,6 +1,6 @@
-import { NDJSON_SCHEMA_VERSION, type NsedEvent } from '../../events.js';
+import { NDJSON_SCHEMA_VERSION, type NsedEvent, type ToolResultStatus } from '../../events.js';
 import { ExitCode } from '../../errors.js';
-import type { Session } from '../../session/model.js';
+import type { RecordedToolCall, Session } from '../../session/model.js';
 import { toJsonLine } from '../ndjson.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
@@ -43,8 +43,12 @@ function turnEvents(session: string, policy: string, url: string, t: TurnDocumen
     events.push({ type: 'round', round: r.round, total_rounds: r.total_rounds, progress: r.progress, scored: r.scored, candidates: r.candidates });
   }
   events.push(...rest.map(injectionEvent));
+  // Calls come before the answer, as live: the council answers once their results are in.
+  for (const c of t.tool_calls) {
+    events.push({ type: 'tool-call', id: c.id, name: c.name, arguments: c.arguments });
+    if (c.status !== undefined) events.push(toolResultEvent(c));
+  }
   if (t.content !== '') events.push({ type: 'text', text: t.content });
-  for (const c of t.tool_calls) events.push({ type: 'tool-call', id: c.id, name: c.name, arguments: c.arguments });
   if (t.status === 'complete') {
     events.push({ type: 'finish', finish_reason: t.finish_reason ?? 'stop', content: t.content, session, turn: t.id, job_id: t.job_id });
   } else {
@@ -102,3 +106,10 @@ function orderRoundsAndInjections(events: Array<Record<string, unknown>>): Array
   }
   return result;
 }
+
+function toolResultEvent(c: RecordedToolCall): NsedEvent {
+  const status = TOOL_STATUSES.find((x) => x === c.status) ?? 'answered';
+  return { type: 'tool-result', id: c.id, name: c.name, content: c.result ?? '', exit_code: c.exit_code ?? null, status, duration_ms: c.duration_ms ?? null };
+}
+
+const TOOL_STATUSES: readonly ToolResultStatus[] = ['ok', 'error', 'timeout', 'capped', 'refused', 'answered', 'expired'];

@@ -1,14 +1,15 @@
 import { flattenCompat, isBlank } from '../../protocol/flatten.js';
 import { Headers } from '../../protocol/wire.js';
-import { earlierQuestion, lastUserContent, parseChatRequest, toolResultsOf } from '../chat-request.js';
+import { earlierQuestion, lastUserContent, parseChatRequest, toolAnswersOf, toolResultsOf } from '../chat-request.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { parseJson, sendOpenAiError } from '../http-util.js';
 import { threadBaseOf } from '../ids.js';
 import { resolvePolicy } from '../policies.js';
+import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
 import { startJob } from '../start-job.js';
 import { textContext } from '../text-context.js';
-import { planToolCall } from '../tool-plan.js';
+import { forcedToolCall, planToolCall } from '../tool-plan.js';
 
 const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
 
@@ -32,15 +33,19 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const base = threadHeader === undefined ? undefined : threadBaseOf(threadHeader);
   const question = lastUserContent(messages);
   const running = base === undefined ? undefined : ctx.jobs.runningInThread(base);
+  const toolResults = toolResultsOf(messages);
   if (running) {
-    if (!isBlank(question)) running.inject(question);
+    // A follow-up that answers the blocked agent's call feeds it and streams what comes next;
+    // anything else on a busy thread is guidance (the routing rule).
+    const fed = answerCalls(running, messages);
+    if (fed > 0) return respondWithJob(ctx, rq, running, stream, { from: running.log.length });
+    if (!isBlank(question) && toolResults.length === 0) running.inject(question);
     return respondWithJob(ctx, rq, running, stream);
   }
 
   const { task, instructions } = flattenCompat(messages);
   const text = textContext(question === '' ? task : question, earlierQuestion(messages));
-  const toolResults = toolResultsOf(messages);
-  const toolCall = policy.mode === 'deliberation' ? planToolCall(tools, question, toolResults.length > 0, text) : undefined;
+  const toolCall = policy.mode === 'deliberation' ? (forcedToolCall(rq.faults.callTool) ?? planToolCall(tools, question, toolResults.length > 0, text)) : undefined;
   const job = startJob(ctx, {
     id: base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now()),
     model: typeof model === 'string' ? model : `nsed:${policy.tags[0] ?? policy.name}`,
@@ -52,6 +57,7 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
       totalRounds: policy.max_rounds,
       policy: policy.policy_id,
       mode: policy.mode,
+      surface: 'compat',
     },
     text,
     toolResults,
@@ -59,4 +65,11 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
     ...(toolCall === undefined ? {} : { toolCall }),
   });
   return respondWithJob(ctx, rq, job, stream);
+}
+
+/** Answers the job's pending calls that this request's `tool` messages name; returns how many. */
+function answerCalls(job: Job, messages: Parameters<typeof toolAnswersOf>[0]): number {
+  let fed = 0;
+  for (const a of toolAnswersOf(messages)) if (job.tools.answer(a.id, a.content) === 'responded') fed += 1;
+  return fed;
 }

@@ -51,5 +51,5 @@ export function handleCancel(ctx: SimContext, rq: RouteInput): void {
 export function handleResume(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
-  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers: { [Headers.nsedSessionId]: job.id } });
+  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers: { [Headers.nsedSessionId]: job.id }, view: 'continuous' });
 }

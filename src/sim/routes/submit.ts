@@ -1,7 +1,8 @@
 import type { RouteInput, SimContext } from '../context.js';
-import { parseJson, sendJson } from '../http-util.js';
+import { isRecord, parseJson, sendJson } from '../http-util.js';
 import { startJob } from '../start-job.js';
 import { textContext } from '../text-context.js';
+import { forcedToolCall, fromUserTools, planToolCall } from '../tool-plan.js';
 import { validateSubmit } from '../validate-submit.js';
 
 /** `POST /deliberation`: validate (400), one live job per room (409), then 202 `{job_id}`. */
@@ -12,6 +13,9 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
   if (!check.ok) return sendJson(rq.res, 400, { error: check.error });
   const plan = check.plan;
   if (ctx.jobs.get(plan.roomId)?.status === 'running') return sendJson(rq.res, 409, { error: 'job already running' });
+  const text = textContext(plan.question, plan.earlier);
+  const userTools = isRecord(body.value) ? fromUserTools(body.value.user_tools) : [];
+  const toolCall = forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text);
   startJob(ctx, {
     id: plan.roomId,
     model: plan.policyId === undefined ? 'nsed:native' : `nsed:${plan.policyId}`,
@@ -24,10 +28,12 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
       totalRounds: plan.rounds,
       policy: plan.policyId ?? `native:${plan.agents.join(',')}:${plan.rounds}`,
       mode: 'deliberation',
+      surface: 'native',
     },
-    text: textContext(plan.question, plan.earlier),
+    text,
     toolResults: [],
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
+    ...(toolCall === undefined ? {} : { toolCall }),
   });
   sendJson(rq.res, 202, { job_id: plan.roomId });
 }

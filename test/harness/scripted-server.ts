@@ -95,11 +95,14 @@ export function describeError(err: unknown): NonNullable<Outcome['error']> {
   return { code: err.code, exitCode: err.exitCode, drop: err.drop, message: err.message, hint: err.hint, status: err.status, retryAfterS: err.retryAfterS };
 }
 
-/** Drains a client stream into events plus the error it ended with, if any. */
-export async function drain(stream: EventStream): Promise<Outcome> {
+/** Drains a client stream into events plus the error it ended with, if any; `onEvent` runs after each. */
+export async function drain(stream: EventStream, onEvent?: (ev: StreamEvent) => void): Promise<Outcome> {
   const events: StreamEvent[] = [];
   try {
-    for await (const ev of stream) events.push(ev);
+    for await (const ev of stream) {
+      events.push(ev);
+      onEvent?.(ev);
+    }
     return { events };
   } catch (err) {
     return { events, error: describeError(err) };

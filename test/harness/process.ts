@@ -1,9 +1,8 @@
+// The CLI as a real process, for what only a process shows: the bin, signals, exit codes,
+// stdin, pipes, two processes at once. Everything else runs in-process (./cli.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { inject } from 'vitest';
-import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
+import { WAIT_MS } from './limits.js';
 
 /** The CLI bundle this test run built (test/global-setup.ts). */
 export const CLI = inject('cliMain');
@@ -18,39 +17,14 @@ export interface RunResult {
 export interface RunOptions {
   env?: Record<string, string | undefined>;
   stdin?: string | 'inherit-open';
+  /** A backstop against a hung process, never a measure of speed. */
   timeoutMs?: number;
 }
 
-/** A real simulator on a random loopback port and a real temp store, for one test file. */
-export interface Rig {
-  sim: SimServer;
-  home: string;
-  env: Record<string, string>;
-  run(args: string[], opts?: RunOptions): Promise<RunResult>;
-  spawn(args: string[], opts?: RunOptions): ChildProcess & { result: Promise<RunResult> };
-  close(): Promise<void>;
-}
-
-export async function makeRig(simOpts: SimOptions = {}): Promise<Rig> {
-  const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: 3, keepaliveMs: 15_000, ...simOpts });
-  const home = await mkdtemp(join(tmpdir(), 'nsed-e2e-'));
-  const env: Record<string, string> = { NSED_HOME: home, NSED_URL: sim.url, NO_COLOR: '1' };
-  const rig: Rig = {
-    sim,
-    home,
-    env,
-    run: (args, opts) => rig.spawn(args, opts).result,
-    spawn: (args, opts = {}) => spawnCli(args, { ...opts, env: { ...env, ...opts.env } }),
-    close: async () => {
-      await sim.close();
-      await rm(home, { recursive: true, force: true });
-    },
-  };
-  return rig;
-}
+export type CliProcess = ChildProcess & { result: Promise<RunResult> };
 
 /** Spawns the built CLI with a clean environment (no proxies, no inherited NSED_*). */
-export function spawnCli(args: string[], opts: RunOptions = {}): ChildProcess & { result: Promise<RunResult> } {
+export function spawnCli(args: string[], opts: RunOptions = {}): CliProcess {
   const base: Record<string, string> = {};
   for (const k of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT']) {
     const v = process.env[k];
@@ -68,7 +42,7 @@ export function spawnCli(args: string[], opts: RunOptions = {}): ChildProcess & 
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   if (opts.stdin === undefined) child.stdin?.end();
   else if (opts.stdin !== 'inherit-open') child.stdin?.end(opts.stdin);
-  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? WAIT_MS);
   const result = new Promise<RunResult>((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -78,8 +52,8 @@ export function spawnCli(args: string[], opts: RunOptions = {}): ChildProcess & 
   return Object.assign(child, { result });
 }
 
-/** Resolves once `predicate(stdout+stderr so far)` holds, polling the child's output. */
-export async function waitForOutput(child: ChildProcess, predicate: (out: string) => boolean, timeoutMs = 10_000): Promise<void> {
+/** Resolves once `predicate(stdout+stderr so far)` holds, reading the child's output as it comes. */
+export async function waitForOutput(child: ChildProcess, predicate: (out: string) => boolean, timeoutMs = WAIT_MS): Promise<void> {
   let seen = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out waiting for output; saw: ${seen.slice(-500)}`)), timeoutMs);
@@ -93,11 +67,4 @@ export async function waitForOutput(child: ChildProcess, predicate: (out: string
     child.stdout?.on('data', check);
     child.stderr?.on('data', check);
   });
-}
-
-export function parseNdjson(stdout: string): Array<Record<string, unknown>> {
-  return stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest';
 import { createClient, type ClientConfig, type NsedClient } from '../../src/api/client.js';
-import { chunk } from './fixtures.js';
-import { startServer, type Route, type ScriptedServer } from './helpers.js';
+import { chunk } from '../api/fixtures.js';
+import { startServer, type Route, type ScriptedServer } from './scripted-server.js';
 
 export const request = { model: 'nsed:fast', messages: [{ role: 'user' as const, content: 'q' }] };
 export const ev = (json: string): string => `data: ${json}\n\n`;

@@ -2,6 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { afterEach } from 'vitest';
 import type { ChatCompletionChunk } from '../../src/protocol/wire.js';
 import { type SimOptions, type SimServer, startSim } from '../../src/sim/server.js';
+import { WAIT_MS } from './limits.js';
 
 /** Starts a fast simulator that is closed after the current test. */
 const open: SimServer[] = [];
@@ -32,7 +33,11 @@ export interface SseResult {
   body?: unknown;
 }
 
-export async function readSse(res: Response, onData?: (data: string, index: number) => void): Promise<SseResult> {
+export async function readSse(
+  res: Response,
+  onData?: (data: string, index: number) => void,
+  onComment?: (comment: string, count: number) => void,
+): Promise<SseResult> {
   const out: SseResult = { status: res.status, headers: res.headers, data: [], chunks: [], comments: [], done: false, reads: [] };
   if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     const text = await res.text();
@@ -57,7 +62,10 @@ export async function readSse(res: Response, onData?: (data: string, index: numb
         // A malformed chunk stays in `data` only; tests look for it there.
       }
     },
-    onComment: (c) => out.comments.push(c),
+    onComment: (c) => {
+      out.comments.push(c);
+      onComment?.(c, out.comments.length);
+    },
   });
   const started = performance.now();
   const decoder = new TextDecoder();
@@ -116,13 +124,14 @@ export function withoutIds(data: readonly string[]): string[] {
   );
 }
 
-/** Polls until `check` holds (timers in the simulator run on their own). */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/**
+ * Polls until `check` holds, for what no event announces (a job's timers run on their own).
+ * The limit guards against a hang only; prefer the simulator's control (hold, release, ended).
+ */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = WAIT_MS): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 2));
   }
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,47 @@
+import { stringFlag, type CommandDef } from './command.js';
+import { promptWords, readPrompt } from './shared/prompt.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+
+export interface ToolResultOptions {
+  target: SessionTarget;
+  callId: string;
+  value: string[];
+  /** Follow the deliberation to its answer after sending. */
+  wait: boolean;
+}
+
+/**
+ * `nsed tool-result CALL_ID VALUE|- [-s ID | --last] [--wait]`: answer a tool call the
+ * session's running deliberation waits on (POST /deliberation/{job}/tool-calls/{call_id}), from
+ * any terminal while the deliberation runs; the terminal following it shows the answer arrive.
+ */
+export const toolResult: CommandDef<ToolResultOptions> = {
+  command: 'tool-result <call-id> [value..]',
+  describe: "answer a tool call the session's running deliberation waits on",
+  builder: (y) =>
+    withSessionTarget(y)
+      .positional('call-id', { type: 'string', describe: 'the call id (shown with the call)' })
+      .positional('value', { type: 'string', array: true, describe: 'the result (- for stdin)' })
+      .option('wait', { type: 'boolean', default: false, describe: 'then follow the deliberation to its answer' })
+      .example('nsed tool-result --last call_ab12 prod', 'answer the question the council asked'),
+  parse: (argv) => ({
+    target: parseSessionTarget(argv),
+    callId: stringFlag(argv, 'call-id') ?? '',
+    value: promptWords(argv['value']),
+    wait: argv['wait'] === true,
+  }),
+  run: async (opts, ctx) => {
+    const [{ followPending }, { sendToolResult }] = await Promise.all([import('../turn/execute-turn.js'), import('./shared/send-tool-result.js')]);
+    const value = await readPrompt(opts.value, ctx.io, { what: 'result' });
+    const session = await readTarget(ctx, opts.target);
+    const conn = await ctx.connect(session.orchestrator);
+    try {
+      const pending = await sendToolResult(ctx, conn, session, opts.callId, value);
+      if (!opts.wait) return 0;
+      const store = await ctx.store();
+      return await followPending(ctx, conn, await store.read(session.id), pending);
+    } finally {
+      await conn.close();
+    }
+  },
+};
