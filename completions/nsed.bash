@@ -3,8 +3,8 @@
 # Install: source <(nsed completion bash), or save it as
 # ~/.local/share/bash-completion/completions/nsed
 
-# Session ids from the store the command line names (--home), newest first.
-_nsed_session_ids() {
+# Runs an nsed listing against the store the command line names (--home); never the network.
+_nsed_store_list() {
   local i home=()
   for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do
     case "${COMP_WORDS[i]}" in
@@ -12,13 +12,19 @@ _nsed_session_ids() {
       --home=*) home=(--home "${COMP_WORDS[i]#--home=}") ;;
     esac
   done
-  nsed "${home[@]}" sessions ls --ids 2>/dev/null
+  nsed "${home[@]}" "$@" 2>/dev/null
 }
+
+# Session ids, newest first.
+_nsed_session_ids() { _nsed_store_list sessions ls --ids; }
+
+# Policy tags from the cache the last `nsed policies` wrote (no request to the orchestrator).
+_nsed_policy_tags() { _nsed_store_list policies --cached; }
 
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|--tool-result"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sim|--host"|"sim|--port"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|--tool-result"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -27,7 +33,7 @@ _nsed_takes_value() {
 _nsed_value() {
   local cur=$3
   case "$1|$2" in
-    "ask|-p"|"ask|--policy") COMPREPLY=() ;;
+    "ask|-p"|"ask|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "ask|-m"|"ask|--model") COMPREPLY=() ;;
     "ask|--system") COMPREPLY=() ;;
     "ask|--title") COMPREPLY=() ;;
@@ -36,7 +42,7 @@ _nsed_value() {
     "ask|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "ask|--tool") COMPREPLY=() ;;
     "ask|--max-tool-calls") COMPREPLY=() ;;
-    "continue|-p"|"continue|--policy") COMPREPLY=() ;;
+    "continue|-p"|"continue|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "continue|-m"|"continue|--model") COMPREPLY=() ;;
     "continue|--system") COMPREPLY=() ;;
     "continue|--title") COMPREPLY=() ;;
@@ -47,7 +53,7 @@ _nsed_value() {
     "continue|--max-tool-calls") COMPREPLY=() ;;
     "continue|-s"|"continue|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "continue|--tool-result") COMPREPLY=() ;;
-    "fork|-p"|"fork|--policy") COMPREPLY=() ;;
+    "fork|-p"|"fork|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "fork|-m"|"fork|--model") COMPREPLY=() ;;
     "fork|--system") COMPREPLY=() ;;
     "fork|--title") COMPREPLY=() ;;
@@ -62,10 +68,11 @@ _nsed_value() {
     "tool-result|-s"|"tool-result|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "cancel|-s"|"cancel|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit") COMPREPLY=() ;;
-    "sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") COMPREPLY=() ;;
+    "sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "sessions ls|--state"|"sessions list|--state") COMPREPLY=($(compgen -W "running interrupted ok" -- "$cur")) ;;
     "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread" -- "$cur")) ;;
     "sessions export|--out"|"sessions export|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "policies|--tag") COMPREPLY=() ;;
     "sim|--host") COMPREPLY=() ;;
     "sim|--port") COMPREPLY=() ;;
     "sim|--seed") COMPREPLY=() ;;
@@ -97,6 +104,7 @@ _nsed() {
       *)
         if [[ -z $cmd ]]; then cmd=$w
         elif [[ $cmd == sessions ]]; then cmd="sessions $w"
+        elif [[ $cmd == config ]]; then cmd="config $w"
         else npos=$((npos + 1)); fi ;;
     esac
   done
@@ -118,6 +126,15 @@ _nsed() {
       "sessions show") COMPREPLY=($(compgen -W "--last --rounds --json --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions export") COMPREPLY=($(compgen -W "--last -f --format --out --file --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "--force --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "policies") COMPREPLY=($(compgen -W "--tag --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "agents") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "models") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "config get") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "config set") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "config unset") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "config list"|"config ls") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "config path") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "doctor") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sim") COMPREPLY=($(compgen -W "--host --port --seed --round-ms --tool-wait-ms --keepalive-ms --history-ttl --token --fault --without-route --hold --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
@@ -125,8 +142,9 @@ _nsed() {
     return 0
   fi
   case "$cmd" in
-    "") COMPREPLY=($(compgen -W "ask continue fork resume inject tool-result cancel sessions sim completion" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "ask continue fork resume inject tool-result cancel sessions policies agents models config doctor sim completion" -- "$cur")) ;;
     sessions) COMPREPLY=($(compgen -W "ls show export rm" -- "$cur")) ;;
+    config) COMPREPLY=($(compgen -W "get set unset list path" -- "$cur")) ;;
     "fork") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "sessions show") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "sessions export") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;

@@ -24,6 +24,8 @@ function __nsed_words
                     set cmd $w
                 else if test "$cmd" = sessions
                     set cmd "sessions $w"
+                else if test "$cmd" = config
+                    set cmd "config $w"
                 else
                     set npos (math $npos + 1)
                 end
@@ -35,7 +37,7 @@ end
 
 function __nsed_takes_value --argument-names cmd flag
     switch "$cmd|$flag"
-        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'sim|--host' 'sim|--port' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
+        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
             return 0
     end
     return 1
@@ -58,7 +60,8 @@ function __nsed_at --argument-names cmd n
     end
 end
 
-function __nsed_session_ids
+# Runs an nsed listing against the store the command line names (--home); never the network.
+function __nsed_store_list
     set -l tokens (commandline -opc)
     set -l home
     for i in (seq (count $tokens))
@@ -71,11 +74,20 @@ function __nsed_session_ids
                 set home --home (string replace -- --home= '' $tokens[$i])
         end
     end
-    nsed $home sessions ls --ids 2>/dev/null
+    nsed $home $argv 2>/dev/null
+end
+
+function __nsed_session_ids
+    __nsed_store_list sessions ls --ids
+end
+
+# Policy tags from the cache the last `nsed policies` wrote (no request to the orchestrator).
+function __nsed_policy_tags
+    __nsed_store_list policies --cached
 end
 
 complete -c nsed -f
-complete -c nsed -l url -x -d 'orchestrator base URL (env NSED_URL; default: the session\'s, else http://localhost:8080)'
+complete -c nsed -l url -x -d 'orchestrator base URL (env NSED_URL; see nsed doctor)'
 complete -c nsed -l token-file -r -F -d 'read the bearer token from this file (or set NSED_TOKEN)'
 complete -c nsed -l home -x -a '(__fish_complete_directories)' -d 'store root (env NSED_HOME)'
 complete -c nsed -s o -l output -x -a 'text ndjson final json' -d 'output mode'
@@ -83,9 +95,9 @@ complete -c nsed -s q -l quiet -d 'no progress, notes or hints on stderr (errors
 complete -c nsed -l verbose -d 'say more on stderr: the URL and where it came from, each request, the store'
 complete -c nsed -l timeout -x -d 'whole-turn deadline in seconds'
 complete -c nsed -l idle-timeout -x -d 'longest silence tolerated, in seconds'
-complete -c nsed -l color -d 'colour on stderr (--no-color to disable; NO_COLOR is honoured)'
-complete -c nsed -l no-color -d 'turn off: colour on stderr (--no-color to disable; NO_COLOR is honoured)'
-complete -c nsed -l sim -d 'run against a built-in simulator on a random loopback port'
+complete -c nsed -l color -d 'colour on stderr (--no-color, or NO_COLOR)'
+complete -c nsed -l no-color -d 'turn off: colour on stderr (--no-color, or NO_COLOR)'
+complete -c nsed -l sim -d 'use a built-in simulator on a loopback port'
 complete -c nsed -s h -l help -d 'show help (also after a command: nsed ask --help)'
 complete -c nsed -s V -l version -d 'print the version'
 complete -c nsed -n '__nsed_is \'\'' -a ask -d 'start a session and run its first turn'
@@ -96,13 +108,23 @@ complete -c nsed -n '__nsed_is \'\'' -a inject -d 'steer the session\'s running 
 complete -c nsed -n '__nsed_is \'\'' -a tool-result -d 'answer a tool call the session\'s running deliberation waits on'
 complete -c nsed -n '__nsed_is \'\'' -a cancel -d 'cancel the session\'s running deliberation (Ctrl-C only detaches)'
 complete -c nsed -n '__nsed_is \'\'' -a sessions -d 'list, show, export and delete the sessions in the local store'
+complete -c nsed -n '__nsed_is \'\'' -a policies -d 'list the orchestrator\'s policies (what -p takes)'
+complete -c nsed -n '__nsed_is \'\'' -a agents -d 'list the orchestrator\'s agents (what --agents takes)'
+complete -c nsed -n '__nsed_is \'\'' -a models -d 'list the model names the orchestrator accepts (GET /v1/models)'
+complete -c nsed -n '__nsed_is \'\'' -a config -d 'read and change the defaults in the config file (flags and environment still win)'
+complete -c nsed -n '__nsed_is \'\'' -a doctor -d 'check the set-up: URL and where it came from, reachability, token, store, proxy, Node'
 complete -c nsed -n '__nsed_is \'\'' -a sim -d 'serve the simulated NSED orchestrator (prints "nsed sim listening on http://HOST:PORT" first)'
 complete -c nsed -n '__nsed_is \'\'' -a completion -d 'print a shell completion script (bash, zsh or fish; default: from $SHELL)'
 complete -c nsed -n '__nsed_is \'sessions\'' -a ls -d 'list sessions, newest activity first'
 complete -c nsed -n '__nsed_is \'sessions\'' -a show -d 'print a session: every turn with its role, policy, job and time'
 complete -c nsed -n '__nsed_is \'sessions\'' -a export -d 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)'
 complete -c nsed -n '__nsed_is \'sessions\'' -a rm -d 'delete sessions from the store (all named ids must exist, or none is deleted)'
-complete -c nsed -n '__nsed_is \'ask\'' -s p -l policy -x -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
+complete -c nsed -n '__nsed_is \'config\'' -a get -d 'print one value of the config file'
+complete -c nsed -n '__nsed_is \'config\'' -a set -d 'set one value in the config file'
+complete -c nsed -n '__nsed_is \'config\'' -a unset -d 'remove one value from the config file'
+complete -c nsed -n '__nsed_is \'config\'' -a list -d 'print every value set in the config file'
+complete -c nsed -n '__nsed_is \'config\'' -a path -d 'print where the config file is (NSED_CONFIG, XDG_CONFIG_HOME or ~/.config)'
+complete -c nsed -n '__nsed_is \'ask\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'ask\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
 complete -c nsed -n '__nsed_is \'ask\'' -l system -x -d 'system instructions for the council'
 complete -c nsed -n '__nsed_is \'ask\'' -l title -x -d 'session title (default: the first words of the prompt)'
@@ -116,7 +138,7 @@ complete -c nsed -n '__nsed_is \'ask\'' -l tools -r -F -d 'JSON file of tools to
 complete -c nsed -n '__nsed_is \'ask\'' -l tool -x -d 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable'
 complete -c nsed -n '__nsed_is \'ask\'' -l ask-user -d 'offer the ask_user tool: the council may ask you a question'
 complete -c nsed -n '__nsed_is \'ask\'' -l max-tool-calls -x -d 'tool calls nsed runs per turn before refusing more (default 8)'
-complete -c nsed -n '__nsed_is \'continue\'' -s p -l policy -x -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
+complete -c nsed -n '__nsed_is \'continue\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'continue\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
 complete -c nsed -n '__nsed_is \'continue\'' -l system -x -d 'system instructions for the council'
 complete -c nsed -n '__nsed_is \'continue\'' -l title -x -d 'session title (default: the first words of the prompt)'
@@ -133,7 +155,7 @@ complete -c nsed -n '__nsed_is \'continue\'' -l max-tool-calls -x -d 'tool calls
 complete -c nsed -n '__nsed_is \'continue\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'continue\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'continue\'' -l tool-result -x -d 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable'
-complete -c nsed -n '__nsed_is \'fork\'' -s p -l policy -x -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
+complete -c nsed -n '__nsed_is \'fork\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'fork\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
 complete -c nsed -n '__nsed_is \'fork\'' -l system -x -d 'system instructions for the council'
 complete -c nsed -n '__nsed_is \'fork\'' -l title -x -d 'session title (default: the first words of the prompt)'
@@ -160,7 +182,7 @@ complete -c nsed -n '__nsed_is \'tool-result\'' -l wait -d 'then follow the deli
 complete -c nsed -n '__nsed_is \'cancel\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'cancel\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s n -l limit -x -d 'show at most N sessions'
-complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s p -l policy -x -d 'only sessions whose active policy is this (deep or nsed:deep)'
+complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'only sessions whose active policy is this (deep or nsed:deep)'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l state -x -a 'running interrupted ok' -d 'only sessions in this state'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l json -d 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l ids -d 'print only the ids, one per line (what the completion scripts use)'
@@ -171,6 +193,7 @@ complete -c nsed -n '__nsed_is \'sessions export\'' -l last -d 'the most recentl
 complete -c nsed -n '__nsed_is \'sessions export\'' -s f -l format -x -a 'json markdown messages ndjson thread' -d 'export format'
 complete -c nsed -n '__nsed_is \'sessions export\'' -l out -l file -r -F -d 'write to FILE (atomically, mode 0600) instead of stdout'
 complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 'also delete sessions whose deliberation is still running'
+complete -c nsed -n '__nsed_is \'policies\'' -l tag -x -d 'only policies with this tag'
 complete -c nsed -n '__nsed_is \'sim\'' -l host -x -d 'address to listen on'
 complete -c nsed -n '__nsed_is \'sim\'' -l port -x -d 'port (0 = a free one)'
 complete -c nsed -n '__nsed_is \'sim\'' -l seed -x -d 'seed for the simulated council'

@@ -66,6 +66,11 @@ export const LAYERS = [
     allow: ['src/errors.ts', 'src/protocol/'],
     why: 'configuration reads the environment and files, nothing else',
   },
+  {
+    from: 'src/config-file.ts',
+    allow: ['src/errors.ts', 'src/protocol/', 'src/output/modes.ts'],
+    why: 'the config file is read and checked with nothing but the error type and the list of output modes',
+  },
   { from: 'src/commands/', deny: [], why: 'commands may use every layer below the entry' },
   { from: 'src/docs/', deny: ['src/turn/', 'src/api/', 'src/sim/', 'src/session/'], why: 'the docs read the command definitions, not the machinery' },
   { from: 'src/cli/', deny: [], why: 'the entry' },

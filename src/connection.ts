@@ -1,5 +1,5 @@
 import type { NsedClient } from './api/client.js';
-import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from './config.js';
+import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrlSource, type UrlSource } from './config.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
 
@@ -8,7 +8,15 @@ export interface ConnectInput {
   io: IO;
   env: Readonly<Record<string, string | undefined>>;
   now(): Date;
-  globals: { sim: boolean; url: string | undefined; tokenFile: string | undefined; idleTimeoutS: number; timeoutS: number | undefined };
+  globals: {
+    sim: boolean;
+    url: string | undefined;
+    tokenFile: string | undefined;
+    idleTimeoutS: number;
+    timeoutS: number | undefined;
+    /** The config file's values: a url and token_file rank below the flags and the environment. */
+    config?: { values: { url?: string; token_file?: string } };
+  };
 }
 
 export interface Connection {
@@ -30,8 +38,12 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
-  const useSim = globals.sim || (recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined);
+  const configured = globals.config?.values;
+  const useSim =
+    globals.sim ||
+    (recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined && configured?.url === undefined);
   let url: string;
+  let source: UrlSource | 'sim' = 'sim';
   let stopSim: (() => Promise<void>) | undefined;
   let token: string | undefined;
   if (useSim) {
@@ -40,12 +52,12 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
     url = sim.url;
     stopSim = () => sim.close();
   } else {
-    url = resolveUrl(globals.url, ctx.env, recorded);
-    token = await readToken(globals.tokenFile, ctx.env, warn);
+    ({ url, source } = resolveUrlSource(globals.url, ctx.env, recorded, configured?.url));
+    token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
   }
   const { createClient } = await import('./api/client.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
-  if (verbose) warn(`url ${url} (${useSim ? 'the built-in simulator' : urlSource(globals.url, ctx.env, recorded)})`);
+  if (verbose) warn(`url ${url} (${URL_SOURCE_WORDS[source]})`);
   const debug =
     ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : verbose ? (line: string) => warn(line) : undefined;
   const client = createClient({
@@ -72,13 +84,15 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
   };
 }
 
-/** Where the URL came from, for --verbose (the same order resolveUrl takes them in). */
-function urlSource(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, recorded: string | undefined): string {
-  if (flag !== undefined) return 'from --url';
-  if (env['NSED_URL'] !== undefined && env['NSED_URL'].trim() !== '') return 'from NSED_URL';
-  if (recorded !== undefined && recorded !== SIM_ORCHESTRATOR) return "the session's orchestrator";
-  return 'the default';
-}
+/** Where the URL came from, for --verbose. */
+const URL_SOURCE_WORDS: Record<UrlSource | 'sim', string> = {
+  sim: 'the built-in simulator',
+  flag: 'from --url',
+  env: 'from NSED_URL',
+  config: 'from the config file',
+  session: "the session's orchestrator",
+  default: 'the default',
+};
 
 /** The in-process simulator paces rounds for a readable demo; NSED_SIM_ROUND_MS overrides. */
 function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {

@@ -1,3 +1,4 @@
+import type { LoadedConfig } from './config-file.js';
 import type { Connection } from './connection.js';
 import type { OutputMode } from './output/modes.js';
 import type { SessionStore } from './session/store.js';
@@ -23,6 +24,8 @@ export interface GlobalOptions {
   idleTimeoutS: number;
   color: boolean;
   sim: boolean;
+  /** The config file as read for this run (its values rank below flags and the environment). */
+  config: LoadedConfig;
 }
 
 /** What the process gives a run: everything of the outside world but the terminal (built by cli/main.ts). */

@@ -1,4 +1,15 @@
-import type { ChatCompletion, ChatCompletionRequest, DeliberationRequest, InjectAck, JobResult, PendingToolCall, PolicyInfo } from '../protocol/wire.js';
+import type {
+  AgentInfo,
+  ChatCompletion,
+  ChatCompletionRequest,
+  DeliberationRequest,
+  HealthInfo,
+  InjectAck,
+  JobResult,
+  ModelInfo,
+  PendingToolCall,
+  PolicyInfo,
+} from '../protocol/wire.js';
 import { Headers } from '../protocol/wire.js';
 import { NsedError, usageError } from '../errors.js';
 import { createDispatcher, proxyDisplay, type Env } from './dispatcher.js';
@@ -6,7 +17,18 @@ import type { EventStream } from './event-stream.js';
 import { headerValue } from './http-errors.js';
 import { openStream, statusError, type Describe } from './open-stream.js';
 import { parseToolCalls } from './parse-tool-calls.js';
-import { parseChatCompletion, parseInjectAck, parseJobResult, parseJsonBody, parsePolicies, parseSubmit, unreadable } from './parse-responses.js';
+import {
+  parseAgents,
+  parseChatCompletion,
+  parseHealth,
+  parseInjectAck,
+  parseJobResult,
+  parseJsonBody,
+  parseModels,
+  parsePolicies,
+  parseSubmit,
+  unreadable,
+} from './parse-responses.js';
 import { showId } from './redact.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
 import { failureAfterSend, readText, send, type SendSpec, type Transport } from './transport.js';
@@ -45,7 +67,11 @@ export interface NsedClient {
   /** `POST /deliberation/{id}/tool-calls/{call_id}`: 404 unknown call, 409 no longer pending. */
   answerToolCall(jobId: string, callId: string, result: string, opts?: { signal?: AbortSignal }): Promise<void>;
   toolCalls(jobId: string, opts?: { status?: 'pending'; signal?: AbortSignal }): Promise<PendingToolCall[]>;
-  policies(opts?: { signal?: AbortSignal }): Promise<PolicyInfo[]>;
+  policies(opts?: { signal?: AbortSignal; tag?: string }): Promise<PolicyInfo[]>;
+  agents(opts?: { signal?: AbortSignal }): Promise<AgentInfo[]>;
+  models(opts?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
+  /** `GET /health`, the one route that needs no token. */
+  health(opts?: { signal?: AbortSignal }): Promise<HealthInfo>;
   close(): Promise<void>;
 }
 
@@ -186,7 +212,17 @@ export function createClient(cfg: ClientConfig): NsedClient {
       return json({ method: 'GET', path: `${job(jobId)}/tool-calls${query}`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), parseToolCalls);
     },
     async policies(opts = {}) {
-      return json({ method: 'GET', path: '/policies', signal: opts.signal }, { subject: 'GET /policies' }, parsePolicies);
+      const query = opts.tag === undefined ? '' : `?tag=${encodeURIComponent(opts.tag)}`;
+      return json({ method: 'GET', path: `/policies${query}`, signal: opts.signal }, { subject: 'GET /policies' }, parsePolicies);
+    },
+    async agents(opts = {}) {
+      return json({ method: 'GET', path: '/agents', signal: opts.signal }, { subject: 'GET /agents' }, parseAgents);
+    },
+    async models(opts = {}) {
+      return json({ method: 'GET', path: '/v1/models', signal: opts.signal }, { subject: 'GET /v1/models' }, parseModels);
+    },
+    async health(opts = {}) {
+      return json({ method: 'GET', path: '/health', signal: opts.signal }, { subject: 'GET /health' }, parseHealth);
     },
     async close() {
       await dispatcher.destroy();

@@ -116,7 +116,7 @@ export function errorForStatus(ctx: StatusContext): NsedError {
   if (ctx.model !== undefined && bodyErrorCode(ctx.body) === 'model_not_found') {
     return new NsedError('not_found', `unknown policy '${sanitizeServerText(ctx.model, ctx.token, 80)}' (${status})`, {
       ...base,
-      hint: "the orchestrator lists its policies at GET /policies; pass a tag (-p deep), 'nsed:<tag>' or a policy id",
+      hint: "list the orchestrator's policies with 'nsed policies'; pass a tag (-p deep), 'nsed:<tag>' or a policy id",
     });
   }
   if (status >= 300 && status < 400) {

@@ -13,6 +13,9 @@ const CONNECT_CODES: Record<string, string> = {
   ETIMEDOUT: 'the connection attempt timed out',
 };
 
+/** How the default URL (http://localhost:8080) is named in messages. */
+const DEFAULT_HOST_PORTS = ['localhost:8080'];
+
 const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_|DEPTH_ZERO|EPROTO|HOSTNAME_MISMATCH/;
 
 /** Every `code` found on an error, its cause, and the members of an AggregateError (happy eyeballs). */
@@ -72,6 +75,13 @@ export function connectError(err: unknown, target: { hostPort: string; connectTi
     });
   }
   const known = codes.find((c) => c in CONNECT_CODES);
+  if (known === 'ECONNREFUSED' && DEFAULT_HOST_PORTS.includes(target.hostPort)) {
+    // Nothing listens on the built-in default: most often no orchestrator was named at all.
+    return new NsedError('network', `${where}: ${CONNECT_CODES[known]}`, {
+      cause: err,
+      hint: "that is the default URL: pass --url or set NSED_URL (or 'nsed config set url'), try --sim, or run 'nsed doctor'",
+    });
+  }
   if (known !== undefined) return new NsedError('network', `${where}: ${CONNECT_CODES[known] ?? known}`, { cause: err });
   if (codes.some((c) => c === 'ECONNRESET' || c === 'EPIPE' || c === 'UND_ERR_SOCKET' || c === 'UND_ERR_CLOSED')) {
     return new NsedError('network', `the connection to ${target.hostPort} was closed before the orchestrator answered`, { cause: err });

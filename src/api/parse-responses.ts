@@ -1,4 +1,14 @@
-import type { ChatCompletion, FinishReason, InjectAck, JobResult, PolicyInfo, ToolCall } from '../protocol/wire.js';
+import type {
+  AgentInfo,
+  ChatCompletion,
+  FinishReason,
+  HealthInfo,
+  InjectAck,
+  JobResult,
+  ModelInfo,
+  PolicyInfo,
+  ToolCall,
+} from '../protocol/wire.js';
 import { NsedError } from '../errors.js';
 import { isRecord, type Rec } from './decode-chunk.js';
 import { sanitizeServerText } from './redact.js';
@@ -71,6 +81,47 @@ export function parsePolicies(v: unknown): PolicyInfo[] | undefined {
     if (p !== undefined) out.push(p);
   }
   return out;
+}
+
+/** `GET /agents`: an array (or `{"agents": [...]}`); entries without an agent_id are skipped. */
+export function parseAgents(v: unknown): AgentInfo[] | undefined {
+  const list = Array.isArray(v) ? v : isRecord(v) && Array.isArray(v['agents']) ? v['agents'] : undefined;
+  if (list === undefined) return undefined;
+  const out: AgentInfo[] = [];
+  for (const a of list) {
+    if (!isRecord(a) || typeof a['agent_id'] !== 'string') continue;
+    const str = (k: string): string => (typeof a[k] === 'string' ? (a[k] as string) : '');
+    const tags = Array.isArray(a['capability_tags']) ? a['capability_tags'].filter((t): t is string => typeof t === 'string') : [];
+    const info: AgentInfo = {
+      agent_id: a['agent_id'],
+      model_name: str('model_name'),
+      provider_id: str('provider_id'),
+      is_online: a['is_online'] !== false,
+      capability_tags: tags,
+    };
+    if (typeof a['operator'] === 'string') info.operator = a['operator'];
+    if (typeof a['description'] === 'string') info.description = a['description'];
+    out.push(info);
+  }
+  return out;
+}
+
+/** `GET /v1/models`: `{"data": [{id, owned_by}]}`, or (leniently) a bare array. */
+export function parseModels(v: unknown): ModelInfo[] | undefined {
+  const list = Array.isArray(v) ? v : isRecord(v) && Array.isArray(v['data']) ? v['data'] : undefined;
+  if (list === undefined) return undefined;
+  const out: ModelInfo[] = [];
+  for (const m of list) {
+    if (!isRecord(m) || typeof m['id'] !== 'string') continue;
+    out.push(typeof m['owned_by'] === 'string' ? { id: m['id'], owned_by: m['owned_by'] } : { id: m['id'] });
+  }
+  return out;
+}
+
+/** `GET /health`: any JSON object with a string status. */
+export function parseHealth(v: unknown): HealthInfo | undefined {
+  if (!isRecord(v) || typeof v['status'] !== 'string') return undefined;
+  return typeof v['nats_connection'] === 'string' ? { status: v['status'], nats_connection: v['nats_connection'] } : { status: v['status'] };
 }
 
 function toolCallsOf(v: unknown): ToolCall[] | undefined {

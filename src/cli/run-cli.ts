@@ -1,9 +1,11 @@
 import yargs, { type Argv } from 'yargs';
 import { isGroup, type CommandDef, type CommandEntry, type CommandGroup, type ParsedArgv } from '../commands/command.js';
-import { parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
+import { GLOBAL_OPTION_NAMES, parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
+import type { LoadedConfig } from '../config-file.js';
 import { createContext, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
+import { recordBuilder } from '../docs/record-builder.js';
 import { exitCodeEpilog } from '../docs/topics.js';
 import { ExitCode, NsedError, toNsedError, wasReported } from '../errors.js';
 import { NDJSON_SCHEMA_VERSION } from '../events.js';
@@ -45,7 +47,7 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
   }
 
   if (parseError !== undefined) {
-    streams.stderr.write(`nsed: ${oneLine(parseError.message, 300)}\n`);
+    streams.stderr.write(`nsed: ${oneLine(unknownOnce(parseError.message), 300)}\n`);
     streams.stderr.write(`hint: run 'nsed ${commandWord(args)}--help' for usage\n`);
     return ExitCode.usage;
   }
@@ -56,9 +58,16 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
 
   let globals: GlobalOptions | undefined;
   try {
-    globals = parseGlobalOptions(selected.argv);
+    const config = await readConfigFor(selected.def, base.env, streams);
+    globals = parseGlobalOptions(selected.argv, config);
     const options = selected.def.parse(selected.argv);
-    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet, verbose: globals.verbose });
+    const configColor = config.values.color;
+    const io = createIO(streams, base.env, {
+      noColor: !globals.color,
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      ...(configColor === undefined ? {} : { configColor }),
+    });
     return await selected.def.run(options, createContext(base, io, globals, parts));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
@@ -68,6 +77,23 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
     }
     return reportError(err, streams, base.env);
   }
+}
+
+/**
+ * The config file, read once per run after the words are parsed (help and a lone --version
+ * never read it). A broken file stops every command but the ones that report it themselves.
+ */
+async function readConfigFor(def: CommandDef, env: ProcessContext['env'], streams: Pick<Streams, 'stderr'>): Promise<LoadedConfig> {
+  if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
+  const { loadConfig, unknownKeyError } = await import('../config-file.js');
+  const config = await loadConfig(env);
+  if (def.configFile === 'own') return config;
+  if (config.error !== undefined) throw config.error;
+  for (const key of config.unknown) {
+    const e = unknownKeyError(key);
+    streams.stderr.write(`nsed: warning: ${oneLine(config.path ?? '', 300)}: ${oneLine(e.message, 200)}, ignored; ${oneLine(e.hint ?? '', 300)}\n`);
+  }
+  return config;
 }
 
 export function reportError(
@@ -111,8 +137,12 @@ function buildParser(args: string[], columns: number | undefined): Argv {
 // No yargs handlers: after running one, yargs renders that command's help text in case it fails
 // (~90 ms of string-width work on every run, measured by bench/profile.mjs). The command is
 // picked from the parsed words instead.
+// A command's --help shows its own options first and the global ones in a group of their own.
 function addCommand(y: Argv, def: CommandDef): Argv {
-  return y.command([def.command, ...(def.aliases ?? [])], def.describe, def.builder);
+  const own = recordBuilder(def.builder).options.filter((o) => !o.hidden).map((o) => o.name);
+  return y.command([def.command, ...(def.aliases ?? [])], def.describe, (sub: Argv) =>
+    def.builder(sub).group(own, 'Options:').group(GLOBAL_OPTION_NAMES, 'Global options:'),
+  );
 }
 
 function addGroup(y: Argv, group: CommandGroup): Argv {
@@ -121,6 +151,19 @@ function addGroup(y: Argv, group: CommandGroup): Argv {
     for (const def of group.subcommands) s = addCommand(s, def);
     return s.demandCommand(1, `name a ${group.command} subcommand: ${group.subcommands.map((d) => d.command.split(' ')[0]).join(', ')}`);
   });
+}
+
+/**
+ * yargs reports an unknown `--bogus-flag` under both of its spellings ("Unknown arguments:
+ * bogus-flag, bogusFlag"); each is named once, as the user typed it.
+ */
+export function unknownOnce(message: string): string {
+  const m = /^Unknown arguments?: (.*)$/.exec(message);
+  if (m === null) return message;
+  const all = (m[1] ?? '').split(', ');
+  const kebabToCamel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  const kept = all.filter((name) => !all.some((other) => other !== name && other.includes('-') && kebabToCamel(other) === name));
+  return `Unknown ${kept.length === 1 ? 'argument' : 'arguments'}: ${kept.join(', ')}`;
 }
 
 function names(entry: CommandEntry): string[] {

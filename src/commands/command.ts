@@ -17,6 +17,12 @@ export interface CommandDef<O = unknown> {
   builder: (y: Argv) => Argv;
   parse(argv: ParsedArgv): O;
   run(options: O, ctx: Context): Promise<number>;
+  /**
+   * How the command treats the config file: read it and fail on a broken one (the default),
+   * `own` (read it, but a broken file is the command's to report: config, doctor), or `ignore`
+   * (never read: the simulator and the completion scripts take nothing from it).
+   */
+  configFile?: 'own' | 'ignore';
 }
 
 /** A command with subcommands (`nsed sessions ls`). */

@@ -19,6 +19,7 @@ export function completionCommand(allCommands: () => readonly CommandEntry[]): C
   return {
     command: 'completion [shell]',
     describe: 'print a shell completion script (bash, zsh or fish; default: from $SHELL)',
+    configFile: 'ignore',
     builder: (y) =>
       y
         .positional('shell', { choices: SHELLS, describe: 'the shell to complete for' })

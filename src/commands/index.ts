@@ -1,10 +1,15 @@
+import { agents } from './agents.js';
 import { ask } from './ask.js';
 import { cancel } from './cancel.js';
 import type { CommandEntry } from './command.js';
 import { completionCommand } from './completion.js';
+import { config } from './config/index.js';
 import { continueCommand } from './continue.js';
+import { doctor } from './doctor.js';
 import { fork } from './fork.js';
 import { inject } from './inject.js';
+import { models } from './models.js';
+import { policies } from './policies.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
@@ -20,6 +25,11 @@ export const commands: readonly CommandEntry[] = [
   toolResult,
   cancel,
   sessions,
+  policies,
+  agents,
+  models,
+  config,
+  doctor,
   sim,
   completionCommand(() => commands),
 ];

@@ -26,6 +26,8 @@ export interface SimOptions {
 export const sim: CommandDef<SimOptions> = {
   command: 'sim',
   describe: 'serve the simulated NSED orchestrator (prints "nsed sim listening on http://HOST:PORT" first)',
+  // The simulator is a server, not a client: nothing in the client's config file applies to it.
+  configFile: 'ignore',
   builder: (y) =>
     y
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })

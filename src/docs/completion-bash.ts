@@ -21,6 +21,8 @@ function valueAction(o: OptionRef): string {
       return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur"))';
     case 'session':
       return 'COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur"))';
+    case 'policy':
+      return 'COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur"))';
     case 'none':
       return 'COMPREPLY=()';
   }
@@ -35,8 +37,8 @@ export function bashCompletion(m: CompletionModel): string {
     '# Install: source <(nsed completion bash), or save it as',
     '# ~/.local/share/bash-completion/completions/nsed',
     '',
-    '# Session ids from the store the command line names (--home), newest first.',
-    '_nsed_session_ids() {',
+    '# Runs an nsed listing against the store the command line names (--home); never the network.',
+    '_nsed_store_list() {',
     '  local i home=()',
     '  for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do',
     '    case "${COMP_WORDS[i]}" in',
@@ -44,8 +46,14 @@ export function bashCompletion(m: CompletionModel): string {
     '      --home=*) home=(--home "${COMP_WORDS[i]#--home=}") ;;',
     '    esac',
     '  done',
-    '  nsed "${home[@]}" sessions ls --ids 2>/dev/null',
+    '  nsed "${home[@]}" "$@" 2>/dev/null',
     '}',
+    '',
+    '# Session ids, newest first.',
+    '_nsed_session_ids() { _nsed_store_list sessions ls --ids; }',
+    '',
+    '# Policy tags from the cache the last `nsed policies` wrote (no request to the orchestrator).',
+    '_nsed_policy_tags() { _nsed_store_list policies --cached; }',
     '',
     '# Whether option $2 of command $1 takes a value (the next word).',
     '_nsed_takes_value() {',

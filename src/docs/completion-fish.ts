@@ -21,6 +21,9 @@ function optionSpec(o: OptionRef): string[] {
       case 'session':
         parts.push('-x', `-a '(__nsed_session_ids)'`);
         break;
+      case 'policy':
+        parts.push('-x', `-a '(__nsed_policy_tags)'`);
+        break;
       case 'none':
         parts.push('-x');
         break;
@@ -97,7 +100,8 @@ export function fishCompletion(m: CompletionModel): string {
     '    end',
     'end',
     '',
-    'function __nsed_session_ids',
+    '# Runs an nsed listing against the store the command line names (--home); never the network.',
+    'function __nsed_store_list',
     '    set -l tokens (commandline -opc)',
     '    set -l home',
     '    for i in (seq (count $tokens))',
@@ -110,7 +114,16 @@ export function fishCompletion(m: CompletionModel): string {
     '                set home --home (string replace -- --home= \'\' $tokens[$i])',
     '        end',
     '    end',
-    '    nsed $home sessions ls --ids 2>/dev/null',
+    '    nsed $home $argv 2>/dev/null',
+    'end',
+    '',
+    'function __nsed_session_ids',
+    '    __nsed_store_list sessions ls --ids',
+    'end',
+    '',
+    '# Policy tags from the cache the last `nsed policies` wrote (no request to the orchestrator).',
+    'function __nsed_policy_tags',
+    '    __nsed_store_list policies --cached',
     'end',
     '',
     'complete -c nsed -f',

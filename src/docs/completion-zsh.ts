@@ -23,6 +23,8 @@ function valueAction(o: OptionRef): string {
       return '_files -/';
     case 'session':
       return '_nsed_session_ids';
+    case 'policy':
+      return '_nsed_policy_tags';
     case 'none':
       return `_message ${quote(o.valueName.toLowerCase())}`;
   }
@@ -41,17 +43,30 @@ export function zshCompletion(m: CompletionModel): string {
     '# Install: nsed completion zsh > "${fpath[1]}/_nsed" and start a new shell,',
     '# or source <(nsed completion zsh) after compinit.',
     '',
-    '_nsed_session_ids() {',
+    '# Runs an nsed listing against the store the command line names (--home); never the network.',
+    '_nsed_store_list() {',
     '  local i',
-    '  local -a home ids',
+    '  local -a home',
     '  for (( i = 2; i < CURRENT; i++ )); do',
     '    case ${words[i]} in',
     '      (--home) home=(--home ${words[i+1]}) ;;',
     '      (--home=*) home=(--home ${words[i]#--home=}) ;;',
     '    esac',
     '  done',
-    '  ids=(${(f)"$(nsed $home sessions ls --ids 2>/dev/null)"})',
+    '  nsed $home "$@" 2>/dev/null',
+    '}',
+    '',
+    '_nsed_session_ids() {',
+    '  local -a ids',
+    '  ids=(${(f)"$(_nsed_store_list sessions ls --ids)"})',
     "  _describe -t sessions 'session id' ids",
+    '}',
+    '',
+    '# Policy tags from the cache the last `nsed policies` wrote (no request to the orchestrator).',
+    '_nsed_policy_tags() {',
+    '  local -a tags',
+    '  tags=(${(f)"$(_nsed_store_list policies --cached)"})',
+    "  _describe -t policies 'policy tag' tags",
     '}',
     '',
     '_nsed_takes_value() {',

@@ -45,7 +45,8 @@ export function recordBuilder(build: (y: Argv) => Argv): RecordedBuilder {
       aliases: strings(o.alias),
       type,
       choices: strings(o.choices),
-      default: o.default,
+      // A default the parser leaves unset (so the config file can fill it) is still documented.
+      default: o.default ?? o.defaultDescription,
       describe: text(o),
       array: o.array === true || o.type === 'array',
       hidden: o.hidden === true,

@@ -3,7 +3,7 @@ import { VERSION } from '../version.js';
 import { isGroup, type CommandDef, type CommandEntry, type CommandGroup } from '../commands/command.js';
 import { recordBuilder, type RecordedOption } from './record-builder.js';
 
-export type Completion = 'none' | 'file' | 'dir' | 'session' | 'choices';
+export type Completion = 'none' | 'file' | 'dir' | 'session' | 'policy' | 'choices';
 
 export interface OptionRef {
   name: string;
@@ -59,6 +59,7 @@ export const VALUE_COMPLETION: Record<string, Completion> = {
   'token-file': 'file',
   tools: 'file',
   out: 'file',
+  policy: 'policy',
   home: 'dir',
   session: 'session',
   source: 'session',

@@ -13,6 +13,8 @@ export const ENVIRONMENT: Described[] = [
   { name: 'NSED_HOME', describe: 'store root, when --home is not given; sessions live in NSED_HOME/sessions' },
   { name: 'XDG_DATA_HOME', describe: 'when NSED_HOME is not set, the store is XDG_DATA_HOME/nsed (an absolute path only)' },
   { name: 'HOME', describe: 'otherwise the store is ~/.local/share/nsed (USERPROFILE on Windows)' },
+  { name: 'NSED_CONFIG', describe: 'the config file (default: XDG_CONFIG_HOME/nsed/config.json, else ~/.config/nsed/config.json)' },
+  { name: 'XDG_CONFIG_HOME', describe: 'when NSED_CONFIG is not set, the config file is XDG_CONFIG_HOME/nsed/config.json (an absolute path only)' },
   { name: 'NSED_POLICY', describe: 'default policy of ask and fork (default *, the orchestrator\'s first registered policy)' },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   { name: 'FORCE_COLOR', describe: '1, 2, 3 or true turns colour on, 0 or false off; wins over NO_COLOR; --no-color wins over both' },
@@ -36,6 +38,8 @@ export const ENVIRONMENT: Described[] = [
 export const FILES: Described[] = [
   { name: '$NSED_HOME/sessions/ID.json', describe: 'one session: its transcript and bookkeeping, mode 0600 in a 0700 directory; written atomically under a per-session lock' },
   { name: '$NSED_HOME/index.ndjson', describe: 'the listing index behind sessions ls; a cache, rebuilt from the session files when it disagrees with them' },
+  { name: '~/.config/nsed/config.json', describe: 'defaults: url, policy, agents, rounds, idle_timeout, output, color, token_file (nsed config); flags and the environment win over it; never the token' },
+  { name: '$NSED_HOME/policies-cache.json', describe: 'the policy tags of the last nsed policies, offered by shell completion of -p for 24 hours' },
   { name: '~/.local/share/nsed', describe: 'the default store root (see NSED_HOME and XDG_DATA_HOME)' },
 ];
 

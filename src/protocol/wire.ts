@@ -198,6 +198,29 @@ export interface PolicyInfo {
   sla?: { job_timeout_secs: number };
 }
 
+/** One entry of `GET /agents`; the optional fields are the orchestrator's own. */
+export interface AgentInfo {
+  agent_id: string;
+  model_name: string;
+  provider_id: string;
+  is_online: boolean;
+  capability_tags: string[];
+  operator?: string;
+  description?: string;
+}
+
+/** One entry of `GET /v1/models` (the OpenAI list shape). */
+export interface ModelInfo {
+  id: string;
+  owned_by?: string;
+}
+
+/** `GET /health` (no bearer): liveness. */
+export interface HealthInfo {
+  status: string;
+  nats_connection?: string;
+}
+
 /** Header names, spelled once. */
 export const Headers = {
   opencodeSession: 'x-opencode-session',

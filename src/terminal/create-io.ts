@@ -15,11 +15,14 @@ export interface IOFlags {
   quiet?: boolean;
   /** --verbose */
   verbose?: boolean;
+  /** `color` of the config file: below the environment, above the terminal check. */
+  configColor?: boolean;
 }
 
 /**
  * Whether stderr gets colour. An explicit --no-color wins; then FORCE_COLOR (as Node itself
- * ranks it above NO_COLOR); then NO_COLOR; then whether stderr is a terminal that is not dumb.
+ * ranks it above NO_COLOR); then NO_COLOR; then the config file's `color: false`; then whether
+ * stderr is a terminal that is not dumb.
  */
 export function colorEnabled(env: Readonly<Record<string, string | undefined>>, stderrIsTTY: boolean, flags: IOFlags = {}): boolean {
   if (flags.noColor === true) return false;
@@ -28,6 +31,7 @@ export function colorEnabled(env: Readonly<Record<string, string | undefined>>, 
   if (force === '1' || force === '2' || force === '3' || force === 'true') return true;
   const noColor = env['NO_COLOR'];
   if (noColor !== undefined && noColor !== '') return false;
+  if (flags.configColor === false) return false;
   return stderrIsTTY && env['TERM'] !== 'dumb';
 }
 

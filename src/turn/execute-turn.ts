@@ -25,7 +25,8 @@ export async function executeTurn(
   opts: TurnOptions,
 ): Promise<number> {
   const model = session.active_policy;
-  const native = opts.agents !== undefined || opts.rounds !== undefined;
+  const { agents, rounds } = councilChoice(ctx, opts);
+  const native = agents !== undefined || rounds !== undefined;
   const declared = await loadDeclaredTools(opts, session.tools);
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {
@@ -35,8 +36,8 @@ export async function executeTurn(
   }
   let start: TurnStart;
   if (native) {
-    const policyId = opts.agents === undefined ? await resolvePolicyId(conn, model) : undefined;
-    start = buildNativeRequest(session, { agents: opts.agents, rounds: opts.rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
+    const policyId = agents === undefined ? await resolvePolicyId(conn, model) : undefined;
+    start = buildNativeRequest(session, { agents, rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
   } else {
     start = buildChatRequest(session, model, { stream: opts.stream, ...(offered === undefined ? {} : { tools: offered }) });
   }
@@ -100,11 +101,24 @@ export async function followPending(
   return followTurn(ctx, conn, spec, recordedTools(session.tools));
 }
 
+/**
+ * --agents and --rounds, else the config file's. A policy named for this run (-p, NSED_POLICY)
+ * chooses its own council, so the file's agents give way to it. A model named with -m may be a
+ * plain OpenAI-compatible server, which has no council at all: the file's council and rounds
+ * would send it to a deliberation endpoint it does not have.
+ */
+function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | undefined; rounds: number | undefined } {
+  const file = ctx.globals.config.values;
+  if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
+  const policyNamed = opts.policy !== undefined || (ctx.env['NSED_POLICY'] ?? '').trim() !== '';
+  return { agents: opts.agents ?? (policyNamed ? undefined : file.agents), rounds: opts.rounds ?? file.rounds };
+}
+
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */
 async function resolvePolicyId(conn: Connection, model: string): Promise<string> {
   const ref = fromModel(model) ?? model;
   const policies = await conn.client.policies();
   const match = ref === '*' ? policies[0] : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
-  if (match === undefined) throw notFound(`unknown policy '${ref}'`, 'list policies with GET /policies, or choose agents with --agents A,B');
+  if (match === undefined) throw notFound(`unknown policy '${ref}'`, "list them with 'nsed policies', or choose agents with --agents A,B ('nsed agents' lists them)");
   return match.policy_id;
 }

@@ -4,10 +4,13 @@ import { SESSION_VERSION, type Session, type Turn } from '../session/model.js';
 import type { Context } from '../context.js';
 import type { TurnOptions } from './turn-options.js';
 
-/** The default policy: NSED_POLICY, else `*` (the orchestrator's first registered policy). */
-export function defaultPolicy(env: Readonly<Record<string, string | undefined>>): string {
+/**
+ * The default policy: NSED_POLICY, else the config file's `policy`, else `*` (the
+ * orchestrator's first registered policy).
+ */
+export function defaultPolicy(env: Readonly<Record<string, string | undefined>>, configured?: string): string {
   const p = env['NSED_POLICY'];
-  return p === undefined || p.trim() === '' ? '*' : p.trim();
+  return p === undefined || p.trim() === '' ? (configured ?? '*') : p.trim();
 }
 
 /** A new session's parts; the policy, system and title flags win over what is inherited. */
@@ -29,7 +32,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     title: init.opts.title ?? init.title,
     created: now.toISOString(),
     updated: now.toISOString(),
-    active_policy: init.opts.model ?? toModel(init.opts.policy ?? defaultPolicy(ctx.env)),
+    active_policy: init.opts.model ?? toModel(init.opts.policy ?? defaultPolicy(ctx.env, ctx.globals.config.values.policy)),
     orchestrator: init.orchestrator,
     conversation_id: newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

@@ -76,7 +76,7 @@ describe('status table', () => {
     answer(404, '{"error":{"message":"The model nsed:nope does not exist","type":"invalid_request_error","code":"model_not_found"}}');
     const err = await failure(client.chatStream(request));
     expect(err).toMatchObject({ code: 'not_found', exitCode: 3, status: 404, message: "unknown policy 'nsed:nope' (404)" });
-    expect(err.hint).toContain('GET /policies');
+    expect(err.hint).toContain('nsed policies');
   });
 
   it('names the job in a not-found error on a job path', async () => {

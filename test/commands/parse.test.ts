@@ -226,6 +226,7 @@ describe('global options', () => {
       idleTimeoutS: 90,
       color: true,
       sim: false,
+      config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
     expect(parseGlobalOptions({ output: 'ndjson', url: 'http://h', 'token-file': 't', home: 'h', timeout: 5, color: false, sim: true })).toMatchObject({
       output: 'ndjson',
@@ -235,6 +236,13 @@ describe('global options', () => {
       color: false,
       sim: true,
     });
+  });
+
+  it('falls back to the config file for a flag not given, and the flag wins over it', () => {
+    const config = { path: '/c.json', exists: true, values: { output: 'final' as const, idle_timeout: 30 }, unknown: [], error: undefined };
+    expect(parseGlobalOptions({}, config)).toMatchObject({ output: 'final', idleTimeoutS: 30 });
+    expect(parseGlobalOptions({ output: 'json', 'idle-timeout': 5 }, config)).toMatchObject({ output: 'json', idleTimeoutS: 5 });
+    expect(parseGlobalOptions({})).toMatchObject({ output: 'text', idleTimeoutS: 90 });
   });
 
   it.each([

@@ -33,6 +33,29 @@ describe('runCli', () => {
     for (const code of [1, 9, 10, 129]) expect(listed).toContain(code);
   });
 
+  it("shows a command's own options first and the global ones in a group of their own", async () => {
+    for (const args of [['ask', '--help'], ['sessions', 'ls', '--help'], ['config', 'set', '--help'], ['doctor', '--help']]) {
+      const r = await cli(args);
+      expect(r.code).toBe(0);
+      const globalAt = r.stdout.indexOf('Global options:');
+      expect(globalAt, args.join(' ')).toBeGreaterThan(0);
+      // Every global flag is listed after the heading, none before it.
+      for (const flag of ['--url', '--token-file', '--home', '--output', '--idle-timeout', '--sim']) {
+        expect(r.stdout.indexOf(flag), `${args.join(' ')} ${flag}`).toBeGreaterThan(globalAt);
+      }
+    }
+    const ask = (await cli(['ask', '--help'])).stdout;
+    expect(ask.indexOf('--policy')).toBeLessThan(ask.indexOf('Global options:'));
+    expect(ask.indexOf('Options:')).toBeLessThan(ask.indexOf('Global options:'));
+  });
+
+  it('names an unknown flag once, as typed', async () => {
+    const r = await cli(['ask', '--bogus-flag', 'q']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe('nsed: Unknown argument: bogus-flag');
+    expect(r.stderr).not.toContain('bogusFlag');
+  });
+
   it('prints the version with --version and -V, though bin/nsed.cjs usually answers first', async () => {
     for (const flag of ['--version', '-V']) expect(await cli([flag])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
   });

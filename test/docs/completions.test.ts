@@ -81,6 +81,25 @@ describe('completing on a real store', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('bash completes -p from the tag cache of the last nsed policies, without a request, and nothing once it is stale', async () => {
+    const cache = path.join(dir, 'store', 'policies-cache.json');
+    const script = [
+      `source "${path.join(ROOT, 'completions/nsed.bash')}"`,
+      'comp() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _nsed; printf "%s\\n" "${COMPREPLY[*]}"; }',
+      'comp nsed ask -p ""',
+      'comp nsed ask --policy d',
+    ].join('\n');
+    // NSED_URL names a port nothing listens on: a request would fail, not answer.
+    const noNetwork = { ...env, NSED_URL: 'http://127.0.0.1:1' };
+    await writeFile(cache, JSON.stringify({ written: new Date().toISOString(), url: 'sim', tags: ['balanced', 'fast', 'deep'] }));
+    const fresh = (await run('bash', ['--norc', '-c', script], { env: noNetwork })).stdout.split('\n');
+    expect(fresh.slice(0, 2)).toEqual(['balanced fast deep', 'deep']);
+    await writeFile(cache, JSON.stringify({ written: '2020-01-01T00:00:00.000Z', url: 'sim', tags: ['balanced'] }));
+    const stale = (await run('bash', ['--norc', '-c', script], { env: noNetwork })).stdout.split('\n');
+    expect(stale.slice(0, 2)).toEqual(['', '']);
+    await rm(cache);
+  });
+
   it('bash completes commands, subcommands, flags, their values and session ids from the store', async () => {
     const lines = [
       'nsed ""',
@@ -107,7 +126,7 @@ describe('completing on a real store', () => {
     const { stdout } = await run('bash', ['--norc', '-c', script], { env });
     const got = stdout.split('\n');
     const newestFirst = [...ids].reverse().join(' ');
-    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'tool-result', 'cancel', 'sessions', 'sim', 'completion']);
+    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'tool-result', 'cancel', 'sessions', 'policies', 'agents', 'models', 'config', 'doctor', 'sim', 'completion']);
     expect(got[1]).toBe('ls show export rm');
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');

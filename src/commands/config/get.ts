@@ -1,0 +1,26 @@
+import type { ConfigKey } from '../../config-file.js';
+import { notFound } from '../../errors.js';
+import type { CommandDef } from '../command.js';
+import { readable, showValue } from './shared.js';
+
+/** `nsed config get KEY`: one value; a key that is not set exits 3, so a script can fall back. */
+export const get: CommandDef<{ key: string }> = {
+  command: 'get <key>',
+  describe: 'print one value of the config file',
+  configFile: 'own',
+  builder: (y) =>
+    y
+      .positional('key', { type: 'string', describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file' })
+      .example('nsed config get url', 'the orchestrator the config file names'),
+  parse: (argv) => ({ key: String(argv['key'] ?? '') }),
+  run: async (opts, ctx) => {
+    const { isConfigKey, unknownKeyError } = await import('../../config-file.js');
+    if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);
+    const key: ConfigKey = opts.key;
+    const values = readable(ctx);
+    if (values[key] === undefined) throw notFound(`${key} is not set in ${ctx.globals.config.path ?? 'the config file'}`, `set it with: nsed config set ${key} VALUE`);
+    const text = ctx.globals.output === 'json' || ctx.globals.output === 'ndjson' ? `${JSON.stringify(values[key])}\n` : `${showValue(key, values)}\n`;
+    ctx.io.stdout.write(text);
+    return 0;
+  },
+};

@@ -1,0 +1,24 @@
+import type { ConfigKey, ConfigValues, LoadedConfig } from '../../config-file.js';
+import { NsedError } from '../../errors.js';
+import type { Context } from '../../context.js';
+
+/** The config file's path, or the reason there is none (no HOME and no NSED_CONFIG). */
+export function requirePath(config: LoadedConfig): string {
+  if (config.path !== undefined) return config.path;
+  throw new NsedError('store', 'cannot find a place for the config file: HOME is not set', {
+    hint: 'set NSED_CONFIG (or XDG_CONFIG_HOME) to choose one',
+  });
+}
+
+/** The parsed file; a file that cannot be read or parsed stops here, naming it (exit 8). */
+export function readable(ctx: Context): ConfigValues {
+  const { config } = ctx.globals;
+  if (config.error !== undefined) throw config.error;
+  return config.values;
+}
+
+/** A value as `config get` and `config list` print it: agents as A,B, everything else as text. */
+export function showValue(key: ConfigKey, values: ConfigValues): string {
+  const v = values[key];
+  return Array.isArray(v) ? v.join(',') : String(v);
+}

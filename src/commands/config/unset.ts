@@ -1,0 +1,23 @@
+import type { CommandDef } from '../command.js';
+import { requirePath } from './shared.js';
+
+/** `nsed config unset KEY`: the built-in default (or the environment) applies again. */
+export const unset: CommandDef<{ key: string }> = {
+  command: 'unset <key>',
+  describe: 'remove one value from the config file',
+  configFile: 'own',
+  builder: (y) =>
+    y
+      .positional('key', { type: 'string', describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file' })
+      .example('nsed config unset policy', 'back to the orchestrator\'s first policy'),
+  parse: (argv) => ({ key: String(argv['key'] ?? '') }),
+  run: async (opts, ctx) => {
+    const { isConfigKey, unknownKeyError, editConfig } = await import('../../config-file.js');
+    if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);
+    const { config } = ctx.globals;
+    // Nothing to remove from a file that does not exist: creating an empty one would be noise.
+    if (!config.exists) return 0;
+    await editConfig(requirePath(config), opts.key, undefined);
+    return 0;
+  },
+};

@@ -1,0 +1,134 @@
+import { oneLine } from '../terminal/sanitize.js';
+import type { CommandDef } from './command.js';
+import type { Check } from './shared/doctor-checks.js';
+
+/**
+ * `nsed doctor`: the set-up `ask` depends on, one line per check with its fix. Exits 0 only when
+ * everything `ask` needs works; otherwise with the code of the first failing check that `ask`
+ * needs (6 network, 4 auth, 8 store, ...), the code `ask` itself would have exited with.
+ */
+export const doctor: CommandDef<Record<string, never>> = {
+  command: 'doctor',
+  describe: 'check the set-up: URL and where it came from, reachability, token, store, proxy, Node',
+  configFile: 'own',
+  builder: (y) =>
+    y
+      .example('nsed doctor', 'one line per check, with the fix for each that fails')
+      .example("nsed doctor -o json | jq '.checks[] | select(.ok | not)'", 'only what fails'),
+  parse: () => ({}),
+  run: async (_opts, ctx) => {
+    const checks = await import('./shared/doctor-checks.js');
+    const { resolveUrlSource, readToken } = await import('../config.js');
+    const { toNsedError, ExitCode } = await import('../errors.js');
+    const out: Check[] = [checks.nodeCheck(process.version), checks.configCheck(ctx)];
+    const { globals } = ctx;
+    const configured = globals.config.error === undefined ? globals.config.values : {};
+    const { url, source } = globals.sim
+      ? { url: '(an in-process simulator)', source: 'sim' }
+      : resolveUrlSource(globals.url, ctx.env, undefined, configured.url);
+    out.push({ name: 'url', ok: true, detail: `${url} (from ${SOURCES[source] ?? source}; precedence: flag > environment > config > default)` });
+
+    let tokenState = 'no token (set NSED_TOKEN or token_file if the orchestrator wants one)';
+    let tokenOk = true;
+    if (!globals.sim) {
+      try {
+        const token = await readToken(globals.tokenFile, ctx.env, () => undefined, configured.token_file);
+        if (token !== undefined) tokenState = `a token from ${globals.tokenFile !== undefined ? '--token-file' : ctx.env['NSED_TOKEN'] ? 'NSED_TOKEN' : 'token_file (config)'}`;
+      } catch (err) {
+        const e = toNsedError(err);
+        out.push({ name: 'token', ok: false, detail: e.message, fix: e.hint ?? 'check the token file', exitCode: e.exitCode });
+        tokenOk = false;
+      }
+      if (/^https?:/.test(url)) out.push(...(await checks.networkSettingsCheck(ctx.env, url)));
+    }
+
+    if (tokenOk) out.push(...(await orchestratorChecks(ctx, tokenState, source === 'default')));
+    out.push(...(await checks.storeChecks(ctx)));
+
+    const failing = out.find((c) => !c.ok && c.exitCode !== undefined);
+    const code = failing?.exitCode ?? ExitCode.ok;
+    const text =
+      globals.output === 'json' || globals.output === 'ndjson'
+        ? `${JSON.stringify({ ok: code === 0, exit_code: code, url: globals.sim ? null : url, url_source: source, checks: out.map(toJson) }, null, globals.output === 'json' ? 2 : undefined)}\n`
+        : render(out, code);
+    await (await import('../output/session-write.js')).writeStdout(ctx.io, text);
+    return code;
+  },
+};
+
+const SOURCES: Record<string, string> = {
+  flag: '--url',
+  env: 'NSED_URL',
+  config: 'the config file',
+  session: "the session's record",
+  default: 'the built-in default',
+  sim: '--sim',
+};
+
+/** /health (reachability, latency), then a bearer route (`GET /policies`): is the token accepted. */
+async function orchestratorChecks(ctx: Parameters<(typeof doctor)['run']>[1], tokenState: string, isDefault: boolean): Promise<Check[]> {
+  const { toNsedError, ExitCode } = await import('../errors.js');
+  const out: Check[] = [];
+  let conn;
+  try {
+    conn = await ctx.connect();
+  } catch (err) {
+    const e = toNsedError(err);
+    return [{ name: 'connect', ok: false, detail: e.message, fix: e.hint ?? 'check --url', exitCode: e.exitCode }];
+  }
+  try {
+    const started = ctx.clock.now().getTime();
+    try {
+      const health = await conn.client.health({ signal: ctx.signal });
+      const ms = ctx.clock.now().getTime() - started;
+      out.push({ name: 'reachable', ok: true, detail: `${conn.url} answered in ${ms} ms` });
+      out.push(
+        health.status === 'healthy'
+          ? { name: 'health', ok: true, detail: `healthy${health.nats_connection ? ` (NATS ${health.nats_connection})` : ''}` }
+          : { name: 'health', ok: false, detail: `the orchestrator says it is ${health.status}`, fix: 'see the orchestrator\'s logs', exitCode: ExitCode.server },
+      );
+    } catch (err) {
+      const e = toNsedError(err);
+      if (e.code === 'network' || e.code === 'timeout') {
+        const fix = isDefault
+          ? 'nothing answers at the default URL: pass --url, set NSED_URL or nsed config set url, or try --sim'
+          : (e.hint ?? 'check the URL and that the orchestrator is running');
+        return [{ name: 'reachable', ok: false, detail: e.message, fix, exitCode: e.exitCode }];
+      }
+      // An orchestrator without /health (or one that guards it) is still reachable.
+      out.push({ name: 'reachable', ok: true, detail: `${conn.url} answered in ${ctx.clock.now().getTime() - started} ms` });
+      out.push({ name: 'health', ok: false, detail: e.message, fix: 'GET /health should answer 200 without a token' });
+    }
+    try {
+      const policies = await conn.client.policies({ signal: ctx.signal });
+      out.push({ name: 'token', ok: true, detail: `accepted (${tokenState})` });
+      out.push(
+        policies.length > 0
+          ? { name: 'policies', ok: true, detail: `${policies.length} (nsed policies lists them)` }
+          : { name: 'policies', ok: false, detail: 'the orchestrator has no policies', fix: 'register one, or choose agents with --agents', exitCode: ExitCode.notFound },
+      );
+    } catch (err) {
+      const e = toNsedError(err);
+      if (e.code === 'auth') {
+        out.push({ name: 'token', ok: false, detail: `refused: ${e.message} (${tokenState})`, fix: e.hint ?? 'check NSED_TOKEN or the token file', exitCode: e.exitCode });
+      } else {
+        out.push({ name: 'policies', ok: false, detail: e.message, fix: e.hint ?? 'see the orchestrator\'s logs', exitCode: e.exitCode });
+      }
+    }
+  } finally {
+    await conn.close();
+  }
+  return out;
+}
+
+/** A check as `-o json` documents it: snake_case, every key present. */
+function toJson(c: Check): Record<string, unknown> {
+  return { name: c.name, ok: c.ok, detail: c.detail, fix: c.fix ?? null, exit_code: c.exitCode ?? null };
+}
+
+function render(checks: readonly Check[], code: number): string {
+  // Details quote the server and the environment: one safe line each.
+  const lines = checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.name}: ${oneLine(c.detail, 400)}${!c.ok && c.fix !== undefined ? `\n    fix: ${oneLine(c.fix, 300)}` : ''}`);
+  lines.push(code === 0 ? 'ready: nsed ask will work' : `not ready (exit ${code}): fix the first ✗ above`);
+  return `${lines.join('\n')}\n`;
+}

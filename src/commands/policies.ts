@@ -1,0 +1,68 @@
+import type { PolicyInfo } from '../protocol/wire.js';
+import { stringFlag, type CommandDef } from './command.js';
+
+export interface PoliciesOptions {
+  tag: string | undefined;
+  /** Print the cached tags, one per line, without asking the orchestrator (completion scripts). */
+  cached: boolean;
+}
+
+/** `nsed policies [--tag T]`: the orchestrator's policies (`GET /policies`), the names `-p` takes. */
+export const policies: CommandDef<PoliciesOptions> = {
+  command: 'policies',
+  describe: 'list the orchestrator\'s policies (what -p takes)',
+  builder: (y) =>
+    y
+      .option('tag', { type: 'string', describe: 'only policies with this tag' })
+      .option('cached', { type: 'boolean', default: false, hidden: true, describe: 'print the cached tags (for completion)' })
+      .example('nsed policies', 'a table on a terminal, tab-separated lines in a pipe')
+      .example("nsed policies -o json | jq -r '.[].tags[]'", 'every tag -p accepts'),
+  parse: (argv) => ({ tag: stringFlag(argv, 'tag'), cached: argv['cached'] === true }),
+  run: async (opts, ctx) => {
+    const [{ resolveHome }, cache] = await Promise.all([import('../session/paths.js'), import('../session/policy-cache.js')]);
+    if (opts.cached) {
+      let home: string;
+      try {
+        home = resolveHome(ctx.env, ctx.globals.home);
+      } catch {
+        return 0;
+      }
+      const tags = await cache.readPolicyCache(home, ctx.clock.now());
+      ctx.io.stdout.write(tags.map((t) => `${t}\n`).join(''));
+      return 0;
+    }
+    const conn = await ctx.connect();
+    let list: PolicyInfo[];
+    try {
+      list = await conn.client.policies({ signal: ctx.signal, ...(opts.tag === undefined ? {} : { tag: opts.tag }) });
+    } finally {
+      await conn.close();
+    }
+    // The orchestrator may ignore ?tag=; filtering here too keeps the promise of --tag.
+    const shown = opts.tag === undefined ? list : list.filter((p) => p.tags.includes(opts.tag ?? ''));
+    if (opts.tag === undefined) {
+      try {
+        await cache.writePolicyCache(resolveHome(ctx.env, ctx.globals.home), { url: conn.orchestrator, tags: list.flatMap((p) => p.tags), now: ctx.clock.now() });
+      } catch {
+        // No store root (HOME unset): completion simply offers nothing.
+      }
+    }
+    const { renderListing, listingFormat } = await import('../output/listing.js');
+    const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
+    const text = renderListing(shown, POLICY_COLUMNS, format, (p) => p);
+    if (shown.length === 0 && format !== 'json' && !ctx.io.quiet) {
+      ctx.io.stderr.write(opts.tag === undefined ? 'the orchestrator has no policies\n' : `no policy has the tag '${opts.tag}'\n`);
+    }
+    await (await import('../output/session-write.js')).writeStdout(ctx.io, text);
+    return 0;
+  },
+};
+
+const POLICY_COLUMNS = [
+  { header: 'ID', cell: (p: PolicyInfo) => p.policy_id, max: 13 },
+  { header: 'NAME', cell: (p: PolicyInfo) => p.name, max: 30 },
+  { header: 'TAGS', cell: (p: PolicyInfo) => p.tags.join(','), max: 40 },
+  { header: 'ROUNDS', cell: (p: PolicyInfo) => String(p.max_rounds), align: 'right' as const },
+  { header: 'EFFORT', cell: (p: PolicyInfo) => String(p.effort), align: 'right' as const },
+  { header: 'MODE', cell: (p: PolicyInfo) => p.mode ?? 'deliberation' },
+];

@@ -1,0 +1,223 @@
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { NsedError, storeError, usageError } from './errors.js';
+import { OUTPUT_MODES, type OutputMode } from './output/modes.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The defaults a user may keep in the config file, typed. */
+export interface ConfigValues {
+  url?: string;
+  policy?: string;
+  agents?: string[];
+  rounds?: number;
+  idle_timeout?: number;
+  output?: OutputMode;
+  color?: boolean;
+  token_file?: string;
+}
+
+export type ConfigKey = keyof ConfigValues;
+
+/** Each key with what it holds; the order is the order `nsed config list` prints. */
+export const CONFIG_KEYS: ReadonlyArray<{ key: ConfigKey; describe: string }> = [
+  { key: 'url', describe: 'orchestrator base URL (like --url / NSED_URL)' },
+  { key: 'policy', describe: 'default policy of ask and fork (like -p / NSED_POLICY)' },
+  { key: 'agents', describe: 'default council, A,B,C (like --agents; used when no policy is named)' },
+  { key: 'rounds', describe: 'default deliberation rounds, 1 to 100 (like --rounds)' },
+  { key: 'idle_timeout', describe: 'longest silence tolerated, in seconds (like --idle-timeout)' },
+  { key: 'output', describe: `default output mode: ${OUTPUT_MODES.join(', ')} (like -o)` },
+  { key: 'color', describe: 'false turns colour off (like --no-color)' },
+  { key: 'token_file', describe: 'file holding the bearer token (like --token-file); the token itself never goes here' },
+];
+
+const KNOWN = CONFIG_KEYS.map((k) => k.key);
+const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function isConfigKey(key: string): key is ConfigKey {
+  return (KNOWN as string[]).includes(key);
+}
+
+/** `NSED_CONFIG`, else `$XDG_CONFIG_HOME/nsed/config.json`, else `~/.config/nsed/config.json`. */
+export function configPath(env: Env): string | undefined {
+  if (env['NSED_CONFIG'] !== undefined && env['NSED_CONFIG'] !== '') return path.resolve(env['NSED_CONFIG']);
+  // The XDG spec says relative values are invalid and must be ignored.
+  const xdg = env['XDG_CONFIG_HOME'];
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'nsed', 'config.json');
+  const home = env['HOME'] || (process.platform === 'win32' ? env['USERPROFILE'] : undefined);
+  return home ? path.join(path.resolve(home), '.config', 'nsed', 'config.json') : undefined;
+}
+
+/** What reading the config file found; `error` is set instead of throwing so doctor can show it. */
+export interface LoadedConfig {
+  path: string | undefined;
+  exists: boolean;
+  values: ConfigValues;
+  /** Keys the file has that nsed does not know (ignored, and warned about). */
+  unknown: string[];
+  error: NsedError | undefined;
+}
+
+/** One small JSON read; a missing file is an empty config, an unreadable one an error (exit 8). */
+export async function loadConfig(env: Env): Promise<LoadedConfig> {
+  const file = configPath(env);
+  const empty: LoadedConfig = { path: file, exists: false, values: {}, unknown: [], error: undefined };
+  if (file === undefined) return empty;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return empty;
+    return { ...empty, exists: true, error: storeError(`cannot read the config file ${file}: ${code ?? 'error'}`, { hint: 'check its permissions' }) };
+  }
+  try {
+    const { values, unknown } = parseConfigText(text, file);
+    return { path: file, exists: true, values, unknown, error: undefined };
+  } catch (err) {
+    return { ...empty, exists: true, error: err instanceof NsedError ? err : storeError(String(err)) };
+  }
+}
+
+/** The file's JSON, checked key by key; a wrong value names the key and the file. */
+export function parseConfigText(text: string, file: string): { values: ConfigValues; unknown: string[] } {
+  let raw: unknown;
+  try {
+    raw = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (err) {
+    throw storeError(`the config file ${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
+      hint: `fix it by hand or remove it; nsed never overwrites a config file it cannot parse`,
+    });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw storeError(`the config file ${file} is not a JSON object`, { hint: 'it holds {"key": value, ...}; see nsed config list' });
+  }
+  const values: ConfigValues = {};
+  const unknown: string[] = [];
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!isConfigKey(key)) {
+      unknown.push(key);
+      continue;
+    }
+    try {
+      setValue(values, key, checkValue(key, value, path.dirname(file)));
+    } catch (err) {
+      const msg = err instanceof NsedError ? err.message : String(err);
+      throw storeError(`the config file ${file}: ${msg}`, { hint: `fix it with 'nsed config set ${key} VALUE' or 'nsed config unset ${key}'` });
+    }
+  }
+  return { values, unknown };
+}
+
+function setValue<K extends ConfigKey>(values: ConfigValues, key: K, value: ConfigValues[K]): void {
+  values[key] = value;
+}
+
+/** A key's value from the command line (`nsed config set rounds 3`), as the JSON it is stored as. */
+export function valueFromText(key: ConfigKey, text: string): unknown {
+  switch (key) {
+    case 'rounds':
+    case 'idle_timeout':
+      return text.trim() === '' ? NaN : Number(text);
+    case 'color':
+      if (['true', 'on', 'yes', '1'].includes(text)) return true;
+      if (['false', 'off', 'no', '0'].includes(text)) return false;
+      return text;
+    case 'agents':
+      return text.split(',').map((a) => a.trim()).filter((a) => a !== '');
+    default:
+      return text;
+  }
+}
+
+/** Checks one value; `base` resolves a relative token_file against the config file's folder. */
+export function checkValue(key: ConfigKey, value: unknown, base: string): ConfigValues[ConfigKey] {
+  const bad = (what: string): NsedError => usageError(`${key} must be ${what}`);
+  switch (key) {
+    case 'url': {
+      if (typeof value !== 'string' || value.trim() === '') throw bad('an http:// or https:// URL');
+      let u: URL;
+      try {
+        u = new URL(value.trim());
+      } catch {
+        throw bad('an http:// or https:// URL');
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad('an http:// or https:// URL');
+      if (u.username !== '' || u.password !== '') throw usageError('url must not carry credentials', 'keep the token in a file and set token_file');
+      return value.trim().replace(/\/+$/, '');
+    }
+    case 'policy':
+      if (typeof value !== 'string' || value.trim() === '') throw bad('a policy tag, nsed:<tag> or a policy id');
+      return value.trim();
+    case 'agents': {
+      const list = typeof value === 'string' ? value.split(',').map((a) => a.trim()).filter((a) => a !== '') : value;
+      if (!Array.isArray(list) || list.length < 2 || !list.every((a) => typeof a === 'string' && AGENT_NAME.test(a))) {
+        throw bad('at least two agent names, e.g. CortexA,CortexB');
+      }
+      return list as string[];
+    }
+    case 'rounds':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 100) throw bad('a whole number from 1 to 100');
+      return value;
+    case 'idle_timeout':
+      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw bad('a positive number of seconds');
+      return value;
+    case 'output': {
+      const mode = OUTPUT_MODES.find((m) => m === value);
+      if (mode === undefined) throw bad(`one of ${OUTPUT_MODES.join(', ')}`);
+      return mode;
+    }
+    case 'color':
+      if (typeof value !== 'boolean') throw bad('true or false');
+      return value;
+    case 'token_file': {
+      if (typeof value !== 'string' || value.trim() === '') throw bad('a file path');
+      const home = process.env['HOME'];
+      const p = value.startsWith('~/') && home !== undefined ? path.join(home, value.slice(2)) : value;
+      return path.resolve(base, p);
+    }
+  }
+}
+
+/** The refusal of a key nsed does not know; the token gets its own reason. */
+export function unknownKeyError(key: string): NsedError {
+  if (key === 'token') {
+    return usageError('the token is never kept in the config file', 'put it in a file of its own (chmod 600) and run: nsed config set token_file PATH');
+  }
+  return usageError(`unknown config key '${key.slice(0, 60)}'`, `known keys: ${KNOWN.join(', ')}`);
+}
+
+/**
+ * Reads the raw JSON object for an edit. A file that cannot be parsed is never overwritten: the
+ * edit fails naming it, so a hand-written file with one typo is not lost.
+ */
+async function readForEdit(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    throw storeError(`cannot read the config file ${file}: ${code ?? 'error'}`);
+  }
+  parseConfigText(text, file);
+  return text.trim() === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+}
+
+/** Sets or (value undefined) removes one key: a temp file, 0600, renamed over the old one. */
+export async function editConfig(file: string, key: ConfigKey, value: unknown): Promise<void> {
+  const doc = await readForEdit(file);
+  if (value === undefined) delete doc[key];
+  else doc[key] = value;
+  const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
+  try {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await writeFile(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+    await chmod(tmp, 0o600);
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw storeError(`cannot write the config file ${file}: ${code}`, { hint: 'check the permissions of its folder, or point NSED_CONFIG elsewhere' });
+  }
+}
