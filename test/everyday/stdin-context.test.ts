@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withContext } from '../../src/commands/shared/prompt.js';
+import { STDIN_FIRST_BYTE_MS, withContext } from '../../src/commands/shared/prompt.js';
 import { CLI, makeRig, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
@@ -62,6 +62,23 @@ describe('piped standard input joins the words as context', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(lastUserMessage()).toBe('question without context');
+  });
+
+  it('in-process, the harness default is a stdin already at its end: nothing added and no first-byte wait', async () => {
+    const r = await rig.run(['ask', '--verbose', '-o', 'final', 'no wait for context']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('stdin: empty; nothing added');
+    expect(r.stderr).not.toContain('no input within');
+    expect(lastUserMessage()).toBe('no wait for context');
+  });
+
+  it('in-process, an open stdin nobody writes to is let go after the first-byte wait (reliability #70)', async () => {
+    const run = rig.start(['ask', '--verbose', '-o', 'final', 'silent pipe'], { openStdin: true });
+    const r = await run.result;
+    run.stdin.destroy();
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`stdin: no input within ${STDIN_FIRST_BYTE_MS} ms; ignored`);
+    expect(lastUserMessage()).toBe('silent pipe');
   });
 
   it('an empty pipe adds nothing', async () => {

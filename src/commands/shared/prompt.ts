@@ -48,7 +48,12 @@ export async function readPrompt(words: readonly string[], io: IO, rules: Prompt
       const context = await readIfPrompt(io.stdin, STDIN_FIRST_BYTE_MS);
       if (context !== undefined && context.trim() !== '') text = withContext(text, context);
       if (io.verbose && !io.quiet) {
-        const said = context === undefined ? `no input within ${STDIN_FIRST_BYTE_MS} ms; ignored` : `${context.length} characters added as context`;
+        const said =
+          context === undefined
+            ? `no input within ${STDIN_FIRST_BYTE_MS} ms; ignored`
+            : context.trim() === ''
+              ? 'empty; nothing added'
+              : `${context.length} characters added as context`;
         io.stderr.write(`stdin: ${said}\n`);
       }
     }
