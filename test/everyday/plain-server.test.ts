@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,18 @@ describe('-m/--model against a plain OpenAI-compatible server (no x-nsed-session
     expect(r.stderr).toMatch(/^nsed: .*not an NSED orchestrator/);
     expect(r.stderr).not.toContain('/v1');
     expect(r.code).toBe(2);
+  });
+
+  it("-m sets aside the config file's policy, council and rounds; --verbose names the file as the URL's source", async () => {
+    const config = join(home, 'config.json');
+    await writeFile(config, JSON.stringify({ url: plain.url, policy: 'deep', agents: ['A', 'B'], rounds: 2 }));
+    const r = await run(['ask', '-m', 'phi3', '--verbose', '-o', 'final', 'hello'], { env: { NSED_CONFIG: config, NSED_URL: undefined } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${ANSWER}\n`);
+    expect(r.stderr).toContain(`url ${plain.url} (from the config file)`);
+    // The file's agents and rounds would have sent this to /deliberation, which the server lacks.
+    expect(plain.requests.at(-1)?.path).toBe('/v1/chat/completions');
+    expect(models().at(-1)).toBe('phi3');
   });
 
   it('-m and -p are exclusive (usage, exit 2)', async () => {
