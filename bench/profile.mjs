@@ -27,6 +27,7 @@ const SCENARIOS = {
   'memory-1m-floor': (url) => [floor('undici'), `${url}/fixed/1000000/1000000`, 'final'],
   'latency-text': (url) => ask('text', `${url}/stamp/300/3`),
   'sessions-ls': () => [CLI, 'sessions', 'ls'],
+  'sessions-ls-empty': () => [CLI, 'sessions', 'ls'],
   'sessions-show': (_url, longId) => [CLI, 'sessions', 'show', longId],
 };
 
@@ -42,7 +43,7 @@ const server = await startServer();
 try {
   const home = path.join(tmp, 'home');
   let longId = '';
-  if (scenario.startsWith('sessions-')) {
+  if (scenario.startsWith('sessions-') && scenario !== 'sessions-ls-empty') {
     // The same stores the listing figures run on.
     const { openFileStore } = await loadStore(await bundleStore(tmp));
     if (scenario === 'sessions-ls') await generateStore(openFileStore, home, 10_000);

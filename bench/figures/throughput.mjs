@@ -42,7 +42,7 @@ export async function throughput({ tmp, server }) {
     fig('ask -o final vs undici floor', 'final', 'undici', UNDICI, atMost(1.25)),
     fig('ask -o final vs node:http floor', 'final', 'http', 'node:http + eventsource-parser'),
     fig('ask -o final vs openai package', 'final', 'openai', `openai ${await openaiVersion()} chat.completions stream`, below(1)),
-    fig('ask -o ndjson vs undici floor writing each piece', 'ndjson', 'undiciStream', `${UNDICI}, a stdout write per chunk`),
+    fig('ask -o ndjson vs undici floor writing each piece', 'ndjson', 'undiciStream', `${UNDICI}, a stdout write per chunk`, atMost(1.3)),
     fig('ask -o text (piped) vs undici floor writing each piece', 'text', 'undiciStream', `${UNDICI}, a stdout write per chunk`),
   ];
 }

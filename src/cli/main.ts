@@ -1,4 +1,6 @@
 // The only module that touches `process`: argv, environment, streams, signals, exit code.
+import type * as Crypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProcessContext } from '../context.js';
 import { ExitCode } from '../errors.js';
@@ -19,8 +21,10 @@ process.on('SIGINT', onSignal(ExitCode.interrupted));
 process.on('SIGTERM', onSignal(ExitCode.terminated));
 process.on('SIGHUP', onSignal(ExitCode.sighup));
 
-// node:crypto costs ~15 ms to load; only commands that mint ids need it.
-const [{ runCli }, { randomBytes }] = await Promise.all([import('./run-cli.js'), import('node:crypto')]);
+// node:crypto (with webcrypto) costs 15-25 ms to load; only commands that mint ids need it, and
+// that is after start-up, so it is required on first use.
+const load = createRequire(import.meta.url);
+const { runCli } = await import('./run-cli.js');
 const ctx: ProcessContext = {
   env: process.env,
   clock: {
@@ -29,7 +33,7 @@ const ctx: ProcessContext = {
   },
   signal: controller.signal,
   signalExit: () => signalExit,
-  randomHex: (bytes) => randomBytes(bytes).toString('hex'),
+  randomHex: (bytes) => (load('node:crypto') as typeof Crypto).randomBytes(bytes).toString('hex'),
 };
 const streams = {
   stdout: process.stdout,

@@ -1,4 +1,4 @@
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import { isGroup, type CommandDef, type CommandEntry, type CommandGroup, type ParsedArgv } from '../commands/command.js';
 import { GLOBAL_OPTION_NAMES, parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
@@ -13,6 +13,7 @@ import { toJsonLine } from '../output/ndjson.js';
 import { createIO } from '../terminal/create-io.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { VERSION } from '../version.js';
+import { prescan } from './prescan.js';
 
 interface Streams {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -28,29 +29,17 @@ type Selected = { def: CommandDef; argv: ParsedArgv };
  * connection (tests).
  */
 export async function runCli(args: string[], base: ProcessContext, streams: Streams, parts: ContextParts = {}): Promise<number> {
-  let selected: Selected | undefined;
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
-  const parser = buildParser(args, streams.stdout.columns);
+  const quick = prescan(args);
+  const def = quick === undefined ? undefined : chosenCommand(quick);
+  const parsed = def !== undefined && quick !== undefined ? { selected: { def, argv: quick } } : await parseWords(args, streams.stdout.columns);
 
-  let helpText = '';
-  let parseError: Error | undefined;
-  try {
-    // With a callback, yargs hands help and version text back instead of printing and exiting.
-    await parser.parseAsync(args, {}, (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
-      if (err) parseError = err;
-      helpText = output;
-      const def = !err && output === '' ? chosenCommand(argv) : undefined;
-      if (def !== undefined) selected = { def, argv };
-    });
-  } catch (err) {
-    parseError = err instanceof Error ? err : new Error(String(err));
-  }
-
-  if (parseError !== undefined) {
-    streams.stderr.write(`nsed: ${oneLine(unknownOnce(parseError.message), 300)}\n`);
+  if (parsed.error !== undefined) {
+    streams.stderr.write(`nsed: ${oneLine(unknownOnce(parsed.error.message), 300)}\n`);
     streams.stderr.write(`hint: run 'nsed ${commandWord(args)}--help' for usage\n`);
     return ExitCode.usage;
   }
+  const { selected, helpText = '' } = parsed;
   if (selected === undefined) {
     if (helpText !== '') streams.stdout.write(helpText.endsWith('\n') ? helpText : `${helpText}\n`);
     return ExitCode.ok;
@@ -110,8 +99,34 @@ export function reportError(
   return e.exitCode;
 }
 
-function buildParser(args: string[], columns: number | undefined): Argv {
-  let y = withGlobalOptions(yargs(args))
+interface Parsed {
+  selected?: Selected;
+  helpText?: string;
+  error?: Error;
+}
+
+/** The yargs parse: the chosen command and its words, or help text, or a usage error. */
+export async function parseWords(args: string[], columns: number | undefined): Promise<Parsed> {
+  // Loaded here, not at the top: the prescan's runs never need it.
+  const { default: yargs } = await import('yargs');
+  const parser = buildParser(yargs(args), columns);
+  const parsed: Parsed = {};
+  try {
+    // With a callback, yargs hands help and version text back instead of printing and exiting.
+    await parser.parseAsync(args, {}, (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
+      if (err) parsed.error = err;
+      parsed.helpText = output;
+      const def = !err && output === '' ? chosenCommand(argv) : undefined;
+      if (def !== undefined) parsed.selected = { def, argv };
+    });
+  } catch (err) {
+    parsed.error = err instanceof Error ? err : new Error(String(err));
+  }
+  return parsed;
+}
+
+function buildParser(root: Argv, columns: number | undefined): Argv {
+  let y = withGlobalOptions(root)
     .scriptName('nsed')
     .usage('nsed <command> [options]\n\nA command-line client for NSED deliberations.')
     .parserConfiguration({ 'parse-positional-numbers': false, 'halt-at-non-option': false })
@@ -131,12 +146,24 @@ function buildParser(args: string[], columns: number | undefined): Argv {
   for (const entry of commands) {
     y = isGroup(entry) ? addGroup(y, entry) : addCommand(y, entry);
   }
+  skipHelpCache(y);
   return y;
 }
 
-// No yargs handlers: after running one, yargs renders that command's help text in case it fails
-// (~90 ms of string-width work on every run, measured by bench/profile.mjs). The command is
-// picked from the parsed words instead.
+interface UsageInternals {
+  getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } };
+}
+
+// After parsing a command's words yargs renders that command's whole help text in advance, to
+// show it should the command fail (yargs gives every command a handler, even one registered
+// without). nsed's own fail() never shows it, and the rendering (string-width over every cell)
+// was 13 % of an empty `sessions ls` (bench/RESULTS.md). `--help` renders through another path.
+function skipHelpCache(y: Argv): void {
+  const usage = (y as unknown as UsageInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage?.cacheHelpMessage !== undefined) usage.cacheHelpMessage = () => undefined;
+}
+
+// The command is picked from the parsed words rather than through yargs handlers.
 // A command's --help shows its own options first and the global ones in a group of their own.
 function addCommand(y: Argv, def: CommandDef): Argv {
   const own = recordBuilder(def.builder).options.filter((o) => !o.hidden).map((o) => o.name);

@@ -17,15 +17,30 @@ export function toJsonLine(value: unknown): string {
   return `${JSON.stringify(value).replace(UNSAFE_IN_JSON, escapeChar)}\n`;
 }
 
-/** `-o ndjson`: one line per event, `{v, seq, ...event}`, written as it happens. */
+/**
+ * `-o ndjson`: one line per event, `{v, seq, ...event}`. The lines of the events handled in one
+ * synchronous run (one network read's batch) go out in one write at the end of it: a write per
+ * line was a system call per event on a pipe and made the stream 1.69x the floor's time
+ * (bench/RESULTS.md). A line never waits past the current task, so never across an await.
+ */
 export function createNdjsonRenderer(io: IO): Renderer {
   const out = safeWriter(io.stdout);
   let seq = 0;
+  let pending = '';
+  const flush = (): void => {
+    const text = pending;
+    pending = '';
+    out.write(text);
+  };
   return {
     onEvent(e) {
       seq += 1;
-      out.write(toJsonLine({ v: NDJSON_SCHEMA_VERSION, seq, ...e }));
+      if (pending === '') queueMicrotask(flush);
+      pending += toJsonLine({ v: NDJSON_SCHEMA_VERSION, seq, ...e });
     },
-    close: () => out.drain(),
+    close: () => {
+      flush();
+      return out.drain();
+    },
   };
 }

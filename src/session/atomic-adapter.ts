@@ -2,7 +2,7 @@ import * as fsp from 'node:fs/promises';
 import { rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Adapter } from 'lowdb';
 import { NsedError, storeError } from '../errors.js';
@@ -35,7 +35,7 @@ const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoExcept
 
 /** `.<name>.<pid>.<8 hex>.tmp`: unique per process and per write (docs/reliability.md #55). */
 export function tempName(fileName: string): string {
-  return `.${fileName}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  return `.${fileName}.${process.pid}.${randomHex(4)}.tmp`;
 }
 
 /** Removes what processes that died mid-write left in `dir` (docs/reliability.md #56). */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storeError } from '../errors.js';
 import type * as ProperLockfileModule from 'proper-lockfile';
@@ -44,7 +44,7 @@ const loadLockfile = (): Promise<ProperLockfile> =>
 const ownerPath = (lockDir: string): string => path.join(lockDir, OWNER_FILE);
 /** `<lock>.<why>-<pid>-<8 hex>`: a lock directory being built or removed (see removeStaleTemps). */
 const asideName = (lockDir: string, why: 'new' | 'gone' | 'stale'): string =>
-  `${lockDir}.${why}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  `${lockDir}.${why}-${process.pid}-${randomHex(4)}`;
 
 /*
  * proper-lockfile's lock is a directory. Ours holds an `owner` file ("<pid> <host>") so waiters

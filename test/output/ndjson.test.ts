@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { NsedEvent } from '../../src/events.js';
 import { createRenderer } from '../../src/output/renderer.js';
 import { toJsonLine } from '../../src/output/ndjson.js';
@@ -29,6 +29,20 @@ describe('ndjson output', () => {
     await settle();
     expect(lines(stdout.text)).toHaveLength(2);
     await renderer.close();
+  });
+
+  it('writes the events of one synchronous run (one network read) in one write, before the next await', async () => {
+    const { io, stdout } = memoryIO();
+    const writes = vi.spyOn(stdout, 'write');
+    const renderer = await createRenderer('ndjson', io);
+    for (const e of script.slice(0, 3)) renderer.onEvent(e as NsedEvent);
+    expect(writes).not.toHaveBeenCalled();
+    await Promise.resolve();
+    expect(writes).toHaveBeenCalledTimes(1);
+    renderer.onEvent(script[3] as NsedEvent);
+    await renderer.close();
+    expect(writes).toHaveBeenCalledTimes(2);
+    expect(lines(stdout.text).map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([1, 2, 3, 4]);
   });
 
   it('drops every event after the terminal one', async () => {

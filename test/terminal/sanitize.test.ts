@@ -47,6 +47,25 @@ describe('oneLine', () => {
     expect(oneLine('agent\x1b]8;;https://x\x1b\\Cortex\x1b]8;;\x1b\\A\u202e')).toBe('agentCortexA');
   });
 
+  it('gives what sanitising, collapsing and trimming give, also for text its plain-line shortcut returns as is', () => {
+    const slow = (t: string): string => sanitizeForTerminal(t).replace(/\s+/g, ' ').trim();
+    const samples = [
+      '',
+      ' ',
+      'plain title',
+      'plain  title',
+      ' lead',
+      'trail ',
+      'tab\there',
+      'a\x7fb',
+      'caf\u00e9',
+      'x\u00a0y',
+      ...escapeCorpus.map((e) => e.payload),
+    ];
+    for (const t of samples) expect(oneLine(t, 10_000), JSON.stringify(t)).toBe(slow(t));
+    expect(oneLine('a b', 2)).toBe('a…');
+  });
+
   it('cuts to the maximum length with a trailing ellipsis', () => {
     const out = oneLine('a'.repeat(500), 80);
     expect(out).toHaveLength(80);

@@ -1,0 +1,93 @@
+// What start-up must not pay for (bench/RESULTS.md has the measurements): string-width's
+// Intl.Segmenter is built only for text that is not printable ASCII, and the bundle carries undici's
+// dispatchers without its fetch/WebSocket/cookie modules.
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, spawnCli } from '../harness/process.js';
+
+// Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter,
+// and at exit whether node:crypto was loaded.
+const SPY = `const S = Intl.Segmenter;
+Intl.Segmenter = class extends S { constructor(...a) { super(...a); process.stderr.write('[segmenter built]\\n'); } };
+process.on('exit', () => {
+  const mods = process.moduleLoadList;
+  if (mods.includes('NativeModule fs')) process.stderr.write('[module list read]\\n');
+  if (mods.includes('NativeModule crypto')) process.stderr.write('[crypto loaded]\\n');
+});`;
+const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
+
+let home: string;
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'nsed-startup-'));
+});
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('start-up cost', () => {
+  it('builds no Intl.Segmenter for sessions ls, a usage error or --help; ls loads no node:crypto', async () => {
+    const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
+    const ls = await spawnCli(['sessions', 'ls'], { env, timeoutMs: 60_000 }).result;
+    expect(ls.code).toBe(0);
+    expect(ls.stderr).not.toContain('[segmenter built]');
+    expect(ls.stderr).toContain('[module list read]');
+    expect(ls.stderr).not.toContain('[crypto loaded]');
+
+    const bad = await spawnCli(['ask', '--no-such-flag', 'q'], { env, timeoutMs: 60_000 }).result;
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('nsed: ');
+    expect(bad.stderr).not.toContain('[segmenter built]');
+
+    // English help text is printable ASCII, which is measured without the segmenter.
+    const help = await spawnCli(['--help'], { env, timeoutMs: 60_000 }).result;
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('nsed <command>');
+    expect(help.stderr).not.toContain('[segmenter built]');
+
+    // The spy itself works.
+    const spied = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['-e', 'new Intl.Segmenter()'], { env: { ...process.env, NODE_OPTIONS } }, (err, _out, stderr) =>
+        err ? reject(err) : resolve(stderr),
+      );
+    });
+    expect(spied).toContain('[segmenter built]');
+  });
+
+  it('bundles every undici name src/ imports, and not undici fetch or WebSocket', async () => {
+    const root = join(__dirname, '..', '..');
+    const named = new Set<string>();
+    const walk = async (dir: string): Promise<void> => {
+      for (const e of await readdir(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) await walk(p);
+        else if (p.endsWith('.ts')) {
+          const text = await readFile(p, 'utf8');
+          for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'undici'/g)) {
+            for (const part of (m[1] ?? '').split(',')) {
+              const name = part.trim();
+              if (name !== '' && !name.startsWith('type ')) named.add(name.split(/\s+as\s+/)[0] ?? name);
+            }
+          }
+          expect(text).not.toMatch(/import\s+\w+\s*from\s*'undici'|import\s*\*\s*as\s+\w+\s+from\s*'undici'/);
+        }
+      }
+    };
+    await walk(join(root, 'src'));
+    expect(named.size).toBeGreaterThan(0);
+    const slim = createRequire(import.meta.url)(join(root, 'scripts', 'undici-slim.cjs')) as Record<string, unknown>;
+    for (const name of named) expect(typeof slim[name], name).toBe('function');
+    const Dispatcher = slim['Dispatcher'] as { prototype: Record<string, unknown> };
+    expect(typeof Dispatcher.prototype['request']).toBe('function');
+
+    const chunks = join(dirname(CLI), 'chunks');
+    const texts = await Promise.all((await readdir(chunks)).map((f) => readFile(join(chunks, f), 'utf8')));
+    const bundle = texts.join('\n');
+    expect(bundle).toContain('node_modules/undici/lib/dispatcher/agent.js');
+    expect(bundle).not.toContain('node_modules/undici/lib/web/websocket/');
+    expect(bundle).not.toContain('node_modules/undici/lib/web/fetch/index.js');
+  });
+});
