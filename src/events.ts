@@ -3,6 +3,8 @@ import type { Candidate } from './protocol/wire.js';
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of
  * docs/ndjson.md (each NDJSON line is an event plus `v` and `seq`). Changing it is an API change.
+ * `injected` and `cancelled` are not turn events: each is the one terminal event of
+ * `inject --no-wait` and `cancel`, which acknowledge instead of following a turn.
  */
 export type NsedEvent =
   | { type: 'turn-start'; session: string; turn: string; policy: string; path: 'compat' | 'native'; url: string }
@@ -25,6 +27,8 @@ export type NsedEvent =
     }
   | { type: 'reconnect'; attempt: number; reason: string }
   | { type: 'finish'; finish_reason: string; content: string; session: string; turn: string; job_id: string | null }
+  | { type: 'injected'; session: string; job_id: string; sequence: number | null; round: number | null }
+  | { type: 'cancelled'; session: string; job_id: string }
   | { type: 'error'; code: string; exit_code: number; message: string };
 
 /**
@@ -35,18 +39,23 @@ export type NsedEvent =
 export type ToolResultStatus = 'ok' | 'error' | 'timeout' | 'capped' | 'refused' | 'answered' | 'expired';
 
 export type EventType = NsedEvent['type'];
+
+/** The events that end a run: exactly one of them is the last NDJSON line of every command. */
+export const TERMINAL_EVENTS: readonly EventType[] = ['finish', 'error', 'injected', 'cancelled'];
 export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
 
 /**
  * What one HTTP stream yields: the wire-derived events, and `end` once the server says the
- * turn is over (`finish_reason` seen and `[DONE]` received). `index` is the position of the
- * SSE data event in the stream that produced it (1-based), used as the resume cursor.
+ * stream is over: every choice finished with `stop` or `tool_calls`, or `[DONE]` arrived (then
+ * `finish_reason` is choice 0's, or null when it sent none). An end whose reason is not `stop`
+ * or `tool_calls` says the stream is over, not how the deliberation ended. `index` is the
+ * position of the SSE data event in the stream that produced it (1-based), the resume cursor.
  */
 export type StreamEvent =
   | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'tool-result'> & { index: number })
   /** `live`: the agent waits while the job runs on (answer through the tool-call endpoint). */
   | (EventOf<'tool-call'> & { index: number; live?: boolean })
-  | { type: 'end'; finish_reason: string; index: number; mode?: string };
+  | { type: 'end'; finish_reason: string | null; index: number; mode?: string };
 
 /** Exhaustiveness check for switches over the union. */
 export function assertNever(value: never): never {

@@ -22,6 +22,7 @@ import {
   parseChatCompletion,
   parseHealth,
   parseInjectAck,
+  parseJobList,
   parseJobResult,
   parseJsonBody,
   parseModels,
@@ -62,6 +63,8 @@ export interface NsedClient {
   submit(body: DeliberationRequest, opts?: { signal?: AbortSignal }): Promise<{ job_id: string }>;
   resume(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
+  /** The caller's own jobs (protocol section 3.14). */
+  deliberations(opts?: { signal?: AbortSignal }): Promise<Array<{ job_id: string; status: string }>>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
   cancel(jobId: string, opts?: { signal?: AbortSignal }): Promise<void>;
   /** `POST /deliberation/{id}/tool-calls/{call_id}`: 404 unknown call, 409 no longer pending. */
@@ -196,6 +199,9 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async result(jobId, opts = {}) {
       return json({ method: 'GET', path: `${job(jobId)}/result`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), (v) => parseJobResult(v, jobId));
+    },
+    async deliberations(opts = {}) {
+      return json({ method: 'GET', path: '/deliberations', signal: opts.signal }, { subject: 'GET /deliberations' }, parseJobList);
     },
     async inject(jobId, message, opts = {}) {
       return json({ method: 'POST', path: `${job(jobId)}/inject`, json: { message }, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'), parseInjectAck);

@@ -11,6 +11,10 @@ import { TOOL_CALL_DELTAS, toolCallEventOf } from './tool-call-events.js';
  * assembled from fragments by index (docs/reliability.md #22).
  */
 
+/** Choice indices beyond this are not tracked for the end of a turn (no council answers that wide). */
+const MAX_CHOICES = 64;
+/** The finish reasons the seeds define; any other one is settled by asking the orchestrator. */
+export const DOCUMENTED_FINISH: readonly string[] = ['stop', 'tool_calls'];
 /** More parallel tool calls than this in one turn is not a real council. */
 const MAX_TOOL_CALLS = 64;
 /** Arguments of one call beyond this are treated as a broken call, not buffered forever. */
@@ -63,8 +67,13 @@ function validArguments(args: string): boolean {
 export interface ChunkDecoder {
   /** Appends the events of one parsed chunk to `out`; throws on an error chunk (docs/reliability.md #19). */
   decode(chunk: unknown, index: number, out: StreamEvent[]): void;
-  /** The last non-null finish_reason seen. */
+  /** The last non-null finish_reason seen on choice 0. */
   readonly finishReason: string | undefined;
+  /**
+   * Every choice seen so far, choice 0 among them, has finished with `stop` or `tool_calls`: the
+   * turn is over, whether or not `[DONE]` follows.
+   */
+  readonly ended: boolean;
   /** `nsed_metadata.mode`, if a chunk ever carried it. */
   readonly mode: string | undefined;
 }
@@ -89,6 +98,20 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
   let finishReason: string | undefined;
   let mode: string | undefined;
   let calls: Array<PartialCall | undefined> = [];
+  // Per choice index: true once it finished with a documented reason, false while open or
+  // ended some other way (which the orchestrator, not the client, must then interpret).
+  const choiceDone = new Map<number, boolean>();
+
+  function trackChoices(choices: unknown[]): void {
+    for (const c of choices) {
+      if (!isRecord(c)) continue;
+      const i = c['index'] ?? (choices.length === 1 ? 0 : undefined);
+      if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= MAX_CHOICES) continue;
+      const reason = c['finish_reason'];
+      if (typeof reason === 'string' && reason !== '') choiceDone.set(i, DOCUMENTED_FINISH.includes(reason));
+      else if (!choiceDone.has(i)) choiceDone.set(i, false);
+    }
+  }
 
   function addFragment(f: Rec): void {
     const i = f['index'];
@@ -161,6 +184,7 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
       if (isRecord(meta) && typeof meta['mode'] === 'string') mode = meta['mode'];
       const choices = chunk['choices'];
       if (!Array.isArray(choices)) return;
+      trackChoices(choices);
       // Only choice 0 carries the council's answer; a lone choice without an index is taken as it.
       const choice = choices.find((c) => isRecord(c) && c['index'] === 0) ?? (choices.length === 1 ? choices[0] : undefined);
       if (!isRecord(choice) || (choice['index'] !== 0 && choice['index'] !== undefined)) return;
@@ -174,6 +198,9 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
     },
     get finishReason() {
       return finishReason;
+    },
+    get ended() {
+      return choiceDone.get(0) === true && [...choiceDone.values()].every((d) => d);
     },
     get mode() {
       return mode;

@@ -44,6 +44,12 @@ export function parseJobResult(v: unknown, jobId: string): JobResult | undefined
   };
 }
 
+/** `GET /deliberations`: `{jobs: [{job_id, status}]}`; entries without both strings are skipped. */
+export function parseJobList(v: unknown): Array<{ job_id: string; status: string }> | undefined {
+  if (!isRecord(v) || !Array.isArray(v['jobs'])) return undefined;
+  return v['jobs'].filter(isRecord).flatMap((j) => (typeof j['job_id'] === 'string' && typeof j['status'] === 'string' ? [{ job_id: j['job_id'], status: j['status'] }] : []));
+}
+
 export function parseInjectAck(v: unknown): InjectAck | undefined {
   if (!isRecord(v) || typeof v['sequence'] !== 'number' || !Number.isFinite(v['sequence'])) return undefined;
   return { sequence: v['sequence'], injected_at_round: num(v['injected_at_round'], 0) };

@@ -12,7 +12,7 @@ export interface StreamProcessor {
   push(bytes: Uint8Array, out: StreamEvent[]): void;
   /** The body ended: appends what is left, then throws unless `[DONE]` was seen (docs/reliability.md #26). */
   end(out: StreamEvent[]): void;
-  /** An exact `[DONE]` arrived: the caller closes the connection at once (docs/reliability.md #18). */
+  /** An exact `[DONE]` arrived, or every choice finished: the caller closes the connection at once (docs/reliability.md #18). */
   readonly done: boolean;
   /** Data events seen so far (the index of the last one). */
   readonly events: number;
@@ -34,13 +34,7 @@ export function createStreamProcessor(opts: { maxEventBytes?: number; token?: st
     if (done) return;
     if (m.event === 'error') throw streamError(parseOrText(m.data), opts.token);
     if (m.event !== undefined && m.event !== 'message') return;
-    if (m.data === '[DONE]') {
-      done = true;
-      const end: StreamEvent = { type: 'end', finish_reason: chunks.finishReason ?? 'stop', index };
-      if (chunks.mode !== undefined) end.mode = chunks.mode;
-      out.push(end);
-      return;
-    }
+    if (m.data === '[DONE]') return finish();
     // An empty `data` line carries no chunk; tolerate it like any degenerate chunk (docs/reliability.md #20).
     if (m.data.trim() === '') return;
     let chunk: unknown;
@@ -51,6 +45,17 @@ export function createStreamProcessor(opts: { maxEventBytes?: number; token?: st
       throw new NsedError('server', `malformed chunk at event ${index} of the stream`, { drop: 'malformed' });
     }
     chunks.decode(chunk, index, out);
+    // `stop` or `tool_calls` on every choice ends the turn; a server that then never sends
+    // [DONE] must not cost a resume (docs/reliability.md #23).
+    if (chunks.ended) finish();
+  }
+
+  function finish(): void {
+    done = true;
+    // null: [DONE] without a finish_reason, which only the orchestrator can interpret.
+    const end: StreamEvent = { type: 'end', finish_reason: chunks.finishReason ?? null, index };
+    if (chunks.mode !== undefined) end.mode = chunks.mode;
+    out.push(end);
   }
 
   const reader = createSseReader(onMessage, opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes });

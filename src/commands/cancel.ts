@@ -12,11 +12,11 @@ export const cancel: CommandDef<CancelOptions> = {
   builder: (y) => withSessionTarget(y),
   parse: (argv) => ({ target: parseSessionTarget(argv) }),
   run: async (opts, ctx) => {
-    const [{ NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { sanitizeForTerminal }] = await Promise.all([
+    const [{ NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { acknowledge }] = await Promise.all([
       import('../errors.js'),
       import('../session/lineage.js'),
       import('../session/ids.js'),
-      import('../terminal/sanitize.js'),
+      import('../output/acknowledge.js'),
     ]);
     const session = await readTarget(ctx, opts.target);
     assertNsedSession(session);
@@ -55,7 +55,7 @@ export const cancel: CommandDef<CancelOptions> = {
         });
         if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
       });
-      if (!ctx.io.quiet) ctx.io.stderr.write(`cancelled deliberation ${sanitizeForTerminal(pending.job_id)} of session ${id}\n`);
+      await acknowledge(ctx.globals.output, ctx.io, { type: 'cancelled', session: id, job_id: pending.job_id });
       return 0;
     } finally {
       await conn.close();

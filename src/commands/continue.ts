@@ -38,27 +38,35 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
-    const [{ executeTurn }, reconcile, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
+    const [{ executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
+      import('../turn/claim.js'),
       import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),
       import('../session/ids.js'),
     ]);
-    const before = await readTarget(ctx, opts.target);
-    const id = before.id;
-    const conn = await ctx.connect(before.orchestrator);
+    const found = await readTarget(ctx, opts.target);
+    const id = found.id;
+    const conn = await ctx.connect(found.orchestrator);
     try {
+      const store = await ctx.store();
+      // Settle what earlier runs left (a dead owner's claim, a pending job) before claiming.
+      const before = await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal);
       const state = await reconcile.reconcilePending(ctx, conn, before);
       if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
+      const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
       const { turn } = opts;
-      const session = await (await ctx.store()).update(id, (s) => {
+      // One locked write checks that nothing runs and claims the session (the turn lease).
+      const session = await store.update(id, (s) => {
+        lease.assertFree(s);
         if (turn.policy !== undefined) s.active_policy = toModel(turn.policy);
         if (turn.model !== undefined) s.active_policy = turn.model;
         if (turn.system !== undefined) s.system = turn.system;
         if (turn.title !== undefined) s.title = turn.title;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
+        s.claim = claim;
       });
       return await executeTurn(ctx, conn, session, userTurnId, turn);
     } finally {

@@ -24,9 +24,11 @@ export const inject: CommandDef<InjectOptions> = {
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
   parse: (argv) => ({ message: promptWords(argv['message']), target: parseSessionTarget(argv), wait: argv['wait'] !== false }),
   run: async (opts, ctx) => {
-    const [{ followPending }, { injectMessage }] = await Promise.all([
+    const [{ followPending }, { injectMessage }, { acknowledge }, { sanitizeForTerminal }] = await Promise.all([
       import('../turn/execute-turn.js'),
       import('../turn/send-injection.js'),
+      import('../output/acknowledge.js'),
+      import('../terminal/sanitize.js'),
     ]);
     const message = await readPrompt(opts.message, ctx.io, { what: 'message' });
     const session = await readTarget(ctx, opts.target);
@@ -34,7 +36,15 @@ export const inject: CommandDef<InjectOptions> = {
     const conn = await ctx.connect(session.orchestrator);
     try {
       const sent = await injectMessage(ctx, conn, session, message, opts.wait);
-      if (sent.kind === 'answered' || !opts.wait) return 0;
+      const { sequence, round } = sent.placed;
+      if (!opts.wait) {
+        // The acknowledgement is the whole result: one terminal event in every output mode.
+        await acknowledge(ctx.globals.output, ctx.io, { type: 'injected', session: session.id, job_id: sent.pending.job_id, sequence, round });
+        return 0;
+      }
+      if (sent.kind === 'answered') return 0;
+      if (!ctx.io.quiet) ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(sent.pending.job_id)} at round ${round ?? '?'} (sequence ${sequence ?? '?'})
+`);
       const store = await ctx.store();
       return await followPending(ctx, conn, await store.read(session.id), sent.pending);
     } finally {

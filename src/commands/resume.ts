@@ -16,17 +16,22 @@ export const resume: CommandDef<ResumeOptions> = {
   builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
   parse: (argv) => ({ target: parseSessionTarget(argv) }),
   run: async (opts, ctx) => {
-    const [{ followPending }, { GONE_REASON, clearPending, judgePending }, { NsedError, notFound }] = await Promise.all([
-      import('../turn/execute-turn.js'),
-      import('../turn/reconcile.js'),
-      import('../errors.js'),
-    ]);
+    const [{ followPending }, { GONE_REASON, clearPending, judgePending }, { NsedError, notFound }, { upsertAssistantTurn }, { newTurnId }, { settlementOf }] =
+      await Promise.all([
+        import('../turn/execute-turn.js'),
+        import('../turn/reconcile.js'),
+        import('../errors.js'),
+        import('../session/lineage.js'),
+        import('../session/ids.js'),
+        import('../turn/settle.js'),
+      ]);
     const session = await readTarget(ctx, opts.target);
     assertNsedSession(session);
     const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
-      throw notFound(`nothing is pending in session ${id}`, `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`);
+      // The same code as inject and cancel with nothing running: scripts test one number.
+      throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'` });
     }
     const store = await ctx.store();
     const conn = await ctx.connect(session.orchestrator);
@@ -39,11 +44,31 @@ export const resume: CommandDef<ResumeOptions> = {
             `deliberation ${pending.job_id} is gone from the orchestrator; the turn stays interrupted`,
             'its history expired or the orchestrator restarted; ask again with nsed continue',
           );
-        case 'failed':
-          await clearPending(store, id, pending.job_id);
-          throw new NsedError('server', `deliberation ${pending.job_id} ${state.status}`.slice(0, 300), {
+        case 'failed': {
+          // A cancelled job reads `failed: cancelled…`: its own state and exit code, not a failure.
+          const cancelled = settlementOf({ job_id: pending.job_id, status: state.status, result: null }).kind === 'cancelled';
+          const why = cancelled ? 'was cancelled' : state.status.slice(0, 300);
+          await store.update(id, (s) => {
+            if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
+            const existing = s.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+            upsertAssistantTurn(s, {
+              ...(existing ?? {}),
+              id: existing?.id ?? newTurnId(ctx.randomHex),
+              role: 'assistant',
+              kind: 'message',
+              content: existing?.content ?? '',
+              status: cancelled ? 'cancelled' : 'failed',
+              ts: ctx.clock.now().toISOString(),
+              policy_id: pending.policy,
+              job_id: pending.job_id,
+              path: pending.path,
+              error: `deliberation ${why}`,
+            });
+          });
+          throw new NsedError(cancelled ? 'cancelled' : 'server', `deliberation ${pending.job_id} ${why}`, {
             hint: `ask again with 'nsed continue -s ${id}'`,
           });
+        }
         case 'completed':
           return await followPending(ctx, conn, session, pending, { kind: 'result', jobId: pending.job_id, content: state.content });
         case 'running':

@@ -11,6 +11,10 @@ const FAULT_KEYS: Described[] = [
   { name: 'malformed-at=N', describe: 'send the Nth data event as broken JSON' },
   { name: 'eof-without-done', describe: 'end the response right after the first content chunk, without a finish chunk or [DONE]' },
   { name: 'fail-at-round=N', describe: 'the deliberation fails when round N is evaluated' },
+  {
+    name: 'end=bare-done|close',
+    describe: "end the job's streams with a bare [DONE], or by closing, instead of the closing chunk (completed, failed or cancelled alike)",
+  },
   { name: 'call-tool=NAME', describe: 'the council calls tool NAME after round 1, whether or not it was offered' },
   { name: 'times=N', describe: 'apply to the first N matching requests only' },
 ];

@@ -62,9 +62,19 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       job_id: 'deliberation id, or null',
     },
   },
+  injected: {
+    when: 'terminal, inject --no-wait only: the orchestrator acknowledged the guidance',
+    fields: {
+      session: 'session id',
+      job_id: 'deliberation id',
+      sequence: 'its number within the job, or null when the orchestrator did not say (compat fallback)',
+      round: 'round it lands in, or null likewise',
+    },
+  },
+  cancelled: { when: 'terminal, cancel only: the deliberation was cancelled', fields: { session: 'session id', job_id: 'deliberation id' } },
   error: {
     when: 'terminal: the run failed (also on Ctrl-C)',
-    fields: { code: 'usage, not_found, auth, server, network, conflict, store, timeout, interrupted or bug', exit_code: 'the exit code nsed ends with', message: 'one line' },
+    fields: { code: 'usage, not_found, auth, server, network, conflict, store, cancelled, tool_pending, timeout, interrupted or bug', exit_code: 'the exit code nsed ends with', message: 'one line' },
   },
 };
 

@@ -51,11 +51,17 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   notFound: { short: 'not found', meaning: 'not found: session, turn, job or policy' },
   auth: { short: 'auth', meaning: 'authentication: the orchestrator answered 401 or 403' },
   server: { short: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },
-  network: { short: 'network', meaning: 'network: connection refused, reset, DNS, TLS' },
-  conflict: { short: 'conflict', meaning: 'conflict: a deliberation is already running, or nothing is running to inject into or cancel' },
+  network: {
+    short: 'network',
+    meaning: 'network: connection refused, reset, DNS, TLS; or a stream cut off while the deliberation may still run (nsed resume)',
+  },
+  conflict: {
+    short: 'conflict',
+    meaning: 'conflict: a deliberation is already running on the session, or nothing is running (resume, inject, cancel)',
+  },
   store: { short: 'store', meaning: 'store: a session file cannot be read, parsed or locked' },
   cancelled: { short: 'cancelled', meaning: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)' },
-  toolPending: { short: 'tool pending', meaning: 'a tool call awaits its result: answer it with nsed continue --tool-result or nsed tool-result' },
+  toolPending: { short: 'tool pending', meaning: 'a tool call awaits its result (nsed continue --tool-result, nsed tool-result)' },
   timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
   sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },
   interrupted: { short: 'interrupted (SIGINT)', meaning: 'interrupted (SIGINT, Ctrl-C)' },
@@ -74,9 +80,9 @@ export function exitCodeEpilog(): string {
 
 const OUTPUT_MODE_MEANINGS: Record<OutputMode, string> = {
   text: 'the answer on stdout as it arrives; rounds, injections, tool calls and results, reconnects and the session id on stderr, one dim line each (every mode shows progress on stderr when it is a terminal, then the session id and how to continue it)',
-  ndjson: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event (finish or error) ends every run',
+  ndjson: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event ends every run: finish or error, or injected for inject --no-wait, cancelled for cancel',
   final: 'only the final answer, once the turn ends',
-  json: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, tool_results, finish_reason',
+  json: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, tool_results, finish_reason (inject --no-wait and cancel: their injected or cancelled event)',
 };
 
 /** Every output mode with its meaning (a mode added to output/modes.ts must be described here). */
@@ -91,7 +97,7 @@ export const EXPORT_FORMATS_DOC: Described[] = [
 ];
 
 export const SIM_FAULTS =
-  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|call-tool=NAME|times=N';
+  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|end=bare-done|end=close|call-tool=NAME|times=N';
 
 /** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
 export const EXAMPLES: Array<{ command: string; describe: string }> = [

@@ -15,6 +15,11 @@ export function createJsonRenderer(io: IO): Renderer {
   let start: EventOf<'turn-start'> | undefined;
   return {
     onEvent(e) {
+      if (e.type === 'injected' || e.type === 'cancelled') {
+        // An acknowledgement, not a turn: the one object is the event itself.
+        out.write(toJsonLine(e));
+        return;
+      }
       if (e.type === 'turn-start') start = e;
       transcript = applyEvent(transcript, e);
       if (e.type !== 'finish') return;

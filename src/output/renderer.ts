@@ -1,4 +1,4 @@
-import { assertNever } from '../events.js';
+import { TERMINAL_EVENTS, assertNever } from '../events.js';
 import type { IO } from '../terminal/io.js';
 import { createFinalRenderer } from './final.js';
 import { createJsonRenderer } from './json.js';
@@ -38,7 +38,7 @@ export function endsAtTerminalEvent(inner: Renderer): Renderer {
   return {
     onEvent(e) {
       if (ended) return;
-      if (e.type === 'finish' || e.type === 'error') ended = true;
+      if (TERMINAL_EVENTS.includes(e.type)) ended = true;
       inner.onEvent(e);
     },
     close: () => inner.close(),

@@ -137,6 +137,14 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         // main prints the error itself; on a terminal it must start on a fresh line.
         endAnswer();
         return;
+      case 'injected': {
+        const at = e.round === null ? '' : ` at round ${e.round} (sequence ${e.sequence ?? '?'})`;
+        note(`injected into deliberation ${oneLine(e.job_id, 80)}${at}`);
+        return;
+      }
+      case 'cancelled':
+        note(`cancelled deliberation ${oneLine(e.job_id, 80)} of session ${oneLine(e.session, 80)}`);
+        return;
       default:
         assertNever(e);
     }

@@ -57,6 +57,22 @@ export interface PendingJob {
   started: string;
 }
 
+/**
+ * The turn lease: set, in the same locked write that checks nothing runs, by the command that
+ * sends a turn, before the request leaves; cleared once the job id is recorded (the pending
+ * marker takes over) or the turn is recorded. Its owner is named so that a claim left by a
+ * process that died can be told from a live one.
+ */
+export interface TurnClaim {
+  /** The user turn being sent. */
+  turn: string;
+  pid: number;
+  host: string;
+  /** Random, so the owner releases only its own claim. */
+  token: string;
+  since: string;
+}
+
 /** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */
 export interface Session {
   version: number;
@@ -70,6 +86,7 @@ export interface Session {
   server_thread?: string;
   system?: string;
   pending_job?: PendingJob;
+  claim?: TurnClaim;
   forked_from?: { session: string; turn: string | null };
   /** The tools offered last (definitions only: how to run them is never stored), re-sent on continue. */
   tools?: ToolDefinition[];

@@ -65,8 +65,7 @@ export function runDeliberation(plan: DeliberationPlan): void {
     if (phase.kind === 'evaluate') {
       if (failAt === r) {
         const reason = `quorum lost in round ${r} (simulated fault)`;
-        job.push(errorChunk(job.stamp, `deliberation failed: ${reason}`));
-        job.end('failed', 'error', reason);
+        job.end('failed', 'error', { failure: reason, last: errorChunk(job.stamp, `deliberation failed: ${reason}`) });
         return false;
       }
       say(`Round ${r} — evaluations from ${names}`);
@@ -86,9 +85,8 @@ export function runDeliberation(plan: DeliberationPlan): void {
     say(`Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`);
     const answer = composeAnswer({ text: council.text, members: council.members, final: previous, totalRounds: total, influences });
     for (const piece of chunkText(answer)) job.push(chunk(job.stamp, { content: piece }), true);
-    job.push(chunk(job.stamp, {}, 'stop'));
     job.answer = answer;
-    job.end('completed', 'stop');
+    job.end('completed', 'stop', { last: chunk(job.stamp, {}, 'stop') });
     return false;
   };
 

@@ -1,4 +1,5 @@
 import { NsedError } from '../errors.js';
+import { JOB_ENDINGS, type JobEnding } from './job.js';
 
 /** What can go wrong on purpose, for testing clients against real sockets. */
 export interface FaultSpec {
@@ -10,6 +11,8 @@ export interface FaultSpec {
   malformedAt?: number;
   eofWithoutDone?: boolean;
   failAtRound?: number;
+  /** How the job started by this request ends its streams (see JobEnding). */
+  end?: JobEnding;
   /** The council calls this tool after round 1, offered or not (a model that invents a name). */
   callTool?: string;
   times?: number;
@@ -58,6 +61,12 @@ export function parseFaultSpec(spec: string): FaultSpec {
       case 'retry-after':
         if (value === undefined || value === '' || /[\r\n]/.test(value)) throw bad(`fault 'retry-after' needs a value, got '${part}'`);
         out.retryAfter = value;
+        break;
+      case 'end':
+        if (!(JOB_ENDINGS as readonly string[]).includes(value ?? '')) {
+          throw bad(`fault 'end' is one of ${JOB_ENDINGS.join(', ')}, got '${value ?? ''}'`);
+        }
+        out.end = value as JobEnding;
         break;
       case 'eof-without-done':
         if (value !== undefined && value !== 'true' && value !== '1') throw bad(`fault 'eof-without-done' takes no value, got '${part}'`);

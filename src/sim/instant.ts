@@ -11,7 +11,6 @@ export function runInstant(job: Job, text: TextContext, mode: 'passthrough' | 'm
   const answer = composeInstantAnswer(text, mode, agent);
   job.push(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
   job.push(chunk(job.stamp, { content: answer }), true);
-  job.push(chunk(job.stamp, {}, 'stop'));
   job.answer = answer;
-  job.end('completed', 'stop');
+  job.end('completed', 'stop', { last: chunk(job.stamp, {}, 'stop') });
 }

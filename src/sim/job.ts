@@ -6,11 +6,22 @@ import { ToolCallBook } from './tool-calls.js';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
 
+/**
+ * How a job's streams end. `chunk`: the simulator's own closing chunk (a finish chunk, an error
+ * chunk, a `cancelled` finish), then `[DONE]`. `bare-done`: `[DONE]` with no closing chunk.
+ * `close`: the connection just closes. The seeds do not say how a failed or cancelled job ends
+ * a stream, so the other two let clients be tested against servers that do it differently.
+ */
+export type JobEnding = 'chunk' | 'bare-done' | 'close';
+export const JOB_ENDINGS: readonly JobEnding[] = ['chunk', 'bare-done', 'close'];
+
 /** One SSE data payload as it was first serialised; every stream of the job replays these bytes. */
 export interface LogEntry {
   data: string;
   /** A `content` chunk (the eof-without-done fault cuts the stream after the first one). */
   content: boolean;
+  /** The end of a log whose streams close without `[DONE]` (ending `close`); `data` is empty. */
+  close?: true;
   /**
    * Entries only one kind of stream shows. A compat answer (`segment`) ends where an agent
    * blocks on a tool call, with `finish_reason: "tool_calls"` and `[DONE]`, while the job goes
@@ -64,6 +75,7 @@ export class Job {
     readonly id: string,
     readonly stamp: ChunkStamp,
     readonly info: JobInfo,
+    readonly ending: JobEnding = 'chunk',
   ) {
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
@@ -87,19 +99,24 @@ export class Job {
     this.notify();
   }
 
-  /** The log index where the answer a request at `from` receives ends (its `[DONE]`), if it has. */
+  /** The log index where the answer a request at `from` receives ends (its `[DONE]` or close), if it has. */
   segmentEnd(from: number): number | undefined {
     for (let i = from; i < this.log.length; i++) {
       const e = this.log[i];
-      if (e?.data === DONE && e.view !== 'continuous') return i;
+      if ((e?.data === DONE || e?.close === true) && e.view !== 'continuous') return i;
     }
     return undefined;
   }
 
-  /** Ends the job: `[DONE]` closes the log and every waiting request is released. */
-  end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, failure?: string): void {
+  /**
+   * Ends the job: its closing chunk and `[DONE]` (or less, as its ending says) close the log,
+   * and every waiting request is released.
+   */
+  end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, opts: { failure?: string; last?: ChatCompletionChunk } = {}): void {
     if (this.status !== 'running') return;
-    this.log.push({ data: DONE, content: false });
+    const { failure, last } = opts;
+    if (this.ending === 'chunk' && last !== undefined) this.log.push({ data: JSON.stringify(last), content: false });
+    this.log.push(this.ending === 'close' ? { data: '', content: false, close: true } : { data: DONE, content: false });
     this.status = status;
     this.finishReason = finishReason;
     this.failure = failure;

@@ -65,6 +65,7 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
     while (!closed && !stalled && cursor < job.log.length) {
       const entry = job.log[cursor++];
       if (entry === undefined) break;
+      if (entry.close === true) return stop('end');
       if (entry.view !== undefined && entry.view !== opts.view) continue;
       sent += 1;
       wrote = true;

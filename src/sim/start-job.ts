@@ -5,7 +5,7 @@ import type { CouncilMember } from './council.js';
 import type { SimContext } from './context.js';
 import { runDeliberation } from './deliberation.js';
 import { runInstant } from './instant.js';
-import { Job, type JobInfo } from './job.js';
+import { Job, type JobEnding, type JobInfo } from './job.js';
 import type { TextContext } from './text-context.js';
 
 export interface NewJob {
@@ -16,6 +16,8 @@ export interface NewJob {
   toolResults: Array<{ name: string; content: string }>;
   failAtRound?: number;
   toolCall?: ToolCall;
+  /** How the job's streams end (fault `end`); the simulator's own closing chunk by default. */
+  ending?: JobEnding;
 }
 
 export const membersOf = (agents: readonly string[]): CouncilMember[] => agents.map((id, i) => ({ id, angle: angleOf(id, i) }));
@@ -23,7 +25,7 @@ export const membersOf = (agents: readonly string[]): CouncilMember[] => agents.
 /** Creates, registers and starts a job; deliberations run on timers, instant modes finish at once. */
 export function startJob(ctx: SimContext, spec: NewJob): Job {
   const stamp = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: spec.model };
-  const job = new Job(spec.id, stamp, spec.info);
+  const job = new Job(spec.id, stamp, spec.info, spec.ending);
   ctx.jobs.add(job);
   const mode = spec.info.mode;
   ctx.control.jobStarted(job, mode === 'deliberation');

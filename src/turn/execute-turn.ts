@@ -5,6 +5,7 @@ import { fromModel } from '../protocol/policy-ref.js';
 import { newTurnId } from '../session/ids.js';
 import type { PendingJob, Session } from '../session/model.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
+import { releaseClaim } from './claim.js';
 import { TurnRecorder } from './record-turn.js';
 import { runTurn, type TurnSpec } from './run-turn.js';
 import type { Connection } from '../connection.js';
@@ -14,8 +15,9 @@ import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } fro
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
- * recorded: picks the path (native when the council is chosen per request), builds the
- * request from the lineage, and streams it through the renderer into the store.
+ * recorded (and, for a new turn, the session claimed for it): picks the path (native when the
+ * council is chosen per request), builds the request from the lineage, and streams it through
+ * the renderer into the store.
  */
 export async function executeTurn(
   ctx: Context,
@@ -24,6 +26,18 @@ export async function executeTurn(
   userTurnId: string,
   opts: TurnOptions,
 ): Promise<number> {
+  try {
+    return await startTurn(ctx, conn, session, userTurnId, opts);
+  } catch (err) {
+    // A failure before the turn was recorded (a policy lookup, a tools file) must not leave the
+    // session claimed; once recorded, the claim is gone already and this writes nothing.
+    const claim = session.claim;
+    if (claim?.turn === userTurnId) await releaseClaim(await ctx.store(), session.id, claim.token).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function startTurn(ctx: Context, conn: Connection, session: Session, userTurnId: string, opts: TurnOptions): Promise<number> {
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(ctx, opts);
   const native = agents !== undefined || rounds !== undefined;

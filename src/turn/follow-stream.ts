@@ -1,15 +1,22 @@
 import type { EventStream } from '../api/client.js';
+import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
 import { eofError } from '../api/stream-processor.js';
 import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
+import { settlementOf, type Settlement } from './settle.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
+
+/** How a followed stream ended: by a documented finish, or as the orchestrator's /result says. */
+export type StreamOutcome = { kind: 'ended' } | { kind: 'settled'; settlement: Exclude<Settlement, { kind: 'running' }> };
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
  * `applied` events were already shown and are skipped, and the retry budget resets whenever a
- * connection made progress. The start request itself is never re-sent (docs/reliability.md #33, #31, #40).
+ * connection made progress. The start request itself is never re-sent
+ * (docs/reliability.md #33, #31, #40). A stream that ends without `stop` or `tool_calls` (a bare
+ * `[DONE]`, another finish reason, a close) is settled by asking the orchestrator's /result.
  */
 export async function followStream(
   deps: TurnDeps,
@@ -17,17 +24,17 @@ export async function followStream(
   apply: (e: StreamEvent) => void,
   currentJob: () => string | undefined,
   noteJob: (id: string) => Promise<void>,
-): Promise<void> {
+): Promise<StreamOutcome> {
   const { ctx } = deps;
   let stream: EventStream = await open(deps, spec.start, noteJob);
   if (stream.jobId !== undefined) await noteJob(stream.jobId);
   let applied = 0;
-  let appliedPrint = 0;
+  let appliedPrint = FNV_OFFSET;
   let attempt = 0;
   let appliedAtLastDrop = -1;
   for (;;) {
     let seen = 0;
-    let replayPrint = 0;
+    let replayPrint = FNV_OFFSET;
     try {
       for await (const batch of stream.batches()) {
         for (const e of batch) {
@@ -40,10 +47,20 @@ export async function followStream(
             }
             continue;
           }
+          const job = currentJob();
+          // Without a job id there is nothing to ask (nor to resume): the stream's word stands.
+          if (e.type === 'end' && job !== undefined && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
+            // Not counted as applied: a replay brings the same end back, to be settled again.
+            const settled = await settle(deps, job);
+            if (settled !== undefined) return settled;
+            const running = new NsedError('network', unsettledReason(e.finish_reason), { drop: 'eof' });
+            askedAlready.add(running);
+            throw running;
+          }
           applied += 1;
           appliedPrint = fingerprint(appliedPrint, e);
           apply(e);
-          if (e.type === 'end') return;
+          if (e.type === 'end') return { kind: 'ended' };
         }
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
@@ -53,12 +70,63 @@ export async function followStream(
       const e = toNsedError(err);
       const job = currentJob();
       if (e.drop === undefined || job === undefined) throw e;
+      if (e.drop === 'eof' && !askedAlready.has(e)) {
+        // A close without [DONE] may be how this server ends any job: ask before resuming.
+        const settled = await settle(deps, job);
+        if (settled !== undefined) return settled;
+      }
       // The retry budget resets whenever the last connection made progress (docs/reliability.md #31).
       if (applied > appliedAtLastDrop) attempt = 0;
       appliedAtLastDrop = applied;
       stream = await reconnect(deps, job, e, () => ++attempt);
     }
   }
+}
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+
+/** Drops whose job /result has just called running: resumed without asking twice. */
+const askedAlready = new WeakSet<NsedError>();
+
+function unsettledReason(finish: string | null): string {
+  return `the stream ended with ${finish === null ? '[DONE] and no finish_reason' : `finish_reason '${finish}'`} while the orchestrator still reports the deliberation running`;
+}
+
+/**
+ * Asks /result how the job ended. Undefined when it is still running or the orchestrator could
+ * not say (a 5xx, a network error): then the job is resumed, as after any drop. A 404 is
+ * definite: the job is gone, and the turn stays interrupted.
+ */
+export async function settle(deps: TurnDeps, jobId: string): Promise<StreamOutcome | undefined> {
+  let settlement: Settlement;
+  try {
+    settlement = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));
+  } catch (err) {
+    if (deps.ctx.signal.aborted) throw err;
+    const e = toNsedError(err);
+    if (e.code === 'not_found') throw gone(jobId);
+    return undefined;
+  }
+  return settlement.kind === 'running' ? undefined : { kind: 'settled', settlement };
+}
+
+/**
+ * Resuming stopped without a definite answer (5xx, 429, network errors): the job may still be
+ * producing it, so the turn stays interrupted with its marker, for a later `nsed resume` (docs/reliability.md #46).
+ */
+function gaveUp(jobId: string, last: NsedError): NsedError {
+  if (last.drop !== undefined || last.code === 'network') return last;
+  return new NsedError('network', `gave up resuming deliberation ${jobId} after ${MAX_RESUME_ATTEMPTS} attempts: ${last.message}`, {
+    cause: last,
+    drop: 'reset',
+    ...(last.status === undefined ? {} : { status: last.status }),
+  });
+}
+
+function gone(jobId: string): NsedError {
+  return new NsedError('not_found', `deliberation ${jobId} is no longer known to the orchestrator`, {
+    hint: 'its history expired; the partial answer is saved as interrupted',
+  });
 }
 
 async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
@@ -84,7 +152,7 @@ async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAt
   let last = cause;
   for (;;) {
     const attempt = nextAttempt();
-    if (attempt > MAX_RESUME_ATTEMPTS) throw last;
+    if (attempt > MAX_RESUME_ATTEMPTS) throw gaveUp(jobId, last);
     renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
     await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
     try {
@@ -92,17 +160,50 @@ async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAt
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);
-      if (e.code === 'not_found') {
-        throw new NsedError('not_found', `deliberation ${jobId} is no longer known to the orchestrator`, { hint: 'its history expired; the partial answer is saved as interrupted' });
-      }
+      if (e.code === 'not_found') throw gone(jobId);
       if (!isRetryableResumeError(e)) throw e;
       last = e;
     }
   }
 }
 
-/** A cheap running print of the event sequence: each event's type and size, not its text. */
+/**
+ * A running FNV-1a hash of what was applied: each event's type and content, so a replay that
+ * carries other text of the same length is caught, not spliced onto what was shown (docs/reliability.md #33, C5).
+ */
 function fingerprint(h: number, e: StreamEvent): number {
-  const size = e.type === 'text' || e.type === 'reasoning' ? e.text.length : e.type === 'job' ? e.job_id.length : e.type === 'round' ? e.round : 0;
-  return (Math.imul(h ^ (e.type.charCodeAt(0) * 64 + e.type.length), 16777619) + size) | 0;
+  let x = h;
+  const feed = (s: string): void => {
+    for (let i = 0; i < s.length; i++) x = Math.imul(x ^ s.charCodeAt(i), 16777619);
+    x = Math.imul(x ^ 0x1f, 16777619);
+  };
+  feed(e.type);
+  switch (e.type) {
+    case 'text':
+    case 'reasoning':
+      feed(e.text);
+      break;
+    case 'job':
+      feed(e.job_id);
+      break;
+    case 'round':
+      feed(`${e.round}/${e.total_rounds} ${e.scored ? 's' : 'u'} ${e.candidates.map((c) => `${c.agent_id}:${c.score}:${c.content_preview}`).join('|')}`);
+      break;
+    case 'injection':
+      feed(`${e.sequence} ${e.round} ${e.message}`);
+      break;
+    case 'finalized':
+      feed(`${e.chosen_agent_id} ${e.round}`);
+      break;
+    case 'tool-call':
+      feed(`${e.id} ${e.name} ${e.arguments}`);
+      break;
+    case 'tool-result':
+      feed(`${e.id} ${e.status} ${e.content}`);
+      break;
+    case 'end':
+      feed(e.finish_reason ?? '');
+      break;
+  }
+  return x | 0;
 }

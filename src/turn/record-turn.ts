@@ -32,6 +32,8 @@ export class TurnRecorder {
     return this.enqueue((s) => {
       s.pending_job = marker;
       s.server_thread = marker.job_id;
+      // The marker now keeps a second turn out; the claim that did so until now is done.
+      if (s.claim?.turn === marker.turn) delete s.claim;
     });
   }
 
@@ -63,6 +65,8 @@ export class TurnRecorder {
     path: TurnPath;
     ts: string;
     error?: string;
+    /** The user turn answered: its claim on the session, if still there, ends with the turn. */
+    userTurn?: string;
     /** The job runs on (blocked on a tool call): the marker stays for `continue --tool-result`. */
     keepPending?: boolean;
   }): void {
@@ -86,6 +90,7 @@ export class TurnRecorder {
     if (a.error !== undefined) turn.error = a.error;
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
+      if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) delete s.claim;
       if (a.status !== 'interrupted' && a.keepPending !== true && s.pending_job !== undefined && (t.jobId === null || s.pending_job.job_id === t.jobId)) {
         delete s.pending_job;
       }

@@ -5,7 +5,9 @@ import type { TurnStatus } from '../session/model.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { declareTools } from '../tools/declared.js';
 import { completionEvents } from './completion-events.js';
-import { followStream } from './follow-stream.js';
+import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
+import { followStream, settle, type StreamOutcome } from './follow-stream.js';
+import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
 import { followUpBody } from './tool-round.js';
 import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
@@ -82,23 +84,27 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     for (const r of spec.toolRound?.results ?? []) emit({ type: 'tool-result', ...r });
     let start = spec.start;
     const base = spec.toolRound?.base ?? spec.start;
+    let outcome: StreamOutcome = { kind: 'ended' };
     for (;;) {
       if (start.kind === 'chat' && !spec.stream) {
         const { completion, jobId: header } = await deps.client.chat(start.body, { threadKey: start.threadKey, signal: ctx.signal });
         for (const e of completionEvents(completion, header)) {
           if (e.type === 'job') await noteJob(e.job_id);
-          else applyStream(e);
+          else if (e.type === 'end' && jobId !== undefined && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
+            outcome = (await settle(deps, jobId)) ?? unsettledAnswer(jobId, e.finish_reason);
+          } else applyStream(e);
         }
       } else if (start.kind === 'result') {
         await noteJob(start.jobId);
         apply({ type: 'text', text: start.content, index: 1 });
         apply({ type: 'end', finish_reason: 'stop', index: 1 });
       } else {
-        await followStream(deps, { ...spec, start }, applyStream, () => jobId, noteJob);
+        outcome = await followStream(deps, { ...spec, start }, applyStream, () => jobId, noteJob);
       }
       // A compat answer that ends at a tool call: settle the calls, hand the results back on the
-      // same thread, and follow the same job on to its answer.
-      if (transcript.finishReason !== 'tool_calls' || base.kind !== 'chat') break;
+      // same thread, and follow the same job on to its answer. An end the orchestrator settled
+      // is the job's end: there is nothing left to follow.
+      if (outcome.kind === 'settled' || transcript.finishReason !== 'tool_calls' || base.kind !== 'chat') break;
       waiting = await driver.settleClosed(transcript.toolCalls, transcript.toolResults);
       if (waiting.length > 0) break;
       start = { kind: 'chat', body: followUpBody(base.body, transcript.toolCalls, transcript.toolResults), threadKey: base.threadKey };
@@ -113,12 +119,27 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       markReported(err);
       throw err;
     }
+    if (outcome.kind === 'settled') {
+      const s = outcome.settlement;
+      if (s.kind === 'failed') {
+        throw new NsedError('server', `deliberation ${jobId ?? ''} failed: ${s.reason}`.slice(0, 300), { hint: `ask again with 'nsed continue -s ${spec.sessionId}'` });
+      }
+      if (s.kind === 'completed') {
+        const rest = unshownRest(transcript.content, s.answer);
+        if (rest === undefined) {
+          renderer.onEvent({ type: 'reconnect', attempt: 0, reason: "the orchestrator's recorded answer differs from the streamed one; keeping the streamed one" });
+        } else if (rest !== '') {
+          apply({ type: 'text', text: rest, index: 0 });
+        }
+      }
+      apply({ type: 'end', finish_reason: s.kind === 'cancelled' ? 'cancelled' : 'stop', index: 0 });
+    }
     const finishReason = transcript.finishReason ?? 'stop';
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
     record(deps, spec, transcript, status);
     await recorder.flush();
     if (status === 'cancelled') {
-      throw new NsedError('server', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, { hint: 'the turn is recorded as cancelled' });
+      throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, { hint: 'the turn is recorded as cancelled' });
     }
     emit({ type: 'finish', finish_reason: finishReason, content: transcript.content, session: spec.sessionId, turn: spec.assistantTurnId, job_id: jobId ?? null });
     await renderer.close();
@@ -129,8 +150,9 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const raw = toNsedError(err);
     const e = classify(err, ctx, spec.sessionId, jobId);
     if (transcript.finishReason !== 'cancelled') {
-      // A job that failed or was refused is over; one that was cut off may still be running.
-      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server'));
+      // A job that failed or was refused is over; one that was cut off, or whose orchestrator
+      // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
+      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server' && !isTransientStatus(raw.status)));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
@@ -147,8 +169,25 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   }
 }
 
+/** A blocking answer whose end /result cannot settle: kept as interrupted, for `nsed resume`. */
+function unsettledAnswer(jobId: string, finish: string | null): never {
+  const why = finish === null ? 'no finish_reason' : `finish_reason '${finish}'`;
+  throw new NsedError('network', `the answer came with ${why} and the orchestrator could not say how deliberation ${jobId} ended`, { drop: 'eof' });
+}
+
+const isTransientStatus = (status: number | undefined): boolean => status !== undefined && (status === 429 || status >= 500);
+
 function record(deps: TurnDeps, spec: TurnSpec, transcript: Transcript, status: TurnStatus, error?: string, keepPending = false): void {
-  const entry = { id: spec.assistantTurnId, transcript, status, policy: spec.policy, path: spec.path, ts: deps.ctx.clock.now().toISOString(), keepPending };
+  const entry = {
+    id: spec.assistantTurnId,
+    transcript,
+    status,
+    policy: spec.policy,
+    path: spec.path,
+    ts: deps.ctx.clock.now().toISOString(),
+    userTurn: spec.userTurnId,
+    keepPending,
+  };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
 }
 
@@ -172,7 +211,8 @@ function classify(err: unknown, ctx: Context, sessionId: string, jobId: string |
     });
   }
   const e = toNsedError(err);
-  if (jobId !== undefined && (e.drop !== undefined || e.code === 'network' || e.code === 'timeout' || e.code === 'store')) {
+  const transient = e.drop !== undefined || e.code === 'network' || e.code === 'timeout' || e.code === 'store' || (e.code === 'server' && isTransientStatus(e.status));
+  if (jobId !== undefined && transient) {
     return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint: `nsed resume -s ${sessionId}`, cause: e });
   }
   return e;

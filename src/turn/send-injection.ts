@@ -10,7 +10,13 @@ import type { Context } from '../context.js';
 import { followPending } from './execute-turn.js';
 import { reconcilePending } from './reconcile.js';
 
-export type Injected = { kind: 'acknowledged'; pending: PendingJob } | { kind: 'answered' };
+/** Where the orchestrator placed the message; unknown (null) through the compat fallback. */
+export interface Placed {
+  sequence: number | null;
+  round: number | null;
+}
+
+export type Injected = { kind: 'acknowledged'; pending: PendingJob; placed: Placed } | { kind: 'answered'; pending: PendingJob; placed: Placed };
 
 /**
  * Sends guidance into the session's running job. The native inject route is preferred; an
@@ -39,10 +45,11 @@ export async function injectMessage(
     if (e.code !== 'not_found' && e.status !== 405) throw e;
     return compatFallback(ctx, conn, session, pending, message, wait);
   }
-  if (!ctx.io.quiet) ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(pending.job_id)} at round ${ack.injected_at_round} (sequence ${ack.sequence})\n`);
   await recordInjection(ctx, session.id, pending.job_id, message, { round: ack.injected_at_round, sequence: ack.sequence });
-  return { kind: 'acknowledged', pending };
+  return { kind: 'acknowledged', pending, placed: { sequence: ack.sequence, round: ack.injected_at_round } };
 }
+
+const UNPLACED: Placed = { sequence: null, round: null };
 
 async function recordInjection(
   ctx: Context,
@@ -89,10 +96,10 @@ async function compatFallback(
     // The routing rule injects as soon as the request arrives; nothing more is needed from it.
     const stream = await conn.client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
     stream.abort();
-    return { kind: 'answered' };
+    return { kind: 'answered', pending, placed: UNPLACED };
   }
   await followPending(ctx, conn, session, pending, start);
-  return { kind: 'answered' };
+  return { kind: 'answered', pending, placed: UNPLACED };
 }
 
 function nothingRunning(sessionId: string): NsedError {

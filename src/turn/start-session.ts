@@ -1,7 +1,8 @@
 import { toModel } from '../protocol/policy-ref.js';
 import { newConversationId, newSessionId, newTurnId } from '../session/ids.js';
-import { SESSION_VERSION, type Session, type Turn } from '../session/model.js';
+import { SESSION_VERSION, type Session, type Turn, type TurnClaim } from '../session/model.js';
 import type { Context } from '../context.js';
+import { newClaim } from './claim.js';
 import type { TurnOptions } from './turn-options.js';
 
 /**
@@ -22,6 +23,8 @@ export interface SessionInit {
   forkedFrom?: Session['forked_from'];
   /** Used when --title is not given. */
   title: string;
+  /** The turn lease of a session created to run a turn at once. */
+  claim?: TurnClaim;
 }
 
 /** Creates and stores a session (a fork without a prompt has no turn of its own). */
@@ -39,6 +42,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
   };
   if (init.opts.system !== undefined) session.system = init.opts.system;
   if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
+  if (init.claim !== undefined) session.claim = init.claim;
   await (await ctx.store()).create(session);
   return session;
 }
@@ -51,7 +55,9 @@ export async function startSession(
   const now = ctx.clock.now();
   const userTurnId = newTurnId(ctx.randomHex);
   const turns = [...(init.turns ?? []), userTurn(userTurnId, init.prompt, now)];
-  const session = await createSession(ctx, { ...init, title: init.title ?? titleFrom(init.prompt), turns }, now);
+  // Claimed from birth, so a run killed before its job id is known is reconciled like any other.
+  const claim = newClaim(userTurnId, now, ctx.randomHex);
+  const session = await createSession(ctx, { ...init, title: init.title ?? titleFrom(init.prompt), turns, claim }, now);
   return { session, userTurnId };
 }
 

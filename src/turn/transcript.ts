@@ -118,6 +118,8 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       return next;
     }
     case 'turn-start':
+    case 'injected':
+    case 'cancelled':
     case 'reconnect':
     case 'error':
       return t;

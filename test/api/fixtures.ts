@@ -40,11 +40,12 @@ export const seedStream = (nl: string): string => [ROLE, THINK, ANSWER, STOP].ma
 const SEED_EVENTS: StreamEvent[] = [
   { type: 'reasoning', text: 'Round 1 complete — convergence: 45%', index: 2 },
   { type: 'text', text: 'The answer is 4.', index: 3 },
-  { type: 'end', finish_reason: 'stop', index: 5 },
+  // `stop` on the only choice ends the turn at its own chunk; [DONE] adds nothing (docs/reliability.md #23).
+  { type: 'end', finish_reason: 'stop', index: 4 },
 ];
 
 const text = (t: string, index: number): StreamEvent => ({ type: 'text', text: t, index });
-const end = (index: number, finish_reason = 'stop'): StreamEvent => ({ type: 'end', finish_reason, index });
+const end = (index: number, finish_reason: string | null = 'stop'): StreamEvent => ({ type: 'end', finish_reason, index });
 const EOF = { code: 'network', drop: 'eof' };
 
 const round = {
@@ -68,45 +69,45 @@ export const fixtures: Fixture[] = [
   {
     name: 'a second byte-order mark makes its line an unknown field (reliability #5)',
     bytes: concat(new Uint8Array([0xef, 0xbb, 0xbf]), data(ANSWER), new Uint8Array([0xef, 0xbb, 0xbf]), data(chunk({ content: 'hidden' })), data('[DONE]')),
-    events: [text('The answer is 4.', 1), end(2)],
+    events: [text('The answer is 4.', 1), end(2, null)],
   },
   {
     name: 'comments: bare colon, NUL, 2 KiB, between data lines, CR-terminated (reliability #6)',
     bytes: utf8(`:\n: keep-alive\n\n:\u0000nul\n:${'x'.repeat(2048)}\n\ndata: {"choices":[{"index":0,\n: inside\ndata: "delta":{"content":"a"}}]}\n\n: cr only\r${data('[DONE]')}`),
-    events: [text('a', 1), end(2)],
+    events: [text('a', 1), end(2, null)],
   },
   {
     name: 'odd field syntax: no space, two spaces, bare data, space before colon (reliability #7)',
     bytes: utf8(`data:${chunk({ content: 'x' })}\n\ndata:  ${chunk({ content: 'y' })}\n\ndata: ${chunk({ content: 'z' })}\ndata\n\ndata : ${chunk({ content: 'no' })}\n\ndata:[DONE]\n\n`),
-    events: [text('x', 1), text('y', 2), text('z', 3), end(4)],
+    events: [text('x', 1), text('y', 2), text('z', 3), end(4, null)],
   },
   {
     name: 'one JSON chunk spread over several data lines (reliability #8)',
     bytes: utf8(`data: {"id":"c","choices":[\ndata: {"index":0,"delta":\ndata: {"content":"joined"},"finish_reason":null}]}\n\n${data('[DONE]')}`),
-    events: [text('joined', 1), end(2)],
+    events: [text('joined', 1), end(2, null)],
   },
   {
     name: 'unknown fields, a bare field name, an empty event type, id and retry lines (reliability #9, #11, #12)',
     bytes: utf8(`foo: bar\nbare\nevent:\nid: 7\nretry: 1000x\nretry: 10\ndata: ${chunk({ content: 'ok' })}\n\nid\nid: a\u0000b\n\n${data('[DONE]')}`),
-    events: [text('ok', 1), end(2)],
+    events: [text('ok', 1), end(2, null)],
   },
   { name: 'a last event without its blank line at EOF is not dispatched (reliability #10)', bytes: utf8(`${data(ANSWER)}data: [DONE]\n`), events: [text('The answer is 4.', 1)], error: EOF },
   { name: 'a last event cut inside its data line at EOF (reliability #10)', bytes: utf8(`${data(ANSWER)}data: [DO`), events: [text('The answer is 4.', 1)], error: EOF },
   {
     name: 'multi-byte UTF-8: accents, CJK, emoji and a 4-byte crab (reliability #3)',
     bytes: utf8(`${data(chunk({ content: 'é漢字 🦀' }))}${data(chunk({ reasoning_content: '—…✓' }))}${data('[DONE]')}`),
-    events: [text('é漢字 🦀', 1), { type: 'reasoning', text: '—…✓', index: 2 }, end(3)],
+    events: [text('é漢字 🦀', 1), { type: 'reasoning', text: '—…✓', index: 2 }, end(3, null)],
   },
   {
     name: 'invalid UTF-8 bytes become U+FFFD and nothing is lost (reliability #4)',
     bytes: concat('data: {"choices":[{"index":0,"delta":{"content":"a', new Uint8Array([0xff, 0xfe, 0xc3]), 'b"}}]}\n\n', data('[DONE]')),
-    events: [text('a\ufffd\ufffd\ufffdb', 1), end(2)],
+    events: [text('a\ufffd\ufffd\ufffdb', 1), end(2, null)],
   },
-  { name: '[DONE] without a space after the colon ends the stream (reliability #18)', bytes: utf8(`${data(ANSWER)}data:[DONE]\n\n`), events: [text('The answer is 4.', 1), end(2)] },
+  { name: '[DONE] without a space after the colon ends the stream (reliability #18)', bytes: utf8(`${data(ANSWER)}data:[DONE]\n\n`), events: [text('The answer is 4.', 1), end(2, null)] },
   {
     name: 'anything after [DONE] is ignored (reliability #18)',
     bytes: utf8(`${data(ANSWER)}${data('[DONE]')}${data(chunk({ content: 'late' }))}data: {unparsable\n\n`),
-    events: [text('The answer is 4.', 1), end(2)],
+    events: [text('The answer is 4.', 1), end(2, null)],
   },
   { name: '[DONE] with a suffix is not a terminal signal (reliability #18)', bytes: utf8(`${data(ANSWER)}data: [DONE] x\n\n`), events: [text('The answer is 4.', 1)], error: { code: 'server', drop: 'malformed' } },
   { name: '[DONE] followed by a second data line is not a terminal signal (reliability #18)', bytes: utf8(`data: [DONE]\ndata: more\n\n`), events: [], error: { code: 'server', drop: 'malformed' } },
@@ -131,7 +132,7 @@ export const fixtures: Fixture[] = [
         .map((j) => data(j))
         .join('') + data('[DONE]'),
     ),
-    events: [text('kept', 13), end(14)],
+    events: [text('kept', 13), end(14, null)],
   },
   {
     name: 'hostile choice indices never reach the answer (reliability #21)',
@@ -152,6 +153,7 @@ export const fixtures: Fixture[] = [
         data(JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: -1, id: 'a', function: { name: 'n', arguments: '{}' } }, { index: 2 ** 53, id: 'b', function: { name: 'n', arguments: '{}' } }, { index: 1.5, id: 'c', function: { name: 'n', arguments: '{}' } }, { index: '__proto__', id: 'd', function: { name: 'n', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] })) +
         data('[DONE]'),
     ),
+    // Choice 1 never finished, so the turn ends at [DONE], on choice 0's reason.
     events: [text('zero', 1), end(4, 'tool_calls')],
   },
   {
@@ -170,7 +172,7 @@ export const fixtures: Fixture[] = [
     events: [
       { type: 'tool-call', id: 'call_a', name: 'calculator', arguments: '{"expr":"2+2"}', index: 5 },
       { type: 'tool-call', id: 'call_b', name: 'search', arguments: '{"q":"rust"}', index: 5 },
-      end(6, 'tool_calls'),
+      end(5, 'tool_calls'),
     ],
   },
   {
@@ -179,7 +181,7 @@ export const fixtures: Fixture[] = [
       data(chunk({ tool_calls: [{ index: 0, id: 'x', function: { arguments: '{}' } }, { index: 1, function: { name: 'n', arguments: '{}' } }, { index: 2, id: 'z', function: { name: 'n', arguments: '{"a":' } }, { index: 3, id: 'ok', function: { name: 'calc', arguments: '{}' } }] }, 'tool_calls')) +
         data('[DONE]'),
     ),
-    events: [{ type: 'tool-call', id: 'ok', name: 'calc', arguments: '{}', index: 1 }, end(2, 'tool_calls')],
+    events: [{ type: 'tool-call', id: 'ok', name: 'calc', arguments: '{}', index: 1 }, end(1, 'tool_calls')],
   },
   {
     name: 'tool-call arguments cut off at EOF produce no call (reliability #22, #26)',
@@ -218,7 +220,18 @@ export const fixtures: Fixture[] = [
   { name: 'a named error event stops the stream (reliability #19)', bytes: utf8(`event: error\ndata: {"message":"quota"}\n\n${data('[DONE]')}`), events: [], error: { code: 'server' } },
   { name: 'malformed JSON is a malformed drop (reliability #17)', bytes: utf8(`${data(ANSWER)}data: {unparsable\n\n${data('[DONE]')}`), events: [text('The answer is 4.', 1)], error: { code: 'server', drop: 'malformed' } },
   { name: 'a raw NUL inside a JSON string is malformed (reliability #13)', bytes: utf8(`data: {"choices":[{"index":0,"delta":{"content":"a\u0000b"}}]}\n\n${data('[DONE]')}`), events: [], error: { code: 'server', drop: 'malformed' } },
-  { name: 'a finish_reason seen but no [DONE] is still truncated (reliability #26)', bytes: utf8(data(ANSWER) + data(STOP)), events: [text('The answer is 4.', 1)], error: EOF },
-  { name: '[DONE] without any finish_reason ends with stop (reliability #23)', bytes: utf8(data(ANSWER) + data('[DONE]')), events: [text('The answer is 4.', 1), end(2)] },
+  { name: '`stop` without [DONE] ends the turn (reliability #23)', bytes: utf8(data(ANSWER) + data(STOP)), events: [text('The answer is 4.', 1), end(2)] },
+  {
+    name: 'an undocumented finish_reason without [DONE] is truncated (reliability #23, #26)',
+    bytes: utf8(data(ANSWER) + data(chunk({}, 'cancelled'))),
+    events: [text('The answer is 4.', 1)],
+    error: EOF,
+  },
+  {
+    name: '`stop` on one choice of two does not end the turn before [DONE] (reliability #23)',
+    bytes: utf8(data(JSON.stringify({ choices: [{ index: 0, delta: { content: 'a' }, finish_reason: 'stop' }, { index: 1, delta: {}, finish_reason: null }] })) + data('[DONE]')),
+    events: [text('a', 1), end(2)],
+  },
+  { name: '[DONE] without any finish_reason ends with none, for /result to settle (reliability #23)', bytes: utf8(data(ANSWER) + data('[DONE]')), events: [text('The answer is 4.', 1), end(2, null)] },
   { name: 'an empty body is truncated (reliability #26, #32)', bytes: new Uint8Array(0), events: [], error: EOF },
 ];

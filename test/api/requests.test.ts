@@ -137,7 +137,7 @@ describe('what the client parses', () => {
     };
     const stream = await client.resume('j1');
     expect(stream.jobId).toBe('j1');
-    expect((await drain(stream)).events).toEqual([{ type: 'end', finish_reason: 'stop', index: 1 }]);
+    expect((await drain(stream)).events).toEqual([{ type: 'end', finish_reason: null, index: 1 }]);
     expect(server.seen.at(-1)).toMatchObject({ method: 'POST', url: '/deliberation/j1/resume' });
     json(404, { error: 'not found' });
     expect(await failure(client.resume('j1'))).toMatchObject({ code: 'not_found', exitCode: 3 });

@@ -26,7 +26,7 @@ describe('stream lifecycle', () => {
   it('reports a clean EOF without [DONE] as an eof drop (reliability #26)', async () => {
     const { client } = await setup((_q, res) => {
       sseHead(res);
-      res.end(TEXT + ev(chunk({}, 'stop')));
+      res.end(TEXT + ev(chunk({}, 'length')));
     });
     const out = await drain(await client.chatStream(request));
     expect(out.error).toMatchObject({ code: 'network', exitCode: 6, drop: 'eof', message: 'the stream ended before the deliberation finished (no [DONE])' });
@@ -69,7 +69,7 @@ describe('stream lifecycle', () => {
     }, { idleTimeoutMs: 1_000 });
     const out = await drain(await client.chatStream(request));
     expect(out.error).toBeUndefined();
-    expect(out.events.at(-1)).toEqual({ type: 'end', finish_reason: 'stop', index: 2 });
+    expect(out.events.at(-1)).toEqual({ type: 'end', finish_reason: null, index: 2 });
   });
 
   it('does not count time the consumer spends on an event as server silence', async () => {

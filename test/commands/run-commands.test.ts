@@ -67,7 +67,10 @@ describe('commands run against a Context', () => {
     expect(saved.pending_job).toBeUndefined();
     expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([expect.objectContaining({ status: 'cancelled', job_id: job.jobId })]);
     expect(saved.turns.filter((t) => t.role === 'user')).toHaveLength(1);
-    expect(rig.mem.stderr.text).toContain(`cancelled deliberation ${job.jobId} of session ${first.id}`);
+    // The rig speaks -o ndjson: the acknowledgement is the one terminal event (issue 9 item 8).
+    expect(rig.mem.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
+      { v: 1, seq: 1, type: 'cancelled', session: first.id, job_id: job.jobId },
+    ]);
     job.stop();
   });
 });

@@ -5,7 +5,7 @@
  * `nsed ...`; its `npm test` line is the suite itself and is skipped.
  *
  * An HTML comment right before a block tunes how it runs (invisible when rendered):
- *   <!-- test: sim=held background wait-for="round 1/" exit=5 -->
+ *   <!-- test: sim=held background wait-for="round 1/" exit=9 -->
  *   sim=held      NSED_URL points at a simulator that holds each deliberation once its first
  *                 round is scored (default: one with 5 ms phases), for examples that act on a
  *                 deliberation while it runs. A held job runs on to its end once it accepts an

@@ -225,7 +225,7 @@ describe('sessions touched by inject and cancel from a second terminal (the deli
     expect(refused.code).toBe(7);
     expect(refused.stderr).toMatch(/has a deliberation running; nothing was removed/);
     expect((await slow.run(['cancel', '-s', id])).code).toBe(0);
-    expect((await ask.result).code).toBe(5);
+    expect((await ask.result).code).toBe(9);
     const shown = await nsed(['sessions', 'show', id], slow.home);
     expect(shown.stdout).toMatch(/^── 2 · assistant · nsed:deep · job \S+ · .* · CANCELLED$/m);
     expect((await slow.run(['sessions', 'rm', id])).code).toBe(0);

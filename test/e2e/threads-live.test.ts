@@ -71,11 +71,11 @@ describe('nsed resume', () => {
       expect((await rig.session<Saved>(id)).pending_job).toBeUndefined();
     }));
 
-  it('with nothing pending exits 3 with a hint', () =>
+  it('with nothing running exits 7 (like inject and cancel) with a hint', () =>
     withHeld(async (rig) => {
       const done = await rig.run(['ask', '-o', 'ndjson', '-p', 'passthrough', 'hi']);
       const r = await rig.run(['resume', '-s', sessionOf(done.stdout)]);
-      expect(r.code).toBe(3);
+      expect(r.code).toBe(7);
       expect(r.stderr).toMatch(/hint: /);
     }));
 });
@@ -241,7 +241,9 @@ describe('a running deliberation refuses a second turn, and can be cancelled', (
       const cancel = await rig.run(['cancel', '-s', id]);
       expect(cancel.code, cancel.stderr).toBe(0);
       const r1 = await first.result;
-      expect(r1.code).toBe(5);
+      // Cancelled is not a server failure: its own code and NDJSON error code (issue 9 item 7).
+      expect(r1.code).toBe(9);
+      expect(parseNdjson(r1.stdout).at(-1)).toMatchObject({ type: 'error', code: 'cancelled', exit_code: 9 });
       expect(rig.sim.control.job(job)).toMatchObject({ ended: true, phases: 1 });
       const saved = await rig.session<Saved>(id);
       expect(saved.pending_job).toBeUndefined();

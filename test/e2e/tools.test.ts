@@ -229,3 +229,38 @@ describe('replaying a tool turn', () => {
     expect(md.stdout).toContain('- Tool `calculator` called with `{"expr":"2+2"}` → `4` (ok, exit 0)');
   });
 });
+
+const resultRequests = (): number => rig.sim.requests.filter((q) => q.method === 'GET' && q.path.endsWith('/result')).length;
+
+// A `tool_calls` finish ends the answer's stream and starts the tool round; the job's own end,
+// however the server sends it (a bare [DONE], a close), is settled by /result as for any turn.
+describe.each(['bare-done', 'close'])('a tool round on a server whose job streams end with end=%s', (ending) => {
+  it('compat: the call runs, the same job is followed, and its end is settled to the answer', async () => {
+    const tools = await kit.toolsFile(['calculator']);
+    const asked = resultRequests();
+    rig.sim.setFaults([`end=${ending}`]);
+    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+    rig.sim.setFaults([]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ content: '4', status: 'ok' })]);
+    const finish = ofType(r.stdout, 'finish')[0];
+    expect(finish).toMatchObject({ finish_reason: 'stop', content: expect.stringContaining('`calculator` returned “4”') });
+    expect(events(r.stdout).at(-1)?.['type']).toBe('finish');
+    expect(resultRequests()).toBeGreaterThan(asked);
+    const saved = await read(String(finish?.['session']));
+    expect(saved.pending_job).toBeUndefined();
+    expect(saved.turns.at(-1)).toMatchObject({ role: 'assistant', status: 'complete', content: finish?.['content'] });
+  });
+
+  it('native: the live call is answered and the closing of the stream is settled to the answer', async () => {
+    const tools = await kit.toolsFile(['calculator']);
+    const asked = resultRequests();
+    rig.sim.setFaults([`submit:end=${ending}`]);
+    const r = await rig.runProcess(['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'json', 'Use the calculator to compute 2+2']);
+    rig.sim.setFaults([]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { content: string; finish_reason: string };
+    expect(out).toMatchObject({ finish_reason: 'stop', content: expect.stringContaining('`calculator` returned “4”') });
+    expect(resultRequests()).toBeGreaterThan(asked);
+  });
+});

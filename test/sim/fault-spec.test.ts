@@ -20,6 +20,8 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('malformed-at=2;times=1')).toEqual({ malformedAt: 2, times: 1 });
     expect(parseFaultSpec('eof-without-done')).toEqual({ eofWithoutDone: true });
     expect(parseFaultSpec('fail-at-round=2;')).toEqual({ failAtRound: 2 });
+    expect(parseFaultSpec('end=bare-done;fail-at-round=1')).toEqual({ end: 'bare-done', failAtRound: 1 });
+    expect(parseFaultSpec('end=close')).toEqual({ end: 'close' });
   });
 
   it.each([
@@ -30,6 +32,7 @@ describe('parseFaultSpec', () => {
     ['', /empty fault spec/],
     ['retry-after=', /'retry-after' needs a value/],
     ['eof-without-done=maybe', /takes no value/],
+    ['end=sometimes', /'end' is one of chunk, bare-done, close, got 'sometimes'/],
   ])('refuses %j with a usage error naming the bad part', (spec, message) => {
     const err = failure(() => parseFaultSpec(spec));
     expect(err.code).toBe('usage');

@@ -52,6 +52,32 @@ describe('stream faults', () => {
     expect(r.chunks.filter((c) => c.choices[0]?.delta.content !== undefined)).toHaveLength(1);
   });
 
+  it('end=bare-done ends completed and failed jobs with [DONE] and no closing chunk; /result tells them apart (issue 9 item 5)', async () => {
+    const s = await sim();
+    const ok = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'end=bare-done' });
+    expect(ok.data.at(-1)).toBe('[DONE]');
+    expect(ok.chunks.some((c) => c.choices[0]?.finish_reason != null)).toBe(false);
+    expect(ok.chunks.some((c) => c.choices[0]?.delta.content !== undefined)).toBe(true);
+    expect(await statusOf(s.url, ok.headers.get('x-nsed-session-id') ?? '')).toBe('completed');
+    const failed = await postSse(chatUrl(s.url), ask('Design a cache'), { [FAULT]: 'end=bare-done;fail-at-round=1' });
+    expect(failed.data.at(-1)).toBe('[DONE]');
+    expect(failed.chunks.some((c) => c.error !== undefined || c.choices[0]?.finish_reason != null)).toBe(false);
+    expect(await statusOf(s.url, failed.headers.get('x-nsed-session-id') ?? '')).toMatch(/^failed: /);
+  });
+
+  it('end=close closes the streams of a job, replays included, with neither a closing chunk nor [DONE] (issue 9 item 5)', async () => {
+    const s = await sim();
+    const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'end=close' });
+    expect(r.error).toBeUndefined();
+    expect(r.done).toBe(false);
+    expect(r.chunks.some((c) => c.choices[0]?.finish_reason != null)).toBe(false);
+    const id = r.headers.get('x-nsed-session-id') ?? '';
+    expect(await statusOf(s.url, id)).toBe('completed');
+    const replay = await postSse(`${s.url}/deliberation/${id}/resume`, {});
+    expect(replay.data).toEqual(r.data);
+    expect(replay.done).toBe(false);
+  });
+
   it('fail-at-round=N ends the stream with an error chunk and [DONE]; /result says failed (reliability #19)', async () => {
     const s = await sim();
     const r = await postSse(chatUrl(s.url), ask('Design a cache'), { [FAULT]: 'fail-at-round=2' });

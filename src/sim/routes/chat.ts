@@ -62,6 +62,7 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
     text,
     toolResults,
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
+    ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
     ...(toolCall === undefined ? {} : { toolCall }),
   });
   return respondWithJob(ctx, rq, job, stream);

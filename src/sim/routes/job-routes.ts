@@ -37,13 +37,12 @@ export function handleInject(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 202, ack);
 }
 
-/** `POST /deliberation/{id}/cancel` (docs/protocol.md §3.9): open streams get a `cancelled` finish, then `[DONE]`. */
+/** `POST /deliberation/{id}/cancel` (docs/protocol.md §3.9): open streams end as the job's ending says. */
 export function handleCancel(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
   if (job.status !== 'running') return sendText(rq.res, 409, NOT_RUNNING);
-  job.push(chunk(job.stamp, {}, 'cancelled'));
-  job.end('failed', 'cancelled', 'cancelled');
+  job.end('failed', 'cancelled', { failure: 'cancelled', last: chunk(job.stamp, {}, 'cancelled') });
   sendJson(rq.res, 200, { cancelled: true });
 }
 

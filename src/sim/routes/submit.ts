@@ -33,6 +33,7 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
     text,
     toolResults: [],
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
+    ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
     ...(toolCall === undefined ? {} : { toolCall }),
   });
   sendJson(rq.res, 202, { job_id: plan.roomId });
