@@ -69,7 +69,7 @@ _nsed_value() {
     "cancel|-s"|"cancel|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit") COMPREPLY=() ;;
     "sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
-    "sessions ls|--state"|"sessions list|--state") COMPREPLY=($(compgen -W "running interrupted ok" -- "$cur")) ;;
+    "sessions ls|--state"|"sessions list|--state") COMPREPLY=($(compgen -W "ok running interrupted failed cancelled" -- "$cur")) ;;
     "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread" -- "$cur")) ;;
     "sessions export|--out"|"sessions export|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "policies|--tag") COMPREPLY=() ;;

@@ -12,4 +12,6 @@ module.exports = {
   Dispatcher,
   Agent: require('undici/lib/dispatcher/agent'),
   EnvHttpProxyAgent: require('undici/lib/dispatcher/env-http-proxy-agent'),
+  // The proxy tunnel's pool: its CONNECT is bounded by the connect timeout.
+  Pool: require('undici/lib/dispatcher/pool'),
 };

@@ -1,5 +1,6 @@
 import type { NsedClient } from './api/client.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrlSource, type UrlSource } from './config.js';
+import { NsedError } from './errors.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
 
@@ -25,32 +26,58 @@ export interface Connection {
   url: string;
   /** What a session records as its orchestrator (`sim` for the in-process simulator). */
   orchestrator: string;
+  /** The in-process simulator (--sim) jobs run on, ours or another process's, for a pending marker to name. */
+  liveSim?: LiveSim | undefined;
   close(): Promise<void>;
+}
+
+/** An in-process simulator (--sim): where it listens, and the process that serves it. */
+export interface LiveSim {
+  url: string;
+  pid: number;
+}
+
+/** A session's pending job, for a connection that may have to reach it where it runs. */
+export interface ConnectTarget {
+  pending: { job_id: string; sim?: LiveSim | undefined } | undefined;
+  /**
+   * The command acts on that job (inject, cancel, resume): a job whose simulator is gone is an
+   * error rather than a reason to start a fresh simulator.
+   */
+  needsJob: boolean;
 }
 
 /**
  * Opens the client for a command: --sim starts an in-process simulator on a random loopback
  * port; otherwise --url, NSED_URL, the session's recorded orchestrator, or the default. A
- * session that ran on the simulator goes back to a simulator of its own.
+ * session that ran on the simulator goes back to a simulator of its own, except that a job
+ * still pending on another process's simulator is reached there while that process lives.
  */
-export async function connect(ctx: ConnectInput, recorded?: string): Promise<Connection> {
+export async function connect(ctx: ConnectInput, recorded?: string, target?: ConnectTarget): Promise<Connection> {
   const { globals } = ctx;
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
   const configured = globals.config?.values;
-  const useSim =
-    globals.sim ||
-    (recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined && configured?.url === undefined);
+  const recordedSim =
+    recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined && configured?.url === undefined;
+  const owner = recordedSim && !globals.sim && target?.pending !== undefined ? ownerSim(target.pending, target.needsJob) : undefined;
+  const useSim = owner === undefined && (globals.sim || recordedSim);
   let url: string;
-  let source: UrlSource | 'sim' = 'sim';
+  let source: UrlSource | 'sim' | 'owner' = 'sim';
   let stopSim: (() => Promise<void>) | undefined;
+  let liveSim: LiveSim | undefined;
   let token: string | undefined;
-  if (useSim) {
+  if (owner !== undefined) {
+    url = owner.url;
+    source = 'owner';
+    liveSim = owner;
+  } else if (useSim) {
     const { startSim } = await import('./sim/server.js');
     const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env) });
     url = sim.url;
     stopSim = () => sim.close();
+    liveSim = { url: sim.url, pid: process.pid };
   } else {
     ({ url, source } = resolveUrlSource(globals.url, ctx.env, recorded, configured?.url));
     token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
@@ -76,7 +103,8 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
   return {
     client,
     url,
-    orchestrator: useSim ? SIM_ORCHESTRATOR : url,
+    orchestrator: useSim || owner !== undefined ? SIM_ORCHESTRATOR : url,
+    liveSim,
     close: async () => {
       await client.close();
       if (stopSim !== undefined) await stopSim();
@@ -85,8 +113,9 @@ export async function connect(ctx: ConnectInput, recorded?: string): Promise<Con
 }
 
 /** Where the URL came from, for --verbose. */
-const URL_SOURCE_WORDS: Record<UrlSource | 'sim', string> = {
+const URL_SOURCE_WORDS: Record<UrlSource | 'sim' | 'owner', string> = {
   sim: 'the built-in simulator',
+  owner: 'the simulator of the --sim run that started the job',
   flag: 'from --url',
   env: 'from NSED_URL',
   config: 'from the config file',
@@ -98,4 +127,31 @@ const URL_SOURCE_WORDS: Record<UrlSource | 'sim', string> = {
 function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
   const v = Number(env['NSED_SIM_ROUND_MS']);
   return Number.isFinite(v) && v >= 0 && env['NSED_SIM_ROUND_MS'] !== undefined ? v : 120;
+}
+
+/**
+ * The simulator a pending job runs on, when another process started it with --sim. That
+ * process must still live: the simulator and its jobs end with it, and a simulator of our own
+ * would know nothing of the job, so a command that needs the job stops here and says why.
+ */
+function ownerSim(pending: NonNullable<ConnectTarget['pending']>, needsJob: boolean): LiveSim | undefined {
+  const sim = pending.sim;
+  if (sim !== undefined && typeof sim.url === 'string' && typeof sim.pid === 'number' && sim.pid !== process.pid && isAlive(sim.pid)) {
+    return { url: sim.url, pid: sim.pid };
+  }
+  if (!needsJob) return undefined;
+  const whose = sim === undefined ? 'another nsed process' : `process ${sim.pid}`;
+  throw new NsedError('conflict', `nothing is running: deliberation ${pending.job_id} ran on the in-process simulator of ${whose} (--sim), which has exited`, {
+    hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
+  });
+}
+
+/** Signal 0 tests for a process without touching it; EPERM means it lives under another user. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }

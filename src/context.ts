@@ -1,5 +1,5 @@
 import type { LoadedConfig } from './config-file.js';
-import type { Connection } from './connection.js';
+import type { ConnectTarget, Connection } from './connection.js';
 import type { OutputMode } from './output/modes.js';
 import type { SessionStore } from './session/store.js';
 import type { IO } from './terminal/io.js';
@@ -52,13 +52,13 @@ export interface Context extends ProcessContext {
    * Opens the orchestrator connection: --sim, --url, NSED_URL, `recorded` (the orchestrator a
    * session ran on), or the default. Each call opens one; the caller closes it.
    */
-  connect(recorded?: string): Promise<Connection>;
+  connect(recorded?: string, target?: ConnectTarget): Promise<Connection>;
 }
 
 /** Replacements for the lazy factories, for tests and for callers that already hold one. */
 export interface ContextParts {
   store?: () => Promise<SessionStore>;
-  connect?: (recorded?: string) => Promise<Connection>;
+  connect?: (recorded?: string, target?: ConnectTarget) => Promise<Connection>;
 }
 
 export function createContext(base: ProcessContext, io: IO, globals: GlobalOptions, parts: ContextParts = {}): Context {
@@ -71,9 +71,9 @@ export function createContext(base: ProcessContext, io: IO, globals: GlobalOptio
     store: parts.store ?? (() => (store ??= openStore(ctx))),
     connect:
       parts.connect ??
-      (async (recorded) => {
+      (async (recorded, target) => {
         const { connect } = await import('./connection.js');
-        return connect({ io, env: base.env, now: () => base.clock.now(), globals }, recorded);
+        return connect({ io, env: base.env, now: () => base.clock.now(), globals }, recorded, target);
       }),
   };
   return ctx;

@@ -71,6 +71,13 @@ export class NsedError extends Error {
    * ended without `[DONE]`, was reset, went idle, or carried a malformed chunk.
    */
   readonly drop: StreamDrop | undefined;
+  /**
+   * Set when the request provably never reached the orchestrator (refused, unresolvable, no
+   * tunnel, or stopped before its headers went out): nothing can have started there.
+   */
+  readonly unsent: boolean;
+  /** Set on a 429/503 that proves no job was started (no job id came back): safe to send again. */
+  readonly nothingStarted: boolean;
 
   constructor(
     code: ErrorCode,
@@ -82,6 +89,8 @@ export class NsedError extends Error {
       retryAfterS?: number;
       status?: number;
       drop?: StreamDrop;
+      unsent?: boolean;
+      nothingStarted?: boolean;
     } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -92,6 +101,8 @@ export class NsedError extends Error {
     this.retryAfterS = opts.retryAfterS;
     this.status = opts.status;
     this.drop = opts.drop;
+    this.unsent = opts.unsent === true;
+    this.nothingStarted = opts.nothingStarted === true;
   }
 }
 

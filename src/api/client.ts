@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AgentInfo,
   ChatCompletion,
@@ -42,7 +43,7 @@ export interface ClientConfig {
   /** Bearer token, sent as Authorization on every call. */
   token?: string;
   connectTimeoutMs?: number;
-  /** Time to response headers: default 30 s for quick requests, 60 s for streams; none for non-streaming chat. */
+  /** Time to response headers: default the idle timeout (at most 30 s for quick requests); none for non-streaming chat. */
   headersTimeoutMs?: number;
   /** Longest silence on a stream body, from the last byte received (comments count). */
   idleTimeoutMs: number;
@@ -57,10 +58,16 @@ export interface ClientConfig {
   debug?: (line: string) => void;
 }
 
+/** Told before a refused start is sent again: the attempt about to be made and why. */
+export type OnStartRetry = (attempt: number, reason: string) => void;
+
 export interface NsedClient {
-  chatStream(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal; headers?: Record<string, string> }): Promise<EventStream>;
+  chatStream(
+    body: ChatCompletionRequest,
+    opts?: { threadKey?: string; signal?: AbortSignal; headers?: Record<string, string>; onRetry?: OnStartRetry },
+  ): Promise<EventStream>;
   chat(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal }): Promise<{ completion: ChatCompletion; jobId: string | undefined }>;
-  submit(body: DeliberationRequest, opts?: { signal?: AbortSignal }): Promise<{ job_id: string }>;
+  submit(body: DeliberationRequest, opts?: { signal?: AbortSignal; onRetry?: OnStartRetry }): Promise<{ job_id: string }>;
   resume(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
   /** The caller's own jobs (protocol section 3.14). */
@@ -79,7 +86,8 @@ export interface NsedClient {
 }
 
 const QUICK_HEADERS_MS = 30_000;
-const STREAM_HEADERS_MS = 60_000;
+/** Sends of a start the orchestrator turned away as busy before nsed gives up (docs/reliability.md #45). */
+const START_SENDS = 4;
 const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Ids travel as one path segment: all but [A-Za-z0-9_-] is percent-encoded, dots too (docs/reliability.md #77). */
@@ -128,8 +136,10 @@ export function createClient(cfg: ClientConfig): NsedClient {
     log,
   };
   const maxEventBytes = cfg.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const quickHeaders = cfg.headersTimeoutMs ?? QUICK_HEADERS_MS;
-  const streamHeaders = cfg.headersTimeoutMs ?? STREAM_HEADERS_MS;
+  // Silence before the headers is silence too: --idle-timeout bounds it (a quick request
+  // waits no longer than its own, shorter, limit).
+  const quickHeaders = cfg.headersTimeoutMs ?? Math.min(QUICK_HEADERS_MS, cfg.idleTimeoutMs);
+  const streamHeaders = cfg.headersTimeoutMs ?? cfg.idleTimeoutMs;
 
   /** A quick request whose 2xx answer is JSON (or, with `parse` undefined, ignored). */
   async function call<T>(spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>, describe: Describe, parse?: (v: unknown) => T | undefined): Promise<T | undefined> {
@@ -162,10 +172,12 @@ export function createClient(cfg: ClientConfig): NsedClient {
 
   return {
     async chatStream(body, opts = {}) {
-        return openStream(
-        t,
-        { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, headers: { ...opts.headers, ...thread(opts.threadKey) }, headersTimeoutMs: streamHeaders, signal: opts.signal },
-        { model: body.model, conflict: 'a deliberation is already running for this session', maxEventBytes },
+      return startWithRetry(t, opts, () =>
+        openStream(
+          t,
+          { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, headers: { ...opts.headers, ...thread(opts.threadKey) }, headersTimeoutMs: streamHeaders, signal: opts.signal },
+          { model: body.model, conflict: 'a deliberation is already running for this session', maxEventBytes },
+        ),
       );
     },
     async chat(body, opts = {}) {
@@ -191,7 +203,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async submit(body, opts = {}) {
       const room = `room '${showId(body.room_id)}' already has a running deliberation`;
-      return json({ method: 'POST', path: '/deliberation', json: body, signal: opts.signal }, { conflict: room }, parseSubmit);
+      return startWithRetry(t, opts, () => json({ method: 'POST', path: '/deliberation', json: body, signal: opts.signal }, { conflict: room }, parseSubmit));
     },
     async resume(jobId, opts = {}) {
         const d = jobDescribe(jobId, 'job %s has no live deliberation to resume');
@@ -234,4 +246,27 @@ export function createClient(cfg: ClientConfig): NsedClient {
       await dispatcher.destroy();
     },
   };
+}
+
+/**
+ * Sends a start again while the orchestrator answers 429/503 with a Retry-After (at most 60 s)
+ * and no job id: that answer proves nothing was started, so a new send cannot double a job
+ * (docs/reliability.md #40, #45). Bounded by the sends allowed and by the turn deadline; otherwise the refusal stands.
+ */
+async function startWithRetry<T>(t: Transport, opts: { signal?: AbortSignal; onRetry?: OnStartRetry }, start: () => Promise<T>): Promise<T> {
+  for (let sent = 1; ; sent++) {
+    try {
+      return await start();
+    } catch (err) {
+      const waitS = err instanceof NsedError && err.nothingStarted ? err.retryAfterS : undefined;
+      if (waitS === undefined || sent >= START_SENDS) throw err;
+      if (t.deadline !== undefined && t.now() + waitS * 1000 >= t.deadline) throw err;
+      opts.onRetry?.(sent, `${err instanceof Error ? err.message : ''}; sending again in ${waitS} s`);
+      try {
+        await sleep(waitS * 1000, undefined, opts.signal === undefined ? undefined : { signal: opts.signal });
+      } catch {
+        throw err;
+      }
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { isLoopbackHost } from '../protocol/loopback.js';
 
 /**
@@ -47,7 +47,38 @@ export function createDispatcher(base: URL, env: Env, connectTimeoutMs: number):
   return {
     // Empty strings (not undefined) keep EnvHttpProxyAgent from reading process.env itself.
     // Plain-HTTP targets are forwarded as absolute-URI requests; HTTPS ones tunnel via CONNECT.
-    dispatcher: new EnvHttpProxyAgent({ connect, proxyTunnel: false, ...proxy }),
+    // The tunnel is part of connecting: a proxy that accepts the socket and never answers
+    // CONNECT must fail within the connect timeout too, not after undici's 300 s for headers.
+    dispatcher: new EnvHttpProxyAgent({
+      connect,
+      proxyTunnel: false,
+      ...proxy,
+      proxyTls: { timeout: connectTimeoutMs },
+      clientFactory: (origin: URL, opts: object) => tunnelPool(origin, opts, connectTimeoutMs),
+    }),
     proxy: via === '' ? undefined : via,
   };
+}
+
+/** Raised when a proxy accepted the connection but did not answer CONNECT in time. */
+export const PROXY_TUNNEL_TIMEOUT = 'the proxy did not answer CONNECT';
+
+/**
+ * The pool to the proxy itself carries only CONNECT requests, so its headers timeout is the
+ * tunnel's; the error is renamed a connect timeout, since no request reached the orchestrator.
+ */
+function tunnelPool(origin: URL, opts: object, timeoutMs: number): Pool {
+  const pool = new Pool(origin, { ...opts, headersTimeout: timeoutMs });
+  const connect = pool.connect.bind(pool) as (o: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+  Object.assign(pool, {
+    connect: async (o: Dispatcher.ConnectOptions) => {
+      try {
+        return await connect(o);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'UND_ERR_HEADERS_TIMEOUT') throw err;
+        throw Object.assign(new Error(PROXY_TUNNEL_TIMEOUT, { cause: err }), { code: 'UND_ERR_CONNECT_TIMEOUT' });
+      }
+    },
+  });
+  return pool;
 }

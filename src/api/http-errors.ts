@@ -163,9 +163,13 @@ export function errorForStatus(ctx: StatusContext): NsedError {
     const wait = parseRetryAfter(ctx.headers, ctx.now());
     const asked = wait.asked === undefined ? '' : `; it asked to wait ${wait.asked} s`;
     const head = status === 429 ? 'the orchestrator is rate limiting requests (429)' : `the orchestrator failed (${status})`;
+    // "Busy, come back later", with no job id: the request started nothing.
+    const jobId = headerValue(ctx.headers, 'x-nsed-session-id');
+    const busy = (status === 429 || status === 503) && (jobId === undefined || jobId === '');
     return new NsedError('server', `${head}${detail(ctx)}${asked}`, {
       ...base,
       ...(wait.honoured === undefined ? {} : { retryAfterS: wait.honoured }),
+      ...(busy ? { nothingStarted: true } : {}),
     });
   }
   return new NsedError('server', `the orchestrator answered ${what} with an unexpected status ${status}${detail(ctx)}`, base);

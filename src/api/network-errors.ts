@@ -1,4 +1,5 @@
 import { NsedError } from '../errors.js';
+import { PROXY_TUNNEL_TIMEOUT } from './dispatcher.js';
 import { sanitizeServerText } from './redact.js';
 
 /** Classifying errors raised before any response byte arrived (docs/reliability.md #43, #51, #52). */
@@ -65,6 +66,12 @@ export function connectError(err: unknown, target: { hostPort: string; connectTi
   }
   if (codes.includes('UND_ERR_CONNECT_TIMEOUT')) {
     const s = +(target.connectTimeoutMs / 1000).toFixed(3);
+    if (messageOf(err).includes(PROXY_TUNNEL_TIMEOUT)) {
+      return new NsedError('network', `${where}: the proxy did not open a tunnel within ${s} s (connect timeout)`, {
+        cause: err,
+        hint: 'check HTTPS_PROXY / HTTP_PROXY, or list the host in NO_PROXY',
+      });
+    }
     return new NsedError('network', `${where}: no connection within ${s} s (connect timeout)`, { cause: err });
   }
   if (isTlsFailure(err)) {

@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { NsedError } from '../errors.js';
@@ -45,13 +46,22 @@ export interface Sent {
 /** Connect-phase failures are retried after these pauses; nothing reached the server (docs/reliability.md #43). */
 const CONNECT_BACKOFF_MS = [200, 400];
 
-export function failureAfterSend(err: unknown, t: Transport, guard: RequestGuard, spec: { method: string; path: string }): NsedError {
+export function failureAfterSend(
+  err: unknown,
+  t: Transport,
+  guard: RequestGuard,
+  spec: { method: string; path: string; headersTimeoutMs?: number },
+): NsedError {
   const ours = guard.abortError(t.idleTimeoutMs);
   if (ours !== undefined) return ours;
   if (err instanceof NsedError) return err;
   const codes = errorCodes(err);
+  // Before the headers check: a proxy's silent CONNECT is a headers timeout underneath.
+  if (isConnectPhaseError(err)) return connectError(err, { hostPort: hostPort(t.base), connectTimeoutMs: t.connectTimeoutMs, token: t.token });
   if (codes.includes('UND_ERR_HEADERS_TIMEOUT')) {
-    return new NsedError('timeout', `the orchestrator sent no response to ${spec.method} ${spec.path} (headers timeout)`, { cause: err });
+    const limit = spec.headersTimeoutMs === undefined ? '' : ` within ${seconds(spec.headersTimeoutMs)} s`;
+    const which = spec.headersTimeoutMs === t.idleTimeoutMs ? '--idle-timeout' : 'headers timeout';
+    return new NsedError('timeout', `the orchestrator sent no response to ${spec.method} ${spec.path}${limit} (${which})`, { cause: err });
   }
   if (codes.includes('UND_ERR_BODY_TIMEOUT')) {
     return new NsedError('timeout', `the orchestrator stopped sending its answer to ${spec.method} ${spec.path} (read timeout)`, { cause: err });
@@ -71,21 +81,26 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
   if (t.token !== undefined && t.token !== '') headers['authorization'] = `Bearer ${t.token}`;
   const guard = new RequestGuard({ deadline: t.deadline, now: t.now, signal: spec.signal });
   const started = t.now();
+  const wire = watchHeadersSent(spec.method, path);
   t.log?.(`${spec.method} ${displayUrl(url)}`);
   for (let attempt = 0; ; attempt++) {
     try {
       const ours = guard.abortError(t.idleTimeoutMs);
       if (ours !== undefined) throw ours;
-      const res = await t.dispatcher.request({
-        origin: t.base.origin,
-        path,
-        method: spec.method,
-        headers,
-        body: body ?? null,
-        signal: guard.signal,
-        headersTimeout: spec.headersTimeoutMs,
-        bodyTimeout: spec.bodyTimeoutMs,
-      });
+      const res = await untilAborted(
+        t.dispatcher.request({
+          origin: t.base.origin,
+          path,
+          method: spec.method,
+          headers,
+          body: body ?? null,
+          signal: guard.signal,
+          headersTimeout: spec.headersTimeoutMs,
+          bodyTimeout: spec.bodyTimeoutMs,
+        }),
+        guard.signal,
+      );
+      wire.stop();
       t.log?.(`${res.statusCode} ${spec.method} ${displayUrl(url)} (${seconds(t.now() - started)} s)`);
       return { res, guard, path, url };
     } catch (err) {
@@ -98,13 +113,86 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
           continue;
         } catch (slept) {
           guard.dispose();
-          throw failureAfterSend(slept, t, guard, { method: spec.method, path });
+          wire.stop();
+          throw unsentIf(!wire.sent, failureAfterSend(slept, t, guard, { method: spec.method, path, headersTimeoutMs: spec.headersTimeoutMs }));
         }
       }
       guard.dispose();
-      throw failureAfterSend(err, t, guard, { method: spec.method, path });
+      wire.stop();
+      const failure = failureAfterSend(err, t, guard, { method: spec.method, path, headersTimeoutMs: spec.headersTimeoutMs });
+      throw unsentIf(!wire.sent && (retryable || guard.reason !== undefined), failure);
     }
   }
+}
+
+/**
+ * Whether undici wrote the headers of this request to a socket. Until then nothing can have
+ * reached the orchestrator, so a command may forget a turn it never managed to send. Matched
+ * by method and path (a forward proxy sees the absolute URI); one process sends one request
+ * to a path at a time.
+ */
+function watchHeadersSent(method: string, path: string): { readonly sent: boolean; stop(): void } {
+  let sent = false;
+  const onSend = (message: unknown): void => {
+    const req = (message as { request?: { method?: unknown; path?: unknown } }).request;
+    if (req?.method === method && typeof req.path === 'string' && req.path.endsWith(path)) sent = true;
+  };
+  subscribe(SEND_HEADERS, onSend);
+  let stopped = false;
+  return {
+    get sent() {
+      return sent;
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe(SEND_HEADERS, onSend);
+    },
+  };
+}
+
+const SEND_HEADERS = 'undici:client:sendHeaders';
+
+function unsentIf(unsent: boolean, e: NsedError): NsedError {
+  if (!unsent || e.unsent) return e;
+  return new NsedError(e.code, e.message, {
+    ...(e.hint === undefined ? {} : { hint: e.hint }),
+    ...(e.status === undefined ? {} : { status: e.status }),
+    ...(e.drop === undefined ? {} : { drop: e.drop }),
+    ...(e.retryAfterS === undefined ? {} : { retryAfterS: e.retryAfterS }),
+    exitCode: e.exitCode,
+    cause: e.cause,
+    unsent: true,
+  });
+}
+
+/**
+ * The request, or a rejection as soon as `signal` aborts. undici does not abort a request still
+ * waiting for its connection (a proxy that never answers CONNECT), and --timeout must bound
+ * every wait; a response that arrives after all is let go.
+ */
+function untilAborted(pending: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  if (signal.aborted) {
+    pending.then((res) => discard(res.body), () => undefined);
+    return Promise.reject(new DOMException('aborted', 'AbortError'));
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      pending.then((res) => discard(res.body), () => undefined);
+      reject(new DOMException('aborted', 'AbortError'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (res) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(res);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /**

@@ -28,7 +28,7 @@ export const ask: CommandDef<AskOptions> = {
         'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
           ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
       ),
-  parse: (argv) => ({ prompt: promptWords(argv['prompt']), turn: parseTurnOptions(argv) }),
+  parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
@@ -40,7 +40,7 @@ export const ask: CommandDef<AskOptions> = {
     const conn = await ctx.connect();
     try {
       const { session, userTurnId } = await startSession(ctx, { prompt, opts: opts.turn, orchestrator: conn.orchestrator });
-      return await executeTurn(ctx, conn, session, userTurnId, opts.turn);
+      return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
     } finally {
       await conn.close();
     }

@@ -26,7 +26,7 @@ export const cancel: CommandDef<CancelOptions> = {
     if (pending === undefined) {
       throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: 'there is no pending deliberation to cancel' });
     }
-    const conn = await ctx.connect(session.orchestrator);
+    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
       try {
         await conn.client.cancel(pending.job_id, { signal: ctx.signal });

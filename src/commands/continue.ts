@@ -24,11 +24,20 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     withSessionTarget(withTurnOptions(y))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
-      .option('tool-result', { type: 'string', describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable' })
+      .option('tool-result', {
+        type: 'string',
+        describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable',
+      })
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
-      .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation'),
+      .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation')
+      .epilog('A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.'),
   parse: (argv) => {
-    const opts = { turn: parseTurnOptions(argv), prompt: promptWords(argv['prompt']), target: parseSessionTarget(argv), toolResults: stringList(argv, 'tool-result') };
+    const opts = {
+      turn: parseTurnOptions(argv),
+      prompt: promptWords(argv['prompt'], argv['--']),
+      target: parseSessionTarget(argv),
+      toolResults: stringList(argv, 'tool-result'),
+    };
     if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
       throw usageError('give either a prompt or --tool-result, not both', 'answer the call first; ask the follow-up after');
     }
@@ -38,17 +47,20 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
-    const [{ executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }] = await Promise.all([
-      import('../turn/execute-turn.js'),
-      import('../turn/reconcile.js'),
-      import('../turn/claim.js'),
-      import('../turn/start-session.js'),
-      import('../protocol/policy-ref.js'),
-      import('../session/ids.js'),
-    ]);
+    const [{ executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }, { councilOf, withRecordedCouncil }] =
+      await Promise.all([
+        import('../turn/execute-turn.js'),
+        import('../turn/reconcile.js'),
+        import('../turn/claim.js'),
+        import('../turn/start-session.js'),
+        import('../protocol/policy-ref.js'),
+        import('../session/ids.js'),
+        import('../turn/turn-options.js'),
+      ]);
     const found = await readTarget(ctx, opts.target);
     const id = found.id;
-    const conn = await ctx.connect(found.orchestrator);
+    // A --sim job still running in another process is reached there (and then refused below).
+    const conn = await ctx.connect(found.orchestrator, { pending: found.pending_job, needsJob: false });
     try {
       const store = await ctx.store();
       // Settle what earlier runs left (a dead owner's claim, a pending job) before claiming.
@@ -57,7 +69,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
-      const { turn } = opts;
+      const turn = withRecordedCouncil(opts.turn, before.council);
       // One locked write checks that nothing runs and claims the session (the turn lease).
       const session = await store.update(id, (s) => {
         lease.assertFree(s);
@@ -65,6 +77,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         if (turn.model !== undefined) s.active_policy = turn.model;
         if (turn.system !== undefined) s.system = turn.system;
         if (turn.title !== undefined) s.title = turn.title;
+        const council = councilOf(turn);
+        if (council !== undefined) s.council = council;
         s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
         s.claim = claim;
       });
@@ -88,7 +102,8 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise
   const given = results.parseToolResultFlags(opts.toolResults);
   const session = await readTarget(ctx, opts.target);
   const spec = await results.toolResultSpec(session, given, ctx.io, opts.turn.stream);
-  const conn = await ctx.connect(session.orchestrator);
+  // The job waits on the simulator of the process that started it with --sim, if that one lives.
+  const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
   try {
     return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
   } finally {

@@ -33,13 +33,14 @@ export const fork: CommandDef<ForkOptions> = {
     turn: parseTurnOptions(argv),
     source: String(argv['source']),
     at: stringFlag(argv, 'at'),
-    prompt: promptWords(argv['prompt']),
+    prompt: promptWords(argv['prompt'], argv['--']),
   }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    const [{ resolveTurnRef }, { createSession, startSession }] = await Promise.all([
+    const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([
       import('../session/lineage.js'),
       import('../turn/start-session.js'),
+      import('../turn/turn-options.js'),
     ]);
     const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io, { context: true });
     const store = await ctx.store();
@@ -48,10 +49,11 @@ export const fork: CommandDef<ForkOptions> = {
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };
     const title = `${parent.title} (fork)`;
-    // The fork keeps the parent's model and system unless this command names its own; the
+    // The fork keeps the parent's model, system and council unless this command names its own; the
     // parent's model string is kept as sent, so a plain server's model never gains a prefix.
-    const own = opts.turn.policy !== undefined || opts.turn.model !== undefined;
-    const inherited = { ...opts.turn, model: own ? opts.turn.model : parent.active_policy, system: opts.turn.system ?? parent.system };
+    const own = withRecordedCouncil(opts.turn, parent.council);
+    const named = own.policy !== undefined || own.model !== undefined;
+    const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
 
     if (text === undefined) {
       const session = await createSession(ctx, { opts: inherited, orchestrator: parent.orchestrator, turns, forkedFrom, title });
@@ -64,7 +66,7 @@ export const fork: CommandDef<ForkOptions> = {
     try {
       const init = { prompt: text, opts: inherited, orchestrator: conn.orchestrator, turns, forkedFrom, title };
       const { session, userTurnId } = await startSession(ctx, init);
-      return await executeTurn(ctx, conn, session, userTurnId, inherited);
+      return await executeTurn(ctx, conn, session, userTurnId, inherited, true);
     } finally {
       await conn.close();
     }

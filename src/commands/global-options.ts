@@ -32,7 +32,13 @@ const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, un
 export function parseGlobalOptions(argv: ParsedArgv, config: LoadedConfig = NO_CONFIG): GlobalOptions {
   const file = config.values;
   const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
-  const num = (k: string): number | undefined => (typeof argv[k] === 'number' && Number.isFinite(argv[k]) ? (argv[k] as number) : undefined);
+  // yargs reads `--timeout abc` as NaN; a wait the user meant to bound must not silently become unbounded.
+  const num = (k: string): number | undefined => {
+    const v = argv[k];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw usageError(`--${k} must be a number of seconds`, `e.g. --${k} 300`);
+    return v;
+  };
   const timeoutS = num('timeout');
   const idleTimeoutS = num('idle-timeout') ?? file.idle_timeout ?? 90;
   if (argv['quiet'] === true && argv['verbose'] === true) throw usageError('--quiet and --verbose are exclusive', 'pick one');

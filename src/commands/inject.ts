@@ -22,7 +22,7 @@ export const inject: CommandDef<InjectOptions> = {
       .positional('message', { type: 'string', array: true, describe: 'the guidance (- for stdin)' })
       .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
-  parse: (argv) => ({ message: promptWords(argv['message']), target: parseSessionTarget(argv), wait: argv['wait'] !== false }),
+  parse: (argv) => ({ message: promptWords(argv['message'], argv['--']), target: parseSessionTarget(argv), wait: argv['wait'] !== false }),
   run: async (opts, ctx) => {
     const [{ followPending }, { injectMessage }, { acknowledge }, { sanitizeForTerminal }] = await Promise.all([
       import('../turn/execute-turn.js'),
@@ -33,7 +33,7 @@ export const inject: CommandDef<InjectOptions> = {
     const message = await readPrompt(opts.message, ctx.io, { what: 'message' });
     const session = await readTarget(ctx, opts.target);
     assertNsedSession(session);
-    const conn = await ctx.connect(session.orchestrator);
+    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
       const sent = await injectMessage(ctx, conn, session, message, opts.wait);
       const { sequence, round } = sent.placed;

@@ -34,7 +34,7 @@ export const resume: CommandDef<ResumeOptions> = {
       throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'` });
     }
     const store = await ctx.store();
-    const conn = await ctx.connect(session.orchestrator);
+    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
       const state = await judgePending(conn.client, pending, ctx.signal);
       switch (state.kind) {

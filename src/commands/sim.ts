@@ -54,7 +54,7 @@ export const sim: CommandDef<SimOptions> = {
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
   parse: (argv) => ({
     host: String(argv['host']),
-    port: nonNegative(argv, 'port'),
+    port: port(argv),
     seed: nonNegative(argv, 'seed'),
     roundMs: nonNegative(argv, 'round-ms'),
     toolWaitMs: argv['tool-wait-ms'] === undefined ? undefined : nonNegative(argv, 'tool-wait-ms'),
@@ -94,5 +94,12 @@ export const sim: CommandDef<SimOptions> = {
 function nonNegative(argv: ParsedArgv, key: string): number {
   const v = argv[key];
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw usageError(`--${key} must be a non-negative number`);
+  return v;
+}
+
+/** A TCP port: 0 (a free one) to 65535; anything else is a usage error, not a crash at listen. */
+function port(argv: ParsedArgv): number {
+  const v = nonNegative(argv, 'port');
+  if (!Number.isInteger(v) || v > 65535) throw usageError('--port must be a whole number from 0 to 65535', '0 picks a free port');
   return v;
 }

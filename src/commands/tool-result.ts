@@ -27,14 +27,15 @@ export const toolResult: CommandDef<ToolResultOptions> = {
   parse: (argv) => ({
     target: parseSessionTarget(argv),
     callId: stringFlag(argv, 'call-id') ?? '',
-    value: promptWords(argv['value']),
+    value: promptWords(argv['value'], argv['--']),
     wait: argv['wait'] === true,
   }),
   run: async (opts, ctx) => {
     const [{ followPending }, { sendToolResult }] = await Promise.all([import('../turn/execute-turn.js'), import('./shared/send-tool-result.js')]);
     const value = await readPrompt(opts.value, ctx.io, { what: 'result' });
     const session = await readTarget(ctx, opts.target);
-    const conn = await ctx.connect(session.orchestrator);
+    // The job waits on the simulator of the process that started it with --sim, if that one lives.
+    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
       const pending = await sendToolResult(ctx, conn, session, opts.callId, value);
       if (!opts.wait) return 0;

@@ -89,7 +89,7 @@ const OUTPUT_MODE_MEANINGS: Record<OutputMode, string> = {
 export const OUTPUT_MODES_DOC: Described[] = OUTPUT_MODES.map((name) => ({ name, describe: OUTPUT_MODE_MEANINGS[name] }));
 
 export const EXPORT_FORMATS_DOC: Described[] = [
-  { name: 'json', describe: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []' },
+  { name: 'json', describe: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []' },
   { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
   { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant, each preceded by its tool calls and tool results), ready to replay through any OpenAI-compatible client' },
   { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, each tool-call with its tool-result, the answer as one text event, then finish (or error for a turn that did not complete)' },

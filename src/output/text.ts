@@ -82,9 +82,11 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
     midLine = !answerEndsWithNewline;
   };
 
-  const endAnswer = (): void => {
+  // A finished answer always ends its line, as `-o final` does: `$(nsed ask q)` and `> a.md`
+  // get a proper text line. A cut-off one gets the newline only on a terminal, for the error.
+  const endAnswer = (finished: boolean): void => {
     spinner.stop();
-    if (!io.stdoutIsTTY || !wroteAnswer || answerEndsWithNewline) return;
+    if (!(finished || io.stdoutIsTTY) || !wroteAnswer || answerEndsWithNewline) return;
     out.write('\n');
     answerEndsWithNewline = true;
     midLine = false;
@@ -130,12 +132,12 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
       case 'finish':
         // A blocking (--no-stream) turn may deliver its answer only here.
         if (!wroteAnswer) answer(e.content);
-        endAnswer();
+        endAnswer(true);
         if (opts.showSessionHint === true) note(continueHint(e.session));
         return;
       case 'error':
         // main prints the error itself; on a terminal it must start on a fresh line.
-        endAnswer();
+        endAnswer(false);
         return;
       case 'injected': {
         const at = e.round === null ? '' : ` at round ${e.round} (sequence ${e.sequence ?? '?'})`;

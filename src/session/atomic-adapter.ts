@@ -1,3 +1,4 @@
+import { constants as fsConstants } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -32,6 +33,17 @@ const LEFTOVERS = [/^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/, /\.lock\.(?:new|gone|stale
 const UNSUPPORTED_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 const FULL = new Set(['ENOSPC', 'EDQUOT']);
 const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
+
+// Windows has no O_NOFOLLOW (and needs privileges to make links at all).
+const NO_FOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+
+/** A session file that is a symbolic link is refused, not followed (exit 8). */
+export function symlinkRefused(file: string, cause?: unknown): NsedError {
+  return storeError(`session file ${file} is a symbolic link; nsed does not follow links in its store`, {
+    cause,
+    hint: 'replace the link with the file itself, or remove it',
+  });
+}
 
 /** `.<name>.<pid>.<8 hex>.tmp`: unique per process and per write (docs/reliability.md #55). */
 export function tempName(fileName: string): string {
@@ -99,11 +111,18 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
 
   async read(): Promise<T | null> {
     let bytes: Uint8Array;
+    let handle: FileHandle | undefined;
     try {
-      bytes = await this.disk.readFile(this.file);
+      // Never through a link: a session file pointing elsewhere would let nsed read, and then
+      // rewrite, a file outside the store.
+      handle = await this.disk.open(this.file, fsConstants.O_RDONLY | NO_FOLLOW);
+      bytes = await handle.readFile();
     } catch (err) {
       if (errCode(err) === 'ENOENT') return null;
+      if (errCode(err) === 'ELOOP') throw symlinkRefused(this.file, err);
       throw storeError(`cannot read session file ${this.file}: ${errCode(err) ?? String(err)}`, { cause: err });
+    } finally {
+      await handle?.close().catch(() => undefined);
     }
     return parseRecord(this.file, bytes, this.opts.validate);
   }

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { notFound, storeError, usageError, type NsedError } from '../errors.js';
-import { AtomicJsonAdapter, realDisk, removeStaleTemps, type DiskOps } from './atomic-adapter.js';
+import { AtomicJsonAdapter, decodeRecord, realDisk, removeStaleTemps, type DiskOps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { IndexJournal, journalEntry, listSessions } from './index-journal.js';
 import { withLock, type HeldLock } from './lock.js';
@@ -121,19 +121,39 @@ class FileStore implements SessionStore {
     return listing;
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, opts: { keepUnreadable?: boolean } = {}): Promise<{ keptAs?: string }> {
     const file = sessionFile(this.dir, id);
     if (!existsSync(file)) throw this.missing(id);
-    await this.locked(id, file, async (beforeCommit) => {
+    return this.locked(id, file, async (beforeCommit) => {
+      const aside = opts.keepUnreadable === true && (await this.unreadable(file, id)) ? `${file}.corrupt-${this.now().getTime()}` : undefined;
       beforeCommit();
       try {
-        await this.disk.unlink(file);
+        if (aside === undefined) await this.disk.unlink(file);
+        else await this.disk.rename(file, aside);
       } catch (err) {
         if (errCode(err) === 'ENOENT') throw this.missing(id);
         throw storeError(`cannot remove session file ${file}: ${errCode(err)}`, { cause: err });
       }
       await this.journal.append([{ id, removed: true }]);
+      return aside === undefined ? {} : { keptAs: aside };
     });
+  }
+
+  /** True when the file holds bytes that are no session (a link is removed, never read through). */
+  private async unreadable(file: string, id: string): Promise<boolean> {
+    if ((await lstat(file)).isSymbolicLink()) return false;
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(file);
+    } catch {
+      return false;
+    }
+    try {
+      decodeRecord(bytes, (v) => ({ ...validateSession(v), id }));
+      return false;
+    } catch {
+      return true;
+    }
   }
 
   /** Runs one read-modify-write under the session lock, again from the top if the lock was lost. */

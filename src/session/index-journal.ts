@@ -6,12 +6,14 @@ import { decodeRecord, removeStaleTemps, tempName } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { withLock } from './lock.js';
 import { journalFile } from './paths.js';
-import { summarizeSession, validateSession, type SessionSummary, type Unreadable } from './store.js';
+import { SESSION_STATES, summarizeSession, validateSession, type SessionSummary, type Unreadable } from './store.js';
 
 /** One line of `<home>/index.ndjson`: a session's summary and the file state it was taken from. */
 export interface JournalEntry extends SessionSummary {
   mtimeMs: number;
   size: number;
+  /** The state vocabulary the entry was summarised with; older entries are re-read from the file. */
+  states: typeof STATE_VOCABULARY;
 }
 export interface JournalRemoval {
   id: string;
@@ -30,7 +32,9 @@ export interface JournalSnapshot {
 // update it costs a re-parse later, never a wrong listing: waits for its lock stay short.
 const JOURNAL_LOCK_MS = 1_000;
 const COMPACT_MIN_LINES = 32;
-const STATES = new Set(['running', 'interrupted', 'ok']);
+const STATES = new Set<string>(SESSION_STATES);
+// Entries written before failed and cancelled existed may call such a session ok.
+const STATE_VOCABULARY = 2;
 
 const str = (v: unknown): v is string => typeof v === 'string';
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -49,16 +53,16 @@ function toRecord(line: string): JournalRecord | undefined {
   const fork = r.forked_from as Record<string, unknown> | undefined;
   const forkOk = fork === undefined || (typeof fork === 'object' && fork !== null && str(fork.session));
   const ok = str(r.title) && str(r.policy) && num(r.turns) && str(r.created) && str(r.updated)
-    && str(r.state) && STATES.has(r.state) && num(r.mtimeMs) && num(r.size) && forkOk;
+    && str(r.state) && STATES.has(r.state) && r.states === STATE_VOCABULARY && num(r.mtimeMs) && num(r.size) && forkOk;
   return ok ? (r as unknown as JournalEntry) : undefined;
 }
 
 export function journalEntry(summary: SessionSummary, file: { mtimeMs: number; size: number }): JournalEntry {
-  return { ...summary, mtimeMs: file.mtimeMs, size: file.size };
+  return { ...summary, mtimeMs: file.mtimeMs, size: file.size, states: STATE_VOCABULARY };
 }
 
 export function summaryOf(entry: JournalEntry): SessionSummary {
-  const { mtimeMs: _m, size: _s, ...summary } = entry;
+  const { mtimeMs: _m, size: _s, states: _v, ...summary } = entry;
   return summary;
 }
 
@@ -166,7 +170,11 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
     // Plain concatenation and synchronous stats: with 10,000 files, path.join and promise-based
     // stats cost more than everything else list() does.
     const file = prefix + name;
-    const st = fs.statSync(file, { throwIfNoEntry: false });
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (st?.isSymbolicLink() === true) {
+      listing.unreadable.push({ file, reason: 'it is a symbolic link, which nsed does not follow' });
+      continue;
+    }
     if (!st?.isFile()) continue;
     present.add(id);
     const known = snapshot.entries.get(id);

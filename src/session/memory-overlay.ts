@@ -36,6 +36,7 @@ export function memoryOverlay(paths: { home: string; dir: string }, base: () => 
     },
     remove: async (id) => {
       if (!mine.delete(id)) throw notFound(`session ${id} was not made by this run`, '--no-save never changes the store');
+      return {};
     },
   };
 }

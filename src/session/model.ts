@@ -55,6 +55,21 @@ export interface PendingJob {
   path: TurnPath;
   policy: string;
   started: string;
+  /**
+   * Set when the job runs on an in-process simulator (--sim): where it listens and the process
+   * that owns it. A second terminal reaches the job there while that process lives.
+   */
+  sim?: LiveSim;
+}
+
+export interface LiveSim {
+  url: string;
+  pid: number;
+}
+
+export interface Council {
+  agents?: string[];
+  rounds?: number;
 }
 
 /**
@@ -88,6 +103,8 @@ export interface Session {
   pending_job?: PendingJob;
   claim?: TurnClaim;
   forked_from?: { session: string; turn: string | null };
+  /** The council chosen with --agents/--rounds; later turns reuse it unless flags override. */
+  council?: Council;
   /** The tools offered last (definitions only: how to run them is never stored), re-sent on continue. */
   tools?: ToolDefinition[];
   turns: Turn[];

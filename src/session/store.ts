@@ -1,6 +1,8 @@
 import type { Session } from './model.js';
 
-export type SessionState = 'running' | 'interrupted' | 'ok';
+/** Every state `sessions ls` shows and `--state` accepts. */
+export const SESSION_STATES = ['ok', 'running', 'interrupted', 'failed', 'cancelled'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
 
 /** What `sessions ls` shows; cheap to keep in the listing index. */
 export interface SessionSummary {
@@ -44,11 +46,18 @@ export interface SessionStore {
   update(id: string, mutate: (s: Session) => void): Promise<Session>;
   /** Newest `updated` first; unparsable files are reported in `unreadable`. */
   list(): Promise<{ sessions: SessionSummary[]; unreadable: Unreadable[] }>;
-  /** Deletes the session file under its lock; unknown → not_found. */
-  remove(id: string): Promise<void>;
+  /**
+   * Deletes the session file under its lock; unknown → not_found. With `keepUnreadable`, a
+   * file that cannot be parsed is renamed aside instead (its path is returned), so a transcript
+   * that could still be repaired by hand is not lost to a mistyped id.
+   */
+  remove(id: string, opts?: { keepUnreadable?: boolean }): Promise<{ keptAs?: string }>;
 }
 
-/** running: a job is pending; interrupted: its answer was cut short; ok otherwise. */
+/**
+ * running: a job is pending; interrupted: its answer was cut short; failed or cancelled: the
+ * last answer ended so on the orchestrator; ok otherwise.
+ */
 export function sessionState(s: Session): SessionState {
   const last = s.turns.at(-1);
   const pending = s.pending_job;
@@ -56,8 +65,16 @@ export function sessionState(s: Session): SessionState {
     const cut = s.turns.some((t) => t.job_id === pending.job_id && t.status === 'interrupted');
     return cut || last?.status === 'interrupted' ? 'interrupted' : 'running';
   }
-  const lastAssistant = s.turns.findLast((t) => t.role === 'assistant');
-  return lastAssistant?.status === 'interrupted' ? 'interrupted' : 'ok';
+  switch (s.turns.findLast((t) => t.role === 'assistant')?.status) {
+    case 'interrupted':
+      return 'interrupted';
+    case 'failed':
+      return 'failed';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return 'ok';
+  }
 }
 
 export function summarizeSession(s: Session): SessionSummary {

@@ -79,7 +79,10 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
   try {
     raw = await readBody(req);
   } catch (err) {
-    if (err instanceof BodyTooLarge) sendError(res, match, 413, err.message);
+    if (err instanceof BodyTooLarge) {
+      res.setHeader('connection', 'close');
+      sendError(res, match, 413, err.message);
+    }
     return;
   }
   if (raw !== '') {

@@ -4,19 +4,27 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export class BodyTooLarge extends Error {}
 
-/** Reads the whole request body as UTF-8, refusing bodies over the limit. */
+const DRAIN_FACTOR = 8;
+
+/**
+ * Reads the whole request body as UTF-8, refusing bodies over the limit. The rest of an
+ * oversized body is read and thrown away, so the client, still sending, gets to read the 413
+ * instead of a reset socket; a sender that goes on far beyond the limit is cut off.
+ */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
+    let refused = false;
     req.on('data', (b: Buffer) => {
       size += b.length;
-      if (size > limit) {
+      if (size > DRAIN_FACTOR * limit) req.destroy();
+      if (size <= limit) parts.push(b);
+      else if (!refused) {
+        refused = true;
+        parts.length = 0;
         reject(new BodyTooLarge(`request body over ${limit} bytes`));
-        req.destroy();
-        return;
       }
-      parts.push(b);
     });
     req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
     req.on('error', reject);

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { NsedError } from '../errors.js';
 import type { SimContext } from './context.js';
 import { FaultBook } from './faults.js';
 import { handleRequest } from './handler.js';
@@ -95,7 +96,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   });
   const host = opts.host ?? SIM_DEFAULTS.host;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) => reject(listenError(err, host, opts.port ?? SIM_DEFAULTS.port)));
     server.listen(opts.port ?? SIM_DEFAULTS.port, host, () => {
       server.off('error', reject);
       resolve();
@@ -119,4 +120,23 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
       return closing;
     },
   };
+}
+
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'no such address on this machine',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name does not resolve',
+};
+
+/** A socket that cannot listen is the caller's choice of --host/--port: a usage error, not a crash. */
+function listenError(err: Error, host: string, port: number): Error {
+  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const why = LISTEN_FAILURES[code];
+  if (why === undefined) return err;
+  return new NsedError('usage', `cannot listen on ${host}:${port}: ${why}`, {
+    cause: err,
+    hint: code === 'EADDRINUSE' ? 'choose another --port, or --port 0 for a free one' : 'check --host and --port',
+  });
 }

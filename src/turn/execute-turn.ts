@@ -1,9 +1,10 @@
-import { notFound } from '../errors.js';
+import { NsedError, notFound } from '../errors.js';
 import { createRenderer } from '../output/renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { fromModel } from '../protocol/policy-ref.js';
 import { newTurnId } from '../session/ids.js';
 import type { PendingJob, Session } from '../session/model.js';
+import type { SessionStore } from '../session/store.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
 import { releaseClaim } from './claim.js';
 import { TurnRecorder } from './record-turn.js';
@@ -25,15 +26,45 @@ export async function executeTurn(
   session: Session,
   userTurnId: string,
   opts: TurnOptions,
+  fresh = false,
 ): Promise<number> {
   try {
     return await startTurn(ctx, conn, session, userTurnId, opts);
   } catch (err) {
-    // A failure before the turn was recorded (a policy lookup, a tools file) must not leave the
-    // session claimed; once recorded, the claim is gone already and this writes nothing.
-    const claim = session.claim;
-    if (claim?.turn === userTurnId) await releaseClaim(await ctx.store(), session.id, claim.token).catch(() => undefined);
+    const store = await ctx.store();
+    if (err instanceof NsedError && err.unsent) {
+      await forgetTurn(store, session, userTurnId, fresh);
+    } else {
+      // A failure before the turn was recorded (a policy lookup, a tools file) must not leave the
+      // session claimed; once recorded, the claim is gone already and this writes nothing.
+      const claim = session.claim;
+      if (claim?.turn === userTurnId) await releaseClaim(store, session.id, claim.token).catch(() => undefined);
+    }
     throw err;
+  }
+}
+
+/**
+ * A turn whose request never reached the orchestrator is forgotten: the session this command
+ * created (`fresh`) is removed, or, in one locked write, the user turn it added taken back, the
+ * tools it offered put back as they were and its claim on the session released, so `--last`
+ * and the listing show what really happened. The error itself is what the user sees.
+ */
+async function forgetTurn(store: SessionStore, before: Session, userTurnId: string, fresh: boolean): Promise<void> {
+  const claim = before.claim?.turn === userTurnId ? before.claim : undefined;
+  try {
+    if (fresh) await store.remove(before.id);
+    else
+      await store.update(before.id, (s) => {
+        s.turns = s.turns.filter((t) => t.id !== userTurnId);
+        if (before.tools === undefined) delete s.tools;
+        else s.tools = before.tools;
+        if (claim !== undefined && s.claim?.token === claim.token) delete s.claim;
+      });
+  } catch {
+    // The turn stays recorded as it was; the original error matters more than this one. The
+    // claim, though, must not outlive this command: a stuck claim would refuse every later turn.
+    if (claim !== undefined) await releaseClaim(store, before.id, claim.token).catch(() => undefined);
   }
 }
 
@@ -85,7 +116,17 @@ export async function followTurn(
   });
   const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
   const newId = (): string => newTurnId(ctx.randomHex);
-  await runTurn({ ctx, client: conn.client, renderer, recorder, url: conn.url, newTurnId: newId, ...(tools === undefined ? {} : { tools }) }, spec);
+  const deps = {
+    ctx,
+    client: conn.client,
+    renderer,
+    recorder,
+    url: conn.url,
+    liveSim: conn.liveSim,
+    newTurnId: newId,
+    ...(tools === undefined ? {} : { tools }),
+  };
+  await runTurn(deps, spec);
   await assertStdoutWritten(ctx.io);
   return 0;
 }

@@ -131,11 +131,13 @@ function gone(jobId: string): NsedError {
 
 async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
   const { client, ctx } = deps;
+  // A start turned away as busy is sent again; the user sees why the answer is late.
+  const onRetry = (attempt: number, reason: string): void => deps.renderer.onEvent({ type: 'reconnect', attempt, reason });
   switch (start.kind) {
     case 'chat':
-      return client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal });
+      return client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal, onRetry });
     case 'submit': {
-      const { job_id } = await client.submit(start.body, { signal: ctx.signal });
+      const { job_id } = await client.submit(start.body, { signal: ctx.signal, onRetry });
       await noteJob(job_id);
       return client.resume(job_id, { signal: ctx.signal });
     }

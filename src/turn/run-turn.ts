@@ -1,7 +1,7 @@
 import type { NsedEvent, StreamEvent } from '../events.js';
 import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
-import type { TurnStatus } from '../session/model.js';
+import type { PendingJob, TurnStatus } from '../session/model.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { declareTools } from '../tools/declared.js';
 import { completionEvents } from './completion-events.js';
@@ -33,7 +33,10 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   const noteJob = async (id: string): Promise<void> => {
     if (jobId !== undefined) return;
     jobId = id;
-    await recorder.pending({ job_id: id, turn: spec.userTurnId, path: spec.path, policy: spec.policy, started: ctx.clock.now().toISOString() });
+    const marker: PendingJob = { job_id: id, turn: spec.userTurnId, path: spec.path, policy: spec.policy, started: ctx.clock.now().toISOString() };
+    // Where a second terminal finds a job that lives only in this process (--sim).
+    if (deps.liveSim !== undefined) marker.sim = deps.liveSim;
+    await recorder.pending(marker);
     emit({ type: 'job', job_id: id });
   };
   const apply = (e: StreamEvent): void => {
@@ -149,10 +152,14 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     await driver.close();
     const raw = toNsedError(err);
     const e = classify(err, ctx, spec.sessionId, jobId);
-    if (transcript.finishReason !== 'cancelled') {
+    // A request that never reached the orchestrator leaves nothing to record: the command
+    // forgets the turn instead (no empty session for --last to pick), and releases its claim.
+    const neverSent = raw.unsent && jobId === undefined;
+    if (!neverSent && transcript.finishReason !== 'cancelled') {
       // A job that failed or was refused is over; one that was cut off, or whose orchestrator
       // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
-      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server' && !isTransientStatus(raw.status)));
+      const transient = isTransientStatus(raw.status);
+      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server' && !transient));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.

@@ -3,7 +3,7 @@ import { newConversationId, newSessionId, newTurnId } from '../session/ids.js';
 import { SESSION_VERSION, type Session, type Turn, type TurnClaim } from '../session/model.js';
 import type { Context } from '../context.js';
 import { newClaim } from './claim.js';
-import type { TurnOptions } from './turn-options.js';
+import { councilOf, type TurnOptions } from './turn-options.js';
 
 /**
  * The default policy: NSED_POLICY, else the config file's `policy`, else `*` (the
@@ -16,7 +16,7 @@ export function defaultPolicy(env: Readonly<Record<string, string | undefined>>,
 
 /** A new session's parts; the policy, system and title flags win over what is inherited. */
 export interface SessionInit {
-  opts: Pick<TurnOptions, 'policy' | 'model' | 'system' | 'title'>;
+  opts: Pick<TurnOptions, 'policy' | 'model' | 'system' | 'title'> & Partial<Pick<TurnOptions, 'agents' | 'rounds'>>;
   orchestrator: string;
   /** Turns carried over from a parent session (fork). */
   turns?: Turn[];
@@ -41,6 +41,8 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     turns: init.turns ?? [],
   };
   if (init.opts.system !== undefined) session.system = init.opts.system;
+  const council = councilOf(init.opts);
+  if (council !== undefined) session.council = council;
   if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
   if (init.claim !== undefined) session.claim = init.claim;
   await (await ctx.store()).create(session);

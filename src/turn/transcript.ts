@@ -74,7 +74,7 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     case 'reasoning': {
       if (e.text === '') return t;
       const next = copy(t);
-      next.reasoning = t.reasoning + e.text;
+      next.reasoning = joinMilestone(t.reasoning, e.text);
       return next;
     }
     case 'round': {
@@ -126,4 +126,13 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     default:
       return assertNever(e);
   }
+}
+
+/**
+ * Each reasoning event is one milestone ("Round 1 complete — convergence: 45%"), sent without
+ * a line end; joined bare they run together, so each gets a line of its own.
+ */
+function joinMilestone(soFar: string, milestone: string): string {
+  if (soFar === '' || soFar.endsWith('\n') || milestone.startsWith('\n')) return soFar + milestone;
+  return `${soFar}\n${milestone}`;
 }

@@ -1,7 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { usageError } from '../errors.js';
 import type { ToolDefinition } from '../protocol/wire.js';
-import { ASK_USER, DEFAULT_MAX_TOOL_CALLS, declareTools, parseToolFlag, parseToolsFile, type DeclaredTool, type DeclaredTools } from '../tools/declared.js';
+import type { Council } from '../session/model.js';
+import {
+  ASK_USER,
+  DEFAULT_MAX_TOOL_CALLS,
+  declareTools,
+  parseToolFlag,
+  parseToolsFile,
+  type DeclaredTool,
+  type DeclaredTools,
+} from '../tools/declared.js';
 
 /** Options of every command that runs a turn (ask, continue, fork). */
 export interface TurnOptions {
@@ -20,6 +29,20 @@ export interface TurnOptions {
   toolFlags: string[];
   askUser: boolean;
   maxToolCalls: number;
+}
+
+/**
+ * The council a turn runs with: the flags, else what the session recorded. A session started
+ * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it.
+ */
+export function withRecordedCouncil(opts: TurnOptions, recorded: Council | undefined): TurnOptions {
+  return { ...opts, agents: opts.agents ?? recorded?.agents, rounds: opts.rounds ?? recorded?.rounds };
+}
+
+/** What a session records of a turn's council; undefined when no council was chosen. */
+export function councilOf(opts: Partial<Pick<TurnOptions, 'agents' | 'rounds'>>): Council | undefined {
+  if (opts.agents === undefined && opts.rounds === undefined) return undefined;
+  return { ...(opts.agents === undefined ? {} : { agents: opts.agents }), ...(opts.rounds === undefined ? {} : { rounds: opts.rounds }) };
 }
 
 /** Whether this invocation declares tools (otherwise a session's recorded ones are offered again). */

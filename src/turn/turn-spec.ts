@@ -1,7 +1,7 @@
 import type { NsedClient } from '../api/client.js';
 import type { Context } from '../context.js';
 import type { Renderer } from '../output/renderer-types.js';
-import type { TurnPath } from '../session/model.js';
+import type { LiveSim, TurnPath } from '../session/model.js';
 import type { DeclaredTools } from '../tools/declared.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
@@ -14,6 +14,8 @@ export interface TurnDeps {
   renderer: Renderer;
   recorder: TurnRecorder;
   url: string;
+  /** The in-process simulator (--sim) the job runs on, if any: its owner may be another process. */
+  liveSim?: LiveSim | undefined;
   newTurnId: () => string;
   /** The tools the user declared for this run; without, every call is refused (never run). */
   tools?: DeclaredTools;

@@ -1,3 +1,4 @@
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
 import { isLoopbackHost } from '../../src/protocol/loopback.js';
@@ -83,6 +84,23 @@ describe('proxies (reliability #50)', () => {
     expect(direct.seen).toHaveLength(1);
     expect(proxy.seen.length).toBe(before);
     await c.close();
+  });
+
+  it('a proxy that accepts the connection and never answers CONNECT fails within the connect timeout (issue 9 item 2)', async () => {
+    const held: Socket[] = [];
+    const blackHole = createNetServer((sock) => {
+      held.push(sock);
+      sock.on('data', () => undefined);
+    });
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blackHole.address() as AddressInfo).port;
+    const c = createClient({ baseUrl: 'https://orchestrator.example.com', idleTimeoutMs: 30_000, connectTimeoutMs: 300, env: { HTTPS_PROXY: `http://127.0.0.1:${port}` } });
+    const err = await failure(c.policies());
+    expect(err).toMatchObject({ code: 'network', exitCode: 6 });
+    expect(err.message).toBe('cannot reach the orchestrator at orchestrator.example.com:443: the proxy did not open a tunnel within 0.3 s (connect timeout)');
+    await c.close();
+    for (const sock of held) sock.destroy();
+    await new Promise<void>((resolve) => blackHole.close(() => resolve()));
   });
 
   it('recognises loopback hosts', () => {

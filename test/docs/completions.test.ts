@@ -135,7 +135,7 @@ describe('completing on a real store', () => {
     expect(got[6]).toBe('text ndjson final json');
     expect(got[7]).toBe(newestFirst);
     expect(got[8]).toBe('--policy');
-    expect(got[9]).toBe('running interrupted ok');
+    expect(got[9]).toBe('ok running interrupted failed cancelled');
     expect(got[10]).toBe('bash zsh fish');
     expect(got[11]).toBe('');
     expect(got[12]).toBe('');

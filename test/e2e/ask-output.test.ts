@@ -30,7 +30,10 @@ describe.each([
     const finish = parseNdjson(ndjson.stdout).find((e) => e['type'] === 'finish');
     const r = await rig.run(['ask', ...extra, PROMPT]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(finish?.['content']);
+    // Ended by a newline like -o final, though the answer itself has none (issue 9 item 10).
+    const content = String(finish?.['content']);
+    expect(content.endsWith('\n')).toBe(false);
+    expect(r.stdout).toBe(`${content}\n`);
     expect(r.stdout).not.toMatch(ANSI);
     expect(r.stderr).toMatch(/round \d+\/\d+ · 3 candidates · leader \w+ -?\d\.\d\d/);
     expect(r.stderr).toMatch(/^session \S+ · job \S+ · policy nsed:\*/m);

@@ -131,7 +131,7 @@ describe('export --format thread', () => {
 describe('export --format json and markdown', () => {
   it('json is the documented session object with every key present', async () => {
     const doc = JSON.parse((await exportOf('json')).stdout) as Record<string, unknown> & { turns: Array<Record<string, unknown>> };
-    expect(Object.keys(doc)).toEqual(['v', 'id', 'title', 'policy', 'orchestrator', 'conversation_id', 'created', 'updated', 'state', 'system', 'forked_from', 'pending_job', 'turns']);
+    expect(Object.keys(doc)).toEqual(['v', 'id', 'title', 'policy', 'orchestrator', 'conversation_id', 'created', 'updated', 'state', 'system', 'forked_from', 'council', 'pending_job', 'turns']);
     expect(doc['system']).toBe('Answer briefly');
     for (const t of doc.turns) {
       expect(Object.keys(t)).toEqual(['id', 'role', 'kind', 'status', 'content', 'ts', 'policy', 'job_id', 'path', 'finish_reason', 'error', 'reasoning', 'injection', 'rounds', 'tool_calls']);

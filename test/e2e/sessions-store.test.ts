@@ -85,7 +85,11 @@ describe('nsed sessions ls', () => {
     expect(await ids1('--policy', 'fast')).toEqual([ids.fast]);
     expect(await ids1('--policy', 'nsed:fast')).toEqual([ids.fast]);
     expect(await ids1('-n', '2')).toEqual([ids.failed, ids.fast]);
-    expect(await ids1('--state', 'ok', '--policy', '*', '-n', '1')).toEqual([ids.failed]);
+    // A failed turn is listed as failed, not ok (issue 9 item 6).
+    expect(await ids1('--state', 'failed')).toEqual([ids.failed]);
+    const ok = await ids1('--state', 'ok', '--policy', '*', '-n', '1');
+    expect(ok).toHaveLength(1);
+    expect(ok).not.toContain(ids.failed);
     expect(await ids1('--state', 'running')).toEqual([]);
     const bad = await nsed(['sessions', 'ls', '--state', 'sleeping']);
     expect(bad.code).toBe(2);

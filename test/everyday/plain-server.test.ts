@@ -28,7 +28,8 @@ describe('-m/--model against a plain OpenAI-compatible server (no x-nsed-session
     const r = await run(['ask', '-m', 'gpt-4o-mini', 'hello']);
     expect(r.stderr).not.toContain('nsed:');
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(ANSWER);
+    // A finished answer ends its line, as on an NSED orchestrator.
+    expect(r.stdout).toBe(`${ANSWER}\n`);
     expect(models().at(-1)).toBe('gpt-4o-mini');
   });
 

@@ -50,7 +50,7 @@ describe('escape sequences from the server (reliability #78, C17)', () => {
   it('pass through byte for byte when stdout is a file or pipe (`> a.md` holds the exact answer)', async () => {
     const text = memoryIO();
     await render('text', text.io, hostile);
-    expect(text.stdout.text).toBe(answer);
+    expect(text.stdout.text).toBe(`${answer}\n`);
     const final = memoryIO();
     await render('final', final.io, hostile);
     expect(final.stdout.text).toBe(`${answer}\n`);

@@ -8,10 +8,10 @@ import { candidate, finish, render, script, scriptProgress, turnStart } from './
 const dim = (line: string): string => `\x1b[2m${line}\x1b[22m`;
 
 describe('text output', () => {
-  it('writes exactly the answer to a piped stdout and one dim line per step to stderr', async () => {
+  it('writes exactly the answer, ended by a newline, to a piped stdout and one dim line per step to stderr', async () => {
     const { io, stdout, stderr } = memoryIO();
     await render('text', io, script);
-    expect(stdout.text).toBe('Hello, world.');
+    expect(stdout.text).toBe('Hello, world.\n');
     expect(stderr.text).toBe(scriptProgress.map((l) => `${l}\n`).join(''));
   });
 
@@ -30,7 +30,7 @@ describe('text output', () => {
   it('prints nothing on stderr with -q, and still the answer on stdout', async () => {
     const { io, stdout, stderr } = memoryIO({ quiet: true, stderrTTY: true });
     await render('text', io, script, { showSessionHint: true });
-    expect(stdout.text).toBe('Hello, world.');
+    expect(stdout.text).toBe('Hello, world.\n');
     expect(stderr.text).toBe('');
   });
 
@@ -139,7 +139,7 @@ describe('text output', () => {
   it('never puts spinner bytes on stdout when only stderr is a terminal', async () => {
     const { io, stdout, stderr } = memoryIO({ stderrTerminal: true });
     await render('text', io, script);
-    expect(stdout.text).toBe('Hello, world.');
+    expect(stdout.text).toBe('Hello, world.\n');
     expect(stderr.text).toMatch(/evaluating · round 1\/5/);
     expect(renderScreen(stderr.text)).toEqual(scriptProgress);
   });

@@ -55,3 +55,16 @@ describe('createSpinner', () => {
     expect(stderr.text).toBe('line\n');
   });
 });
+
+describe('a terminal of 0 columns (issue 9 item 2)', () => {
+  it('draws nothing: a pty nobody sized must not be flooded with cursor codes', async () => {
+    const { io, stderr } = memoryIO({ stderrTerminal: true });
+    (io.stderr as { columns?: number }).columns = 0;
+    const spinner = await startSpinner(io, 'deliberating');
+    spinner.clearWhile(() => stderr.write('line\n'));
+    spinner.stop();
+    await settle();
+    expect(spinner.spinning).toBe(false);
+    expect(stderr.text).toBe('line\n');
+  });
+});

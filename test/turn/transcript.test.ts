@@ -7,22 +7,37 @@ const fold = (events: Array<NsedEvent | StreamEvent>): Transcript => events.redu
 const round = (n: number, scored: boolean): NsedEvent => ({ type: 'round', round: n, total_rounds: 3, progress: n / 3, scored, candidates: [] });
 
 describe('the transcript reducer', () => {
-  it('equals the concatenation of every text and reasoning piece over a long event list', () => {
+  it('holds the concatenated text, and every reasoning milestone on a line of its own, over a long event list', () => {
     const events: NsedEvent[] = [];
     let text = '';
-    let reasoning = '';
+    const milestones: string[] = [];
     for (let i = 0; i < 5000; i++) {
       const piece = `tok${i}${i % 17 === 0 ? '\n' : ' '}`;
       events.push({ type: 'text', text: piece });
       text += piece;
       if (i % 100 === 0) {
         events.push({ type: 'reasoning', text: `r${i};` });
-        reasoning += `r${i};`;
+        milestones.push(`r${i};`);
       }
     }
     const t = fold(events);
     expect(t.content).toBe(text);
-    expect(t.reasoning).toBe(reasoning);
+    expect(t.reasoning).toBe(milestones.join('\n'));
+  });
+
+  it('keeps reasoning milestones apart, never run together (issue 9 item 10)', () => {
+    const t = fold([
+      { type: 'reasoning', text: 'Round 1 — evaluations from CortexA, CortexB, CortexC' },
+      { type: 'reasoning', text: 'Round 1 complete — convergence: 86%' },
+      { type: 'reasoning', text: 'already ended\n' },
+      { type: 'reasoning', text: 'Consensus' },
+    ]);
+    expect(t.reasoning.split('\n')).toEqual([
+      'Round 1 — evaluations from CortexA, CortexB, CortexC',
+      'Round 1 complete — convergence: 86%',
+      'already ended',
+      'Consensus',
+    ]);
   });
 
   it('keeps every round event in order, scored and unscored', () => {

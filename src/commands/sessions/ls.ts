@@ -1,9 +1,7 @@
 import { usageError } from '../../errors.js';
 import { toModel } from '../../protocol/policy-ref.js';
+import { SESSION_STATES, type SessionState } from '../../session/store.js';
 import { stringFlag, type CommandDef } from '../command.js';
-
-export const SESSION_STATES = ['running', 'interrupted', 'ok'] as const;
-export type SessionState = (typeof SESSION_STATES)[number];
 
 export interface LsOptions {
   limit: number | undefined;

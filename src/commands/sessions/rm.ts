@@ -10,7 +10,8 @@ export interface RmOptions {
 /**
  * `nsed sessions rm ID...`: every id is resolved before anything is deleted, so an unknown or
  * ambiguous id (exit 3 or 2) removes nothing at all; a session whose deliberation is still
- * running is kept unless --force (its `ask` would otherwise fail to record the answer).
+ * running is kept unless --force (its `ask` would otherwise fail to record the answer), and a
+ * file that cannot be parsed is moved aside rather than deleted unless --force (docs/reliability.md #57).
  */
 export const rm: CommandDef<RmOptions> = {
   command: 'rm <ids..>',
@@ -19,7 +20,11 @@ export const rm: CommandDef<RmOptions> = {
   builder: (y) =>
     y
       .positional('ids', { type: 'string', array: true, describe: 'session ids (unique prefixes are enough)' })
-      .option('force', { type: 'boolean', default: false, describe: 'also delete sessions whose deliberation is still running' })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
+      })
       .example('nsed sessions rm 20261130-3f9a2c1b', 'delete one session')
       .example('nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'),
   parse: (argv) => ({ ids: stringList(argv, 'ids'), force: argv['force'] === true }),
@@ -43,8 +48,9 @@ export const rm: CommandDef<RmOptions> = {
       }
     }
     for (const id of ids) {
-      await store.remove(id);
-      if (!ctx.io.quiet) ctx.io.stderr.write(`removed ${id}\n`);
+      const { keptAs } = await store.remove(id, { keepUnreadable: !opts.force });
+      if (keptAs !== undefined) ctx.io.stderr.write(`removed ${id}; its file could not be read, so it was kept as ${keptAs} (--force deletes it)\n`);
+      else if (!ctx.io.quiet) ctx.io.stderr.write(`removed ${id}\n`);
     }
     return 0;
   },

@@ -14,9 +14,13 @@ export const STDIN_MARKER = '\u0000nsed-stdin';
  */
 export const STDIN_FIRST_BYTE_MS = 500;
 
-export function promptWords(v: unknown): string[] {
-  const list = Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
-  return list.map((w) => (w === STDIN_MARKER ? '-' : w));
+/**
+ * The words of a prompt: the positional words, then every word after `--` (yargs keeps those
+ * apart), so `nsed ask -- -x is a flag?` asks about `-x`.
+ */
+export function promptWords(v: unknown, afterDashes?: unknown): string[] {
+  const list = (x: unknown): string[] => (Array.isArray(x) ? x.map(String) : typeof x === 'string' ? [x] : []);
+  return [...list(v), ...list(afterDashes)].map((w) => (w === STDIN_MARKER ? '-' : w));
 }
 
 export interface PromptRules {

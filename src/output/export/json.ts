@@ -41,6 +41,8 @@ export interface SessionDocument {
   state: SessionState;
   system: string | null;
   forked_from: { session: string; turn: string | null } | null;
+  /** The council chosen with --agents/--rounds, reused by later turns; null when none was. */
+  council: { agents: string[] | null; rounds: number | null } | null;
   pending_job: PendingJob | null;
   turns: TurnDocument[];
 }
@@ -66,9 +68,17 @@ export function sessionDocument(s: Session): SessionDocument {
     state: sessionState(s),
     system: str(s.system),
     forked_from: fork === undefined ? null : { session: fork.session, turn: str(fork.turn) },
+    council: councilDocument(s.council),
     pending_job: isObject(s.pending_job) ? s.pending_job : null,
     turns: s.turns.map(turnDocument),
   };
+}
+
+function councilDocument(c: unknown): SessionDocument['council'] {
+  if (!isObject(c)) return null;
+  const agents = Array.isArray(c.agents) ? c.agents.filter((a): a is string => typeof a === 'string') : null;
+  const rounds = num(c.rounds);
+  return agents === null && rounds === null ? null : { agents, rounds };
 }
 
 export function turnDocument(t: Turn): TurnDocument {

@@ -20,6 +20,10 @@ export function markdownExport(s: Session): string {
     const at = doc.forked_from.turn === null ? '' : ` at turn ${code(doc.forked_from.turn)}`;
     out.push(`- Forked from: ${code(doc.forked_from.session)}${at}`);
   }
+  if (doc.council !== null) {
+    const parts = [doc.council.agents === null ? '' : doc.council.agents.join(', '), doc.council.rounds === null ? '' : `${doc.council.rounds} rounds`];
+    out.push(`- Council: ${flat(parts.filter((p) => p !== '').join(' · '))}`);
+  }
   if (doc.system !== null && doc.system.trim() !== '') out.push('', '> System: ' + flat(doc.system));
   doc.turns.forEach((t, i) => {
     out.push('', ...(i === 0 ? [] : ['---', '']), `## ${i + 1}. ${heading(t)}`, '');

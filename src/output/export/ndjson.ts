@@ -9,8 +9,8 @@ export type NdjsonLine = NsedEvent & { v: number; seq: number };
 
 /**
  * `export --format ndjson`: every assistant turn replayed as the events a live `-o ndjson` run
- * of that turn printed, in the same schema: turn-start, job, reasoning (all of it, as one
- * event), the scored rounds as recorded with the turn's injections among them, text (the
+ * of that turn printed, in the same schema: turn-start, job, reasoning (one event per
+ * milestone), the scored rounds as recorded with the turn's injections among them, text (the
  * whole answer as one event), tool-call, and finish, or error for a turn that did not
  * complete. `seq` starts at 1 for each turn, as it does for each live run.
  */
@@ -32,7 +32,8 @@ export function exportEvents(s: Session): NdjsonLine[] {
 function turnEvents(session: string, policy: string, url: string, t: TurnDocument, injections: TurnDocument[]): NsedEvent[] {
   const events: NsedEvent[] = [{ type: 'turn-start', session, turn: t.id, policy: t.policy ?? policy, path: t.path ?? 'compat', url }];
   if (t.job_id !== null) events.push({ type: 'job', job_id: t.job_id });
-  if (t.reasoning !== null && t.reasoning !== '') events.push({ type: 'reasoning', text: t.reasoning });
+  // One event per recorded milestone, as the live run printed them.
+  for (const line of (t.reasoning ?? '').split('\n')) if (line !== '') events.push({ type: 'reasoning', text: line });
   const landing = (i: TurnDocument): number => i.injection?.round ?? 0;
   const injectionEvent = (i: TurnDocument): NsedEvent => ({ type: 'injection', message: i.content, round: landing(i), sequence: i.injection?.sequence ?? 0 });
   let rest = [...injections].sort((a, b) => (a.injection?.sequence ?? 0) - (b.injection?.sequence ?? 0));
