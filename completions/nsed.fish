@@ -37,7 +37,7 @@ end
 
 function __nsed_takes_value --argument-names cmd flag
     switch "$cmd|$flag"
-        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
+        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
             return 0
     end
     return 1
@@ -196,6 +196,9 @@ complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 
 complete -c nsed -n '__nsed_is \'policies\'' -l tag -x -d 'only policies with this tag'
 complete -c nsed -n '__nsed_is \'sim\'' -l host -x -d 'address to listen on'
 complete -c nsed -n '__nsed_is \'sim\'' -l port -x -d 'port (0 = a free one)'
+complete -c nsed -n '__nsed_is \'sim\'' -l profile -x -a 'default strict' -d 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)'
+complete -c nsed -n '__nsed_is \'sim\'' -l dedup -d 'answer an identical request from the same job (default: on with --profile strict)'
+complete -c nsed -n '__nsed_is \'sim\'' -l dedup-ttl -x -d 'seconds an ended job still answers identical requests'
 complete -c nsed -n '__nsed_is \'sim\'' -l seed -x -d 'seed for the simulated council'
 complete -c nsed -n '__nsed_is \'sim\'' -l round-ms -x -d 'milliseconds per deliberation phase'
 complete -c nsed -n '__nsed_is \'sim\'' -l tool-wait-ms -x -d 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)'
@@ -203,7 +206,7 @@ complete -c nsed -n '__nsed_is \'sim\'' -l keepalive-ms -x -d 'keep-alive commen
 complete -c nsed -n '__nsed_is \'sim\'' -l history-ttl -x -d 'seconds a finished job stays replayable'
 complete -c nsed -n '__nsed_is \'sim\'' -l token -x -d 'require this bearer token (env NSED_SIM_TOKEN)'
 complete -c nsed -n '__nsed_is \'sim\'' -l fault -x -d 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)'
-complete -c nsed -n '__nsed_is \'sim\'' -l without-route -x -a 'inject cancel resume details models deliberations' -d 'answer 404 on this route, like an older orchestrator (repeatable)'
+complete -c nsed -n '__nsed_is \'sim\'' -l without-route -x -a 'inject cancel resume details models deliberations responses job-stream' -d 'answer 404 on this route, like an older orchestrator (repeatable)'
 complete -c nsed -n '__nsed_is \'sim\'' -l hold -d 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes'
 complete -c nsed -n '__nsed_at \'fork\' \'0\'' -a '(__nsed_session_ids)'
 complete -c nsed -n '__nsed_at \'sessions show\' \'0\'' -a '(__nsed_session_ids)'

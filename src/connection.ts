@@ -73,8 +73,9 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     source = 'owner';
     liveSim = owner;
   } else if (useSim) {
-    const { startSim } = await import('./sim/server.js');
-    const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env) });
+    const [{ startSim }, { parseProfile }] = await Promise.all([import('./sim/server.js'), import('./sim/profile.js')]);
+    const profile = parseProfile(ctx.env['NSED_SIM_PROFILE']).name;
+    const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env), profile });
     url = sim.url;
     stopSim = () => sim.close();
     liveSim = { url: sim.url, pid: process.pid };

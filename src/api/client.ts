@@ -69,6 +69,8 @@ export interface NsedClient {
   chat(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal }): Promise<{ completion: ChatCompletion; jobId: string | undefined }>;
   submit(body: DeliberationRequest, opts?: { signal?: AbortSignal; onRetry?: OnStartRetry }): Promise<{ job_id: string }>;
   resume(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
+  /** `GET /job/{id}/stream`: the native named events, live only (no replay). */
+  jobStream(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
   /** The caller's own jobs (protocol section 3.14). */
   deliberations(opts?: { signal?: AbortSignal }): Promise<Array<{ job_id: string; status: string }>>;
@@ -208,6 +210,10 @@ export function createClient(cfg: ClientConfig): NsedClient {
     async resume(jobId, opts = {}) {
         const d = jobDescribe(jobId, 'job %s has no live deliberation to resume');
       return openStream(t, { method: 'POST', path: `${job(jobId)}/resume`, headersTimeoutMs: streamHeaders, signal: opts.signal }, { ...d, maxEventBytes, noStream204: d.conflict ?? '' });
+    },
+    async jobStream(jobId, opts = {}) {
+      const d = jobDescribe(jobId, 'job %s has no stream');
+      return openStream(t, { method: 'GET', path: `/job/${encodeSegment(jobId)}/stream`, headersTimeoutMs: streamHeaders, signal: opts.signal }, { ...d, maxEventBytes, native: true });
     },
     async result(jobId, opts = {}) {
       return json({ method: 'GET', path: `${job(jobId)}/result`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), (v) => parseJobResult(v, jobId));

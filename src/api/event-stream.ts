@@ -1,6 +1,7 @@
 import { NsedError } from '../errors.js';
 import type { StreamEvent } from '../events.js';
 import { IdleWatch } from './request-guard.js';
+import { createNativeProcessor } from './native-processor.js';
 import { createStreamProcessor } from './stream-processor.js';
 import { discard, type Sent, type Transport } from './transport.js';
 
@@ -26,10 +27,11 @@ function resetError(cause: unknown): NsedError {
  * idle watch that counts every byte (keep-alive comments included, docs/reliability.md #6, #28), and the socket
  * destroyed the moment `[DONE]` arrives, the consumer stops, or anything fails (docs/reliability.md #18).
  */
-export function createEventStream(t: Transport, sent: Sent, opts: { jobId: string | undefined; maxEventBytes: number }): EventStream {
+export function createEventStream(t: Transport, sent: Sent, opts: { jobId: string | undefined; maxEventBytes: number; native?: boolean }): EventStream {
   const { guard, res } = sent;
   const body = res.body;
-  const processor = createStreamProcessor({ maxEventBytes: opts.maxEventBytes, ...(t.token === undefined ? {} : { token: t.token }) });
+  const popts = { maxEventBytes: opts.maxEventBytes, ...(t.token === undefined ? {} : { token: t.token }) };
+  const processor = opts.native === true ? createNativeProcessor(popts) : createStreamProcessor(popts);
   const idle = new IdleWatch(t.idleTimeoutMs, t.now, () => guard.abort('idle'));
   let started = false;
 

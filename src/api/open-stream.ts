@@ -28,14 +28,15 @@ function isEventStream(contentType: string | undefined): boolean {
 }
 
 /**
- * POST a request whose 2xx answer is an SSE stream (chat completions, resume): statuses go
+ * A request whose 2xx answer is an SSE stream (chat completions, resume, the native job
+ * stream): statuses go
  * through the table, a 2xx that is not an event stream is refused with a bounded excerpt
  * (docs/reliability.md #15), and 204 means there is nothing left to stream (docs/reliability.md #32).
  */
 export async function openStream(
   t: Transport,
   spec: Omit<SendSpec, 'accept' | 'bodyTimeoutMs'>,
-  describe: Describe & { maxEventBytes: number; noStream204?: string },
+  describe: Describe & { maxEventBytes: number; noStream204?: string; native?: boolean },
 ): Promise<EventStream> {
   const sent = await send(t, { ...spec, accept: 'text/event-stream', bodyTimeoutMs: 0 });
   const { statusCode, headers } = sent.res;
@@ -56,5 +57,9 @@ export async function openStream(
     });
   }
   const jobId = headerValue(headers, 'x-nsed-session-id');
-  return createEventStream(t, sent, { jobId: jobId === undefined || jobId === '' ? undefined : jobId, maxEventBytes: describe.maxEventBytes });
+  return createEventStream(t, sent, {
+    jobId: jobId === undefined || jobId === '' ? undefined : jobId,
+    maxEventBytes: describe.maxEventBytes,
+    ...(describe.native === true ? { native: true } : {}),
+  });
 }

@@ -2,7 +2,7 @@ import { usageError } from '../errors.js';
 import type { RouteName } from '../sim/router.js';
 import { stringFlag, stringList, type CommandDef, type ParsedArgv } from './command.js';
 
-const ROUTES = ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations'] as const satisfies readonly RouteName[];
+const ROUTES = ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations', 'responses', 'job-stream'] as const satisfies readonly RouteName[];
 
 export interface SimOptions {
   host: string;
@@ -18,9 +18,17 @@ export interface SimOptions {
   /** Fault specs as given (`[chat|submit|resume|all:]key=value;...`), checked when the server starts. */
   faults: string[];
   withoutRoutes: RouteName[];
+  /** The profile named by --profile; undefined: NSED_SIM_PROFILE, else `default`. */
+  profile: string | undefined;
+  /** --dedup / --no-dedup; undefined: the profile decides. */
+  dedup: boolean | undefined;
+  dedupTtlS: number;
   /** Hold each deliberation at its phase boundaries until released through the /_sim/ routes. */
   hold: boolean;
 }
+
+/** The client's options mean nothing to the simulator, so its help leaves them out. */
+const CLIENT_OPTIONS = ['url', 'token-file', 'home', 'output', 'quiet', 'timeout', 'idle-timeout', 'color', 'sim'];
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef<SimOptions> = {
@@ -29,9 +37,16 @@ export const sim: CommandDef<SimOptions> = {
   // The simulator is a server, not a client: nothing in the client's config file applies to it.
   configFile: 'ignore',
   builder: (y) =>
-    y
+    CLIENT_OPTIONS.reduce((acc, key) => acc.option(key, { hidden: true }), y)
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
       .option('port', { type: 'number', default: 8080, describe: 'port (0 = a free one)' })
+      .option('profile', {
+        type: 'string',
+        choices: ['default', 'strict'],
+        describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
+      })
+      .option('dedup', { type: 'boolean', describe: 'answer an identical request from the same job (default: on with --profile strict)' })
+      .option('dedup-ttl', { type: 'number', default: 30, describe: 'seconds an ended job still answers identical requests' })
       .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
       .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
       .option('tool-wait-ms', { type: 'number', describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)' })
@@ -51,6 +66,7 @@ export const sim: CommandDef<SimOptions> = {
         describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
       })
       .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
+      .example('nsed sim --profile strict', 'answer every open question the other way')
       .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
   parse: (argv) => ({
     host: String(argv['host']),
@@ -63,12 +79,20 @@ export const sim: CommandDef<SimOptions> = {
     token: stringFlag(argv, 'token'),
     faults: stringList(argv, 'fault'),
     withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName => (ROUTES as readonly string[]).includes(r)),
+    profile: stringFlag(argv, 'profile'),
+    dedup: typeof argv['dedup'] === 'boolean' ? argv['dedup'] : undefined,
+    dedupTtlS: nonNegative(argv, 'dedup-ttl'),
     hold: argv['hold'] === true,
   }),
   run: async (opts, ctx) => {
-    const [{ serveSim }, { parseFaultSpec }] = await Promise.all([import('../sim/serve.js'), import('../sim/faults.js')]);
+    const [{ serveSim }, { parseFaultSpec }, { parseProfile }] = await Promise.all([
+      import('../sim/serve.js'),
+      import('../sim/faults.js'),
+      import('../sim/profile.js'),
+    ]);
     for (const f of opts.faults) parseFaultSpec(f.replace(/^(chat|submit|resume|all):/, ''));
     const token = opts.token ?? ctx.env['NSED_SIM_TOKEN'];
+    const profile = parseProfile(opts.profile ?? ctx.env['NSED_SIM_PROFILE']);
     const { io } = ctx;
     await serveSim(
       {
@@ -81,6 +105,9 @@ export const sim: CommandDef<SimOptions> = {
         historyTtlMs: opts.historyTtlS * 1000,
         ...(token === undefined || token === '' ? {} : { token }),
         faults: opts.faults,
+        profile: profile.name,
+        ...(opts.dedup === undefined ? {} : { dedup: opts.dedup }),
+        dedupTtlMs: opts.dedupTtlS * 1000,
         withoutRoutes: opts.withoutRoutes,
         hold: opts.hold,
       },

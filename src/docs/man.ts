@@ -13,7 +13,7 @@ const FAULT_KEYS: Described[] = [
   { name: 'fail-at-round=N', describe: 'the deliberation fails when round N is evaluated' },
   {
     name: 'end=bare-done|close',
-    describe: "end the job's streams with a bare [DONE], or by closing, instead of the closing chunk (completed, failed or cancelled alike)",
+    describe: "end the job's streams with a bare [DONE], or by closing, instead of the closing chunk (completed, failed or cancelled alike; overrides --profile)",
   },
   { name: 'call-tool=NAME', describe: 'the council calls tool NAME after round 1, whether or not it was offered' },
   { name: 'times=N', describe: 'apply to the first N matching requests only' },

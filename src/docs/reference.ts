@@ -37,6 +37,8 @@ export interface CommandRef {
   positionals: PositionalRef[];
   options: OptionRef[];
   examples: Array<{ command: string; describe: string }>;
+  /** false for a command that hides the client's options (`nsed sim`: they mean nothing there). */
+  clientOptions: boolean;
 }
 
 export interface GroupRef {
@@ -132,6 +134,7 @@ function commandRef(def: CommandDef, parents: string[]): CommandRef {
     positionals,
     options: recorded.options.filter((o) => !o.hidden).map(optionRef),
     examples: recorded.examples,
+    clientOptions: !recorded.options.some((o) => o.hidden && o.name === 'url'),
   };
 }
 

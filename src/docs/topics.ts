@@ -30,6 +30,7 @@ export const ENVIRONMENT: Described[] = [
   { name: 'NODE_EXTRA_CA_CERTS', describe: 'a PEM file of extra certificate authorities, for an orchestrator behind a private CA (read by Node.js)' },
   { name: 'NODE_TLS_REJECT_UNAUTHORIZED', describe: '0 turns off certificate checks (Node.js); nsed warns when it is set for an https:// orchestrator' },
   { name: 'NSED_SIM_TOKEN', describe: 'nsed sim: require this bearer token (like --token)' },
+  { name: 'NSED_SIM_PROFILE', describe: 'nsed sim and --sim: default or strict, how the simulator answers what the seeds leave open (like --profile)' },
   { name: 'NSED_SIM_ROUND_MS', describe: '--sim: milliseconds per phase of the in-process simulator (default 120)' },
   { name: 'SHELL', describe: 'nsed completion without an argument picks the shell named here' },
   { name: 'USERPROFILE', describe: 'Windows: the user home, where HOME is not set' },

@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DedupCache } from './dedup.js';
 import type { FaultBook, FaultSpec } from './faults.js';
 import type { SimControl } from './hold.js';
 import type { JobRegistry } from './jobs.js';
 import type { SimPolicy } from './policies.js';
+import type { SimProfile } from './profile.js';
+import type { ResponseStore } from './responses/store.js';
 import type { TimerSet } from './timers.js';
 
 /** The simulator's state, shared by every route. */
@@ -16,6 +19,12 @@ export interface SimContext {
   jobs: JobRegistry;
   faults: FaultBook;
   timers: TimerSet;
+  profile: SimProfile;
+  /** Undefined when dedup is off. */
+  dedup: DedupCache | undefined;
+  /** Server-held Responses API threads. */
+  responses: ResponseStore;
+  historyTtlMs: number;
   /** Holds deliberations at phase boundaries for tests; inert unless a test turns holding on. */
   control: SimControl;
 }

@@ -34,6 +34,20 @@ function argsObject(call: ToolCall): Record<string, unknown> {
 
 const progress = (n: number): number => Math.round(n * 1000) / 1000;
 
+/** The native events of one evaluated round: each evaluator's scores, the summary, the round's end. */
+function emitEvaluation(job: Job, o: RoundOutcome, total: number): void {
+  for (const evaluator of new Set(o.evaluations.map((e) => e.evaluator_agent_id))) {
+    const evaluations = o.evaluations.filter((e) => e.evaluator_agent_id === evaluator).map((e) => ({ target_id: e.target_id, score: e.score, justification: e.justification }));
+    job.emit('evaluation_submitted', { round: o.round, evaluator_id: evaluator, evaluations });
+  }
+  const proposal_scores = o.scores.map((s) => {
+    const real = o.evaluations.filter((e) => e.target_id === s.agent_id).length;
+    return { agent_id: s.agent_id, aggregated_score: s.score, real_eval_count: real, synthetic_eval_count: 0 };
+  });
+  job.emit('round_summary', { round: o.round, convergence_score: o.convergence, proposal_scores, decisiveness: o.decisiveness });
+  job.emit('round_complete', { round: o.round, total_rounds: total, proposals_count: o.proposals.length });
+}
+
 /**
  * Runs a deliberation on its own timers, one phase per `roundMs`, independent of any
  * connection. Injections land at phase boundaries; each phase appends its chunks to the log.
@@ -55,7 +69,10 @@ export function runDeliberation(plan: DeliberationPlan): void {
     const r = phase.round;
     if (phase.kind === 'propose') {
       say(`Round ${r}/${total} — proposals from ${names}`);
+      job.emit('round_start', { round: r, total_rounds: total, is_resuming: false });
+      for (const m of council.members) job.emit('agent_working', { round: r, agent_id: m.id, action: 'propose' });
       proposals = propose(council, r, influences, previous);
+      for (const p of proposals) job.emit('proposal_submitted', { round: r, agent_id: p.agent_id, content: p.content, thought_process: p.thought_process });
       proposals.forEach((_, k) => {
         const nsed_round = { round: r, total_rounds: total, progress: progress((r - 1 + (k + 1) / (2 * proposals.length)) / total), scored: false, candidates: unscoredCandidates(proposals.slice(0, k + 1)) };
         job.push(chunk(job.stamp, { nsed_round }));
@@ -69,8 +86,10 @@ export function runDeliberation(plan: DeliberationPlan): void {
         return false;
       }
       say(`Round ${r} — evaluations from ${names}`);
+      for (const m of council.members) job.emit('agent_working', { round: r, agent_id: m.id, action: 'evaluate' });
       const outcome = evaluate(council, r, proposals);
       job.history.push(outcome);
+      emitEvaluation(job, outcome, total);
       previous = outcome;
       job.push(chunk(job.stamp, { nsed_round: { round: r, total_rounds: total, progress: progress(r / total), scored: true, candidates: outcome.candidates } }));
       say(`Round ${r} complete — convergence: ${Math.round(outcome.convergence * 100)}%`);

@@ -15,8 +15,9 @@ function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
 }
 
 /**
- * `GET /deliberation/{id}/details`: the history of docs/protocol.md §3.5, plus what the job was asked (`query`,
- * `messages` when it came as messages) and where it stands (`status`, per-round `rounds`).
+ * `GET /deliberation/{id}/details`: the round history of docs/protocol.md §3.5, plus what the job was asked
+ * (`user_query`, and `messages` alongside it when the turns came as messages, as the thread
+ * tutorial says) and where it stands (`status`, per-round `rounds`).
  */
 export function detailsOf(job: Job): Record<string, unknown> {
   const history = job.history.flatMap((o) => o.proposals.map((p) => entryOf(o, p.agent_id)));
@@ -30,6 +31,8 @@ export function detailsOf(job: Job): Record<string, unknown> {
   const out: Record<string, unknown> = {
     job_id: job.id,
     status: job.statusText(),
+    user_query: job.info.query,
+    // A hosted server's /details was seen with `query` too; kept for clients that read it.
     query: job.info.query,
     history,
     final_result: finalResult,

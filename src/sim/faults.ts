@@ -11,7 +11,7 @@ export interface FaultSpec {
   malformedAt?: number;
   eofWithoutDone?: boolean;
   failAtRound?: number;
-  /** How the job started by this request ends its streams (see JobEnding). */
+  /** How the job started by this request ends its streams (see JobEnding); overrides the profile. */
   end?: JobEnding;
   /** The council calls this tool after round 1, offered or not (a model that invents a name). */
   callTool?: string;

@@ -10,7 +10,8 @@ import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
 import { CONTROL_PREFIX, handleControl } from './routes/control.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
-import { handleCancel, handleDetails, handleInject, handleResult, handleResume } from './routes/job-routes.js';
+import { handleCancel, handleDetails, handleInject, handleJobStream, handleResult, handleResume } from './routes/job-routes.js';
+import { handleResponses } from './routes/responses.js';
 import { handleSubmit } from './routes/submit.js';
 import { handleToolCalls, handleToolResult } from './routes/tool-call-routes.js';
 
@@ -29,7 +30,7 @@ export interface HandlerDeps {
  * `{"error": "..."}`.
  */
 function sendError(res: ServerResponse, match: RouteMatch | undefined, status: number, message: string, headers: Record<string, string> = {}): void {
-  if (match?.name === 'chat' && status !== 401) {
+  if ((match?.name === 'chat' || match?.name === 'responses') && status !== 401) {
     const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
     sendOpenAiError(res, status, message, type, 'sim_fault', headers);
   } else {
@@ -47,12 +48,14 @@ function statusFault(res: ServerResponse, match: RouteMatch, faults: FaultSpec):
 async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, query: URLSearchParams): Promise<void> {
   switch (match.name) {
     case 'chat': return handleChat(ctx, rq);
+    case 'responses': return handleResponses(ctx, rq);
     case 'submit': return handleSubmit(ctx, rq);
     case 'result': return handleResult(ctx, rq);
     case 'details': return handleDetails(ctx, rq);
     case 'inject': return handleInject(ctx, rq);
     case 'cancel': return handleCancel(ctx, rq);
     case 'resume': return handleResume(ctx, rq);
+    case 'job-stream': return handleJobStream(ctx, rq);
     case 'tool-calls': return handleToolCalls(ctx, rq, query);
     case 'tool-result': return handleToolResult(ctx, rq);
     case 'deliberations': return handleDeliberations(ctx, rq);

@@ -9,7 +9,7 @@ import type { TextContext } from './text-context.js';
  */
 export function runInstant(job: Job, text: TextContext, mode: 'passthrough' | 'moderator', agent: string): void {
   const answer = composeInstantAnswer(text, mode, agent);
-  job.push(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
+  job.push(chunk(job.stamp, job.roomless ? { role: 'assistant' } : { role: 'assistant', nsed_session_id: job.id }));
   job.push(chunk(job.stamp, { content: answer }), true);
   job.answer = answer;
   job.end('completed', 'stop', { last: chunk(job.stamp, {}, 'stop') });

@@ -43,11 +43,28 @@ export interface JobInfo {
   totalRounds: number;
   policy: string;
   mode: PolicyMode;
-  /** Which API started the job: a compat job's tool call closes its answer, a native one's does not. */
+  /**
+   * Which API started the job: a compat job's tool call closes its answer, a native one's does
+   * not; and `/resume` may serve only compat jobs (strict profile).
+   */
   surface: 'compat' | 'native';
 }
 
+/** How the job meets the world beyond its ending: a profile's failure ending, and whether it keeps a room. */
+export interface JobShape {
+  /** The ending of a failed or cancelled job when a profile picks one; `ending` otherwise. */
+  failedEnding?: JobEnding;
+  /** A roomless answer has no session id and is unknown to `/result`, `/details`, `/resume`. */
+  roomless?: boolean;
+}
+
 export const DONE = '[DONE]';
+
+/** A named event of the native job stream (`GET /job/{id}/stream`): live only, never logged. */
+export interface NativeEvent {
+  name: string;
+  data: unknown;
+}
 
 /**
  * A job and its event log. The log is append-only and ends with `[DONE]`; streams read it at
@@ -63,11 +80,14 @@ export class Job {
   finishReason: FinishReason | undefined;
   readonly history: RoundOutcome[] = [];
   readonly log: LogEntry[] = [];
+  /** The ending the job's streams got, once it has ended. */
+  endedWith: JobEnding | undefined;
   /** The round at which an injection made now would land (the next phase boundary). */
   landingRound = 1;
   readonly finished: Promise<void>;
   private resolveFinished: () => void = () => undefined;
   private readonly watchers = new Set<() => void>();
+  private readonly listeners = new Set<(e: NativeEvent) => void>();
   private readonly pending: NsedInjected[] = [];
   private sequence = 0;
 
@@ -76,6 +96,7 @@ export class Job {
     readonly stamp: ChunkStamp,
     readonly info: JobInfo,
     readonly ending: JobEnding = 'chunk',
+    readonly shape: JobShape = {},
   ) {
     this.finished = new Promise((resolve) => {
       this.resolveFinished = resolve;
@@ -108,18 +129,35 @@ export class Job {
     return undefined;
   }
 
+  get roomless(): boolean {
+    return this.shape.roomless === true;
+  }
+
   /**
    * Ends the job: its closing chunk and `[DONE]` (or less, as its ending says) close the log,
-   * and every waiting request is released.
+   * and every waiting request is released. A completed job ends as `ending` says; a failed or
+   * cancelled one as the profile's failure ending, when there is one.
    */
   end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, opts: { failure?: string; last?: ChatCompletionChunk } = {}): void {
     if (this.status !== 'running') return;
     const { failure, last } = opts;
-    if (this.ending === 'chunk' && last !== undefined) this.log.push({ data: JSON.stringify(last), content: false });
-    this.log.push(this.ending === 'close' ? { data: '', content: false, close: true } : { data: DONE, content: false });
+    const ending = status === 'completed' ? this.ending : (this.shape.failedEnding ?? this.ending);
+    if (ending === 'chunk' && last !== undefined) this.log.push({ data: JSON.stringify(last), content: false });
+    this.log.push(ending === 'close' ? { data: '', content: false, close: true } : { data: DONE, content: false });
+    this.endedWith = ending;
     this.status = status;
     this.finishReason = finishReason;
     this.failure = failure;
+    const final = this.history[this.history.length - 1];
+    this.emit('job_complete', {
+      status: status === 'completed' ? 'Success' : `Failed: ${failure ?? 'unknown'}`,
+      job_id: this.id,
+      rounds_completed: this.history.length,
+      total_rounds: this.info.totalRounds,
+      best_proposal_content: this.answer ?? '',
+      best_proposal_score: final?.scores.find((x) => x.agent_id === final.leader)?.score ?? 0,
+      best_proposal_author: final?.leader ?? this.info.agents[0] ?? '',
+    });
     this.notify();
     this.resolveFinished();
   }
@@ -127,6 +165,16 @@ export class Job {
   /** `/result` status text: `running`, `completed`, `failed: <reason>`. */
   statusText(): string {
     return this.status === 'failed' ? `failed: ${this.failure ?? 'unknown'}` : this.status;
+  }
+
+  /** Sends a native event to the streams attached now; one attached later never sees it. */
+  emit(name: string, data: unknown): void {
+    for (const l of [...this.listeners]) l({ name, data });
+  }
+
+  listen(fn: (e: NativeEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
   watch(fn: () => void): () => void {
@@ -139,6 +187,7 @@ export class Job {
     if (this.status !== 'running') return undefined;
     this.sequence += 1;
     this.pending.push({ message, round: this.landingRound, sequence: this.sequence });
+    this.emit('user_injection', { message, injected_at_round: this.landingRound, sequence: this.sequence, priority: 'Normal', timestamp: new Date().toISOString() });
     // Watchers learn of it too: a test waits for the message to be queued before releasing the job.
     this.notify();
     return { sequence: this.sequence, injected_at_round: this.landingRound };

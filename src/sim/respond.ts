@@ -32,10 +32,11 @@ function answerEnded(job: Job, from: number): Promise<void> {
 /**
  * Answers a compat request with a job: as SSE from the job's log (full replay, then live), or,
  * for `stream: false`, as one JSON object once the answer ends. A follow-up that fed a tool
- * result starts at `from`, after the answer that asked for it. A failed job is a 500.
+ * result starts at `from`, after the answer that asked for it. A failed job is a 500, and so
+ * is a cancelled one unless it ended with its closing chunk, the ending that names cancellations.
  */
 export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, stream: boolean, at: { from?: number } = {}): Promise<void> {
-  const headers = { 'x-nsed-session-id': job.id };
+  const headers: Record<string, string> = job.roomless ? {} : { 'x-nsed-session-id': job.id };
   const from = at.from ?? 0;
   if (stream) {
     const prelude = from === 0 ? undefined : JSON.stringify(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
@@ -47,8 +48,10 @@ export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, 
     sendJson(rq.res, 200, completionOf(job, true), headers);
     return;
   }
-  if (job.status === 'failed' && job.finishReason !== 'cancelled') {
-    sendOpenAiError(rq.res, 500, `deliberation failed: ${job.failure ?? 'unknown'}`, 'server_error', 'deliberation_failed', headers);
+  // Only the chunk ending invents a `cancelled` finish reason; the others leave it out.
+  if (job.status === 'failed' && (job.finishReason !== 'cancelled' || job.endedWith !== 'chunk')) {
+    const what = job.finishReason === 'cancelled' ? 'deliberation cancelled' : `deliberation failed: ${job.failure ?? 'unknown'}`;
+    sendOpenAiError(rq.res, 500, what, 'server_error', job.finishReason === 'cancelled' ? 'deliberation_cancelled' : 'deliberation_failed', headers);
     return;
   }
   sendJson(rq.res, 200, completionOf(job), headers);

@@ -2,6 +2,7 @@ import type { FaultRoute } from './faults.js';
 
 export type RouteName =
   | 'chat'
+  | 'responses'
   | 'models'
   | 'submit'
   | 'deliberations'
@@ -10,6 +11,7 @@ export type RouteName =
   | 'inject'
   | 'cancel'
   | 'resume'
+  | 'job-stream'
   | 'tool-calls'
   | 'tool-result'
   | 'policies'
@@ -27,6 +29,7 @@ export interface RouteMatch {
 
 const FIXED: Record<string, RouteName> = {
   'POST /v1/chat/completions': 'chat',
+  'POST /v1/responses': 'responses',
   'GET /v1/models': 'models',
   'POST /deliberation': 'submit',
   'GET /deliberations': 'deliberations',
@@ -52,7 +55,9 @@ const decode = (segment: string): string | undefined => {
   }
 };
 
-const faultRouteOf = (name: RouteName): FaultRoute => (name === 'chat' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' ? 'resume' : 'other');
+// The native job stream shares the resume scope: both follow a job that already exists.
+const faultRouteOf = (name: RouteName): FaultRoute =>
+  name === 'chat' || name === 'responses' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' || name === 'job-stream' ? 'resume' : 'other';
 
 /** Maps a method and path to a route; undefined for anything the orchestrator does not serve. */
 export function matchRoute(method: string, pathname: string): RouteMatch | undefined {
@@ -65,9 +70,10 @@ export function matchRoute(method: string, pathname: string): RouteMatch | undef
     const sub = decode(answer[2] ?? '');
     return id === undefined || sub === undefined ? undefined : { name: 'tool-result', id, sub, fault: 'other' };
   }
-  const m = /^\/deliberation\/([^/]+)\/([a-z-]+)$/.exec(path);
+  const native = /^\/job\/([^/]+)\/stream$/.exec(path);
+  const m = native ? [native[0], native[1], 'stream'] : /^\/deliberation\/([^/]+)\/([a-z-]+)$/.exec(path);
   if (!m || m[1] === undefined) return undefined;
-  const name = JOB[`${method} ${m[2] ?? ''}`];
+  const name = native ? (method === 'GET' ? 'job-stream' : undefined) : JOB[`${method} ${m[2] ?? ''}`];
   if (!name) return undefined;
   const id = decode(m[1]);
   return id === undefined ? undefined : { name, id, sub: '', fault: faultRouteOf(name) };

@@ -2,11 +2,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NsedError } from '../errors.js';
 import type { SimContext } from './context.js';
+import { DedupCache } from './dedup.js';
 import { FaultBook } from './faults.js';
 import { handleRequest } from './handler.js';
 import { SimControl } from './hold.js';
 import { JobRegistry } from './jobs.js';
 import { defaultPolicies } from './policies.js';
+import { type ProfileName, parseProfile } from './profile.js';
+import { ResponseStore } from './responses/store.js';
 import type { SimRequestRecord } from './request-log.js';
 import type { RouteName } from './router.js';
 import { TimerSet } from './timers.js';
@@ -25,6 +28,11 @@ export interface SimOptions {
   historyTtlMs?: number;
   token?: string;
   faults?: string[];
+  /** Which answer to the seeds' open questions the simulator gives (README: the simulator). */
+  profile?: ProfileName;
+  /** Overrides the profile's dedup switch. */
+  dedup?: boolean;
+  dedupTtlMs?: number;
   /** Routes this orchestrator answers 404 on, to stand in for an older server (e.g. `inject`). */
   withoutRoutes?: RouteName[];
   log?: (line: string) => void;
@@ -46,7 +54,15 @@ export interface SimServer {
   close(): Promise<void>;
 }
 
-export const SIM_DEFAULTS = { host: '127.0.0.1', port: 0, seed: 0, roundMs: 600, keepaliveMs: 15_000, historyTtlMs: 10 * 60_000 } as const;
+export const SIM_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 0,
+  seed: 0,
+  roundMs: 600,
+  keepaliveMs: 15_000,
+  historyTtlMs: 10 * 60_000,
+  dedupTtlMs: 30_000,
+} as const;
 
 /**
  * An agent waits for a tool result at most what is left of its phase budget; the simulator's
@@ -62,6 +78,8 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   const timers = new TimerSet();
   const faults = new FaultBook();
   faults.set(opts.faults ?? []);
+  const profile = parseProfile(opts.profile);
+  const dedupOn = opts.dedup ?? profile.dedup;
   const control = new SimControl(opts.hold === true, (fn) => timers.after(0, fn));
   const roundMs = opts.roundMs ?? SIM_DEFAULTS.roundMs;
   const ctx: SimContext = {
@@ -73,6 +91,10 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     jobs: new JobRegistry(opts.now ?? Date.now, opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs),
     faults,
     timers,
+    profile,
+    dedup: dedupOn ? new DedupCache(opts.dedupTtlMs ?? SIM_DEFAULTS.dedupTtlMs) : undefined,
+    responses: new ResponseStore(),
+    historyTtlMs: opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs,
     control,
   };
   const requests: SimRequestRecord[] = [];

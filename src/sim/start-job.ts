@@ -6,6 +6,7 @@ import type { SimContext } from './context.js';
 import { runDeliberation } from './deliberation.js';
 import { runInstant } from './instant.js';
 import { Job, type JobEnding, type JobInfo } from './job.js';
+import { endingFor } from './profile.js';
 import type { TextContext } from './text-context.js';
 
 export interface NewJob {
@@ -15,19 +16,22 @@ export interface NewJob {
   text: TextContext;
   toolResults: Array<{ name: string; content: string }>;
   failAtRound?: number;
-  toolCall?: ToolCall;
-  /** How the job's streams end (fault `end`); the simulator's own closing chunk by default. */
+  /** How the job's streams end (fault `end`), whatever its outcome; overrides the profile. */
   ending?: JobEnding;
+  toolCall?: ToolCall;
 }
 
 export const membersOf = (agents: readonly string[]): CouncilMember[] => agents.map((id, i) => ({ id, angle: angleOf(id, i) }));
 
-/** Creates, registers and starts a job; deliberations run on timers, instant modes finish at once. */
+/** Creates, registers (unless roomless) and starts a job; deliberations run on timers, instant modes finish at once. */
 export function startJob(ctx: SimContext, spec: NewJob): Job {
   const stamp = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: spec.model };
-  const job = new Job(spec.id, stamp, spec.info, spec.ending);
-  ctx.jobs.add(job);
   const mode = spec.info.mode;
+  const roomless = mode !== 'deliberation' && !ctx.profile.instantRoom;
+  const failedEnding = endingFor(ctx.profile, ctx.seed, spec.id, spec.ending);
+  const job = new Job(spec.id, stamp, spec.info, spec.ending, { failedEnding, roomless });
+  // A roomless answer is never registered: no route can find it afterwards.
+  if (!roomless) ctx.jobs.add(job);
   ctx.control.jobStarted(job, mode === 'deliberation');
   if (mode !== 'deliberation') {
     runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA');

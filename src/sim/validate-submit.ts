@@ -1,5 +1,4 @@
 import { flatten } from '../protocol/flatten.js';
-import { DEFAULT_COUNCIL } from './agents.js';
 import { isRecord } from './http-util.js';
 import { forbiddenCharacters } from './ids.js';
 import type { SimPolicy } from './policies.js';
@@ -20,7 +19,8 @@ export interface SubmitPlan {
 
 export type SubmitCheck = { ok: true; plan: SubmitPlan } | { ok: false; error: string };
 
-const MESSAGE_ROLES = ['user', 'assistant', 'user_injection', 'noosphera'];
+// The seed names exactly these; anything else is refused rather than guessed at.
+const MESSAGE_ROLES = ['user', 'assistant'];
 const fail = (error: string): SubmitCheck => ({ ok: false, error });
 
 function checkId(what: string, id: string): string | undefined {
@@ -55,7 +55,7 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
     const users = turns.filter((t) => t.role === 'user');
     const lastUser = users[users.length - 1]?.content;
     if (new_turn !== undefined && new_turn !== lastUser) return fail('new_turn must equal the last user turn of messages (or be left out)');
-    query = flatten(turns.map((t) => ({ role: t.role === 'noosphera' ? 'assistant' : t.role, content: t.content })));
+    query = flatten(turns);
     question = lastUser ?? query;
     earlier = users.length > 1 ? (users[0]?.content ?? '') : '';
   } else {
@@ -65,8 +65,10 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
     question = typeof new_turn === 'string' && new_turn !== '' ? new_turn : user_query.replace(/^\[[A-Za-z_]+\] /gm, '');
   }
 
-  let agents: string[] = [...DEFAULT_COUNCIL];
+  let agents: string[];
   let policyId: string | undefined;
+  // No source says the server picks a council by itself, so a request naming none is refused.
+  if (body.agent_names === undefined && body.policy_id === undefined) return fail('either agent_names or policy_id is required');
   if (body.agent_names !== undefined) {
     if (!Array.isArray(body.agent_names) || !body.agent_names.every((a): a is string => typeof a === 'string')) return fail('agent_names must be an array of strings');
     for (const a of body.agent_names) {
@@ -74,7 +76,7 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
       if (bad) return fail(bad);
     }
     agents = [...new Set(body.agent_names)];
-  } else if (body.policy_id !== undefined) {
+  } else {
     const p = policies.find((x) => x.policy_id === body.policy_id);
     if (!p) return fail(`unknown policy_id '${String(body.policy_id)}'`);
     agents = [...p.agents];
@@ -83,13 +85,13 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
   if (agents.length < 2) return fail('fewer than 2 agents');
 
   const roundsIn = body.deliberation_rounds;
-  if (roundsIn !== undefined && (typeof roundsIn !== 'number' || !Number.isInteger(roundsIn) || roundsIn < 0 || roundsIn > 50)) {
-    return fail('deliberation_rounds must be a whole number from 0 to 50');
+  if (roundsIn !== undefined && (typeof roundsIn !== 'number' || !Number.isInteger(roundsIn) || roundsIn < 1 || roundsIn > 50)) {
+    return fail('deliberation_rounds must be a whole number from 1 to 50');
   }
   if (body.effort !== undefined && (typeof body.effort !== 'number' || body.effort < 0 || body.effort > 1)) return fail('effort must be a number between 0 and 1');
   if (body.system_instructions !== undefined && typeof body.system_instructions !== 'string') return fail('system_instructions must be a string');
 
-  const plan: SubmitPlan = { roomId: room_id, query, question, earlier, agents, rounds: Math.max(1, typeof roundsIn === 'number' ? roundsIn : 3) };
+  const plan: SubmitPlan = { roomId: room_id, query, question, earlier, agents, rounds: typeof roundsIn === 'number' ? roundsIn : 3 };
   if (turns) plan.messages = turns;
   if (policyId) plan.policyId = policyId;
   if (typeof body.conversation_id === 'string') plan.conversationId = body.conversation_id;

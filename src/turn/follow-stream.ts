@@ -4,6 +4,7 @@ import { eofError } from '../api/stream-processor.js';
 import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
+import { followNative } from './follow-native.js';
 import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf, type Settlement } from './settle.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
@@ -26,7 +27,22 @@ export async function followStream(
   noteJob: (id: string) => Promise<void>,
 ): Promise<StreamOutcome> {
   const { ctx } = deps;
-  let stream: EventStream = await open(deps, spec.start, noteJob);
+  let stream: EventStream;
+  if (spec.path === 'native' && (spec.start.kind === 'submit' || spec.start.kind === 'attach')) {
+    const jobId = spec.start.kind === 'attach' ? spec.start.jobId : (await deps.client.submit(spec.start.body, { signal: ctx.signal })).job_id;
+    await noteJob(jobId);
+    try {
+      // Where the orchestrator offers /resume for this job, its replay shows every round.
+      stream = await deps.client.resume(jobId, { signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted || toNsedError(err).code !== 'not_found') throw err;
+      // Where it does not, the job is followed the reference client's way.
+      await followNative(deps, jobId, apply);
+      return { kind: 'ended' };
+    }
+  } else {
+    stream = await open(deps, spec.start, noteJob);
+  }
   if (stream.jobId !== undefined) await noteJob(stream.jobId);
   let applied = 0;
   let appliedPrint = FNV_OFFSET;
@@ -69,7 +85,16 @@ export async function followStream(
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);
       const job = currentJob();
-      if (e.drop === undefined || job === undefined) throw e;
+      if (e.drop === undefined) throw e;
+      if (job === undefined) {
+        // No session id: the orchestrator keeps no room for this answer (passthrough and
+        // moderator may have none), so there is nothing to ask, nothing to resume and nothing to retry.
+        throw new NsedError('network', `${e.message}; the orchestrator named no session for this answer, so it cannot be resumed`, {
+          drop: e.drop,
+          hint: 'ask again; passthrough and moderator answers keep no room on the orchestrator',
+          cause: e,
+        });
+      }
       if (e.drop === 'eof' && !askedAlready.has(e)) {
         // A close without [DONE] may be how this server ends any job: ask before resuming.
         const settled = await settle(deps, job);

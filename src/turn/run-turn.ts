@@ -58,6 +58,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         return;
       }
       case 'end':
+        // The orchestrator names passthrough and moderator answers only on the full response.
+        if (e.mode !== undefined) emit({ type: 'reasoning', text: `${e.mode} mode: one agent answered, without a deliberation` });
         transcript = applyEvent(transcript, e);
         return;
       default: {
@@ -156,10 +158,12 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     // forgets the turn instead (no empty session for --last to pick), and releases its claim.
     const neverSent = raw.unsent && jobId === undefined;
     if (!neverSent && transcript.finishReason !== 'cancelled') {
-      // A job that failed or was refused is over; one that was cut off, or whose orchestrator
+      // A job that failed or was refused is over; one that was cut off (with or without a job id:
+      // a roomless answer that dropped is interrupted, not failed), or whose orchestrator
       // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
       const transient = isTransientStatus(raw.status);
-      const over = !ctx.signal.aborted && (jobId === undefined || (raw.drop === undefined && raw.code === 'server' && !transient));
+      const over =
+        !ctx.signal.aborted && raw.drop === undefined && (jobId === undefined || (raw.code === 'server' && !transient));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.

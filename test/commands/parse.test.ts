@@ -181,7 +181,7 @@ describe('sessions', () => {
 });
 
 describe('sim', () => {
-  const defaults: ParsedArgv = { host: '127.0.0.1', port: 8080, seed: 0, 'round-ms': 600, 'keepalive-ms': 15000, 'history-ttl': 600 };
+  const defaults: ParsedArgv = { host: '127.0.0.1', port: 8080, seed: 0, 'round-ms': 600, 'keepalive-ms': 15000, 'history-ttl': 600, 'dedup-ttl': 30 };
 
   it('reads the server flags; the token falls back to NSED_SIM_TOKEN only when it runs', () => {
     expect(sim.parse({ ...defaults, fault: ['drop-after=3'], 'without-route': ['inject'] })).toEqual({
@@ -194,12 +194,20 @@ describe('sim', () => {
       token: undefined,
       faults: ['drop-after=3'],
       withoutRoutes: ['inject'],
+      profile: undefined,
+      dedup: undefined,
+      dedupTtlS: 30,
       hold: false,
     });
     expect(sim.parse({ ...defaults, hold: true })).toMatchObject({ hold: true });
   });
 
-  it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl'])('refuses a negative or non-numeric --%s', (flag) => {
+  it('reads the profile and the dedup switch as given; NSED_SIM_PROFILE is read only when it runs', () => {
+    const opts = sim.parse({ ...defaults, profile: 'strict', dedup: false, 'dedup-ttl': 5, 'without-route': ['responses', 'job-stream'] });
+    expect(opts).toMatchObject({ profile: 'strict', dedup: false, dedupTtlS: 5, withoutRoutes: ['responses', 'job-stream'] });
+  });
+
+  it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl', 'dedup-ttl'])('refuses a negative or non-numeric --%s', (flag) => {
     expect(parseError(() => sim.parse({ ...defaults, [flag]: -1 }))).toEqual(usage(new RegExp(`--${flag} must be a non-negative number`)));
     expect(parseError(() => sim.parse({ ...defaults, [flag]: Number.NaN }))).toEqual(usage(new RegExp(`--${flag}`)));
   });

@@ -1,4 +1,7 @@
 import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnCli, waitForOutput } from '../harness/rig.js';
@@ -93,5 +96,51 @@ describe('nsed sim as a process, driven by the seeds\' curl examples', () => {
     expect(details.messages).toEqual(messages);
     child.kill('SIGINT');
     expect((await child.result).code).toBe(0);
+  });
+});
+
+describe('nsed sim options', () => {
+  it('--help lists the simulator\'s options only, none of the client\'s', async () => {
+    const r = await spawnCli(['sim', '--help']).result;
+    expect(r.code).toBe(0);
+    for (const own of ['--port', '--profile', '--dedup', '--round-ms', '--fault', '--token ']) expect(r.stdout).toContain(own);
+    for (const client of ['--url', '--token-file', '--home', '--output', '--quiet', '--timeout', '--idle-timeout', '--color', '--sim ']) {
+      expect(r.stdout).not.toContain(client);
+    }
+  });
+
+  it('NSED_SIM_PROFILE=strict serves the strict profile: a passthrough answer carries no session id', async () => {
+    const child = spawnCli(['sim', '--port', '0'], { stdin: 'inherit-open', timeoutMs: 60_000, env: { NSED_SIM_PROFILE: 'strict' } });
+    current = child;
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    await waitForOutput(child, (o) => o.includes('\n'));
+    const url = /listening on (\S+)/.exec(out)?.[1] ?? '';
+    const headers = await curl(['-s', '-D', '-', '-o', '/dev/null', `${url}/v1/chat/completions`, '-d', JSON.stringify({ model: 'nsed:passthrough', messages: [{ role: 'user', content: 'hi' }] })]);
+    expect(headers).toMatch(/^HTTP\/1\.1 200/);
+    expect(headers.toLowerCase()).not.toContain('x-nsed-session-id');
+  });
+
+  it('refuses an unknown profile with exit 2 and names the choices', async () => {
+    const r = await spawnCli(['sim', '--port', '0'], { env: { NSED_SIM_PROFILE: 'lenient' } }).result;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^nsed: unknown simulator profile 'lenient'\nhint: choose one of: default, strict\n$/);
+  });
+});
+
+describe('--sim with NSED_SIM_PROFILE', () => {
+  it('runs a turn on an in-process strict simulator, and refuses an unknown profile with exit 2', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'nsed-sim-profile-'));
+    try {
+      const env = { NSED_HOME: home, NSED_SIM_ROUND_MS: '0' };
+      const ok = await spawnCli(['ask', '--sim', '-o', 'json', '-p', 'fast', 'Pick a queue'], { env: { ...env, NSED_SIM_PROFILE: 'strict' } }).result;
+      expect(ok.code, ok.stderr).toBe(0);
+      expect((JSON.parse(ok.stdout) as { content: string }).content).toMatch(/^## Pick a queue/);
+      const bad = await spawnCli(['ask', '--sim', 'Pick a queue'], { env: { ...env, NSED_SIM_PROFILE: 'loose' } }).result;
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^nsed: unknown simulator profile 'loose'$/m);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

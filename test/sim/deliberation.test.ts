@@ -30,7 +30,7 @@ describe('POST /deliberation (protocol §3.3)', () => {
     expect(done.result).toContain('This builds on the earlier question (“What is the sound of one hand clapping?”)');
   });
 
-  it('keeps the flattened query and the messages for /details', async () => {
+  it('returns messages alongside user_query from /details, as the thread tutorial says', async () => {
     const s = await sim();
     await post(`${s.url}/deliberation`, { ...base, messages: thread, system_instructions: 'Be brief.' });
     await finished(s, base.room_id);
@@ -39,7 +39,8 @@ describe('POST /deliberation (protocol §3.3)', () => {
     const d = body as Record<string, unknown> & { history: Array<Record<string, unknown>>; rounds: unknown[]; final_result: Record<string, unknown> };
     expect(d.job_id).toBe(base.room_id);
     expect(d.status).toBe('completed');
-    expect(d.query).toBe('[user] What is the sound of one hand clapping?\n\n[assistant] A Zen koan attributed to Hakuin Ekaku…\n\n[user] yo what about forests?');
+    expect(d.user_query).toBe('[user] What is the sound of one hand clapping?\n\n[assistant] A Zen koan attributed to Hakuin Ekaku…\n\n[user] yo what about forests?');
+    expect(d.query).toBe(d.user_query);
     expect(d.messages).toEqual(thread);
     expect(d.system_instructions).toBe('Be brief.');
     expect(d.conversation_id).toBe('thread-9f2c');
@@ -59,7 +60,7 @@ describe('POST /deliberation (protocol §3.3)', () => {
     const query = '[user] What is the sound of one hand clapping?\n\n[assistant] A Zen koan…\n\n[user] yo what about forests?';
     await post(`${s.url}/deliberation`, { ...base, user_query: query, new_turn: 'yo what about forests?' });
     const d = (await getJson(`${s.url}/deliberation/${base.room_id}/details`)).body as Record<string, unknown>;
-    expect(d.query).toBe(query);
+    expect(d.user_query).toBe(query);
     expect('messages' in d).toBe(false);
   });
 
@@ -77,6 +78,10 @@ describe('POST /deliberation (protocol §3.3)', () => {
     ['new_turn that is not the last user turn', { ...base, messages: thread, new_turn: 'something else' }, /new_turn must equal the last user turn/],
     ['neither user_query nor messages', { ...base }, /either user_query or messages is required/],
     ['fewer than 2 agents', { ...base, user_query: 'x', agent_names: ['Solo'] }, /^fewer than 2 agents$/],
+    ['a role other than user and assistant', { ...base, messages: [{ role: 'user_injection', content: 'x' }, ...thread] }, /unsupported role 'user_injection' \(use user or assistant\)/],
+    ['the role noosphera', { ...base, messages: [...thread, { role: 'noosphera', content: 'x' }] }, /unsupported role 'noosphera'/],
+    ['zero deliberation_rounds', { ...base, user_query: 'x', deliberation_rounds: 0 }, /deliberation_rounds must be a whole number from 1 to 50/],
+    ['neither agent_names nor policy_id', { room_id: 'r9', user_query: 'x', deliberation_rounds: 2 }, /either agent_names or policy_id is required/],
     ['no room_id', { user_query: 'x', agent_names: ['A', 'B'] }, /room_id is required/],
     ['effort outside [0, 1]', { ...base, user_query: 'x', effort: 1.5 }, /effort must be a number between 0 and 1/],
     ['a space and a dot in room_id', { ...base, user_query: 'x', room_id: 'room 1.a' }, /room_id 'room 1\.a' contains forbidden characters: space, '\.'/],

@@ -1,22 +1,24 @@
-import { flattenCompat, isBlank } from '../../protocol/flatten.js';
+import { isBlank } from '../../protocol/flatten.js';
 import { Headers } from '../../protocol/wire.js';
-import { earlierQuestion, lastUserContent, parseChatRequest, toolAnswersOf, toolResultsOf } from '../chat-request.js';
+import { lastUserContent, parseChatRequest, toolAnswersOf, toolResultsOf } from '../chat-request.js';
+import { startCompatJob } from '../compat-job.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { parseJson, sendOpenAiError } from '../http-util.js';
 import { threadBaseOf } from '../ids.js';
+import { dedupKey } from '../dedup.js';
+import { isRecord } from '../http-util.js';
 import { resolvePolicy } from '../policies.js';
 import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
-import { startJob } from '../start-job.js';
-import { textContext } from '../text-context.js';
-import { forcedToolCall, planToolCall } from '../tool-plan.js';
 
 const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
 
 /**
- * `POST /v1/chat/completions` with the routing rule of docs/protocol.md §6.2: a request on a
- * thread whose job is running becomes an injection into that job and follows it (stream or
- * block); otherwise it starts a fresh job under the thread base (or a `room-` id).
+ * `POST /v1/chat/completions`. With dedup on, an identical request is answered from its job
+ * first. Then the routing rule of docs/protocol.md §6.2: a request on a thread whose job is running becomes an
+ * injection into that job and follows it (stream or block), unless it names another policy and
+ * the profile starts a fresh job for that; otherwise a fresh job under the thread base (or a
+ * `room-` id).
  */
 export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void> {
   const body = parseJson(rq.raw);
@@ -31,8 +33,14 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const header = rq.req.headers[Headers.opencodeSession];
   const threadHeader = typeof header === 'string' && header.trim() !== '' ? header : undefined;
   const base = threadHeader === undefined ? undefined : threadBaseOf(threadHeader);
+  const key = ctx.dedup === undefined || !isRecord(body.value) ? undefined : dedupKey({ surface: 'chat', model, messages: body.value.messages, tools: body.value.tools, thread: base });
+  const cached = key === undefined ? undefined : ctx.dedup?.hit(key);
+  if (cached) return respondWithJob(ctx, rq, cached, stream);
+
   const question = lastUserContent(messages);
-  const running = base === undefined ? undefined : ctx.jobs.runningInThread(base);
+  const live = base === undefined ? undefined : ctx.jobs.runningInThread(base);
+  // The seed: "a changed policy_id deliberately forces a fresh deliberation".
+  const running = live && ctx.profile.freshJobOnPolicyChange && live.info.policy !== policy.policy_id ? undefined : live;
   const toolResults = toolResultsOf(messages);
   if (running) {
     // A follow-up that answers the blocked agent's call feeds it and streams what comes next;
@@ -43,28 +51,9 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
     return respondWithJob(ctx, rq, running, stream);
   }
 
-  const { task, instructions } = flattenCompat(messages);
-  const text = textContext(question === '' ? task : question, earlierQuestion(messages));
-  const toolCall = policy.mode === 'deliberation' ? (forcedToolCall(rq.faults.callTool) ?? planToolCall(tools, question, toolResults.length > 0, text)) : undefined;
-  const job = startJob(ctx, {
-    id: base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now()),
-    model: typeof model === 'string' ? model : `nsed:${policy.tags[0] ?? policy.name}`,
-    info: {
-      query: task,
-      messages,
-      ...(instructions.length > 0 ? { systemInstructions: instructions.join('\n\n') } : {}),
-      agents: policy.agents,
-      totalRounds: policy.max_rounds,
-      policy: policy.policy_id,
-      mode: policy.mode,
-      surface: 'compat',
-    },
-    text,
-    toolResults,
-    ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
-    ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
-    ...(toolCall === undefined ? {} : { toolCall }),
-  });
+  const id = base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now());
+  const job = startCompatJob(ctx, rq.faults, { id, model, policy, messages, tools });
+  if (key !== undefined) ctx.dedup?.claim(key, job);
   return respondWithJob(ctx, rq, job, stream);
 }
 

@@ -4,6 +4,7 @@ import type { RouteInput, SimContext } from '../context.js';
 import { detailsOf } from '../details.js';
 import { isRecord, parseJson, sendJson, sendText } from '../http-util.js';
 import type { Job } from '../job.js';
+import { streamNative } from '../native-stream.js';
 import { streamJob } from '../sse-writer.js';
 
 const NOT_RUNNING = 'job not in running state';
@@ -46,9 +47,19 @@ export function handleCancel(ctx: SimContext, rq: RouteInput): void {
   sendJson(rq.res, 200, { cancelled: true });
 }
 
-/** `POST /deliberation/{id}/resume` (docs/protocol.md §3.12): the whole history, then the live tail. */
+/**
+ * `POST /deliberation/{id}/resume` (docs/protocol.md §3.12): the whole history, then the live tail. The seeds
+ * describe it for compat streams only; the strict profile serves nothing else.
+ */
 export function handleResume(ctx: SimContext, rq: RouteInput): void {
+  const job = ctx.jobs.get(rq.id);
+  if (!job || (job.info.surface === 'native' && !ctx.profile.resumeNative)) return sendJson(rq.res, 404, { error: 'not found' });
+  const headers = { [Headers.nsedSessionId]: job.id };
+  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers, view: 'continuous' });
+}
+
+/** `GET /job/{id}/stream`: the native named events, live only. */
+export function handleJobStream(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
-  if (!job) return;
-  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers: { [Headers.nsedSessionId]: job.id }, view: 'continuous' });
+  if (job) streamNative(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers });
 }

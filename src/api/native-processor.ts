@@ -1,0 +1,164 @@
+import type { Candidate } from '../protocol/wire.js';
+import { NsedError } from '../errors.js';
+import { isRecord, type Rec } from './decode-chunk.js';
+import type { StreamEvent } from '../events.js';
+import { sanitizeServerText } from './redact.js';
+import { createSseReader, type SseMessage } from './sse.js';
+import { eofError, type StreamProcessor } from './stream-processor.js';
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * The native job stream's named events (`GET /job/{id}/stream`) -> the same StreamEvents a
+ * compat stream yields, so renderers and the recorder do not care which path ran. Proposals
+ * build unscored candidates, a round summary scores them, and `job_complete` carries the
+ * answer: `Success` ends the turn, `Failed: cancelled` ends it as cancelled, any other status
+ * is the deliberation's failure. Unknown event names are skipped (forward compatibility).
+ */
+export function createNativeProcessor(opts: { maxEventBytes?: number; token?: string } = {}): StreamProcessor {
+  let index = 0;
+  let done = false;
+  let out: StreamEvent[] = [];
+  let total = 0;
+  let round = 0;
+  let proposals: Candidate[] = [];
+
+  const data = (m: SseMessage): Rec => {
+    try {
+      const v = JSON.parse(m.data) as unknown;
+      return isRecord(v) ? v : {};
+    } catch {
+      throw new NsedError('server', `malformed ${m.event ?? 'message'} event at event ${index} of the job stream`, {
+        drop: 'malformed',
+      });
+    }
+  };
+
+  function onMessage(m: SseMessage): void {
+    index++;
+    if (done) return;
+    switch (m.event) {
+      case 'round_start': {
+        const d = data(m);
+        round = num(d['round']);
+        total = num(d['total_rounds']) || total;
+        proposals = [];
+        out.push({ type: 'reasoning', text: `Round ${round}/${total} started`, index });
+        return;
+      }
+      case 'proposal_submitted': {
+        const d = data(m);
+        proposals.push({
+          agent_id: str(d['agent_id']),
+          score: 0,
+          content_preview: str(d['content']),
+          thought_preview: str(d['thought_process']),
+          claims: [],
+        });
+        const r = num(d['round']) || round;
+        out.push({
+          type: 'round',
+          round: r,
+          total_rounds: total,
+          progress: total > 0 ? (r - 1) / total : 0,
+          scored: false,
+          candidates: proposals.map((c) => ({ ...c })),
+          index,
+        });
+        return;
+      }
+      case 'round_summary': {
+        const d = data(m);
+        const r = num(d['round']) || round;
+        const scores = Array.isArray(d['proposal_scores']) ? d['proposal_scores'].filter(isRecord) : [];
+        const candidates = scores.map((s) => {
+          const id = str(s['agent_id']);
+          const p = proposals.find((c) => c.agent_id === id);
+          return {
+            agent_id: id,
+            score: num(s['aggregated_score']),
+            content_preview: p?.content_preview ?? '',
+            thought_preview: p?.thought_preview ?? '',
+            claims: [],
+          };
+        });
+        out.push({
+          type: 'round',
+          round: r,
+          total_rounds: total,
+          progress: total > 0 ? r / total : 1,
+          scored: true,
+          candidates,
+          index,
+        });
+        out.push({
+          type: 'reasoning',
+          text: `Round ${r} complete — convergence: ${Math.round(num(d['convergence_score']) * 100)}%`,
+          index,
+        });
+        return;
+      }
+      case 'user_injection': {
+        const d = data(m);
+        out.push({
+          type: 'injection',
+          message: str(d['message']),
+          round: num(d['injected_at_round'] ?? d['round']),
+          sequence: num(d['sequence']),
+          index,
+        });
+        return;
+      }
+      case 'job_complete': {
+        const d = data(m);
+        const status = str(d['status']);
+        done = true;
+        if (status === 'Success') {
+          const text = str(d['best_proposal_content']);
+          if (text !== '') out.push({ type: 'text', text, index });
+          out.push({ type: 'end', finish_reason: 'stop', index });
+          return;
+        }
+        const reason = status.replace(/^failed:\s*/i, '');
+        if (/^cancell?ed$/i.test(reason)) {
+          out.push({ type: 'end', finish_reason: 'cancelled', index });
+          return;
+        }
+        throw new NsedError(
+          'server',
+          `deliberation failed: ${sanitizeServerText(reason === '' ? 'unknown' : reason, opts.token, 300)}`,
+        );
+      }
+      default:
+        // connected, keepalive, agent_working, evaluation_submitted, round_complete, timeout, …
+        return;
+    }
+  }
+
+  const reader = createSseReader(
+    onMessage,
+    opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes },
+  );
+  return {
+    push(bytes, sink) {
+      if (done) return;
+      out = sink;
+      reader.push(bytes);
+    },
+    end(sink) {
+      if (!done) {
+        out = sink;
+        reader.end();
+      }
+      // A job stream that ends without job_complete is incomplete, not a failed job.
+      if (!done) throw eofError();
+    },
+    get done() {
+      return done;
+    },
+    get events() {
+      return index;
+    },
+  };
+}

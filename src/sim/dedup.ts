@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { Job } from './job.js';
+import { canonicalJson } from './policies.js';
+
+/** What enters the dedup key: everything that shapes the answer, and the thread it is asked on. */
+export interface DedupKeyParts {
+  surface: string;
+  model: unknown;
+  messages: unknown;
+  tools: unknown;
+  thread: string | undefined;
+}
+
+export function dedupKey(parts: DedupKeyParts): string {
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+}
+
+/**
+ * The content-hash cache the seeds describe: an identical request arriving while its job runs,
+ * or within `ttlMs` after it ended, is answered from that job instead of a new deliberation.
+ * The seeds do not say which fields enter the hash or how long a hit lives; see README.
+ */
+export class DedupCache {
+  private readonly entries = new Map<string, { job: Job; endedAt?: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The job answering `key`, if it is live or ended less than the TTL ago. */
+  hit(key: string): Job | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.endedAt !== undefined && this.now() - entry.endedAt >= this.ttlMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.job;
+  }
+
+  /** Makes `job` the answer to `key`; a failed job is forgotten as soon as it ends. */
+  claim(key: string, job: Job): void {
+    const entry: { job: Job; endedAt?: number } = { job };
+    this.entries.set(key, entry);
+    void job.finished.then(() => {
+      if (job.status === 'failed') {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+        return;
+      }
+      entry.endedAt = this.now();
+    });
+  }
+}

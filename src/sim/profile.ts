@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { NsedError } from '../errors.js';
+import type { JobEnding } from './job.js';
+
+export const PROFILE_NAMES = ['default', 'strict'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/**
+ * One answer to each question the seeds leave open. The default profile keeps the answers the
+ * simulator has always given; the strict profile gives the other plausible answer to every one
+ * of them at once, so a client that passes against both depends on none.
+ */
+export interface SimProfile {
+  name: ProfileName;
+  /**
+   * The end of a failed or cancelled job's streams (see JobEnding); `per-job` picks bare-done or
+   * close per job. A completed job always ends with its finish chunk and `[DONE]`.
+   */
+  ending: 'chunk' | 'per-job';
+  /** Passthrough and moderator answers keep a room: a session id, `/result`, `/details`, `/resume`. */
+  instantRoom: boolean;
+  /** `/resume` also replays jobs submitted on the native `/deliberation` route. */
+  resumeNative: boolean;
+  /** Identical requests are answered from the same job (a flag can override it). */
+  dedup: boolean;
+  /** A request naming another policy on a thread whose job runs starts a fresh job instead of injecting. */
+  freshJobOnPolicyChange: boolean;
+}
+
+const PROFILES: Record<ProfileName, SimProfile> = {
+  default: {
+    name: 'default',
+    ending: 'chunk',
+    instantRoom: true,
+    resumeNative: true,
+    dedup: false,
+    freshJobOnPolicyChange: false,
+  },
+  strict: {
+    name: 'strict',
+    ending: 'per-job',
+    instantRoom: false,
+    resumeNative: false,
+    dedup: true,
+    freshJobOnPolicyChange: true,
+  },
+};
+
+/** Reads a profile name (flag or NSED_SIM_PROFILE); a usage error names the choices. */
+export function parseProfile(text: string | undefined): SimProfile {
+  const name = (text ?? '').trim() === '' ? 'default' : (text ?? '').trim();
+  if (!(PROFILE_NAMES as readonly string[]).includes(name)) {
+    throw new NsedError('usage', `unknown simulator profile '${name}'`, {
+      hint: `choose one of: ${PROFILE_NAMES.join(', ')}`,
+    });
+  }
+  return PROFILES[name as ProfileName];
+}
+
+/**
+ * The ending a job gets: a fault's choice wins; a per-job profile derives it from the seed and
+ * the job id, so the same run ends the same way every time while both endings occur.
+ */
+export function endingFor(profile: SimProfile, seed: number, jobId: string, forced?: JobEnding): JobEnding {
+  if (forced !== undefined) return forced;
+  if (profile.ending === 'chunk') return 'chunk';
+  const byte = createHash('sha256').update(`${seed}\u0000${jobId}`).digest()[0] ?? 0;
+  return byte % 2 === 0 ? 'bare-done' : 'close';
+}

@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import type { ChatCompletionChunk, ChatMessage } from '../../protocol/wire.js';
+
+/** One Responses API stream event (its `type` is also the SSE event name). */
+export type ResponseEvent = { type: string } & Record<string, unknown>;
+type Item = Record<string, unknown> & { id: string; type: string };
+
+const itemId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
+const tokens = (text: string): number => Math.ceil(text.length / 4);
+
+export interface ResponseHead {
+  id: string;
+  model: string;
+  createdAt: number;
+  previousResponseId: string | null;
+  instructions: string | null;
+  tools: unknown[];
+  /** The text of the input, for a plausible usage block. */
+  inputText: string;
+}
+
+/**
+ * Turns a job's chat chunks into a Responses API response, item by item, in the event
+ * sequence OpenAI's clients parse: deliberation progress as one reasoning item (a summary
+ * part per milestone), the answer as a message item, a tool call as a `function_call` item.
+ */
+export class ResponseBuilder {
+  private readonly output: Item[] = [];
+  private open: Item | undefined;
+  private text = '';
+  private seq = 0;
+  status: 'in_progress' | 'completed' | 'failed' = 'in_progress';
+  private error: { code: string; message: string } | null = null;
+
+  constructor(private readonly head: ResponseHead) {}
+
+  /** `response.created` and `response.in_progress`. */
+  start(): ResponseEvent[] {
+    return [
+      this.event('response.created', { response: this.snapshot() }),
+      this.event('response.in_progress', { response: this.snapshot() }),
+    ];
+  }
+
+  /** The events one chat chunk stands for (none for NSED-only fields). */
+  onChunk(chunk: ChatCompletionChunk): ResponseEvent[] {
+    const delta = chunk.choices[0]?.delta;
+    if (delta === undefined) return [];
+    const out: ResponseEvent[] = [];
+    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '')
+      out.push(...this.reasoning(delta.reasoning_content));
+    if (typeof delta.content === 'string' && delta.content !== '') out.push(...this.content(delta.content));
+    for (const call of delta.tool_calls ?? []) {
+      out.push(...this.close());
+      const item: Item = {
+        id: itemId('fc'),
+        type: 'function_call',
+        status: 'in_progress',
+        call_id: call.id ?? '',
+        name: call.function?.name ?? '',
+        arguments: '',
+      };
+      out.push(this.added(item));
+      const args = call.function?.arguments ?? '';
+      out.push(
+        this.event('response.function_call_arguments.delta', {
+          item_id: item.id,
+          output_index: this.indexOf(item),
+          delta: args,
+        }),
+      );
+      out.push(
+        this.event('response.function_call_arguments.done', {
+          item_id: item.id,
+          output_index: this.indexOf(item),
+          arguments: args,
+        }),
+      );
+      item.arguments = args;
+      out.push(...this.close());
+    }
+    return out;
+  }
+
+  /** The last events: the open item closed, then `response.completed` or `response.failed`. */
+  finish(failure?: string): ResponseEvent[] {
+    const out = this.close();
+    if (failure === undefined) {
+      this.status = 'completed';
+      out.push(this.event('response.completed', { response: this.snapshot() }));
+    } else {
+      this.status = 'failed';
+      this.error = { code: 'server_error', message: `deliberation failed: ${failure}` };
+      out.push(this.event('response.failed', { response: this.snapshot() }));
+    }
+    return out;
+  }
+
+  /** The response object as it stands (the non-streaming answer, once finished). */
+  snapshot(): Record<string, unknown> {
+    const h = this.head;
+    const outText = this.output.map((i) => JSON.stringify(i)).join('');
+    return {
+      id: h.id,
+      object: 'response',
+      created_at: h.createdAt,
+      status: this.status,
+      error: this.error,
+      incomplete_details: null,
+      instructions: h.instructions,
+      model: h.model,
+      output: this.output.map((i) => structuredClone(i)),
+      parallel_tool_calls: true,
+      previous_response_id: h.previousResponseId,
+      tool_choice: 'auto',
+      tools: h.tools,
+      temperature: null,
+      top_p: null,
+      text: { format: { type: 'text' } },
+      metadata: {},
+      store: true,
+      usage: {
+        input_tokens: tokens(h.inputText),
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: tokens(outText),
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: tokens(h.inputText) + tokens(outText),
+      },
+    };
+  }
+
+  /** The output as chat messages, to extend the server-held thread. */
+  outputMessages(): ChatMessage[] {
+    const calls = this.output.filter((i) => i.type === 'function_call');
+    if (calls.length > 0) {
+      return [
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: calls.map((c) => ({
+            id: String(c.call_id),
+            type: 'function',
+            function: { name: String(c.name), arguments: String(c.arguments) },
+          })),
+        },
+      ];
+    }
+    return this.text === '' ? [] : [{ role: 'assistant', content: this.text }];
+  }
+
+  items(): Array<Record<string, unknown>> {
+    return this.output;
+  }
+
+  private reasoning(text: string): ResponseEvent[] {
+    const out: ResponseEvent[] = [];
+    let item = this.open;
+    if (item?.type !== 'reasoning') {
+      out.push(...this.close());
+      item = { id: itemId('rs'), type: 'reasoning', summary: [] };
+      out.push(this.added(item));
+    }
+    const summary = item.summary as Array<{ type: string; text: string }>;
+    const at = { item_id: item.id, output_index: this.indexOf(item), summary_index: summary.length };
+    out.push(this.event('response.reasoning_summary_part.added', { ...at, part: { type: 'summary_text', text: '' } }));
+    out.push(this.event('response.reasoning_summary_text.delta', { ...at, delta: text }));
+    out.push(this.event('response.reasoning_summary_text.done', { ...at, text }));
+    summary.push({ type: 'summary_text', text });
+    out.push(this.event('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } }));
+    return out;
+  }
+
+  private content(text: string): ResponseEvent[] {
+    const out: ResponseEvent[] = [];
+    let item = this.open;
+    if (item?.type !== 'message') {
+      out.push(...this.close());
+      item = { id: itemId('msg'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+      out.push(this.added(item));
+      out.push(
+        this.event('response.content_part.added', {
+          item_id: item.id,
+          output_index: this.indexOf(item),
+          content_index: 0,
+          part: { type: 'output_text', text: '', annotations: [] },
+        }),
+      );
+    }
+    this.text += text;
+    out.push(
+      this.event('response.output_text.delta', {
+        item_id: item.id,
+        output_index: this.indexOf(item),
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      }),
+    );
+    return out;
+  }
+
+  private added(item: Item): ResponseEvent {
+    this.output.push(item);
+    this.open = item;
+    return this.event('response.output_item.added', { output_index: this.indexOf(item), item: structuredClone(item) });
+  }
+
+  private close(): ResponseEvent[] {
+    const item = this.open;
+    if (item === undefined) return [];
+    this.open = undefined;
+    const out: ResponseEvent[] = [];
+    const at = { item_id: item.id, output_index: this.indexOf(item) };
+    if (item.type === 'message') {
+      const part = { type: 'output_text', text: this.text, annotations: [] };
+      out.push(this.event('response.output_text.done', { ...at, content_index: 0, text: this.text, logprobs: [] }));
+      out.push(this.event('response.content_part.done', { ...at, content_index: 0, part }));
+      item.content = [part];
+    }
+    if (item.type !== 'reasoning') item.status = 'completed';
+    out.push(
+      this.event('response.output_item.done', { output_index: this.indexOf(item), item: structuredClone(item) }),
+    );
+    return out;
+  }
+
+  private indexOf(item: Item): number {
+    return this.output.indexOf(item);
+  }
+
+  private event(type: string, body: Record<string, unknown>): ResponseEvent {
+    return { type, sequence_number: this.seq++, ...body };
+  }
+}

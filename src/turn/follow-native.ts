@@ -1,0 +1,75 @@
+import type { StreamEvent } from '../events.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
+import { settlementOf } from './settle.js';
+import type { TurnDeps } from './turn-spec.js';
+
+/**
+ * Follows a native job the way the reference client does: the named-event stream, which is
+ * live only, plus `GET /result` to settle what the stream cannot tell. `/result` is asked once
+ * the stream is open (a job that ended before the attach never says so on the stream; asking
+ * only after subscribing means its end cannot slip between the two), and again whenever the
+ * stream ends or drops without `job_complete`. A drop reconnects a bounded number of times.
+ */
+export async function followNative(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
+  const { ctx, client, renderer } = deps;
+  let attempt = 0;
+  let last: NsedError | undefined;
+  for (;;) {
+    if (last !== undefined) {
+      attempt += 1;
+      if (attempt > MAX_RESUME_ATTEMPTS) throw last;
+      renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
+      await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
+    }
+    let stream;
+    try {
+      stream = await client.jobStream(jobId, { signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const e = toNsedError(err);
+      if (!isRetryableResumeError(e)) throw e;
+      last = e;
+      continue;
+    }
+    if (await settled(deps, jobId, apply)) {
+      stream.abort();
+      return;
+    }
+    try {
+      for await (const batch of stream.batches()) {
+        for (const e of batch) {
+          // Any event proves the connection works again: the retry budget starts over.
+          attempt = 0;
+          apply(e);
+          if (e.type === 'end') return;
+        }
+      }
+      throw new NsedError('network', 'the job stream ended without job_complete', { drop: 'eof' });
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const e = toNsedError(err);
+      if (e.drop === undefined) throw e;
+      if (await settled(deps, jobId, apply)) return;
+      last = e;
+    }
+  }
+}
+
+/** Asks `/result`; a job that is over is finished from it (true), one still running is not (false). */
+async function settled(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<boolean> {
+  const s = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));
+  switch (s.kind) {
+    case 'completed':
+      if (s.answer !== '') apply({ type: 'text', text: s.answer, index: 0 });
+      apply({ type: 'end', finish_reason: 'stop', index: 0 });
+      return true;
+    case 'cancelled':
+      apply({ type: 'end', finish_reason: 'cancelled', index: 0 });
+      return true;
+    case 'failed':
+      throw new NsedError('server', `deliberation ${jobId} failed: ${s.reason}`);
+    case 'running':
+      return false;
+  }
+}
