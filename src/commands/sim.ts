@@ -28,7 +28,7 @@ export interface SimOptions {
 }
 
 /** The client's options mean nothing to the simulator, so its help leaves them out. */
-const CLIENT_OPTIONS = ['url', 'token-file', 'home', 'output', 'quiet', 'timeout', 'idle-timeout', 'color', 'sim'];
+const CLIENT_OPTIONS = ['url', 'token-file', 'home', 'output', 'quiet', 'verbose', 'timeout', 'idle-timeout', 'color', 'sim'];
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef<SimOptions> = {
