@@ -60,8 +60,14 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   };
   const configured = globals.config?.values;
   const recordedSim =
-    recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined && configured?.url === undefined;
-  const owner = recordedSim && !globals.sim && target?.pending !== undefined ? ownerSim(target.pending, target.needsJob) : undefined;
+    recorded === SIM_ORCHESTRATOR &&
+    globals.url === undefined &&
+    ctx.env['NSED_URL'] === undefined &&
+    configured?.url === undefined;
+  const owner =
+    recordedSim && !globals.sim && target?.pending !== undefined
+      ? ownerSim(target.pending, target.needsJob)
+      : undefined;
   const useSim = owner === undefined && (globals.sim || recordedSim);
   let url: string;
   let source: UrlSource | 'sim' | 'owner' = 'sim';
@@ -87,7 +93,11 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   const verbose = ctx.io.verbose && !ctx.io.quiet;
   if (verbose) warn(`url ${url} (${URL_SOURCE_WORDS[source]})`);
   const debug =
-    ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : verbose ? (line: string) => warn(line) : undefined;
+    ctx.env['NSED_DEBUG'] === '1'
+      ? (line: string) => warn(`debug: ${line}`)
+      : verbose
+        ? (line: string) => warn(line)
+        : undefined;
   const client = createClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
@@ -99,7 +109,9 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   const warning = cleartextWarning(url, token);
   if (warning !== undefined) warn(warning);
   if (ctx.env['NODE_TLS_REJECT_UNAUTHORIZED'] === '0' && url.startsWith('https:')) {
-    warn('warning: NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks; use NODE_EXTRA_CA_CERTS for a private CA');
+    warn(
+      'warning: NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks; use NODE_EXTRA_CA_CERTS for a private CA',
+    );
   }
   return {
     client,
@@ -137,14 +149,24 @@ function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
  */
 function ownerSim(pending: NonNullable<ConnectTarget['pending']>, needsJob: boolean): LiveSim | undefined {
   const sim = pending.sim;
-  if (sim !== undefined && typeof sim.url === 'string' && typeof sim.pid === 'number' && sim.pid !== process.pid && isAlive(sim.pid)) {
+  if (
+    sim !== undefined &&
+    typeof sim.url === 'string' &&
+    typeof sim.pid === 'number' &&
+    sim.pid !== process.pid &&
+    isAlive(sim.pid)
+  ) {
     return { url: sim.url, pid: sim.pid };
   }
   if (!needsJob) return undefined;
   const whose = sim === undefined ? 'another nsed process' : `process ${sim.pid}`;
-  throw new NsedError('conflict', `nothing is running: deliberation ${pending.job_id} ran on the in-process simulator of ${whose} (--sim), which has exited`, {
-    hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
-  });
+  throw new NsedError(
+    'conflict',
+    `nothing is running: deliberation ${pending.job_id} ran on the in-process simulator of ${whose} (--sim), which has exited`,
+    {
+      hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
+    },
+  );
 }
 
 /** Signal 0 tests for a process without touching it; EPERM means it lives under another user. */

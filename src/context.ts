@@ -93,7 +93,9 @@ async function openStore(ctx: Context): Promise<SessionStore> {
     // A wait is bounded by the store; saying whose lock it is tells the user what to look at.
     onLockWait: (pid) => {
       if (io.quiet) return;
-      io.stderr.write(`waiting for the session lock held by ${pid === undefined ? 'another nsed process' : `pid ${pid}`}\n`);
+      io.stderr.write(
+        `waiting for the session lock held by ${pid === undefined ? 'another nsed process' : `pid ${pid}`}\n`,
+      );
     },
   });
 }
@@ -108,6 +110,10 @@ export async function withoutSaving(ctx: Context): Promise<Context> {
     import('./session/paths.js'),
   ]);
   const home = resolveHome(ctx.env, ctx.globals.home);
-  const overlay = memoryOverlay({ home, dir: sessionsDir(home) }, () => ctx.store(), () => ctx.clock.now());
+  const overlay = memoryOverlay(
+    { home, dir: sessionsDir(home) },
+    () => ctx.store(),
+    () => ctx.clock.now(),
+  );
   return { ...ctx, store: async () => overlay };
 }

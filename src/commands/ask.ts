@@ -22,8 +22,14 @@ export const ask: CommandDef<AskOptions> = {
         describe: 'the question; - reads stdin in its place; with no words a piped stdin is the prompt',
       })
       .example('nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout')
-      .example('git diff | nsed ask "review this"', 'the words are the question, piped input its context (below it, fenced)')
-      .example('nsed ask -m llama3.2 --url http://localhost:11434 "hello"', 'any OpenAI-compatible server: the model as given')
+      .example(
+        'git diff | nsed ask "review this"',
+        'the words are the question, piped input its context (below it, fenced)',
+      )
+      .example(
+        'nsed ask -m llama3.2 --url http://localhost:11434 "hello"',
+        'any OpenAI-compatible server: the model as given',
+      )
       .epilog(
         'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
           ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
@@ -39,7 +45,11 @@ export const ask: CommandDef<AskOptions> = {
     await ctx.store();
     const conn = await ctx.connect();
     try {
-      const { session, userTurnId } = await startSession(ctx, { prompt, opts: opts.turn, orchestrator: conn.orchestrator });
+      const { session, userTurnId } = await startSession(ctx, {
+        prompt,
+        opts: opts.turn,
+        orchestrator: conn.orchestrator,
+      });
       return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
     } finally {
       await conn.close();

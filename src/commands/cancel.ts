@@ -1,5 +1,11 @@
 import type { CommandDef } from './command.js';
-import { assertNsedSession, parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import {
+  assertNsedSession,
+  parseSessionTarget,
+  readTarget,
+  withSessionTarget,
+  type SessionTarget,
+} from './shared/session-target.js';
 
 export interface CancelOptions {
   target: SessionTarget;
@@ -24,7 +30,9 @@ export const cancel: CommandDef<CancelOptions> = {
     const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
-      throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: 'there is no pending deliberation to cancel' });
+      throw new NsedError('conflict', `nothing is running in session ${id}`, {
+        hint: 'there is no pending deliberation to cancel',
+      });
     }
     const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {

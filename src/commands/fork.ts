@@ -25,8 +25,15 @@ export const fork: CommandDef<ForkOptions> = {
   builder: (y) =>
     withTurnOptions(y)
       .positional('source', { type: 'string', describe: 'the session to branch from (id or unique prefix)' })
-      .positional('prompt', { type: 'string', array: true, describe: 'a prompt to run on the fork at once (- for stdin)' })
-      .option('at', { type: 'string', describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)' })
+      .positional('prompt', {
+        type: 'string',
+        array: true,
+        describe: 'a prompt to run on the fork at once (- for stdin)',
+      })
+      .option('at', {
+        type: 'string',
+        describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)',
+      })
       .example('nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id')
       .example('nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'),
   parse: (argv) => ({
@@ -56,7 +63,13 @@ export const fork: CommandDef<ForkOptions> = {
     const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
 
     if (text === undefined) {
-      const session = await createSession(ctx, { opts: inherited, orchestrator: parent.orchestrator, turns, forkedFrom, title });
+      const session = await createSession(ctx, {
+        opts: inherited,
+        orchestrator: parent.orchestrator,
+        turns,
+        forkedFrom,
+        title,
+      });
       ctx.io.stdout.write(`${session.id}\n`);
       return 0;
     }

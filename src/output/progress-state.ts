@@ -16,7 +16,14 @@ export interface ProgressState {
   contested: number;
 }
 
-export const initialProgress: ProgressState = { phase: 'starting', round: 0, totalRounds: 0, convergence: undefined, leader: undefined, contested: 0 };
+export const initialProgress: ProgressState = {
+  phase: 'starting',
+  round: 0,
+  totalRounds: 0,
+  convergence: undefined,
+  leader: undefined,
+  contested: 0,
+};
 
 const ROUND = /^\s*round\s+(\d+)(?:\s*\/\s*(\d+))?/i;
 const CONVERGENCE = /convergence:?\s*(\d+(?:\.\d+)?)\s*%/i;
@@ -29,7 +36,10 @@ export function leaderOf(candidates: readonly Candidate[]): Candidate | undefine
 }
 
 export function contestedClaims(candidates: readonly Candidate[]): number {
-  return candidates.reduce((n, c) => n + c.claims.filter((k) => k.verdict === 'contested' || k.verdict === 'wrong').length, 0);
+  return candidates.reduce(
+    (n, c) => n + c.claims.filter((k) => k.verdict === 'contested' || k.verdict === 'wrong').length,
+    0,
+  );
 }
 
 /**
@@ -56,7 +66,8 @@ export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
       if (/^\s*consensus\b/i.test(e.text)) return { ...s, phase: 'consensus' };
       // A milestone such as "Round 2/3 — proposals from …" opens a phase before its first round event.
       const at = ROUND.exec(e.text);
-      const round = at === null ? {} : { round: Number(at[1]), totalRounds: at[2] === undefined ? s.totalRounds : Number(at[2]) };
+      const round =
+        at === null ? {} : { round: Number(at[1]), totalRounds: at[2] === undefined ? s.totalRounds : Number(at[2]) };
       if (/\bevaluations?\b/i.test(e.text)) return { ...s, ...round, phase: 'evaluating' };
       if (/\bproposals?\b/i.test(e.text)) return { ...s, ...round, phase: 'proposing' };
       return s;

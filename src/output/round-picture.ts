@@ -27,7 +27,9 @@ export function sparkline(scores: ReadonlyArray<number | undefined>): string {
 /** Convergence per round from the reasoning milestones ("Round 2 complete — convergence: 63%"). */
 export function convergenceByRound(reasoning: string | null): Map<number, number> {
   const out = new Map<number, number>();
-  for (const m of (reasoning ?? '').matchAll(/round\s+(\d+)\s+complete\D{0,40}?convergence:?\s*(\d+(?:\.\d+)?)\s*%/gi)) {
+  for (const m of (reasoning ?? '').matchAll(
+    /round\s+(\d+)\s+complete\D{0,40}?convergence:?\s*(\d+(?:\.\d+)?)\s*%/gi,
+  )) {
     out.set(Number(m[1]), Number(m[2]) / 100);
   }
   return out;
@@ -38,7 +40,11 @@ export function convergenceByRound(reasoning: string | null): Map<number, number
  * (a sparkline, then the numbers) and a star on the final leader, then convergence per round,
  * so a reader sees who led and whether the council agreed.
  */
-export function roundPicture(rounds: readonly NsedRound[], reasoning: string | null, paint: Paint = plainPaint): string[] {
+export function roundPicture(
+  rounds: readonly NsedRound[],
+  reasoning: string | null,
+  paint: Paint = plainPaint,
+): string[] {
   if (rounds.length === 0) return [];
   const agents: string[] = [];
   for (const r of rounds) for (const c of r.candidates) if (!agents.includes(c.agent_id)) agents.push(c.agent_id);

@@ -25,13 +25,17 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
   const when = (iso: string): string => (opts.terminal ? relativeTime(iso, opts.now) : iso);
   const out: string[] = [oneLine(doc.title, 200) || doc.id];
   const count = doc.turns.length === 1 ? '1 turn' : `${doc.turns.length} turns`;
-  out.push(`session ${doc.id} · policy ${oneLine(doc.policy, 80)} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`);
+  out.push(
+    `session ${doc.id} · policy ${oneLine(doc.policy, 80)} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`,
+  );
   if (doc.forked_from !== null) {
     const at = doc.forked_from.turn === null ? '' : ` at turn ${oneLine(doc.forked_from.turn, 40)}`;
     out.push(`forked from ${oneLine(doc.forked_from.session, 80)}${at}`);
   }
   if (doc.pending_job !== null) {
-    out.push(`running: deliberation ${oneLine(String(doc.pending_job.job_id), 80)} (follow it with 'nsed resume -s ${doc.id}')`);
+    out.push(
+      `running: deliberation ${oneLine(String(doc.pending_job.job_id), 80)} (follow it with 'nsed resume -s ${doc.id}')`,
+    );
   }
   if (doc.system !== null && doc.system !== '') out.push(`system: ${oneLine(doc.system, 200)}`);
   doc.turns.forEach((t, i) => {
@@ -70,7 +74,11 @@ function heading(t: TurnDocument, position: number): string {
 export function toolCallLine(c: RecordedToolCall): string {
   const head = `  tool ${oneLine(c.name, 60)} ${oneLine(c.arguments, 80)}`;
   if (c.status === undefined) return `${head} → waiting for a result (${oneLine(c.id, 60)})`;
-  const how = [c.status, ...(c.exit_code == null ? [] : [`exit ${c.exit_code}`]), ...(c.duration_ms == null ? [] : [`${Math.round(c.duration_ms)} ms`])];
+  const how = [
+    c.status,
+    ...(c.exit_code == null ? [] : [`exit ${c.exit_code}`]),
+    ...(c.duration_ms == null ? [] : [`${Math.round(c.duration_ms)} ms`]),
+  ];
   const result = c.status === 'expired' ? 'no answer' : oneLine(c.result ?? '', 100);
   return `${head} → ${result} (${how.join(', ')})`;
 }

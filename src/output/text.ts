@@ -4,7 +4,14 @@ import { safeWriter } from '../terminal/safe-writer.js';
 import { TerminalSanitizer, oneLine } from '../terminal/sanitize.js';
 import { createSpinner } from '../terminal/spinner.js';
 import { createStyle } from '../terminal/style.js';
-import { advanceProgress, contestedClaims, continueHint, initialProgress, leaderOf, progressLine } from './progress-state.js';
+import {
+  advanceProgress,
+  contestedClaims,
+  continueHint,
+  initialProgress,
+  leaderOf,
+  progressLine,
+} from './progress-state.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
 
 /** `job` line: `session <id> · job <job> · policy <policy>`, with whatever turn-start told us. */
@@ -37,7 +44,8 @@ export function toolResultLine(e: EventOf<'tool-result'>): string {
   if (e.exit_code !== null) parts.push(`exit ${e.exit_code}`);
   if (e.status !== 'ok' && !(e.status === 'error' && e.exit_code !== null)) parts.push(e.status);
   if (e.duration_ms !== null) parts.push(`${Math.round(e.duration_ms)} ms`);
-  const shown = e.status === 'expired' ? 'no answer arrived in time; the council goes on without it' : oneLine(e.content, 80);
+  const shown =
+    e.status === 'expired' ? 'no answer arrived in time; the council goes on without it' : oneLine(e.content, 80);
   return `${parts.join(' · ')}${shown === '' ? '' : `: ${shown}`}`;
 }
 

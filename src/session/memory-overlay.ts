@@ -8,9 +8,14 @@ import { summarizeSession } from './store.js';
  * in memory only; anything else is read from the real store, which is opened only when such a
  * read happens, so `nsed ask --no-save` touches no file at all.
  */
-export function memoryOverlay(paths: { home: string; dir: string }, base: () => Promise<SessionStore>, now: () => Date): SessionStore {
+export function memoryOverlay(
+  paths: { home: string; dir: string },
+  base: () => Promise<SessionStore>,
+  now: () => Date,
+): SessionStore {
   const mine = new Map<string, Session>();
-  const inMemory = (prefix: string): string | undefined => (mine.has(prefix) ? prefix : [...mine.keys()].find((id) => id.startsWith(prefix)));
+  const inMemory = (prefix: string): string | undefined =>
+    mine.has(prefix) ? prefix : [...mine.keys()].find((id) => id.startsWith(prefix));
   return {
     home: paths.home,
     dir: paths.dir,
@@ -32,10 +37,14 @@ export function memoryOverlay(paths: { home: string; dir: string }, base: () => 
     },
     list: async () => {
       const { sessions, unreadable } = await (await base()).list();
-      return { sessions: [...[...mine.values()].map(summarizeSession), ...sessions.filter((x) => !mine.has(x.id))], unreadable };
+      return {
+        sessions: [...[...mine.values()].map(summarizeSession), ...sessions.filter((x) => !mine.has(x.id))],
+        unreadable,
+      };
     },
     remove: async (id) => {
-      if (!mine.delete(id)) throw notFound(`session ${id} was not made by this run`, '--no-save never changes the store');
+      if (!mine.delete(id))
+        throw notFound(`session ${id} was not made by this run`, '--no-save never changes the store');
       return {};
     },
   };

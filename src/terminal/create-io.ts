@@ -24,7 +24,11 @@ export interface IOFlags {
  * ranks it above NO_COLOR); then NO_COLOR; then the config file's `color: false`; then whether
  * stderr is a terminal that is not dumb.
  */
-export function colorEnabled(env: Readonly<Record<string, string | undefined>>, stderrIsTTY: boolean, flags: IOFlags = {}): boolean {
+export function colorEnabled(
+  env: Readonly<Record<string, string | undefined>>,
+  stderrIsTTY: boolean,
+  flags: IOFlags = {},
+): boolean {
   if (flags.noColor === true) return false;
   const force = env['FORCE_COLOR'];
   if (force === '0' || force === 'false') return false;

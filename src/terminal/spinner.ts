@@ -26,7 +26,9 @@ interface CursorStream {
 function canDrawOn(stream: NodeJS.WritableStream): boolean {
   const s = stream as Partial<CursorStream> & { columns?: unknown };
   const sized = typeof s.columns === 'number' && Number.isFinite(s.columns) && s.columns > 0;
-  return sized && typeof s.cursorTo === 'function' && typeof s.clearLine === 'function' && typeof s.moveCursor === 'function';
+  return (
+    sized && typeof s.cursorTo === 'function' && typeof s.clearLine === 'function' && typeof s.moveCursor === 'function'
+  );
 }
 
 /** Whether a spinner can be drawn on this stderr (a sized, capable terminal, -q off). */
@@ -79,7 +81,8 @@ export async function createSpinner(io: IO, text: string): Promise<Spinner> {
     update(next) {
       // One row only: a status line that wraps would leave its first half behind on every redraw.
       const columns = (io.stderr as { columns?: number }).columns ?? 80;
-      if (state !== 'stopped') spinner.text = next.length > columns - 3 ? `${next.slice(0, Math.max(0, columns - 4))}…` : next;
+      if (state !== 'stopped')
+        spinner.text = next.length > columns - 3 ? `${next.slice(0, Math.max(0, columns - 4))}…` : next;
     },
     clearWhile(write) {
       if (state !== 'spinning') {

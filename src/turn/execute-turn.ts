@@ -68,23 +68,39 @@ async function forgetTurn(store: SessionStore, before: Session, userTurnId: stri
   }
 }
 
-async function startTurn(ctx: Context, conn: Connection, session: Session, userTurnId: string, opts: TurnOptions): Promise<number> {
+async function startTurn(
+  ctx: Context,
+  conn: Connection,
+  session: Session,
+  userTurnId: string,
+  opts: TurnOptions,
+): Promise<number> {
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(ctx, opts);
   const native = agents !== undefined || rounds !== undefined;
   const declared = await loadDeclaredTools(opts, session.tools);
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {
-    await (await ctx.store()).update(session.id, (s) => {
+    await (
+      await ctx.store()
+    ).update(session.id, (s) => {
       s.tools = offered;
     });
   }
   let start: TurnStart;
   if (native) {
     const policyId = agents === undefined ? await resolvePolicyId(conn, model) : undefined;
-    start = buildNativeRequest(session, { agents, rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
+    start = buildNativeRequest(
+      session,
+      { agents, rounds, policyId },
+      ctx.randomHex(8),
+      offered === undefined ? undefined : userToolsOf(offered),
+    );
   } else {
-    start = buildChatRequest(session, model, { stream: opts.stream, ...(offered === undefined ? {} : { tools: offered }) });
+    start = buildChatRequest(session, model, {
+      stream: opts.stream,
+      ...(offered === undefined ? {} : { tools: offered }),
+    });
   }
   const spec: TurnSpec = {
     sessionId: session.id,
@@ -173,7 +189,14 @@ function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | un
 async function resolvePolicyId(conn: Connection, model: string): Promise<string> {
   const ref = fromModel(model) ?? model;
   const policies = await conn.client.policies();
-  const match = ref === '*' ? policies[0] : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
-  if (match === undefined) throw notFound(`unknown policy '${ref}'`, "list them with 'nsed policies', or choose agents with --agents A,B ('nsed agents' lists them)");
+  const match =
+    ref === '*'
+      ? policies[0]
+      : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
+  if (match === undefined)
+    throw notFound(
+      `unknown policy '${ref}'`,
+      "list them with 'nsed policies', or choose agents with --agents A,B ('nsed agents' lists them)",
+    );
   return match.policy_id;
 }

@@ -35,7 +35,8 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     title: init.opts.title ?? init.title,
     created: now.toISOString(),
     updated: now.toISOString(),
-    active_policy: init.opts.model ?? toModel(init.opts.policy ?? defaultPolicy(ctx.env, ctx.globals.config.values.policy)),
+    active_policy:
+      init.opts.model ?? toModel(init.opts.policy ?? defaultPolicy(ctx.env, ctx.globals.config.values.policy)),
     orchestrator: init.orchestrator,
     conversation_id: newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

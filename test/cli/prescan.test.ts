@@ -50,7 +50,13 @@ async function viaYargs(args: string[]) {
 }
 
 /** A config file's output and idle timeout apply only where no flag gave one, with either parser. */
-const CONFIGURED: LoadedConfig = { path: '/c.json', exists: true, values: { output: 'json', idle_timeout: 30 }, unknown: [], error: undefined };
+const CONFIGURED: LoadedConfig = {
+  path: '/c.json',
+  exists: true,
+  values: { output: 'json', idle_timeout: 30 },
+  unknown: [],
+  error: undefined,
+};
 
 describe('prescan of sessions ls', () => {
   it('reads every shape it accepts exactly as the yargs definitions do', async () => {
@@ -64,7 +70,11 @@ describe('prescan of sessions ls', () => {
       const { ls } = await import('../../src/commands/sessions/ls.js');
       expect(yargsView.command, args.join(' ')).toBe(ls.command);
       expect(
-        { globals: parseGlobalOptions(quick), configured: parseGlobalOptions(quick, CONFIGURED), options: ls.parse(quick) },
+        {
+          globals: parseGlobalOptions(quick),
+          configured: parseGlobalOptions(quick, CONFIGURED),
+          options: ls.parse(quick),
+        },
         args.join(' '),
       ).toEqual({ globals: yargsView.globals, configured: yargsView.configured, options: yargsView.options });
     }

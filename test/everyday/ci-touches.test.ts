@@ -15,13 +15,19 @@ afterAll(async () => {
   await rm(fresh, { recursive: true, force: true });
 });
 
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 const TOKEN = { NSED_TOKEN: 'sekrit-token-123' };
 
 describe('--no-save', () => {
   it('ask --no-save runs and prints the turn and creates nothing under the store root', async () => {
     const home = join(fresh, 'never');
-    const r = await rig.runProcess(['ask', '--no-save', '-o', 'json', 'Design a cache'], { env: { ...TOKEN, NSED_HOME: home } });
+    const r = await rig.runProcess(['ask', '--no-save', '-o', 'json', 'Design a cache'], {
+      env: { ...TOKEN, NSED_HOME: home },
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect((JSON.parse(r.stdout) as { content: string }).content).toContain('Design a cache');

@@ -21,7 +21,8 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-const models = () => plain.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => (r.body as { model: string }).model);
+const models = () =>
+  plain.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => (r.body as { model: string }).model);
 
 describe('-m/--model against a plain OpenAI-compatible server (no x-nsed-session-id, no rounds, no /deliberation)', () => {
   it('ask -m sends the model exactly as given; text mode prints the answer', async () => {
@@ -72,7 +73,11 @@ describe('-m/--model against a plain OpenAI-compatible server (no x-nsed-session
   it('resume, inject and cancel on such a session fail with one line: the server is not an NSED orchestrator', async () => {
     const first = await run(['ask', '-m', 'gpt-4o-mini', '-o', 'json', 'hi']);
     const id = (JSON.parse(first.stdout) as { session: string }).session;
-    for (const args of [['resume', '-s', id], ['inject', '-s', id, 'focus'], ['cancel', '-s', id]]) {
+    for (const args of [
+      ['resume', '-s', id],
+      ['inject', '-s', id, 'focus'],
+      ['cancel', '-s', id],
+    ]) {
       const r = await run(args);
       expect(r.stderr, args[0]).toMatch(/^nsed: .*not an NSED orchestrator.*\n(hint: [^\n]*\n)?$/);
       expect(r.stderr, args[0]).not.toContain('/v1');
@@ -90,7 +95,9 @@ describe('-m/--model against a plain OpenAI-compatible server (no x-nsed-session
   it("-m sets aside the config file's policy, council and rounds; --verbose names the file as the URL's source", async () => {
     const config = join(home, 'config.json');
     await writeFile(config, JSON.stringify({ url: plain.url, policy: 'deep', agents: ['A', 'B'], rounds: 2 }));
-    const r = await run(['ask', '-m', 'phi3', '--verbose', '-o', 'final', 'hello'], { env: { NSED_CONFIG: config, NSED_URL: undefined } });
+    const r = await run(['ask', '-m', 'phi3', '--verbose', '-o', 'final', 'hello'], {
+      env: { NSED_CONFIG: config, NSED_URL: undefined },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${ANSWER}\n`);
     expect(r.stderr).toContain(`url ${plain.url} (from the config file)`);

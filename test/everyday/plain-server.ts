@@ -66,7 +66,12 @@ export async function startPlainServer(answer = 'Hello from a plain server.'): P
       send(chunk({ role: 'assistant', content: '' }));
       for (const word of answer.split(/(?<= )/)) send(chunk({ content: word }));
       send(chunk({}, 'stop'));
-      send({ ...base, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } });
+      send({
+        ...base,
+        object: 'chat.completion.chunk',
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 },
+      });
       res.end('data: [DONE]\n\n');
     })();
   });

@@ -24,9 +24,18 @@ describe('the progress line: phase, round, elapsed, convergence, leader, contest
       { claim: 'y', verdict: 'verified' as const },
       { claim: 'z', verdict: 'wrong' as const },
     ];
-    fold({ type: 'round', round: 1, total_rounds: 3, progress: 0.3, scored: true, candidates: [candidate('A', 0.2), { ...candidate('B', 0.61), claims }] });
+    fold({
+      type: 'round',
+      round: 1,
+      total_rounds: 3,
+      progress: 0.3,
+      scored: true,
+      candidates: [candidate('A', 0.2), { ...candidate('B', 0.61), claims }],
+    });
     fold({ type: 'reasoning', text: 'Round 1 complete — convergence: 45%' });
-    expect(progressLine(s, 12_400)).toBe('evaluating · round 1/3 · 12s · convergence 45% · leader B 0.61 · 2 contested');
+    expect(progressLine(s, 12_400)).toBe(
+      'evaluating · round 1/3 · 12s · convergence 45% · leader B 0.61 · 2 contested',
+    );
     fold({ type: 'text', text: 'The answer' });
     expect(s.phase).toBe('consensus');
   });

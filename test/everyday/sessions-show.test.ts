@@ -24,7 +24,11 @@ afterAll(async () => {
   await rig.close();
 });
 
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('the round picture', () => {
   it('draws a score as one of eight blocks, clamped to [0, 1], a gap where an agent sat out', () => {
@@ -33,13 +37,28 @@ describe('the round picture', () => {
 
   it('reads convergence per round from the reasoning milestones', () => {
     const got = convergenceByRound('Round 1 complete — convergence: 45%\nRound 2 complete — convergence: 63%');
-    expect([...got]).toEqual([[1, 0.45], [2, 0.63]]);
+    expect([...got]).toEqual([
+      [1, 0.45],
+      [2, 0.63],
+    ]);
   });
 
   it('a row per agent across rounds, a star on the final leader, then convergence', () => {
     const rounds = [
-      { round: 1, total_rounds: 2, progress: 0.5, scored: true, candidates: [candidate('CortexA', 0.2), candidate('CortexB', 0.6)] },
-      { round: 2, total_rounds: 2, progress: 1, scored: true, candidates: [candidate('CortexA', 0.9), candidate('CortexB', 0.5)] },
+      {
+        round: 1,
+        total_rounds: 2,
+        progress: 0.5,
+        scored: true,
+        candidates: [candidate('CortexA', 0.2), candidate('CortexB', 0.6)],
+      },
+      {
+        round: 2,
+        total_rounds: 2,
+        progress: 1,
+        scored: true,
+        candidates: [candidate('CortexA', 0.9), candidate('CortexB', 0.5)],
+      },
     ];
     const lines = roundPicture(rounds, 'Round 1 complete — convergence: 40%\nRound 2 complete — convergence: 80%');
     expect(lines).toEqual([
@@ -96,13 +115,16 @@ describe('sessions show and export', () => {
     expect(r.screen).toContain('★');
   });
 
-  it.skipIf(!haveScript)('$PAGER is used when NSED_PAGER is unset; a pager that cannot start falls back to plain output', async () => {
-    await rm(paged, { force: true });
-    const r = await onTerminal(rig, ['sessions', 'show', id], { PAGER: pager });
-    expect(r.code).toBe(0);
-    expect(await readFile(paged, 'utf8')).toContain(`session ${id}`);
-    const missing = await onTerminal(rig, ['sessions', 'show', id], { NSED_PAGER: '/nonexistent/pager' });
-    expect(missing.code).toBe(0);
-    expect(missing.screen).toContain(`session ${id}`);
-  });
+  it.skipIf(!haveScript)(
+    '$PAGER is used when NSED_PAGER is unset; a pager that cannot start falls back to plain output',
+    async () => {
+      await rm(paged, { force: true });
+      const r = await onTerminal(rig, ['sessions', 'show', id], { PAGER: pager });
+      expect(r.code).toBe(0);
+      expect(await readFile(paged, 'utf8')).toContain(`session ${id}`);
+      const missing = await onTerminal(rig, ['sessions', 'show', id], { NSED_PAGER: '/nonexistent/pager' });
+      expect(missing.code).toBe(0);
+      expect(missing.screen).toContain(`session ${id}`);
+    },
+  );
 });

@@ -21,7 +21,11 @@ function lastUserMessage(): string {
 function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const env = { PATH: process.env['PATH'] ?? '', NSED_HOME: rig.home, NSED_URL: rig.sim.url, NO_COLOR: '1' };
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { env, cwd: rig.home, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      env,
+      cwd: rig.home,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -121,7 +121,10 @@ function waitForCapture(streams: Capture[], predicate: (out: string) => boolean,
       if (err === undefined) resolve();
       else reject(err);
     };
-    const timer = setTimeout(() => done(new Error(`timed out waiting for output; saw: ${seen().slice(-500)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`timed out waiting for output; saw: ${seen().slice(-500)}`)),
+      timeoutMs,
+    );
     // A Capture stores each chunk in its own listener, registered first, so `seen` is current here.
     const check = (): void => {
       if (predicate(seen())) done();

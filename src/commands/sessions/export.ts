@@ -16,13 +16,21 @@ export interface ExportOptions {
  */
 export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
-  describe: 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
+  describe:
+    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
   builder: (y) =>
     withShownSession(y)
       .option('format', { alias: 'f', choices: EXPORT_FORMATS, default: 'json' as const, describe: 'export format' })
-      .option('out', { alias: 'file', type: 'string', describe: 'write to FILE (atomically, mode 0600) instead of stdout' })
+      .option('out', {
+        alias: 'file',
+        type: 'string',
+        describe: 'write to FILE (atomically, mode 0600) instead of stdout',
+      })
       .example('nsed sessions export 20261130 --format markdown --out cache.md', 'a readable transcript')
-      .example('nsed sessions export 20261130 --format messages > messages.json', 'replay it through any OpenAI-compatible client'),
+      .example(
+        'nsed sessions export 20261130 --format messages > messages.json',
+        'replay it through any OpenAI-compatible client',
+      ),
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
     if (out === '') throw usageError('--out needs a file name');
@@ -42,7 +50,10 @@ export const exportCommand: CommandDef<ExportOptions> = {
       return 0;
     }
     // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).
-    const shown = format === 'markdown' && ctx.io.stdoutIsTTY ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text) : text;
+    const shown =
+      format === 'markdown' && ctx.io.stdoutIsTTY
+        ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text)
+        : text;
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, shown);
     return 0;
   },

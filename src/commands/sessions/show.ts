@@ -19,8 +19,16 @@ export const show: CommandDef<ShowOptions> = {
   describe: 'print a session: every turn with its role, policy, job and time',
   builder: (y) =>
     withShownSession(y)
-      .option('rounds', { type: 'boolean', default: false, describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim' })
-      .option('json', { type: 'boolean', default: false, describe: 'the session as a JSON document, as export --format json writes it (also -o json)' })
+      .option('rounds', {
+        type: 'boolean',
+        default: false,
+        describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim',
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'the session as a JSON document, as export --format json writes it (also -o json)',
+      })
       .example('nsed sessions show --last --rounds', 'who led each round, and whether the council agreed')
       .example("nsed sessions show 20261130 --json | jq -r '.turns[-1].content'", 'the last answer'),
   parse: (argv) => {
@@ -46,7 +54,8 @@ export const show: CommandDef<ShowOptions> = {
     const doc = sessionDocument(session);
     if (mode === 'final') {
       const last = doc.turns.findLast((t) => t.role === 'assistant');
-      if (last === undefined) throw usageError(`session ${doc.id} has no answer yet`, `see it with 'nsed sessions show ${doc.id}'`);
+      if (last === undefined)
+        throw usageError(`session ${doc.id} has no answer yet`, `see it with 'nsed sessions show ${doc.id}'`);
       const { sanitizeForTerminal } = await import('../../terminal/sanitize.js');
       const text = ctx.io.stdoutIsTTY ? sanitizeForTerminal(last.content) : last.content;
       await writeStdout(ctx.io, text.endsWith('\n') ? text : `${text}\n`);
@@ -59,10 +68,18 @@ export const show: CommandDef<ShowOptions> = {
     const terminal = ctx.io.stdoutIsTTY;
     let paint;
     if (terminal && ctx.io.color) {
-      const [{ paintWith }, { createStyle }] = await Promise.all([import('../../output/round-picture.js'), import('../../terminal/style.js')]);
+      const [{ paintWith }, { createStyle }] = await Promise.all([
+        import('../../output/round-picture.js'),
+        import('../../terminal/style.js'),
+      ]);
       paint = paintWith(createStyle(ctx.io));
     }
-    const text = renderTranscript(doc, { rounds: opts.rounds, terminal, now: ctx.clock.now(), ...(paint === undefined ? {} : { paint }) });
+    const text = renderTranscript(doc, {
+      rounds: opts.rounds,
+      terminal,
+      now: ctx.clock.now(),
+      ...(paint === undefined ? {} : { paint }),
+    });
     if (terminal && (await (await import('../../terminal/pager.js')).page(ctx.io, ctx.env, text))) return 0;
     await writeStdout(ctx.io, text);
     return 0;

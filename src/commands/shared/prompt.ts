@@ -41,7 +41,11 @@ export async function readPrompt(words: readonly string[], io: IO, rules: Prompt
   const what = rules.what ?? 'prompt';
   let text: string;
   if (words.length === 0) {
-    if (io.stdinIsTTY) throw usageError(`no ${what} given`, `pass it as words, or pipe it on standard input (use - to read stdin explicitly)`);
+    if (io.stdinIsTTY)
+      throw usageError(
+        `no ${what} given`,
+        `pass it as words, or pipe it on standard input (use - to read stdin explicitly)`,
+      );
     text = await readAll(io.stdin);
   } else if (words.includes('-')) {
     const stdin = await readAll(io.stdin);
@@ -62,7 +66,8 @@ export async function readPrompt(words: readonly string[], io: IO, rules: Prompt
       }
     }
   }
-  if (text.trim() === '') throw usageError(`the ${what} is empty`, 'give some words, or pipe non-empty text on standard input');
+  if (text.trim() === '')
+    throw usageError(`the ${what} is empty`, 'give some words, or pipe non-empty text on standard input');
   return text.replace(/\r?\n$/, '');
 }
 
