@@ -42,11 +42,18 @@ try {
       for (const mode of order) (samples[`${name} ${mode}`] ??= []).push(once(args, modes[mode]));
     }
   }
-  console.log(`Node ${version}, ${RUNS} runs each, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `Node ${version}, ${RUNS} runs each, load average ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   for (const name of Object.keys(commands)) {
     const on = median(samples[`${name} on`]);
     const off = median(samples[`${name} off`]);
-    console.log(`${name}: cache on ${on.toFixed(1)} ms, off ${off.toFixed(1)} ms (${(((on - off) / off) * 100).toFixed(0)} %)`);
+    console.log(
+      `${name}: cache on ${on.toFixed(1)} ms, off ${off.toFixed(1)} ms (${(((on - off) / off) * 100).toFixed(0)} %)`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

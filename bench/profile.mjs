@@ -34,7 +34,9 @@ const SCENARIOS = {
 const [scenario] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const opt = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 if (!scenario || !(scenario in SCENARIOS)) {
-  console.error(`usage: node bench/profile.mjs ${Object.keys(SCENARIOS).join('|')} [--top=N] [--from=MS] [--to=MS] [--timeline=MS]`);
+  console.error(
+    `usage: node bench/profile.mjs ${Object.keys(SCENARIOS).join('|')} [--top=N] [--from=MS] [--to=MS] [--timeline=MS]`,
+  );
   process.exit(2);
 }
 
@@ -49,12 +51,24 @@ try {
     if (scenario === 'sessions-ls') await generateStore(openFileStore, home, 10_000);
     else longId = await generateLongSession(openFileStore, home, 1_000);
   }
-  const args = ['--cpu-prof', `--cpu-prof-dir=${tmp}`, '--cpu-prof-interval=100', ...SCENARIOS[scenario](server.url, longId)];
+  const args = [
+    '--cpu-prof',
+    `--cpu-prof-dir=${tmp}`,
+    '--cpu-prof-interval=100',
+    ...SCENARIOS[scenario](server.url, longId),
+  ];
   const { ms } = await runNode(args, { env: baseEnv({ NSED_HOME: home }) });
   const [file] = (await readdir(tmp)).filter((f) => f.endsWith('.cpuprofile'));
-  const { totalMs, self, inclusive } = await summarize(path.join(tmp, file), { fromMs: opt('from', 0), toMs: opt('to', Infinity) });
+  const { totalMs, self, inclusive } = await summarize(path.join(tmp, file), {
+    fromMs: opt('from', 0),
+    toMs: opt('to', Infinity),
+  });
   const top = opt('top', 20);
-  const show = (rows) => rows.slice(0, top).map(([name, t]) => `  ${t.toFixed(1).padStart(8)} ms ${((100 * t) / totalMs).toFixed(1).padStart(5)} %  ${name}`).join('\n');
+  const show = (rows) =>
+    rows
+      .slice(0, top)
+      .map(([name, t]) => `  ${t.toFixed(1).padStart(8)} ms ${((100 * t) / totalMs).toFixed(1).padStart(5)} %  ${name}`)
+      .join('\n');
   console.log(`${scenario}: wall ${ms.toFixed(0)} ms, ${totalMs.toFixed(0)} ms profiled`);
   console.log(`self time:\n${show(self)}`);
   console.log(`inclusive time:\n${show(inclusive)}`);
@@ -63,7 +77,9 @@ try {
     console.log(`timeline (${bucket} ms slices, busy time and the heaviest stack):`);
     for (const row of await timeline(path.join(tmp, file), bucket)) {
       if (row.atMs < opt('from', 0) || row.atMs > opt('to', Infinity)) continue;
-      console.log(`  ${String(row.atMs).padStart(6)} ms  busy ${row.busyMs.toFixed(1).padStart(5)}  ${row.topMs.toFixed(1).padStart(5)} ${row.top}`);
+      console.log(
+        `  ${String(row.atMs).padStart(6)} ms  busy ${row.busyMs.toFixed(1).padStart(5)}  ${row.topMs.toFixed(1).padStart(5)} ${row.top}`,
+      );
     }
   }
 } finally {

@@ -20,7 +20,10 @@ import { bundleStore, loadStore } from './store/bundle-store.mjs';
 
 const FIGURES = { startup, 'one-shot': oneShot, listing, throughput, memory, latency, contention };
 
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const unknown = (only ?? []).filter((n) => !(n in FIGURES));
 if (unknown.length > 0) {
   console.error(`unknown figure ${unknown.join(', ')}; choose from ${Object.keys(FIGURES).join(', ')}`);
@@ -53,12 +56,13 @@ const ctx = {
   tmp,
   server,
   // Bundled once, on first use, by the figures that drive the real store.
-  store: () =>
-    (storeModule ??= bundleStore(tmp).then(async (bundle) => ({ ...(await loadStore(bundle)), bundle }))),
+  store: () => (storeModule ??= bundleStore(tmp).then(async (bundle) => ({ ...(await loadStore(bundle)), bundle }))),
 };
 
 const loadavgStart = os.loadavg().map((l) => round(l, 2));
-console.log(`nsed bench · Node ${process.version} · NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'not set'} · load ${loadavgStart.join(' ')}`);
+console.log(
+  `nsed bench · Node ${process.version} · NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'not set'} · load ${loadavgStart.join(' ')}`,
+);
 const figures = [];
 try {
   for (const [id, fn] of Object.entries(FIGURES)) {

@@ -35,7 +35,10 @@ function pieces(spec) {
   if (spec.kind === 'bulk') return [['x'.repeat(spec.b), spec.a]];
   const size = Math.floor(spec.b / spec.a);
   const last = spec.b - size * (spec.a - 1);
-  return [['y'.repeat(size), spec.a - 1], ['y'.repeat(last), 1]];
+  return [
+    ['y'.repeat(size), spec.a - 1],
+    ['y'.repeat(last), 1],
+  ];
 }
 
 async function write(res, text) {
@@ -65,7 +68,9 @@ async function streamAnswer(res, spec, jobId) {
 
 function content(spec) {
   if (spec.kind === 'stamp') return '';
-  return pieces(spec).map(([p, n]) => p.repeat(n)).join('');
+  return pieces(spec)
+    .map(([p, n]) => p.repeat(n))
+    .join('');
 }
 
 const jobs = new Map();
@@ -82,15 +87,25 @@ const server = http.createServer({ noDelay: true }, (req, res) => {
       jobs.set(jobId, spec);
       const request = JSON.parse(Buffer.concat(body).toString('utf8') || '{}');
       if (request.stream === false) {
-        const completion = { id: 'chatcmpl-bench', object: 'chat.completion', created: 1, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', content: content(spec) }, finish_reason: 'stop' }] };
-        res.writeHead(200, { 'content-type': 'application/json', 'x-nsed-session-id': jobId }).end(JSON.stringify(completion));
+        const completion = {
+          id: 'chatcmpl-bench',
+          object: 'chat.completion',
+          created: 1,
+          model: MODEL,
+          choices: [{ index: 0, message: { role: 'assistant', content: content(spec) }, finish_reason: 'stop' }],
+        };
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'x-nsed-session-id': jobId })
+          .end(JSON.stringify(completion));
         return;
       }
       streamAnswer(res, spec, jobId).catch(() => res.destroy());
     } else if (job && jobs.has(job[1]) && req.method === 'POST' && job[2] === 'resume') {
       streamAnswer(res, jobs.get(job[1]), job[1]).catch(() => res.destroy());
     } else if (job && jobs.has(job[1]) && req.method === 'GET' && job[2] === 'result') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ job_id: job[1], status: 'completed', result: content(jobs.get(job[1])) }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ job_id: job[1], status: 'completed', result: content(jobs.get(job[1])) }));
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not Found' }));
     }

@@ -18,7 +18,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     const fs = require('node:fs');
     const path = require('node:path');
     const build = path.join(__dirname, '..', 'scripts', 'build.mjs');
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || fs.existsSync(path.join(__dirname, '..', 'dist', 'main.js')) || !fs.existsSync(build)) throw err;
+    if (
+      err?.code !== 'ERR_MODULE_NOT_FOUND' ||
+      fs.existsSync(path.join(__dirname, '..', 'dist', 'main.js')) ||
+      !fs.existsSync(build)
+    )
+      throw err;
     process.stderr.write('nsed: building dist/ from this checkout (once; npm run build rebuilds it)\n');
     await (await import(require('node:url').pathToFileURL(build).href)).buildCli();
     await import('../dist/main.js');

@@ -48,7 +48,9 @@ const undiciSlim = {
   name: 'undici-slim',
   setup(b) {
     b.onResolve({ filter: /^undici$/ }, (args) =>
-      args.importer.startsWith(path.join(root, 'src')) ? { path: path.join(root, 'scripts', 'undici-slim.cjs') } : undefined,
+      args.importer.startsWith(path.join(root, 'src'))
+        ? { path: path.join(root, 'scripts', 'undici-slim.cjs') }
+        : undefined,
     );
   },
 };
@@ -63,13 +65,21 @@ const common = {
   logLevel: 'warning',
   plugins: [lazyStringWidth, undiciSlim],
   // undici and yargs' CommonJS helpers call require(); ESM bundles have none.
-  banner: { js: "import { createRequire as __nsedCreateRequire } from 'node:module'; const require = __nsedCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __nsedCreateRequire } from 'node:module'; const require = __nsedCreateRequire(import.meta.url);",
+  },
 };
 
 /** Builds into `outdir` (default dist/; the tests build a private copy so parallel runs never share one). */
 export async function buildCli(outdir = `${root}dist`) {
   await rm(outdir, { recursive: true, force: true });
-  await build({ ...common, entryPoints: { main: 'src/cli/main.ts' }, outdir, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+  await build({
+    ...common,
+    entryPoints: { main: 'src/cli/main.ts' },
+    outdir,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+  });
 }
 
 /**

@@ -16,7 +16,11 @@ export async function importGraph(root) {
     const abs = path.join(root, file);
     const info = ts.preProcessFile(await readFile(abs, 'utf8'), true, true);
     graph[file] = [
-      ...new Set(info.importedFiles.map((f) => resolveSpecifier(root, abs, f.fileName)).filter((t) => t !== undefined && t.endsWith('.ts'))),
+      ...new Set(
+        info.importedFiles
+          .map((f) => resolveSpecifier(root, abs, f.fileName))
+          .filter((t) => t !== undefined && t.endsWith('.ts')),
+      ),
     ];
   }
   return graph;
@@ -97,7 +101,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const problems = [...arrowErrors(graph), ...findCycles(graph).map((c) => `import circle: ${c.join(' -> ')}`)];
   for (const p of problems) console.error(p);
   if (problems.length > 0) {
-    console.error(`${problems.length} import problem(s); the allowed arrows are in scripts/layers.mjs and docs/architecture.md`);
+    console.error(
+      `${problems.length} import problem(s); the allowed arrows are in scripts/layers.mjs and docs/architecture.md`,
+    );
     process.exit(1);
   }
   console.log(`imports: ${Object.keys(graph).length} modules, arrows kept, no circle`);

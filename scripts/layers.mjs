@@ -25,22 +25,59 @@ export const LAYERS = [
   },
   { from: 'src/protocol/', allow: ['src/protocol/', 'src/errors.ts'], why: 'the wire types are a leaf layer' },
   { from: 'src/errors.ts', allow: [], why: 'the error type and exit codes are a leaf every layer imports' },
-  { from: 'src/events.ts', allow: ['src/protocol/'], why: 'the event union is a leaf that api/ produces and output/, turn/ consume' },
+  {
+    from: 'src/events.ts',
+    allow: ['src/protocol/'],
+    why: 'the event union is a leaf that api/ produces and output/, turn/ consume',
+  },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
-  { from: 'src/terminal/', allow: ['src/terminal/', 'src/errors.ts'], why: 'the terminal knows nothing of deliberations' },
+  {
+    from: 'src/terminal/',
+    allow: ['src/terminal/', 'src/errors.ts'],
+    why: 'the terminal knows nothing of deliberations',
+  },
   {
     from: 'src/api/',
-    deny: ['src/session/', 'src/terminal/', 'src/output/', 'src/turn/', 'src/commands/', 'src/docs/', 'src/sim/', 'src/context.ts', 'src/connection.ts'],
+    deny: [
+      'src/session/',
+      'src/terminal/',
+      'src/output/',
+      'src/turn/',
+      'src/commands/',
+      'src/docs/',
+      'src/sim/',
+      'src/context.ts',
+      'src/connection.ts',
+    ],
     why: 'api/ turns HTTP bytes into typed events; storing, showing and orchestrating them happen above it',
   },
   {
     from: 'src/session/',
-    deny: ['src/api/', 'src/output/', 'src/turn/', 'src/commands/', 'src/docs/', 'src/sim/', 'src/terminal/', 'src/context.ts', 'src/connection.ts'],
+    deny: [
+      'src/api/',
+      'src/output/',
+      'src/turn/',
+      'src/commands/',
+      'src/docs/',
+      'src/sim/',
+      'src/terminal/',
+      'src/context.ts',
+      'src/connection.ts',
+    ],
     why: 'the store keeps sessions; it neither talks to the orchestrator nor shows anything',
   },
   {
     from: 'src/output/',
-    deny: ['src/api/', 'src/turn/', 'src/commands/', 'src/docs/', 'src/sim/', 'src/context.ts', 'src/connection.ts', ...STORE_INTERNALS],
+    deny: [
+      'src/api/',
+      'src/turn/',
+      'src/commands/',
+      'src/docs/',
+      'src/sim/',
+      'src/context.ts',
+      'src/connection.ts',
+      ...STORE_INTERNALS,
+    ],
     // The json renderer folds events with the turn's own pure reducer rather than a copy of it.
     except: ['src/turn/transcript.ts'],
     why: 'output/ renders events (events.ts) and session documents; it neither fetches them nor opens the store',
@@ -72,7 +109,11 @@ export const LAYERS = [
     why: 'the config file is read and checked with nothing but the error type and the list of output modes',
   },
   { from: 'src/commands/', deny: [], why: 'commands may use every layer below the entry' },
-  { from: 'src/docs/', deny: ['src/turn/', 'src/api/', 'src/sim/', 'src/session/'], why: 'the docs read the command definitions, not the machinery' },
+  {
+    from: 'src/docs/',
+    deny: ['src/turn/', 'src/api/', 'src/sim/', 'src/session/'],
+    why: 'the docs read the command definitions, not the machinery',
+  },
   { from: 'src/cli/', deny: [], why: 'the entry' },
 ];
 
@@ -91,7 +132,9 @@ export function arrowViolation(from, to) {
   if (rule === undefined) return undefined;
   if ((rule.except ?? []).some((p) => under(to, p))) return undefined;
   if (rule.allow !== undefined) {
-    return rule.allow.some((p) => under(to, p)) ? undefined : `${rule.from} may import only ${rule.allow.join(', ') || 'nothing of src/'} (${rule.why})`;
+    return rule.allow.some((p) => under(to, p))
+      ? undefined
+      : `${rule.from} may import only ${rule.allow.join(', ') || 'nothing of src/'} (${rule.why})`;
   }
   const hit = rule.deny.find((p) => under(to, p));
   return hit === undefined ? undefined : `${rule.from} must not import ${hit} (${rule.why})`;

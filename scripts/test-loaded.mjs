@@ -42,9 +42,13 @@ for (let i = 1; i <= runs; i++) {
   });
   const seconds = (performance.now() - started) / 1000;
   results.push({ code, seconds });
-  process.stdout.write(`test:loaded: run ${i}/${runs} beside ${LOOPS} busy loops: exit ${code}, ${seconds.toFixed(1)} s\n`);
+  process.stdout.write(
+    `test:loaded: run ${i}/${runs} beside ${LOOPS} busy loops: exit ${code}, ${seconds.toFixed(1)} s\n`,
+  );
 }
 stopLoops();
 const failed = results.filter((r) => r.code !== 0).length;
-process.stdout.write(`test:loaded: ${runs - failed} of ${runs} runs passed (${results.map((r) => `${r.seconds.toFixed(0)} s`).join(', ')})\n`);
+process.stdout.write(
+  `test:loaded: ${runs - failed} of ${runs} runs passed (${results.map((r) => `${r.seconds.toFixed(0)} s`).join(', ')})\n`,
+);
 process.exit(failed === 0 ? 0 : 1);

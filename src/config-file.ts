@@ -28,7 +28,10 @@ export const CONFIG_KEYS: ReadonlyArray<{ key: ConfigKey; describe: string }> = 
   { key: 'idle_timeout', describe: 'longest silence tolerated, in seconds (like --idle-timeout)' },
   { key: 'output', describe: `default output mode: ${OUTPUT_MODES.join(', ')} (like -o)` },
   { key: 'color', describe: 'false turns colour off (like --no-color)' },
-  { key: 'token_file', describe: 'file holding the bearer token (like --token-file); the token itself never goes here' },
+  {
+    key: 'token_file',
+    describe: 'file holding the bearer token (like --token-file); the token itself never goes here',
+  },
 ];
 
 const KNOWN = CONFIG_KEYS.map((k) => k.key);
@@ -69,7 +72,11 @@ export async function loadConfig(env: Env): Promise<LoadedConfig> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return empty;
-    return { ...empty, exists: true, error: storeError(`cannot read the config file ${file}: ${code ?? 'error'}`, { hint: 'check its permissions' }) };
+    return {
+      ...empty,
+      exists: true,
+      error: storeError(`cannot read the config file ${file}: ${code ?? 'error'}`, { hint: 'check its permissions' }),
+    };
   }
   try {
     const { values, unknown } = parseConfigText(text, file);
@@ -90,7 +97,9 @@ export function parseConfigText(text: string, file: string): { values: ConfigVal
     });
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw storeError(`the config file ${file} is not a JSON object`, { hint: 'it holds {"key": value, ...}; see nsed config list' });
+    throw storeError(`the config file ${file} is not a JSON object`, {
+      hint: 'it holds {"key": value, ...}; see nsed config list',
+    });
   }
   const values: ConfigValues = {};
   const unknown: string[] = [];
@@ -103,7 +112,9 @@ export function parseConfigText(text: string, file: string): { values: ConfigVal
       setValue(values, key, checkValue(key, value, path.dirname(file)));
     } catch (err) {
       const msg = err instanceof NsedError ? err.message : String(err);
-      throw storeError(`the config file ${file}: ${msg}`, { hint: `fix it with 'nsed config set ${key} VALUE' or 'nsed config unset ${key}'` });
+      throw storeError(`the config file ${file}: ${msg}`, {
+        hint: `fix it with 'nsed config set ${key} VALUE' or 'nsed config unset ${key}'`,
+      });
     }
   }
   return { values, unknown };
@@ -124,7 +135,10 @@ export function valueFromText(key: ConfigKey, text: string): unknown {
       if (['false', 'off', 'no', '0'].includes(text)) return false;
       return text;
     case 'agents':
-      return text.split(',').map((a) => a.trim()).filter((a) => a !== '');
+      return text
+        .split(',')
+        .map((a) => a.trim())
+        .filter((a) => a !== '');
     default:
       return text;
   }
@@ -143,21 +157,29 @@ export function checkValue(key: ConfigKey, value: unknown, base: string): Config
         throw bad('an http:// or https:// URL');
       }
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad('an http:// or https:// URL');
-      if (u.username !== '' || u.password !== '') throw usageError('url must not carry credentials', 'keep the token in a file and set token_file');
+      if (u.username !== '' || u.password !== '')
+        throw usageError('url must not carry credentials', 'keep the token in a file and set token_file');
       return value.trim().replace(/\/+$/, '');
     }
     case 'policy':
       if (typeof value !== 'string' || value.trim() === '') throw bad('a policy tag, nsed:<tag> or a policy id');
       return value.trim();
     case 'agents': {
-      const list = typeof value === 'string' ? value.split(',').map((a) => a.trim()).filter((a) => a !== '') : value;
+      const list =
+        typeof value === 'string'
+          ? value
+              .split(',')
+              .map((a) => a.trim())
+              .filter((a) => a !== '')
+          : value;
       if (!Array.isArray(list) || list.length < 2 || !list.every((a) => typeof a === 'string' && AGENT_NAME.test(a))) {
         throw bad('at least two agent names, e.g. CortexA,CortexB');
       }
       return list as string[];
     }
     case 'rounds':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 100) throw bad('a whole number from 1 to 100');
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 100)
+        throw bad('a whole number from 1 to 100');
       return value;
     case 'idle_timeout':
       if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw bad('a positive number of seconds');
@@ -182,7 +204,10 @@ export function checkValue(key: ConfigKey, value: unknown, base: string): Config
 /** The refusal of a key nsed does not know; the token gets its own reason. */
 export function unknownKeyError(key: string): NsedError {
   if (key === 'token') {
-    return usageError('the token is never kept in the config file', 'put it in a file of its own (chmod 600) and run: nsed config set token_file PATH');
+    return usageError(
+      'the token is never kept in the config file',
+      'put it in a file of its own (chmod 600) and run: nsed config set token_file PATH',
+    );
   }
   return usageError(`unknown config key '${key.slice(0, 60)}'`, `known keys: ${KNOWN.join(', ')}`);
 }
@@ -218,6 +243,8 @@ export async function editConfig(file: string, key: ConfigKey, value: unknown): 
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw storeError(`cannot write the config file ${file}: ${code}`, { hint: 'check the permissions of its folder, or point NSED_CONFIG elsewhere' });
+    throw storeError(`cannot write the config file ${file}: ${code}`, {
+      hint: 'check the permissions of its folder, or point NSED_CONFIG elsewhere',
+    });
   }
 }

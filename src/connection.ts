@@ -1,5 +1,5 @@
 import type { NsedClient } from './api/client.js';
-import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrl } from './config.js';
+import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrlSource, type UrlSource } from './config.js';
 import { NsedError } from './errors.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
@@ -60,15 +60,23 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   };
   const configured = globals.config?.values;
   const recordedSim =
-    recorded === SIM_ORCHESTRATOR && globals.url === undefined && ctx.env['NSED_URL'] === undefined && configured?.url === undefined;
-  const owner = recordedSim && !globals.sim && target?.pending !== undefined ? ownerSim(target.pending, target.needsJob) : undefined;
+    recorded === SIM_ORCHESTRATOR &&
+    globals.url === undefined &&
+    ctx.env['NSED_URL'] === undefined &&
+    configured?.url === undefined;
+  const owner =
+    recordedSim && !globals.sim && target?.pending !== undefined
+      ? ownerSim(target.pending, target.needsJob)
+      : undefined;
   const useSim = owner === undefined && (globals.sim || recordedSim);
   let url: string;
+  let source: UrlSource | 'sim' | 'owner' = 'sim';
   let stopSim: (() => Promise<void>) | undefined;
   let liveSim: LiveSim | undefined;
   let token: string | undefined;
   if (owner !== undefined) {
     url = owner.url;
+    source = 'owner';
     liveSim = owner;
   } else if (useSim) {
     const [{ startSim }, { parseProfile }] = await Promise.all([import('./sim/server.js'), import('./sim/profile.js')]);
@@ -78,11 +86,18 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     stopSim = () => sim.close();
     liveSim = { url: sim.url, pid: process.pid };
   } else {
-    url = resolveUrl(globals.url, ctx.env, recorded, configured?.url);
+    ({ url, source } = resolveUrlSource(globals.url, ctx.env, recorded, configured?.url));
     token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
   }
   const { createClient } = await import('./api/client.js');
-  const debug = ctx.env['NSED_DEBUG'] === '1' ? (line: string) => warn(`debug: ${line}`) : undefined;
+  const verbose = ctx.io.verbose && !ctx.io.quiet;
+  if (verbose) warn(`url ${url} (${URL_SOURCE_WORDS[source]})`);
+  const debug =
+    ctx.env['NSED_DEBUG'] === '1'
+      ? (line: string) => warn(`debug: ${line}`)
+      : verbose
+        ? (line: string) => warn(line)
+        : undefined;
   const client = createClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
@@ -94,7 +109,9 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   const warning = cleartextWarning(url, token);
   if (warning !== undefined) warn(warning);
   if (ctx.env['NODE_TLS_REJECT_UNAUTHORIZED'] === '0' && url.startsWith('https:')) {
-    warn('warning: NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks; use NODE_EXTRA_CA_CERTS for a private CA');
+    warn(
+      'warning: NODE_TLS_REJECT_UNAUTHORIZED=0 turns off certificate checks; use NODE_EXTRA_CA_CERTS for a private CA',
+    );
   }
   return {
     client,
@@ -107,6 +124,17 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     },
   };
 }
+
+/** Where the URL came from, for --verbose. */
+const URL_SOURCE_WORDS: Record<UrlSource | 'sim' | 'owner', string> = {
+  sim: 'the built-in simulator',
+  owner: 'the simulator of the --sim run that started the job',
+  flag: 'from --url',
+  env: 'from NSED_URL',
+  config: 'from the config file',
+  session: "the session's orchestrator",
+  default: 'the default',
+};
 
 /** The in-process simulator paces rounds for a readable demo; NSED_SIM_ROUND_MS overrides. */
 function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
@@ -121,14 +149,24 @@ function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
  */
 function ownerSim(pending: NonNullable<ConnectTarget['pending']>, needsJob: boolean): LiveSim | undefined {
   const sim = pending.sim;
-  if (sim !== undefined && typeof sim.url === 'string' && typeof sim.pid === 'number' && sim.pid !== process.pid && isAlive(sim.pid)) {
+  if (
+    sim !== undefined &&
+    typeof sim.url === 'string' &&
+    typeof sim.pid === 'number' &&
+    sim.pid !== process.pid &&
+    isAlive(sim.pid)
+  ) {
     return { url: sim.url, pid: sim.pid };
   }
   if (!needsJob) return undefined;
   const whose = sim === undefined ? 'another nsed process' : `process ${sim.pid}`;
-  throw new NsedError('conflict', `nothing is running: deliberation ${pending.job_id} ran on the in-process simulator of ${whose} (--sim), which has exited`, {
-    hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
-  });
+  throw new NsedError(
+    'conflict',
+    `nothing is running: deliberation ${pending.job_id} ran on the in-process simulator of ${whose} (--sim), which has exited`,
+    {
+      hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
+    },
+  );
 }
 
 /** Signal 0 tests for a process without touching it; EPERM means it lives under another user. */

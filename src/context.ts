@@ -17,6 +17,8 @@ export interface GlobalOptions {
   home: string | undefined;
   output: OutputMode;
   quiet: boolean;
+  /** --verbose: the URL and its source, each request, the store path on stderr. */
+  verbose: boolean;
   /** Whole-turn deadline in seconds; undefined = none. */
   timeoutS: number | undefined;
   idleTimeoutS: number;
@@ -84,12 +86,34 @@ async function openStore(ctx: Context): Promise<SessionStore> {
     import('./session/paths.js'),
   ]);
   const { io } = ctx;
-  return openFileStore(resolveHome(ctx.env, ctx.globals.home), {
+  const home = resolveHome(ctx.env, ctx.globals.home);
+  if (io.verbose && !io.quiet) io.stderr.write(`store ${home}\n`);
+  return openFileStore(home, {
     now: () => ctx.clock.now(),
     // A wait is bounded by the store; saying whose lock it is tells the user what to look at.
     onLockWait: (pid) => {
       if (io.quiet) return;
-      io.stderr.write(`waiting for the session lock held by ${pid === undefined ? 'another nsed process' : `pid ${pid}`}\n`);
+      io.stderr.write(
+        `waiting for the session lock held by ${pid === undefined ? 'another nsed process' : `pid ${pid}`}\n`,
+      );
     },
   });
+}
+
+/**
+ * The same Context, writing nothing to the store (`--no-save`): what the run creates or changes
+ * stays in memory; existing sessions are still read from the real store when needed.
+ */
+export async function withoutSaving(ctx: Context): Promise<Context> {
+  const [{ memoryOverlay }, { resolveHome, sessionsDir }] = await Promise.all([
+    import('./session/memory-overlay.js'),
+    import('./session/paths.js'),
+  ]);
+  const home = resolveHome(ctx.env, ctx.globals.home);
+  const overlay = memoryOverlay(
+    { home, dir: sessionsDir(home) },
+    () => ctx.store(),
+    () => ctx.clock.now(),
+  );
+  return { ...ctx, store: async () => overlay };
 }

@@ -115,6 +115,16 @@ export const notFound = (message: string, hint?: string): NsedError =>
 export const storeError = (message: string, opts: { hint?: string; cause?: unknown } = {}): NsedError =>
   new NsedError('store', message, opts);
 
+/**
+ * The one message for what only an NSED orchestrator does (a council, rounds, a job to resume,
+ * inject into or cancel), asked of a plain OpenAI-compatible server. A usage error: the command
+ * cannot work against that server, whatever is retried.
+ */
+export const notNsedOrchestrator = (server: string, why: string): NsedError =>
+  new NsedError('usage', `${server} is not an NSED orchestrator: ${why}`, {
+    hint: 'a plain OpenAI-compatible server answers ask, continue and fork (-m NAME); councils, resume, inject and cancel need NSED',
+  });
+
 /** Turns anything thrown into an NsedError; unknown throwables are bugs (exit 1). */
 export function toNsedError(err: unknown): NsedError {
   if (err instanceof NsedError) return err;

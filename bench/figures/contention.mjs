@@ -16,7 +16,10 @@ const TOTAL = WRITERS * EACH;
 const WORKER = fileURLToPath(new URL('../store/append-worker.mjs', import.meta.url));
 
 function startWorker(bundle, home, id, count, tag) {
-  const child = spawn(process.execPath, [WORKER, bundle, home, id, String(count), tag], { env: baseEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WORKER, bundle, home, id, String(count), tag], {
+    env: baseEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d.toString()));
@@ -25,10 +28,16 @@ function startWorker(bundle, home, id, count, tag) {
       out += d.toString();
       if (out.startsWith('ready\n')) resolve();
     });
-    child.on('exit', (code) => reject(new Error(`append worker exited ${code} before it was ready: ${err.slice(0, 300)}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`append worker exited ${code} before it was ready: ${err.slice(0, 300)}`)),
+    );
   });
   const done = new Promise((resolve, reject) => {
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length)).waits) : reject(new Error(`append worker exited ${code}: ${err.slice(0, 300)}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.slice('ready\n'.length)).waits)
+        : reject(new Error(`append worker exited ${code}: ${err.slice(0, 300)}`)),
+    );
   });
   ready.catch(() => undefined);
   return { child, ready, done };
@@ -64,7 +73,11 @@ export async function contention({ tmp, store }) {
   const ctx = { tmp, mod, bundle: mod.bundle };
   const contended = { lost: 0, waits: [] };
   const alone = { lost: 0, waits: [] };
-  const s = await interleave({ nsed: () => run(ctx, WRITERS, EACH, contended), floor: () => run(ctx, 1, TOTAL, alone) }, ROUNDS, { warmup: 0 });
+  const s = await interleave(
+    { nsed: () => run(ctx, WRITERS, EACH, contended), floor: () => run(ctx, 1, TOTAL, alone) },
+    ROUNDS,
+    { warmup: 0 },
+  );
   const p95 = round(quantile(contended.waits, 0.95), 1);
   return [
     figure({

@@ -65,7 +65,10 @@ export async function latency({ tmp, server }) {
   const ms = (samples, q) => round(stat(q)(samples)[0], 3);
   const out = [];
   for (const mode of ['text', 'ndjson']) {
-    for (const [label, q] of [['median', 0.5], ['p99', 0.99]]) {
+    for (const [label, q] of [
+      ['median', 0.5],
+      ['p99', 0.99],
+    ]) {
       const nsed = stat(q)(pooled[mode]);
       const floor = stat(q)(pooled.floor);
       const added = (nsed[0] ?? 0) - (floor[0] ?? 0);

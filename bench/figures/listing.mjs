@@ -23,7 +23,11 @@ export async function listing({ tmp, store }) {
   let lsMissing = await whyNot(['sessions', 'ls'], lsEnv);
   const showProbe = await whyNot(['sessions', 'show', 'no-such-session'], showEnv);
   let showMissing = showProbe?.includes('exited 2') ? showProbe : undefined;
-  if (lsMissing && showMissing) return [{ name: LS, skipped: lsMissing }, { name: SHOW, skipped: showMissing }];
+  if (lsMissing && showMissing)
+    return [
+      { name: LS, skipped: lsMissing },
+      { name: SHOW, skipped: showMissing },
+    ];
   const { openFileStore } = await store();
   const listed = await generateStore(openFileStore, bigHome, SESSIONS);
   const longId = await generateLongSession(openFileStore, longHome, TURNS);
@@ -37,13 +41,35 @@ export async function listing({ tmp, store }) {
   const out = [];
   if (lsMissing) out.push({ name: LS, skipped: lsMissing });
   else {
-    const lines = (await runNode([CLI, 'sessions', 'ls'], { env: lsEnv, keep: true })).stdout.split('\n').filter(Boolean).length;
-    out.push(figure({ name: LS, floorName: FLOOR, nsed: s.ls, floor: s.floor, unit: 'ms', target: atMost(3), extra: { sessions: listed, stdout_lines: lines } }));
+    const lines = (await runNode([CLI, 'sessions', 'ls'], { env: lsEnv, keep: true })).stdout
+      .split('\n')
+      .filter(Boolean).length;
+    out.push(
+      figure({
+        name: LS,
+        floorName: FLOOR,
+        nsed: s.ls,
+        floor: s.floor,
+        unit: 'ms',
+        target: atMost(3),
+        extra: { sessions: listed, stdout_lines: lines },
+      }),
+    );
   }
   if (showMissing) out.push({ name: SHOW, skipped: showMissing });
   else {
     const bytes = (await runNode([CLI, 'sessions', 'show', longId], { env: showEnv })).bytes;
-    out.push(figure({ name: SHOW, floorName: FLOOR, nsed: s.show, floor: s.floor, unit: 'ms', target: atMost(2), extra: { turns: TURNS, stdout_bytes: bytes } }));
+    out.push(
+      figure({
+        name: SHOW,
+        floorName: FLOOR,
+        nsed: s.show,
+        floor: s.floor,
+        unit: 'ms',
+        target: atMost(2),
+        extra: { turns: TURNS, stdout_bytes: bytes },
+      }),
+    );
   }
   return out;
 }

@@ -19,13 +19,21 @@ export async function memory({ tmp, server }) {
   const variants = {};
   for (const n of COUNTS) {
     const url = `${server.url}/fixed/${n}/${ANSWER}`;
-    variants[`nsed${n}`] = async () => (await peakRssKib([CLI, 'ask', '-q', '-o', 'final', '--url', url, 'q'], { env, tmp })) / 1024;
+    variants[`nsed${n}`] = async () =>
+      (await peakRssKib([CLI, 'ask', '-q', '-o', 'final', '--url', url, 'q'], { env, tmp })) / 1024;
     variants[`floor${n}`] = async () => (await peakRssKib([UNDICI, url, 'final'], { env, tmp })) / 1024;
   }
   const s = await interleave(variants, ROUNDS, { warmup: 0 });
   const method = await peakRssMethod(tmp);
   const out = COUNTS.map((n) =>
-    figure({ name: `memory ask -o final, ${label(n)} chunks of a 1 MB answer`, floorName: FLOOR, nsed: s[`nsed${n}`], floor: s[`floor${n}`], unit: 'MiB', extra: { peak_rss_via: method } }),
+    figure({
+      name: `memory ask -o final, ${label(n)} chunks of a 1 MB answer`,
+      floorName: FLOOR,
+      nsed: s[`nsed${n}`],
+      floor: s[`floor${n}`],
+      unit: 'MiB',
+      extra: { peak_rss_via: method },
+    }),
   );
   const [, mid, top] = COUNTS;
   const floorGrowth = median(s[`floor${top}`]) / median(s[`floor${mid}`]);

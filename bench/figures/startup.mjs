@@ -16,10 +16,33 @@ async function measure(env, suffix, { withHelp, lsMissing }) {
   if (withHelp) variants.help = timeNode([CLI, '--help'], { env });
   if (!lsMissing) variants.ls = timeNode([CLI, 'sessions', 'ls'], { env });
   const s = await interleave(variants, ROUNDS, { warmup: 2 });
-  const out = [figure({ name: `startup --version${suffix}`, floorName: FLOOR, nsed: s.version, floor: s.floor, unit: 'ms', target: atMost(1.5) })];
-  if (withHelp) out.push(figure({ name: `startup --help${suffix}`, floorName: FLOOR, nsed: s.help, floor: s.floor, unit: 'ms', target: atMost(1.5) }));
+  const out = [
+    figure({
+      name: `startup --version${suffix}`,
+      floorName: FLOOR,
+      nsed: s.version,
+      floor: s.floor,
+      unit: 'ms',
+      target: atMost(1.5),
+    }),
+  ];
+  if (withHelp)
+    out.push(
+      figure({
+        name: `startup --help${suffix}`,
+        floorName: FLOOR,
+        nsed: s.help,
+        floor: s.floor,
+        unit: 'ms',
+        target: atMost(1.5),
+      }),
+    );
   const lsName = `startup sessions ls, empty store${suffix}`;
-  out.push(lsMissing ? { name: lsName, skipped: lsMissing } : figure({ name: lsName, floorName: FLOOR, nsed: s.ls, floor: s.floor, unit: 'ms', target: atMost(1.5) }));
+  out.push(
+    lsMissing
+      ? { name: lsName, skipped: lsMissing }
+      : figure({ name: lsName, floorName: FLOOR, nsed: s.ls, floor: s.floor, unit: 'ms', target: atMost(1.5) }),
+  );
   return out;
 }
 

@@ -27,23 +27,57 @@ export async function throughput({ tmp, server }) {
   };
   // Every run is checked: a client that printed something else did different work.
   const answer = 'x'.repeat(CHUNKS * CHARS);
-  const expected = { final: `${answer}\n`, undici: `${answer}\n`, http: `${answer}\n`, openai: `${answer}\n`, text: answer, undiciStream: answer };
+  const expected = {
+    final: `${answer}\n`,
+    undici: `${answer}\n`,
+    http: `${answer}\n`,
+    openai: `${answer}\n`,
+    text: answer,
+    undiciStream: answer,
+  };
   const timed = (name) => async () => {
     const { ms, stdout, bytes } = await runNode(args[name], { env, keep: name in expected });
-    if (name in expected && stdout !== expected[name]) throw new Error(`${name} printed ${stdout.length} characters, not the ${expected[name].length} sent`);
+    if (name in expected && stdout !== expected[name])
+      throw new Error(`${name} printed ${stdout.length} characters, not the ${expected[name].length} sent`);
     if (name === 'ndjson' && bytes < CHUNKS * CHARS) throw new Error(`ndjson printed only ${bytes} bytes`);
     return ms;
   };
   const s = await interleave(Object.fromEntries(Object.keys(args).map((k) => [k, timed(k)])), ROUNDS, { warmup: 0 });
   const rate = (samples) => Math.round(CHUNKS / (median(samples) / 1000));
   const fig = (name, nsedKey, floorKey, floorName, target) =>
-    figure({ name: `throughput ${name}`, floorName, nsed: s[nsedKey], floor: s[floorKey], unit: 'ms', target, extra: { chunks: CHUNKS, nsed_events_per_s: rate(s[nsedKey]), floor_events_per_s: rate(s[floorKey]) }, note: `${rate(s[nsedKey]).toLocaleString('en')} vs ${rate(s[floorKey]).toLocaleString('en')} chunks/s` });
+    figure({
+      name: `throughput ${name}`,
+      floorName,
+      nsed: s[nsedKey],
+      floor: s[floorKey],
+      unit: 'ms',
+      target,
+      extra: { chunks: CHUNKS, nsed_events_per_s: rate(s[nsedKey]), floor_events_per_s: rate(s[floorKey]) },
+      note: `${rate(s[nsedKey]).toLocaleString('en')} vs ${rate(s[floorKey]).toLocaleString('en')} chunks/s`,
+    });
   return [
     fig('ask -o final vs undici floor', 'final', 'undici', UNDICI, atMost(1.25)),
     fig('ask -o final vs node:http floor', 'final', 'http', 'node:http + eventsource-parser'),
-    fig('ask -o final vs openai package', 'final', 'openai', `openai ${await openaiVersion()} chat.completions stream`, below(1)),
-    fig('ask -o ndjson vs undici floor writing each piece', 'ndjson', 'undiciStream', `${UNDICI}, a stdout write per chunk`, atMost(1.3)),
-    fig('ask -o text (piped) vs undici floor writing each piece', 'text', 'undiciStream', `${UNDICI}, a stdout write per chunk`),
+    fig(
+      'ask -o final vs openai package',
+      'final',
+      'openai',
+      `openai ${await openaiVersion()} chat.completions stream`,
+      below(1),
+    ),
+    fig(
+      'ask -o ndjson vs undici floor writing each piece',
+      'ndjson',
+      'undiciStream',
+      `${UNDICI}, a stdout write per chunk`,
+      atMost(1.3),
+    ),
+    fig(
+      'ask -o text (piped) vs undici floor writing each piece',
+      'text',
+      'undiciStream',
+      `${UNDICI}, a stdout write per chunk`,
+    ),
   ];
 }
 

@@ -3,7 +3,11 @@ import { request } from 'undici';
 import { createConsumer, parseArgs, REQUEST } from './consume.mjs';
 
 const { url, mode } = parseArgs(process.argv);
-const { statusCode, body } = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(REQUEST) });
+const { statusCode, body } = await request(url, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+  body: JSON.stringify(REQUEST),
+});
 if (statusCode !== 200) throw new Error(`status ${statusCode}`);
 let done = false;
 const push = createConsumer(mode, () => (done = true));

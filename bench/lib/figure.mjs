@@ -1,7 +1,11 @@
 // One figure = a ratio of two medians measured side by side in the same run.
 import { median, round } from './stats.mjs';
 
-const UNITS = { ms: (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`, MiB: (v) => `${v.toFixed(1)} MiB`, 'turns/s': (v) => `${v.toFixed(0)} turns/s` };
+const UNITS = {
+  ms: (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`,
+  MiB: (v) => `${v.toFixed(1)} MiB`,
+  'turns/s': (v) => `${v.toFixed(0)} turns/s`,
+};
 
 /**
  * @param {object} f
@@ -17,12 +21,21 @@ export function figure({ name, floorName, nsed, floor, unit, runs, target, extra
   const n = median(nsed);
   const fl = median(floor);
   const ratio = n / fl;
-  const out = { name, ratio: round(ratio, 3), nsed_median: round(n, 3), floor_median: round(fl, 3), unit, floor: floorName, runs: runs ?? nsed.length };
+  const out = {
+    name,
+    ratio: round(ratio, 3),
+    nsed_median: round(n, 3),
+    floor_median: round(fl, 3),
+    unit,
+    floor: floorName,
+    runs: runs ?? nsed.length,
+  };
   if (target) out.target = { text: target.text, ok: target.ok(ratio, n, fl) };
   if (extra) out.extra = extra;
   if (note) out.note = note;
   // Raw samples too, where they are per run (latency pools thousands of events instead).
-  if (nsed.length > 1 && nsed.length <= 50) out.samples = { nsed: nsed.map((v) => round(v, 2)), floor: floor.map((v) => round(v, 2)) };
+  if (nsed.length > 1 && nsed.length <= 50)
+    out.samples = { nsed: nsed.map((v) => round(v, 2)), floor: floor.map((v) => round(v, 2)) };
   out.line = formatLine(out);
   return out;
 }

@@ -68,7 +68,12 @@ export function runNode(args, { env = baseEnv(), keep = false, timeoutMs = 120_0
 /** The line of a child's stderr that says what went wrong: nsed's own, or a thrown error's. */
 function gist(stderr) {
   const lines = stderr.split('\n').map((l) => l.trim());
-  return (lines.find((l) => l.startsWith('nsed:')) ?? lines.find((l) => /^[A-Za-z]*Error\b/.test(l)) ?? lines.find(Boolean) ?? '').slice(0, 300);
+  return (
+    lines.find((l) => l.startsWith('nsed:')) ??
+    lines.find((l) => /^[A-Za-z]*Error\b/.test(l)) ??
+    lines.find(Boolean) ??
+    ''
+  ).slice(0, 300);
 }
 
 /** Wall time of one run, for `interleave`. */
@@ -126,10 +131,11 @@ function runExec(file, args, env) {
       if (err.length < 4000) err += d.toString();
     });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited ${code}: ${gist(err)}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited ${code}: ${gist(err)}`)),
+    );
   });
 }
-
 
 /**
  * Runs `nsed args` once: undefined when it works, else why not (a command another issue has not

@@ -14,7 +14,8 @@ const cell = (v) => String(v).replaceAll('|', '\\|');
 
 function table(run) {
   const rows = run.figures.map((f) => {
-    if (f.skipped || f.error) return `| ${cell(f.name)} | ${f.skipped ? 'skipped' : 'error'} | | | | | ${cell((f.skipped ?? f.error).split('\n')[0])} |`;
+    if (f.skipped || f.error)
+      return `| ${cell(f.name)} | ${f.skipped ? 'skipped' : 'error'} | | | | | ${cell((f.skipped ?? f.error).split('\n')[0])} |`;
     const target = f.target ? `${f.target.text}: ${f.target.ok ? 'ok' : '**missed**'}` : '';
     return `| ${cell(f.name)} | ${f.ratio.toFixed(2)} | ${formatValue(f.nsed_median, f.unit)} | ${formatValue(f.floor_median, f.unit)} (${cell(f.floor)}) | ${f.runs} | ${cell(target)} | ${cell(f.note ?? '')} |`;
   });
@@ -36,6 +37,7 @@ export async function writeReport(run) {
   const md = existsSync(MD_FILE) ? await readFile(MD_FILE, 'utf8') : `# Benchmark results\n\n${START}\n${END}\n`;
   const from = md.indexOf(START);
   const to = md.indexOf(END);
-  const next = from >= 0 && to > from ? md.slice(0, from) + block + md.slice(to + END.length) : `${md.trimEnd()}\n\n${block}\n`;
+  const next =
+    from >= 0 && to > from ? md.slice(0, from) + block + md.slice(to + END.length) : `${md.trimEnd()}\n\n${block}\n`;
   await writeFile(MD_FILE, next);
 }

@@ -29,7 +29,11 @@ export async function snapshotCli(tmp) {
       const before = await listing(DIST);
       await cp(DIST, path.join(home, 'dist'), { recursive: true });
       // A copy taken while dist/ was being rewritten differs from dist/ before or after it.
-      if (before === (await listing(DIST)) && before === (await listing(path.join(home, 'dist'))) && before.includes('main.js:')) {
+      if (
+        before === (await listing(DIST)) &&
+        before === (await listing(path.join(home, 'dist'))) &&
+        before.includes('main.js:')
+      ) {
         await cp(path.join(ROOT, 'bin', 'nsed.cjs'), path.join(home, 'bin', 'nsed.cjs'));
         await cp(path.join(ROOT, 'package.json'), path.join(home, 'package.json'));
         return useCli(path.join(home, 'bin', 'nsed.cjs'));

@@ -20,7 +20,14 @@ for (let n = 0; n < Number(count); n++) {
   await store.update(id, (s) => {
     // mutate runs again if the lock was lost mid-write; the wait is up to the first entry.
     entered ??= performance.now();
-    s.turns.push({ id: `${tag}-${n}`, role: 'user', kind: 'message', content: `${tag} appends turn ${n}`, status: 'complete', ts: new Date().toISOString() });
+    s.turns.push({
+      id: `${tag}-${n}`,
+      role: 'user',
+      kind: 'message',
+      content: `${tag} appends turn ${n}`,
+      status: 'complete',
+      ts: new Date().toISOString(),
+    });
   });
   waits.push(entered - called);
 }

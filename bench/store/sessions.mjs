@@ -30,9 +30,21 @@ function rounds(seed) {
 /** Turn `k` of session `seed`: users ask, the council answers, one answer in five has rounds. */
 export function turn(seed, k, ts) {
   const user = k % 2 === 0;
-  const t = { id: `t${hex(seed * 64 + k, 12)}`, role: user ? 'user' : 'assistant', kind: 'message', content: text(seed + k, user ? 20 : 80), status: 'complete', ts: iso(ts) };
+  const t = {
+    id: `t${hex(seed * 64 + k, 12)}`,
+    role: user ? 'user' : 'assistant',
+    kind: 'message',
+    content: text(seed + k, user ? 20 : 80),
+    status: 'complete',
+    ts: iso(ts),
+  };
   if (user) return t;
-  Object.assign(t, { policy_id: 'nsed:deep', job_id: `job-${hex(seed, 8)}-${k}`, path: 'compat', finish_reason: 'stop' });
+  Object.assign(t, {
+    policy_id: 'nsed:deep',
+    job_id: `job-${hex(seed, 8)}-${k}`,
+    path: 'compat',
+    finish_reason: 'stop',
+  });
   if (seed % 5 === 0) t.rounds = rounds(seed + k);
   return t;
 }

@@ -54,7 +54,7 @@ export interface ClientConfig {
   /** Cap on one SSE event or unterminated line (docs/reliability.md #14). */
   maxEventBytes?: number;
   now?: () => number;
-  /** With NSED_DEBUG=1 in `env`: one line per request (method and URL, nothing secret). */
+  /** One line per request (method and URL, nothing secret); set for NSED_DEBUG=1 or --verbose. */
   debug?: (line: string) => void;
 }
 
@@ -66,8 +66,14 @@ export interface NsedClient {
     body: ChatCompletionRequest,
     opts?: { threadKey?: string; signal?: AbortSignal; headers?: Record<string, string>; onRetry?: OnStartRetry },
   ): Promise<EventStream>;
-  chat(body: ChatCompletionRequest, opts?: { threadKey?: string; signal?: AbortSignal }): Promise<{ completion: ChatCompletion; jobId: string | undefined }>;
-  submit(body: DeliberationRequest, opts?: { signal?: AbortSignal; onRetry?: OnStartRetry }): Promise<{ job_id: string }>;
+  chat(
+    body: ChatCompletionRequest,
+    opts?: { threadKey?: string; signal?: AbortSignal },
+  ): Promise<{ completion: ChatCompletion; jobId: string | undefined }>;
+  submit(
+    body: DeliberationRequest,
+    opts?: { signal?: AbortSignal; onRetry?: OnStartRetry },
+  ): Promise<{ job_id: string }>;
   resume(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
   /** `GET /job/{id}/stream`: the native named events, live only (no replay). */
   jobStream(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
@@ -96,7 +102,9 @@ const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 export function encodeSegment(id: string): string {
   if (id === '') throw usageError('an empty job id cannot be sent to the orchestrator');
   return Array.from(new TextEncoder().encode(id), (b) =>
-    /[A-Za-z0-9_-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    /[A-Za-z0-9_-]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
   ).join('');
 }
 
@@ -107,8 +115,10 @@ function parseBase(raw: string): { base: URL; basePath: string } {
   } catch {
     throw usageError(`not a URL: '${showId(raw)}'`, 'pass the orchestrator base, e.g. --url http://localhost:8080');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`unsupported URL scheme '${url.protocol}' (use http or https)`);
-  if (url.username !== '' || url.password !== '') throw usageError('the orchestrator URL must not carry credentials', 'put the token in NSED_TOKEN or --token-file');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`unsupported URL scheme '${url.protocol}' (use http or https)`);
+  if (url.username !== '' || url.password !== '')
+    throw usageError('the orchestrator URL must not carry credentials', 'put the token in NSED_TOKEN or --token-file');
   url.search = '';
   url.hash = '';
   return { base: url, basePath: url.pathname.replace(/\/+$/, '') };
@@ -120,11 +130,14 @@ export function createClient(cfg: ClientConfig): NsedClient {
   const token = cfg.token === undefined || cfg.token === '' ? undefined : cfg.token;
   // A newline or NUL in a token file would be a header-injection attempt or a broken file.
   if (token !== undefined && /[^\x20-\x7e]/.test(token)) {
-    throw usageError('the bearer token contains spaces, control or non-ASCII characters', 'check NSED_TOKEN or the token file');
+    throw usageError(
+      'the bearer token contains spaces, control or non-ASCII characters',
+      'check NSED_TOKEN or the token file',
+    );
   }
   const connectTimeoutMs = cfg.connectTimeoutMs ?? 10_000;
   const { dispatcher, proxy } = createDispatcher(base, env, connectTimeoutMs);
-  const log = env['NSED_DEBUG'] === '1' && cfg.debug !== undefined ? cfg.debug : undefined;
+  const log = cfg.debug;
   if (proxy !== undefined) log?.(`proxy variables set: ${proxyDisplay(proxy)} (NO_PROXY applies)`);
   const t: Transport = {
     dispatcher,
@@ -144,14 +157,28 @@ export function createClient(cfg: ClientConfig): NsedClient {
   const streamHeaders = cfg.headersTimeoutMs ?? cfg.idleTimeoutMs;
 
   /** A quick request whose 2xx answer is JSON (or, with `parse` undefined, ignored). */
-  async function call<T>(spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>, describe: Describe, parse?: (v: unknown) => T | undefined): Promise<T | undefined> {
-    const sent = await send(t, { ...spec, accept: 'application/json', headersTimeoutMs: quickHeaders, bodyTimeoutMs: quickHeaders });
-    if (sent.res.statusCode < 200 || sent.res.statusCode >= 300) throw await statusError(t, sent, spec.method, describe);
+  async function call<T>(
+    spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>,
+    describe: Describe,
+    parse?: (v: unknown) => T | undefined,
+  ): Promise<T | undefined> {
+    const sent = await send(t, {
+      ...spec,
+      accept: 'application/json',
+      headersTimeoutMs: quickHeaders,
+      bodyTimeoutMs: quickHeaders,
+    });
+    if (sent.res.statusCode < 200 || sent.res.statusCode >= 300)
+      throw await statusError(t, sent, spec.method, describe);
     const what = `${spec.method} ${sent.path}`;
     try {
       const { text, truncated } = await readText(sent.res.body, JSON_BODY_LIMIT);
       if (parse === undefined) return undefined;
-      if (truncated) throw new NsedError('server', `the orchestrator's answer to ${what} is larger than ${JSON_BODY_LIMIT / 1024 / 1024} MiB`);
+      if (truncated)
+        throw new NsedError(
+          'server',
+          `the orchestrator's answer to ${what} is larger than ${JSON_BODY_LIMIT / 1024 / 1024} MiB`,
+        );
       const value = parse(parseJsonBody(what, text, token));
       if (value === undefined) throw unreadable(what, text, token);
       return value;
@@ -162,31 +189,58 @@ export function createClient(cfg: ClientConfig): NsedClient {
     }
   }
 
-  async function json<T>(spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>, describe: Describe, parse: (v: unknown) => T | undefined): Promise<T> {
+  async function json<T>(
+    spec: Omit<SendSpec, 'accept' | 'headersTimeoutMs' | 'bodyTimeoutMs'>,
+    describe: Describe,
+    parse: (v: unknown) => T | undefined,
+  ): Promise<T> {
     const value = await call(spec, describe, parse);
     if (value === undefined) throw new NsedError('bug', `no value parsed from ${spec.method} ${spec.path}`);
     return value;
   }
 
   const job = (id: string): string => `/deliberation/${encodeSegment(id)}`;
-  const jobDescribe = (id: string, conflict: string): Describe => ({ subject: `job '${showId(id)}'`, conflict: conflict.replace('%s', `'${showId(id)}'`) });
-  const thread = (key: string | undefined): Record<string, string> => (key === undefined ? {} : { [Headers.opencodeSession]: key });
+  const jobDescribe = (id: string, conflict: string): Describe => ({
+    subject: `job '${showId(id)}'`,
+    conflict: conflict.replace('%s', `'${showId(id)}'`),
+  });
+  const thread = (key: string | undefined): Record<string, string> =>
+    key === undefined ? {} : { [Headers.opencodeSession]: key };
 
   return {
     async chatStream(body, opts = {}) {
       return startWithRetry(t, opts, () =>
         openStream(
           t,
-          { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: true }, headers: { ...opts.headers, ...thread(opts.threadKey) }, headersTimeoutMs: streamHeaders, signal: opts.signal },
+          {
+            method: 'POST',
+            path: '/v1/chat/completions',
+            json: { ...body, stream: true },
+            headers: { ...opts.headers, ...thread(opts.threadKey) },
+            headersTimeoutMs: streamHeaders,
+            signal: opts.signal,
+          },
           { model: body.model, conflict: 'a deliberation is already running for this session', maxEventBytes },
         ),
       );
     },
     async chat(body, opts = {}) {
-        // The answer comes when the deliberation ends, minutes later: only the deadline bounds it.
-      const sent = await send(t, { method: 'POST', path: '/v1/chat/completions', json: { ...body, stream: false }, headers: thread(opts.threadKey), accept: 'application/json', headersTimeoutMs: 0, bodyTimeoutMs: 0, signal: opts.signal });
+      // The answer comes when the deliberation ends, minutes later: only the deadline bounds it.
+      const sent = await send(t, {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        json: { ...body, stream: false },
+        headers: thread(opts.threadKey),
+        accept: 'application/json',
+        headersTimeoutMs: 0,
+        bodyTimeoutMs: 0,
+        signal: opts.signal,
+      });
       if (sent.res.statusCode < 200 || sent.res.statusCode >= 300) {
-        throw await statusError(t, sent, 'POST', { model: body.model, conflict: 'a deliberation is already running for this session' });
+        throw await statusError(t, sent, 'POST', {
+          model: body.model,
+          conflict: 'a deliberation is already running for this session',
+        });
       }
       const what = `POST ${sent.path}`;
       try {
@@ -205,45 +259,102 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async submit(body, opts = {}) {
       const room = `room '${showId(body.room_id)}' already has a running deliberation`;
-      return startWithRetry(t, opts, () => json({ method: 'POST', path: '/deliberation', json: body, signal: opts.signal }, { conflict: room }, parseSubmit));
+      return startWithRetry(t, opts, () =>
+        json(
+          { method: 'POST', path: '/deliberation', json: body, signal: opts.signal },
+          { conflict: room },
+          parseSubmit,
+        ),
+      );
     },
     async resume(jobId, opts = {}) {
-        const d = jobDescribe(jobId, 'job %s has no live deliberation to resume');
-      return openStream(t, { method: 'POST', path: `${job(jobId)}/resume`, headersTimeoutMs: streamHeaders, signal: opts.signal }, { ...d, maxEventBytes, noStream204: d.conflict ?? '' });
+      const d = jobDescribe(jobId, 'job %s has no live deliberation to resume');
+      return openStream(
+        t,
+        { method: 'POST', path: `${job(jobId)}/resume`, headersTimeoutMs: streamHeaders, signal: opts.signal },
+        { ...d, maxEventBytes, noStream204: d.conflict ?? '' },
+      );
     },
     async jobStream(jobId, opts = {}) {
       const d = jobDescribe(jobId, 'job %s has no stream');
-      return openStream(t, { method: 'GET', path: `/job/${encodeSegment(jobId)}/stream`, headersTimeoutMs: streamHeaders, signal: opts.signal }, { ...d, maxEventBytes, native: true });
+      return openStream(
+        t,
+        {
+          method: 'GET',
+          path: `/job/${encodeSegment(jobId)}/stream`,
+          headersTimeoutMs: streamHeaders,
+          signal: opts.signal,
+        },
+        { ...d, maxEventBytes, native: true },
+      );
     },
     async result(jobId, opts = {}) {
-      return json({ method: 'GET', path: `${job(jobId)}/result`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), (v) => parseJobResult(v, jobId));
+      return json(
+        { method: 'GET', path: `${job(jobId)}/result`, signal: opts.signal },
+        jobDescribe(jobId, 'job %s'),
+        (v) => parseJobResult(v, jobId),
+      );
     },
     async deliberations(opts = {}) {
-      return json({ method: 'GET', path: '/deliberations', signal: opts.signal }, { subject: 'GET /deliberations' }, parseJobList);
+      return json(
+        { method: 'GET', path: '/deliberations', signal: opts.signal },
+        { subject: 'GET /deliberations' },
+        parseJobList,
+      );
     },
     async inject(jobId, message, opts = {}) {
-      return json({ method: 'POST', path: `${job(jobId)}/inject`, json: { message }, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'), parseInjectAck);
+      return json(
+        { method: 'POST', path: `${job(jobId)}/inject`, json: { message }, signal: opts.signal },
+        jobDescribe(jobId, 'job %s is not running'),
+        parseInjectAck,
+      );
     },
     async cancel(jobId, opts = {}) {
-      await call({ method: 'POST', path: `${job(jobId)}/cancel`, signal: opts.signal }, jobDescribe(jobId, 'job %s is not running'));
+      await call(
+        { method: 'POST', path: `${job(jobId)}/cancel`, signal: opts.signal },
+        jobDescribe(jobId, 'job %s is not running'),
+      );
     },
     async answerToolCall(jobId, callId, result, opts = {}) {
-      const describe = { subject: `tool call '${showId(callId)}' of job '${showId(jobId)}'`, conflict: `tool call '${showId(callId)}' is no longer waiting (answered or expired)` };
-      await call({ method: 'POST', path: `${job(jobId)}/tool-calls/${encodeSegment(callId)}`, json: { result }, signal: opts.signal }, describe);
+      const describe = {
+        subject: `tool call '${showId(callId)}' of job '${showId(jobId)}'`,
+        conflict: `tool call '${showId(callId)}' is no longer waiting (answered or expired)`,
+      };
+      await call(
+        {
+          method: 'POST',
+          path: `${job(jobId)}/tool-calls/${encodeSegment(callId)}`,
+          json: { result },
+          signal: opts.signal,
+        },
+        describe,
+      );
     },
     async toolCalls(jobId, opts = {}) {
       const query = opts.status === undefined ? '' : `?status=${opts.status}`;
-      return json({ method: 'GET', path: `${job(jobId)}/tool-calls${query}`, signal: opts.signal }, jobDescribe(jobId, 'job %s'), parseToolCalls);
+      return json(
+        { method: 'GET', path: `${job(jobId)}/tool-calls${query}`, signal: opts.signal },
+        jobDescribe(jobId, 'job %s'),
+        parseToolCalls,
+      );
     },
     async policies(opts = {}) {
       const query = opts.tag === undefined ? '' : `?tag=${encodeURIComponent(opts.tag)}`;
-      return json({ method: 'GET', path: `/policies${query}`, signal: opts.signal }, { subject: 'GET /policies' }, parsePolicies);
+      return json(
+        { method: 'GET', path: `/policies${query}`, signal: opts.signal },
+        { subject: 'GET /policies' },
+        parsePolicies,
+      );
     },
     async agents(opts = {}) {
       return json({ method: 'GET', path: '/agents', signal: opts.signal }, { subject: 'GET /agents' }, parseAgents);
     },
     async models(opts = {}) {
-      return json({ method: 'GET', path: '/v1/models', signal: opts.signal }, { subject: 'GET /v1/models' }, parseModels);
+      return json(
+        { method: 'GET', path: '/v1/models', signal: opts.signal },
+        { subject: 'GET /v1/models' },
+        parseModels,
+      );
     },
     async health(opts = {}) {
       return json({ method: 'GET', path: '/health', signal: opts.signal }, { subject: 'GET /health' }, parseHealth);
@@ -259,7 +370,11 @@ export function createClient(cfg: ClientConfig): NsedClient {
  * and no job id: that answer proves nothing was started, so a new send cannot double a job
  * (docs/reliability.md #40, #45). Bounded by the sends allowed and by the turn deadline; otherwise the refusal stands.
  */
-async function startWithRetry<T>(t: Transport, opts: { signal?: AbortSignal; onRetry?: OnStartRetry }, start: () => Promise<T>): Promise<T> {
+async function startWithRetry<T>(
+  t: Transport,
+  opts: { signal?: AbortSignal; onRetry?: OnStartRetry },
+  start: () => Promise<T>,
+): Promise<T> {
   for (let sent = 1; ; sent++) {
     try {
       return await start();

@@ -160,7 +160,13 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
     if (typeof content === 'string' && content !== '') out.push({ type: 'text', text: content, index });
     const inj = d['nsed_injected'];
     if (isRecord(inj) && typeof inj['message'] === 'string') {
-      out.push({ type: 'injection', message: inj['message'], round: num(inj['round']), sequence: num(inj['sequence']), index });
+      out.push({
+        type: 'injection',
+        message: inj['message'],
+        round: num(inj['round']),
+        sequence: num(inj['sequence']),
+        index,
+      });
     }
     const fin = d['nsed_finalized'];
     if (isRecord(fin) && typeof fin['chosen_agent_id'] === 'string') {
@@ -186,7 +192,8 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
       if (!Array.isArray(choices)) return;
       trackChoices(choices);
       // Only choice 0 carries the council's answer; a lone choice without an index is taken as it.
-      const choice = choices.find((c) => isRecord(c) && c['index'] === 0) ?? (choices.length === 1 ? choices[0] : undefined);
+      const choice =
+        choices.find((c) => isRecord(c) && c['index'] === 0) ?? (choices.length === 1 ? choices[0] : undefined);
       if (!isRecord(choice) || (choice['index'] !== 0 && choice['index'] !== undefined)) return;
       const delta = choice['delta'];
       if (isRecord(delta)) decodeDelta(delta, index, out);

@@ -39,10 +39,15 @@ export function proxyDisplay(proxy: string): string {
   }
 }
 
-export function createDispatcher(base: URL, env: Env, connectTimeoutMs: number): { dispatcher: Dispatcher; proxy: string | undefined } {
+export function createDispatcher(
+  base: URL,
+  env: Env,
+  connectTimeoutMs: number,
+): { dispatcher: Dispatcher; proxy: string | undefined } {
   const connect = { timeout: connectTimeoutMs };
   const proxy = proxySettings(env);
-  if (proxy === undefined || isLoopbackHost(base.hostname)) return { dispatcher: new Agent({ connect }), proxy: undefined };
+  if (proxy === undefined || isLoopbackHost(base.hostname))
+    return { dispatcher: new Agent({ connect }), proxy: undefined };
   const via = base.protocol === 'https:' ? proxy.httpsProxy || proxy.httpProxy : proxy.httpProxy;
   return {
     // Empty strings (not undefined) keep EnvHttpProxyAgent from reading process.env itself.

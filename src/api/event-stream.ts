@@ -27,7 +27,11 @@ function resetError(cause: unknown): NsedError {
  * idle watch that counts every byte (keep-alive comments included, docs/reliability.md #6, #28), and the socket
  * destroyed the moment `[DONE]` arrives, the consumer stops, or anything fails (docs/reliability.md #18).
  */
-export function createEventStream(t: Transport, sent: Sent, opts: { jobId: string | undefined; maxEventBytes: number; native?: boolean }): EventStream {
+export function createEventStream(
+  t: Transport,
+  sent: Sent,
+  opts: { jobId: string | undefined; maxEventBytes: number; native?: boolean },
+): EventStream {
   const { guard, res } = sent;
   const body = res.body;
   const popts = { maxEventBytes: opts.maxEventBytes, ...(t.token === undefined ? {} : { token: t.token }) };

@@ -1,4 +1,4 @@
-import { NsedError } from '../errors.js';
+import { NsedError, notNsedOrchestrator } from '../errors.js';
 import { sanitizeServerText } from './redact.js';
 
 /** The only table mapping HTTP statuses to nsed errors (docs/protocol.md §2, docs/reliability.md #45-#49). */
@@ -125,7 +125,10 @@ export function errorForStatus(ctx: StatusContext): NsedError {
       target === undefined
         ? `the orchestrator answered ${what} with a redirect (${status}) and no usable Location`
         : `the orchestrator redirected to ${target} (${status}); point --url at the final address`;
-    return new NsedError('server', message, { ...base, hint: 'nsed never follows redirects: they would drop the request body or send the token elsewhere' });
+    return new NsedError('server', message, {
+      ...base,
+      hint: 'nsed never follows redirects: they would drop the request body or send the token elsewhere',
+    });
   }
   if (status === 401 || status === 403) {
     const sent = ctx.token !== undefined && ctx.token !== '';
@@ -135,16 +138,30 @@ export function errorForStatus(ctx: StatusContext): NsedError {
     const said = detail(ctx);
     return new NsedError('auth', said === '' ? message : `${message} (the orchestrator said${said})`, base);
   }
+  // Every NSED orchestrator accepts a council here; a server without the route is some other
+  // OpenAI-compatible server, which can answer `-m NAME` but cannot run a council.
+  if (status === 404 && ctx.method === 'POST' && ctx.path === '/deliberation') {
+    return notNsedOrchestrator(
+      sanitizeServerText(`${ctx.url.protocol}//${ctx.url.host}`, ctx.token, 200),
+      `it has no ${what} route (404)`,
+    );
+  }
   if (status === 404 || status === 410) {
     const subject = ctx.subject ?? what;
     const gone = status === 410 ? 'gone' : 'not found';
     return new NsedError('not_found', `${subject}: ${gone} on the orchestrator (${status})${detail(ctx)}`, {
       ...base,
-      ...(ctx.subject === undefined ? { hint: 'check --url: the compat API is under /v1 of the orchestrator base URL' } : {}),
+      ...(ctx.subject === undefined
+        ? { hint: 'check --url: the compat API is under /v1 of the orchestrator base URL' }
+        : {}),
     });
   }
   if (status === 407) {
-    return new NsedError('network', 'the proxy requires authentication (407): check the credentials in HTTPS_PROXY / HTTP_PROXY', base);
+    return new NsedError(
+      'network',
+      'the proxy requires authentication (407): check the credentials in HTTPS_PROXY / HTTP_PROXY',
+      base,
+    );
   }
   if (status === 409) {
     const conflict = ctx.conflict ?? `the orchestrator refused ${what} as a conflict`;
@@ -157,7 +174,8 @@ export function errorForStatus(ctx: StatusContext): NsedError {
   if (status === 429 || status >= 500) {
     const wait = parseRetryAfter(ctx.headers, ctx.now());
     const asked = wait.asked === undefined ? '' : `; it asked to wait ${wait.asked} s`;
-    const head = status === 429 ? 'the orchestrator is rate limiting requests (429)' : `the orchestrator failed (${status})`;
+    const head =
+      status === 429 ? 'the orchestrator is rate limiting requests (429)' : `the orchestrator failed (${status})`;
     // "Busy, come back later", with no job id: the request started nothing.
     const jobId = headerValue(ctx.headers, 'x-nsed-session-id');
     const busy = (status === 429 || status === 503) && (jobId === undefined || jobId === '');
@@ -167,5 +185,9 @@ export function errorForStatus(ctx: StatusContext): NsedError {
       ...(busy ? { nothingStarted: true } : {}),
     });
   }
-  return new NsedError('server', `the orchestrator answered ${what} with an unexpected status ${status}${detail(ctx)}`, base);
+  return new NsedError(
+    'server',
+    `the orchestrator answered ${what} with an unexpected status ${status}${detail(ctx)}`,
+    base,
+  );
 }

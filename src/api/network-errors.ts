@@ -54,11 +54,18 @@ export function isConnectPhaseError(err: unknown): boolean {
 }
 
 /** The NsedError for a failure before any response byte, naming the host and the cause. */
-export function connectError(err: unknown, target: { hostPort: string; connectTimeoutMs: number; token: string | undefined }): NsedError {
+export function connectError(
+  err: unknown,
+  target: { hostPort: string; connectTimeoutMs: number; token: string | undefined },
+): NsedError {
   const where = `cannot reach the orchestrator at ${target.hostPort}`;
   const codes = errorCodes(err);
   if (isProxyAuthFailure(err)) {
-    return new NsedError('network', 'the proxy requires authentication (407): check the credentials in HTTPS_PROXY / HTTP_PROXY', { cause: err });
+    return new NsedError(
+      'network',
+      'the proxy requires authentication (407): check the credentials in HTTPS_PROXY / HTTP_PROXY',
+      { cause: err },
+    );
   }
   const tunnel = /Proxy response \((\d+)\)/.exec(messageOf(err));
   if (tunnel !== null) {
@@ -89,9 +96,14 @@ export function connectError(err: unknown, target: { hostPort: string; connectTi
       hint: "that is the default URL: pass --url or set NSED_URL (or 'nsed config set url'), try --sim, or run 'nsed doctor'",
     });
   }
-  if (known !== undefined) return new NsedError('network', `${where}: ${CONNECT_CODES[known] ?? known}`, { cause: err });
+  if (known !== undefined)
+    return new NsedError('network', `${where}: ${CONNECT_CODES[known] ?? known}`, { cause: err });
   if (codes.some((c) => c === 'ECONNRESET' || c === 'EPIPE' || c === 'UND_ERR_SOCKET' || c === 'UND_ERR_CLOSED')) {
-    return new NsedError('network', `the connection to ${target.hostPort} was closed before the orchestrator answered`, { cause: err });
+    return new NsedError(
+      'network',
+      `the connection to ${target.hostPort} was closed before the orchestrator answered`,
+      { cause: err },
+    );
   }
   const text = sanitizeServerText(messageOf(err), target.token);
   return new NsedError('network', `${where}: ${text === '' ? 'the request failed' : text}`, { cause: err });

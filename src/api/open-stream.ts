@@ -44,17 +44,24 @@ export async function openStream(
   if (statusCode === 204) {
     sent.guard.dispose();
     discard(sent.res.body);
-    if (describe.noStream204 !== undefined) throw new NsedError('conflict', `${describe.noStream204} (204)`, { status: 204 });
-    throw new NsedError('server', `the orchestrator answered ${spec.method} ${sent.path} with 204 and no stream`, { status: 204 });
+    if (describe.noStream204 !== undefined)
+      throw new NsedError('conflict', `${describe.noStream204} (204)`, { status: 204 });
+    throw new NsedError('server', `the orchestrator answered ${spec.method} ${sent.path} with 204 and no stream`, {
+      status: 204,
+    });
   }
   const contentType = headerValue(headers, 'content-type');
   if (!isEventStream(contentType)) {
     const excerpt = sanitizeServerText(await readErrorBody(sent), t.token, 120);
     const mime = contentType === undefined ? 'no Content-Type' : sanitizeServerText(contentType, t.token, 60);
-    throw new NsedError('server', `the orchestrator answered ${statusCode} with ${mime} instead of an event stream${excerpt === '' ? '' : `: ${excerpt}`}`, {
-      status: statusCode,
-      hint: 'check --url: a proxy or web server may be answering instead of the orchestrator',
-    });
+    throw new NsedError(
+      'server',
+      `the orchestrator answered ${statusCode} with ${mime} instead of an event stream${excerpt === '' ? '' : `: ${excerpt}`}`,
+      {
+        status: statusCode,
+        hint: 'check --url: a proxy or web server may be answering instead of the orchestrator',
+      },
+    );
   }
   const jobId = headerValue(headers, 'x-nsed-session-id');
   return createEventStream(t, sent, {

@@ -20,7 +20,10 @@ import { sanitizeServerText } from './redact.js';
 
 export function unreadable(what: string, text: string, token: string | undefined): NsedError {
   const excerpt = sanitizeServerText(text, token, 120);
-  return new NsedError('server', `the orchestrator sent an unreadable answer to ${what}${excerpt === '' ? ' (empty body)' : `: ${excerpt}`}`);
+  return new NsedError(
+    'server',
+    `the orchestrator sent an unreadable answer to ${what}${excerpt === '' ? ' (empty body)' : `: ${excerpt}`}`,
+  );
 }
 
 export function parseJsonBody(what: string, text: string, token: string | undefined): unknown {
@@ -31,7 +34,14 @@ export function parseJsonBody(what: string, text: string, token: string | undefi
   }
 }
 
-const FINISH_REASONS: readonly FinishReason[] = ['stop', 'tool_calls', 'length', 'content_filter', 'error', 'cancelled'];
+const FINISH_REASONS: readonly FinishReason[] = [
+  'stop',
+  'tool_calls',
+  'length',
+  'content_filter',
+  'error',
+  'cancelled',
+];
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 
 export function parseJobResult(v: unknown, jobId: string): JobResult | undefined {
@@ -47,7 +57,13 @@ export function parseJobResult(v: unknown, jobId: string): JobResult | undefined
 /** `GET /deliberations`: `{jobs: [{job_id, status}]}`; entries without both strings are skipped. */
 export function parseJobList(v: unknown): Array<{ job_id: string; status: string }> | undefined {
   if (!isRecord(v) || !Array.isArray(v['jobs'])) return undefined;
-  return v['jobs'].filter(isRecord).flatMap((j) => (typeof j['job_id'] === 'string' && typeof j['status'] === 'string' ? [{ job_id: j['job_id'], status: j['status'] }] : []));
+  return v['jobs']
+    .filter(isRecord)
+    .flatMap((j) =>
+      typeof j['job_id'] === 'string' && typeof j['status'] === 'string'
+        ? [{ job_id: j['job_id'], status: j['status'] }]
+        : [],
+    );
 }
 
 export function parseInjectAck(v: unknown): InjectAck | undefined {
@@ -73,7 +89,8 @@ function policyOf(v: Rec): PolicyInfo | undefined {
   };
   if (typeof v['mode'] === 'string') p.mode = v['mode'];
   const sla = v['sla'];
-  if (isRecord(sla) && typeof sla['job_timeout_secs'] === 'number') p.sla = { job_timeout_secs: sla['job_timeout_secs'] };
+  if (isRecord(sla) && typeof sla['job_timeout_secs'] === 'number')
+    p.sla = { job_timeout_secs: sla['job_timeout_secs'] };
   return p;
 }
 
@@ -97,7 +114,9 @@ export function parseAgents(v: unknown): AgentInfo[] | undefined {
   for (const a of list) {
     if (!isRecord(a) || typeof a['agent_id'] !== 'string') continue;
     const str = (k: string): string => (typeof a[k] === 'string' ? (a[k] as string) : '');
-    const tags = Array.isArray(a['capability_tags']) ? a['capability_tags'].filter((t): t is string => typeof t === 'string') : [];
+    const tags = Array.isArray(a['capability_tags'])
+      ? a['capability_tags'].filter((t): t is string => typeof t === 'string')
+      : [];
     const info: AgentInfo = {
       agent_id: a['agent_id'],
       model_name: str('model_name'),
@@ -127,7 +146,9 @@ export function parseModels(v: unknown): ModelInfo[] | undefined {
 /** `GET /health`: any JSON object with a string status. */
 export function parseHealth(v: unknown): HealthInfo | undefined {
   if (!isRecord(v) || typeof v['status'] !== 'string') return undefined;
-  return typeof v['nats_connection'] === 'string' ? { status: v['status'], nats_connection: v['nats_connection'] } : { status: v['status'] };
+  return typeof v['nats_connection'] === 'string'
+    ? { status: v['status'], nats_connection: v['nats_connection'] }
+    : { status: v['status'] };
 }
 
 function toolCallsOf(v: unknown): ToolCall[] | undefined {
@@ -137,7 +158,11 @@ function toolCallsOf(v: unknown): ToolCall[] | undefined {
     if (!isRecord(c) || typeof c['id'] !== 'string') continue;
     const fn = c['function'];
     if (!isRecord(fn) || typeof fn['name'] !== 'string') continue;
-    calls.push({ id: c['id'], type: 'function', function: { name: fn['name'], arguments: typeof fn['arguments'] === 'string' ? fn['arguments'] : '' } });
+    calls.push({
+      id: c['id'],
+      type: 'function',
+      function: { name: fn['name'], arguments: typeof fn['arguments'] === 'string' ? fn['arguments'] : '' },
+    });
   }
   return calls;
 }
@@ -167,7 +192,10 @@ export function parseChatCompletion(v: unknown): ChatCompletion | undefined {
   };
   const meta = v['nsed_metadata'];
   if (isRecord(meta) && typeof meta['mode'] === 'string') {
-    completion.nsed_metadata = { mode: meta['mode'], ...(typeof meta['session_id'] === 'string' ? { session_id: meta['session_id'] } : {}) };
+    completion.nsed_metadata = {
+      mode: meta['mode'],
+      ...(typeof meta['session_id'] === 'string' ? { session_id: meta['session_id'] } : {}),
+    };
   }
   return completion;
 }

@@ -27,11 +27,7 @@ export function redactSecrets(text: string, token?: string): string {
 
 /** Removes escape sequences and control characters; whitespace runs become one space. */
 export function stripControls(text: string): string {
-  return text
-    .replace(ESCAPE_SEQUENCES, '')
-    .replace(CONTROL_CHARS, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return text.replace(ESCAPE_SEQUENCES, '').replace(CONTROL_CHARS, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** Cuts to `max` code points (never inside a surrogate pair), marking the cut with `…`. */

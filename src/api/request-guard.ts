@@ -61,7 +61,11 @@ export class RequestGuard {
           hint: 'the deliberation may still be running on the orchestrator; `nsed resume` follows it',
         });
       case 'idle':
-        return new NsedError('timeout', `no data from the orchestrator for ${seconds(idleTimeoutMs)} s (--idle-timeout)`, { drop: 'idle' });
+        return new NsedError(
+          'timeout',
+          `no data from the orchestrator for ${seconds(idleTimeoutMs)} s (--idle-timeout)`,
+          { drop: 'idle' },
+        );
       case 'caller': {
         const r: unknown = this.opts.signal?.reason;
         return r instanceof NsedError ? r : new NsedError('interrupted', 'interrupted');

@@ -58,7 +58,10 @@ export function createStreamProcessor(opts: { maxEventBytes?: number; token?: st
     out.push(end);
   }
 
-  const reader = createSseReader(onMessage, opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes });
+  const reader = createSseReader(
+    onMessage,
+    opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes },
+  );
 
   return {
     push(bytes, sink) {

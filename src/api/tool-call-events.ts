@@ -23,10 +23,28 @@ export function toolCallEventOf(name: ToolCallEventName, data: unknown, index: n
     }
     case 'tool_call_responded': {
       const content = typeof data['result'] === 'string' ? data['result'] : '';
-      return { type: 'tool-result', id, name: toolName, content, exit_code: null, status: 'answered', duration_ms: null, index };
+      return {
+        type: 'tool-result',
+        id,
+        name: toolName,
+        content,
+        exit_code: null,
+        status: 'answered',
+        duration_ms: null,
+        index,
+      };
     }
     case 'tool_call_expired':
-      return { type: 'tool-result', id, name: toolName, content: '', exit_code: null, status: 'expired', duration_ms: null, index };
+      return {
+        type: 'tool-result',
+        id,
+        name: toolName,
+        content: '',
+        exit_code: null,
+        status: 'expired',
+        duration_ms: null,
+        index,
+      };
   }
 }
 

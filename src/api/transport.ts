@@ -57,14 +57,23 @@ export function failureAfterSend(
   if (err instanceof NsedError) return err;
   const codes = errorCodes(err);
   // Before the headers check: a proxy's silent CONNECT is a headers timeout underneath.
-  if (isConnectPhaseError(err)) return connectError(err, { hostPort: hostPort(t.base), connectTimeoutMs: t.connectTimeoutMs, token: t.token });
+  if (isConnectPhaseError(err))
+    return connectError(err, { hostPort: hostPort(t.base), connectTimeoutMs: t.connectTimeoutMs, token: t.token });
   if (codes.includes('UND_ERR_HEADERS_TIMEOUT')) {
     const limit = spec.headersTimeoutMs === undefined ? '' : ` within ${seconds(spec.headersTimeoutMs)} s`;
     const which = spec.headersTimeoutMs === t.idleTimeoutMs ? '--idle-timeout' : 'headers timeout';
-    return new NsedError('timeout', `the orchestrator sent no response to ${spec.method} ${spec.path}${limit} (${which})`, { cause: err });
+    return new NsedError(
+      'timeout',
+      `the orchestrator sent no response to ${spec.method} ${spec.path}${limit} (${which})`,
+      { cause: err },
+    );
   }
   if (codes.includes('UND_ERR_BODY_TIMEOUT')) {
-    return new NsedError('timeout', `the orchestrator stopped sending its answer to ${spec.method} ${spec.path} (read timeout)`, { cause: err });
+    return new NsedError(
+      'timeout',
+      `the orchestrator stopped sending its answer to ${spec.method} ${spec.path} (read timeout)`,
+      { cause: err },
+    );
   }
   return connectError(err, { hostPort: hostPort(t.base), connectTimeoutMs: t.connectTimeoutMs, token: t.token });
 }
@@ -107,19 +116,28 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
       const retryable = guard.reason === undefined && !(err instanceof NsedError) && isConnectPhaseError(err);
       const pause = CONNECT_BACKOFF_MS[attempt];
       if (retryable && pause !== undefined) {
-        t.log?.(`retrying ${spec.method} ${displayUrl(url)} in ${pause} ms (${errorCodes(err)[0] ?? 'connect failure'})`);
+        t.log?.(
+          `retrying ${spec.method} ${displayUrl(url)} in ${pause} ms (${errorCodes(err)[0] ?? 'connect failure'})`,
+        );
         try {
           await sleep(pause, undefined, { signal: guard.signal });
           continue;
         } catch (slept) {
           guard.dispose();
           wire.stop();
-          throw unsentIf(!wire.sent, failureAfterSend(slept, t, guard, { method: spec.method, path, headersTimeoutMs: spec.headersTimeoutMs }));
+          throw unsentIf(
+            !wire.sent,
+            failureAfterSend(slept, t, guard, { method: spec.method, path, headersTimeoutMs: spec.headersTimeoutMs }),
+          );
         }
       }
       guard.dispose();
       wire.stop();
-      const failure = failureAfterSend(err, t, guard, { method: spec.method, path, headersTimeoutMs: spec.headersTimeoutMs });
+      const failure = failureAfterSend(err, t, guard, {
+        method: spec.method,
+        path,
+        headersTimeoutMs: spec.headersTimeoutMs,
+      });
       throw unsentIf(!wire.sent && (retryable || guard.reason !== undefined), failure);
     }
   }
@@ -171,14 +189,23 @@ function unsentIf(unsent: boolean, e: NsedError): NsedError {
  * waiting for its connection (a proxy that never answers CONNECT), and --timeout must bound
  * every wait; a response that arrives after all is let go.
  */
-function untilAborted(pending: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+function untilAborted(
+  pending: Promise<Dispatcher.ResponseData>,
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
   if (signal.aborted) {
-    pending.then((res) => discard(res.body), () => undefined);
+    pending.then(
+      (res) => discard(res.body),
+      () => undefined,
+    );
     return Promise.reject(new DOMException('aborted', 'AbortError'));
   }
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
-      pending.then((res) => discard(res.body), () => undefined);
+      pending.then(
+        (res) => discard(res.body),
+        () => undefined,
+      );
       reject(new DOMException('aborted', 'AbortError'));
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -206,7 +233,10 @@ export function discard(body: Dispatcher.ResponseData['body']): void {
 }
 
 /** Reads at most `limit` bytes of a body as UTF-8, then lets go of the rest. */
-export async function readText(body: Dispatcher.ResponseData['body'], limit: number): Promise<{ text: string; truncated: boolean }> {
+export async function readText(
+  body: Dispatcher.ResponseData['body'],
+  limit: number,
+): Promise<{ text: string; truncated: boolean }> {
   const decoder = new TextDecoder('utf-8');
   let text = '';
   let seen = 0;

@@ -10,12 +10,12 @@ import { OUTPUT_MODES } from '../output/modes.js';
  */
 export function prescan(args: readonly string[]): ParsedArgv | undefined {
   if (args[0] !== 'sessions' || (args[1] !== 'ls' && args[1] !== 'list')) return undefined;
-  // The defaults yargs fills in: the global options' and those of `sessions ls`.
+  // The defaults yargs fills in: the global options' and those of `sessions ls`. Output and the
+  // idle timeout have none, so that the config file can supply them when no flag does.
   const argv: Record<string, unknown> = {
     _: ['sessions', args[1]],
-    output: 'text',
     quiet: false,
-    'idle-timeout': 90,
+    verbose: false,
     color: true,
     sim: false,
     json: false,

@@ -1,5 +1,11 @@
 import type { Argv } from 'yargs';
-import { isGroup, type CommandDef, type CommandEntry, type CommandGroup, type ParsedArgv } from '../commands/command.js';
+import {
+  isGroup,
+  type CommandDef,
+  type CommandEntry,
+  type CommandGroup,
+  type ParsedArgv,
+} from '../commands/command.js';
 import { GLOBAL_OPTION_NAMES, parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
@@ -28,11 +34,19 @@ type Selected = { def: CommandDef; argv: ParsedArgv };
  * `nsed: …` / `hint: …`, and returns the exit code. `parts` replaces the Context's lazy store or
  * connection (tests).
  */
-export async function runCli(args: string[], base: ProcessContext, streams: Streams, parts: ContextParts = {}): Promise<number> {
+export async function runCli(
+  args: string[],
+  base: ProcessContext,
+  streams: Streams,
+  parts: ContextParts = {},
+): Promise<number> {
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
   const quick = prescan(args);
   const def = quick === undefined ? undefined : chosenCommand(quick);
-  const parsed = def !== undefined && quick !== undefined ? { selected: { def, argv: quick } } : await parseWords(args, streams.stdout.columns);
+  const parsed =
+    def !== undefined && quick !== undefined
+      ? { selected: { def, argv: quick } }
+      : await parseWords(args, streams.stdout.columns);
 
   if (parsed.error !== undefined) {
     streams.stderr.write(`nsed: ${oneLine(unknownOnce(parsed.error.message), 300)}\n`);
@@ -51,13 +65,27 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
     globals = parseGlobalOptions(selected.argv, config);
     const options = selected.def.parse(selected.argv);
     const configColor = config.values.color;
-    const io = createIO(streams, base.env, { noColor: !globals.color, quiet: globals.quiet, ...(configColor === undefined ? {} : { configColor }) });
+    const io = createIO(streams, base.env, {
+      noColor: !globals.color,
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      ...(configColor === undefined ? {} : { configColor }),
+    });
     return await selected.def.run(options, createContext(base, io, globals, parts));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
     if (globals?.output === 'ndjson' && !wasReported(err)) {
       const e = toNsedError(err);
-      streams.stdout.write(toJsonLine({ v: NDJSON_SCHEMA_VERSION, seq: 1, type: 'error', code: e.code, exit_code: e.exitCode, message: e.message }));
+      streams.stdout.write(
+        toJsonLine({
+          v: NDJSON_SCHEMA_VERSION,
+          seq: 1,
+          type: 'error',
+          code: e.code,
+          exit_code: e.exitCode,
+          message: e.message,
+        }),
+      );
     }
     return reportError(err, streams, base.env);
   }
@@ -67,7 +95,11 @@ export async function runCli(args: string[], base: ProcessContext, streams: Stre
  * The config file, read once per run after the words are parsed (help and a lone --version
  * never read it). A broken file stops every command but the ones that report it themselves.
  */
-async function readConfigFor(def: CommandDef, env: ProcessContext['env'], streams: Pick<Streams, 'stderr'>): Promise<LoadedConfig> {
+async function readConfigFor(
+  def: CommandDef,
+  env: ProcessContext['env'],
+  streams: Pick<Streams, 'stderr'>,
+): Promise<LoadedConfig> {
   if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
   const { loadConfig, unknownKeyError } = await import('../config-file.js');
   const config = await loadConfig(env);
@@ -75,7 +107,9 @@ async function readConfigFor(def: CommandDef, env: ProcessContext['env'], stream
   if (config.error !== undefined) throw config.error;
   for (const key of config.unknown) {
     const e = unknownKeyError(key);
-    streams.stderr.write(`nsed: warning: ${oneLine(config.path ?? '', 300)}: ${oneLine(e.message, 200)}, ignored; ${oneLine(e.hint ?? '', 300)}\n`);
+    streams.stderr.write(
+      `nsed: warning: ${oneLine(config.path ?? '', 300)}: ${oneLine(e.message, 200)}, ignored; ${oneLine(e.hint ?? '', 300)}\n`,
+    );
   }
   return config;
 }
@@ -108,12 +142,16 @@ export async function parseWords(args: string[], columns: number | undefined): P
   const parsed: Parsed = {};
   try {
     // With a callback, yargs hands help and version text back instead of printing and exiting.
-    await parser.parseAsync(args, {}, (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
-      if (err) parsed.error = err;
-      parsed.helpText = output;
-      const def = !err && output === '' ? chosenCommand(argv) : undefined;
-      if (def !== undefined) parsed.selected = { def, argv };
-    });
+    await parser.parseAsync(
+      args,
+      {},
+      (err: Error | null | undefined, argv: Record<string, unknown>, output: string) => {
+        if (err) parsed.error = err;
+        parsed.helpText = output;
+        const def = !err && output === '' ? chosenCommand(argv) : undefined;
+        if (def !== undefined) parsed.selected = { def, argv };
+      },
+    );
   } catch (err) {
     parsed.error = err instanceof Error ? err : new Error(String(err));
   }
@@ -161,7 +199,9 @@ function skipHelpCache(y: Argv): void {
 // The command is picked from the parsed words rather than through yargs handlers.
 // A command's --help shows its own options first and the global ones in a group of their own.
 function addCommand(y: Argv, def: CommandDef): Argv {
-  const own = recordBuilder(def.builder).options.filter((o) => !o.hidden).map((o) => o.name);
+  const own = recordBuilder(def.builder)
+    .options.filter((o) => !o.hidden)
+    .map((o) => o.name);
   return y.command([def.command, ...(def.aliases ?? [])], def.describe, (sub: Argv) =>
     def.builder(sub).group(own, 'Options:').group(GLOBAL_OPTION_NAMES, 'Global options:'),
   );
@@ -171,7 +211,10 @@ function addGroup(y: Argv, group: CommandGroup): Argv {
   return y.command(group.command, group.describe, (sub: Argv) => {
     let s = sub;
     for (const def of group.subcommands) s = addCommand(s, def);
-    return s.demandCommand(1, `name a ${group.command} subcommand: ${group.subcommands.map((d) => d.command.split(' ')[0]).join(', ')}`);
+    return s.demandCommand(
+      1,
+      `name a ${group.command} subcommand: ${group.subcommands.map((d) => d.command.split(' ')[0]).join(', ')}`,
+    );
   });
 }
 
@@ -184,7 +227,9 @@ export function unknownOnce(message: string): string {
   if (m === null) return message;
   const all = (m[1] ?? '').split(', ');
   const kebabToCamel = (s: string): string => s.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-  const kept = all.filter((name) => !all.some((other) => other !== name && other.includes('-') && kebabToCamel(other) === name));
+  const kept = all.filter(
+    (name) => !all.some((other) => other !== name && other.includes('-') && kebabToCamel(other) === name),
+  );
   return `Unknown ${kept.length === 1 ? 'argument' : 'arguments'}: ${kept.join(', ')}`;
 }
 

@@ -20,8 +20,14 @@ export const agents: CommandDef<Record<string, never>> = {
     }
     const { renderListing, listingFormat } = await import('../output/listing.js');
     const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
-    if (list.length === 0 && format !== 'json' && !ctx.io.quiet) ctx.io.stderr.write('the orchestrator has no agents registered\n');
-    await (await import('../output/session-write.js')).writeStdout(ctx.io, renderListing(list, AGENT_COLUMNS, format, (a) => a));
+    if (list.length === 0 && format !== 'json' && !ctx.io.quiet)
+      ctx.io.stderr.write('the orchestrator has no agents registered\n');
+    await (
+      await import('../output/session-write.js')
+    ).writeStdout(
+      ctx.io,
+      renderListing(list, AGENT_COLUMNS, format, (a) => a),
+    );
     return 0;
   },
 };

@@ -1,3 +1,4 @@
+import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
@@ -15,12 +16,28 @@ export const ask: CommandDef<AskOptions> = {
   describe: 'start a session and run its first turn',
   builder: (y) =>
     withTurnOptions(y)
-      .positional('prompt', { type: 'string', array: true, describe: 'the question (- or a pipe for stdin)' })
+      .positional('prompt', {
+        type: 'string',
+        array: true,
+        describe: 'the question; - reads stdin in its place; with no words a piped stdin is the prompt',
+      })
       .example('nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout')
-      .example('git diff | nsed ask -o final -p fast', 'prompt from stdin'),
+      .example(
+        'git diff | nsed ask "review this"',
+        'the words are the question, piped input its context (below it, fenced)',
+      )
+      .example(
+        'nsed ask -m llama3.2 --url http://localhost:11434 "hello"',
+        'any OpenAI-compatible server: the model as given',
+      )
+      .epilog(
+        'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
+          ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
+      ),
   parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
-  run: async (opts, ctx) => {
-    const prompt = await readPrompt(opts.prompt, ctx.io);
+  run: async (opts, given) => {
+    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [{ startSession }, { executeTurn }] = await Promise.all([
       import('../turn/start-session.js'),
       import('../turn/execute-turn.js'),
@@ -28,7 +45,11 @@ export const ask: CommandDef<AskOptions> = {
     await ctx.store();
     const conn = await ctx.connect();
     try {
-      const { session, userTurnId } = await startSession(ctx, { prompt, opts: opts.turn, orchestrator: conn.orchestrator });
+      const { session, userTurnId } = await startSession(ctx, {
+        prompt,
+        opts: opts.turn,
+        orchestrator: conn.orchestrator,
+      });
       return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
     } finally {
       await conn.close();

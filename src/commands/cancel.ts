@@ -1,5 +1,11 @@
 import type { CommandDef } from './command.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import {
+  assertNsedSession,
+  parseSessionTarget,
+  readTarget,
+  withSessionTarget,
+  type SessionTarget,
+} from './shared/session-target.js';
 
 export interface CancelOptions {
   target: SessionTarget;
@@ -19,11 +25,14 @@ export const cancel: CommandDef<CancelOptions> = {
       import('../output/acknowledge.js'),
     ]);
     const session = await readTarget(ctx, opts.target);
+    assertNsedSession(session);
     const store = await ctx.store();
     const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
-      throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: 'there is no pending deliberation to cancel' });
+      throw new NsedError('conflict', `nothing is running in session ${id}`, {
+        hint: 'there is no pending deliberation to cancel',
+      });
     }
     const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {

@@ -30,7 +30,8 @@ export function completionCommand(allCommands: () => readonly CommandEntry[]): C
     run: async (opts, ctx) => {
       const fromEnv = (ctx.env['SHELL'] ?? '').split('/').pop() ?? '';
       const shell = opts.shell ?? SHELLS.find((s) => s === fromEnv);
-      if (shell === undefined) throw usageError('name the shell: nsed completion bash|zsh|fish', '$SHELL does not name one of them');
+      if (shell === undefined)
+        throw usageError('name the shell: nsed completion bash|zsh|fish', '$SHELL does not name one of them');
       const [{ completionScript }, { writeStdout }] = await Promise.all([
         import('../docs/completions.js'),
         import('../output/session-write.js'),

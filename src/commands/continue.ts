@@ -1,3 +1,4 @@
+import { withoutSaving } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { Session } from '../session/model.js';
@@ -28,7 +29,10 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable',
       })
       .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
-      .example('nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation')
+      .example(
+        'nsed continue --last --tool-result call_ab12=answer.txt',
+        'hand a tool result back and follow the deliberation',
+      )
       .epilog('A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.'),
   parse: (argv) => {
     const opts = {
@@ -38,23 +42,34 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       toolResults: stringList(argv, 'tool-result'),
     };
     if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
-      throw usageError('give either a prompt or --tool-result, not both', 'answer the call first; ask the follow-up after');
+      throw usageError(
+        'give either a prompt or --tool-result, not both',
+        'answer the call first; ask the follow-up after',
+      );
     }
     return opts;
   },
-  run: async (opts, ctx) => {
+  run: async (opts, given) => {
+    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
-    const prompt = await readPrompt(opts.prompt, ctx.io);
-    const [{ executeTurn }, reconcile, lease, { userTurn }, { toModel }, { newTurnId }, { councilOf, withRecordedCouncil }] =
-      await Promise.all([
-        import('../turn/execute-turn.js'),
-        import('../turn/reconcile.js'),
-        import('../turn/claim.js'),
-        import('../turn/start-session.js'),
-        import('../protocol/policy-ref.js'),
-        import('../session/ids.js'),
-        import('../turn/turn-options.js'),
-      ]);
+    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
+    const [
+      { executeTurn },
+      reconcile,
+      lease,
+      { userTurn },
+      { toModel },
+      { newTurnId },
+      { councilOf, withRecordedCouncil },
+    ] = await Promise.all([
+      import('../turn/execute-turn.js'),
+      import('../turn/reconcile.js'),
+      import('../turn/claim.js'),
+      import('../turn/start-session.js'),
+      import('../protocol/policy-ref.js'),
+      import('../session/ids.js'),
+      import('../turn/turn-options.js'),
+    ]);
     const found = await readTarget(ctx, opts.target);
     const id = found.id;
     // A --sim job still running in another process is reached there (and then refused below).
@@ -64,7 +79,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       // Settle what earlier runs left (a dead owner's claim, a pending job) before claiming.
       const before = await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal);
       const state = await reconcile.reconcilePending(ctx, conn, before);
-      if (state === 'running') throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
+      if (state === 'running')
+        throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
       const turn = withRecordedCouncil(opts.turn, before.council);
@@ -72,6 +88,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       const session = await store.update(id, (s) => {
         lease.assertFree(s);
         if (turn.policy !== undefined) s.active_policy = toModel(turn.policy);
+        if (turn.model !== undefined) s.active_policy = turn.model;
         if (turn.system !== undefined) s.system = turn.system;
         if (turn.title !== undefined) s.title = turn.title;
         const council = councilOf(turn);

@@ -26,17 +26,28 @@ export const doctor: CommandDef<Record<string, never>> = {
     const { url, source } = globals.sim
       ? { url: '(an in-process simulator)', source: 'sim' }
       : resolveUrlSource(globals.url, ctx.env, undefined, configured.url);
-    out.push({ name: 'url', ok: true, detail: `${url} (from ${SOURCES[source] ?? source}; precedence: flag > environment > config > default)` });
+    out.push({
+      name: 'url',
+      ok: true,
+      detail: `${url} (from ${SOURCES[source] ?? source}; precedence: flag > environment > config > default)`,
+    });
 
     let tokenState = 'no token (set NSED_TOKEN or token_file if the orchestrator wants one)';
     let tokenOk = true;
     if (!globals.sim) {
       try {
         const token = await readToken(globals.tokenFile, ctx.env, () => undefined, configured.token_file);
-        if (token !== undefined) tokenState = `a token from ${globals.tokenFile !== undefined ? '--token-file' : ctx.env['NSED_TOKEN'] ? 'NSED_TOKEN' : 'token_file (config)'}`;
+        if (token !== undefined)
+          tokenState = `a token from ${globals.tokenFile !== undefined ? '--token-file' : ctx.env['NSED_TOKEN'] ? 'NSED_TOKEN' : 'token_file (config)'}`;
       } catch (err) {
         const e = toNsedError(err);
-        out.push({ name: 'token', ok: false, detail: e.message, fix: e.hint ?? 'check the token file', exitCode: e.exitCode });
+        out.push({
+          name: 'token',
+          ok: false,
+          detail: e.message,
+          fix: e.hint ?? 'check the token file',
+          exitCode: e.exitCode,
+        });
         tokenOk = false;
       }
       if (/^https?:/.test(url)) out.push(...(await checks.networkSettingsCheck(ctx.env, url)));
@@ -66,7 +77,11 @@ const SOURCES: Record<string, string> = {
 };
 
 /** /health (reachability, latency), then a bearer route (`GET /policies`): is the token accepted. */
-async function orchestratorChecks(ctx: Parameters<(typeof doctor)['run']>[1], tokenState: string, isDefault: boolean): Promise<Check[]> {
+async function orchestratorChecks(
+  ctx: Parameters<(typeof doctor)['run']>[1],
+  tokenState: string,
+  isDefault: boolean,
+): Promise<Check[]> {
   const { toNsedError, ExitCode } = await import('../errors.js');
   const out: Check[] = [];
   let conn;
@@ -84,8 +99,18 @@ async function orchestratorChecks(ctx: Parameters<(typeof doctor)['run']>[1], to
       out.push({ name: 'reachable', ok: true, detail: `${conn.url} answered in ${ms} ms` });
       out.push(
         health.status === 'healthy'
-          ? { name: 'health', ok: true, detail: `healthy${health.nats_connection ? ` (NATS ${health.nats_connection})` : ''}` }
-          : { name: 'health', ok: false, detail: `the orchestrator says it is ${health.status}`, fix: 'see the orchestrator\'s logs', exitCode: ExitCode.server },
+          ? {
+              name: 'health',
+              ok: true,
+              detail: `healthy${health.nats_connection ? ` (NATS ${health.nats_connection})` : ''}`,
+            }
+          : {
+              name: 'health',
+              ok: false,
+              detail: `the orchestrator says it is ${health.status}`,
+              fix: "see the orchestrator's logs",
+              exitCode: ExitCode.server,
+            },
       );
     } catch (err) {
       const e = toNsedError(err);
@@ -96,7 +121,11 @@ async function orchestratorChecks(ctx: Parameters<(typeof doctor)['run']>[1], to
         return [{ name: 'reachable', ok: false, detail: e.message, fix, exitCode: e.exitCode }];
       }
       // An orchestrator without /health (or one that guards it) is still reachable.
-      out.push({ name: 'reachable', ok: true, detail: `${conn.url} answered in ${ctx.clock.now().getTime() - started} ms` });
+      out.push({
+        name: 'reachable',
+        ok: true,
+        detail: `${conn.url} answered in ${ctx.clock.now().getTime() - started} ms`,
+      });
       out.push({ name: 'health', ok: false, detail: e.message, fix: 'GET /health should answer 200 without a token' });
     }
     try {
@@ -105,14 +134,32 @@ async function orchestratorChecks(ctx: Parameters<(typeof doctor)['run']>[1], to
       out.push(
         policies.length > 0
           ? { name: 'policies', ok: true, detail: `${policies.length} (nsed policies lists them)` }
-          : { name: 'policies', ok: false, detail: 'the orchestrator has no policies', fix: 'register one, or choose agents with --agents', exitCode: ExitCode.notFound },
+          : {
+              name: 'policies',
+              ok: false,
+              detail: 'the orchestrator has no policies',
+              fix: 'register one, or choose agents with --agents',
+              exitCode: ExitCode.notFound,
+            },
       );
     } catch (err) {
       const e = toNsedError(err);
       if (e.code === 'auth') {
-        out.push({ name: 'token', ok: false, detail: `refused: ${e.message} (${tokenState})`, fix: e.hint ?? 'check NSED_TOKEN or the token file', exitCode: e.exitCode });
+        out.push({
+          name: 'token',
+          ok: false,
+          detail: `refused: ${e.message} (${tokenState})`,
+          fix: e.hint ?? 'check NSED_TOKEN or the token file',
+          exitCode: e.exitCode,
+        });
       } else {
-        out.push({ name: 'policies', ok: false, detail: e.message, fix: e.hint ?? 'see the orchestrator\'s logs', exitCode: e.exitCode });
+        out.push({
+          name: 'policies',
+          ok: false,
+          detail: e.message,
+          fix: e.hint ?? "see the orchestrator's logs",
+          exitCode: e.exitCode,
+        });
       }
     }
   } finally {
@@ -128,7 +175,10 @@ function toJson(c: Check): Record<string, unknown> {
 
 function render(checks: readonly Check[], code: number): string {
   // Details quote the server and the environment: one safe line each.
-  const lines = checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.name}: ${oneLine(c.detail, 400)}${!c.ok && c.fix !== undefined ? `\n    fix: ${oneLine(c.fix, 300)}` : ''}`);
+  const lines = checks.map(
+    (c) =>
+      `${c.ok ? '✓' : '✗'} ${c.name}: ${oneLine(c.detail, 400)}${!c.ok && c.fix !== undefined ? `\n    fix: ${oneLine(c.fix, 300)}` : ''}`,
+  );
   lines.push(code === 0 ? 'ready: nsed ask will work' : `not ready (exit ${code}): fix the first ✗ above`);
   return `${lines.join('\n')}\n`;
 }

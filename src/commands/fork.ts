@@ -1,3 +1,4 @@
+import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
@@ -24,8 +25,15 @@ export const fork: CommandDef<ForkOptions> = {
   builder: (y) =>
     withTurnOptions(y)
       .positional('source', { type: 'string', describe: 'the session to branch from (id or unique prefix)' })
-      .positional('prompt', { type: 'string', array: true, describe: 'a prompt to run on the fork at once (- for stdin)' })
-      .option('at', { type: 'string', describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)' })
+      .positional('prompt', {
+        type: 'string',
+        array: true,
+        describe: 'a prompt to run on the fork at once (- for stdin)',
+      })
+      .option('at', {
+        type: 'string',
+        describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)',
+      })
       .example('nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id')
       .example('nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'),
   parse: (argv) => ({
@@ -34,25 +42,34 @@ export const fork: CommandDef<ForkOptions> = {
     at: stringFlag(argv, 'at'),
     prompt: promptWords(argv['prompt'], argv['--']),
   }),
-  run: async (opts, ctx) => {
+  run: async (opts, given) => {
+    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([
       import('../session/lineage.js'),
       import('../turn/start-session.js'),
       import('../turn/turn-options.js'),
     ]);
-    const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io);
+    const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io, { context: true });
     const store = await ctx.store();
     const parent = await store.read(await store.resolve(opts.source));
     const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };
     const title = `${parent.title} (fork)`;
-    // The fork keeps the parent's policy, system and council unless this command names its own.
+    // The fork keeps the parent's model, system and council unless this command names its own; the
+    // parent's model string is kept as sent, so a plain server's model never gains a prefix.
     const own = withRecordedCouncil(opts.turn, parent.council);
-    const inherited = { ...own, policy: own.policy ?? parent.active_policy, system: own.system ?? parent.system };
+    const named = own.policy !== undefined || own.model !== undefined;
+    const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
 
     if (text === undefined) {
-      const session = await createSession(ctx, { opts: inherited, orchestrator: parent.orchestrator, turns, forkedFrom, title });
+      const session = await createSession(ctx, {
+        opts: inherited,
+        orchestrator: parent.orchestrator,
+        turns,
+        forkedFrom,
+        title,
+      });
       ctx.io.stdout.write(`${session.id}\n`);
       return 0;
     }

@@ -1,6 +1,12 @@
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import {
+  assertNsedSession,
+  parseSessionTarget,
+  readTarget,
+  withSessionTarget,
+  type SessionTarget,
+} from './shared/session-target.js';
 
 export interface InjectOptions {
   target: SessionTarget;
@@ -20,9 +26,17 @@ export const inject: CommandDef<InjectOptions> = {
   builder: (y) =>
     withSessionTarget(y)
       .positional('message', { type: 'string', array: true, describe: 'the guidance (- for stdin)' })
-      .option('wait', { type: 'boolean', default: true, describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)' })
+      .option('wait', {
+        type: 'boolean',
+        default: true,
+        describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)',
+      })
       .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
-  parse: (argv) => ({ message: promptWords(argv['message'], argv['--']), target: parseSessionTarget(argv), wait: argv['wait'] !== false }),
+  parse: (argv) => ({
+    message: promptWords(argv['message'], argv['--']),
+    target: parseSessionTarget(argv),
+    wait: argv['wait'] !== false,
+  }),
   run: async (opts, ctx) => {
     const [{ followPending }, { injectMessage }, { acknowledge }, { sanitizeForTerminal }] = await Promise.all([
       import('../turn/execute-turn.js'),
@@ -30,19 +44,28 @@ export const inject: CommandDef<InjectOptions> = {
       import('../output/acknowledge.js'),
       import('../terminal/sanitize.js'),
     ]);
-    const message = await readPrompt(opts.message, ctx.io, 'message');
+    const message = await readPrompt(opts.message, ctx.io, { what: 'message' });
     const session = await readTarget(ctx, opts.target);
+    assertNsedSession(session);
     const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
       const sent = await injectMessage(ctx, conn, session, message, opts.wait);
       const { sequence, round } = sent.placed;
       if (!opts.wait) {
         // The acknowledgement is the whole result: one terminal event in every output mode.
-        await acknowledge(ctx.globals.output, ctx.io, { type: 'injected', session: session.id, job_id: sent.pending.job_id, sequence, round });
+        await acknowledge(ctx.globals.output, ctx.io, {
+          type: 'injected',
+          session: session.id,
+          job_id: sent.pending.job_id,
+          sequence,
+          round,
+        });
         return 0;
       }
       if (sent.kind === 'answered') return 0;
-      ctx.io.stderr.write(`injected into deliberation ${sanitizeForTerminal(sent.pending.job_id)} at round ${round ?? '?'} (sequence ${sequence ?? '?'})
+      if (!ctx.io.quiet)
+        ctx.io.stderr
+          .write(`injected into deliberation ${sanitizeForTerminal(sent.pending.job_id)} at round ${round ?? '?'} (sequence ${sequence ?? '?'})
 `);
       const store = await ctx.store();
       return await followPending(ctx, conn, await store.read(session.id), sent.pending);

@@ -20,8 +20,14 @@ export const models: CommandDef<Record<string, never>> = {
     }
     const { renderListing, listingFormat } = await import('../output/listing.js');
     const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
-    if (list.length === 0 && format !== 'json' && !ctx.io.quiet) ctx.io.stderr.write('the orchestrator lists no models\n');
-    await (await import('../output/session-write.js')).writeStdout(ctx.io, renderListing(list, MODEL_COLUMNS, format, (m) => m));
+    if (list.length === 0 && format !== 'json' && !ctx.io.quiet)
+      ctx.io.stderr.write('the orchestrator lists no models\n');
+    await (
+      await import('../output/session-write.js')
+    ).writeStdout(
+      ctx.io,
+      renderListing(list, MODEL_COLUMNS, format, (m) => m),
+    );
     return 0;
   },
 };

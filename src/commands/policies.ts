@@ -10,16 +10,24 @@ export interface PoliciesOptions {
 /** `nsed policies [--tag T]`: the orchestrator's policies (`GET /policies`), the names `-p` takes. */
 export const policies: CommandDef<PoliciesOptions> = {
   command: 'policies',
-  describe: 'list the orchestrator\'s policies (what -p takes)',
+  describe: "list the orchestrator's policies (what -p takes)",
   builder: (y) =>
     y
       .option('tag', { type: 'string', describe: 'only policies with this tag' })
-      .option('cached', { type: 'boolean', default: false, hidden: true, describe: 'print the cached tags (for completion)' })
+      .option('cached', {
+        type: 'boolean',
+        default: false,
+        hidden: true,
+        describe: 'print the cached tags (for completion)',
+      })
       .example('nsed policies', 'a table on a terminal, tab-separated lines in a pipe')
       .example("nsed policies -o json | jq -r '.[].tags[]'", 'every tag -p accepts'),
   parse: (argv) => ({ tag: stringFlag(argv, 'tag'), cached: argv['cached'] === true }),
   run: async (opts, ctx) => {
-    const [{ resolveHome }, cache] = await Promise.all([import('../session/paths.js'), import('../session/policy-cache.js')]);
+    const [{ resolveHome }, cache] = await Promise.all([
+      import('../session/paths.js'),
+      import('../session/policy-cache.js'),
+    ]);
     if (opts.cached) {
       let home: string;
       try {
@@ -42,7 +50,11 @@ export const policies: CommandDef<PoliciesOptions> = {
     const shown = opts.tag === undefined ? list : list.filter((p) => p.tags.includes(opts.tag ?? ''));
     if (opts.tag === undefined) {
       try {
-        await cache.writePolicyCache(resolveHome(ctx.env, ctx.globals.home), { url: conn.orchestrator, tags: list.flatMap((p) => p.tags), now: ctx.clock.now() });
+        await cache.writePolicyCache(resolveHome(ctx.env, ctx.globals.home), {
+          url: conn.orchestrator,
+          tags: list.flatMap((p) => p.tags),
+          now: ctx.clock.now(),
+        });
       } catch {
         // No store root (HOME unset): completion simply offers nothing.
       }
@@ -51,7 +63,9 @@ export const policies: CommandDef<PoliciesOptions> = {
     const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
     const text = renderListing(shown, POLICY_COLUMNS, format, (p) => p);
     if (shown.length === 0 && format !== 'json' && !ctx.io.quiet) {
-      ctx.io.stderr.write(opts.tag === undefined ? 'the orchestrator has no policies\n' : `no policy has the tag '${opts.tag}'\n`);
+      ctx.io.stderr.write(
+        opts.tag === undefined ? 'the orchestrator has no policies\n' : `no policy has the tag '${opts.tag}'\n`,
+      );
     }
     await (await import('../output/session-write.js')).writeStdout(ctx.io, text);
     return 0;

@@ -1,5 +1,11 @@
 import type { CommandDef } from './command.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import {
+  assertNsedSession,
+  parseSessionTarget,
+  readTarget,
+  withSessionTarget,
+  type SessionTarget,
+} from './shared/session-target.js';
 
 export interface ResumeOptions {
   target: SessionTarget;
@@ -16,21 +22,30 @@ export const resume: CommandDef<ResumeOptions> = {
   builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
   parse: (argv) => ({ target: parseSessionTarget(argv) }),
   run: async (opts, ctx) => {
-    const [{ followPending }, { GONE_REASON, clearPending, judgePending }, { NsedError, notFound }, { upsertAssistantTurn }, { newTurnId }, { settlementOf }] =
-      await Promise.all([
-        import('../turn/execute-turn.js'),
-        import('../turn/reconcile.js'),
-        import('../errors.js'),
-        import('../session/lineage.js'),
-        import('../session/ids.js'),
-        import('../turn/settle.js'),
-      ]);
+    const [
+      { followPending },
+      { GONE_REASON, clearPending, judgePending },
+      { NsedError, notFound },
+      { upsertAssistantTurn },
+      { newTurnId },
+      { settlementOf },
+    ] = await Promise.all([
+      import('../turn/execute-turn.js'),
+      import('../turn/reconcile.js'),
+      import('../errors.js'),
+      import('../session/lineage.js'),
+      import('../session/ids.js'),
+      import('../turn/settle.js'),
+    ]);
     const session = await readTarget(ctx, opts.target);
+    assertNsedSession(session);
     const id = session.id;
     const pending = session.pending_job;
     if (pending === undefined) {
       // The same code as inject and cancel with nothing running: scripts test one number.
-      throw new NsedError('conflict', `nothing is running in session ${id}`, { hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'` });
+      throw new NsedError('conflict', `nothing is running in session ${id}`, {
+        hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`,
+      });
     }
     const store = await ctx.store();
     const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
@@ -45,7 +60,8 @@ export const resume: CommandDef<ResumeOptions> = {
           );
         case 'failed': {
           // A cancelled job reads `failed: cancelled…`: its own state and exit code, not a failure.
-          const cancelled = settlementOf({ job_id: pending.job_id, status: state.status, result: null }).kind === 'cancelled';
+          const cancelled =
+            settlementOf({ job_id: pending.job_id, status: state.status, result: null }).kind === 'cancelled';
           const why = cancelled ? 'was cancelled' : state.status.slice(0, 300);
           await store.update(id, (s) => {
             if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
@@ -69,7 +85,11 @@ export const resume: CommandDef<ResumeOptions> = {
           });
         }
         case 'completed':
-          return await followPending(ctx, conn, session, pending, { kind: 'result', jobId: pending.job_id, content: state.content });
+          return await followPending(ctx, conn, session, pending, {
+            kind: 'result',
+            jobId: pending.job_id,
+            content: state.content,
+          });
         case 'running':
           return await followPending(ctx, conn, session, pending, { kind: 'attach', jobId: pending.job_id });
       }

@@ -2,7 +2,16 @@ import { usageError } from '../errors.js';
 import type { RouteName } from '../sim/router.js';
 import { stringFlag, stringList, type CommandDef, type ParsedArgv } from './command.js';
 
-const ROUTES = ['inject', 'cancel', 'resume', 'details', 'models', 'deliberations', 'responses', 'job-stream'] as const satisfies readonly RouteName[];
+const ROUTES = [
+  'inject',
+  'cancel',
+  'resume',
+  'details',
+  'models',
+  'deliberations',
+  'responses',
+  'job-stream',
+] as const satisfies readonly RouteName[];
 
 export interface SimOptions {
   host: string;
@@ -28,7 +37,18 @@ export interface SimOptions {
 }
 
 /** The client's options mean nothing to the simulator, so its help leaves them out. */
-const CLIENT_OPTIONS = ['url', 'token-file', 'home', 'output', 'quiet', 'timeout', 'idle-timeout', 'color', 'sim'];
+const CLIENT_OPTIONS = [
+  'url',
+  'token-file',
+  'home',
+  'output',
+  'quiet',
+  'verbose',
+  'timeout',
+  'idle-timeout',
+  'color',
+  'sim',
+];
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef<SimOptions> = {
@@ -45,15 +65,34 @@ export const sim: CommandDef<SimOptions> = {
         choices: ['default', 'strict'],
         describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
       })
-      .option('dedup', { type: 'boolean', describe: 'answer an identical request from the same job (default: on with --profile strict)' })
-      .option('dedup-ttl', { type: 'number', default: 30, describe: 'seconds an ended job still answers identical requests' })
+      .option('dedup', {
+        type: 'boolean',
+        describe: 'answer an identical request from the same job (default: on with --profile strict)',
+      })
+      .option('dedup-ttl', {
+        type: 'number',
+        default: 30,
+        describe: 'seconds an ended job still answers identical requests',
+      })
       .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
       .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
-      .option('tool-wait-ms', { type: 'number', describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)' })
-      .option('keepalive-ms', { type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' })
+      .option('tool-wait-ms', {
+        type: 'number',
+        describe:
+          'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)',
+      })
+      .option('keepalive-ms', {
+        type: 'number',
+        default: 15000,
+        describe: 'keep-alive comment interval on idle streams',
+      })
       .option('history-ttl', { type: 'number', default: 600, describe: 'seconds a finished job stays replayable' })
       .option('token', { type: 'string', describe: 'require this bearer token (env NSED_SIM_TOKEN)' })
-      .option('fault', { type: 'string', array: true, describe: 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)' })
+      .option('fault', {
+        type: 'string',
+        array: true,
+        describe: 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)',
+      })
       .option('without-route', {
         type: 'string',
         array: true,
@@ -78,7 +117,9 @@ export const sim: CommandDef<SimOptions> = {
     historyTtlS: nonNegative(argv, 'history-ttl'),
     token: stringFlag(argv, 'token'),
     faults: stringList(argv, 'fault'),
-    withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName => (ROUTES as readonly string[]).includes(r)),
+    withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName =>
+      (ROUTES as readonly string[]).includes(r),
+    ),
     profile: stringFlag(argv, 'profile'),
     dedup: typeof argv['dedup'] === 'boolean' ? argv['dedup'] : undefined,
     dedupTtlS: nonNegative(argv, 'dedup-ttl'),
@@ -127,6 +168,7 @@ function nonNegative(argv: ParsedArgv, key: string): number {
 /** A TCP port: 0 (a free one) to 65535; anything else is a usage error, not a crash at listen. */
 function port(argv: ParsedArgv): number {
   const v = nonNegative(argv, 'port');
-  if (!Number.isInteger(v) || v > 65535) throw usageError('--port must be a whole number from 0 to 65535', '0 picks a free port');
+  if (!Number.isInteger(v) || v > 65535)
+    throw usageError('--port must be a whole number from 0 to 65535', '0 picks a free port');
   return v;
 }

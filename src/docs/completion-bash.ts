@@ -7,7 +7,9 @@ const words = (list: string[]): string => list.join(' ');
 
 /** Pairs of (command key or `*`, option) covering every option that takes a value. */
 function valueOptions(m: CompletionModel): Array<{ keys: string[]; option: OptionRef }> {
-  const specific = m.commands.flatMap((c) => c.options.filter((o) => o.takesValue).map((option) => ({ keys: c.keys, option })));
+  const specific = m.commands.flatMap((c) =>
+    c.options.filter((o) => o.takesValue).map((option) => ({ keys: c.keys, option })),
+  );
   return [...specific, ...m.globals.filter((o) => o.takesValue).map((option) => ({ keys: ['*'], option }))];
 }
 
@@ -67,7 +69,10 @@ export function bashCompletion(m: CompletionModel): string {
     '_nsed_value() {',
     '  local cur=$3',
     '  case "$1|$2" in',
-    ...values.map((v) => `    ${v.keys.flatMap((k) => v.option.flags.map((f) => pattern(k, f))).join('|')}) ${valueAction(v.option)} ;;`),
+    ...values.map(
+      (v) =>
+        `    ${v.keys.flatMap((k) => v.option.flags.map((f) => pattern(k, f))).join('|')}) ${valueAction(v.option)} ;;`,
+    ),
     '  esac',
     '}',
     '',
@@ -93,14 +98,19 @@ export function bashCompletion(m: CompletionModel): string {
     '  fi',
     '  if [[ $cur == -* ]]; then',
     '    case "$cmd" in',
-    ...m.commands.map((c) => `      ${c.keys.map((k) => `"${k}"`).join('|')}) COMPREPLY=($(compgen -W "${words(optionWords([...c.options, ...m.globals]))}" -- "$cur")) ;;`),
+    ...m.commands.map(
+      (c) =>
+        `      ${c.keys.map((k) => `"${k}"`).join('|')}) COMPREPLY=($(compgen -W "${words(optionWords([...c.options, ...m.globals]))}" -- "$cur")) ;;`,
+    ),
     `      *) COMPREPLY=($(compgen -W "${words(optionWords(m.globals))}" -- "$cur")) ;;`,
     '    esac',
     '    return 0',
     '  fi',
     '  case "$cmd" in',
     `    "") COMPREPLY=($(compgen -W "${words(m.top.map((t) => t.name))}" -- "$cur")) ;;`,
-    ...m.groups.map((g) => `    ${g.name}) COMPREPLY=($(compgen -W "${words(g.subcommands.map((s) => s.name))}" -- "$cur")) ;;`),
+    ...m.groups.map(
+      (g) => `    ${g.name}) COMPREPLY=($(compgen -W "${words(g.subcommands.map((s) => s.name))}" -- "$cur")) ;;`,
+    ),
     ...positionalCases(m),
     '  esac',
     '  return 0',
@@ -123,7 +133,8 @@ function positionalCases(m: CompletionModel): string[] {
     }
     const choice = c.positionals.findIndex((p) => p.complete === 'choices');
     const p = c.positionals[choice];
-    if (p !== undefined) out.push(`    ${keys}) ((npos == ${choice})) && COMPREPLY=($(compgen -W "${words(p.choices)}" -- "$cur")) ;;`);
+    if (p !== undefined)
+      out.push(`    ${keys}) ((npos == ${choice})) && COMPREPLY=($(compgen -W "${words(p.choices)}" -- "$cur")) ;;`);
   }
   return out;
 }

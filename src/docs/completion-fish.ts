@@ -1,7 +1,8 @@
 import { GENERATED_NOTE, sessionPositional, type CompletionModel } from './completion-model.js';
 import type { OptionRef } from './reference.js';
 
-const quote = (text: string): string => `'${text.replace(/\s+/g, ' ').replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+const quote = (text: string): string =>
+  `'${text.replace(/\s+/g, ' ').replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 
 /** `complete` arguments declaring one option: its spellings, whether it takes a value and what completes it. */
 function optionSpec(o: OptionRef): string[] {
@@ -62,7 +63,10 @@ export function fishCompletion(m: CompletionModel): string {
     "            case '*'",
     '                if test -z "$cmd"',
     '                    set cmd $w',
-    ...m.groups.flatMap((g) => [`                else if test "$cmd" = ${g.name}`, `                    set cmd "${g.name} $w"`]),
+    ...m.groups.flatMap((g) => [
+      `                else if test "$cmd" = ${g.name}`,
+      `                    set cmd "${g.name} $w"`,
+    ]),
     '                else',
     '                    set npos (math $npos + 1)',
     '                end',
@@ -75,7 +79,11 @@ export function fishCompletion(m: CompletionModel): string {
     'function __nsed_takes_value --argument-names cmd flag',
     '    switch "$cmd|$flag"',
     `        case ${[
-      ...m.commands.flatMap((c) => c.options.filter((o) => o.takesValue).flatMap((o) => c.keys.flatMap((k) => o.flags.map((f) => quote(`${k}|${f}`))))),
+      ...m.commands.flatMap((c) =>
+        c.options
+          .filter((o) => o.takesValue)
+          .flatMap((o) => c.keys.flatMap((k) => o.flags.map((f) => quote(`${k}|${f}`)))),
+      ),
       ...m.globals.filter((o) => o.takesValue).flatMap((o) => o.flags.map((f) => quote(`*|${f}`))),
     ].join(' ')}`,
     '            return 0',
@@ -94,7 +102,7 @@ export function fishCompletion(m: CompletionModel): string {
     '    set -l words (__nsed_words)',
     '    test "$words[1]" = "$cmd"; or return 1',
     "    if string match -q '>=*' -- $n",
-    "        test $words[2] -ge (string sub -s 3 -- $n)",
+    '        test $words[2] -ge (string sub -s 3 -- $n)',
     '    else',
     '        test $words[2] -eq $n',
     '    end',
@@ -111,7 +119,7 @@ export function fishCompletion(m: CompletionModel): string {
     '                    set home --home $tokens[(math $i + 1)]',
     '                end',
     "            case '--home=*'",
-    '                set home --home (string replace -- --home= \'\' $tokens[$i])',
+    "                set home --home (string replace -- --home= '' $tokens[$i])",
     '        end',
     '    end',
     '    nsed $home $argv 2>/dev/null',
@@ -129,8 +137,12 @@ export function fishCompletion(m: CompletionModel): string {
     'complete -c nsed -f',
     ...m.globals.flatMap(optionSpec).map((spec) => `complete -c nsed ${spec}`),
     ...m.top.map((t) => `complete -c nsed ${when([''])} -a ${t.name} -d ${quote(t.describe)}`),
-    ...m.groups.flatMap((g) => g.subcommands.map((s) => `complete -c nsed ${when([g.name])} -a ${s.name} -d ${quote(s.describe)}`)),
-    ...m.commands.flatMap((c) => c.options.flatMap(optionSpec).map((spec) => `complete -c nsed ${when(c.keys)} ${spec}`)),
+    ...m.groups.flatMap((g) =>
+      g.subcommands.map((s) => `complete -c nsed ${when([g.name])} -a ${s.name} -d ${quote(s.describe)}`),
+    ),
+    ...m.commands.flatMap((c) =>
+      c.options.flatMap(optionSpec).map((spec) => `complete -c nsed ${when(c.keys)} ${spec}`),
+    ),
     ...m.commands.flatMap((c) => positional(c.keys, c)),
   ];
   return `${out.join('\n')}\n`;
@@ -147,7 +159,8 @@ function positional(keys: string[], c: CompletionModel['commands'][number]): str
     }
     const choice = c.positionals.findIndex((p) => p.complete === 'choices');
     const p = c.positionals[choice];
-    if (p !== undefined) lines.push(`complete -c nsed -n ${quote(`__nsed_at '${key}' ${choice}`)} -a ${quote(p.choices.join(' '))}`);
+    if (p !== undefined)
+      lines.push(`complete -c nsed -n ${quote(`__nsed_at '${key}' ${choice}`)} -a ${quote(p.choices.join(' '))}`);
   }
   return lines;
 }

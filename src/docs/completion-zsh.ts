@@ -4,7 +4,8 @@ import type { OptionRef } from './reference.js';
 const quote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
 const pattern = (cmd: string, flag: string): string => (cmd === '*' ? `*"|${flag}"` : `"${cmd}|${flag}"`);
 /** A `_describe` item: `name:description`, with colons in the name escaped. */
-const item = (name: string, describe: string): string => quote(`${name.replaceAll(':', '\\:')}:${describe.replace(/\s+/g, ' ')}`);
+const item = (name: string, describe: string): string =>
+  quote(`${name.replaceAll(':', '\\:')}:${describe.replace(/\s+/g, ' ')}`);
 
 function optionItems(options: OptionRef[]): string[] {
   return options.flatMap((o) => {
@@ -35,7 +36,8 @@ export function zshCompletion(m: CompletionModel): string {
     ...m.commands.flatMap((c) => c.options.filter((o) => o.takesValue).map((option) => ({ keys: c.keys, option }))),
     ...m.globals.filter((o) => o.takesValue).map((option) => ({ keys: ['*'], option })),
   ];
-  const patterns = (keys: string[], o: OptionRef): string => keys.flatMap((k) => o.flags.map((f) => pattern(k, f))).join('|');
+  const patterns = (keys: string[], o: OptionRef): string =>
+    keys.flatMap((k) => o.flags.map((f) => pattern(k, f))).join('|');
   const out: string[] = [
     '#compdef nsed',
     '# zsh completion for nsed',
@@ -103,7 +105,10 @@ export function zshCompletion(m: CompletionModel): string {
     '  fi',
     '  if [[ $cur == -* ]]; then',
     '    case $cmd in',
-    ...m.commands.map((c) => `      (${c.keys.map((k) => `"${k}"`).join('|')}) items=(${optionItems([...c.options, ...m.globals]).join(' ')}) ;;`),
+    ...m.commands.map(
+      (c) =>
+        `      (${c.keys.map((k) => `"${k}"`).join('|')}) items=(${optionItems([...c.options, ...m.globals]).join(' ')}) ;;`,
+    ),
     `      (*) items=(${optionItems(m.globals).join(' ')}) ;;`,
     '    esac',
     '    _describe -t options option items',
@@ -111,7 +116,10 @@ export function zshCompletion(m: CompletionModel): string {
     '  fi',
     '  case $cmd in',
     `    ('') items=(${m.top.map((t) => item(t.name, t.describe)).join(' ')}); _describe -t commands command items ;;`,
-    ...m.groups.map((g) => `    (${g.name}) items=(${g.subcommands.map((s) => item(s.name, s.describe)).join(' ')}); _describe -t commands ${quote(`${g.name} command`)} items ;;`),
+    ...m.groups.map(
+      (g) =>
+        `    (${g.name}) items=(${g.subcommands.map((s) => item(s.name, s.describe)).join(' ')}); _describe -t commands ${quote(`${g.name} command`)} items ;;`,
+    ),
     ...positionalCases(m),
     '  esac',
     '}',

@@ -2,18 +2,34 @@ import type { CommandEntry } from '../commands/command.js';
 import { NDJSON_EVENTS, NDJSON_TIMING_FIELDS } from './ndjson-schema.js';
 import { cliReference, usageLine, type CommandRef, type OptionRef } from './reference.js';
 import { bold, italic, roff } from './roff.js';
-import { ENVIRONMENT, EXAMPLES, EXIT_CODES, EXPORT_FORMATS_DOC, FILES, OUTPUT_MODES_DOC, SIM_FAULTS, type Described } from './topics.js';
+import {
+  ENVIRONMENT,
+  EXAMPLES,
+  EXIT_CODES,
+  EXPORT_FORMATS_DOC,
+  FILES,
+  OUTPUT_MODES_DOC,
+  SIM_FAULTS,
+  type Described,
+} from './topics.js';
 
 const FAULT_KEYS: Described[] = [
   { name: 'drop-after=N', describe: 'destroy the connection after N data events of the stream' },
   { name: 'status=CODE', describe: 'answer with that HTTP status (with retry-after=S, a Retry-After header too)' },
-  { name: 'stall-ms=MS', describe: 'after stall-after=N events (default 2), send nothing at all, not even keep-alives, for MS milliseconds' },
+  {
+    name: 'stall-ms=MS',
+    describe: 'after stall-after=N events (default 2), send nothing at all, not even keep-alives, for MS milliseconds',
+  },
   { name: 'malformed-at=N', describe: 'send the Nth data event as broken JSON' },
-  { name: 'eof-without-done', describe: 'end the response right after the first content chunk, without a finish chunk or [DONE]' },
+  {
+    name: 'eof-without-done',
+    describe: 'end the response right after the first content chunk, without a finish chunk or [DONE]',
+  },
   { name: 'fail-at-round=N', describe: 'the deliberation fails when round N is evaluated' },
   {
     name: 'end=bare-done|close',
-    describe: "end the job's streams with a bare [DONE], or by closing, instead of the closing chunk (completed, failed or cancelled alike; overrides --profile)",
+    describe:
+      "end the job's streams with a bare [DONE], or by closing, instead of the closing chunk (completed, failed or cancelled alike; overrides --profile)",
   },
   { name: 'call-tool=NAME', describe: 'the council calls tool NAME after round 1, whether or not it was offered' },
   { name: 'times=N', describe: 'apply to the first N matching requests only' },
@@ -30,56 +46,101 @@ export function renderManPage(commands: readonly CommandEntry[]): string {
     '.SH SYNOPSIS',
     `${bold('nsed')} ${italic('command')} [${italic('options')}] [${italic('arguments')}]`,
     '.SH DESCRIPTION',
-    roff('nsed drives NSED deliberations from shells, scripts and CI. A council of agents proposes answers, evaluates each other claim by claim, and converges over rounds. The policy is the model: -p deep sends model "nsed:deep". The session is the thread: the transcript lives in a local file and is replayed on every turn, so a session can be continued, forked, resumed after a dropped connection, steered from a second terminal, listed, exported and deleted.'),
+    roff(
+      'nsed drives NSED deliberations from shells, scripts and CI. A council of agents proposes answers, evaluates each other claim by claim, and converges over rounds. The policy is the model: -p deep sends model "nsed:deep". The session is the thread: the transcript lives in a local file and is replayed on every turn, so a session can be continued, forked, resumed after a dropped connection, steered from a second terminal, listed, exported and deleted.',
+    ),
     '.PP',
-    roff('The answer goes to stdout; progress goes to stderr. A unique prefix of a session id is accepted wherever an id is. Standard input is read only when the prompt is - or when no prompt words are given and stdin is not a terminal.'),
+    roff(
+      'The answer goes to stdout; progress goes to stderr. A unique prefix of a session id is accepted wherever an id is. Standard input is read only when it is not a terminal: as the prompt when no words are given, in place of -, and otherwise as context below the question (in a fenced block) if its first byte arrives within 500 ms; a silent stdin is then ignored.',
+    ),
     '.SH COMMANDS',
   ];
   for (const entry of ref.entries) {
     if (entry.kind === 'command') out.push(...commandSection(entry.command));
     else {
-      out.push(`.SS ${roff(`nsed ${entry.group.name} ${entry.group.subcommands.map((c) => c.words.at(-1)).join('|')}`)}`, roff(`${entry.group.describe}.`));
+      out.push(
+        `.SS ${roff(`nsed ${entry.group.name} ${entry.group.subcommands.map((c) => c.words.at(-1)).join('|')}`)}`,
+        roff(`${entry.group.describe}.`),
+      );
       for (const c of entry.group.subcommands) out.push(...commandSection(c));
     }
   }
   out.push('.SH GLOBAL OPTIONS', roff('Accepted by every command, before or after it.'));
   for (const o of ref.globalOptions) out.push(...optionItem(o));
-  out.push('.SH OUTPUT MODES', roff('Chosen with -o/--output for commands that run a turn (ask, continue, fork with a prompt, resume, inject).'));
+  out.push(
+    '.SH OUTPUT MODES',
+    roff('Chosen with -o/--output for commands that run a turn (ask, continue, fork with a prompt, resume, inject).'),
+  );
   out.push(...described(OUTPUT_MODES_DOC));
-  out.push('.SH NDJSON EVENTS', roff('With -o ndjson every line is one JSON object: {"v": 1, "seq": N, "type": TYPE, ...fields}. Changing this schema is an API change. The events, in the order a run emits them:'));
+  out.push(
+    '.SH NDJSON EVENTS',
+    roff(
+      'With -o ndjson every line is one JSON object: {"v": 1, "seq": N, "type": TYPE, ...fields}. Changing this schema is an API change. The events, in the order a run emits them:',
+    ),
+  );
   for (const [type, doc] of Object.entries(NDJSON_EVENTS)) {
     out.push('.TP', bold(type), roff(`${doc.when}.`), '.RS', '.PD 0');
     for (const [field, what] of Object.entries(doc.fields)) out.push('.TP 16', italic(field), roff(String(what)));
     out.push('.PD', '.RE');
   }
-  out.push('.SH EXPORT FORMATS', roff('nsed sessions export ID --format FORMAT writes to stdout, or with --out FILE to a file (atomically, mode 0600). Note that -o is the global output mode, not the destination.'));
+  out.push(
+    '.SH EXPORT FORMATS',
+    roff(
+      'nsed sessions export ID --format FORMAT writes to stdout, or with --out FILE to a file (atomically, mode 0600). Note that -o is the global output mode, not the destination.',
+    ),
+  );
   out.push(...described(EXPORT_FORMATS_DOC));
-  out.push('.PP', roff(`An ndjson export and the live -o ndjson run of the same turn are equal apart from these timing fields: ${NDJSON_TIMING_FIELDS}.`));
-  out.push('.SH SIMULATOR FAULTS', roff('nsed sim --fault SPEC (repeatable) injects faults server-wide; the request header x-nsed-sim-fault: SPEC does it for one request. SPEC is key=value pairs joined by ";", optionally prefixed by the route it applies to (chat, the default; submit; resume; all):'));
+  out.push(
+    '.PP',
+    roff(
+      `An ndjson export and the live -o ndjson run of the same turn are equal apart from these timing fields: ${NDJSON_TIMING_FIELDS}.`,
+    ),
+  );
+  out.push(
+    '.SH SIMULATOR FAULTS',
+    roff(
+      'nsed sim --fault SPEC (repeatable) injects faults server-wide; the request header x-nsed-sim-fault: SPEC does it for one request. SPEC is key=value pairs joined by ";", optionally prefixed by the route it applies to (chat, the default; submit; resume; all):',
+    ),
+  );
   out.push('.PP', '.nf', '.RS', ...wrapSpec(SIM_FAULTS).map(roff), '.RE', '.fi');
   out.push(...described(FAULT_KEYS));
   out.push('.SH ENVIRONMENT', ...described(ENVIRONMENT));
   out.push('.SH FILES', ...described(FILES));
   out.push('.SH EXIT STATUS');
   for (const e of EXIT_CODES) out.push('.TP 6', bold(String(e.code)), roff(e.meaning));
-  out.push('.PP', roff('Errors are one line on stderr, "nsed: what went wrong", and where useful a second line "hint: what to do"; never a stack trace unless NSED_DEBUG=1.'));
+  out.push(
+    '.PP',
+    roff(
+      'Errors are one line on stderr, "nsed: what went wrong", and where useful a second line "hint: what to do"; never a stack trace unless NSED_DEBUG=1.',
+    ),
+  );
   out.push('.SH EXAMPLES');
-  for (const e of EXAMPLES) out.push('.PP', roff(`${e.describe}:`), '.PP', '.nf', '.RS', ...e.command.split('\n').map(roff), '.RE', '.fi');
+  for (const e of EXAMPLES)
+    out.push('.PP', roff(`${e.describe}:`), '.PP', '.nf', '.RS', ...e.command.split('\n').map(roff), '.RE', '.fi');
   out.push('.SH SEE ALSO', roff('README.md in the nsed package, organised by task; nsed COMMAND --help.'));
   return `${out.join('\n')}\n`;
 }
 
 function commandSection(c: CommandRef): string[] {
   const out = [`.SS ${roff(usageLine(c))}`, roff(`${capitalise(c.describe)}.`)];
-  if (c.aliases.length > 0) out.push('.PP', roff(`Also spelled: ${c.aliases.map((a) => ['nsed', ...c.words.slice(0, -1), a].join(' ')).join(', ')}.`));
+  if (c.aliases.length > 0)
+    out.push(
+      '.PP',
+      roff(`Also spelled: ${c.aliases.map((a) => ['nsed', ...c.words.slice(0, -1), a].join(' ')).join(', ')}.`),
+    );
   for (const p of c.positionals) {
     if (p.describe === '') continue;
-    out.push('.TP', italic(`${p.name.toUpperCase()}${p.variadic ? '...' : ''}`), roff(withChoices(p.describe, p.choices)));
+    out.push(
+      '.TP',
+      italic(`${p.name.toUpperCase()}${p.variadic ? '...' : ''}`),
+      roff(withChoices(p.describe, p.choices)),
+    );
   }
   for (const o of c.options) out.push(...optionItem(o));
   if (c.examples.length > 0) {
     out.push('.PP', 'Examples:');
-    for (const e of c.examples) out.push('.PP', roff(`${capitalise(e.describe)}:`), '.nf', '.RS', roff(e.command), '.RE', '.fi');
+    for (const e of c.examples)
+      out.push('.PP', roff(`${capitalise(e.describe)}:`), '.nf', '.RS', roff(e.command), '.RE', '.fi');
   }
   return out;
 }
@@ -98,7 +159,8 @@ function described(items: Described[]): string[] {
   return items.flatMap((i) => ['.TP', bold(i.name), roff(i.describe)]);
 }
 
-const withChoices = (text: string, choices: string[]): string => (choices.length === 0 ? text : `${text}: ${choices.join(', ')}`);
+const withChoices = (text: string, choices: string[]): string =>
+  choices.length === 0 ? text : `${text}: ${choices.join(', ')}`;
 const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** The fault grammar is one long word; cut it after a `|` so it fits 72 columns. */

@@ -35,7 +35,10 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
     when: 'guidance sent with nsed inject reached the council',
     fields: { message: 'the guidance', round: 'round it landed in', sequence: 'its number within the job' },
   },
-  finalized: { when: 'the council chose an answer', fields: { chosen_agent_id: 'agent whose proposal won', round: 'round of the choice' } },
+  finalized: {
+    when: 'the council chose an answer',
+    fields: { chosen_agent_id: 'agent whose proposal won', round: 'round of the choice' },
+  },
   'tool-call': {
     when: 'the council called a tool; nsed runs it only if it was declared with a command',
     fields: { id: 'tool call id', name: 'tool name as the council called it', arguments: 'arguments, a JSON string' },
@@ -46,12 +49,15 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       id: 'tool call id',
       name: 'tool name',
       content: 'the result the council sees (an error text when the tool failed)',
-      exit_code: 'the tool\'s exit code when nsed ran it, else null',
+      exit_code: "the tool's exit code when nsed ran it, else null",
       status: 'ok, error, timeout, capped, refused, answered or expired',
       duration_ms: 'how long the tool ran, or null',
     },
   },
-  reconnect: { when: 'the stream dropped and nsed resumes the job', fields: { attempt: 'attempt number, from 1', reason: 'why the stream dropped' } },
+  reconnect: {
+    when: 'the stream dropped and nsed resumes the job',
+    fields: { attempt: 'attempt number, from 1', reason: 'why the stream dropped' },
+  },
   finish: {
     when: 'terminal: the turn ended and is recorded',
     fields: {
@@ -71,10 +77,17 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       round: 'round it lands in, or null likewise',
     },
   },
-  cancelled: { when: 'terminal, cancel only: the deliberation was cancelled', fields: { session: 'session id', job_id: 'deliberation id' } },
+  cancelled: {
+    when: 'terminal, cancel only: the deliberation was cancelled',
+    fields: { session: 'session id', job_id: 'deliberation id' },
+  },
   error: {
     when: 'terminal: the run failed (also on Ctrl-C)',
-    fields: { code: 'usage, not_found, auth, server, network, conflict, store, cancelled, tool_pending, timeout, interrupted or bug', exit_code: 'the exit code nsed ends with', message: 'one line' },
+    fields: {
+      code: 'usage, not_found, auth, server, network, conflict, store, cancelled, tool_pending, timeout, interrupted or bug',
+      exit_code: 'the exit code nsed ends with',
+      message: 'one line',
+    },
   },
 };
 

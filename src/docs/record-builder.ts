@@ -24,7 +24,8 @@ export interface RecordedBuilder {
   examples: Array<{ command: string; describe: string }>;
 }
 
-const asObject = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+const asObject = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : []);
 const text = (o: Record<string, unknown>): string => String(o.describe ?? o.description ?? o.desc ?? '');
 
@@ -38,7 +39,12 @@ export function recordBuilder(build: (y: Argv) => Argv): RecordedBuilder {
   const rec: RecordedBuilder = { options: [], positionals: [], examples: [] };
   const option = (name: string, spec: unknown): void => {
     const o = asObject(spec);
-    const type = o.type === 'string' || o.type === 'number' || o.type === 'boolean' ? o.type : o.boolean === true ? 'boolean' : undefined;
+    const type =
+      o.type === 'string' || o.type === 'number' || o.type === 'boolean'
+        ? o.type
+        : o.boolean === true
+          ? 'boolean'
+          : undefined;
     const existing = rec.options.findIndex((r) => r.name === name);
     const recorded: RecordedOption = {
       name,
@@ -69,10 +75,12 @@ export function recordBuilder(build: (y: Argv) => Argv): RecordedBuilder {
     },
   };
   const recorder: Argv = new Proxy(Object.create(null) as Argv, {
-    get: (_target, prop) => (...args: unknown[]) => {
-      if (typeof prop === 'string') handlers[prop]?.(...args);
-      return recorder;
-    },
+    get:
+      (_target, prop) =>
+      (...args: unknown[]) => {
+        if (typeof prop === 'string') handlers[prop]?.(...args);
+        return recorder;
+      },
   });
   build(recorder);
   return rec;

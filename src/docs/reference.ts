@@ -93,13 +93,36 @@ const VALUE_NAMES: Record<string, string> = {
 
 /** The flags yargs itself adds in cli/run-cli.ts. */
 const BUILT_IN: OptionRef[] = [
-  optionRef({ name: 'help', aliases: ['h'], type: 'boolean', choices: [], default: undefined, describe: 'show help (also after a command: nsed ask --help)', array: false, hidden: false }),
-  optionRef({ name: 'version', aliases: ['V'], type: 'boolean', choices: [], default: undefined, describe: 'print the version', array: false, hidden: false }),
+  optionRef({
+    name: 'help',
+    aliases: ['h'],
+    type: 'boolean',
+    choices: [],
+    default: undefined,
+    describe: 'show help (also after a command: nsed ask --help)',
+    array: false,
+    hidden: false,
+  }),
+  optionRef({
+    name: 'version',
+    aliases: ['V'],
+    type: 'boolean',
+    choices: [],
+    default: undefined,
+    describe: 'print the version',
+    array: false,
+    hidden: false,
+  }),
 ];
 
 /** The whole command line, read from the same builders the parser runs (`commands` is commands/index.ts's table). */
 export function cliReference(commands: readonly CommandEntry[]): CliReference {
-  const globals = [...recordBuilder(withGlobalOptions).options.filter((o) => !o.hidden).map(optionRef), ...BUILT_IN];
+  const globals = [
+    ...recordBuilder(withGlobalOptions)
+      .options.filter((o) => !o.hidden)
+      .map(optionRef),
+    ...BUILT_IN,
+  ];
   const entries: CliReference['entries'] = commands.map((entry) =>
     isGroup(entry) ? { kind: 'group', group: groupRef(entry) } : { kind: 'command', command: commandRef(entry, []) },
   );
@@ -108,7 +131,11 @@ export function cliReference(commands: readonly CommandEntry[]): CliReference {
 }
 
 function groupRef(group: CommandGroup): GroupRef {
-  return { name: group.command, describe: group.describe, subcommands: group.subcommands.map((d) => commandRef(d, [group.command])) };
+  return {
+    name: group.command,
+    describe: group.describe,
+    subcommands: group.subcommands.map((d) => commandRef(d, [group.command])),
+  };
 }
 
 function commandRef(def: CommandDef, parents: string[]): CommandRef {
@@ -124,7 +151,7 @@ function commandRef(def: CommandDef, parents: string[]): CommandRef {
       variadic: arg.includes('..'),
       describe: declared?.describe ?? '',
       choices,
-      complete: choices.length > 0 ? 'choices' : VALUE_COMPLETION[argName] ?? 'none',
+      complete: choices.length > 0 ? 'choices' : (VALUE_COMPLETION[argName] ?? 'none'),
     };
   });
   return {
@@ -139,7 +166,11 @@ function commandRef(def: CommandDef, parents: string[]): CommandRef {
 }
 
 function optionRef(o: RecordedOption): OptionRef {
-  const flags = [...o.aliases.filter((a) => a.length === 1).map((a) => `-${a}`), `--${o.name}`, ...o.aliases.filter((a) => a.length > 1).map((a) => `--${a}`)];
+  const flags = [
+    ...o.aliases.filter((a) => a.length === 1).map((a) => `-${a}`),
+    `--${o.name}`,
+    ...o.aliases.filter((a) => a.length > 1).map((a) => `--${a}`),
+  ];
   const takesValue = o.type !== 'boolean';
   const choices = o.choices;
   return {
@@ -147,12 +178,14 @@ function optionRef(o: RecordedOption): OptionRef {
     flags,
     takesValue,
     negatable: o.type === 'boolean' && o.default === true,
-    valueName: VALUE_NAMES[o.name] ?? (choices.length > 0 || o.type !== 'number' ? o.name.toUpperCase().replaceAll('-', '_') : 'N'),
+    valueName:
+      VALUE_NAMES[o.name] ??
+      (choices.length > 0 || o.type !== 'number' ? o.name.toUpperCase().replaceAll('-', '_') : 'N'),
     choices,
     defaultText: o.default === undefined || o.type === 'boolean' ? undefined : String(o.default),
     describe: o.describe,
     repeatable: o.array,
-    complete: choices.length > 0 ? 'choices' : VALUE_COMPLETION[o.name] ?? 'none',
+    complete: choices.length > 0 ? 'choices' : (VALUE_COMPLETION[o.name] ?? 'none'),
   };
 }
 

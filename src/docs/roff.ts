@@ -28,7 +28,10 @@ export function roff(text: string): string {
     const glyph = GLYPHS[ch];
     if (glyph !== undefined) out += glyph;
     else if (ch === '\n' || ch === '\t') out += ' ';
-    else if (ch < ' ' || ch > '~') throw new Error(`no roff glyph for U+${ch.codePointAt(0)?.toString(16).padStart(4, '0')} in ${JSON.stringify(text)}`);
+    else if (ch < ' ' || ch > '~')
+      throw new Error(
+        `no roff glyph for U+${ch.codePointAt(0)?.toString(16).padStart(4, '0')} in ${JSON.stringify(text)}`,
+      );
     else out += ch;
   }
   // A text line starting with a control character would be read as a request.

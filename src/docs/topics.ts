@@ -8,35 +8,97 @@ export interface Described {
 
 /** Every environment variable nsed reads (a test greps src/ for any it forgot). */
 export const ENVIRONMENT: Described[] = [
-  { name: 'NSED_URL', describe: 'orchestrator base URL, when --url is not given (default: the session\'s recorded orchestrator, else http://localhost:8080)' },
-  { name: 'NSED_TOKEN', describe: 'the bearer token; --token-file FILE reads it from a file instead. There is no flag that takes the token itself' },
+  {
+    name: 'NSED_URL',
+    describe:
+      "orchestrator base URL, when --url is not given (default: the session's recorded orchestrator, else http://localhost:8080)",
+  },
+  {
+    name: 'NSED_TOKEN',
+    describe:
+      'the bearer token; --token-file FILE reads it from a file instead. There is no flag that takes the token itself',
+  },
   { name: 'NSED_HOME', describe: 'store root, when --home is not given; sessions live in NSED_HOME/sessions' },
-  { name: 'XDG_DATA_HOME', describe: 'when NSED_HOME is not set, the store is XDG_DATA_HOME/nsed (an absolute path only)' },
+  {
+    name: 'XDG_DATA_HOME',
+    describe: 'when NSED_HOME is not set, the store is XDG_DATA_HOME/nsed (an absolute path only)',
+  },
   { name: 'HOME', describe: 'otherwise the store is ~/.local/share/nsed (USERPROFILE on Windows)' },
-  { name: 'NSED_CONFIG', describe: 'the config file (default: XDG_CONFIG_HOME/nsed/config.json, else ~/.config/nsed/config.json)' },
-  { name: 'XDG_CONFIG_HOME', describe: 'when NSED_CONFIG is not set, the config file is XDG_CONFIG_HOME/nsed/config.json (an absolute path only)' },
-  { name: 'NSED_POLICY', describe: 'default policy of ask and fork (default *, the orchestrator\'s first registered policy)' },
+  {
+    name: 'NSED_CONFIG',
+    describe: 'the config file (default: XDG_CONFIG_HOME/nsed/config.json, else ~/.config/nsed/config.json)',
+  },
+  {
+    name: 'XDG_CONFIG_HOME',
+    describe:
+      'when NSED_CONFIG is not set, the config file is XDG_CONFIG_HOME/nsed/config.json (an absolute path only)',
+  },
+  {
+    name: 'NSED_POLICY',
+    describe: "default policy of ask and fork (default *, the orchestrator's first registered policy)",
+  },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
-  { name: 'FORCE_COLOR', describe: '1, 2, 3 or true turns colour on, 0 or false off; wins over NO_COLOR; --no-color wins over both' },
-  { name: 'TERM', describe: 'dumb turns colour off' },
+  {
+    name: 'FORCE_COLOR',
+    describe: '1, 2, 3 or true turns colour on, 0 or false off; wins over NO_COLOR; --no-color wins over both',
+  },
+  { name: 'TERM', describe: 'dumb turns colour off, and progress on stderr becomes plain lines' },
+  {
+    name: 'NSED_PAGER',
+    describe: 'pager for sessions show on a terminal (then PAGER, then less -FRX); empty or cat turns paging off',
+  },
+  { name: 'PAGER', describe: 'the pager when NSED_PAGER is not set' },
+  {
+    name: 'LESS',
+    describe: 'options of less when it pages (default FRX: quit if one screen, keep colours, leave the text on screen)',
+  },
+  { name: 'LV', describe: 'options of lv when it pages (default -c, keep colours)' },
   { name: 'NSED_DEBUG', describe: '1 prints request lines and stack traces on stderr (never the token)' },
   { name: 'HTTPS_PROXY', describe: 'proxy for https:// orchestrators (https_proxy wins, as in curl)' },
-  { name: 'HTTP_PROXY', describe: 'proxy for http:// orchestrators (http_proxy wins); loopback addresses always go direct' },
+  {
+    name: 'HTTP_PROXY',
+    describe: 'proxy for http:// orchestrators (http_proxy wins); loopback addresses always go direct',
+  },
   { name: 'NO_PROXY', describe: 'comma-separated hosts that go direct (no_proxy wins)' },
-  { name: 'NODE_EXTRA_CA_CERTS', describe: 'a PEM file of extra certificate authorities, for an orchestrator behind a private CA (read by Node.js)' },
-  { name: 'NODE_TLS_REJECT_UNAUTHORIZED', describe: '0 turns off certificate checks (Node.js); nsed warns when it is set for an https:// orchestrator' },
+  {
+    name: 'NODE_EXTRA_CA_CERTS',
+    describe: 'a PEM file of extra certificate authorities, for an orchestrator behind a private CA (read by Node.js)',
+  },
+  {
+    name: 'NODE_TLS_REJECT_UNAUTHORIZED',
+    describe: '0 turns off certificate checks (Node.js); nsed warns when it is set for an https:// orchestrator',
+  },
   { name: 'NSED_SIM_TOKEN', describe: 'nsed sim: require this bearer token (like --token)' },
-  { name: 'NSED_SIM_PROFILE', describe: 'nsed sim and --sim: default or strict, how the simulator answers what the seeds leave open (like --profile)' },
+  {
+    name: 'NSED_SIM_PROFILE',
+    describe:
+      'nsed sim and --sim: default or strict, how the simulator answers what the seeds leave open (like --profile)',
+  },
   { name: 'NSED_SIM_ROUND_MS', describe: '--sim: milliseconds per phase of the in-process simulator (default 120)' },
   { name: 'SHELL', describe: 'nsed completion without an argument picks the shell named here' },
   { name: 'USERPROFILE', describe: 'Windows: the user home, where HOME is not set' },
 ];
 
 export const FILES: Described[] = [
-  { name: '$NSED_HOME/sessions/ID.json', describe: 'one session: its transcript and bookkeeping, mode 0600 in a 0700 directory; written atomically under a per-session lock' },
-  { name: '$NSED_HOME/index.ndjson', describe: 'the listing index behind sessions ls; a cache, rebuilt from the session files when it disagrees with them' },
-  { name: '~/.config/nsed/config.json', describe: 'defaults: url, policy, agents, rounds, idle_timeout, output, color, token_file (nsed config); flags and the environment win over it; never the token' },
-  { name: '$NSED_HOME/policies-cache.json', describe: 'the policy tags of the last nsed policies, offered by shell completion of -p for 24 hours' },
+  {
+    name: '$NSED_HOME/sessions/ID.json',
+    describe:
+      'one session: its transcript and bookkeeping, mode 0600 in a 0700 directory; written atomically under a per-session lock',
+  },
+  {
+    name: '$NSED_HOME/index.ndjson',
+    describe:
+      'the listing index behind sessions ls; a cache, rebuilt from the session files when it disagrees with them',
+  },
+  {
+    name: '~/.config/nsed/config.json',
+    describe:
+      'defaults: url, policy, agents, rounds, idle_timeout, output, color, token_file (nsed config); flags and the environment win over it; never the token',
+  },
+  {
+    name: '$NSED_HOME/policies-cache.json',
+    describe: 'the policy tags of the last nsed policies, offered by shell completion of -p for 24 hours',
+  },
   { name: '~/.local/share/nsed', describe: 'the default store root (see NSED_HOME and XDG_DATA_HOME)' },
 ];
 
@@ -50,15 +112,23 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   server: { short: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },
   network: {
     short: 'network',
-    meaning: 'network: connection refused, reset, DNS, TLS; or a stream cut off while the deliberation may still run (nsed resume)',
+    meaning:
+      'network: connection refused, reset, DNS, TLS; or a stream cut off while the deliberation may still run (nsed resume)',
   },
   conflict: {
     short: 'conflict',
-    meaning: 'conflict: a deliberation is already running on the session, or nothing is running (resume, inject, cancel)',
+    meaning:
+      'conflict: a deliberation is already running on the session, or nothing is running (resume, inject, cancel)',
   },
   store: { short: 'store', meaning: 'store: a session file cannot be read, parsed or locked' },
-  cancelled: { short: 'cancelled', meaning: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)' },
-  toolPending: { short: 'tool pending', meaning: 'a tool call awaits its result (nsed continue --tool-result, nsed tool-result)' },
+  cancelled: {
+    short: 'cancelled',
+    meaning: 'cancelled: the deliberation was cancelled (nsed cancel, or on the orchestrator)',
+  },
+  toolPending: {
+    short: 'tool pending',
+    meaning: 'a tool call awaits its result (nsed continue --tool-result, nsed tool-result)',
+  },
   timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
   sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },
   interrupted: { short: 'interrupted (SIGINT)', meaning: 'interrupted (SIGINT, Ctrl-C)' },
@@ -66,7 +136,9 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
 };
 
 /** The exit-code table, from errors.ts: a code added there must be described here. */
-export const EXIT_CODES: Array<{ code: number; short: string; meaning: string }> = (Object.keys(ExitCode) as Array<keyof typeof ExitCode>)
+export const EXIT_CODES: Array<{ code: number; short: string; meaning: string }> = (
+  Object.keys(ExitCode) as Array<keyof typeof ExitCode>
+)
   .map((k) => ({ code: ExitCode[k], ...MEANINGS[k] }))
   .sort((a, b) => a.code - b.code);
 
@@ -76,21 +148,41 @@ export function exitCodeEpilog(): string {
 }
 
 const OUTPUT_MODE_MEANINGS: Record<OutputMode, string> = {
-  text: 'the answer on stdout as it arrives; rounds, injections, tool calls and results, reconnects and the session id on stderr, one dim line each',
-  ndjson: 'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event ends every run: finish or error, or injected for inject --no-wait, cancelled for cancel',
+  text: 'the answer on stdout as it arrives; rounds, injections, tool calls and results, reconnects and the session id on stderr, one dim line each (every mode shows progress on stderr when it is a terminal, then the session id and how to continue it)',
+  ndjson:
+    'one JSON object per event on stdout, flushed per event; every object has v (schema version, 1), seq (1, 2, 3 ... within the run) and type; exactly one terminal event ends every run: finish or error, or injected for inject --no-wait, cancelled for cancel',
   final: 'only the final answer, once the turn ends',
   json: 'one JSON object when the turn ends: session, turn, job_id, policy, content, reasoning, rounds, injections, tool_calls, tool_results, finish_reason (inject --no-wait and cancel: their injected or cancelled event)',
 };
 
 /** Every output mode with its meaning (a mode added to output/modes.ts must be described here). */
-export const OUTPUT_MODES_DOC: Described[] = OUTPUT_MODES.map((name) => ({ name, describe: OUTPUT_MODE_MEANINGS[name] }));
+export const OUTPUT_MODES_DOC: Described[] = OUTPUT_MODES.map((name) => ({
+  name,
+  describe: OUTPUT_MODE_MEANINGS[name],
+}));
 
 export const EXPORT_FORMATS_DOC: Described[] = [
-  { name: 'json', describe: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []' },
+  {
+    name: 'json',
+    describe:
+      'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []',
+  },
   { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
-  { name: 'messages', describe: 'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant, each preceded by its tool calls and tool results), ready to replay through any OpenAI-compatible client' },
-  { name: 'ndjson', describe: 'each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn\'s injections, each tool-call with its tool-result, the answer as one text event, then finish (or error for a turn that did not complete)' },
-  { name: 'thread', describe: 'the reference client\'s thread file (docs/protocol.md section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI' },
+  {
+    name: 'messages',
+    describe:
+      'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant, each preceded by its tool calls and tool results), ready to replay through any OpenAI-compatible client',
+  },
+  {
+    name: 'ndjson',
+    describe:
+      "each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn's injections, each tool-call with its tool-result, the answer as one text event, then finish (or error for a turn that did not complete)",
+  },
+  {
+    name: 'thread',
+    describe:
+      "the reference client's thread file (docs/protocol.md section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI",
+  },
 ];
 
 export const SIM_FAULTS =
@@ -98,18 +190,38 @@ export const SIM_FAULTS =
 
 /** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
 export const EXAMPLES: Array<{ command: string; describe: string }> = [
-  { command: 'nsed ask --sim "Design a cache for a read-heavy API"', describe: 'A deliberation on the built-in simulator, no orchestrator needed' },
-  { command: 'nsed ask -p deep -o final "Design a cache for a read-heavy API" > answer.md', describe: 'A one-shot question in a script: only the answer lands in the file' },
-  { command: 'nsed continue --last "And for writes?"', describe: 'The next turn of the most recently active session' },
-  { command: 'nsed inject --last "Keep the old API running for a year"', describe: 'From a second terminal, steer the deliberation running in the first' },
-  { command: 'nsed ask -p fast --tools tools.json -o final "Use the calculator to compute 2+2"', describe: 'Give the council a tool it may run (declared with a command in tools.json)' },
   {
-    command: 'nsed ask -o ndjson -p deep "Review the rollout plan" > events.ndjson\njq -r \'select(.type == "finish") | .content\' events.ndjson > review.md',
+    command: 'nsed ask --sim "Design a cache for a read-heavy API"',
+    describe: 'A deliberation on the built-in simulator, no orchestrator needed',
+  },
+  {
+    command: 'nsed ask -p deep -o final "Design a cache for a read-heavy API" > answer.md',
+    describe: 'A one-shot question in a script: only the answer lands in the file',
+  },
+  { command: 'nsed continue --last "And for writes?"', describe: 'The next turn of the most recently active session' },
+  {
+    command: 'cat notes.txt | nsed ask -p fast -o final "What should we check first?"',
+    describe: 'The words are the question, the piped input its context',
+  },
+  {
+    command: 'nsed inject --last "Keep the old API running for a year"',
+    describe: 'From a second terminal, steer the deliberation running in the first',
+  },
+  {
+    command: 'nsed ask -p fast --tools tools.json -o final "Use the calculator to compute 2+2"',
+    describe: 'Give the council a tool it may run (declared with a command in tools.json)',
+  },
+  {
+    command:
+      'nsed ask -o ndjson -p deep "Review the rollout plan" > events.ndjson\njq -r \'select(.type == "finish") | .content\' events.ndjson > review.md',
     describe: 'Machine-readable events in CI',
   },
   {
     command: 'id=$(nsed sessions ls --ids -n 1)\nnsed sessions export "$id" --format markdown --out transcript.md',
     describe: 'Export the latest session as a readable transcript',
   },
-  { command: "nsed sessions ls --json | jq -r '.[] | select(.turns > 2) | .title'", describe: 'Titles of the sessions with more than two turns' },
+  {
+    command: "nsed sessions ls --json | jq -r '.[] | select(.turns > 2) | .title'",
+    describe: 'Titles of the sessions with more than two turns',
+  },
 ];

@@ -25,7 +25,12 @@ export function listingFormat(output: string, stdoutIsTTY: boolean): ListingForm
  * item with the same columns separated by tabs and no header (`cut -f1` gives the ids); or the
  * JSON documents as given. Server text is made one safe line on every text path.
  */
-export function renderListing<T>(items: readonly T[], columns: ReadonlyArray<Column<T>>, format: ListingFormat, json: (item: T) => unknown): string {
+export function renderListing<T>(
+  items: readonly T[],
+  columns: ReadonlyArray<Column<T>>,
+  format: ListingFormat,
+  json: (item: T) => unknown,
+): string {
   switch (format) {
     case 'json':
       return inertJson(items.map(json));

@@ -12,4 +12,6 @@ export interface Renderer {
 export interface RendererOptions {
   /** text mode: after the answer, tell the user how to continue the session (on stderr). */
   showSessionHint?: boolean;
+  /** The clock of the elapsed time in the progress line (default: the system clock). */
+  now?: () => number;
 }

@@ -9,20 +9,27 @@ import { createTextRenderer } from './text.js';
 
 export type { Renderer, RendererOptions } from './renderer-types.js';
 
-/** Async only because text mode may load the spinner (ora) on the way. */
+/** Async only because the spinner (ora) may be loaded on the way. */
 export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOptions = {}): Promise<Renderer> {
   switch (mode) {
     case 'text':
       return endsAtTerminalEvent(await createTextRenderer(io, opts));
     case 'ndjson':
-      return endsAtTerminalEvent(createNdjsonRenderer(io));
+      return endsAtTerminalEvent(await watched(createNdjsonRenderer(io), io, opts));
     case 'final':
-      return endsAtTerminalEvent(createFinalRenderer(io));
+      return endsAtTerminalEvent(await watched(createFinalRenderer(io), io, opts));
     case 'json':
-      return endsAtTerminalEvent(createJsonRenderer(io));
+      return endsAtTerminalEvent(await watched(createJsonRenderer(io), io, opts));
     default:
       return assertNever(mode);
   }
+}
+
+/** The quiet-until-the-end modes, with progress on stderr when it is a terminal. */
+async function watched(inner: Renderer, io: IO, opts: RendererOptions): Promise<Renderer> {
+  if (!io.stderrIsTTY || io.quiet) return inner;
+  const { withProgress } = await import('./progress.js');
+  return withProgress(inner, io, { now: opts.now ?? Date.now, continueHint: opts.showSessionHint === true });
 }
 
 /** Whatever a caller sends after finish or error is dropped: a run has exactly one terminal event. */

@@ -18,7 +18,8 @@ export function listItem(s: SessionSummary): SessionListItem {
     created: s.created,
     updated: s.updated,
     state: s.state,
-    forked_from: s.forked_from === undefined ? null : { session: s.forked_from.session, turn: s.forked_from.turn ?? null },
+    forked_from:
+      s.forked_from === undefined ? null : { session: s.forked_from.session, turn: s.forked_from.turn ?? null },
   };
 }
 
@@ -27,11 +28,20 @@ const HEADER = ['ID', 'TITLE', 'POLICY', 'TURNS', 'UPDATED', 'STATE'];
 
 /** A terminal: aligned columns under a header, titles cut to fit, times relative to `now`. */
 export function sessionTable(items: readonly SessionListItem[], now: Date): string {
-  const rows = items.map((s) => [oneLine(s.id, 80), oneLine(s.title, TITLE_WIDTH), oneLine(s.policy, 40), String(s.turns), relativeTime(s.updated, now), s.state]);
+  const rows = items.map((s) => [
+    oneLine(s.id, 80),
+    oneLine(s.title, TITLE_WIDTH),
+    oneLine(s.policy, 40),
+    String(s.turns),
+    relativeTime(s.updated, now),
+    s.state,
+  ]);
   const widths = HEADER.map((h, c) => Math.max(h.length, ...rows.map((r) => [...(r[c] ?? '')].length)));
   const line = (cells: string[]): string =>
     cells
-      .map((cell, c) => (c === 3 ? cell.padStart(widths[c] ?? 0) : c === cells.length - 1 ? cell : padEnd(cell, widths[c] ?? 0)))
+      .map((cell, c) =>
+        c === 3 ? cell.padStart(widths[c] ?? 0) : c === cells.length - 1 ? cell : padEnd(cell, widths[c] ?? 0),
+      )
       .join('  ');
   return [line(HEADER), ...rows.map(line)].map((l) => `${l}\n`).join('');
 }
@@ -39,7 +49,12 @@ export function sessionTable(items: readonly SessionListItem[], now: Date): stri
 /** A pipe: one tab-separated line per session, the same columns, `updated` as ISO; no header. */
 export function sessionLines(items: readonly SessionListItem[]): string {
   // oneLine turns tabs and newlines inside a title into spaces, so a line stays six fields.
-  return items.map((s) => `${[s.id, oneLine(s.title, 10_000), oneLine(s.policy, 10_000), String(s.turns), s.updated, s.state].join('\t')}\n`).join('');
+  return items
+    .map(
+      (s) =>
+        `${[s.id, oneLine(s.title, 10_000), oneLine(s.policy, 10_000), String(s.turns), s.updated, s.state].join('\t')}\n`,
+    )
+    .join('');
 }
 
 export function sessionJson(items: readonly SessionListItem[]): string {

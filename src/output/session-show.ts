@@ -2,6 +2,7 @@ import type { Candidate, NsedRound } from '../protocol/wire.js';
 import type { RecordedToolCall } from '../session/model.js';
 import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
+import { plainPaint, roundPicture, type Paint } from './round-picture.js';
 import { relativeTime, shortTime } from './session-time.js';
 
 export interface ShowOptions {
@@ -10,6 +11,8 @@ export interface ShowOptions {
   /** stdout is a terminal: server text is sanitised and times are relative. */
   terminal: boolean;
   now: Date;
+  /** Colours for a terminal (verdicts, the leader); plain when absent. */
+  paint?: Paint;
 }
 
 /**
@@ -22,18 +25,27 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
   const when = (iso: string): string => (opts.terminal ? relativeTime(iso, opts.now) : iso);
   const out: string[] = [oneLine(doc.title, 200) || doc.id];
   const count = doc.turns.length === 1 ? '1 turn' : `${doc.turns.length} turns`;
-  out.push(`session ${doc.id} · policy ${oneLine(doc.policy, 80)} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`);
+  out.push(
+    `session ${doc.id} · policy ${oneLine(doc.policy, 80)} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`,
+  );
   if (doc.forked_from !== null) {
     const at = doc.forked_from.turn === null ? '' : ` at turn ${oneLine(doc.forked_from.turn, 40)}`;
     out.push(`forked from ${oneLine(doc.forked_from.session, 80)}${at}`);
   }
   if (doc.pending_job !== null) {
-    out.push(`running: deliberation ${oneLine(String(doc.pending_job.job_id), 80)} (follow it with 'nsed resume -s ${doc.id}')`);
+    out.push(
+      `running: deliberation ${oneLine(String(doc.pending_job.job_id), 80)} (follow it with 'nsed resume -s ${doc.id}')`,
+    );
   }
   if (doc.system !== null && doc.system !== '') out.push(`system: ${oneLine(doc.system, 200)}`);
   doc.turns.forEach((t, i) => {
     out.push('', `── ${heading(t, i + 1)}`);
-    if (opts.rounds && t.rounds.length > 0) out.push(...t.rounds.flatMap(roundLines), '');
+    if (opts.rounds && t.rounds.length > 0) {
+      const paint = opts.paint ?? plainPaint;
+      // On a terminal the rounds come first as a picture: who led, and whether the council agreed.
+      if (opts.terminal) out.push(...roundPicture(t.rounds, t.reasoning, paint), '');
+      out.push(...t.rounds.flatMap((r) => roundLines(r, paint)), '');
+    }
     if (t.tool_calls.length > 0) out.push(...t.tool_calls.map(toolCallLine), '');
     const text = opts.terminal ? sanitizeForTerminal(t.content) : t.content;
     if (text !== '') out.push(text.replace(/\n+$/, ''));
@@ -62,25 +74,29 @@ function heading(t: TurnDocument, position: number): string {
 export function toolCallLine(c: RecordedToolCall): string {
   const head = `  tool ${oneLine(c.name, 60)} ${oneLine(c.arguments, 80)}`;
   if (c.status === undefined) return `${head} → waiting for a result (${oneLine(c.id, 60)})`;
-  const how = [c.status, ...(c.exit_code == null ? [] : [`exit ${c.exit_code}`]), ...(c.duration_ms == null ? [] : [`${Math.round(c.duration_ms)} ms`])];
+  const how = [
+    c.status,
+    ...(c.exit_code == null ? [] : [`exit ${c.exit_code}`]),
+    ...(c.duration_ms == null ? [] : [`${Math.round(c.duration_ms)} ms`]),
+  ];
   const result = c.status === 'expired' ? 'no answer' : oneLine(c.result ?? '', 100);
   return `${head} → ${result} (${how.join(', ')})`;
 }
 
-function roundLines(r: NsedRound): string[] {
+function roundLines(r: NsedRound, paint: Paint): string[] {
   const ranked = [...r.candidates].sort((a, b) => b.score - a.score);
   const n = ranked.length;
   const lines = [`  round ${r.round}/${r.total_rounds} · ${n} candidate${n === 1 ? '' : 's'}`];
-  for (const c of ranked) lines.push(...candidateLines(c));
+  for (const c of ranked) lines.push(...candidateLines(c, paint));
   return lines;
 }
 
-function candidateLines(c: Candidate): string[] {
+function candidateLines(c: Candidate, paint: Paint): string[] {
   const score = Number.isFinite(c.score) ? c.score.toFixed(2) : '?';
   const lines = [`    ${oneLine(c.agent_id, 40)} ${score}  ${oneLine(c.content_preview, 100)}`];
   for (const claim of c.claims) {
     const reason = claim.reason === undefined || claim.reason === '' ? '' : ` (${oneLine(claim.reason, 80)})`;
-    lines.push(`      ${claim.verdict.padEnd(10)} ${oneLine(claim.claim, 100)}${reason}`);
+    lines.push(`      ${paint.verdict(claim.verdict, claim.verdict.padEnd(10))} ${oneLine(claim.claim, 100)}${reason}`);
   }
   return lines;
 }

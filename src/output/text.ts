@@ -1,10 +1,17 @@
 import { assertNever, type EventOf, type NsedEvent } from '../events.js';
-import type { Candidate } from '../protocol/wire.js';
 import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { TerminalSanitizer, oneLine } from '../terminal/sanitize.js';
 import { createSpinner } from '../terminal/spinner.js';
 import { createStyle } from '../terminal/style.js';
+import {
+  advanceProgress,
+  contestedClaims,
+  continueHint,
+  initialProgress,
+  leaderOf,
+  progressLine,
+} from './progress-state.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
 
 /** `job` line: `session <id> · job <job> · policy <policy>`, with whatever turn-start told us. */
@@ -17,15 +24,18 @@ export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string)
   return parts.join(' · ');
 }
 
-/** `round 2/5 · 3 candidates · leader CortexA 0.47` (the leader is the first highest score). */
-export function roundLine(e: Pick<EventOf<'round'>, 'round' | 'total_rounds' | 'candidates'>): string {
+/**
+ * `round 2/5 · 3 candidates · leader CortexA 0.47 · 2 contested` (the leader is the first
+ * highest score; the contested count appears only when some claim is contested or wrong).
+ */
+export function roundLine(e: Pick<EventOf<'round'>, 'round' | 'total_rounds' | 'candidates'>, contested = 0): string {
   const n = e.candidates.length;
   const line = `round ${e.round}/${e.total_rounds} · ${n} candidate${n === 1 ? '' : 's'}`;
-  let leader: Candidate | undefined;
-  for (const c of e.candidates) if (leader === undefined || c.score > leader.score) leader = c;
-  if (leader === undefined) return line;
+  const leader = leaderOf(e.candidates);
+  const tail = contested > 0 ? ` · ${contested} contested` : '';
+  if (leader === undefined) return `${line}${tail}`;
   const score = Number.isFinite(leader.score) ? leader.score.toFixed(2) : '?';
-  return `${line} · leader ${oneLine(leader.agent_id, 40)} ${score}`;
+  return `${line} · leader ${oneLine(leader.agent_id, 40)} ${score}${tail}`;
 }
 
 /** `tool result calculator · exit 0 · 12 ms: 4`; how a call was settled, on one line. */
@@ -34,7 +44,8 @@ export function toolResultLine(e: EventOf<'tool-result'>): string {
   if (e.exit_code !== null) parts.push(`exit ${e.exit_code}`);
   if (e.status !== 'ok' && !(e.status === 'error' && e.exit_code !== null)) parts.push(e.status);
   if (e.duration_ms !== null) parts.push(`${Math.round(e.duration_ms)} ms`);
-  const shown = e.status === 'expired' ? 'no answer arrived in time; the council goes on without it' : oneLine(e.content, 80);
+  const shown =
+    e.status === 'expired' ? 'no answer arrived in time; the council goes on without it' : oneLine(e.content, 80);
   return `${parts.join(' · ')}${shown === '' ? '' : `: ${shown}`}`;
 }
 
@@ -50,6 +61,9 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
   const spinner = await createSpinner(io, 'deliberating');
   const sanitizer = io.stdoutIsTTY ? new TerminalSanitizer() : undefined;
   const sharedTerminal = io.stdoutIsTTY && io.stderrIsTTY;
+  const now = opts.now ?? Date.now;
+  const started = now();
+  let progress = initialProgress;
   let start: EventOf<'turn-start'> | undefined;
   let wroteAnswer = false;
   let answerEndsWithNewline = false;
@@ -87,6 +101,8 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
   };
 
   const onEvent = (e: NsedEvent): void => {
+    progress = advanceProgress(progress, e);
+    if (e.type !== 'text') spinner.update(progressLine(progress, now() - started));
     switch (e.type) {
       case 'turn-start':
         start = e;
@@ -96,8 +112,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         note(jobLine(start, e.job_id));
         return;
       case 'round':
-        spinner.update(`deliberating · round ${e.round}/${e.total_rounds}`);
-        if (e.scored) note(roundLine(e));
+        if (e.scored) note(roundLine(e, contestedClaims(e.candidates)));
         return;
       case 'text':
         answer(e.text);
@@ -126,7 +141,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         // A blocking (--no-stream) turn may deliver its answer only here.
         if (!wroteAnswer) answer(e.content);
         endAnswer(true);
-        if (opts.showSessionHint === true) note(`continue with: nsed continue -s ${oneLine(e.session, 80)}`);
+        if (opts.showSessionHint === true) note(continueHint(e.session));
         return;
       case 'error':
         // main prints the error itself; on a terminal it must start on a fresh line.

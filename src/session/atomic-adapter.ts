@@ -165,7 +165,10 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
       if (!UNSUPPORTED_LINK.has(errCode(err) ?? '')) throw err;
     }
     // No hard links on this file system: the caller's lock keeps the check and rename together.
-    const present = await this.disk.access(this.file).then(() => true, () => false);
+    const present = await this.disk.access(this.file).then(
+      () => true,
+      () => false,
+    );
     if (present) throw this.exists();
     return this.replace(tmp);
   }

@@ -79,7 +79,8 @@ class FileStore implements SessionStore {
       .filter(isValidId)
       .sort();
     const [only] = matches;
-    if (only === undefined) throw notFound(`no session matches '${idOrPrefix}'`, 'run `nsed sessions ls` to see the sessions');
+    if (only === undefined)
+      throw notFound(`no session matches '${idOrPrefix}'`, 'run `nsed sessions ls` to see the sessions');
     if (matches.length === 1) return only;
     const shown = matches.slice(0, 5).join(', ') + (matches.length > 5 ? ', …' : '');
     throw usageError(`'${idOrPrefix}' matches ${matches.length} sessions: ${shown}`, 'type more of the id');
@@ -108,7 +109,8 @@ class FileStore implements SessionStore {
       const now = this.now().toISOString();
       if (!(typeof session.updated === 'string' && session.updated > now)) session.updated = now;
       // A newer nsed's version number stays, so it still knows what it wrote (docs/reliability.md #68).
-      if (!(typeof session.version === 'number' && session.version >= SESSION_VERSION)) session.version = SESSION_VERSION;
+      if (!(typeof session.version === 'number' && session.version >= SESSION_VERSION))
+        session.version = SESSION_VERSION;
       await db.write();
       await this.record(session, adapter);
       return session;
@@ -125,7 +127,10 @@ class FileStore implements SessionStore {
     const file = sessionFile(this.dir, id);
     if (!existsSync(file)) throw this.missing(id);
     return this.locked(id, file, async (beforeCommit) => {
-      const aside = opts.keepUnreadable === true && (await this.unreadable(file, id)) ? `${file}.corrupt-${this.now().getTime()}` : undefined;
+      const aside =
+        opts.keepUnreadable === true && (await this.unreadable(file, id))
+          ? `${file}.corrupt-${this.now().getTime()}`
+          : undefined;
       beforeCommit();
       try {
         if (aside === undefined) await this.disk.unlink(file);
@@ -158,7 +163,12 @@ class FileStore implements SessionStore {
 
   /** Runs one read-modify-write under the session lock, again from the top if the lock was lost. */
   private async locked<T>(id: string, file: string, fn: (beforeCommit: () => void) => Promise<T>): Promise<T> {
-    const req = { target: file, label: `session ${id}`, timeoutMs: this.opts.lockTimeoutMs ?? 10_000, onWait: this.opts.onLockWait };
+    const req = {
+      target: file,
+      label: `session ${id}`,
+      timeoutMs: this.opts.lockTimeoutMs ?? 10_000,
+      onWait: this.opts.onLockWait,
+    };
     for (let attempt = 1; ; attempt++) {
       try {
         return await withLock(req, (held: HeldLock) =>
@@ -177,15 +187,26 @@ class FileStore implements SessionStore {
     }
   }
 
-  private adapter(file: string, id: string, mode: 'create' | 'replace', beforeCommit?: () => void): AtomicJsonAdapter<Session> {
+  private adapter(
+    file: string,
+    id: string,
+    mode: 'create' | 'replace',
+    beforeCommit?: () => void,
+  ): AtomicJsonAdapter<Session> {
     // The file name is the session's identity, whatever a copied file says inside.
     const validate = (v: unknown): Session => ({ ...validateSession(v), id });
-    return new AtomicJsonAdapter<Session>(file, { validate, mode, disk: this.disk, ...(beforeCommit ? { beforeCommit } : {}) });
+    return new AtomicJsonAdapter<Session>(file, {
+      validate,
+      mode,
+      disk: this.disk,
+      ...(beforeCommit ? { beforeCommit } : {}),
+    });
   }
 
   /** Feeds the listing index while the session lock is still held, so lines land in write order. */
   private async record(session: Session | null, adapter: AtomicJsonAdapter<Session>): Promise<void> {
-    if (session && adapter.lastWritten) await this.journal.append([journalEntry(summarizeSession(session), adapter.lastWritten)]);
+    if (session && adapter.lastWritten)
+      await this.journal.append([journalEntry(summarizeSession(session), adapter.lastWritten)]);
   }
 
   private missing(id: string): NsedError {

@@ -52,8 +52,18 @@ function toRecord(line: string): JournalRecord | undefined {
   if (r.removed === true) return { id: r.id, removed: true };
   const fork = r.forked_from as Record<string, unknown> | undefined;
   const forkOk = fork === undefined || (typeof fork === 'object' && fork !== null && str(fork.session));
-  const ok = str(r.title) && str(r.policy) && num(r.turns) && str(r.created) && str(r.updated)
-    && str(r.state) && STATES.has(r.state) && r.states === STATE_VOCABULARY && num(r.mtimeMs) && num(r.size) && forkOk;
+  const ok =
+    str(r.title) &&
+    str(r.policy) &&
+    num(r.turns) &&
+    str(r.created) &&
+    str(r.updated) &&
+    str(r.state) &&
+    STATES.has(r.state) &&
+    r.states === STATE_VOCABULARY &&
+    num(r.mtimeMs) &&
+    num(r.size) &&
+    forkOk;
   return ok ? (r as unknown as JournalEntry) : undefined;
 }
 
@@ -136,7 +146,12 @@ export class IndexJournal {
   }
 
   private async locked(fn: () => Promise<void>): Promise<void> {
-    const req = { target: this.file, lockPath: path.join(this.home, 'index.lock'), label: 'the session index', timeoutMs: JOURNAL_LOCK_MS };
+    const req = {
+      target: this.file,
+      lockPath: path.join(this.home, 'index.lock'),
+      label: 'the session index',
+      timeoutMs: JOURNAL_LOCK_MS,
+    };
     await withLock(req, fn).catch(() => undefined);
   }
 }
@@ -193,7 +208,9 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
   }
   await journal.append(fresh);
   if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.size) await journal.compact(present);
-  listing.sessions.sort((a, b) => (a.updated === b.updated ? b.id.localeCompare(a.id) : a.updated < b.updated ? 1 : -1));
+  listing.sessions.sort((a, b) =>
+    a.updated === b.updated ? b.id.localeCompare(a.id) : a.updated < b.updated ? 1 : -1,
+  );
   return { listing, names };
 }
 

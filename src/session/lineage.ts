@@ -44,7 +44,15 @@ export function lineageWithTools(s: Session, uptoTurnIndex?: number): ToolAwareM
     if (t.role === 'assistant' && t.status === 'complete') {
       const answered = (t.tool_calls ?? []).filter((c) => typeof c.result === 'string' && c.status !== 'expired');
       if (answered.length > 0) {
-        out.push({ role: 'assistant', content: null, tool_calls: answered.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+        out.push({
+          role: 'assistant',
+          content: null,
+          tool_calls: answered.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        });
         for (const c of answered) out.push({ role: 'tool', tool_call_id: c.id, content: c.result ?? '' });
       }
     }
@@ -66,7 +74,8 @@ export function findAssistantTurnForJob(s: Session, jobId: string): Turn | undef
  * Returns the turn as stored.
  */
 export function upsertAssistantTurn(s: Session, turn: Turn): Turn {
-  const at = turn.job_id === undefined ? -1 : s.turns.findIndex((t) => t.role === 'assistant' && t.job_id === turn.job_id);
+  const at =
+    turn.job_id === undefined ? -1 : s.turns.findIndex((t) => t.role === 'assistant' && t.job_id === turn.job_id);
   const existing = s.turns[at];
   if (existing === undefined) {
     s.turns.push(turn);
@@ -88,8 +97,11 @@ export function upsertInjection(s: Session, turn: Turn): Turn {
   // A record without a sequence (the compat fallback never learns it) is the same injection as
   // one with the same text, so the two writers of a session merge instead of doubling it.
   const same = (t: Turn): boolean =>
-    t.kind === 'injection' && t.job_id === turn.job_id &&
-    (turn.sequence === undefined || t.sequence === undefined ? t.content === turn.content : t.sequence === turn.sequence);
+    t.kind === 'injection' &&
+    t.job_id === turn.job_id &&
+    (turn.sequence === undefined || t.sequence === undefined
+      ? t.content === turn.content
+      : t.sequence === turn.sequence);
   const at = s.turns.findIndex(same);
   const existing = s.turns[at];
   if (existing !== undefined) {
@@ -97,7 +109,8 @@ export function upsertInjection(s: Session, turn: Turn): Turn {
     s.turns[at] = merged;
     return merged;
   }
-  const answer = turn.job_id === undefined ? -1 : s.turns.findIndex((t) => t.role === 'assistant' && t.job_id === turn.job_id);
+  const answer =
+    turn.job_id === undefined ? -1 : s.turns.findIndex((t) => t.role === 'assistant' && t.job_id === turn.job_id);
   if (answer === -1) s.turns.push(turn);
   else s.turns.splice(answer, 0, turn);
   return turn;
@@ -118,10 +131,16 @@ export function resolveTurnRef(s: Session, ref: string): number {
     if (index < 0 || index >= count) throw outOfRange(s, n);
     return index;
   }
-  throw notFound(`session ${s.id} has no turn '${printableId(ref)}'`, `see its turns with \`nsed sessions show ${s.id}\``);
+  throw notFound(
+    `session ${s.id} has no turn '${printableId(ref)}'`,
+    `see its turns with \`nsed sessions show ${s.id}\``,
+  );
 }
 
 function outOfRange(s: Session, n: number): NsedError {
   const has = s.turns.length === 1 ? '1 turn' : `${s.turns.length} turns`;
-  return notFound(`session ${s.id} has ${has}; there is no turn ${n}`, `see its turns with \`nsed sessions show ${s.id}\``);
+  return notFound(
+    `session ${s.id} has ${has}; there is no turn ${n}`,
+    `see its turns with \`nsed sessions show ${s.id}\``,
+  );
 }

@@ -91,8 +91,7 @@ export function summarizeSession(s: Session): SessionSummary {
   return summary;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Accepts parsed JSON as a Session when the fields nsed relies on have the right types; unknown
@@ -110,7 +109,8 @@ export function validateSession(value: unknown): Session {
       throw new Error(`turn ${i + 1} has no role or content`);
     }
   });
-  if (value.pending_job !== undefined && !isObject(value.pending_job)) throw new Error("field 'pending_job' is not an object");
+  if (value.pending_job !== undefined && !isObject(value.pending_job))
+    throw new Error("field 'pending_job' is not an object");
   const fork = value.forked_from;
   if (fork !== undefined && !(isObject(fork) && typeof fork.session === 'string')) {
     throw new Error("field 'forked_from' has no session");

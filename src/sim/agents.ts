@@ -1,7 +1,14 @@
 /** The lens a simulated agent argues from; it decides the angle of its proposals and claims. */
 export type Angle = 'simplicity' | 'performance' | 'safety' | 'cost' | 'maintainability' | 'observability';
 
-export const ANGLES: readonly Angle[] = ['simplicity', 'performance', 'safety', 'cost', 'maintainability', 'observability'];
+export const ANGLES: readonly Angle[] = [
+  'simplicity',
+  'performance',
+  'safety',
+  'cost',
+  'maintainability',
+  'observability',
+];
 
 export interface SimAgent {
   agent_id: string;
@@ -12,12 +19,48 @@ export interface SimAgent {
 }
 
 export const AGENTS: readonly SimAgent[] = [
-  { agent_id: 'CortexA', model_name: 'sim-small', provider_id: 'sim', angle: 'simplicity', description: 'favours the simplest design that works' },
-  { agent_id: 'CortexB', model_name: 'sim-medium', provider_id: 'sim', angle: 'performance', description: 'favours throughput and latency' },
-  { agent_id: 'CortexC', model_name: 'sim-large', provider_id: 'sim', angle: 'safety', description: 'favours correctness and failure handling' },
-  { agent_id: 'CortexD', model_name: 'sim-small', provider_id: 'sim', angle: 'cost', description: 'favours cheap operation' },
-  { agent_id: 'CortexE', model_name: 'sim-medium', provider_id: 'sim', angle: 'maintainability', description: 'favours code that stays easy to change' },
-  { agent_id: 'CortexF', model_name: 'sim-large', provider_id: 'sim', angle: 'observability', description: 'favours systems you can see into' },
+  {
+    agent_id: 'CortexA',
+    model_name: 'sim-small',
+    provider_id: 'sim',
+    angle: 'simplicity',
+    description: 'favours the simplest design that works',
+  },
+  {
+    agent_id: 'CortexB',
+    model_name: 'sim-medium',
+    provider_id: 'sim',
+    angle: 'performance',
+    description: 'favours throughput and latency',
+  },
+  {
+    agent_id: 'CortexC',
+    model_name: 'sim-large',
+    provider_id: 'sim',
+    angle: 'safety',
+    description: 'favours correctness and failure handling',
+  },
+  {
+    agent_id: 'CortexD',
+    model_name: 'sim-small',
+    provider_id: 'sim',
+    angle: 'cost',
+    description: 'favours cheap operation',
+  },
+  {
+    agent_id: 'CortexE',
+    model_name: 'sim-medium',
+    provider_id: 'sim',
+    angle: 'maintainability',
+    description: 'favours code that stays easy to change',
+  },
+  {
+    agent_id: 'CortexF',
+    model_name: 'sim-large',
+    provider_id: 'sim',
+    angle: 'observability',
+    description: 'favours systems you can see into',
+  },
 ];
 
 export const DEFAULT_COUNCIL: readonly string[] = ['CortexA', 'CortexB', 'CortexC'];

@@ -4,18 +4,25 @@ import { ANGLE_LABEL } from './phrases.js';
 import { type TextContext, shorten } from './text-context.js';
 
 const INTROS: Record<Angle, string> = {
-  simplicity: 'The council recommends keeping {topic} deliberately simple and growing it only when measurements ask for more.',
-  performance: 'The council recommends shaping {topic} around its hot path: keep the common case fast and move slow work out of the way.',
-  safety: 'The council recommends building {topic} to fail safe: validate at the boundary, bound every retry, and keep state crash-consistent.',
+  simplicity:
+    'The council recommends keeping {topic} deliberately simple and growing it only when measurements ask for more.',
+  performance:
+    'The council recommends shaping {topic} around its hot path: keep the common case fast and move slow work out of the way.',
+  safety:
+    'The council recommends building {topic} to fail safe: validate at the boundary, bound every retry, and keep state crash-consistent.',
   cost: 'The council recommends sizing {topic} for the load you actually have and paying only for what runs.',
-  maintainability: 'The council recommends structuring {topic} so it stays easy to change, with narrow interfaces and readable tests.',
+  maintainability:
+    'The council recommends structuring {topic} so it stays easy to change, with narrow interfaces and readable tests.',
   observability: 'The council recommends making {topic} observable first, so every later decision rests on numbers.',
 };
 
 const NEXT_STEPS: Record<Angle, string> = {
-  simplicity: 'Next step: build the smallest version, put it in front of real use, and let measurements of {t2} decide what to add.',
-  performance: 'Next step: benchmark the hot path with realistic data for {t2} before and after each change, and keep the numbers.',
-  safety: 'Next step: write the failure tests first (bad input, a crash mid-write, a slow dependency around {t2}), then the happy path.',
+  simplicity:
+    'Next step: build the smallest version, put it in front of real use, and let measurements of {t2} decide what to add.',
+  performance:
+    'Next step: benchmark the hot path with realistic data for {t2} before and after each change, and keep the numbers.',
+  safety:
+    'Next step: write the failure tests first (bad input, a crash mid-write, a slow dependency around {t2}), then the happy path.',
   cost: 'Next step: put a price on each component, starting with {t2}, and drop the ones nobody would pay for.',
   maintainability: 'Next step: sketch the module boundaries around {t2}, then write the tests that pin each one down.',
   observability: 'Next step: add the metrics and logs for {t2} first, then tune with the numbers in hand.',
@@ -43,22 +50,38 @@ export function composeAnswer(a: AnswerInput): string {
     if (proposal) out.push(`- **${ANGLE_LABEL[m.angle]}** (${m.id}): ${proposal.advice}`);
   }
   for (const g of a.influences.guidance) {
-    out.push('', `**Guidance applied.** You asked: “${shorten(g, 200)}”. The final round reweighted the proposals accordingly, so that priority comes first wherever it conflicts with the points above.`);
+    out.push(
+      '',
+      `**Guidance applied.** You asked: “${shorten(g, 200)}”. The final round reweighted the proposals accordingly, so that priority comes first wherever it conflicts with the points above.`,
+    );
   }
   for (const r of a.influences.toolResults) {
-    out.push('', `**Tool result.** \`${r.name}\` returned “${shorten(r.content, 300)}”. The council takes that value as given in the recommendation above.`);
+    out.push(
+      '',
+      `**Tool result.** \`${r.name}\` returned “${shorten(r.content, 300)}”. The council takes that value as given in the recommendation above.`,
+    );
   }
-  const doubt = a.final.candidates.flatMap((c) => c.claims).find((c) => c.verdict === 'contested' || c.verdict === 'wrong');
-  if (doubt) out.push('', `**Open question:** “${doubt.claim}” was ${doubt.verdict} in the last round (${doubt.reason ?? 'no reason given'}).`);
+  const doubt = a.final.candidates
+    .flatMap((c) => c.claims)
+    .find((c) => c.verdict === 'contested' || c.verdict === 'wrong');
+  if (doubt)
+    out.push(
+      '',
+      `**Open question:** “${doubt.claim}” was ${doubt.verdict} in the last round (${doubt.reason ?? 'no reason given'}).`,
+    );
   out.push('', NEXT_STEPS[angle].replace('{t2}', t.t2));
   const score = a.final.scores.find((s) => s.agent_id === a.final.leader)?.score ?? 0;
-  out.push('', `_Chosen: ${a.final.leader}'s proposal (score ${score.toFixed(2)}) after ${a.totalRounds} round${a.totalRounds === 1 ? '' : 's'}; convergence ${Math.round(a.final.convergence * 100)}%._`);
+  out.push(
+    '',
+    `_Chosen: ${a.final.leader}'s proposal (score ${score.toFixed(2)}) after ${a.totalRounds} round${a.totalRounds === 1 ? '' : 's'}; convergence ${Math.round(a.final.convergence * 100)}%._`,
+  );
   return out.join('\n');
 }
 
 /** A passthrough or moderator reply: one agent, one short answer, no rounds. */
 export function composeInstantAnswer(text: TextContext, mode: 'passthrough' | 'moderator', agent: string): string {
-  if (mode === 'moderator') return `${text.title.replace(/[?.!…]+$/, '')} — in short: ${text.topic}, with ${text.t2} and ${text.t3} as the points to settle.`;
+  if (mode === 'moderator')
+    return `${text.title.replace(/[?.!…]+$/, '')} — in short: ${text.topic}, with ${text.t2} and ${text.t3} as the points to settle.`;
   return `${agent} answers directly: for ${text.topic}, start with the simplest setup that works, check ${text.t2} early, and revisit ${text.t3} once the basics hold.`;
 }
 

@@ -23,19 +23,29 @@ function toolCallsOf(v: unknown): ToolCall[] | undefined {
   if (!Array.isArray(v)) return undefined;
   return v.filter(isRecord).map((c) => {
     const fn = isRecord(c.function) ? c.function : {};
-    return { id: String(c.id ?? ''), type: 'function', function: { name: String(fn.name ?? ''), arguments: String(fn.arguments ?? '') } };
+    return {
+      id: String(c.id ?? ''),
+      type: 'function',
+      function: { name: String(fn.name ?? ''), arguments: String(fn.arguments ?? '') },
+    };
   });
 }
 
 /** Validates the parts of a chat request the simulator reads; everything else is ignored. */
 export function parseChatRequest(body: unknown): ChatParse {
   if (!isRecord(body)) return { ok: false, message: 'the request body must be a JSON object' };
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return { ok: false, message: "'messages' must be a non-empty array" };
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return { ok: false, message: "'messages' must be a non-empty array" };
   const messages: ChatMessage[] = [];
   for (const [i, m] of body.messages.entries()) {
-    if (!isRecord(m) || typeof m.role !== 'string') return { ok: false, message: `messages[${i}] must be an object with a string 'role'` };
-    if (!['system', 'user', 'assistant', 'tool', 'developer'].includes(m.role)) return { ok: false, message: `messages[${i}] has an unsupported role '${m.role}'` };
-    const msg: ChatMessage = { role: m.role === 'developer' ? 'system' : (m.role as ChatMessage['role']), content: contentOf(m.content) };
+    if (!isRecord(m) || typeof m.role !== 'string')
+      return { ok: false, message: `messages[${i}] must be an object with a string 'role'` };
+    if (!['system', 'user', 'assistant', 'tool', 'developer'].includes(m.role))
+      return { ok: false, message: `messages[${i}] has an unsupported role '${m.role}'` };
+    const msg: ChatMessage = {
+      role: m.role === 'developer' ? 'system' : (m.role as ChatMessage['role']),
+      content: contentOf(m.content),
+    };
     const calls = toolCallsOf(m.tool_calls);
     if (calls) msg.tool_calls = calls;
     if (typeof m.tool_call_id === 'string') msg.tool_call_id = m.tool_call_id;
@@ -43,7 +53,9 @@ export function parseChatRequest(body: unknown): ChatParse {
   }
   if (body.model === undefined) return { ok: false, message: "'model' is required" };
   const tools = Array.isArray(body.tools)
-    ? body.tools.filter((t): t is ToolDefinition => isRecord(t) && isRecord(t.function) && typeof t.function.name === 'string')
+    ? body.tools.filter(
+        (t): t is ToolDefinition => isRecord(t) && isRecord(t.function) && typeof t.function.name === 'string',
+      )
     : [];
   return { ok: true, value: { model: body.model, messages, stream: body.stream === true, tools } };
 }

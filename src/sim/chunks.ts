@@ -8,10 +8,23 @@ export interface ChunkStamp {
 }
 
 export function chunk(stamp: ChunkStamp, delta: ChunkDelta, finish: FinishReason | null = null): ChatCompletionChunk {
-  return { id: stamp.id, object: 'chat.completion.chunk', created: stamp.created, model: stamp.model, choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: stamp.id,
+    object: 'chat.completion.chunk',
+    created: stamp.created,
+    model: stamp.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 /** A failure inside the stream: no choices, an OpenAI-style error object (docs/reliability.md #19). */
 export function errorChunk(stamp: ChunkStamp, message: string): ChatCompletionChunk {
-  return { id: stamp.id, object: 'chat.completion.chunk', created: stamp.created, model: stamp.model, choices: [], error: { message, type: 'server_error' } };
+  return {
+    id: stamp.id,
+    object: 'chat.completion.chunk',
+    created: stamp.created,
+    model: stamp.model,
+    choices: [],
+    error: { message, type: 'server_error' },
+  };
 }

@@ -86,7 +86,12 @@ function chooseClaims(rng: Rng, templates: readonly string[], count: number): st
   return out;
 }
 
-export function propose(input: CouncilInput, round: number, influences: Influences, previous?: RoundOutcome): Proposal[] {
+export function propose(
+  input: CouncilInput,
+  round: number,
+  influences: Influences,
+  previous?: RoundOutcome,
+): Proposal[] {
   const t = input.text;
   return input.members.map((m) => {
     const rng = rngFor(input.key, 'propose', round, m.id);
@@ -102,8 +107,12 @@ export function propose(input: CouncilInput, round: number, influences: Influenc
     }
     const advice = fill(rng.pick(DETAILS[m.angle]), t);
     parts.push(fill(rng.pick(OPENERS[m.angle]), t), advice);
-    for (const g of influences.guidance) parts.push(`Following the guidance “${shorten(g, 120)}”, I now put it first and judge ${t.t1} in that light.`);
-    for (const r of influences.toolResults) parts.push(`The ${r.name} tool returned “${shorten(r.content, 120)}”, which settles the open question about ${t.t1}.`);
+    for (const g of influences.guidance)
+      parts.push(`Following the guidance “${shorten(g, 120)}”, I now put it first and judge ${t.t1} in that light.`);
+    for (const r of influences.toolResults)
+      parts.push(
+        `The ${r.name} tool returned “${shorten(r.content, 120)}”, which settles the open question about ${t.t1}.`,
+      );
     parts.push(fill(rng.pick(TRADEOFFS[m.angle]), t));
     return {
       agent_id: m.id,
@@ -124,15 +133,27 @@ export function evaluate(input: CouncilInput, round: number, proposals: readonly
     for (const evaluator of input.members) {
       if (evaluator.id === target.agent_id) continue;
       const rng = rngFor(input.key, 'evaluate', round, evaluator.id, target.agent_id);
-      const score = round2(clamp(quality(input, target.agent_id) + (0.25 * round) / input.totalRounds + rng.range(-0.15, 0.15), -1, 1));
+      const score = round2(
+        clamp(quality(input, target.agent_id) + (0.25 * round) / input.totalRounds + rng.range(-0.15, 0.15), -1, 1),
+      );
       const claim_assessments: Claim[] = target.claims.map((claim) => {
         const verdict = verdictFrom(rng);
         return { claim, verdict, reason: fill(rng.pick(REASONS[verdict]), t) };
       });
       if (rng.chance(0.3)) {
-        claim_assessments.push({ claim: fill(rng.pick(OBJECTIONS), t), verdict: 'contested', reason: fill(rng.pick(REASONS.contested), t) });
+        claim_assessments.push({
+          claim: fill(rng.pick(OBJECTIONS), t),
+          verdict: 'contested',
+          reason: fill(rng.pick(REASONS.contested), t),
+        });
       }
-      evaluations.push({ evaluator_agent_id: evaluator.id, target_id: target.agent_id, score, justification: fill(rng.pick(JUSTIFICATIONS), t), claim_assessments });
+      evaluations.push({
+        evaluator_agent_id: evaluator.id,
+        target_id: target.agent_id,
+        score,
+        justification: fill(rng.pick(JUSTIFICATIONS), t),
+        claim_assessments,
+      });
     }
   }
   const scores = proposals.map((p) => {
@@ -144,7 +165,16 @@ export function evaluate(input: CouncilInput, round: number, proposals: readonly
   const top = ranked[0]?.score ?? 0;
   const second = ranked[1]?.score ?? top;
   const spread = top - (ranked[ranked.length - 1]?.score ?? top);
-  const convergence = round2(clamp(0.3 + (0.6 * round) / input.totalRounds - spread * 0.2 + rngFor(input.key, 'convergence', round).range(-0.05, 0.05), 0.05, 0.99));
+  const convergence = round2(
+    clamp(
+      0.3 +
+        (0.6 * round) / input.totalRounds -
+        spread * 0.2 +
+        rngFor(input.key, 'convergence', round).range(-0.05, 0.05),
+      0.05,
+      0.99,
+    ),
+  );
   const candidates: Candidate[] = proposals.map((p) => ({
     agent_id: p.agent_id,
     score: scores.find((s) => s.agent_id === p.agent_id)?.score ?? 0,
@@ -152,10 +182,25 @@ export function evaluate(input: CouncilInput, round: number, proposals: readonly
     thought_preview: p.thought_process,
     claims: mergeClaims(evaluations.filter((e) => e.target_id === p.agent_id).flatMap((e) => e.claim_assessments)),
   }));
-  return { round, proposals: [...proposals], evaluations, scores, candidates, convergence, decisiveness: round2(top - second), leader: ranked[0]?.agent_id ?? '' };
+  return {
+    round,
+    proposals: [...proposals],
+    evaluations,
+    scores,
+    candidates,
+    convergence,
+    decisiveness: round2(top - second),
+    leader: ranked[0]?.agent_id ?? '',
+  };
 }
 
 /** Candidates as they stand while proposals arrive: no evaluations yet, so no scores or claims. */
 export function unscoredCandidates(proposals: readonly Proposal[]): Candidate[] {
-  return proposals.map((p) => ({ agent_id: p.agent_id, score: 0, content_preview: p.content, thought_preview: p.thought_process, claims: [] }));
+  return proposals.map((p) => ({
+    agent_id: p.agent_id,
+    score: 0,
+    content_preview: p.content,
+    thought_preview: p.thought_process,
+    claims: [],
+  }));
 }

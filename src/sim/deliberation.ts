@@ -1,7 +1,15 @@
 import type { ToolCall } from '../protocol/wire.js';
 import { composeAnswer, chunkText } from './answer.js';
 import { chunk, errorChunk } from './chunks.js';
-import { type CouncilInput, type Influences, type Proposal, type RoundOutcome, evaluate, propose, unscoredCandidates } from './council.js';
+import {
+  type CouncilInput,
+  type Influences,
+  type Proposal,
+  type RoundOutcome,
+  evaluate,
+  propose,
+  unscoredCandidates,
+} from './council.js';
 import type { SimControl } from './hold.js';
 import type { Job } from './job.js';
 import type { TimerSet } from './timers.js';
@@ -37,14 +45,21 @@ const progress = (n: number): number => Math.round(n * 1000) / 1000;
 /** The native events of one evaluated round: each evaluator's scores, the summary, the round's end. */
 function emitEvaluation(job: Job, o: RoundOutcome, total: number): void {
   for (const evaluator of new Set(o.evaluations.map((e) => e.evaluator_agent_id))) {
-    const evaluations = o.evaluations.filter((e) => e.evaluator_agent_id === evaluator).map((e) => ({ target_id: e.target_id, score: e.score, justification: e.justification }));
+    const evaluations = o.evaluations
+      .filter((e) => e.evaluator_agent_id === evaluator)
+      .map((e) => ({ target_id: e.target_id, score: e.score, justification: e.justification }));
     job.emit('evaluation_submitted', { round: o.round, evaluator_id: evaluator, evaluations });
   }
   const proposal_scores = o.scores.map((s) => {
     const real = o.evaluations.filter((e) => e.target_id === s.agent_id).length;
     return { agent_id: s.agent_id, aggregated_score: s.score, real_eval_count: real, synthetic_eval_count: 0 };
   });
-  job.emit('round_summary', { round: o.round, convergence_score: o.convergence, proposal_scores, decisiveness: o.decisiveness });
+  job.emit('round_summary', {
+    round: o.round,
+    convergence_score: o.convergence,
+    proposal_scores,
+    decisiveness: o.decisiveness,
+  });
   job.emit('round_complete', { round: o.round, total_rounds: total, proposals_count: o.proposals.length });
 }
 
@@ -72,9 +87,21 @@ export function runDeliberation(plan: DeliberationPlan): void {
       job.emit('round_start', { round: r, total_rounds: total, is_resuming: false });
       for (const m of council.members) job.emit('agent_working', { round: r, agent_id: m.id, action: 'propose' });
       proposals = propose(council, r, influences, previous);
-      for (const p of proposals) job.emit('proposal_submitted', { round: r, agent_id: p.agent_id, content: p.content, thought_process: p.thought_process });
+      for (const p of proposals)
+        job.emit('proposal_submitted', {
+          round: r,
+          agent_id: p.agent_id,
+          content: p.content,
+          thought_process: p.thought_process,
+        });
       proposals.forEach((_, k) => {
-        const nsed_round = { round: r, total_rounds: total, progress: progress((r - 1 + (k + 1) / (2 * proposals.length)) / total), scored: false, candidates: unscoredCandidates(proposals.slice(0, k + 1)) };
+        const nsed_round = {
+          round: r,
+          total_rounds: total,
+          progress: progress((r - 1 + (k + 1) / (2 * proposals.length)) / total),
+          scored: false,
+          candidates: unscoredCandidates(proposals.slice(0, k + 1)),
+        };
         job.push(chunk(job.stamp, { nsed_round }));
       });
       return true;
@@ -91,7 +118,17 @@ export function runDeliberation(plan: DeliberationPlan): void {
       job.history.push(outcome);
       emitEvaluation(job, outcome, total);
       previous = outcome;
-      job.push(chunk(job.stamp, { nsed_round: { round: r, total_rounds: total, progress: progress(r / total), scored: true, candidates: outcome.candidates } }));
+      job.push(
+        chunk(job.stamp, {
+          nsed_round: {
+            round: r,
+            total_rounds: total,
+            progress: progress(r / total),
+            scored: true,
+            candidates: outcome.candidates,
+          },
+        }),
+      );
       say(`Round ${r} complete — convergence: ${Math.round(outcome.convergence * 100)}%`);
       if (plan.toolCall && r === 1) {
         block(outcome.leader, plan.toolCall, r);
@@ -102,7 +139,13 @@ export function runDeliberation(plan: DeliberationPlan): void {
     if (!previous) return false;
     const score = previous.scores.find((s) => s.agent_id === previous?.leader)?.score ?? 0;
     say(`Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`);
-    const answer = composeAnswer({ text: council.text, members: council.members, final: previous, totalRounds: total, influences });
+    const answer = composeAnswer({
+      text: council.text,
+      members: council.members,
+      final: previous,
+      totalRounds: total,
+      influences,
+    });
     for (const piece of chunkText(answer)) job.push(chunk(job.stamp, { content: piece }), true);
     job.answer = answer;
     job.end('completed', 'stop', { last: chunk(job.stamp, {}, 'stop') });
@@ -114,7 +157,14 @@ export function runDeliberation(plan: DeliberationPlan): void {
   const block = (agent: string, call: ToolCall, r: number): void => {
     const name = call.function.name;
     say(`${agent} needs the ${name} tool before the council can go on`);
-    const pending = { call_id: call.id, agent_id: agent, tool_name: `user_${name}`, arguments: argsObject(call), round: r, phase: 'Proposing' };
+    const pending = {
+      call_id: call.id,
+      agent_id: agent,
+      tool_name: `user_${name}`,
+      arguments: argsObject(call),
+      round: r,
+      phase: 'Proposing',
+    };
     job.tools.open({ ...pending, job_id: job.id }, (outcome) => {
       plan.timers.cancel(expiry);
       if (outcome.kind === 'responded') {
@@ -134,7 +184,8 @@ export function runDeliberation(plan: DeliberationPlan): void {
     job.push(chunk(job.stamp, { nsed_tool_call_pending: pending }), false, 'continuous');
     // The named-event stream carries the same three events (live only: a later attach lists them).
     job.emit('tool_call_pending', pending);
-    if (job.info.surface === 'compat') job.closeSegment([call], chunk(job.stamp, { tool_calls: [{ index: 0, ...call }] }, 'tool_calls'));
+    if (job.info.surface === 'compat')
+      job.closeSegment([call], chunk(job.stamp, { tool_calls: [{ index: 0, ...call }] }, 'tool_calls'));
     // Woken only from a later request or timer, by which time `expiry` is set.
     const expiry = plan.timers.after(plan.toolWaitMs, () => job.tools.expire(call.id));
   };

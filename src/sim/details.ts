@@ -9,7 +9,10 @@ function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
     proposal: { content: p?.content ?? '', thought_process: p?.thought_process ?? '' },
     evaluations: o.evaluations
       .filter((e) => e.target_id === agent)
-      .map((e) => ({ evaluator_agent_id: e.evaluator_agent_id, evaluation: { score: e.score, justification: e.justification, claim_assessments: e.claim_assessments } })),
+      .map((e) => ({
+        evaluator_agent_id: e.evaluator_agent_id,
+        evaluation: { score: e.score, justification: e.justification, claim_assessments: e.claim_assessments },
+      })),
     aggregated_score: o.scores.find((s) => s.agent_id === agent)?.score ?? 0,
   };
 }
@@ -26,7 +29,13 @@ export function detailsOf(job: Job): Record<string, unknown> {
   if (job.status === 'completed' && job.answer !== null) {
     finalResult = last
       ? entryOf(last, last.leader)
-      : { round: 0, author_agent_id: job.info.agents[0] ?? '', proposal: { content: job.answer, thought_process: '' }, evaluations: [], aggregated_score: 1 };
+      : {
+          round: 0,
+          author_agent_id: job.info.agents[0] ?? '',
+          proposal: { content: job.answer, thought_process: '' },
+          evaluations: [],
+          aggregated_score: 1,
+        };
   }
   const out: Record<string, unknown> = {
     job_id: job.id,
@@ -36,7 +45,12 @@ export function detailsOf(job: Job): Record<string, unknown> {
     query: job.info.query,
     history,
     final_result: finalResult,
-    rounds: job.history.map((o) => ({ round: o.round, convergence_score: o.convergence, decisiveness: o.decisiveness, leader: o.leader })),
+    rounds: job.history.map((o) => ({
+      round: o.round,
+      convergence_score: o.convergence,
+      decisiveness: o.decisiveness,
+      leader: o.leader,
+    })),
     total_rounds: job.info.totalRounds,
     rounds_completed: job.history.length,
     agents: job.info.agents,

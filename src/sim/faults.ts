@@ -23,7 +23,8 @@ export type FaultScope = 'chat' | 'submit' | 'resume' | 'all';
 export type FaultRoute = 'chat' | 'submit' | 'resume' | 'other';
 
 const SCOPES: readonly FaultScope[] = ['chat', 'submit', 'resume', 'all'];
-const bad = (message: string): NsedError => new NsedError('usage', message, { hint: 'fault specs are key=value pairs joined by ;, e.g. drop-after=3;times=1' });
+const bad = (message: string): NsedError =>
+  new NsedError('usage', message, { hint: 'fault specs are key=value pairs joined by ;, e.g. drop-after=3;times=1' });
 
 function whole(key: string, value: string | undefined, min: number): number {
   if (value === undefined || !/^\d+$/.test(value) || Number(value) < min) {
@@ -35,21 +36,37 @@ function whole(key: string, value: string | undefined, min: number): number {
 /** Parses `key=value;key=value`; throws a usage error naming the part it cannot read. */
 export function parseFaultSpec(spec: string): FaultSpec {
   const out: FaultSpec = {};
-  const parts = spec.split(';').map((p) => p.trim()).filter((p) => p !== '');
+  const parts = spec
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length === 0) throw bad(`empty fault spec '${spec}'`);
   for (const part of parts) {
     const eq = part.indexOf('=');
     const key = (eq < 0 ? part : part.slice(0, eq)).trim();
     const value = eq < 0 ? undefined : part.slice(eq + 1).trim();
     switch (key) {
-      case 'drop-after': out.dropAfter = whole(key, value, 0); break;
-      case 'stall-ms': out.stallMs = whole(key, value, 1); break;
-      case 'stall-after': out.stallAfter = whole(key, value, 0); break;
-      case 'malformed-at': out.malformedAt = whole(key, value, 1); break;
-      case 'fail-at-round': out.failAtRound = whole(key, value, 1); break;
-      case 'times': out.times = whole(key, value, 1); break;
+      case 'drop-after':
+        out.dropAfter = whole(key, value, 0);
+        break;
+      case 'stall-ms':
+        out.stallMs = whole(key, value, 1);
+        break;
+      case 'stall-after':
+        out.stallAfter = whole(key, value, 0);
+        break;
+      case 'malformed-at':
+        out.malformedAt = whole(key, value, 1);
+        break;
+      case 'fail-at-round':
+        out.failAtRound = whole(key, value, 1);
+        break;
+      case 'times':
+        out.times = whole(key, value, 1);
+        break;
       case 'call-tool':
-        if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value)) throw bad(`fault 'call-tool' needs a tool name (letters, digits, - and _), got '${value ?? ''}'`);
+        if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value))
+          throw bad(`fault 'call-tool' needs a tool name (letters, digits, - and _), got '${value ?? ''}'`);
         out.callTool = value;
         break;
       case 'status': {
@@ -59,7 +76,8 @@ export function parseFaultSpec(spec: string): FaultSpec {
         break;
       }
       case 'retry-after':
-        if (value === undefined || value === '' || /[\r\n]/.test(value)) throw bad(`fault 'retry-after' needs a value, got '${part}'`);
+        if (value === undefined || value === '' || /[\r\n]/.test(value))
+          throw bad(`fault 'retry-after' needs a value, got '${part}'`);
         out.retryAfter = value;
         break;
       case 'end':
@@ -69,7 +87,8 @@ export function parseFaultSpec(spec: string): FaultSpec {
         out.end = value as JobEnding;
         break;
       case 'eof-without-done':
-        if (value !== undefined && value !== 'true' && value !== '1') throw bad(`fault 'eof-without-done' takes no value, got '${part}'`);
+        if (value !== undefined && value !== 'true' && value !== '1')
+          throw bad(`fault 'eof-without-done' takes no value, got '${part}'`);
         out.eofWithoutDone = true;
         break;
       default:
@@ -92,7 +111,8 @@ export function parseScopedFault(text: string): ScopedFault {
   const eq = text.indexOf('=');
   if (colon >= 0 && (eq < 0 || colon < eq)) {
     const scope = text.slice(0, colon).trim();
-    if (!(SCOPES as readonly string[]).includes(scope)) throw bad(`unknown fault scope '${scope}' in '${text}' (use chat, submit, resume or all)`);
+    if (!(SCOPES as readonly string[]).includes(scope))
+      throw bad(`unknown fault scope '${scope}' in '${text}' (use chat, submit, resume or all)`);
     return { scope: scope as FaultScope, spec: parseFaultSpec(text.slice(colon + 1)), used: 0 };
   }
   return { scope: 'chat', spec: parseFaultSpec(text), used: 0 };

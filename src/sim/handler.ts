@@ -10,7 +10,14 @@ import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
 import { CONTROL_PREFIX, handleControl } from './routes/control.js';
 import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
-import { handleCancel, handleDetails, handleInject, handleJobStream, handleResult, handleResume } from './routes/job-routes.js';
+import {
+  handleCancel,
+  handleDetails,
+  handleInject,
+  handleJobStream,
+  handleResult,
+  handleResume,
+} from './routes/job-routes.js';
 import { handleResponses } from './routes/responses.js';
 import { handleSubmit } from './routes/submit.js';
 import { handleToolCalls, handleToolResult } from './routes/tool-call-routes.js';
@@ -29,7 +36,13 @@ export interface HandlerDeps {
  * Errors on the compat surface are OpenAI-shaped; the native API, and a 401 anywhere, answer
  * `{"error": "..."}`.
  */
-function sendError(res: ServerResponse, match: RouteMatch | undefined, status: number, message: string, headers: Record<string, string> = {}): void {
+function sendError(
+  res: ServerResponse,
+  match: RouteMatch | undefined,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if ((match?.name === 'chat' || match?.name === 'responses') && status !== 401) {
     const type = status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error';
     sendOpenAiError(res, status, message, type, 'sim_fault', headers);
@@ -47,22 +60,38 @@ function statusFault(res: ServerResponse, match: RouteMatch, faults: FaultSpec):
 
 async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, query: URLSearchParams): Promise<void> {
   switch (match.name) {
-    case 'chat': return handleChat(ctx, rq);
-    case 'responses': return handleResponses(ctx, rq);
-    case 'submit': return handleSubmit(ctx, rq);
-    case 'result': return handleResult(ctx, rq);
-    case 'details': return handleDetails(ctx, rq);
-    case 'inject': return handleInject(ctx, rq);
-    case 'cancel': return handleCancel(ctx, rq);
-    case 'resume': return handleResume(ctx, rq);
-    case 'job-stream': return handleJobStream(ctx, rq);
-    case 'tool-calls': return handleToolCalls(ctx, rq, query);
-    case 'tool-result': return handleToolResult(ctx, rq);
-    case 'deliberations': return handleDeliberations(ctx, rq);
-    case 'policies': return handlePolicies(ctx, rq, query);
-    case 'models': return handleModels(ctx, rq);
-    case 'agents': return handleAgents(ctx, rq);
-    case 'health': return handleHealth(ctx, rq);
+    case 'chat':
+      return handleChat(ctx, rq);
+    case 'responses':
+      return handleResponses(ctx, rq);
+    case 'submit':
+      return handleSubmit(ctx, rq);
+    case 'result':
+      return handleResult(ctx, rq);
+    case 'details':
+      return handleDetails(ctx, rq);
+    case 'inject':
+      return handleInject(ctx, rq);
+    case 'cancel':
+      return handleCancel(ctx, rq);
+    case 'resume':
+      return handleResume(ctx, rq);
+    case 'job-stream':
+      return handleJobStream(ctx, rq);
+    case 'tool-calls':
+      return handleToolCalls(ctx, rq, query);
+    case 'tool-result':
+      return handleToolResult(ctx, rq);
+    case 'deliberations':
+      return handleDeliberations(ctx, rq);
+    case 'policies':
+      return handlePolicies(ctx, rq, query);
+    case 'models':
+      return handleModels(ctx, rq);
+    case 'agents':
+      return handleAgents(ctx, rq);
+    case 'health':
+      return handleHealth(ctx, rq);
   }
 }
 
@@ -72,10 +101,19 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'http://sim.invalid');
   // Test control is neither recorded nor authenticated: tests count the orchestrator requests.
-  if (deps.controlRoutes && url.pathname.startsWith(CONTROL_PREFIX)) return handleControl(deps.ctx.control, req, res, url);
-  const record: SimRequestRecord = { method, path: url.pathname, headers: recordHeaders(req.headers), body: undefined, at: Date.now() };
+  if (deps.controlRoutes && url.pathname.startsWith(CONTROL_PREFIX))
+    return handleControl(deps.ctx.control, req, res, url);
+  const record: SimRequestRecord = {
+    method,
+    path: url.pathname,
+    headers: recordHeaders(req.headers),
+    body: undefined,
+    at: Date.now(),
+  };
   deps.requests.push(record);
-  res.on('close', () => deps.log?.(`${method} ${url.pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`));
+  res.on('close', () =>
+    deps.log?.(`${method} ${url.pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`),
+  );
   const routed = matchRoute(method, url.pathname);
   const match = routed !== undefined && deps.withoutRoutes.has(routed.name) ? undefined : routed;
   let raw: string;
@@ -92,7 +130,8 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     const parsed = parseJson(raw);
     record.body = parsed.ok ? parsed.value : raw;
   }
-  if (match?.name !== 'health' && !authorized(deps.token, req.headers.authorization)) return sendError(res, match, 401, 'unauthorized');
+  if (match?.name !== 'health' && !authorized(deps.token, req.headers.authorization))
+    return sendError(res, match, 401, 'unauthorized');
   if (!match) return sendJson(res, 404, { error: 'not found' });
   let faults: FaultSpec = {};
   if (match.name !== 'health') {
@@ -100,7 +139,12 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     try {
       faults = deps.ctx.faults.take(match.fault, typeof header === 'string' ? header : undefined);
     } catch (err) {
-      return sendError(res, match, 400, `bad ${Headers.simFault}: ${err instanceof NsedError ? err.message : String(err)}`);
+      return sendError(
+        res,
+        match,
+        400,
+        `bad ${Headers.simFault}: ${err instanceof NsedError ? err.message : String(err)}`,
+      );
     }
     if (statusFault(res, match, faults)) return;
   }

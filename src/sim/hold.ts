@@ -86,7 +86,14 @@ export class SimControl {
   /** The simulator registers every job it starts; `deliberates` is false for instant replies. */
   jobStarted(job: WatchedJob, deliberates: boolean): void {
     const jobId = job.id;
-    this.gates.set(jobId, { job, held: deliberates && this.hold, credits: 0, phases: 0, parked: undefined, ended: false });
+    this.gates.set(jobId, {
+      job,
+      held: deliberates && this.hold,
+      credits: 0,
+      phases: 0,
+      parked: undefined,
+      ended: false,
+    });
     this.started.push(jobId);
     job.watch(() => this.events.emit('change', jobId));
     void job.finished.then(() => {
@@ -194,7 +201,14 @@ export class SimControl {
   }
 
   private view(jobId: string, g: Gate): HeldJob {
-    return { jobId, held: g.held, phases: g.phases, parked: g.parked !== undefined, injected: g.job.injected, ended: g.ended };
+    return {
+      jobId,
+      held: g.held,
+      phases: g.phases,
+      parked: g.parked !== undefined,
+      injected: g.job.injected,
+      ended: g.ended,
+    };
   }
 
   private until(jobId: string, done: (g: Gate) => boolean): Promise<HeldJob> {
@@ -206,7 +220,9 @@ export class SimControl {
         return true;
       };
       if (check()) return;
-      const offs = (['job', 'phase', 'parked', 'change', 'end'] as const).map((e) => this.on(e, () => check() && offs.forEach((off) => off())));
+      const offs = (['job', 'phase', 'parked', 'change', 'end'] as const).map((e) =>
+        this.on(e, () => check() && offs.forEach((off) => off())),
+      );
     });
   }
 }

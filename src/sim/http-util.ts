@@ -41,22 +41,42 @@ export function parseJson(text: string): Parsed {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 
 export function sendText(res: ServerResponse, status: number, text: string): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+  });
   res.end(text);
 }
 
 /** The OpenAI-style error body the compat surface answers with. */
-export function sendOpenAiError(res: ServerResponse, status: number, message: string, type: string, code: string, headers: Record<string, string> = {}): void {
+export function sendOpenAiError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { error: { message, type, code } }, headers);
 }
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,4 +1,10 @@
-const NAMED: Record<string, string> = { '\u0000': 'NUL', ' ': 'space', '\t': 'tab', '\n': 'newline', '\r': 'carriage return' };
+const NAMED: Record<string, string> = {
+  '\u0000': 'NUL',
+  ' ': 'space',
+  '\t': 'tab',
+  '\n': 'newline',
+  '\r': 'carriage return',
+};
 
 function isForbidden(ch: string): boolean {
   const cp = ch.codePointAt(0) ?? 0;
@@ -6,7 +12,8 @@ function isForbidden(ch: string): boolean {
 }
 
 const describe = (ch: string): string =>
-  NAMED[ch] ?? (/[.*>/]/.test(ch) ? `'${ch}'` : `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`);
+  NAMED[ch] ??
+  (/[.*>/]/.test(ch) ? `'${ch}'` : `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`);
 
 /**
  * The NATS-incompatible characters in an id (docs/protocol.md §1), each described once in the

@@ -105,7 +105,9 @@ export class Job {
 
   push(c: ChatCompletionChunk, content = false, view?: StreamView): void {
     if (this.status !== 'running') return;
-    this.log.push(view === undefined ? { data: JSON.stringify(c), content } : { data: JSON.stringify(c), content, view });
+    this.log.push(
+      view === undefined ? { data: JSON.stringify(c), content } : { data: JSON.stringify(c), content, view },
+    );
     this.notify();
   }
 
@@ -116,7 +118,10 @@ export class Job {
   closeSegment(calls: ToolCall[], callChunk: ChatCompletionChunk): void {
     if (this.status !== 'running') return;
     this.toolCalls = calls;
-    this.log.push({ data: JSON.stringify(callChunk), content: false, view: 'segment' }, { data: DONE, content: false, view: 'segment' });
+    this.log.push(
+      { data: JSON.stringify(callChunk), content: false, view: 'segment' },
+      { data: DONE, content: false, view: 'segment' },
+    );
     this.notify();
   }
 
@@ -138,7 +143,11 @@ export class Job {
    * and every waiting request is released. A completed job ends as `ending` says; a failed or
    * cancelled one as the profile's failure ending, when there is one.
    */
-  end(status: Exclude<JobStatus, 'running'>, finishReason: FinishReason, opts: { failure?: string; last?: ChatCompletionChunk } = {}): void {
+  end(
+    status: Exclude<JobStatus, 'running'>,
+    finishReason: FinishReason,
+    opts: { failure?: string; last?: ChatCompletionChunk } = {},
+  ): void {
     if (this.status !== 'running') return;
     const { failure, last } = opts;
     const ending = status === 'completed' ? this.ending : (this.shape.failedEnding ?? this.ending);
@@ -195,7 +204,13 @@ export class Job {
     if (this.status !== 'running') return undefined;
     this.sequence += 1;
     this.pending.push({ message, round: this.landingRound, sequence: this.sequence });
-    this.emit('user_injection', { message, injected_at_round: this.landingRound, sequence: this.sequence, priority: 'Normal', timestamp: new Date().toISOString() });
+    this.emit('user_injection', {
+      message,
+      injected_at_round: this.landingRound,
+      sequence: this.sequence,
+      priority: 'Normal',
+      timestamp: new Date().toISOString(),
+    });
     // Watchers learn of it too: a test waits for the message to be queued before releasing the job.
     this.notify();
     return { sequence: this.sequence, injected_at_round: this.landingRound };

@@ -48,33 +48,75 @@ export const DETAILS: Record<Angle, readonly string[]> = {
     'Write {t2} atomically (temp file, fsync, rename) so a crash leaves the old or the new state, never half.',
     'Reject malformed {t1} early, with a message that names the offending field.',
   ],
-  cost: ['Share {t1} infrastructure across tenants instead of provisioning per user.', 'Scale {t2} to zero when nobody is using it.'],
-  maintainability: ['Keep {t1} behind an interface with one implementation and a fake for tests.', 'Name {t2} after what it does, not after how it is built.'],
-  observability: ['Emit one event per {t1} state change with a correlation id.', 'Alert on {t2} error rates, not on single failures.'],
+  cost: [
+    'Share {t1} infrastructure across tenants instead of provisioning per user.',
+    'Scale {t2} to zero when nobody is using it.',
+  ],
+  maintainability: [
+    'Keep {t1} behind an interface with one implementation and a fake for tests.',
+    'Name {t2} after what it does, not after how it is built.',
+  ],
+  observability: [
+    'Emit one event per {t1} state change with a correlation id.',
+    'Alert on {t2} error rates, not on single failures.',
+  ],
 };
 
 export const TRADEOFFS: Record<Angle, readonly string[]> = {
-  simplicity: ['The cost is some headroom, which measurements can buy back later.', 'It will not cover every edge of {t3}, and that is acceptable at this stage.'],
-  performance: ['The price is more code around {t3}, so keep the fast path small and well tested.', 'Correctness of {t3} must not be traded for speed; benchmark both together.'],
-  safety: ['It costs a little latency on {t3}, which is cheap compared with an outage.', 'Some requests touching {t3} will be refused; say why in the error.'],
+  simplicity: [
+    'The cost is some headroom, which measurements can buy back later.',
+    'It will not cover every edge of {t3}, and that is acceptable at this stage.',
+  ],
+  performance: [
+    'The price is more code around {t3}, so keep the fast path small and well tested.',
+    'Correctness of {t3} must not be traded for speed; benchmark both together.',
+  ],
+  safety: [
+    'It costs a little latency on {t3}, which is cheap compared with an outage.',
+    'Some requests touching {t3} will be refused; say why in the error.',
+  ],
   cost: ['Savings on {t3} should never remove a safety margin.'],
   maintainability: ['The extra seam around {t3} pays for itself at the second change.'],
   observability: ['Metrics on {t3} cost little and settle arguments quickly.'],
 };
 
 export const THOUGHTS: Record<Angle, readonly string[]> = {
-  simplicity: ['Weighed {t1} against {t2}; most of the risk here is accidental complexity, so fewer parts wins.', 'The question does not demand scale yet, so the smallest design that answers it is the right start.'],
-  performance: ['Estimated the request path for {t1}; round trips dominate, so batching and caching matter most.', 'Looked for the hot path in {topic}; it is reads of {t1}, so optimise those.'],
-  safety: ['Listed what can fail around {t1}: bad input, a crash mid-write, a slow dependency. Each needs an answer.', 'Checked how {t2} behaves after a crash; a half-written state is the main risk.'],
+  simplicity: [
+    'Weighed {t1} against {t2}; most of the risk here is accidental complexity, so fewer parts wins.',
+    'The question does not demand scale yet, so the smallest design that answers it is the right start.',
+  ],
+  performance: [
+    'Estimated the request path for {t1}; round trips dominate, so batching and caching matter most.',
+    'Looked for the hot path in {topic}; it is reads of {t1}, so optimise those.',
+  ],
+  safety: [
+    'Listed what can fail around {t1}: bad input, a crash mid-write, a slow dependency. Each needs an answer.',
+    'Checked how {t2} behaves after a crash; a half-written state is the main risk.',
+  ],
   cost: ['Compared running costs for {t1}; idle capacity dominates.'],
   maintainability: ['Asked which part of {topic} will change first; it is {t2}, so isolate it.'],
   observability: ['Asked how an operator would notice {t1} failing; today they would not.'],
 };
 
 export const CLAIMS: Record<Angle, readonly string[]> = {
-  simplicity: ['a single code path for {t1} is easier to test', '{t2} needs no extra coordination', 'the standard library covers {t1}', 'one owner for {topic} avoids split decisions'],
-  performance: ['{t1} lookups stay O(1) on the hot path', 'batching {t2} removes most round trips', 'reads of {t1} need no lock', 'p99 latency for {topic} stays under 50 ms'],
-  safety: ['{t1} fails closed on malformed input', '{t2} survives a crash mid-write', 'retries around {t1} are bounded', 'no secret reaches the logs of {t2}'],
+  simplicity: [
+    'a single code path for {t1} is easier to test',
+    '{t2} needs no extra coordination',
+    'the standard library covers {t1}',
+    'one owner for {topic} avoids split decisions',
+  ],
+  performance: [
+    '{t1} lookups stay O(1) on the hot path',
+    'batching {t2} removes most round trips',
+    'reads of {t1} need no lock',
+    'p99 latency for {topic} stays under 50 ms',
+  ],
+  safety: [
+    '{t1} fails closed on malformed input',
+    '{t2} survives a crash mid-write',
+    'retries around {t1} are bounded',
+    'no secret reaches the logs of {t2}',
+  ],
   cost: ['{t1} can share infrastructure', '{t2} can scale to zero'],
   maintainability: ['{t1} sits behind one interface', '{t2} can be replaced without touching callers'],
   observability: ['every {t1} state change is logged once', '{t2} errors are visible within a minute'],

@@ -27,9 +27,21 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function policy(name: string, tags: string[], maxRounds: number, mode: PolicyMode, agents: readonly string[]): SimPolicy {
+function policy(
+  name: string,
+  tags: string[],
+  maxRounds: number,
+  mode: PolicyMode,
+  agents: readonly string[],
+): SimPolicy {
   // `mode` joins the hash only when it is not the default, so deliberation ids stay stable (docs/protocol.md §3.15).
-  const config = { agents: [...agents], effort: 0.6, max_rounds: maxRounds, tags, mode: mode === 'deliberation' ? undefined : mode };
+  const config = {
+    agents: [...agents],
+    effort: 0.6,
+    max_rounds: maxRounds,
+    tags,
+    mode: mode === 'deliberation' ? undefined : mode,
+  };
   const policyId = createHash('sha256').update(canonicalJson(config)).digest('hex');
   return { policy_id: policyId, name, tags, max_rounds: maxRounds, effort: 0.6, mode, agents: [...agents] };
 }
@@ -55,14 +67,19 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
  * content-hash match, anything else after the prefix is a tag (tags may contain `:`).
  */
 export function resolvePolicy(registry: readonly SimPolicy[], model: unknown): Resolution {
-  const shown = typeof model === 'string' ? model : JSON.stringify(model) ?? 'undefined';
+  const shown = typeof model === 'string' ? model : (JSON.stringify(model) ?? 'undefined');
   const rest = typeof model === 'string' ? fromModel(model) : undefined;
   if (rest === undefined || rest === '') {
-    return { ok: false, message: `model '${shown}' not found: no policy matches; models are nsed:<tag>, nsed:* or nsed:<policy_id>` };
+    return {
+      ok: false,
+      message: `model '${shown}' not found: no policy matches; models are nsed:<tag>, nsed:* or nsed:<policy_id>`,
+    };
   }
   if (rest === '*') {
     const first = registry[0];
-    return first ? { ok: true, policy: first } : { ok: false, message: `model '${shown}' not found: no policy is registered` };
+    return first
+      ? { ok: true, policy: first }
+      : { ok: false, message: `model '${shown}' not found: no policy is registered` };
   }
   if (HEX64.test(rest)) {
     const byId = registry.find((p) => p.policy_id === rest.toLowerCase());

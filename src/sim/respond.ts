@@ -8,9 +8,18 @@ import { streamJob } from './sse-writer.js';
 /** The `chat.completion` object of a finished job, or of an answer closed by a tool call (docs/protocol.md §3.1.4). */
 export function completionOf(job: Job, closedByToolCall = false): ChatCompletion {
   const finish = closedByToolCall ? 'tool_calls' : (job.finishReason ?? 'stop');
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: closedByToolCall ? null : job.answer };
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    content: closedByToolCall ? null : job.answer,
+  };
   if (closedByToolCall && job.toolCalls) message.tool_calls = job.toolCalls;
-  const out: ChatCompletion = { id: job.stamp.id, object: 'chat.completion', created: job.stamp.created, model: job.stamp.model, choices: [{ index: 0, message, finish_reason: finish }] };
+  const out: ChatCompletion = {
+    id: job.stamp.id,
+    object: 'chat.completion',
+    created: job.stamp.created,
+    model: job.stamp.model,
+    choices: [{ index: 0, message, finish_reason: finish }],
+  };
   if (job.info.mode !== 'deliberation') out.nsed_metadata = { mode: job.info.mode };
   return out;
 }
@@ -35,12 +44,27 @@ function answerEnded(job: Job, from: number): Promise<void> {
  * result starts at `from`, after the answer that asked for it. A failed job is a 500, and so
  * is a cancelled one unless it ended with its closing chunk, the ending that names cancellations.
  */
-export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, stream: boolean, at: { from?: number } = {}): Promise<void> {
+export async function respondWithJob(
+  ctx: SimContext,
+  rq: RouteInput,
+  job: Job,
+  stream: boolean,
+  at: { from?: number } = {},
+): Promise<void> {
   const headers: Record<string, string> = job.roomless ? {} : { 'x-nsed-session-id': job.id };
   const from = at.from ?? 0;
   if (stream) {
-    const prelude = from === 0 ? undefined : JSON.stringify(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
-    streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers, view: 'segment', from, ...(prelude === undefined ? {} : { prelude }) });
+    const prelude =
+      from === 0 ? undefined : JSON.stringify(chunk(job.stamp, { role: 'assistant', nsed_session_id: job.id }));
+    streamJob(rq.res, job, {
+      faults: rq.faults,
+      keepaliveMs: ctx.keepaliveMs,
+      timers: ctx.timers,
+      headers,
+      view: 'segment',
+      from,
+      ...(prelude === undefined ? {} : { prelude }),
+    });
     return;
   }
   await answerEnded(job, from);
@@ -50,8 +74,16 @@ export async function respondWithJob(ctx: SimContext, rq: RouteInput, job: Job, 
   }
   // Only the chunk ending invents a `cancelled` finish reason; the others leave it out.
   if (job.status === 'failed' && (job.finishReason !== 'cancelled' || job.endedWith !== 'chunk')) {
-    const what = job.finishReason === 'cancelled' ? 'deliberation cancelled' : `deliberation failed: ${job.failure ?? 'unknown'}`;
-    sendOpenAiError(rq.res, 500, what, 'server_error', job.finishReason === 'cancelled' ? 'deliberation_cancelled' : 'deliberation_failed', headers);
+    const what =
+      job.finishReason === 'cancelled' ? 'deliberation cancelled' : `deliberation failed: ${job.failure ?? 'unknown'}`;
+    sendOpenAiError(
+      rq.res,
+      500,
+      what,
+      'server_error',
+      job.finishReason === 'cancelled' ? 'deliberation_cancelled' : 'deliberation_failed',
+      headers,
+    );
     return;
   }
   sendJson(rq.res, 200, completionOf(job), headers);

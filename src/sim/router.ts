@@ -57,7 +57,13 @@ const decode = (segment: string): string | undefined => {
 
 // The native job stream shares the resume scope: both follow a job that already exists.
 const faultRouteOf = (name: RouteName): FaultRoute =>
-  name === 'chat' || name === 'responses' ? 'chat' : name === 'submit' ? 'submit' : name === 'resume' || name === 'job-stream' ? 'resume' : 'other';
+  name === 'chat' || name === 'responses'
+    ? 'chat'
+    : name === 'submit'
+      ? 'submit'
+      : name === 'resume' || name === 'job-stream'
+        ? 'resume'
+        : 'other';
 
 /** Maps a method and path to a route; undefined for anything the orchestrator does not serve. */
 export function matchRoute(method: string, pathname: string): RouteMatch | undefined {

@@ -4,7 +4,11 @@ import { type SimOptions, startSim } from './server.js';
  * `nsed sim`: serve until `signal` aborts. The first stdout line is exactly
  * `nsed sim listening on http://HOST:PORT` (scripts wait for it); one line per request on stderr.
  */
-export async function serveSim(opts: SimOptions, out: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }, signal: AbortSignal): Promise<void> {
+export async function serveSim(
+  opts: SimOptions,
+  out: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  signal: AbortSignal,
+): Promise<void> {
   const sim = await startSim({
     ...opts,
     log: (line) => {

@@ -23,7 +23,12 @@ export interface StreamOptions {
  */
 export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): void {
   const { faults, timers } = opts;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...opts.headers });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    ...opts.headers,
+  });
   res.flushHeaders();
   const stallAfter = faults.stallMs === undefined ? undefined : (faults.stallAfter ?? 2);
   let cursor = opts.from ?? 0;
@@ -69,7 +74,8 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
       if (entry.view !== undefined && entry.view !== opts.view) continue;
       sent += 1;
       wrote = true;
-      const data = faults.malformedAt === sent ? entry.data.slice(0, Math.max(1, Math.floor(entry.data.length / 2))) : entry.data;
+      const data =
+        faults.malformedAt === sent ? entry.data.slice(0, Math.max(1, Math.floor(entry.data.length / 2))) : entry.data;
       const frame = `data: ${data}\n\n`;
       if (entry.data === DONE || (faults.eofWithoutDone === true && entry.content)) return stop('end', frame);
       if (faults.dropAfter !== undefined && sent >= faults.dropAfter) return stop('drop', frame);

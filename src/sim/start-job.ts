@@ -21,11 +21,16 @@ export interface NewJob {
   toolCall?: ToolCall;
 }
 
-export const membersOf = (agents: readonly string[]): CouncilMember[] => agents.map((id, i) => ({ id, angle: angleOf(id, i) }));
+export const membersOf = (agents: readonly string[]): CouncilMember[] =>
+  agents.map((id, i) => ({ id, angle: angleOf(id, i) }));
 
 /** Creates, registers (unless roomless) and starts a job; deliberations run on timers, instant modes finish at once. */
 export function startJob(ctx: SimContext, spec: NewJob): Job {
-  const stamp = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: spec.model };
+  const stamp = {
+    id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+    created: Math.floor(Date.now() / 1000),
+    model: spec.model,
+  };
   const mode = spec.info.mode;
   const roomless = mode !== 'deliberation' && !ctx.profile.instantRoom;
   const failedEnding = endingFor(ctx.profile, ctx.seed, spec.id, spec.ending);

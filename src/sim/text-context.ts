@@ -34,7 +34,11 @@ function words(text: string): Array<{ word: string; content: boolean; gapBefore:
     const between = text.slice(last, m.index);
     last = m.index + word.length;
     const lower = word.toLowerCase();
-    out.push({ word, content: !STOP.has(lower) && (lower.length > 2 || /\d/.test(lower)), gapBefore: /[^\s]/.test(between) });
+    out.push({
+      word,
+      content: !STOP.has(lower) && (lower.length > 2 || /\d/.test(lower)),
+      gapBefore: /[^\s]/.test(between),
+    });
   }
   return out;
 }

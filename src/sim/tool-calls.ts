@@ -77,5 +77,9 @@ export class ToolCallBook {
 
 /** A wire tool call as the compat stream shows it, from the record (arguments as a JSON string). */
 export function wireCallOf(call: SimToolCall, shownName: string): ToolCall {
-  return { id: call.call_id, type: 'function', function: { name: shownName, arguments: JSON.stringify(call.arguments) } };
+  return {
+    id: call.call_id,
+    type: 'function',
+    function: { name: shownName, arguments: JSON.stringify(call.arguments) },
+  };
 }

@@ -41,7 +41,12 @@ const ASKS_THE_PERSON = /\bask (?:me|the user)\b|\bcheck with me\b/i;
  * The council calls a client tool when the request offers tools and the question names one
  * (or, for `ask_user`, asks to be asked), unless this request already carries tool results.
  */
-export function planToolCall(tools: readonly ToolDefinition[], question: string, hasResults: boolean, text: TextContext): ToolCall | undefined {
+export function planToolCall(
+  tools: readonly ToolDefinition[],
+  question: string,
+  hasResults: boolean,
+  text: TextContext,
+): ToolCall | undefined {
   if (hasResults || tools.length === 0) return undefined;
   const named = (t: ToolDefinition): boolean => t.function.name !== '' && question.includes(t.function.name);
   const asked = (t: ToolDefinition): boolean => t.function.name === ASK_USER && ASKS_THE_PERSON.test(question);

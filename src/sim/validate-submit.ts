@@ -47,14 +47,18 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
     if (!Array.isArray(messages) || messages.length === 0) return fail('messages must be a non-empty array');
     turns = [];
     for (const [i, m] of messages.entries()) {
-      if (!isRecord(m) || typeof m.role !== 'string' || typeof m.content !== 'string') return fail(`messages[${i}] must have a string role and content`);
-      if (m.role === 'system') return fail('a system turn is not allowed in messages; put instructions in system_instructions');
-      if (!MESSAGE_ROLES.includes(m.role)) return fail(`messages[${i}] has an unsupported role '${m.role}' (use user or assistant)`);
+      if (!isRecord(m) || typeof m.role !== 'string' || typeof m.content !== 'string')
+        return fail(`messages[${i}] must have a string role and content`);
+      if (m.role === 'system')
+        return fail('a system turn is not allowed in messages; put instructions in system_instructions');
+      if (!MESSAGE_ROLES.includes(m.role))
+        return fail(`messages[${i}] has an unsupported role '${m.role}' (use user or assistant)`);
       turns.push({ role: m.role, content: m.content });
     }
     const users = turns.filter((t) => t.role === 'user');
     const lastUser = users[users.length - 1]?.content;
-    if (new_turn !== undefined && new_turn !== lastUser) return fail('new_turn must equal the last user turn of messages (or be left out)');
+    if (new_turn !== undefined && new_turn !== lastUser)
+      return fail('new_turn must equal the last user turn of messages (or be left out)');
     query = flatten(turns);
     question = lastUser ?? query;
     earlier = users.length > 1 ? (users[0]?.content ?? '') : '';
@@ -62,15 +66,18 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
     if (typeof user_query !== 'string') return fail('user_query must be a string');
     query = user_query;
     // Only for choosing the agents' topic: role labels are not words of the question.
-    question = typeof new_turn === 'string' && new_turn !== '' ? new_turn : user_query.replace(/^\[[A-Za-z_]+\] /gm, '');
+    question =
+      typeof new_turn === 'string' && new_turn !== '' ? new_turn : user_query.replace(/^\[[A-Za-z_]+\] /gm, '');
   }
 
   let agents: string[];
   let policyId: string | undefined;
   // No source says the server picks a council by itself, so a request naming none is refused.
-  if (body.agent_names === undefined && body.policy_id === undefined) return fail('either agent_names or policy_id is required');
+  if (body.agent_names === undefined && body.policy_id === undefined)
+    return fail('either agent_names or policy_id is required');
   if (body.agent_names !== undefined) {
-    if (!Array.isArray(body.agent_names) || !body.agent_names.every((a): a is string => typeof a === 'string')) return fail('agent_names must be an array of strings');
+    if (!Array.isArray(body.agent_names) || !body.agent_names.every((a): a is string => typeof a === 'string'))
+      return fail('agent_names must be an array of strings');
     for (const a of body.agent_names) {
       const bad = checkId('agent name', a);
       if (bad) return fail(bad);
@@ -85,13 +92,25 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
   if (agents.length < 2) return fail('fewer than 2 agents');
 
   const roundsIn = body.deliberation_rounds;
-  if (roundsIn !== undefined && (typeof roundsIn !== 'number' || !Number.isInteger(roundsIn) || roundsIn < 1 || roundsIn > 50)) {
+  if (
+    roundsIn !== undefined &&
+    (typeof roundsIn !== 'number' || !Number.isInteger(roundsIn) || roundsIn < 1 || roundsIn > 50)
+  ) {
     return fail('deliberation_rounds must be a whole number from 1 to 50');
   }
-  if (body.effort !== undefined && (typeof body.effort !== 'number' || body.effort < 0 || body.effort > 1)) return fail('effort must be a number between 0 and 1');
-  if (body.system_instructions !== undefined && typeof body.system_instructions !== 'string') return fail('system_instructions must be a string');
+  if (body.effort !== undefined && (typeof body.effort !== 'number' || body.effort < 0 || body.effort > 1))
+    return fail('effort must be a number between 0 and 1');
+  if (body.system_instructions !== undefined && typeof body.system_instructions !== 'string')
+    return fail('system_instructions must be a string');
 
-  const plan: SubmitPlan = { roomId: room_id, query, question, earlier, agents, rounds: typeof roundsIn === 'number' ? roundsIn : 3 };
+  const plan: SubmitPlan = {
+    roomId: room_id,
+    query,
+    question,
+    earlier,
+    agents,
+    rounds: typeof roundsIn === 'number' ? roundsIn : 3,
+  };
   if (turns) plan.messages = turns;
   if (policyId) plan.policyId = policyId;
   if (typeof body.conversation_id === 'string') plan.conversationId = body.conversation_id;

@@ -13,6 +13,8 @@ export interface IOFlags {
   noColor?: boolean;
   /** -q */
   quiet?: boolean;
+  /** --verbose */
+  verbose?: boolean;
   /** `color` of the config file: below the environment, above the terminal check. */
   configColor?: boolean;
 }
@@ -22,7 +24,11 @@ export interface IOFlags {
  * ranks it above NO_COLOR); then NO_COLOR; then the config file's `color: false`; then whether
  * stderr is a terminal that is not dumb.
  */
-export function colorEnabled(env: Readonly<Record<string, string | undefined>>, stderrIsTTY: boolean, flags: IOFlags = {}): boolean {
+export function colorEnabled(
+  env: Readonly<Record<string, string | undefined>>,
+  stderrIsTTY: boolean,
+  flags: IOFlags = {},
+): boolean {
   if (flags.noColor === true) return false;
   const force = env['FORCE_COLOR'];
   if (force === '0' || force === 'false') return false;
@@ -45,5 +51,7 @@ export function createIO(streams: Streams, env: Readonly<Record<string, string |
     stdinIsTTY: streams.stdin.isTTY === true,
     color: colorEnabled(env, stderrIsTTY, flags),
     quiet: flags.quiet === true,
+    verbose: flags.verbose === true,
+    dumb: env['TERM'] === 'dumb',
   };
 }

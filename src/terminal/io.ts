@@ -13,4 +13,8 @@ export interface IO {
   readonly color: boolean;
   /** -q: no progress lines or spinner on stderr. */
   readonly quiet: boolean;
+  /** --verbose: notes on what nsed does (URL, requests, store), on stderr. */
+  readonly verbose: boolean;
+  /** TERM=dumb: the terminal shows lines but cannot move the cursor. */
+  readonly dumb: boolean;
 }

@@ -14,7 +14,8 @@ const CSI = 3;
 const STRING = 4;
 const STRING_ESCAPE = 5;
 
-type State = typeof GROUND | typeof ESCAPE | typeof ESCAPE_INTERMEDIATE | typeof CSI | typeof STRING | typeof STRING_ESCAPE;
+type State =
+  typeof GROUND | typeof ESCAPE | typeof ESCAPE_INTERMEDIATE | typeof CSI | typeof STRING | typeof STRING_ESCAPE;
 
 const ESC = 0x1b;
 const BEL = 0x07;

@@ -20,12 +20,20 @@ interface CursorStream {
 
 /**
  * A terminal that reports 0 columns (a pty nobody sized: `script` without a real terminal, many
- * CI runners) cannot be drawn on: ora divides by the width and clears lines without end.
+ * CI runners) or calls itself dumb cannot be drawn on: ora divides by the width and clears lines
+ * without end. Progress there is plain lines instead.
  */
 function canDrawOn(stream: NodeJS.WritableStream): boolean {
   const s = stream as Partial<CursorStream> & { columns?: unknown };
   const sized = typeof s.columns === 'number' && Number.isFinite(s.columns) && s.columns > 0;
-  return sized && typeof s.cursorTo === 'function' && typeof s.clearLine === 'function' && typeof s.moveCursor === 'function';
+  return (
+    sized && typeof s.cursorTo === 'function' && typeof s.clearLine === 'function' && typeof s.moveCursor === 'function'
+  );
+}
+
+/** Whether a spinner can be drawn on this stderr (a sized, capable terminal, -q off). */
+export function canAnimate(io: IO): boolean {
+  return io.stderrIsTTY && !io.quiet && !io.dumb && canDrawOn(io.stderr);
 }
 
 const inert: Spinner = {
@@ -51,7 +59,7 @@ export async function startSpinner(io: IO, text: string): Promise<Spinner> {
  * process alive until stop(), so callers that may never get to their first event start it late.
  */
 export async function createSpinner(io: IO, text: string): Promise<Spinner> {
-  if (!io.stderrIsTTY || io.quiet || !canDrawOn(io.stderr)) return inert;
+  if (!canAnimate(io)) return inert;
   const { default: ora } = await import('ora');
   const spinner = ora({
     text,
@@ -71,7 +79,10 @@ export async function createSpinner(io: IO, text: string): Promise<Spinner> {
       spinner.start();
     },
     update(next) {
-      if (state !== 'stopped') spinner.text = next;
+      // One row only: a status line that wraps would leave its first half behind on every redraw.
+      const columns = (io.stderr as { columns?: number }).columns ?? 80;
+      if (state !== 'stopped')
+        spinner.text = next.length > columns - 3 ? `${next.slice(0, Math.max(0, columns - 4))}…` : next;
     },
     clearWhile(write) {
       if (state !== 'spinning') {

@@ -24,7 +24,15 @@ export interface AnswerDeps {
 
 const refused = (call: CallToAnswer, content: string): CallAnswer => ({
   kind: 'result',
-  event: { type: 'tool-result', id: call.id, name: call.name, content, exit_code: null, status: 'refused', duration_ms: null },
+  event: {
+    type: 'tool-result',
+    id: call.id,
+    name: call.name,
+    content,
+    exit_code: null,
+    status: 'refused',
+    duration_ms: null,
+  },
 });
 
 /**
@@ -44,18 +52,40 @@ export async function answerCall(call: CallToAnswer, declared: DeclaredTools, de
     if (!canAskPerson(deps.io)) return { kind: 'pending', why: 'no terminal to ask the person on' };
     const started = deps.now();
     const answer = await askPerson(deps.io, args, deps.signal);
-    return { kind: 'result', event: { type: 'tool-result', id: call.id, name: call.name, content: answer, exit_code: null, status: 'answered', duration_ms: deps.now() - started } };
+    return {
+      kind: 'result',
+      event: {
+        type: 'tool-result',
+        id: call.id,
+        name: call.name,
+        content: answer,
+        exit_code: null,
+        status: 'answered',
+        duration_ms: deps.now() - started,
+      },
+    };
   }
   const command = declared.tools.get(name)?.command;
   if (command === undefined) return { kind: 'pending', why: `tool '${name}' has no command to run` };
   const run = await runTool(command, { name, callId: call.id, args: call.arguments }, deps.env, deps.now);
   return {
     kind: 'result',
-    event: { type: 'tool-result', id: call.id, name: call.name, content: run.content, exit_code: run.exitCode, status: run.status, duration_ms: run.durationMs },
+    event: {
+      type: 'tool-result',
+      id: call.id,
+      name: call.name,
+      content: run.content,
+      exit_code: run.exitCode,
+      status: run.status,
+      duration_ms: run.durationMs,
+    },
   };
 }
 
 /** The answer to a call past --max-tool-calls: refused, so the turn still ends. */
 export function overLimit(call: CallToAnswer, max: number): CallAnswer {
-  return refused(call, `error: nsed runs at most ${max} tool calls per turn (--max-tool-calls); answer without this one`);
+  return refused(
+    call,
+    `error: nsed runs at most ${max} tool calls per turn (--max-tool-calls); answer without this one`,
+  );
 }

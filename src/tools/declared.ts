@@ -43,7 +43,8 @@ export const ASK_USER_DEFINITION: ToolDefinition = {
   },
 };
 
-const SHAPE_HINT = 'each tool is {"type":"function","function":{"name":...,"parameters":{...}},"command":["prog","arg"]}';
+const SHAPE_HINT =
+  'each tool is {"type":"function","function":{"name":...,"parameters":{...}},"command":["prog","arg"]}';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -51,7 +52,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function positive(v: unknown, what: string, where: string): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw usageError(`${where}: ${what} must be a positive number`, SHAPE_HINT);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+    throw usageError(`${where}: ${what} must be a positive number`, SHAPE_HINT);
   return v;
 }
 
@@ -59,24 +61,41 @@ function positive(v: unknown, what: string, where: string): number | undefined {
 export function parseToolEntry(entry: unknown, where: string): DeclaredTool {
   if (!isRecord(entry)) throw usageError(`${where} is not an object`, SHAPE_HINT);
   const fn = entry['function'];
-  if (!isRecord(fn) || typeof fn['name'] !== 'string' || fn['name'] === '') throw usageError(`${where} has no function name`, SHAPE_HINT);
+  if (!isRecord(fn) || typeof fn['name'] !== 'string' || fn['name'] === '')
+    throw usageError(`${where} has no function name`, SHAPE_HINT);
   const name = fn['name'];
-  if (!NAME.test(name)) throw usageError(`${where}: tool name '${name.slice(0, 40)}' may use only letters, digits, '-' and '_' (64 at most)`);
-  if (fn['parameters'] !== undefined && !isRecord(fn['parameters'])) throw usageError(`${where} (${name}): parameters must be a JSON Schema object`);
+  if (!NAME.test(name))
+    throw usageError(
+      `${where}: tool name '${name.slice(0, 40)}' may use only letters, digits, '-' and '_' (64 at most)`,
+    );
+  if (fn['parameters'] !== undefined && !isRecord(fn['parameters']))
+    throw usageError(`${where} (${name}): parameters must be a JSON Schema object`);
   const definition: ToolDefinition = { type: 'function', function: { name } };
   if (typeof fn['description'] === 'string') definition.function.description = fn['description'];
   if (isRecord(fn['parameters'])) definition.function.parameters = fn['parameters'];
   const raw = entry['command'];
   if (raw === undefined) return { definition };
   if (typeof raw === 'string') {
-    throw usageError(`${where} (${name}): command must be an argv array, not a string`, `e.g. "command": ["node", "calc.js"]; no shell is involved`);
+    throw usageError(
+      `${where} (${name}): command must be an argv array, not a string`,
+      `e.g. "command": ["node", "calc.js"]; no shell is involved`,
+    );
   }
-  if (!Array.isArray(raw) || raw.length === 0 || !raw.every((a): a is string => typeof a === 'string') || raw[0] === '') {
+  if (
+    !Array.isArray(raw) ||
+    raw.length === 0 ||
+    !raw.every((a): a is string => typeof a === 'string') ||
+    raw[0] === ''
+  ) {
     throw usageError(`${where} (${name}): command must be a non-empty array of strings`, SHAPE_HINT);
   }
   const timeoutS = positive(entry['timeout'], 'timeout (seconds)', `${where} (${name})`) ?? DEFAULT_TIMEOUT_S;
-  const maxOutputBytes = positive(entry['max_output_bytes'], 'max_output_bytes', `${where} (${name})`) ?? DEFAULT_MAX_OUTPUT_BYTES;
-  return { definition, command: { argv: [...raw], timeoutMs: Math.round(timeoutS * 1000), maxOutputBytes: Math.floor(maxOutputBytes) } };
+  const maxOutputBytes =
+    positive(entry['max_output_bytes'], 'max_output_bytes', `${where} (${name})`) ?? DEFAULT_MAX_OUTPUT_BYTES;
+  return {
+    definition,
+    command: { argv: [...raw], timeoutMs: Math.round(timeoutS * 1000), maxOutputBytes: Math.floor(maxOutputBytes) },
+  };
 }
 
 /** A tools file: an array of tools, or `{"tools": [...]}`. */
@@ -100,20 +119,31 @@ export function parseToolFlag(spec: string): DeclaredTool {
   const eq = spec.indexOf('=');
   const name = eq === -1 ? '' : spec.slice(0, eq);
   const program = eq === -1 ? '' : spec.slice(eq + 1);
-  if (name === '' || program === '') throw usageError(`--tool '${spec.slice(0, 60)}' is not NAME=PROGRAM`, 'e.g. --tool calculator=./calc.js');
-  if (!NAME.test(name)) throw usageError(`--tool: tool name '${name.slice(0, 40)}' may use only letters, digits, '-' and '_'`);
+  if (name === '' || program === '')
+    throw usageError(`--tool '${spec.slice(0, 60)}' is not NAME=PROGRAM`, 'e.g. --tool calculator=./calc.js');
+  if (!NAME.test(name))
+    throw usageError(`--tool: tool name '${name.slice(0, 40)}' may use only letters, digits, '-' and '_'`);
   return {
-    definition: { type: 'function', function: { name, description: `runs ${program}`, parameters: { type: 'object' } } },
+    definition: {
+      type: 'function',
+      function: { name, description: `runs ${program}`, parameters: { type: 'object' } },
+    },
     command: { argv: [program], timeoutMs: DEFAULT_TIMEOUT_S * 1000, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES },
   };
 }
 
 /** Joins the sources; a name declared twice is refused rather than silently shadowed. */
-export function declareTools(fromFile: DeclaredTool[], fromFlags: DeclaredTool[], askUser: boolean, maxCalls = DEFAULT_MAX_TOOL_CALLS): DeclaredTools {
+export function declareTools(
+  fromFile: DeclaredTool[],
+  fromFlags: DeclaredTool[],
+  askUser: boolean,
+  maxCalls = DEFAULT_MAX_TOOL_CALLS,
+): DeclaredTools {
   const tools = new Map<string, DeclaredTool>();
   for (const t of [...fromFile, ...fromFlags]) {
     const name = t.definition.function.name;
-    if (tools.has(name) || (askUser && name === ASK_USER)) throw usageError(`tool '${name}' is declared twice`, 'give each tool one declaration');
+    if (tools.has(name) || (askUser && name === ASK_USER))
+      throw usageError(`tool '${name}' is declared twice`, 'give each tool one declaration');
     tools.set(name, t);
   }
   return { tools, askUser, maxCalls };

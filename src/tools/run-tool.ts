@@ -30,14 +30,24 @@ const STDERR_TAIL = 2000;
  * result. Bounded in time (the process group is killed) and in output (the process is killed
  * once it passes the cap). Never throws: every failure is a result the council can read.
  */
-export function runTool(cmd: ToolCommand, call: ToolInvocation, env: Readonly<Record<string, string | undefined>>, now: () => number = Date.now): Promise<ToolRun> {
+export function runTool(
+  cmd: ToolCommand,
+  call: ToolInvocation,
+  env: Readonly<Record<string, string | undefined>>,
+  now: () => number = Date.now,
+): Promise<ToolRun> {
   const started = now();
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && !WITHHELD.includes(k)) childEnv[k] = v;
   Object.assign(childEnv, { NSED_TOOL_ARGS: call.args, NSED_TOOL_NAME: call.name, NSED_TOOL_CALL_ID: call.callId });
   return new Promise((resolve) => {
     const [file = '', ...args] = cmd.argv;
-    const child = spawn(file, args, { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'], shell: false, detached: process.platform !== 'win32' });
+    const child = spawn(file, args, {
+      env: childEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      shell: false,
+      detached: process.platform !== 'win32',
+    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let errText = '';
@@ -83,12 +93,20 @@ export function runTool(cmd: ToolCommand, call: ToolInvocation, env: Readonly<Re
     child.stdin.on('error', () => undefined);
     child.stdin.end(call.args);
     child.on('error', (err: NodeJS.ErrnoException) => {
-      finish({ status: 'error', exitCode: null, content: `error: tool ${call.name} could not be started (${err.code ?? err.message}): ${file}` });
+      finish({
+        status: 'error',
+        exitCode: null,
+        content: `error: tool ${call.name} could not be started (${err.code ?? err.message}): ${file}`,
+      });
     });
     child.on('close', (code, signal) => {
       const stdout = Buffer.concat(out).toString('utf8');
       if (timedOut) {
-        return finish({ status: 'timeout', exitCode: null, content: `error: tool ${call.name} did not finish within ${cmd.timeoutMs / 1000} s and was stopped` });
+        return finish({
+          status: 'timeout',
+          exitCode: null,
+          content: `error: tool ${call.name} did not finish within ${cmd.timeoutMs / 1000} s and was stopped`,
+        });
       }
       if (capped) {
         const note = `\n[nsed: the output of tool ${call.name} was cut at ${cmd.maxOutputBytes} bytes and the tool stopped]`;
@@ -97,7 +115,11 @@ export function runTool(cmd: ToolCommand, call: ToolInvocation, env: Readonly<Re
       if (code !== 0) {
         const why = code === null ? `was killed by ${signal ?? 'a signal'}` : `exited with status ${code}`;
         const detail = (errText.trim() || stdout.trim()).slice(-STDERR_TAIL);
-        return finish({ status: 'error', exitCode: code, content: `error: tool ${call.name} ${why}${detail === '' ? '' : `: ${detail}`}` });
+        return finish({
+          status: 'error',
+          exitCode: code,
+          content: `error: tool ${call.name} ${why}${detail === '' ? '' : `: ${detail}`}`,
+        });
       }
       finish({ status: 'ok', exitCode: 0, content: stdout.replace(/\r?\n$/, '') });
     });

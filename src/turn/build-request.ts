@@ -1,4 +1,10 @@
-import type { ChatCompletionRequest, ChatMessage, DeliberationRequest, ToolDefinition, UserTool } from '../protocol/wire.js';
+import type {
+  ChatCompletionRequest,
+  ChatMessage,
+  DeliberationRequest,
+  ToolDefinition,
+  UserTool,
+} from '../protocol/wire.js';
 import type { Session } from '../session/model.js';
 import { lineageMessages, lineageWithTools } from '../session/lineage.js';
 
@@ -21,7 +27,11 @@ export interface NativeChoice {
  * The compat request: the session's whole lineage as `messages` (system first), never
  * pre-flattened (docs/protocol.md §3.1.1): the server flattens.
  */
-export function buildChatRequest(session: Session, model: string, opts: { stream: boolean; tools?: ToolDefinition[]; uptoTurnIndex?: number }): TurnStart {
+export function buildChatRequest(
+  session: Session,
+  model: string,
+  opts: { stream: boolean; tools?: ToolDefinition[]; uptoTurnIndex?: number },
+): TurnStart {
   const messages: ChatMessage[] = [];
   if (session.system !== undefined && session.system !== '') messages.push({ role: 'system', content: session.system });
   for (const m of lineageWithTools(session, opts.uptoTurnIndex)) messages.push({ ...m });
@@ -36,7 +46,12 @@ export function buildChatRequest(session: Session, model: string, opts: { stream
  * derives user_query and new_turn), and the system prompt as system_instructions, since a
  * system turn inside messages is rejected (docs/protocol.md §3.3.2).
  */
-export function buildNativeRequest(session: Session, choice: NativeChoice, roomSuffix: string, userTools?: UserTool[]): TurnStart {
+export function buildNativeRequest(
+  session: Session,
+  choice: NativeChoice,
+  roomSuffix: string,
+  userTools?: UserTool[],
+): TurnStart {
   const body: DeliberationRequest = {
     room_id: `${session.id}_${roomSuffix}`,
     conversation_id: session.conversation_id,

@@ -35,11 +35,15 @@ export function assertFree(s: Session): void {
 function claimConflict(sessionId: string, claim: TurnClaim): NsedError {
   const owner = `pid ${claim.pid}${claim.host === os.hostname() ? '' : ` on ${claim.host}`}`;
   const dead = claimOwnerDead(claim);
-  return new NsedError('conflict', `session ${sessionId} has a turn being sent by another nsed process (${owner})${dead ? ', which has just ended' : ''}`, {
-    hint: dead
-      ? 'run the command again'
-      : `steer its deliberation with 'nsed inject -s ${sessionId} MESSAGE', or follow it with 'nsed resume -s ${sessionId}'`,
-  });
+  return new NsedError(
+    'conflict',
+    `session ${sessionId} has a turn being sent by another nsed process (${owner})${dead ? ', which has just ended' : ''}`,
+    {
+      hint: dead
+        ? 'run the command again'
+        : `steer its deliberation with 'nsed inject -s ${sessionId} MESSAGE', or follow it with 'nsed resume -s ${sessionId}'`,
+    },
+  );
 }
 
 /**
@@ -48,7 +52,12 @@ function claimConflict(sessionId: string, claim: TurnClaim): NsedError {
  * the thread key, `oc-<conversation>-<ms>`; a native room id starts with the session id), makes
  * it the session's pending job, and releases the claim. Returns the session as now stored.
  */
-export async function reconcileDeadClaim(client: NsedClient, store: SessionStore, session: Session, signal?: AbortSignal): Promise<Session> {
+export async function reconcileDeadClaim(
+  client: NsedClient,
+  store: SessionStore,
+  session: Session,
+  signal?: AbortSignal,
+): Promise<Session> {
   const claim = session.claim;
   if (claim === undefined || !claimOwnerDead(claim)) return session;
   let jobs: Array<{ job_id: string; status: string }>;
@@ -65,7 +74,13 @@ export async function reconcileDeadClaim(client: NsedClient, store: SessionStore
     if (s.claim?.token !== claim.token) return;
     delete s.claim;
     if (job === undefined || s.pending_job !== undefined) return;
-    s.pending_job = { job_id: job, turn: claim.turn, path: job.startsWith('oc-') ? 'compat' : 'native', policy: s.active_policy, started: claim.since };
+    s.pending_job = {
+      job_id: job,
+      turn: claim.turn,
+      path: job.startsWith('oc-') ? 'compat' : 'native',
+      policy: s.active_policy,
+      started: claim.since,
+    };
     s.server_thread = job;
   });
 }

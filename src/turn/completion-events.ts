@@ -13,7 +13,13 @@ export function completionEvents(completion: ChatCompletion, headerJobId: string
   const content = choice?.message.content;
   if (typeof content === 'string' && content !== '') events.push({ type: 'text', text: content, index: 1 });
   for (const call of choice?.message.tool_calls ?? []) {
-    events.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments, index: 1 });
+    events.push({
+      type: 'tool-call',
+      id: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+      index: 1,
+    });
   }
   const end: StreamEvent = { type: 'end', finish_reason: choice?.finish_reason ?? 'stop', index: 1 };
   if (completion.nsed_metadata?.mode !== undefined) end.mode = completion.nsed_metadata.mode;

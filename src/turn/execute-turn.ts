@@ -68,23 +68,39 @@ async function forgetTurn(store: SessionStore, before: Session, userTurnId: stri
   }
 }
 
-async function startTurn(ctx: Context, conn: Connection, session: Session, userTurnId: string, opts: TurnOptions): Promise<number> {
+async function startTurn(
+  ctx: Context,
+  conn: Connection,
+  session: Session,
+  userTurnId: string,
+  opts: TurnOptions,
+): Promise<number> {
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(ctx, opts);
   const native = agents !== undefined || rounds !== undefined;
   const declared = await loadDeclaredTools(opts, session.tools);
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {
-    await (await ctx.store()).update(session.id, (s) => {
+    await (
+      await ctx.store()
+    ).update(session.id, (s) => {
       s.tools = offered;
     });
   }
   let start: TurnStart;
   if (native) {
     const policyId = agents === undefined ? await resolvePolicyId(conn, model) : undefined;
-    start = buildNativeRequest(session, { agents, rounds, policyId }, ctx.randomHex(8), offered === undefined ? undefined : userToolsOf(offered));
+    start = buildNativeRequest(
+      session,
+      { agents, rounds, policyId },
+      ctx.randomHex(8),
+      offered === undefined ? undefined : userToolsOf(offered),
+    );
   } else {
-    start = buildChatRequest(session, model, { stream: opts.stream, ...(offered === undefined ? {} : { tools: offered }) });
+    start = buildChatRequest(session, model, {
+      stream: opts.stream,
+      ...(offered === undefined ? {} : { tools: offered }),
+    });
   }
   const spec: TurnSpec = {
     sessionId: session.id,
@@ -95,12 +111,25 @@ async function startTurn(ctx: Context, conn: Connection, session: Session, userT
     start,
     stream: native || opts.stream,
   };
-  return followTurn(ctx, conn, spec, declared);
+  return followTurn(ctx, conn, spec, declared, { saved: opts.save !== false });
 }
 
-/** Renders and records one turn (also used by resume and inject, which attach to a job). */
-export async function followTurn(ctx: Context, conn: Connection, spec: TurnSpec, tools?: DeclaredTools): Promise<number> {
-  const renderer = await createRenderer(ctx.globals.output, ctx.io);
+/**
+ * Renders and records one turn (also used by resume and inject, which attach to a job). `saved`
+ * false (--no-save): no hint to continue a session that will not exist.
+ */
+export async function followTurn(
+  ctx: Context,
+  conn: Connection,
+  spec: TurnSpec,
+  tools?: DeclaredTools,
+  how: { saved: boolean } = { saved: true },
+): Promise<number> {
+  // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
+  const renderer = await createRenderer(ctx.globals.output, ctx.io, {
+    showSessionHint: how.saved && ctx.io.stderrIsTTY,
+    now: () => ctx.clock.now().getTime(),
+  });
   const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
   const newId = (): string => newTurnId(ctx.randomHex);
   const deps = {
@@ -145,10 +174,13 @@ export async function followPending(
 
 /**
  * --agents and --rounds, else the config file's. A policy named for this run (-p, NSED_POLICY)
- * chooses its own council, so the file's agents give way to it.
+ * chooses its own council, so the file's agents give way to it. A model named with -m may be a
+ * plain OpenAI-compatible server, which has no council at all: the file's council and rounds
+ * would send it to a deliberation endpoint it does not have.
  */
 function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | undefined; rounds: number | undefined } {
   const file = ctx.globals.config.values;
+  if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
   const policyNamed = opts.policy !== undefined || (ctx.env['NSED_POLICY'] ?? '').trim() !== '';
   return { agents: opts.agents ?? (policyNamed ? undefined : file.agents), rounds: opts.rounds ?? file.rounds };
 }
@@ -157,7 +189,14 @@ function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | un
 async function resolvePolicyId(conn: Connection, model: string): Promise<string> {
   const ref = fromModel(model) ?? model;
   const policies = await conn.client.policies();
-  const match = ref === '*' ? policies[0] : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
-  if (match === undefined) throw notFound(`unknown policy '${ref}'`, "list them with 'nsed policies', or choose agents with --agents A,B ('nsed agents' lists them)");
+  const match =
+    ref === '*'
+      ? policies[0]
+      : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
+  if (match === undefined)
+    throw notFound(
+      `unknown policy '${ref}'`,
+      "list them with 'nsed policies', or choose agents with --agents A,B ('nsed agents' lists them)",
+    );
   return match.policy_id;
 }

@@ -10,7 +10,8 @@ import { settlementOf, type Settlement } from './settle.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /** How a followed stream ended: by a documented finish, or as the orchestrator's /result says. */
-export type StreamOutcome = { kind: 'ended' } | { kind: 'settled'; settlement: Exclude<Settlement, { kind: 'running' }> };
+export type StreamOutcome =
+  { kind: 'ended' } | { kind: 'settled'; settlement: Exclude<Settlement, { kind: 'running' }> };
 
 /**
  * Reads the job's stream to its end. A drop is resumed from the job's start; the replay's first
@@ -29,7 +30,10 @@ export async function followStream(
   const { ctx } = deps;
   let stream: EventStream;
   if (spec.path === 'native' && (spec.start.kind === 'submit' || spec.start.kind === 'attach')) {
-    const jobId = spec.start.kind === 'attach' ? spec.start.jobId : (await deps.client.submit(spec.start.body, { signal: ctx.signal })).job_id;
+    const jobId =
+      spec.start.kind === 'attach'
+        ? spec.start.jobId
+        : (await deps.client.submit(spec.start.body, { signal: ctx.signal })).job_id;
     await noteJob(jobId);
     try {
       // Where the orchestrator offers /resume for this job, its replay shows every round.
@@ -59,7 +63,11 @@ export async function followStream(
             replayPrint = fingerprint(replayPrint, e);
             // What was shown cannot be unshown: say the replay differs, never splice (docs/reliability.md #33).
             if (seen === applied && replayPrint !== appliedPrint) {
-              deps.renderer.onEvent({ type: 'reconnect', attempt, reason: 'the replay differs from what was already shown; continuing from it' });
+              deps.renderer.onEvent({
+                type: 'reconnect',
+                attempt,
+                reason: 'the replay differs from what was already shown; continuing from it',
+              });
             }
             continue;
           }
@@ -89,11 +97,15 @@ export async function followStream(
       if (job === undefined) {
         // No session id: the orchestrator keeps no room for this answer (passthrough and
         // moderator may have none), so there is nothing to ask, nothing to resume and nothing to retry.
-        throw new NsedError('network', `${e.message}; the orchestrator named no session for this answer, so it cannot be resumed`, {
-          drop: e.drop,
-          hint: 'ask again; passthrough and moderator answers keep no room on the orchestrator',
-          cause: e,
-        });
+        throw new NsedError(
+          'network',
+          `${e.message}; the orchestrator named no session for this answer, so it cannot be resumed`,
+          {
+            drop: e.drop,
+            hint: 'ask again; passthrough and moderator answers keep no room on the orchestrator',
+            cause: e,
+          },
+        );
       }
       if (e.drop === 'eof' && !askedAlready.has(e)) {
         // A close without [DONE] may be how this server ends any job: ask before resuming.
@@ -141,11 +153,15 @@ export async function settle(deps: TurnDeps, jobId: string): Promise<StreamOutco
  */
 function gaveUp(jobId: string, last: NsedError): NsedError {
   if (last.drop !== undefined || last.code === 'network') return last;
-  return new NsedError('network', `gave up resuming deliberation ${jobId} after ${MAX_RESUME_ATTEMPTS} attempts: ${last.message}`, {
-    cause: last,
-    drop: 'reset',
-    ...(last.status === undefined ? {} : { status: last.status }),
-  });
+  return new NsedError(
+    'network',
+    `gave up resuming deliberation ${jobId} after ${MAX_RESUME_ATTEMPTS} attempts: ${last.message}`,
+    {
+      cause: last,
+      drop: 'reset',
+      ...(last.status === undefined ? {} : { status: last.status }),
+    },
+  );
 }
 
 function gone(jobId: string): NsedError {
@@ -157,7 +173,8 @@ function gone(jobId: string): NsedError {
 async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
   const { client, ctx } = deps;
   // A start turned away as busy is sent again; the user sees why the answer is late.
-  const onRetry = (attempt: number, reason: string): void => deps.renderer.onEvent({ type: 'reconnect', attempt, reason });
+  const onRetry = (attempt: number, reason: string): void =>
+    deps.renderer.onEvent({ type: 'reconnect', attempt, reason });
   switch (start.kind) {
     case 'chat':
       return client.chatStream(start.body, { threadKey: start.threadKey, signal: ctx.signal, onRetry });
@@ -174,7 +191,12 @@ async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => P
   }
 }
 
-async function reconnect(deps: TurnDeps, jobId: string, cause: NsedError, nextAttempt: () => number): Promise<EventStream> {
+async function reconnect(
+  deps: TurnDeps,
+  jobId: string,
+  cause: NsedError,
+  nextAttempt: () => number,
+): Promise<EventStream> {
   const { ctx, client, renderer } = deps;
   let last = cause;
   for (;;) {
@@ -214,7 +236,9 @@ function fingerprint(h: number, e: StreamEvent): number {
       feed(e.job_id);
       break;
     case 'round':
-      feed(`${e.round}/${e.total_rounds} ${e.scored ? 's' : 'u'} ${e.candidates.map((c) => `${c.agent_id}:${c.score}:${c.content_preview}`).join('|')}`);
+      feed(
+        `${e.round}/${e.total_rounds} ${e.scored ? 's' : 'u'} ${e.candidates.map((c) => `${c.agent_id}:${c.score}:${c.content_preview}`).join('|')}`,
+      );
       break;
     case 'injection':
       feed(`${e.sequence} ${e.round} ${e.message}`);

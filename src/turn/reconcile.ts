@@ -12,10 +12,7 @@ export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';
 
 /** What GET /result says of a pending job, as the reference client's reconcile_decision reads it. */
 export type PendingState =
-  | { kind: 'gone' }
-  | { kind: 'failed'; status: string }
-  | { kind: 'completed'; content: string }
-  | { kind: 'running' };
+  { kind: 'gone' } | { kind: 'failed'; status: string } | { kind: 'completed'; content: string } | { kind: 'running' };
 
 export const GONE_REASON = 'the orchestrator no longer knows this deliberation';
 
@@ -24,7 +21,11 @@ export const GONE_REASON = 'the orchestrator no longer knows this deliberation';
  * the orchestrator restarted); any other failure is raised, since nothing can be decided while
  * the orchestrator does not answer.
  */
-export async function judgePending(client: NsedClient, pending: PendingJob, signal?: AbortSignal): Promise<PendingState> {
+export async function judgePending(
+  client: NsedClient,
+  pending: PendingJob,
+  signal?: AbortSignal,
+): Promise<PendingState> {
   let r;
   try {
     r = await client.result(pending.job_id, signal === undefined ? {} : { signal });

@@ -20,7 +20,11 @@ export function reconnectDelayMs(attempt: number, err: NsedError | undefined, ra
 
 /** Errors on the resume request itself that are worth another try. */
 export function isRetryableResumeError(err: NsedError): boolean {
-  return err.drop !== undefined || err.code === 'network' || (err.code === 'server' && err.status !== undefined && (err.status === 429 || err.status >= 500));
+  return (
+    err.drop !== undefined ||
+    err.code === 'network' ||
+    (err.code === 'server' && err.status !== undefined && (err.status === 429 || err.status >= 500))
+  );
 }
 
 export function dropReason(err: NsedError): string {

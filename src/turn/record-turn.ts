@@ -6,7 +6,8 @@ import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './tra
 /** A call as the session keeps it: what was asked and, once settled, how. */
 function recordedCall(c: TranscriptToolCall, r: TranscriptToolResult | undefined): RecordedToolCall {
   const out: RecordedToolCall = { id: c.id, name: c.name, arguments: c.arguments };
-  if (r !== undefined) Object.assign(out, { result: r.content, status: r.status, exit_code: r.exit_code, duration_ms: r.duration_ms });
+  if (r !== undefined)
+    Object.assign(out, { result: r.content, status: r.status, exit_code: r.exit_code, duration_ms: r.duration_ms });
   return out;
 }
 
@@ -86,12 +87,23 @@ export class TurnRecorder {
     if (t.reasoning !== '') turn.reasoning = t.reasoning;
     const scored = t.rounds.filter((r) => r.scored);
     if (scored.length > 0) turn.rounds = scored;
-    if (t.toolCalls.length > 0) turn.tool_calls = t.toolCalls.map((c) => recordedCall(c, t.toolResults.find((r) => r.id === c.id)));
+    if (t.toolCalls.length > 0)
+      turn.tool_calls = t.toolCalls.map((c) =>
+        recordedCall(
+          c,
+          t.toolResults.find((r) => r.id === c.id),
+        ),
+      );
     if (a.error !== undefined) turn.error = a.error;
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
       if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) delete s.claim;
-      if (a.status !== 'interrupted' && a.keepPending !== true && s.pending_job !== undefined && (t.jobId === null || s.pending_job.job_id === t.jobId)) {
+      if (
+        a.status !== 'interrupted' &&
+        a.keepPending !== true &&
+        s.pending_job !== undefined &&
+        (t.jobId === null || s.pending_job.job_id === t.jobId)
+      ) {
         delete s.pending_job;
       }
     });

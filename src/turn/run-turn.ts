@@ -33,7 +33,13 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
   const noteJob = async (id: string): Promise<void> => {
     if (jobId !== undefined) return;
     jobId = id;
-    const marker: PendingJob = { job_id: id, turn: spec.userTurnId, path: spec.path, policy: spec.policy, started: ctx.clock.now().toISOString() };
+    const marker: PendingJob = {
+      job_id: id,
+      turn: spec.userTurnId,
+      path: spec.path,
+      policy: spec.policy,
+      started: ctx.clock.now().toISOString(),
+    };
     // Where a second terminal finds a job that lives only in this process (--sim).
     if (deps.liveSim !== undefined) marker.sim = deps.liveSim;
     await recorder.pending(marker);
@@ -59,7 +65,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       }
       case 'end':
         // The orchestrator names passthrough and moderator answers only on the full response.
-        if (e.mode !== undefined) emit({ type: 'reasoning', text: `${e.mode} mode: one agent answered, without a deliberation` });
+        if (e.mode !== undefined)
+          emit({ type: 'reasoning', text: `${e.mode} mode: one agent answered, without a deliberation` });
         transcript = applyEvent(transcript, e);
         return;
       default: {
@@ -69,8 +76,22 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     }
   };
 
-  emit({ type: 'turn-start', session: spec.sessionId, turn: spec.assistantTurnId, policy: spec.policy, path: spec.path, url: deps.url });
-  const driver = new ToolDriver({ ctx, client: deps.client, declared: deps.tools ?? declareTools([], [], false), sessionId: spec.sessionId, emit, jobId: () => jobId });
+  emit({
+    type: 'turn-start',
+    session: spec.sessionId,
+    turn: spec.assistantTurnId,
+    policy: spec.policy,
+    path: spec.path,
+    url: deps.url,
+  });
+  const driver = new ToolDriver({
+    ctx,
+    client: deps.client,
+    declared: deps.tools ?? declareTools([], [], false),
+    sessionId: spec.sessionId,
+    emit,
+    jobId: () => jobId,
+  });
   const applyStream = (e: StreamEvent): void => {
     if (e.type === 'tool-result' && (driver.owns(e.id) || settled(transcript, e.id))) return;
     if (e.type === 'tool-call') {
@@ -92,7 +113,10 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     let outcome: StreamOutcome = { kind: 'ended' };
     for (;;) {
       if (start.kind === 'chat' && !spec.stream) {
-        const { completion, jobId: header } = await deps.client.chat(start.body, { threadKey: start.threadKey, signal: ctx.signal });
+        const { completion, jobId: header } = await deps.client.chat(start.body, {
+          threadKey: start.threadKey,
+          signal: ctx.signal,
+        });
         for (const e of completionEvents(completion, header)) {
           if (e.type === 'job') await noteJob(e.job_id);
           else if (e.type === 'end' && jobId !== undefined && !DOCUMENTED_FINISH.includes(e.finish_reason ?? '')) {
@@ -112,13 +136,24 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       if (outcome.kind === 'settled' || transcript.finishReason !== 'tool_calls' || base.kind !== 'chat') break;
       waiting = await driver.settleClosed(transcript.toolCalls, transcript.toolResults);
       if (waiting.length > 0) break;
-      start = { kind: 'chat', body: followUpBody(base.body, transcript.toolCalls, transcript.toolResults), threadKey: base.threadKey };
+      start = {
+        kind: 'chat',
+        body: followUpBody(base.body, transcript.toolCalls, transcript.toolResults),
+        threadKey: base.threadKey,
+      };
     }
     await driver.close();
     if (waiting.length > 0) {
       record(deps, spec, transcript, 'complete', undefined, true);
       await recorder.flush();
-      emit({ type: 'finish', finish_reason: 'tool_calls', content: transcript.content, session: spec.sessionId, turn: spec.assistantTurnId, job_id: jobId ?? null });
+      emit({
+        type: 'finish',
+        finish_reason: 'tool_calls',
+        content: transcript.content,
+        session: spec.sessionId,
+        turn: spec.assistantTurnId,
+        job_id: jobId ?? null,
+      });
       await renderer.close();
       const err = pendingError(spec.sessionId, waiting);
       markReported(err);
@@ -127,12 +162,18 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     if (outcome.kind === 'settled') {
       const s = outcome.settlement;
       if (s.kind === 'failed') {
-        throw new NsedError('server', `deliberation ${jobId ?? ''} failed: ${s.reason}`.slice(0, 300), { hint: `ask again with 'nsed continue -s ${spec.sessionId}'` });
+        throw new NsedError('server', `deliberation ${jobId ?? ''} failed: ${s.reason}`.slice(0, 300), {
+          hint: `ask again with 'nsed continue -s ${spec.sessionId}'`,
+        });
       }
       if (s.kind === 'completed') {
         const rest = unshownRest(transcript.content, s.answer);
         if (rest === undefined) {
-          renderer.onEvent({ type: 'reconnect', attempt: 0, reason: "the orchestrator's recorded answer differs from the streamed one; keeping the streamed one" });
+          renderer.onEvent({
+            type: 'reconnect',
+            attempt: 0,
+            reason: "the orchestrator's recorded answer differs from the streamed one; keeping the streamed one",
+          });
         } else if (rest !== '') {
           apply({ type: 'text', text: rest, index: 0 });
         }
@@ -144,9 +185,18 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     record(deps, spec, transcript, status);
     await recorder.flush();
     if (status === 'cancelled') {
-      throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, { hint: 'the turn is recorded as cancelled' });
+      throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, {
+        hint: 'the turn is recorded as cancelled',
+      });
     }
-    emit({ type: 'finish', finish_reason: finishReason, content: transcript.content, session: spec.sessionId, turn: spec.assistantTurnId, job_id: jobId ?? null });
+    emit({
+      type: 'finish',
+      finish_reason: finishReason,
+      content: transcript.content,
+      session: spec.sessionId,
+      turn: spec.assistantTurnId,
+      job_id: jobId ?? null,
+    });
     await renderer.close();
     return transcript;
   } catch (err) {
@@ -183,12 +233,24 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
 /** A blocking answer whose end /result cannot settle: kept as interrupted, for `nsed resume`. */
 function unsettledAnswer(jobId: string, finish: string | null): never {
   const why = finish === null ? 'no finish_reason' : `finish_reason '${finish}'`;
-  throw new NsedError('network', `the answer came with ${why} and the orchestrator could not say how deliberation ${jobId} ended`, { drop: 'eof' });
+  throw new NsedError(
+    'network',
+    `the answer came with ${why} and the orchestrator could not say how deliberation ${jobId} ended`,
+    { drop: 'eof' },
+  );
 }
 
-const isTransientStatus = (status: number | undefined): boolean => status !== undefined && (status === 429 || status >= 500);
+const isTransientStatus = (status: number | undefined): boolean =>
+  status !== undefined && (status === 429 || status >= 500);
 
-function record(deps: TurnDeps, spec: TurnSpec, transcript: Transcript, status: TurnStatus, error?: string, keepPending = false): void {
+function record(
+  deps: TurnDeps,
+  spec: TurnSpec,
+  transcript: Transcript,
+  status: TurnStatus,
+  error?: string,
+  keepPending = false,
+): void {
   const entry = {
     id: spec.assistantTurnId,
     transcript,
@@ -216,13 +278,22 @@ function pendingError(sessionId: string, waiting: readonly CallToAnswer[]): Nsed
 function classify(err: unknown, ctx: Context, sessionId: string, jobId: string | undefined): NsedError {
   if (ctx.signal.aborted) {
     const code = (ctx.signalExit() ?? ExitCode.interrupted) as ExitCodeValue;
-    return new NsedError('interrupted', jobId === undefined ? 'interrupted' : `interrupted; deliberation ${jobId} goes on on the orchestrator`, {
-      exitCode: code,
-      hint: `nsed resume -s ${sessionId}`,
-    });
+    return new NsedError(
+      'interrupted',
+      jobId === undefined ? 'interrupted' : `interrupted; deliberation ${jobId} goes on on the orchestrator`,
+      {
+        exitCode: code,
+        hint: `nsed resume -s ${sessionId}`,
+      },
+    );
   }
   const e = toNsedError(err);
-  const transient = e.drop !== undefined || e.code === 'network' || e.code === 'timeout' || e.code === 'store' || (e.code === 'server' && isTransientStatus(e.status));
+  const transient =
+    e.drop !== undefined ||
+    e.code === 'network' ||
+    e.code === 'timeout' ||
+    e.code === 'store' ||
+    (e.code === 'server' && isTransientStatus(e.status));
   if (jobId !== undefined && transient) {
     return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint: `nsed resume -s ${sessionId}`, cause: e });
   }

@@ -16,7 +16,9 @@ export interface Placed {
   round: number | null;
 }
 
-export type Injected = { kind: 'acknowledged'; pending: PendingJob; placed: Placed } | { kind: 'answered'; pending: PendingJob; placed: Placed };
+export type Injected =
+  | { kind: 'acknowledged'; pending: PendingJob; placed: Placed }
+  | { kind: 'answered'; pending: PendingJob; placed: Placed };
 
 /**
  * Sends guidance into the session's running job. The native inject route is preferred; an
@@ -45,7 +47,10 @@ export async function injectMessage(
     if (e.code !== 'not_found' && e.status !== 405) throw e;
     return compatFallback(ctx, conn, session, pending, message, wait);
   }
-  await recordInjection(ctx, session.id, pending.job_id, message, { round: ack.injected_at_round, sequence: ack.sequence });
+  await recordInjection(ctx, session.id, pending.job_id, message, {
+    round: ack.injected_at_round,
+    sequence: ack.sequence,
+  });
   return { kind: 'acknowledged', pending, placed: { sequence: ack.sequence, round: ack.injected_at_round } };
 }
 
@@ -58,7 +63,9 @@ async function recordInjection(
   message: string,
   placed: { round: number; sequence: number } | undefined,
 ): Promise<void> {
-  await (await ctx.store()).update(sessionId, (s) => {
+  await (
+    await ctx.store()
+  ).update(sessionId, (s) => {
     upsertInjection(s, {
       id: newTurnId(ctx.randomHex),
       role: 'user',
@@ -84,11 +91,24 @@ async function compatFallback(
   if (result === undefined || !isLiveStatus(result.status)) throw nothingRunning(session.id);
   const withMessage: Session = {
     ...session,
-    turns: [...session.turns, { id: 'inject', role: 'user', kind: 'injection', content: message, status: 'complete', ts: ctx.clock.now().toISOString() }],
+    turns: [
+      ...session.turns,
+      {
+        id: 'inject',
+        role: 'user',
+        kind: 'injection',
+        content: message,
+        status: 'complete',
+        ts: ctx.clock.now().toISOString(),
+      },
+    ],
   };
   const start = buildChatRequest(withMessage, session.active_policy, { stream: !wait });
   if (start.kind !== 'chat') throw new Error('compat request expected');
-  ctx.io.stderr.write(`this orchestrator has no inject route; sending through the compat thread ${sanitizeForTerminal(session.conversation_id)}\n`);
+  if (!ctx.io.quiet)
+    ctx.io.stderr.write(
+      `this orchestrator has no inject route; sending through the compat thread ${sanitizeForTerminal(session.conversation_id)}\n`,
+    );
   // The compat route does not say where the message landed; the streaming terminal, which sees
   // nsed_injected, fills in the round and sequence of this same record.
   await recordInjection(ctx, session.id, pending.job_id, message, undefined);

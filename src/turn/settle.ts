@@ -20,7 +20,8 @@ export function settlementOf(r: JobResult): Settlement {
   const word = statusWord(r.status);
   const reason = r.status.includes(':') ? r.status.slice(r.status.indexOf(':') + 1).trim() : '';
   if (word === 'completed') return { kind: 'completed', answer: r.result?.trim() ?? '' };
-  if (word === 'cancelled' || word === 'canceled' || (word === 'failed' && /^cancel/i.test(reason))) return { kind: 'cancelled' };
+  if (word === 'cancelled' || word === 'canceled' || (word === 'failed' && /^cancel/i.test(reason)))
+    return { kind: 'cancelled' };
   if (word === 'failed') return { kind: 'failed', reason: reason === '' ? 'no reason given' : reason };
   return { kind: 'running' };
 }

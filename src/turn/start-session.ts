@@ -16,7 +16,7 @@ export function defaultPolicy(env: Readonly<Record<string, string | undefined>>,
 
 /** A new session's parts; the policy, system and title flags win over what is inherited. */
 export interface SessionInit {
-  opts: Pick<TurnOptions, 'policy' | 'system' | 'title'> & Partial<Pick<TurnOptions, 'agents' | 'rounds'>>;
+  opts: Pick<TurnOptions, 'policy' | 'model' | 'system' | 'title'> & Partial<Pick<TurnOptions, 'agents' | 'rounds'>>;
   orchestrator: string;
   /** Turns carried over from a parent session (fork). */
   turns?: Turn[];
@@ -35,7 +35,8 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     title: init.opts.title ?? init.title,
     created: now.toISOString(),
     updated: now.toISOString(),
-    active_policy: toModel(init.opts.policy ?? defaultPolicy(ctx.env, ctx.globals.config.values.policy)),
+    active_policy:
+      init.opts.model ?? toModel(init.opts.policy ?? defaultPolicy(ctx.env, ctx.globals.config.values.policy)),
     orchestrator: init.orchestrator,
     conversation_id: newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

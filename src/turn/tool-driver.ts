@@ -41,7 +41,10 @@ export class ToolDriver {
   }
 
   /** Settles every call without a result; returns those that must wait for an answer from elsewhere. */
-  async settleClosed(calls: readonly CallToAnswer[], results: readonly TranscriptToolResult[]): Promise<CallToAnswer[]> {
+  async settleClosed(
+    calls: readonly CallToAnswer[],
+    results: readonly TranscriptToolResult[],
+  ): Promise<CallToAnswer[]> {
     const waiting: CallToAnswer[] = [];
     for (const call of calls) {
       if (results.some((r) => r.id === call.id)) continue;
@@ -78,7 +81,9 @@ export class ToolDriver {
       return; // withdrawn: the turn ended or was interrupted while a person was being asked
     }
     if (a.kind === 'pending') {
-      this.say(`waiting for the result of ${oneLine(call.id, 80)} (${a.why}): nsed tool-result -s ${sessionId} ${oneLine(call.id, 80)} VALUE`);
+      this.say(
+        `waiting for the result of ${oneLine(call.id, 80)} (${a.why}): nsed tool-result -s ${sessionId} ${oneLine(call.id, 80)} VALUE`,
+      );
       return;
     }
     const jobId = this.deps.jobId();
@@ -99,7 +104,9 @@ export class ToolDriver {
   }
 
   private async settledElsewhere(jobId: string, call: CallToAnswer): Promise<void> {
-    const record = (await this.deps.client.toolCalls(jobId, { signal: this.signal }).catch(() => [])).find((c) => c.call_id === call.id);
+    const record = (await this.deps.client.toolCalls(jobId, { signal: this.signal }).catch(() => [])).find(
+      (c) => c.call_id === call.id,
+    );
     if (record === undefined || record.status === 'Pending') return;
     const answered = record.status === 'Responded';
     this.deps.emit({
@@ -129,7 +136,12 @@ export class ToolDriver {
     const { declared, ctx } = this.deps;
     if (this.used >= declared.maxCalls) return Promise.resolve(overLimit(call, declared.maxCalls));
     this.used += 1;
-    return answerCall(call, declared, { io: ctx.io, env: ctx.env, signal: this.signal, now: () => ctx.clock.now().getTime() });
+    return answerCall(call, declared, {
+      io: ctx.io,
+      env: ctx.env,
+      signal: this.signal,
+      now: () => ctx.clock.now().getTime(),
+    });
   }
 
   private say(line: string): void {

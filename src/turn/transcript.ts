@@ -39,7 +39,17 @@ export interface Transcript {
 }
 
 export function emptyTranscript(): Transcript {
-  return { content: '', reasoning: '', rounds: [], injections: [], toolCalls: [], toolResults: [], finalized: undefined, jobId: null, finishReason: null };
+  return {
+    content: '',
+    reasoning: '',
+    rounds: [],
+    injections: [],
+    toolCalls: [],
+    toolResults: [],
+    finalized: undefined,
+    jobId: null,
+    finishReason: null,
+  };
 }
 
 /**
@@ -79,7 +89,16 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     }
     case 'round': {
       const next = copy(t);
-      next.rounds = [...t.rounds, { round: e.round, total_rounds: e.total_rounds, progress: e.progress, scored: e.scored, candidates: e.candidates }];
+      next.rounds = [
+        ...t.rounds,
+        {
+          round: e.round,
+          total_rounds: e.total_rounds,
+          progress: e.progress,
+          scored: e.scored,
+          candidates: e.candidates,
+        },
+      ];
       return next;
     }
     case 'injection': {
@@ -96,7 +115,14 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     }
     case 'tool-result': {
       const next = copy(t);
-      const result = { id: e.id, name: e.name, content: e.content, exit_code: e.exit_code, status: e.status, duration_ms: e.duration_ms };
+      const result = {
+        id: e.id,
+        name: e.name,
+        content: e.content,
+        exit_code: e.exit_code,
+        status: e.status,
+        duration_ms: e.duration_ms,
+      };
       next.toolResults = [...t.toolResults.filter((r) => r.id !== e.id), result];
       return next;
     }

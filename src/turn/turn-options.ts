@@ -15,9 +15,13 @@ import {
 /** Options of every command that runs a turn (ask, continue, fork). */
 export interface TurnOptions {
   policy: string | undefined;
+  /** -m: the model string sent as given (a plain OpenAI-compatible server); excludes `policy`. */
+  model?: string | undefined;
   system: string | undefined;
   title: string | undefined;
   stream: boolean;
+  /** false (--no-save): the turn runs and prints, and nothing is written to the store. */
+  save?: boolean;
   agents: string[] | undefined;
   rounds: number | undefined;
   toolsFile: string | undefined;
@@ -38,17 +42,29 @@ export function withRecordedCouncil(opts: TurnOptions, recorded: Council | undef
 /** What a session records of a turn's council; undefined when no council was chosen. */
 export function councilOf(opts: Partial<Pick<TurnOptions, 'agents' | 'rounds'>>): Council | undefined {
   if (opts.agents === undefined && opts.rounds === undefined) return undefined;
-  return { ...(opts.agents === undefined ? {} : { agents: opts.agents }), ...(opts.rounds === undefined ? {} : { rounds: opts.rounds }) };
+  return {
+    ...(opts.agents === undefined ? {} : { agents: opts.agents }),
+    ...(opts.rounds === undefined ? {} : { rounds: opts.rounds }),
+  };
 }
 
 /** Whether this invocation declares tools (otherwise a session's recorded ones are offered again). */
-export const declaresTools = (o: TurnOptions): boolean => o.toolsFile !== undefined || o.toolFlags.length > 0 || o.askUser;
+export const declaresTools = (o: TurnOptions): boolean =>
+  o.toolsFile !== undefined || o.toolFlags.length > 0 || o.askUser;
 
 /** The tools a session offered before, with nothing to run: their calls wait for an answer. */
-export function recordedTools(recorded: readonly ToolDefinition[] | undefined, maxCalls = DEFAULT_MAX_TOOL_CALLS): DeclaredTools | undefined {
+export function recordedTools(
+  recorded: readonly ToolDefinition[] | undefined,
+  maxCalls = DEFAULT_MAX_TOOL_CALLS,
+): DeclaredTools | undefined {
   if (recorded === undefined || recorded.length === 0) return undefined;
   const plain = recorded.filter((d) => d.function.name !== ASK_USER).map((definition) => ({ definition }));
-  return declareTools(plain, [], recorded.some((d) => d.function.name === ASK_USER), maxCalls);
+  return declareTools(
+    plain,
+    [],
+    recorded.some((d) => d.function.name === ASK_USER),
+    maxCalls,
+  );
 }
 
 /**
@@ -56,7 +72,10 @@ export function recordedTools(recorded: readonly ToolDefinition[] | undefined, m
  * the tools a session offered before are offered again, with nothing to run: a call is then
  * answered with --tool-result (only tools declared on this command line ever run).
  */
-export async function loadDeclaredTools(o: TurnOptions, recorded: readonly ToolDefinition[] | undefined): Promise<DeclaredTools | undefined> {
+export async function loadDeclaredTools(
+  o: TurnOptions,
+  recorded: readonly ToolDefinition[] | undefined,
+): Promise<DeclaredTools | undefined> {
   if (!declaresTools(o)) return recordedTools(recorded, o.maxToolCalls);
   let fromFile: DeclaredTool[] = [];
   if (o.toolsFile !== undefined) {

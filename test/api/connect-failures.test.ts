@@ -12,7 +12,7 @@ let client: NsedClient;
 
 beforeAll(async () => {
   server = await startServer();
-  client = createClient({ baseUrl: `${server.url}/`, token: TOKEN, idleTimeoutMs: 5_000});
+  client = createClient({ baseUrl: `${server.url}/`, token: TOKEN, idleTimeoutMs: 5_000 });
 });
 
 afterAll(async () => {
@@ -32,10 +32,19 @@ describe('connection failures (reliability #43, #51)', () => {
   it('retries a refused connection twice, then exits 6 naming the host', async () => {
     const port = await closedPort();
     const lines: string[] = [];
-    const c = createClient({ baseUrl: `http://127.0.0.1:${port}`, idleTimeoutMs: 1_000, env: { NSED_DEBUG: '1' }, debug: (l) => lines.push(l) });
+    const c = createClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      idleTimeoutMs: 1_000,
+      env: { NSED_DEBUG: '1' },
+      debug: (l) => lines.push(l),
+    });
     const started = Date.now();
     const err = await failure(c.chatStream(request));
-    expect(err).toMatchObject({ code: 'network', exitCode: 6, message: `cannot reach the orchestrator at 127.0.0.1:${port}: connection refused` });
+    expect(err).toMatchObject({
+      code: 'network',
+      exitCode: 6,
+      message: `cannot reach the orchestrator at 127.0.0.1:${port}: connection refused`,
+    });
     expect(lines.filter((l) => l.startsWith('retrying'))).toHaveLength(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(590);
     await c.close();
@@ -61,7 +70,12 @@ describe('connection failures (reliability #43, #51)', () => {
   });
 
   it('bounds a non-streaming chat only by the deadline', async () => {
-    const c = createClient({ baseUrl: server.url, idleTimeoutMs: 50, headersTimeoutMs: 50, deadline: Date.now() + 400 });
+    const c = createClient({
+      baseUrl: server.url,
+      idleTimeoutMs: 50,
+      headersTimeoutMs: 50,
+      deadline: Date.now() + 400,
+    });
     server.route = () => undefined;
     const started = Date.now();
     const err = await failure(c.chat(request));

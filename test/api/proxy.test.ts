@@ -39,7 +39,12 @@ afterAll(async () => {
 describe('proxies (reliability #50)', () => {
   it('sends a request for a remote orchestrator through HTTP_PROXY as an absolute URI', async () => {
     const before = proxy.seen.length;
-    const c = createClient({ baseUrl: REMOTE, token: 'tok-proxy-1', idleTimeoutMs: 2_000, env: { HTTP_PROXY: proxyUrl } });
+    const c = createClient({
+      baseUrl: REMOTE,
+      token: 'tok-proxy-1',
+      idleTimeoutMs: 2_000,
+      env: { HTTP_PROXY: proxyUrl },
+    });
     expect(await c.policies()).toMatchObject([{ policy_id: 'p1' }]);
     const seen = proxy.seen.slice(before);
     expect(seen).toHaveLength(1);
@@ -61,7 +66,11 @@ describe('proxies (reliability #50)', () => {
 
   it('prefers lowercase http_proxy over HTTP_PROXY', async () => {
     const before = proxy.seen.length;
-    const c = createClient({ baseUrl: REMOTE, idleTimeoutMs: 2_000, env: { HTTP_PROXY: 'http://127.0.0.1:9', http_proxy: proxyUrl } });
+    const c = createClient({
+      baseUrl: REMOTE,
+      idleTimeoutMs: 2_000,
+      env: { HTTP_PROXY: 'http://127.0.0.1:9', http_proxy: proxyUrl },
+    });
     await c.policies();
     expect(proxy.seen.length - before).toBe(1);
     await c.close();
@@ -69,7 +78,11 @@ describe('proxies (reliability #50)', () => {
 
   it('bypasses the proxy for hosts in NO_PROXY', async () => {
     const before = proxy.seen.length;
-    const c = createClient({ baseUrl: REMOTE, idleTimeoutMs: 2_000, env: { HTTP_PROXY: proxyUrl, NO_PROXY: 'localhost,.invalid' } });
+    const c = createClient({
+      baseUrl: REMOTE,
+      idleTimeoutMs: 2_000,
+      env: { HTTP_PROXY: proxyUrl, NO_PROXY: 'localhost,.invalid' },
+    });
     const err = await failure(c.policies());
     expect(err).toMatchObject({ code: 'network', exitCode: 6 });
     expect(err.message).toMatch(/^cannot reach the orchestrator at orchestrator\.invalid:80: host not found/);
@@ -79,7 +92,11 @@ describe('proxies (reliability #50)', () => {
 
   it('always goes direct to a loopback orchestrator', async () => {
     const before = proxy.seen.length;
-    const c = createClient({ baseUrl: direct.url, idleTimeoutMs: 2_000, env: { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } });
+    const c = createClient({
+      baseUrl: direct.url,
+      idleTimeoutMs: 2_000,
+      env: { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl },
+    });
     await c.policies();
     expect(direct.seen).toHaveLength(1);
     expect(proxy.seen.length).toBe(before);
@@ -94,18 +111,27 @@ describe('proxies (reliability #50)', () => {
     });
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', () => resolve()));
     const port = (blackHole.address() as AddressInfo).port;
-    const c = createClient({ baseUrl: 'https://orchestrator.example.com', idleTimeoutMs: 30_000, connectTimeoutMs: 300, env: { HTTPS_PROXY: `http://127.0.0.1:${port}` } });
+    const c = createClient({
+      baseUrl: 'https://orchestrator.example.com',
+      idleTimeoutMs: 30_000,
+      connectTimeoutMs: 300,
+      env: { HTTPS_PROXY: `http://127.0.0.1:${port}` },
+    });
     const err = await failure(c.policies());
     expect(err).toMatchObject({ code: 'network', exitCode: 6 });
-    expect(err.message).toBe('cannot reach the orchestrator at orchestrator.example.com:443: the proxy did not open a tunnel within 0.3 s (connect timeout)');
+    expect(err.message).toBe(
+      'cannot reach the orchestrator at orchestrator.example.com:443: the proxy did not open a tunnel within 0.3 s (connect timeout)',
+    );
     await c.close();
     for (const sock of held) sock.destroy();
     await new Promise<void>((resolve) => blackHole.close(() => resolve()));
   });
 
   it('recognises loopback hosts', () => {
-    for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', '[::ffff:7f00:1]']) expect(isLoopbackHost(h)).toBe(true);
-    for (const h of ['example.com', '10.0.0.1', '[::2]', 'localhost.example.com', '128.0.0.1']) expect(isLoopbackHost(h)).toBe(false);
+    for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]', '[::ffff:7f00:1]'])
+      expect(isLoopbackHost(h)).toBe(true);
+    for (const h of ['example.com', '10.0.0.1', '[::2]', 'localhost.example.com', '128.0.0.1'])
+      expect(isLoopbackHost(h)).toBe(false);
   });
 
   it('reports a 407 plainly and never prints the proxy password', async () => {
@@ -124,7 +150,9 @@ describe('proxies (reliability #50)', () => {
     const err = await failure(c.policies());
     expect(err).toMatchObject({ code: 'network', exitCode: 6 });
     expect(err.message).toContain('(407)');
-    expect(auth.seen[0]?.headers['proxy-authorization']).toBe(`Basic ${Buffer.from(`user:${secret}`).toString('base64')}`);
+    expect(auth.seen[0]?.headers['proxy-authorization']).toBe(
+      `Basic ${Buffer.from(`user:${secret}`).toString('base64')}`,
+    );
     expect(JSON.stringify(err) + lines.join('\n')).not.toContain(secret);
     await c.close();
     await auth.close();

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { displayUrl, hostPort, redactSecrets, sanitizeServerText, stripControls, truncate } from '../../src/api/redact.js';
+import {
+  displayUrl,
+  hostPort,
+  redactSecrets,
+  sanitizeServerText,
+  stripControls,
+  truncate,
+} from '../../src/api/redact.js';
 
 describe('sanitising server text (reliability #74, #78, #81)', () => {
   it('removes CSI, OSC 8, OSC 52, DCS, ESC c, 8-bit C1 and BiDi controls', () => {
-    const hostile = 'a\u001b[31mred\u001b[0m \u001b]8;;http://evil\u001b\\link\u001b]8;;\u001b\\ \u001b]52;c;Zm9v\u0007\u001bPq#0\u001b\\\u001bc\u009b2Jb\u202eevil\u2066';
+    const hostile =
+      'a\u001b[31mred\u001b[0m \u001b]8;;http://evil\u001b\\link\u001b]8;;\u001b\\ \u001b]52;c;Zm9v\u0007\u001bPq#0\u001b\\\u001bc\u009b2Jb\u202eevil\u2066';
     expect(stripControls(hostile)).toBe('ared link b evil');
   });
 

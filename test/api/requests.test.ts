@@ -11,7 +11,13 @@ const debug: string[] = [];
 
 beforeAll(async () => {
   server = await startServer();
-  client = createClient({ baseUrl: `${server.url}/`, token: TOKEN, idleTimeoutMs: 5_000, env: { NSED_DEBUG: '1' }, debug: (l) => debug.push(l) });
+  client = createClient({
+    baseUrl: `${server.url}/`,
+    token: TOKEN,
+    idleTimeoutMs: 5_000,
+    env: { NSED_DEBUG: '1' },
+    debug: (l) => debug.push(l),
+  });
 });
 
 afterAll(async () => {
@@ -62,9 +68,13 @@ describe('what the client sends', () => {
   });
 
   it('refuses a URL carrying credentials, and a token with a newline', () => {
-    expect(() => createClient({ baseUrl: 'http://u:p@127.0.0.1:1', idleTimeoutMs: 1 })).toThrow(/must not carry credentials/);
+    expect(() => createClient({ baseUrl: 'http://u:p@127.0.0.1:1', idleTimeoutMs: 1 })).toThrow(
+      /must not carry credentials/,
+    );
     expect(() => createClient({ baseUrl: 'ftp://127.0.0.1', idleTimeoutMs: 1 })).toThrow(/unsupported URL scheme/);
-    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', token: 'abc\r\nx-evil: 1', idleTimeoutMs: 1 })).toThrow(/control or non-ASCII/);
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:1', token: 'abc\r\nx-evil: 1', idleTimeoutMs: 1 })).toThrow(
+      /control or non-ASCII/,
+    );
   });
 });
 
@@ -91,7 +101,13 @@ describe('what the client parses', () => {
 
   it('submits a deliberation and returns its job id', async () => {
     json(202, { job_id: 'room_0123456789abcdef' });
-    const body = { room_id: 'room_0123456789abcdef', conversation_id: 'c1', user_query: 'q', agent_names: ['a', 'b'], deliberation_rounds: 2 };
+    const body = {
+      room_id: 'room_0123456789abcdef',
+      conversation_id: 'c1',
+      user_query: 'q',
+      agent_names: ['a', 'b'],
+      deliberation_rounds: 2,
+    };
     expect(await client.submit(body)).toEqual({ job_id: 'room_0123456789abcdef' });
     expect(JSON.parse(server.seen.at(-1)?.body ?? '')).toEqual(body);
   });
@@ -103,20 +119,52 @@ describe('what the client parses', () => {
   });
 
   it('parses policies with the reference defaults and skips entries without an id', async () => {
-    json(200, [{ policy_id: 'p1', name: 'deep', tags: ['deep', 3], rounds: 5, convergence_threshold: 0.6, is_role_based: true, mode: 'deliberation', sla: { job_timeout_secs: 1200 } }, { name: 'no id' }, 'junk']);
+    json(200, [
+      {
+        policy_id: 'p1',
+        name: 'deep',
+        tags: ['deep', 3],
+        rounds: 5,
+        convergence_threshold: 0.6,
+        is_role_based: true,
+        mode: 'deliberation',
+        sla: { job_timeout_secs: 1200 },
+      },
+      { name: 'no id' },
+      'junk',
+    ]);
     expect(await client.policies()).toEqual([
-      { policy_id: 'p1', name: 'deep', tags: ['deep'], max_rounds: 5, effort: 0.6, is_role_based: true, mode: 'deliberation', sla: { job_timeout_secs: 1200 } },
+      {
+        policy_id: 'p1',
+        name: 'deep',
+        tags: ['deep'],
+        max_rounds: 5,
+        effort: 0.6,
+        is_role_based: true,
+        mode: 'deliberation',
+        sla: { job_timeout_secs: 1200 },
+      },
     ]);
   });
 
   it('reports a 200 answer that is not JSON as unreadable, with a short excerpt', async () => {
     server.route = (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
     const err = await failure(client.policies());
-    expect(err).toMatchObject({ code: 'server', exitCode: 5, message: 'the orchestrator sent an unreadable answer to GET /policies: <html>maintenance</html>' });
+    expect(err).toMatchObject({
+      code: 'server',
+      exitCode: 5,
+      message: 'the orchestrator sent an unreadable answer to GET /policies: <html>maintenance</html>',
+    });
   });
 
   it('runs a non-streaming chat and takes the job id from the header', async () => {
-    const completion = { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'nsed:deep', choices: [{ index: 0, message: { role: 'assistant', content: 'The answer is 4.' }, finish_reason: 'stop' }] };
+    const completion = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'nsed:deep',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'The answer is 4.' }, finish_reason: 'stop' }],
+    };
     json(200, completion, { 'x-nsed-session-id': 'room-7145388f' });
     const out = await client.chat(request, { threadKey: 'ses_abc' });
     expect(out).toEqual({ completion, jobId: 'room-7145388f' });
@@ -124,10 +172,17 @@ describe('what the client parses', () => {
   });
 
   it('falls back to nsed_metadata.session_id for the job id of a non-streaming chat', async () => {
-    json(200, { choices: [{ index: 0, message: { content: 'hi' }, finish_reason: 'weird' }], nsed_metadata: { mode: 'moderator', session_id: 's9' } });
+    json(200, {
+      choices: [{ index: 0, message: { content: 'hi' }, finish_reason: 'weird' }],
+      nsed_metadata: { mode: 'moderator', session_id: 's9' },
+    });
     const out = await client.chat(request);
     expect(out.jobId).toBe('s9');
-    expect(out.completion.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' });
+    expect(out.completion.choices[0]).toEqual({
+      index: 0,
+      message: { role: 'assistant', content: 'hi' },
+      finish_reason: 'stop',
+    });
   });
 
   it('resumes a job as a stream and maps its statuses (reliability #32, #38)', async () => {
@@ -142,6 +197,11 @@ describe('what the client parses', () => {
     json(404, { error: 'not found' });
     expect(await failure(client.resume('j1'))).toMatchObject({ code: 'not_found', exitCode: 3 });
     server.route = (_q, res) => res.writeHead(204).end();
-    expect(await failure(client.resume('j1'))).toMatchObject({ code: 'conflict', exitCode: 7, status: 204, message: "job 'j1' has no live deliberation to resume (204)" });
+    expect(await failure(client.resume('j1'))).toMatchObject({
+      code: 'conflict',
+      exitCode: 7,
+      status: 204,
+      message: "job 'j1' has no live deliberation to resume (204)",
+    });
   });
 });

@@ -6,7 +6,10 @@ import { runPieces, type Outcome } from '../harness/scripted-server.js';
 
 function summary(o: Outcome): { events: Outcome['events']; error?: { code: string; drop?: string } } {
   if (o.error === undefined) return { events: o.events };
-  return { events: o.events, error: { code: o.error.code, ...(o.error.drop === undefined ? {} : { drop: o.error.drop }) } };
+  return {
+    events: o.events,
+    error: { code: o.error.code, ...(o.error.drop === undefined ? {} : { drop: o.error.drop }) },
+  };
 }
 
 function expected(f: Fixture): ReturnType<typeof summary> {
@@ -82,7 +85,9 @@ describe('SSE fixtures (C1, C2)', () => {
 
   it('redacts the token from an in-stream error message (reliability #74)', () => {
     const token = 'canary-tok-4f1e9a';
-    const out = runPieces([new TextEncoder().encode(`data: {"error":"bad key ${token} for Bearer ${token}"}\n\n`)], { token });
+    const out = runPieces([new TextEncoder().encode(`data: {"error":"bad key ${token} for Bearer ${token}"}\n\n`)], {
+      token,
+    });
     expect(out.error?.message).not.toContain(token);
     expect(out.error?.message).toContain('***');
   });
@@ -96,7 +101,9 @@ describe('SSE fixtures (C1, C2)', () => {
 
   it('accepts a 5 MB event under the default cap (reliability #14)', () => {
     const content = 'y'.repeat(5 * 1024 * 1024);
-    const bytes = new TextEncoder().encode(`data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\ndata: [DONE]\n\n`);
+    const bytes = new TextEncoder().encode(
+      `data: {"choices":[{"index":0,"delta":{"content":"${content}"}}]}\n\ndata: [DONE]\n\n`,
+    );
     const pieces: Uint8Array[] = [];
     for (let at = 0; at < bytes.length; at += 65536) pieces.push(bytes.subarray(at, at + 65536));
     const out = runPieces(pieces);

@@ -31,7 +31,12 @@ function answer(status: number, body: string, headers: Record<string, string> = 
 }
 
 const table: Array<[number, string, number, RegExp]> = [
-  [301, 'server', 5, /^the orchestrator redirected to http:\/\/127\.0\.0\.1:\d+\/elsewhere \(301\); point --url at the final address$/],
+  [
+    301,
+    'server',
+    5,
+    /^the orchestrator redirected to http:\/\/127\.0\.0\.1:\d+\/elsewhere \(301\); point --url at the final address$/,
+  ],
   [302, 'server', 5, /redirected to .*\(302\)/],
   [307, 'server', 5, /redirected to .*\(307\)/],
   [400, 'usage', 2, /^the orchestrator rejected the request \(400\): invalid input$/],
@@ -53,7 +58,9 @@ describe('status table', () => {
   it('parses a 200 answer', async () => {
     answer(200, JSON.stringify([{ policy_id: 'a'.repeat(64), name: 'fast', tags: ['fast'] }]));
     const policies = await client.policies();
-    expect(policies).toEqual([{ policy_id: 'a'.repeat(64), name: 'fast', tags: ['fast'], max_rounds: 3, effort: 0.85, is_role_based: false }]);
+    expect(policies).toEqual([
+      { policy_id: 'a'.repeat(64), name: 'fast', tags: ['fast'], max_rounds: 3, effort: 0.85, is_role_based: false },
+    ]);
   });
 
   for (const [status, code, exit, message] of table) {
@@ -72,10 +79,18 @@ describe('status table', () => {
     expect(server.seen.length - before).toBe(1);
   });
 
-  it("turns model_not_found into an unknown-policy error naming the model", async () => {
-    answer(404, '{"error":{"message":"The model nsed:nope does not exist","type":"invalid_request_error","code":"model_not_found"}}');
+  it('turns model_not_found into an unknown-policy error naming the model', async () => {
+    answer(
+      404,
+      '{"error":{"message":"The model nsed:nope does not exist","type":"invalid_request_error","code":"model_not_found"}}',
+    );
     const err = await failure(client.chatStream(request));
-    expect(err).toMatchObject({ code: 'not_found', exitCode: 3, status: 404, message: "unknown policy 'nsed:nope' (404)" });
+    expect(err).toMatchObject({
+      code: 'not_found',
+      exitCode: 3,
+      status: 404,
+      message: "unknown policy 'nsed:nope' (404)",
+    });
     expect(err.hint).toContain('nsed policies');
   });
 
@@ -91,7 +106,11 @@ describe('status table', () => {
       res.end('job not in running state');
     };
     const err = await failure(client.inject('job-1', 'focus'));
-    expect(err).toMatchObject({ code: 'conflict', exitCode: 7, message: "job 'job-1' is not running (409): job not in running state" });
+    expect(err).toMatchObject({
+      code: 'conflict',
+      exitCode: 7,
+      message: "job 'job-1' is not running (409): job not in running state",
+    });
   });
 });
 
@@ -99,7 +118,12 @@ describe('Retry-After (reliability #45)', () => {
   const cases: Array<[string, Record<string, string>, number | undefined, RegExp | undefined]> = [
     ['seconds', { 'retry-after': '7' }, 7, /it asked to wait 7 s$/],
     ['an HTTP date', { 'retry-after': 'Thu, 01 Jan 2026 00:00:20 GMT' }, undefined, /it asked to wait 20 s$/],
-    ['retry-after-ms, preferred over Retry-After', { 'retry-after-ms': '1500', 'retry-after': '30' }, 1.5, /it asked to wait 1\.5 s$/],
+    [
+      'retry-after-ms, preferred over Retry-After',
+      { 'retry-after-ms': '1500', 'retry-after': '30' },
+      1.5,
+      /it asked to wait 1\.5 s$/,
+    ],
     ['a negative value, ignored', { 'retry-after': '-5' }, undefined, undefined],
     ['a day, reported but not honoured', { 'retry-after': '86400' }, undefined, /it asked to wait 86400 s$/],
   ];
@@ -116,7 +140,10 @@ describe('Retry-After (reliability #45)', () => {
 
   it('honours an HTTP date within the cap', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter({ 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' }, now)).toEqual({ asked: 30, honoured: 30 });
+    expect(parseRetryAfter({ 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' }, now)).toEqual({
+      asked: 30,
+      honoured: 30,
+    });
     expect(parseRetryAfter({ 'retry-after': 'Wed, 31 Dec 2025 23:59:00 GMT' }, now)).toEqual({});
     expect(parseRetryAfter({ 'retry-after': 'soon' }, now)).toEqual({});
   });
@@ -136,7 +163,9 @@ describe('hostile error bodies (reliability #74, #78, #81)', () => {
     expect(err.message).not.toContain(CANARY);
     // eslint-disable-next-line no-control-regex
     expect(err.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
-    expect(err.message.startsWith('the orchestrator failed (500): click your token *** is bad Bearer *** AAA')).toBe(true);
+    expect(err.message.startsWith('the orchestrator failed (500): click your token *** is bad Bearer *** AAA')).toBe(
+      true,
+    );
     expect(err.message.length).toBeLessThanOrEqual('the orchestrator failed (500): '.length + 200);
     expect(err.message.endsWith('…')).toBe(true);
   });
@@ -152,6 +181,8 @@ describe('hostile error bodies (reliability #74, #78, #81)', () => {
     answer(401, JSON.stringify({ error: `token ${CANARY} rejected` }));
     const err = await failure(client.chatStream(request));
     expect(JSON.stringify(err)).not.toContain(CANARY);
-    expect(err.message).toBe('authentication failed (401): check NSED_TOKEN or --token-file (the orchestrator said: token *** rejected)');
+    expect(err.message).toBe(
+      'authentication failed (401): check NSED_TOKEN or --token-file (the orchestrator said: token *** rejected)',
+    );
   });
 });

@@ -31,7 +31,9 @@ describe('content type of a 2xx stream response (reliability #15, #16)', () => {
     });
     const err = await failure(client.chatStream(request));
     expect(err).toMatchObject({ code: 'server', exitCode: 5, status: 200 });
-    expect(err.message).toMatch(/^the orchestrator answered 200 with text\/html instead of an event stream: <html><body>proxy login x+…$/);
+    expect(err.message).toMatch(
+      /^the orchestrator answered 200 with text\/html instead of an event stream: <html><body>proxy login x+…$/,
+    );
     expect(err.message.length).toBeLessThan(220);
   });
 

@@ -20,7 +20,12 @@ describe('stream lifecycle', () => {
     });
     const out = await drain(await client.chatStream(request), applied);
     expect(out.events).toEqual([{ type: 'text', text: 'partial', index: 1 }]);
-    expect(out.error).toMatchObject({ code: 'network', exitCode: 6, drop: 'reset', message: 'the connection was reset mid-stream' });
+    expect(out.error).toMatchObject({
+      code: 'network',
+      exitCode: 6,
+      drop: 'reset',
+      message: 'the connection was reset mid-stream',
+    });
   });
 
   it('reports a clean EOF without [DONE] as an eof drop (reliability #26)', async () => {
@@ -29,16 +34,24 @@ describe('stream lifecycle', () => {
       res.end(TEXT + ev(chunk({}, 'length')));
     });
     const out = await drain(await client.chatStream(request));
-    expect(out.error).toMatchObject({ code: 'network', exitCode: 6, drop: 'eof', message: 'the stream ended before the deliberation finished (no [DONE])' });
+    expect(out.error).toMatchObject({
+      code: 'network',
+      exitCode: 6,
+      drop: 'eof',
+      message: 'the stream ended before the deliberation finished (no [DONE])',
+    });
   });
 
   // How soon after the idle time it fires is a speed figure, not a test: a loaded machine may
   // be late. That it never fires early, and fires at all, is tested here.
   it('fires the idle timeout no sooner than the idle time after the last byte (reliability #28, C7)', async () => {
-    const { client } = await setup((_q, res) => {
-      sseHead(res);
-      res.write(TEXT);
-    }, { idleTimeoutMs: 400 });
+    const { client } = await setup(
+      (_q, res) => {
+        sseHead(res);
+        res.write(TEXT);
+      },
+      { idleTimeoutMs: 400 },
+    );
     const stream = await client.chatStream(request);
     let lastByteAt = 0;
     const out: StreamEvent[] = [];
@@ -52,31 +65,42 @@ describe('stream lifecycle', () => {
     );
     const silent = Date.now() - lastByteAt;
     expect(out).toHaveLength(1);
-    expect(err).toMatchObject({ code: 'timeout', exitCode: 124, drop: 'idle', message: 'no data from the orchestrator for 0.4 s (--idle-timeout)' });
+    expect(err).toMatchObject({
+      code: 'timeout',
+      exitCode: 124,
+      drop: 'idle',
+      message: 'no data from the orchestrator for 0.4 s (--idle-timeout)',
+    });
     expect(silent).toBeGreaterThanOrEqual(400);
   });
 
   it('does not time out while keep-alive comments arrive (reliability #6, #29)', async () => {
     // 1.5 s of comments 100 ms apart against a 1 s idle limit: longer than the limit in all,
     // with a tenfold margin between comments for a busy machine.
-    const { client } = await setup(async (_q, res) => {
-      sseHead(res);
-      for (let i = 0; i < 15; i++) {
-        res.write(': keep-alive\n\n');
-        await sleep(100);
-      }
-      res.end(TEXT + ev('[DONE]'));
-    }, { idleTimeoutMs: 1_000 });
+    const { client } = await setup(
+      async (_q, res) => {
+        sseHead(res);
+        for (let i = 0; i < 15; i++) {
+          res.write(': keep-alive\n\n');
+          await sleep(100);
+        }
+        res.end(TEXT + ev('[DONE]'));
+      },
+      { idleTimeoutMs: 1_000 },
+    );
     const out = await drain(await client.chatStream(request));
     expect(out.error).toBeUndefined();
     expect(out.events.at(-1)).toEqual({ type: 'end', finish_reason: null, index: 2 });
   });
 
   it('does not count time the consumer spends on an event as server silence', async () => {
-    const { client } = await setup((_q, res) => {
-      sseHead(res);
-      res.write(TEXT + TEXT + ev('[DONE]'));
-    }, { idleTimeoutMs: 200 });
+    const { client } = await setup(
+      (_q, res) => {
+        sseHead(res);
+        res.write(TEXT + TEXT + ev('[DONE]'));
+      },
+      { idleTimeoutMs: 200 },
+    );
     const stream = await client.chatStream(request);
     const seen: string[] = [];
     for await (const e of stream) {
@@ -87,13 +111,16 @@ describe('stream lifecycle', () => {
   });
 
   it('stops at the turn deadline with a timeout and no drop (reliability #52)', async () => {
-    const { client } = await setup(async (_q, res) => {
-      sseHead(res);
-      for (let i = 0; i < 30 && !res.destroyed; i++) {
-        res.write(': keep-alive\n\n');
-        await sleep(50);
-      }
-    }, { deadline: Date.now() + 400, idleTimeoutMs: 60_000 });
+    const { client } = await setup(
+      async (_q, res) => {
+        sseHead(res);
+        for (let i = 0; i < 30 && !res.destroyed; i++) {
+          res.write(': keep-alive\n\n');
+          await sleep(50);
+        }
+      },
+      { deadline: Date.now() + 400, idleTimeoutMs: 60_000 },
+    );
     // The server would end without [DONE] (an eof drop) after 1.5 s: a timeout shows the deadline.
     const out = await drain(await client.chatStream(request));
     expect(out.error).toMatchObject({ code: 'timeout', exitCode: 124, drop: undefined });

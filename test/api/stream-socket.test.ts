@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type NsedClient } from '../../src/api/client.js';
 import { fixtures } from './fixtures.js';
-import { drain, sseHead, startServer, writeBytewise, writeSplit, type ScriptedServer } from '../harness/scripted-server.js';
+import {
+  drain,
+  sseHead,
+  startServer,
+  writeBytewise,
+  writeSplit,
+  type ScriptedServer,
+} from '../harness/scripted-server.js';
 
 /** The fixtures again, over real loopback sockets, through the whole client. */
 
@@ -21,7 +28,9 @@ afterAll(async () => {
 });
 
 function expected(f: (typeof fixtures)[number]): { events: unknown[]; error?: unknown } {
-  return f.error === undefined ? { events: f.events } : { events: f.events, error: expect.objectContaining(f.error) as unknown };
+  return f.error === undefined
+    ? { events: f.events }
+    : { events: f.events, error: expect.objectContaining(f.error) as unknown };
 }
 
 describe('fixtures over a real socket', () => {
@@ -38,7 +47,9 @@ describe('fixtures over a real socket', () => {
   }
 
   // One byte per write for a handful of the trickiest fixtures keeps the suite fast.
-  const bytewise = fixtures.filter((f) => /CR|mixed|byte-order|multi-byte|invalid UTF-8|tool-call fragments/.test(f.name));
+  const bytewise = fixtures.filter((f) =>
+    /CR|mixed|byte-order|multi-byte|invalid UTF-8|tool-call fragments/.test(f.name),
+  );
   for (const f of bytewise) {
     it(`${f.name}: one byte per write`, async () => {
       server.route = async (_req, res) => {

@@ -6,6 +6,7 @@ import { prescan } from '../../src/cli/prescan.js';
 import { parseWords } from '../../src/cli/run-cli.js';
 import { parseGlobalOptions } from '../../src/commands/global-options.js';
 import type { ParsedArgv } from '../../src/commands/command.js';
+import type { LoadedConfig } from '../../src/config-file.js';
 
 const GROUPS: string[][] = [
   ['--json'],
@@ -40,8 +41,22 @@ async function viaYargs(args: string[]) {
   expect(parsed.error, args.join(' ')).toBeUndefined();
   const selected = parsed.selected;
   if (selected === undefined) throw new Error(`yargs chose no command for ${args.join(' ')}`);
-  return { command: selected.def.command, globals: parseGlobalOptions(selected.argv), options: selected.def.parse(selected.argv) };
+  return {
+    command: selected.def.command,
+    globals: parseGlobalOptions(selected.argv),
+    configured: parseGlobalOptions(selected.argv, CONFIGURED),
+    options: selected.def.parse(selected.argv),
+  };
 }
+
+/** A config file's output and idle timeout apply only where no flag gave one, with either parser. */
+const CONFIGURED: LoadedConfig = {
+  path: '/c.json',
+  exists: true,
+  values: { output: 'json', idle_timeout: 30 },
+  unknown: [],
+  error: undefined,
+};
 
 describe('prescan of sessions ls', () => {
   it('reads every shape it accepts exactly as the yargs definitions do', async () => {
@@ -54,10 +69,14 @@ describe('prescan of sessions ls', () => {
       const yargsView = await viaYargs(args);
       const { ls } = await import('../../src/commands/sessions/ls.js');
       expect(yargsView.command, args.join(' ')).toBe(ls.command);
-      expect({ globals: parseGlobalOptions(quick), options: ls.parse(quick) }, args.join(' ')).toEqual({
-        globals: yargsView.globals,
-        options: yargsView.options,
-      });
+      expect(
+        {
+          globals: parseGlobalOptions(quick),
+          configured: parseGlobalOptions(quick, CONFIGURED),
+          options: ls.parse(quick),
+        },
+        args.join(' '),
+      ).toEqual({ globals: yargsView.globals, configured: yargsView.configured, options: yargsView.options });
     }
     // Repeats of one flag (e.g. -q --quiet) are left to yargs; every other shape is taken.
     expect(accepted).toBeGreaterThan(200);

@@ -18,7 +18,8 @@ import { sim } from '../../src/commands/sim.js';
 
 // The parse steps read argv as yargs leaves it (absent flags missing, defaults filled in) and
 // do no I/O: a bad value is a usage error (exit 2) before anything is opened.
-const usage = (message: RegExp) => expect.objectContaining({ code: 'usage', exitCode: 2, message: expect.stringMatching(message) });
+const usage = (message: RegExp) =>
+  expect.objectContaining({ code: 'usage', exitCode: 2, message: expect.stringMatching(message) });
 
 function parseError(parse: () => unknown): unknown {
   try {
@@ -40,6 +41,7 @@ describe('ask', () => {
         system: undefined,
         title: undefined,
         stream: true,
+        save: true,
         agents: undefined,
         rounds: undefined,
         toolsFile: undefined,
@@ -50,9 +52,31 @@ describe('ask', () => {
     });
   });
 
+  it('reads -m as given and --no-save', () => {
+    expect(ask.parse({ prompt: 'q', model: 'llama3:8b', save: false }).turn).toMatchObject({
+      model: 'llama3:8b',
+      policy: undefined,
+      save: false,
+    });
+  });
+
   it('reads the turn flags, --no-stream and the council', () => {
-    const flags = { prompt: 'one', policy: 'deep', system: 'be brief', title: 'T', stream: false, agents: 'A, B ,C', rounds: 3, tools: 't.json' };
-    const opts = ask.parse({ ...flags, tool: ['calc=./calc.js', 'env=./env.js'], 'ask-user': true, 'max-tool-calls': 2 });
+    const flags = {
+      prompt: 'one',
+      policy: 'deep',
+      system: 'be brief',
+      title: 'T',
+      stream: false,
+      agents: 'A, B ,C',
+      rounds: 3,
+      tools: 't.json',
+    };
+    const opts = ask.parse({
+      ...flags,
+      tool: ['calc=./calc.js', 'env=./env.js'],
+      'ask-user': true,
+      'max-tool-calls': 2,
+    });
     expect(opts).toEqual({
       prompt: ['one'],
       turn: {
@@ -60,6 +84,7 @@ describe('ask', () => {
         system: 'be brief',
         title: 'T',
         stream: false,
+        save: true,
         agents: ['A', 'B', 'C'],
         rounds: 3,
         toolsFile: 't.json',
@@ -78,13 +103,18 @@ describe('ask', () => {
     [{ rounds: 101 }, /--rounds/],
     [{ rounds: Number.NaN }, /--rounds/],
     [{ policy: '  ' }, /--policy is empty/],
+    [{ model: ' ' }, /--model is empty/],
+    [{ model: 'gpt-4o', policy: 'deep' }, /-m\/--model and -p\/--policy are exclusive/],
     [{ 'max-tool-calls': -1 }, /--max-tool-calls must be a whole number/],
   ])('refuses %o', (flags, message) => {
     expect(parseError(() => ask.parse({ ...turnDefaults, ...flags }))).toEqual(usage(message));
   });
 
   it('ignores a flag value of the wrong type rather than passing it on', () => {
-    expect(ask.parse({ ...turnDefaults, policy: 7, system: true }).turn).toMatchObject({ policy: undefined, system: undefined });
+    expect(ask.parse({ ...turnDefaults, policy: 7, system: true }).turn).toMatchObject({
+      policy: undefined,
+      system: undefined,
+    });
   });
 });
 
@@ -102,7 +132,11 @@ describe('commands that name a session', () => {
   });
 
   it('inject waits unless --no-wait', () => {
-    expect(inject.parse({ last: true, message: ['a', 'b'], wait: true })).toEqual({ target: { kind: 'last' }, message: ['a', 'b'], wait: true });
+    expect(inject.parse({ last: true, message: ['a', 'b'], wait: true })).toEqual({
+      target: { kind: 'last' },
+      message: ['a', 'b'],
+      wait: true,
+    });
     expect(inject.parse({ last: true, message: [], wait: false }).wait).toBe(false);
   });
 
@@ -113,9 +147,11 @@ describe('commands that name a session', () => {
   it('continue takes --tool-result CALL_ID=FILE (repeatable), never together with a prompt', () => {
     const opts = continueCommand.parse({ ...turnDefaults, last: true, 'tool-result': ['call_1=a.txt', 'call_2=-'] });
     expect(opts.toolResults).toEqual(['call_1=a.txt', 'call_2=-']);
-    expect(parseError(() => continueCommand.parse({ ...turnDefaults, last: true, 'tool-result': 'call_1=a.txt', prompt: ['hi'] }))).toEqual(
-      usage(/either a prompt or --tool-result/),
-    );
+    expect(
+      parseError(() =>
+        continueCommand.parse({ ...turnDefaults, last: true, 'tool-result': 'call_1=a.txt', prompt: ['hi'] }),
+      ),
+    ).toEqual(usage(/either a prompt or --tool-result/));
   });
 
   it('tool-result takes a call id and a value, and does not follow unless --wait', () => {
@@ -130,14 +166,23 @@ describe('commands that name a session', () => {
 
 describe('fork', () => {
   it('keeps the source, --at as given and the prompt', () => {
-    expect(fork.parse({ ...turnDefaults, source: '2026', at: '-2', prompt: ['try', 'Redis'] })).toMatchObject({ source: '2026', at: '-2', prompt: ['try', 'Redis'] });
+    expect(fork.parse({ ...turnDefaults, source: '2026', at: '-2', prompt: ['try', 'Redis'] })).toMatchObject({
+      source: '2026',
+      at: '-2',
+      prompt: ['try', 'Redis'],
+    });
     expect(fork.parse({ ...turnDefaults, source: '2026' })).toMatchObject({ at: undefined, prompt: [] });
   });
 });
 
 describe('sessions', () => {
   it('ls checks --limit and normalises --policy to the model string', () => {
-    expect(ls.parse({ json: false, ids: false })).toEqual({ limit: undefined, policy: undefined, state: undefined, format: 'auto' });
+    expect(ls.parse({ json: false, ids: false })).toEqual({
+      limit: undefined,
+      policy: undefined,
+      state: undefined,
+      format: 'auto',
+    });
     expect(ls.parse({ limit: 5, policy: 'deep', state: 'interrupted', json: true, ids: false })).toEqual({
       limit: 5,
       policy: 'nsed:deep',
@@ -157,11 +202,23 @@ describe('sessions', () => {
   });
 
   it('show reads --rounds and --json', () => {
-    expect(show.parse({ id: '2026', rounds: true, json: false })).toEqual({ id: '2026', rounds: true, json: false });
+    expect(show.parse({ id: '2026', rounds: true, json: false })).toEqual({
+      target: { kind: 'id', id: '2026' },
+      rounds: true,
+      json: false,
+    });
+    expect(show.parse({ last: true })).toMatchObject({ target: { kind: 'last' } });
+    expect(parseError(() => show.parse({}))).toEqual(usage(/name a session: an id, or --last/));
+    expect(parseError(() => show.parse({ id: 'x', last: true }))).toEqual(usage(/not both/));
   });
 
   it('export writes to stdout for - and refuses an empty --out', () => {
-    expect(exportCommand.parse({ id: 'x', format: 'markdown', out: 'a.md' })).toEqual({ id: 'x', format: 'markdown', out: 'a.md' });
+    expect(exportCommand.parse({ id: 'x', format: 'markdown', out: 'a.md' })).toEqual({
+      target: { kind: 'id', id: 'x' },
+      format: 'markdown',
+      out: 'a.md',
+    });
+    expect(exportCommand.parse({ last: true, format: 'json' }).target).toEqual({ kind: 'last' });
     expect(exportCommand.parse({ id: 'x', format: 'ndjson', out: '-' }).out).toBeUndefined();
     expect(exportCommand.parse({ id: 'x', format: 'nope' }).format).toBe('json');
     expect(parseError(() => exportCommand.parse({ id: 'x', out: '' }))).toEqual(usage(/--out needs a file name/));
@@ -169,7 +226,15 @@ describe('sessions', () => {
 });
 
 describe('sim', () => {
-  const defaults: ParsedArgv = { host: '127.0.0.1', port: 8080, seed: 0, 'round-ms': 600, 'keepalive-ms': 15000, 'history-ttl': 600, 'dedup-ttl': 30 };
+  const defaults: ParsedArgv = {
+    host: '127.0.0.1',
+    port: 8080,
+    seed: 0,
+    'round-ms': 600,
+    'keepalive-ms': 15000,
+    'history-ttl': 600,
+    'dedup-ttl': 30,
+  };
 
   it('reads the server flags; the token falls back to NSED_SIM_TOKEN only when it runs', () => {
     expect(sim.parse({ ...defaults, fault: ['drop-after=3'], 'without-route': ['inject'] })).toEqual({
@@ -191,14 +256,30 @@ describe('sim', () => {
   });
 
   it('reads the profile and the dedup switch as given; NSED_SIM_PROFILE is read only when it runs', () => {
-    const opts = sim.parse({ ...defaults, profile: 'strict', dedup: false, 'dedup-ttl': 5, 'without-route': ['responses', 'job-stream'] });
-    expect(opts).toMatchObject({ profile: 'strict', dedup: false, dedupTtlS: 5, withoutRoutes: ['responses', 'job-stream'] });
+    const opts = sim.parse({
+      ...defaults,
+      profile: 'strict',
+      dedup: false,
+      'dedup-ttl': 5,
+      'without-route': ['responses', 'job-stream'],
+    });
+    expect(opts).toMatchObject({
+      profile: 'strict',
+      dedup: false,
+      dedupTtlS: 5,
+      withoutRoutes: ['responses', 'job-stream'],
+    });
   });
 
-  it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl', 'dedup-ttl'])('refuses a negative or non-numeric --%s', (flag) => {
-    expect(parseError(() => sim.parse({ ...defaults, [flag]: -1 }))).toEqual(usage(new RegExp(`--${flag} must be a non-negative number`)));
-    expect(parseError(() => sim.parse({ ...defaults, [flag]: Number.NaN }))).toEqual(usage(new RegExp(`--${flag}`)));
-  });
+  it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl', 'dedup-ttl'])(
+    'refuses a negative or non-numeric --%s',
+    (flag) => {
+      expect(parseError(() => sim.parse({ ...defaults, [flag]: -1 }))).toEqual(
+        usage(new RegExp(`--${flag} must be a non-negative number`)),
+      );
+      expect(parseError(() => sim.parse({ ...defaults, [flag]: Number.NaN }))).toEqual(usage(new RegExp(`--${flag}`)));
+    },
+  );
 });
 
 describe('completion', () => {
@@ -217,13 +298,24 @@ describe('global options', () => {
       home: undefined,
       output: 'text',
       quiet: false,
+      verbose: false,
       timeoutS: undefined,
       idleTimeoutS: 90,
       color: true,
       sim: false,
       config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
-    expect(parseGlobalOptions({ output: 'ndjson', url: 'http://h', 'token-file': 't', home: 'h', timeout: 5, color: false, sim: true })).toMatchObject({
+    expect(
+      parseGlobalOptions({
+        output: 'ndjson',
+        url: 'http://h',
+        'token-file': 't',
+        home: 'h',
+        timeout: 5,
+        color: false,
+        sim: true,
+      }),
+    ).toMatchObject({
       output: 'ndjson',
       url: 'http://h',
       tokenFile: 't',
@@ -234,9 +326,18 @@ describe('global options', () => {
   });
 
   it('falls back to the config file for a flag not given, and the flag wins over it', () => {
-    const config = { path: '/c.json', exists: true, values: { output: 'final' as const, idle_timeout: 30 }, unknown: [], error: undefined };
+    const config = {
+      path: '/c.json',
+      exists: true,
+      values: { output: 'final' as const, idle_timeout: 30 },
+      unknown: [],
+      error: undefined,
+    };
     expect(parseGlobalOptions({}, config)).toMatchObject({ output: 'final', idleTimeoutS: 30 });
-    expect(parseGlobalOptions({ output: 'json', 'idle-timeout': 5 }, config)).toMatchObject({ output: 'json', idleTimeoutS: 5 });
+    expect(parseGlobalOptions({ output: 'json', 'idle-timeout': 5 }, config)).toMatchObject({
+      output: 'json',
+      idleTimeoutS: 5,
+    });
     expect(parseGlobalOptions({})).toMatchObject({ output: 'text', idleTimeoutS: 90 });
   });
 

@@ -34,7 +34,12 @@ describe('runCli', () => {
   });
 
   it("shows a command's own options first and the global ones in a group of their own", async () => {
-    for (const args of [['ask', '--help'], ['sessions', 'ls', '--help'], ['config', 'set', '--help'], ['doctor', '--help']]) {
+    for (const args of [
+      ['ask', '--help'],
+      ['sessions', 'ls', '--help'],
+      ['config', 'set', '--help'],
+      ['doctor', '--help'],
+    ]) {
       const r = await cli(args);
       expect(r.code).toBe(0);
       const globalAt = r.stdout.indexOf('Global options:');
@@ -57,7 +62,8 @@ describe('runCli', () => {
   });
 
   it('prints the version with --version and -V, though bin/nsed.cjs usually answers first', async () => {
-    for (const flag of ['--version', '-V']) expect(await cli([flag])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    for (const flag of ['--version', '-V'])
+      expect(await cli([flag])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
   });
 
   it('reports a parse-step usage error as one line, exit 2, before opening anything', async () => {

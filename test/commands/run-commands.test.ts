@@ -9,7 +9,18 @@ import { startSession } from '../../src/turn/start-session.js';
 import type { TurnOptions } from '../../src/turn/turn-options.js';
 import { contextRig, type ContextRig } from '../harness/context-rig.js';
 
-const TURN: TurnOptions = { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined, toolFlags: [], askUser: false, maxToolCalls: 8 };
+const TURN: TurnOptions = {
+  policy: undefined,
+  system: undefined,
+  title: undefined,
+  stream: true,
+  agents: undefined,
+  rounds: undefined,
+  toolsFile: undefined,
+  toolFlags: [],
+  askUser: false,
+  maxToolCalls: 8,
+};
 
 // Commands run with their typed options against a Context the test built: no process, no argv.
 let rig: ContextRig | undefined;
@@ -31,7 +42,13 @@ async function runningJob(r: ContextRig, session: Session): Promise<{ session: S
   const jobId = stream.jobId ?? '';
   const user = session.turns.findLast((t) => t.role === 'user');
   const marked = await r.store.update(session.id, (s) => {
-    s.pending_job = { job_id: jobId, turn: user?.id ?? '', path: 'compat', policy: s.active_policy, started: new Date().toISOString() };
+    s.pending_job = {
+      job_id: jobId,
+      turn: user?.id ?? '',
+      path: 'compat',
+      policy: s.active_policy,
+      started: new Date().toISOString(),
+    };
   });
   return { session: marked, jobId, stop: () => stream.abort() };
 }
@@ -49,28 +66,53 @@ describe('commands run against a Context', () => {
   it('resume of a job the orchestrator no longer knows exits 3 and clears the marker', async () => {
     rig = await contextRig();
     const session = await rig.store.update((await askOnce(rig, 'q')).id, (s) => {
-      s.pending_job = { job_id: 'job-gone', turn: s.turns[0]?.id ?? '', path: 'compat', policy: s.active_policy, started: new Date().toISOString() };
+      s.pending_job = {
+        job_id: 'job-gone',
+        turn: s.turns[0]?.id ?? '',
+        path: 'compat',
+        policy: s.active_policy,
+        started: new Date().toISOString(),
+      };
     });
-    await expect(resume.run({ target: { kind: 'id', id: session.id } }, rig.ctx)).rejects.toMatchObject({ code: 'not_found', exitCode: 3 });
+    await expect(resume.run({ target: { kind: 'id', id: session.id } }, rig.ctx)).rejects.toMatchObject({
+      code: 'not_found',
+      exitCode: 3,
+    });
     expect((await rig.store.read(session.id)).pending_job).toBeUndefined();
   });
 
   it('continue while a job runs is a conflict (exit 7) naming inject and resume; cancel then ends it', async () => {
     rig = await contextRig({ sim: { hold: true } });
-    const { session: first } = await startSession(rig.ctx, { prompt: 'q', opts: TURN, orchestrator: rig.conn.orchestrator });
+    const { session: first } = await startSession(rig.ctx, {
+      prompt: 'q',
+      opts: TURN,
+      orchestrator: rig.conn.orchestrator,
+    });
     const job = await runningJob(rig, first);
     const target = { kind: 'id', id: first.id } as const;
-    const cont = continueCommand.run(continueCommand.parse({ stream: true, session: first.id, prompt: ['more'] }), rig.ctx);
-    await expect(cont).rejects.toMatchObject({ code: 'conflict', exitCode: 7, hint: expect.stringMatching(/nsed inject.*nsed resume/) });
+    const cont = continueCommand.run(
+      continueCommand.parse({ stream: true, session: first.id, prompt: ['more'] }),
+      rig.ctx,
+    );
+    await expect(cont).rejects.toMatchObject({
+      code: 'conflict',
+      exitCode: 7,
+      hint: expect.stringMatching(/nsed inject.*nsed resume/),
+    });
     expect(await cancel.run({ target }, rig.ctx)).toBe(0);
     const saved = await rig.store.read(first.id);
     expect(saved.pending_job).toBeUndefined();
-    expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([expect.objectContaining({ status: 'cancelled', job_id: job.jobId })]);
+    expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([
+      expect.objectContaining({ status: 'cancelled', job_id: job.jobId }),
+    ]);
     expect(saved.turns.filter((t) => t.role === 'user')).toHaveLength(1);
     // The rig speaks -o ndjson: the acknowledgement is the one terminal event (issue 9 item 8).
-    expect(rig.mem.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
-      { v: 1, seq: 1, type: 'cancelled', session: first.id, job_id: job.jobId },
-    ]);
+    expect(
+      rig.mem.stdout.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([{ v: 1, seq: 1, type: 'cancelled', session: first.id, job_id: job.jobId }]);
     job.stop();
   });
 });

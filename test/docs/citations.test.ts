@@ -28,7 +28,12 @@ async function sources(): Promise<Source[]> {
     file,
     lines: (await readFile(path.join(ROOT, file), 'utf8')).split('\n'),
   });
-  return Promise.all(files.filter((f) => !SELF.has(f)).sort().map(read));
+  return Promise.all(
+    files
+      .filter((f) => !SELF.has(f))
+      .sort()
+      .map(read),
+  );
 }
 
 const doc = (name: string): Promise<string> => readFile(path.join(ROOT, 'docs', name), 'utf8');

@@ -15,11 +15,19 @@ import { CLI } from '../harness/rig.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const has = async (cmd: string): Promise<boolean> => run('sh', ['-c', `command -v ${cmd}`]).then(() => true, () => false);
+const has = async (cmd: string): Promise<boolean> =>
+  run('sh', ['-c', `command -v ${cmd}`]).then(
+    () => true,
+    () => false,
+  );
 const [hasZsh, hasFish] = await Promise.all([has('zsh'), has('fish')]);
 
 function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return runCliInProcess(args, { env: { NO_COLOR: '1', ...env }, clock: instantClock(), randomHex: (n) => '0'.repeat(n * 2) });
+  return runCliInProcess(args, {
+    env: { NO_COLOR: '1', ...env },
+    clock: instantClock(),
+    randomHex: (n) => '0'.repeat(n * 2),
+  });
 }
 
 describe('the committed completion scripts', () => {
@@ -46,9 +54,12 @@ describe('the committed completion scripts', () => {
     for (const c of ref.commands) {
       const help = (await cli([...c.words, '--help'])).stdout;
       // `nsed sim` shows only its own options and yargs' --help and --version.
-      const globals = c.clientOptions ? ref.globalOptions : ref.globalOptions.filter((o) => o.name === 'help' || o.name === 'version');
+      const globals = c.clientOptions
+        ? ref.globalOptions
+        : ref.globalOptions.filter((o) => o.name === 'help' || o.name === 'version');
       for (const o of [...c.options, ...globals]) {
-        for (const flag of o.flags) expect(help, `${c.words.join(' ')} ${flag}`).toMatch(new RegExp(`(^|[\\s,])${flag}([\\s,]|$)`, 'm'));
+        for (const flag of o.flags)
+          expect(help, `${c.words.join(' ')} ${flag}`).toMatch(new RegExp(`(^|[\\s,])${flag}([\\s,]|$)`, 'm'));
       }
       const declared = new Set([...c.options, ...globals].flatMap((o) => o.flags));
       // Option rows of yargs' help: `  -o, --output` or `      --url`, never a flag quoted in a description.
@@ -69,14 +80,31 @@ describe('completing on a real store', () => {
     await mkdir(path.join(dir, 'bin'));
     await writeFile(path.join(dir, 'bin', 'nsed'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
     await chmod(path.join(dir, 'bin', 'nsed'), 0o755);
-    for (const [home, list] of [['store', ids], ['other', ['other-session']]] as const) {
+    for (const [home, list] of [
+      ['store', ids],
+      ['other', ['other-session']],
+    ] as const) {
       const store = openFileStore(path.join(dir, home));
       for (const [i, id] of list.entries()) {
         const at = `2026-01-0${i + 1}T00:00:00.000Z`;
-        await store.create({ version: SESSION_VERSION, id, title: id, created: at, updated: at, active_policy: 'nsed:deep', orchestrator: 'sim', conversation_id: 'thread-x', turns: [] });
+        await store.create({
+          version: SESSION_VERSION,
+          id,
+          title: id,
+          created: at,
+          updated: at,
+          active_policy: 'nsed:deep',
+          orchestrator: 'sim',
+          conversation_id: 'thread-x',
+          turns: [],
+        });
       }
     }
-    env = { PATH: `${path.join(dir, 'bin')}:${process.env['PATH'] ?? ''}`, NSED_HOME: path.join(dir, 'store'), HOME: dir };
+    env = {
+      PATH: `${path.join(dir, 'bin')}:${process.env['PATH'] ?? ''}`,
+      NSED_HOME: path.join(dir, 'store'),
+      HOME: dir,
+    };
   });
 
   afterAll(async () => {
@@ -93,7 +121,10 @@ describe('completing on a real store', () => {
     ].join('\n');
     // NSED_URL names a port nothing listens on: a request would fail, not answer.
     const noNetwork = { ...env, NSED_URL: 'http://127.0.0.1:1' };
-    await writeFile(cache, JSON.stringify({ written: new Date().toISOString(), url: 'sim', tags: ['balanced', 'fast', 'deep'] }));
+    await writeFile(
+      cache,
+      JSON.stringify({ written: new Date().toISOString(), url: 'sim', tags: ['balanced', 'fast', 'deep'] }),
+    );
     const fresh = (await run('bash', ['--norc', '-c', script], { env: noNetwork })).stdout.split('\n');
     expect(fresh.slice(0, 2)).toEqual(['balanced fast deep', 'deep']);
     await writeFile(cache, JSON.stringify({ written: '2020-01-01T00:00:00.000Z', url: 'sim', tags: ['balanced'] }));
@@ -128,7 +159,23 @@ describe('completing on a real store', () => {
     const { stdout } = await run('bash', ['--norc', '-c', script], { env });
     const got = stdout.split('\n');
     const newestFirst = [...ids].reverse().join(' ');
-    expect(got[0]?.split(' ')).toEqual(['ask', 'continue', 'fork', 'resume', 'inject', 'tool-result', 'cancel', 'sessions', 'policies', 'agents', 'models', 'config', 'doctor', 'sim', 'completion']);
+    expect(got[0]?.split(' ')).toEqual([
+      'ask',
+      'continue',
+      'fork',
+      'resume',
+      'inject',
+      'tool-result',
+      'cancel',
+      'sessions',
+      'policies',
+      'agents',
+      'models',
+      'config',
+      'doctor',
+      'sim',
+      'completion',
+    ]);
     expect(got[1]).toBe('ls show export rm');
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');
@@ -149,7 +196,12 @@ describe('completing on a real store', () => {
     const script = `source "${path.join(ROOT, 'completions/nsed.fish')}"
 complete -C "nsed sessions sh"; echo ---; complete -C "nsed sessions show "; echo ---; complete -C "nsed sessions export x --format "; echo ---; complete -C "nsed fork 20260101-aaaa0001 "`;
     const { stdout } = await run('fish', ['--no-config', '-c', script], { env });
-    const [sub, show, format, afterFork] = stdout.split('---\n').map((part) => part.split('\n').filter(Boolean).map((l) => l.split('\t')[0]));
+    const [sub, show, format, afterFork] = stdout.split('---\n').map((part) =>
+      part
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]),
+    );
     expect(sub).toEqual(['show']);
     expect(show?.sort()).toEqual([...ids].sort());
     expect(format).toEqual(['json', 'markdown', 'messages', 'ndjson', 'thread']);
@@ -159,7 +211,11 @@ complete -C "nsed sessions sh"; echo ---; complete -C "nsed sessions show "; ech
   it.skipIf(!hasZsh)('zsh parses the script and registers it for nsed', async () => {
     const file = path.join(ROOT, 'completions/nsed.zsh');
     await run('zsh', ['-n', file]);
-    const { stdout } = await run('zsh', ['-f', '-c', `autoload -U compinit && compinit -u -D && source "${file}" && print -r -- $_comps[nsed]`], { env });
+    const { stdout } = await run(
+      'zsh',
+      ['-f', '-c', `autoload -U compinit && compinit -u -D && source "${file}" && print -r -- $_comps[nsed]`],
+      { env },
+    );
     expect(stdout.trim()).toBe('_nsed');
   });
 });

@@ -16,7 +16,9 @@ const MAN = path.join(ROOT, 'man/nsed.1');
 
 /** The man page as a reader sees it: rendered, with hyphenation and adjustment off. */
 async function rendered(): Promise<string> {
-  const { stdout } = await run('groff', ['-man', '-Tutf8', '-rHY=0', '-dAD=l', '-P', '-cbou', MAN], { env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+  const { stdout } = await run('groff', ['-man', '-Tutf8', '-rHY=0', '-dAD=l', '-P', '-cbou', MAN], {
+    env: { ...process.env, LC_ALL: 'C.UTF-8' },
+  });
   return stdout.replace(/\u2010/g, '-').replace(/\s+/g, ' ');
 }
 
@@ -46,7 +48,8 @@ describe('man/nsed.1', () => {
     }
     for (const o of ref.globalOptions) for (const f of o.flags) expect(text).toContain(f);
     const exitSection = text.slice(text.indexOf('EXIT STATUS'), text.indexOf('EXAMPLES'));
-    for (const e of EXIT_CODES) expect(exitSection).toMatch(new RegExp(`\\b${e.code} ${e.meaning.slice(0, 12).replace(/[()]/g, '.')}`));
+    for (const e of EXIT_CODES)
+      expect(exitSection).toMatch(new RegExp(`\\b${e.code} ${e.meaning.slice(0, 12).replace(/[()]/g, '.')}`));
   });
 
   it('documents every NDJSON event with its fields, and every export format', async () => {
@@ -63,11 +66,13 @@ describe('man/nsed.1', () => {
     const read = new Set<string>();
     for (const file of await sourceFiles(path.join(ROOT, 'src'))) {
       const source = await readFile(file, 'utf8');
-      for (const m of source.matchAll(/\benv(?:\[['"]([A-Z][A-Z0-9_]*)['"]\]|\.([A-Z][A-Z0-9_]*))/g)) read.add(m[1] ?? m[2] ?? '');
+      for (const m of source.matchAll(/\benv(?:\[['"]([A-Z][A-Z0-9_]*)['"]\]|\.([A-Z][A-Z0-9_]*))/g))
+        read.add(m[1] ?? m[2] ?? '');
     }
     expect(read.size).toBeGreaterThan(8);
     const documented = new Set(ENVIRONMENT.map((e) => e.name));
-    for (const name of read) expect(documented, `${name} is read in src/ but not documented in src/docs/topics.ts`).toContain(name);
+    for (const name of read)
+      expect(documented, `${name} is read in src/ but not documented in src/docs/topics.ts`).toContain(name);
     const text = await rendered();
     for (const name of documented) expect(text).toContain(name);
   });

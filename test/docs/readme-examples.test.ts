@@ -177,7 +177,14 @@ afterAll(async () => {
 describe('README.md examples', () => {
   it('has examples in every task section, and the quick start runs without npm', () => {
     const sections = new Set(examples.map((e) => e.section));
-    for (const s of ['Quick start', 'One-shot questions in scripts', 'Conversations: continue, fork, resume', 'A second terminal: inject and cancel', 'CI', 'The simulator']) {
+    for (const s of [
+      'Quick start',
+      'One-shot questions in scripts',
+      'Conversations: continue, fork, resume',
+      'A second terminal: inject and cancel',
+      'CI',
+      'The simulator',
+    ]) {
       expect(sections, s).toContain(s);
     }
     expect(examples[0]?.script).toBe('nsed ask --sim "Design a cache for a read-heavy API"');
@@ -189,7 +196,8 @@ describe('README.md examples', () => {
       const run = start(example);
       if (example.background) {
         const waitFor = example.waitFor ?? '';
-        if (!(await run.shows(waitFor))) throw new Error(`README.md:${example.line} ended before '${waitFor}':\n${run.output()}`);
+        if (!(await run.shows(waitFor)))
+          throw new Error(`README.md:${example.line} ended before '${waitFor}':\n${run.output()}`);
         background = run;
         return;
       }

@@ -23,7 +23,12 @@ async function running() {
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   await waitForOutput(child, (o) => o.includes('"type":"job"'), 60_000);
-  const events = parseNdjson(out.split('\n').filter((l) => l.includes('"type":"turn-start"') || l.includes('"type":"job"')).join('\n'));
+  const events = parseNdjson(
+    out
+      .split('\n')
+      .filter((l) => l.includes('"type":"turn-start"') || l.includes('"type":"job"'))
+      .join('\n'),
+  );
   return { child, session: String(events[0]?.['session']), job: String(events[1]?.['job_id']) };
 }
 
@@ -32,7 +37,9 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
     const { child, session, job } = await running();
     const injected = await rig.runProcess(['inject', '-s', session, '--no-wait', '-o', 'ndjson', 'Keep it small']);
     expect(injected.code, injected.stderr).toBe(0);
-    expect(parseNdjson(injected.stdout)).toEqual([{ v: 1, seq: 1, type: 'injected', session, job_id: job, sequence: 1, round: 1 }]);
+    expect(parseNdjson(injected.stdout)).toEqual([
+      { v: 1, seq: 1, type: 'injected', session, job_id: job, sequence: 1, round: 1 },
+    ]);
 
     const cancelled = await rig.runProcess(['cancel', '-s', session, '-o', 'ndjson']);
     expect(cancelled.code, cancelled.stderr).toBe(0);
@@ -44,7 +51,9 @@ describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', ()
     for (const args of [['inject', '--no-wait', 'late'], ['cancel']]) {
       const r = await rig.runProcess([...args, '-s', session, '-o', 'ndjson']);
       expect(r.code).toBe(7);
-      expect(parseNdjson(r.stdout)).toEqual([expect.objectContaining({ type: 'error', code: 'conflict', exit_code: 7 })]);
+      expect(parseNdjson(r.stdout)).toEqual([
+        expect.objectContaining({ type: 'error', code: 'conflict', exit_code: 7 }),
+      ]);
     }
   }, 180_000);
 

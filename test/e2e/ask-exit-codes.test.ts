@@ -28,8 +28,20 @@ describe('exit codes of nsed ask', () => {
     ['an unknown output mode exits 2', ['ask', '-o', 'xml', 'q'], [], 2, /Invalid values/],
     ['an unknown policy exits 3 (reliability #48)', ['ask', '-p', 'no-such-policy', 'q'], [], 3, /no-such-policy/],
     ['a 503 on start exits 5 without a retry (reliability #46)', ['ask', 'q'], ['status=503'], 5, /503/],
-    ['a 429 on start exits 5 and says how long to wait (reliability #45)', ['ask', 'q'], ['status=429;retry-after=1'], 5, /429/],
-    ['a chunk that stays malformed on every resume exits 5 (reliability #17)', ['ask', 'q'], ['all:malformed-at=5'], 5, /malformed chunk at event 5/],
+    [
+      'a 429 on start exits 5 and says how long to wait (reliability #45)',
+      ['ask', 'q'],
+      ['status=429;retry-after=1'],
+      5,
+      /429/,
+    ],
+    [
+      'a chunk that stays malformed on every resume exits 5 (reliability #17)',
+      ['ask', 'q'],
+      ['all:malformed-at=5'],
+      5,
+      /malformed chunk at event 5/,
+    ],
     ['a failed deliberation exits 5 (reliability #19)', ['ask', 'q'], ['fail-at-round=1'], 5, /deliberation failed/],
   ])('%s', async (_name, args, faults, code, stderr) => {
     rig.sim.setFaults(faults);
@@ -48,7 +60,9 @@ describe('exit codes of nsed ask', () => {
     ] as const) {
       const r = await rig.run([...args]);
       expect(r.code).toBe(code);
-      expect(parseNdjson(r.stdout)).toEqual([expect.objectContaining({ v: 1, seq: 1, type: 'error', exit_code: code })]);
+      expect(parseNdjson(r.stdout)).toEqual([
+        expect.objectContaining({ v: 1, seq: 1, type: 'error', exit_code: code }),
+      ]);
     }
   });
 
@@ -80,9 +94,18 @@ describe('exit codes of nsed ask', () => {
     expect(events.filter((e) => e['type'] === 'reconnect')).toEqual([]);
     const content = (reference.at(-1) as { content: string }).content;
     expect(events.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'stop', content });
-    expect(events.filter((e) => e['type'] === 'text').map((e) => e['text']).join('')).toBe(content);
+    expect(
+      events
+        .filter((e) => e['type'] === 'text')
+        .map((e) => e['text'])
+        .join(''),
+    ).toBe(content);
     const saved = await newestSession();
-    expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ role: 'assistant', status: 'complete', content });
+    expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({
+      role: 'assistant',
+      status: 'complete',
+      content,
+    });
     expect(saved['pending_job']).toBeUndefined();
   });
 
@@ -140,7 +163,10 @@ describe('signals mid-stream, through a real process (held deliberations)', () =
     const events = parseNdjson(r.stdout);
     expect(events.at(-1)).toMatchObject({ type: 'error', exit_code: 130 });
     const saved = await held.session(String(events[0]?.['session']));
-    expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({ role: 'assistant', status: 'interrupted' });
+    expect((saved['turns'] as Array<Record<string, unknown>>).at(-1)).toMatchObject({
+      role: 'assistant',
+      status: 'interrupted',
+    });
     expect(saved['pending_job']).toMatchObject({ job_id: job });
     expect(held.sim.control.job(job)).toMatchObject({ ended: false });
   });

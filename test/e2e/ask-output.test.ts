@@ -18,7 +18,9 @@ afterAll(async () => {
 async function sessionFiles(): Promise<Array<Record<string, unknown>>> {
   const dir = join(rig.home, 'sessions');
   const names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
-  return Promise.all(names.map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8')) as Record<string, unknown>));
+  return Promise.all(
+    names.map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8')) as Record<string, unknown>),
+  );
 }
 
 describe.each([
@@ -56,7 +58,10 @@ describe.each([
     expect(types).toContain('job');
     expect(types).toContain('round');
     expect(types).toContain('reasoning');
-    const text = events.filter((e) => e['type'] === 'text').map((e) => e['text']).join('');
+    const text = events
+      .filter((e) => e['type'] === 'text')
+      .map((e) => e['text'])
+      .join('');
     const finish = events.at(-1) as Record<string, unknown>;
     expect(finish).toMatchObject({ finish_reason: 'stop', content: text });
     expect(typeof finish['session']).toBe('string');
@@ -109,13 +114,26 @@ describe('what nsed ask sends', () => {
       ],
       stream: true,
     });
-    const saved = (await sessionFiles()).find((s) => s['id'] === (JSON.parse(r.stdout) as Record<string, unknown>)['session']);
+    const saved = (await sessionFiles()).find(
+      (s) => s['id'] === (JSON.parse(r.stdout) as Record<string, unknown>)['session'],
+    );
     expect(req?.headers['x-opencode-session']).toBe(saved?.['conversation_id']);
   });
 
   it('the native path submits a fresh room, the conversation id, messages and the council', async () => {
     const before = rig.sim.requests.length;
-    const r = await rig.run(['ask', '--agents', 'CortexA,CortexB', '--rounds', '2', '--system', 'Be brief.', '-o', 'json', 'Why?']);
+    const r = await rig.run([
+      'ask',
+      '--agents',
+      'CortexA,CortexB',
+      '--rounds',
+      '2',
+      '--system',
+      'Be brief.',
+      '-o',
+      'json',
+      'Why?',
+    ]);
     expect(r.code).toBe(0);
     const session = (JSON.parse(r.stdout) as Record<string, unknown>)['session'] as string;
     const sub = rig.sim.requests.slice(before).find((q) => q.path === '/deliberation');
@@ -128,7 +146,9 @@ describe('what nsed ask sends', () => {
       system_instructions: 'Be brief.',
     });
     expect(body['conversation_id']).toMatch(/^thread-[0-9a-f]{32}$/);
-    expect(rig.sim.requests.slice(before).some((q) => q.path === `/deliberation/${body['room_id'] as string}/resume`)).toBe(true);
+    expect(
+      rig.sim.requests.slice(before).some((q) => q.path === `/deliberation/${body['room_id'] as string}/resume`),
+    ).toBe(true);
   });
 
   it('--no-stream asks for one chat.completion and still records the turn', async () => {

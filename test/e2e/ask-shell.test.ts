@@ -12,7 +12,10 @@ afterAll(async () => {
   await rig.close();
 });
 
-function bash(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function bash(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', script], { env: { PATH: process.env['PATH'] ?? '', ...env } });
     let stdout = '';
@@ -26,32 +29,43 @@ function bash(script: string, env: Record<string, string>): Promise<{ code: numb
 describe('nsed ask in a shell pipeline', () => {
   it('a stdout pipe closed early (| head -1) ends quietly, exit 0, with the session saved (reliability #69)', async () => {
     const home = join(rig.home, 'pipe');
-    const r = await bash(`"${process.execPath}" "${CLI}" ask -p deep "Design a cache" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`, {
-      NSED_HOME: home,
-      NSED_URL: rig.sim.url,
-    });
+    const r = await bash(
+      `"${process.execPath}" "${CLI}" ask -p deep "Design a cache" | head -1; echo "status=\${PIPESTATUS[0]}" >&2`,
+      {
+        NSED_HOME: home,
+        NSED_URL: rig.sim.url,
+      },
+    );
     expect(r.stdout).toBe('## Design a cache\n');
     expect(r.stderr).toContain('status=0');
     expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
     const [file] = (await readdir(join(home, 'sessions'))).filter((n) => n.endsWith('.json'));
-    const saved = JSON.parse(await readFile(join(home, 'sessions', String(file)), 'utf8')) as { turns: Array<{ status: string; content: string }> };
+    const saved = JSON.parse(await readFile(join(home, 'sessions', String(file)), 'utf8')) as {
+      turns: Array<{ status: string; content: string }>;
+    };
     expect(saved.turns.at(-1)?.status).toBe('complete');
     expect(saved.turns.at(-1)?.content.startsWith('## Design a cache\n')).toBe(true);
   });
 
   it('a full disk behind > (/dev/full) is an error naming ENOSPC, with the session still saved (reliability #62, #65)', async () => {
     const home = join(rig.home, 'full');
-    const r = await bash(`"${process.execPath}" "${CLI}" ask -o final "Design a cache" > /dev/full`, { NSED_HOME: home, NSED_URL: rig.sim.url });
+    const r = await bash(`"${process.execPath}" "${CLI}" ask -o final "Design a cache" > /dev/full`, {
+      NSED_HOME: home,
+      NSED_URL: rig.sim.url,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^nsed: cannot write to standard output: ENOSPC$/m);
     expect((await readdir(join(home, 'sessions'))).filter((n) => n.endsWith('.json')).length).toBe(1);
   });
 
   it('answer=$(nsed ask -o final …) captures only the answer', async () => {
-    const r = await bash(`answer=$("${process.execPath}" "${CLI}" ask -o final -p fast "Name a queue") && printf '%s' "$answer" | wc -l`, {
-      NSED_HOME: join(rig.home, 'capture'),
-      NSED_URL: rig.sim.url,
-    });
+    const r = await bash(
+      `answer=$("${process.execPath}" "${CLI}" ask -o final -p fast "Name a queue") && printf '%s' "$answer" | wc -l`,
+      {
+        NSED_HOME: join(rig.home, 'capture'),
+        NSED_URL: rig.sim.url,
+      },
+    );
     expect(r.code).toBe(0);
     expect(Number(r.stdout.trim())).toBeGreaterThan(0);
   });
@@ -82,8 +96,12 @@ describe('where the token comes from', () => {
   });
 
   it('a token over plain http:// to a non-loopback host draws a one-line warning (reliability #80)', async () => {
-    const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://orchestrator.invalid:9', NSED_TOKEN: 'warn-token-1' } });
-    expect(r.stderr).toMatch(/^warning: sending the bearer token over plain http:\/\/ to orchestrator\.invalid:9; use https:\/\/$/m);
+    const r = await rig.run(['ask', 'q'], {
+      env: { NSED_URL: 'http://orchestrator.invalid:9', NSED_TOKEN: 'warn-token-1' },
+    });
+    expect(r.stderr).toMatch(
+      /^warning: sending the bearer token over plain http:\/\/ to orchestrator\.invalid:9; use https:\/\/$/m,
+    );
     expect(r.stderr).not.toContain('warn-token-1');
     expect(r.code).toBe(6);
   });

@@ -13,7 +13,9 @@ afterAll(async () => {
 });
 
 async function sessionIds(home: string): Promise<string[]> {
-  return (await readdir(join(home, 'sessions'))).filter((n) => n.endsWith('.json')).map((n) => n.replace(/\.json$/, ''));
+  return (await readdir(join(home, 'sessions')))
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => n.replace(/\.json$/, ''));
 }
 
 describe('the session store as nsed ask leaves it', () => {
@@ -55,7 +57,8 @@ describe('the session store as nsed ask leaves it', () => {
     try {
       const env = { NSED_TOKEN: canary, NSED_DEBUG: '1' };
       const outputs: CliResult[] = [];
-      for (const mode of ['text', 'ndjson', 'final', 'json']) outputs.push(await locked.run(['ask', '-o', mode, 'Design a cache'], { env }));
+      for (const mode of ['text', 'ndjson', 'final', 'json'])
+        outputs.push(await locked.run(['ask', '-o', mode, 'Design a cache'], { env }));
       outputs.push(await locked.run(['ask', '--agents', 'CortexA,CortexB', 'Design a cache'], { env }));
       outputs.push(await locked.run(['ask', '-p', 'nope', 'q'], { env }));
       for (const r of outputs.slice(0, 5)) expect(r.code).toBe(0);
@@ -74,7 +77,9 @@ describe('the session store as nsed ask leaves it', () => {
   it('16 parallel ask processes leave 16 complete, parseable sessions (reliability #72)', async () => {
     const home = join(rig.home, 'parallel');
     const runs = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => rig.runProcess(['ask', '-o', 'ndjson', `question ${i}`], { env: { NSED_HOME: home } })),
+      Array.from({ length: 16 }, (_, i) =>
+        rig.runProcess(['ask', '-o', 'ndjson', `question ${i}`], { env: { NSED_HOME: home } }),
+      ),
     );
     for (const r of runs) expect(r.code).toBe(0);
     const ids = await sessionIds(home);
@@ -82,7 +87,9 @@ describe('the session store as nsed ask leaves it', () => {
     const fromRuns = runs.map((r) => String(parseNdjson(r.stdout)[0]?.['session'])).sort();
     expect(ids.sort()).toEqual(fromRuns);
     for (const id of ids) {
-      const s = JSON.parse(await readFile(join(home, 'sessions', `${id}.json`), 'utf8')) as { turns: Array<{ status: string }> };
+      const s = JSON.parse(await readFile(join(home, 'sessions', `${id}.json`), 'utf8')) as {
+        turns: Array<{ status: string }>;
+      };
       expect(s.turns.map((t) => t.status)).toEqual(['complete', 'complete']);
     }
   });

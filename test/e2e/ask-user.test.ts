@@ -41,14 +41,17 @@ function onTerminal(args: string[], reply: string): Promise<{ code: number | nul
 }
 
 describe('--ask-user', () => {
-  it.skipIf(!hasScript)('on a terminal, puts the question and its options to the person, and the council uses the choice', async () => {
-    const r = await onTerminal(['ask', '-p', 'fast', '-o', 'final', '--ask-user', QUESTION], '2');
-    expect(r.code, r.screen).toBe(0);
-    expect(r.screen).toMatch(/the council asks: Which matters more for .+\?/);
-    const option2 = /\r?\n {2}2\) ([^\r\n]+)/.exec(r.screen)?.[1] ?? '';
-    expect(option2).not.toBe('');
-    expect(r.screen).toContain(`\`ask_user\` returned “${option2}”`);
-  });
+  it.skipIf(!hasScript)(
+    'on a terminal, puts the question and its options to the person, and the council uses the choice',
+    async () => {
+      const r = await onTerminal(['ask', '-p', 'fast', '-o', 'final', '--ask-user', QUESTION], '2');
+      expect(r.code, r.screen).toBe(0);
+      expect(r.screen).toMatch(/the council asks: Which matters more for .+\?/);
+      const option2 = /\r?\n {2}2\) ([^\r\n]+)/.exec(r.screen)?.[1] ?? '';
+      expect(option2).not.toBe('');
+      expect(r.screen).toContain(`\`ask_user\` returned “${option2}”`);
+    },
+  );
 
   it('without a terminal, the question waits as a pending call (exit 10) and a file answers it', async () => {
     const first = await rig.runProcess(['ask', '-p', 'fast', '--ask-user', QUESTION]);
@@ -58,7 +61,15 @@ describe('--ask-user', () => {
     expect(callId).not.toBe('');
     const answer = join(rig.home, 'answer.txt');
     await writeFile(answer, 'zero downtime\n');
-    const done = await rig.runProcess(['continue', '-s', session, '--tool-result', `${callId}=${answer}`, '-o', 'final']);
+    const done = await rig.runProcess([
+      'continue',
+      '-s',
+      session,
+      '--tool-result',
+      `${callId}=${answer}`,
+      '-o',
+      'final',
+    ]);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain('`ask_user` returned “zero downtime”');
   });

@@ -37,35 +37,48 @@ afterAll(async () => {
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
 describe('bounded waits (issue 9 item 2)', () => {
-  it.skipIf(!hasScript)('a pseudo-terminal that reports 0 columns gets no spinner flood, and the command ends (reliability #70)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'nsed-pty-'));
-    try {
-      const typescript = join(dir, 'out.ts');
-      // `script` without a real terminal gives the child a pty of 0 columns, as CI runners do.
-      const child = spawn('script', ['-q', '-e', '-c', `'${process.execPath}' '${CLI}' ask -p fast hi`, typescript], {
-        env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...rig.env, SHELL: '/bin/sh', TERM: 'xterm' },
-        stdio: ['ignore', 'ignore', 'ignore'],
-      });
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-      clearTimeout(timer);
-      expect(code).toBe(0);
-      expect((await stat(typescript)).size).toBeLessThan(64 * 1024);
-      const text = await readFile(typescript, 'utf8');
-      expect(text).not.toContain('\u001b[1A');
-      expect(text).toMatch(/session \S+/);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 90_000);
+  it.skipIf(!hasScript)(
+    'a pseudo-terminal that reports 0 columns gets no spinner flood, and the command ends (reliability #70)',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'nsed-pty-'));
+      try {
+        const typescript = join(dir, 'out.ts');
+        // `script` without a real terminal gives the child a pty of 0 columns, as CI runners do.
+        const child = spawn('script', ['-q', '-e', '-c', `'${process.execPath}' '${CLI}' ask -p fast hi`, typescript], {
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            HOME: process.env['HOME'] ?? '',
+            ...rig.env,
+            SHELL: '/bin/sh',
+            TERM: 'xterm',
+          },
+          stdio: ['ignore', 'ignore', 'ignore'],
+        });
+        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+        const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+        clearTimeout(timer);
+        expect(code).toBe(0);
+        expect((await stat(typescript)).size).toBeLessThan(64 * 1024);
+        const text = await readFile(typescript, 'utf8');
+        expect(text).not.toContain('\u001b[1A');
+        expect(text).toMatch(/session \S+/);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
 
   it('a proxy that never answers CONNECT is bounded by --timeout: exit 124, no session created (reliability #50, #52)', async () => {
     const home = await mkdtemp(join(tmpdir(), 'nsed-bh-'));
     try {
-      const r = await rig.runProcess(['ask', '--url', 'https://orchestrator.example.com', '--timeout', '2', '-p', 'fast', 'hi'], {
-        env: { NSED_URL: undefined, NSED_HOME: home, HTTPS_PROXY: `http://127.0.0.1:${blackHolePort}` },
-        timeoutMs: 60_000,
-      });
+      const r = await rig.runProcess(
+        ['ask', '--url', 'https://orchestrator.example.com', '--timeout', '2', '-p', 'fast', 'hi'],
+        {
+          env: { NSED_URL: undefined, NSED_HOME: home, HTTPS_PROXY: `http://127.0.0.1:${blackHolePort}` },
+          timeoutMs: 60_000,
+        },
+      );
       expect(r.signal).toBeNull();
       expect(r.code).toBe(124);
       expect(r.stderr).toMatch(/^nsed: .*--timeout/m);
@@ -83,6 +96,8 @@ describe('bounded waits (issue 9 item 2)', () => {
     });
     expect(r.signal).toBeNull();
     expect(r.code).toBe(124);
-    expect(r.stderr).toMatch(/^nsed: the orchestrator sent no response to POST \/v1\/chat\/completions within 1 s \(--idle-timeout\)$/m);
+    expect(r.stderr).toMatch(
+      /^nsed: the orchestrator sent no response to POST \/v1\/chat\/completions within 1 s \(--idle-timeout\)$/m,
+    );
   }, 90_000);
 });

@@ -27,7 +27,10 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
  */
 async function onTerminal(args: string[]): Promise<string> {
   const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-  const child = spawn('script', ['-qec', quoted, '/dev/null'], { env: { ...rig.env, PATH: process.env['PATH'] ?? '', COLUMNS: '160' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('script', ['-qec', quoted, '/dev/null'], {
+    env: { ...rig.env, PATH: process.env['PATH'] ?? '', COLUMNS: '160' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   const [code] = (await once(child, 'close')) as [number | null];
@@ -39,7 +42,10 @@ describe('nsed policies', { timeout: 120_000 }, () => {
   it('prints one tab-separated line per policy on a pipe: id, name, tags, rounds, effort, mode', async () => {
     const r = await rig.run(['policies']);
     expect(r.code).toBe(0);
-    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((row) => row.length)).toEqual(rows.map(() => 6));
     const deep = rows.find((row) => row[1] === 'deep');
     expect(deep).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), 'deep', 'deep', '5', '0.6', 'deliberation']);
@@ -49,7 +55,12 @@ describe('nsed policies', { timeout: 120_000 }, () => {
   it('prints JSON and NDJSON with every field the orchestrator gave', async () => {
     const json = JSON.parse((await rig.run(['policies', '-o', 'json'])).stdout) as Array<Record<string, unknown>>;
     expect(json.map((p) => p['name'])).toContain('fast');
-    expect(json[0]).toMatchObject({ policy_id: expect.any(String), tags: expect.any(Array), max_rounds: expect.any(Number), effort: 0.6 });
+    expect(json[0]).toMatchObject({
+      policy_id: expect.any(String),
+      tags: expect.any(Array),
+      max_rounds: expect.any(Number),
+      effort: 0.6,
+    });
     const lines = parseNdjson((await rig.run(['policies', '-o', 'ndjson'])).stdout);
     expect(lines.map((p) => p['name'])).toEqual(json.map((p) => p['name']));
   });
@@ -96,7 +107,10 @@ describe('nsed agents and nsed models', { timeout: 120_000 }, () => {
     const r = await rig.run(['agents']);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe('CortexA\tsim-small\tsim\tyes\tsimplicity');
-    const json = JSON.parse((await rig.run(['agents', '-o', 'json'])).stdout) as Array<{ agent_id: string; is_online: boolean }>;
+    const json = JSON.parse((await rig.run(['agents', '-o', 'json'])).stdout) as Array<{
+      agent_id: string;
+      is_online: boolean;
+    }>;
     expect(json.map((a) => a.agent_id)).toEqual(['CortexA', 'CortexB', 'CortexC', 'CortexD', 'CortexE', 'CortexF']);
     expect(parseNdjson((await rig.run(['agents', '-o', 'ndjson'])).stdout)).toHaveLength(6);
   });
@@ -139,9 +153,14 @@ describe('hints name the commands, not HTTP routes', { timeout: 120_000 }, () =>
   it('a refused connection on the default localhost:8080 names --url, NSED_URL, --sim and nsed doctor', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8080'), { code: 'ECONNREFUSED' });
     const atDefault = connectError(refused, { hostPort: 'localhost:8080', connectTimeoutMs: 10_000, token: undefined });
-    expect(atDefault).toMatchObject({ exitCode: 6, message: 'cannot reach the orchestrator at localhost:8080: connection refused' });
+    expect(atDefault).toMatchObject({
+      exitCode: 6,
+      message: 'cannot reach the orchestrator at localhost:8080: connection refused',
+    });
     expect(atDefault.hint).toMatch(/--url.*NSED_URL.*--sim.*nsed doctor/);
     // Another address was named on purpose: no hint about the default.
-    expect(connectError(refused, { hostPort: 'nsed.example:443', connectTimeoutMs: 10_000, token: undefined }).hint).toBeUndefined();
+    expect(
+      connectError(refused, { hostPort: 'nsed.example:443', connectTimeoutMs: 10_000, token: undefined }).hint,
+    ).toBeUndefined();
   });
 });

@@ -32,18 +32,34 @@ interface DoctorJson {
   checks: Array<{ name: string; ok: boolean; detail: string; fix: string | null; exit_code: number | null }>;
 }
 
-async function doctor(args: string[] = [], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; report: DoctorJson }> {
+async function doctor(
+  args: string[] = [],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; report: DoctorJson }> {
   const r = await rig.run(['doctor', '-o', 'json', ...args], { env });
   return { code: r.code, report: JSON.parse(r.stdout) as DoctorJson };
 }
 
-const check = (report: DoctorJson, name: string): DoctorJson['checks'][number] | undefined => report.checks.find((c) => c.name === name);
+const check = (report: DoctorJson, name: string): DoctorJson['checks'][number] | undefined =>
+  report.checks.find((c) => c.name === name);
 
 describe('nsed doctor', { timeout: 120_000 }, () => {
   it('passes every check against a healthy simulator, one ✓ line each, and exits 0', async () => {
     const r = await rig.run(['doctor']);
     expect(r.code).toBe(0);
-    for (const name of ['node', 'config', 'url', 'proxy', 'reachable', 'health', 'token', 'policies', 'store', 'store mode', 'locks']) {
+    for (const name of [
+      'node',
+      'config',
+      'url',
+      'proxy',
+      'reachable',
+      'health',
+      'token',
+      'policies',
+      'store',
+      'store mode',
+      'locks',
+    ]) {
       expect(r.stdout).toMatch(new RegExp(`^✓ ${name}: `, 'm'));
     }
     expect(r.stdout).toContain(`✓ url: ${rig.sim.url} (from NSED_URL;`);
@@ -76,7 +92,11 @@ describe('nsed doctor', { timeout: 120_000 }, () => {
     const { code, report } = await doctor(['--url', url]);
     expect(code).toBe(6);
     expect(report).toMatchObject({ ok: false, exit_code: 6, url, url_source: 'flag' });
-    expect(check(report, 'reachable')).toMatchObject({ ok: false, exit_code: 6, detail: expect.stringContaining('connection refused') });
+    expect(check(report, 'reachable')).toMatchObject({
+      ok: false,
+      exit_code: 6,
+      detail: expect.stringContaining('connection refused'),
+    });
     // The store is still checked: doctor shows every problem, not only the first.
     expect(check(report, 'store')?.ok).toBe(true);
   });
@@ -86,7 +106,11 @@ describe('nsed doctor', { timeout: 120_000 }, () => {
     await writeFile(file, 'not a directory\n');
     const { code, report } = await doctor([], { NSED_HOME: join(file, 'store') });
     expect(code).toBe(8);
-    expect(check(report, 'store')).toMatchObject({ ok: false, exit_code: 8, fix: expect.stringContaining('NSED_HOME') });
+    expect(check(report, 'store')).toMatchObject({
+      ok: false,
+      exit_code: 8,
+      fix: expect.stringContaining('NSED_HOME'),
+    });
     expect(check(report, 'reachable')?.ok).toBe(true);
   });
 
@@ -124,7 +148,9 @@ describe('nsed config', { timeout: 120_000 }, () => {
   it('refuses unknown keys with the known ones, a token with a hint to token_file, and bad values', async () => {
     const unknown = await rig.run(['config', 'set', 'colour', 'false']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe("nsed: unknown config key 'colour'\nhint: known keys: url, policy, agents, rounds, idle_timeout, output, color, token_file\n");
+    expect(unknown.stderr).toBe(
+      "nsed: unknown config key 'colour'\nhint: known keys: url, policy, agents, rounds, idle_timeout, output, color, token_file\n",
+    );
     const token = await rig.run(['config', 'set', 'token', 's3cret']);
     expect(token.code).toBe(2);
     expect(token.stderr).toContain('token_file');
@@ -163,12 +189,19 @@ describe('precedence: flags > environment > config > built-in defaults', { timeo
     await writeFile(precedenceConfig(), JSON.stringify({ url: rig.sim.url }));
     const env = { NSED_CONFIG: precedenceConfig(), NSED_URL: undefined };
     expect((await doctor([], env)).report).toMatchObject({ url: rig.sim.url, url_source: 'config', ok: true });
-    expect((await doctor([], { ...env, NSED_URL: 'http://127.0.0.1:9' })).report).toMatchObject({ url: 'http://127.0.0.1:9', url_source: 'env' });
-    expect((await doctor(['--url', 'http://127.0.0.1:7'], { ...env, NSED_URL: 'http://127.0.0.1:9' })).report).toMatchObject({
+    expect((await doctor([], { ...env, NSED_URL: 'http://127.0.0.1:9' })).report).toMatchObject({
+      url: 'http://127.0.0.1:9',
+      url_source: 'env',
+    });
+    expect(
+      (await doctor(['--url', 'http://127.0.0.1:7'], { ...env, NSED_URL: 'http://127.0.0.1:9' })).report,
+    ).toMatchObject({
       url: 'http://127.0.0.1:7',
       url_source: 'flag',
     });
-    expect((await doctor([], { NSED_CONFIG: join(dir, 'none.json'), NSED_URL: undefined })).report.url_source).toBe('default');
+    expect((await doctor([], { NSED_CONFIG: join(dir, 'none.json'), NSED_URL: undefined })).report.url_source).toBe(
+      'default',
+    );
   });
 
   it('policy and output: -p > NSED_POLICY > config; -o > config > text', async () => {
@@ -179,10 +212,14 @@ describe('precedence: flags > environment > config > built-in defaults', { timeo
     expect(JSON.parse(fromConfig.stdout)).toMatchObject({ policy: 'nsed:fast' });
     const fromEnv = await rig.run(['ask', 'hi'], { env: { ...env, NSED_POLICY: 'deep' } });
     expect(JSON.parse(fromEnv.stdout)).toMatchObject({ policy: 'nsed:deep' });
-    const fromFlags = await rig.run(['ask', '-p', 'balanced', '-o', 'final', 'hi'], { env: { ...env, NSED_POLICY: 'deep' } });
+    const fromFlags = await rig.run(['ask', '-p', 'balanced', '-o', 'final', 'hi'], {
+      env: { ...env, NSED_POLICY: 'deep' },
+    });
     expect(fromFlags.code).toBe(0);
     expect(() => JSON.parse(fromFlags.stdout) as unknown).toThrow();
-    const sessions = JSON.parse((await rig.run(['sessions', 'ls', '--json', '-n', '1'])).stdout) as Array<{ policy: string }>;
+    const sessions = JSON.parse((await rig.run(['sessions', 'ls', '--json', '-n', '1'])).stdout) as Array<{
+      policy: string;
+    }>;
     expect(sessions[0]?.policy).toBe('nsed:balanced');
   });
 

@@ -36,7 +36,9 @@ const lastAnswer = (s: Saved) => s.turns.filter((t) => t.role === 'assistant').a
 describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (ending) => {
   it('completed: the answer, exit 0', async () => {
     fast.sim.setFaults([]);
-    const reference = parseNdjson((await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues'])).stdout);
+    const reference = parseNdjson(
+      (await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues'])).stdout,
+    );
     fast.sim.setFaults([`end=${ending}`]);
     const r = await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues']);
     fast.sim.setFaults([]);
@@ -53,7 +55,12 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
     const r = await fast.runProcess(['ask', '-o', 'ndjson', 'This one fails']);
     fast.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(5);
-    expect(parseNdjson(r.stdout).at(-1)).toMatchObject({ type: 'error', code: 'server', exit_code: 5, message: expect.stringMatching(/quorum lost/) });
+    expect(parseNdjson(r.stdout).at(-1)).toMatchObject({
+      type: 'error',
+      code: 'server',
+      exit_code: 5,
+      message: expect.stringMatching(/quorum lost/),
+    });
     const saved = await read(fast, sessionOf(r.stdout));
     expect(lastAnswer(saved)).toMatchObject({ status: 'failed' });
     expect(saved.pending_job).toBeUndefined();
@@ -62,7 +69,9 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
   it('cancelled from a second terminal: recorded cancelled, exit 9, NDJSON error code cancelled', async () => {
     held.sim.setFaults([`end=${ending}`]);
     held.sim.control.hold = true;
-    const first = held.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Rewrite the billing service'], { timeoutMs: 120_000 });
+    const first = held.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Rewrite the billing service'], {
+      timeoutMs: 120_000,
+    });
     let out = '';
     first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitForOutput(first, (o) => o.includes('"type":"job"'), 60_000);
@@ -102,7 +111,9 @@ describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
     expect((JSON.parse(again.stdout) as { content: string }).content).toBe(content);
     const saved = await read(fast, id);
     expect(saved.pending_job).toBeUndefined();
-    expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([expect.objectContaining({ status: 'complete', content })]);
+    expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([
+      expect.objectContaining({ status: 'complete', content }),
+    ]);
   }, 120_000);
 
   it('resume with nothing running exits 7, as inject and cancel do (issue 9 item 7)', async () => {

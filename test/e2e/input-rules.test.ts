@@ -48,12 +48,21 @@ describe('input rules (issue 9 item 9)', () => {
   });
 
   it('nsed sim on a port that is busy or out of range: one line, exit 2', async () => {
-    expectUsage(await rig.runProcess(['sim', '--port', String(rig.sim.port)]), /^nsed: cannot listen on 127\.0\.0\.1:\d+: the address is already in use$/);
-    expectUsage(await rig.runProcess(['sim', '--port', '99999']), /^nsed: --port must be a whole number from 0 to 65535$/);
+    expectUsage(
+      await rig.runProcess(['sim', '--port', String(rig.sim.port)]),
+      /^nsed: cannot listen on 127\.0\.0\.1:\d+: the address is already in use$/,
+    );
+    expectUsage(
+      await rig.runProcess(['sim', '--port', '99999']),
+      /^nsed: --port must be a whole number from 0 to 65535$/,
+    );
   });
 
   it('the simulator answers an oversized body with 413, so the client exits 2 (reliability #48)', async () => {
-    const r = await rig.runProcess(['ask', '-p', 'fast', '-'], { stdin: 'x'.repeat(9 * 1024 * 1024), timeoutMs: 60_000 });
+    const r = await rig.runProcess(['ask', '-p', 'fast', '-'], {
+      stdin: 'x'.repeat(9 * 1024 * 1024),
+      timeoutMs: 60_000,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^nsed: .*413/m);
     expect(rig.sim.requests.at(-1)?.path).toBe('/v1/chat/completions');

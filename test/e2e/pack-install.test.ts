@@ -22,11 +22,20 @@ let installLog = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nsed-pack-'));
   prefix = join(dir, 'prefix');
-  const env = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const env = {
+    ...process.env,
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
   await run('npm', ['pack', '--pack-destination', dir], { cwd: ROOT, env, timeout: 300_000 });
   const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('npm pack wrote no tarball');
-  const installed = await run('npm', ['i', '-g', '--prefix', prefix, '--prefer-offline', join(dir, tarball)], { cwd: dir, env, timeout: 300_000 });
+  const installed = await run('npm', ['i', '-g', '--prefix', prefix, '--prefer-offline', join(dir, tarball)], {
+    cwd: dir,
+    env,
+    timeout: 300_000,
+  });
   installLog = installed.stdout + installed.stderr;
 }, 600_000);
 
@@ -37,11 +46,14 @@ afterAll(async () => {
 describe('the packed tarball, installed globally', { timeout: 300_000 }, () => {
   it('installs without asking to allow install scripts, and ships no build step', async () => {
     expect(installLog).not.toMatch(/install-scripts|allowScripts|allow-scripts/);
-    const manifest = JSON.parse(await readFile(join(prefix, 'lib', 'node_modules', 'nsed', 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(
+      await readFile(join(prefix, 'lib', 'node_modules', 'nsed', 'package.json'), 'utf8'),
+    ) as {
       scripts?: Record<string, string>;
       man?: string[];
     };
-    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[hook]).toBeUndefined();
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(manifest.scripts?.[hook]).toBeUndefined();
     expect(manifest.man).toEqual(['./man/nsed.1']);
   });
 
@@ -55,12 +67,14 @@ describe('the packed tarball, installed globally', { timeout: 300_000 }, () => {
   });
 
   it.runIf(hasMan)('man -w nsed finds the linked page under the prefix', async () => {
-    const { stdout } = await run('man', ['-w', 'nsed'], { env: { PATH: process.env['PATH'] ?? '', MANPATH: join(prefix, 'share', 'man') } });
+    const { stdout } = await run('man', ['-w', 'nsed'], {
+      env: { PATH: process.env['PATH'] ?? '', MANPATH: join(prefix, 'share', 'man') },
+    });
     expect(stdout.trim()).toMatch(/nsed\.1$/);
   });
 
   it.skipIf(hasMan)('man -w nsed: skipped, this machine has no man (the link is still checked)', async () => {
     console.warn('note: man is not installed; checking the man page link instead of running man -w');
-    expect((await readdir(join(prefix, 'share', 'man', 'man1')))).toContain('nsed.1');
+    expect(await readdir(join(prefix, 'share', 'man', 'man1'))).toContain('nsed.1');
   });
 });

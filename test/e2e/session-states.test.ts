@@ -60,7 +60,10 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     expect(sessionOf(cut)).toBe(running[0]);
 
     // Cancelled from a second terminal while its rounds are still going on.
-    const live = slow.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'a question to cancel'], { timeoutMs: 120_000, env: { NSED_HOME: rig.home } });
+    const live = slow.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'a question to cancel'], {
+      timeoutMs: 120_000,
+      env: { NSED_HOME: rig.home },
+    });
     await waitForOutput(live, (out) => out.includes('"type":"job"'), 60_000);
     const cancel = await slow.runProcess(['cancel', '--last'], { env: { NSED_HOME: rig.home } });
     expect(cancel.code).toBe(0);
@@ -85,9 +88,12 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
 
-    const count = async (): Promise<number> => (await rig.runProcess(['sessions', 'ls', '--ids'])).stdout.split('\n').filter((l) => l !== '').length;
+    const count = async (): Promise<number> =>
+      (await rig.runProcess(['sessions', 'ls', '--ids'])).stdout.split('\n').filter((l) => l !== '').length;
     const sessions = await count();
-    const refused = await rig.runProcess(['ask', '-p', 'fast', 'never sent'], { env: { NSED_URL: `http://127.0.0.1:${port}` } });
+    const refused = await rig.runProcess(['ask', '-p', 'fast', 'never sent'], {
+      env: { NSED_URL: `http://127.0.0.1:${port}` },
+    });
     expect(refused.code).toBe(6);
     expect(refused.stderr).toMatch(/connection refused/);
     expect(await count()).toBe(sessions);
@@ -104,7 +110,10 @@ describe('true states in the store and the listing (issue 9 item 6)', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('the last real question');
     expect(shown.stdout).not.toContain('never sent either');
-    const file = JSON.parse(await readFile(join(rig.home, 'sessions', `${sessionOf(before)}.json`), 'utf8')) as { tools?: unknown; claim?: unknown };
+    const file = JSON.parse(await readFile(join(rig.home, 'sessions', `${sessionOf(before)}.json`), 'utf8')) as {
+      tools?: unknown;
+      claim?: unknown;
+    };
     expect(file.tools).toBeUndefined();
     // Nor does its turn lease outlive it: the next turn is not refused as busy.
     expect(file.claim).toBeUndefined();

@@ -13,7 +13,14 @@ const live: Array<Array<Record<string, unknown>>> = [];
 
 beforeAll(async () => {
   rig = await makeRig();
-  const first = await rig.run(['ask', '-o', 'ndjson', '--system', 'Answer briefly', 'Design a cache for a read-heavy API']);
+  const first = await rig.run([
+    'ask',
+    '-o',
+    'ndjson',
+    '--system',
+    'Answer briefly',
+    'Design a cache for a read-heavy API',
+  ]);
   expect(first.code).toBe(0);
   live.push(parseNdjson(first.stdout));
   id = String(live[0]?.[0]?.['session']);
@@ -29,7 +36,11 @@ afterAll(async () => {
 /** Exports against the store alone (no orchestrator set: an export needs no network). */
 function exportOf(format: string, ...more: string[]): Promise<CliResult> {
   const args = ['sessions', 'export', id, '--format', format, ...more];
-  return runCliInProcess(args, { env: { NSED_HOME: rig.home, NO_COLOR: '1' }, clock: instantClock(), randomHex: (n) => '0'.repeat(n * 2) });
+  return runCliInProcess(args, {
+    env: { NSED_HOME: rig.home, NO_COLOR: '1' },
+    clock: instantClock(),
+    randomHex: (n) => '0'.repeat(n * 2),
+  });
 }
 
 /** Splits an export's lines into runs, one per assistant turn (seq starts again at 1). */
@@ -88,14 +99,21 @@ describe('export --format messages', () => {
     const messages = JSON.parse(r.stdout) as OpenAI.ChatCompletionMessageParam[];
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
     const client = new OpenAI({ baseURL: `${rig.sim.url}/v1`, apiKey: 'x', maxRetries: 0 });
-    const completion = await client.chat.completions.create({ model: 'nsed:fast', messages: [...messages, { role: 'user', content: 'Summarise it' }] });
+    const completion = await client.chat.completions.create({
+      model: 'nsed:fast',
+      messages: [...messages, { role: 'user', content: 'Summarise it' }],
+    });
     expect(completion.choices[0]?.finish_reason).toBe('stop');
     // The simulated council quotes the conversation it was given: the replay carried the history.
-    expect(completion.choices[0]?.message.content).toContain('builds on the earlier question (“Design a cache for a read-heavy API”)');
+    expect(completion.choices[0]?.message.content).toContain(
+      'builds on the earlier question (“Design a cache for a read-heavy API”)',
+    );
   });
 
-  it('is exactly what nsed sent for the last turn, plus that turn\'s answer', async () => {
-    const sent = rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').map((q) => (q.body as { messages: unknown[] }).messages);
+  it("is exactly what nsed sent for the last turn, plus that turn's answer", async () => {
+    const sent = rig.sim.requests
+      .filter((q) => q.path === '/v1/chat/completions')
+      .map((q) => (q.body as { messages: unknown[] }).messages);
     const lastSent = sent.find((m) => JSON.stringify(m).includes('And for writes?'));
     const messages = JSON.parse((await exportOf('messages')).stdout) as Array<{ role: string; content: string }>;
     expect(messages.slice(0, -1)).toEqual(lastSent);
@@ -107,7 +125,10 @@ describe('export --format thread', () => {
   it('writes the reference client thread file of protocol §9.2', async () => {
     const r = await exportOf('thread');
     const thread = JSON.parse(r.stdout) as Record<string, unknown> & { messages: Array<Record<string, unknown>> };
-    const stored = JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as { conversation_id: string; title: string };
+    const stored = JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as {
+      conversation_id: string;
+      title: string;
+    };
     expect(thread['id']).toMatch(/^thread-[0-9a-f]{32}$/);
     expect(thread['subject']).toBe(stored.title);
     expect(Number.isInteger(thread['created'])).toBe(true);
@@ -130,11 +151,44 @@ describe('export --format thread', () => {
 
 describe('export --format json and markdown', () => {
   it('json is the documented session object with every key present', async () => {
-    const doc = JSON.parse((await exportOf('json')).stdout) as Record<string, unknown> & { turns: Array<Record<string, unknown>> };
-    expect(Object.keys(doc)).toEqual(['v', 'id', 'title', 'policy', 'orchestrator', 'conversation_id', 'created', 'updated', 'state', 'system', 'forked_from', 'council', 'pending_job', 'turns']);
+    const doc = JSON.parse((await exportOf('json')).stdout) as Record<string, unknown> & {
+      turns: Array<Record<string, unknown>>;
+    };
+    expect(Object.keys(doc)).toEqual([
+      'v',
+      'id',
+      'title',
+      'policy',
+      'orchestrator',
+      'conversation_id',
+      'created',
+      'updated',
+      'state',
+      'system',
+      'forked_from',
+      'council',
+      'pending_job',
+      'turns',
+    ]);
     expect(doc['system']).toBe('Answer briefly');
     for (const t of doc.turns) {
-      expect(Object.keys(t)).toEqual(['id', 'role', 'kind', 'status', 'content', 'ts', 'policy', 'job_id', 'path', 'finish_reason', 'error', 'reasoning', 'injection', 'rounds', 'tool_calls']);
+      expect(Object.keys(t)).toEqual([
+        'id',
+        'role',
+        'kind',
+        'status',
+        'content',
+        'ts',
+        'policy',
+        'job_id',
+        'path',
+        'finish_reason',
+        'error',
+        'reasoning',
+        'injection',
+        'rounds',
+        'tool_calls',
+      ]);
     }
     expect((doc.turns[1]?.['rounds'] as unknown[]).length).toBe(3);
   });
@@ -153,9 +207,16 @@ describe('export --out FILE', () => {
     const file = join(rig.home, 'exported.md');
     await writeFile(file, 'old', { mode: 0o644 });
     const r = await new Promise<number | null>((resolve) => {
-      const child = spawn('sh', ['-c', `umask 000 && exec "${process.execPath}" "${CLI}" sessions export ${id} --format markdown --out "${file}"`], {
-        env: { PATH: process.env['PATH'] ?? '', ...rig.env },
-      });
+      const child = spawn(
+        'sh',
+        [
+          '-c',
+          `umask 000 && exec "${process.execPath}" "${CLI}" sessions export ${id} --format markdown --out "${file}"`,
+        ],
+        {
+          env: { PATH: process.env['PATH'] ?? '', ...rig.env },
+        },
+      );
       child.on('close', resolve);
     });
     expect(r).toBe(0);

@@ -17,7 +17,15 @@ const actsOnTerminal = (text: string): boolean => ['\x1b', '\x07', '\u202e'].som
 let home: string;
 
 function turn(id: string, over: Partial<Turn>): Turn {
-  return { id, role: 'user', kind: 'message', content: `content of ${id}`, status: 'complete', ts: ago(60_000), ...over };
+  return {
+    id,
+    role: 'user',
+    kind: 'message',
+    content: `content of ${id}`,
+    status: 'complete',
+    ts: ago(60_000),
+    ...over,
+  };
 }
 
 function session(id: string, updated: string, over: Partial<Session> = {}): Session {
@@ -30,19 +38,30 @@ function session(id: string, updated: string, over: Partial<Session> = {}): Sess
     active_policy: 'nsed:deep',
     orchestrator: 'http://127.0.0.1:8080',
     conversation_id: 'thread-0123456789abcdef0123456789abcdef',
-    turns: [turn('t1', {}), turn('t2', { role: 'assistant', content: HOSTILE, job_id: 'job-1', policy_id: 'nsed:deep' })],
+    turns: [
+      turn('t1', {}),
+      turn('t2', { role: 'assistant', content: HOSTILE, job_id: 'job-1', policy_id: 'nsed:deep' }),
+    ],
     ...over,
   };
 }
 
 function run(args: string[], tty: boolean): Promise<CliResult> {
-  return runCliInProcess([...args, '--home', home], { tty, clock: instantClock(() => NOW), randomHex: (n) => '0'.repeat(n * 2) });
+  return runCliInProcess([...args, '--home', home], {
+    tty,
+    clock: instantClock(() => NOW),
+    randomHex: (n) => '0'.repeat(n * 2),
+  });
 }
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'nsed-render-'));
   const store = openFileStore(home, { now: () => NOW });
-  await store.create(session('s-recent', ago(3 * 60_000), { title: 'A title\twith a tab and a very long tail that goes on and on past the column' }));
+  await store.create(
+    session('s-recent', ago(3 * 60_000), {
+      title: 'A title\twith a tab and a very long tail that goes on and on past the column',
+    }),
+  );
   await store.create(session('s-hours', ago(2 * 3_600_000)));
   await store.create(session('s-days', ago(3 * 86_400_000), { active_policy: 'nsed:fast' }));
   await store.create(session('s-old', ago(60 * 86_400_000)));
@@ -58,7 +77,12 @@ describe('sessions ls on a terminal', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID +TITLE +POLICY +TURNS +UPDATED +STATE$/);
-    expect(lines.slice(1).map((l) => l.split(/ {2,}/).at(-2))).toEqual(['3 min ago', '2 h ago', '3 days ago', ago(60 * 86_400_000).slice(0, 10)]);
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/).at(-2))).toEqual([
+      '3 min ago',
+      '2 h ago',
+      '3 days ago',
+      ago(60 * 86_400_000).slice(0, 10),
+    ]);
     const stateColumn = lines[0]?.indexOf('STATE');
     for (const l of lines.slice(1)) expect(l.indexOf(' ok')).toBe((stateColumn ?? 0) - 1);
     expect(lines[1]).toContain('A title with a tab and a very long tail that go…');

@@ -18,14 +18,21 @@ let rig: Rig;
 
 /** The reading commands need no network: run against a store alone, with no orchestrator set. */
 function nsed(args: string[], home = rig.home): Promise<CliResult> {
-  return runCliInProcess(args, { env: { NSED_HOME: home, NO_COLOR: '1' }, clock: instantClock(), randomHex: (n) => '0'.repeat(n * 2) });
+  return runCliInProcess(args, {
+    env: { NSED_HOME: home, NO_COLOR: '1' },
+    clock: instantClock(),
+    randomHex: (n) => '0'.repeat(n * 2),
+  });
 }
 /** Sessions built by real runs: ask + continue, a fork of it, a second ask, a failed ask. */
 const ids = { main: '', fork: '', fast: '', failed: '' };
 let failedLive: Array<Record<string, unknown>> = [];
 
 async function stored(id: string, home = rig.home): Promise<{ turns: StoredTurn[]; updated: string }> {
-  return JSON.parse(await readFile(join(home, 'sessions', `${id}.json`), 'utf8')) as { turns: StoredTurn[]; updated: string };
+  return JSON.parse(await readFile(join(home, 'sessions', `${id}.json`), 'utf8')) as {
+    turns: StoredTurn[];
+    updated: string;
+  };
 }
 
 beforeAll(async () => {
@@ -56,14 +63,28 @@ describe('nsed sessions ls', () => {
     const r = await rig.run(['sessions', 'ls']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((c) => c.length)).toEqual([6, 6, 6, 6]);
     expect(rows.map((c) => c[0])).toEqual([ids.failed, ids.fast, ids.fork, ids.main]);
     const updated = rows.map((c) => c[4] ?? '');
     expect([...updated].sort().reverse()).toEqual(updated);
     const main = rows.find((c) => c[0] === ids.main);
-    expect(main).toEqual([ids.main, 'Design a cache for a read-heavy API', 'nsed:*', '4', (await stored(ids.main)).updated, 'ok']);
-    expect(rows.find((c) => c[0] === ids.fork)?.slice(1, 4)).toEqual(['Design a cache for a read-heavy API (fork)', 'nsed:*', '2']);
+    expect(main).toEqual([
+      ids.main,
+      'Design a cache for a read-heavy API',
+      'nsed:*',
+      '4',
+      (await stored(ids.main)).updated,
+      'ok',
+    ]);
+    expect(rows.find((c) => c[0] === ids.fork)?.slice(1, 4)).toEqual([
+      'Design a cache for a read-heavy API (fork)',
+      'nsed:*',
+      '2',
+    ]);
   });
 
   it('prints the documented objects with --json and with -o json, forked_from set only on the fork', async () => {
@@ -71,7 +92,8 @@ describe('nsed sessions ls', () => {
     expect(r.code).toBe(0);
     const list = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
     expect(list).toHaveLength(4);
-    for (const s of list) expect(Object.keys(s)).toEqual(['id', 'title', 'policy', 'turns', 'created', 'updated', 'state', 'forked_from']);
+    for (const s of list)
+      expect(Object.keys(s)).toEqual(['id', 'title', 'policy', 'turns', 'created', 'updated', 'state', 'forked_from']);
     const fork = list.find((s) => s['id'] === ids.fork);
     const mainTurns = (await stored(ids.main)).turns;
     expect(fork?.['forked_from']).toEqual({ session: ids.main, turn: mainTurns[1]?.id });
@@ -81,7 +103,8 @@ describe('nsed sessions ls', () => {
   });
 
   it('filters by --policy given as a tag or as nsed:tag, by --state, and cuts at -n', async () => {
-    const ids1 = async (...args: string[]): Promise<string[]> => (await nsed(['sessions', 'ls', '--ids', ...args])).stdout.split('\n').filter(Boolean);
+    const ids1 = async (...args: string[]): Promise<string[]> =>
+      (await nsed(['sessions', 'ls', '--ids', ...args])).stdout.split('\n').filter(Boolean);
     expect(await ids1('--policy', 'fast')).toEqual([ids.fast]);
     expect(await ids1('--policy', 'nsed:fast')).toEqual([ids.fast]);
     expect(await ids1('-n', '2')).toEqual([ids.failed, ids.fast]);
@@ -127,9 +150,13 @@ describe('nsed sessions show', () => {
     const headings = r.stdout.split('\n').filter((l) => l.startsWith('── '));
     expect(headings).toHaveLength(4);
     expect(headings[0]).toMatch(/^── 1 · user · \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/);
-    expect(headings[1]).toBe(`── 2 · assistant · nsed:* · job ${turns[1]?.job_id} · ${turns[1]?.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`);
+    expect(headings[1]).toBe(
+      `── 2 · assistant · nsed:* · job ${turns[1]?.job_id} · ${turns[1]?.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`,
+    );
     expect(r.stdout).toContain('And for writes?');
-    expect(r.stdout.split('\n')[1]).toMatch(new RegExp(`^session ${ids.main} · policy nsed:\\* · 4 turns · created .* · updated .* · ok$`));
+    expect(r.stdout.split('\n')[1]).toMatch(
+      new RegExp(`^session ${ids.main} · policy nsed:\\* · 4 turns · created .* · updated .* · ok$`),
+    );
   });
 
   it('adds rounds, candidates, scores and claim verdicts with --rounds', async () => {
@@ -217,7 +244,11 @@ describe('sessions touched by inject and cancel from a second terminal (the deli
     const id = (await nsed(['sessions', 'ls', '--ids', '-n', '1'], slow.home)).stdout.trim();
     const r = await nsed(['sessions', 'show', id], slow.home);
     const headings = r.stdout.split('\n').filter((l) => l.startsWith('── '));
-    expect(headings.map((h) => h.split(' · ')[1])).toEqual(['user', expect.stringMatching(/^injection at round \d \(#1\)$/), 'assistant']);
+    expect(headings.map((h) => h.split(' · ')[1])).toEqual([
+      'user',
+      expect.stringMatching(/^injection at round \d \(#1\)$/),
+      'assistant',
+    ]);
     expect(r.stdout).toContain('Keep the old API for a year');
   });
 

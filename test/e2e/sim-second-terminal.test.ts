@@ -21,13 +21,19 @@ afterAll(async () => {
   await rig.close();
 });
 
-async function session(id: string): Promise<{ pending_job?: { sim?: { url: string; pid: number } }; turns: Array<{ kind: string; content: string; status: string }> }> {
+async function session(id: string): Promise<{
+  pending_job?: { sim?: { url: string; pid: number } };
+  turns: Array<{ kind: string; content: string; status: string }>;
+}> {
   return JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as never;
 }
 
 describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
-  it('inject and cancel reach the owner\'s in-process simulator while the owner runs', async () => {
-    const owner = rig.spawn(['ask', '--sim', '-p', 'deep', '-o', 'ndjson', 'Plan the migration'], { env, timeoutMs: 120_000 });
+  it("inject and cancel reach the owner's in-process simulator while the owner runs", async () => {
+    const owner = rig.spawn(['ask', '--sim', '-p', 'deep', '-o', 'ndjson', 'Plan the migration'], {
+      env,
+      timeoutMs: 120_000,
+    });
     await waitForOutput(owner, (out) => out.includes('"type":"job"'), 60_000);
 
     const inject = await rig.runProcess(['inject', '--last', '--no-wait', 'Keep the old API for a year'], { env });
@@ -46,17 +52,30 @@ describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
   }, 180_000);
 
   it('once the owner has exited, says exactly that, exit 7', async () => {
-    const owner = rig.spawn(['ask', '--sim', '-p', 'deep', '-o', 'ndjson', 'Plan the rollout'], { env, timeoutMs: 120_000 });
+    const owner = rig.spawn(['ask', '--sim', '-p', 'deep', '-o', 'ndjson', 'Plan the rollout'], {
+      env,
+      timeoutMs: 120_000,
+    });
     await waitForOutput(owner, (out) => out.includes('"type":"job"'), 60_000);
     owner.kill('SIGKILL');
     await owner.result;
 
     // tool-result too: a fresh simulator of its own would only answer that the job is unknown.
-    const late = [['inject', '--last', 'too late'], ['cancel', '--last'], ['resume', '--last'], ['tool-result', '--last', 'call_1', 'v']];
+    const late = [
+      ['inject', '--last', 'too late'],
+      ['cancel', '--last'],
+      ['resume', '--last'],
+      ['tool-result', '--last', 'call_1', 'v'],
+    ];
     for (const args of late) {
       const r = await rig.runProcess(args, { env });
       expect(r.code).toBe(7);
-      expect(r.stderr).toMatch(new RegExp(`^nsed: nothing is running: deliberation \\S+ ran on the in-process simulator of process ${owner.pid} \\(--sim\\), which has exited$`, 'm'));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^nsed: nothing is running: deliberation \\S+ ran on the in-process simulator of process ${owner.pid} \\(--sim\\), which has exited$`,
+          'm',
+        ),
+      );
     }
   }, 180_000);
 });

@@ -16,7 +16,8 @@ afterAll(async () => {
   await rig.close();
 });
 
-const sessionOf = (r: RunResult): string => String(parseNdjson(r.stdout).find((e) => e['type'] === 'turn-start')?.['session']);
+const sessionOf = (r: RunResult): string =>
+  String(parseNdjson(r.stdout).find((e) => e['type'] === 'turn-start')?.['session']);
 const fileOf = (id: string): string => join(rig.home, 'sessions', `${id}.json`);
 
 async function askNdjson(args: string[]): Promise<string> {
@@ -44,15 +45,22 @@ describe('small truths (issue 9 item 10)', () => {
     const stored = JSON.parse(await readFile(fileOf(json.session), 'utf8')) as { turns: Array<{ reasoning?: string }> };
     expect(stored.turns.at(-1)?.reasoning).toBe(json.reasoning);
 
-    const exported = JSON.parse((await rig.runProcess(['sessions', 'export', json.session, '--format', 'json'])).stdout) as { turns: Array<{ reasoning: string | null }> };
+    const exported = JSON.parse(
+      (await rig.runProcess(['sessions', 'export', json.session, '--format', 'json'])).stdout,
+    ) as { turns: Array<{ reasoning: string | null }> };
     expect(exported.turns.at(-1)?.reasoning).toBe(json.reasoning);
 
-    const events = parseNdjson((await rig.runProcess(['sessions', 'export', json.session, '--format', 'ndjson'])).stdout);
+    const events = parseNdjson(
+      (await rig.runProcess(['sessions', 'export', json.session, '--format', 'ndjson'])).stdout,
+    );
     expect(events.filter((e) => e['type'] === 'reasoning').map((e) => e['text'])).toEqual(milestones);
   });
 
   it('records --agents/--rounds on the session; continue reuses them, a flag overrides one, exports show them', async () => {
-    const submits = () => rig.sim.requests.filter((q) => q.method === 'POST' && q.path === '/deliberation').map((q) => q.body as Record<string, unknown>);
+    const submits = () =>
+      rig.sim.requests
+        .filter((q) => q.method === 'POST' && q.path === '/deliberation')
+        .map((q) => q.body as Record<string, unknown>);
     const id = await askNdjson(['--agents', 'CortexA,CortexB', '--rounds', '2', 'a council question']);
     expect(submits().at(-1)).toMatchObject({ agent_names: ['CortexA', 'CortexB'], deliberation_rounds: 2 });
 
@@ -64,9 +72,13 @@ describe('small truths (issue 9 item 10)', () => {
     expect(fewer.code).toBe(0);
     expect(submits().at(-1)).toMatchObject({ agent_names: ['CortexA', 'CortexB'], deliberation_rounds: 1 });
 
-    const doc = JSON.parse((await rig.runProcess(['sessions', 'export', id, '--format', 'json'])).stdout) as { council: unknown };
+    const doc = JSON.parse((await rig.runProcess(['sessions', 'export', id, '--format', 'json'])).stdout) as {
+      council: unknown;
+    };
     expect(doc.council).toEqual({ agents: ['CortexA', 'CortexB'], rounds: 1 });
-    expect((await rig.runProcess(['sessions', 'export', id, '--format', 'markdown'])).stdout).toContain('- Council: CortexA, CortexB · 1 rounds');
+    expect((await rig.runProcess(['sessions', 'export', id, '--format', 'markdown'])).stdout).toContain(
+      '- Council: CortexA, CortexB · 1 rounds',
+    );
   });
 
   it('a first request refused with 429 and Retry-After, and no job id, is sent again and answered (reliability #45)', async () => {
@@ -88,7 +100,9 @@ describe('small truths (issue 9 item 10)', () => {
 
     const shown = await rig.runProcess(['sessions', 'show', id]);
     expect(shown.code).toBe(8);
-    expect(shown.stderr).toMatch(/^nsed: session file .* is a symbolic link; nsed does not follow links in its store$/m);
+    expect(shown.stderr).toMatch(
+      /^nsed: session file .* is a symbolic link; nsed does not follow links in its store$/m,
+    );
     const cont = await rig.runProcess(['continue', '-s', id, 'follow up']);
     expect(cont.code).toBe(8);
     expect(await readFile(outside, 'utf8')).toBe(original);

@@ -50,8 +50,11 @@ describe('start-up cost', () => {
 
     // The spy itself works.
     const spied = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['-e', 'new Intl.Segmenter()'], { env: { ...process.env, NODE_OPTIONS } }, (err, _out, stderr) =>
-        err ? reject(err) : resolve(stderr),
+      execFile(
+        process.execPath,
+        ['-e', 'new Intl.Segmenter()'],
+        { env: { ...process.env, NODE_OPTIONS } },
+        (err, _out, stderr) => (err ? reject(err) : resolve(stderr)),
       );
     });
     expect(spied).toContain('[segmenter built]');

@@ -71,7 +71,11 @@ describe('nsed continue', () => {
     const keys = reqs.map((q) => q.headers['x-opencode-session']);
     expect(new Set(keys).size).toBe(1);
     expect(keys[0]).toBe(first.conversation_id);
-    expect(saved.turns.filter((t) => t.role === 'assistant').map((t) => t.policy_id)).toEqual(['nsed:fast', 'nsed:fast', 'nsed:deep']);
+    expect(saved.turns.filter((t) => t.role === 'assistant').map((t) => t.policy_id)).toEqual([
+      'nsed:fast',
+      'nsed:fast',
+      'nsed:deep',
+    ]);
     expect(saved.active_policy).toBe('nsed:deep');
     expect(new Set(saved.turns.map((t) => t.job_id).filter(Boolean)).size).toBe(3);
   });
@@ -86,7 +90,10 @@ describe('nsed continue', () => {
     const start = rig.sim.requests.length;
     const id = await ask(['ask', '--agents', 'CortexA,CortexB', 'Design a queue']);
     await ask(['continue', '-s', id, '--agents', 'CortexA,CortexB', 'with priorities?']);
-    const subs = rig.sim.requests.slice(start).filter((q) => q.path === '/deliberation').map((q) => q.body as Record<string, unknown>);
+    const subs = rig.sim.requests
+      .slice(start)
+      .filter((q) => q.path === '/deliberation')
+      .map((q) => q.body as Record<string, unknown>);
     expect(subs.length).toBe(2);
     expect(subs[0]?.['conversation_id']).toBe(subs[1]?.['conversation_id']);
     expect(subs[0]?.['room_id']).not.toBe(subs[1]?.['room_id']);
@@ -106,7 +113,12 @@ describe('nsed fork', () => {
     const id = await ask(['ask', 'q1']);
     await ask(['continue', '-s', id, 'q2']);
     const parent = await read(id);
-    for (const [at, kept] of [['1', 1], ['2', 2], ['-1', 4], [parent.turns[2]?.id ?? '', 3]] as const) {
+    for (const [at, kept] of [
+      ['1', 1],
+      ['2', 2],
+      ['-1', 4],
+      [parent.turns[2]?.id ?? '', 3],
+    ] as const) {
       const r = await rig.run(['fork', id, '--at', String(at)]);
       expect(r.code, r.stderr).toBe(0);
       const fork = await read(r.stdout.trim());

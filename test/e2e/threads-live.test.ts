@@ -24,7 +24,12 @@ function sessionOf(stdout: string): string {
  * Starts `nsed <args>` (with -o ndjson) in-process, lets its held job run `phases` phases and
  * waits until stdout shows `marker`; the job then stays parked until the test releases it.
  */
-async function held(rig: Rig, args: string[], phases = 1, marker = '"type":"round"'): Promise<{ run: CliRun; job: string; session: string }> {
+async function held(
+  rig: Rig,
+  args: string[],
+  phases = 1,
+  marker = '"type":"round"',
+): Promise<{ run: CliRun; job: string; session: string }> {
   const run = rig.start(args);
   const job = await rig.sim.control.nextJob();
   if (phases > 0) rig.sim.control.release(job, phases);
@@ -55,12 +60,18 @@ describe('nsed resume', () => {
       expect((JSON.parse(r.stdout) as { content: string }).content).toBe(expected);
       const saved = await rig.session<Saved>(id);
       expect(saved.pending_job).toBeUndefined();
-      expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([expect.objectContaining({ content: expected, status: 'complete' })]);
+      expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([
+        expect.objectContaining({ content: expected, status: 'complete' }),
+      ]);
     }));
 
   it('after the job finished, takes the answer from /result', () =>
     withHeld(async (rig) => {
-      const { run, job, session: id } = await held(rig, ['ask', '-o', 'ndjson', '-p', 'fast', 'Name three queues'], 0, '"type":"job"');
+      const {
+        run,
+        job,
+        session: id,
+      } = await held(rig, ['ask', '-o', 'ndjson', '-p', 'fast', 'Name three queues'], 0, '"type":"job"');
       run.interrupt();
       expect((await run.result).code).toBe(130);
       rig.sim.control.release(job);
@@ -124,7 +135,10 @@ describe('automatic resume (reliability #31, #33, #34, C4)', () => {
 
 describe('automatic resume against a struggling orchestrator (reliability #39, #45, #46)', () => {
   it('retries a resume answered 503 after the Retry-After it asked for, then finishes', async () => {
-    const rig = await makeRig({ roundMs: 0, faults: ['drop-after=5;times=1', 'resume:status=503;retry-after=1;times=1'] });
+    const rig = await makeRig({
+      roundMs: 0,
+      faults: ['drop-after=5;times=1', 'resume:status=503;retry-after=1;times=1'],
+    });
     try {
       const clock = instantClock();
       const r = await rig.run(['ask', '-o', 'ndjson', 'Design a cache'], { clock });
@@ -164,7 +178,11 @@ function normalise(events: Array<Record<string, unknown>>): unknown[] {
 describe('nsed inject from a second terminal (the deliberation held open)', () => {
   it('lands in the running deliberation: the first stream shows it, the session holds it once', () =>
     withHeld(async (rig) => {
-      const { run: first, job, session: id } = await held(rig, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
+      const {
+        run: first,
+        job,
+        session: id,
+      } = await held(rig, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
       const second = rig.start(['inject', '-s', id, '-o', 'final', 'Focus on memory safety over throughput']);
       await rig.sim.control.injected(job);
       rig.sim.control.release(job);
@@ -174,14 +192,18 @@ describe('nsed inject from a second terminal (the deliberation held open)', () =
       expect(r2.stderr).toMatch(/injected into deliberation \S+ at round \d+ \(sequence 1\)/);
       const events = parseNdjson(r1.stdout);
       const injections = events.filter((e) => e['type'] === 'injection');
-      expect(injections).toEqual([expect.objectContaining({ message: 'Focus on memory safety over throughput', sequence: 1 })]);
+      expect(injections).toEqual([
+        expect.objectContaining({ message: 'Focus on memory safety over throughput', sequence: 1 }),
+      ]);
       const finish = events.at(-1) as { content: string };
       expect(r2.stdout.trimEnd()).toBe(finish.content);
       const saved = await rig.session<Saved>(id);
       expect(saved.turns.filter((t) => t.kind === 'injection')).toEqual([
         expect.objectContaining({ role: 'user', content: 'Focus on memory safety over throughput', sequence: 1 }),
       ]);
-      expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([expect.objectContaining({ status: 'complete', content: finish.content })]);
+      expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([
+        expect.objectContaining({ status: 'complete', content: finish.content }),
+      ]);
       expect(saved.pending_job).toBeUndefined();
 
       const late = await rig.run(['inject', '-s', id, 'too late']);
@@ -191,7 +213,11 @@ describe('nsed inject from a second terminal (the deliberation held open)', () =
 
   it('--no-wait returns after the acknowledgement, while the deliberation is still held', () =>
     withHeld(async (rig) => {
-      const { run: first, job, session: id } = await held(rig, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a scheduler']);
+      const {
+        run: first,
+        job,
+        session: id,
+      } = await held(rig, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a scheduler']);
       const r = await rig.run(['inject', '-s', id, '--no-wait', 'prefer fairness']);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('');
@@ -205,7 +231,11 @@ describe('nsed inject against an orchestrator without the inject route', () => {
   it('falls back to the compat routing rule: same x-opencode-session, stream false, and prints the answer', () =>
     withHeld(
       async (old) => {
-        const { run: first, job, session: id } = await held(old, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
+        const {
+          run: first,
+          job,
+          session: id,
+        } = await held(old, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a distributed cache']);
         const second = old.start(['inject', '-s', id, '-o', 'final', 'Focus on memory safety over throughput']);
         await old.sim.control.injected(job);
         old.sim.control.release(job);
@@ -215,7 +245,10 @@ describe('nsed inject against an orchestrator without the inject route', () => {
         const chats = old.sim.requests.filter((q) => q.path === '/v1/chat/completions');
         expect(chats.length).toBe(2);
         expect(chats[1]?.headers['x-opencode-session']).toBe(chats[0]?.headers['x-opencode-session']);
-        expect(chats[1]?.body).toMatchObject({ stream: false, messages: [{ role: 'user' }, { role: 'user', content: 'Focus on memory safety over throughput' }] });
+        expect(chats[1]?.body).toMatchObject({
+          stream: false,
+          messages: [{ role: 'user' }, { role: 'user', content: 'Focus on memory safety over throughput' }],
+        });
         const events = parseNdjson(r1.stdout);
         expect(events.filter((e) => e['type'] === 'injection').length).toBe(1);
         expect(r2.stdout.trimEnd()).toBe((events.at(-1) as { content: string }).content);
@@ -233,7 +266,11 @@ describe('nsed inject against an orchestrator without the inject route', () => {
 describe('a running deliberation refuses a second turn, and can be cancelled', () => {
   it('continue while running exits 7 naming inject and resume; cancel ends the job and marks the turn', () =>
     withHeld(async (rig) => {
-      const { run: first, job, session: id } = await held(rig, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a ledger']);
+      const {
+        run: first,
+        job,
+        session: id,
+      } = await held(rig, ['ask', '-p', 'deep', '-o', 'ndjson', 'Design a ledger']);
       const cont = await rig.run(['continue', '-s', id, 'another question']);
       expect(cont.code).toBe(7);
       expect(cont.stderr).toMatch(/nsed inject/);

@@ -22,10 +22,20 @@ afterAll(async () => {
 interface Saved {
   pending_job?: { job_id: string };
   tools?: unknown[];
-  turns: Array<{ role: string; content: string; status: string; job_id?: string; tool_calls?: Array<Record<string, unknown>> }>;
+  turns: Array<{
+    role: string;
+    content: string;
+    status: string;
+    job_id?: string;
+    tool_calls?: Array<Record<string, unknown>>;
+  }>;
 }
-const read = async (id: string): Promise<Saved> => JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as Saved;
-const chatBodies = () => rig.sim.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body as { messages: ChatMessage[]; tools?: unknown[] });
+const read = async (id: string): Promise<Saved> =>
+  JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as Saved;
+const chatBodies = () =>
+  rig.sim.requests
+    .filter((r) => r.path === '/v1/chat/completions')
+    .map((r) => r.body as { messages: ChatMessage[]; tools?: unknown[] });
 const events = (stdout: string) => parseNdjson(stdout);
 const ofType = (stdout: string, type: string) => events(stdout).filter((e) => e['type'] === type);
 
@@ -33,17 +43,34 @@ describe('a declared tool runs and the council uses its result', () => {
   it('compat: runs the calculator for 2+2, sends the result back on the same thread, and the same job answers with it', async () => {
     const tools = await kit.toolsFile(['calculator']);
     const before = chatBodies().length;
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+    const r = await rig.runProcess([
+      'ask',
+      '-p',
+      'fast',
+      '--tools',
+      tools,
+      '-o',
+      'ndjson',
+      'Use the calculator to compute 2+2',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const [call] = ofType(r.stdout, 'tool-call');
     expect(call).toMatchObject({ name: 'calculator', arguments: '{"expr":"2+2"}' });
-    expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ id: call?.['id'], content: '4', exit_code: 0, status: 'ok' })]);
+    expect(ofType(r.stdout, 'tool-result')).toEqual([
+      expect.objectContaining({ id: call?.['id'], content: '4', exit_code: 0, status: 'ok' }),
+    ]);
     const finish = ofType(r.stdout, 'finish')[0];
     expect(finish?.['content']).toContain('`calculator` returned “4”');
     // On the wire: the follow-up carries the assistant tool_calls message and the tool message with its id.
     const [first, follow] = chatBodies().slice(before);
     expect(follow?.messages.slice(-2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: call?.['id'], type: 'function', function: { name: 'calculator', arguments: '{"expr":"2+2"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: call?.['id'], type: 'function', function: { name: 'calculator', arguments: '{"expr":"2+2"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: call?.['id'], content: '4' },
     ]);
     expect(follow?.tools).toEqual(first?.tools);
@@ -51,26 +78,45 @@ describe('a declared tool runs and the council uses its result', () => {
     expect(sent[0]?.headers['x-opencode-session']).toBe(sent[1]?.headers['x-opencode-session']);
     const saved = await read(String(finish?.['session']));
     expect(saved.pending_job).toBeUndefined();
-    expect(saved.turns[1]?.tool_calls).toEqual([expect.objectContaining({ id: call?.['id'], result: '4', status: 'ok', exit_code: 0 })]);
+    expect(saved.turns[1]?.tool_calls).toEqual([
+      expect.objectContaining({ id: call?.['id'], result: '4', status: 'ok', exit_code: 0 }),
+    ]);
     // The tool definitions are kept for later turns; how to run them is not.
     expect(JSON.stringify(saved.tools)).not.toContain('calc.js');
   });
 
   it('native: offers the tool as user_tools and answers the live call through the tool-call endpoint', async () => {
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.runProcess(['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'json', 'Use the calculator to compute 2+2']);
+    const r = await rig.runProcess([
+      'ask',
+      '--agents',
+      'A1,B2',
+      '--rounds',
+      '2',
+      '--tools',
+      tools,
+      '-o',
+      'json',
+      'Use the calculator to compute 2+2',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { content: string; job_id: string };
     expect(out.content).toContain('`calculator` returned “4”');
-    const submit = rig.sim.requests.filter((q) => q.path === '/deliberation').at(-1)?.body as { user_tools: Array<{ name: string }> };
+    const submit = rig.sim.requests.filter((q) => q.path === '/deliberation').at(-1)?.body as {
+      user_tools: Array<{ name: string }>;
+    };
     expect(submit.user_tools.map((t) => t.name)).toEqual(['calculator']);
-    const answer = rig.sim.requests.find((q) => q.method === 'POST' && q.path.startsWith(`/deliberation/${out.job_id}/tool-calls/`));
+    const answer = rig.sim.requests.find(
+      (q) => q.method === 'POST' && q.path.startsWith(`/deliberation/${out.job_id}/tool-calls/`),
+    );
     expect(answer?.body).toEqual({ result: '4' });
   });
 
   it('passes the arguments on stdin and in NSED_TOOL_* variables, and never the bearer token', async () => {
     const tools = await kit.toolsFile(['env']);
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the env tool on 6*7'], { env: { NSED_TOKEN: 'secret-token-123' } });
+    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the env tool on 6*7'], {
+      env: { NSED_TOKEN: 'secret-token-123' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(ofType(r.stdout, 'tool-result')[0]?.['content']).toBe('env|call_|{"expr":"6*7"}|no-token');
     expect(r.stdout + r.stderr).not.toContain('secret-token-123');
@@ -81,10 +127,14 @@ describe('only declared tools run, and a failing tool still lets the turn end', 
   it('answers a call to an undeclared tool with an error result and runs nothing (the canary stays absent)', async () => {
     rig.sim.setFaults(['call-tool=touch_canary;times=1']);
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Plan a cache'], { env: { PATH: `${kit.dir}:${process.env['PATH'] ?? ''}` } });
+    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Plan a cache'], {
+      env: { PATH: `${kit.dir}:${process.env['PATH'] ?? ''}` },
+    });
     rig.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(0);
-    expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ name: 'touch_canary', status: 'refused', exit_code: null })]);
+    expect(ofType(r.stdout, 'tool-result')).toEqual([
+      expect.objectContaining({ name: 'touch_canary', status: 'refused', exit_code: null }),
+    ]);
     expect(existsSync(kit.canary)).toBe(false);
     expect(String(ofType(r.stdout, 'finish')[0]?.['content'])).toContain("tool 'touch_canary' was not declared");
   });
@@ -95,7 +145,10 @@ describe('only declared tools run, and a failing tool still lets the turn end', 
     ['big', 'capped', {}, /was cut at 1048576 bytes/],
   ])('a %s tool yields a %s result and the deliberation still answers', async (name, status, extra, text) => {
     const tools = await kit.toolsFile([name], { [name]: extra });
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', `Use the ${name} tool to check 2+2`], { timeoutMs: 120_000 });
+    const r = await rig.runProcess(
+      ['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', `Use the ${name} tool to check 2+2`],
+      { timeoutMs: 120_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     const [result] = ofType(r.stdout, 'tool-result');
     expect(result).toMatchObject({ status });
@@ -111,7 +164,9 @@ describe('a call nsed cannot run waits for its result', () => {
     await writeFile(file, JSON.stringify([{ type: 'function', function: { name: 'calc' }, command: 'node calc.js' }]));
     const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', file, 'Use calc']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^nsed: tool 1 in .*shell\.json \(calc\): command must be an argv array, not a string\nhint: /);
+    expect(r.stderr).toMatch(
+      /^nsed: tool 1 in .*shell\.json \(calc\): command must be an argv array, not a string\nhint: /,
+    );
   });
 
   it('stops with exit 10 and the call on stderr; continue --tool-result sends it and the same job answers', async () => {
@@ -126,7 +181,9 @@ describe('a call nsed cannot run waits for its result', () => {
     const waiting = await read(session);
     expect(waiting.pending_job).toBeDefined();
     const jobId = waiting.pending_job?.job_id ?? '';
-    const status = await fetch(`${rig.sim.url}/deliberation/${jobId}/result`).then((x) => x.json() as Promise<{ status: string }>);
+    const status = await fetch(`${rig.sim.url}/deliberation/${jobId}/result`).then(
+      (x) => x.json() as Promise<{ status: string }>,
+    );
     expect(status.status).toBe('running');
 
     // A plain follow-up would not answer the call: refused with the way to answer it.
@@ -134,7 +191,9 @@ describe('a call nsed cannot run waits for its result', () => {
     expect(busy.code).toBe(7);
     expect(busy.stderr).toContain(`hint: nsed continue -s ${session} --tool-result ${callId}=FILE`);
 
-    const done = await rig.runProcess(['continue', '-s', session, '--tool-result', `${callId}=-`, '-o', 'json'], { stdin: '4\n' });
+    const done = await rig.runProcess(['continue', '-s', session, '--tool-result', `${callId}=-`, '-o', 'json'], {
+      stdin: '4\n',
+    });
     expect(done.code, done.stderr).toBe(0);
     const out = JSON.parse(done.stdout) as { content: string; job_id: string };
     expect(out.job_id).toBe(jobId);
@@ -142,25 +201,64 @@ describe('a call nsed cannot run waits for its result', () => {
     const saved = await read(session);
     expect(saved.pending_job).toBeUndefined();
     expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([
-      expect.objectContaining({ job_id: jobId, status: 'complete', tool_calls: [expect.objectContaining({ id: callId, result: '4', status: 'answered' })] }),
+      expect.objectContaining({
+        job_id: jobId,
+        status: 'complete',
+        tool_calls: [expect.objectContaining({ id: callId, result: '4', status: 'answered' })],
+      }),
     ]);
   });
 
   it('prints the call as a tool-call event and ends with finish_reason tool_calls in NDJSON, and in the -o json object', async () => {
     const tools = await kit.offerOnlyFile();
-    const nd = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+    const nd = await rig.runProcess([
+      'ask',
+      '-p',
+      'fast',
+      '--tools',
+      tools,
+      '-o',
+      'ndjson',
+      'Use the calculator to compute 2+2',
+    ]);
     expect(nd.code).toBe(10);
     const evs = events(nd.stdout);
     expect(evs.filter((e) => e['type'] === 'tool-call')).toHaveLength(1);
     expect(evs.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'tool_calls' });
-    const js = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'json', 'Use the calculator to compute 2+2']);
+    const js = await rig.runProcess([
+      'ask',
+      '-p',
+      'fast',
+      '--tools',
+      tools,
+      '-o',
+      'json',
+      'Use the calculator to compute 2+2',
+    ]);
     expect(js.code).toBe(10);
-    expect(JSON.parse(js.stdout)).toMatchObject({ finish_reason: 'tool_calls', tool_calls: [expect.objectContaining({ name: 'calculator' })] });
+    expect(JSON.parse(js.stdout)).toMatchObject({
+      finish_reason: 'tool_calls',
+      tool_calls: [expect.objectContaining({ name: 'calculator' })],
+    });
   });
 
   it('native: a second process answers the pending call while the first streams, and the first shows it arriving', async () => {
     const tools = await kit.offerOnlyFile();
-    const first = rig.spawn(['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson', 'Use the calculator to compute 2+2'], { timeoutMs: 120_000 });
+    const first = rig.spawn(
+      [
+        'ask',
+        '--agents',
+        'A1,B2',
+        '--rounds',
+        '2',
+        '--tools',
+        tools,
+        '-o',
+        'ndjson',
+        'Use the calculator to compute 2+2',
+      ],
+      { timeoutMs: 120_000 },
+    );
     let out = '';
     first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitForOutput(first, (o) => o.includes('"type":"tool-call"'), 60_000);
@@ -171,7 +269,9 @@ describe('a call nsed cannot run waits for its result', () => {
     const r = await first.result;
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`nsed tool-result -s ${session} ${String(call?.['id'])} VALUE`);
-    expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ id: call?.['id'], content: '4', status: 'answered' })]);
+    expect(ofType(r.stdout, 'tool-result')).toEqual([
+      expect.objectContaining({ id: call?.['id'], content: '4', status: 'answered' }),
+    ]);
     expect(String(ofType(r.stdout, 'finish')[0]?.['content'])).toContain('`calculator` returned “4”');
     // Once answered, the call cannot be answered again; nothing is running any more either.
     const late = await rig.runProcess(['tool-result', '-s', session, String(call?.['id']), '5']);
@@ -184,10 +284,23 @@ describe('a call nobody answers', () => {
     const quick = await makeRig({ toolWaitMs: 1 });
     try {
       const tools = await kit.offerOnlyFile();
-      const r = await quick.run(['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+      const r = await quick.run([
+        'ask',
+        '--agents',
+        'A1,B2',
+        '--rounds',
+        '2',
+        '--tools',
+        tools,
+        '-o',
+        'ndjson',
+        'Use the calculator to compute 2+2',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const [call] = ofType(r.stdout, 'tool-call');
-      expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ id: call?.['id'], status: 'expired', content: '' })]);
+      expect(ofType(r.stdout, 'tool-result')).toEqual([
+        expect.objectContaining({ id: call?.['id'], status: 'expired', content: '' }),
+      ]);
       expect(String(ofType(r.stdout, 'finish')[0]?.['content'])).not.toContain('Tool result');
       const session = String(events(r.stdout)[0]?.['session']);
       const saved = JSON.parse(await readFile(join(quick.home, 'sessions', `${session}.json`), 'utf8')) as Saved;
@@ -271,7 +384,16 @@ describe('the native tool loop on the named-event stream (profile strict)', () =
 describe('replaying a tool turn', () => {
   it('continue, fork and export --format messages carry the call and its result in the OpenAI shape', async () => {
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'json', 'Use the calculator to compute 2+2']);
+    const r = await rig.runProcess([
+      'ask',
+      '-p',
+      'fast',
+      '--tools',
+      tools,
+      '-o',
+      'json',
+      'Use the calculator to compute 2+2',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const { session } = JSON.parse(r.stdout) as { session: string };
     const callId = (await read(session)).turns[1]?.tool_calls?.[0]?.['id'];
@@ -282,14 +404,20 @@ describe('replaying a tool turn', () => {
     expect(sent?.messages[1]?.tool_calls?.[0]?.id).toBe(callId);
     expect(sent?.messages[2]).toEqual({ role: 'tool', tool_call_id: callId, content: '4' });
     // The definitions are offered again on continue, so the council can call the tool again.
-    expect(sent?.tools).toEqual([expect.objectContaining({ function: expect.objectContaining({ name: 'calculator' }) })]);
+    expect(sent?.tools).toEqual([
+      expect.objectContaining({ function: expect.objectContaining({ name: 'calculator' }) }),
+    ]);
 
     const exported = await rig.runProcess(['sessions', 'export', session, '--format', 'messages']);
     const messages = JSON.parse(exported.stdout) as ChatMessage[];
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
     const forked = await rig.runProcess(['fork', session, '-o', 'json', 'shorter please']);
     expect(forked.code, forked.stderr).toBe(0);
-    expect(chatBodies().at(-1)?.messages.filter((m) => m.role === 'tool')).toEqual([{ role: 'tool', tool_call_id: callId, content: '4' }]);
+    expect(
+      chatBodies()
+        .at(-1)
+        ?.messages.filter((m) => m.role === 'tool'),
+    ).toEqual([{ role: 'tool', tool_call_id: callId, content: '4' }]);
 
     const shown = await rig.runProcess(['sessions', 'show', session]);
     expect(shown.stdout).toContain('tool calculator {"expr":"2+2"} → 4 (ok, exit 0');
@@ -298,7 +426,8 @@ describe('replaying a tool turn', () => {
   });
 });
 
-const resultRequests = (): number => rig.sim.requests.filter((q) => q.method === 'GET' && q.path.endsWith('/result')).length;
+const resultRequests = (): number =>
+  rig.sim.requests.filter((q) => q.method === 'GET' && q.path.endsWith('/result')).length;
 
 // A `tool_calls` finish ends the answer's stream and starts the tool round; the job's own end,
 // however the server sends it (a bare [DONE], a close), is settled by /result as for any turn.
@@ -307,12 +436,24 @@ describe.each(['bare-done', 'close'])('a tool round on a server whose job stream
     const tools = await kit.toolsFile(['calculator']);
     const asked = resultRequests();
     rig.sim.setFaults([`end=${ending}`]);
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+    const r = await rig.runProcess([
+      'ask',
+      '-p',
+      'fast',
+      '--tools',
+      tools,
+      '-o',
+      'ndjson',
+      'Use the calculator to compute 2+2',
+    ]);
     rig.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(0);
     expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ content: '4', status: 'ok' })]);
     const finish = ofType(r.stdout, 'finish')[0];
-    expect(finish).toMatchObject({ finish_reason: 'stop', content: expect.stringContaining('`calculator` returned “4”') });
+    expect(finish).toMatchObject({
+      finish_reason: 'stop',
+      content: expect.stringContaining('`calculator` returned “4”'),
+    });
     expect(events(r.stdout).at(-1)?.['type']).toBe('finish');
     expect(resultRequests()).toBeGreaterThan(asked);
     const saved = await read(String(finish?.['session']));
@@ -324,7 +465,18 @@ describe.each(['bare-done', 'close'])('a tool round on a server whose job stream
     const tools = await kit.toolsFile(['calculator']);
     const asked = resultRequests();
     rig.sim.setFaults([`submit:end=${ending}`]);
-    const r = await rig.runProcess(['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'json', 'Use the calculator to compute 2+2']);
+    const r = await rig.runProcess([
+      'ask',
+      '--agents',
+      'A1,B2',
+      '--rounds',
+      '2',
+      '--tools',
+      tools,
+      '-o',
+      'json',
+      'Use the calculator to compute 2+2',
+    ]);
     rig.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { content: string; finish_reason: string };

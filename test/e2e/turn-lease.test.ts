@@ -60,7 +60,9 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     const id = await newSession();
     const before = await read(id);
     rig.sim.control.hold = true;
-    const children = Array.from({ length: 8 }, (_, k) => rig.spawn(['continue', '-s', id, '-o', 'ndjson', `follow-up ${k}`], { timeoutMs: 120_000 }));
+    const children = Array.from({ length: 8 }, (_, k) =>
+      rig.spawn(['continue', '-s', id, '-o', 'ndjson', `follow-up ${k}`], { timeoutMs: 120_000 }),
+    );
     const results = children.map((c) => c.result);
     // The winner's job is held open, so all seven others meet a running turn however slow they are.
     const losers = await firstExits(results, 7);
@@ -69,7 +71,9 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
 
     expect(losers.map((r) => r.code)).toEqual(Array(7).fill(7));
     for (const r of losers) {
-      expect(r.stderr).toMatch(/^nsed: session \S+ has (a deliberation still running|a turn being sent by another nsed process)/m);
+      expect(r.stderr).toMatch(
+        /^nsed: session \S+ has (a deliberation still running|a turn being sent by another nsed process)/m,
+      );
       expect(r.stderr).toMatch(/nsed inject -s/);
       expect(r.stderr).toMatch(/nsed resume -s/);
       expect(parseNdjson(r.stdout).at(-1)).toMatchObject({ type: 'error', code: 'conflict', exit_code: 7 });
@@ -81,13 +85,18 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
 
     const after = await read(id);
     const added = after.turns.slice(before.turns.length);
-    expect(added.map((t) => `${t.role}/${t.kind}/${t.status}`)).toEqual(['user/message/complete', 'assistant/message/complete']);
+    expect(added.map((t) => `${t.role}/${t.kind}/${t.status}`)).toEqual([
+      'user/message/complete',
+      'assistant/message/complete',
+    ]);
     expect(added[1]?.content).toBe(asked);
     expect(after.claim).toBeUndefined();
     expect(after.pending_job).toBeUndefined();
     // One POST for the first ask, one for the winner: no loser ever reached the orchestrator.
     expect(rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length).toBeGreaterThanOrEqual(2);
-    const chatsForSession = rig.sim.requests.filter((q) => q.path === '/v1/chat/completions' && q.headers['x-opencode-session'] === before.conversation_id);
+    const chatsForSession = rig.sim.requests.filter(
+      (q) => q.path === '/v1/chat/completions' && q.headers['x-opencode-session'] === before.conversation_id,
+    );
     expect(chatsForSession.length).toBe(2);
   }, 180_000);
 
@@ -98,7 +107,9 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     // --no-stream: the answer (and with it the job id) comes only when the deliberation ends,
     // so while it is held the process has sent the POST and seen no byte of the response.
     const parked = nextParked();
-    const victim = rig.spawn(['continue', '-s', id, '--no-stream', 'a question lost in flight'], { timeoutMs: 120_000 });
+    const victim = rig.spawn(['continue', '-s', id, '--no-stream', 'a question lost in flight'], {
+      timeoutMs: 120_000,
+    });
     await parked;
     victim.kill('SIGKILL');
     await victim.result;
@@ -112,7 +123,10 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     expect(second.stderr).toMatch(/has a deliberation still running \(oc-/);
     const adopted = await read(id);
     expect(adopted.claim).toBeUndefined();
-    expect(adopted.pending_job).toMatchObject({ job_id: expect.stringMatching(new RegExp(`^oc-${before.conversation_id}-\\d+`)), turn: orphan.turns.at(-1)?.id });
+    expect(adopted.pending_job).toMatchObject({
+      job_id: expect.stringMatching(new RegExp(`^oc-${before.conversation_id}-\\d+`)),
+      turn: orphan.turns.at(-1)?.id,
+    });
 
     // Its answer is recovered, and the session is free again.
     rig.sim.control.releaseAll();
@@ -133,7 +147,13 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     const id = await newSession();
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     const s = await read(id);
-    s.claim = { turn: 'tlost0000000', pid: gone, host: os.hostname(), token: 'deadbeefdeadbeef', since: new Date().toISOString() };
+    s.claim = {
+      turn: 'tlost0000000',
+      pid: gone,
+      host: os.hostname(),
+      token: 'deadbeefdeadbeef',
+      since: new Date().toISOString(),
+    };
     await writeFile(file(id), JSON.stringify(s));
     const r = await rig.runProcess(['continue', '-s', id, '-p', 'fast', 'go on'], { timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
@@ -145,7 +165,13 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
   it('a live claim (a turn still being sent) refuses a second turn with exit 7', async () => {
     const id = await newSession();
     const s = await read(id);
-    s.claim = { turn: 'tlive0000000', pid: process.pid, host: os.hostname(), token: 'feedfacefeedface', since: new Date().toISOString() };
+    s.claim = {
+      turn: 'tlive0000000',
+      pid: process.pid,
+      host: os.hostname(),
+      token: 'feedfacefeedface',
+      since: new Date().toISOString(),
+    };
     await writeFile(file(id), JSON.stringify(s));
     const r = await rig.runProcess(['continue', '-s', id, 'go on']);
     expect(r.code).toBe(7);

@@ -21,8 +21,17 @@ export interface CliResult {
 export interface CliOptions {
   /** The whole environment the command sees (nothing is inherited from the test process). */
   env?: Record<string, string | undefined>;
-  /** Written to stdin, which then ends; without it stdin stays empty and open, like a silent pipe. */
+  /**
+   * Written to stdin, which then ends. Without it (and without `openStdin`) stdin is a pipe that
+   * is already at its end: a question given as words then goes on at once, instead of waiting the
+   * CLI's first-byte time for context that will never come.
+   */
   stdin?: string;
+  /**
+   * stdin stays open and silent, like a pipe nobody writes to, until the test writes to or ends
+   * `run.stdin` itself. Only a test of that case should pay the CLI's first-byte wait.
+   */
+  openStdin?: boolean;
   /** stdout and stderr claim to be a terminal. */
   tty?: boolean;
   columns?: number;
@@ -71,6 +80,7 @@ export function startCli(args: string[], opts: CliOptions = {}): CliRun {
   if (opts.columns !== undefined) stdout.columns = opts.columns;
   const stdin = new PassThrough();
   if (opts.stdin !== undefined) stdin.end(opts.stdin);
+  else if (opts.openStdin !== true) stdin.end();
   const controller = new AbortController();
   let signalExit: number | undefined;
   const base: ProcessContext = {
@@ -111,7 +121,10 @@ function waitForCapture(streams: Capture[], predicate: (out: string) => boolean,
       if (err === undefined) resolve();
       else reject(err);
     };
-    const timer = setTimeout(() => done(new Error(`timed out waiting for output; saw: ${seen().slice(-500)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`timed out waiting for output; saw: ${seen().slice(-500)}`)),
+      timeoutMs,
+    );
     // A Capture stores each chunk in its own listener, registered first, so `seen` is current here.
     const check = (): void => {
       if (predicate(seen())) done();

@@ -39,6 +39,7 @@ export async function contextRig(opts: { sim?: SimOptions; output?: OutputMode }
     home,
     output: opts.output ?? 'ndjson',
     quiet: true,
+    verbose: false,
     timeoutS: undefined,
     idleTimeoutS: 90,
     color: false,

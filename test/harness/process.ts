@@ -53,10 +53,17 @@ export function spawnCli(args: string[], opts: RunOptions = {}): CliProcess {
 }
 
 /** Resolves once `predicate(stdout+stderr so far)` holds, reading the child's output as it comes. */
-export async function waitForOutput(child: ChildProcess, predicate: (out: string) => boolean, timeoutMs = WAIT_MS): Promise<void> {
+export async function waitForOutput(
+  child: ChildProcess,
+  predicate: (out: string) => boolean,
+  timeoutMs = WAIT_MS,
+): Promise<void> {
   let seen = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for output; saw: ${seen.slice(-500)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for output; saw: ${seen.slice(-500)}`)),
+      timeoutMs,
+    );
     const check = (d: Buffer | string) => {
       seen += d.toString();
       if (predicate(seen)) {

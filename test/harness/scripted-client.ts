@@ -11,7 +11,10 @@ export const TEXT = ev(chunk({ content: 'partial' }));
  * One scripted server and client per test, closed after it: `setup(route)` starts both.
  * Call at the top level of a test file (it registers an afterEach).
  */
-export function useScriptedClient(): (route: Route, cfg?: Partial<ClientConfig>) => Promise<{ server: ScriptedServer; client: NsedClient }> {
+export function useScriptedClient(): (
+  route: Route,
+  cfg?: Partial<ClientConfig>,
+) => Promise<{ server: ScriptedServer; client: NsedClient }> {
   let server: ScriptedServer | undefined;
   let client: NsedClient | undefined;
   afterEach(async () => {

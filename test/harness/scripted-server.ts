@@ -45,7 +45,12 @@ export async function startServer(route: Route = (_q, res) => res.end()): Promis
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
-      const seen: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(parts).toString('utf8') };
+      const seen: Seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(parts).toString('utf8'),
+      };
       state.seen.push(seen);
       Promise.resolve(state.route(req, res, seen)).catch(() => res.destroy());
     });
@@ -87,12 +92,28 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 
 export interface Outcome {
   events: StreamEvent[];
-  error?: { code: string; exitCode: number; drop: string | undefined; message: string; hint?: string | undefined; status?: number | undefined; retryAfterS?: number | undefined };
+  error?: {
+    code: string;
+    exitCode: number;
+    drop: string | undefined;
+    message: string;
+    hint?: string | undefined;
+    status?: number | undefined;
+    retryAfterS?: number | undefined;
+  };
 }
 
 export function describeError(err: unknown): NonNullable<Outcome['error']> {
   if (!(err instanceof NsedError)) throw err;
-  return { code: err.code, exitCode: err.exitCode, drop: err.drop, message: err.message, hint: err.hint, status: err.status, retryAfterS: err.retryAfterS };
+  return {
+    code: err.code,
+    exitCode: err.exitCode,
+    drop: err.drop,
+    message: err.message,
+    hint: err.hint,
+    status: err.status,
+    retryAfterS: err.retryAfterS,
+  };
 }
 
 /** Drains a client stream into events plus the error it ended with, if any; `onEvent` runs after each. */

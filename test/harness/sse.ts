@@ -38,7 +38,15 @@ export async function readSse(
   onData?: (data: string, index: number) => void,
   onComment?: (comment: string, count: number) => void,
 ): Promise<SseResult> {
-  const out: SseResult = { status: res.status, headers: res.headers, data: [], chunks: [], comments: [], done: false, reads: [] };
+  const out: SseResult = {
+    status: res.status,
+    headers: res.headers,
+    data: [],
+    chunks: [],
+    comments: [],
+    done: false,
+    reads: [],
+  };
   if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     const text = await res.text();
     try {
@@ -85,14 +93,21 @@ export async function readSse(
 }
 
 export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 export async function postSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<SseResult> {
   return readSse(await post(url, body, headers));
 }
 
-export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+export async function getJson(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url, { headers });
   const text = await res.text();
   try {
@@ -109,9 +124,12 @@ export const ask = (content: string, extra: Record<string, unknown> = {}): Recor
   ...extra,
 });
 
-export const contentOf = (chunks: readonly ChatCompletionChunk[]): string => chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+export const contentOf = (chunks: readonly ChatCompletionChunk[]): string =>
+  chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
 
-export const deltas = (chunks: readonly ChatCompletionChunk[]): Array<ChatCompletionChunk['choices'][number]['delta']> =>
+export const deltas = (
+  chunks: readonly ChatCompletionChunk[],
+): Array<ChatCompletionChunk['choices'][number]['delta']> =>
   chunks.flatMap((c) => (c.choices[0] ? [c.choices[0].delta] : []));
 
 /** Data payloads with the per-job identity (chunk id, session id, time) blanked, for comparing runs. */

@@ -17,13 +17,33 @@ async function arrowMessages(file: string, code: string): Promise<string[]> {
 
 describe('the layer arrows in lint', () => {
   it.each([
-    ['src/api/x.ts', "import type { SessionStore } from '../session/store.js';\nexport type S = SessionStore;\n", /src\/api\/ must not import src\/session\//],
+    [
+      'src/api/x.ts',
+      "import type { SessionStore } from '../session/store.js';\nexport type S = SessionStore;\n",
+      /src\/api\/ must not import src\/session\//,
+    ],
     ['src/api/x.ts', "export { createRenderer } from '../output/renderer.js';\n", /must not import src\/output\//],
-    ['src/sim/x.ts', "import { createClient } from '../api/client.js';\nexport const c = createClient;\n", /src\/sim\/ may import only/],
+    [
+      'src/sim/x.ts',
+      "import { createClient } from '../api/client.js';\nexport const c = createClient;\n",
+      /src\/sim\/ may import only/,
+    ],
     ['src/session/x.ts', "export const load = () => import('../api/client.js');\n", /must not import src\/api\//],
-    ['src/output/x.ts', "import type { NsedClient } from '../api/client.js';\nexport type C = NsedClient;\n", /must not import src\/api\//],
-    ['src/output/x.ts', "import { openFileStore } from '../session/file-store.js';\nexport const o = openFileStore;\n", /must not import src\/session\/file-store/],
-    ['src/turn/x.ts', "import { ask } from '../commands/ask.js';\nexport const a = ask;\n", /must not import src\/commands\//],
+    [
+      'src/output/x.ts',
+      "import type { NsedClient } from '../api/client.js';\nexport type C = NsedClient;\n",
+      /must not import src\/api\//,
+    ],
+    [
+      'src/output/x.ts',
+      "import { openFileStore } from '../session/file-store.js';\nexport const o = openFileStore;\n",
+      /must not import src\/session\/file-store/,
+    ],
+    [
+      'src/turn/x.ts',
+      "import { ask } from '../commands/ask.js';\nexport const a = ask;\n",
+      /must not import src\/commands\//,
+    ],
     ['src/commands/x.ts', "import { runCli } from '../cli/run-cli.js';\nexport const r = runCli;\n", /is the entry/],
   ])('reports %s importing against the arrows', async (file, code, message) => {
     expect(await arrowMessages(file, code)).toEqual([expect.stringMatching(message)]);
@@ -54,7 +74,10 @@ describe('the import graph', () => {
     try {
       await mkdir(path.join(dir, 'src', 'turn'), { recursive: true });
       await writeFile(path.join(dir, 'src/turn/a.ts'), "import type { B } from './b.js';\nexport type A = B;\n");
-      await writeFile(path.join(dir, 'src/turn/b.ts'), "export const load = () => import('../c.js');\nexport type B = 1;\n");
+      await writeFile(
+        path.join(dir, 'src/turn/b.ts'),
+        "export const load = () => import('../c.js');\nexport type B = 1;\n",
+      );
       await writeFile(path.join(dir, 'src/c.ts'), "export { type A } from './turn/a.js';\n");
       const cycles = findCycles(await importGraph(dir));
       expect(cycles).toHaveLength(1);

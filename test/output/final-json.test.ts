@@ -37,8 +37,21 @@ describe('final output', () => {
 describe('json output', () => {
   it('writes one object when the turn ends, with scored rounds and injections', async () => {
     const { io, stdout, stderr } = memoryIO();
-    const result = { type: 'tool-result' as const, id: 'c1', name: 'search', content: 'found', exit_code: 0, status: 'ok' as const, duration_ms: 12 };
-    await render('json', io, [...script.slice(0, -1), { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' }, result, finish]);
+    const result = {
+      type: 'tool-result' as const,
+      id: 'c1',
+      name: 'search',
+      content: 'found',
+      exit_code: 0,
+      status: 'ok' as const,
+      duration_ms: 12,
+    };
+    await render('json', io, [
+      ...script.slice(0, -1),
+      { type: 'tool-call', id: 'c1', name: 'search', arguments: '{"q":"x"}' },
+      result,
+      finish,
+    ]);
     expect(stdout.text.endsWith('}\n')).toBe(true);
     expect(stdout.text.split('\n')).toHaveLength(2);
     expect(JSON.parse(stdout.text)).toEqual({
@@ -49,7 +62,13 @@ describe('json output', () => {
       content: 'Hello, world.',
       reasoning: 'Round 1 complete — convergence: 45%',
       rounds: [
-        { round: 1, total_rounds: 5, progress: 0.2, scored: true, candidates: [candidate('CortexB', 0.31), candidate('CortexA', 0.4666), candidate('CortexC', 0.12)] },
+        {
+          round: 1,
+          total_rounds: 5,
+          progress: 0.2,
+          scored: true,
+          candidates: [candidate('CortexB', 0.31), candidate('CortexA', 0.4666), candidate('CortexC', 0.12)],
+        },
         { round: 2, total_rounds: 5, progress: 0.4, scored: true, candidates: [candidate('CortexA', 0.9)] },
       ],
       injections: [{ message: 'focus on\nlatency', round: 2, sequence: 1 }],

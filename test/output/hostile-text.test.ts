@@ -15,7 +15,14 @@ const answer = `# Title\n\tindented ${payload}\nend`;
 const hostile: NsedEvent[] = [
   { ...turnStart },
   { type: 'job', job_id: `job\x1b]0;t\x07-1` },
-  { type: 'round', round: 1, total_rounds: 2, progress: 0.5, scored: true, candidates: [candidate(`Cortex\x1b[2J\u202eA`, 0.5)] },
+  {
+    type: 'round',
+    round: 1,
+    total_rounds: 2,
+    progress: 0.5,
+    scored: true,
+    candidates: [candidate(`Cortex\x1b[2J\u202eA`, 0.5)],
+  },
   { type: 'injection', message: payload, round: 1, sequence: 1 },
   { type: 'reconnect', attempt: 1, reason: payload },
   { type: 'reconnect', attempt: 2, reason: 'unterminated \x1b]52;c;AAAA' },
@@ -60,7 +67,12 @@ describe('escape sequences from the server (reliability #78, C17)', () => {
     const nd = memoryIO({ stdoutTTY: true });
     await render('ndjson', nd.io, hostile);
     const events = lines(nd.stdout.text).map((l) => JSON.parse(l) as { type: string; text?: string; message?: string });
-    expect(events.filter((e) => e.type === 'text').map((e) => e.text).join('')).toBe(answer);
+    expect(
+      events
+        .filter((e) => e.type === 'text')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe(answer);
     expect(events.find((e) => e.type === 'injection')?.message).toBe(payload);
     const js = memoryIO({ stdoutTTY: true });
     await render('json', js.io, hostile);

@@ -13,9 +13,23 @@ export const candidate = (agent_id: string, score: number): Candidate => ({
   claims: [],
 });
 
-export const turnStart: NsedEvent = { type: 'turn-start', session: 's1', turn: 't2', policy: 'nsed:deep', path: 'compat', url: 'http://127.0.0.1:9' };
+export const turnStart: NsedEvent = {
+  type: 'turn-start',
+  session: 's1',
+  turn: 't2',
+  policy: 'nsed:deep',
+  path: 'compat',
+  url: 'http://127.0.0.1:9',
+};
 
-export const finish: NsedEvent = { type: 'finish', finish_reason: 'stop', content: 'Hello, world.', session: 's1', turn: 't2', job_id: 'job-1' };
+export const finish: NsedEvent = {
+  type: 'finish',
+  finish_reason: 'stop',
+  content: 'Hello, world.',
+  session: 's1',
+  turn: 't2',
+  job_id: 'job-1',
+};
 
 /**
  * A whole turn: start, job, rounds (one unscored), an injection, a reconnect, the answer. The turn
@@ -26,7 +40,14 @@ export const script: NsedEvent[] = [
   { type: 'job', job_id: 'job-1' },
   { type: 'reasoning', text: 'Round 1 complete — convergence: 45%' },
   { type: 'round', round: 1, total_rounds: 5, progress: 0.1, scored: false, candidates: [candidate('CortexA', 0)] },
-  { type: 'round', round: 1, total_rounds: 5, progress: 0.2, scored: true, candidates: [candidate('CortexB', 0.31), candidate('CortexA', 0.4666), candidate('CortexC', 0.12)] },
+  {
+    type: 'round',
+    round: 1,
+    total_rounds: 5,
+    progress: 0.2,
+    scored: true,
+    candidates: [candidate('CortexB', 0.31), candidate('CortexA', 0.4666), candidate('CortexC', 0.12)],
+  },
   { type: 'injection', message: 'focus on\nlatency', round: 2, sequence: 1 },
   { type: 'reconnect', attempt: 1, reason: 'the stream ended before the deliberation finished (no [DONE])' },
   { type: 'round', round: 2, total_rounds: 5, progress: 0.4, scored: true, candidates: [candidate('CortexA', 0.9)] },

@@ -23,7 +23,11 @@ describe('text output', () => {
 
   it('does not add a second newline on a terminal when the answer already ends with one', async () => {
     const { io, stdout } = memoryIO({ stdoutTTY: true });
-    await render('text', io, [turnStart, { type: 'text', text: 'done\n' }, { ...finish, content: 'done\n' } as NsedEvent]);
+    await render('text', io, [
+      turnStart,
+      { type: 'text', text: 'done\n' },
+      { ...finish, content: 'done\n' } as NsedEvent,
+    ]);
     expect(stdout.text).toBe('done\n');
   });
 
@@ -55,7 +59,7 @@ describe('text output', () => {
   it('tells how to continue the session when asked to', async () => {
     const { io, stderr } = memoryIO();
     await render('text', io, script, { showSessionHint: true });
-    expect(stderr.text.endsWith('continue with: nsed continue -s s1\n')).toBe(true);
+    expect(stderr.text.endsWith('session s1 · continue: nsed continue -s s1 "…"\n')).toBe(true);
   });
 
   it('prints the answer of a turn that arrives only in the finish event (--no-stream)', async () => {
@@ -90,7 +94,12 @@ describe('text output', () => {
       turnStart,
       { ...base, content: '4', exit_code: 0, status: 'ok', duration_ms: 12.4 },
       { ...base, content: 'error: tool calc exited with status 3: down', exit_code: 3, status: 'error' },
-      { ...base, content: 'error: tool calc did not finish within 1 s and was stopped', exit_code: null, status: 'timeout' },
+      {
+        ...base,
+        content: 'error: tool calc did not finish within 1 s and was stopped',
+        exit_code: null,
+        status: 'timeout',
+      },
       { ...base, content: "error: tool 'rm' was not declared", exit_code: null, status: 'refused' },
       { ...base, content: '', exit_code: null, status: 'expired' },
     ]);
@@ -129,7 +138,9 @@ describe('text output', () => {
     const renderer = await createRenderer('text', io);
     for (const e of script.slice(0, 5)) renderer.onEvent(e);
     await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(renderScreen(stdout.text).at(-1)).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] deliberating · round 1\/5$/);
+    expect(renderScreen(stdout.text).at(-1)).toMatch(
+      /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] evaluating · round 1\/5 · \d+s · convergence 45% · leader CortexA 0\.47$/,
+    );
     for (const e of script.slice(5)) renderer.onEvent(e);
     await renderer.close();
     await settle();
@@ -140,7 +151,7 @@ describe('text output', () => {
     const { io, stdout, stderr } = memoryIO({ stderrTerminal: true });
     await render('text', io, script);
     expect(stdout.text).toBe('Hello, world.\n');
-    expect(stderr.text).toMatch(/deliberating/);
+    expect(stderr.text).toMatch(/evaluating · round 1\/5/);
     expect(renderScreen(stderr.text)).toEqual(scriptProgress);
   });
 

@@ -20,36 +20,46 @@ const corruptions: Array<[string, Buffer]> = [
 ];
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof NsedError)) throw new Error(`expected an NsedError, got ${String(err)}`);
   return err;
 }
 
 describe('a corrupt session file (reliability #57)', () => {
-  it.each(corruptions)('with %s is reported with exit 8 naming the file and left byte-for-byte untouched', async (_what, bytes) => {
-    const store = openFileStore(await tempHome());
-    await store.create(session('ok'));
-    const file = path.join(store.dir, 'bad.json');
-    await writeFile(file, bytes);
+  it.each(corruptions)(
+    'with %s is reported with exit 8 naming the file and left byte-for-byte untouched',
+    async (_what, bytes) => {
+      const store = openFileStore(await tempHome());
+      await store.create(session('ok'));
+      const file = path.join(store.dir, 'bad.json');
+      await writeFile(file, bytes);
 
-    const read = await failure(store.read('bad'));
-    expect(read.exitCode).toBe(8);
-    expect(read.message).toContain(`session file ${file} cannot be parsed:`);
-    expect(read.message).toContain('it was left untouched');
+      const read = await failure(store.read('bad'));
+      expect(read.exitCode).toBe(8);
+      expect(read.message).toContain(`session file ${file} cannot be parsed:`);
+      expect(read.message).toContain('it was left untouched');
 
-    let mutated = false;
-    const update = await failure(store.update('bad', () => { mutated = true; }));
-    expect(update.exitCode).toBe(8);
-    expect(mutated).toBe(false);
+      let mutated = false;
+      const update = await failure(
+        store.update('bad', () => {
+          mutated = true;
+        }),
+      );
+      expect(update.exitCode).toBe(8);
+      expect(mutated).toBe(false);
 
-    const { sessions, unreadable } = await store.list();
-    expect(sessions.map((s) => s.id)).toEqual(['ok']);
-    expect(unreadable).toEqual([{ file, reason: expect.any(String) }]);
+      const { sessions, unreadable } = await store.list();
+      expect(sessions.map((s) => s.id)).toEqual(['ok']);
+      expect(unreadable).toEqual([{ file, reason: expect.any(String) }]);
 
-    expect(await store.resolve('bad')).toBe('bad');
-    expect(Buffer.compare(await readFile(file), bytes)).toBe(0);
-    expect((await readdir(store.dir)).sort()).toEqual(['bad.json', 'ok.json']);
-  });
+      expect(await store.resolve('bad')).toBe('bad');
+      expect(Buffer.compare(await readFile(file), bytes)).toBe(0);
+      expect((await readdir(store.dir)).sort()).toEqual(['bad.json', 'ok.json']);
+    },
+  );
 
   it('does not stop other sessions from being created, read and updated', async () => {
     const store = openFileStore(await tempHome());

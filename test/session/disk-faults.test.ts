@@ -7,7 +7,10 @@ import { failingDisk, type DiskCall } from './fixtures/failing-disk.js';
 import { session, tempHome } from '../harness/temp-store.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof NsedError)) throw new Error(`expected an NsedError, got ${String(err)}`);
   return err;
 }
@@ -26,7 +29,11 @@ describe('disk faults (reliability #62, #65, C12)', () => {
     const file = path.join(home, 'sessions', 'd.json');
     const before = await readFile(file);
     const store = openFileStore(home, { disk: failingDisk(call, code) });
-    const err = await failure(store.update('d', (s) => { s.title = 'lost'; }));
+    const err = await failure(
+      store.update('d', (s) => {
+        s.title = 'lost';
+      }),
+    );
     expect(err.exitCode).toBe(8);
     expect(err.message).toBe(`cannot write session file ${file}: ${code}`);
     expect(err.hint).toMatch(/NSED_HOME/);

@@ -7,7 +7,10 @@ import { SESSION_VERSION } from '../../src/session/model.js';
 import { session, tempHome, turn } from '../harness/temp-store.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof NsedError)) throw new Error(`expected an NsedError, got ${String(err)}`);
   return err;
 }
@@ -41,7 +44,11 @@ describe('file store basics', () => {
 
   it('reports a missing session with exit 3 and a hint to list sessions', async () => {
     const store = openFileStore(await tempHome());
-    for (const call of [() => store.read('nope'), () => store.update('nope', () => undefined), () => store.remove('nope')]) {
+    for (const call of [
+      () => store.read('nope'),
+      () => store.update('nope', () => undefined),
+      () => store.remove('nope'),
+    ]) {
       const err = await failure(call());
       expect(err.exitCode).toBe(3);
       expect(err.hint).toContain('nsed sessions ls');
@@ -69,7 +76,11 @@ describe('file store basics', () => {
     const store = openFileStore(await tempHome());
     await store.create(session('m'));
     const before = await readFile(path.join(store.dir, 'm.json'), 'utf8');
-    await expect(store.update('m', () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      store.update('m', () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await readFile(path.join(store.dir, 'm.json'), 'utf8')).toBe(before);
   });
 
@@ -137,15 +148,24 @@ describe('resolve and latest', () => {
     expect(err.message).toContain('matches 7 sessions: p0, p1, p2, p3, p4, …');
   });
 
-  it.each(['../x', 'a/b', '..\\x', 'a\0b', 'x'.repeat(200), ''])('rejects %j before touching the file system (reliability #77)', async (bad) => {
-    const home = path.join(await tempHome(), 'never-created');
-    const store = openFileStore(home);
-    const calls = [() => store.resolve(bad), () => store.read(bad), () => store.update(bad, () => undefined), () => store.remove(bad), () => store.create(session(bad))];
-    for (const call of calls) {
-      expect((await failure(call())).exitCode).toBe(2);
-    }
-    await expect(stat(home)).rejects.toThrow();
-  });
+  it.each(['../x', 'a/b', '..\\x', 'a\0b', 'x'.repeat(200), ''])(
+    'rejects %j before touching the file system (reliability #77)',
+    async (bad) => {
+      const home = path.join(await tempHome(), 'never-created');
+      const store = openFileStore(home);
+      const calls = [
+        () => store.resolve(bad),
+        () => store.read(bad),
+        () => store.update(bad, () => undefined),
+        () => store.remove(bad),
+        () => store.create(session(bad)),
+      ];
+      for (const call of calls) {
+        expect((await failure(call())).exitCode).toBe(2);
+      }
+      await expect(stat(home)).rejects.toThrow();
+    },
+  );
 
   it('finds the most recently updated session, and says how to start one when there is none', async () => {
     const store = openFileStore(await tempHome());
@@ -160,25 +180,28 @@ describe('resolve and latest', () => {
 });
 
 describe('permissions (reliability #76, C16)', () => {
-  it.each([0o000, 0o022, 0o077])('keeps the directory 0700 and files 0600 under umask %o, after create and rewrite', async (mask) => {
-    const old = process.umask(mask);
-    try {
-      const home = path.join(await tempHome(), 'h');
-      const store = openFileStore(home);
-      await store.create(session('p'));
-      const file = path.join(store.dir, 'p.json');
-      expect((await stat(store.dir)).mode & 0o777).toBe(0o700);
-      expect((await stat(home)).mode & 0o777).toBe(0o700);
-      expect((await stat(file)).mode & 0o777).toBe(0o600);
-      await store.update('p', (s) => {
-        s.title = 'rewritten';
-      });
-      expect((await stat(file)).mode & 0o777).toBe(0o600);
-      expect((await stat(path.join(home, 'index.ndjson'))).mode & 0o777).toBe(0o600);
-    } finally {
-      process.umask(old);
-    }
-  });
+  it.each([0o000, 0o022, 0o077])(
+    'keeps the directory 0700 and files 0600 under umask %o, after create and rewrite',
+    async (mask) => {
+      const old = process.umask(mask);
+      try {
+        const home = path.join(await tempHome(), 'h');
+        const store = openFileStore(home);
+        await store.create(session('p'));
+        const file = path.join(store.dir, 'p.json');
+        expect((await stat(store.dir)).mode & 0o777).toBe(0o700);
+        expect((await stat(home)).mode & 0o777).toBe(0o700);
+        expect((await stat(file)).mode & 0o777).toBe(0o600);
+        await store.update('p', (s) => {
+          s.title = 'rewritten';
+        });
+        expect((await stat(file)).mode & 0o777).toBe(0o600);
+        expect((await stat(path.join(home, 'index.ndjson'))).mode & 0o777).toBe(0o600);
+      } finally {
+        process.umask(old);
+      }
+    },
+  );
 
   it('tightens a sessions directory someone else created 0755', async () => {
     const { mkdir: mk, chmod } = await import('node:fs/promises');

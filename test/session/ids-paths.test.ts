@@ -1,7 +1,14 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
-import { assertValidId, isValidId, newConversationId, newSessionId, newTurnId, printableId } from '../../src/session/ids.js';
+import {
+  assertValidId,
+  isValidId,
+  newConversationId,
+  newSessionId,
+  newTurnId,
+  printableId,
+} from '../../src/session/ids.js';
 import { resolveHome, sessionFile } from '../../src/session/paths.js';
 
 const hex = (bytes: number): string => 'ab'.repeat(bytes);
@@ -73,7 +80,9 @@ describe('resolveHome', () => {
   });
 
   it('ignores empty variables and a relative XDG_DATA_HOME, as the XDG spec says', () => {
-    expect(resolveHome({ NSED_HOME: '', XDG_DATA_HOME: 'rel', HOME: '/h' })).toBe(path.join('/h', '.local', 'share', 'nsed'));
+    expect(resolveHome({ NSED_HOME: '', XDG_DATA_HOME: 'rel', HOME: '/h' })).toBe(
+      path.join('/h', '.local', 'share', 'nsed'),
+    );
   });
 
   it('resolves a relative --home against the working directory', () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
-import { findAssistantTurnForJob, lineageMessages, resolveTurnRef, upsertAssistantTurn, upsertInjection } from '../../src/session/lineage.js';
+import {
+  findAssistantTurnForJob,
+  lineageMessages,
+  resolveTurnRef,
+  upsertAssistantTurn,
+  upsertInjection,
+} from '../../src/session/lineage.js';
 import { session, turn } from '../harness/temp-store.js';
 
 const transcript = () =>
@@ -56,7 +62,10 @@ describe('upsertAssistantTurn', () => {
 
   it('replaces an interrupted answer of the same job in place, keeping its id', () => {
     const s = transcript();
-    const stored = upsertAssistantTurn(s, turn('tX', { role: 'assistant', job_id: 'j2', content: 'whole', status: 'complete' }));
+    const stored = upsertAssistantTurn(
+      s,
+      turn('tX', { role: 'assistant', job_id: 'j2', content: 'whole', status: 'complete' }),
+    );
     expect(stored.id).toBe('t5');
     expect(s.turns[4]).toMatchObject({ id: 't5', content: 'whole', status: 'complete' });
     expect(s.turns).toHaveLength(7);
@@ -72,7 +81,10 @@ describe('upsertAssistantTurn', () => {
 
   it('never downgrades a complete answer to an interrupted replay', () => {
     const s = transcript();
-    const stored = upsertAssistantTurn(s, turn('tX', { role: 'assistant', job_id: 'j1', content: 'fragment', status: 'interrupted' }));
+    const stored = upsertAssistantTurn(
+      s,
+      turn('tX', { role: 'assistant', job_id: 'j1', content: 'fragment', status: 'interrupted' }),
+    );
     expect(stored).toMatchObject({ id: 't2', content: 'first answer', status: 'complete' });
   });
 
@@ -112,7 +124,10 @@ describe('upsertInjection', () => {
   });
 
   it('merges a sequence-less record with the sighting that knows its sequence, in either order', () => {
-    for (const order of [['bare', 'placed'], ['placed', 'bare']]) {
+    for (const order of [
+      ['bare', 'placed'],
+      ['placed', 'bare'],
+    ]) {
       const s = session('s', { turns: [] });
       const records = {
         bare: turn('a', { kind: 'injection', content: 'steer', job_id: 'j' }),

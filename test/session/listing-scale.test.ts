@@ -22,7 +22,11 @@ describe('list() at scale', () => {
     }
     const idOf = (n: number): string => `s${String(n).padStart(5, '0')}`;
     for (let batch = 0; batch < 10_000; batch += 1_000) {
-      await Promise.all(Array.from({ length: 1_000 }, (_, i) => link(sources[(batch + i) % 100] ?? '', path.join(dir, `${idOf(batch + i)}.json`))));
+      await Promise.all(
+        Array.from({ length: 1_000 }, (_, i) =>
+          link(sources[(batch + i) % 100] ?? '', path.join(dir, `${idOf(batch + i)}.json`)),
+        ),
+      );
     }
     const store = openFileStore(home);
     let t = performance.now();
@@ -38,7 +42,9 @@ describe('list() at scale', () => {
     t = performance.now();
     const warm = await store.list();
     const warmMs = performance.now() - t;
-    console.info(`10,000 sessions: list() ${coldMs.toFixed(0)} ms parsing every file, ${warmMs.toFixed(0)} ms from the journal`);
+    console.info(
+      `10,000 sessions: list() ${coldMs.toFixed(0)} ms parsing every file, ${warmMs.toFixed(0)} ms from the journal`,
+    );
     expect(warm).toEqual(cold);
     expect(warm.unreadable).toEqual([]);
     expect(warm.sessions).toHaveLength(10_000);

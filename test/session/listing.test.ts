@@ -11,24 +11,39 @@ describe('list()', () => {
   it('lists newest updated first with the summary fields', async () => {
     const store = openFileStore(await tempHome());
     await store.create(session('a', { updated: '2026-01-01T00:00:00.000Z' }));
-    await store.create(session('b', { updated: '2026-01-03T00:00:00.000Z', forked_from: { session: 'a', turn: null }, turns: [turn('t1')] }));
+    await store.create(
+      session('b', {
+        updated: '2026-01-03T00:00:00.000Z',
+        forked_from: { session: 'a', turn: null },
+        turns: [turn('t1')],
+      }),
+    );
     await store.create(session('c', { updated: '2026-01-02T00:00:00.000Z' }));
     const { sessions, unreadable } = await store.list();
     expect(unreadable).toEqual([]);
     expect(sessions.map((s) => s.id)).toEqual(['b', 'c', 'a']);
     expect(sessions[0]).toEqual({
-      id: 'b', title: 'title of b', policy: 'nsed:deep', turns: 1, created: '2026-01-01T00:00:00.000Z',
-      updated: '2026-01-03T00:00:00.000Z', state: 'ok', forked_from: { session: 'a', turn: null },
+      id: 'b',
+      title: 'title of b',
+      policy: 'nsed:deep',
+      turns: 1,
+      created: '2026-01-01T00:00:00.000Z',
+      updated: '2026-01-03T00:00:00.000Z',
+      state: 'ok',
+      forked_from: { session: 'a', turn: null },
     });
   });
 
   it.each([
     ['ok', {}],
     ['running', { pending_job: { job_id: 'j', turn: 't1', path: 'compat' as const, policy: 'p', started: 'x' } }],
-    ['interrupted', {
-      pending_job: { job_id: 'j', turn: 't1', path: 'compat' as const, policy: 'p', started: 'x' },
-      turns: [turn('t1'), turn('t2', { role: 'assistant', job_id: 'j', status: 'interrupted' })],
-    }],
+    [
+      'interrupted',
+      {
+        pending_job: { job_id: 'j', turn: 't1', path: 'compat' as const, policy: 'p', started: 'x' },
+        turns: [turn('t1'), turn('t2', { role: 'assistant', job_id: 'j', status: 'interrupted' })],
+      },
+    ],
     ['interrupted', { turns: [turn('t1'), turn('t2', { role: 'assistant', status: 'interrupted' })] }],
   ])('reports state %s', async (state, over) => {
     const store = openFileStore(await tempHome());
@@ -42,7 +57,10 @@ describe('list()', () => {
     await store.create(session('cached'));
     // Doctor the journal only: a parse of the file would say "title of cached".
     const lines = await journalLines(home);
-    await writeFile(path.join(home, 'index.ndjson'), `${lines.map((l) => l.replace('title of cached', 'from the journal')).join('\n')}\n`);
+    await writeFile(
+      path.join(home, 'index.ndjson'),
+      `${lines.map((l) => l.replace('title of cached', 'from the journal')).join('\n')}\n`,
+    );
     expect((await store.list()).sessions[0]?.title).toBe('from the journal');
   });
 
@@ -84,7 +102,7 @@ describe('list()', () => {
     await writeFile(path.join(store.dir, 'notes.txt'), 'hello');
     await writeFile(path.join(store.dir, 'bad id.json'), '{}');
     await mkdir(path.join(store.dir, 'dir.json'));
-    expect((await store.list())).toEqual({ sessions: [expect.objectContaining({ id: 'real' })], unreadable: [] });
+    expect(await store.list()).toEqual({ sessions: [expect.objectContaining({ id: 'real' })], unreadable: [] });
   });
 
   it('skips torn and garbled journal lines and starts the next record on a fresh line (reliability #58)', async () => {
@@ -105,7 +123,10 @@ describe('list()', () => {
     const store = openFileStore(home);
     for (let i = 0; i < 6; i++) await store.create(session(`s${i}`));
     for (let round = 0; round < 6; round++) {
-      for (let i = 0; i < 6; i++) await store.update(`s${i}`, (s) => { s.title = `s${i} round ${round}`; });
+      for (let i = 0; i < 6; i++)
+        await store.update(`s${i}`, (s) => {
+          s.title = `s${i} round ${round}`;
+        });
     }
     await store.remove('s5');
     expect((await journalLines(home)).length).toBe(6 + 36 + 1);
@@ -114,7 +135,9 @@ describe('list()', () => {
     const after = (await store.list()).sessions;
     expect(after).toEqual(before);
     expect(after.map((s) => s.title).sort()).toEqual([0, 1, 2, 3, 4].map((i) => `s${i} round 5`));
-    await store.update('s0', (s) => { s.title = 'after compaction'; });
+    await store.update('s0', (s) => {
+      s.title = 'after compaction';
+    });
     expect((await store.list()).sessions.find((s) => s.id === 's0')?.title).toBe('after compaction');
   });
 

@@ -10,7 +10,10 @@ import { withLock } from '../../src/session/lock.js';
 import { session, tempHome } from '../harness/temp-store.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof NsedError)) throw new Error(`expected an NsedError, got ${String(err)}`);
   return err;
 }
@@ -34,7 +37,9 @@ describe('the per-session lock', () => {
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000, onLockWait: (pid) => waits.push(pid) });
     await store.create(session('s'));
     await plantLock(path.join(store.dir, 's.json.lock'), owner, 60_000);
-    await store.update('s', (s) => { s.title = 'taken over'; });
+    await store.update('s', (s) => {
+      s.title = 'taken over';
+    });
     // Taken over without waiting for it (the store reports every wait), however slow the machine.
     expect(waits).toEqual([]);
     expect((await store.read('s')).title).toBe('taken over');
@@ -46,7 +51,9 @@ describe('the per-session lock', () => {
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 2_000, onLockWait: (pid) => waits.push(pid) });
     await store.create(session('s'));
     await plantLock(path.join(store.dir, 's.json.lock'), `${DEAD_PID} ${os.hostname()}`, 0);
-    await store.update('s', (s) => { s.title = 'taken over'; });
+    await store.update('s', (s) => {
+      s.title = 'taken over';
+    });
     expect(waits).toEqual([]);
     expect(await readdir(store.dir)).toEqual(['s.json']);
   });
@@ -59,7 +66,11 @@ describe('the per-session lock', () => {
     const before = await readFile(file, 'utf8');
     await plantLock(`${file}.lock`, `${process.ppid} ${os.hostname()}`, 0);
     const started = Date.now();
-    const err = await failure(store.update('busy', (s) => { s.title = 'never'; }));
+    const err = await failure(
+      store.update('busy', (s) => {
+        s.title = 'never';
+      }),
+    );
     const waited = Date.now() - started;
     expect(err.exitCode).toBe(8);
     expect(err.message).toBe(`session busy is locked by another nsed process (pid ${process.ppid})`);
@@ -85,7 +96,9 @@ describe('the per-session lock', () => {
       released = Date.now();
     });
     await held;
-    await store.update('w', (s) => { s.title = 'after the wait'; });
+    await store.update('w', (s) => {
+      s.title = 'after the wait';
+    });
     await holder;
     expect(released).toBeGreaterThan(0);
     expect((await stat(file)).mtimeMs).toBeGreaterThanOrEqual(released - 5);
@@ -128,7 +141,9 @@ describe('the per-session lock', () => {
     const store = openFileStore(home);
     await store.create(session('i'));
     await plantLock(path.join(home, 'index.lock'), `${process.ppid} ${os.hostname()}`, 0);
-    await store.update('i', (s) => { s.title = 'index was busy'; });
+    await store.update('i', (s) => {
+      s.title = 'index was busy';
+    });
     expect((await store.list()).sessions[0]?.title).toBe('index was busy');
   });
 
@@ -146,7 +161,11 @@ describe('the per-session lock', () => {
       await rm(file);
     });
     await held;
-    const err = await failure(store.update('doomed', (s) => { s.title = 'resurrected'; }));
+    const err = await failure(
+      store.update('doomed', (s) => {
+        s.title = 'resurrected';
+      }),
+    );
     await holder;
     expect(err.exitCode).toBe(3);
     expect(await readdir(store.dir)).toEqual([]);

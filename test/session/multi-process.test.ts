@@ -32,12 +32,16 @@ describe('several processes on one store', () => {
     expect(new Set(s.turns.map((t) => t.id)).size).toBe(320);
     for (let w = 0; w < 16; w++) {
       // Each worker's own turns land in the order it wrote them.
-      expect(s.turns.filter((t) => t.id.startsWith(`w${w}-`)).map((t) => t.id)).toEqual(Array.from({ length: 20 }, (_, n) => `w${w}-${n}`));
+      expect(s.turns.filter((t) => t.id.startsWith(`w${w}-`)).map((t) => t.id)).toEqual(
+        Array.from({ length: 20 }, (_, n) => `w${w}-${n}`),
+      );
     }
     expect((await store.list()).sessions[0]?.turns).toBe(320);
     expect((await readdir(store.dir)).sort()).toEqual(['shared.json']);
     const waits = outputs.flatMap((o) => (JSON.parse(o) as { waits: number[] }).waits).sort((a, b) => a - b);
-    console.info(`C10: 320 contended updates, p50 ${waits[160]?.toFixed(1)} ms, p95 ${waits[304]?.toFixed(1)} ms, max ${waits.at(-1)?.toFixed(1)} ms`);
+    console.info(
+      `C10: 320 contended updates, p50 ${waits[160]?.toFixed(1)} ms, p95 ${waits[304]?.toFixed(1)} ms, max ${waits.at(-1)?.toFixed(1)} ms`,
+    );
   });
 
   it('leaves the old or the new file after kill -9 at random moments mid-write (reliability #56, C11)', async () => {

@@ -32,10 +32,13 @@ describe('bearer auth (reliability #47)', () => {
     expect(await res.json()).toEqual({ error: 'unauthorized' });
   });
 
-  it.each([['Bearer wrong'], [`bearer ${TOKEN}`], [TOKEN], [`Bearer ${TOKEN}x`], ['Bearer ']])('refuses the authorization header %j', async (auth) => {
-    const s = await sim({ token: TOKEN });
-    expect((await call(`${s.url}/policies`, 'GET', undefined, auth)).status).toBe(401);
-  });
+  it.each([['Bearer wrong'], [`bearer ${TOKEN}`], [TOKEN], [`Bearer ${TOKEN}x`], ['Bearer ']])(
+    'refuses the authorization header %j',
+    async (auth) => {
+      const s = await sim({ token: TOKEN });
+      expect((await call(`${s.url}/policies`, 'GET', undefined, auth)).status).toBe(401);
+    },
+  );
 
   it('accepts the right token on every route and never asks for one on /health', async () => {
     const s = await sim({ token: TOKEN });

@@ -71,7 +71,8 @@ describe('POST /v1/chat/completions, streaming', () => {
     const body = ask('Choose a storage engine for time series');
     const [ra, rb, rc] = await Promise.all([a, b, c].map((s) => postSse(`${s.url}/v1/chat/completions`, body)));
     expect(withoutIds(ra?.data ?? [])).toEqual(withoutIds(rb?.data ?? []));
-    const proposals = (r: typeof ra) => deltas(r?.chunks ?? []).flatMap((d) => d.nsed_round?.candidates.map((x) => x.content_preview) ?? []);
+    const proposals = (r: typeof ra) =>
+      deltas(r?.chunks ?? []).flatMap((d) => d.nsed_round?.candidates.map((x) => x.content_preview) ?? []);
     expect(proposals(ra).length).toBeGreaterThan(0);
     expect(proposals(ra)).not.toEqual(proposals(rc));
   });
@@ -95,14 +96,20 @@ describe('POST /v1/chat/completions, not streaming', () => {
 
   it('treats an omitted stream field as not streaming', async () => {
     const s = await sim();
-    const res = await post(`${s.url}/v1/chat/completions`, { model: 'nsed:fast', messages: [{ role: 'user', content: 'hi there' }] });
+    const res = await post(`${s.url}/v1/chat/completions`, {
+      model: 'nsed:fast',
+      messages: [{ role: 'user', content: 'hi there' }],
+    });
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(((await res.json()) as ChatCompletion).object).toBe('chat.completion');
   });
 });
 
 describe('passthrough and moderator policies', () => {
-  it.each([['nsed:passthrough', 'passthrough'], ['nsed:moderated', 'moderator']])('%s streams the minimal sequence', async (model) => {
+  it.each([
+    ['nsed:passthrough', 'passthrough'],
+    ['nsed:moderated', 'moderator'],
+  ])('%s streams the minimal sequence', async (model) => {
     const s = await sim();
     const r = await postSse(`${s.url}/v1/chat/completions`, ask('Summarise this thread', { model }));
     const session = r.headers.get('x-nsed-session-id');
@@ -117,14 +124,23 @@ describe('passthrough and moderator policies', () => {
     expect(r.data.join('')).not.toMatch(/nsed_metadata|reasoning_content|nsed_round/);
   });
 
-  it.each([['nsed:passthrough', 'passthrough'], ['nsed:moderated', 'moderator']])('%s adds nsed_metadata.mode to the non-streaming object and registers a completed job', async (model, mode) => {
+  it.each([
+    ['nsed:passthrough', 'passthrough'],
+    ['nsed:moderated', 'moderator'],
+  ])('%s adds nsed_metadata.mode to the non-streaming object and registers a completed job', async (model, mode) => {
     const s = await sim();
-    const res = await post(`${s.url}/v1/chat/completions`, ask('Title for a chat about caches', { model, stream: false }));
+    const res = await post(
+      `${s.url}/v1/chat/completions`,
+      ask('Title for a chat about caches', { model, stream: false }),
+    );
     const id = res.headers.get('x-nsed-session-id') ?? '';
     const body = (await res.json()) as ChatCompletion;
     expect(body.nsed_metadata).toEqual({ mode });
     const result = await getJson(`${s.url}/deliberation/${id}/result`);
-    expect(result).toEqual({ status: 200, body: { job_id: id, status: 'completed', result: body.choices[0]?.message.content } });
+    expect(result).toEqual({
+      status: 200,
+      body: { job_id: id, status: 'completed', result: body.choices[0]?.message.content },
+    });
     const resumed = await postSse(`${s.url}/deliberation/${id}/resume`, '');
     expect(resumed.data).toHaveLength(4);
     expect(contentOf(resumed.chunks)).toBe(body.choices[0]?.message.content);

@@ -23,7 +23,9 @@ describe('stream faults', () => {
 
   it('stall-ms sends nothing at all, not even keep-alives, for the stall, then continues (reliability #28)', async () => {
     const s = await sim({ roundMs: 3, keepaliveMs: 10 });
-    const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'stall-ms=200;stall-after=2' });
+    const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), {
+      [FAULT]: 'stall-ms=200;stall-after=2',
+    });
     expect(r.done).toBe(true);
     expect(r.comments).toEqual([]);
     const gaps = r.reads.slice(1).map((t, i) => t - (r.reads[i] ?? 0));
@@ -34,7 +36,9 @@ describe('stream faults', () => {
 
   it('malformed-at=N sends the Nth data event as broken JSON and the rest intact (reliability #17)', async () => {
     const s = await sim();
-    const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'malformed-at=2' });
+    const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), {
+      [FAULT]: 'malformed-at=2',
+    });
     expect(() => JSON.parse(r.data[1] ?? '')).toThrow();
     expect(r.data[1]?.startsWith('{"id":"chatcmpl-')).toBe(true);
     expect(r.chunks).toHaveLength(r.data.length - 2);
@@ -43,7 +47,9 @@ describe('stream faults', () => {
 
   it('eof-without-done ends the response cleanly after the first content chunk (reliability #26)', async () => {
     const s = await sim();
-    const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'eof-without-done' });
+    const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), {
+      [FAULT]: 'eof-without-done',
+    });
     expect(r.error).toBeUndefined();
     expect(r.done).toBe(false);
     const last = r.chunks[r.chunks.length - 1]?.choices[0];
@@ -54,7 +60,9 @@ describe('stream faults', () => {
 
   it('end=bare-done ends completed and failed jobs with [DONE] and no closing chunk; /result tells them apart (issue 9 item 5)', async () => {
     const s = await sim();
-    const ok = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'end=bare-done' });
+    const ok = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), {
+      [FAULT]: 'end=bare-done',
+    });
     expect(ok.data.at(-1)).toBe('[DONE]');
     expect(ok.chunks.some((c) => c.choices[0]?.finish_reason != null)).toBe(false);
     expect(ok.chunks.some((c) => c.choices[0]?.delta.content !== undefined)).toBe(true);
@@ -84,22 +92,34 @@ describe('stream faults', () => {
     const errorChunk = r.chunks[r.chunks.length - 1];
     expect(errorChunk?.choices).toEqual([]);
     expect(errorChunk?.object).toBe('chat.completion.chunk');
-    expect(errorChunk?.error).toEqual({ message: 'deliberation failed: quorum lost in round 2 (simulated fault)', type: 'server_error' });
+    expect(errorChunk?.error).toEqual({
+      message: 'deliberation failed: quorum lost in round 2 (simulated fault)',
+      type: 'server_error',
+    });
     expect(r.data[r.data.length - 1]).toBe('[DONE]');
     expect(r.chunks.filter((c) => c.choices[0]?.delta.nsed_round?.scored)).toHaveLength(1);
-    expect(await statusOf(s.url, r.headers.get('x-nsed-session-id') ?? '')).toBe('failed: quorum lost in round 2 (simulated fault)');
+    expect(await statusOf(s.url, r.headers.get('x-nsed-session-id') ?? '')).toBe(
+      'failed: quorum lost in round 2 (simulated fault)',
+    );
   });
 
   it('fail-at-round on a non-streaming request answers 500 with an OpenAI-style error', async () => {
     const s = await sim();
     const res = await post(chatUrl(s.url), ask('Design a cache', { stream: false }), { [FAULT]: 'fail-at-round=1' });
     expect(res.status).toBe(500);
-    expect(((await res.json()) as { error: { message: string; type: string } }).error).toMatchObject({ message: /^deliberation failed/, type: 'server_error' });
+    expect(((await res.json()) as { error: { message: string; type: string } }).error).toMatchObject({
+      message: /^deliberation failed/,
+      type: 'server_error',
+    });
   });
 
   it('fail-at-round also fails a native submission', async () => {
     const s = await sim();
-    await post(`${s.url}/deliberation`, { room_id: 'r', user_query: 'q', agent_names: ['A', 'B'] }, { [FAULT]: 'fail-at-round=1' });
+    await post(
+      `${s.url}/deliberation`,
+      { room_id: 'r', user_query: 'q', agent_names: ['A', 'B'] },
+      { [FAULT]: 'fail-at-round=1' },
+    );
     await until(async () => (await statusOf(s.url, 'r')).startsWith('failed: quorum lost in round 1'));
   });
 });
@@ -124,7 +144,8 @@ describe('status faults', () => {
   it('times=N applies a server-wide fault to the first N matching requests only', async () => {
     const s = await sim({ faults: ['status=503;times=2'] });
     const codes: number[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await post(chatUrl(s.url), ask('q', { model: 'nsed:passthrough' }))).status);
+    for (let i = 0; i < 3; i++)
+      codes.push((await post(chatUrl(s.url), ask('q', { model: 'nsed:passthrough' }))).status);
     expect(codes).toEqual([503, 503, 200]);
   });
 
@@ -140,11 +161,15 @@ describe('fault scopes', () => {
   it('applies chat-scoped faults to chat only, and submit-scoped ones to submit only', async () => {
     const s = await sim({ faults: ['submit:status=503'] });
     expect((await post(chatUrl(s.url), ask('q', { model: 'nsed:passthrough' }))).status).toBe(200);
-    expect((await post(`${s.url}/deliberation`, { room_id: 'r', user_query: 'q', agent_names: ['A', 'B'] })).status).toBe(503);
+    expect(
+      (await post(`${s.url}/deliberation`, { room_id: 'r', user_query: 'q', agent_names: ['A', 'B'] })).status,
+    ).toBe(503);
     s.setFaults(['drop-after=2']);
     const dropped = await postSse(chatUrl(s.url), ask('q'));
     expect(dropped.data).toHaveLength(2);
-    expect((await post(`${s.url}/deliberation`, { room_id: 'r', user_query: 'q', agent_names: ['A', 'B'] })).status).toBe(202);
+    expect(
+      (await post(`${s.url}/deliberation`, { room_id: 'r', user_query: 'q', agent_names: ['A', 'B'] })).status,
+    ).toBe(202);
   });
 
   it('never faults /resume unless the fault is aimed there (reliability #38)', async () => {
@@ -164,7 +189,9 @@ describe('fault scopes', () => {
 
   it('applies a header fault to its own request only', async () => {
     const s = await sim();
-    expect((await post(chatUrl(s.url), ask('q', { model: 'nsed:passthrough' }), { [FAULT]: 'status=500' })).status).toBe(500);
+    expect(
+      (await post(chatUrl(s.url), ask('q', { model: 'nsed:passthrough' }), { [FAULT]: 'status=500' })).status,
+    ).toBe(500);
     expect((await post(chatUrl(s.url), ask('q', { model: 'nsed:passthrough' }))).status).toBe(200);
   });
 

@@ -5,7 +5,13 @@ import type { PhaseEvent } from '../../src/sim/hold.js';
 import { ask, deltas, getJson, post, postSse, readSse, sim, withoutIds } from '../harness/sse.js';
 
 const chat = (url: string): string => `${url}/v1/chat/completions`;
-const native = { room_id: 'room-00c0ffee', conversation_id: 'thread-hold', agent_names: ['A1', 'A2'], deliberation_rounds: 2, user_query: 'Pick a queue' };
+const native = {
+  room_id: 'room-00c0ffee',
+  conversation_id: 'thread-hold',
+  agent_names: ['A1', 'A2'],
+  deliberation_rounds: 2,
+  user_query: 'Pick a queue',
+};
 
 describe('a held deliberation on the compat path', () => {
   it('sends only the chunk naming the job, runs one phase per release, and ends as an unheld run does', async () => {
@@ -54,7 +60,10 @@ describe('a held deliberation on the native path', () => {
       s.control.release(id, 1);
       expect(await s.control.parked(id)).toMatchObject({ phases: n, parked: true, ended: false });
     }
-    expect((await getJson(`${s.url}/deliberation/${id}/result`)).body).toMatchObject({ status: 'running', result: null });
+    expect((await getJson(`${s.url}/deliberation/${id}/result`)).body).toMatchObject({
+      status: 'running',
+      result: null,
+    });
     s.control.release(id, 1);
     expect(await s.control.ended(id)).toMatchObject({ phases: 5 });
     expect((await getJson(`${s.url}/deliberation/${id}/result`)).body).toMatchObject({ status: 'completed' });
@@ -74,7 +83,9 @@ describe('a held deliberation on the native path', () => {
     expect((await post(`${s.url}/deliberation/${id}/cancel`, '')).status).toBe(200);
     expect(await s.control.ended(id)).toMatchObject({ phases: 3, ended: true, parked: false });
     const replay = await readSse(await post(`${s.url}/deliberation/${id}/resume`, ''));
-    const kinds = deltas(replay.chunks).map((d) => (d.nsed_injected ? 'injected' : d.nsed_round?.scored === true ? 'scored' : ''));
+    const kinds = deltas(replay.chunks).map((d) =>
+      d.nsed_injected ? 'injected' : d.nsed_round?.scored === true ? 'scored' : '',
+    );
     expect(kinds.filter(Boolean)).toEqual(['scored', 'injected']);
     expect(replay.chunks.at(-1)?.choices[0]?.finish_reason).toBe('cancelled');
     // Releasing a job that ended is harmless.
@@ -118,8 +129,14 @@ describe('the /_sim/ control routes', () => {
     expect(jobId).toBe(native.room_id);
     expect((await post(`${s.url}/_sim/jobs/${jobId}/release`, { phases: 2 })).status).toBe(200);
     expect((await getJson(`${s.url}/_sim/jobs/${jobId}/wait?for=phases&count=2`)).body).toMatchObject({ phases: 2 });
-    expect((await getJson(`${s.url}/_sim/jobs/${jobId}/wait?for=parked`)).body).toMatchObject({ parked: true, ended: false });
-    expect((await getJson(`${s.url}/_sim/jobs`)).body).toEqual({ hold: true, jobs: [expect.objectContaining({ jobId, phases: 2 })] });
+    expect((await getJson(`${s.url}/_sim/jobs/${jobId}/wait?for=parked`)).body).toMatchObject({
+      parked: true,
+      ended: false,
+    });
+    expect((await getJson(`${s.url}/_sim/jobs`)).body).toEqual({
+      hold: true,
+      jobs: [expect.objectContaining({ jobId, phases: 2 })],
+    });
 
     expect((await post(`${s.url}/_sim/jobs/${jobId}/release`, { phases: 0 })).status).toBe(400);
     expect((await post(`${s.url}/_sim/jobs/${jobId}/release`, '[1]')).status).toBe(400);

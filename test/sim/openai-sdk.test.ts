@@ -31,7 +31,9 @@ describe('conformance with the official openai package', () => {
   it('surfaces an unknown model as the SDK NotFoundError', async () => {
     const s = await sim({ token: TOKEN });
     const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: TOKEN, maxRetries: 0 });
-    const err = await client.chat.completions.create({ model: 'nsed:nope', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'nsed:nope', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NotFoundError);
     expect((err as NotFoundError).message).toMatch(/model 'nsed:nope' not found/);
     expect((err as NotFoundError).code).toBe('model_not_found');
@@ -47,8 +49,17 @@ describe('conformance with the official openai package', () => {
 
   it('raises the in-stream error of a failed deliberation (reliability #19)', async () => {
     const s = await sim({ token: TOKEN });
-    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: TOKEN, maxRetries: 0, defaultHeaders: { 'x-nsed-sim-fault': 'fail-at-round=1' } });
-    const stream = await client.chat.completions.create({ model: 'nsed:fast', messages: [{ role: 'user', content: 'q' }], stream: true });
+    const client = new OpenAI({
+      baseURL: `${s.url}/v1`,
+      apiKey: TOKEN,
+      maxRetries: 0,
+      defaultHeaders: { 'x-nsed-sim-fault': 'fail-at-round=1' },
+    });
+    const stream = await client.chat.completions.create({
+      model: 'nsed:fast',
+      messages: [{ role: 'user', content: 'q' }],
+      stream: true,
+    });
     const consume = async () => {
       for await (const _chunk of stream) {
         // draining until the error chunk
@@ -59,15 +70,31 @@ describe('conformance with the official openai package', () => {
 
   it('completes a tool round trip: the SDK gets tool_calls, sends the tool message, and the same job answers with it', async () => {
     const s = await sim({ token: TOKEN, toolWaitMs: 10 * 60_000 });
-    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: TOKEN, maxRetries: 0, defaultHeaders: { 'x-opencode-session': 'sdk-tools' } });
-    const tools = [{ type: 'function' as const, function: { name: 'calculator', parameters: { type: 'object', properties: { expr: { type: 'string' } } } } }];
-    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Use the calculator to compute 2+2' }];
+    const client = new OpenAI({
+      baseURL: `${s.url}/v1`,
+      apiKey: TOKEN,
+      maxRetries: 0,
+      defaultHeaders: { 'x-opencode-session': 'sdk-tools' },
+    });
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'calculator', parameters: { type: 'object', properties: { expr: { type: 'string' } } } },
+      },
+    ];
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'Use the calculator to compute 2+2' },
+    ];
     const first = await client.chat.completions.create({ model: 'nsed:fast', messages, tools });
     expect(first.choices[0]?.finish_reason).toBe('tool_calls');
     const call = first.choices[0]?.message.tool_calls?.[0];
     if (call?.type !== 'function') throw new Error('expected a function call');
     expect(JSON.parse(call.function.arguments)).toEqual({ expr: '2+2' });
-    messages.push(first.choices[0]?.message as OpenAI.Chat.ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: '4' });
+    messages.push(first.choices[0]?.message as OpenAI.Chat.ChatCompletionMessageParam, {
+      role: 'tool',
+      tool_call_id: call.id,
+      content: '4',
+    });
     const stream = await client.chat.completions.create({ model: 'nsed:fast', messages, tools, stream: true });
     let answer = '';
     let finish: string | null | undefined;
@@ -78,6 +105,9 @@ describe('conformance with the official openai package', () => {
     expect(finish).toBe('stop');
     expect(answer).toContain('`calculator` returned “4”');
     expect(s.requests.filter((r) => r.path === '/deliberation').length).toBe(0);
-    expect(new Set(s.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.headers['x-opencode-session'])).size).toBe(1);
+    expect(
+      new Set(s.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.headers['x-opencode-session']))
+        .size,
+    ).toBe(1);
   });
 });

@@ -60,6 +60,14 @@ describe('model resolution (protocol §3.1.2)', () => {
   });
 
   it('lists nsed:* and one model per tag', () => {
-    expect(modelIds(registry)).toEqual(['nsed:*', 'nsed:balanced', 'nsed:fast', 'nsed:deep', 'nsed:moderated', 'nsed:passthrough', 'nsed:mid:0v1']);
+    expect(modelIds(registry)).toEqual([
+      'nsed:*',
+      'nsed:balanced',
+      'nsed:fast',
+      'nsed:deep',
+      'nsed:moderated',
+      'nsed:passthrough',
+      'nsed:mid:0v1',
+    ]);
   });
 });

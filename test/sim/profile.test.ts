@@ -70,8 +70,21 @@ describe('endings of a cancelled or failed job (GAP: how such a stream ends)', (
 
   it('a failure ending chosen by the profile leaves completed jobs alone; the end fault applies to every outcome', async () => {
     const stamp = { id: 'c', created: 0, model: 'nsed:*' };
-    const info = { query: 'q', agents: ['A', 'B'], totalRounds: 1, policy: 'p', mode: 'deliberation' as const, surface: 'compat' as const };
-    const stop = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'nsed:*', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+    const info = {
+      query: 'q',
+      agents: ['A', 'B'],
+      totalRounds: 1,
+      policy: 'p',
+      mode: 'deliberation' as const,
+      surface: 'compat' as const,
+    };
+    const stop = {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'nsed:*',
+      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+    };
     const ok = new Job('ok', stamp, info, 'chunk', { failedEnding: 'close' });
     ok.end('completed', 'stop', { last: stop as ChatCompletionChunk });
     expect(ok.log.map((e) => e.data)).toEqual([JSON.stringify(stop), '[DONE]']);
@@ -81,11 +94,15 @@ describe('endings of a cancelled or failed job (GAP: how such a stream ends)', (
     // Over HTTP: strict with end=bare-done on a job that completes ends it with a bare [DONE].
     const s = await sim({ profile: 'strict' });
     const r = await readSse(
-      await post(`${s.url}/v1/chat/completions`, ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'end=bare-done' }),
+      await post(`${s.url}/v1/chat/completions`, ask('Design a cache', { model: 'nsed:fast' }), {
+        [FAULT]: 'end=bare-done',
+      }),
     );
     expect(r.done).toBe(true);
     expect(finishReasons(r.chunks)).toEqual([]);
-    const plain = await readSse(await post(`${s.url}/v1/chat/completions`, ask('Design a queue', { model: 'nsed:fast' })));
+    const plain = await readSse(
+      await post(`${s.url}/v1/chat/completions`, ask('Design a queue', { model: 'nsed:fast' })),
+    );
     expect(plain.done).toBe(true);
     expect(finishReasons(plain.chunks)).toEqual(['stop']);
   });

@@ -133,6 +133,8 @@ describe('POST /v1/responses with the official openai package (responses.create)
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     expect(types.at(-1)).toBe('response.failed');
-    await expect(client.responses.create({ model: 'nsed:fast', input: 'Design a cache' })).rejects.toThrow(/deliberation failed/);
+    await expect(client.responses.create({ model: 'nsed:fast', input: 'Design a cache' })).rejects.toThrow(
+      /deliberation failed/,
+    );
   });
 });

@@ -30,7 +30,9 @@ describe('POST /deliberation/{id}/resume (protocol §3.12)', () => {
 
   it('lets a client whose stream dropped skip the events it already applied (reliability #27)', async () => {
     const s = await sim({ roundMs: 5 });
-    const cut = await postSse(`${s.url}/v1/chat/completions`, ask('Design a distributed cache'), { 'x-nsed-sim-fault': 'drop-after=4' });
+    const cut = await postSse(`${s.url}/v1/chat/completions`, ask('Design a distributed cache'), {
+      'x-nsed-sim-fault': 'drop-after=4',
+    });
     expect(cut.data).toHaveLength(4);
     expect(cut.done).toBe(false);
     expect(cut.error).toBeDefined();
@@ -42,7 +44,9 @@ describe('POST /deliberation/{id}/resume (protocol §3.12)', () => {
 
   it('replays a failed job with its error chunk and [DONE]', async () => {
     const s = await sim();
-    const live = await postSse(`${s.url}/v1/chat/completions`, ask('q about caching'), { 'x-nsed-sim-fault': 'fail-at-round=2' });
+    const live = await postSse(`${s.url}/v1/chat/completions`, ask('q about caching'), {
+      'x-nsed-sim-fault': 'fail-at-round=2',
+    });
     const id = live.headers.get('x-nsed-session-id') ?? '';
     const resumed = await postSse(`${s.url}/deliberation/${id}/resume`, '');
     expect(resumed.data).toEqual(live.data);
@@ -70,11 +74,18 @@ describe('POST /deliberation/{id}/resume (protocol §3.12)', () => {
 
   it('serves a native job in the same chunk format', async () => {
     const s = await sim();
-    const sub = await post(`${s.url}/deliberation`, { room_id: 'thread-a_0011223344556677', user_query: 'What is the sound of one hand clapping?', agent_names: ['Corepunk01', 'Corepunk02'], deliberation_rounds: 2 });
+    const sub = await post(`${s.url}/deliberation`, {
+      room_id: 'thread-a_0011223344556677',
+      user_query: 'What is the sound of one hand clapping?',
+      agent_names: ['Corepunk01', 'Corepunk02'],
+      deliberation_rounds: 2,
+    });
     expect(sub.status).toBe(202);
     const r = await readSse(await post(`${s.url}/deliberation/thread-a_0011223344556677/resume`, ''));
     expect(r.chunks[0]?.choices[0]?.delta).toEqual({ role: 'assistant', nsed_session_id: 'thread-a_0011223344556677' });
-    const summaries = r.chunks.flatMap((c) => (c.choices[0]?.delta.nsed_round?.scored ? [c.choices[0].delta.nsed_round] : []));
+    const summaries = r.chunks.flatMap((c) =>
+      c.choices[0]?.delta.nsed_round?.scored ? [c.choices[0].delta.nsed_round] : [],
+    );
     expect(summaries.map((x) => x.round)).toEqual([1, 2]);
     expect(summaries[0]?.candidates.map((c) => c.agent_id)).toEqual(['Corepunk01', 'Corepunk02']);
     expect(r.done).toBe(true);

@@ -102,7 +102,9 @@ describe('x-opencode-session routing (protocol §6.2)', () => {
 
   it('with a failed job, a non-streaming request starts a fresh job and blocks for it', async () => {
     const s = await sim();
-    const a = await readSse(await post(`${s.url}/v1/chat/completions`, first, { ...THREAD, 'x-nsed-sim-fault': 'fail-at-round=1' }));
+    const a = await readSse(
+      await post(`${s.url}/v1/chat/completions`, first, { ...THREAD, 'x-nsed-sim-fault': 'fail-at-round=1' }),
+    );
     const idA = a.headers.get('x-nsed-session-id') ?? '';
     expect(await statusOf(s.url, idA)).toMatch(/^failed: /);
     const res = await post(`${s.url}/v1/chat/completions`, followUp(false), THREAD);
@@ -125,7 +127,11 @@ describe('x-opencode-session routing (protocol §6.2)', () => {
 
   it('replaces characters that are not allowed in ids when deriving the thread base', async () => {
     const s = await sim();
-    const res = await post(`${s.url}/v1/chat/completions`, { ...first, stream: false, model: 'nsed:fast' }, { 'x-opencode-session': 'a.b c' });
+    const res = await post(
+      `${s.url}/v1/chat/completions`,
+      { ...first, stream: false, model: 'nsed:fast' },
+      { 'x-opencode-session': 'a.b c' },
+    );
     expect(res.headers.get('x-nsed-session-id')).toMatch(/^oc-a_b_c-\d{13}$/);
   });
 });

@@ -18,7 +18,11 @@ describe('serveSim', () => {
     const stdout = capture();
     const stderr = capture();
     const ac = new AbortController();
-    const served = serveSim({ port: 0, roundMs: 2, token: 'secret-token' }, { stdout: stdout.stream, stderr: stderr.stream }, ac.signal);
+    const served = serveSim(
+      { port: 0, roundMs: 2, token: 'secret-token' },
+      { stdout: stdout.stream, stderr: stderr.stream },
+      ac.signal,
+    );
     await until(() => stdout.text().includes('\n'));
     const first = stdout.text().split('\n')[0] ?? '';
     expect(first).toMatch(/^nsed sim listening on http:\/\/127\.0\.0\.1:\d+$/);

@@ -4,13 +4,29 @@ import { type CouncilInput, evaluate, mergeClaims, propose } from '../../src/sim
 import { membersOf } from '../../src/sim/start-job.js';
 import { phrasesOf, textContext, titleOf, topicOf } from '../../src/sim/text-context.js';
 
-function runCouncil(question: string, key: string, agents = ['CortexA', 'CortexB', 'CortexC'], rounds = 3, guidance: string[] = []) {
+function runCouncil(
+  question: string,
+  key: string,
+  agents = ['CortexA', 'CortexB', 'CortexC'],
+  rounds = 3,
+  guidance: string[] = [],
+) {
   const input: CouncilInput = { key, text: textContext(question, ''), members: membersOf(agents), totalRounds: rounds };
   const influences = { guidance, toolResults: [] };
   let previous;
   for (let r = 1; r <= rounds; r++) previous = evaluate(input, r, propose(input, r, influences, previous));
   if (!previous) throw new Error('no rounds');
-  return { input, final: previous, answer: composeAnswer({ text: input.text, members: input.members, final: previous, totalRounds: rounds, influences }) };
+  return {
+    input,
+    final: previous,
+    answer: composeAnswer({
+      text: input.text,
+      members: input.members,
+      final: previous,
+      totalRounds: rounds,
+      influences,
+    }),
+  };
 }
 
 describe('claim merging', () => {
@@ -35,14 +51,22 @@ describe('claim merging', () => {
   });
 
   it('keeps at most 8 claims, the most severe first', () => {
-    const many = Array.from({ length: 12 }, (_, i) => ({ claim: `c${i}`, verdict: i === 11 ? ('wrong' as const) : ('verified' as const) }));
+    const many = Array.from({ length: 12 }, (_, i) => ({
+      claim: `c${i}`,
+      verdict: i === 11 ? ('wrong' as const) : ('verified' as const),
+    }));
     const merged = mergeClaims(many);
     expect(merged).toHaveLength(8);
     expect(merged[0]?.claim).toBe('c11');
   });
 
   it('caps the candidates of a large council at 8 claims each', () => {
-    const { final } = runCouncil('Plan a database migration', 'k', ['CortexA', 'CortexB', 'CortexC', 'CortexD', 'CortexE', 'CortexF', 'X1', 'X2'], 2);
+    const { final } = runCouncil(
+      'Plan a database migration',
+      'k',
+      ['CortexA', 'CortexB', 'CortexC', 'CortexD', 'CortexE', 'CortexF', 'X1', 'X2'],
+      2,
+    );
     for (const c of final.candidates) expect(c.claims.length).toBeLessThanOrEqual(8);
     expect(Math.max(...final.candidates.map((c) => c.claims.length))).toBeGreaterThan(3);
   });
@@ -103,14 +127,18 @@ describe('simulated text', () => {
   });
 
   it('is deterministic for one key and varies with another', () => {
-    expect(runCouncil('Design a distributed cache', 'one').answer).toBe(runCouncil('Design a distributed cache', 'one').answer);
+    expect(runCouncil('Design a distributed cache', 'one').answer).toBe(
+      runCouncil('Design a distributed cache', 'one').answer,
+    );
     const x = runCouncil('Design a distributed cache', 'one').final;
     const y = runCouncil('Design a distributed cache', 'two').final;
     expect(x.proposals.map((p) => p.content)).not.toEqual(y.proposals.map((p) => p.content));
   });
 
   it('quotes injected guidance in later proposals and the answer', () => {
-    const { answer, final } = runCouncil('Design a distributed cache', 'k', undefined, 2, ['Focus on memory safety over throughput']);
+    const { answer, final } = runCouncil('Design a distributed cache', 'k', undefined, 2, [
+      'Focus on memory safety over throughput',
+    ]);
     expect(answer).toContain('Focus on memory safety over throughput');
     expect(final.proposals[0]?.content).toContain('Focus on memory safety over throughput');
   });

@@ -45,6 +45,13 @@ describe('createStyle', () => {
     expect(createStyle({ color: true }).dim('x')).toBe('\x1b[2mx\x1b[22m');
     expect(createStyle({ color: true }).red('x')).toBe('\x1b[31mx\x1b[39m');
     const off = createStyle({ color: false });
-    expect([off.dim('x'), off.bold('x'), off.red('x'), off.yellow('x'), off.green('x'), off.cyan('x')]).toEqual(['x', 'x', 'x', 'x', 'x', 'x']);
+    expect([off.dim('x'), off.bold('x'), off.red('x'), off.yellow('x'), off.green('x'), off.cyan('x')]).toEqual([
+      'x',
+      'x',
+      'x',
+      'x',
+      'x',
+      'x',
+    ]);
   });
 });

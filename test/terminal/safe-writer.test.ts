@@ -15,7 +15,14 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nsed-safe-writer-'));
-  await build({ entryPoints: [SOURCE], outfile: join(dir, 'safe-writer.mjs'), bundle: true, format: 'esm', platform: 'node', logLevel: 'silent' });
+  await build({
+    entryPoints: [SOURCE],
+    outfile: join(dir, 'safe-writer.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+  });
   // Writes ~4 MB through safeWriter into a pipe whose reader leaves after one byte; exits 0
   // only if it noticed the reader go, was not told it failed, and survived writing afterwards.
   await writeFile(
@@ -50,9 +57,13 @@ afterAll(async () => {
 
 function pipeIntoHead(script: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', 'node "$1" | head -c 1 > /dev/null; exit "${PIPESTATUS[0]}"', 'pipe-test', join(dir, script)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      'bash',
+      ['-c', 'node "$1" | head -c 1 > /dev/null; exit "${PIPESTATUS[0]}"', 'pipe-test', join(dir, script)],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);

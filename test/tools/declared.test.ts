@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
-import { declareTools, declaredNameOf, offeredDefinitions, parseToolFlag, parseToolsFile, userToolsOf } from '../../src/tools/declared.js';
+import {
+  declareTools,
+  declaredNameOf,
+  offeredDefinitions,
+  parseToolFlag,
+  parseToolsFile,
+  userToolsOf,
+} from '../../src/tools/declared.js';
 
 const usage = (fn: () => unknown): NsedError => {
   try {
@@ -17,13 +24,22 @@ describe('declaring tools', () => {
     const [calc, plain] = parseToolsFile(
       JSON.stringify({
         tools: [
-          { type: 'function', function: { name: 'calc', parameters: { type: 'object' } }, command: ['node', 'calc.js'], timeout: 2.5, max_output_bytes: 100 },
+          {
+            type: 'function',
+            function: { name: 'calc', parameters: { type: 'object' } },
+            command: ['node', 'calc.js'],
+            timeout: 2.5,
+            max_output_bytes: 100,
+          },
           { type: 'function', function: { name: 'lookup', description: 'find it' } },
         ],
       }),
       't.json',
     );
-    expect(calc).toEqual({ definition: { type: 'function', function: { name: 'calc', parameters: { type: 'object' } } }, command: { argv: ['node', 'calc.js'], timeoutMs: 2500, maxOutputBytes: 100 } });
+    expect(calc).toEqual({
+      definition: { type: 'function', function: { name: 'calc', parameters: { type: 'object' } } },
+      command: { argv: ['node', 'calc.js'], timeoutMs: 2500, maxOutputBytes: 100 },
+    });
     expect(plain?.command).toBeUndefined();
     expect(plain?.definition.function.description).toBe('find it');
   });
@@ -32,7 +48,10 @@ describe('declaring tools', () => {
     ['[1]', /tool 1 in t.json is not an object/],
     ['[{"function":{}}]', /tool 1 in t.json has no function name/],
     ['[{"function":{"name":"a b"}}]', /may use only letters/],
-    ['[{"function":{"name":"calc"},"command":"node calc.js; rm -rf /"}]', /command must be an argv array, not a string/],
+    [
+      '[{"function":{"name":"calc"},"command":"node calc.js; rm -rf /"}]',
+      /command must be an argv array, not a string/,
+    ],
     ['[{"function":{"name":"calc"},"command":[]}]', /non-empty array of strings/],
     ['[{"function":{"name":"calc"},"command":["node"],"timeout":0}]', /timeout \(seconds\) must be a positive number/],
     ['{"nope":1}', /holds no array of tools/],

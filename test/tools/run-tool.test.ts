@@ -16,7 +16,15 @@ describe('running a declared tool (a real process)', () => {
   });
 
   it('runs argv as given, with no shell: metacharacters in arguments are plain text', async () => {
-    const r = await runTool({ argv: [process.execPath, '-e', 'console.log(process.argv[1])', '$(touch /tmp/x); echo hi'], timeoutMs: 60_000, maxOutputBytes: 1000 }, call, {});
+    const r = await runTool(
+      {
+        argv: [process.execPath, '-e', 'console.log(process.argv[1])', '$(touch /tmp/x); echo hi'],
+        timeoutMs: 60_000,
+        maxOutputBytes: 1000,
+      },
+      call,
+      {},
+    );
     expect(r.content).toBe('$(touch /tmp/x); echo hi');
   });
 
@@ -33,7 +41,11 @@ describe('running a declared tool (a real process)', () => {
   });
 
   it('cuts the output at the cap and stops the tool', async () => {
-    const r = await runTool(node(`setInterval(()=>process.stdout.write('x'.repeat(65536)), 1)`, { maxOutputBytes: 100_000 }), call, {});
+    const r = await runTool(
+      node(`setInterval(()=>process.stdout.write('x'.repeat(65536)), 1)`, { maxOutputBytes: 100_000 }),
+      call,
+      {},
+    );
     expect(r.status).toBe('capped');
     expect(r.content.startsWith('x'.repeat(100_000))).toBe(true);
     expect(r.content.length).toBeLessThan(100_200);

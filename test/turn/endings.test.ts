@@ -55,12 +55,16 @@ interface Routes {
   result?: Route;
 }
 
-async function turn(routes: Routes): Promise<{ events: NsedEvent[]; error: unknown; session: Session; store: SessionStore; seen: string[] }> {
+async function turn(
+  routes: Routes,
+): Promise<{ events: NsedEvent[]; error: unknown; session: Session; store: SessionStore; seen: string[] }> {
   server = await startServer((req, res, seen) => {
     const url = seen.url;
     if (url === '/v1/chat/completions') return routes.chat(req, res, seen);
-    if (url.endsWith('/resume')) return (routes.resume ?? ((_q, r) => json(r, 404, { error: 'not found' })))(req, res, seen);
-    if (url.endsWith('/result')) return (routes.result ?? ((_q, r) => json(r, 404, { error: 'not found' })))(req, res, seen);
+    if (url.endsWith('/resume'))
+      return (routes.resume ?? ((_q, r) => json(r, 404, { error: 'not found' })))(req, res, seen);
+    if (url.endsWith('/result'))
+      return (routes.result ?? ((_q, r) => json(r, 404, { error: 'not found' })))(req, res, seen);
     return json(res, 404, { error: 'not found' });
   });
   home = await mkdtemp(join(tmpdir(), 'nsed-endings-'));
@@ -93,7 +97,11 @@ async function turn(routes: Routes): Promise<{ events: NsedEvent[]; error: unkno
     assistantTurnId: 'ta1',
     policy: 'nsed:fast',
     path: 'compat',
-    start: { kind: 'chat', body: { model: 'nsed:fast', messages: [{ role: 'user', content: 'q' }] }, threadKey: 'thread-1' },
+    start: {
+      kind: 'chat',
+      body: { model: 'nsed:fast', messages: [{ role: 'user', content: 'q' }] },
+      threadKey: 'thread-1',
+    },
     stream: true,
   };
   let error: unknown;
@@ -132,12 +140,23 @@ describe('stop or tool_calls ends the turn without [DONE] (issue 9 item 5, relia
 });
 
 describe('an ending the seeds do not define is judged by GET /result (issue 9 item 5)', () => {
-  const result = (status: string, value: string | null = null): Route => (_q, res) => json(res, 200, { job_id: JOB, status, result: value });
+  const result =
+    (status: string, value: string | null = null): Route =>
+    (_q, res) =>
+      json(res, 200, { job_id: JOB, status, result: value });
 
   it('bare [DONE] of a completed job: the answer /result gives, the unshown rest shown', async () => {
-    const r = await turn({ chat: (_q, res) => stream(res, ROLE + text('The ans') + DONE), result: result('completed', 'The answer.') });
+    const r = await turn({
+      chat: (_q, res) => stream(res, ROLE + text('The ans') + DONE),
+      result: result('completed', 'The answer.'),
+    });
     expect(r.error).toBeUndefined();
-    expect(r.events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join('')).toBe('The answer.');
+    expect(
+      r.events
+        .filter((e) => e.type === 'text')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe('The answer.');
     expect(r.events.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'stop', content: 'The answer.' });
     expect(r.seen).toEqual(['POST /v1/chat/completions', `GET /deliberation/${JOB}/result`]);
     expect(answer(r.session)).toMatchObject({ status: 'complete', content: 'The answer.' });
@@ -146,13 +165,21 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
   it('bare [DONE] of a failed job: failed, exit 5, the marker cleared', async () => {
     const r = await turn({ chat: (_q, res) => stream(res, ROLE + DONE), result: result('failed: quorum lost') });
     expect(r.error).toMatchObject({ code: 'server', exitCode: 5 });
-    expect(r.events.at(-1)).toMatchObject({ type: 'error', code: 'server', exit_code: 5, message: expect.stringMatching(/quorum lost/) });
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'error',
+      code: 'server',
+      exit_code: 5,
+      message: expect.stringMatching(/quorum lost/),
+    });
     expect(answer(r.session)).toMatchObject({ status: 'failed' });
     expect(r.session.pending_job).toBeUndefined();
   });
 
   it('bare [DONE] of a cancelled job: cancelled, exit 9, distinct from a failure', async () => {
-    const r = await turn({ chat: (_q, res) => stream(res, ROLE + text('partial') + DONE), result: result('failed: cancelled') });
+    const r = await turn({
+      chat: (_q, res) => stream(res, ROLE + text('partial') + DONE),
+      result: result('failed: cancelled'),
+    });
     expect(r.error).toMatchObject({ code: 'cancelled', exitCode: 9 });
     expect(r.events.at(-1)).toMatchObject({ type: 'error', code: 'cancelled', exit_code: 9 });
     expect(answer(r.session)).toMatchObject({ status: 'cancelled', content: 'partial' });
@@ -160,13 +187,19 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
   });
 
   it('an undocumented finish reason is not taken at its word: /result decides', async () => {
-    const r = await turn({ chat: (_q, res) => stream(res, ROLE + text('x') + ev(chunk({}, 'cancelled')) + DONE), result: result('completed', 'x and more') });
+    const r = await turn({
+      chat: (_q, res) => stream(res, ROLE + text('x') + ev(chunk({}, 'cancelled')) + DONE),
+      result: result('completed', 'x and more'),
+    });
     expect(r.error).toBeUndefined();
     expect(answer(r.session)).toMatchObject({ status: 'complete', content: 'x and more' });
   });
 
   it('a close without either: /result completed gives the answer', async () => {
-    const r = await turn({ chat: (_q, res) => stream(res, ROLE + text('The')), result: result('completed', 'The answer.') });
+    const r = await turn({
+      chat: (_q, res) => stream(res, ROLE + text('The')),
+      result: result('completed', 'The answer.'),
+    });
     expect(r.error).toBeUndefined();
     expect(answer(r.session)).toMatchObject({ status: 'complete', content: 'The answer.' });
   });
@@ -181,7 +214,8 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
     let results = 0;
     const r = await turn({
       chat: (_q, res) => stream(res, ROLE + text('The ') + DONE),
-      result: (_q, res) => json(res, 200, { job_id: JOB, status: results++ === 0 ? 'running: round 2' : 'completed', result: null }),
+      result: (_q, res) =>
+        json(res, 200, { job_id: JOB, status: results++ === 0 ? 'running: round 2' : 'completed', result: null }),
       resume: (_q, res) => stream(res, ROLE + text('The ') + text('answer.') + STOP + DONE),
     });
     expect(r.error).toBeUndefined();
@@ -216,7 +250,11 @@ describe('no answer given up while the server may still produce it (issue 9 item
       result: (_q, res) => json(res, 200, { job_id: JOB, status: 'running', result: null }),
     });
     expect(r.error).toMatchObject({ code: 'network', exitCode: 6 });
-    expect(r.events.at(-1)).toMatchObject({ type: 'error', exit_code: 6, message: expect.stringMatching(/gave up resuming/) });
+    expect(r.events.at(-1)).toMatchObject({
+      type: 'error',
+      exit_code: 6,
+      message: expect.stringMatching(/gave up resuming/),
+    });
     expect(r.seen.filter((s) => s.endsWith('/resume')).length).toBe(5);
     expect(answer(r.session)).toMatchObject({ status: 'interrupted', content: 'part' });
     expect(r.session.pending_job).toMatchObject({ job_id: JOB, turn: 'tu1' });
@@ -244,7 +282,9 @@ describe('a replay that differs is reported, never spliced silently (issue 9 ite
       resume: (_q, res) => stream(res, ROLE + text('abc') + text('def') + text('ghi') + STOP + DONE),
     });
     expect(r.error).toBeUndefined();
-    expect(r.events.filter((e) => e.type === 'reconnect').map((e) => (e as { reason: string }).reason)).toEqual([expect.not.stringMatching(/differs/)]);
+    expect(r.events.filter((e) => e.type === 'reconnect').map((e) => (e as { reason: string }).reason)).toEqual([
+      expect.not.stringMatching(/differs/),
+    ]);
     expect(answer(r.session)).toMatchObject({ status: 'complete', content: 'abcdefghi' });
   });
 });

@@ -42,17 +42,30 @@ function rig(streams: EventStream[]) {
     client,
     renderer: { onEvent: (e: NsedEvent) => shown.push(e), close: async () => undefined },
   } as unknown as TurnDeps;
-  const spec = { start: { kind: 'chat', body: { model: 'nsed:*', messages: [] }, threadKey: 't' } } as unknown as TurnSpec;
+  const spec = {
+    start: { kind: 'chat', body: { model: 'nsed:*', messages: [] }, threadKey: 't' },
+  } as unknown as TurnSpec;
   let job: string | undefined;
   const run = () =>
-    followStream(deps, spec, (e) => applied.push(e), () => job, async (id) => {
-      job = id;
-    });
+    followStream(
+      deps,
+      spec,
+      (e) => applied.push(e),
+      () => job,
+      async (id) => {
+        job = id;
+      },
+    );
   return { run, shown, applied, calls };
 }
 
 describe('followStream', () => {
-  const full = [text('a', 1), text('bb', 2), text('ccc', 3), { type: 'end', finish_reason: 'stop', index: 4 } as StreamEvent];
+  const full = [
+    text('a', 1),
+    text('bb', 2),
+    text('ccc', 3),
+    { type: 'end', finish_reason: 'stop', index: 4 } as StreamEvent,
+  ];
 
   it('skips the replayed prefix after a drop, so every event is applied exactly once (reliability #33)', async () => {
     const r = rig([scripted(full, 2), scripted(full)]);
@@ -63,7 +76,12 @@ describe('followStream', () => {
   });
 
   it('says so when the replay differs from what was shown, instead of splicing silently (reliability #33, #37)', async () => {
-    const other = [text('a', 1), text('XXXX', 2), text('ccc', 3), { type: 'end', finish_reason: 'stop', index: 4 } as StreamEvent];
+    const other = [
+      text('a', 1),
+      text('XXXX', 2),
+      text('ccc', 3),
+      { type: 'end', finish_reason: 'stop', index: 4 } as StreamEvent,
+    ];
     const r = rig([scripted(full, 2), scripted(other)]);
     await r.run();
     expect(r.shown.filter((e) => e.type === 'reconnect').map((e) => (e as { reason: string }).reason)).toEqual([
@@ -114,7 +132,14 @@ describe('followStream on a native job without /resume (the live-only named-even
       renderer: { onEvent: () => undefined, close: async () => undefined },
     } as unknown as TurnDeps;
     const spec = { path: 'native', start: { kind: 'submit', body: {} } } as unknown as TurnSpec;
-    const run = () => followStream(deps, spec, (e) => applied.push(e), () => 'job-1', async () => undefined);
+    const run = () =>
+      followStream(
+        deps,
+        spec,
+        (e) => applied.push(e),
+        () => 'job-1',
+        async () => undefined,
+      );
     return { run, applied, asked };
   }
 

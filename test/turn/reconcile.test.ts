@@ -16,11 +16,23 @@ afterEach(async () => {
 
 /** A stored session whose pending marker names a native job the held simulator started. */
 async function pendingOn(r: ContextRig, room: string): Promise<Session> {
-  const body = { room_id: room, conversation_id: 'thread-r', agent_names: ['A1', 'A2'], deliberation_rounds: 1, user_query: 'Pick a queue' };
+  const body = {
+    room_id: room,
+    conversation_id: 'thread-r',
+    agent_names: ['A1', 'A2'],
+    deliberation_rounds: 1,
+    user_query: 'Pick a queue',
+  };
   expect((await post(`${r.sim.url}/deliberation`, body)).status).toBe(202);
   const saved = session('r1', {
     turns: [turn('u1')],
-    pending_job: { job_id: room, turn: 'u1', path: 'native', policy: 'nsed:native', started: '2026-02-02T10:00:00.000Z' },
+    pending_job: {
+      job_id: room,
+      turn: 'u1',
+      path: 'native',
+      policy: 'nsed:native',
+      started: '2026-02-02T10:00:00.000Z',
+    },
   });
   await r.store.create(saved);
   return saved;

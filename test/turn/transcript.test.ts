@@ -4,7 +4,14 @@ import { applyEvent, emptyTranscript, type Transcript } from '../../src/turn/tra
 
 const fold = (events: Array<NsedEvent | StreamEvent>): Transcript => events.reduce(applyEvent, emptyTranscript());
 
-const round = (n: number, scored: boolean): NsedEvent => ({ type: 'round', round: n, total_rounds: 3, progress: n / 3, scored, candidates: [] });
+const round = (n: number, scored: boolean): NsedEvent => ({
+  type: 'round',
+  round: n,
+  total_rounds: 3,
+  progress: n / 3,
+  scored,
+  candidates: [],
+});
 
 describe('the transcript reducer', () => {
   it('holds the concatenated text, and every reasoning milestone on a line of its own, over a long event list', () => {
@@ -93,7 +100,11 @@ describe('the transcript reducer', () => {
   });
 
   it('is pure: the transcript it is given stays exactly as it was', () => {
-    const before = fold([{ type: 'text', text: 'a' }, round(1, true), { type: 'injection', message: 'm', round: 1, sequence: 1 }]);
+    const before = fold([
+      { type: 'text', text: 'a' },
+      round(1, true),
+      { type: 'injection', message: 'm', round: 1, sequence: 1 },
+    ]);
     const snapshot = structuredClone(before);
     const events: NsedEvent[] = [
       { type: 'text', text: 'b' },
@@ -113,7 +124,11 @@ describe('the transcript reducer', () => {
   });
 
   it('does per-event work independent of the answer length over 200k text events: collections are shared, never copied', () => {
-    let t = fold([round(1, true), { type: 'injection', message: 'm', round: 1, sequence: 1 }, { type: 'tool-call', id: 'c', name: 'n', arguments: '' }]);
+    let t = fold([
+      round(1, true),
+      { type: 'injection', message: 'm', round: 1, sequence: 1 },
+      { type: 'tool-call', id: 'c', name: 'n', arguments: '' },
+    ]);
     const { rounds, injections, toolCalls } = t;
     let expectedLength = 0;
     for (let i = 0; i < 200_000; i++) {

@@ -12,7 +12,18 @@ import { createSession, startSession } from '../../src/turn/start-session.js';
 import type { TurnOptions } from '../../src/turn/turn-options.js';
 import { contextRig, type ContextRig } from '../harness/context-rig.js';
 
-const OPTS: TurnOptions = { policy: undefined, system: undefined, title: undefined, stream: true, agents: undefined, rounds: undefined, toolsFile: undefined, toolFlags: [], askUser: false, maxToolCalls: 8 };
+const OPTS: TurnOptions = {
+  policy: undefined,
+  system: undefined,
+  title: undefined,
+  stream: true,
+  agents: undefined,
+  rounds: undefined,
+  toolsFile: undefined,
+  toolFlags: [],
+  askUser: false,
+  maxToolCalls: 8,
+};
 // Rounds this slow never end within a test: a job started on such a simulator is running
 // for as long as the test looks at it, with no timing assumed.
 // Held at its first phase boundary by the simulator's control: running for as long as the test needs.
@@ -33,22 +44,38 @@ const events = (r: ContextRig): Array<Record<string, unknown>> =>
 /** A session whose pending marker points at `jobId`, as an interrupted `ask` leaves it. */
 async function pendingOn(r: ContextRig, session: Session, userTurnId: string, jobId: string): Promise<Session> {
   return r.store.update(session.id, (s) => {
-    s.pending_job = { job_id: jobId, turn: userTurnId, path: 'compat', policy: s.active_policy, started: new Date().toISOString() };
+    s.pending_job = {
+      job_id: jobId,
+      turn: userTurnId,
+      path: 'compat',
+      policy: s.active_policy,
+      started: new Date().toISOString(),
+    };
   });
 }
 
 describe('startSession and executeTurn', () => {
   it('record the answer, clear the pending marker and end the NDJSON run with one finish event', async () => {
     rig = await contextRig();
-    const { session, userTurnId } = await startSession(rig.ctx, { prompt: 'Design a cache', opts: OPTS, orchestrator: rig.conn.orchestrator });
+    const { session, userTurnId } = await startSession(rig.ctx, {
+      prompt: 'Design a cache',
+      opts: OPTS,
+      orchestrator: rig.conn.orchestrator,
+    });
     expect(await executeTurn(rig.ctx, rig.conn, session, userTurnId, OPTS)).toBe(0);
     const out = events(rig);
-    expect(out.filter((e) => e.type === 'finish' || e.type === 'error')).toEqual([expect.objectContaining({ type: 'finish', session: session.id })]);
+    expect(out.filter((e) => e.type === 'finish' || e.type === 'error')).toEqual([
+      expect.objectContaining({ type: 'finish', session: session.id }),
+    ]);
     const saved = await rig.store.read(session.id);
     expect(saved.pending_job).toBeUndefined();
     expect(saved.title).toBe('Design a cache');
     expect(saved.turns.map((t) => t.role)).toEqual(['user', 'assistant']);
-    expect(saved.turns[1]).toMatchObject({ status: 'complete', content: out.at(-1)?.content, job_id: out.at(-1)?.job_id });
+    expect(saved.turns[1]).toMatchObject({
+      status: 'complete',
+      content: out.at(-1)?.content,
+      job_id: out.at(-1)?.job_id,
+    });
   });
 
   it('createSession stores a fork with the inherited turns and no turn of its own', async () => {
@@ -94,7 +121,12 @@ describe('reconcilePending', () => {
     expect(await reconcilePending(rig.ctx, rig.conn, pending)).toBe('recorded');
     const saved = await rig.store.read(session.id);
     expect(saved.pending_job).toBeUndefined();
-    expect(saved.turns.at(-1)).toMatchObject({ role: 'assistant', status: 'complete', job_id: jobId, content: completion.choices[0]?.message.content });
+    expect(saved.turns.at(-1)).toMatchObject({
+      role: 'assistant',
+      status: 'complete',
+      job_id: jobId,
+      content: completion.choices[0]?.message.content,
+    });
   });
 
   it('reports a job still running and keeps its marker', async () => {
@@ -120,7 +152,11 @@ describe('injectMessage', () => {
     const pending = await pendingOn(rig, session, userTurnId, stream.jobId ?? '');
     const sent = await injectMessage(rig.ctx, rig.conn, pending, 'focus on latency', false);
     // Where it landed is returned; the command, not this function, shows it in the output mode.
-    expect(sent).toMatchObject({ kind: 'acknowledged', pending: { job_id: stream.jobId }, placed: { sequence: 1, round: expect.any(Number) } });
+    expect(sent).toMatchObject({
+      kind: 'acknowledged',
+      pending: { job_id: stream.jobId },
+      placed: { sequence: 1, round: expect.any(Number) },
+    });
     const saved = await rig.store.read(session.id);
     expect(saved.turns.filter((t) => t.kind === 'injection')).toEqual([
       expect.objectContaining({ content: 'focus on latency', job_id: stream.jobId, sequence: 1 }),
@@ -131,7 +167,10 @@ describe('injectMessage', () => {
   it('is a conflict (exit 7) when nothing is running', async () => {
     rig = await contextRig();
     const { session } = await startSession(rig.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
-    await expect(injectMessage(rig.ctx, rig.conn, session, 'm', false)).rejects.toMatchObject({ code: 'conflict', exitCode: 7 });
+    await expect(injectMessage(rig.ctx, rig.conn, session, 'm', false)).rejects.toMatchObject({
+      code: 'conflict',
+      exitCode: 7,
+    });
   });
 
   it('records the answer of a job that ended before the message landed, then reports the conflict', async () => {
@@ -141,7 +180,9 @@ describe('injectMessage', () => {
     if (start.kind !== 'chat') throw new Error('compat request expected');
     const { jobId } = await rig.conn.client.chat(start.body, { threadKey: start.threadKey });
     const pending = await pendingOn(rig, session, userTurnId, jobId ?? '');
-    await expect(injectMessage(rig.ctx, rig.conn, pending, 'too late', false)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(injectMessage(rig.ctx, rig.conn, pending, 'too late', false)).rejects.toMatchObject({
+      code: 'conflict',
+    });
     const saved = await rig.store.read(session.id);
     expect(saved.pending_job).toBeUndefined();
     expect(saved.turns.at(-1)).toMatchObject({ role: 'assistant', status: 'complete', job_id: jobId });
@@ -172,9 +213,20 @@ describe('runTurn', () => {
     const renderer = { onEvent: (e: NsedEvent) => void shown.push(e), close: async () => undefined };
     const recorder = new TurnRecorder(rig.store, session.id);
     const start = buildChatRequest(session, session.active_policy, { stream: true });
-    const spec = { sessionId: session.id, userTurnId, assistantTurnId: 'turn-a', policy: session.active_policy, path: 'compat' as const, start, stream: true };
+    const spec = {
+      sessionId: session.id,
+      userTurnId,
+      assistantTurnId: 'turn-a',
+      policy: session.active_policy,
+      path: 'compat' as const,
+      start,
+      stream: true,
+    };
     let n = 0;
-    const transcript = await runTurn({ ctx: rig.ctx, client, renderer, recorder, url: rig.sim.url, newTurnId: () => `turn-${++n}` }, spec);
+    const transcript = await runTurn(
+      { ctx: rig.ctx, client, renderer, recorder, url: rig.sim.url, newTurnId: () => `turn-${++n}` },
+      spec,
+    );
     expect(shown.filter((e) => e.type === 'injection')).toEqual([injection]);
     expect(transcript.injections).toEqual([{ message: 'focus', round: 1, sequence: 1 }]);
     const saved = await rig.store.read(session.id);

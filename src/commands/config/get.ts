@@ -10,7 +10,10 @@ export const get: CommandDef<{ key: string }> = {
   configFile: 'own',
   builder: (y) =>
     y
-      .positional('key', { type: 'string', describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file' })
+      .positional('key', {
+        type: 'string',
+        describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file',
+      })
       .example('nsed config get url', 'the orchestrator the config file names'),
   parse: (argv) => ({ key: String(argv['key'] ?? '') }),
   run: async (opts, ctx) => {
@@ -18,8 +21,15 @@ export const get: CommandDef<{ key: string }> = {
     if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);
     const key: ConfigKey = opts.key;
     const values = readable(ctx);
-    if (values[key] === undefined) throw notFound(`${key} is not set in ${ctx.globals.config.path ?? 'the config file'}`, `set it with: nsed config set ${key} VALUE`);
-    const text = ctx.globals.output === 'json' || ctx.globals.output === 'ndjson' ? `${JSON.stringify(values[key])}\n` : `${showValue(key, values)}\n`;
+    if (values[key] === undefined)
+      throw notFound(
+        `${key} is not set in ${ctx.globals.config.path ?? 'the config file'}`,
+        `set it with: nsed config set ${key} VALUE`,
+      );
+    const text =
+      ctx.globals.output === 'json' || ctx.globals.output === 'ndjson'
+        ? `${JSON.stringify(values[key])}\n`
+        : `${showValue(key, values)}\n`;
     ctx.io.stdout.write(text);
     return 0;
   },

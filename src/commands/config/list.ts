@@ -15,10 +15,13 @@ export const list: CommandDef<Record<string, never>> = {
     const set = CONFIG_KEYS.filter((k) => values[k.key] !== undefined);
     let text: string;
     if (ctx.globals.output === 'json') text = `${JSON.stringify(values, null, 2)}\n`;
-    else if (ctx.globals.output === 'ndjson') text = set.map((k) => `${JSON.stringify({ key: k.key, value: values[k.key] })}\n`).join('');
+    else if (ctx.globals.output === 'ndjson')
+      text = set.map((k) => `${JSON.stringify({ key: k.key, value: values[k.key] })}\n`).join('');
     else text = set.map((k) => `${k.key}=${showValue(k.key, values)}\n`).join('');
     if (set.length === 0 && ctx.io.stdoutIsTTY && !ctx.io.quiet) {
-      ctx.io.stderr.write(`nothing set in ${ctx.globals.config.path ?? 'the config file'}; keys: ${CONFIG_KEYS.map((k) => k.key).join(', ')}\n`);
+      ctx.io.stderr.write(
+        `nothing set in ${ctx.globals.config.path ?? 'the config file'}; keys: ${CONFIG_KEYS.map((k) => k.key).join(', ')}\n`,
+      );
     }
     ctx.io.stdout.write(text);
     return 0;

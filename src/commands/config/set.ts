@@ -13,18 +13,32 @@ export const set: CommandDef<SetOptions> = {
   configFile: 'own',
   builder: (y) =>
     y
-      .positional('key', { type: 'string', describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file' })
+      .positional('key', {
+        type: 'string',
+        describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file',
+      })
       .positional('value', { type: 'string', describe: 'the value, as you would give the flag' })
-      .example('nsed config set url https://nsed.example.com', 'the orchestrator to use when neither --url nor NSED_URL is given')
-      .example('nsed config set token_file ~/.config/nsed/token', 'where the bearer token is read from (never the token itself)'),
+      .example(
+        'nsed config set url https://nsed.example.com',
+        'the orchestrator to use when neither --url nor NSED_URL is given',
+      )
+      .example(
+        'nsed config set token_file ~/.config/nsed/token',
+        'where the bearer token is read from (never the token itself)',
+      ),
   parse: (argv) => ({ key: String(argv['key'] ?? ''), value: String(argv['value'] ?? '') }),
   run: async (opts, ctx) => {
-    const { isConfigKey, unknownKeyError, valueFromText, checkValue, editConfig } = await import('../../config-file.js');
+    const { isConfigKey, unknownKeyError, valueFromText, checkValue, editConfig } =
+      await import('../../config-file.js');
     if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);
     const file = requirePath(ctx.globals.config);
     const path = await import('node:path');
     // A relative token_file on the command line means relative to where the user stands.
-    const value = checkValue(opts.key, valueFromText(opts.key, opts.value), opts.key === 'token_file' ? process.cwd() : path.dirname(file));
+    const value = checkValue(
+      opts.key,
+      valueFromText(opts.key, opts.value),
+      opts.key === 'token_file' ? process.cwd() : path.dirname(file),
+    );
     await editConfig(file, opts.key, value);
     return 0;
   },

@@ -8,8 +8,11 @@ export const unset: CommandDef<{ key: string }> = {
   configFile: 'own',
   builder: (y) =>
     y
-      .positional('key', { type: 'string', describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file' })
-      .example('nsed config unset policy', 'back to the orchestrator\'s first policy'),
+      .positional('key', {
+        type: 'string',
+        describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file',
+      })
+      .example('nsed config unset policy', "back to the orchestrator's first policy"),
   parse: (argv) => ({ key: String(argv['key'] ?? '') }),
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError, editConfig } = await import('../../config-file.js');

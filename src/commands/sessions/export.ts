@@ -1,9 +1,10 @@
 import { EXPORT_FORMATS, type ExportFormat } from '../../output/export/format-names.js';
 import { usageError } from '../../errors.js';
 import { stringFlag, type CommandDef } from '../command.js';
+import { parseShownSession, readShown, withShownSession, type ShownSession } from './target.js';
 
 export interface ExportOptions {
-  id: string;
+  target: ShownSession;
   format: ExportFormat;
   /** The file to write atomically; undefined (or `-`): standard output. */
   out: string | undefined;
@@ -14,20 +15,27 @@ export interface ExportOptions {
  * `-o` is the global output mode of every command.
  */
 export const exportCommand: CommandDef<ExportOptions> = {
-  command: 'export <id>',
-  describe: 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
+  command: 'export [id]',
+  describe:
+    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
   builder: (y) =>
-    y
-      .positional('id', { type: 'string', describe: 'session id (a unique prefix is enough)' })
+    withShownSession(y)
       .option('format', { alias: 'f', choices: EXPORT_FORMATS, default: 'json' as const, describe: 'export format' })
-      .option('out', { alias: 'file', type: 'string', describe: 'write to FILE (atomically, mode 0600) instead of stdout' })
+      .option('out', {
+        alias: 'file',
+        type: 'string',
+        describe: 'write to FILE (atomically, mode 0600) instead of stdout',
+      })
       .example('nsed sessions export 20261130 --format markdown --out cache.md', 'a readable transcript')
-      .example('nsed sessions export 20261130 --format messages > messages.json', 'replay it through any OpenAI-compatible client'),
+      .example(
+        'nsed sessions export 20261130 --format messages > messages.json',
+        'replay it through any OpenAI-compatible client',
+      ),
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
     if (out === '') throw usageError('--out needs a file name');
     return {
-      id: String(argv['id']),
+      target: parseShownSession(argv),
       format: EXPORT_FORMATS.find((f) => f === argv['format']) ?? 'json',
       out: out === '-' ? undefined : out,
     };
@@ -35,15 +43,17 @@ export const exportCommand: CommandDef<ExportOptions> = {
   run: async (opts, ctx) => {
     const { renderExport } = await import('../../output/export/formats.js');
     const { format } = opts;
-    const store = await ctx.store();
-    const text = renderExport(format, await store.read(await store.resolve(opts.id)));
+    const text = renderExport(format, await readShown(ctx, opts.target));
     const file = opts.out;
     if (file !== undefined) {
       await (await import('../../output/export/write-atomic.js')).writeFileAtomic(file, text);
       return 0;
     }
     // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).
-    const shown = format === 'markdown' && ctx.io.stdoutIsTTY ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text) : text;
+    const shown =
+      format === 'markdown' && ctx.io.stdoutIsTTY
+        ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text)
+        : text;
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, shown);
     return 0;
   },

@@ -24,12 +24,27 @@ export const ls: CommandDef<LsOptions> = {
   builder: (y) =>
     y
       .option('limit', { alias: 'n', type: 'number', describe: 'show at most N sessions' })
-      .option('policy', { alias: 'p', type: 'string', describe: 'only sessions whose active policy is this (deep or nsed:deep)' })
+      .option('policy', {
+        alias: 'p',
+        type: 'string',
+        describe: 'only sessions whose active policy is this (deep or nsed:deep)',
+      })
       .option('state', { choices: SESSION_STATES, describe: 'only sessions in this state' })
-      .option('json', { type: 'boolean', default: false, describe: 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)' })
-      .option('ids', { type: 'boolean', default: false, describe: 'print only the ids, one per line (what the completion scripts use)' })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)',
+      })
+      .option('ids', {
+        type: 'boolean',
+        default: false,
+        describe: 'print only the ids, one per line (what the completion scripts use)',
+      })
       .example('nsed sessions ls -n 5', 'the five most recently active sessions')
-      .example("nsed sessions ls --state interrupted --json | jq -r '.[].id'", 'ids of sessions whose answer was cut short'),
+      .example(
+        "nsed sessions ls --state interrupted --json | jq -r '.[].id'",
+        'ids of sessions whose answer was cut short',
+      ),
   parse: (argv) => {
     const limit = argv['limit'];
     if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
@@ -44,12 +59,16 @@ export const ls: CommandDef<LsOptions> = {
     };
   },
   run: async (opts, ctx) => {
-    const [list, { oneLine }] = await Promise.all([import('../../output/session-list.js'), import('../../terminal/sanitize.js')]);
+    const [list, { oneLine }] = await Promise.all([
+      import('../../output/session-list.js'),
+      import('../../terminal/sanitize.js'),
+    ]);
     const { policy, state, limit } = opts;
     const { globals } = ctx;
     const store = await ctx.store();
     const { sessions, unreadable } = await store.list();
-    for (const u of unreadable) ctx.io.stderr.write(`nsed: warning: skipped ${oneLine(u.file, 300)}: ${oneLine(u.reason, 200)}\n`);
+    for (const u of unreadable)
+      ctx.io.stderr.write(`nsed: warning: skipped ${oneLine(u.file, 300)}: ${oneLine(u.reason, 200)}\n`);
     const chosen = sessions
       .filter((s) => (policy === undefined || s.policy === policy) && (state === undefined || s.state === state))
       .slice(0, limit)
@@ -62,7 +81,10 @@ export const ls: CommandDef<LsOptions> = {
     else if (ctx.io.stdoutIsTTY) text = chosen.length === 0 ? '' : list.sessionTable(chosen, ctx.clock.now());
     else text = list.sessionLines(chosen);
     if (text === '' && ctx.io.stdoutIsTTY && !ctx.io.quiet) {
-      ctx.io.stderr.write(sessions.length === 0 ? "no sessions yet; start one with 'nsed ask'\n" : 'no session matches\n');
+      if (!ctx.io.quiet)
+        ctx.io.stderr.write(
+          sessions.length === 0 ? "no sessions yet; start one with 'nsed ask'\n" : 'no session matches\n',
+        );
     }
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, text);
     return 0;

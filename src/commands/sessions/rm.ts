@@ -23,10 +23,14 @@ export const rm: CommandDef<RmOptions> = {
       .option('force', {
         type: 'boolean',
         default: false,
-        describe: 'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
+        describe:
+          'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
       })
       .example('nsed sessions rm 20261130-3f9a2c1b', 'delete one session')
-      .example('nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'),
+      .example(
+        'nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm',
+        'delete every interrupted session',
+      ),
   parse: (argv) => ({ ids: stringList(argv, 'ids'), force: argv['force'] === true }),
   run: async (opts, ctx) => {
     const { NsedError } = await import('../../errors.js');
@@ -42,14 +46,21 @@ export const rm: CommandDef<RmOptions> = {
       const { sessions } = await store.list();
       const running = sessions.filter((s) => s.state === 'running' && ids.includes(s.id)).map((s) => s.id);
       if (running.length > 0) {
-        throw new NsedError('conflict', `session ${running.join(', ')} has a deliberation running; nothing was removed`, {
-          hint: 'cancel it first (nsed cancel -s ID), or pass --force to remove it anyway',
-        });
+        throw new NsedError(
+          'conflict',
+          `session ${running.join(', ')} has a deliberation running; nothing was removed`,
+          {
+            hint: 'cancel it first (nsed cancel -s ID), or pass --force to remove it anyway',
+          },
+        );
       }
     }
     for (const id of ids) {
       const { keptAs } = await store.remove(id, { keepUnreadable: !opts.force });
-      if (keptAs !== undefined) ctx.io.stderr.write(`removed ${id}; its file could not be read, so it was kept as ${keptAs} (--force deletes it)\n`);
+      if (keptAs !== undefined)
+        ctx.io.stderr.write(
+          `removed ${id}; its file could not be read, so it was kept as ${keptAs} (--force deletes it)\n`,
+        );
       else if (!ctx.io.quiet) ctx.io.stderr.write(`removed ${id}\n`);
     }
     return 0;

@@ -1,24 +1,43 @@
+import { usageError } from '../../errors.js';
 import type { CommandDef } from '../command.js';
+import { parseShownSession, readShown, withShownSession, type ShownSession } from './target.js';
 
 export interface ShowOptions {
-  id: string;
+  target: ShownSession;
   /** Add the recorded rounds: candidates, scores and claim verdicts. */
   rounds: boolean;
   json: boolean;
 }
 
-/** `nsed sessions show ID`: the transcript, or with --json the documented session object. */
+/**
+ * `nsed sessions show ID|--last`: the transcript (paged on a terminal); --json or -o json the
+ * documented session object; -o ndjson the session as the live event schema (as export writes
+ * it); -o final only the last answer.
+ */
 export const show: CommandDef<ShowOptions> = {
-  command: 'show <id>',
+  command: 'show [id]',
   describe: 'print a session: every turn with its role, policy, job and time',
   builder: (y) =>
-    y
-      .positional('id', { type: 'string', describe: 'session id (a unique prefix is enough)' })
-      .option('rounds', { type: 'boolean', default: false, describe: 'add the recorded rounds: candidates, scores and claim verdicts' })
-      .option('json', { type: 'boolean', default: false, describe: 'the session as a JSON document, as export --format json writes it (also -o json)' })
-      .example('nsed sessions show 20261130 --rounds', 'the transcript with every recorded round')
+    withShownSession(y)
+      .option('rounds', {
+        type: 'boolean',
+        default: false,
+        describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim',
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'the session as a JSON document, as export --format json writes it (also -o json)',
+      })
+      .example('nsed sessions show --last --rounds', 'who led each round, and whether the council agreed')
       .example("nsed sessions show 20261130 --json | jq -r '.turns[-1].content'", 'the last answer'),
-  parse: (argv) => ({ id: String(argv['id']), rounds: argv['rounds'] === true, json: argv['json'] === true }),
+  parse: (argv) => {
+    const json = argv['json'] === true;
+    if (json && (argv['output'] === 'ndjson' || argv['output'] === 'final')) {
+      throw usageError(`--json and -o ${String(argv['output'])} ask for two different outputs`, 'pick one');
+    }
+    return { target: parseShownSession(argv), rounds: argv['rounds'] === true, json };
+  },
   run: async (opts, ctx) => {
     const [{ sessionDocument }, { renderTranscript }, { inertJson }, { writeStdout }] = await Promise.all([
       import('../../output/export/json.js'),
@@ -26,12 +45,42 @@ export const show: CommandDef<ShowOptions> = {
       import('../../output/export/inert-json.js'),
       import('../../output/session-write.js'),
     ]);
-    const store = await ctx.store();
-    const doc = sessionDocument(await store.read(await store.resolve(opts.id)));
-    const json = opts.json || ctx.globals.output === 'json';
-    const text = json
-      ? inertJson(doc)
-      : renderTranscript(doc, { rounds: opts.rounds, terminal: ctx.io.stdoutIsTTY, now: ctx.clock.now() });
+    const session = await readShown(ctx, opts.target);
+    const mode = ctx.globals.output;
+    if (mode === 'ndjson') {
+      await writeStdout(ctx.io, (await import('../../output/export/formats.js')).renderExport('ndjson', session));
+      return 0;
+    }
+    const doc = sessionDocument(session);
+    if (mode === 'final') {
+      const last = doc.turns.findLast((t) => t.role === 'assistant');
+      if (last === undefined)
+        throw usageError(`session ${doc.id} has no answer yet`, `see it with 'nsed sessions show ${doc.id}'`);
+      const { sanitizeForTerminal } = await import('../../terminal/sanitize.js');
+      const text = ctx.io.stdoutIsTTY ? sanitizeForTerminal(last.content) : last.content;
+      await writeStdout(ctx.io, text.endsWith('\n') ? text : `${text}\n`);
+      return 0;
+    }
+    if (opts.json || mode === 'json') {
+      await writeStdout(ctx.io, inertJson(doc));
+      return 0;
+    }
+    const terminal = ctx.io.stdoutIsTTY;
+    let paint;
+    if (terminal && ctx.io.color) {
+      const [{ paintWith }, { createStyle }] = await Promise.all([
+        import('../../output/round-picture.js'),
+        import('../../terminal/style.js'),
+      ]);
+      paint = paintWith(createStyle(ctx.io));
+    }
+    const text = renderTranscript(doc, {
+      rounds: opts.rounds,
+      terminal,
+      now: ctx.clock.now(),
+      ...(paint === undefined ? {} : { paint }),
+    });
+    if (terminal && (await (await import('../../terminal/pager.js')).page(ctx.io, ctx.env, text))) return 0;
     await writeStdout(ctx.io, text);
     return 0;
   },

@@ -25,14 +25,26 @@ export function nodeCheck(version: string): Check {
   const ok = major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1]);
   return ok
     ? { name: 'node', ok, detail: `Node.js ${version}` }
-    : { name: 'node', ok, detail: `Node.js ${version} is older than ${MIN_NODE.join('.')}`, fix: 'install Node.js 20.19 or newer', exitCode: ExitCode.usage };
+    : {
+        name: 'node',
+        ok,
+        detail: `Node.js ${version} is older than ${MIN_NODE.join('.')}`,
+        fix: 'install Node.js 20.19 or newer',
+        exitCode: ExitCode.usage,
+      };
 }
 
 export function configCheck(ctx: Context): Check {
   const { config } = ctx.globals;
   const where = config.path ?? '(none: HOME is not set)';
   if (config.error !== undefined) {
-    return { name: 'config', ok: false, detail: config.error.message, fix: config.error.hint ?? `fix or remove ${where}`, exitCode: ExitCode.store };
+    return {
+      name: 'config',
+      ok: false,
+      detail: config.error.message,
+      fix: config.error.hint ?? `fix or remove ${where}`,
+      exitCode: ExitCode.store,
+    };
   }
   if (!config.exists) return { name: 'config', ok: true, detail: `${where} (not created; built-in defaults apply)` };
   const set = Object.keys(config.values);
@@ -70,13 +82,24 @@ export async function networkSettingsCheck(env: Context['env'], url: string): Pr
       await access(ca, constants.R_OK);
       checks.push({ name: 'ca', ok: true, detail: `NODE_EXTRA_CA_CERTS=${ca}` });
     } catch {
-      checks.push({ name: 'ca', ok: false, detail: `NODE_EXTRA_CA_CERTS=${ca} cannot be read`, fix: 'point it at a readable PEM file', exitCode: https ? ExitCode.network : undefined });
+      checks.push({
+        name: 'ca',
+        ok: false,
+        detail: `NODE_EXTRA_CA_CERTS=${ca} cannot be read`,
+        fix: 'point it at a readable PEM file',
+        exitCode: https ? ExitCode.network : undefined,
+      });
     }
   } else {
     checks.push({ name: 'ca', ok: true, detail: 'system certificate authorities (NODE_EXTRA_CA_CERTS not set)' });
   }
   if (env['NODE_TLS_REJECT_UNAUTHORIZED'] === '0') {
-    checks.push({ name: 'tls', ok: false, detail: 'NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate checks off', fix: 'unset it; use NODE_EXTRA_CA_CERTS for a private CA' });
+    checks.push({
+      name: 'tls',
+      ok: false,
+      detail: 'NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate checks off',
+      fix: 'unset it; use NODE_EXTRA_CA_CERTS for a private CA',
+    });
   }
   return checks;
 }
@@ -113,8 +136,17 @@ export async function storeChecks(ctx: Context): Promise<Check[]> {
   const mode = (await stat(home)).mode & 0o777;
   checks.push(
     (mode & 0o077) === 0
-      ? { name: 'store mode', ok: true, detail: `${mode.toString(8).padStart(4, '0')} (only you can read your sessions)` }
-      : { name: 'store mode', ok: false, detail: `${mode.toString(8).padStart(4, '0')}: other users can read your sessions`, fix: `chmod 700 ${home}` },
+      ? {
+          name: 'store mode',
+          ok: true,
+          detail: `${mode.toString(8).padStart(4, '0')} (only you can read your sessions)`,
+        }
+      : {
+          name: 'store mode',
+          ok: false,
+          detail: `${mode.toString(8).padStart(4, '0')}: other users can read your sessions`,
+          fix: `chmod 700 ${home}`,
+        },
   );
   checks.push(await lockCheck(dir));
   return checks;
@@ -132,7 +164,10 @@ async function lockCheck(dir: string): Promise<Check> {
     else stale++;
   }
   if (names.length === 0) return { name: 'locks', ok: true, detail: 'no session is locked' };
-  const parts = [live > 0 ? `${live} held by a running nsed` : '', stale > 0 ? `${stale} left by a process that ended (taken over when next used)` : ''];
+  const parts = [
+    live > 0 ? `${live} held by a running nsed` : '',
+    stale > 0 ? `${stale} left by a process that ended (taken over when next used)` : '',
+  ];
   return { name: 'locks', ok: true, detail: parts.filter((p) => p !== '').join('; ') };
 }
 

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import type { Context } from '../../context.js';
-import { usageError } from '../../errors.js';
+import { notNsedOrchestrator, usageError } from '../../errors.js';
+import { oneLine } from '../../terminal/sanitize.js';
 import type { Session } from '../../session/model.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 
@@ -27,4 +28,19 @@ export async function readTarget(ctx: Context, target: SessionTarget): Promise<S
   const store = await ctx.store();
   const id = target.kind === 'id' ? await store.resolve(target.id) : await store.latest();
   return store.read(id);
+}
+
+/**
+ * Refuses a job command (resume, inject, cancel) on a session whose answers came from a plain
+ * OpenAI-compatible server: an NSED orchestrator names a job for every answer, so a complete
+ * answer without one means there never was, and never will be, a job to act on.
+ */
+export function assertNsedSession(session: Session): void {
+  if (session.pending_job !== undefined) return;
+  const last = session.turns.findLast((t) => t.role === 'assistant' && t.status === 'complete');
+  if (last === undefined || last.job_id !== undefined) return;
+  throw notNsedOrchestrator(
+    session.orchestrator === 'sim' ? 'the simulator' : oneLine(session.orchestrator, 200),
+    `session ${session.id} got its answers without a deliberation id, so there is no job to act on`,
+  );
 }

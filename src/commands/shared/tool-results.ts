@@ -18,10 +18,15 @@ export interface GivenResult {
 export function parseToolResultFlags(list: readonly string[]): GivenResult[] {
   const out = list.map((spec) => {
     const eq = spec.indexOf('=');
-    if (eq <= 0 || eq === spec.length - 1) throw usageError(`--tool-result '${spec.slice(0, 60)}' is not CALL_ID=FILE`, 'e.g. --tool-result call_ab12=answer.txt (- reads stdin)');
+    if (eq <= 0 || eq === spec.length - 1)
+      throw usageError(
+        `--tool-result '${spec.slice(0, 60)}' is not CALL_ID=FILE`,
+        'e.g. --tool-result call_ab12=answer.txt (- reads stdin)',
+      );
     return { id: spec.slice(0, eq), source: spec.slice(eq + 1) };
   });
-  if (out.filter((g) => g.source === '-').length > 1) throw usageError('only one --tool-result can read standard input (-)');
+  if (out.filter((g) => g.source === '-').length > 1)
+    throw usageError('only one --tool-result can read standard input (-)');
   return out;
 }
 
@@ -31,17 +36,26 @@ async function readValue(g: GivenResult, io: IO): Promise<string> {
   try {
     return (await readFile(g.source, 'utf8')).replace(/\r?\n$/, '');
   } catch (err) {
-    throw usageError(`cannot read the result for ${g.id} from ${g.source}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    throw usageError(
+      `cannot read the result for ${g.id} from ${g.source}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`,
+    );
   }
 }
 
 /** The turn of the session's running job that stopped at tool calls, and the calls still unanswered. */
 export function waitingTurn(session: Session): { turn: Turn; waiting: TranscriptToolCall[] } {
   const pending = session.pending_job;
-  const turn = pending === undefined ? undefined : session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
-  const waiting = (turn?.tool_calls ?? []).filter((c) => c.status === undefined).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
+  const turn =
+    pending === undefined
+      ? undefined
+      : session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+  const waiting = (turn?.tool_calls ?? [])
+    .filter((c) => c.status === undefined)
+    .map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
   if (turn === undefined || waiting.length === 0) {
-    throw new NsedError('conflict', `nothing in session ${session.id} waits for a tool result`, { hint: `see its turns with 'nsed sessions show ${session.id}'` });
+    throw new NsedError('conflict', `nothing in session ${session.id} waits for a tool result`, {
+      hint: `see its turns with 'nsed sessions show ${session.id}'`,
+    });
   }
   return { turn, waiting };
 }
@@ -50,30 +64,67 @@ export function waitingTurn(session: Session): { turn: Turn; waiting: Transcript
  * The spec that resumes a turn stopped at tool calls: the same job, the same assistant turn,
  * the given results (every waiting call needs one) handed back on the same thread.
  */
-export async function toolResultSpec(session: Session, given: readonly GivenResult[], io: IO, stream: boolean): Promise<TurnSpec> {
+export async function toolResultSpec(
+  session: Session,
+  given: readonly GivenResult[],
+  io: IO,
+  stream: boolean,
+): Promise<TurnSpec> {
   const { turn, waiting } = waitingTurn(session);
   const pending = session.pending_job;
   if (pending === undefined) throw new Error('waitingTurn guarantees a pending job');
   for (const g of given) {
-    if (!(turn.tool_calls ?? []).some((c) => c.id === g.id)) throw notFound(`the council made no tool call '${g.id}' in this turn`, `waiting: ${waiting.map((c) => c.id).join(', ')}`);
+    if (!(turn.tool_calls ?? []).some((c) => c.id === g.id))
+      throw notFound(
+        `the council made no tool call '${g.id}' in this turn`,
+        `waiting: ${waiting.map((c) => c.id).join(', ')}`,
+      );
   }
   const missing = waiting.filter((c) => !given.some((g) => g.id === c.id));
-  if (missing.length > 0) throw usageError(`give a result for every waiting call; missing: ${missing.map((c) => `${c.id} (${c.name})`).join(', ')}`);
+  if (missing.length > 0)
+    throw usageError(
+      `give a result for every waiting call; missing: ${missing.map((c) => `${c.id} (${c.name})`).join(', ')}`,
+    );
   const calls = (turn.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }));
   const earlier: TranscriptToolResult[] = (turn.tool_calls ?? []).flatMap((c) =>
-    c.status === undefined ? [] : [{ id: c.id, name: c.name, content: c.result ?? '', exit_code: c.exit_code ?? null, status: c.status as TranscriptToolResult['status'], duration_ms: c.duration_ms ?? null }],
+    c.status === undefined
+      ? []
+      : [
+          {
+            id: c.id,
+            name: c.name,
+            content: c.result ?? '',
+            exit_code: c.exit_code ?? null,
+            status: c.status as TranscriptToolResult['status'],
+            duration_ms: c.duration_ms ?? null,
+          },
+        ],
   );
   const now: TranscriptToolResult[] = [];
   for (const g of given) {
     const call = calls.find((c) => c.id === g.id);
-    now.push({ id: g.id, name: call?.name ?? '', content: await readValue(g, io), exit_code: null, status: 'answered', duration_ms: null });
+    now.push({
+      id: g.id,
+      name: call?.name ?? '',
+      content: await readValue(g, io),
+      exit_code: null,
+      status: 'answered',
+      duration_ms: null,
+    });
   }
   if (pending.path !== 'compat') {
-    throw usageError('this deliberation runs on the native surface: answer its call while it runs', `nsed tool-result -s ${session.id} ${waiting[0]?.id ?? 'CALL_ID'} VALUE`);
+    throw usageError(
+      'this deliberation runs on the native surface: answer its call while it runs',
+      `nsed tool-result -s ${session.id} ${waiting[0]?.id ?? 'CALL_ID'} VALUE`,
+    );
   }
   const userIndex = session.turns.findIndex((t) => t.id === pending.turn);
   const upto = userIndex === -1 ? {} : { uptoTurnIndex: userIndex };
-  const base = buildChatRequest(session, pending.policy, { stream, ...(session.tools === undefined ? {} : { tools: session.tools }), ...upto });
+  const base = buildChatRequest(session, pending.policy, {
+    stream,
+    ...(session.tools === undefined ? {} : { tools: session.tools }),
+    ...upto,
+  });
   if (base.kind !== 'chat') throw new Error('compat request expected');
   const results = [...earlier, ...now];
   return {

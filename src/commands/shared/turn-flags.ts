@@ -8,16 +8,44 @@ const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function withTurnOptions(y: Argv): Argv {
   return y
-    .option('policy', { alias: 'p', type: 'string', describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)' })
+    .option('policy', {
+      alias: 'p',
+      type: 'string',
+      describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)',
+    })
+    .option('model', {
+      alias: 'm',
+      type: 'string',
+      describe: 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)',
+    })
+    .conflicts('model', 'policy')
     .option('system', { type: 'string', describe: 'system instructions for the council' })
     .option('title', { type: 'string', describe: 'session title (default: the first words of the prompt)' })
-    .option('stream', { type: 'boolean', default: true, describe: 'stream the deliberation (--no-stream waits for one JSON answer)' })
+    .option('save', {
+      type: 'boolean',
+      default: true,
+      describe: 'record the turn (--no-save: run and print it, write nothing to the store)',
+    })
+    .option('stream', {
+      type: 'boolean',
+      default: true,
+      describe: 'stream the deliberation (--no-stream waits for one JSON answer)',
+    })
     .option('agents', { type: 'string', describe: 'choose the council: A,B,C (native /deliberation path)' })
     .option('rounds', { type: 'number', describe: 'deliberation rounds (native /deliberation path)' })
-    .option('tools', { type: 'string', describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called' })
-    .option('tool', { type: 'string', describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable' })
+    .option('tools', {
+      type: 'string',
+      describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called',
+    })
+    .option('tool', {
+      type: 'string',
+      describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable',
+    })
     .option('ask-user', { type: 'boolean', describe: 'offer the ask_user tool: the council may ask you a question' })
-    .option('max-tool-calls', { type: 'number', describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})` });
+    .option('max-tool-calls', {
+      type: 'number',
+      describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
+    });
 }
 
 /** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
@@ -26,10 +54,18 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
   let agents: string[] | undefined;
   const rawAgents = str('agents');
   if (rawAgents !== undefined) {
-    agents = rawAgents.split(',').map((a) => a.trim()).filter((a) => a !== '');
+    agents = rawAgents
+      .split(',')
+      .map((a) => a.trim())
+      .filter((a) => a !== '');
     const bad = agents.find((a) => !AGENT_NAME.test(a));
-    if (bad !== undefined) throw usageError(`invalid agent name '${bad.slice(0, 40)}' in --agents`, "agent names use letters, digits, '-' and '_'");
-    if (agents.length < 2) throw usageError('--agents needs at least two agent names', 'e.g. --agents CortexA,CortexB,CortexC');
+    if (bad !== undefined)
+      throw usageError(
+        `invalid agent name '${bad.slice(0, 40)}' in --agents`,
+        "agent names use letters, digits, '-' and '_'",
+      );
+    if (agents.length < 2)
+      throw usageError('--agents needs at least two agent names', 'e.g. --agents CortexA,CortexB,CortexC');
   }
   let rounds: number | undefined;
   const rawRounds = argv['rounds'];
@@ -41,11 +77,17 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
   }
   const policy = str('policy');
   if (policy !== undefined && policy.trim() === '') throw usageError('--policy is empty', 'e.g. -p deep');
+  const model = str('model');
+  if (model !== undefined && model.trim() === '') throw usageError('--model is empty', 'e.g. -m gpt-4o-mini');
+  if (model !== undefined && policy !== undefined)
+    throw usageError('-m/--model and -p/--policy are exclusive', '-p deep sends nsed:deep; -m sends its name as given');
   return {
     policy,
+    model,
     system: str('system'),
     title: str('title'),
     stream: argv['stream'] !== false,
+    save: argv['save'] !== false,
     agents,
     rounds,
     toolsFile: str('tools'),
@@ -58,6 +100,7 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
 
 function maxToolCalls(v: unknown): number {
   if (v === undefined) return DEFAULT_MAX_TOOL_CALLS;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 1000) throw usageError('--max-tool-calls must be a whole number from 0 to 1000');
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 1000)
+    throw usageError('--max-tool-calls must be a whole number from 0 to 1000');
   return v;
 }

@@ -98,9 +98,7 @@ export function turnDocument(t: Turn): TurnDocument {
     reasoning: str(t.reasoning),
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
     rounds: Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
-    tool_calls: Array.isArray(t.tool_calls)
-      ? t.tool_calls.filter(isObject).map(toolCallOf)
-      : [],
+    tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
   };
 }
 

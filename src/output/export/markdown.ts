@@ -15,13 +15,22 @@ const code = (text: string): string => `\`${flat(text).replaceAll('`', "'")}\``;
 export function markdownExport(s: Session): string {
   const doc = sessionDocument(s);
   const out: string[] = [`# ${flat(doc.title) || doc.id}`, ''];
-  out.push(`- Session: ${code(doc.id)}`, `- Policy: ${code(doc.policy)}`, `- Created: ${doc.created}`, `- Updated: ${doc.updated}`, `- State: ${doc.state}`);
+  out.push(
+    `- Session: ${code(doc.id)}`,
+    `- Policy: ${code(doc.policy)}`,
+    `- Created: ${doc.created}`,
+    `- Updated: ${doc.updated}`,
+    `- State: ${doc.state}`,
+  );
   if (doc.forked_from !== null) {
     const at = doc.forked_from.turn === null ? '' : ` at turn ${code(doc.forked_from.turn)}`;
     out.push(`- Forked from: ${code(doc.forked_from.session)}${at}`);
   }
   if (doc.council !== null) {
-    const parts = [doc.council.agents === null ? '' : doc.council.agents.join(', '), doc.council.rounds === null ? '' : `${doc.council.rounds} rounds`];
+    const parts = [
+      doc.council.agents === null ? '' : doc.council.agents.join(', '),
+      doc.council.rounds === null ? '' : `${doc.council.rounds} rounds`,
+    ];
     out.push(`- Council: ${flat(parts.filter((p) => p !== '').join(' · '))}`);
   }
   if (doc.system !== null && doc.system.trim() !== '') out.push('', '> System: ' + flat(doc.system));
@@ -44,7 +53,10 @@ export function markdownExport(s: Session): string {
 function heading(t: TurnDocument): string {
   const parts: string[] = [];
   if (t.kind === 'injection') {
-    const where = [t.injection?.round == null ? '' : `round ${t.injection.round}`, t.injection?.sequence == null ? '' : `#${t.injection.sequence}`]
+    const where = [
+      t.injection?.round == null ? '' : `round ${t.injection.round}`,
+      t.injection?.sequence == null ? '' : `#${t.injection.sequence}`,
+    ]
       .filter((p) => p !== '')
       .join(', ');
     parts.push(where === '' ? 'Injection' : `Injection (${where})`);

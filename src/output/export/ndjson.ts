@@ -15,7 +15,9 @@ export type NdjsonLine = NsedEvent & { v: number; seq: number };
  * complete. `seq` starts at 1 for each turn, as it does for each live run.
  */
 export function ndjsonExport(s: Session): string {
-  return exportEvents(s).map((line) => toJsonLine(line)).join('');
+  return exportEvents(s)
+    .map((line) => toJsonLine(line))
+    .join('');
 }
 
 export function exportEvents(s: Session): NdjsonLine[] {
@@ -24,24 +26,46 @@ export function exportEvents(s: Session): NdjsonLine[] {
   for (const t of doc.turns) {
     if (t.role !== 'assistant' || t.kind !== 'message') continue;
     const injections = doc.turns.filter((i) => i.kind === 'injection' && i.job_id !== null && i.job_id === t.job_id);
-    turnEvents(doc.id, doc.policy, doc.orchestrator ?? '', t, injections).forEach((e, i) => lines.push({ v: NDJSON_SCHEMA_VERSION, seq: i + 1, ...e }));
+    turnEvents(doc.id, doc.policy, doc.orchestrator ?? '', t, injections).forEach((e, i) =>
+      lines.push({ v: NDJSON_SCHEMA_VERSION, seq: i + 1, ...e }),
+    );
   }
   return lines;
 }
 
-function turnEvents(session: string, policy: string, url: string, t: TurnDocument, injections: TurnDocument[]): NsedEvent[] {
-  const events: NsedEvent[] = [{ type: 'turn-start', session, turn: t.id, policy: t.policy ?? policy, path: t.path ?? 'compat', url }];
+function turnEvents(
+  session: string,
+  policy: string,
+  url: string,
+  t: TurnDocument,
+  injections: TurnDocument[],
+): NsedEvent[] {
+  const events: NsedEvent[] = [
+    { type: 'turn-start', session, turn: t.id, policy: t.policy ?? policy, path: t.path ?? 'compat', url },
+  ];
   if (t.job_id !== null) events.push({ type: 'job', job_id: t.job_id });
   // One event per recorded milestone, as the live run printed them.
   for (const line of (t.reasoning ?? '').split('\n')) if (line !== '') events.push({ type: 'reasoning', text: line });
   const landing = (i: TurnDocument): number => i.injection?.round ?? 0;
-  const injectionEvent = (i: TurnDocument): NsedEvent => ({ type: 'injection', message: i.content, round: landing(i), sequence: i.injection?.sequence ?? 0 });
+  const injectionEvent = (i: TurnDocument): NsedEvent => ({
+    type: 'injection',
+    message: i.content,
+    round: landing(i),
+    sequence: i.injection?.sequence ?? 0,
+  });
   let rest = [...injections].sort((a, b) => (a.injection?.sequence ?? 0) - (b.injection?.sequence ?? 0));
   for (const r of t.rounds) {
     // A live stream shows an injection at the phase boundary where it lands: before that round's summary.
     events.push(...rest.filter((i) => landing(i) <= r.round).map(injectionEvent));
     rest = rest.filter((i) => landing(i) > r.round);
-    events.push({ type: 'round', round: r.round, total_rounds: r.total_rounds, progress: r.progress, scored: r.scored, candidates: r.candidates });
+    events.push({
+      type: 'round',
+      round: r.round,
+      total_rounds: r.total_rounds,
+      progress: r.progress,
+      scored: r.scored,
+      candidates: r.candidates,
+    });
   }
   events.push(...rest.map(injectionEvent));
   // Calls come before the answer, as live: the council answers once their results are in.
@@ -51,7 +75,14 @@ function turnEvents(session: string, policy: string, url: string, t: TurnDocumen
   }
   if (t.content !== '') events.push({ type: 'text', text: t.content });
   if (t.status === 'complete') {
-    events.push({ type: 'finish', finish_reason: t.finish_reason ?? 'stop', content: t.content, session, turn: t.id, job_id: t.job_id });
+    events.push({
+      type: 'finish',
+      finish_reason: t.finish_reason ?? 'stop',
+      content: t.content,
+      session,
+      turn: t.id,
+      job_id: t.job_id,
+    });
   } else {
     // The store keeps the reason, not the original error kind: the code follows the status.
     const interrupted = t.status === 'interrupted';
@@ -110,7 +141,23 @@ function orderRoundsAndInjections(events: Array<Record<string, unknown>>): Array
 
 function toolResultEvent(c: RecordedToolCall): NsedEvent {
   const status = TOOL_STATUSES.find((x) => x === c.status) ?? 'answered';
-  return { type: 'tool-result', id: c.id, name: c.name, content: c.result ?? '', exit_code: c.exit_code ?? null, status, duration_ms: c.duration_ms ?? null };
+  return {
+    type: 'tool-result',
+    id: c.id,
+    name: c.name,
+    content: c.result ?? '',
+    exit_code: c.exit_code ?? null,
+    status,
+    duration_ms: c.duration_ms ?? null,
+  };
 }
 
-const TOOL_STATUSES: readonly ToolResultStatus[] = ['ok', 'error', 'timeout', 'capped', 'refused', 'answered', 'expired'];
+const TOOL_STATUSES: readonly ToolResultStatus[] = [
+  'ok',
+  'error',
+  'timeout',
+  'capped',
+  'refused',
+  'answered',
+  'expired',
+];

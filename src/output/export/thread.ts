@@ -44,7 +44,10 @@ function unixSeconds(iso: unknown, fallback: number): number {
  */
 export function threadExport(s: Session): ThreadFile {
   const created = unixSeconds(s.created, 0);
-  const branch = typeof s.conversation_id === 'string' && s.conversation_id !== '' ? s.conversation_id : `thread-${hex32(`branch:${s.id}`)}`;
+  const branch =
+    typeof s.conversation_id === 'string' && s.conversation_id !== ''
+      ? s.conversation_id
+      : `thread-${hex32(`branch:${s.id}`)}`;
   const messages: ThreadMessage[] = [];
   for (const t of s.turns.filter(replayed)) {
     const parent = messages.at(-1);

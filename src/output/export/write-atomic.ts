@@ -26,7 +26,10 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
-    throw new NsedError('usage', `cannot write ${target}: ${code}`, { cause: err, hint: 'check that the directory exists and is writable' });
+    throw new NsedError('usage', `cannot write ${target}: ${code}`, {
+      cause: err,
+      hint: 'check that the directory exists and is writable',
+    });
   }
   await syncDir(dir);
 }

@@ -11,7 +11,8 @@ import { resolvePolicy } from '../policies.js';
 import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
 
-const invalid = (rq: RouteInput, message: string): void => sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
+const invalid = (rq: RouteInput, message: string): void =>
+  sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
 
 /**
  * `POST /v1/chat/completions`. With dedup on, an identical request is answered from its job
@@ -33,14 +34,18 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const header = rq.req.headers[Headers.opencodeSession];
   const threadHeader = typeof header === 'string' && header.trim() !== '' ? header : undefined;
   const base = threadHeader === undefined ? undefined : threadBaseOf(threadHeader);
-  const key = ctx.dedup === undefined || !isRecord(body.value) ? undefined : dedupKey({ surface: 'chat', model, messages: body.value.messages, tools: body.value.tools, thread: base });
+  const key =
+    ctx.dedup === undefined || !isRecord(body.value)
+      ? undefined
+      : dedupKey({ surface: 'chat', model, messages: body.value.messages, tools: body.value.tools, thread: base });
   const cached = key === undefined ? undefined : ctx.dedup?.hit(key);
   if (cached) return respondWithJob(ctx, rq, cached, stream);
 
   const question = lastUserContent(messages);
   const live = base === undefined ? undefined : ctx.jobs.runningInThread(base);
   // The seed: "a changed policy_id deliberately forces a fresh deliberation".
-  const running = live && ctx.profile.freshJobOnPolicyChange && live.info.policy !== policy.policy_id ? undefined : live;
+  const running =
+    live && ctx.profile.freshJobOnPolicyChange && live.info.policy !== policy.policy_id ? undefined : live;
   const toolResults = toolResultsOf(messages);
   if (running) {
     // A follow-up that answers the blocked agent's call feeds it and streams what comes next;

@@ -15,7 +15,12 @@ export const CONTROL_PREFIX = '/_sim/';
  *   GET  /_sim/jobs/{id}/wait?for=parked|ended|injected|phases|attached&count=n   waits, then answers that job
  * The waits hold the request open; the caller bounds them.
  */
-export async function handleControl(control: SimControl, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function handleControl(
+  control: SimControl,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const path = url.pathname.slice(CONTROL_PREFIX.length).replace(/\/+$/, '');
   const raw = await readBody(req);

@@ -16,7 +16,10 @@ export function handlePolicies(ctx: SimContext, rq: RouteInput, query: URLSearch
 
 /** `GET /v1/models`: the OpenAI list shape. */
 export function handleModels(ctx: SimContext, rq: RouteInput): void {
-  sendJson(rq.res, 200, { object: 'list', data: modelIds(ctx.policies).map((id) => ({ id, object: 'model', created: 0, owned_by: 'nsed' })) });
+  sendJson(rq.res, 200, {
+    object: 'list',
+    data: modelIds(ctx.policies).map((id) => ({ id, object: 'model', created: 0, owned_by: 'nsed' })),
+  });
 }
 
 export function handleAgents(_ctx: SimContext, rq: RouteInput): void {

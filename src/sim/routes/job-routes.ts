@@ -18,7 +18,12 @@ function found(ctx: SimContext, rq: RouteInput): Job | undefined {
 /** `GET /deliberation/{id}/result` (docs/protocol.md §3.4). */
 export function handleResult(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
-  if (job) sendJson(rq.res, 200, { job_id: job.id, status: job.statusText(), result: job.status === 'completed' ? job.answer : null });
+  if (job)
+    sendJson(rq.res, 200, {
+      job_id: job.id,
+      status: job.statusText(),
+      result: job.status === 'completed' ? job.answer : null,
+    });
 }
 
 export function handleDetails(ctx: SimContext, rq: RouteInput): void {
@@ -32,7 +37,8 @@ export function handleInject(ctx: SimContext, rq: RouteInput): void {
   if (!job) return;
   const body = parseJson(rq.raw);
   const message = body.ok && isRecord(body.value) ? body.value.message : undefined;
-  if (typeof message !== 'string' || message.trim() === '') return sendJson(rq.res, 400, { error: 'message is required' });
+  if (typeof message !== 'string' || message.trim() === '')
+    return sendJson(rq.res, 400, { error: 'message is required' });
   const ack = job.inject(message);
   if (!ack) return sendText(rq.res, 409, NOT_RUNNING);
   sendJson(rq.res, 202, ack);
@@ -53,9 +59,16 @@ export function handleCancel(ctx: SimContext, rq: RouteInput): void {
  */
 export function handleResume(ctx: SimContext, rq: RouteInput): void {
   const job = ctx.jobs.get(rq.id);
-  if (!job || (job.info.surface === 'native' && !ctx.profile.resumeNative)) return sendJson(rq.res, 404, { error: 'not found' });
+  if (!job || (job.info.surface === 'native' && !ctx.profile.resumeNative))
+    return sendJson(rq.res, 404, { error: 'not found' });
   const headers = { [Headers.nsedSessionId]: job.id };
-  streamJob(rq.res, job, { faults: rq.faults, keepaliveMs: ctx.keepaliveMs, timers: ctx.timers, headers, view: 'continuous' });
+  streamJob(rq.res, job, {
+    faults: rq.faults,
+    keepaliveMs: ctx.keepaliveMs,
+    timers: ctx.timers,
+    headers,
+    view: 'continuous',
+  });
 }
 
 /** `GET /job/{id}/stream`: the native named events, live only. */

@@ -8,7 +8,8 @@ export function handleToolCalls(ctx: SimContext, rq: RouteInput, query: URLSearc
   const job = ctx.jobs.get(rq.id);
   if (!job) return sendJson(rq.res, 404, { error: 'not found' });
   const status = query.get('status')?.toLowerCase();
-  if (status !== undefined && !STATUSES.has(status)) return sendJson(rq.res, 400, { error: 'status must be pending, responded or expired' });
+  if (status !== undefined && !STATUSES.has(status))
+    return sendJson(rq.res, 400, { error: 'status must be pending, responded or expired' });
   const calls = job.tools.calls.filter((c) => status === undefined || c.status.toLowerCase() === status);
   sendJson(rq.res, 200, { tool_calls: calls });
 }
@@ -31,6 +32,8 @@ export function handleToolResult(ctx: SimContext, rq: RouteInput): void {
     case 'unknown':
       return sendJson(rq.res, 404, { error: `no tool call '${callId}' in this job` });
     case 'not-pending':
-      return sendJson(rq.res, 409, { error: `tool call '${callId}' is not pending (${job.tools.get(callId)?.status.toLowerCase() ?? 'gone'})` });
+      return sendJson(rq.res, 409, {
+        error: `tool call '${callId}' is not pending (${job.tools.get(callId)?.status.toLowerCase() ?? 'gone'})`,
+      });
   }
 }

@@ -1,0 +1,104 @@
+import type { NsedEvent } from '../events.js';
+import type { Candidate } from '../protocol/wire.js';
+import { oneLine } from '../terminal/sanitize.js';
+
+export type Phase = 'starting' | 'proposing' | 'evaluating' | 'consensus';
+
+/** What a person watching a deliberation wants at a glance; folded from the turn's events. */
+export interface ProgressState {
+  phase: Phase;
+  round: number;
+  totalRounds: number;
+  /** From the "Round N complete — convergence: 45%" milestone, when the server sends one. */
+  convergence: number | undefined;
+  leader: { agent: string; score: number } | undefined;
+  /** Claims judged contested or wrong in the latest scored round. */
+  contested: number;
+}
+
+export const initialProgress: ProgressState = {
+  phase: 'starting',
+  round: 0,
+  totalRounds: 0,
+  convergence: undefined,
+  leader: undefined,
+  contested: 0,
+};
+
+const ROUND = /^\s*round\s+(\d+)(?:\s*\/\s*(\d+))?/i;
+const CONVERGENCE = /convergence:?\s*(\d+(?:\.\d+)?)\s*%/i;
+
+/** The first highest score (ties keep the earlier candidate, as the round line does). */
+export function leaderOf(candidates: readonly Candidate[]): Candidate | undefined {
+  let leader: Candidate | undefined;
+  for (const c of candidates) if (leader === undefined || c.score > leader.score) leader = c;
+  return leader;
+}
+
+export function contestedClaims(candidates: readonly Candidate[]): number {
+  return candidates.reduce(
+    (n, c) => n + c.claims.filter((k) => k.verdict === 'contested' || k.verdict === 'wrong').length,
+    0,
+  );
+}
+
+/**
+ * Folds one event. The phase comes from what the protocol carries: unscored rounds are proposals
+ * arriving, a milestone naming evaluations (or a scored round) means the council is judging, and
+ * the answer's first text, a consensus milestone or a finalized pick mean it has agreed.
+ */
+export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
+  switch (e.type) {
+    case 'round': {
+      const next: ProgressState = { ...s, round: e.round, totalRounds: e.total_rounds };
+      if (!e.scored) return { ...next, phase: 'proposing' };
+      const leader = leaderOf(e.candidates);
+      return {
+        ...next,
+        phase: 'evaluating',
+        leader: leader === undefined ? s.leader : { agent: leader.agent_id, score: leader.score },
+        contested: contestedClaims(e.candidates),
+      };
+    }
+    case 'reasoning': {
+      const found = CONVERGENCE.exec(e.text);
+      if (found !== null) return { ...s, convergence: Number(found[1]) / 100 };
+      if (/^\s*consensus\b/i.test(e.text)) return { ...s, phase: 'consensus' };
+      // A milestone such as "Round 2/3 — proposals from …" opens a phase before its first round event.
+      const at = ROUND.exec(e.text);
+      const round =
+        at === null ? {} : { round: Number(at[1]), totalRounds: at[2] === undefined ? s.totalRounds : Number(at[2]) };
+      if (/\bevaluations?\b/i.test(e.text)) return { ...s, ...round, phase: 'evaluating' };
+      if (/\bproposals?\b/i.test(e.text)) return { ...s, ...round, phase: 'proposing' };
+      return s;
+    }
+    case 'text':
+    case 'finalized':
+      return s.phase === 'consensus' ? s : { ...s, phase: 'consensus' };
+    default:
+      return s;
+  }
+}
+
+/** `proposing · round 2/5 · 12s · convergence 45% · leader CortexA 0.47 · 2 contested` */
+export function progressLine(s: ProgressState, elapsedMs: number): string {
+  const parts: string[] = [s.phase === 'starting' ? 'deliberating' : s.phase];
+  if (s.round > 0) parts.push(`round ${s.round}/${s.totalRounds}`);
+  parts.push(`${Math.max(0, Math.floor(elapsedMs / 1000))}s`);
+  if (s.convergence !== undefined) parts.push(`convergence ${Math.round(s.convergence * 100)}%`);
+  if (s.leader !== undefined) {
+    const score = Number.isFinite(s.leader.score) ? s.leader.score.toFixed(2) : '?';
+    parts.push(`leader ${oneLine(s.leader.agent, 40)} ${score}`);
+  }
+  if (s.contested > 0) parts.push(`${s.contested} contested`);
+  return parts.join(' · ');
+}
+
+/**
+ * The line after an answer on a terminal: the session id and the command that continues it,
+ * so the id is on screen when the deliberation has scrolled away.
+ */
+export function continueHint(session: string): string {
+  const id = oneLine(session, 80);
+  return `session ${id} · continue: nsed continue -s ${id} "…"`;
+}
