@@ -18,10 +18,9 @@ export const cancel: CommandDef<CancelOptions> = {
   builder: (y) => withSessionTarget(y),
   parse: (argv) => ({ target: parseSessionTarget(argv) }),
   run: async (opts, ctx) => {
-    const [{ NsedError, toNsedError }, { upsertAssistantTurn }, { newTurnId }, { acknowledge }] = await Promise.all([
+    const [{ NsedError, toNsedError }, { recordJobEnd }, { acknowledge }] = await Promise.all([
       import('../errors.js'),
-      import('../session/lineage.js'),
-      import('../session/ids.js'),
+      import('../turn/reconcile.js'),
       import('../output/acknowledge.js'),
     ]);
     const session = await readTarget(ctx, opts.target);
@@ -47,22 +46,7 @@ export const cancel: CommandDef<CancelOptions> = {
           hint: `see the recorded turn with 'nsed sessions show ${id}'`,
         });
       }
-      await store.update(id, (s) => {
-        const existing = s.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
-        upsertAssistantTurn(s, {
-          ...(existing ?? {}),
-          id: existing?.id ?? newTurnId(ctx.randomHex),
-          role: 'assistant',
-          kind: 'message',
-          content: existing?.content ?? '',
-          status: 'cancelled',
-          ts: ctx.clock.now().toISOString(),
-          policy_id: pending.policy,
-          job_id: pending.job_id,
-          path: pending.path,
-        });
-        if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
-      });
+      await recordJobEnd(ctx, store, id, pending, 'cancelled');
       await acknowledge(ctx.globals.output, ctx.io, { type: 'cancelled', session: id, job_id: pending.job_id });
       return 0;
     } finally {

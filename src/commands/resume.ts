@@ -24,17 +24,13 @@ export const resume: CommandDef<ResumeOptions> = {
   run: async (opts, ctx) => {
     const [
       { followPending },
-      { GONE_REASON, clearPending, judgePending },
+      { GONE_REASON, clearPending, judgePending, recordJobEnd },
       { NsedError, notFound },
-      { upsertAssistantTurn },
-      { newTurnId },
       { settlementOf },
     ] = await Promise.all([
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../errors.js'),
-      import('../session/lineage.js'),
-      import('../session/ids.js'),
       import('../turn/settle.js'),
     ]);
     const session = await readTarget(ctx, opts.target);
@@ -63,23 +59,7 @@ export const resume: CommandDef<ResumeOptions> = {
           const cancelled =
             settlementOf({ job_id: pending.job_id, status: state.status, result: null }).kind === 'cancelled';
           const why = cancelled ? 'was cancelled' : state.status.slice(0, 300);
-          await store.update(id, (s) => {
-            if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
-            const existing = s.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
-            upsertAssistantTurn(s, {
-              ...(existing ?? {}),
-              id: existing?.id ?? newTurnId(ctx.randomHex),
-              role: 'assistant',
-              kind: 'message',
-              content: existing?.content ?? '',
-              status: cancelled ? 'cancelled' : 'failed',
-              ts: ctx.clock.now().toISOString(),
-              policy_id: pending.policy,
-              job_id: pending.job_id,
-              path: pending.path,
-              error: `deliberation ${why}`,
-            });
-          });
+          await recordJobEnd(ctx, store, id, pending, cancelled ? 'cancelled' : 'failed', `deliberation ${why}`);
           throw new NsedError(cancelled ? 'cancelled' : 'server', `deliberation ${pending.job_id} ${why}`, {
             hint: `ask again with 'nsed continue -s ${id}'`,
           });

@@ -5,7 +5,7 @@ import { NsedError, toNsedError } from '../errors.js';
 import { statusWord } from '../protocol/job-status.js';
 import { upsertAssistantTurn } from '../session/lineage.js';
 import { newTurnId } from '../session/ids.js';
-import type { PendingJob, Session } from '../session/model.js';
+import type { PendingJob, Session, TurnStatus } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
 
 export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';
@@ -97,5 +97,37 @@ export async function clearPending(store: SessionStore, id: string, jobId: strin
 export function runningConflict(sessionId: string, jobId: string): NsedError {
   return new NsedError('conflict', `session ${sessionId} has a deliberation still running (${jobId})`, {
     hint: `steer it with 'nsed inject -s ${sessionId} MESSAGE', or follow it with 'nsed resume -s ${sessionId}'`,
+  });
+}
+
+/**
+ * Records that a pending job ended without an answer (failed or cancelled): its assistant turn
+ * keeps what an earlier run showed, takes the new status, and the marker is dropped, in one
+ * locked write.
+ */
+export async function recordJobEnd(
+  ctx: Pick<Context, 'randomHex' | 'clock'>,
+  store: SessionStore,
+  id: string,
+  pending: PendingJob,
+  status: Extract<TurnStatus, 'failed' | 'cancelled'>,
+  error?: string,
+): Promise<void> {
+  await store.update(id, (s) => {
+    if (s.pending_job?.job_id === pending.job_id) delete s.pending_job;
+    const existing = s.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+    upsertAssistantTurn(s, {
+      ...(existing ?? {}),
+      id: existing?.id ?? newTurnId(ctx.randomHex),
+      role: 'assistant',
+      kind: 'message',
+      content: existing?.content ?? '',
+      status,
+      ts: ctx.clock.now().toISOString(),
+      policy_id: pending.policy,
+      job_id: pending.job_id,
+      path: pending.path,
+      ...(error === undefined ? {} : { error }),
+    });
   });
 }

@@ -1,4 +1,4 @@
-import { assertNever, type NsedEvent, type StreamEvent, type ToolResultStatus } from '../events.js';
+import { assertNever, type NsedEvent, type StreamEvent } from '../events.js';
 import type { NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
@@ -8,14 +8,7 @@ export interface TranscriptToolCall {
 }
 
 /** How a call was settled, in the turn it belongs to (one per call id; the last word wins). */
-export interface TranscriptToolResult {
-  id: string;
-  name: string;
-  content: string;
-  exit_code: number | null;
-  status: ToolResultStatus;
-  duration_ms: number | null;
-}
+export type TranscriptToolResult = Omit<Extract<NsedEvent, { type: 'tool-result' }>, 'type'>;
 
 /**
  * What a turn amounts to, folded from its events (one pure reducer, so every output agrees); renderers and the recorder
