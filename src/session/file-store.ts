@@ -173,7 +173,7 @@ class FileStore implements SessionStore {
       try {
         return await withLock(req, (held: HeldLock) =>
           fn(() => {
-            if (held.compromised) throw new LockLost(held.compromised.message);
+            if (!held.stillHeld()) throw new LockLost(held.compromised?.message ?? 'the lock was lost');
           }),
         );
       } catch (err) {
