@@ -25,6 +25,7 @@ export interface AtomicAdapterOptions<T> {
   mode?: 'create' | 'replace';
   /** Runs once the new content is durable, just before it replaces the file; throwing aborts. */
   beforeCommit?: () => void;
+
   disk?: DiskOps;
 }
 
@@ -100,6 +101,8 @@ function writeError(file: string, err: unknown): unknown {
 export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
   /** mtime and size of the file the last successful write put in place. */
   lastWritten: WrittenFile | undefined;
+  /** false: the next writes leave the directory unsynced after their rename (see UpdateOptions). */
+  durableRename = true;
   private readonly disk: DiskOps;
 
   constructor(
@@ -151,7 +154,7 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
     } finally {
       if (!placed) await this.disk.unlink(tmp).catch(() => undefined);
     }
-    await fsyncDir(dir, this.disk);
+    if (this.durableRename) await fsyncDir(dir, this.disk);
   }
 
   /** Hard-linking the temp file is atomic and exclusive: the file appears complete or not at all. */

@@ -9,7 +9,14 @@ import { IndexJournal, journalEntry, listSessions } from './index-journal.js';
 import { withLock, type HeldLock } from './lock.js';
 import { SESSION_VERSION, type Session } from './model.js';
 import { sessionFile, sessionsDir } from './paths.js';
-import { summarizeSession, validateSession, type SessionStore, type SessionSummary, type Unreadable } from './store.js';
+import {
+  summarizeSession,
+  validateSession,
+  type SessionStore,
+  type SessionSummary,
+  type Unreadable,
+  type UpdateOptions,
+} from './store.js';
 
 export interface FileStoreOptions {
   now?: () => Date;
@@ -93,7 +100,7 @@ class FileStore implements SessionStore {
     return newest.id;
   }
 
-  async update(id: string, mutate: (s: Session) => void): Promise<Session> {
+  async update(id: string, mutate: (s: Session) => void, opts: UpdateOptions = {}): Promise<Session> {
     const file = sessionFile(this.dir, id);
     if (!existsSync(file)) throw this.missing(id);
     await this.ensureDirs();
@@ -104,6 +111,7 @@ class FileStore implements SessionStore {
       await db.read();
       const session = db.data;
       if (!session) throw this.missing(id);
+      adapter.durableRename = opts.durableRename?.(session) ?? true;
       mutate(session);
       session.id = id;
       const now = this.now().toISOString();
