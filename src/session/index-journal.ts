@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { storeError } from '../errors.js';
 import { decodeRecord, removeStaleTemps, tempName } from './atomic-adapter.js';
@@ -113,17 +113,19 @@ export class IndexJournal {
   async append(records: readonly JournalRecord[]): Promise<void> {
     if (records.length === 0) return;
     const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    // Synchronous calls, like the session file's (atomic-adapter.ts): it runs inside every
+    // locked write, between the response headers and the first event shown.
     await this.locked(async () => {
-      const handle = await open(this.file, 'a+', 0o600);
+      const fd = fs.openSync(this.file, 'a+', 0o600);
       try {
-        const { size } = await handle.stat();
-        if (size === 0) await handle.chmod(0o600);
+        const { size } = fs.fstatSync(fd);
+        if (size === 0) fs.fchmodSync(fd, 0o600);
         // A crash can leave a torn last line; start on a fresh one so only that line is lost.
         const last = Buffer.alloc(1);
-        if (size > 0) await handle.read(last, 0, 1, size - 1);
-        await handle.write(size > 0 && last[0] !== 0x0a ? `\n${text}` : text);
+        if (size > 0) fs.readSync(fd, last, 0, 1, size - 1);
+        fs.writeSync(fd, size > 0 && last[0] !== 0x0a ? `\n${text}` : text);
       } finally {
-        await handle.close();
+        fs.closeSync(fd);
       }
     });
   }
