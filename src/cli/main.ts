@@ -1,9 +1,8 @@
 // The only module that touches `process`: argv, environment, streams, signals, exit code.
-import type * as Crypto from 'node:crypto';
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProcessContext } from '../context.js';
 import { ExitCode } from '../errors.js';
+import { randomHex } from '../session/random-hex.js';
 
 // A lone `nsed --version` never gets here: bin/nsed.cjs answers it before this module loads.
 const argv = process.argv.slice(2);
@@ -21,9 +20,6 @@ process.on('SIGINT', onSignal(ExitCode.interrupted));
 process.on('SIGTERM', onSignal(ExitCode.terminated));
 process.on('SIGHUP', onSignal(ExitCode.sighup));
 
-// node:crypto (with webcrypto) costs 15-25 ms to load; only commands that mint ids need it, and
-// that is after start-up, so it is required on first use.
-const load = createRequire(import.meta.url);
 const { runCli } = await import('./run-cli.js');
 const ctx: ProcessContext = {
   env: process.env,
@@ -33,7 +29,8 @@ const ctx: ProcessContext = {
   },
   signal: controller.signal,
   signalExit: () => signalExit,
-  randomHex: (bytes) => (load('node:crypto') as typeof Crypto).randomBytes(bytes).toString('hex'),
+  // Ids without loading node:crypto where the kernel's generator can be read (session/random-hex.ts).
+  randomHex,
 };
 const streams = {
   stdout: process.stdout,
