@@ -178,10 +178,12 @@ class Holder implements HeldLock {
       // Renamed away first, so no lock directory is ever seen without its owner file, even if the
       // process dies half-way through removing it; removeStaleTemps sweeps what such a death leaves.
       fs.renameSync(this.lockDir, aside);
+      // Two calls, not rmSync's recursive walk, which loads its own module on first use.
+      fs.unlinkSync(ownerPath(aside));
+      fs.rmdirSync(aside);
     } catch {
-      return;
+      // Whatever is left aside is swept by removeStaleTemps once this process is gone.
     }
-    fs.rmSync(aside, { recursive: true, force: true });
   }
 
   private refresh(): void {
