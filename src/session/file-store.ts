@@ -229,8 +229,10 @@ class FileStore implements SessionStore {
       await mkdir(this.dir, { mode: 0o700 }).catch((err: unknown) => {
         if (errCode(err) !== 'EEXIST') throw err;
       });
-      if (!(await stat(this.dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-      await chmod(this.dir, 0o700);
+      const st = await stat(this.dir);
+      if (!st.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      // A chmod is a journaled metadata write even when it changes nothing: only when needed.
+      if ((st.mode & 0o777) !== 0o700) await chmod(this.dir, 0o700);
     })().catch((err: unknown) => {
       this.ready = undefined;
       throw storeError(`cannot create the session directory ${this.dir}: ${errCode(err)}`, {
