@@ -24,8 +24,8 @@ export interface HeldResponse {
  * Server-held threads of the Responses API: `previous_response_id` continues one, and the
  * output items of every response can be named again by `item_reference`. Kept for the same
  * history TTL as jobs. The calls a held response ended on are indexed by call id, because a
- * client may answer them without `previous_response_id` (the AI SDK re-sends the thread with
- * `item_reference`s instead).
+ * client may answer them without `previous_response_id` (the AI SDK re-sends the whole thread
+ * instead).
  */
 export class ResponseStore {
   private readonly responses = new Map<string, HeldResponse>();
