@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { lstat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { notFound, storeError, usageError, type NsedError } from '../errors.js';
@@ -59,7 +59,7 @@ class FileStore implements SessionStore {
   async create(session: Session): Promise<void> {
     const file = sessionFile(this.dir, session.id);
     await this.ensureDirs();
-    await removeStaleTemps(this.dir, await readdir(this.dir));
+    await removeStaleTemps(this.dir, readdirSync(this.dir));
     await this.locked(session.id, file, async (beforeCommit) => {
       const adapter = this.adapter(file, session.id, 'create', beforeCommit);
       const db = new Low<Session | null>(adapter, { ...session, version: SESSION_VERSION });
@@ -223,16 +223,19 @@ class FileStore implements SessionStore {
 
   /** Directory 0700 whatever the umask (docs/reliability.md #76); `home` only when nsed created it. */
   private ensureDirs(): Promise<void> {
+    // Synchronous, like the writes that follow: a handful of calls, once per process.
     this.ready ??= (async () => {
-      const made = await mkdir(this.home, { recursive: true, mode: 0o700 });
-      if (made !== undefined) await chmod(this.home, 0o700);
-      await mkdir(this.dir, { mode: 0o700 }).catch((err: unknown) => {
+      const made = mkdirSync(this.home, { recursive: true, mode: 0o700 });
+      if (made !== undefined) chmodSync(this.home, 0o700);
+      try {
+        mkdirSync(this.dir, { mode: 0o700 });
+      } catch (err) {
         if (errCode(err) !== 'EEXIST') throw err;
-      });
-      const st = await stat(this.dir);
+      }
+      const st = statSync(this.dir);
       if (!st.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
       // A chmod is a journaled metadata write even when it changes nothing: only when needed.
-      if ((st.mode & 0o777) !== 0o700) await chmod(this.dir, 0o700);
+      if ((st.mode & 0o777) !== 0o700) chmodSync(this.dir, 0o700);
     })().catch((err: unknown) => {
       this.ready = undefined;
       throw storeError(`cannot create the session directory ${this.dir}: ${errCode(err)}`, {
