@@ -9,7 +9,7 @@ export interface ConnectInput {
   io: IO;
   env: Readonly<Record<string, string | undefined>>;
   now(): Date;
-  /** The waits the server asks for (Retry-After) go through the Context's clock, which a test can make instant. */
+  /** The client's waits (Retry-After, the connect back-off) go through the Context's clock, which a test can make instant. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   globals: {
     sim: boolean;

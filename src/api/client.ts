@@ -54,7 +54,7 @@ export interface ClientConfig {
   /** Cap on one SSE event or unterminated line (docs/reliability.md #14). */
   maxEventBytes?: number;
   now?: () => number;
-  /** Waits a refused start out (Retry-After); the CLI passes its clock's, so a test need not wait it. */
+  /** Waits a refused start out (Retry-After) and the connect back-off; the CLI passes its clock's, so a test need not wait them. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** One line per request (method and URL, nothing secret); set for NSED_DEBUG=1 or --verbose. */
   debug?: (line: string) => void;
@@ -153,6 +153,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
     idleTimeoutMs: cfg.idleTimeoutMs,
     deadline: cfg.deadline,
     now: cfg.now ?? Date.now,
+    sleep: wait,
     log,
   };
   const maxEventBytes = cfg.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;

@@ -82,9 +82,12 @@ describe('exit codes of nsed ask', () => {
   });
 
   it('connection refused exits 6 and names the host (reliability #43)', async () => {
-    const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' } });
+    const clock = instantClock();
+    const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' }, clock });
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/127\.0\.0\.1:9/);
+    // Nothing reached the server, so the connect was tried again after the back-off's pauses.
+    expect(clock.sleeps).toEqual([200, 400]);
   });
 
   it('a 401 exits 4 and never echoes the token (reliability #47)', async () => {
