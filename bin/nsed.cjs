@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 // CommonJS on purpose: an ES-module entry costs ~25 ms more to start (bench/RESULTS.md), and
-// `nsed --version` sits in shell loops. Everything else is the bundled ES module.
+// `nsed --version` sits in shell loops. So do `nsed sessions ls`, `sessions show` and `--help`:
+// their plain shapes run from dist/fast.cjs and dist/help.cjs, small CommonJS files; everything
+// else from the bundled ES module dist/main.js.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${require('../package.json').version}\n`);
@@ -11,6 +13,26 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // turns it off.
   const { enableCompileCache } = require('node:module');
   if (typeof enableCompileCache === 'function') enableCompileCache();
+  // A cheap look at the words; the fast entry reads them exactly and declines what it does not run.
+  const last = args[args.length - 1];
+  const fast = last === '--help' || last === '-h' ? 'help.cjs' : args[0] === 'sessions' ? 'fast.cjs' : undefined;
+  if (fast === undefined || !runFast(fast)) runMain();
+}
+
+function runFast(file) {
+  let entry;
+  try {
+    entry = require(`../dist/${file}`);
+  } catch (err) {
+    // A checkout before its first build has no dist/ at all: runMain builds it.
+    if (err?.code === 'MODULE_NOT_FOUND' && !require('node:fs').existsSync(`${__dirname}/../dist/${file}`))
+      return false;
+    throw err;
+  }
+  return entry.run(args);
+}
+
+function runMain() {
   import('../dist/main.js').catch(async (err) => {
     // The package has no install scripts (a global install would have to allow them), so a fresh
     // clone has no dist/ after `npm ci`: build it once, on first run, from the checkout's source.
