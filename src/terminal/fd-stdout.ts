@@ -53,8 +53,11 @@ class FdStdout extends EventEmitter {
         });
         return false;
       }
-      this.stream = this.takeOver();
-      return this.stream.write(bytes.subarray(off), done);
+      const stream = this.takeOver();
+      // Whoever listens for this stand-in's errors (SafeWriter) now hears the real stream's.
+      stream.on('error', (e: unknown) => this.emit('error', e));
+      this.stream = stream;
+      return stream.write(bytes.subarray(off), done);
     }
     if (done !== undefined) queueMicrotask(() => done(null));
     return true;
