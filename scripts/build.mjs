@@ -1,6 +1,8 @@
 // Bundles the CLI into dist/. Splitting keeps lazily imported modules (undici, ora, lowdb,
 // the simulator) in their own chunks, so `nsed --version` loads almost nothing.
 import { build } from 'esbuild';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -148,14 +150,16 @@ export async function buildCli(outdir = `${root}dist`) {
  * texts are rendered here, by yargs from the command definitions.
  */
 async function buildFast(outdir) {
+  const buildId = randomBytes(8).toString('hex');
   const cjs = {
     ...common,
     format: 'cjs',
     outdir,
     outExtension: { '.js': '.cjs' },
-    banner: {},
     minifyWhitespace: true,
     minifySyntax: true,
+    // Names the build, so bin/nsed.cjs hands V8 only a code cache made from this very file.
+    banner: { js: `// nsed-build ${buildId}` },
     // A module that names itself with import.meta.url (createRequire) gets this file's URL.
     define: { 'import.meta.url': '__nsedFileUrl' },
     inject: [path.join(root, 'scripts', 'cjs-file-url.mjs')],
@@ -173,9 +177,32 @@ async function buildFast(outdir) {
         define: { ...cjs.define, NSED_STORED_HELP: JSON.stringify(JSON.stringify(texts)) },
       }),
     ]);
+    const home = path.join(tmp, 'home');
+    await Promise.all([
+      codeCache(path.join(outdir, 'fast.cjs'), path.join(outdir, `fast.${buildId}.v8cache`), ['sessions', 'ls'], home),
+      codeCache(path.join(outdir, 'help.cjs'), path.join(outdir, `help.${buildId}.v8cache`), ['--help'], home),
+    ]);
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * V8's code cache of `bundle` after one run of `words` (scripts/code-cache.cjs), for Node < 22.1:
+ * a cache of the functions an empty `sessions ls` compiles took 9 of the 12 ms its compiling cost
+ * (bench/RESULTS.md). Made by a plain `node`, away from the user's store and config.
+ */
+function codeCache(bundle, cache, words, home) {
+  const env = { ...process.env, NSED_HOME: home, NSED_CONFIG: path.join(home, 'no-config.json') };
+  delete env.NODE_OPTIONS;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'code-cache.cjs'), bundle, cache, ...words], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`code cache of ${bundle}: exit ${code}`))));
+  });
 }
 
 /**

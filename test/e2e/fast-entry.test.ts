@@ -7,7 +7,7 @@
 // that is no JSON and a symbolic link. The bin's dist/main.js is a stand-in that says it ran, so
 // a case the fast entries wrongly declined cannot pass.
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,7 +102,10 @@ beforeAll(async () => {
   bin = join(tmp, 'bin', 'nsed.cjs');
   await copyFile(join(ROOT, 'bin', 'nsed.cjs'), bin);
   await copyFile(join(ROOT, 'package.json'), join(tmp, 'package.json'));
-  for (const file of ['fast.cjs', 'help.cjs']) await symlink(join(built, file), join(tmp, 'dist', file));
+  // The entries and their code caches (scripts/code-cache.cjs), as the build leaves them.
+  for (const file of await readdir(built)) {
+    if (/\.(cjs|v8cache)$/.test(file)) await symlink(join(built, file), join(tmp, 'dist', file));
+  }
   await writeFile(
     join(tmp, 'dist', 'main.js'),
     `process.stderr.write(${JSON.stringify(`${FULL_CLI_RAN}\n`)}); process.exitCode = 99;\n`,
@@ -232,6 +235,29 @@ describe('the fast entries decline what they do not run', () => {
     ]) {
       const r = await runBin(args, env);
       expect({ code: r.code, stderr: r.stderr }, args.join(' ')).toEqual({ code: 99, stderr: `${FULL_CLI_RAN}\n` });
+    }
+  });
+});
+
+describe('the code cache of the fast entries (Node < 22.1)', () => {
+  it('is there for each entry, named by the build on its first line, and V8 takes it in a plain node', async () => {
+    const built = dirname(CLI);
+    for (const file of ['fast.cjs', 'help.cjs']) {
+      const source = await readFile(join(built, file), 'utf8');
+      const id = /^\/\/ nsed-build ([0-9a-f]+)\n/.exec(source)?.[1];
+      expect(id, file).toBeDefined();
+      const cache = join(built, file.replace(/\.cjs$/, `.${id ?? ''}.v8cache`));
+      // The bin's own loading, in a process without flags, as a user's shell runs it.
+      const check = `const fs = require('fs'), M = require('module'), vm = require('vm');
+const s = new vm.Script(M.wrap(fs.readFileSync(process.argv[1], 'utf8')), { filename: process.argv[1], cachedData: fs.readFileSync(process.argv[2]) });
+process.stdout.write(String(s.cachedDataRejected));`;
+      const r = await new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, ['-e', check, join(built, file), cache], { env: {} });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+        child.on('close', () => resolve(out));
+      });
+      expect(r, file).toBe('false');
     }
   });
 });
