@@ -7,9 +7,10 @@ import { writeSync } from 'node:fs';
  * socket for a piped process.stdout (node:net and node:stream, 5-7 ms of an empty `sessions ls`
  * that `node -e 0` never pays, bench/RESULTS.md); a blocking write needs none of it.
  *
- * It keeps the rules of the stream it replaces, as SafeWriter reads them (docs/reliability.md
- * #69): a partial write continues where it stopped; EPIPE (the reader left) is reported as the
- * stream reports it, through the write's callback and an 'error' event; anything else (EAGAIN
+ * It keeps the rules of the stream it replaces, as SafeWriter reads them
+ * (docs/reliability.md #69): a partial write continues where it stopped; EPIPE (the reader
+ * left) is reported as the stream reports it, through the write's callback and an 'error'
+ * event; anything else (EAGAIN
  * on a pipe another process made non-blocking, a full disk, a closed descriptor) hands that
  * write and every later one to the real stream, which waits for a full pipe to drain and
  * reports errors exactly as it does for the other commands. Writes stay in order: once the
