@@ -11,6 +11,12 @@ export default defineConfig({
     // One worker per core: the in-process end-to-end tests are CPU-bound, and the process tests
     // spawn children of their own.
     maxWorkers: 2,
+    // One module graph per worker, not per file: each file no longer re-imports the CLI, the
+    // simulator and their dependencies (about 1 s of CPU a file). Safe because no test changes
+    // process-wide state it does not restore (process.umask is put back in a finally; nothing
+    // stubs globals or mocks modules) and src/ keeps no module state a test depends on.
+    // Measured on test/e2e + test/everyday under load 7: 76 s wall, 98 s CPU isolated; 54 s, 59 s not.
+    isolate: false,
     globalSetup: ['test/global-setup.ts'],
   },
 });

@@ -9,6 +9,8 @@ export interface ConnectInput {
   io: IO;
   env: Readonly<Record<string, string | undefined>>;
   now(): Date;
+  /** The client's waits (Retry-After, the connect back-off) go through the Context's clock, which a test can make instant. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   globals: {
     sim: boolean;
     url: string | undefined;
@@ -104,6 +106,7 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     idleTimeoutMs: Math.round(globals.idleTimeoutS * 1000),
     ...(globals.timeoutS === undefined ? {} : { deadline: ctx.now().getTime() + Math.round(globals.timeoutS * 1000) }),
     env: ctx.env,
+    ...(ctx.sleep === undefined ? {} : { sleep: ctx.sleep }),
     ...(debug === undefined ? {} : { debug }),
   });
   const warning = cleartextWarning(url, token);

@@ -73,7 +73,11 @@ export function createContext(base: ProcessContext, io: IO, globals: GlobalOptio
       parts.connect ??
       (async (recorded, target) => {
         const { connect } = await import('./connection.js');
-        return connect({ io, env: base.env, now: () => base.clock.now(), globals }, recorded, target);
+        return connect(
+          { io, env: base.env, now: () => base.clock.now(), sleep: (ms, s) => base.clock.sleep(ms, s), globals },
+          recorded,
+          target,
+        );
       }),
   };
   return ctx;

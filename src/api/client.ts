@@ -54,6 +54,8 @@ export interface ClientConfig {
   /** Cap on one SSE event or unterminated line (docs/reliability.md #14). */
   maxEventBytes?: number;
   now?: () => number;
+  /** Waits a refused start out (Retry-After) and the connect back-off; the CLI passes its clock's, so a test need not wait them. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** One line per request (method and URL, nothing secret); set for NSED_DEBUG=1 or --verbose. */
   debug?: (line: string) => void;
 }
@@ -138,6 +140,9 @@ export function createClient(cfg: ClientConfig): NsedClient {
   const connectTimeoutMs = cfg.connectTimeoutMs ?? 10_000;
   const { dispatcher, proxy } = createDispatcher(base, env, connectTimeoutMs);
   const log = cfg.debug;
+  const wait =
+    cfg.sleep ??
+    ((ms: number, signal?: AbortSignal) => sleep(ms, undefined, signal === undefined ? undefined : { signal }));
   if (proxy !== undefined) log?.(`proxy variables set: ${proxyDisplay(proxy)} (NO_PROXY applies)`);
   const t: Transport = {
     dispatcher,
@@ -148,6 +153,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
     idleTimeoutMs: cfg.idleTimeoutMs,
     deadline: cfg.deadline,
     now: cfg.now ?? Date.now,
+    sleep: wait,
     log,
   };
   const maxEventBytes = cfg.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -209,7 +215,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
 
   return {
     async chatStream(body, opts = {}) {
-      return startWithRetry(t, opts, () =>
+      return startWithRetry(t, wait, opts, () =>
         openStream(
           t,
           {
@@ -259,7 +265,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async submit(body, opts = {}) {
       const room = `room '${showId(body.room_id)}' already has a running deliberation`;
-      return startWithRetry(t, opts, () =>
+      return startWithRetry(t, wait, opts, () =>
         json(
           { method: 'POST', path: '/deliberation', json: body, signal: opts.signal },
           { conflict: room },
@@ -372,6 +378,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
  */
 async function startWithRetry<T>(
   t: Transport,
+  wait: (ms: number, signal?: AbortSignal) => Promise<void>,
   opts: { signal?: AbortSignal; onRetry?: OnStartRetry },
   start: () => Promise<T>,
 ): Promise<T> {
@@ -384,7 +391,7 @@ async function startWithRetry<T>(
       if (t.deadline !== undefined && t.now() + waitS * 1000 >= t.deadline) throw err;
       opts.onRetry?.(sent, `${err instanceof Error ? err.message : ''}; sending again in ${waitS} s`);
       try {
-        await sleep(waitS * 1000, undefined, opts.signal === undefined ? undefined : { signal: opts.signal });
+        await wait(waitS * 1000, opts.signal);
       } catch {
         throw err;
       }

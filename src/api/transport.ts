@@ -1,5 +1,4 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { NsedError } from '../errors.js';
 import { connectError, errorCodes, isConnectPhaseError } from './network-errors.js';
@@ -17,6 +16,8 @@ export interface Transport {
   idleTimeoutMs: number;
   deadline: number | undefined;
   now: () => number;
+  /** The connect back-off's pauses (the client's `sleep`, a test's instant clock). */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   log: ((line: string) => void) | undefined;
 }
 
@@ -120,7 +121,7 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
           `retrying ${spec.method} ${displayUrl(url)} in ${pause} ms (${errorCodes(err)[0] ?? 'connect failure'})`,
         );
         try {
-          await sleep(pause, undefined, { signal: guard.signal });
+          await t.sleep(pause, guard.signal);
           continue;
         } catch (slept) {
           guard.dispose();

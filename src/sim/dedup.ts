@@ -21,7 +21,7 @@ export function dedupKey(parts: DedupKeyParts): string {
  * The seeds do not say which fields enter the hash or how long a hit lives; see README.
  */
 export class DedupCache {
-  private readonly entries = new Map<string, { job: Job; endedAt?: number }>();
+  private readonly entries = new Map<string, { job: Job; from: number; endedAt?: number }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -30,18 +30,27 @@ export class DedupCache {
 
   /** The job answering `key`, if it is live or ended less than the TTL ago. */
   hit(key: string): Job | undefined {
+    return this.hitAt(key)?.job;
+  }
+
+  /** The job answering `key` and the log index its answer starts at (past a tool call it answered). */
+  hitAt(key: string): { job: Job; from: number } | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.endedAt !== undefined && this.now() - entry.endedAt >= this.ttlMs) {
       this.entries.delete(key);
       return undefined;
     }
-    return entry.job;
+    return { job: entry.job, from: entry.from };
   }
 
-  /** Makes `job` the answer to `key`; a failed job is forgotten as soon as it ends. */
-  claim(key: string, job: Job): void {
-    const entry: { job: Job; endedAt?: number } = { job };
+  /**
+   * Makes `job`, read from log index `from`, the answer to `key`; a failed job is forgotten as
+   * soon as it ends. A request that fed a tool result is answered from past the call, so its
+   * repeat must be too.
+   */
+  claim(key: string, job: Job, from = 0): void {
+    const entry: { job: Job; from: number; endedAt?: number } = { job, from };
     this.entries.set(key, entry);
     void job.finished.then(() => {
       if (job.status === 'failed') {

@@ -25,7 +25,7 @@ export function completionOf(job: Job, closedByToolCall = false): ChatCompletion
 }
 
 /** Resolves once the answer a request at `from` receives has ended: the job's end or a tool call. */
-function answerEnded(job: Job, from: number): Promise<void> {
+export function answerEnded(job: Job, from: number): Promise<void> {
   return new Promise((resolve) => {
     const check = (): boolean => {
       if (job.segmentEnd(from) === undefined) return false;

@@ -111,17 +111,24 @@ describe('proxies (reliability #50)', () => {
     });
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', () => resolve()));
     const port = (blackHole.address() as AddressInfo).port;
+    const pauses: number[] = [];
     const c = createClient({
       baseUrl: 'https://orchestrator.example.com',
       idleTimeoutMs: 30_000,
       connectTimeoutMs: 300,
       env: { HTTPS_PROXY: `http://127.0.0.1:${port}` },
+      // The back-off between tries is recorded, not waited: each try still waits its connect timeout.
+      sleep: (ms) => {
+        pauses.push(ms);
+        return Promise.resolve();
+      },
     });
     const err = await failure(c.policies());
     expect(err).toMatchObject({ code: 'network', exitCode: 6 });
     expect(err.message).toBe(
       'cannot reach the orchestrator at orchestrator.example.com:443: the proxy did not open a tunnel within 0.3 s (connect timeout)',
     );
+    expect(pauses).toEqual([200, 400]);
     await c.close();
     for (const sock of held) sock.destroy();
     await new Promise<void>((resolve) => blackHole.close(() => resolve()));

@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { MAX_RESUME_ATTEMPTS } from '../../src/turn/reconnect.js';
+import { instantClock, makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 beforeAll(async () => {
@@ -23,17 +24,21 @@ async function newestSession(): Promise<Record<string, unknown>> {
 }
 
 describe('exit codes of nsed ask', () => {
-  it.each([
-    ['a bad flag exits 2 (usage)', ['ask', '--bogus', 'q'], [], 2, /Unknown argument: bogus/],
-    ['an unknown output mode exits 2', ['ask', '-o', 'xml', 'q'], [], 2, /Invalid values/],
-    ['an unknown policy exits 3 (reliability #48)', ['ask', '-p', 'no-such-policy', 'q'], [], 3, /no-such-policy/],
-    ['a 503 on start exits 5 without a retry (reliability #46)', ['ask', 'q'], ['status=503'], 5, /503/],
+  // The CLI's waits (a Retry-After, the reconnect back-off) go through an instant clock that
+  // records them: `sleeps` is what the CLI chose to wait, or undefined where that is not the point.
+  it.each<[string, string[], string[], number, RegExp, number[] | undefined]>([
+    ['a bad flag exits 2 (usage)', ['ask', '--bogus', 'q'], [], 2, /Unknown argument: bogus/, []],
+    ['an unknown output mode exits 2', ['ask', '-o', 'xml', 'q'], [], 2, /Invalid values/, []],
+    ['an unknown policy exits 3 (reliability #48)', ['ask', '-p', 'no-such-policy', 'q'], [], 3, /no-such-policy/, []],
+    ['a 503 on start exits 5 without a retry (reliability #46)', ['ask', 'q'], ['status=503'], 5, /503/, []],
     [
       'a 429 on start exits 5 and says how long to wait (reliability #45)',
       ['ask', 'q'],
       ['status=429;retry-after=1'],
       5,
       /429/,
+      // Each refusal proves nothing started, so the start is sent again after the second asked for.
+      [1000, 1000, 1000],
     ],
     [
       'a chunk that stays malformed on every resume exits 5 (reliability #17)',
@@ -41,16 +46,26 @@ describe('exit codes of nsed ask', () => {
       ['all:malformed-at=5'],
       5,
       /malformed chunk at event 5/,
+      undefined,
     ],
-    ['a failed deliberation exits 5 (reliability #19)', ['ask', 'q'], ['fail-at-round=1'], 5, /deliberation failed/],
-  ])('%s', async (_name, args, faults, code, stderr) => {
+    [
+      'a failed deliberation exits 5 (reliability #19)',
+      ['ask', 'q'],
+      ['fail-at-round=1'],
+      5,
+      /deliberation failed/,
+      undefined,
+    ],
+  ])('%s', async (_name, args, faults, code, stderr, sleeps) => {
     rig.sim.setFaults(faults);
-    const r = await rig.run(args);
+    const clock = instantClock();
+    const r = await rig.run(args, { clock });
     expect(r.code).toBe(code);
     expect(r.stderr).toMatch(stderr);
     expect(r.stderr).toMatch(/^nsed: /m);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stdout).toBe('');
+    if (sleeps !== undefined) expect(clock.sleeps).toEqual(sleeps);
   });
 
   it('an NDJSON run that fails before its turn begins still ends with one error event', async () => {
@@ -67,9 +82,12 @@ describe('exit codes of nsed ask', () => {
   });
 
   it('connection refused exits 6 and names the host (reliability #43)', async () => {
-    const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' } });
+    const clock = instantClock();
+    const r = await rig.run(['ask', 'q'], { env: { NSED_URL: 'http://127.0.0.1:9' }, clock });
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/127\.0\.0\.1:9/);
+    // Nothing reached the server, so the connect was tried again after the back-off's pauses.
+    expect(clock.sleeps).toEqual([200, 400]);
   });
 
   it('a 401 exits 4 and never echoes the token (reliability #47)', async () => {
@@ -112,9 +130,12 @@ describe('exit codes of nsed ask', () => {
   it('an idle stall exits 124 once resuming does not help (reliability #28)', async () => {
     // The stall outlasts any test, so only the CLI's own idle timer can end the turn.
     rig.sim.setFaults(['all:stall-ms=600000;stall-after=3']);
-    const r = await rig.run(['ask', '--idle-timeout', '0.3', 'Design a cache']);
+    // The back-off between resumes is the CLI's choice, recorded by the instant clock: one per resume.
+    const clock = instantClock();
+    const r = await rig.run(['ask', '--idle-timeout', '0.3', 'Design a cache'], { clock });
     expect(r.code).toBe(124);
     expect(r.stderr).toMatch(/idle-timeout/);
+    expect(clock.sleeps).toHaveLength(MAX_RESUME_ATTEMPTS);
   });
 
   it('--timeout bounds the whole turn with exit 124 (reliability #52)', async () => {

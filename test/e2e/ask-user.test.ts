@@ -54,22 +54,14 @@ describe('--ask-user', () => {
   );
 
   it('without a terminal, the question waits as a pending call (exit 10) and a file answers it', async () => {
-    const first = await rig.runProcess(['ask', '-p', 'fast', '--ask-user', QUESTION]);
+    const first = await rig.run(['ask', '-p', 'fast', '--ask-user', QUESTION]);
     expect(first.code, first.stderr).toBe(10);
     const callId = /tool call ask_user .* · (call_[0-9a-f]+)/.exec(first.stderr)?.[1] ?? '';
     const session = /session (\S+)/.exec(first.stderr)?.[1] ?? '';
     expect(callId).not.toBe('');
     const answer = join(rig.home, 'answer.txt');
     await writeFile(answer, 'zero downtime\n');
-    const done = await rig.runProcess([
-      'continue',
-      '-s',
-      session,
-      '--tool-result',
-      `${callId}=${answer}`,
-      '-o',
-      'final',
-    ]);
+    const done = await rig.run(['continue', '-s', session, '--tool-result', `${callId}=${answer}`, '-o', 'final']);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain('`ask_user` returned “zero downtime”');
   });

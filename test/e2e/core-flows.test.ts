@@ -28,7 +28,7 @@ const PROFILES: Array<[string, ProfileName, string[]]> = [
 
 const MODES = ['text', 'ndjson', 'final', 'json'] as const;
 
-// Each test spawns several CLI processes; on a loaded two-core machine that alone can pass 30 s.
+// The kill -9 tests spawn CLI processes; on a loaded two-core machine that alone can pass 30 s.
 describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, profile, endFaults) => {
   let rig: Rig;
   // Jobs here wait for the test: each phase runs only when released through held.sim.control.
@@ -46,16 +46,27 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
     JSON.parse(await readFile(join(r.home, 'sessions', `${id}.json`), 'utf8')) as Saved;
   const assistant = (s: Saved) => s.turns.filter((t) => t.role === 'assistant');
 
-  /** Starts `nsed <args> -o ndjson` on the held rig and waits for its job line; returns session and job. */
+  const jobLine = (out: string) => {
+    const events = parseNdjson(out.slice(0, out.lastIndexOf('\n') + 1));
+    const session = String(events.find((e) => e['type'] === 'turn-start')?.['session']);
+    const job = String(events.find((e) => e['type'] === 'job')?.['job_id']);
+    return { session, job };
+  };
+
+  /** Starts `nsed <args> -o ndjson` in-process on the held rig and waits for its job line; returns session and job. */
   async function startHeld(args: string[]) {
+    const child = held.start([...args, '-o', 'ndjson']);
+    await child.output((o) => o.includes('"type":"job"'), 60_000);
+    return { child, ...jobLine(child.stdout.text) };
+  }
+
+  /** As startHeld, as a real process: for the tests that kill it with SIGKILL, which only a process shows. */
+  async function spawnHeld(args: string[]) {
     const child = held.spawn([...args, '-o', 'ndjson'], { timeoutMs: 120_000 });
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitForOutput(child, (o) => o.includes('"type":"job"'), 60_000);
-    const events = parseNdjson(out.slice(0, out.lastIndexOf('\n') + 1));
-    const session = String(events.find((e) => e['type'] === 'turn-start')?.['session']);
-    const job = String(events.find((e) => e['type'] === 'job')?.['job_id']);
-    return { child, session, job };
+    return { child, ...jobLine(out) };
   }
 
   describe.each([
@@ -115,12 +126,12 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
     ['compat', [] as string[]],
     ['native', ['--agents', 'CortexA,CortexB', '--rounds', '2']],
   ])('resume after kill -9 (%s) follows the job to its answer and clears the pending job', async (_path, extra) => {
-    const { child, session, job } = await startHeld(['ask', ...extra, 'Design a cache']);
+    const { child, session, job } = await spawnHeld(['ask', ...extra, 'Design a cache']);
     child.kill('SIGKILL');
     await child.result;
     expect((await read(held, session)).pending_job?.job_id).toBe(job);
     const before = held.sim.requests.length;
-    const resumed = held.spawn(['resume', '-s', session, '-o', 'json'], { timeoutMs: 120_000 });
+    const resumed = held.start(['resume', '-s', session, '-o', 'json']);
     // The resume is attached once its stream request reached the simulator; then the job is released.
     const follows = new Set([`/deliberation/${job}/resume`, `/job/${job}/stream`]);
     await until(() => held.sim.requests.slice(before).some((q) => follows.has(q.path)));
@@ -148,7 +159,7 @@ describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, 
   });
 
   it('resume of a native job that ended while nobody watched settles from /result at once', async () => {
-    const { child, session, job } = await startHeld([
+    const { child, session, job } = await spawnHeld([
       'ask',
       '--agents',
       'CortexA,CortexB',

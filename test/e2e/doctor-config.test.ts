@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim } from '../../src/sim/server.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { instantClock, makeRig, type Rig } from '../harness/rig.js';
 
 let rig: Rig;
 let dir: string;
@@ -36,7 +36,8 @@ async function doctor(
   args: string[] = [],
   env: Record<string, string | undefined> = {},
 ): Promise<{ code: number | null; report: DoctorJson }> {
-  const r = await rig.run(['doctor', '-o', 'json', ...args], { env });
+  // An instant clock: a refused connect's back-off (200 + 400 ms) is not what these tests are about.
+  const r = await rig.run(['doctor', '-o', 'json', ...args], { env, clock: instantClock() });
   return { code: r.code, report: JSON.parse(r.stdout) as DoctorJson };
 }
 

@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { MAX_RESUME_ATTEMPTS } from '../../src/turn/reconnect.js';
+import { instantClock, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 /**
- * Endings through the real CLI against `nsed sim` (issue 9 items 3, 5, 7): the simulator ends
+ * Endings through the CLI (in-process) against `nsed sim` (issue 9 items 3, 5, 7): the simulator ends
  * completed, failed and cancelled jobs with a bare [DONE] or a close (fault `end=`), and nsed
  * records what GET /result says, with the exit code of that outcome.
  */
@@ -15,7 +16,7 @@ interface Saved {
 }
 
 let fast: Rig;
-// Deliberations the simulator holds at a phase boundary, so the cancel from a second process
+// Deliberations the simulator holds at a phase boundary, so the cancel from a second terminal
 // lands while the job runs, however slow the machine.
 let held: Rig;
 beforeAll(async () => {
@@ -36,11 +37,9 @@ const lastAnswer = (s: Saved) => s.turns.filter((t) => t.role === 'assistant').a
 describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (ending) => {
   it('completed: the answer, exit 0', async () => {
     fast.sim.setFaults([]);
-    const reference = parseNdjson(
-      (await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues'])).stdout,
-    );
+    const reference = parseNdjson((await fast.run(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues'])).stdout);
     fast.sim.setFaults([`end=${ending}`]);
-    const r = await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues']);
+    const r = await fast.run(['ask', '-p', 'fast', '-o', 'ndjson', 'Name three queues']);
     fast.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(0);
     const content = (reference.at(-1) as { content: string }).content;
@@ -52,7 +51,7 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
 
   it('failed: recorded failed, exit 5, NDJSON error code server', async () => {
     fast.sim.setFaults([`end=${ending};fail-at-round=1`]);
-    const r = await fast.runProcess(['ask', '-o', 'ndjson', 'This one fails']);
+    const r = await fast.run(['ask', '-o', 'ndjson', 'This one fails']);
     fast.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(5);
     expect(parseNdjson(r.stdout).at(-1)).toMatchObject({
@@ -69,14 +68,10 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
   it('cancelled from a second terminal: recorded cancelled, exit 9, NDJSON error code cancelled', async () => {
     held.sim.setFaults([`end=${ending}`]);
     held.sim.control.hold = true;
-    const first = held.spawn(['ask', '-p', 'deep', '-o', 'ndjson', 'Rewrite the billing service'], {
-      timeoutMs: 120_000,
-    });
-    let out = '';
-    first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    await waitForOutput(first, (o) => o.includes('"type":"job"'), 60_000);
-    const id = sessionOf(out);
-    const cancel = await held.runProcess(['cancel', '-s', id]);
+    const first = held.start(['ask', '-p', 'deep', '-o', 'ndjson', 'Rewrite the billing service']);
+    await first.output((o) => o.includes('"type":"job"'), 60_000);
+    const id = sessionOf(first.stdout.text);
+    const cancel = await held.run(['cancel', '-s', id]);
     held.sim.control.releaseAll();
     expect(cancel.code, cancel.stderr).toBe(0);
     const r = await first.result;
@@ -92,10 +87,13 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
 describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
   it('resume answering 503 every time: exit 6, turn interrupted with its marker; nsed resume then recovers the answer', async () => {
     fast.sim.setFaults([]);
-    const reference = parseNdjson((await fast.runProcess(['ask', '-o', 'ndjson', 'Design a rate limiter'])).stdout);
+    const reference = parseNdjson((await fast.run(['ask', '-o', 'ndjson', 'Design a rate limiter'])).stdout);
     fast.sim.setFaults(['chat:drop-after=4;times=1', 'resume:status=503;times=5']);
-    const r = await fast.runProcess(['ask', '-o', 'ndjson', 'Design a rate limiter'], { timeoutMs: 120_000 });
+    // The back-off before each resume is the CLI's choice: recorded by the instant clock, not waited.
+    const clock = instantClock();
+    const r = await fast.run(['ask', '-o', 'ndjson', 'Design a rate limiter'], { clock });
     expect(r.code, r.stderr).toBe(6);
+    expect(clock.sleeps).toHaveLength(MAX_RESUME_ATTEMPTS);
     const events = parseNdjson(r.stdout);
     expect(events.at(-1)).toMatchObject({ type: 'error', code: 'network', exit_code: 6 });
     expect(r.stderr).toMatch(/hint: nsed resume -s /);
@@ -104,7 +102,7 @@ describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
     expect(cut.pending_job).toBeDefined();
     expect(lastAnswer(cut)).toMatchObject({ status: 'interrupted' });
 
-    const again = await fast.runProcess(['resume', '-s', id, '-o', 'json'], { timeoutMs: 120_000 });
+    const again = await fast.run(['resume', '-s', id, '-o', 'json']);
     fast.sim.setFaults([]);
     expect(again.code, again.stderr).toBe(0);
     const content = (reference.at(-1) as { content: string }).content;
@@ -118,10 +116,10 @@ describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
 
   it('resume with nothing running exits 7, as inject and cancel do (issue 9 item 7)', async () => {
     fast.sim.setFaults([]);
-    const done = await fast.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'A quick one']);
+    const done = await fast.run(['ask', '-p', 'fast', '-o', 'ndjson', 'A quick one']);
     const id = sessionOf(done.stdout);
     for (const args of [['resume'], ['inject', 'more'], ['cancel']]) {
-      const r = await fast.runProcess([...args, '-s', id]);
+      const r = await fast.run([...args, '-s', id]);
       expect(r.code, `${args[0] ?? ''}: ${r.stderr}`).toBe(7);
       expect(r.stderr).toMatch(/^nsed: nothing is running in session /m);
     }

@@ -36,11 +36,11 @@ describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
     });
     await waitForOutput(owner, (out) => out.includes('"type":"job"'), 60_000);
 
-    const inject = await rig.runProcess(['inject', '--last', '--no-wait', 'Keep the old API for a year'], { env });
+    const inject = await rig.run(['inject', '--last', '--no-wait', 'Keep the old API for a year'], { env });
     expect(inject.stderr).not.toMatch(/nothing is running/);
     expect(inject.code).toBe(0);
 
-    const cancel = await rig.runProcess(['cancel', '--last'], { env });
+    const cancel = await rig.run(['cancel', '--last'], { env });
     expect(cancel.code).toBe(0);
     const ended = await owner.result;
     const events = parseNdjson(ended.stdout);
@@ -68,7 +68,7 @@ describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
       ['tool-result', '--last', 'call_1', 'v'],
     ];
     for (const args of late) {
-      const r = await rig.runProcess(args, { env });
+      const r = await rig.run(args, { env });
       expect(r.code).toBe(7);
       expect(r.stderr).toMatch(
         new RegExp(

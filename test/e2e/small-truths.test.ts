@@ -1,9 +1,12 @@
 import { copyFile, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig, type RunResult } from '../harness/rig.js';
+import { instantClock, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
-/** Issue 9 item 10: small truths, each seen through the real CLI against the simulator. */
+/**
+ * Issue 9 item 10: small truths, each seen through the real CLI against the simulator: in-process,
+ * but for the first, which shows the real process's stdout on a pipe.
+ */
 
 let rig: Rig;
 beforeAll(async () => {
@@ -16,12 +19,12 @@ afterAll(async () => {
   await rig.close();
 });
 
-const sessionOf = (r: RunResult): string =>
+const sessionOf = (r: { stdout: string }): string =>
   String(parseNdjson(r.stdout).find((e) => e['type'] === 'turn-start')?.['session']);
 const fileOf = (id: string): string => join(rig.home, 'sessions', `${id}.json`);
 
 async function askNdjson(args: string[]): Promise<string> {
-  const r = await rig.runProcess(['ask', '-o', 'ndjson', '-p', 'fast', ...args]);
+  const r = await rig.run(['ask', '-o', 'ndjson', '-p', 'fast', ...args]);
   expect(r.code).toBe(0);
   return sessionOf(r);
 }
@@ -35,7 +38,7 @@ describe('small truths (issue 9 item 10)', () => {
   });
 
   it('keeps reasoning milestones apart in -o json, the store and both exports', async () => {
-    const r = await rig.runProcess(['ask', '-o', 'json', '-p', 'fast', 'a question']);
+    const r = await rig.run(['ask', '-o', 'json', '-p', 'fast', 'a question']);
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as { session: string; reasoning: string };
     const milestones = json.reasoning.split('\n');
@@ -45,14 +48,12 @@ describe('small truths (issue 9 item 10)', () => {
     const stored = JSON.parse(await readFile(fileOf(json.session), 'utf8')) as { turns: Array<{ reasoning?: string }> };
     expect(stored.turns.at(-1)?.reasoning).toBe(json.reasoning);
 
-    const exported = JSON.parse(
-      (await rig.runProcess(['sessions', 'export', json.session, '--format', 'json'])).stdout,
-    ) as { turns: Array<{ reasoning: string | null }> };
+    const exported = JSON.parse((await rig.run(['sessions', 'export', json.session, '--format', 'json'])).stdout) as {
+      turns: Array<{ reasoning: string | null }>;
+    };
     expect(exported.turns.at(-1)?.reasoning).toBe(json.reasoning);
 
-    const events = parseNdjson(
-      (await rig.runProcess(['sessions', 'export', json.session, '--format', 'ndjson'])).stdout,
-    );
+    const events = parseNdjson((await rig.run(['sessions', 'export', json.session, '--format', 'ndjson'])).stdout);
     expect(events.filter((e) => e['type'] === 'reasoning').map((e) => e['text'])).toEqual(milestones);
   });
 
@@ -64,19 +65,19 @@ describe('small truths (issue 9 item 10)', () => {
     const id = await askNdjson(['--agents', 'CortexA,CortexB', '--rounds', '2', 'a council question']);
     expect(submits().at(-1)).toMatchObject({ agent_names: ['CortexA', 'CortexB'], deliberation_rounds: 2 });
 
-    const again = await rig.runProcess(['continue', '-s', id, '-o', 'ndjson', 'and then?']);
+    const again = await rig.run(['continue', '-s', id, '-o', 'ndjson', 'and then?']);
     expect(again.code).toBe(0);
     expect(submits().at(-1)).toMatchObject({ agent_names: ['CortexA', 'CortexB'], deliberation_rounds: 2 });
 
-    const fewer = await rig.runProcess(['continue', '-s', id, '--rounds', '1', '-o', 'ndjson', 'shorter?']);
+    const fewer = await rig.run(['continue', '-s', id, '--rounds', '1', '-o', 'ndjson', 'shorter?']);
     expect(fewer.code).toBe(0);
     expect(submits().at(-1)).toMatchObject({ agent_names: ['CortexA', 'CortexB'], deliberation_rounds: 1 });
 
-    const doc = JSON.parse((await rig.runProcess(['sessions', 'export', id, '--format', 'json'])).stdout) as {
+    const doc = JSON.parse((await rig.run(['sessions', 'export', id, '--format', 'json'])).stdout) as {
       council: unknown;
     };
     expect(doc.council).toEqual({ agents: ['CortexA', 'CortexB'], rounds: 1 });
-    expect((await rig.runProcess(['sessions', 'export', id, '--format', 'markdown'])).stdout).toContain(
+    expect((await rig.run(['sessions', 'export', id, '--format', 'markdown'])).stdout).toContain(
       '- Council: CortexA, CortexB · 1 rounds',
     );
   });
@@ -84,11 +85,14 @@ describe('small truths (issue 9 item 10)', () => {
   it('a first request refused with 429 and Retry-After, and no job id, is sent again and answered (reliability #45)', async () => {
     rig.sim.setFaults(['status=429;retry-after=1;times=1']);
     const before = rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length;
-    const r = await rig.runProcess(['ask', '-p', 'fast', 'a busy question'], { timeoutMs: 60_000 });
+    const clock = instantClock();
+    const r = await rig.run(['ask', '-p', 'fast', 'a busy question'], { clock });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/429/);
     expect(rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length - before).toBe(2);
-  }, 90_000);
+    // The second asked for, waited on the CLI's clock before the start was sent again.
+    expect(clock.sleeps).toEqual([1000]);
+  });
 
   it('refuses a session file that is a symbolic link instead of following it: exit 8, the target untouched', async () => {
     const id = await askNdjson(['a linked question']);
@@ -98,15 +102,15 @@ describe('small truths (issue 9 item 10)', () => {
     await symlink(outside, fileOf(id));
     const original = await readFile(outside, 'utf8');
 
-    const shown = await rig.runProcess(['sessions', 'show', id]);
+    const shown = await rig.run(['sessions', 'show', id]);
     expect(shown.code).toBe(8);
     expect(shown.stderr).toMatch(
       /^nsed: session file .* is a symbolic link; nsed does not follow links in its store$/m,
     );
-    const cont = await rig.runProcess(['continue', '-s', id, 'follow up']);
+    const cont = await rig.run(['continue', '-s', id, 'follow up']);
     expect(cont.code).toBe(8);
     expect(await readFile(outside, 'utf8')).toBe(original);
-    const listed = await rig.runProcess(['sessions', 'ls', '--ids']);
+    const listed = await rig.run(['sessions', 'ls', '--ids']);
     expect(listed.stdout).not.toContain(id);
     expect(listed.stderr).toMatch(/symbolic link/);
     await rm(fileOf(id));
@@ -115,7 +119,7 @@ describe('small truths (issue 9 item 10)', () => {
   it('sessions rm of a corrupt file keeps a .corrupt copy; --force deletes it (reliability #57)', async () => {
     const kept = await askNdjson(['to be corrupted']);
     await writeFile(fileOf(kept), '{"id": "torn');
-    const r = await rig.runProcess(['sessions', 'rm', kept]);
+    const r = await rig.run(['sessions', 'rm', kept]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/could not be read, so it was kept as .*\.json\.corrupt-\d+/);
     const names = await readdir(join(rig.home, 'sessions'));
@@ -126,7 +130,7 @@ describe('small truths (issue 9 item 10)', () => {
 
     const gone = await askNdjson(['to be corrupted and forced']);
     await writeFile(fileOf(gone), 'garbage');
-    expect((await rig.runProcess(['sessions', 'rm', '--force', gone])).code).toBe(0);
+    expect((await rig.run(['sessions', 'rm', '--force', gone])).code).toBe(0);
     expect((await readdir(join(rig.home, 'sessions'))).filter((n) => n.startsWith(gone))).toEqual([]);
   });
 });

@@ -43,7 +43,7 @@ describe('a declared tool runs and the council uses its result', () => {
   it('compat: runs the calculator for 2+2, sends the result back on the same thread, and the same job answers with it', async () => {
     const tools = await kit.toolsFile(['calculator']);
     const before = chatBodies().length;
-    const r = await rig.runProcess([
+    const r = await rig.run([
       'ask',
       '-p',
       'fast',
@@ -87,7 +87,7 @@ describe('a declared tool runs and the council uses its result', () => {
 
   it('native: offers the tool as user_tools and answers the live call through the tool-call endpoint', async () => {
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.runProcess([
+    const r = await rig.run([
       'ask',
       '--agents',
       'A1,B2',
@@ -114,7 +114,7 @@ describe('a declared tool runs and the council uses its result', () => {
 
   it('passes the arguments on stdin and in NSED_TOOL_* variables, and never the bearer token', async () => {
     const tools = await kit.toolsFile(['env']);
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the env tool on 6*7'], {
+    const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the env tool on 6*7'], {
       env: { NSED_TOKEN: 'secret-token-123' },
     });
     expect(r.code, r.stderr).toBe(0);
@@ -127,7 +127,7 @@ describe('only declared tools run, and a failing tool still lets the turn end', 
   it('answers a call to an undeclared tool with an error result and runs nothing (the canary stays absent)', async () => {
     rig.sim.setFaults(['call-tool=touch_canary;times=1']);
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Plan a cache'], {
+    const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Plan a cache'], {
       env: { PATH: `${kit.dir}:${process.env['PATH'] ?? ''}` },
     });
     rig.sim.setFaults([]);
@@ -145,10 +145,16 @@ describe('only declared tools run, and a failing tool still lets the turn end', 
     ['big', 'capped', {}, /was cut at 1048576 bytes/],
   ])('a %s tool yields a %s result and the deliberation still answers', async (name, status, extra, text) => {
     const tools = await kit.toolsFile([name], { [name]: extra });
-    const r = await rig.runProcess(
-      ['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', `Use the ${name} tool to check 2+2`],
-      { timeoutMs: 120_000 },
-    );
+    const r = await rig.run([
+      'ask',
+      '-p',
+      'fast',
+      '--tools',
+      tools,
+      '-o',
+      'ndjson',
+      `Use the ${name} tool to check 2+2`,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const [result] = ofType(r.stdout, 'tool-result');
     expect(result).toMatchObject({ status });
@@ -162,7 +168,7 @@ describe('a call nsed cannot run waits for its result', () => {
   it('refuses a tools file whose command is a shell string, with one usage line (exit 2)', async () => {
     const file = join(kit.dir, 'shell.json');
     await writeFile(file, JSON.stringify([{ type: 'function', function: { name: 'calc' }, command: 'node calc.js' }]));
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', file, 'Use calc']);
+    const r = await rig.run(['ask', '-p', 'fast', '--tools', file, 'Use calc']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^nsed: tool 1 in .*shell\.json \(calc\): command must be an argv array, not a string\nhint: /,
@@ -171,7 +177,7 @@ describe('a call nsed cannot run waits for its result', () => {
 
   it('stops with exit 10 and the call on stderr; continue --tool-result sends it and the same job answers', async () => {
     const tools = await kit.offerOnlyFile();
-    const r = await rig.runProcess(['ask', '-p', 'fast', '--tools', tools, 'Use the calculator to compute 2+2']);
+    const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, 'Use the calculator to compute 2+2']);
     expect(r.code, r.stderr).toBe(10);
     expect(r.stdout).toBe('');
     const callId = /tool call calculator \{"expr":"2\+2"\} · (call_[0-9a-f]+)/.exec(r.stderr)?.[1] ?? '';
@@ -187,11 +193,11 @@ describe('a call nsed cannot run waits for its result', () => {
     expect(status.status).toBe('running');
 
     // A plain follow-up would not answer the call: refused with the way to answer it.
-    const busy = await rig.runProcess(['continue', '-s', session, 'and 3+3?']);
+    const busy = await rig.run(['continue', '-s', session, 'and 3+3?']);
     expect(busy.code).toBe(7);
     expect(busy.stderr).toContain(`hint: nsed continue -s ${session} --tool-result ${callId}=FILE`);
 
-    const done = await rig.runProcess(['continue', '-s', session, '--tool-result', `${callId}=-`, '-o', 'json'], {
+    const done = await rig.run(['continue', '-s', session, '--tool-result', `${callId}=-`, '-o', 'json'], {
       stdin: '4\n',
     });
     expect(done.code, done.stderr).toBe(0);
@@ -211,7 +217,7 @@ describe('a call nsed cannot run waits for its result', () => {
 
   it('prints the call as a tool-call event and ends with finish_reason tool_calls in NDJSON, and in the -o json object', async () => {
     const tools = await kit.offerOnlyFile();
-    const nd = await rig.runProcess([
+    const nd = await rig.run([
       'ask',
       '-p',
       'fast',
@@ -225,7 +231,7 @@ describe('a call nsed cannot run waits for its result', () => {
     const evs = events(nd.stdout);
     expect(evs.filter((e) => e['type'] === 'tool-call')).toHaveLength(1);
     expect(evs.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'tool_calls' });
-    const js = await rig.runProcess([
+    const js = await rig.run([
       'ask',
       '-p',
       'fast',
@@ -323,11 +329,11 @@ describe('the native tool loop on the named-event stream (profile strict)', () =
     try {
       const tools = await kit.toolsFile(['calculator']);
       const args = ['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson'];
-      const running = strict.spawn([...args, 'Use the calculator to compute 2+2'], { timeoutMs: 120_000 });
+      const running = strict.start([...args, 'Use the calculator to compute 2+2']);
       const heldJob = await strict.sim.control.nextJob();
       await strict.sim.control.attached(heldJob);
       strict.sim.control.release(heldJob, 1);
-      await waitForOutput(running, (o) => o.includes('"type":"round"'), 60_000);
+      await running.output((o) => o.includes('"type":"round"'), 60_000);
       strict.sim.control.release(heldJob);
       const r = await running.result;
       expect(r.code, r.stderr).toBe(0);
@@ -384,20 +390,11 @@ describe('the native tool loop on the named-event stream (profile strict)', () =
 describe('replaying a tool turn', () => {
   it('continue, fork and export --format messages carry the call and its result in the OpenAI shape', async () => {
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.runProcess([
-      'ask',
-      '-p',
-      'fast',
-      '--tools',
-      tools,
-      '-o',
-      'json',
-      'Use the calculator to compute 2+2',
-    ]);
+    const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, '-o', 'json', 'Use the calculator to compute 2+2']);
     expect(r.code, r.stderr).toBe(0);
     const { session } = JSON.parse(r.stdout) as { session: string };
     const callId = (await read(session)).turns[1]?.tool_calls?.[0]?.['id'];
-    const c = await rig.runProcess(['continue', '-s', session, '-o', 'json', 'and what about latency?']);
+    const c = await rig.run(['continue', '-s', session, '-o', 'json', 'and what about latency?']);
     expect(c.code, c.stderr).toBe(0);
     const sent = chatBodies().at(-1);
     expect(sent?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
@@ -408,10 +405,10 @@ describe('replaying a tool turn', () => {
       expect.objectContaining({ function: expect.objectContaining({ name: 'calculator' }) }),
     ]);
 
-    const exported = await rig.runProcess(['sessions', 'export', session, '--format', 'messages']);
+    const exported = await rig.run(['sessions', 'export', session, '--format', 'messages']);
     const messages = JSON.parse(exported.stdout) as ChatMessage[];
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
-    const forked = await rig.runProcess(['fork', session, '-o', 'json', 'shorter please']);
+    const forked = await rig.run(['fork', session, '-o', 'json', 'shorter please']);
     expect(forked.code, forked.stderr).toBe(0);
     expect(
       chatBodies()
@@ -419,9 +416,9 @@ describe('replaying a tool turn', () => {
         ?.messages.filter((m) => m.role === 'tool'),
     ).toEqual([{ role: 'tool', tool_call_id: callId, content: '4' }]);
 
-    const shown = await rig.runProcess(['sessions', 'show', session]);
+    const shown = await rig.run(['sessions', 'show', session]);
     expect(shown.stdout).toContain('tool calculator {"expr":"2+2"} → 4 (ok, exit 0');
-    const md = await rig.runProcess(['sessions', 'export', session, '--format', 'markdown']);
+    const md = await rig.run(['sessions', 'export', session, '--format', 'markdown']);
     expect(md.stdout).toContain('- Tool `calculator` called with `{"expr":"2+2"}` → `4` (ok, exit 0)');
   });
 });
@@ -436,7 +433,7 @@ describe.each(['bare-done', 'close'])('a tool round on a server whose job stream
     const tools = await kit.toolsFile(['calculator']);
     const asked = resultRequests();
     rig.sim.setFaults([`end=${ending}`]);
-    const r = await rig.runProcess([
+    const r = await rig.run([
       'ask',
       '-p',
       'fast',
@@ -465,7 +462,7 @@ describe.each(['bare-done', 'close'])('a tool round on a server whose job stream
     const tools = await kit.toolsFile(['calculator']);
     const asked = resultRequests();
     rig.sim.setFaults([`submit:end=${ending}`]);
-    const r = await rig.runProcess([
+    const r = await rig.run([
       'ask',
       '--agents',
       'A1,B2',

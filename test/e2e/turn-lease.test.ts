@@ -8,7 +8,8 @@ import { makeRig, parseNdjson, type Rig, type RunResult } from '../harness/rig.j
 
 /**
  * The turn lease (issue 9 item 1): one turn at a time per session, decided in one locked step
- * before the request leaves, through real processes. Timing is driven by the simulator: its
+ * before the request leaves: real processes where they race or die (kill -9), in-process for
+ * the turns around them. Timing is driven by the simulator: its
  * deliberations wait at their first phase boundary until the test releases them, so "still
  * running" is a fact the test sets, not a race against the clock.
  */
@@ -37,7 +38,7 @@ function nextParked(): Promise<string> {
 
 async function newSession(): Promise<string> {
   rig.sim.control.releaseAll();
-  const first = await rig.runProcess(['ask', '-p', 'fast', '-o', 'ndjson', 'Design a cache']);
+  const first = await rig.run(['ask', '-p', 'fast', '-o', 'ndjson', 'Design a cache']);
   expect(first.code, first.stderr).toBe(0);
   return String(parseNdjson(first.stdout)[0]?.['session']);
 }
@@ -118,7 +119,7 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
     expect(orphan.pending_job).toBeUndefined();
 
     // The next continue finds the job the dead process started, adopts it and refuses: it runs.
-    const second = await rig.runProcess(['continue', '-s', id, 'another question'], { timeoutMs: 120_000 });
+    const second = await rig.run(['continue', '-s', id, 'another question']);
     expect(second.code, second.stderr).toBe(7);
     expect(second.stderr).toMatch(/has a deliberation still running \(oc-/);
     const adopted = await read(id);
@@ -130,9 +131,9 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
 
     // Its answer is recovered, and the session is free again.
     rig.sim.control.releaseAll();
-    const resumed = await rig.runProcess(['resume', '-s', id, '-o', 'json'], { timeoutMs: 120_000 });
+    const resumed = await rig.run(['resume', '-s', id, '-o', 'json']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const next = await rig.runProcess(['continue', '-s', id, '-p', 'fast', 'and now?'], { timeoutMs: 120_000 });
+    const next = await rig.run(['continue', '-s', id, '-p', 'fast', 'and now?']);
     expect(next.code, next.stderr).toBe(0);
     const after = await read(id);
     expect(after.turns.slice(before.turns.length).map((t) => `${t.role}/${t.status}`)).toEqual([
@@ -155,7 +156,7 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
       since: new Date().toISOString(),
     };
     await writeFile(file(id), JSON.stringify(s));
-    const r = await rig.runProcess(['continue', '-s', id, '-p', 'fast', 'go on'], { timeoutMs: 120_000 });
+    const r = await rig.run(['continue', '-s', id, '-p', 'fast', 'go on']);
     expect(r.code, r.stderr).toBe(0);
     const after = await read(id);
     expect(after.claim).toBeUndefined();
@@ -173,7 +174,7 @@ describe('one turn at a time per session (issue 9 item 1)', () => {
       since: new Date().toISOString(),
     };
     await writeFile(file(id), JSON.stringify(s));
-    const r = await rig.runProcess(['continue', '-s', id, 'go on']);
+    const r = await rig.run(['continue', '-s', id, 'go on']);
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/a turn being sent by another nsed process \(pid \d+\)/);
     expect((await read(id)).turns.length).toBe(s.turns.length);

@@ -2,15 +2,15 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli, type RunOptions } from '../harness/process.js';
+import { runCliInProcess, type CliOptions } from '../harness/cli.js';
 import { parseNdjson } from '../harness/rig.js';
 import { startPlainServer, type PlainServer } from './plain-server.js';
 
 const ANSWER = 'Hello from a plain server.';
 let plain: PlainServer;
 let home: string;
-const run = (args: string[], opts: RunOptions = {}) =>
-  spawnCli(args, { ...opts, env: { NSED_HOME: home, NSED_URL: plain.url, NO_COLOR: '1', ...opts.env } }).result;
+const run = (args: string[], opts: CliOptions = {}) =>
+  runCliInProcess(args, { ...opts, env: { NSED_HOME: home, NSED_URL: plain.url, NO_COLOR: '1', ...opts.env } });
 
 beforeAll(async () => {
   plain = await startPlainServer(ANSWER);

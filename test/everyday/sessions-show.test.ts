@@ -12,7 +12,7 @@ let pager: string;
 let paged: string;
 beforeAll(async () => {
   rig = await makeRig();
-  const r = await rig.runProcess(['ask', '-o', 'json', 'Design a cache']);
+  const r = await rig.run(['ask', '-o', 'json', 'Design a cache']);
   id = (JSON.parse(r.stdout) as { session: string }).session;
   // A fake pager that records what it was given, and shows it, as less -FRX would on a short text.
   pager = join(rig.home, 'pager.sh');
@@ -72,24 +72,24 @@ describe('the round picture', () => {
 
 describe('sessions show and export', () => {
   it('show --last and export --last name the most recent session', async () => {
-    const show = await rig.runProcess(['sessions', 'show', '--last']);
+    const show = await rig.run(['sessions', 'show', '--last']);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain(`session ${id}`);
-    const exp = await rig.runProcess(['sessions', 'export', '--last', '--format', 'json']);
+    const exp = await rig.run(['sessions', 'export', '--last', '--format', 'json']);
     expect(exp.code).toBe(0);
     expect((JSON.parse(exp.stdout) as { id: string }).id).toBe(id);
-    const none = await rig.runProcess(['sessions', 'show']);
+    const none = await rig.run(['sessions', 'show']);
     expect(none.code).toBe(2);
     expect(none.stderr.split('\n')[0]).toBe('nsed: name a session: an id, or --last');
   });
 
   it('-o ndjson is honoured (the export schema), -o final prints the last answer', async () => {
-    const nd = await rig.runProcess(['sessions', 'show', id, '-o', 'ndjson']);
+    const nd = await rig.run(['sessions', 'show', id, '-o', 'ndjson']);
     expect(nd.code).toBe(0);
     const events = parseNdjson(nd.stdout);
     expect(events.length).toBeGreaterThan(2);
     expect(events.at(-1)).toMatchObject({ type: 'finish' });
-    const final = await rig.runProcess(['sessions', 'show', id, '-o', 'final']);
+    const final = await rig.run(['sessions', 'show', id, '-o', 'final']);
     expect(final.code).toBe(0);
     expect(final.stdout.startsWith('## Design a cache')).toBe(true);
     expect(final.stdout).not.toContain(`session ${id}`);
@@ -97,7 +97,7 @@ describe('sessions show and export', () => {
 
   it('piped, --rounds writes the rounds as text, without the picture and without a pager', async () => {
     await rm(paged, { force: true });
-    const r = await rig.runProcess(['sessions', 'show', id, '--rounds'], { env: { NSED_PAGER: pager } });
+    const r = await rig.run(['sessions', 'show', id, '--rounds'], { env: { NSED_PAGER: pager } });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ {2}round 1\/3 · 3 candidates$/m);
     expect(r.stdout).not.toContain('★');

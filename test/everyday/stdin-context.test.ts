@@ -86,7 +86,7 @@ describe('piped standard input joins the words as context', () => {
   });
 
   it('an empty pipe adds nothing', async () => {
-    const r = await rig.runProcess(['ask', '-o', 'final', 'just the words'], { stdin: '' });
+    const r = await rig.run(['ask', '-o', 'final', 'just the words'], { stdin: '' });
     expect(r.code).toBe(0);
     expect(lastUserMessage()).toBe('just the words');
   });

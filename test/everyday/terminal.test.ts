@@ -48,10 +48,10 @@ describe.skipIf(!haveScript)('a terminal worth watching (on a pseudo-terminal vi
 
 describe('off a terminal', () => {
   it('piped, -o final and text print no progress and no continue hint on stderr', async () => {
-    const final = await rig.runProcess(['ask', '-o', 'final', 'Design a cache']);
+    const final = await rig.run(['ask', '-o', 'final', 'Design a cache']);
     expect(final.code).toBe(0);
     expect(final.stderr).toBe('');
-    const text = await rig.runProcess(['ask', 'Design a cache']);
+    const text = await rig.run(['ask', 'Design a cache']);
     expect(text.code).toBe(0);
     expect(text.stderr).not.toContain('continue');
     expect(text.stderr).not.toMatch(/proposing|evaluating|consensus/);

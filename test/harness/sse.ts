@@ -1,19 +1,20 @@
 import { createParser } from 'eventsource-parser';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import type { ChatCompletionChunk } from '../../src/protocol/wire.js';
 import { type SimOptions, type SimServer, startSim } from '../../src/sim/server.js';
 import { WAIT_MS } from './limits.js';
 
-/** Starts a fast simulator that is closed after the current test. */
-const open: SimServer[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-});
-
+/**
+ * Starts a fast simulator that is closed after the current test. The hook is the test's own
+ * (onTestFinished), not a module-level afterEach: with isolate: false a module is evaluated once
+ * per worker, so a module-level hook would belong to the first file that imported it only.
+ */
 export async function sim(opts: SimOptions = {}): Promise<SimServer> {
-  const s = await startSim({ port: 0, roundMs: 3, ...opts });
-  open.push(s);
-  return s;
+  const started = startSim({ port: 0, roundMs: 3, ...opts });
+  onTestFinished(async () => {
+    await (await started).close();
+  });
+  return started;
 }
 
 export interface SseResult {

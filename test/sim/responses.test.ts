@@ -1,9 +1,38 @@
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { post, sim } from '../harness/sse.js';
+import type { PendingToolCall } from '../../src/protocol/wire.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { getJson, post, sim } from '../harness/sse.js';
 
 const TOKEN = 'responses-token';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 const clientOf = (url: string): OpenAI => new OpenAI({ baseURL: `${url}/v1`, apiKey: TOKEN, maxRetries: 0 });
+
+// Far beyond any test: a call here is answered by the test, never left to expire.
+const HOLD = { toolWaitMs: 10 * 60_000 };
+
+const functionCallOf = (r: OpenAI.Responses.Response): OpenAI.Responses.ResponseFunctionToolCall | undefined =>
+  r.output.find((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call');
+
+const callsOf = async (url: string, jobId: string): Promise<PendingToolCall[]> =>
+  ((await getJson(`${url}/deliberation/${jobId}/tool-calls`, AUTH)).body as { tool_calls: PendingToolCall[] })
+    .tool_calls;
+
+const pendingCalls = async (url: string, jobId: string): Promise<PendingToolCall[]> =>
+  (await callsOf(url, jobId)).filter((c) => c.status === 'Pending');
+
+/** One job answered the whole round trip: the only one started, its call answered with the output, its answer done. */
+async function expectOneJobAnswered(s: SimServer, jobId: string, followUpJob: string | null): Promise<void> {
+  expect(jobId).toMatch(/^room-/);
+  expect(followUpJob).toBe(jobId);
+  expect(s.control.jobs().map((j) => j.jobId)).toEqual([jobId]);
+  expect(await callsOf(s.url, jobId)).toEqual([
+    expect.objectContaining({ status: 'Responded', result: '12°C and raining' }),
+  ]);
+  expect(((await getJson(`${s.url}/deliberation/${jobId}/result`, AUTH)).body as { status: string }).status).toBe(
+    'completed',
+  );
+}
 
 const weather = {
   type: 'function' as const,
@@ -95,26 +124,185 @@ describe('POST /v1/responses with the official openai package (responses.create)
     await expect(client.responses.create({ model: 'gpt-4o', input: 'hi' })).rejects.toThrow(NotFoundError);
   });
 
-  it('round-trips a function tool: a function_call item, then function_call_output on the thread', async () => {
-    const s = await sim({ token: TOKEN });
+  it('round-trips a function tool: the response ends at the call, and its output feeds the same job', async () => {
+    const s = await sim({ token: TOKEN, ...HOLD });
     const client = clientOf(s.url);
-    const asked = await client.responses.create({
+    const { data: asked, response: askedHttp } = await client.responses
+      .create({ model: 'nsed:fast', input: 'Use the weather tool for Paris, then advise on a coat', tools: [weather] })
+      .withResponse();
+    expect(asked.status).toBe('completed');
+    const call = functionCallOf(asked);
+    expect(call?.name).toBe('weather');
+    expect(JSON.parse(call?.arguments ?? '{}')).toHaveProperty('city');
+    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
+    // The response came at the call, not at its expiry: the job still waits for the result.
+    expect(await pendingCalls(s.url, jobId)).toEqual([expect.objectContaining({ call_id: call?.call_id })]);
+    const { data: answered, response: answeredHttp } = await client.responses
+      .create({
+        model: 'nsed:fast',
+        previous_response_id: asked.id,
+        input: [{ type: 'function_call_output', call_id: call?.call_id ?? '', output: '12°C and raining' }],
+        tools: [weather],
+      })
+      .withResponse();
+    expect(answered.id).not.toBe(asked.id);
+    expect(answered.previous_response_id).toBe(asked.id);
+    expect(answered.output.some((i) => i.type === 'function_call')).toBe(false);
+    expect(answered.output_text).toContain('12°C and raining');
+    await expectOneJobAnswered(s, jobId, answeredHttp.headers.get('x-nsed-session-id'));
+  });
+
+  it('streams a tool round trip: response.completed at the call, then the same job streams the answer', async () => {
+    const s = await sim({ token: TOKEN, ...HOLD });
+    const client = clientOf(s.url);
+    const { data: first, response: firstHttp } = await client.responses
+      .create({
+        model: 'nsed:fast',
+        input: 'Use the weather tool for Paris, then advise on a coat',
+        tools: [weather],
+        stream: true,
+      })
+      .withResponse();
+    const types: string[] = [];
+    let asked: OpenAI.Responses.Response | undefined;
+    for await (const event of first) {
+      types.push(event.type);
+      if (event.type === 'response.completed') asked = event.response;
+    }
+    expect(types.at(-1)).toBe('response.completed');
+    expect(types).toContain('response.function_call_arguments.done');
+    expect(asked?.status).toBe('completed');
+    const call = asked === undefined ? undefined : functionCallOf(asked);
+    expect(call?.name).toBe('weather');
+    const jobId = firstHttp.headers.get('x-nsed-session-id') ?? '';
+    expect(await pendingCalls(s.url, jobId)).toEqual([expect.objectContaining({ call_id: call?.call_id })]);
+
+    const { data: second, response: secondHttp } = await client.responses
+      .create({
+        model: 'nsed:fast',
+        previous_response_id: asked?.id ?? '',
+        input: [{ type: 'function_call_output', call_id: call?.call_id ?? '', output: '12°C and raining' }],
+        tools: [weather],
+        stream: true,
+      })
+      .withResponse();
+    const later: string[] = [];
+    let text = '';
+    let answered: OpenAI.Responses.Response | undefined;
+    for await (const event of second) {
+      later.push(event.type);
+      if (event.type === 'response.output_text.delta') text += event.delta;
+      if (event.type === 'response.completed') answered = event.response;
+    }
+    expect(later[0]).toBe('response.created');
+    expect(later.at(-1)).toBe('response.completed');
+    expect(later).not.toContain('response.function_call_arguments.done');
+    expect(text).toContain('12°C and raining');
+    expect(answered?.output_text ?? text).toBe(text);
+    // The answer starts past the asking one: its reasoning goes on from the result, not from round 1.
+    const reasoning = answered?.output.find((i) => i.type === 'reasoning');
+    const summary = reasoning?.type === 'reasoning' ? reasoning.summary.map((p) => p.text) : [];
+    expect(summary[0]).toMatch(/received the weather result/);
+    await expectOneJobAnswered(s, jobId, secondHttp.headers.get('x-nsed-session-id'));
+  });
+
+  it('falls back to a new job over the thread when the call expired before its output came', async () => {
+    // The call expires at once; the test waits for the job to end, which it can only do past the expiry.
+    const s = await sim({ token: TOKEN, toolWaitMs: 0 });
+    const client = clientOf(s.url);
+    const { data: asked, response: askedHttp } = await client.responses
+      .create({ model: 'nsed:fast', input: 'Use the weather tool for Paris, then advise on a coat', tools: [weather] })
+      .withResponse();
+    const call = functionCallOf(asked);
+    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
+    await s.control.ended(jobId);
+    expect(await callsOf(s.url, jobId)).toEqual([expect.objectContaining({ status: 'Expired' })]);
+    const { data: answered, response: answeredHttp } = await client.responses
+      .create({
+        model: 'nsed:fast',
+        previous_response_id: asked.id,
+        input: [{ type: 'function_call_output', call_id: call?.call_id ?? '', output: '12°C and raining' }],
+        tools: [weather],
+      })
+      .withResponse();
+    // A new deliberation whose council reads the result from the thread, as before this route fed jobs.
+    const second = answeredHttp.headers.get('x-nsed-session-id');
+    expect(second).not.toBe(jobId);
+    expect(s.control.jobs().map((j) => j.jobId)).toEqual([jobId, second]);
+    expect(answered.output.some((i) => i.type === 'function_call')).toBe(false);
+    expect(answered.output_text).toContain('12°C and raining');
+  });
+
+  it('falls back to a new job when the output names a call the job is not waiting for', async () => {
+    const s = await sim({ token: TOKEN, ...HOLD });
+    const client = clientOf(s.url);
+    const { data: asked, response: askedHttp } = await client.responses
+      .create({ model: 'nsed:fast', input: 'Use the weather tool for Paris, then advise on a coat', tools: [weather] })
+      .withResponse();
+    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
+    const { data: answered, response: answeredHttp } = await client.responses
+      .create({
+        model: 'nsed:fast',
+        previous_response_id: asked.id,
+        input: [{ type: 'function_call_output', call_id: 'call_unknown', output: '12°C and raining' }],
+        tools: [weather],
+      })
+      .withResponse();
+    expect(answeredHttp.headers.get('x-nsed-session-id')).not.toBe(jobId);
+    expect(s.control.jobs()).toHaveLength(2);
+    expect(answered.output_text).toContain('12°C and raining');
+    // The first job's call is untouched: it still waits for its own output.
+    expect(await pendingCalls(s.url, jobId)).toHaveLength(1);
+  });
+
+  it('strict profile: a repeated follow-up is a dedup hit on the fed job, answered from the same place', async () => {
+    const s = await sim({ token: TOKEN, profile: 'strict', ...HOLD });
+    const client = clientOf(s.url);
+    const ask = {
       model: 'nsed:fast',
       input: 'Use the weather tool for Paris, then advise on a coat',
       tools: [weather],
-    });
-    const call = asked.output.find((i) => i.type === 'function_call');
-    expect(call?.type === 'function_call' ? call.name : undefined).toBe('weather');
-    const callId = call?.type === 'function_call' ? call.call_id : '';
-    expect(JSON.parse(call?.type === 'function_call' ? call.arguments : '{}')).toHaveProperty('city');
-    const answered = await client.responses.create({
+    };
+    const { data: asked, response: askedHttp } = await client.responses.create(ask).withResponse();
+    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
+    const call = functionCallOf(asked);
+    // The asking request again: the same job, ending at the same call.
+    const { data: again, response: againHttp } = await client.responses.create(ask).withResponse();
+    expect(againHttp.headers.get('x-nsed-session-id')).toBe(jobId);
+    expect(functionCallOf(again)?.call_id).toBe(call?.call_id);
+    const follow = {
       model: 'nsed:fast',
       previous_response_id: asked.id,
-      input: [{ type: 'function_call_output', call_id: callId, output: '12°C and raining' }],
+      input: [{ type: 'function_call_output' as const, call_id: call?.call_id ?? '', output: '12°C and raining' }],
       tools: [weather],
-    });
-    expect(answered.output.some((i) => i.type === 'function_call')).toBe(false);
+    };
+    const { data: answered, response: answeredHttp } = await client.responses.create(follow).withResponse();
+    const { data: repeated, response: repeatedHttp } = await client.responses.create(follow).withResponse();
     expect(answered.output_text).toContain('12°C and raining');
+    expect(repeated.output_text).toBe(answered.output_text);
+    expect(repeated.output.some((i) => i.type === 'function_call')).toBe(false);
+    expect(answeredHttp.headers.get('x-nsed-session-id')).toBe(jobId);
+    expect(repeatedHttp.headers.get('x-nsed-session-id')).toBe(jobId);
+    expect(s.control.jobs()).toHaveLength(1);
+  });
+
+  it('strict profile: a passthrough answer is roomless (no session id) and calls no tool', async () => {
+    const s = await sim({ token: TOKEN, profile: 'strict' });
+    const client = clientOf(s.url);
+    const { data: r, response } = await client.responses
+      .create({ model: 'nsed:passthrough', input: 'Use the weather tool for Paris', tools: [weather] })
+      .withResponse();
+    expect(response.headers.get('x-nsed-session-id')).toBeNull();
+    expect(r.status).toBe('completed');
+    expect(r.output.some((i) => i.type === 'function_call')).toBe(false);
+    expect(r.output_text).not.toBe('');
+    const next = await client.responses.create({
+      model: 'nsed:passthrough',
+      input: 'And Lyon?',
+      previous_response_id: r.id,
+    });
+    expect(next.status).toBe('completed');
+    expect(((await getJson(`${s.url}/deliberations`, AUTH)).body as { jobs: unknown[] }).jobs).toEqual([]);
   });
 
   it('refuses input that is neither a string nor a list of items with an OpenAI-shaped 400', async () => {
