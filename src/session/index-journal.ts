@@ -191,7 +191,8 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
   const snapshot = journal.load();
   const listing: Listing = { sessions: [], unreadable: [] };
   const fresh: JournalEntry[] = [];
-  const present = new Set<string>();
+  // The ids of the session files, in an array: a Set of 10,000 is built only when compacting.
+  const present: string[] = [];
   for (const name of names) {
     const id = name.endsWith('.json') ? name.slice(0, -5) : '';
     if (!isValidId(id)) continue;
@@ -204,7 +205,7 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
       continue;
     }
     if (!st?.isFile()) continue;
-    present.add(id);
+    present.push(id);
     const known = snapshot.entries.get(id);
     if (known && known.mtimeMs === st.mtimeMs && known.size === st.size) {
       listing.sessions.push(summaryOf(known));
@@ -220,7 +221,8 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
     }
   }
   await journal.append(fresh);
-  if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.size) await journal.compact(present);
+  if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.length)
+    await journal.compact(new Set(present));
   listing.sessions.sort((a, b) =>
     a.updated === b.updated ? b.id.localeCompare(a.id) : a.updated < b.updated ? 1 : -1,
   );
