@@ -1,6 +1,7 @@
-// What the process gives a run (cli/main.ts and cli/fast.ts, the two entries, share it): the
-// environment, the clock, the signals, and how a finished run exits. Only cli/ touches `process`.
-// Node modules a run may never need (crypto, timers/promises) are fetched on first use.
+// What the process gives a run, shared by the entries (cli/main.ts, cli/fast.ts,
+// cli/fast-help.ts): the environment, the clock, the signals, the streams, and how a finished run
+// exits. Only cli/ touches `process`. Node modules a run may never need (crypto,
+// timers/promises, tty) are fetched on first use.
 import type * as Crypto from 'node:crypto';
 import type * as Timers from 'node:timers/promises';
 import { fstatSync } from 'node:fs';
