@@ -1,9 +1,12 @@
 // Bundles the CLI into dist/. Splitting keeps lazily imported modules (undici, ora, lowdb,
 // the simulator) in their own chunks, so `nsed --version` loads almost nothing.
 import { build } from 'esbuild';
-import { rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -61,6 +64,59 @@ const undiciSlim = {
   },
 };
 
+/**
+ * dist/fast.cjs runs only `sessions ls`, `sessions show` and help, which never open a connection;
+ * one bundle has no lazy chunks, so the Context's `import('./connection.js')` would carry undici
+ * and the simulator (800 KB) into it. The fast bundle gets a connect() that says so instead.
+ */
+const noConnection = {
+  name: 'no-connection',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/connection\.js$/ }, (args) =>
+      args.importer === path.join(root, 'src', 'context.ts')
+        ? { path: 'connection', namespace: 'no-connection' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'no-connection' }, () => ({
+      contents: `export async function connect() {
+  throw new Error('dist/fast.cjs has no connection; bin/nsed.cjs sends commands that connect to dist/main.js');
+}`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * In dist/fast.cjs, the Node modules that cost an empty `sessions ls` more than `node -e 0` pays
+ * in all (node:fs/promises brings readline and the file watchers) and that such a run never
+ * calls: each import gets functions of the same names that require the real module on the first
+ * call. Only functions are offered, so an import of anything else fails the build.
+ */
+const LAZY_BUILTINS = ['fs/promises', 'timers/promises', 'os'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?(fs\/promises|timers\/promises|os)$/ }, (args) =>
+      args.namespace === 'lazy-builtin'
+        ? { path: args.path, external: true }
+        : { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+      if (!LAZY_BUILTINS.includes(args.path)) return undefined;
+      const real = process.getBuiltinModule(`node:${args.path}`);
+      const names = Object.keys(real).filter((k) => k !== 'default' && typeof real[k] === 'function');
+      return {
+        contents: [
+          `const real = () => require(${JSON.stringify(`node:${args.path}`)});`,
+          ...names.map((n) => `export function ${n}(...a) { return real().${n}(...a); }`),
+          'export default new Proxy({}, { get: (_, k) => real()[k] });',
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
 const common = {
   absWorkingDir: root,
   bundle: true,
@@ -79,12 +135,79 @@ const common = {
 /** Builds into `outdir` (default dist/; the tests build a private copy so parallel runs never share one). */
 export async function buildCli(outdir = `${root}dist`) {
   await rm(outdir, { recursive: true, force: true });
-  await build({
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: { main: 'src/cli/main.ts' },
+      outdir,
+      splitting: true,
+      chunkNames: 'chunks/[name]-[hash]',
+    }),
+    buildFast(outdir),
+  ]);
+}
+
+/**
+ * dist/fast.cjs (plain `sessions ls` and `sessions show`, src/cli/fast.ts) and dist/help.cjs
+ * (`--help`, src/cli/fast-help.ts), the entries bin/nsed.cjs requires before it would import
+ * dist/main.js. Each is one CommonJS file that Node loads without the ES-module loader
+ * (resolving, linking and compiling the chunks of dist/main.js cost an empty `sessions ls` more
+ * than the listing did), kept small because compiling it is most of what is left. The help
+ * texts are rendered here, by yargs from the command definitions.
+ */
+async function buildFast(outdir) {
+  const buildId = randomBytes(8).toString('hex');
+  const cjs = {
     ...common,
-    entryPoints: { main: 'src/cli/main.ts' },
+    format: 'cjs',
     outdir,
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
+    outExtension: { '.js': '.cjs' },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // Names the build, so bin/nsed.cjs hands V8 only a code cache made from this very file.
+    banner: { js: `// nsed-build ${buildId}` },
+    // A module that names itself with import.meta.url (createRequire) gets this file's URL.
+    define: { 'import.meta.url': '__nsedFileUrl' },
+    inject: [path.join(root, 'scripts', 'cjs-file-url.mjs')],
+    plugins: [...common.plugins, noConnection, lazyBuiltins],
+  };
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'nsed-help-'));
+  try {
+    const renderer = await bundleModule('src/cli/help-texts.ts', path.join(tmp, 'help-texts.mjs'));
+    const texts = await (await import(pathToFileURL(renderer).href)).renderHelpTexts();
+    await Promise.all([
+      build({ ...cjs, entryPoints: { fast: 'src/cli/fast.ts' } }),
+      build({
+        ...cjs,
+        entryPoints: { help: 'src/cli/fast-help.ts' },
+        define: { ...cjs.define, NSED_STORED_HELP: JSON.stringify(JSON.stringify(texts)) },
+      }),
+    ]);
+    const home = path.join(tmp, 'home');
+    await Promise.all([
+      codeCache(path.join(outdir, 'fast.cjs'), path.join(outdir, `fast.${buildId}.v8cache`), ['sessions', 'ls'], home),
+      codeCache(path.join(outdir, 'help.cjs'), path.join(outdir, `help.${buildId}.v8cache`), ['--help'], home),
+    ]);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * V8's code cache of `bundle` after one run of `words` (scripts/code-cache.cjs), for Node < 22.1:
+ * a cache of the functions an empty `sessions ls` compiles took 9 of the 12 ms its compiling cost
+ * (bench/RESULTS.md). Made by a plain `node`, away from the user's store and config.
+ */
+function codeCache(bundle, cache, words, home) {
+  const env = { ...process.env, NSED_HOME: home, NSED_CONFIG: path.join(home, 'no-config.json') };
+  delete env.NODE_OPTIONS;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'code-cache.cjs'), bundle, cache, ...words], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`code cache of ${bundle}: exit ${code}`))));
   });
 }
 

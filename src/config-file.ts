@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
 import { OUTPUT_MODES, type OutputMode } from './output/modes.js';
@@ -68,7 +69,9 @@ export async function loadConfig(env: Env): Promise<LoadedConfig> {
   if (file === undefined) return empty;
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Synchronous: every command reads this small file first thing, and node:fs/promises (with
+    // readline and the file watchers it loads) costs an empty `sessions ls` 3-6 ms (bench/RESULTS.md).
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return empty;
@@ -219,7 +222,9 @@ export function unknownKeyError(key: string): NsedError {
 async function readForEdit(file: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Synchronous: every command reads this small file first thing, and node:fs/promises (with
+    // readline and the file watchers it loads) costs an empty `sessions ls` 3-6 ms (bench/RESULTS.md).
+    text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return {};

@@ -28,7 +28,7 @@ export interface GlobalOptions {
   config: LoadedConfig;
 }
 
-/** What the process gives a run: everything of the outside world but the terminal (built by cli/main.ts). */
+/** What the process gives a run: everything of the outside world but the terminal (built by cli/process-context.ts). */
 export interface ProcessContext {
   env: Readonly<Record<string, string | undefined>>;
   clock: Clock;

@@ -6,39 +6,32 @@ import {
   type CommandGroup,
   type ParsedArgv,
 } from '../commands/command.js';
-import { GLOBAL_OPTION_NAMES, parseGlobalOptions, withGlobalOptions } from '../commands/global-options.js';
+import { GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
-import type { LoadedConfig } from '../config-file.js';
-import { createContext, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
+import type { ContextParts, ProcessContext } from '../context.js';
 import { recordBuilder } from '../docs/record-builder.js';
 import { exitCodeEpilog } from '../docs/topics.js';
-import { ExitCode, NsedError, toNsedError, wasReported } from '../errors.js';
-import { NDJSON_SCHEMA_VERSION } from '../events.js';
-import { toJsonLine } from '../output/ndjson.js';
-import { createIO } from '../terminal/create-io.js';
+import { ExitCode, NsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { VERSION } from '../version.js';
+import { helpWidth } from './help-width.js';
 import { prescan } from './prescan.js';
+import { runSelected, type Selected, type Streams as BaseStreams, type TtyProbe } from './run-command.js';
 
-interface Streams {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-}
-
-type Selected = { def: CommandDef; argv: ParsedArgv };
+type Streams = BaseStreams & { stdout: { columns?: number } };
 
 /**
  * Parses argv, builds the one Context of this run, runs the chosen command, prints any error as
  * `nsed: …` / `hint: …`, and returns the exit code. `parts` replaces the Context's lazy store or
- * connection (tests).
+ * connection (tests); `isTTY` answers the terminal questions without touching the streams.
  */
 export async function runCli(
   args: string[],
   base: ProcessContext,
   streams: Streams,
   parts: ContextParts = {},
+  isTTY?: TtyProbe,
 ): Promise<number> {
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
   const quick = prescan(args);
@@ -59,73 +52,7 @@ export async function runCli(
     return ExitCode.ok;
   }
 
-  let globals: GlobalOptions | undefined;
-  try {
-    const config = await readConfigFor(selected.def, base.env, streams);
-    globals = parseGlobalOptions(selected.argv, config);
-    const options = selected.def.parse(selected.argv);
-    const configColor = config.values.color;
-    const io = createIO(streams, base.env, {
-      noColor: !globals.color,
-      quiet: globals.quiet,
-      verbose: globals.verbose,
-      ...(configColor === undefined ? {} : { configColor }),
-    });
-    return await selected.def.run(options, createContext(base, io, globals, parts));
-  } catch (err) {
-    // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
-    if (globals?.output === 'ndjson' && !wasReported(err)) {
-      const e = toNsedError(err);
-      streams.stdout.write(
-        toJsonLine({
-          v: NDJSON_SCHEMA_VERSION,
-          seq: 1,
-          type: 'error',
-          code: e.code,
-          exit_code: e.exitCode,
-          message: e.message,
-        }),
-      );
-    }
-    return reportError(err, streams, base.env);
-  }
-}
-
-/**
- * The config file, read once per run after the words are parsed (help and a lone --version
- * never read it). A broken file stops every command but the ones that report it themselves.
- */
-async function readConfigFor(
-  def: CommandDef,
-  env: ProcessContext['env'],
-  streams: Pick<Streams, 'stderr'>,
-): Promise<LoadedConfig> {
-  if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
-  const { loadConfig, unknownKeyError } = await import('../config-file.js');
-  const config = await loadConfig(env);
-  if (def.configFile === 'own') return config;
-  if (config.error !== undefined) throw config.error;
-  for (const key of config.unknown) {
-    const e = unknownKeyError(key);
-    streams.stderr.write(
-      `nsed: warning: ${oneLine(config.path ?? '', 300)}: ${oneLine(e.message, 200)}, ignored; ${oneLine(e.hint ?? '', 300)}\n`,
-    );
-  }
-  return config;
-}
-
-export function reportError(
-  err: unknown,
-  streams: Pick<Streams, 'stderr'>,
-  env: Readonly<Record<string, string | undefined>>,
-): number {
-  const e = toNsedError(err);
-  streams.stderr.write(`nsed: ${oneLine(e.message, 500)}\n`);
-  if (e.hint !== undefined) streams.stderr.write(`hint: ${oneLine(e.hint, 300)}\n`);
-  if (env['NSED_DEBUG'] === '1' && err instanceof Error && err.stack !== undefined) {
-    streams.stderr.write(`${err.stack}\n`);
-  }
-  return e.exitCode;
+  return runSelected(selected, base, streams, parts, isTTY);
 }
 
 interface Parsed {
@@ -169,7 +96,11 @@ function buildParser(root: Argv, columns: number | undefined): Argv {
     .alias('version', 'V')
     .help()
     .alias('help', 'h')
-    .wrap(Math.min(100, columns !== undefined && columns > 0 ? columns : 100))
+    .wrap(helpWidth(columns))
+    // nsed's own texts are English; yargs would translate only its own words ("Optionen:") by
+    // LANG, and the bundle cannot find its locale files anyway. Help depends on nothing but the
+    // width, which lets dist/fast.cjs carry it prerendered.
+    .detectLocale(false)
     .demandCommand(1, 'name a command')
     .recommendCommands()
     .epilog(exitCodeEpilog())

@@ -108,10 +108,11 @@ export const continueCommand: CommandDef<ContinueOptions> = {
  * their results go back on the same thread, and the same deliberation is followed to its answer.
  */
 async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise<number> {
-  const [{ followTurn }, results, { loadDeclaredTools }] = await Promise.all([
+  const [{ followTurn }, results, { loadDeclaredTools }, lease] = await Promise.all([
     import('../turn/execute-turn.js'),
     import('./shared/tool-results.js'),
     import('../turn/turn-options.js'),
+    import('../turn/claim.js'),
   ]);
   const given = results.parseToolResultFlags(opts.toolResults);
   const session = await readTarget(ctx, opts.target);
@@ -119,7 +120,23 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise
   // The job waits on the simulator of the process that started it with --sim, if that one lives.
   const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
   try {
-    return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
+    const store = await ctx.store();
+    const before = await lease.reconcileDeadClaim(conn.client, store, session, ctx.signal);
+    // The turn lease, as for a new turn: one locked write checks that the calls still wait and
+    // that no other process is answering them, and claims the session, so two answers never
+    // interleave in one turn. The claim names the assistant turn, which the recorder never
+    // releases on its own: it lasts until this command ends, and a dead owner's is reconciled.
+    const claim = lease.newClaim(spec.assistantTurnId, ctx.clock.now(), ctx.randomHex);
+    await store.update(before.id, (s) => {
+      if (s.claim !== undefined) throw lease.claimConflict(s.id, s.claim);
+      results.assertStillWaiting(s, spec, given);
+      s.claim = claim;
+    });
+    try {
+      return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
+    } finally {
+      await lease.releaseClaim(store, before.id, claim.token).catch(() => undefined);
+    }
   } finally {
     await conn.close();
   }

@@ -27,7 +27,7 @@ const TITLE_WIDTH = 48;
 const HEADER = ['ID', 'TITLE', 'POLICY', 'TURNS', 'UPDATED', 'STATE'];
 
 /** A terminal: aligned columns under a header, titles cut to fit, times relative to `now`. */
-export function sessionTable(items: readonly SessionListItem[], now: Date): string {
+export function sessionTable(items: readonly SessionSummary[], now: Date): string {
   const rows = items.map((s) => [
     oneLine(s.id, 80),
     oneLine(s.title, TITLE_WIDTH),
@@ -47,14 +47,12 @@ export function sessionTable(items: readonly SessionListItem[], now: Date): stri
 }
 
 /** A pipe: one tab-separated line per session, the same columns, `updated` as ISO; no header. */
-export function sessionLines(items: readonly SessionListItem[]): string {
+export function sessionLines(items: readonly SessionSummary[]): string {
   // oneLine turns tabs and newlines inside a title into spaces, so a line stays six fields.
-  return items
-    .map(
-      (s) =>
-        `${[s.id, oneLine(s.title, 10_000), oneLine(s.policy, 10_000), String(s.turns), s.updated, s.state].join('\t')}\n`,
-    )
-    .join('');
+  let text = '';
+  for (const s of items)
+    text += `${s.id}\t${oneLine(s.title, 10_000)}\t${oneLine(s.policy, 10_000)}\t${s.turns}\t${s.updated}\t${s.state}\n`;
+  return text;
 }
 
 export function sessionJson(items: readonly SessionListItem[]): string {

@@ -72,8 +72,19 @@ export function journalEntry(summary: SessionSummary, file: { mtimeMs: number; s
   return { ...summary, mtimeMs: file.mtimeMs, size: file.size, states: STATE_VOCABULARY };
 }
 
+// Field by field: a rest pattern (`{ mtimeMs, size, states, ...summary }`) takes V8's slow path
+// and was 6 % of listing 10,000 sessions (bench/RESULTS.md).
 export function summaryOf(entry: JournalEntry): SessionSummary {
-  const { mtimeMs: _m, size: _s, states: _v, ...summary } = entry;
+  const summary: SessionSummary = {
+    id: entry.id,
+    title: entry.title,
+    policy: entry.policy,
+    turns: entry.turns,
+    created: entry.created,
+    updated: entry.updated,
+    state: entry.state,
+  };
+  if (entry.forked_from !== undefined) summary.forked_from = entry.forked_from;
   return summary;
 }
 
@@ -90,11 +101,13 @@ export class IndexJournal {
     this.file = journalFile(home);
   }
 
-  async load(): Promise<JournalSnapshot> {
+  load(): JournalSnapshot {
     const entries = new Map<string, JournalEntry>();
     let text: string;
     try {
-      text = await readFile(this.file, 'utf8');
+      // Synchronous: `sessions ls` waits for it anyway, and the promise API brings node:fs/promises
+      // into a listing that otherwise never needs it (bench/RESULTS.md).
+      text = fs.readFileSync(this.file, 'utf8');
     } catch {
       return { entries, lines: 0 };
     }
@@ -146,7 +159,7 @@ export class IndexJournal {
   async compact(keep: ReadonlySet<string>): Promise<void> {
     await this.locked(async () => {
       const readFrom = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
-      const { entries } = await this.load();
+      const { entries } = this.load();
       const lines = [...entries.values()].filter((e) => keep.has(e.id)).map((e) => `${JSON.stringify(e)}\n`);
       const tmp = path.join(this.home, tempName(path.basename(this.file)));
       try {
@@ -193,10 +206,11 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
     throw storeError(`cannot read the session directory ${dir}: ${code ?? String(err)}`, { cause: err });
   }
   const prefix = path.join(dir, path.sep);
-  const snapshot = await journal.load();
+  const snapshot = journal.load();
   const listing: Listing = { sessions: [], unreadable: [] };
   const fresh: JournalEntry[] = [];
-  const present = new Set<string>();
+  // The ids of the session files, in an array: a Set of 10,000 is built only when compacting.
+  const present: string[] = [];
   for (const name of names) {
     const id = name.endsWith('.json') ? name.slice(0, -5) : '';
     if (!isValidId(id)) continue;
@@ -209,7 +223,7 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
       continue;
     }
     if (!st?.isFile()) continue;
-    present.add(id);
+    present.push(id);
     const known = snapshot.entries.get(id);
     if (known && known.mtimeMs === st.mtimeMs && known.size === st.size) {
       listing.sessions.push(summaryOf(known));
@@ -225,7 +239,8 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
     }
   }
   await journal.append(fresh);
-  if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.size) await journal.compact(present);
+  if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.length)
+    await journal.compact(new Set(present));
   listing.sessions.sort((a, b) =>
     a.updated === b.updated ? b.id.localeCompare(a.id) : a.updated < b.updated ? 1 : -1,
   );

@@ -39,16 +39,38 @@ export function colorEnabled(
   return stderrIsTTY && env['TERM'] !== 'dumb';
 }
 
-/** The only place an IO is built from real streams; cli passes the process streams and env. */
-export function createIO(streams: Streams, env: Readonly<Record<string, string | undefined>>, flags: IOFlags = {}): IO {
-  const stderrIsTTY = streams.stderr.isTTY === true;
+/** Which of the three streams is a terminal; by default read from each stream's own isTTY. */
+export type TtyProbe = (which: keyof Streams) => boolean;
+
+/**
+ * The only place an IO is built from real streams; cli passes the process streams and env.
+ * The streams are read on first use, not here: creating process.stdin or a piped stdout builds
+ * a socket (3-7 ms each, bench/RESULTS.md), and `sessions ls` never reads stdin. `isTTY` lets cli
+ * answer the terminal questions from the file descriptors without creating the streams.
+ */
+export function createIO(
+  streams: Streams,
+  env: Readonly<Record<string, string | undefined>>,
+  flags: IOFlags = {},
+  isTTY: TtyProbe = (which) => streams[which].isTTY === true,
+): IO {
+  const stderrIsTTY = isTTY('stderr');
+  let stdinIsTTY: boolean | undefined;
   return {
-    stdout: streams.stdout,
-    stderr: streams.stderr,
-    stdin: streams.stdin,
-    stdoutIsTTY: streams.stdout.isTTY === true,
+    get stdout() {
+      return streams.stdout;
+    },
+    get stderr() {
+      return streams.stderr;
+    },
+    get stdin() {
+      return streams.stdin;
+    },
+    stdoutIsTTY: isTTY('stdout'),
     stderrIsTTY,
-    stdinIsTTY: streams.stdin.isTTY === true,
+    get stdinIsTTY() {
+      return (stdinIsTTY ??= isTTY('stdin'));
+    },
     color: colorEnabled(env, stderrIsTTY, flags),
     quiet: flags.quiet === true,
     verbose: flags.verbose === true,

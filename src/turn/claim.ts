@@ -32,7 +32,8 @@ export function assertFree(s: Session): void {
   if (s.claim !== undefined) throw claimConflict(s.id, s.claim);
 }
 
-function claimConflict(sessionId: string, claim: TurnClaim): NsedError {
+/** The refusal a live (or just ended) claim gives: exit 7, naming its owner. */
+export function claimConflict(sessionId: string, claim: TurnClaim): NsedError {
   const owner = `pid ${claim.pid}${claim.host === os.hostname() ? '' : ` on ${claim.host}`}`;
   const dead = claimOwnerDead(claim);
   return new NsedError(

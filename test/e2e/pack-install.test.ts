@@ -1,7 +1,8 @@
 /**
  * The package installs like a tool: `npm pack` (which builds dist/ on prepack), `npm i -g` into
  * a temporary prefix without any install script to allow, then the installed `nsed` runs a
- * deliberation on its built-in simulator and `man -w nsed` finds the linked man page.
+ * deliberation on its built-in simulator, lists and shows it (the fast entries) and `man -w nsed`
+ * finds the linked man page.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -64,6 +65,17 @@ describe('the packed tarball, installed globally', { timeout: 300_000 }, () => {
       timeout: 120_000,
     });
     expect(stdout).toContain('_Chosen:');
+    // The fast entries (dist/fast.cjs, dist/help.cjs) ship and run from the installed package.
+    const env = { PATH: process.env['PATH'] ?? '', HOME: dir, NSED_HOME: home };
+    const ls = await run(join(prefix, 'bin', 'nsed'), ['sessions', 'ls', '--ids'], { env, timeout: 120_000 });
+    expect(ls.stdout.trim()).toMatch(/^\d{8}-[0-9a-f]{8}$/);
+    const show = await run(join(prefix, 'bin', 'nsed'), ['sessions', 'show', '--last', '-o', 'final'], {
+      env,
+      timeout: 120_000,
+    });
+    expect(show.stdout).toBe(stdout);
+    const help = await run(join(prefix, 'bin', 'nsed'), ['sessions', '--help'], { env, timeout: 120_000 });
+    expect(help.stdout).toContain('nsed sessions ls');
   });
 
   it.runIf(hasMan)('man -w nsed finds the linked page under the prefix', async () => {

@@ -215,6 +215,60 @@ describe('a call nsed cannot run waits for its result', () => {
     ]);
   });
 
+  it('two continue --tool-result on one session: one answers, the other exits 7 and sends nothing (the turn lease)', async () => {
+    const held = await makeRig({ hold: true, toolWaitMs: 10 * 60_000 });
+    try {
+      const tools = await kit.offerOnlyFile();
+      const asking = held.start(['ask', '-p', 'fast', '--tools', tools, 'Use the calculator to compute 2+2']);
+      const jobId = await held.sim.control.nextJob();
+      // Phase by phase until the council calls the tool: that phase parks nowhere (the job waits
+      // for the result) and the ask stops with exit 10, leaving the job no phase to run after it.
+      let stopped: Awaited<typeof asking.result> | undefined;
+      while (stopped === undefined) {
+        const ran = held.sim.control.job(jobId)?.phases ?? 0;
+        held.sim.control.release(jobId, 1);
+        const next = held.sim.control.phases(jobId, ran + 1).then(() => held.sim.control.parked(jobId));
+        stopped = await Promise.race([asking.result, next.then(() => undefined)]);
+      }
+      expect(stopped.code, stopped.stderr).toBe(10);
+      const callId = /(call_[0-9a-f]+)/.exec(stopped.stderr)?.[1] ?? '';
+      const session = /session (\S+)/.exec(stopped.stderr)?.[1] ?? '';
+      const sent = () => held.sim.requests.filter((r) => r.path === '/v1/chat/completions').length;
+
+      // The first answer reaches the job, which then parks at its next phase: that command is
+      // now following the turn it claimed.
+      const first = held.start(['continue', '-s', session, '--tool-result', `${callId}=-`, '-o', 'json'], {
+        stdin: '4\n',
+      });
+      await held.sim.control.parked(jobId);
+      const before = sent();
+      const second = await held.run(['continue', '-s', session, '--tool-result', `${callId}=-`], { stdin: '5\n' });
+      expect(second.code).toBe(7);
+      expect(second.stderr).toMatch(/^nsed: session \S+ has a turn being sent by another nsed process \(pid \d+\)\n/);
+      expect(sent()).toBe(before);
+
+      held.sim.control.release(jobId);
+      const done = await first.result;
+      expect(done.code, done.stderr).toBe(0);
+      expect((JSON.parse(done.stdout) as { content: string }).content).toContain('`calculator` returned “4”');
+      const saved = await held.session<Saved & { claim?: unknown }>(session);
+      expect(saved.claim).toBeUndefined();
+      expect(saved.pending_job).toBeUndefined();
+      expect(saved.turns.filter((t) => t.role === 'assistant')).toEqual([
+        expect.objectContaining({
+          status: 'complete',
+          tool_calls: [expect.objectContaining({ id: callId, result: '4', status: 'answered' })],
+        }),
+      ]);
+      // Once the call is answered, another result for it is refused before anything is sent.
+      const late = await held.run(['continue', '-s', session, '--tool-result', `${callId}=-`], { stdin: '6\n' });
+      expect(late.code).toBe(7);
+      expect(late.stderr).toContain(`nothing in session ${session} waits for a tool result`);
+    } finally {
+      await held.close();
+    }
+  });
+
   it('prints the call as a tool-call event and ends with finish_reason tool_calls in NDJSON, and in the -o json object', async () => {
     const tools = await kit.offerOnlyFile();
     const nd = await rig.run([

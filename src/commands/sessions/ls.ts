@@ -69,15 +69,19 @@ export const ls: CommandDef<LsOptions> = {
     const { sessions, unreadable } = await store.list();
     for (const u of unreadable)
       ctx.io.stderr.write(`nsed: warning: skipped ${oneLine(u.file, 300)}: ${oneLine(u.reason, 200)}\n`);
-    const chosen = sessions
-      .filter((s) => (policy === undefined || s.policy === policy) && (state === undefined || s.state === state))
-      .slice(0, limit)
-      .map(list.listItem);
+    const matching =
+      policy === undefined && state === undefined
+        ? sessions
+        : sessions.filter(
+            (s) => (policy === undefined || s.policy === policy) && (state === undefined || s.state === state),
+          );
+    const chosen = limit === undefined ? matching : matching.slice(0, limit);
 
+    // The documented item shape (every key present) only where a format prints whole items.
     let text: string;
     if (opts.format === 'ids') text = chosen.map((s) => `${s.id}\n`).join('');
-    else if (opts.format === 'json' || globals.output === 'json') text = list.sessionJson(chosen);
-    else if (globals.output === 'ndjson') text = list.sessionNdjson(chosen);
+    else if (opts.format === 'json' || globals.output === 'json') text = list.sessionJson(chosen.map(list.listItem));
+    else if (globals.output === 'ndjson') text = list.sessionNdjson(chosen.map(list.listItem));
     else if (ctx.io.stdoutIsTTY) text = chosen.length === 0 ? '' : list.sessionTable(chosen, ctx.clock.now());
     else text = list.sessionLines(chosen);
     if (text === '' && ctx.io.stdoutIsTTY && !ctx.io.quiet) {

@@ -61,6 +61,23 @@ export function waitingTurn(session: Session): { turn: Turn; waiting: Transcript
 }
 
 /**
+ * Run inside the locked write that claims the session for the results: the job is still the
+ * one the spec follows and every given call still waits. Another process may have answered
+ * them between this command's read and its lock.
+ */
+export function assertStillWaiting(s: Session, spec: TurnSpec, given: readonly GivenResult[]): void {
+  const { turn, waiting } = waitingTurn(s);
+  const answered = given.find((g) => !waiting.some((c) => c.id === g.id));
+  if (turn.id !== spec.assistantTurnId || answered !== undefined) {
+    throw new NsedError(
+      'conflict',
+      `tool call ${answered?.id ?? given[0]?.id ?? ''} of session ${s.id} was answered by another nsed process`,
+      { hint: `see its turns with 'nsed sessions show ${s.id}'` },
+    );
+  }
+}
+
+/**
  * The spec that resumes a turn stopped at tool calls: the same job, the same assistant turn,
  * the given results (every waiting call needs one) handed back on the same thread.
  */

@@ -1,0 +1,95 @@
+// What the process gives a run, shared by the entries (cli/main.ts, cli/fast.ts,
+// cli/fast-help.ts): the environment, the clock, the signals, the streams, and how a finished run
+// exits. Only cli/ touches `process`. Node modules a run may never need (timers/promises, tty)
+// are fetched on first use; ids come from session/random-hex.ts, without node:crypto.
+import type * as Timers from 'node:timers/promises';
+import { fstatSync } from 'node:fs';
+import type * as Tty from 'node:tty';
+import type { ProcessContext } from '../context.js';
+import { fdStdout } from '../terminal/fd-stdout.js';
+import { ExitCode } from '../errors.js';
+import { randomHex } from '../session/random-hex.js';
+
+/** Installs the signal handlers and returns the run's ProcessContext. Call once, first. */
+export function processContext(): ProcessContext {
+  const controller = new AbortController();
+  let signalExit: number | undefined;
+  const onSignal = (code: number) => () => {
+    if (signalExit !== undefined && code === ExitCode.interrupted) {
+      // A second Ctrl-C while the first is being handled forces the exit: the user means it.
+      process.exit(code);
+    }
+    signalExit ??= code;
+    controller.abort(new Error(`signal ${code}`));
+  };
+  process.on('SIGINT', onSignal(ExitCode.interrupted));
+  process.on('SIGTERM', onSignal(ExitCode.terminated));
+  process.on('SIGHUP', onSignal(ExitCode.sighup));
+  return {
+    env: process.env,
+    clock: {
+      now: () => new Date(),
+      sleep: (ms, signal) =>
+        (process.getBuiltinModule('node:timers/promises') as typeof Timers).setTimeout(
+          ms,
+          undefined,
+          signal === undefined ? undefined : { signal },
+        ),
+    },
+    signal: controller.signal,
+    signalExit: () => signalExit,
+    // Ids without loading node:crypto (15-25 ms) where the kernel's generator can be read (session/random-hex.ts).
+    randomHex,
+  };
+}
+
+/** Ends the run with `code` once its output is flushed. */
+export function finish(code: number): void {
+  process.exitCode = code;
+  // Whatever still holds the event loop (a pooled socket, a stdin handle) must not keep a
+  // finished command alive in a CI job; unref'd, so a clean exit is not delayed.
+  setTimeout(() => process.exit(code), 1500).unref();
+}
+
+/**
+ * The process streams, each created on first use: a piped stdout or stderr is a socket that
+ * costs 3-7 ms to build (bench/RESULTS.md), and a run that prints nothing there needs none.
+ */
+export const processStreams = {
+  get stdout(): NodeJS.WriteStream {
+    return process.stdout;
+  },
+  get stderr(): NodeJS.WriteStream {
+    return process.stderr;
+  },
+  get stdin(): NodeJS.ReadStream {
+    return process.stdin;
+  },
+};
+
+const FD = { stdin: 0, stdout: 1, stderr: 2 } as const;
+
+/**
+ * Whether a process stream is a terminal, asked of its file descriptor so that the stream need
+ * not exist. The same test Node makes for `isTTY`: only a character device can be a terminal, and
+ * node:tty (which loads node:net) is needed only to tell a terminal from /dev/null.
+ */
+export function isTTY(which: keyof typeof FD): boolean {
+  if (process.platform === 'win32') return processStreams[which].isTTY === true;
+  const fd = FD[which];
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (process.getBuiltinModule('node:tty') as typeof Tty).isatty(fd);
+}
+
+/**
+ * Stdout for a command that prints its output in one go: a terminal gets the tty stream; a pipe
+ * or a file gets its descriptor, written directly (terminal/fd-stdout.ts), without the socket
+ * Node would build for it.
+ */
+export function directStdout(): NodeJS.WritableStream {
+  return isTTY('stdout') ? processStreams.stdout : fdStdout(1, () => processStreams.stdout);
+}

@@ -1,0 +1,103 @@
+import type { ParsedArgv, CommandDef } from '../commands/command.js';
+import { parseGlobalOptions } from '../commands/global-options.js';
+import type { LoadedConfig } from '../config-file.js';
+import { createContext, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
+import { toNsedError, wasReported } from '../errors.js';
+import { NDJSON_SCHEMA_VERSION } from '../events.js';
+import { toJsonLine } from '../output/ndjson.js';
+import { createIO, type Streams, type TtyProbe } from '../terminal/create-io.js';
+import { oneLine } from '../terminal/sanitize.js';
+
+export type { Streams, TtyProbe } from '../terminal/create-io.js';
+
+export interface Selected {
+  def: CommandDef;
+  argv: ParsedArgv;
+}
+
+/**
+ * Runs the command the words chose: reads the config file, checks the global options, builds the
+ * one Context of this run, runs the command and turns any error into `nsed: …` / `hint: …` and an
+ * exit code. Shared by runCli (after yargs or the prescan) and the fast entry (cli/fast.ts), so
+ * both print the same bytes and exit with the same codes.
+ */
+export async function runSelected(
+  selected: Selected,
+  base: ProcessContext,
+  streams: Streams,
+  parts: ContextParts = {},
+  isTTY?: TtyProbe,
+): Promise<number> {
+  let globals: GlobalOptions | undefined;
+  try {
+    const config = await readConfigFor(selected.def, base.env, streams);
+    globals = parseGlobalOptions(selected.argv, config);
+    const options = selected.def.parse(selected.argv);
+    const configColor = config.values.color;
+    const io = createIO(
+      streams,
+      base.env,
+      {
+        noColor: !globals.color,
+        quiet: globals.quiet,
+        verbose: globals.verbose,
+        ...(configColor === undefined ? {} : { configColor }),
+      },
+      isTTY,
+    );
+    return await selected.def.run(options, createContext(base, io, globals, parts));
+  } catch (err) {
+    // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
+    if (globals?.output === 'ndjson' && !wasReported(err)) {
+      const e = toNsedError(err);
+      streams.stdout.write(
+        toJsonLine({
+          v: NDJSON_SCHEMA_VERSION,
+          seq: 1,
+          type: 'error',
+          code: e.code,
+          exit_code: e.exitCode,
+          message: e.message,
+        }),
+      );
+    }
+    return reportError(err, streams, base.env);
+  }
+}
+
+/**
+ * The config file, read once per run after the words are parsed (help and a lone --version
+ * never read it). A broken file stops every command but the ones that report it themselves.
+ */
+async function readConfigFor(
+  def: CommandDef,
+  env: ProcessContext['env'],
+  streams: Pick<Streams, 'stderr'>,
+): Promise<LoadedConfig> {
+  if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
+  const { loadConfig, unknownKeyError } = await import('../config-file.js');
+  const config = await loadConfig(env);
+  if (def.configFile === 'own') return config;
+  if (config.error !== undefined) throw config.error;
+  for (const key of config.unknown) {
+    const e = unknownKeyError(key);
+    streams.stderr.write(
+      `nsed: warning: ${oneLine(config.path ?? '', 300)}: ${oneLine(e.message, 200)}, ignored; ${oneLine(e.hint ?? '', 300)}\n`,
+    );
+  }
+  return config;
+}
+
+export function reportError(
+  err: unknown,
+  streams: Pick<Streams, 'stderr'>,
+  env: Readonly<Record<string, string | undefined>>,
+): number {
+  const e = toNsedError(err);
+  streams.stderr.write(`nsed: ${oneLine(e.message, 500)}\n`);
+  if (e.hint !== undefined) streams.stderr.write(`hint: ${oneLine(e.hint, 300)}\n`);
+  if (env['NSED_DEBUG'] === '1' && err instanceof Error && err.stack !== undefined) {
+    streams.stderr.write(`${err.stack}\n`);
+  }
+  return e.exitCode;
+}
