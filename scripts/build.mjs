@@ -55,6 +55,12 @@ const undiciSlim = {
         ? { path: path.join(root, 'scripts', 'undici-slim.cjs') }
         : undefined,
     );
+    // HTTP/2 is never negotiated (no `allowH2`), so its client and node:http2 stay out.
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      args.importer.includes(`${path.sep}undici${path.sep}lib${path.sep}dispatcher${path.sep}`)
+        ? { path: path.join(root, 'scripts', 'undici-no-h2.cjs') }
+        : undefined,
+    );
   },
 };
 

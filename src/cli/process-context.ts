@@ -1,14 +1,14 @@
 // What the process gives a run, shared by the entries (cli/main.ts, cli/fast.ts,
 // cli/fast-help.ts): the environment, the clock, the signals, the streams, and how a finished run
-// exits. Only cli/ touches `process`. Node modules a run may never need (crypto,
-// timers/promises, tty) are fetched on first use.
-import type * as Crypto from 'node:crypto';
+// exits. Only cli/ touches `process`. Node modules a run may never need (timers/promises, tty)
+// are fetched on first use; ids come from session/random-hex.ts, without node:crypto.
 import type * as Timers from 'node:timers/promises';
 import { fstatSync } from 'node:fs';
 import type * as Tty from 'node:tty';
 import type { ProcessContext } from '../context.js';
 import { fdStdout } from '../terminal/fd-stdout.js';
 import { ExitCode } from '../errors.js';
+import { randomHex } from '../session/random-hex.js';
 
 /** Installs the signal handlers and returns the run's ProcessContext. Call once, first. */
 export function processContext(): ProcessContext {
@@ -38,8 +38,8 @@ export function processContext(): ProcessContext {
     },
     signal: controller.signal,
     signalExit: () => signalExit,
-    // node:crypto (with webcrypto) costs 15-25 ms to load; only commands that mint ids need it.
-    randomHex: (bytes) => (process.getBuiltinModule('node:crypto') as typeof Crypto).randomBytes(bytes).toString('hex'),
+    // Ids without loading node:crypto (15-25 ms) where the kernel's generator can be read (session/random-hex.ts).
+    randomHex,
   };
 }
 

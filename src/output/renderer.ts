@@ -1,25 +1,24 @@
 import { TERMINAL_EVENTS, assertNever } from '../events.js';
 import type { IO } from '../terminal/io.js';
-import { createFinalRenderer } from './final.js';
-import { createJsonRenderer } from './json.js';
-import { createNdjsonRenderer } from './ndjson.js';
 import type { OutputMode } from './modes.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
-import { createTextRenderer } from './text.js';
 
 export type { Renderer, RendererOptions } from './renderer-types.js';
 
-/** Async only because the spinner (ora) may be loaded on the way. */
+/**
+ * Each mode's renderer is loaded when chosen: the text renderer brings chalk and the terminal
+ * styling, which `-o final` in a shell loop has no use for (bench/RESULTS.md, round 3).
+ */
 export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOptions = {}): Promise<Renderer> {
   switch (mode) {
     case 'text':
-      return endsAtTerminalEvent(await createTextRenderer(io, opts));
+      return endsAtTerminalEvent(await (await import('./text.js')).createTextRenderer(io, opts));
     case 'ndjson':
-      return endsAtTerminalEvent(await watched(createNdjsonRenderer(io), io, opts));
+      return endsAtTerminalEvent(await watched((await import('./ndjson.js')).createNdjsonRenderer(io), io, opts));
     case 'final':
-      return endsAtTerminalEvent(await watched(createFinalRenderer(io), io, opts));
+      return endsAtTerminalEvent(await watched((await import('./final.js')).createFinalRenderer(io), io, opts));
     case 'json':
-      return endsAtTerminalEvent(await watched(createJsonRenderer(io), io, opts));
+      return endsAtTerminalEvent(await watched((await import('./json.js')).createJsonRenderer(io), io, opts));
     default:
       return assertNever(mode);
   }

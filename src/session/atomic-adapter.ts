@@ -1,7 +1,5 @@
-import { constants as fsConstants } from 'node:fs';
-import * as fsp from 'node:fs/promises';
+import fs, { constants as fsConstants } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,9 +7,50 @@ import type { Adapter } from 'lowdb';
 import { NsedError, storeError } from '../errors.js';
 import { isAlive } from './lock.js';
 
+/** The calls the adapter makes on an open file. */
+export interface DiskHandle {
+  chmod(mode: number): Promise<void>;
+  writeFile(data: string, encoding: 'utf8'): Promise<void>;
+  readFile(): Promise<Buffer>;
+  sync(): Promise<void>;
+  stat(): Promise<fs.Stats>;
+  close(): Promise<void>;
+}
+
 /** The file-system calls the adapter makes, so a test can hand it a failing disk. */
-export type DiskOps = Pick<typeof fsp, 'open' | 'rename' | 'link' | 'unlink' | 'readFile' | 'access'>;
-export const realDisk: DiskOps = fsp;
+export interface DiskOps {
+  open(file: string, flags: string | number, mode?: number): Promise<DiskHandle>;
+  rename(from: string, to: string): Promise<void>;
+  link(from: string, to: string): Promise<void>;
+  unlink(file: string): Promise<void>;
+  access(file: string): Promise<void>;
+}
+
+function syncHandle(fd: number): DiskHandle {
+  return {
+    chmod: async (mode) => fs.fchmodSync(fd, mode),
+    writeFile: async (data, encoding) => fs.writeFileSync(fd, data, encoding),
+    readFile: async () => fs.readFileSync(fd),
+    sync: async () => fs.fsyncSync(fd),
+    stat: async () => fs.fstatSync(fd),
+    close: async () => fs.closeSync(fd),
+  };
+}
+
+/**
+ * The real disk, through synchronous calls behind the promise-shaped DiskOps. A locked write is
+ * some twenty small calls, and each asynchronous one is a round trip through libuv's thread pool
+ * and the event loop; on a busy machine those round trips, not the fsyncs, were most of the time
+ * between the response headers and the first event shown (bench/RESULTS.md, round 3). The event
+ * loop is held for the write itself (an fsync is ~0.5 ms here), as it was awaited anyway.
+ */
+export const realDisk: DiskOps = {
+  open: async (file, flags, mode) => syncHandle(fs.openSync(file, flags, mode)),
+  rename: async (from, to) => fs.renameSync(from, to),
+  link: async (from, to) => fs.linkSync(from, to),
+  unlink: async (file) => fs.unlinkSync(file),
+  access: async (file) => fs.accessSync(file),
+};
 
 export interface WrittenFile {
   mtimeMs: number;
@@ -25,6 +64,7 @@ export interface AtomicAdapterOptions<T> {
   mode?: 'create' | 'replace';
   /** Runs once the new content is durable, just before it replaces the file; throwing aborts. */
   beforeCommit?: () => void;
+
   disk?: DiskOps;
 }
 
@@ -100,6 +140,8 @@ function writeError(file: string, err: unknown): unknown {
 export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
   /** mtime and size of the file the last successful write put in place. */
   lastWritten: WrittenFile | undefined;
+  /** false: the next writes leave the directory unsynced after their rename (see UpdateOptions). */
+  durableRename = true;
   private readonly disk: DiskOps;
 
   constructor(
@@ -111,7 +153,7 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
 
   async read(): Promise<T | null> {
     let bytes: Uint8Array;
-    let handle: FileHandle | undefined;
+    let handle: DiskHandle | undefined;
     try {
       // Never through a link: a session file pointing elsewhere would let nsed read, and then
       // rewrite, a file outside the store.
@@ -131,7 +173,7 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
     if (data === null) return;
     const dir = path.dirname(this.file);
     const tmp = path.join(dir, tempName(path.basename(this.file)));
-    let handle: FileHandle | undefined;
+    let handle: DiskHandle | undefined;
     let placed = false;
     try {
       handle = await this.disk.open(tmp, 'wx', 0o600);
@@ -151,7 +193,7 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
     } finally {
       if (!placed) await this.disk.unlink(tmp).catch(() => undefined);
     }
-    await fsyncDir(dir, this.disk);
+    if (this.durableRename) await fsyncDir(dir, this.disk);
   }
 
   /** Hard-linking the temp file is atomic and exclusive: the file appears complete or not at all. */

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, readFile, readdir, stat } from 'node:fs/promises';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { lstat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { notFound, storeError, usageError, type NsedError } from '../errors.js';
@@ -9,7 +9,14 @@ import { IndexJournal, journalEntry, listSessions } from './index-journal.js';
 import { withLock, type HeldLock } from './lock.js';
 import { SESSION_VERSION, type Session } from './model.js';
 import { sessionFile, sessionsDir } from './paths.js';
-import { summarizeSession, validateSession, type SessionStore, type SessionSummary, type Unreadable } from './store.js';
+import {
+  summarizeSession,
+  validateSession,
+  type SessionStore,
+  type SessionSummary,
+  type Unreadable,
+  type UpdateOptions,
+} from './store.js';
 
 export interface FileStoreOptions {
   now?: () => Date;
@@ -52,7 +59,7 @@ class FileStore implements SessionStore {
   async create(session: Session): Promise<void> {
     const file = sessionFile(this.dir, session.id);
     await this.ensureDirs();
-    await removeStaleTemps(this.dir, await readdir(this.dir));
+    await removeStaleTemps(this.dir, readdirSync(this.dir));
     await this.locked(session.id, file, async (beforeCommit) => {
       const adapter = this.adapter(file, session.id, 'create', beforeCommit);
       const db = new Low<Session | null>(adapter, { ...session, version: SESSION_VERSION });
@@ -93,7 +100,7 @@ class FileStore implements SessionStore {
     return newest.id;
   }
 
-  async update(id: string, mutate: (s: Session) => void): Promise<Session> {
+  async update(id: string, mutate: (s: Session) => void, opts: UpdateOptions = {}): Promise<Session> {
     const file = sessionFile(this.dir, id);
     if (!existsSync(file)) throw this.missing(id);
     await this.ensureDirs();
@@ -104,6 +111,7 @@ class FileStore implements SessionStore {
       await db.read();
       const session = db.data;
       if (!session) throw this.missing(id);
+      adapter.durableRename = opts.durableRename?.(session) ?? true;
       mutate(session);
       session.id = id;
       const now = this.now().toISOString();
@@ -173,7 +181,7 @@ class FileStore implements SessionStore {
       try {
         return await withLock(req, (held: HeldLock) =>
           fn(() => {
-            if (held.compromised) throw new LockLost(held.compromised.message);
+            if (!held.stillHeld()) throw new LockLost(held.compromised?.message ?? 'the lock was lost');
           }),
         );
       } catch (err) {
@@ -215,14 +223,19 @@ class FileStore implements SessionStore {
 
   /** Directory 0700 whatever the umask (docs/reliability.md #76); `home` only when nsed created it. */
   private ensureDirs(): Promise<void> {
+    // Synchronous, like the writes that follow: a handful of calls, once per process.
     this.ready ??= (async () => {
-      const made = await mkdir(this.home, { recursive: true, mode: 0o700 });
-      if (made !== undefined) await chmod(this.home, 0o700);
-      await mkdir(this.dir, { mode: 0o700 }).catch((err: unknown) => {
+      const made = mkdirSync(this.home, { recursive: true, mode: 0o700 });
+      if (made !== undefined) chmodSync(this.home, 0o700);
+      try {
+        mkdirSync(this.dir, { mode: 0o700 });
+      } catch (err) {
         if (errCode(err) !== 'EEXIST') throw err;
-      });
-      if (!(await stat(this.dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-      await chmod(this.dir, 0o700);
+      }
+      const st = statSync(this.dir);
+      if (!st.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      // A chmod is a journaled metadata write even when it changes nothing: only when needed.
+      if ((st.mode & 0o777) !== 0o700) chmodSync(this.dir, 0o700);
     })().catch((err: unknown) => {
       this.ready = undefined;
       throw storeError(`cannot create the session directory ${this.dir}: ${errCode(err)}`, {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { open, rename, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { storeError } from '../errors.js';
 import { decodeRecord, removeStaleTemps, tempName } from './atomic-adapter.js';
@@ -29,7 +29,8 @@ export interface JournalSnapshot {
 }
 
 // The index is a cache that `list()` checks against each file's mtime and size, so failing to
-// update it costs a re-parse later, never a wrong listing: waits for its lock stay short.
+// update it costs a re-parse later, never a wrong listing: waits for its lock (compactions only)
+// stay short.
 const JOURNAL_LOCK_MS = 1_000;
 const COMPACT_MIN_LINES = 32;
 const STATES = new Set<string>(SESSION_STATES);
@@ -122,33 +123,50 @@ export class IndexJournal {
     return { entries, lines };
   }
 
-  /** Appends in one write under the index lock; never throws (see JOURNAL_LOCK_MS). */
+  /**
+   * Appends in one write; never throws. It takes no lock: one O_APPEND write lands whole, after
+   * every other, whoever else appends, and a compaction carries over what was appended while it
+   * ran (below). Synchronous calls, like the session file's (atomic-adapter.ts): it runs inside
+   * every locked write, between the response headers and the first event shown.
+   */
   async append(records: readonly JournalRecord[]): Promise<void> {
     if (records.length === 0) return;
     const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
-    await this.locked(async () => {
-      const handle = await open(this.file, 'a+', 0o600);
+    try {
+      const fd = fs.openSync(this.file, 'a+', 0o600);
       try {
-        const { size } = await handle.stat();
-        if (size === 0) await handle.chmod(0o600);
+        const { size } = fs.fstatSync(fd);
+        if (size === 0) fs.fchmodSync(fd, 0o600);
         // A crash can leave a torn last line; start on a fresh one so only that line is lost.
         const last = Buffer.alloc(1);
-        if (size > 0) await handle.read(last, 0, 1, size - 1);
-        await handle.write(size > 0 && last[0] !== 0x0a ? `\n${text}` : text);
+        if (size > 0) fs.readSync(fd, last, 0, 1, size - 1);
+        fs.writeSync(fd, size > 0 && last[0] !== 0x0a ? `\n${text}` : text);
       } finally {
-        await handle.close();
+        fs.closeSync(fd);
       }
-    });
+    } catch {
+      // The index is a cache: a line it misses costs a re-parse of that file in the next listing.
+    }
   }
 
-  /** Rewrites the journal with one line per id in `keep`; never throws. */
+  /**
+   * Rewrites the journal with one line per id in `keep`; never throws. Compactions exclude each
+   * other through the index lock; appends take none, so whatever was appended since the read is
+   * copied to the end of the new file just before the rename. An append that lands between that
+   * copy and the rename is lost, which costs a re-parse of its file, never a wrong listing: the
+   * listing checks every entry against its file's mtime and size (docs/reliability.md #58).
+   */
   async compact(keep: ReadonlySet<string>): Promise<void> {
     await this.locked(async () => {
+      const readFrom = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
       const { entries } = this.load();
       const lines = [...entries.values()].filter((e) => keep.has(e.id)).map((e) => `${JSON.stringify(e)}\n`);
       const tmp = path.join(this.home, tempName(path.basename(this.file)));
       try {
         await writeFile(tmp, lines.join(''), { mode: 0o600, flag: 'wx' });
+        const since = (await readFile(this.file)).subarray(readFrom);
+        // The rewritten lines end with a newline, and appends are whole lines.
+        if (since.length > 0) await appendFile(tmp, since);
         await rename(tmp, this.file);
       } catch (err) {
         await unlink(tmp).catch(() => undefined);

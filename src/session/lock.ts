@@ -5,11 +5,16 @@ import path from 'node:path';
 import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storeError } from '../errors.js';
-import type * as ProperLockfileModule from 'proper-lockfile';
 
-/** The lock as its holder sees it; `compromised` is set when another process took it over. */
+/** The lock as its holder sees it. */
 export interface HeldLock {
+  /** Set once the lock's mtime or owner changed behind the holder's back (another process took it over). */
   readonly compromised: Error | undefined;
+  /**
+   * Checks, synchronously and just before a commit, that the lock directory still names this
+   * holder's token; sets `compromised` when it does not (the fencing check of docs/reliability.md #60).
+   */
+  stillHeld(): boolean;
 }
 
 export interface LockRequest {
@@ -33,77 +38,32 @@ const OWNER_FILE = 'owner';
 interface Owner {
   pid: number;
   host: string;
+  /** Names one acquisition; older nsed versions wrote none. */
+  token: string | undefined;
 }
-
-type ProperLockfile = Pick<typeof ProperLockfileModule, 'lock'>;
-let properLockfile: Promise<ProperLockfile> | undefined;
-// Loaded on first use: `sessions ls` rarely needs a lock and should not pay for it.
-const loadLockfile = (): Promise<ProperLockfile> =>
-  (properLockfile ??= import('proper-lockfile').then((m): ProperLockfile => m.default));
 
 const ownerPath = (lockDir: string): string => path.join(lockDir, OWNER_FILE);
 /** `<lock>.<why>-<pid>-<8 hex>`: a lock directory being built or removed (see removeStaleTemps). */
 const asideName = (lockDir: string, why: 'new' | 'gone' | 'stale'): string =>
   `${lockDir}.${why}-${process.pid}-${randomHex(4)}`;
 
-/*
- * proper-lockfile's lock is a directory. Ours holds an `owner` file ("<pid> <host>") so waiters
- * can say who holds it and take over at once from a holder that died. The directory is built
- * under another name and renamed into place, so a lock is never seen without its owner, even
- * after a kill -9 at any instruction: an ownerless lock could only be recovered by going stale.
- * (A rename replaces an *empty* directory, which no nsed process leaves behind.)
- */
-const lockFs = {
-  mkdir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
-    // Waiters poll: a held lock should cost them one stat, not a directory built and thrown away.
-    if (fs.existsSync(dir)) {
-      process.nextTick(cb, Object.assign(new Error(`${dir} is held`), { code: 'EEXIST' }));
-      return;
-    }
-    const fresh = asideName(dir, 'new');
-    try {
-      fs.mkdirSync(fresh);
-      fs.writeFileSync(ownerPath(fresh), `${process.pid} ${os.hostname()}`, { mode: 0o600 });
-    } catch (err) {
-      fs.rmSync(fresh, { recursive: true, force: true });
-      process.nextTick(cb, err as NodeJS.ErrnoException);
-      return;
-    }
-    try {
-      fs.renameSync(fresh, dir);
-    } catch (err) {
-      fs.rmSync(fresh, { recursive: true, force: true });
-      // The directory could be made beside the lock, so any failure to rename it into place means
-      // the lock exists (the code varies by platform), even if it is gone again by now.
-      process.nextTick(cb, Object.assign(new Error(`${dir} is held`), { code: 'EEXIST', cause: err }));
-      return;
-    }
-    process.nextTick(cb, null);
-  },
-  // Renamed away first, so no lock directory is ever seen without its owner file, even if the
-  // process dies half-way through removing it; removeStaleTemps sweeps what such a death leaves.
-  rmdir(dir: string, cb: (err: NodeJS.ErrnoException | null) => void): void {
-    const aside = asideName(dir, 'gone');
-    fs.rename(dir, aside, (err) => {
-      if (err) return cb(err);
-      fs.unlink(ownerPath(aside), () => fs.rmdir(aside, () => cb(null)));
-    });
-  },
-  rmdirSync(dir: string): void {
-    const aside = asideName(dir, 'gone');
-    fs.renameSync(dir, aside);
-    fs.rmSync(aside, { recursive: true, force: true });
-  },
-  stat: fs.stat,
-  utimes: fs.utimes,
-  realpath: fs.realpath,
-};
+function parseOwner(text: string): Owner | undefined {
+  const [pid, host, token] = text.split(' ');
+  const n = Number(pid);
+  return Number.isInteger(n) && n > 0 && host ? { pid: n, host, token } : undefined;
+}
 
 async function readOwner(lockDir: string): Promise<Owner | undefined> {
   try {
-    const [pid, host] = (await readFile(ownerPath(lockDir), 'utf8')).split(' ');
-    const n = Number(pid);
-    return Number.isInteger(n) && n > 0 && host ? { pid: n, host } : undefined;
+    return parseOwner(await readFile(ownerPath(lockDir), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function readOwnerSync(lockDir: string): Owner | undefined {
+  try {
+    return parseOwner(fs.readFileSync(ownerPath(lockDir), 'utf8'));
   } catch {
     return undefined;
   }
@@ -121,13 +81,52 @@ export function isAlive(pid: number): boolean {
 
 const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? 'unknown error';
 
-/**
- * Removes a lock whose holder on this host is dead, without waiting for the mtime to go stale
- * (docs/reliability.md #59). The lock is renamed aside first so that, of several waiters, only one
- * removes it; if what was moved turns out to be a newer live lock, it is put back.
+/*
+ * The lock is a directory holding an `owner` file ("<pid> <host> <token>"), so waiters can say
+ * who holds it and take over at once from a holder that died, and a holder can tell its own
+ * lock from a successor's. The directory is built under another name and renamed into place,
+ * so a lock is never seen without its owner, even after a kill -9 at any instruction: an
+ * ownerless lock could only be recovered by going stale. (A rename replaces an *empty*
+ * directory, which no nsed process leaves behind.) Taking a free lock is four synchronous
+ * system calls: the turn's writes sit between the response headers and the first event shown.
  */
-async function takeOverFromDead(lockDir: string, owner: Owner): Promise<boolean> {
-  if (owner.host !== os.hostname() || isAlive(owner.pid)) return false;
+function tryAcquire(lockDir: string, token: string): boolean {
+  // Waiters poll: a held lock should cost them one stat, not a directory built and thrown away.
+  if (fs.existsSync(lockDir)) return false;
+  const fresh = asideName(lockDir, 'new');
+  try {
+    fs.mkdirSync(fresh);
+    fs.writeFileSync(ownerPath(fresh), `${process.pid} ${os.hostname()} ${token}`, { mode: 0o600 });
+  } catch (err) {
+    fs.rmSync(fresh, { recursive: true, force: true });
+    throw err;
+  }
+  try {
+    fs.renameSync(fresh, lockDir);
+    return true;
+  } catch {
+    fs.rmSync(fresh, { recursive: true, force: true });
+    // The directory could be made beside the lock, so any failure to rename it into place means
+    // the lock exists (the code varies by platform), even if it is gone again by now.
+    return false;
+  }
+}
+
+/**
+ * Removes a lock that is free to take: its holder on this host is dead (at once), or its mtime is
+ * older than STALE_MS (a lock of another host, or one without an owner file). The lock is renamed
+ * aside first so that, of several waiters, only one removes it; if what was moved turns out to be
+ * a newer lock, it is put back. True when the caller should try to lock again at once.
+ */
+async function takeOver(lockDir: string, owner: Owner | undefined): Promise<boolean> {
+  const dead = owner !== undefined && owner.host === os.hostname() && !isAlive(owner.pid);
+  let mtimeMs: number;
+  try {
+    mtimeMs = fs.statSync(lockDir).mtimeMs;
+  } catch {
+    return true; // gone already
+  }
+  if (!dead && Date.now() - mtimeMs <= STALE_MS) return false;
   const aside = asideName(lockDir, 'stale');
   try {
     await rename(lockDir, aside);
@@ -136,7 +135,8 @@ async function takeOverFromDead(lockDir: string, owner: Owner): Promise<boolean>
     return errCode(err) === 'ENOENT';
   }
   const moved = await readOwner(aside);
-  if (moved?.pid === owner.pid && moved.host === owner.host) {
+  const same = owner === undefined ? moved === undefined : moved?.pid === owner.pid && moved.token === owner.token;
+  if (same) {
     await rm(aside, { recursive: true, force: true });
     return true;
   }
@@ -144,56 +144,110 @@ async function takeOverFromDead(lockDir: string, owner: Owner): Promise<boolean>
   return true;
 }
 
+/**
+ * What the holder keeps: the token it wrote, and the mtime it last gave the directory. Every
+ * UPDATE_MS it refreshes the mtime so waiters do not find the lock stale; a refresh that finds
+ * the mtime or the owner changed (another process decided it was stale: a laptop sleep, an event
+ * loop blocked for seconds) marks the lock compromised instead (docs/reliability.md #60).
+ */
+class Holder implements HeldLock {
+  compromised: Error | undefined;
+  private mtimeMs: number;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly lockDir: string,
+    private readonly token: string,
+  ) {
+    this.mtimeMs = fs.statSync(lockDir).mtimeMs;
+    this.timer = setInterval(() => this.refresh(), UPDATE_MS).unref();
+  }
+
+  stillHeld(): boolean {
+    if (this.compromised === undefined && readOwnerSync(this.lockDir)?.token !== this.token)
+      this.lose('the lock was taken over by another process');
+    return this.compromised === undefined;
+  }
+
+  release(): void {
+    clearInterval(this.timer);
+    // A lock that is no longer ours is left to its new holder.
+    if (readOwnerSync(this.lockDir)?.token !== this.token) return;
+    const aside = asideName(this.lockDir, 'gone');
+    try {
+      // Renamed away first, so no lock directory is ever seen without its owner file, even if the
+      // process dies half-way through removing it; removeStaleTemps sweeps what such a death leaves.
+      fs.renameSync(this.lockDir, aside);
+      // Two calls, not rmSync's recursive walk, which loads its own module on first use.
+      fs.unlinkSync(ownerPath(aside));
+      fs.rmdirSync(aside);
+    } catch {
+      // Whatever is left aside is swept by removeStaleTemps once this process is gone.
+    }
+  }
+
+  private refresh(): void {
+    if (this.compromised !== undefined) return;
+    try {
+      if (fs.statSync(this.lockDir).mtimeMs !== this.mtimeMs || !this.stillHeld()) {
+        this.lose('the lock was changed by another process');
+        return;
+      }
+      const now = new Date();
+      fs.utimesSync(this.lockDir, now, now);
+      this.mtimeMs = fs.statSync(this.lockDir).mtimeMs;
+    } catch (err) {
+      this.lose(`the lock could not be refreshed: ${errCode(err)}`);
+    }
+  }
+
+  private lose(why: string): void {
+    this.compromised ??= Object.assign(new Error(why), { code: 'ECOMPROMISED' });
+    clearInterval(this.timer);
+  }
+}
+
 /** Runs `fn` while holding the cross-process lock; waits a bounded time for another holder. */
 export async function withLock<T>(req: LockRequest, fn: (held: HeldLock) => Promise<T>): Promise<T> {
-  const lockfile = await loadLockfile();
   const lockPath = req.lockPath ?? `${req.target}.lock`;
-  const held: { compromised: Error | undefined } = { compromised: undefined };
+  const token = randomHex(8);
   const start = Date.now();
   let delay = 2;
   let noticed = false;
-  let release: () => Promise<void>;
   for (;;) {
+    let acquired: boolean;
     try {
-      release = await lockfile.lock(req.target, {
-        realpath: false,
-        stale: STALE_MS,
-        update: UPDATE_MS,
-        retries: 0,
-        lockfilePath: lockPath,
-        fs: lockFs,
-        // The default throws from a timer and kills the process; the writer checks this instead.
-        onCompromised: (err) => {
-          held.compromised = err;
-        },
-      });
-      break;
+      acquired = tryAcquire(lockPath, token);
     } catch (err) {
-      if (errCode(err) !== 'ELOCKED') {
-        throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
-      }
-      const owner = await readOwner(lockPath);
-      if (owner && (await takeOverFromDead(lockPath, owner))) continue;
-      const waited = Date.now() - start;
-      if (waited >= req.timeoutMs) {
-        const who = owner ? ` (pid ${owner.pid})` : '';
-        throw storeError(`${req.label} is locked by another nsed process${who}`, {
-          hint: `try again when it has finished; a lock left by a crashed process expires after ${STALE_MS / 1000} s`,
-        });
-      }
-      if (!noticed && waited >= WAIT_NOTICE_MS) {
-        noticed = true;
-        req.onWait?.(owner?.pid);
-      }
-      // Jittered backoff, so waiters spread out instead of retrying in lock-step.
-      await sleep(Math.min(delay * (0.5 + Math.random()), req.timeoutMs - waited + 1));
-      delay = Math.min(delay * 1.5, 25);
+      throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
     }
+    if (acquired) break;
+    const owner = await readOwner(lockPath);
+    if (await takeOver(lockPath, owner)) continue;
+    const waited = Date.now() - start;
+    if (waited >= req.timeoutMs) {
+      const who = owner ? ` (pid ${owner.pid})` : '';
+      throw storeError(`${req.label} is locked by another nsed process${who}`, {
+        hint: `try again when it has finished; a lock left by a crashed process expires after ${STALE_MS / 1000} s`,
+      });
+    }
+    if (!noticed && waited >= WAIT_NOTICE_MS) {
+      noticed = true;
+      req.onWait?.(owner?.pid);
+    }
+    // Jittered backoff, so waiters spread out instead of retrying in lock-step.
+    await sleep(Math.min(delay * (0.5 + Math.random()), req.timeoutMs - waited + 1));
+    delay = Math.min(delay * 1.5, 25);
+  }
+  let holder: Holder;
+  try {
+    holder = new Holder(lockPath, token);
+  } catch (err) {
+    throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
   }
   try {
-    return await fn(held);
+    return await fn(holder);
   } finally {
-    // A compromised lock is already released; there is nothing left to undo.
-    await release().catch(() => undefined);
+    holder.release();
   }
 }

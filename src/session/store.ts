@@ -22,6 +22,17 @@ export interface Unreadable {
   reason: string;
 }
 
+export interface UpdateOptions {
+  /**
+   * Asked with the session as read, before `mutate`: false means the new file is fsynced before
+   * its rename, as always, but the directory is not fsynced after it, so a power loss may undo
+   * the rename (never tear the file). Only for a write whose loss the file as it was already
+   * recovers: the pending-job marker over a durable turn claim (docs/reliability.md #36).
+   * Default: always durable.
+   */
+  durableRename?: (before: Session) => boolean;
+}
+
 /**
  * The local session store. Every method validates ids before touching the file
  * system; every failure is an NsedError carrying its exit code.
@@ -43,7 +54,7 @@ export interface SessionStore {
    * `mutate`, bumps `updated`, writes atomically. `mutate` may run again if the lock was lost
    * mid-write, so it must only change the record it is given.
    */
-  update(id: string, mutate: (s: Session) => void): Promise<Session>;
+  update(id: string, mutate: (s: Session) => void, opts?: UpdateOptions): Promise<Session>;
   /** Newest `updated` first; unparsable files are reported in `unreadable`. */
   list(): Promise<{ sessions: SessionSummary[]; unreadable: Unreadable[] }>;
   /**

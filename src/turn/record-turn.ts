@@ -1,5 +1,5 @@
 import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../session/model.js';
-import type { SessionStore } from '../session/store.js';
+import type { SessionStore, UpdateOptions } from '../session/store.js';
 import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
 import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './transcript.js';
 
@@ -27,15 +27,22 @@ export class TurnRecorder {
 
   /**
    * Written as soon as the job id is known, so `nsed resume` finds the job after a crash; the
-   * returned promise settles once it is on disk (persist before print, docs/reliability.md #36).
+   * returned promise settles once it is in place (persist before print, docs/reliability.md #36).
+   * Over a file that holds this turn's claim, the new file is fsynced but the directory is not:
+   * if a power loss undoes the rename, the file as it was still holds the durable claim, which
+   * `reconcileDeadClaim` turns into the same marker through GET /deliberations. Without that
+   * claim (resume, inject) the marker is written fully durably, as nothing would stand in for it.
    */
   pending(marker: PendingJob): Promise<void> {
-    return this.enqueue((s) => {
-      s.pending_job = marker;
-      s.server_thread = marker.job_id;
-      // The marker now keeps a second turn out; the claim that did so until now is done.
-      if (s.claim?.turn === marker.turn) delete s.claim;
-    });
+    return this.enqueue(
+      (s) => {
+        s.pending_job = marker;
+        s.server_thread = marker.job_id;
+        // The marker now keeps a second turn out; the claim that did so until now is done.
+        if (s.claim?.turn === marker.turn) delete s.claim;
+      },
+      { durableRename: (before) => before.claim?.turn !== marker.turn },
+    );
   }
 
   injection(jobId: string, inj: { message: string; round: number; sequence: number }, id: string, ts: string): void {
@@ -115,10 +122,10 @@ export class TurnRecorder {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  private enqueue(mutate: (s: Session) => void): Promise<void> {
+  private enqueue(mutate: (s: Session) => void, opts: UpdateOptions = {}): Promise<void> {
     const write = this.chain.then(async () => {
       try {
-        await this.store.update(this.sessionId, mutate);
+        await this.store.update(this.sessionId, mutate, opts);
       } catch (err) {
         this.failure ??= err;
       }

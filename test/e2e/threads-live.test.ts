@@ -116,13 +116,19 @@ describe('automatic resume (reliability #31, #33, #34, C4)', () => {
             const text = await rig.run(['ask', '-p', 'deep', prompt], { clock: instantClock() });
             expect(text.code, `drop-after=${n}: ${text.stderr}`).toBe(0);
             expect(text.stdout, `drop-after=${n}`).toBe(cleanText);
-            expect(text.stderr).toMatch(/reconnecting \(attempt 1\)/);
+            // The 50th frame of this stream is the finish chunk: a drop right after it races the
+            // finish, which a client reading as the frames come sees first and then has nothing to
+            // resume. Every earlier drop cuts the answer short and is resumed.
+            const afterFinish = n === 50;
+            if (!afterFinish) expect(text.stderr, `drop-after=${n}`).toMatch(/reconnecting \(attempt 1\)/);
             // The start POST is never sent again once its response began (docs/reliability.md #40, C8).
             expect(rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length).toBe(1);
             const nd = await rig.run(['ask', '-p', 'deep', '-o', 'ndjson', prompt], { clock: instantClock() });
             expect(nd.code).toBe(0);
             const events = parseNdjson(nd.stdout);
-            expect(events.filter((e) => e['type'] === 'reconnect').length).toBe(1);
+            const reconnects = events.filter((e) => e['type'] === 'reconnect').length;
+            if (afterFinish) expect(reconnects).toBeLessThanOrEqual(1);
+            else expect(reconnects, `drop-after=${n}`).toBe(1);
             expect(normalise(events), `drop-after=${n}`).toEqual(cleanEvents);
           } finally {
             await rig.close();

@@ -1,0 +1,39 @@
+// What a one-shot `ask` must not pay for (bench/RESULTS.md, round 3, has the measurements):
+// undici's HTTP/2 client and node:http2 (nsed never negotiates HTTP/2), and node:crypto (ids come
+// from /dev/urandom where there is one). Only a real process shows what it loaded.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRig, type Rig } from '../harness/rig.js';
+
+// Preloaded into the CLI process: at exit, lists the built-in modules it loaded on stderr.
+const SPY = `process.on('exit', () => process.stderr.write('[modules ' + process.moduleLoadList.join(',') + ']\\n'));`;
+const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await makeRig();
+});
+afterAll(async () => {
+  await rig.close();
+});
+
+describe('the cost of a one-shot ask', () => {
+  it('answers without loading node:http2 or node:crypto, and leaves no lock or temp file behind', async () => {
+    const r = await rig.runProcess(['ask', '-q', '-p', 'fast', '-o', 'final', 'What is 6 times 7?'], {
+      env: { NODE_OPTIONS },
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).not.toBe('');
+    const modules = /\[modules ([^\]]*)\]/.exec(r.stderr)?.[1]?.split(',') ?? [];
+    // The spy works: the request went out through node:net.
+    expect(modules).toContain('NativeModule net');
+    expect(modules.filter((m) => m.includes('http2'))).toEqual([]);
+    if (process.platform !== 'win32') expect(modules).not.toContain('NativeModule crypto');
+    const names = await readdir(join(rig.home, 'sessions'));
+    expect(names.filter((n) => !n.endsWith('.json'))).toEqual([]);
+    expect(names).toHaveLength(1);
+    expect((await readdir(rig.home)).filter((n) => n.includes('.lock'))).toEqual([]);
+  });
+});
