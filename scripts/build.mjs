@@ -154,9 +154,9 @@ export async function buildCli(outdir = `${root}dist`) {
  * that Node loads without the ES-module loader (resolving, linking and compiling the chunks of
  * dist/main.js cost an empty `sessions ls` more than the listing did, and an ask ~35 ms). The
  * listing and help entries are kept small because compiling them is most of what is left. The
- * help texts are rendered here, by yargs from the command definitions. dist/ask.cjs has no code
- * cache: an ask sets a V8 flag at run time (src/api/dispatcher.ts), and V8 rejects a cache made
- * under other flags than those the next process starts with.
+ * help texts are rendered here, by yargs from the command definitions. The code cache of
+ * dist/ask.cjs is made without a run: an ask sets a V8 flag at run time (src/api/dispatcher.ts),
+ * and V8 rejects a cache made under other flags than those the next process starts with.
  */
 async function buildFast(outdir) {
   const buildId = randomBytes(8).toString('hex');
@@ -192,6 +192,7 @@ async function buildFast(outdir) {
     await Promise.all([
       codeCache(path.join(outdir, 'fast.cjs'), path.join(outdir, `fast.${buildId}.v8cache`), ['sessions', 'ls'], home),
       codeCache(path.join(outdir, 'help.cjs'), path.join(outdir, `help.${buildId}.v8cache`), ['--help'], home),
+      codeCache(path.join(outdir, 'ask.cjs'), path.join(outdir, `ask.${buildId}.v8cache`), [], home),
     ]);
   } finally {
     await rm(tmp, { recursive: true, force: true });

@@ -294,7 +294,7 @@ describe('the fast entries decline what they do not run', () => {
 describe('the code cache of the fast entries (Node < 22.1)', () => {
   it('is there for each entry, named by the build on its first line, and V8 takes it in a plain node', async () => {
     const built = dirname(CLI);
-    for (const file of ['fast.cjs', 'help.cjs']) {
+    for (const file of ['fast.cjs', 'help.cjs', 'ask.cjs']) {
       const source = await readFile(join(built, file), 'utf8');
       const id = /^\/\/ nsed-build ([0-9a-f]+)\n/.exec(source)?.[1];
       expect(id, file).toBeDefined();
