@@ -6,19 +6,19 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { helpKey, helpShapes } from '../../src/cli/help-texts.js';
 import { HELP_WIDTH, helpWidth } from '../../src/cli/help-width.js';
 import { isGroup } from '../../src/commands/command.js';
 import { commands } from '../../src/commands/index.js';
 import { runCliInProcess } from '../harness/cli.js';
-import { CLI } from '../harness/process.js';
+import { DIST } from '../harness/process.js';
 import { Capture, settle } from '../terminal/memory-io.js';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/run-cli.js';
 
-const built = createRequire(import.meta.url)(join(dirname(CLI), 'help.cjs')) as {
+const built = createRequire(import.meta.url)(join(DIST, 'help.cjs')) as {
   storedHelp(): Record<string, string>;
 };
 const stored = built.storedHelp();

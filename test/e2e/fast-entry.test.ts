@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELP_WIDTH } from '../../src/cli/help-width.js';
 import { prescan } from '../../src/cli/prescan.js';
@@ -18,7 +18,7 @@ import { startSim } from '../../src/sim/server.js';
 import type { Session, Turn } from '../../src/session/model.js';
 import { runCliInProcess } from '../harness/cli.js';
 import { WAIT_MS } from '../harness/limits.js';
-import { CLI, spawnCli } from '../harness/process.js';
+import { DIST, spawnCli } from '../harness/process.js';
 import { session, turn } from '../harness/temp-store.js';
 
 const ROOT = join(__dirname, '..', '..');
@@ -97,7 +97,7 @@ async function fillStore(home: string): Promise<void> {
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'nsed-fast-'));
-  const built = dirname(CLI);
+  const built = DIST;
   await mkdir(join(tmp, 'bin'));
   await mkdir(join(tmp, 'dist'));
   bin = join(tmp, 'bin', 'nsed.cjs');
@@ -293,7 +293,7 @@ describe('the fast entries decline what they do not run', () => {
 
 describe('the code cache of the fast entries (Node < 22.1)', () => {
   it('is there for each entry, named by the build on its first line, and V8 takes it in a plain node', async () => {
-    const built = dirname(CLI);
+    const built = DIST;
     for (const file of ['fast.cjs', 'help.cjs', 'ask.cjs']) {
       const source = await readFile(join(built, file), 'utf8');
       const id = /^\/\/ nsed-build ([0-9a-f]+)\n/.exec(source)?.[1];

@@ -5,9 +5,9 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, spawnCli } from '../harness/process.js';
+import { DIST, spawnCli } from '../harness/process.js';
 
 // Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter,
 // and at exit whether node:crypto was loaded.
@@ -86,7 +86,7 @@ describe('start-up cost', () => {
     const Dispatcher = slim['Dispatcher'] as { prototype: Record<string, unknown> };
     expect(typeof Dispatcher.prototype['request']).toBe('function');
 
-    const chunks = join(dirname(CLI), 'chunks');
+    const chunks = join(DIST, 'chunks');
     const texts = await Promise.all((await readdir(chunks)).map((f) => readFile(join(chunks, f), 'utf8')));
     const bundle = texts.join('\n');
     expect(bundle).toContain('node_modules/undici/lib/dispatcher/agent.js');

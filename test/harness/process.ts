@@ -4,8 +4,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { inject } from 'vitest';
 import { WAIT_MS } from './limits.js';
 
-/** The CLI bundle this test run built (test/global-setup.ts). */
-export const CLI = inject('cliMain');
+/** The bin of this test run's build (test/global-setup.ts): what a user's shell runs. */
+export const CLI = inject('cliBin');
+/** The dist/ folder of that build: the bundle and the CommonJS entries. */
+export const DIST = inject('cliDist');
 
 export interface RunResult {
   code: number | null;
