@@ -51,7 +51,9 @@ export const show: CommandDef<ShowOptions> = {
       await writeStdout(ctx.io, (await import('../../output/export/formats.js')).renderExport('ndjson', session));
       return 0;
     }
-    const doc = sessionDocument(session);
+    // The transcript shows rounds only with --rounds; json and final keep the whole document.
+    const transcript = !(opts.json || mode === 'json' || mode === 'final');
+    const doc = sessionDocument(session, { rounds: !transcript || opts.rounds });
     if (mode === 'final') {
       const last = doc.turns.findLast((t) => t.role === 'assistant');
       if (last === undefined)

@@ -53,8 +53,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const STATUSES: readonly TurnStatus[] = ['complete', 'interrupted', 'failed', 'cancelled'];
 const VERDICTS: readonly Verdict[] = ['verified', 'contested', 'unverified', 'wrong', 'unknown'];
 
-/** The session as documented; a hand-edited record with odd field types still exports. */
-export function sessionDocument(s: Session): SessionDocument {
+/**
+ * The session as documented; a hand-edited record with odd field types still exports. `rounds`
+ * false leaves every turn's rounds empty, for a reader that never shows them: they are most of
+ * a long session's bytes (the transcript without --rounds).
+ */
+export function sessionDocument(s: Session, opts: { rounds?: boolean } = {}): SessionDocument {
+  const withRounds = opts.rounds !== false;
   const fork = s.forked_from;
   return {
     v: SESSION_DOCUMENT_VERSION,
@@ -70,7 +75,7 @@ export function sessionDocument(s: Session): SessionDocument {
     forked_from: fork === undefined ? null : { session: fork.session, turn: str(fork.turn) },
     council: councilDocument(s.council),
     pending_job: isObject(s.pending_job) ? s.pending_job : null,
-    turns: s.turns.map(turnDocument),
+    turns: s.turns.map((t) => turnDocument(t, withRounds)),
   };
 }
 
@@ -81,7 +86,7 @@ function councilDocument(c: unknown): SessionDocument['council'] {
   return agents === null && rounds === null ? null : { agents, rounds };
 }
 
-export function turnDocument(t: Turn): TurnDocument {
+export function turnDocument(t: Turn, withRounds = true): TurnDocument {
   const injection = t.kind === 'injection';
   return {
     id: str(t.id) ?? '',
@@ -97,7 +102,7 @@ export function turnDocument(t: Turn): TurnDocument {
     error: str(t.error),
     reasoning: str(t.reasoning),
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
-    rounds: Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
+    rounds: withRounds && Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
     tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
   };
 }
