@@ -2,8 +2,8 @@
 // here (each one fsyncs twice and takes two locks), so the session files are written in the
 // store's own format (2-space JSON, 0600 files in a 0700 directory) and the index journal is
 // then built by the real store's list(), as a first `nsed sessions ls` would build it. A few
-// sessions go through create() and update() as well, so those paths' journal lines are there too.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+// sessions go through create() and update() as well.
+import { chmod, mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { session, turn } from './sessions.mjs';
 
@@ -27,6 +27,18 @@ export async function generateStore(openFileStore, home, count) {
     for (let n = start; n < Math.min(count, start + BATCH); n++) {
       const s = session(n, 2 + (n % 5));
       batch.push(writeFile(path.join(dir, `${s.id}.json`), `${JSON.stringify(s, null, 2)}\n`, { mode: 0o600 }));
+    }
+    await Promise.all(batch);
+  }
+  // A store of this size is months of use: each file's mtime is its session's last update, so
+  // the index trusts what it records (an entry taken within two seconds of its file's mtime is
+  // read again each time: the racy-entry rule, src/session/index-journal.ts).
+  for (let start = 0; start < count; start += BATCH) {
+    const batch = [];
+    for (let n = start; n < Math.min(count, start + BATCH); n++) {
+      const s = session(n, 2);
+      const at = new Date(Date.parse(s.updated) + 5_000);
+      batch.push(utimes(path.join(dir, `${s.id}.json`), at, at));
     }
     await Promise.all(batch);
   }

@@ -13,7 +13,6 @@ export interface DiskHandle {
   writeFile(data: string, encoding: 'utf8'): Promise<void>;
   readFile(): Promise<Buffer>;
   sync(): Promise<void>;
-  stat(): Promise<fs.Stats>;
   close(): Promise<void>;
 }
 
@@ -32,7 +31,6 @@ function syncHandle(fd: number): DiskHandle {
     writeFile: async (data, encoding) => fs.writeFileSync(fd, data, encoding),
     readFile: async () => fs.readFileSync(fd),
     sync: async () => fs.fsyncSync(fd),
-    stat: async () => fs.fstatSync(fd),
     close: async () => fs.closeSync(fd),
   };
 }
@@ -51,11 +49,6 @@ export const realDisk: DiskOps = {
   unlink: async (file) => fs.unlinkSync(file),
   access: async (file) => fs.accessSync(file),
 };
-
-export interface WrittenFile {
-  mtimeMs: number;
-  size: number;
-}
 
 export interface AtomicAdapterOptions<T> {
   /** Turns parsed JSON into a record, or throws an Error whose message says what is wrong. */
@@ -138,8 +131,6 @@ function writeError(file: string, err: unknown): unknown {
  * directory fsynced, so a crash at any moment leaves the old or the new file (docs/reliability.md #55/#56).
  */
 export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
-  /** mtime and size of the file the last successful write put in place. */
-  lastWritten: WrittenFile | undefined;
   /** false: the next writes leave the directory unsynced after their rename (see UpdateOptions). */
   durableRename = true;
   private readonly disk: DiskOps;
@@ -181,12 +172,10 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
       await handle.chmod(0o600);
       await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8');
       await handle.sync();
-      const st = await handle.stat();
       await handle.close();
       handle = undefined;
       this.opts.beforeCommit?.();
       placed = await (this.opts.mode === 'create' ? this.placeNew(tmp) : this.replace(tmp));
-      this.lastWritten = { mtimeMs: st.mtimeMs, size: st.size };
     } catch (err) {
       await handle?.close().catch(() => undefined);
       throw writeError(this.file, err);

@@ -5,12 +5,11 @@ import { Low } from 'lowdb';
 import { notFound, storeError, usageError, type NsedError } from '../errors.js';
 import { AtomicJsonAdapter, decodeRecord, realDisk, removeStaleTemps, type DiskOps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
-import { IndexJournal, journalEntry, listSessions } from './index-journal.js';
+import { IndexJournal, listSessions } from './index-journal.js';
 import { withLock, type HeldLock } from './lock.js';
 import { SESSION_VERSION, type Session } from './model.js';
 import { sessionFile, sessionsDir } from './paths.js';
 import {
-  summarizeSession,
   validateSession,
   type SessionStore,
   type SessionSummary,
@@ -64,7 +63,6 @@ class FileStore implements SessionStore {
       const adapter = this.adapter(file, session.id, 'create', beforeCommit);
       const db = new Low<Session | null>(adapter, { ...session, version: SESSION_VERSION });
       await db.write();
-      await this.record(db.data, adapter);
     });
   }
 
@@ -123,17 +121,16 @@ class FileStore implements SessionStore {
       if (opts.committed !== undefined) {
         opts.committed();
         // Two turns of the event loop: the caller's next bytes (the first event, already in the
-        // socket) are read in the poll phase between them, and shown before the index line and
-        // the release's three metadata calls (bench/RESULTS.md, round 3, item 10).
+        // socket) are read in the poll phase between them, and shown before the lock's release
+        // (three metadata calls: rename, unlink, rmdir; bench/RESULTS.md, round 3, item 10).
         await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
       }
-      await this.record(session, adapter);
       return session;
     });
   }
 
   async list(): Promise<{ sessions: SessionSummary[]; unreadable: Unreadable[] }> {
-    const { listing, names } = await listSessions(this.dir, this.journal);
+    const { listing, names } = await listSessions(this.dir, this.journal, () => this.now().getTime());
     await removeStaleTemps(this.dir, names);
     return listing;
   }
@@ -216,12 +213,6 @@ class FileStore implements SessionStore {
       disk: this.disk,
       ...(beforeCommit ? { beforeCommit } : {}),
     });
-  }
-
-  /** Feeds the listing index while the session lock is still held, so lines land in write order. */
-  private async record(session: Session | null, adapter: AtomicJsonAdapter<Session>): Promise<void> {
-    if (session && adapter.lastWritten)
-      await this.journal.append([journalEntry(summarizeSession(session), adapter.lastWritten)]);
   }
 
   private missing(id: string): NsedError {

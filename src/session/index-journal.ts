@@ -14,6 +14,8 @@ export interface JournalEntry extends SessionSummary {
   size: number;
   /** The state vocabulary the entry was summarised with; older entries are re-read from the file. */
   states: typeof STATE_VOCABULARY;
+  /** When the file state was taken, by this host's clock (ms since the epoch). */
+  seenMs: number;
 }
 export interface JournalRemoval {
   id: string;
@@ -36,6 +38,15 @@ const COMPACT_MIN_LINES = 32;
 const STATES = new Set<string>(SESSION_STATES);
 // Entries written before failed and cancelled existed may call such a session ok.
 const STATE_VOCABULARY = 2;
+/**
+ * The racy-entry rule (git's, for its index): a file rewritten in place within the same tick of
+ * the file system's clock, at the same size, looks unchanged, so an entry taken within a tick of
+ * its file's mtime proves nothing and the file is read again. An entry is trusted only when it
+ * was taken at least this long after that mtime: two seconds covers the coarsest common
+ * timestamps (FAT's 2 s, HFS+'s 1 s) and a loopback clock's lag. A later rewrite then has a
+ * later mtime, whatever its size.
+ */
+const RACY_MS = 2_000;
 
 const str = (v: unknown): v is string => typeof v === 'string';
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -64,13 +75,21 @@ function toRecord(line: string): JournalRecord | undefined {
     r.states === STATE_VOCABULARY &&
     num(r.mtimeMs) &&
     num(r.size) &&
+    num(r.seenMs) &&
     forkOk;
   return ok ? (r as unknown as JournalEntry) : undefined;
 }
 
-export function journalEntry(summary: SessionSummary, file: { mtimeMs: number; size: number }): JournalEntry {
-  return { ...summary, mtimeMs: file.mtimeMs, size: file.size, states: STATE_VOCABULARY };
+export function journalEntry(
+  summary: SessionSummary,
+  file: { mtimeMs: number; size: number },
+  seenMs: number,
+): JournalEntry {
+  return { ...summary, mtimeMs: file.mtimeMs, size: file.size, states: STATE_VOCABULARY, seenMs };
 }
+
+/** True when the entry can stand for its file while the file's mtime and size are unchanged. */
+const settled = (e: JournalEntry): boolean => e.seenMs - e.mtimeMs >= RACY_MS;
 
 // Field by field: a rest pattern (`{ mtimeMs, size, states, ...summary }`) takes V8's slow path
 // and was 6 % of listing 10,000 sessions (bench/RESULTS.md).
@@ -89,10 +108,11 @@ export function summaryOf(entry: JournalEntry): SessionSummary {
 }
 
 /**
- * The append-only listing index (docs/reliability.md #58): one JSON line per write, the
- * last line per id wins, torn or garbled lines are skipped, and it is compacted when most of its
- * lines are superseded. Appends and compaction share `<home>/index.lock`, so no append is lost to
- * a compaction's rename.
+ * The append-only listing index (docs/reliability.md #58): one JSON line per session file a
+ * listing read and can trust from then on, and one per removal; the last line per id wins, torn
+ * or garbled lines are skipped, and it is compacted when most of its lines are superseded. The
+ * store's own writes add no line: an entry taken as the file is written is always racy (see
+ * RACY_MS), so the next listing reads that file once and records it.
  */
 export class IndexJournal {
   readonly file: string;
@@ -193,10 +213,15 @@ export interface Listing {
 }
 
 /**
- * Lists `dir` using the journal for files whose mtime and size still match their entry, parsing
- * the others in full; then feeds what it parsed back into the journal and compacts it when due.
+ * Lists `dir` using the journal for files whose mtime and size still match a settled entry,
+ * parsing the others in full; then feeds what it parsed and can trust back into the journal
+ * and compacts it when due. `now` is the clock entries are stamped with.
  */
-export async function listSessions(dir: string, journal: IndexJournal): Promise<{ listing: Listing; names: string[] }> {
+export async function listSessions(
+  dir: string,
+  journal: IndexJournal,
+  now: () => number = Date.now,
+): Promise<{ listing: Listing; names: string[] }> {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -225,14 +250,15 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
     if (!st?.isFile()) continue;
     present.push(id);
     const known = snapshot.entries.get(id);
-    if (known && known.mtimeMs === st.mtimeMs && known.size === st.size) {
+    if (known && known.mtimeMs === st.mtimeMs && known.size === st.size && settled(known)) {
       listing.sessions.push(summaryOf(known));
       continue;
     }
     try {
-      const entry = readEntry(file, id);
+      const entry = readEntry(file, id, now());
       listing.sessions.push(summaryOf(entry));
-      fresh.push(entry);
+      // A file written moments ago is read again next time; its entry would prove nothing.
+      if (settled(entry)) fresh.push(entry);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       listing.unreadable.push({ file, reason: err instanceof Error ? err.message : String(err) });
@@ -248,12 +274,12 @@ export async function listSessions(dir: string, journal: IndexJournal): Promise<
 }
 
 /** Reads one file through a single descriptor, so its content and its stat belong together. */
-function readEntry(file: string, id: string): JournalEntry {
+function readEntry(file: string, id: string, seenMs: number): JournalEntry {
   const fd = fs.openSync(file, 'r');
   try {
     const st = fs.fstatSync(fd);
     const session = decodeRecord(fs.readFileSync(fd), validateSession);
-    return journalEntry(summarizeSession({ ...session, id }), st);
+    return journalEntry(summarizeSession({ ...session, id }), st, seenMs);
   } finally {
     fs.closeSync(fd);
   }

@@ -45,8 +45,8 @@ export class TurnRecorder {
       },
       { durableRename: (before) => before.claim?.turn !== marker.turn, committed },
     );
-    // The job may be shown once the file holds the marker; the index line and the lock's release
-    // follow it (writes stay chained, flush waits for them). A write that fails never commits:
+    // The job may be shown once the file holds the marker; the lock's release follows it
+    // (writes stay chained, flush waits for it). A write that fails never commits:
     // it settles `write`, and its failure is reported by flush, as before.
     return Promise.race([inPlace, write]);
   }

@@ -1,4 +1,4 @@
-import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
@@ -196,6 +196,10 @@ describe('permissions (reliability #76, C16)', () => {
           s.title = 'rewritten';
         });
         expect((await stat(file)).mode & 0o777).toBe(0o600);
+        // The listing index is written by a listing of a file it can trust (an old one).
+        const past = new Date('2026-01-01T00:00:00Z');
+        await utimes(file, past, past);
+        await store.list();
         expect((await stat(path.join(home, 'index.ndjson'))).mode & 0o777).toBe(0o600);
       } finally {
         process.umask(old);

@@ -8,7 +8,7 @@ import { summarizeSession } from '../../src/session/store.js';
 import { session, tempHome } from '../harness/temp-store.js';
 
 const entry = (id: string, title: string) =>
-  journalEntry(summarizeSession(session(id, { title })), { mtimeMs: 1, size: 2 });
+  journalEntry(summarizeSession(session(id, { title })), { mtimeMs: 1, size: 2 }, 1 + 60_000);
 
 describe('the listing index under a compaction', () => {
   it('keeps a line appended while it compacts, for a session the compaction did not know', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,13 @@ import { session, tempHome, turn } from '../harness/temp-store.js';
 
 const journalLines = async (home: string): Promise<string[]> =>
   (await readFile(path.join(home, 'index.ndjson'), 'utf8')).split('\n').filter((l) => l !== '');
+
+/**
+ * Gives a session file an mtime well in the past (or `at`), as a file written long before the
+ * listing has: the listing then trusts the entry it records (the racy-entry rule, RACY_MS).
+ */
+const age = async (dir: string, id: string, at = new Date('2026-01-01T00:00:00Z')): Promise<void> =>
+  utimes(path.join(dir, `${id}.json`), at, at);
 
 describe('list()', () => {
   it('lists newest updated first with the summary fields', async () => {
@@ -55,6 +63,8 @@ describe('list()', () => {
     const home = await tempHome();
     const store = openFileStore(home);
     await store.create(session('cached'));
+    await age(store.dir, 'cached');
+    await store.list();
     // Doctor the journal only: a parse of the file would say "title of cached".
     const lines = await journalLines(home);
     await writeFile(
@@ -62,6 +72,41 @@ describe('list()', () => {
       `${lines.map((l) => l.replace('title of cached', 'from the journal')).join('\n')}\n`,
     );
     expect((await store.list()).sessions[0]?.title).toBe('from the journal');
+  });
+
+  it("the store's own writes add no line: an entry taken as its file is written would prove nothing", async () => {
+    const home = await tempHome();
+    const store = openFileStore(home);
+    await store.create(session('new'));
+    await store.update('new', (s) => {
+      s.title = 'renamed';
+    });
+    expect(existsSync(path.join(home, 'index.ndjson'))).toBe(false);
+    // A listing moments after the write reads the file, and records nothing it could not trust.
+    expect((await store.list()).sessions[0]?.title).toBe('renamed');
+    expect(existsSync(path.join(home, 'index.ndjson'))).toBe(false);
+  });
+
+  it('reads a file again when its entry was taken within a tick of its mtime, so a same-size rewrite in that tick shows (the racy-entry rule)', async () => {
+    const home = await tempHome();
+    const tick = new Date('2026-06-01T12:00:00.000Z');
+    // The listing's clock: 10 ms after the file's mtime, well inside RACY_MS.
+    const store = openFileStore(home, { now: () => new Date(tick.getTime() + 10) });
+    await store.create(session('racy'));
+    await age(store.dir, 'racy', tick);
+    expect((await store.list()).sessions[0]?.title).toBe('title of racy');
+    // Rewritten in place, same size, and the file system's clock has not moved on.
+    const file = path.join(store.dir, 'racy.json');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('title of racy', 'TITLE OF RACY'));
+    await age(store.dir, 'racy', tick);
+    expect((await store.list()).sessions[0]?.title).toBe('TITLE OF RACY');
+
+    // Listed two seconds after its mtime, the entry is settled: recorded and served from then on.
+    const later = openFileStore(home, { now: () => new Date(tick.getTime() + 2_000) });
+    await later.list();
+    expect((await journalLines(home)).map((l) => (JSON.parse(l) as { title: string }).title)).toEqual([
+      'TITLE OF RACY',
+    ]);
   });
 
   it('picks up a file changed behind the journal’s back', async () => {
@@ -109,9 +154,12 @@ describe('list()', () => {
     const home = await tempHome();
     const store = openFileStore(home);
     await store.create(session('one'));
+    await age(store.dir, 'one');
+    await store.list();
     const journal = path.join(home, 'index.ndjson');
     await writeFile(journal, `${await readFile(journal, 'utf8')}{"id":"one","title":"x"}\nnot json\n{"id":"two","tit`);
     await store.create(session('two'));
+    await age(store.dir, 'two');
     expect((await store.list()).sessions.map((s) => s.id).sort()).toEqual(['one', 'two']);
     const lines = await journalLines(home);
     expect(lines.at(-2)).toBe('{"id":"two","tit');
@@ -122,14 +170,18 @@ describe('list()', () => {
     const home = await tempHome();
     const store = openFileStore(home);
     for (let i = 0; i < 6; i++) await store.create(session(`s${i}`));
+    // Six rounds of rewrites, each listed once the files are old: six lines per round.
     for (let round = 0; round < 6; round++) {
-      for (let i = 0; i < 6; i++)
+      for (let i = 0; i < 6; i++) {
         await store.update(`s${i}`, (s) => {
           s.title = `s${i} round ${round}`;
         });
+        await age(store.dir, `s${i}`, new Date(Date.UTC(2026, 0, 1, 0, 0, round)));
+      }
+      await store.list();
     }
     await store.remove('s5');
-    expect((await journalLines(home)).length).toBe(6 + 36 + 1);
+    expect((await journalLines(home)).length).toBe(36 + 1);
     const before = (await store.list()).sessions;
     expect((await journalLines(home)).length).toBe(5);
     const after = (await store.list()).sessions;
