@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 // CommonJS on purpose: an ES-module entry costs ~25 ms more to start (bench/RESULTS.md), and
-// `nsed --version` sits in shell loops. So do `nsed sessions ls`, `sessions show` and `--help`:
-// their plain shapes run from dist/fast.cjs and dist/help.cjs, small CommonJS files; everything
-// else from the bundled ES module dist/main.js.
+// `nsed --version` sits in shell loops. So do `nsed sessions ls`, `sessions show`, `--help` and a
+// one-shot `ask`: their plain shapes run from dist/fast.cjs, dist/help.cjs and dist/ask.cjs,
+// CommonJS files; everything else from the bundled ES module dist/main.js.
 const args = process.argv.slice(2);
 const compileCache = typeof require('node:module').enableCompileCache === 'function';
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -15,7 +15,14 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   if (compileCache) require('node:module').enableCompileCache();
   // A cheap look at the words; the fast entry reads them exactly and declines what it does not run.
   const last = args[args.length - 1];
-  const fast = last === '--help' || last === '-h' ? 'help.cjs' : args[0] === 'sessions' ? 'fast.cjs' : undefined;
+  const fast =
+    last === '--help' || last === '-h'
+      ? 'help.cjs'
+      : args[0] === 'sessions'
+        ? 'fast.cjs'
+        : args[0] === 'ask'
+          ? 'ask.cjs'
+          : undefined;
   if (fast === undefined || !runFast(fast)) runMain();
 }
 

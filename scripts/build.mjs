@@ -79,7 +79,7 @@ const noConnection = {
     );
     b.onLoad({ filter: /.*/, namespace: 'no-connection' }, () => ({
       contents: `export async function connect() {
-  throw new Error('dist/fast.cjs has no connection; bin/nsed.cjs sends commands that connect to dist/main.js');
+  throw new Error('dist/fast.cjs has no connection; bin/nsed.cjs sends commands that connect to dist/ask.cjs or dist/main.js');
 }`,
       loader: 'js',
     }));
@@ -148,12 +148,15 @@ export async function buildCli(outdir = `${root}dist`) {
 }
 
 /**
- * dist/fast.cjs (plain `sessions ls` and `sessions show`, src/cli/fast.ts) and dist/help.cjs
- * (`--help`, src/cli/fast-help.ts), the entries bin/nsed.cjs requires before it would import
- * dist/main.js. Each is one CommonJS file that Node loads without the ES-module loader
- * (resolving, linking and compiling the chunks of dist/main.js cost an empty `sessions ls` more
- * than the listing did), kept small because compiling it is most of what is left. The help
- * texts are rendered here, by yargs from the command definitions.
+ * dist/fast.cjs (plain `sessions ls` and `sessions show`, src/cli/fast.ts), dist/help.cjs
+ * (`--help`, src/cli/fast-help.ts) and dist/ask.cjs (plain `ask`, src/cli/fast-ask.ts), the
+ * entries bin/nsed.cjs requires before it would import dist/main.js. Each is one CommonJS file
+ * that Node loads without the ES-module loader (resolving, linking and compiling the chunks of
+ * dist/main.js cost an empty `sessions ls` more than the listing did, and an ask ~35 ms). The
+ * listing and help entries are kept small because compiling them is most of what is left. The
+ * help texts are rendered here, by yargs from the command definitions. The code cache of
+ * dist/ask.cjs is made without a run: an ask sets a V8 flag at run time (src/api/dispatcher.ts),
+ * and V8 rejects a cache made under other flags than those the next process starts with.
  */
 async function buildFast(outdir) {
   const buildId = randomBytes(8).toString('hex');
@@ -177,6 +180,8 @@ async function buildFast(outdir) {
     const texts = await (await import(pathToFileURL(renderer).href)).renderHelpTexts();
     await Promise.all([
       build({ ...cjs, entryPoints: { fast: 'src/cli/fast.ts' } }),
+      // The one-shot ask connects: the real connection, and the Node modules it needs as they are.
+      build({ ...cjs, plugins: common.plugins, entryPoints: { ask: 'src/cli/fast-ask.ts' } }),
       build({
         ...cjs,
         entryPoints: { help: 'src/cli/fast-help.ts' },
@@ -187,6 +192,7 @@ async function buildFast(outdir) {
     await Promise.all([
       codeCache(path.join(outdir, 'fast.cjs'), path.join(outdir, `fast.${buildId}.v8cache`), ['sessions', 'ls'], home),
       codeCache(path.join(outdir, 'help.cjs'), path.join(outdir, `help.${buildId}.v8cache`), ['--help'], home),
+      codeCache(path.join(outdir, 'ask.cjs'), path.join(outdir, `ask.${buildId}.v8cache`), [], home),
     ]);
   } finally {
     await rm(tmp, { recursive: true, force: true });

@@ -12,9 +12,11 @@ import { runSelected } from './run-command.js';
 
 /** Runs `args` when they are one of this entry's shapes and returns true, else returns false having done nothing. */
 export function run(args: readonly string[]): boolean {
-  const argv = prescan(args);
+  // `ask` is the prescan's too, but it connects: the full CLI runs it.
+  const command = prescannedCommand(args);
+  const argv = command === 'ls' || command === 'show' ? prescan(args) : undefined;
   if (argv === undefined) return false;
-  const def = prescannedCommand(args) === 'show' ? show : ls;
+  const def = command === 'show' ? show : ls;
   const base = processContext();
   const streams = {
     stdout: directStdout(),

@@ -1,6 +1,6 @@
-// bin/nsed.cjs runs plain `sessions ls`, `sessions show` and `--help` from dist/fast.cjs and
-// dist/help.cjs instead of the full CLI. Whatever it takes that path for must print byte for
-// byte what the full CLI prints and exit with the same code. Each case here runs through the real
+// bin/nsed.cjs runs plain `sessions ls`, `sessions show`, `--help` and `ask` from dist/fast.cjs,
+// dist/help.cjs and dist/ask.cjs instead of the full CLI. Whatever it takes that path for must
+// print byte for byte what the full CLI prints and exit with the same code. Each case here runs through the real
 // bin as a process (the fast path) and through runCli in-process with one more word the prescan
 // does not read, `--no-sim` (the default), so that yargs parses it (the full path), on the same
 // stores: missing, empty, and one with every state, a fork, titles that need sanitising, a file
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELP_WIDTH } from '../../src/cli/help-width.js';
 import { prescan } from '../../src/cli/prescan.js';
 import { openFileStore } from '../../src/session/file-store.js';
+import { startSim } from '../../src/sim/server.js';
 import type { Session, Turn } from '../../src/session/model.js';
 import { runCliInProcess } from '../harness/cli.js';
 import { WAIT_MS } from '../harness/limits.js';
@@ -219,6 +220,54 @@ describe('the fast entries print what the full CLI prints', () => {
   });
 });
 
+describe('a one-shot ask through dist/ask.cjs', () => {
+  it('prints what the full CLI prints, exits with its code and records the session', async () => {
+    const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: 3, keepaliveMs: 15_000 });
+    try {
+      const shapes = [
+        ['ask', '-q', '-o', 'final', '--url', sim.url, 'What is 6 times 7?'],
+        ['ask', '-q', '-p', 'fast', '--url', sim.url, '--title', 'six', 'What is', '6 times 7?'],
+        ['ask', '-o', 'final', '--no-save', '--url', sim.url, '--', '-x', 'is a flag?'],
+        ['ask', '-q', '-o', 'final', '--url', sim.url, '--rounds', '101', 'q'],
+        ['ask', '-q', '-o', 'ndjson', '--url', sim.url, '--agents', 'OnlyOne', 'q'],
+        ['ask', '-q', '-o', 'final', '--url', 'http://127.0.0.1:1', 'q'],
+      ];
+      for (const [i, args] of shapes.entries()) {
+        const homes = [join(tmp, `ask-fast-${i}`), join(tmp, `ask-full-${i}`)];
+        const env = (home: string) => ({ NSED_HOME: home, NSED_CONFIG: noConfig, NO_COLOR: '1' });
+        // Before the words: after `--` it would be one of them.
+        const viaYargs = ['ask', '--no-sim', ...args.slice(1)];
+        expect(prescan(viaYargs), viaYargs.join(' ')).toBeUndefined();
+        const reference = await runCliInProcess(viaYargs, { env: env(homes[1] ?? '') });
+        const fast = await runBin(args, { ...env(homes[0] ?? ''), PATH: process.env['PATH'] ?? '' });
+        expect(fast.stderr, args.join(' ')).not.toContain(FULL_CLI_RAN);
+        expect(fast, args.join(' ')).toEqual({
+          code: reference.code,
+          stdout: reference.stdout,
+          stderr: reference.stderr,
+        });
+        const saved = await Promise.all(homes.map((h) => readdir(join(h, 'sessions')).catch(() => [])));
+        expect(saved[0]?.length, args.join(' ')).toBe(saved[1]?.length);
+      }
+      expect((await readdir(join(tmp, 'ask-fast-0', 'sessions'))).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+      // One bundle, and still only what an ask uses: neither node:http2 nor node:crypto (test/e2e/ask-cost.test.ts
+      // holds the full CLI to the same).
+      const spy = `process.on('exit', () => process.stderr.write('[modules ' + process.moduleLoadList.join(',') + ']\\n'));`;
+      const r = await runBin(shapes[0] ?? [], {
+        NSED_HOME: join(tmp, 'ask-modules'),
+        NSED_CONFIG: noConfig,
+        NODE_OPTIONS: `--import=data:text/javascript;base64,${Buffer.from(spy).toString('base64')}`,
+      });
+      const modules = /\[modules ([^\]]*)\]/.exec(r.stderr)?.[1]?.split(',') ?? [];
+      expect(modules).toContain('NativeModule net');
+      expect(modules.filter((m) => m.includes('http2'))).toEqual([]);
+      if (process.platform !== 'win32') expect(modules).not.toContain('NativeModule crypto');
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
 describe('the fast entries decline what they do not run', () => {
   it('hands any other shape to the full CLI', async () => {
     const env = { NSED_HOME: full, NSED_CONFIG: noConfig, NO_COLOR: '1' };
@@ -231,7 +280,10 @@ describe('the fast entries decline what they do not run', () => {
       ['sessions'],
       ['--help', '--json'],
       ['no-such-command', '--help'],
-      ['ask', 'q'],
+      ['ask', 'q', '--no-sim'],
+      ['ask', '-p', 'fast', '-m', 'gpt', 'q'],
+      ['ask', 'why', 'help'],
+      ['continue', 'q'],
     ]) {
       const r = await runBin(args, env);
       expect({ code: r.code, stderr: r.stderr }, args.join(' ')).toEqual({ code: 99, stderr: `${FULL_CLI_RAN}\n` });
@@ -242,7 +294,7 @@ describe('the fast entries decline what they do not run', () => {
 describe('the code cache of the fast entries (Node < 22.1)', () => {
   it('is there for each entry, named by the build on its first line, and V8 takes it in a plain node', async () => {
     const built = dirname(CLI);
-    for (const file of ['fast.cjs', 'help.cjs']) {
+    for (const file of ['fast.cjs', 'help.cjs', 'ask.cjs']) {
       const source = await readFile(join(built, file), 'utf8');
       const id = /^\/\/ nsed-build ([0-9a-f]+)\n/.exec(source)?.[1];
       expect(id, file).toBeDefined();
