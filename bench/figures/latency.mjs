@@ -18,6 +18,10 @@ const FLOOR = 'undici + eventsource-parser loop writing each piece';
 // (nsed writes its pending-job marker then); the steady figures leave them out.
 const SETTLE = 20;
 const FSYNCS = 9;
+// A first event is one sample per run, and on the shared machine one run's spreads over 3-15 ms:
+// five runs could not tell 2 ms apart (bench/RESULTS.md, round 3). Short runs add samples of it.
+const FIRST_ROUNDS = 15;
+const FIRST_EVENTS = 3;
 
 /** The median cost of writing a small file and fsyncing it, in this run's temp dir: the issue's unit for the first event. */
 async function oneFsync(dir) {
@@ -36,7 +40,7 @@ async function oneFsync(dir) {
 }
 
 /** Runs one client and returns the delay of every stamped event, in ms. */
-async function delays(args, env, ndjson) {
+async function delays(args, env, ndjson, events = EVENTS) {
   const out = [];
   let pending = '';
   const onStdout = (bytes) => {
@@ -54,7 +58,7 @@ async function delays(args, env, ndjson) {
     }
   };
   await runNode(args, { env, onStdout });
-  if (out.length !== EVENTS) throw new Error(`saw ${out.length} of ${EVENTS} stamped events`);
+  if (out.length !== events) throw new Error(`saw ${out.length} of ${events} stamped events`);
   return out;
 }
 
@@ -81,6 +85,20 @@ export async function latency({ tmp, server }) {
       floor: run('floor', [UNDICI, url, 'stream'], false),
     },
     ROUNDS,
+    { warmup: 0 },
+  );
+  const short = `${server.url}/stamp/${FIRST_EVENTS}/${GAP_MS}`;
+  const firstOnly = (name, args, ndjson) => async () => {
+    first[name].push((await delays(args, env, ndjson, FIRST_EVENTS))[0]);
+    return 0;
+  };
+  await interleave(
+    {
+      text: firstOnly('text', [CLI, 'ask', '-q', '-o', 'text', '--url', short, 'q'], false),
+      ndjson: firstOnly('ndjson', [CLI, 'ask', '-q', '-o', 'ndjson', '--url', short, 'q'], true),
+      floor: firstOnly('floor', [UNDICI, short, 'stream'], false),
+    },
+    FIRST_ROUNDS,
     { warmup: 0 },
   );
   const stat = (q) => (samples) => [q === 0.5 ? median(samples) : quantile(samples, q)];
@@ -140,7 +158,7 @@ export async function latency({ tmp, server }) {
         nsed: first[mode],
         floor: first.floor,
         unit: 'ms',
-        runs: ROUNDS,
+        runs: ROUNDS + FIRST_ROUNDS,
         target: {
           text: `nsed − floor ≤ one fsync (${round(fsyncMs, 3)} ms)`,
           ok: (_r, n, fl) => n - fl <= fsyncMs,

@@ -31,6 +31,15 @@ export interface UpdateOptions {
    * Default: always durable.
    */
   durableRename?: (before: Session) => boolean;
+  /**
+   * Called once the new content is in place (renamed, and its directory synced when the rename
+   * is durable). The lock's release, which makes nothing more durable, then waits two turns of
+   * the event loop, so a caller waiting only for the content (the
+   * pending-job marker before the first event is shown) goes on first; the lock is held that
+   * much longer, never for more. The returned promise still settles after the release, with its
+   * failure if it fails.
+   */
+  committed?: () => void;
 }
 
 /**

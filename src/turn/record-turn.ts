@@ -34,15 +34,21 @@ export class TurnRecorder {
    * claim (resume, inject) the marker is written fully durably, as nothing would stand in for it.
    */
   pending(marker: PendingJob): Promise<void> {
-    return this.enqueue(
+    let committed!: () => void;
+    const inPlace = new Promise<void>((resolve) => (committed = resolve));
+    const write = this.enqueue(
       (s) => {
         s.pending_job = marker;
         s.server_thread = marker.job_id;
         // The marker now keeps a second turn out; the claim that did so until now is done.
         if (s.claim?.turn === marker.turn) delete s.claim;
       },
-      { durableRename: (before) => before.claim?.turn !== marker.turn },
+      { durableRename: (before) => before.claim?.turn !== marker.turn, committed },
     );
+    // The job may be shown once the file holds the marker; the lock's release follows it
+    // (writes stay chained, flush waits for it). A write that fails never commits:
+    // it settles `write`, and its failure is reported by flush, as before.
+    return Promise.race([inPlace, write]);
   }
 
   injection(jobId: string, inj: { message: string; round: number; sequence: number }, id: string, ts: string): void {

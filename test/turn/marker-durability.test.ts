@@ -3,11 +3,13 @@
 // directory fsync, since a power loss that undoes the rename leaves the claim, which is recovered
 // like a kill -9 before the first byte (test/e2e/turn-lease.test.ts). Every other write, and a
 // marker with no claim under it (resume, inject), stays fully durable.
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realDisk, type DiskOps } from '../../src/session/atomic-adapter.js';
 import { openFileStore } from '../../src/session/file-store.js';
+import { sessionFile, sessionsDir } from '../../src/session/paths.js';
 import type { PendingJob } from '../../src/session/model.js';
 import { emptyTranscript } from '../../src/turn/transcript.js';
 import { TurnRecorder } from '../../src/turn/record-turn.js';
@@ -85,5 +87,40 @@ describe('the pending-job marker (reliability #36)', () => {
       expect({ dir: counted.dirSyncs(), file: counted.fileSyncs() }).toEqual({ dir: 2, file: 2 });
       expect((await store.read('m')).pending_job?.turn).toBe('u1');
     }
+  });
+
+  it('resolves once the file holds the marker; the lock release follows, and flush waits for it', async () => {
+    const home = await tempHome();
+    const store = openFileStore(home);
+    const claim = { turn: 'u1', pid: process.pid, host: os.hostname(), token: 'ab', since: '2026-01-01T00:00:00.000Z' };
+    await store.create(session('m', { turns: [turn('u1')], claim }));
+    const file = sessionFile(sessionsDir(home), 'm');
+
+    const recorder = new TurnRecorder(store, 'm');
+    await recorder.pending(marker('u1'));
+    // What may be shown now is on disk: the file as renamed into place holds the marker.
+    expect((JSON.parse(readFileSync(file, 'utf8')) as { pending_job?: PendingJob }).pending_job?.job_id).toBe(
+      'oc-conv-1',
+    );
+    // The rest of the write comes later, still under the session lock.
+    expect(existsSync(`${file}.lock`)).toBe(true);
+
+    await recorder.flush();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('a marker write that fails settles too: the job is not left waiting, and flush reports the failure (exit 8)', async () => {
+    const home = await tempHome();
+    const failing: DiskOps = {
+      ...realDisk,
+      rename: async () => {
+        throw Object.assign(new Error('no space'), { code: 'ENOSPC' });
+      },
+    };
+    await openFileStore(home).create(session('m', { turns: [turn('u1')] }));
+    const recorder = new TurnRecorder(openFileStore(home, { disk: failing }), 'm');
+    await recorder.pending(marker('u1'));
+    await expect(recorder.flush()).rejects.toMatchObject({ exitCode: 8 });
+    expect((await openFileStore(home).read('m')).pending_job).toBeUndefined();
   });
 });
