@@ -32,7 +32,8 @@ export async function throughput({ tmp, server }) {
     undici: `${answer}\n`,
     http: `${answer}\n`,
     openai: `${answer}\n`,
-    text: answer,
+    // Text mode ends stdout with a newline when the answer has none (README, output modes).
+    text: `${answer}\n`,
     undiciStream: answer,
   };
   const timed = (name) => async () => {
