@@ -47,6 +47,31 @@ const weather = {
   strict: true,
 };
 
+const weatherQuestion = {
+  model: 'nsed:fast',
+  input: 'Use the weather tool for Paris, then advise on a coat',
+  tools: [weather],
+};
+
+/** Asks the weather question without streaming: the response, its call, and the job that made it. */
+async function askWeather(client: OpenAI) {
+  const { data: asked, response } = await client.responses.create(weatherQuestion).withResponse();
+  return { asked, call: functionCallOf(asked), jobId: response.headers.get('x-nsed-session-id') ?? '' };
+}
+
+/** Sends the weather for `callId` on the thread of `previous`: the response and the job that answered. */
+async function answerWeather(client: OpenAI, previous: string, callId: string) {
+  const { data: answered, response } = await client.responses
+    .create({
+      model: 'nsed:fast',
+      previous_response_id: previous,
+      input: [{ type: 'function_call_output', call_id: callId, output: '12°C and raining' }],
+      tools: [weather],
+    })
+    .withResponse();
+  return { answered, jobId: response.headers.get('x-nsed-session-id') };
+}
+
 describe('POST /v1/responses with the official openai package (responses.create)', () => {
   it('answers without streaming: a reasoning item with the deliberation progress, then the message', async () => {
     const s = await sim({ token: TOKEN, seed: 3 });
@@ -127,29 +152,18 @@ describe('POST /v1/responses with the official openai package (responses.create)
   it('round-trips a function tool: the response ends at the call, and its output feeds the same job', async () => {
     const s = await sim({ token: TOKEN, ...HOLD });
     const client = clientOf(s.url);
-    const { data: asked, response: askedHttp } = await client.responses
-      .create({ model: 'nsed:fast', input: 'Use the weather tool for Paris, then advise on a coat', tools: [weather] })
-      .withResponse();
+    const { asked, call, jobId } = await askWeather(client);
     expect(asked.status).toBe('completed');
-    const call = functionCallOf(asked);
     expect(call?.name).toBe('weather');
     expect(JSON.parse(call?.arguments ?? '{}')).toHaveProperty('city');
-    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
     // The response came at the call, not at its expiry: the job still waits for the result.
     expect(await pendingCalls(s.url, jobId)).toEqual([expect.objectContaining({ call_id: call?.call_id })]);
-    const { data: answered, response: answeredHttp } = await client.responses
-      .create({
-        model: 'nsed:fast',
-        previous_response_id: asked.id,
-        input: [{ type: 'function_call_output', call_id: call?.call_id ?? '', output: '12°C and raining' }],
-        tools: [weather],
-      })
-      .withResponse();
+    const { answered, jobId: answeredBy } = await answerWeather(client, asked.id, call?.call_id ?? '');
     expect(answered.id).not.toBe(asked.id);
     expect(answered.previous_response_id).toBe(asked.id);
     expect(answered.output.some((i) => i.type === 'function_call')).toBe(false);
     expect(answered.output_text).toContain('12°C and raining');
-    await expectOneJobAnswered(s, jobId, answeredHttp.headers.get('x-nsed-session-id'));
+    await expectOneJobAnswered(s, jobId, answeredBy);
   });
 
   it('streams a tool round trip: response.completed at the call, then the same job streams the answer', async () => {
@@ -210,23 +224,11 @@ describe('POST /v1/responses with the official openai package (responses.create)
     // The call expires at once; the test waits for the job to end, which it can only do past the expiry.
     const s = await sim({ token: TOKEN, toolWaitMs: 0 });
     const client = clientOf(s.url);
-    const { data: asked, response: askedHttp } = await client.responses
-      .create({ model: 'nsed:fast', input: 'Use the weather tool for Paris, then advise on a coat', tools: [weather] })
-      .withResponse();
-    const call = functionCallOf(asked);
-    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
+    const { asked, call, jobId } = await askWeather(client);
     await s.control.ended(jobId);
     expect(await callsOf(s.url, jobId)).toEqual([expect.objectContaining({ status: 'Expired' })]);
-    const { data: answered, response: answeredHttp } = await client.responses
-      .create({
-        model: 'nsed:fast',
-        previous_response_id: asked.id,
-        input: [{ type: 'function_call_output', call_id: call?.call_id ?? '', output: '12°C and raining' }],
-        tools: [weather],
-      })
-      .withResponse();
+    const { answered, jobId: second } = await answerWeather(client, asked.id, call?.call_id ?? '');
     // A new deliberation whose council reads the result from the thread, as before this route fed jobs.
-    const second = answeredHttp.headers.get('x-nsed-session-id');
     expect(second).not.toBe(jobId);
     expect(s.control.jobs().map((j) => j.jobId)).toEqual([jobId, second]);
     expect(answered.output.some((i) => i.type === 'function_call')).toBe(false);
@@ -236,19 +238,9 @@ describe('POST /v1/responses with the official openai package (responses.create)
   it('falls back to a new job when the output names a call the job is not waiting for', async () => {
     const s = await sim({ token: TOKEN, ...HOLD });
     const client = clientOf(s.url);
-    const { data: asked, response: askedHttp } = await client.responses
-      .create({ model: 'nsed:fast', input: 'Use the weather tool for Paris, then advise on a coat', tools: [weather] })
-      .withResponse();
-    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
-    const { data: answered, response: answeredHttp } = await client.responses
-      .create({
-        model: 'nsed:fast',
-        previous_response_id: asked.id,
-        input: [{ type: 'function_call_output', call_id: 'call_unknown', output: '12°C and raining' }],
-        tools: [weather],
-      })
-      .withResponse();
-    expect(answeredHttp.headers.get('x-nsed-session-id')).not.toBe(jobId);
+    const { asked, jobId } = await askWeather(client);
+    const { answered, jobId: answeredBy } = await answerWeather(client, asked.id, 'call_unknown');
+    expect(answeredBy).not.toBe(jobId);
     expect(s.control.jobs()).toHaveLength(2);
     expect(answered.output_text).toContain('12°C and raining');
     // The first job's call is untouched: it still waits for its own output.
@@ -258,31 +250,18 @@ describe('POST /v1/responses with the official openai package (responses.create)
   it('strict profile: a repeated follow-up is a dedup hit on the fed job, answered from the same place', async () => {
     const s = await sim({ token: TOKEN, profile: 'strict', ...HOLD });
     const client = clientOf(s.url);
-    const ask = {
-      model: 'nsed:fast',
-      input: 'Use the weather tool for Paris, then advise on a coat',
-      tools: [weather],
-    };
-    const { data: asked, response: askedHttp } = await client.responses.create(ask).withResponse();
-    const jobId = askedHttp.headers.get('x-nsed-session-id') ?? '';
-    const call = functionCallOf(asked);
+    const { asked, call, jobId } = await askWeather(client);
     // The asking request again: the same job, ending at the same call.
-    const { data: again, response: againHttp } = await client.responses.create(ask).withResponse();
-    expect(againHttp.headers.get('x-nsed-session-id')).toBe(jobId);
-    expect(functionCallOf(again)?.call_id).toBe(call?.call_id);
-    const follow = {
-      model: 'nsed:fast',
-      previous_response_id: asked.id,
-      input: [{ type: 'function_call_output' as const, call_id: call?.call_id ?? '', output: '12°C and raining' }],
-      tools: [weather],
-    };
-    const { data: answered, response: answeredHttp } = await client.responses.create(follow).withResponse();
-    const { data: repeated, response: repeatedHttp } = await client.responses.create(follow).withResponse();
+    const again = await askWeather(client);
+    expect(again.jobId).toBe(jobId);
+    expect(again.call?.call_id).toBe(call?.call_id);
+    const { answered, jobId: answeredBy } = await answerWeather(client, asked.id, call?.call_id ?? '');
+    const { answered: repeated, jobId: repeatedBy } = await answerWeather(client, asked.id, call?.call_id ?? '');
     expect(answered.output_text).toContain('12°C and raining');
     expect(repeated.output_text).toBe(answered.output_text);
     expect(repeated.output.some((i) => i.type === 'function_call')).toBe(false);
-    expect(answeredHttp.headers.get('x-nsed-session-id')).toBe(jobId);
-    expect(repeatedHttp.headers.get('x-nsed-session-id')).toBe(jobId);
+    expect(answeredBy).toBe(jobId);
+    expect(repeatedBy).toBe(jobId);
     expect(s.control.jobs()).toHaveLength(1);
   });
 
