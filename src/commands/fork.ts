@@ -56,8 +56,9 @@ export const fork: CommandDef<ForkOptions> = {
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };
     const title = `${parent.title} (fork)`;
-    // The fork keeps the parent's model, system and council unless this command names its own; the
-    // parent's model string is kept as sent, so a plain server's model never gains a prefix.
+    // The fork keeps the parent's model, system, council and offered tools unless this command names
+    // its own; the parent's model string is kept as sent, so a plain server's model never gains a
+    // prefix.
     const own = withRecordedCouncil(opts.turn, parent.council);
     const named = own.policy !== undefined || own.model !== undefined;
     const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
@@ -69,6 +70,7 @@ export const fork: CommandDef<ForkOptions> = {
         turns,
         forkedFrom,
         title,
+        tools: parent.tools,
       });
       ctx.io.stdout.write(`${session.id}\n`);
       return 0;
@@ -77,7 +79,15 @@ export const fork: CommandDef<ForkOptions> = {
     const { executeTurn } = await import('../turn/execute-turn.js');
     const conn = await ctx.connect(parent.orchestrator);
     try {
-      const init = { prompt: text, opts: inherited, orchestrator: conn.orchestrator, turns, forkedFrom, title };
+      const init = {
+        prompt: text,
+        opts: inherited,
+        orchestrator: conn.orchestrator,
+        turns,
+        forkedFrom,
+        title,
+        tools: parent.tools,
+      };
       const { session, userTurnId } = await startSession(ctx, init);
       return await executeTurn(ctx, conn, session, userTurnId, inherited, true);
     } finally {

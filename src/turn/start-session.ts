@@ -21,6 +21,8 @@ export interface SessionInit {
   /** Turns carried over from a parent session (fork). */
   turns?: Turn[];
   forkedFrom?: Session['forked_from'];
+  /** The tool definitions the parent offered (fork): offered again, as continue offers them. */
+  tools?: Session['tools'];
   /** Used when --title is not given. */
   title: string;
   /** The turn lease of a session created to run a turn at once. */
@@ -45,6 +47,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
   const council = councilOf(init.opts);
   if (council !== undefined) session.council = council;
   if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
+  if (init.tools !== undefined) session.tools = structuredClone(init.tools);
   if (init.claim !== undefined) session.claim = init.claim;
   await (await ctx.store()).create(session);
   return session;

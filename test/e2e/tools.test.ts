@@ -464,11 +464,14 @@ describe('replaying a tool turn', () => {
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
     const forked = await rig.run(['fork', session, '-o', 'json', 'shorter please']);
     expect(forked.code, forked.stderr).toBe(0);
-    expect(
-      chatBodies()
-        .at(-1)
-        ?.messages.filter((m) => m.role === 'tool'),
-    ).toEqual([{ role: 'tool', tool_call_id: callId, content: '4' }]);
+    const forkSent = chatBodies().at(-1);
+    expect(forkSent?.messages.filter((m) => m.role === 'tool')).toEqual([
+      { role: 'tool', tool_call_id: callId, content: '4' },
+    ]);
+    // A fork keeps its parent's settings, the tools it offers among them, as continue does.
+    expect(forkSent?.tools).toEqual(sent?.tools);
+    const forkId = (JSON.parse(forked.stdout) as { session: string }).session;
+    expect((await read(forkId)).tools).toEqual((await read(session)).tools);
 
     const shown = await rig.run(['sessions', 'show', session]);
     expect(shown.stdout).toContain('tool calculator {"expr":"2+2"} → 4 (ok, exit 0');
