@@ -1,6 +1,7 @@
 import { usageError } from '../errors.js';
 import type { RouteName } from '../sim/router.js';
 import { stringFlag, stringList, type CommandDef, type ParsedArgv } from './command.js';
+import { GLOBAL_OPTION_NAMES } from './global-options.js';
 
 const ROUTES = [
   'inject',
@@ -37,18 +38,7 @@ export interface SimOptions {
 }
 
 /** The client's options mean nothing to the simulator, so its help leaves them out. */
-const CLIENT_OPTIONS = [
-  'url',
-  'token-file',
-  'home',
-  'output',
-  'quiet',
-  'verbose',
-  'timeout',
-  'idle-timeout',
-  'color',
-  'sim',
-];
+const CLIENT_OPTIONS = GLOBAL_OPTION_NAMES.filter((name) => name !== 'help' && name !== 'version');
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef<SimOptions> = {
