@@ -104,6 +104,30 @@ describe('tool calls on the compat surface (protocol §10.1)', () => {
     );
   });
 
+  it('with dedup on, a repeated tool follow-up is answered by the same job from the same place', async () => {
+    const s = await sim({ ...HOLD, dedup: true });
+    const thread = { 'x-opencode-session': 'tools-dedup' };
+    const asked = await post(`${s.url}/v1/chat/completions`, { model: 'nsed:*', tools, messages: [question] }, thread);
+    const jobId = asked.headers.get('x-nsed-session-id') ?? '';
+    const call = ((await asked.json()) as ChatCompletion).choices[0]?.message.tool_calls?.[0];
+    const followUp = {
+      model: 'nsed:*',
+      tools,
+      messages: [
+        question,
+        { role: 'assistant', content: null, tool_calls: [call] },
+        { role: 'tool', tool_call_id: call?.id, content: '4' },
+      ],
+    };
+    const first = await post(`${s.url}/v1/chat/completions`, followUp, thread);
+    const again = await post(`${s.url}/v1/chat/completions`, followUp, thread);
+    const [a, b] = [(await first.json()) as ChatCompletion, (await again.json()) as ChatCompletion];
+    expect(a.choices[0]?.message.content).toContain('`calculator` returned “4”');
+    expect(b.choices[0]?.message.content).toBe(a.choices[0]?.message.content);
+    expect([first.headers.get('x-nsed-session-id'), again.headers.get('x-nsed-session-id')]).toEqual([jobId, jobId]);
+    expect(((await getJson(`${s.url}/deliberations`)).body as { jobs: unknown[] }).jobs).toHaveLength(1);
+  });
+
   it('shows a resumed stream the pending call and its answer as events, without ending at the call', async () => {
     const s = await sim(HOLD);
     const first = await postSse(`${s.url}/v1/chat/completions`, {

@@ -38,8 +38,8 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
     ctx.dedup === undefined || !isRecord(body.value)
       ? undefined
       : dedupKey({ surface: 'chat', model, messages: body.value.messages, tools: body.value.tools, thread: base });
-  const cached = key === undefined ? undefined : ctx.dedup?.hit(key);
-  if (cached) return respondWithJob(ctx, rq, cached, stream);
+  const cached = key === undefined ? undefined : ctx.dedup?.hitAt(key);
+  if (cached) return respondWithJob(ctx, rq, cached.job, stream, cached.from === 0 ? {} : { from: cached.from });
 
   const question = lastUserContent(messages);
   const live = base === undefined ? undefined : ctx.jobs.runningInThread(base);
@@ -51,7 +51,12 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
     // A follow-up that answers the blocked agent's call feeds it and streams what comes next;
     // anything else on a busy thread is guidance (the routing rule).
     const fed = answerCalls(running, messages);
-    if (fed > 0) return respondWithJob(ctx, rq, running, stream, { from: running.log.length });
+    if (fed > 0) {
+      // A repeat of this follow-up (dedup on) gets the same answer: the same job, from here.
+      const from = running.log.length;
+      if (key !== undefined) ctx.dedup?.claim(key, running, from);
+      return respondWithJob(ctx, rq, running, stream, { from });
+    }
     if (!isBlank(question) && toolResults.length === 0) running.inject(question);
     return respondWithJob(ctx, rq, running, stream);
   }
