@@ -375,21 +375,28 @@ describe('a call nobody answers', () => {
 
 // The strict profile offers no /resume for a native job: the client follows it on the live-only
 // named-event stream, where the tool calls arrive as tool_call_pending/responded/expired events.
+/**
+ * A native ask offering `tools` on a held strict simulator: the job waits until the client
+ * listens on its live-only named-event stream and has shown the first round, then runs free.
+ */
+async function askWhileListening(strict: Rig, tools: string) {
+  const args = ['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson'];
+  const running = strict.start([...args, 'Use the calculator to compute 2+2']);
+  const jobId = await strict.sim.control.nextJob();
+  await strict.sim.control.attached(jobId);
+  strict.sim.control.release(jobId, 1);
+  await running.output((o) => o.includes('"type":"round"'), 60_000);
+  strict.sim.control.release(jobId);
+  return { ...(await running.result), jobId };
+}
+
 describe('the native tool loop on the named-event stream (profile strict)', () => {
   it('a declared calculator answers 2+2 through the tool-call endpoint, and the answer uses it', async () => {
     // Held until the process reads its stream (it shows the first proposals, so it has listed
     // the pending calls already): the call can reach it only as tool_call_pending.
     const strict = await makeRig({ profile: 'strict', hold: true, toolWaitMs: 10 * 60_000 });
     try {
-      const tools = await kit.toolsFile(['calculator']);
-      const args = ['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson'];
-      const running = strict.start([...args, 'Use the calculator to compute 2+2']);
-      const heldJob = await strict.sim.control.nextJob();
-      await strict.sim.control.attached(heldJob);
-      strict.sim.control.release(heldJob, 1);
-      await running.output((o) => o.includes('"type":"round"'), 60_000);
-      strict.sim.control.release(heldJob);
-      const r = await running.result;
+      const r = await askWhileListening(strict, await kit.toolsFile(['calculator']));
       expect(r.code, r.stderr).toBe(0);
       const [call] = ofType(r.stdout, 'tool-call');
       expect(call).toMatchObject({ arguments: '{"expr":"2+2"}' });
@@ -413,15 +420,8 @@ describe('the native tool loop on the named-event stream (profile strict)', () =
     // it listens; then the call expires at once and the council goes on without it.
     const strict = await makeRig({ profile: 'strict', hold: true, toolWaitMs: 1 });
     try {
-      const tools = await kit.offerOnlyFile();
-      const args = ['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson'];
-      const run = strict.start([...args, 'Use the calculator to compute 2+2']);
-      const jobId = await strict.sim.control.nextJob();
-      await strict.sim.control.attached(jobId);
-      strict.sim.control.release(jobId, 1);
-      await run.output((o) => o.includes('"type":"round"'), 60_000);
-      strict.sim.control.release(jobId);
-      const r = await run.result;
+      const r = await askWhileListening(strict, await kit.offerOnlyFile());
+      const jobId = r.jobId;
       expect(r.code, r.stderr).toBe(0);
       const [call] = ofType(r.stdout, 'tool-call');
       expect(call).toMatchObject({ arguments: '{"expr":"2+2"}' });
