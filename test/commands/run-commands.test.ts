@@ -6,21 +6,9 @@ import { resume } from '../../src/commands/resume.js';
 import type { Session } from '../../src/session/model.js';
 import { buildChatRequest } from '../../src/turn/build-request.js';
 import { startSession } from '../../src/turn/start-session.js';
-import type { TurnOptions } from '../../src/turn/turn-options.js';
-import { contextRig, type ContextRig } from '../harness/context-rig.js';
+import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';
 
-const TURN: TurnOptions = {
-  policy: undefined,
-  system: undefined,
-  title: undefined,
-  stream: true,
-  agents: undefined,
-  rounds: undefined,
-  toolsFile: undefined,
-  toolFlags: [],
-  askUser: false,
-  maxToolCalls: 8,
-};
+const TURN = TURN_DEFAULTS;
 
 // Commands run with their typed options against a Context the test built: no process, no argv.
 let rig: ContextRig | undefined;

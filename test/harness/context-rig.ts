@@ -8,9 +8,24 @@ import type { Connection } from '../../src/connection.js';
 import { createContext, type Context, type GlobalOptions } from '../../src/context.js';
 import type { OutputMode } from '../../src/output/modes.js';
 import { openFileStore } from '../../src/session/file-store.js';
+import type { TurnOptions } from '../../src/turn/turn-options.js';
 import type { SessionStore } from '../../src/session/store.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
 import { memoryIO, type MemoryIO } from '../terminal/memory-io.js';
+
+/** A turn's options as `ask` parses them with no flags given. */
+export const TURN_DEFAULTS: TurnOptions = {
+  policy: undefined,
+  system: undefined,
+  title: undefined,
+  stream: true,
+  agents: undefined,
+  rounds: undefined,
+  toolsFile: undefined,
+  toolFlags: [],
+  askUser: false,
+  maxToolCalls: 8,
+};
 
 export interface ContextRig {
   ctx: Context;

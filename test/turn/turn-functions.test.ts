@@ -9,21 +9,9 @@ import { TurnRecorder } from '../../src/turn/record-turn.js';
 import { runTurn } from '../../src/turn/run-turn.js';
 import { injectMessage } from '../../src/turn/send-injection.js';
 import { createSession, startSession } from '../../src/turn/start-session.js';
-import type { TurnOptions } from '../../src/turn/turn-options.js';
-import { contextRig, type ContextRig } from '../harness/context-rig.js';
+import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';
 
-const OPTS: TurnOptions = {
-  policy: undefined,
-  system: undefined,
-  title: undefined,
-  stream: true,
-  agents: undefined,
-  rounds: undefined,
-  toolsFile: undefined,
-  toolFlags: [],
-  askUser: false,
-  maxToolCalls: 8,
-};
+const OPTS = TURN_DEFAULTS;
 // Rounds this slow never end within a test: a job started on such a simulator is running
 // for as long as the test looks at it, with no timing assumed.
 // Held at its first phase boundary by the simulator's control: running for as long as the test needs.
