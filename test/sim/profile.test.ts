@@ -14,6 +14,17 @@ const THREAD = { 'x-opencode-session': 'ses_profile' };
 const finishReasons = (chunks: readonly ChatCompletionChunk[]): unknown[] =>
   chunks.map((c) => c.choices[0]?.finish_reason ?? null).filter((f) => f !== null);
 
+/** A job's stamp and info for tests that build Job objects directly. */
+const stamp = { id: 'c', created: 0, model: 'nsed:*' };
+const info = {
+  query: 'q',
+  agents: ['A', 'B'],
+  totalRounds: 1,
+  policy: 'p',
+  mode: 'deliberation' as const,
+  surface: 'compat' as const,
+};
+
 describe('profiles', () => {
   it('reads default and strict, and refuses anything else with the choices in the hint', () => {
     expect(parseProfile(undefined).name).toBe('default');
@@ -69,15 +80,6 @@ describe('endings of a cancelled or failed job (GAP: how such a stream ends)', (
   );
 
   it('a failure ending chosen by the profile leaves completed jobs alone; the end fault applies to every outcome', async () => {
-    const stamp = { id: 'c', created: 0, model: 'nsed:*' };
-    const info = {
-      query: 'q',
-      agents: ['A', 'B'],
-      totalRounds: 1,
-      policy: 'p',
-      mode: 'deliberation' as const,
-      surface: 'compat' as const,
-    };
     const stop = {
       id: 'c',
       object: 'chat.completion.chunk',
@@ -230,15 +232,6 @@ describe('dedup (GAP: the key and the TTL)', () => {
   it('a hit lives for the TTL after the job ended; a failed job is never a hit', async () => {
     let now = 1_000;
     const cache = new DedupCache(30_000, () => now);
-    const stamp = { id: 'c', created: 0, model: 'nsed:*' };
-    const info = {
-      query: 'q',
-      agents: ['A', 'B'],
-      totalRounds: 1,
-      policy: 'p',
-      mode: 'deliberation' as const,
-      surface: 'compat' as const,
-    };
     const ok = new Job('ok', stamp, info);
     cache.claim('k', ok);
     ok.end('completed', 'stop');

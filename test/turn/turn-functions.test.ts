@@ -42,6 +42,15 @@ async function pendingOn(r: ContextRig, session: Session, userTurnId: string, jo
   });
 }
 
+/** A session whose turn was sent to the held simulator, with its pending marker recorded. */
+async function heldTurn(r: ContextRig) {
+  const { session, userTurnId } = await startSession(r.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
+  const start = buildChatRequest(session, session.active_policy, { stream: true });
+  if (start.kind !== 'chat') throw new Error('compat request expected');
+  const stream = await r.conn.client.chatStream(start.body, { threadKey: start.threadKey });
+  return { session, stream, pending: await pendingOn(r, session, userTurnId, stream.jobId ?? '') };
+}
+
 describe('startSession and executeTurn', () => {
   it('record the answer, clear the pending marker and end the NDJSON run with one finish event', async () => {
     rig = await contextRig();
@@ -119,11 +128,7 @@ describe('reconcilePending', () => {
 
   it('reports a job still running and keeps its marker', async () => {
     rig = await contextRig({ sim: HELD });
-    const { session, userTurnId } = await startSession(rig.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
-    const start = buildChatRequest(session, session.active_policy, { stream: true });
-    if (start.kind !== 'chat') throw new Error('compat request expected');
-    const stream = await rig.conn.client.chatStream(start.body, { threadKey: start.threadKey });
-    const pending = await pendingOn(rig, session, userTurnId, stream.jobId ?? '');
+    const { session, stream, pending } = await heldTurn(rig);
     expect(await reconcilePending(rig.ctx, rig.conn, pending)).toBe('running');
     expect((await rig.store.read(session.id)).pending_job?.job_id).toBe(stream.jobId);
     stream.abort();
@@ -133,11 +138,7 @@ describe('reconcilePending', () => {
 describe('injectMessage', () => {
   it('lands in the running job and is recorded as an injection turn with its round and sequence', async () => {
     rig = await contextRig({ sim: HELD });
-    const { session, userTurnId } = await startSession(rig.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
-    const start = buildChatRequest(session, session.active_policy, { stream: true });
-    if (start.kind !== 'chat') throw new Error('compat request expected');
-    const stream = await rig.conn.client.chatStream(start.body, { threadKey: start.threadKey });
-    const pending = await pendingOn(rig, session, userTurnId, stream.jobId ?? '');
+    const { session, stream, pending } = await heldTurn(rig);
     const sent = await injectMessage(rig.ctx, rig.conn, pending, 'focus on latency', false);
     // Where it landed is returned; the command, not this function, shows it in the output mode.
     expect(sent).toMatchObject({
