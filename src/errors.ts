@@ -14,6 +14,10 @@ export const ExitCode = {
   store: 8,
   cancelled: 9,
   toolPending: 10,
+  io: 11,
+  gateFailed: 12,
+  inconclusive: 13,
+  schemaMismatch: 14,
   timeout: 124,
   sighup: 129,
   interrupted: 130,
@@ -35,6 +39,10 @@ export type ErrorCode =
   | 'interrupted'
   | 'cancelled'
   | 'tool_pending'
+  | 'io'
+  | 'gate_failed'
+  | 'inconclusive'
+  | 'schema_mismatch'
   | 'bug';
 
 export type StreamDrop = 'eof' | 'reset' | 'idle' | 'malformed';
@@ -51,6 +59,10 @@ const exitFor: Record<ErrorCode, ExitCodeValue> = {
   interrupted: ExitCode.interrupted,
   cancelled: ExitCode.cancelled,
   tool_pending: ExitCode.toolPending,
+  io: ExitCode.io,
+  gate_failed: ExitCode.gateFailed,
+  inconclusive: ExitCode.inconclusive,
+  schema_mismatch: ExitCode.schemaMismatch,
   bug: ExitCode.bug,
 };
 

@@ -129,6 +129,22 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
     short: 'tool pending',
     meaning: 'a tool call awaits its result (nsed continue --tool-result, nsed tool-result)',
   },
+  io: {
+    short: 'io',
+    meaning: 'io: writing stdout or an output file failed (a full disk, a closed or broken file); the message names the error',
+  },
+  gateFailed: {
+    short: 'gate failed',
+    meaning: "gate failed: the deliberation completed but the council's verdict failed a gate (--min-convergence, --max-wrong, ...)",
+  },
+  inconclusive: {
+    short: 'inconclusive',
+    meaning: 'inconclusive: a gate could not be judged because the server did not report the value it checks',
+  },
+  schemaMismatch: {
+    short: 'schema mismatch',
+    meaning: 'schema mismatch: the answer does not match --schema, after the council had its --schema-retries to fix it',
+  },
   timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
   sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },
   interrupted: { short: 'interrupted (SIGINT)', meaning: 'interrupted (SIGINT, Ctrl-C)' },
