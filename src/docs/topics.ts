@@ -131,11 +131,13 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   },
   io: {
     short: 'io',
-    meaning: 'io: writing stdout or an output file failed (a full disk, a closed or broken file); the message names the error',
+    meaning:
+      'io: writing stdout or an output file failed (a full disk, a closed or broken file); the message names the error',
   },
   gateFailed: {
     short: 'gate failed',
-    meaning: "gate failed: the deliberation completed but the council's verdict failed a gate (--min-convergence, --max-wrong, ...)",
+    meaning:
+      "gate failed: the deliberation completed but the council's verdict failed a gate (--min-convergence, --max-wrong, ...)",
   },
   inconclusive: {
     short: 'inconclusive',
@@ -143,7 +145,8 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   },
   schemaMismatch: {
     short: 'schema mismatch',
-    meaning: 'schema mismatch: the answer does not match --schema, after the council had its --schema-retries to fix it',
+    meaning:
+      'schema mismatch: the answer does not match --schema, after the council had its --schema-retries to fix it',
   },
   timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
   sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },
