@@ -30,6 +30,11 @@ export const LAYERS = [
     allow: ['src/protocol/'],
     why: 'the event union is a leaf that api/ produces and output/, turn/ consume',
   },
+  {
+    from: 'src/verdict.ts',
+    allow: ['src/protocol/', 'src/events.ts'],
+    why: "the council's verdict is derived from events alone: a leaf that output/, turn/ and the reports share",
+  },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
   {
     from: 'src/terminal/',
