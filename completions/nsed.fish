@@ -37,7 +37,7 @@ end
 
 function __nsed_takes_value --argument-names cmd flag
     switch "$cmd|$flag"
-        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
+        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions show|-s' 'sessions show|--session' 'sessions export|-s' 'sessions export|--session' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'sessions rm|-s' 'sessions rm|--session' 'sessions remove|-s' 'sessions remove|--session' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
             return 0
     end
     return 1
@@ -92,7 +92,7 @@ complete -c nsed -l token-file -r -F -d 'read the bearer token from this file (o
 complete -c nsed -l home -x -a '(__fish_complete_directories)' -d 'store root (env NSED_HOME)'
 complete -c nsed -s o -l output -x -a 'text ndjson final json' -d 'output mode'
 complete -c nsed -s q -l quiet -d 'no progress, notes or hints on stderr (errors and warnings stay)'
-complete -c nsed -l verbose -d 'say more on stderr: the URL and where it came from, each request, the store'
+complete -c nsed -l verbose -d 'say more on stderr: every setting and where it came from, each request, the store'
 complete -c nsed -l timeout -x -d 'whole-turn deadline in seconds'
 complete -c nsed -l idle-timeout -x -d 'longest silence tolerated, in seconds'
 complete -c nsed -l color -d 'colour on stderr (--no-color, or NO_COLOR)'
@@ -186,12 +186,16 @@ complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s p -l policy
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l state -x -a 'ok running interrupted failed cancelled' -d 'only sessions in this state'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l json -d 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l ids -d 'print only the ids, one per line (what the completion scripts use)'
+complete -c nsed -n '__nsed_is \'sessions show\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'sessions show\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'sessions show\'' -l rounds -d 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim'
 complete -c nsed -n '__nsed_is \'sessions show\'' -l json -d 'the session as a JSON document, as export --format json writes it (also -o json)'
+complete -c nsed -n '__nsed_is \'sessions export\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'sessions export\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'sessions export\'' -s f -l format -x -a 'json markdown messages ndjson thread' -d 'export format'
 complete -c nsed -n '__nsed_is \'sessions export\'' -l out -l file -r -F -d 'write to FILE (atomically, mode 0600) instead of stdout'
+complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
+complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)'
 complete -c nsed -n '__nsed_is \'policies\'' -l tag -x -d 'only policies with this tag'
 complete -c nsed -n '__nsed_is \'sim\'' -l host -x -d 'address to listen on'

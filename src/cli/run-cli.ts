@@ -10,7 +10,7 @@ import { GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-optio
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
 import type { ContextParts, ProcessContext } from '../context.js';
-import { recordBuilder } from '../docs/record-builder.js';
+import { commandBuilder } from '../commands/shared/build-command.js';
 import { exitCodeEpilog } from '../docs/topics.js';
 import { ExitCode, NsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -130,12 +130,7 @@ function skipHelpCache(y: Argv): void {
 // The command is picked from the parsed words rather than through yargs handlers.
 // A command's --help shows its own options first and the global ones in a group of their own.
 function addCommand(y: Argv, def: CommandDef): Argv {
-  const own = recordBuilder(def.builder)
-    .options.filter((o) => !o.hidden)
-    .map((o) => o.name);
-  return y.command([def.command, ...(def.aliases ?? [])], def.describe, (sub: Argv) =>
-    def.builder(sub).group(own, 'Options:').group(GLOBAL_OPTION_NAMES, 'Global options:'),
-  );
+  return y.command([def.command, ...(def.aliases ?? [])], def.describe, commandBuilder(def, GLOBAL_OPTION_NAMES));
 }
 
 function addGroup(y: Argv, group: CommandGroup): Argv {

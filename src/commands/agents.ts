@@ -5,10 +5,10 @@ import type { CommandDef } from './command.js';
 export const agents: CommandDef<Record<string, never>> = {
   command: 'agents',
   describe: "list the orchestrator's agents (what --agents takes)",
-  builder: (y) =>
-    y
-      .example('nsed agents', 'a table on a terminal, tab-separated lines in a pipe')
-      .example("nsed agents -o json | jq -r '.[] | select(.is_online) | .agent_id'", 'the agents online now'),
+  examples: [
+    ['nsed agents', 'a table on a terminal, tab-separated lines in a pipe'],
+    ["nsed agents -o json | jq -r '.[] | select(.is_online) | .agent_id'", 'the agents online now'],
+  ],
   parse: () => ({}),
   run: async (_opts, ctx) => {
     const conn = await ctx.connect();

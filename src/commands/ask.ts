@@ -2,7 +2,7 @@ import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
 
 export interface AskOptions {
   /** The prompt's words as given; `-` stands for standard input, read only when the turn runs. */
@@ -14,26 +14,24 @@ export interface AskOptions {
 export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
-  builder: (y) =>
-    withTurnOptions(y)
-      .positional('prompt', {
-        type: 'string',
-        array: true,
-        describe: 'the question; - reads stdin in its place; with no words a piped stdin is the prompt',
-      })
-      .example('nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout')
-      .example(
-        'git diff | nsed ask "review this"',
-        'the words are the question, piped input its context (below it, fenced)',
-      )
-      .example(
-        'nsed ask -m llama3.2 --url http://localhost:11434 "hello"',
-        'any OpenAI-compatible server: the model as given',
-      )
-      .epilog(
-        'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
-          ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
-      ),
+  flags: TURN_FLAGS,
+  conflicts: TURN_CONFLICTS,
+  positionals: [
+    {
+      name: 'prompt',
+      array: true,
+      describe: 'the question; - reads stdin in its place; with no words a piped stdin is the prompt',
+    },
+  ],
+  examples: [
+    ['nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout'],
+    ['git diff | nsed ask "review this"', 'the words are the question, piped input its context (below it, fenced)'],
+    ['nsed ask -m llama3.2 --url http://localhost:11434 "hello"', 'any OpenAI-compatible server: the model as given'],
+  ],
+  epilog:
+    'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
+    ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
+  fast: { positional: 'prompt' },
   parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;

@@ -3,7 +3,8 @@ import {
   assertNsedSession,
   parseSessionTarget,
   readTarget,
-  withSessionTarget,
+  SESSION_TARGET_CONFLICTS,
+  SESSION_TARGET_FLAGS,
   type SessionTarget,
 } from './shared/session-target.js';
 
@@ -15,7 +16,8 @@ export interface CancelOptions {
 export const cancel: CommandDef<CancelOptions> = {
   command: 'cancel',
   describe: "cancel the session's running deliberation (Ctrl-C only detaches)",
-  builder: (y) => withSessionTarget(y),
+  flags: SESSION_TARGET_FLAGS,
+  conflicts: SESSION_TARGET_CONFLICTS,
   parse: (argv) => ({ target: parseSessionTarget(argv) }),
   run: async (opts, ctx) => {
     const [{ NsedError, toNsedError }, { recordJobEnd }, { acknowledge }] = await Promise.all([

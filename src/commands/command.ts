@@ -1,20 +1,38 @@
-import type { Argv } from 'yargs';
 import type { Context } from '../context.js';
+import type { FlagDef, PositionalDef } from './shared/flag-def.js';
 
 /** What yargs hands over once the words are parsed: untyped until a command's parse step reads it. */
 export type ParsedArgv = Readonly<Record<string, unknown>>;
 
 /**
- * One command, in the shape of gh's `NewCmdX(f, runF)`: the builder declares the flags, `parse`
- * turns the parsed words into the command's own typed options (pure, so tests call it without
- * any I/O; a bad value throws NsedError 'usage'), and `run` executes them against the Context.
- * Heavy modules are imported inside `run`, so registering every command costs nothing at start-up.
+ * One command, in the shape of gh's `NewCmdX(f, runF)`, its command line declared as data: yargs
+ * is built from `flags`, `positionals`, `conflicts`, `examples` and `epilog`
+ * (shared/build-command.ts), and so are the fast path, the help, the man page and the
+ * completions. `parse` turns the parsed words into the command's own typed options (pure, so
+ * tests call it without any I/O; a bad value throws NsedError 'usage'), and `run` executes them
+ * against the Context. Heavy modules are imported inside `run`, so registering every command
+ * costs nothing at start-up.
  */
 export interface CommandDef<O = unknown> {
   command: string;
   describe: string;
   aliases?: string[];
-  builder: (y: Argv) => Argv;
+  /** The command's own flags, shared groups (the turn flags) spread in; the global ones apart. */
+  flags?: readonly FlagDef[];
+  /** The positionals of `command`, described. */
+  positionals?: readonly PositionalDef[];
+  /** Pairs of flags that exclude each other (yargs refuses both with its own message). */
+  conflicts?: ReadonlyArray<readonly [string, string]>;
+  examples?: ReadonlyArray<readonly [command: string, describe: string]>;
+  epilog?: string;
+  /** false: the global client flags mean nothing here and are hidden from its help (`nsed sim`). */
+  clientOptions?: false;
+  /**
+   * The fast path reads this command's plain shapes (cli/prescan.ts) without loading yargs:
+   * which positional it takes. Every flag of the command and the global ones are read from the
+   * same tables, except those marked `fast: false`.
+   */
+  fast?: { positional: 'none' | 'id' | 'prompt' };
   parse(argv: ParsedArgv): O;
   run(options: O, ctx: Context): Promise<number>;
   /**

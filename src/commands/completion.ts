@@ -20,12 +20,12 @@ export function completionCommand(allCommands: () => readonly CommandEntry[]): C
     command: 'completion [shell]',
     describe: 'print a shell completion script (bash, zsh or fish; default: from $SHELL)',
     configFile: 'ignore',
-    builder: (y) =>
-      y
-        .positional('shell', { choices: SHELLS, describe: 'the shell to complete for' })
-        .example('source <(nsed completion bash)', 'bash, for this shell only')
-        .example('nsed completion zsh > "${fpath[1]}/_nsed"', 'zsh, for good')
-        .example('nsed completion fish > ~/.config/fish/completions/nsed.fish', 'fish, for good'),
+    positionals: [{ name: 'shell', choices: SHELLS, describe: 'the shell to complete for' }],
+    examples: [
+      ['source <(nsed completion bash)', 'bash, for this shell only'],
+      ['nsed completion zsh > "${fpath[1]}/_nsed"', 'zsh, for good'],
+      ['nsed completion fish > ~/.config/fish/completions/nsed.fish', 'fish, for good'],
+    ],
     parse: (argv) => ({ shell: SHELLS.find((s) => s === argv['shell']) }),
     run: async (opts, ctx) => {
       const fromEnv = (ctx.env['SHELL'] ?? '').split('/').pop() ?? '';

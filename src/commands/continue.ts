@@ -5,8 +5,14 @@ import type { Session } from '../session/model.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringList, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
-import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+import {
+  parseSessionTarget,
+  readTarget,
+  SESSION_TARGET_CONFLICTS,
+  SESSION_TARGET_FLAGS,
+  type SessionTarget,
+} from './shared/session-target.js';
+import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
 
 export interface ContinueOptions {
   target: SessionTarget;
@@ -20,20 +26,26 @@ export interface ContinueOptions {
 export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
-  builder: (y) =>
-    withSessionTarget(withTurnOptions(y))
-      .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
-      .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
-      .option('tool-result', {
-        type: 'string',
-        describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable',
-      })
-      .example('nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward')
-      .example(
-        'nsed continue --last --tool-result call_ab12=answer.txt',
-        'hand a tool result back and follow the deliberation',
-      )
-      .epilog('A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.'),
+  positionals: [{ name: 'prompt', array: true, describe: 'the follow-up (- or a pipe for stdin)' }],
+  flags: [
+    ...TURN_FLAGS,
+    ...SESSION_TARGET_FLAGS,
+    {
+      name: 'tool-result',
+      type: 'string',
+      repeatable: true,
+      describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable',
+      valueName: 'CALL_ID=FILE',
+      sample: 'call_ab12=answer.txt',
+    },
+  ],
+  conflicts: [...TURN_CONFLICTS, ...SESSION_TARGET_CONFLICTS],
+  examples: [
+    ['nsed continue --last "and for writes?"', 'follow up on the latest session'],
+    ['nsed continue -s 20261130 -p fast "shorter please"', 'swap the policy for this turn and onward'],
+    ['nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation'],
+  ],
+  epilog: 'A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.',
   parse: (argv) => {
     const opts = {
       turn: parseTurnOptions(argv),

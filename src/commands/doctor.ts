@@ -11,10 +11,10 @@ export const doctor: CommandDef<Record<string, never>> = {
   command: 'doctor',
   describe: 'check the set-up: URL and where it came from, reachability, token, store, proxy, Node',
   configFile: 'own',
-  builder: (y) =>
-    y
-      .example('nsed doctor', 'one line per check, with the fix for each that fails')
-      .example("nsed doctor -o json | jq '.checks[] | select(.ok | not)'", 'only what fails'),
+  examples: [
+    ['nsed doctor', 'one line per check, with the fix for each that fails'],
+    ["nsed doctor -o json | jq '.checks[] | select(.ok | not)'", 'only what fails'],
+  ],
   parse: () => ({}),
   run: async (_opts, ctx) => {
     const checks = await import('./shared/doctor-checks.js');

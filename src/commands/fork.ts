@@ -1,8 +1,9 @@
 import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import { stringFlag, type CommandDef } from './command.js';
+import { usageError } from '../errors.js';
+import { stringFlag, stringList, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
+import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
 
 export interface ForkOptions {
   /** The parent session: an id or a unique prefix. */
@@ -20,28 +21,35 @@ export interface ForkOptions {
  * file is only read, so parallel forks never contend.
  */
 export const fork: CommandDef<ForkOptions> = {
-  command: 'fork <source> [prompt..]',
+  command: 'fork [source] [prompt..]',
   describe: "new session from SESSION's turns up to --at TURN; prints its id, or runs PROMPT on it",
-  builder: (y) =>
-    withTurnOptions(y)
-      .positional('source', { type: 'string', describe: 'the session to branch from (id or unique prefix)' })
-      .positional('prompt', {
-        type: 'string',
-        array: true,
-        describe: 'a prompt to run on the fork at once (- for stdin)',
-      })
-      .option('at', {
-        type: 'string',
-        describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)',
-      })
-      .example('nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id')
-      .example('nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'),
-  parse: (argv) => ({
-    turn: parseTurnOptions(argv),
-    source: String(argv['source']),
-    at: stringFlag(argv, 'at'),
-    prompt: promptWords(argv['prompt'], argv['--']),
-  }),
+  positionals: [
+    { name: 'source', describe: 'the session to branch from (id or unique prefix)', complete: 'session' },
+    { name: 'prompt', array: true, describe: 'a prompt to run on the fork at once (- for stdin)' },
+  ],
+  flags: [
+    ...TURN_FLAGS,
+    {
+      name: 'at',
+      type: 'string',
+      describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)',
+      valueName: 'TURN',
+      sample: '2',
+    },
+  ],
+  conflicts: TURN_CONFLICTS,
+  examples: [
+    ['nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id'],
+    ['nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'],
+  ],
+  parse: (argv) => {
+    // `nsed fork -- ID -x…`: after `--` the first word is the source, as a positional before it would be.
+    const words = promptWords(argv['source'], [...stringList(argv, 'prompt'), ...stringList(argv, '--')]);
+    const [source, ...prompt] = words;
+    if (source === undefined || source === '-')
+      throw usageError('name the session to fork', "list sessions with 'nsed sessions ls'");
+    return { turn: parseTurnOptions(argv), source, at: stringFlag(argv, 'at'), prompt };
+  },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([

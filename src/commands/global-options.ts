@@ -4,72 +4,85 @@ import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
 import { OUTPUT_MODES } from '../output/modes.js';
 import type { ParsedArgv } from './command.js';
-
-/** Names of the flags every command accepts, shown apart from a command's own in its --help. */
-export const GLOBAL_OPTION_NAMES = [
-  'url',
-  'token-file',
-  'home',
-  'output',
-  'quiet',
-  'verbose',
-  'timeout',
-  'idle-timeout',
-  'color',
-  'sim',
-  'help',
-  'version',
-];
+import { applyFlags, type FlagDef } from './shared/flag-def.js';
 
 /** The flags every command accepts. The token itself is never a flag: it would show in `ps`. */
+export const GLOBAL_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'url',
+    type: 'string',
+    env: 'NSED_URL',
+    configKey: 'url',
+    describe: 'orchestrator base URL (env NSED_URL; see nsed doctor)',
+    valueName: 'URL',
+    sample: 'http://127.0.0.1:8080/v1',
+  },
+  {
+    name: 'token-file',
+    type: 'string',
+    configKey: 'token_file',
+    describe: 'read the bearer token from this file (or set NSED_TOKEN)',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: '/run/secrets/nsed token',
+  },
+  {
+    name: 'home',
+    type: 'string',
+    env: 'NSED_HOME',
+    describe: 'store root (env NSED_HOME)',
+    valueName: 'DIR',
+    complete: 'dir',
+    sample: '/tmp/nsed home',
+  },
+  {
+    name: 'output',
+    alias: 'o',
+    type: 'string',
+    choices: OUTPUT_MODES,
+    configKey: 'output',
+    defaultDescription: 'text',
+    describe: 'output mode',
+    valueName: 'MODE',
+  },
+  {
+    name: 'quiet',
+    alias: 'q',
+    type: 'boolean',
+    default: false,
+    describe: 'no progress, notes or hints on stderr (errors and warnings stay)',
+  },
+  {
+    name: 'verbose',
+    type: 'boolean',
+    default: false,
+    describe: 'say more on stderr: every setting and where it came from, each request, the store',
+  },
+  { name: 'timeout', type: 'number', describe: 'whole-turn deadline in seconds', valueName: 'S' },
+  {
+    name: 'idle-timeout',
+    type: 'number',
+    configKey: 'idle_timeout',
+    defaultDescription: '90',
+    describe: 'longest silence tolerated, in seconds',
+    valueName: 'S',
+  },
+  {
+    name: 'color',
+    type: 'boolean',
+    default: true,
+    configKey: 'color',
+    describe: 'colour on stderr (--no-color, or NO_COLOR)',
+  },
+  { name: 'sim', type: 'boolean', default: false, describe: 'use a built-in simulator on a loopback port' },
+];
+
+/** Names of the flags every command accepts, shown apart from a command's own in its --help. */
+export const GLOBAL_OPTION_NAMES = [...GLOBAL_FLAGS.map((f) => f.name), 'help', 'version'];
+
+/** The flags every command accepts, declared to yargs. */
 export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
-  return y
-    .option('url', { type: 'string', describe: 'orchestrator base URL (env NSED_URL; see nsed doctor)', global: true })
-    .option('token-file', {
-      type: 'string',
-      describe: 'read the bearer token from this file (or set NSED_TOKEN)',
-      global: true,
-    })
-    .option('home', { type: 'string', describe: 'store root (env NSED_HOME)', global: true })
-    .option('output', {
-      alias: 'o',
-      choices: OUTPUT_MODES,
-      defaultDescription: 'text',
-      describe: 'output mode',
-      global: true,
-    })
-    .option('quiet', {
-      alias: 'q',
-      type: 'boolean',
-      default: false,
-      describe: 'no progress, notes or hints on stderr (errors and warnings stay)',
-      global: true,
-    })
-    .option('verbose', {
-      type: 'boolean',
-      default: false,
-      describe: 'say more on stderr: the URL and where it came from, each request, the store',
-      global: true,
-    })
-    .option('timeout', { type: 'number', describe: 'whole-turn deadline in seconds', global: true })
-    .option('idle-timeout', {
-      type: 'number',
-      defaultDescription: '90',
-      describe: 'longest silence tolerated, in seconds',
-      global: true,
-    })
-    .option('color', {
-      type: 'boolean',
-      default: true,
-      describe: 'colour on stderr (--no-color, or NO_COLOR)',
-      global: true,
-    })
-    .option('sim', {
-      type: 'boolean',
-      default: false,
-      describe: 'use a built-in simulator on a loopback port',
-      global: true,
-    });
+  return applyFlags(y, GLOBAL_FLAGS, true);
 }
 
 const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, unknown: [], error: undefined };

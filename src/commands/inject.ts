@@ -4,7 +4,8 @@ import {
   assertNsedSession,
   parseSessionTarget,
   readTarget,
-  withSessionTarget,
+  SESSION_TARGET_CONFLICTS,
+  SESSION_TARGET_FLAGS,
   type SessionTarget,
 } from './shared/session-target.js';
 
@@ -23,15 +24,18 @@ export interface InjectOptions {
 export const inject: CommandDef<InjectOptions> = {
   command: 'inject [message..]',
   describe: "steer the session's running deliberation from another terminal",
-  builder: (y) =>
-    withSessionTarget(y)
-      .positional('message', { type: 'string', array: true, describe: 'the guidance (- for stdin)' })
-      .option('wait', {
-        type: 'boolean',
-        default: true,
-        describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)',
-      })
-      .example('nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council'),
+  positionals: [{ name: 'message', array: true, describe: 'the guidance (- for stdin)' }],
+  flags: [
+    ...SESSION_TARGET_FLAGS,
+    {
+      name: 'wait',
+      type: 'boolean',
+      default: true,
+      describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)',
+    },
+  ],
+  conflicts: SESSION_TARGET_CONFLICTS,
+  examples: [['nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council']],
   parse: (argv) => ({
     message: promptWords(argv['message'], argv['--']),
     target: parseSessionTarget(argv),

@@ -5,10 +5,10 @@ import type { CommandDef } from './command.js';
 export const models: CommandDef<Record<string, never>> = {
   command: 'models',
   describe: 'list the model names the orchestrator accepts (GET /v1/models)',
-  builder: (y) =>
-    y
-      .example('nsed models', 'nsed:<tag> for every policy, and any other model the server offers')
-      .example("nsed models -o json | jq -r '.[].id'", 'the names alone'),
+  examples: [
+    ['nsed models', 'nsed:<tag> for every policy, and any other model the server offers'],
+    ["nsed models -o json | jq -r '.[].id'", 'the names alone'],
+  ],
   parse: () => ({}),
   run: async (_opts, ctx) => {
     const conn = await ctx.connect();

@@ -11,17 +11,20 @@ export interface PoliciesOptions {
 export const policies: CommandDef<PoliciesOptions> = {
   command: 'policies',
   describe: "list the orchestrator's policies (what -p takes)",
-  builder: (y) =>
-    y
-      .option('tag', { type: 'string', describe: 'only policies with this tag' })
-      .option('cached', {
-        type: 'boolean',
-        default: false,
-        hidden: true,
-        describe: 'print the cached tags (for completion)',
-      })
-      .example('nsed policies', 'a table on a terminal, tab-separated lines in a pipe')
-      .example("nsed policies -o json | jq -r '.[].tags[]'", 'every tag -p accepts'),
+  flags: [
+    { name: 'tag', type: 'string', describe: 'only policies with this tag' },
+    {
+      name: 'cached',
+      type: 'boolean',
+      default: false,
+      hidden: true,
+      describe: 'print the cached tags (for completion)',
+    },
+  ],
+  examples: [
+    ['nsed policies', 'a table on a terminal, tab-separated lines in a pipe'],
+    ["nsed policies -o json | jq -r '.[].tags[]'", 'every tag -p accepts'],
+  ],
   parse: (argv) => ({ tag: stringFlag(argv, 'tag'), cached: argv['cached'] === true }),
   run: async (opts, ctx) => {
     const [{ resolveHome }, cache] = await Promise.all([

@@ -3,7 +3,8 @@ import {
   assertNsedSession,
   parseSessionTarget,
   readTarget,
-  withSessionTarget,
+  SESSION_TARGET_CONFLICTS,
+  SESSION_TARGET_FLAGS,
   type SessionTarget,
 } from './shared/session-target.js';
 
@@ -19,7 +20,9 @@ export interface ResumeOptions {
 export const resume: CommandDef<ResumeOptions> = {
   command: 'resume',
   describe: "reattach to the session's running deliberation; finish and record the turn",
-  builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
+  flags: SESSION_TARGET_FLAGS,
+  conflicts: SESSION_TARGET_CONFLICTS,
+  examples: [['nsed resume --last', 'pick up where a closed terminal left off']],
   parse: (argv) => ({ target: parseSessionTarget(argv) }),
   run: async (opts, ctx) => {
     const [

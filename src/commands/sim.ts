@@ -1,7 +1,6 @@
 import { usageError } from '../errors.js';
 import type { RouteName } from '../sim/router.js';
 import { stringFlag, stringList, type CommandDef, type ParsedArgv } from './command.js';
-import { GLOBAL_OPTION_NAMES } from './global-options.js';
 
 const ROUTES = [
   'inject',
@@ -37,66 +36,78 @@ export interface SimOptions {
   hold: boolean;
 }
 
-/** The client's options mean nothing to the simulator, so its help leaves them out. */
-const CLIENT_OPTIONS = GLOBAL_OPTION_NAMES.filter((name) => name !== 'help' && name !== 'version');
-
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef<SimOptions> = {
   command: 'sim',
   describe: 'serve the simulated NSED orchestrator (prints "nsed sim listening on http://HOST:PORT" first)',
   // The simulator is a server, not a client: nothing in the client's config file applies to it.
   configFile: 'ignore',
-  builder: (y) =>
-    CLIENT_OPTIONS.reduce((acc, key) => acc.option(key, { hidden: true }), y)
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-      .option('port', { type: 'number', default: 8080, describe: 'port (0 = a free one)' })
-      .option('profile', {
-        type: 'string',
-        choices: ['default', 'strict'],
-        describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
-      })
-      .option('dedup', {
-        type: 'boolean',
-        describe: 'answer an identical request from the same job (default: on with --profile strict)',
-      })
-      .option('dedup-ttl', {
-        type: 'number',
-        default: 30,
-        describe: 'seconds an ended job still answers identical requests',
-      })
-      .option('seed', { type: 'number', default: 0, describe: 'seed for the simulated council' })
-      .option('round-ms', { type: 'number', default: 600, describe: 'milliseconds per deliberation phase' })
-      .option('tool-wait-ms', {
-        type: 'number',
-        describe:
-          'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)',
-      })
-      .option('keepalive-ms', {
-        type: 'number',
-        default: 15000,
-        describe: 'keep-alive comment interval on idle streams',
-      })
-      .option('history-ttl', { type: 'number', default: 600, describe: 'seconds a finished job stays replayable' })
-      .option('token', { type: 'string', describe: 'require this bearer token (env NSED_SIM_TOKEN)' })
-      .option('fault', {
-        type: 'string',
-        array: true,
-        describe: 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)',
-      })
-      .option('without-route', {
-        type: 'string',
-        array: true,
-        choices: ROUTES,
-        describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
-      })
-      .option('hold', {
-        type: 'boolean',
-        default: false,
-        describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
-      })
-      .example('nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port')
-      .example('nsed sim --profile strict', 'answer every open question the other way')
-      .example('nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'),
+  // The client's options mean nothing to the simulator, so its help leaves them out.
+  clientOptions: false,
+  flags: [
+    { name: 'host', type: 'string', default: '127.0.0.1', describe: 'address to listen on' },
+    { name: 'port', type: 'number', default: 8080, describe: 'port (0 = a free one)' },
+    {
+      name: 'profile',
+      type: 'string',
+      choices: ['default', 'strict'],
+      env: 'NSED_SIM_PROFILE',
+      describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
+    },
+    {
+      name: 'dedup',
+      type: 'boolean',
+      describe: 'answer an identical request from the same job (default: on with --profile strict)',
+    },
+    {
+      name: 'dedup-ttl',
+      type: 'number',
+      default: 30,
+      describe: 'seconds an ended job still answers identical requests',
+    },
+    { name: 'seed', type: 'number', default: 0, describe: 'seed for the simulated council' },
+    { name: 'round-ms', type: 'number', default: 600, describe: 'milliseconds per deliberation phase' },
+    {
+      name: 'tool-wait-ms',
+      type: 'number',
+      describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)',
+      valueName: 'N',
+    },
+    { name: 'keepalive-ms', type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' },
+    { name: 'history-ttl', type: 'number', default: 600, describe: 'seconds a finished job stays replayable' },
+    {
+      name: 'token',
+      type: 'string',
+      env: 'NSED_SIM_TOKEN',
+      describe: 'require this bearer token (env NSED_SIM_TOKEN)',
+    },
+    {
+      name: 'fault',
+      type: 'string',
+      repeatable: true,
+      describe: 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)',
+      valueName: 'SPEC',
+      sample: 'drop-after=12;times=1',
+    },
+    {
+      name: 'without-route',
+      type: 'string',
+      repeatable: true,
+      choices: ROUTES,
+      describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
+    },
+    {
+      name: 'hold',
+      type: 'boolean',
+      default: false,
+      describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
+    },
+  ],
+  examples: [
+    ['nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port'],
+    ['nsed sim --profile strict', 'answer every open question the other way'],
+    ['nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'],
+  ],
   parse: (argv) => ({
     host: String(argv['host']),
     port: port(argv),

@@ -1,6 +1,12 @@
 import { stringFlag, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import {
+  parseSessionTarget,
+  readTarget,
+  SESSION_TARGET_CONFLICTS,
+  SESSION_TARGET_FLAGS,
+  type SessionTarget,
+} from './shared/session-target.js';
 
 export interface ToolResultOptions {
   target: SessionTarget;
@@ -18,12 +24,16 @@ export interface ToolResultOptions {
 export const toolResult: CommandDef<ToolResultOptions> = {
   command: 'tool-result <call-id> [value..]',
   describe: "answer a tool call the session's running deliberation waits on",
-  builder: (y) =>
-    withSessionTarget(y)
-      .positional('call-id', { type: 'string', describe: 'the call id (shown with the call)' })
-      .positional('value', { type: 'string', array: true, describe: 'the result (- for stdin)' })
-      .option('wait', { type: 'boolean', default: false, describe: 'then follow the deliberation to its answer' })
-      .example('nsed tool-result --last call_ab12 prod', 'answer the question the council asked'),
+  positionals: [
+    { name: 'call-id', describe: 'the call id (shown with the call)' },
+    { name: 'value', array: true, describe: 'the result (- for stdin)' },
+  ],
+  flags: [
+    ...SESSION_TARGET_FLAGS,
+    { name: 'wait', type: 'boolean', default: false, describe: 'then follow the deliberation to its answer' },
+  ],
+  conflicts: SESSION_TARGET_CONFLICTS,
+  examples: [['nsed tool-result --last call_ab12 prod', 'answer the question the council asked']],
   parse: (argv) => ({
     target: parseSessionTarget(argv),
     callId: stringFlag(argv, 'call-id') ?? '',

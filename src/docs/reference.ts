@@ -1,7 +1,7 @@
-import { withGlobalOptions } from '../commands/global-options.js';
+import { GLOBAL_FLAGS } from '../commands/global-options.js';
+import type { FlagDef } from '../commands/shared/flag-def.js';
 import { VERSION } from '../version.js';
 import { isGroup, type CommandDef, type CommandEntry, type CommandGroup } from '../commands/command.js';
-import { recordBuilder, type RecordedOption } from './record-builder.js';
 
 export type Completion = 'none' | 'file' | 'dir' | 'session' | 'policy' | 'choices';
 
@@ -56,73 +56,20 @@ export interface CliReference {
   commands: CommandRef[];
 }
 
-/** Arguments whose values complete from the file system or the store; the rest complete nothing. */
-export const VALUE_COMPLETION: Record<string, Completion> = {
-  'token-file': 'file',
-  tools: 'file',
-  out: 'file',
-  policy: 'policy',
-  home: 'dir',
-  session: 'session',
-  source: 'session',
-  id: 'session',
-  ids: 'session',
-};
-
-const VALUE_NAMES: Record<string, string> = {
-  url: 'URL',
-  'token-file': 'FILE',
-  home: 'DIR',
-  output: 'MODE',
-  policy: 'POLICY',
-  session: 'ID',
-  at: 'TURN',
-  agents: 'A,B,C',
-  tools: 'FILE',
-  tool: 'NAME=PROGRAM',
-  'tool-result': 'CALL_ID=FILE',
-  'max-tool-calls': 'N',
-  'tool-wait-ms': 'N',
-  out: 'FILE',
-  fault: 'SPEC',
-  system: 'TEXT',
-  title: 'TEXT',
-  timeout: 'S',
-  'idle-timeout': 'S',
-};
-
 /** The flags yargs itself adds in cli/run-cli.ts. */
 const BUILT_IN: OptionRef[] = [
   optionRef({
     name: 'help',
-    aliases: ['h'],
+    alias: 'h',
     type: 'boolean',
-    choices: [],
-    default: undefined,
     describe: 'show help (also after a command: nsed ask --help)',
-    array: false,
-    hidden: false,
   }),
-  optionRef({
-    name: 'version',
-    aliases: ['V'],
-    type: 'boolean',
-    choices: [],
-    default: undefined,
-    describe: 'print the version',
-    array: false,
-    hidden: false,
-  }),
+  optionRef({ name: 'version', alias: 'V', type: 'boolean', describe: 'print the version' }),
 ];
 
-/** The whole command line, read from the same builders the parser runs (`commands` is commands/index.ts's table). */
+/** The whole command line, read from the same tables the parser is built from (`commands` is commands/index.ts's). */
 export function cliReference(commands: readonly CommandEntry[]): CliReference {
-  const globals = [
-    ...recordBuilder(withGlobalOptions)
-      .options.filter((o) => !o.hidden)
-      .map(optionRef),
-    ...BUILT_IN,
-  ];
+  const globals = [...GLOBAL_FLAGS.filter((o) => o.hidden !== true).map(optionRef), ...BUILT_IN];
   const entries: CliReference['entries'] = commands.map((entry) =>
     isGroup(entry) ? { kind: 'group', group: groupRef(entry) } : { kind: 'command', command: commandRef(entry, []) },
   );
@@ -140,18 +87,17 @@ function groupRef(group: CommandGroup): GroupRef {
 
 function commandRef(def: CommandDef, parents: string[]): CommandRef {
   const [name = '', ...args] = def.command.split(/\s+/);
-  const recorded = recordBuilder(def.builder);
   const positionals = args.map((arg): PositionalRef => {
     const argName = arg.replace(/^[<[]|[>\]]$/g, '').replace(/\.\.$/, '');
-    const declared = recorded.positionals.find((p) => p.name === argName);
-    const choices = declared?.choices ?? [];
+    const declared = def.positionals?.find((p) => p.name === argName);
+    const choices = [...(declared?.choices ?? [])];
     return {
       name: argName,
       required: arg.startsWith('<'),
       variadic: arg.includes('..'),
       describe: declared?.describe ?? '',
       choices,
-      complete: choices.length > 0 ? 'choices' : (VALUE_COMPLETION[argName] ?? 'none'),
+      complete: choices.length > 0 ? 'choices' : (declared?.complete ?? 'none'),
     };
   });
   return {
@@ -159,33 +105,34 @@ function commandRef(def: CommandDef, parents: string[]): CommandRef {
     aliases: def.aliases ?? [],
     describe: def.describe,
     positionals,
-    options: recorded.options.filter((o) => !o.hidden).map(optionRef),
-    examples: recorded.examples,
-    clientOptions: !recorded.options.some((o) => o.hidden && o.name === 'url'),
+    options: (def.flags ?? []).filter((o) => o.hidden !== true).map(optionRef),
+    examples: (def.examples ?? []).map(([command, describe]) => ({ command, describe })),
+    clientOptions: def.clientOptions !== false,
   };
 }
 
-function optionRef(o: RecordedOption): OptionRef {
+function optionRef(o: FlagDef): OptionRef {
+  const aliases = o.alias === undefined ? [] : [o.alias];
   const flags = [
-    ...o.aliases.filter((a) => a.length === 1).map((a) => `-${a}`),
+    ...aliases.filter((a) => a.length === 1).map((a) => `-${a}`),
     `--${o.name}`,
-    ...o.aliases.filter((a) => a.length > 1).map((a) => `--${a}`),
+    ...aliases.filter((a) => a.length > 1).map((a) => `--${a}`),
   ];
   const takesValue = o.type !== 'boolean';
-  const choices = o.choices;
+  const choices = [...(o.choices ?? [])];
+  const shownDefault = o.default ?? o.defaultDescription;
   return {
     name: o.name,
     flags,
     takesValue,
     negatable: o.type === 'boolean' && o.default === true,
     valueName:
-      VALUE_NAMES[o.name] ??
-      (choices.length > 0 || o.type !== 'number' ? o.name.toUpperCase().replaceAll('-', '_') : 'N'),
+      o.valueName ?? (choices.length > 0 || o.type !== 'number' ? o.name.toUpperCase().replaceAll('-', '_') : 'N'),
     choices,
-    defaultText: o.default === undefined || o.type === 'boolean' ? undefined : String(o.default),
+    defaultText: shownDefault === undefined || o.type === 'boolean' ? undefined : String(shownDefault),
     describe: o.describe,
-    repeatable: o.array,
-    complete: choices.length > 0 ? 'choices' : (VALUE_COMPLETION[o.name] ?? 'none'),
+    repeatable: o.repeatable === true,
+    complete: choices.length > 0 ? 'choices' : (o.complete ?? 'none'),
   };
 }
 

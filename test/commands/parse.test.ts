@@ -197,8 +197,19 @@ describe('sessions', () => {
   });
 
   it('rm keeps every named id and --force', () => {
-    expect(rm.parse({ ids: ['a', 'b'], force: false })).toEqual({ ids: ['a', 'b'], force: false });
-    expect(rm.parse({ ids: 'a', force: true })).toEqual({ ids: ['a'], force: true });
+    expect(rm.parse({ ids: ['a', 'b'], force: false })).toEqual({ ids: ['a', 'b'], last: false, force: false });
+    expect(rm.parse({ ids: 'a', force: true })).toEqual({ ids: ['a'], last: false, force: true });
+  });
+
+  // Issue 23 item 7: `--`, -s ID and --last on sessions show, export and rm as on every other command.
+  it('rm, show and export take ids after --, -s ID and --last', () => {
+    expect(rm.parse({ ids: ['a'], '--': ['-b'], session: 'c' })).toMatchObject({ ids: ['a', '-b', 'c'] });
+    expect(rm.parse({ last: true })).toMatchObject({ ids: [], last: true });
+    expect(parseError(() => rm.parse({}))).toEqual(usage(/name the sessions to delete/));
+    expect(show.parse({ session: 'x' })).toMatchObject({ target: { kind: 'id', id: 'x' } });
+    expect(show.parse({ '--': ['-x'] })).toMatchObject({ target: { kind: 'id', id: '-x' } });
+    expect(parseError(() => show.parse({ id: 'x', session: 'y' }))).toEqual(usage(/name one session/));
+    expect(parseError(() => show.parse({ session: 'x', last: true }))).toEqual(usage(/not both/));
   });
 
   it('show reads --rounds and --json', () => {
@@ -208,7 +219,7 @@ describe('sessions', () => {
       json: false,
     });
     expect(show.parse({ last: true })).toMatchObject({ target: { kind: 'last' } });
-    expect(parseError(() => show.parse({}))).toEqual(usage(/name a session: an id, or --last/));
+    expect(parseError(() => show.parse({}))).toEqual(usage(/name a session: an id, -s ID or --last/));
     expect(parseError(() => show.parse({ id: 'x', last: true }))).toEqual(usage(/not both/));
   });
 

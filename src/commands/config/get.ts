@@ -1,20 +1,15 @@
 import type { ConfigKey } from '../../config-file.js';
 import { notFound } from '../../errors.js';
 import type { CommandDef } from '../command.js';
-import { readable, showValue } from './shared.js';
+import { CONFIG_KEY_POSITIONAL, readable, showValue } from './shared.js';
 
 /** `nsed config get KEY`: one value; a key that is not set exits 3, so a script can fall back. */
 export const get: CommandDef<{ key: string }> = {
   command: 'get <key>',
   describe: 'print one value of the config file',
   configFile: 'own',
-  builder: (y) =>
-    y
-      .positional('key', {
-        type: 'string',
-        describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file',
-      })
-      .example('nsed config get url', 'the orchestrator the config file names'),
+  positionals: [CONFIG_KEY_POSITIONAL],
+  examples: [['nsed config get url', 'the orchestrator the config file names']],
   parse: (argv) => ({ key: String(argv['key'] ?? '') }),
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError } = await import('../../config-file.js');

@@ -7,7 +7,7 @@ export const list: CommandDef<Record<string, never>> = {
   describe: 'print every value set in the config file',
   aliases: ['ls'],
   configFile: 'own',
-  builder: (y) => y.example('nsed config list', 'key=value, one a line'),
+  examples: [['nsed config list', 'key=value, one a line']],
   parse: () => ({}),
   run: async (_opts, ctx) => {
     const { CONFIG_KEYS } = await import('../../config-file.js');

@@ -6,7 +6,7 @@ export const pathCommand: CommandDef<Record<string, never>> = {
   command: 'path',
   describe: 'print where the config file is (NSED_CONFIG, XDG_CONFIG_HOME or ~/.config)',
   configFile: 'own',
-  builder: (y) => y.example('$EDITOR "$(nsed config path)"', 'edit it by hand'),
+  examples: [['$EDITOR "$(nsed config path)"', 'edit it by hand']],
   parse: () => ({}),
   run: async (_opts, ctx) => {
     ctx.io.stdout.write(`${requirePath(ctx.globals.config)}\n`);

@@ -1,5 +1,5 @@
 import type { CommandDef } from '../command.js';
-import { requirePath } from './shared.js';
+import { CONFIG_KEY_POSITIONAL, requirePath } from './shared.js';
 
 export interface SetOptions {
   key: string;
@@ -11,21 +11,14 @@ export const set: CommandDef<SetOptions> = {
   command: 'set <key> <value>',
   describe: 'set one value in the config file',
   configFile: 'own',
-  builder: (y) =>
-    y
-      .positional('key', {
-        type: 'string',
-        describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file',
-      })
-      .positional('value', { type: 'string', describe: 'the value, as you would give the flag' })
-      .example(
-        'nsed config set url https://nsed.example.com',
-        'the orchestrator to use when neither --url nor NSED_URL is given',
-      )
-      .example(
-        'nsed config set token_file ~/.config/nsed/token',
-        'where the bearer token is read from (never the token itself)',
-      ),
+  positionals: [CONFIG_KEY_POSITIONAL, { name: 'value', describe: 'the value, as you would give the flag' }],
+  examples: [
+    [
+      'nsed config set url https://nsed.example.com',
+      'the orchestrator to use when neither --url nor NSED_URL is given',
+    ],
+    ['nsed config set token_file ~/.config/nsed/token', 'where the bearer token is read from (never the token itself)'],
+  ],
   parse: (argv) => ({ key: String(argv['key'] ?? ''), value: String(argv['value'] ?? '') }),
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError, valueFromText, checkValue, editConfig } =

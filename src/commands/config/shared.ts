@@ -1,6 +1,9 @@
 import type { ConfigKey, ConfigValues, LoadedConfig } from '../../config-file.js';
 import { NsedError } from '../../errors.js';
 import type { Context } from '../../context.js';
+import { GLOBAL_FLAGS } from '../global-options.js';
+import type { FlagDef, PositionalDef } from '../shared/flag-def.js';
+import { TURN_FLAGS } from '../shared/turn-flags.js';
 
 /** The config file's path, or the reason there is none (no HOME and no NSED_CONFIG). */
 export function requirePath(config: LoadedConfig): string {
@@ -22,3 +25,16 @@ export function showValue(key: ConfigKey, values: ConfigValues): string {
   const v = values[key];
   return Array.isArray(v) ? v.join(',') : String(v);
 }
+
+/** Every flag that a config file key stands in for, in the order of the tables. */
+export const CONFIGURABLE: readonly FlagDef[] = [...GLOBAL_FLAGS, ...TURN_FLAGS].filter(
+  (f) => f.configKey !== undefined,
+);
+
+/** The KEY positional of get, set and unset, naming the keys the flag tables declare. */
+export const CONFIG_KEY_POSITIONAL: PositionalDef = {
+  name: 'key',
+  describe: `${CONFIGURABLE.map((f) => f.configKey)
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' or $1')}`,
+};

@@ -1,18 +1,13 @@
 import type { CommandDef } from '../command.js';
-import { requirePath } from './shared.js';
+import { CONFIG_KEY_POSITIONAL, requirePath } from './shared.js';
 
 /** `nsed config unset KEY`: the built-in default (or the environment) applies again. */
 export const unset: CommandDef<{ key: string }> = {
   command: 'unset <key>',
   describe: 'remove one value from the config file',
   configFile: 'own',
-  builder: (y) =>
-    y
-      .positional('key', {
-        type: 'string',
-        describe: 'url, policy, agents, rounds, idle_timeout, output, color or token_file',
-      })
-      .example('nsed config unset policy', "back to the orchestrator's first policy"),
+  positionals: [CONFIG_KEY_POSITIONAL],
+  examples: [['nsed config unset policy', "back to the orchestrator's first policy"]],
   parse: (argv) => ({ key: String(argv['key'] ?? '') }),
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError, editConfig } = await import('../../config-file.js');

@@ -1,7 +1,13 @@
 import { EXPORT_FORMATS, type ExportFormat } from '../../output/export/format-names.js';
 import { usageError } from '../../errors.js';
 import { stringFlag, type CommandDef } from '../command.js';
-import { parseShownSession, readShown, withShownSession, type ShownSession } from './target.js';
+import {
+  parseShownSession,
+  readShown,
+  SHOWN_SESSION_FLAGS,
+  SHOWN_SESSION_POSITIONAL,
+  type ShownSession,
+} from './target.js';
 
 export interface ExportOptions {
   target: ShownSession;
@@ -18,19 +24,28 @@ export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
   describe:
     'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
-  builder: (y) =>
-    withShownSession(y)
-      .option('format', { alias: 'f', choices: EXPORT_FORMATS, default: 'json' as const, describe: 'export format' })
-      .option('out', {
-        alias: 'file',
-        type: 'string',
-        describe: 'write to FILE (atomically, mode 0600) instead of stdout',
-      })
-      .example('nsed sessions export 20261130 --format markdown --out cache.md', 'a readable transcript')
-      .example(
-        'nsed sessions export 20261130 --format messages > messages.json',
-        'replay it through any OpenAI-compatible client',
-      ),
+  positionals: [SHOWN_SESSION_POSITIONAL],
+  flags: [
+    ...SHOWN_SESSION_FLAGS,
+    { name: 'format', alias: 'f', type: 'string', choices: EXPORT_FORMATS, default: 'json', describe: 'export format' },
+    {
+      name: 'out',
+      // A second long spelling, not a letter: `-o` is the global output mode of every command.
+      alias: 'file',
+      type: 'string',
+      describe: 'write to FILE (atomically, mode 0600) instead of stdout',
+      valueName: 'FILE',
+      complete: 'file',
+      sample: 'out.json',
+    },
+  ],
+  examples: [
+    ['nsed sessions export 20261130 --format markdown --out cache.md', 'a readable transcript'],
+    [
+      'nsed sessions export 20261130 --format messages > messages.json',
+      'replay it through any OpenAI-compatible client',
+    ],
+  ],
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
     if (out === '') throw usageError('--out needs a file name');

@@ -21,30 +21,36 @@ export const ls: CommandDef<LsOptions> = {
   command: 'ls',
   describe: 'list sessions, newest activity first',
   aliases: ['list'],
-  builder: (y) =>
-    y
-      .option('limit', { alias: 'n', type: 'number', describe: 'show at most N sessions' })
-      .option('policy', {
-        alias: 'p',
-        type: 'string',
-        describe: 'only sessions whose active policy is this (deep or nsed:deep)',
-      })
-      .option('state', { choices: SESSION_STATES, describe: 'only sessions in this state' })
-      .option('json', {
-        type: 'boolean',
-        default: false,
-        describe: 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)',
-      })
-      .option('ids', {
-        type: 'boolean',
-        default: false,
-        describe: 'print only the ids, one per line (what the completion scripts use)',
-      })
-      .example('nsed sessions ls -n 5', 'the five most recently active sessions')
-      .example(
-        "nsed sessions ls --state interrupted --json | jq -r '.[].id'",
-        'ids of sessions whose answer was cut short',
-      ),
+  flags: [
+    { name: 'limit', alias: 'n', type: 'number', describe: 'show at most N sessions' },
+    {
+      name: 'policy',
+      alias: 'p',
+      type: 'string',
+      describe: 'only sessions whose active policy is this (deep or nsed:deep)',
+      valueName: 'POLICY',
+      complete: 'policy',
+      sample: 'nsed:deep',
+    },
+    { name: 'state', type: 'string', choices: SESSION_STATES, describe: 'only sessions in this state' },
+    {
+      name: 'json',
+      type: 'boolean',
+      default: false,
+      describe: 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)',
+    },
+    {
+      name: 'ids',
+      type: 'boolean',
+      default: false,
+      describe: 'print only the ids, one per line (what the completion scripts use)',
+    },
+  ],
+  examples: [
+    ['nsed sessions ls -n 5', 'the five most recently active sessions'],
+    ["nsed sessions ls --state interrupted --json | jq -r '.[].id'", 'ids of sessions whose answer was cut short'],
+  ],
+  fast: { positional: 'none' },
   parse: (argv) => {
     const limit = argv['limit'];
     if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {

@@ -1,8 +1,12 @@
+import { usageError } from '../../errors.js';
 import { stringList, type CommandDef } from '../command.js';
+import { SESSION_TARGET_FLAGS } from '../shared/session-target.js';
 
 export interface RmOptions {
   /** Session ids or unique prefixes; all must resolve, or nothing is removed. */
   ids: string[];
+  /** --last: the most recently updated session as well. */
+  last: boolean;
   /** Also remove sessions whose deliberation is still running. */
   force: boolean;
 }
@@ -14,31 +18,49 @@ export interface RmOptions {
  * file that cannot be parsed is moved aside rather than deleted unless --force (docs/reliability.md #57).
  */
 export const rm: CommandDef<RmOptions> = {
-  command: 'rm <ids..>',
+  command: 'rm [ids..]',
   describe: 'delete sessions from the store (all named ids must exist, or none is deleted)',
   aliases: ['remove'],
-  builder: (y) =>
-    y
-      .positional('ids', { type: 'string', array: true, describe: 'session ids (unique prefixes are enough)' })
-      .option('force', {
-        type: 'boolean',
-        default: false,
-        describe:
-          'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
-      })
-      .example('nsed sessions rm 20261130-3f9a2c1b', 'delete one session')
-      .example(
-        'nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm',
-        'delete every interrupted session',
-      ),
-  parse: (argv) => ({ ids: stringList(argv, 'ids'), force: argv['force'] === true }),
+  positionals: [
+    {
+      name: 'ids',
+      array: true,
+      describe: 'session ids (unique prefixes are enough; or -s ID, --last)',
+      complete: 'session',
+    },
+  ],
+  flags: [
+    ...SESSION_TARGET_FLAGS,
+    {
+      name: 'force',
+      type: 'boolean',
+      default: false,
+      describe:
+        'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
+    },
+  ],
+  examples: [
+    ['nsed sessions rm 20261130-3f9a2c1b', 'delete one session'],
+    ['nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'],
+  ],
+  parse: (argv) => {
+    // Ids before and after `--` and from -s; --last adds the latest session.
+    const ids = [...stringList(argv, 'ids'), ...stringList(argv, '--'), ...stringList(argv, 'session')];
+    const last = argv['last'] === true;
+    if (ids.length === 0 && !last)
+      throw usageError('name the sessions to delete: ids, -s ID or --last', "list sessions with 'nsed sessions ls'");
+    return { ids, last, force: argv['force'] === true };
+  },
   run: async (opts, ctx) => {
     const { NsedError } = await import('../../errors.js');
     const store = await ctx.store();
-    const named = opts.ids;
     const ids: string[] = [];
-    for (const name of named) {
+    for (const name of opts.ids) {
       const id = await store.resolve(name);
+      if (!ids.includes(id)) ids.push(id);
+    }
+    if (opts.last) {
+      const id = await store.latest();
       if (!ids.includes(id)) ids.push(id);
     }
     if (!opts.force) {

@@ -1,6 +1,12 @@
 import { usageError } from '../../errors.js';
 import type { CommandDef } from '../command.js';
-import { parseShownSession, readShown, withShownSession, type ShownSession } from './target.js';
+import {
+  parseShownSession,
+  readShown,
+  SHOWN_SESSION_FLAGS,
+  SHOWN_SESSION_POSITIONAL,
+  type ShownSession,
+} from './target.js';
 
 export interface ShowOptions {
   target: ShownSession;
@@ -17,20 +23,27 @@ export interface ShowOptions {
 export const show: CommandDef<ShowOptions> = {
   command: 'show [id]',
   describe: 'print a session: every turn with its role, policy, job and time',
-  builder: (y) =>
-    withShownSession(y)
-      .option('rounds', {
-        type: 'boolean',
-        default: false,
-        describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim',
-      })
-      .option('json', {
-        type: 'boolean',
-        default: false,
-        describe: 'the session as a JSON document, as export --format json writes it (also -o json)',
-      })
-      .example('nsed sessions show --last --rounds', 'who led each round, and whether the council agreed')
-      .example("nsed sessions show 20261130 --json | jq -r '.turns[-1].content'", 'the last answer'),
+  positionals: [SHOWN_SESSION_POSITIONAL],
+  flags: [
+    ...SHOWN_SESSION_FLAGS,
+    {
+      name: 'rounds',
+      type: 'boolean',
+      default: false,
+      describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim',
+    },
+    {
+      name: 'json',
+      type: 'boolean',
+      default: false,
+      describe: 'the session as a JSON document, as export --format json writes it (also -o json)',
+    },
+  ],
+  examples: [
+    ['nsed sessions show --last --rounds', 'who led each round, and whether the council agreed'],
+    ["nsed sessions show 20261130 --json | jq -r '.turns[-1].content'", 'the last answer'],
+  ],
+  fast: { positional: 'id' },
   parse: (argv) => {
     const json = argv['json'] === true;
     if (json && (argv['output'] === 'ndjson' || argv['output'] === 'final')) {

@@ -1,20 +1,28 @@
-import type { Argv } from 'yargs';
 import type { Context } from '../../context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import type { Session } from '../../session/model.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
+import type { FlagDef } from './flag-def.js';
 
 /** Which session a command acts on: an id (or a unique prefix of one), or the latest. */
 export type SessionTarget = { kind: 'id'; id: string } | { kind: 'last' };
 
-/** `-s ID | --last`. */
-export function withSessionTarget(y: Argv): Argv {
-  return y
-    .option('session', { alias: 's', type: 'string', describe: 'session id (a unique prefix is enough)' })
-    .option('last', { type: 'boolean', describe: 'the most recently updated session' })
-    .conflicts('session', 'last');
-}
+/** `-s ID | --last`: a shared group of every command that acts on one session. */
+export const SESSION_TARGET_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'session',
+    alias: 's',
+    type: 'string',
+    describe: 'session id (a unique prefix is enough)',
+    valueName: 'ID',
+    complete: 'session',
+    sample: '20261130-3f9a2c1b',
+  },
+  { name: 'last', type: 'boolean', describe: 'the most recently updated session' },
+];
+
+export const SESSION_TARGET_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['session', 'last']];
 
 export function parseSessionTarget(argv: ParsedArgv): SessionTarget {
   const id = stringFlag(argv, 'session');

@@ -1,52 +1,86 @@
-import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
 import { stringFlag, stringList, type ParsedArgv } from '../command.js';
+import type { FlagDef } from './flag-def.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function withTurnOptions(y: Argv): Argv {
-  return y
-    .option('policy', {
-      alias: 'p',
-      type: 'string',
-      describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)',
-    })
-    .option('model', {
-      alias: 'm',
-      type: 'string',
-      describe: 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)',
-    })
-    .conflicts('model', 'policy')
-    .option('system', { type: 'string', describe: 'system instructions for the council' })
-    .option('title', { type: 'string', describe: 'session title (default: the first words of the prompt)' })
-    .option('save', {
-      type: 'boolean',
-      default: true,
-      describe: 'record the turn (--no-save: run and print it, write nothing to the store)',
-    })
-    .option('stream', {
-      type: 'boolean',
-      default: true,
-      describe: 'stream the deliberation (--no-stream waits for one JSON answer)',
-    })
-    .option('agents', { type: 'string', describe: 'choose the council: A,B,C (native /deliberation path)' })
-    .option('rounds', { type: 'number', describe: 'deliberation rounds (native /deliberation path)' })
-    .option('tools', {
-      type: 'string',
-      describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called',
-    })
-    .option('tool', {
-      type: 'string',
-      describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable',
-    })
-    .option('ask-user', { type: 'boolean', describe: 'offer the ask_user tool: the council may ask you a question' })
-    .option('max-tool-calls', {
-      type: 'number',
-      describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
-    });
-}
+/** The turn flags of ask, continue and fork: one shared group each command spreads into its table. */
+export const TURN_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'policy',
+    alias: 'p',
+    type: 'string',
+    env: 'NSED_POLICY',
+    configKey: 'policy',
+    describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)',
+    valueName: 'POLICY',
+    complete: 'policy',
+    sample: 'nsed:fast',
+  },
+  {
+    name: 'model',
+    alias: 'm',
+    type: 'string',
+    describe: 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)',
+    sample: 'llama3.2',
+  },
+  { name: 'system', type: 'string', describe: 'system instructions for the council', valueName: 'TEXT' },
+  {
+    name: 'title',
+    type: 'string',
+    describe: 'session title (default: the first words of the prompt)',
+    valueName: 'TEXT',
+  },
+  {
+    name: 'save',
+    type: 'boolean',
+    default: true,
+    describe: 'record the turn (--no-save: run and print it, write nothing to the store)',
+  },
+  {
+    name: 'stream',
+    type: 'boolean',
+    default: true,
+    describe: 'stream the deliberation (--no-stream waits for one JSON answer)',
+  },
+  {
+    name: 'agents',
+    type: 'string',
+    configKey: 'agents',
+    describe: 'choose the council: A,B,C (native /deliberation path)',
+    valueName: 'A,B,C',
+    sample: 'CortexA,CortexB',
+  },
+  { name: 'rounds', type: 'number', configKey: 'rounds', describe: 'deliberation rounds (native /deliberation path)' },
+  {
+    name: 'tools',
+    type: 'string',
+    describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'tools.json',
+  },
+  {
+    name: 'tool',
+    type: 'string',
+    repeatable: true,
+    describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable',
+    valueName: 'NAME=PROGRAM',
+    sample: 'calculator=./calc.js',
+  },
+  { name: 'ask-user', type: 'boolean', describe: 'offer the ask_user tool: the council may ask you a question' },
+  {
+    name: 'max-tool-calls',
+    type: 'number',
+    describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
+    valueName: 'N',
+  },
+];
+
+/** -m sends a model as given, -p names a policy: one turn has one of them. */
+export const TURN_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['model', 'policy']];
 
 /** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
 export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
@@ -91,7 +125,7 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     agents,
     rounds,
     toolsFile: str('tools'),
-    // Not a yargs array (that would swallow the prompt words after it); repeats still collect.
+    // Repeatable, one value per occurrence: a yargs array would swallow the prompt words after it.
     toolFlags: stringList(argv, 'tool'),
     askUser: argv['ask-user'] === true,
     maxToolCalls: maxToolCalls(argv['max-tool-calls']),
