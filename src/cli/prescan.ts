@@ -1,39 +1,53 @@
-import type { ParsedArgv } from '../commands/command.js';
-import { OUTPUT_MODES } from '../output/modes.js';
-import { SESSION_STATES } from '../session/store.js';
+import type { CommandDef, ParsedArgv } from '../commands/command.js';
+import { GLOBAL_FLAGS } from '../commands/global-options.js';
+import type { FlagDef } from '../commands/shared/flag-def.js';
+import { STDIN_MARKER } from '../commands/shared/prompt.js';
 
-/** The commands whose plain shapes the prescan reads: what a shell loop, a completion or a CI step runs. */
-export type PrescannedCommand = 'ls' | 'show' | 'ask';
+/** A command the fast path may read, by the words that name it (`['sessions', 'ls']`). */
+export interface FastEntry {
+  words: readonly string[];
+  def: CommandDef;
+}
+
+/** The entries of a command that opted in (CommandDef.fast): one per name and alias. */
+export function fastEntries(parents: readonly string[], def: CommandDef): FastEntry[] {
+  if (def.fast === undefined) return [];
+  const name = def.command.split(' ')[0] ?? '';
+  return [name, ...(def.aliases ?? [])].map((n) => ({ words: [...parents, n], def }));
+}
 
 /**
- * The words of `nsed sessions ls`, `nsed sessions show ID|--last` and `nsed ask [WORDS…]` as
- * yargs would parse them, for their plain shapes; anything else (another command, another flag,
- * a repeated flag, `--help`, a value that yargs would read in a way of its own) gives undefined
- * and goes to yargs. Loading and building the yargs parser was a third of an empty `sessions ls`
- * and the largest single item of a one-shot `ask` (bench/RESULTS.md).
- * test/cli/prescan.test.ts holds this to the yargs definitions: for every shape accepted here,
- * the typed options equal those of the yargs parse.
+ * The words of an opted-in command (`nsed sessions ls`, `nsed sessions show ID|--last`,
+ * `nsed ask [WORDS…]`) as yargs would parse them, for their plain shapes, read from the same
+ * flag tables yargs is built from; anything else (another command, an unknown flag, `--help`, a
+ * value that yargs would read in a way of its own) gives undefined and goes to yargs. Loading
+ * and building the yargs parser was a third of an empty `sessions ls` and the largest single
+ * item of a one-shot `ask` (bench/RESULTS.md). test/cli/prescan.test.ts generates its cases
+ * from the tables: every flag in every spelling, with a good and a bad value, both parsers,
+ * the same typed options.
  */
-export function prescan(args: readonly string[]): ParsedArgv | undefined {
-  const command = prescannedCommand(args);
-  if (command === undefined) return undefined;
-  const spec = SPECS[command];
-  // The defaults yargs fills in: the global options' and the command's. Output and the idle
-  // timeout have none, so that the config file can supply them when no flag does.
-  const argv: Record<string, unknown> = { _: args.slice(0, spec.words), ...GLOBAL_DEFAULTS, ...spec.defaults };
-  const prompt: string[] = [];
+export function prescan(
+  args: readonly string[],
+  entries: readonly FastEntry[],
+  globals: readonly FlagDef[] = GLOBAL_FLAGS,
+): { def: CommandDef; argv: ParsedArgv } | undefined {
+  const entry = entries.find((e) => e.words.every((w, i) => args[i] === w));
+  const shape = entry?.def.fast;
+  if (entry === undefined || shape === undefined) return undefined;
+  const { def } = entry;
+  const flags = [...globals, ...(def.flags ?? [])];
+  const spellings = spellingsOf(flags);
+  const start = entry.words.length;
+  // The defaults yargs fills in. A flag without one stays unset, so env and config can supply it.
+  const argv: Record<string, unknown> = { _: args.slice(0, start) };
+  for (const f of flags) if (f.default !== undefined) argv[f.name] = f.default;
+  const positionals: string[] = [];
   const seen = new Set<string>();
-  const once = (key: string): boolean => {
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  };
-  for (let i = spec.words; i < args.length; i++) {
+  for (let i = start; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--') {
-      // Every word after it is the prompt's, as it is (yargs keeps them apart under '--'); `show`
-      // takes none.
-      if (spec.positional !== 'prompt') return undefined;
+      // Every word after it is the prompt's, as it is (yargs keeps them apart under '--').
+      if (shape.positional !== 'prompt') return undefined;
       const rest = args.slice(i + 1);
       if (rest.length > 0) argv['--'] = rest;
       break;
@@ -41,133 +55,74 @@ export function prescan(args: readonly string[]): ParsedArgv | undefined {
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = eq === -1 ? arg : arg.slice(0, eq);
     // Own keys only: a prompt word such as `constructor` is no flag.
-    const flag = Object.hasOwn(spec.flags, name) ? spec.flags[name] : undefined;
-    if (flag === undefined) {
-      // A positional: the one id of `show`, the words of `ask`. One that could be a flag, a
-      // second id, the stdin marker as an id, or an empty word is yargs' to judge.
+    const spelling = Object.hasOwn(spellings, name) ? spellings[name] : undefined;
+    if (spelling === undefined) {
+      // A positional. One that could be a flag, the stdin marker as an id, or an empty word is yargs' to judge.
       if (arg === '' || arg.startsWith('-')) return undefined;
-      if (spec.positional === 'prompt') prompt.push(arg);
-      else if (spec.positional === 'id' && !arg.startsWith('\u0000') && once('id')) argv['id'] = arg;
-      else return undefined;
+      if (shape.positional === 'none') return undefined;
+      if (shape.positional === 'id' && (positionals.length > 0 || arg.startsWith('\u0000'))) return undefined;
+      positionals.push(arg);
       continue;
     }
-    const [key, kind] = flag;
-    if (!once(key)) return undefined;
-    if (kind === 'true' || kind === 'false') {
+    const { flag, negated } = spelling;
+    seen.add(flag.name);
+    if (flag.type === 'boolean') {
       // yargs takes a `true` or `false` after a boolean flag as its value (`--json false`).
       const after = args[i + 1];
       if (eq !== -1 || after === 'true' || after === 'false') return undefined;
-      argv[key] = kind === 'true';
+      argv[flag.name] = !negated;
       continue;
     }
     let v: string | undefined;
     if (eq !== -1) v = arg.slice(eq + 1);
     else if ((v = args[i + 1]) !== undefined) i++;
-    if (v === undefined || !VALUES[kind](v)) return undefined;
-    argv[key] = kind === 'count' ? Number(v) : v;
+    if (v === undefined || !readsAsWritten(flag, v)) return undefined;
+    const value = flag.type === 'number' ? Number(v) : v;
+    const before = argv[flag.name];
+    // A repeatable flag keeps every value (yargs: a string, then an array); any other, the last.
+    argv[flag.name] =
+      flag.repeatable === true && before !== undefined
+        ? [...(Array.isArray(before) ? before : [before]), value]
+        : value;
   }
-  // yargs refuses both (`.conflicts`); its message is the one to print.
-  if (seen.has('model') && seen.has('policy')) return undefined;
+  // yargs refuses both of a conflicting pair; its message is the one to print.
+  if ((def.conflicts ?? []).some(([a, b]) => seen.has(a) && seen.has(b))) return undefined;
   // yargs reads a last positional `help` as --help (`nsed ask why help`, `sessions show help`).
-  if (prompt[prompt.length - 1] === 'help' || argv['id'] === 'help') return undefined;
-  if (spec.positional === 'prompt') argv['prompt'] = prompt;
-  return argv;
+  if (positionals[positionals.length - 1] === 'help') return undefined;
+  const positional = def.positionals?.[0]?.name;
+  if (positional !== undefined && shape.positional === 'prompt') argv[positional] = positionals;
+  else if (positional !== undefined && positionals[0] !== undefined) argv[positional] = positionals[0];
+  return { def, argv };
 }
 
-/** The command the words start with, when the prescan knows it, else undefined. */
-export function prescannedCommand(args: readonly string[]): PrescannedCommand | undefined {
-  if (args[0] === 'ask') return 'ask';
-  if (args[0] !== 'sessions') return undefined;
-  if (args[1] === 'ls' || args[1] === 'list') return 'ls';
-  return args[1] === 'show' ? 'show' : undefined;
+interface Spelling {
+  flag: FlagDef;
+  negated: boolean;
 }
 
 /**
- * What a flag does: `true` and `false` set a boolean (`--no-color` sets color to false); the
- * others take a value, in the next word or after `=`, checked by VALUES.
+ * Every way a flag the fast path reads is written: `--name`, its alias, and `--no-name` for a
+ * boolean. A `count` flag, one marked `fast: false`, and yargs' camelCase spellings are left out.
  */
-type Kind = 'true' | 'false' | 'string' | 'output' | 'state' | 'count';
-
-interface Spec {
-  /** How many words name the command (`ask`, `sessions ls`). */
-  words: number;
-  positional: 'none' | 'id' | 'prompt';
-  defaults: Record<string, unknown>;
-  flags: Record<string, readonly [key: string, kind: Kind]>;
+function spellingsOf(flags: readonly FlagDef[]): Record<string, Spelling> {
+  const out: Record<string, Spelling> = {};
+  for (const flag of flags) {
+    if (flag.fast === false || flag.type === 'count') continue;
+    out[`--${flag.name}`] = { flag, negated: false };
+    if (flag.alias !== undefined)
+      out[`${flag.alias.length === 1 ? '-' : '--'}${flag.alias}`] = { flag, negated: false };
+    if (flag.type === 'boolean') out[`--no-${flag.name}`] = { flag, negated: true };
+  }
+  return out;
 }
 
-const GLOBAL_DEFAULTS = { quiet: false, verbose: false, color: true, sim: false };
-
-const GLOBAL_FLAGS: Spec['flags'] = {
-  '-q': ['quiet', 'true'],
-  '--quiet': ['quiet', 'true'],
-  '--no-color': ['color', 'false'],
-  '--home': ['home', 'string'],
-  '-o': ['output', 'output'],
-  '--output': ['output', 'output'],
-};
-
-/** Each accepted spelling and the argv key it sets. */
-const SPECS: Record<PrescannedCommand, Spec> = {
-  ls: {
-    words: 2,
-    positional: 'none',
-    defaults: { json: false, ids: false },
-    flags: {
-      ...GLOBAL_FLAGS,
-      '--json': ['json', 'true'],
-      '--ids': ['ids', 'true'],
-      '-n': ['limit', 'count'],
-      '--limit': ['limit', 'count'],
-      '--state': ['state', 'state'],
-      '-p': ['policy', 'string'],
-      '--policy': ['policy', 'string'],
-    },
-  },
-  show: {
-    words: 2,
-    positional: 'id',
-    defaults: { json: false, rounds: false },
-    flags: { ...GLOBAL_FLAGS, '--json': ['json', 'true'], '--rounds': ['rounds', 'true'], '--last': ['last', 'true'] },
-  },
-  // The flags of README's examples and of scripts: the global ones and the turn flags, each in
-  // its documented spelling; `--color`, `--save`, `--no-sim` and the like are left to yargs.
-  ask: {
-    words: 1,
-    positional: 'prompt',
-    defaults: { save: true, stream: true },
-    flags: {
-      ...GLOBAL_FLAGS,
-      '--verbose': ['verbose', 'true'],
-      '--sim': ['sim', 'true'],
-      '--url': ['url', 'string'],
-      '--token-file': ['token-file', 'string'],
-      '--timeout': ['timeout', 'count'],
-      '--idle-timeout': ['idle-timeout', 'count'],
-      '-p': ['policy', 'string'],
-      '--policy': ['policy', 'string'],
-      '-m': ['model', 'string'],
-      '--model': ['model', 'string'],
-      '--system': ['system', 'string'],
-      '--title': ['title', 'string'],
-      '--no-save': ['save', 'false'],
-      '--no-stream': ['stream', 'false'],
-      '--agents': ['agents', 'string'],
-      '--rounds': ['rounds', 'count'],
-      '--tools': ['tools', 'string'],
-      '--tool': ['tool', 'string'],
-      '--ask-user': ['ask-user', 'true'],
-      '--max-tool-calls': ['max-tool-calls', 'count'],
-    },
-  },
-};
-
-// Only values yargs reads as they are written: a plain decimal count (yargs would turn `1e3`,
-// `05` or `0x10` into numbers too, and `abc` into NaN), a state or output mode from its list, a
-// string that cannot be taken for a flag or the stdin marker.
-const VALUES: Record<Exclude<Kind, 'true' | 'false'>, (v: string) => boolean> = {
-  string: (v) => v !== '' && !v.startsWith('-') && !v.startsWith('\u0000'),
-  output: (v) => OUTPUT_MODES.some((m) => m === v),
-  state: (v) => SESSION_STATES.some((s) => s === v),
-  count: (v) => /^[1-9][0-9]{0,8}$/.test(v),
-};
+/**
+ * Only values yargs reads as they are written: a choice from the list, a plain decimal count
+ * (yargs would turn `1e3`, `05` or `0x10` into numbers too, and `abc` into NaN), a string that
+ * cannot be taken for a flag or the stdin marker.
+ */
+function readsAsWritten(flag: FlagDef, v: string): boolean {
+  if (flag.choices !== undefined) return flag.choices.includes(v);
+  if (flag.type === 'number') return /^[1-9][0-9]{0,8}$/.test(v);
+  return v !== '' && !v.startsWith('-') && !v.startsWith(STDIN_MARKER);
+}

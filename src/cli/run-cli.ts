@@ -16,7 +16,7 @@ import { ExitCode, NsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { VERSION } from '../version.js';
 import { helpWidth } from './help-width.js';
-import { prescan } from './prescan.js';
+import { fastEntries, prescan, type FastEntry } from './prescan.js';
 import { runSelected, type Selected, type Streams as BaseStreams, type TtyProbe } from './run-command.js';
 
 type Streams = BaseStreams & { stdout: { columns?: number } };
@@ -34,12 +34,8 @@ export async function runCli(
   isTTY?: TtyProbe,
 ): Promise<number> {
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
-  const quick = prescan(args);
-  const def = quick === undefined ? undefined : chosenCommand(quick);
-  const parsed =
-    def !== undefined && quick !== undefined
-      ? { selected: { def, argv: quick } }
-      : await parseWords(args, streams.stdout.columns);
+  const quick = prescan(args, FAST_ENTRIES);
+  const parsed = quick !== undefined ? { selected: quick } : await parseWords(args, streams.stdout.columns);
 
   if (parsed.error !== undefined) {
     streams.stderr.write(`nsed: ${oneLine(unknownOnce(parsed.error.message), 300)}\n`);
@@ -54,6 +50,11 @@ export async function runCli(
 
   return runSelected(selected, base, streams, parts, isTTY);
 }
+
+/** The commands that opted in to the fast path (CommandDef.fast), by the words that name them. */
+export const FAST_ENTRIES: readonly FastEntry[] = commands.flatMap((entry) =>
+  isGroup(entry) ? entry.subcommands.flatMap((d) => fastEntries([entry.command], d)) : fastEntries([], entry),
+);
 
 interface Parsed {
   selected?: Selected;

@@ -1,72 +1,36 @@
-// The prescan answers `sessions ls`, `sessions show` and `ask` without yargs; it must never read
-// the words differently from the yargs definitions. Every shape it accepts is parsed both ways
-// here and the typed options (global and the command's own) compared, the config file's
-// defaults and the usage errors of the parse steps included.
+// The prescan answers the commands that opted in (`sessions ls`, `sessions show`, `ask`) without
+// yargs; it must never read the words differently from yargs. The cases are generated from the
+// same flag tables both parsers read: every flag of the command and every global one, in every
+// spelling, with sample values and bad ones, once and repeated (the last one wins), around the
+// command's positionals. Each is parsed both ways and the typed options compared (global and
+// the command's own, with and without a config file, the parse steps' usage errors included),
+// so a flag added to a table is held to yargs without anyone writing a list.
 import { describe, expect, it } from 'vitest';
-import { prescan } from '../../src/cli/prescan.js';
-import { parseWords } from '../../src/cli/run-cli.js';
-import { parseGlobalOptions } from '../../src/commands/global-options.js';
-import type { ParsedArgv } from '../../src/commands/command.js';
-import type { LoadedConfig } from '../../src/config-file.js';
+import { fastEntries, prescan, type FastEntry } from '../../src/cli/prescan.js';
+import { FAST_ENTRIES, parseWords } from '../../src/cli/run-cli.js';
+import type { CommandDef, ParsedArgv } from '../../src/commands/command.js';
+import { GLOBAL_FLAGS, parseGlobalOptions } from '../../src/commands/global-options.js';
 import { ask } from '../../src/commands/ask.js';
+import type { FlagDef } from '../../src/commands/shared/flag-def.js';
 import { STDIN_MARKER } from '../../src/commands/shared/prompt.js';
-import { ls } from '../../src/commands/sessions/ls.js';
-import { show } from '../../src/commands/sessions/show.js';
+import type { LoadedConfig } from '../../src/config-file.js';
 
-const GLOBAL: string[][] = [
-  ['--json'],
-  ['-q'],
-  ['--quiet'],
-  ['--no-color'],
-  ['--home', '/tmp/nsed home'],
-  ['--home=/tmp/h=1'],
-  ['-o', 'json'],
-  ['-o', 'ndjson'],
-  ['--output', 'final'],
-  ['--output=text'],
-];
-
-const GROUPS: Record<'ls' | 'show', string[][]> = {
-  ls: [
-    ...GLOBAL,
-    ['--ids'],
-    ['-n', '5'],
-    ['--limit', '1'],
-    ['--limit=20'],
-    ['--state', 'interrupted'],
-    ['--state=ok'],
-    ['-p', 'deep'],
-    ['--policy', 'nsed:deep'],
-    ['--policy=nsed:fast'],
-  ],
-  show: [...GLOBAL, ['--rounds'], ['--last'], ['20261130-3f9a2c1b'], ['2026']],
+/** A config file's output and idle timeout apply only where no flag gave one, with either parser. */
+const CONFIGURED: LoadedConfig = {
+  path: '/c.json',
+  exists: true,
+  values: { output: 'json', idle_timeout: 30 },
+  unknown: [],
+  error: undefined,
 };
 
-function shapes(): string[][] {
-  const out: string[][] = [];
-  for (const verb of ['ls', 'list', 'show']) {
-    const groups = GROUPS[verb === 'show' ? 'show' : 'ls'];
-    out.push(['sessions', verb]);
-    groups.forEach((a, i) => {
-      out.push(['sessions', verb, ...a]);
-      // `list` is `ls` by another name: its flags once each are enough. Each pair once, in
-      // both orders only for the id and --last of show (a positional before or after a flag).
-      if (verb === 'list') return;
-      groups.forEach((b, j) => {
-        const order = verb === 'show' && (a[0] === '--last' || b[0] === '--last' || !a[0]?.startsWith('-'));
-        if (j > i || (j < i && order)) out.push(['sessions', verb, ...a, ...b]);
-      });
-    });
+/** The typed options, or the usage error the parse step gives (both parsers must agree on it too). */
+function typed<O>(parse: (argv: ParsedArgv) => O, argv: ParsedArgv): O | { error: string } {
+  try {
+    return parse(argv);
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
   }
-  return out;
-}
-
-async function viaYargs(args: string[]) {
-  const parsed = await parseWords(args, 100);
-  expect(parsed.error, args.join(' ')).toBeUndefined();
-  const selected = parsed.selected;
-  if (selected === undefined) throw new Error(`yargs chose no command for ${args.join(' ')}`);
-  return { command: selected.def.command, ...typedAll(selected.argv, selected.def.parse) };
 }
 
 /** What the run gets from these words: the global options, with and without a config file, and the command's. */
@@ -79,161 +43,173 @@ function typedAll(argv: ParsedArgv, parse: (argv: ParsedArgv) => unknown) {
 }
 
 /** runCli's first step: a lone `-` becomes the stdin marker before either parser sees the words. */
-function words(args: string[]): string[] {
+function words(args: readonly string[]): string[] {
   return args.map((a) => (a === '-' ? STDIN_MARKER : a));
 }
 
-/** A config file's output and idle timeout apply only where no flag gave one, with either parser. */
-const CONFIGURED: LoadedConfig = {
-  path: '/c.json',
-  exists: true,
-  values: { output: 'json', idle_timeout: 30 },
-  unknown: [],
-  error: undefined,
-};
-
-/** The typed options, or the usage error the command's parse gives (both parsers must agree on it too). */
-function typed<O>(parse: (argv: ParsedArgv) => O, argv: ParsedArgv): O | { error: string } {
-  try {
-    return parse(argv);
-  } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
-  }
+/** How yargs reads the words: the command it chose and the typed options, or its usage error. */
+async function viaYargs(args: string[]): Promise<{ command: string; view: ReturnType<typeof typedAll> } | string> {
+  const parsed = await parseWords(args, 100);
+  if (parsed.error !== undefined) return `yargs: ${parsed.error.message}`;
+  const selected = parsed.selected;
+  if (selected === undefined) return 'yargs chose no command';
+  return { command: selected.def.command, view: typedAll(selected.argv, selected.def.parse) };
 }
 
-describe('prescan of sessions ls and show', () => {
-  it('reads every shape it accepts exactly as the yargs definitions do', async () => {
-    const all = shapes();
-    let accepted = 0;
-    for (const args of all) {
-      const quick: ParsedArgv | undefined = prescan(args);
-      if (quick === undefined) continue;
-      accepted++;
-      const yargsView = await viaYargs(args);
-      const def = args[1] === 'show' ? show : ls;
-      expect(yargsView.command, args.join(' ')).toBe(def.command);
-      expect(typedAll(quick, def.parse), args.join(' ')).toEqual({
-        globals: yargsView.globals,
-        configured: yargsView.configured,
-        options: yargsView.options,
-      });
+/**
+ * Every disagreement between the prescan (reading `entries` and `globals`) and yargs (built from
+ * the real tables) over `shapes`; `mustTake` are shapes the prescan has to accept.
+ */
+async function mismatches(
+  shapes: readonly (readonly string[])[],
+  mustTake: ReadonlySet<string>,
+  entries: readonly FastEntry[] = FAST_ENTRIES,
+  globals: readonly FlagDef[] = GLOBAL_FLAGS,
+): Promise<{ found: string[]; accepted: number }> {
+  const found: string[] = [];
+  let accepted = 0;
+  for (const shape of shapes) {
+    const args = words(shape);
+    const quick = prescan(args, entries, globals);
+    const label = shape.join(' ');
+    if (quick === undefined) {
+      if (mustTake.has(label)) found.push(`${label}: left to yargs`);
+      continue;
     }
-    // Repeats of one flag (e.g. -q --quiet, -n 5 --limit 1, two ids) are left to yargs; every
-    // other shape is taken.
-    expect(accepted).toBeGreaterThan(250);
+    accepted++;
+    const reference = await viaYargs(args);
+    if (typeof reference === 'string') {
+      found.push(`${label}: the prescan took it, ${reference}`);
+      continue;
+    }
+    if (reference.command !== quick.def.command) {
+      found.push(`${label}: the prescan chose ${quick.def.command}, yargs ${reference.command}`);
+      continue;
+    }
+    try {
+      expect(typedAll(quick.argv, quick.def.parse)).toEqual(reference.view);
+    } catch (err) {
+      found.push(`${label}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
+  }
+  return { found, accepted };
+}
+
+/** The values the generated cases give a flag: two good ones (for a repeat) and bad ones. */
+function samples(f: FlagDef): { good: [string, string]; bad: string[] } {
+  if (f.choices !== undefined) {
+    const [first = '', second = first] = [f.choices[f.choices.length - 1], f.choices[0]];
+    return { good: [first, second], bad: ['bogus', ''] };
+  }
+  if (f.type === 'number') return { good: ['5', '12'], bad: ['0', 'abc', '1.5', '-1', '05', '1e3'] };
+  const sample = f.sample ?? 'some value';
+  return { good: [sample, `${sample}-2`], bad: ['', '-x', ' '] };
+}
+
+/** Each way to write one flag with one value, as separate words. */
+function spellings(f: FlagDef, value: string | boolean): string[][] {
+  const names = [
+    `--${f.name}`,
+    ...(f.alias === undefined ? [] : [f.alias.length === 1 ? `-${f.alias}` : `--${f.alias}`]),
+  ];
+  if (typeof value === 'boolean') return value ? names.map((n) => [n]) : [[`--no-${f.name}`]];
+  return [...names.map((n) => [n, value]), [`--${f.name}=${value}`]];
+}
+
+interface Generated {
+  shapes: string[][];
+  /** The shapes every flag the fast path reads must be taken in: good values, every spelling. */
+  mustTake: Set<string>;
+}
+
+/** The generated cases of one opted-in command, from the flag tables (`flags`: what yargs knows). */
+function generate(entry: FastEntry, flags: readonly FlagDef[]): Generated {
+  const shapes: string[][] = [];
+  const mustTake = new Set<string>();
+  const { words: head, def } = entry;
+  const positional = def.fast?.positional ?? 'none';
+  // The flag words alone, and around a positional, as the command takes them.
+  const around = (flagWords: string[]): string[][] =>
+    positional === 'prompt'
+      ? [flagWords, [...flagWords, 'q'], ['Design a cache', ...flagWords, 'x']]
+      : positional === 'id'
+        ? [flagWords, ['20261130-3f9a2c1b', ...flagWords], [...flagWords, '2026']]
+        : [flagWords];
+  const add = (flagWords: string[], take: boolean): void => {
+    for (const w of around(flagWords)) {
+      const shape = [...head, ...w];
+      shapes.push(shape);
+      if (take) mustTake.add(shape.join(' '));
+    }
+  };
+  for (const f of flags) {
+    if (f.hidden === true || f.type === 'count') continue;
+    const read = f.fast !== false;
+    if (f.type === 'boolean') {
+      for (const on of [true, false]) for (const w of spellings(f, on)) add(w, read);
+      // Repeated: the last one wins.
+      add([`--${f.name}`, `--no-${f.name}`], read);
+      add([`--no-${f.name}`, `--${f.name}`], read);
+      // yargs takes a `true` or `false` after a boolean as its value: the prescan leaves that to it.
+      add([`--${f.name}`, 'false'], false);
+      continue;
+    }
+    const { good, bad } = samples(f);
+    for (const v of good) for (const w of spellings(f, v)) add(w, read);
+    for (const v of bad) for (const w of spellings(f, v)) add(w, false);
+    // Twice: a single-valued flag keeps the last value, a repeatable one both.
+    const [first, second] = good;
+    for (const a of spellings(f, first)) for (const b of spellings(f, second)) add([...a, ...b], read);
+    add([`--${f.name}`], false);
+  }
+  return { shapes, mustTake };
+}
+
+function flagsOf(def: CommandDef, globals: readonly FlagDef[] = GLOBAL_FLAGS): FlagDef[] {
+  return [...globals, ...(def.flags ?? [])];
+}
+
+describe('the prescan against yargs, cases generated from the flag tables', () => {
+  it('opts in sessions ls, sessions show and ask, and nothing else', () => {
+    expect(FAST_ENTRIES.map((e) => e.words.join(' '))).toEqual([
+      'ask',
+      'sessions ls',
+      'sessions list',
+      'sessions show',
+    ]);
   });
 
-  it('leaves everything else to yargs', () => {
-    const others = [
-      ['sessions'],
-      ['--home', '/h', 'sessions', 'ls'],
-      ['sessions', 'ls', 'extra'],
-      ['sessions', 'ls', '--limit', '0'],
-      ['sessions', 'ls', '-n', '05'],
-      ['sessions', 'ls', '-n', '1e3'],
-      ['sessions', 'ls', '-n', '0x10'],
-      ['sessions', 'ls', '-n', 'abc'],
-      ['sessions', 'ls', '-n', '-1'],
-      ['sessions', 'ls', '-n'],
-      ['sessions', 'ls', '-n5'],
-      ['sessions', 'ls', '--limit=1234567890'],
-      ['sessions', 'ls', '--state', 'bogus'],
-      ['sessions', 'ls', '--state'],
-      ['sessions', 'ls', '-p'],
-      ['sessions', 'ls', '-p', '--json'],
-      ['sessions', 'ls', '--policy='],
-      ['sessions', 'ls', '-n', '5', '--limit', '6'],
-      ['sessions', 'ls', '--last'],
-      ['sessions', 'ls', '--rounds'],
-      ['sessions', 'show', 'a', 'b'],
-      ['sessions', 'show', 'a', '--last', '--last'],
-      ['sessions', 'show', '-'],
-      ['sessions', 'show', '\u0000nsed-stdin'],
-      ['sessions', 'show', ''],
-      ['sessions', 'show', '--help'],
-      ['sessions', 'show', 'a', '-h'],
-      ['sessions', 'show', '--ids'],
-      ['sessions', 'show', '-n', '5'],
-      ['sessions', 'show', '--last=true'],
-      ['sessions', 'show', '--', 'a'],
-      ['sessions', 'show', '-x'],
-      ['sessions', 'export', 'a'],
-      ['sessions', 'rm', 'a'],
-      ['sessions', 'ls', '--help'],
-      ['sessions', 'ls', '-h'],
-      ['sessions', 'ls', '--json', '--json'],
-      ['sessions', 'ls', '-q', '--quiet'],
-      ['sessions', 'ls', '--json=false'],
-      ['sessions', 'ls', '-o', 'bogus'],
-      ['sessions', 'ls', '-o'],
-      ['sessions', 'ls', '-o=json'],
-      ['sessions', 'ls', '-oj'],
-      ['sessions', 'ls', '--home'],
-      ['sessions', 'ls', '--home', '--json'],
-      ['sessions', 'ls', '--home='],
-      ['sessions', 'ls', '--color'],
-      ['sessions', 'ls', '--sim'],
-      ['sessions', 'ls', '--'],
-      ['sessions', 'ls', '-qj'],
-      // yargs takes the word after a boolean flag as its value when it is `true` or `false`.
-      ['sessions', 'show', '--json', 'false'],
-      ['sessions', 'show', '--last', 'true'],
-      ['sessions', 'show', 'a', '--rounds', 'false'],
-      ['sessions', 'ls', '--ids', 'true'],
-      ['sessions', 'ls', '-q', 'false'],
-      ['sessions', 'show', 'constructor', 'toString'],
-      ['sessions', 'ls', 'constructor'],
-      ['sessions', 'ls', '__proto__'],
-      ['sessions', 'show', 'help'],
-      ['sessions', 'show', 'help', '--json'],
-    ];
-    for (const args of others) expect(prescan(args), args.join(' ')).toBeUndefined();
+  for (const entry of FAST_ENTRIES) {
+    const label = entry.words.join(' ');
+    it(`${label}: every flag in every spelling, good and bad values, once and twice, read as yargs reads it`, async () => {
+      const { shapes, mustTake } = generate(entry, flagsOf(entry.def));
+      const { found, accepted } = await mismatches(shapes, mustTake);
+      expect(found).toEqual([]);
+      expect(accepted).toBeGreaterThanOrEqual(mustTake.size);
+    });
+  }
+
+  // Issue 18 item 2: a flag the prescan read under a wrong key passed the whole suite.
+  it('fails when the prescan reads a table with a wrong key (a typo) or without a flag', async () => {
+    const typo = {
+      ...ask,
+      flags: (ask.flags ?? []).map((f) => (f.name === 'max-tool-calls' ? { ...f, name: 'max-tool-call' } : f)),
+    };
+    const generated = generate(fastEntries([], ask)[0] as FastEntry, flagsOf(ask));
+    const withTypo = await mismatches(generated.shapes, generated.mustTake, fastEntries([], typo));
+    expect(withTypo.found.length).toBeGreaterThan(0);
+    expect(withTypo.found.every((m) => m.includes('--max-tool-calls'))).toBe(true);
+
+    // The typo'd table's own cases: the prescan takes a spelling yargs refuses.
+    const own = generate(fastEntries([], typo)[0] as FastEntry, flagsOf(typo));
+    const fromTypo = await mismatches(own.shapes, new Set(), fastEntries([], typo));
+    expect(fromTypo.found.some((m) => /max-tool-call\b.*Unknown argument/.test(m))).toBe(true);
+
+    const globalTypo = GLOBAL_FLAGS.map((f) => (f.name === 'idle-timeout' ? { ...f, alias: 'i' } : f));
+    const aliased = await mismatches([['ask', '-i', '5', 'q']], new Set(), FAST_ENTRIES, globalTypo);
+    expect(aliased.found).toEqual([expect.stringContaining('Unknown argument')]);
   });
 });
-
-/** Each flag of `ask` the prescan reads, in every spelling, and values its parse step refuses. */
-const ASK_GROUPS: string[][] = [
-  ['-q'],
-  ['--quiet'],
-  ['--verbose'],
-  ['--no-color'],
-  ['--sim'],
-  ['--home', '/tmp/nsed home'],
-  ['--home=/tmp/h=1'],
-  ['-o', 'final'],
-  ['-o', 'ndjson'],
-  ['--output', 'json'],
-  ['--output=text'],
-  ['--url', 'http://127.0.0.1:8080/v1'],
-  ['--url=http://h/?a=b'],
-  ['--token-file', '/run/secrets/nsed token'],
-  ['--timeout', '300'],
-  ['--timeout=1'],
-  ['--idle-timeout', '30'],
-  ['-p', 'deep'],
-  ['--policy', 'nsed:fast'],
-  [`--policy=${'a1'.repeat(32)}`],
-  ['-p', '5'],
-  ['-p', 'true'],
-  ['-p', ' '],
-  ['-m', 'llama3.2'],
-  ['--model=gpt-4o-mini'],
-  ['--system', 'Answer in three bullet points'],
-  ['--title', 'cache review'],
-  ['--title=a=b'],
-  ['--no-save'],
-  ['--no-stream'],
-  ['--agents', 'CortexA,CortexB'],
-  ['--agents', 'OnlyOne'],
-  ['--agents=A, B ,C'],
-  ['--rounds', '2'],
-  ['--rounds', '101'],
-  ['--tools', 'tools.json'],
-  ['--tool', 'calculator=./calc.js'],
-  ['--ask-user'],
-  ['--max-tool-calls', '5'],
-  ['--max-tool-calls=1001'],
-];
 
 /** Prompt words, among them ones yargs might read as something else (numbers, commands, keys of an object). */
 const PROMPTS: string[][] = [
@@ -258,56 +234,43 @@ const PROMPTS: string[][] = [
   [' '],
 ];
 
-function askShapes(): string[][] {
-  const out: string[][] = PROMPTS.map((w) => ['ask', ...w]);
-  for (const w of PROMPTS) out.push(['ask', '-q', '-o', 'final', '--url', 'http://127.0.0.1:1/v1', ...w]);
-  ASK_GROUPS.forEach((a, i) => {
-    out.push(['ask', ...a], ['ask', ...a, 'q'], ['ask', 'Design a cache', ...a]);
-    // Each pair once, with a prompt word between them and one after.
-    ASK_GROUPS.forEach((b, j) => {
-      if (j > i) out.push(['ask', ...a, 'Design', ...b, 'a cache']);
-    });
-  });
-  // Everything after `--` is the prompt's, also what looks like a flag.
-  out.push(
-    ['ask', '-p', 'fast', '--', '-x', 'is', 'a', 'flag?'],
-    ['ask', '--', '-q'],
-    ['ask', 'a', '--'],
-    ['ask', '--'],
-    ['ask', '--', '--'],
-    ['ask', 'a', '--', 'b', '--', 'c'],
-    ['ask', 'a', '--', '-'],
-    ['ask', '-q', '--', ''],
-    ['ask', '--', 'true', '--help', '-p', 'x'],
-    ['ask', '--no-save', '--', 'false'],
-    ['ask', 'a', '--', 'help'],
-  );
-  return out;
-}
-
-describe('prescan of ask', () => {
-  it('reads every shape it accepts exactly as the yargs definitions do', async () => {
-    let accepted = 0;
-    for (const shape of askShapes()) {
-      const args = words(shape);
-      const quick = prescan(args);
-      if (quick === undefined) continue;
-      accepted++;
-      const yargsView = await viaYargs(args);
-      expect(yargsView.command, shape.join(' ')).toBe(ask.command);
-      expect(typedAll(quick, ask.parse), shape.join(' ')).toEqual({
-        globals: yargsView.globals,
-        configured: yargsView.configured,
-        options: yargsView.options,
-      });
-    }
-    // Left to yargs here: a flag given twice (in two spellings or with two values), -m with -p, a
-    // last word `help`.
-    expect(accepted).toBeGreaterThan(850);
+describe('the prescan of words that are not flags', () => {
+  it('reads prompt words, ids and what follows -- as yargs does', async () => {
+    const shapes: string[][] = [
+      ...PROMPTS.map((w) => ['ask', ...w]),
+      ...PROMPTS.map((w) => ['ask', '-q', '-o', 'final', '--url', 'http://127.0.0.1:1/v1', ...w]),
+      // Everything after `--` is the prompt's, also what looks like a flag.
+      ['ask', '-p', 'fast', '--', '-x', 'is', 'a', 'flag?'],
+      ['ask', '--', '-q'],
+      ['ask', 'a', '--'],
+      ['ask', '--'],
+      ['ask', '--', '--'],
+      ['ask', 'a', '--', 'b', '--', 'c'],
+      ['ask', 'a', '--', '-'],
+      ['ask', '-q', '--', ''],
+      ['ask', '--', 'true', '--help', '-p', 'x'],
+      ['ask', '--no-save', '--', 'false'],
+      ['ask', 'a', '--', 'help'],
+      ['sessions', 'show', '2026'],
+      ['sessions', 'show', '--last'],
+      ['sessions', 'show', '2026', '--last'],
+      ['sessions', 'show', '-s', '2026', '--json'],
+      ['sessions', 'show', '2026', '-s', '2027'],
+      ['sessions', 'show', '-s', 'a', '--last'],
+      ['sessions', 'ls', '-n', '5', '--limit', '6'],
+      ['ask', '-m', 'a', '-m', 'b', 'q'],
+      ['ask', '--tool', 'a=b', '--tool', 'c=d', 'q'],
+    ];
+    const { found, accepted } = await mismatches(shapes, new Set());
+    expect(found).toEqual([]);
+    expect(accepted).toBeGreaterThan(50);
   });
 
   it("takes the shapes of README's examples and of the one-shot benchmark", () => {
     const taken = [
+      ['sessions', 'ls'],
+      ['sessions', 'list', '--json'],
+      ['sessions', 'show', '--last', '--rounds'],
       ['ask', '-q', '-o', 'final', '--url', 'http://127.0.0.1:1/v1', 'What is the answer?'],
       ['ask', '--sim', 'Design a cache for a read-heavy API'],
       ['ask', '-p', 'deep', '-o', 'final', 'Design a cache for a read-heavy API'],
@@ -324,12 +287,45 @@ describe('prescan of ask', () => {
       ['ask', '--token-file', 'token.txt', '-p', 'fast', '-o', 'final', 'Which token file am I using?'],
       ['ask', '-m', 'llama3.2', '--url', 'http://localhost:11434', 'hello'],
       ['ask', '--url', 'http://127.0.0.1:1', '-o', 'ndjson', '-p', 'fast', 'Test the reconnect path'],
+      ['ask', '-o', 'final', 'x', '-o', 'json'],
+      ['ask', '-p', 'fast', '-p', 'deep', 'x'],
     ];
-    for (const args of taken) expect(prescan(words(args)), args.join(' ')).toBeDefined();
+    for (const args of taken) expect(prescan(words(args), FAST_ENTRIES), args.join(' ')).toBeDefined();
   });
 
   it('leaves everything else to yargs', () => {
     const others = [
+      ['sessions'],
+      ['--home', '/h', 'sessions', 'ls'],
+      ['sessions', 'ls', 'extra'],
+      ['sessions', 'ls', '-n5'],
+      ['sessions', 'ls', '--limit=1234567890'],
+      ['sessions', 'ls', '-p', '--json'],
+      ['sessions', 'ls', '--last'],
+      ['sessions', 'ls', '--rounds'],
+      ['sessions', 'show', 'a', 'b'],
+      ['sessions', 'show', '-'],
+      ['sessions', 'show', '\u0000nsed-stdin'],
+      ['sessions', 'show', ''],
+      ['sessions', 'show', '--help'],
+      ['sessions', 'show', 'a', '-h'],
+      ['sessions', 'show', '--ids'],
+      ['sessions', 'show', '--', 'a'],
+      ['sessions', 'show', '-x'],
+      ['sessions', 'export', 'a'],
+      ['sessions', 'rm', 'a'],
+      ['sessions', 'ls', '--help'],
+      ['sessions', 'ls', '-h'],
+      ['sessions', 'ls', '--json=false'],
+      ['sessions', 'ls', '-o=json'],
+      ['sessions', 'ls', '-oj'],
+      ['sessions', 'ls', '--'],
+      ['sessions', 'ls', '-qj'],
+      ['sessions', 'show', 'constructor', 'toString'],
+      ['sessions', 'ls', 'constructor'],
+      ['sessions', 'ls', '__proto__'],
+      ['sessions', 'show', 'help'],
+      ['sessions', 'show', 'help', '--json'],
       ['ask', '--help'],
       ['ask', 'q', '-h'],
       ['ask', '-V'],
@@ -339,12 +335,6 @@ describe('prescan of ask', () => {
       ['ASK', 'q'],
       ['ask', '-p', 'a', '-m', 'b', 'q'],
       ['ask', '--model', 'b', '--policy', 'a'],
-      ['ask', '-p', 'a', '--policy', 'b'],
-      ['ask', '--tool', 'a=b', '--tool', 'c=d', 'q'],
-      ['ask', '-q', '-q'],
-      ['ask', '-q', '--quiet'],
-      ['ask', '--no-save', '--no-save'],
-      ['ask', '--sim', '--sim'],
       ['ask', '--bogus'],
       ['ask', '--bogus-flag', 'q'],
       ['ask', '-x'],
@@ -353,43 +343,8 @@ describe('prescan of ask', () => {
       ['ask', ''],
       ['ask', 'q', ''],
       ['ask', '--sim', 'true', 'q'],
-      ['ask', '-q', 'false', 'q'],
-      ['ask', '--no-save', 'true'],
-      ['ask', '--ask-user', 'false'],
       ['ask', '--ask-user=true'],
-      ['ask', '--no-color=false'],
       ['ask', '--sim=1'],
-      ['ask', '--timeout', '0'],
-      ['ask', '--timeout', '1.5'],
-      ['ask', '--timeout', '05'],
-      ['ask', '--timeout', '1e3'],
-      ['ask', '--timeout', '0x10'],
-      ['ask', '--timeout', 'abc'],
-      ['ask', '--timeout', '-1'],
-      ['ask', '--idle-timeout', '1234567890'],
-      ['ask', '--rounds'],
-      ['ask', '--max-tool-calls', '0'],
-      ['ask', '-p'],
-      ['ask', '-p', '--sim'],
-      ['ask', '-p', ''],
-      ['ask', '-p', '-'],
-      ['ask', '--policy='],
-      ['ask', '--policy=-x'],
-      ['ask', '--url', '-x'],
-      ['ask', '--url=', 'q'],
-      ['ask', '--system'],
-      ['ask', '--home', '--sim'],
-      ['ask', '-o', 'bogus'],
-      ['ask', '-o'],
-      ['ask', '-o=final'],
-      ['ask', '-qo', 'final'],
-      ['ask', '-o', 'final', '--output', 'json'],
-      ['ask', '--color'],
-      ['ask', '--save'],
-      ['ask', '--stream'],
-      ['ask', '--no-sim'],
-      ['ask', '--no-quiet'],
-      ['ask', '--no-ask-user'],
       ['ask', '--no-policy'],
       ['ask', '--json'],
       ['ask', '--ids'],
@@ -400,13 +355,26 @@ describe('prescan of ask', () => {
       ['ask', '--idle_timeout', '30'],
       ['ask', '--idleTimeout', '30'],
       ['ask', '--tool-result', 'x'],
-      ['ask', '--agents'],
+      ['ask', '-qo', 'final'],
       // yargs reads a last positional `help` as --help.
       ['ask', 'help'],
       ['ask', 'why', 'help'],
       ['ask', '-q', 'help', '--', 'x'],
       ['ask', 'help', '-p', 'fast'],
+      ['continue', '--last', 'q'],
+      ['sim'],
     ];
-    for (const args of others) expect(prescan(words(args)), args.join(' ')).toBeUndefined();
+    for (const args of others) expect(prescan(words(args), FAST_ENTRIES), args.join(' ')).toBeUndefined();
+  });
+
+  it('leaves a flag marked fast: false to yargs in every spelling', () => {
+    const marked = {
+      ...ask,
+      flags: (ask.flags ?? []).map((f) => (f.name === 'title' ? { ...f, fast: false as const } : f)),
+    };
+    const entries = fastEntries([], marked);
+    expect(prescan(['ask', '--title', 't', 'q'], entries)).toBeUndefined();
+    expect(prescan(['ask', '--title=t', 'q'], entries)).toBeUndefined();
+    expect(prescan(['ask', '--system', 't', 'q'], entries)).toBeDefined();
   });
 });

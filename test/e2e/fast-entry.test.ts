@@ -2,7 +2,7 @@
 // dist/help.cjs and dist/ask.cjs instead of the full CLI. Whatever it takes that path for must
 // print byte for byte what the full CLI prints and exit with the same code. Each case here runs through the real
 // bin as a process (the fast path) and through runCli in-process with one more word the prescan
-// does not read, `--no-sim` (the default), so that yargs parses it (the full path), on the same
+// does not read, `--sim=false` (the default), so that yargs parses it (the full path), on the same
 // stores: missing, empty, and one with every state, a fork, titles that need sanitising, a file
 // that is no JSON and a symbolic link. The bin's dist/main.js is a stand-in that says it ran, so
 // a case the fast entries wrongly declined cannot pass.
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELP_WIDTH } from '../../src/cli/help-width.js';
 import { prescan } from '../../src/cli/prescan.js';
+import { FAST_ENTRIES } from '../../src/cli/run-cli.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { startSim } from '../../src/sim/server.js';
 import type { Session, Turn } from '../../src/session/model.js';
@@ -130,8 +131,8 @@ afterAll(async () => {
 /** Both paths on the same store; the fast one must have run and printed the same. */
 async function same(args: string[], home: string, config = noConfig): Promise<Result> {
   const env = { NSED_HOME: home, NSED_CONFIG: config, NO_COLOR: '1' };
-  const viaYargs = [...args, '--no-sim'];
-  expect(prescan(viaYargs), viaYargs.join(' ')).toBeUndefined();
+  const viaYargs = [...args, '--sim=false'];
+  expect(prescan(viaYargs, FAST_ENTRIES), viaYargs.join(' ')).toBeUndefined();
   // A pipe has no columns, which runCli reads as HELP_WIDTH (test/cli/stored-help.test.ts).
   const reference = await runCliInProcess(viaYargs, { env, columns: HELP_WIDTH });
   const fast = await runBin(args, { ...env, PATH: process.env['PATH'] ?? '' });
@@ -236,8 +237,8 @@ describe('a one-shot ask through dist/ask.cjs', () => {
         const homes = [join(tmp, `ask-fast-${i}`), join(tmp, `ask-full-${i}`)];
         const env = (home: string) => ({ NSED_HOME: home, NSED_CONFIG: noConfig, NO_COLOR: '1' });
         // Before the words: after `--` it would be one of them.
-        const viaYargs = ['ask', '--no-sim', ...args.slice(1)];
-        expect(prescan(viaYargs), viaYargs.join(' ')).toBeUndefined();
+        const viaYargs = ['ask', '--sim=false', ...args.slice(1)];
+        expect(prescan(viaYargs, FAST_ENTRIES), viaYargs.join(' ')).toBeUndefined();
         const reference = await runCliInProcess(viaYargs, { env: env(homes[1] ?? '') });
         const fast = await runBin(args, { ...env(homes[0] ?? ''), PATH: process.env['PATH'] ?? '' });
         expect(fast.stderr, args.join(' ')).not.toContain(FULL_CLI_RAN);
@@ -273,14 +274,14 @@ describe('the fast entries decline what they do not run', () => {
     const env = { NSED_HOME: full, NSED_CONFIG: noConfig, NO_COLOR: '1' };
     for (const args of [
       ['sessions', 'export', '20260101-0000000a'],
-      ['sessions', 'ls', '--color'],
+      ['sessions', 'ls', '--color=true'],
       ['sessions', 'ls', '--limit', '0'],
       ['sessions', 'ls', 'extra'],
       ['sessions', 'show', 'a', 'b'],
       ['sessions'],
       ['--help', '--json'],
       ['no-such-command', '--help'],
-      ['ask', 'q', '--no-sim'],
+      ['ask', 'q', '--sim=false'],
       ['ask', '-p', 'fast', '-m', 'gpt', 'q'],
       ['ask', 'why', 'help'],
       ['continue', 'q'],
@@ -318,7 +319,7 @@ describe('a reader that leaves early (docs/reliability.md #69)', () => {
   it('ends sessions show quietly with exit 0 on both paths', async () => {
     const env = { NSED_HOME: full, NSED_CONFIG: noConfig, NO_COLOR: '1' };
     const fast = spawn(process.execPath, [bin, 'sessions', 'show', BIG], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const slow = spawnCli(['sessions', 'show', BIG, '--no-sim'], { env });
+    const slow = spawnCli(['sessions', 'show', BIG, '--sim=false'], { env });
     for (const child of [fast, slow]) {
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
