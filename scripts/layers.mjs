@@ -104,8 +104,13 @@ export const LAYERS = [
     why: 'opening a connection needs the client, the config and (for --sim) the simulator, nothing above',
   },
   {
+    from: 'src/settings.ts',
+    allow: ['src/output/modes.ts'],
+    why: "a run's resolved settings are plain values, built by the commands and read below them",
+  },
+  {
     from: 'src/config.ts',
-    allow: ['src/errors.ts', 'src/protocol/'],
+    allow: ['src/errors.ts', 'src/protocol/', 'src/settings.ts'],
     why: 'configuration reads the environment and files, nothing else',
   },
   {

@@ -1,5 +1,6 @@
 import type { NsedClient } from './api/client.js';
-import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrlSource, type UrlSource } from './config.js';
+import { SIM_ORCHESTRATOR, cleartextWarning, readToken } from './config.js';
+import type { RunSettings, SettingSource } from './settings.js';
 import { NsedError } from './errors.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
@@ -13,12 +14,10 @@ export interface ConnectInput {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   globals: {
     sim: boolean;
-    url: string | undefined;
-    tokenFile: string | undefined;
     idleTimeoutS: number;
     timeoutS: number | undefined;
-    /** The config file's values: a url and token_file rank below the flags and the environment. */
-    config?: { values: { url?: string; token_file?: string } };
+    /** Where the URL, the token and the simulator's profile and pace come from. */
+    settings: Pick<RunSettings, 'url' | 'token' | 'simProfile' | 'simRoundMs'>;
   };
 }
 
@@ -60,19 +59,17 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
   };
-  const configured = globals.config?.values;
-  const recordedSim =
-    recorded === SIM_ORCHESTRATOR &&
-    globals.url === undefined &&
-    ctx.env['NSED_URL'] === undefined &&
-    configured?.url === undefined;
+  const { settings } = globals;
+  // A session's recorded orchestrator ranks below flag, environment and config file.
+  const urlIsDefault = settings.url.source === 'default';
+  const recordedSim = recorded === SIM_ORCHESTRATOR && urlIsDefault;
   const owner =
     recordedSim && !globals.sim && target?.pending !== undefined
       ? ownerSim(target.pending, target.needsJob)
       : undefined;
   const useSim = owner === undefined && (globals.sim || recordedSim);
   let url: string;
-  let source: UrlSource | 'sim' | 'owner' = 'sim';
+  let source: SettingSource | 'sim' | 'owner' = 'sim';
   let stopSim: (() => Promise<void>) | undefined;
   let liveSim: LiveSim | undefined;
   let token: string | undefined;
@@ -82,14 +79,16 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     liveSim = owner;
   } else if (useSim) {
     const [{ startSim }, { parseProfile }] = await Promise.all([import('./sim/server.js'), import('./sim/profile.js')]);
-    const profile = parseProfile(ctx.env['NSED_SIM_PROFILE']).name;
-    const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: simRoundMs(ctx.env), profile });
+    const profile = parseProfile(settings.simProfile.value).name;
+    const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: settings.simRoundMs.value, profile });
     url = sim.url;
     stopSim = () => sim.close();
     liveSim = { url: sim.url, pid: process.pid };
   } else {
-    ({ url, source } = resolveUrlSource(globals.url, ctx.env, recorded, configured?.url));
-    token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
+    const session = recorded !== undefined && recorded !== SIM_ORCHESTRATOR && urlIsDefault ? recorded : undefined;
+    ({ value: url, source } =
+      session === undefined ? settings.url : { value: session.replace(/\/+$/, ''), source: 'session' as const });
+    token = await readToken(settings.token.value, settings.token.from, ctx.env, warn);
   }
   const { createClient } = await import('./api/client.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
@@ -129,7 +128,7 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
 }
 
 /** Where the URL came from, for --verbose. */
-const URL_SOURCE_WORDS: Record<UrlSource | 'sim' | 'owner', string> = {
+const URL_SOURCE_WORDS: Record<SettingSource | 'sim' | 'owner', string> = {
   sim: 'the built-in simulator',
   owner: 'the simulator of the --sim run that started the job',
   flag: 'from --url',
@@ -138,12 +137,6 @@ const URL_SOURCE_WORDS: Record<UrlSource | 'sim' | 'owner', string> = {
   session: "the session's orchestrator",
   default: 'the default',
 };
-
-/** The in-process simulator paces rounds for a readable demo; NSED_SIM_ROUND_MS overrides. */
-function simRoundMs(env: Readonly<Record<string, string | undefined>>): number {
-  const v = Number(env['NSED_SIM_ROUND_MS']);
-  return Number.isFinite(v) && v >= 0 && env['NSED_SIM_ROUND_MS'] !== undefined ? v : 120;
-}
 
 /**
  * The simulator a pending job runs on, when another process started it with --sim. That

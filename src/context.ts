@@ -2,6 +2,7 @@ import type { LoadedConfig } from './config-file.js';
 import type { ConnectTarget, Connection } from './connection.js';
 import type { OutputMode } from './output/modes.js';
 import type { SessionStore } from './session/store.js';
+import type { RunSettings } from './settings.js';
 import type { IO } from './terminal/io.js';
 
 export interface Clock {
@@ -12,8 +13,6 @@ export interface Clock {
 
 /** Options every command accepts. The token itself is never a flag: it would show in `ps`. */
 export interface GlobalOptions {
-  url: string | undefined;
-  tokenFile: string | undefined;
   home: string | undefined;
   output: OutputMode;
   quiet: boolean;
@@ -24,8 +23,13 @@ export interface GlobalOptions {
   idleTimeoutS: number;
   color: boolean;
   sim: boolean;
-  /** The config file as read for this run (its values rank below flags and the environment). */
+  /**
+   * The config file as read for this run: for the commands that show or edit it (config,
+   * doctor). Its values reach the rest through `settings`.
+   */
   config: LoadedConfig;
+  /** Every setting of the run, resolved once from flags, environment, config file and defaults. */
+  settings: RunSettings;
 }
 
 /** What the process gives a run: everything of the outside world but the terminal (built by cli/process-context.ts). */

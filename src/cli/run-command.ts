@@ -31,9 +31,10 @@ export async function runSelected(
   let globals: GlobalOptions | undefined;
   try {
     const config = await readConfigFor(selected.def, base.env, streams);
-    globals = parseGlobalOptions(selected.argv, config);
+    globals = parseGlobalOptions(selected.argv, config, base.env, selected.def.flags ?? []);
     const options = selected.def.parse(selected.argv);
-    const configColor = config.values.color;
+    const { color } = globals.settings;
+    const configColor = color.source === 'config' ? color.value : undefined;
     const io = createIO(
       streams,
       base.env,
@@ -45,6 +46,13 @@ export async function runSelected(
       },
       isTTY,
     );
+    if (io.verbose && !io.quiet) {
+      const { settingLines } = await import('../settings.js');
+      for (const s of settingLines(globals.settings))
+        io.stderr.write(
+          `setting ${s.name} ${oneLine(s.value, 200)} (${s.source === 'default' ? 'default' : s.from})\n`,
+        );
+    }
     return await selected.def.run(options, createContext(base, io, globals, parts));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.

@@ -1,4 +1,5 @@
 import { oneLine } from '../terminal/sanitize.js';
+import type { SettingLine } from '../settings.js';
 import type { CommandDef } from './command.js';
 import type { Check } from './shared/doctor-checks.js';
 
@@ -18,14 +19,14 @@ export const doctor: CommandDef<Record<string, never>> = {
   parse: () => ({}),
   run: async (_opts, ctx) => {
     const checks = await import('./shared/doctor-checks.js');
-    const { resolveUrlSource, readToken } = await import('../config.js');
+    const [{ readToken }, { settingLines }] = await Promise.all([import('../config.js'), import('../settings.js')]);
     const { toNsedError, ExitCode } = await import('../errors.js');
     const out: Check[] = [checks.nodeCheck(process.version), checks.configCheck(ctx)];
     const { globals } = ctx;
-    const configured = globals.config.error === undefined ? globals.config.values : {};
+    const { settings } = globals;
     const { url, source } = globals.sim
       ? { url: '(an in-process simulator)', source: 'sim' }
-      : resolveUrlSource(globals.url, ctx.env, undefined, configured.url);
+      : { url: settings.url.value, source: settings.url.source };
     out.push({
       name: 'url',
       ok: true,
@@ -36,9 +37,9 @@ export const doctor: CommandDef<Record<string, never>> = {
     let tokenOk = true;
     if (!globals.sim) {
       try {
-        const token = await readToken(globals.tokenFile, ctx.env, () => undefined, configured.token_file);
+        const token = await readToken(settings.token.value, settings.token.from, ctx.env, () => undefined);
         if (token !== undefined)
-          tokenState = `a token from ${globals.tokenFile !== undefined ? '--token-file' : ctx.env['NSED_TOKEN'] ? 'NSED_TOKEN' : 'token_file (config)'}`;
+          tokenState = `a token from ${settings.token.source === 'config' ? 'token_file (config)' : settings.token.from}`;
       } catch (err) {
         const e = toNsedError(err);
         out.push({
@@ -58,14 +59,34 @@ export const doctor: CommandDef<Record<string, never>> = {
 
     const failing = out.find((c) => !c.ok && c.exitCode !== undefined);
     const code = failing?.exitCode ?? ExitCode.ok;
+    // Every setting and where it came from, the token as where it is read from, never its value.
+    const shown = settingLines(settings);
     const text =
       globals.output === 'json' || globals.output === 'ndjson'
-        ? `${JSON.stringify({ ok: code === 0, exit_code: code, url: globals.sim ? null : url, url_source: source, checks: out.map(toJson) }, null, globals.output === 'json' ? 2 : undefined)}\n`
-        : render(out, code);
+        ? `${JSON.stringify(
+            {
+              ok: code === 0,
+              exit_code: code,
+              url: globals.sim ? null : url,
+              url_source: source,
+              checks: out.map(toJson),
+              settings: Object.fromEntries(
+                shown.map((s) => [s.name, { value: s.value, source: s.source, from: s.from }]),
+              ),
+            },
+            null,
+            globals.output === 'json' ? 2 : undefined,
+          )}\n`
+        : render(out, code, shown);
     await (await import('../output/session-write.js')).writeStdout(ctx.io, text);
     return code;
   },
 };
+
+/** `--url`, `NSED_URL`, `the config file (policy)`, `the default`. */
+function sourceWords(s: { source: string; from: string }): string {
+  return s.source === 'config' ? `the config file's ${s.from}` : s.source === 'default' ? 'the default' : s.from;
+}
 
 const SOURCES: Record<string, string> = {
   flag: '--url',
@@ -173,12 +194,14 @@ function toJson(c: Check): Record<string, unknown> {
   return { name: c.name, ok: c.ok, detail: c.detail, fix: c.fix ?? null, exit_code: c.exitCode ?? null };
 }
 
-function render(checks: readonly Check[], code: number): string {
+function render(checks: readonly Check[], code: number, settings: readonly SettingLine[]): string {
   // Details quote the server and the environment: one safe line each.
   const lines = checks.map(
     (c) =>
       `${c.ok ? '✓' : '✗'} ${c.name}: ${oneLine(c.detail, 400)}${!c.ok && c.fix !== undefined ? `\n    fix: ${oneLine(c.fix, 300)}` : ''}`,
   );
+  lines.push('settings (flag > environment > config > default):');
+  for (const s of settings) lines.push(`  ${s.name}: ${oneLine(s.value, 200)} (${sourceWords(s)})`);
   lines.push(code === 0 ? 'ready: nsed ask will work' : `not ready (exit ${code}): fix the first ✗ above`);
   return `${lines.join('\n')}\n`;
 }

@@ -3,7 +3,9 @@ import type { LoadedConfig } from '../config-file.js';
 import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
 import { OUTPUT_MODES } from '../output/modes.js';
+import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
 import type { ParsedArgv } from './command.js';
+import { TURN_FLAGS } from './shared/turn-flags.js';
 import { applyFlags, type FlagDef } from './shared/flag-def.js';
 
 /** The flags every command accepts. The token itself is never a flag: it would show in `ps`. */
@@ -87,42 +89,202 @@ export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
 
 const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
 
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The simulator's profile: `nsed sim --profile`, and the environment's for both it and --sim. */
+export const SIM_PROFILE_FLAG: FlagDef = {
+  name: 'profile',
+  type: 'string',
+  choices: ['default', 'strict'],
+  env: 'NSED_SIM_PROFILE',
+  describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
+};
+
+/** `nsed sim --token`: the bearer token the simulator requires. */
+export const SIM_TOKEN_FLAG: FlagDef = {
+  name: 'token',
+  type: 'string',
+  env: 'NSED_SIM_TOKEN',
+  describe: 'require this bearer token (env NSED_SIM_TOKEN)',
+};
+
+/** The in-process simulator's pace (no flag: a demo knob of --sim). */
+const SIM_ROUND_MS_ENV = 'NSED_SIM_ROUND_MS';
+
+const byName = (list: readonly FlagDef[], name: string): FlagDef => {
+  const f = list.find((d) => d.name === name);
+  if (f === undefined) throw new Error(`no flag ${name} in its table`);
+  return f;
+};
+
 /**
- * The global flags, checked; a bad value is a usage error. A flag not given falls back to the
- * config file, then to the built-in default (output and idle timeout have no environment variable).
+ * One setting from the layers its flag declares: the flag (when the command has it), its
+ * environment variable, its config key, the default. `read` turns a raw value into the
+ * setting's type, or undefined to fall through to the next layer.
  */
-export function parseGlobalOptions(argv: ParsedArgv, config: LoadedConfig = NO_CONFIG): GlobalOptions {
+function layered<T>(
+  def: FlagDef,
+  sources: { argv: ParsedArgv; env: Env; config: LoadedConfig['values']; flags: readonly FlagDef[] },
+  read: { flag?: (v: unknown) => T | undefined; env?: (v: string) => T | undefined; config?: () => T | undefined },
+  fallback: T,
+): Setting<T> {
+  if (sources.flags.includes(def) && read.flag !== undefined) {
+    const v = sources.argv[def.name];
+    const t = v === undefined ? undefined : read.flag(v);
+    if (t !== undefined) return { value: t, source: 'flag', from: `--${def.name}` };
+  }
+  if (def.env !== undefined && read.env !== undefined) {
+    const raw = sources.env[def.env];
+    const t = raw === undefined || raw.trim() === '' ? undefined : read.env(raw);
+    if (t !== undefined) return { value: t, source: 'env', from: def.env };
+  }
+  if (def.configKey !== undefined && read.config !== undefined) {
+    const t = read.config();
+    if (t !== undefined) return { value: t, source: 'config', from: def.configKey };
+  }
+  return { value: fallback, source: 'default', from: 'default' };
+}
+
+const asString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * The global flags, checked, and every setting of the run resolved once (RunSettings): a flag
+ * the command has, else its environment variable, else the config file, else the built-in
+ * default. A bad value is a usage error. `commandFlags` are the chosen command's own, so that
+ * `sessions ls -p` (a filter) is not taken for the policy of a turn.
+ */
+export function parseGlobalOptions(
+  argv: ParsedArgv,
+  config: LoadedConfig = NO_CONFIG,
+  env: Env = {},
+  commandFlags: readonly FlagDef[] = [],
+): GlobalOptions {
   const file = config.values;
-  const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
+  const sources = { argv, env, config: file, flags: [...GLOBAL_FLAGS, ...commandFlags] };
   // yargs reads `--timeout abc` as NaN; a wait the user meant to bound must not silently become unbounded.
-  const num = (k: string): number | undefined => {
-    const v = argv[k];
-    if (v === undefined) return undefined;
+  const seconds = (k: string) => (v: unknown) => {
     if (typeof v !== 'number' || !Number.isFinite(v))
       throw usageError(`--${k} must be a number of seconds`, `e.g. --${k} 300`);
     return v;
   };
-  const timeoutS = num('timeout');
-  const idleTimeoutS = num('idle-timeout') ?? file.idle_timeout ?? 90;
+  const timeoutS = layered<number | undefined>(
+    byName(GLOBAL_FLAGS, 'timeout'),
+    sources,
+    { flag: seconds('timeout') },
+    undefined,
+  );
+  const idleTimeoutS = layered(
+    byName(GLOBAL_FLAGS, 'idle-timeout'),
+    sources,
+    { flag: seconds('idle-timeout'), config: () => file.idle_timeout },
+    90,
+  );
   if (argv['quiet'] === true && argv['verbose'] === true)
     throw usageError('--quiet and --verbose are exclusive', 'pick one');
-  if (timeoutS !== undefined && timeoutS <= 0) throw usageError('--timeout must be a positive number of seconds');
-  if (idleTimeoutS <= 0)
+  if (timeoutS.value !== undefined && timeoutS.value <= 0)
+    throw usageError('--timeout must be a positive number of seconds');
+  if (idleTimeoutS.value <= 0)
     throw usageError(
       '--idle-timeout must be a positive number of seconds',
       'keep-alives arrive every 15 s; 90 is the default',
     );
+  const output = layered(
+    byName(GLOBAL_FLAGS, 'output'),
+    sources,
+    { flag: (v) => OUTPUT_MODES.find((m) => m === v), config: () => file.output },
+    'text',
+  );
+  const url = layered(
+    byName(GLOBAL_FLAGS, 'url'),
+    sources,
+    { flag: asString, env: (v) => v, config: () => file.url },
+    DEFAULT_URL,
+  );
+  const token = resolveToken(sources);
+  // An empty --home is the store's to refuse; an empty NSED_HOME is not set.
+  const home = layered<string | undefined>(
+    byName(GLOBAL_FLAGS, 'home'),
+    sources,
+    { flag: asString, env: (v) => v },
+    undefined,
+  );
+  const color = layered(
+    byName(GLOBAL_FLAGS, 'color'),
+    // yargs fills in the default (true): only --no-color is known to be the user's.
+    sources,
+    { flag: (v) => (v === false ? false : undefined), config: () => file.color },
+    true,
+  );
+  const turnFlag = (name: string): FlagDef => byName(TURN_FLAGS, name);
+  const policy = layered(
+    turnFlag('policy'),
+    sources,
+    { flag: asString, env: (v) => v.trim(), config: () => file.policy },
+    '*',
+  );
+  const agents = layered<string[] | undefined>(
+    turnFlag('agents'),
+    sources,
+    {
+      flag: (v) => (typeof v === 'string' ? v.split(',').map((a) => a.trim()) : undefined),
+      config: () => file.agents,
+    },
+    undefined,
+  );
+  const rounds = layered<number | undefined>(
+    turnFlag('rounds'),
+    sources,
+    { flag: (v) => (typeof v === 'number' ? v : undefined), config: () => file.rounds },
+    undefined,
+  );
+  const simProfile = layered(SIM_PROFILE_FLAG, sources, { flag: asString, env: (v) => v.trim() }, 'default');
+  const simToken = layered<string | undefined>(SIM_TOKEN_FLAG, sources, { flag: asString, env: (v) => v }, undefined);
+  const roundMs = Number(env[SIM_ROUND_MS_ENV]);
+  const simRoundMs: Setting<number> =
+    env[SIM_ROUND_MS_ENV] !== undefined && Number.isFinite(roundMs) && roundMs >= 0
+      ? { value: roundMs, source: 'env', from: SIM_ROUND_MS_ENV }
+      : { value: 120, source: 'default', from: 'default' };
+  const settings: RunSettings = {
+    url: { ...url, value: url.value.replace(/\/+$/, '') },
+    home,
+    token,
+    output,
+    idleTimeoutS,
+    timeoutS,
+    color,
+    policy,
+    agents,
+    rounds,
+    simProfile,
+    simRoundMs,
+    simToken,
+  };
   return {
-    url: str('url'),
-    tokenFile: str('token-file'),
-    home: str('home'),
-    output: OUTPUT_MODES.find((m) => m === argv['output']) ?? file.output ?? 'text',
+    home: home.value,
+    output: output.value,
     quiet: argv['quiet'] === true,
     verbose: argv['verbose'] === true,
-    timeoutS,
-    idleTimeoutS,
+    timeoutS: timeoutS.value,
+    idleTimeoutS: idleTimeoutS.value,
     color: argv['color'] !== false,
     sim: argv['sim'] === true,
     config,
+    settings,
   };
+}
+
+/**
+ * The bearer token's source: --token-file, else NSED_TOKEN, else the config file's token_file.
+ * The file is read when a connection opens; the token is never a flag (docs/reliability.md #73).
+ */
+function resolveToken(sources: { argv: ParsedArgv; env: Env; config: LoadedConfig['values'] }): Setting<TokenSource> {
+  const flag = asString(sources.argv['token-file']);
+  if (flag !== undefined) return { value: { kind: 'file', file: flag }, source: 'flag', from: '--token-file' };
+  const fromEnv = sources.env[TOKEN_ENV];
+  if (fromEnv !== undefined && fromEnv.trim() !== '')
+    return { value: { kind: 'env', name: TOKEN_ENV }, source: 'env', from: TOKEN_ENV };
+  const configured = sources.config.token_file;
+  if (configured !== undefined)
+    return { value: { kind: 'file', file: configured }, source: 'config', from: 'token_file' };
+  return { value: { kind: 'none' }, source: 'default', from: 'default' };
 }

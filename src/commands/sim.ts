@@ -1,6 +1,7 @@
 import { usageError } from '../errors.js';
 import type { RouteName } from '../sim/router.js';
-import { stringFlag, stringList, type CommandDef, type ParsedArgv } from './command.js';
+import { stringList, type CommandDef, type ParsedArgv } from './command.js';
+import { SIM_PROFILE_FLAG, SIM_TOKEN_FLAG } from './global-options.js';
 
 const ROUTES = [
   'inject',
@@ -22,13 +23,9 @@ export interface SimOptions {
   toolWaitMs: number | undefined;
   keepaliveMs: number;
   historyTtlS: number;
-  /** The bearer token to require; undefined: NSED_SIM_TOKEN, else none. */
-  token: string | undefined;
   /** Fault specs as given (`[chat|submit|resume|all:]key=value;...`), checked when the server starts. */
   faults: string[];
   withoutRoutes: RouteName[];
-  /** The profile named by --profile; undefined: NSED_SIM_PROFILE, else `default`. */
-  profile: string | undefined;
   /** --dedup / --no-dedup; undefined: the profile decides. */
   dedup: boolean | undefined;
   dedupTtlS: number;
@@ -47,13 +44,7 @@ export const sim: CommandDef<SimOptions> = {
   flags: [
     { name: 'host', type: 'string', default: '127.0.0.1', describe: 'address to listen on' },
     { name: 'port', type: 'number', default: 8080, describe: 'port (0 = a free one)' },
-    {
-      name: 'profile',
-      type: 'string',
-      choices: ['default', 'strict'],
-      env: 'NSED_SIM_PROFILE',
-      describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
-    },
+    SIM_PROFILE_FLAG,
     {
       name: 'dedup',
       type: 'boolean',
@@ -75,12 +66,7 @@ export const sim: CommandDef<SimOptions> = {
     },
     { name: 'keepalive-ms', type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' },
     { name: 'history-ttl', type: 'number', default: 600, describe: 'seconds a finished job stays replayable' },
-    {
-      name: 'token',
-      type: 'string',
-      env: 'NSED_SIM_TOKEN',
-      describe: 'require this bearer token (env NSED_SIM_TOKEN)',
-    },
+    SIM_TOKEN_FLAG,
     {
       name: 'fault',
       type: 'string',
@@ -116,12 +102,10 @@ export const sim: CommandDef<SimOptions> = {
     toolWaitMs: argv['tool-wait-ms'] === undefined ? undefined : nonNegative(argv, 'tool-wait-ms'),
     keepaliveMs: nonNegative(argv, 'keepalive-ms'),
     historyTtlS: nonNegative(argv, 'history-ttl'),
-    token: stringFlag(argv, 'token'),
     faults: stringList(argv, 'fault'),
     withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName =>
       (ROUTES as readonly string[]).includes(r),
     ),
-    profile: stringFlag(argv, 'profile'),
     dedup: typeof argv['dedup'] === 'boolean' ? argv['dedup'] : undefined,
     dedupTtlS: nonNegative(argv, 'dedup-ttl'),
     hold: argv['hold'] === true,
@@ -133,8 +117,10 @@ export const sim: CommandDef<SimOptions> = {
       import('../sim/profile.js'),
     ]);
     for (const f of opts.faults) parseFaultSpec(f.replace(/^(chat|submit|resume|all):/, ''));
-    const token = opts.token ?? ctx.env['NSED_SIM_TOKEN'];
-    const profile = parseProfile(opts.profile ?? ctx.env['NSED_SIM_PROFILE']);
+    // --token and --profile, else NSED_SIM_TOKEN and NSED_SIM_PROFILE (RunSettings).
+    const { simToken, simProfile } = ctx.globals.settings;
+    const token = simToken.value;
+    const profile = parseProfile(simProfile.value);
     const { io } = ctx;
     await serveSim(
       {

@@ -5,7 +5,8 @@ import { assertValidId } from './ids.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * The store root: `--home`, else NSED_HOME, else $XDG_DATA_HOME/nsed, else ~/.local/share/nsed.
+ * The store root: the home setting (`--home`, else NSED_HOME: RunSettings.home), else
+ * $XDG_DATA_HOME/nsed, else ~/.local/share/nsed.
  * A container without HOME gets a clear error rather than a store under `/` (docs/reliability.md #62).
  */
 export function resolveHome(env: Env, flag?: string): string {
@@ -13,7 +14,6 @@ export function resolveHome(env: Env, flag?: string): string {
     if (flag === '') throw usageError('--home needs a directory');
     return path.resolve(flag);
   }
-  if (env.NSED_HOME) return path.resolve(env.NSED_HOME);
   // The XDG spec says relative values are invalid and must be ignored.
   if (env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME)) return path.join(env.XDG_DATA_HOME, 'nsed');
   const userHome = env.HOME || (process.platform === 'win32' ? env.USERPROFILE : undefined);

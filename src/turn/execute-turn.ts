@@ -179,10 +179,16 @@ export async function followPending(
  * would send it to a deliberation endpoint it does not have.
  */
 function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | undefined; rounds: number | undefined } {
-  const file = ctx.globals.config.values;
+  const { settings } = ctx.globals;
   if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
-  const policyNamed = opts.policy !== undefined || (ctx.env['NSED_POLICY'] ?? '').trim() !== '';
-  return { agents: opts.agents ?? (policyNamed ? undefined : file.agents), rounds: opts.rounds ?? file.rounds };
+  const policyNamed =
+    opts.policy !== undefined || settings.policy.source === 'env' || settings.policy.source === 'flag';
+  const configured = <T>(s: { value: T; source: string }): T | undefined =>
+    s.source === 'config' ? s.value : undefined;
+  return {
+    agents: opts.agents ?? (policyNamed ? undefined : configured(settings.agents)),
+    rounds: opts.rounds ?? configured(settings.rounds),
+  };
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

@@ -5,15 +5,6 @@ import type { Context } from '../context.js';
 import { newClaim } from './claim.js';
 import { councilOf, type TurnOptions } from './turn-options.js';
 
-/**
- * The default policy: NSED_POLICY, else the config file's `policy`, else `*` (the
- * orchestrator's first registered policy).
- */
-export function defaultPolicy(env: Readonly<Record<string, string | undefined>>, configured?: string): string {
-  const p = env['NSED_POLICY'];
-  return p === undefined || p.trim() === '' ? (configured ?? '*') : p.trim();
-}
-
 /** A new session's parts; the policy, system and title flags win over what is inherited. */
 export interface SessionInit {
   opts: Pick<TurnOptions, 'policy' | 'model' | 'system' | 'title'> & Partial<Pick<TurnOptions, 'agents' | 'rounds'>>;
@@ -38,7 +29,8 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     created: now.toISOString(),
     updated: now.toISOString(),
     active_policy:
-      init.opts.model ?? toModel(init.opts.policy ?? defaultPolicy(ctx.env, ctx.globals.config.values.policy)),
+      // The settings' policy: -p, else NSED_POLICY, else the config file's, else `*` (the orchestrator's first).
+      init.opts.model ?? toModel(init.opts.policy ?? ctx.globals.settings.policy.value),
     orchestrator: init.orchestrator,
     conversation_id: newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

@@ -266,7 +266,7 @@ describe('sim', () => {
     expect(sim.parse({ ...defaults, hold: true })).toMatchObject({ hold: true });
   });
 
-  it('reads the profile and the dedup switch as given; NSED_SIM_PROFILE is read only when it runs', () => {
+  it('reads the dedup switch as given; the profile is a setting (--profile, else NSED_SIM_PROFILE)', () => {
     const opts = sim.parse({
       ...defaults,
       profile: 'strict',
@@ -275,7 +275,6 @@ describe('sim', () => {
       'without-route': ['responses', 'job-stream'],
     });
     expect(opts).toMatchObject({
-      profile: 'strict',
       dedup: false,
       dedupTtlS: 5,
       withoutRoutes: ['responses', 'job-stream'],
@@ -303,9 +302,14 @@ describe('completion', () => {
 
 describe('global options', () => {
   it('reads every global flag with its default', () => {
-    expect(parseGlobalOptions({ output: 'text', quiet: false, 'idle-timeout': 90, color: true, sim: false })).toEqual({
-      url: undefined,
-      tokenFile: undefined,
+    const { settings, ...globals } = parseGlobalOptions({
+      output: 'text',
+      quiet: false,
+      'idle-timeout': 90,
+      color: true,
+      sim: false,
+    });
+    expect(globals).toEqual({
       home: undefined,
       output: 'text',
       quiet: false,
@@ -316,23 +320,76 @@ describe('global options', () => {
       sim: false,
       config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
-    expect(
-      parseGlobalOptions({
-        output: 'ndjson',
-        url: 'http://h',
-        'token-file': 't',
-        home: 'h',
-        timeout: 5,
-        color: false,
-        sim: true,
-      }),
-    ).toMatchObject({
+    expect(settings.url).toEqual({ value: 'http://localhost:8080', source: 'default', from: 'default' });
+    const given = parseGlobalOptions({
       output: 'ndjson',
       url: 'http://h',
-      tokenFile: 't',
-      timeoutS: 5,
+      'token-file': 't',
+      home: 'h',
+      timeout: 5,
       color: false,
       sim: true,
+    });
+    expect(given).toMatchObject({ output: 'ndjson', timeoutS: 5, color: false, sim: true });
+    expect(given.settings).toMatchObject({
+      url: { value: 'http://h', source: 'flag', from: '--url' },
+      token: { value: { kind: 'file', file: 't' }, source: 'flag', from: '--token-file' },
+    });
+  });
+
+  // Issue 18 item 3: every setting resolved once, flag > env > config > default, with its source.
+  it('resolves every setting once, each with where it came from', () => {
+    const config = {
+      path: '/c.json',
+      exists: true,
+      values: {
+        url: 'http://config',
+        policy: 'cfg',
+        agents: ['A', 'B'],
+        rounds: 3,
+        output: 'final' as const,
+        idle_timeout: 30,
+        color: false,
+        token_file: '/tf',
+      },
+      unknown: [],
+      error: undefined,
+    };
+    const env = { NSED_URL: 'http://env/', NSED_POLICY: ' envp ', NSED_TOKEN: 'secret', NSED_SIM_PROFILE: 'strict' };
+    const sources = (o: ReturnType<typeof parseGlobalOptions>) =>
+      Object.fromEntries(Object.entries(o.settings).map(([k, v]) => [k, [v.value, v.source]]));
+    // ask has the turn flags: -p is the policy.
+    expect(sources(parseGlobalOptions({ url: 'http://flag', policy: 'p', rounds: 2 }, config, env, ask.flags))).toEqual(
+      {
+        url: ['http://flag', 'flag'],
+        home: [undefined, 'default'],
+        token: [{ kind: 'env', name: 'NSED_TOKEN' }, 'env'],
+        output: ['final', 'config'],
+        idleTimeoutS: [30, 'config'],
+        timeoutS: [undefined, 'default'],
+        color: [false, 'config'],
+        policy: ['p', 'flag'],
+        agents: [['A', 'B'], 'config'],
+        rounds: [2, 'flag'],
+        simProfile: ['strict', 'env'],
+        simRoundMs: [120, 'default'],
+        simToken: [undefined, 'default'],
+      },
+    );
+    // sessions ls has a -p of its own, a filter: not the policy of a turn.
+    const listed = parseGlobalOptions({ policy: 'p' }, config, env, ls.flags);
+    expect(listed.settings.policy).toEqual({ value: 'envp', source: 'env', from: 'NSED_POLICY' });
+    expect(listed.settings.url).toEqual({ value: 'http://env', source: 'env', from: 'NSED_URL' });
+    const fileOnly = parseGlobalOptions({}, config, {}, ask.flags).settings;
+    expect(fileOnly).toMatchObject({
+      url: { value: 'http://config', source: 'config', from: 'url' },
+      token: { value: { kind: 'file', file: '/tf' }, source: 'config' },
+      policy: { value: 'cfg', source: 'config' },
+    });
+    expect(parseGlobalOptions({}, undefined, {}, ask.flags).settings.policy).toEqual({
+      value: '*',
+      source: 'default',
+      from: 'default',
     });
   });
 

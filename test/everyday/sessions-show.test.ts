@@ -80,7 +80,7 @@ describe('sessions show and export', () => {
     expect((JSON.parse(exp.stdout) as { id: string }).id).toBe(id);
     const none = await rig.run(['sessions', 'show']);
     expect(none.code).toBe(2);
-    expect(none.stderr.split('\n')[0]).toBe('nsed: name a session: an id, or --last');
+    expect(none.stderr.split('\n')[0]).toBe('nsed: name a session: an id, -s ID or --last');
   });
 
   it('-o ndjson is honoured (the export schema), -o final prints the last answer', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '../../src/api/client.js';
 import type { Connection } from '../../src/connection.js';
+import { parseGlobalOptions } from '../../src/commands/global-options.js';
 import { createContext, type Context, type GlobalOptions } from '../../src/context.js';
 import type { OutputMode } from '../../src/output/modes.js';
 import { openFileStore } from '../../src/session/file-store.js';
@@ -48,9 +49,9 @@ export async function contextRig(opts: { sim?: SimOptions; output?: OutputMode }
   const mem = memoryIO();
   const client = createClient({ baseUrl: sim.url, idleTimeoutMs: 90_000 });
   const conn: Connection = { client, url: sim.url, orchestrator: sim.url, close: () => client.close() };
+  // The settings as runCli resolves them, with --url naming the rig's simulator.
+  const { settings } = parseGlobalOptions({ url: sim.url });
   const globals: GlobalOptions = {
-    url: sim.url,
-    tokenFile: undefined,
     home,
     output: opts.output ?? 'ndjson',
     quiet: true,
@@ -60,6 +61,7 @@ export async function contextRig(opts: { sim?: SimOptions; output?: OutputMode }
     color: false,
     sim: false,
     config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
+    settings,
   };
   const base = {
     env: {},

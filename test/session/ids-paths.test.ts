@@ -71,10 +71,11 @@ describe('ids', () => {
 });
 
 describe('resolveHome', () => {
-  it('prefers --home, then NSED_HOME, then XDG_DATA_HOME, then ~/.local/share', () => {
+  // --home and NSED_HOME are one setting, resolved at the edge (RunSettings.home).
+  it('prefers the home setting (--home, else NSED_HOME), then XDG_DATA_HOME, then ~/.local/share', () => {
     const env = { NSED_HOME: '/n', XDG_DATA_HOME: '/x', HOME: '/h' };
     expect(resolveHome(env, '/flag')).toBe(path.resolve('/flag'));
-    expect(resolveHome(env)).toBe(path.resolve('/n'));
+    expect(resolveHome(env)).toBe(path.join('/x', 'nsed'));
     expect(resolveHome({ XDG_DATA_HOME: '/x', HOME: '/h' })).toBe(path.join('/x', 'nsed'));
     expect(resolveHome({ HOME: '/h' })).toBe(path.join('/h', '.local', 'share', 'nsed'));
   });

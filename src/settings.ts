@@ -1,0 +1,82 @@
+import type { OutputMode } from './output/modes.js';
+
+/** The orchestrator when no flag, environment, config file or session names one. */
+export const DEFAULT_URL = 'http://localhost:8080';
+
+/** The environment variable that holds the bearer token itself (there is no flag for it). */
+export const TOKEN_ENV = 'NSED_TOKEN';
+
+/** Where a setting's value came from, in the order they win: flag > env > config > session > default. */
+export type SettingSource = 'flag' | 'env' | 'config' | 'session' | 'default';
+
+/** One resolved value, with its source and the name it was given under (`--url`, `NSED_URL`, `url`). */
+export interface Setting<T> {
+  value: T;
+  source: SettingSource;
+  from: string;
+}
+
+/** Where the bearer token is read from; the token itself is never held here. */
+export type TokenSource = { kind: 'file'; file: string } | { kind: 'env'; name: string } | { kind: 'none' };
+
+/**
+ * Every setting of a run, resolved once at the edge (commands/global-options.ts) from the flags,
+ * the environment, the config file and the built-in defaults, each with its source; the code
+ * below the commands reads these, never the environment or the config file for a setting. A
+ * session's recorded orchestrator, policy and council rank between config and default: the
+ * turn applies them where a setting's source is `default` (docs/architecture.md, "Settings").
+ */
+export interface RunSettings {
+  url: Setting<string>;
+  /** The store root as given (--home, NSED_HOME); undefined: XDG_DATA_HOME or ~/.local/share. */
+  home: Setting<string | undefined>;
+  token: Setting<TokenSource>;
+  output: Setting<OutputMode>;
+  idleTimeoutS: Setting<number>;
+  timeoutS: Setting<number | undefined>;
+  /** false: no colour on stderr (NO_COLOR, FORCE_COLOR and TERM are the terminal's to weigh). */
+  color: Setting<boolean>;
+  /** The policy a new session starts with when -p and -m are not given. */
+  policy: Setting<string>;
+  agents: Setting<string[] | undefined>;
+  rounds: Setting<number | undefined>;
+  /** The in-process simulator of --sim (and `nsed sim`): its profile and its pace. */
+  simProfile: Setting<string>;
+  simRoundMs: Setting<number>;
+  /** `nsed sim`: the bearer token it requires (shown as set or not, never itself). */
+  simToken: Setting<string | undefined>;
+}
+
+/** One setting as `--verbose` and `nsed doctor` show it. */
+export interface SettingLine {
+  name: string;
+  value: string;
+  source: SettingSource;
+  from: string;
+}
+
+/** The settings as `--verbose` and `nsed doctor` list them: name, value, source; never a token. */
+export function settingLines(s: RunSettings): SettingLine[] {
+  const show = (v: unknown): string =>
+    v === undefined ? '(none)' : Array.isArray(v) ? v.join(',') : typeof v === 'string' ? v : JSON.stringify(v);
+  const token = s.token.value;
+  return [
+    { name: 'url', ...s.url, value: s.url.value },
+    { name: 'home', ...s.home, value: show(s.home.value) },
+    {
+      name: 'token',
+      ...s.token,
+      value: token.kind === 'file' ? `read from ${token.file}` : token.kind === 'env' ? `from ${token.name}` : '(none)',
+    },
+    { name: 'output', ...s.output, value: s.output.value },
+    { name: 'idle_timeout', ...s.idleTimeoutS, value: `${s.idleTimeoutS.value} s` },
+    { name: 'timeout', ...s.timeoutS, value: s.timeoutS.value === undefined ? '(none)' : `${s.timeoutS.value} s` },
+    { name: 'color', ...s.color, value: show(s.color.value) },
+    { name: 'policy', ...s.policy, value: s.policy.value },
+    { name: 'agents', ...s.agents, value: show(s.agents.value) },
+    { name: 'rounds', ...s.rounds, value: show(s.rounds.value) },
+    { name: 'sim_profile', ...s.simProfile, value: s.simProfile.value },
+    { name: 'sim_round_ms', ...s.simRoundMs, value: String(s.simRoundMs.value) },
+    { name: 'sim_token', ...s.simToken, value: s.simToken.value === undefined ? '(none)' : '(set)' },
+  ];
+}
