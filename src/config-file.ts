@@ -20,22 +20,24 @@ export interface ConfigValues {
 
 export type ConfigKey = keyof ConfigValues;
 
-/** Each key with what it holds; the order is the order `nsed config list` prints. */
-export const CONFIG_KEYS: ReadonlyArray<{ key: ConfigKey; describe: string }> = [
-  { key: 'url', describe: 'orchestrator base URL (like --url / NSED_URL)' },
-  { key: 'policy', describe: 'default policy of ask and fork (like -p / NSED_POLICY)' },
-  { key: 'agents', describe: 'default council, A,B,C (like --agents; used when no policy is named)' },
-  { key: 'rounds', describe: 'default deliberation rounds, 1 to 100 (like --rounds)' },
-  { key: 'idle_timeout', describe: 'longest silence tolerated, in seconds (like --idle-timeout)' },
-  { key: 'output', describe: `default output mode: ${OUTPUT_MODES.join(', ')} (like -o)` },
-  { key: 'color', describe: 'false turns colour off (like --no-color)' },
-  {
-    key: 'token_file',
-    describe: 'file holding the bearer token (like --token-file); the token itself never goes here',
-  },
-];
+/**
+ * The keys the file may hold, each checked by checkValue. What a key means, and the flag it
+ * stands in for, is declared once in the flag tables (FlagDef.configKey), from which `config
+ * list`, help and the man page take it; test/commands/settings.test.ts holds the two together.
+ */
+const KEY_SET = {
+  url: true,
+  policy: true,
+  agents: true,
+  rounds: true,
+  idle_timeout: true,
+  output: true,
+  color: true,
+  token_file: true,
+} as const satisfies Record<ConfigKey, true>;
 
-const KNOWN = CONFIG_KEYS.map((k) => k.key);
+const KNOWN = Object.keys(KEY_SET) as ConfigKey[];
+
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function isConfigKey(key: string): key is ConfigKey {

@@ -15,7 +15,8 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     type: 'string',
     env: 'NSED_URL',
     configKey: 'url',
-    describe: 'orchestrator base URL (env NSED_URL; see nsed doctor)',
+    defaultDescription: `the session's recorded orchestrator, else ${DEFAULT_URL}`,
+    describe: 'orchestrator base URL; nsed doctor says which one is used and why',
     valueName: 'URL',
     sample: 'http://127.0.0.1:8080/v1',
   },
@@ -32,7 +33,7 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     name: 'home',
     type: 'string',
     env: 'NSED_HOME',
-    describe: 'store root (env NSED_HOME)',
+    describe: 'store root',
     valueName: 'DIR',
     complete: 'dir',
     sample: '/tmp/nsed home',
@@ -97,7 +98,7 @@ export const SIM_PROFILE_FLAG: FlagDef = {
   type: 'string',
   choices: ['default', 'strict'],
   env: 'NSED_SIM_PROFILE',
-  describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
+  describe: 'how the simulator answers what the seeds leave open (default: default)',
 };
 
 /** `nsed sim --token`: the bearer token the simulator requires. */
@@ -105,7 +106,7 @@ export const SIM_TOKEN_FLAG: FlagDef = {
   name: 'token',
   type: 'string',
   env: 'NSED_SIM_TOKEN',
-  describe: 'require this bearer token (env NSED_SIM_TOKEN)',
+  describe: 'require this bearer token',
 };
 
 /** The in-process simulator's pace (no flag: a demo knob of --sim). */

@@ -3,7 +3,7 @@ import { NDJSON_EVENTS, NDJSON_TIMING_FIELDS } from './ndjson-schema.js';
 import { cliReference, usageLine, type CommandRef, type OptionRef } from './reference.js';
 import { bold, italic, roff } from './roff.js';
 import {
-  ENVIRONMENT,
+  environment,
   EXAMPLES,
   EXIT_CODES,
   EXPORT_FORMATS_DOC,
@@ -104,7 +104,7 @@ export function renderManPage(commands: readonly CommandEntry[]): string {
   );
   out.push('.PP', '.nf', '.RS', ...wrapSpec(SIM_FAULTS).map(roff), '.RE', '.fi');
   out.push(...described(FAULT_KEYS));
-  out.push('.SH ENVIRONMENT', ...described(ENVIRONMENT));
+  out.push('.SH ENVIRONMENT', ...described(environment(commands)));
   out.push('.SH FILES', ...described(FILES));
   out.push('.SH EXIT STATUS');
   for (const e of EXIT_CODES) out.push('.TP 6', bold(String(e.code)), roff(e.meaning));

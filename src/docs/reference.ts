@@ -1,5 +1,5 @@
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
-import type { FlagDef } from '../commands/shared/flag-def.js';
+import { flagHelp, type FlagDef } from '../commands/shared/flag-def.js';
 import { VERSION } from '../version.js';
 import { isGroup, type CommandDef, type CommandEntry, type CommandGroup } from '../commands/command.js';
 
@@ -130,7 +130,7 @@ function optionRef(o: FlagDef): OptionRef {
       o.valueName ?? (choices.length > 0 || o.type !== 'number' ? o.name.toUpperCase().replaceAll('-', '_') : 'N'),
     choices,
     defaultText: shownDefault === undefined || o.type === 'boolean' ? undefined : String(shownDefault),
-    describe: o.describe,
+    describe: flagHelp(o),
     repeatable: o.repeatable === true,
     complete: choices.length > 0 ? 'choices' : (o.complete ?? 'none'),
   };

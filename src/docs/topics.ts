@@ -1,3 +1,6 @@
+import { isGroup, type CommandEntry } from '../commands/command.js';
+import { GLOBAL_FLAGS } from '../commands/global-options.js';
+import { TURN_FLAGS } from '../commands/shared/turn-flags.js';
 import { ExitCode } from '../errors.js';
 import { OUTPUT_MODES, type OutputMode } from '../output/modes.js';
 
@@ -6,19 +9,38 @@ export interface Described {
   describe: string;
 }
 
-/** Every environment variable nsed reads (a test greps src/ for any it forgot). */
-export const ENVIRONMENT: Described[] = [
-  {
-    name: 'NSED_URL',
-    describe:
-      "orchestrator base URL, when --url is not given (default: the session's recorded orchestrator, else http://localhost:8080)",
-  },
+/**
+ * Every environment variable nsed reads (a test greps src/ for any it forgot): first those that
+ * stand in for a flag, written from the flag tables of `commands`, then the others.
+ */
+export function environment(commands: readonly CommandEntry[]): Described[] {
+  const defs = commands.flatMap((e) => (isGroup(e) ? e.subcommands : [e]));
+  const seen = new Set<string>();
+  const fromFlags: Described[] = [];
+  for (const f of [...GLOBAL_FLAGS, ...defs.flatMap((d) => d.flags ?? [])]) {
+    if (f.env === undefined || seen.has(f.env)) continue;
+    seen.add(f.env);
+    // A flag of one command is named with it (nsed sim --token); a shared or global one alone.
+    const owners = defs.filter((d) => d.flags?.includes(f));
+    const who =
+      owners.length === 1 && !GLOBAL_FLAGS.includes(f) ? `nsed ${owners[0]?.command.split(' ')[0] ?? ''} ` : '';
+    const spelled = f.alias === undefined ? `--${f.name}` : `-${f.alias}/--${f.name}`;
+    const fallback = f.defaultDescription ?? (f.default === undefined ? undefined : String(f.default));
+    fromFlags.push({
+      name: f.env,
+      describe: `${f.describe}, when ${who}${spelled} is not given${fallback === undefined ? '' : ` (default: ${fallback})`}`,
+    });
+  }
+  return [...fromFlags, ...OTHER_ENVIRONMENT];
+}
+
+/** The environment variables that stand in for no flag. */
+const OTHER_ENVIRONMENT: Described[] = [
   {
     name: 'NSED_TOKEN',
     describe:
       'the bearer token; --token-file FILE reads it from a file instead. There is no flag that takes the token itself',
   },
-  { name: 'NSED_HOME', describe: 'store root, when --home is not given; sessions live in NSED_HOME/sessions' },
   {
     name: 'XDG_DATA_HOME',
     describe: 'when NSED_HOME is not set, the store is XDG_DATA_HOME/nsed (an absolute path only)',
@@ -32,10 +54,6 @@ export const ENVIRONMENT: Described[] = [
     name: 'XDG_CONFIG_HOME',
     describe:
       'when NSED_CONFIG is not set, the config file is XDG_CONFIG_HOME/nsed/config.json (an absolute path only)',
-  },
-  {
-    name: 'NSED_POLICY',
-    describe: "default policy of ask and fork (default *, the orchestrator's first registered policy)",
   },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   {
@@ -68,12 +86,6 @@ export const ENVIRONMENT: Described[] = [
     name: 'NODE_TLS_REJECT_UNAUTHORIZED',
     describe: '0 turns off certificate checks (Node.js); nsed warns when it is set for an https:// orchestrator',
   },
-  { name: 'NSED_SIM_TOKEN', describe: 'nsed sim: require this bearer token (like --token)' },
-  {
-    name: 'NSED_SIM_PROFILE',
-    describe:
-      'nsed sim and --sim: default or strict, how the simulator answers what the seeds leave open (like --profile)',
-  },
   { name: 'NSED_SIM_ROUND_MS', describe: '--sim: milliseconds per phase of the in-process simulator (default 120)' },
   { name: 'SHELL', describe: 'nsed completion without an argument picks the shell named here' },
   { name: 'USERPROFILE', describe: 'Windows: the user home, where HOME is not set' },
@@ -92,8 +104,7 @@ export const FILES: Described[] = [
   },
   {
     name: '~/.config/nsed/config.json',
-    describe:
-      'defaults: url, policy, agents, rounds, idle_timeout, output, color, token_file (nsed config); flags and the environment win over it; never the token',
+    describe: `defaults: ${[...GLOBAL_FLAGS, ...TURN_FLAGS].flatMap((f) => (f.configKey === undefined ? [] : [f.configKey])).join(', ')} (nsed config); flags and the environment win over it; never the token`,
   },
   {
     name: '$NSED_HOME/policies-cache.json',

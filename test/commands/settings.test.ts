@@ -93,3 +93,16 @@ describe('settings are read below the commands, never worked out there', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('the config keys come from the flag tables', () => {
+  it('every key the config file accepts is one flag’s configKey, and every configKey a key', async () => {
+    const { CONFIGURABLE } = await import('../../src/commands/config/shared.js');
+    const { isConfigKey, unknownKeyError } = await import('../../src/config-file.js');
+    const keys = CONFIGURABLE.map((f) => f.configKey ?? '');
+    expect(keys.length).toBe(8);
+    for (const k of keys) expect(isConfigKey(k), k).toBe(true);
+    // The refusal lists the known keys: exactly the tables' ones.
+    const listed = (unknownKeyError('nope').hint ?? '').replace('known keys: ', '').split(', ');
+    expect(new Set(listed)).toEqual(new Set(keys));
+  });
+});

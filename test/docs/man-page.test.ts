@@ -8,7 +8,7 @@ import { generatedFiles } from '../../src/docs/generate.js';
 import { NDJSON_EVENTS } from '../../src/docs/ndjson-schema.js';
 import { commands } from '../../src/commands/index.js';
 import { cliReference, usageLine } from '../../src/docs/reference.js';
-import { ENVIRONMENT, EXAMPLES, EXIT_CODES, EXPORT_FORMATS_DOC } from '../../src/docs/topics.js';
+import { environment, EXAMPLES, EXIT_CODES, EXPORT_FORMATS_DOC } from '../../src/docs/topics.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -70,7 +70,7 @@ describe('man/nsed.1', () => {
         read.add(m[1] ?? m[2] ?? '');
     }
     expect(read.size).toBeGreaterThan(8);
-    const documented = new Set(ENVIRONMENT.map((e) => e.name));
+    const documented = new Set(environment(commands).map((e) => e.name));
     for (const name of read)
       expect(documented, `${name} is read in src/ but not documented in src/docs/topics.ts`).toContain(name);
     const text = await rendered();
@@ -81,7 +81,7 @@ describe('man/nsed.1', () => {
 describe('README.md against the same source', () => {
   it('names every environment variable, exit code, NDJSON event field and export format', async () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    for (const e of ENVIRONMENT) expect(readme, e.name).toContain(`\`${e.name}\``);
+    for (const e of environment(commands)) expect(readme, e.name).toContain(`\`${e.name}\``);
     // The table says exactly what the one source says (backticks aside), code for code.
     const start = readme.indexOf('| code | meaning |');
     const rows = readme.slice(start).split('\n\n')[0]?.split('\n').slice(2) ?? [];

@@ -1,5 +1,5 @@
 import type { CommandDef } from '../command.js';
-import { readable, showValue } from './shared.js';
+import { CONFIGURABLE, readable, showValue } from './shared.js';
 
 /** `nsed config list`: every value set, `key=value` a line (like `git config --list`), or JSON. */
 export const list: CommandDef<Record<string, never>> = {
@@ -10,18 +10,19 @@ export const list: CommandDef<Record<string, never>> = {
   examples: [['nsed config list', 'key=value, one a line']],
   parse: () => ({}),
   run: async (_opts, ctx) => {
-    const { CONFIG_KEYS } = await import('../../config-file.js');
+    const { isConfigKey } = await import('../../config-file.js');
+    const keys = CONFIGURABLE.flatMap((f) =>
+      f.configKey !== undefined && isConfigKey(f.configKey) ? [f.configKey] : [],
+    );
     const values = readable(ctx);
-    const set = CONFIG_KEYS.filter((k) => values[k.key] !== undefined);
+    const set = keys.filter((k) => values[k] !== undefined);
     let text: string;
     if (ctx.globals.output === 'json') text = `${JSON.stringify(values, null, 2)}\n`;
     else if (ctx.globals.output === 'ndjson')
-      text = set.map((k) => `${JSON.stringify({ key: k.key, value: values[k.key] })}\n`).join('');
-    else text = set.map((k) => `${k.key}=${showValue(k.key, values)}\n`).join('');
+      text = set.map((k) => `${JSON.stringify({ key: k, value: values[k] })}\n`).join('');
+    else text = set.map((k) => `${k}=${showValue(k, values)}\n`).join('');
     if (set.length === 0 && ctx.io.stdoutIsTTY && !ctx.io.quiet) {
-      ctx.io.stderr.write(
-        `nothing set in ${ctx.globals.config.path ?? 'the config file'}; keys: ${CONFIG_KEYS.map((k) => k.key).join(', ')}\n`,
-      );
+      ctx.io.stderr.write(`nothing set in ${ctx.globals.config.path ?? 'the config file'}; keys: ${keys.join(', ')}\n`);
     }
     ctx.io.stdout.write(text);
     return 0;

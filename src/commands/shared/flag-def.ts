@@ -63,9 +63,21 @@ function lastValue(v: unknown): unknown {
   return Array.isArray(v) ? v[v.length - 1] : v;
 }
 
+/**
+ * A flag's help line: its description, then the settings that stand in for it, written from the
+ * table so that help, the man page and the completions name them alike (`(env NSED_URL, config url)`).
+ */
+export function flagHelp(def: FlagDef): string {
+  const also = [
+    ...(def.env === undefined ? [] : [`env ${def.env}`]),
+    ...(def.configKey === undefined ? [] : [`config ${def.configKey}`]),
+  ];
+  return also.length === 0 ? def.describe : `${def.describe} (${also.join(', ')})`;
+}
+
 /** The yargs options of one definition. */
 export function yargsOptions(def: FlagDef, global = false): Options {
-  const o: Options = { describe: def.describe };
+  const o: Options = { describe: flagHelp(def) };
   if (def.type === 'count') o.count = true;
   else o.type = def.type;
   if (def.alias !== undefined) o.alias = def.alias;

@@ -14,7 +14,7 @@ export const TURN_FLAGS: readonly FlagDef[] = [
     type: 'string',
     env: 'NSED_POLICY',
     configKey: 'policy',
-    describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)',
+    describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (default *)',
     valueName: 'POLICY',
     complete: 'policy',
     sample: 'nsed:fast',
