@@ -13,9 +13,12 @@ const check = process.argv.includes('--check');
 const dir = await mkdtemp(path.join(tmpdir(), 'nsed-docs-'));
 try {
   const outfile = await bundleModule('src/docs/generate.ts', path.join(dir, 'generate.mjs'));
-  const { generatedFiles } = await import(pathToFileURL(outfile).href);
+  const { generatedFiles, generatedReadme } = await import(pathToFileURL(outfile).href);
   let stale = 0;
-  for (const [file, text] of Object.entries(generatedFiles())) {
+  // README.md is prose with generated option tables in it: those are rewritten in place.
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const files = { ...generatedFiles(), 'README.md': generatedReadme(readme) };
+  for (const [file, text] of Object.entries(files)) {
     const target = path.join(root, file);
     const current = await readFile(target, 'utf8').catch(() => undefined);
     if (current === text) continue;

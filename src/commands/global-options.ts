@@ -17,6 +17,7 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     configKey: 'url',
     defaultDescription: `the session's recorded orchestrator, else ${DEFAULT_URL}`,
     describe: 'orchestrator base URL; nsed doctor says which one is used and why',
+    details: 'the compat API is under /v1',
     valueName: 'URL',
     sample: 'http://127.0.0.1:8080/v1',
   },
@@ -25,6 +26,7 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     type: 'string',
     configKey: 'token_file',
     describe: 'read the bearer token from this file (or set NSED_TOKEN)',
+    details: 'no flag takes the token itself',
     valueName: 'FILE',
     complete: 'file',
     sample: '/run/secrets/nsed token',
@@ -33,6 +35,7 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     name: 'home',
     type: 'string',
     env: 'NSED_HOME',
+    defaultDescription: 'XDG_DATA_HOME/nsed, else ~/.local/share/nsed',
     describe: 'store root',
     valueName: 'DIR',
     complete: 'dir',
@@ -60,14 +63,22 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     type: 'boolean',
     default: false,
     describe: 'say more on stderr: every setting and where it came from, each request, the store',
+    details: 'and what stdin added',
   },
-  { name: 'timeout', type: 'number', describe: 'whole-turn deadline in seconds', valueName: 'S' },
+  {
+    name: 'timeout',
+    type: 'number',
+    describe: 'whole-turn deadline in seconds',
+    details: 'bounds every wait, connecting through a proxy included; exit 124',
+    valueName: 'S',
+  },
   {
     name: 'idle-timeout',
     type: 'number',
     configKey: 'idle_timeout',
     defaultDescription: '90',
     describe: 'longest silence tolerated, in seconds',
+    details: 'the wait for response headers included (keep-alives arrive every 15 s); exit 124',
     valueName: 'S',
   },
   {
@@ -98,7 +109,8 @@ export const SIM_PROFILE_FLAG: FlagDef = {
   type: 'string',
   choices: ['default', 'strict'],
   env: 'NSED_SIM_PROFILE',
-  describe: 'how the simulator answers what the seeds leave open (default: default)',
+  defaultDescription: 'default',
+  describe: 'how the simulator answers what the seeds leave open',
 };
 
 /** `nsed sim --token`: the bearer token the simulator requires. */

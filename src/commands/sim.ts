@@ -48,7 +48,8 @@ export const sim: CommandDef<SimOptions> = {
     {
       name: 'dedup',
       type: 'boolean',
-      describe: 'answer an identical request from the same job (default: on with --profile strict)',
+      defaultDescription: 'on in strict, off in default',
+      describe: 'answer an identical request from the same job',
     },
     {
       name: 'dedup-ttl',
@@ -61,7 +62,8 @@ export const sim: CommandDef<SimOptions> = {
     {
       name: 'tool-wait-ms',
       type: 'number',
-      describe: 'how long an agent waits for a tool result before the call expires (default 40 phases, at least 30000)',
+      defaultDescription: '40 phases, at least 30000',
+      describe: 'how long an agent waits for a tool result before the call expires',
       valueName: 'N',
     },
     { name: 'keepalive-ms', type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' },

@@ -1,6 +1,12 @@
 import { commands } from '../commands/index.js';
 import { completionScript } from './completions.js';
 import { renderManPage } from './man.js';
+import { withOptionTables } from './readme-tables.js';
+
+/** README.md with its option tables written from the flag tables (the rest of it is prose). */
+export function generatedReadme(readme: string): string {
+  return withOptionTables(readme, commands);
+}
 
 /**
  * Every generated file, keyed by its path in the repository. scripts/gen-docs.mjs writes them

@@ -130,7 +130,7 @@ function optionRef(o: FlagDef): OptionRef {
       o.valueName ?? (choices.length > 0 || o.type !== 'number' ? o.name.toUpperCase().replaceAll('-', '_') : 'N'),
     choices,
     defaultText: shownDefault === undefined || o.type === 'boolean' ? undefined : String(shownDefault),
-    describe: flagHelp(o),
+    describe: o.details === undefined ? flagHelp(o) : `${flagHelp(o)}; ${o.details}`,
     repeatable: o.repeatable === true,
     complete: choices.length > 0 ? 'choices' : (o.complete ?? 'none'),
   };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { generatedFiles } from '../../src/docs/generate.js';
+import { generatedFiles, generatedReadme } from '../../src/docs/generate.js';
 import { NDJSON_EVENTS } from '../../src/docs/ndjson-schema.js';
 import { commands } from '../../src/commands/index.js';
 import { cliReference, usageLine } from '../../src/docs/reference.js';
@@ -95,6 +95,14 @@ describe('README.md against the same source', () => {
     for (const o of cliReference(commands).globalOptions.filter((g) => g.name !== 'help' && g.name !== 'version')) {
       expect(readme, `--${o.name}`).toContain(o.negatable ? `--no-${o.name}` : `--${o.name}`);
     }
+  });
+
+  // Issue 18 item 1: README's option tables are written from the flag tables (npm run docs).
+  it('holds the option tables the flag tables make', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('<!-- options: global -->\n| option | default | meaning |');
+    expect(readme).toContain('<!-- options: sim -->\n| option | default | meaning |');
+    expect(readme, 'stale: run npm run docs').toBe(generatedReadme(readme));
   });
 
   it('runs every man-page example in README (where a test executes it)', async () => {

@@ -26,6 +26,8 @@ export interface FlagDef {
   /** The config file key that stands in for the flag when neither it nor `env` is given. */
   configKey?: string;
   describe: string;
+  /** More than a help line holds, for the man page and README's option tables. */
+  details?: string;
   /** The help section, when not the command's own `Options:`. */
   group?: string;
   /** Accepted, never shown (help, man page, completions). */

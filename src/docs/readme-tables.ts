@@ -1,0 +1,57 @@
+import type { CommandEntry } from '../commands/command.js';
+import { isGroup } from '../commands/command.js';
+import { GLOBAL_FLAGS } from '../commands/global-options.js';
+import type { FlagDef } from '../commands/shared/flag-def.js';
+
+/** The README's option tables, each between `<!-- options: NAME -->` and `<!-- /options -->`. */
+const REGION = /(<!-- options: ([a-z-]+) -->\n)[\s\S]*?(<!-- \/options -->)/g;
+
+/**
+ * README.md with its option tables written from the flag tables: `global` (every command's) and
+ * one per command by its name (`sim`). scripts/gen-docs.mjs writes them; a test compares them
+ * with the committed README, so a flag changed in a table without regenerating fails CI.
+ */
+export function withOptionTables(readme: string, commands: readonly CommandEntry[]): string {
+  const defs = commands.flatMap((e) => (isGroup(e) ? e.subcommands.map((d) => d) : [e]));
+  return readme.replace(REGION, (_all, open: string, name: string, close: string) => {
+    const flags = name === 'global' ? GLOBAL_FLAGS : defs.find((d) => d.command.split(' ')[0] === name)?.flags;
+    if (flags === undefined) throw new Error(`README names an option table for no command: ${name}`);
+    return `${open}${optionTable(flags.filter((f) => f.hidden !== true))}\n${close}`;
+  });
+}
+
+function optionTable(flags: readonly FlagDef[]): string {
+  const rows = flags.map((f) => {
+    const valueName =
+      f.valueName ?? (f.choices !== undefined || f.type !== 'number' ? f.name.toUpperCase().replaceAll('-', '_') : 'N');
+    const spelled = f.alias === undefined ? `--${f.name}` : `-${f.alias}, --${f.name}`;
+    const option =
+      f.type === 'boolean'
+        ? f.default === true
+          ? `\`--no-${f.name}\``
+          : f.default === undefined
+            ? `\`--${f.name}\` / \`--no-${f.name}\``
+            : `\`${spelled}\``
+        : `\`${spelled} ${valueName}\``;
+    const layers = [
+      ...(f.env === undefined ? [] : [`\`${f.env}\``]),
+      ...(f.configKey === undefined ? [] : [`config \`${f.configKey}\``]),
+    ];
+    const last =
+      f.defaultDescription ??
+      (f.default === undefined
+        ? f.type === 'boolean'
+          ? 'off'
+          : 'none'
+        : f.type === 'boolean'
+          ? f.default === true
+            ? 'on'
+            : 'off'
+          : `\`${String(f.default)}\``);
+    const fallback = [...layers, last].join(', else ');
+    const choices = f.choices === undefined ? '' : `: ${f.choices.map((c) => `\`${c}\``).join(', ')}`;
+    const meaning = `${f.describe}${choices}${f.details === undefined ? '' : `; ${f.details}`}${f.repeatable === true && !f.describe.includes('repeatable') ? ' (repeatable)' : ''}`;
+    return `| ${option} | ${fallback} | ${meaning.replaceAll('|', '\\|')} |`;
+  });
+  return ['| option | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
