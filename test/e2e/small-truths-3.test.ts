@@ -1,0 +1,50 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeToolKit, type ToolKit } from './fixtures/tools.js';
+import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+
+/**
+ * Issue 23 item 7, the client's small truths, each seen through the real CLI (in-process)
+ * against the simulator over real HTTP.
+ */
+
+let rig: Rig;
+let kit: ToolKit;
+beforeAll(async () => {
+  // Calls wait ten minutes for their result: the answer always comes from the test's own step.
+  rig = await makeRig({ toolWaitMs: 10 * 60_000 });
+  kit = await makeToolKit();
+});
+afterAll(async () => {
+  await rig.close();
+  await rm(kit.dir, { recursive: true, force: true });
+});
+
+const ofType = (stdout: string, type: string) => parseNdjson(stdout).filter((e) => e['type'] === type);
+
+describe('native tool names (issue 23 item 7)', () => {
+  it('keeps the declared name on the native path in NDJSON, text, the store and every export', async () => {
+    const tools = await kit.toolsFile(['calculator']);
+    const council = ['--agents', 'A1,B2', '--rounds', '2', '--tools', tools];
+    const r = await rig.run(['ask', ...council, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ofType(r.stdout, 'tool-call').map((e) => e['name'])).toEqual(['calculator']);
+    expect(ofType(r.stdout, 'tool-result').map((e) => e['name'])).toEqual(['calculator']);
+    const id = String(ofType(r.stdout, 'turn-start')[0]?.['session']);
+
+    const saved = await rig.session<{ turns: Array<{ tool_calls?: Array<{ name: string }> }> }>(id);
+    expect(saved.turns.flatMap((t) => t.tool_calls ?? []).map((c) => c.name)).toEqual(['calculator']);
+    for (const format of ['json', 'ndjson', 'markdown', 'messages', 'thread']) {
+      const out = await rig.run(['sessions', 'export', id, '--format', format]);
+      expect(out.code).toBe(0);
+      expect(out.stdout, format).not.toContain('user_calculator');
+    }
+    const exported = parseNdjson((await rig.run(['sessions', 'export', id, '--format', 'ndjson'])).stdout);
+    expect(exported.filter((e) => e['type'] === 'tool-call').map((e) => e['name'])).toEqual(['calculator']);
+
+    const text = await rig.run(['ask', ...council, 'Use the calculator to compute 2+2']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(/tool call calculator/);
+    expect(text.stderr + text.stdout).not.toContain('user_calculator');
+  });
+});
