@@ -26,7 +26,7 @@ _nsed_session_ids() {
 # Policy tags from the cache the last `nsed policies` wrote (no request to the orchestrator).
 _nsed_policy_tags() {
   local -a tags
-  tags=(${(f)"$(_nsed_store_list policies --cached)"})
+  tags=(${${(f)"$(_nsed_store_list policies --cached)"}//:/\\:})
   _describe -t policies 'policy tag' tags
 }
 

@@ -152,6 +152,8 @@ async function orchestratorChecks(
           fix: e.hint ?? 'check NSED_TOKEN or the token file',
           exitCode: e.exitCode,
         });
+      } else if (e.code === 'not_found') {
+        out.push(...(await plainServerChecks(conn, tokenState, ctx.signal, out)));
       } else {
         out.push({
           name: 'policies',
@@ -168,6 +170,51 @@ async function orchestratorChecks(
   return out;
 }
 
+/**
+ * No /policies: maybe not an NSED orchestrator at all, but a plain OpenAI-compatible server
+ * (llama.cpp, vLLM, Ollama, a hosted API), where `ask -m NAME` works (README, "Any
+ * OpenAI-compatible server"). Its /v1/models says so; then the missing /health is no fault.
+ */
+async function plainServerChecks(
+  conn: Awaited<ReturnType<Parameters<(typeof doctor)['run']>[1]['connect']>>,
+  tokenState: string,
+  signal: AbortSignal,
+  before: Check[],
+): Promise<Check[]> {
+  const { toNsedError } = await import('../errors.js');
+  let models;
+  try {
+    models = await conn.client.models({ signal });
+  } catch (err) {
+    const e = toNsedError(err);
+    return [
+      {
+        name: 'server',
+        ok: false,
+        detail: `not an NSED orchestrator (GET /policies: 404), and GET /v1/models failed: ${e.message}`,
+        fix: e.hint ?? 'check --url: it should name the server, not a path under it',
+        exitCode: e.exitCode,
+      },
+    ];
+  }
+  const health = before.findIndex((c) => c.name === 'health');
+  if (health >= 0) before[health] = { name: 'health', ok: true, detail: 'no /health (not an NSED orchestrator)' };
+  const shown = models.slice(0, 5).map((m) => m.id);
+  const list =
+    models.length === 0
+      ? 'no models listed'
+      : `${models.length} model${models.length === 1 ? '' : 's'}: ${shown.join(', ')}${models.length > shown.length ? ', …' : ''}`;
+  return [
+    { name: 'token', ok: true, detail: `accepted (${tokenState})` },
+    {
+      name: 'server',
+      ok: true,
+      detail: `an OpenAI-compatible server, not an NSED orchestrator (${list}): -p, --agents, --rounds, resume, inject and cancel need an orchestrator`,
+      works: `nsed ask -m ${models[0]?.id ?? 'MODEL'} works here`,
+    },
+  ];
+}
+
 /** A check as `-o json` documents it: snake_case, every key present. */
 function toJson(c: Check): Record<string, unknown> {
   return { name: c.name, ok: c.ok, detail: c.detail, fix: c.fix ?? null, exit_code: c.exitCode ?? null };
@@ -179,6 +226,13 @@ function render(checks: readonly Check[], code: number): string {
     (c) =>
       `${c.ok ? '✓' : '✗'} ${c.name}: ${oneLine(c.detail, 400)}${!c.ok && c.fix !== undefined ? `\n    fix: ${oneLine(c.fix, 300)}` : ''}`,
   );
-  lines.push(code === 0 ? 'ready: nsed ask will work' : `not ready (exit ${code}): fix the first ✗ above`);
+  const partly = checks.find((c) => c.works !== undefined);
+  lines.push(
+    code !== 0
+      ? `not ready (exit ${code}): fix the first ✗ above`
+      : partly?.works !== undefined
+        ? `ready for -m: ${oneLine(partly.works, 200)}`
+        : 'ready: nsed ask will work',
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -36,12 +36,12 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
     fields: { message: 'the guidance', round: 'round it landed in', sequence: 'its number within the job' },
   },
   finalized: {
-    when: 'the council chose an answer',
-    fields: { chosen_agent_id: 'agent whose proposal won', round: 'round of the choice' },
+    when: "a user picked a candidate and ended the deliberation with it (never sent for the council's own choice)",
+    fields: { chosen_agent_id: 'agent whose proposal the user picked', round: 'round of the pick' },
   },
   'tool-call': {
     when: 'the council called a tool; nsed runs it only if it was declared with a command',
-    fields: { id: 'tool call id', name: 'tool name as the council called it', arguments: 'arguments, a JSON string' },
+    fields: { id: 'tool call id', name: "the tool's name as it was declared", arguments: 'arguments, a JSON string' },
   },
   'tool-result': {
     when: 'a tool call was settled: run, refused, answered by a person or another process, or expired',

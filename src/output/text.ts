@@ -24,6 +24,11 @@ export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string)
   return parts.join(' · ');
 }
 
+/** The session line of an answer no job was named for (a plain server, a roomless passthrough). */
+export function sessionLine(start: EventOf<'turn-start'>): string {
+  return `session ${oneLine(start.session, 80)} · policy ${oneLine(start.policy, 80)}`;
+}
+
 /**
  * `round 2/5 · 3 candidates · leader CortexA 0.47 · 2 contested` (the leader is the first
  * highest score; the contested count appears only when some claim is contested or wrong).
@@ -65,6 +70,8 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
   const started = now();
   let progress = initialProgress;
   let start: EventOf<'turn-start'> | undefined;
+  /** The session id was named on stderr (the job line names it). */
+  let namedSession = false;
   let wroteAnswer = false;
   let answerEndsWithNewline = false;
   /** The terminal's cursor sits after answer text, not at the start of a line. */
@@ -110,6 +117,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         return;
       case 'job':
         note(jobLine(start, e.job_id));
+        namedSession = start !== undefined;
         return;
       case 'round':
         if (e.scored) note(roundLine(e, contestedClaims(e.candidates)));
@@ -141,7 +149,10 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         // A blocking (--no-stream) turn may deliver its answer only here.
         if (!wroteAnswer) answer(e.content);
         endAnswer(true);
+        // The session id goes to stderr in every case (README, "One-shot questions"): where no job
+        // line named it and no continue hint follows, it gets a line of its own.
         if (opts.showSessionHint === true) note(continueHint(e.session));
+        else if (!namedSession && start !== undefined) note(sessionLine(start));
         return;
       case 'error':
         // main prints the error itself; on a terminal it must start on a fresh line.

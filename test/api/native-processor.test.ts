@@ -107,7 +107,7 @@ describe('the native job stream as events (GET /job/{id}/stream)', () => {
 
     it('tool_call_pending is a live tool call with its arguments as JSON text', () => {
       expect(tools(frame('tool_call_pending', pending) + complete)).toEqual([
-        { type: 'tool-call', id: 'call_1', name: 'user_calculator', arguments: '{"expr":"2+2"}', index: 1, live: true },
+        { type: 'tool-call', id: 'call_1', name: 'calculator', arguments: '{"expr":"2+2"}', index: 1, live: true },
       ]);
     });
 

@@ -208,6 +208,34 @@ complete -C "nsed sessions sh"; echo ---; complete -C "nsed sessions show "; ech
     expect(afterFork).toEqual([]);
   });
 
+  it.skipIf(!hasZsh)('zsh completes -p to a whole tag that holds a colon (issue 23 item 7)', async () => {
+    // A real interactive zsh on a pseudo-terminal (zpty): TAB completes the line, then a key bound
+    // to a widget prints the buffer, and the read waits for that print (no sleep, no timing).
+    const cache = path.join(dir, 'store', 'policies-cache.json');
+    await writeFile(
+      cache,
+      JSON.stringify({ written: new Date().toISOString(), url: 'sim', tags: ['mid:0v1', 'fast'] }),
+    );
+    const drive = path.join(dir, 'drive.zsh');
+    await writeFile(
+      drive,
+      [
+        'zmodload zsh/zpty',
+        'zpty -b z zsh -f -i',
+        `zpty -w z 'PS1="> "; autoload -U compinit; compinit -u -D; source "${path.join(ROOT, 'completions/nsed.zsh')}"'`,
+        // "BU""F<" so the echo of this very line cannot match the pattern read for below.
+        `zpty -w z 'dump() { print -r -- "BU""F<$BUFFER>" > /dev/tty; }; zle -N dump; bindkey "^X" dump'`,
+        "zpty -w -n z $'nsed ask -p mi\\t\\x18'",
+        "zpty -r z line '*BUF<*>*'",
+        'print -r -- "${${line##*BUF<}%%>*}"',
+        'zpty -d z',
+      ].join('\n'),
+    );
+    const { stdout } = await run('zsh', ['-f', drive], { env, cwd: dir, timeout: 60_000 });
+    await rm(cache);
+    expect(stdout.trim()).toBe('nsed ask -p mid:0v1');
+  });
+
   it.skipIf(!hasZsh)('zsh parses the script and registers it for nsed', async () => {
     const file = path.join(ROOT, 'completions/nsed.zsh');
     await run('zsh', ['-n', file]);

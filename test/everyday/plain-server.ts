@@ -24,9 +24,12 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** The models the plain server lists on GET /v1/models. */
+export const PLAIN_MODELS = ['llama3.2', 'qwen2.5:7b'];
+
 /**
  * A plain OpenAI-compatible server, as llama.cpp, vLLM or Ollama answer: no x-nsed-session-id,
- * no rounds, no /deliberation. Streaming sends a role chunk, content deltas, a usage chunk with
+ * no rounds, no /deliberation, no /policies; GET /v1/models lists PLAIN_MODELS. Streaming sends a role chunk, content deltas, a usage chunk with
  * `choices: []` (what `stream_options.include_usage` produces) and `[DONE]`.
  */
 export async function startPlainServer(answer = 'Hello from a plain server.'): Promise<PlainServer> {
@@ -36,6 +39,14 @@ export async function startPlainServer(answer = 'Hello from a plain server.'): P
       const body = await readBody(req);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       requests.push({ method: req.method ?? '', path, body });
+      if (req.method === 'GET' && path === '/v1/models') {
+        // As llama.cpp, vLLM and Ollama list what -m may name.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ object: 'list', data: PLAIN_MODELS.map((id) => ({ id, object: 'model', owned_by: 'me' })) }),
+        );
+        return;
+      }
       if (req.method !== 'POST' || path !== '/v1/chat/completions') {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `Not Found: ${path}`, type: 'invalid_request_error' } }));

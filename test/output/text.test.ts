@@ -172,6 +172,12 @@ describe('text output', () => {
       { type: 'text', text: ' more' },
       { ...finish, content: 'half more' } as NsedEvent,
     ]);
-    expect(renderScreen(stdout.text)).toEqual(['half', 'round 2/2 · 1 candidate · leader A 0.50', ' more']);
+    // No job line named the session, so a line of its own does, after the answer.
+    expect(renderScreen(stdout.text)).toEqual([
+      'half',
+      'round 2/2 · 1 candidate · leader A 0.50',
+      ' more',
+      'session s1 · policy nsed:deep',
+    ]);
   });
 });

@@ -1,0 +1,132 @@
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeToolKit, type ToolKit } from './fixtures/tools.js';
+import { startPlainServer } from '../everyday/plain-server.js';
+import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+
+/**
+ * Issue 23 item 7, the client's small truths, each seen through the real CLI (in-process)
+ * against the simulator over real HTTP.
+ */
+
+let rig: Rig;
+let kit: ToolKit;
+beforeAll(async () => {
+  // Calls wait ten minutes for their result: the answer always comes from the test's own step.
+  rig = await makeRig({ toolWaitMs: 10 * 60_000 });
+  kit = await makeToolKit();
+});
+afterAll(async () => {
+  await rig.close();
+  await rm(kit.dir, { recursive: true, force: true });
+});
+
+const ofType = (stdout: string, type: string) => parseNdjson(stdout).filter((e) => e['type'] === type);
+
+describe('native tool names (issue 23 item 7)', () => {
+  it('keeps the declared name on the native path in NDJSON, text, the store and every export', async () => {
+    const tools = await kit.toolsFile(['calculator']);
+    const council = ['--agents', 'A1,B2', '--rounds', '2', '--tools', tools];
+    const r = await rig.run(['ask', ...council, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ofType(r.stdout, 'tool-call').map((e) => e['name'])).toEqual(['calculator']);
+    expect(ofType(r.stdout, 'tool-result').map((e) => e['name'])).toEqual(['calculator']);
+    const id = String(ofType(r.stdout, 'turn-start')[0]?.['session']);
+
+    const saved = await rig.session<{ turns: Array<{ tool_calls?: Array<{ name: string }> }> }>(id);
+    expect(saved.turns.flatMap((t) => t.tool_calls ?? []).map((c) => c.name)).toEqual(['calculator']);
+    for (const format of ['json', 'ndjson', 'markdown', 'messages', 'thread']) {
+      const out = await rig.run(['sessions', 'export', id, '--format', format]);
+      expect(out.code).toBe(0);
+      expect(out.stdout, format).not.toContain('user_calculator');
+    }
+    const exported = parseNdjson((await rig.run(['sessions', 'export', id, '--format', 'ndjson'])).stdout);
+    expect(exported.filter((e) => e['type'] === 'tool-call').map((e) => e['name'])).toEqual(['calculator']);
+
+    const text = await rig.run(['ask', ...council, 'Use the calculator to compute 2+2']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(/tool call calculator/);
+    expect(text.stderr + text.stdout).not.toContain('user_calculator');
+  });
+});
+
+describe('the session id on stderr where no job names it (issue 23 item 7)', () => {
+  it('-m against a plain OpenAI-compatible server: text mode names the session on stderr', async () => {
+    const plain = await startPlainServer('Plain answer.');
+    try {
+      const r = await rig.run(['ask', '--url', plain.url, '-m', 'llama3.2', 'hello']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('Plain answer.\n');
+      const [id] = (await rig.run(['sessions', 'ls', '--ids', '-n', '1'])).stdout.split('\n');
+      expect(r.stderr).toBe(`session ${id} · policy llama3.2\n`);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('a passthrough answer on the strict profile (no session id anywhere) names the session on stderr', async () => {
+    const strict = await makeRig({ profile: 'strict' });
+    try {
+      const r = await strict.run(['ask', '-p', 'passthrough', 'hello']);
+      expect(r.code, r.stderr).toBe(0);
+      const [id] = (await strict.run(['sessions', 'ls', '--ids', '-n', '1'])).stdout.split('\n');
+      expect(r.stderr).toBe(`session ${id} · policy nsed:passthrough\n`);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('an NSED answer names the session once, in its job line, and -q keeps stderr empty', async () => {
+    const r = await rig.run(['ask', '-p', 'fast', 'hello']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.match(/session /g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^session \S+ · job \S+ · policy nsed:fast$/m);
+    expect((await rig.run(['ask', '-q', '-p', 'fast', 'hello'])).stderr).toBe('');
+  });
+});
+
+describe('nsed doctor against a plain OpenAI-compatible server (issue 23 item 7)', () => {
+  it('says that -m works there, and exits 0, instead of "not ready"', async () => {
+    const plain = await startPlainServer('Plain answer.');
+    try {
+      const r = await rig.run(['doctor', '--url', plain.url]);
+      expect(r.code, r.stdout).toBe(0);
+      expect(r.stdout).not.toMatch(/not ready/);
+      expect(r.stdout).toMatch(
+        /^✓ server: an OpenAI-compatible server, not an NSED orchestrator \(2 models: llama3\.2, qwen2\.5:7b\)/m,
+      );
+      expect(r.stdout).not.toMatch(/^✗/m);
+      expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('ready for -m: nsed ask -m llama3.2 works here');
+      const json = JSON.parse((await rig.run(['doctor', '--url', plain.url, '-o', 'json'])).stdout) as {
+        ok: boolean;
+        checks: Array<{ name: string; ok: boolean }>;
+      };
+      expect(json.ok).toBe(true);
+      expect(json.checks.find((c) => c.name === 'server')?.ok).toBe(true);
+      // What doctor promises works: ask -m with the model it named.
+      expect((await rig.run(['ask', '--url', plain.url, '-m', 'llama3.2', '-o', 'final', 'hi'])).stdout).toBe(
+        'Plain answer.\n',
+      );
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('still fails where nothing OpenAI-compatible answers either (exit 3, no /policies, no /v1/models)', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => res.writeHead(404).end('no'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const r = await rig.run(['doctor', '--url', `http://127.0.0.1:${port}`]);
+      expect(r.code).toBe(3);
+      expect(r.stdout).toMatch(
+        /^✗ server: not an NSED orchestrator \(GET \/policies: 404\), and GET \/v1\/models failed/m,
+      );
+      expect(r.stdout).toMatch(/not ready \(exit 3\)/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
