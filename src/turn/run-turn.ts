@@ -9,7 +9,7 @@ import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
-import { followUpBody } from './tool-round.js';
+import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
 import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
@@ -84,10 +84,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     path: spec.path,
     url: deps.url,
   });
+  const declared = deps.tools ?? declareTools([], [], false);
   const driver = new ToolDriver({
     ctx,
     client: deps.client,
-    declared: deps.tools ?? declareTools([], [], false),
+    declared,
     sessionId: spec.sessionId,
     emit,
     jobId: () => jobId,
@@ -111,6 +112,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     let start = spec.start;
     const base = spec.toolRound?.base ?? spec.start;
     let outcome: StreamOutcome = { kind: 'ended' };
+    let followUps = 0;
     for (;;) {
       if (start.kind === 'chat' && !spec.stream) {
         const { completion, jobId: header } = await deps.client.chat(start.body, {
@@ -134,8 +136,14 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       // same thread, and follow the same job on to its answer. An end the orchestrator settled
       // is the job's end: there is nothing left to follow.
       if (outcome.kind === 'settled' || transcript.finishReason !== 'tool_calls' || base.kind !== 'chat') break;
+      // Every follow-up must answer a call this answer asked for, and their number is bounded:
+      // a server that keeps ending with tool_calls cannot make nsed send forever (docs/reliability.md #90, #91).
+      if (openCalls(transcript.toolCalls, transcript.toolResults).length === 0)
+        throw noUsableCall(spec.sessionId, jobId);
       waiting = await driver.settleClosed(transcript.toolCalls, transcript.toolResults);
       if (waiting.length > 0) break;
+      if (followUps >= maxFollowUps(declared.maxCalls)) throw tooManyToolRounds(spec.sessionId, followUps);
+      followUps += 1;
       start = {
         kind: 'chat',
         body: followUpBody(base.body, transcript.toolCalls, transcript.toolResults),
