@@ -26,6 +26,7 @@ export async function followStream(
   apply: (e: StreamEvent) => void,
   currentJob: () => string | undefined,
   noteJob: (id: string) => Promise<void>,
+  onDiverged: () => void = () => undefined,
 ): Promise<StreamOutcome> {
   const { ctx } = deps;
   let stream: EventStream;
@@ -64,6 +65,7 @@ export async function followStream(
             replayPrint = fingerprint(replayPrint, e);
             // What was shown cannot be unshown: say the replay differs, never splice (docs/reliability.md #33).
             if (seen === applied && replayPrint !== appliedPrint) {
+              onDiverged();
               deps.renderer.onEvent({
                 type: 'reconnect',
                 attempt,

@@ -10,7 +10,8 @@ import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
 import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
-import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
+import { settleDiverged } from './diverged.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from './transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
@@ -130,7 +131,16 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         apply({ type: 'text', text: start.content, index: 1 });
         apply({ type: 'end', finish_reason: 'stop', index: 1 });
       } else {
-        outcome = await followStream(deps, { ...spec, start }, applyStream, () => jobId, noteJob);
+        outcome = await followStream(
+          deps,
+          { ...spec, start },
+          applyStream,
+          () => jobId,
+          noteJob,
+          () => {
+            transcript = divergedFrom(transcript);
+          },
+        );
       }
       // A compat answer that ends at a tool call: settle the calls, hand the results back on the
       // same thread, and follow the same job on to its answer. An end the orchestrator settled
@@ -190,6 +200,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     }
     const finishReason = transcript.finishReason ?? 'stop';
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
+    if (transcript.diverged && status === 'complete')
+      transcript = await settleDiverged(deps, transcript, spec.sessionId);
     record(deps, spec, transcript, status);
     await recorder.flush();
     if (status === 'cancelled') {
@@ -204,6 +216,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       session: spec.sessionId,
       turn: spec.assistantTurnId,
       job_id: jobId ?? null,
+      ...(transcript.diverged ? { diverged: true as const } : {}),
     });
     await renderer.close();
     return transcript;
