@@ -26,7 +26,16 @@ export type NsedEvent =
       duration_ms: number | null;
     }
   | { type: 'reconnect'; attempt: number; reason: string }
-  | { type: 'finish'; finish_reason: string; content: string; session: string; turn: string; job_id: string | null }
+  | {
+      type: 'finish';
+      finish_reason: string;
+      content: string;
+      session: string;
+      turn: string;
+      job_id: string | null;
+      /** Present when a resume's replay differed from what was shown: `content` is then the recorded answer. */
+      diverged?: true;
+    }
   | { type: 'injected'; session: string; job_id: string; sequence: number | null; round: number | null }
   | { type: 'cancelled'; session: string; job_id: string }
   | { type: 'error'; code: string; exit_code: number; message: string };

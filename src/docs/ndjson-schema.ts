@@ -66,6 +66,8 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       session: 'session id',
       turn: 'assistant turn id',
       job_id: 'deliberation id, or null',
+      diverged:
+        "present (true) when a resume's replay differed from what was shown: the text events are spliced from two texts, and content is the orchestrator's recorded answer (GET /result) when it gave one",
     },
   },
   injected: {

@@ -36,6 +36,7 @@ export function createJsonRenderer(io: IO): Renderer {
           tool_calls: transcript.toolCalls,
           tool_results: transcript.toolResults,
           finish_reason: e.finish_reason,
+          ...(e.diverged === true ? { diverged: true } : {}),
         }),
       );
     },

@@ -50,9 +50,13 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
     const text = opts.terminal ? sanitizeForTerminal(t.content) : t.content;
     if (text !== '') out.push(text.replace(/\n+$/, ''));
     if (t.status !== 'complete' && t.error !== null) out.push(`[${t.status}: ${oneLine(t.error, 300)}]`);
+    if (t.diverged) out.push(DIVERGED_NOTE);
   });
   return `${out.join('\n')}\n`;
 }
+
+const DIVERGED_NOTE =
+  "[the replay after a reconnect differed from what was shown live; this is the orchestrator's recorded answer when it gave one]";
 
 function heading(t: TurnDocument, position: number): string {
   const parts = [String(position)];
@@ -67,6 +71,7 @@ function heading(t: TurnDocument, position: number): string {
   if (t.job_id !== null) parts.push(`job ${oneLine(t.job_id, 80)}`);
   if (t.ts !== '') parts.push(shortTime(t.ts));
   if (t.status !== 'complete') parts.push(t.status.toUpperCase());
+  if (t.diverged) parts.push('REPLAY DIFFERED');
   return parts.join(' · ');
 }
 

@@ -44,6 +44,11 @@ export interface Turn {
   round?: number;
   /** Why a turn is interrupted or failed, in one line. */
   error?: string;
+  /**
+   * A resume's replay differed from what this turn had shown: the content is the orchestrator's
+   * recorded answer when it gave one, else the splice (docs/reliability.md #33).
+   */
+  diverged?: boolean;
   [extra: string]: unknown;
 }
 

@@ -11,7 +11,7 @@ import { TurnRecorder } from './record-turn.js';
 import { runTurn, type TurnSpec } from './run-turn.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
-import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
+import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
 import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 
 /**
@@ -111,7 +111,9 @@ async function startTurn(
     start,
     stream: native || opts.stream,
   };
-  return followTurn(ctx, conn, spec, declared, { saved: opts.save !== false });
+  // No tools offered still bounds the tool rounds by --max-tool-calls (docs/reliability.md #91).
+  const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
+  return followTurn(ctx, conn, spec, tools, { saved: opts.save !== false });
 }
 
 /**

@@ -108,6 +108,7 @@ export class TurnRecorder {
         ),
       );
     if (a.error !== undefined) turn.error = a.error;
+    if (t.diverged) turn.diverged = true;
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
       if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) delete s.claim;

@@ -9,8 +9,9 @@ import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
-import { followUpBody } from './tool-round.js';
-import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
+import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
+import { settleDiverged } from './diverged.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from './transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
@@ -84,10 +85,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     path: spec.path,
     url: deps.url,
   });
+  const declared = deps.tools ?? declareTools([], [], false);
   const driver = new ToolDriver({
     ctx,
     client: deps.client,
-    declared: deps.tools ?? declareTools([], [], false),
+    declared,
     sessionId: spec.sessionId,
     emit,
     jobId: () => jobId,
@@ -111,6 +113,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     let start = spec.start;
     const base = spec.toolRound?.base ?? spec.start;
     let outcome: StreamOutcome = { kind: 'ended' };
+    let followUps = 0;
     for (;;) {
       if (start.kind === 'chat' && !spec.stream) {
         const { completion, jobId: header } = await deps.client.chat(start.body, {
@@ -128,14 +131,29 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         apply({ type: 'text', text: start.content, index: 1 });
         apply({ type: 'end', finish_reason: 'stop', index: 1 });
       } else {
-        outcome = await followStream(deps, { ...spec, start }, applyStream, () => jobId, noteJob);
+        outcome = await followStream(
+          deps,
+          { ...spec, start },
+          applyStream,
+          () => jobId,
+          noteJob,
+          () => {
+            transcript = divergedFrom(transcript);
+          },
+        );
       }
       // A compat answer that ends at a tool call: settle the calls, hand the results back on the
       // same thread, and follow the same job on to its answer. An end the orchestrator settled
       // is the job's end: there is nothing left to follow.
       if (outcome.kind === 'settled' || transcript.finishReason !== 'tool_calls' || base.kind !== 'chat') break;
+      // Every follow-up must answer a call this answer asked for, and their number is bounded:
+      // a server that keeps ending with tool_calls cannot make nsed send forever (docs/reliability.md #90, #91).
+      if (openCalls(transcript.toolCalls, transcript.toolResults).length === 0)
+        throw noUsableCall(spec.sessionId, jobId);
       waiting = await driver.settleClosed(transcript.toolCalls, transcript.toolResults);
       if (waiting.length > 0) break;
+      if (followUps >= maxFollowUps(declared.maxCalls)) throw tooManyToolRounds(spec.sessionId, followUps);
+      followUps += 1;
       start = {
         kind: 'chat',
         body: followUpBody(base.body, transcript.toolCalls, transcript.toolResults),
@@ -182,6 +200,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     }
     const finishReason = transcript.finishReason ?? 'stop';
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
+    if (transcript.diverged && status === 'complete')
+      transcript = await settleDiverged(deps, transcript, spec.sessionId);
     record(deps, spec, transcript, status);
     await recorder.flush();
     if (status === 'cancelled') {
@@ -196,6 +216,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       session: spec.sessionId,
       turn: spec.assistantTurnId,
       job_id: jobId ?? null,
+      ...(transcript.diverged ? { diverged: true as const } : {}),
     });
     await renderer.close();
     return transcript;

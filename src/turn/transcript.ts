@@ -29,6 +29,12 @@ export interface Transcript {
   finalized?: NsedFinalized;
   jobId: string | null;
   finishReason: string | null;
+  /**
+   * A resume's replay differed from what was already shown (docs/reliability.md #33): the text
+   * events are spliced from two texts, so the answer is the orchestrator's recorded one when it
+   * gives it, and the turn is marked.
+   */
+  diverged: boolean;
 }
 
 export function emptyTranscript(): Transcript {
@@ -42,6 +48,7 @@ export function emptyTranscript(): Transcript {
     finalized: undefined,
     jobId: null,
     finishReason: null,
+    diverged: false,
   };
 }
 
@@ -62,6 +69,7 @@ function copy(t: Transcript): Transcript {
     finalized: t.finalized,
     jobId: t.jobId,
     finishReason: t.finishReason,
+    diverged: t.diverged,
   };
 }
 
@@ -145,6 +153,17 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     default:
       return assertNever(e);
   }
+}
+
+/**
+ * Marks a turn whose replay differed from what was shown; `recorded`, the orchestrator's answer
+ * from /result, replaces the spliced text when it could give one. Pure, as applyEvent.
+ */
+export function divergedFrom(t: Transcript, recorded?: string): Transcript {
+  const next = copy(t);
+  next.diverged = true;
+  if (recorded !== undefined) next.content = recorded;
+  return next;
 }
 
 /**

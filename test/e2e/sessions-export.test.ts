@@ -184,6 +184,7 @@ describe('export --format json and markdown', () => {
         'path',
         'finish_reason',
         'error',
+        'diverged',
         'reasoning',
         'injection',
         'rounds',

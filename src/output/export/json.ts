@@ -22,6 +22,8 @@ export interface TurnDocument {
   path: TurnPath | null;
   finish_reason: string | null;
   error: string | null;
+  /** A resume's replay differed from what the turn had shown (docs/reliability.md #33). */
+  diverged: boolean;
   reasoning: string | null;
   /** Injection turns: where the orchestrator placed the message. */
   injection: { round: number | null; sequence: number | null } | null;
@@ -100,6 +102,7 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     path: t.path === 'compat' || t.path === 'native' ? t.path : null,
     finish_reason: str(t.finish_reason),
     error: str(t.error),
+    diverged: t.diverged === true,
     reasoning: str(t.reasoning),
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
     rounds: withRounds && Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],

@@ -67,6 +67,8 @@ function heading(t: TurnDocument): string {
   if (t.job_id !== null) parts.push(`job ${code(t.job_id)}`);
   if (t.ts !== '') parts.push(t.ts);
   if (t.status !== 'complete') parts.push(`**${t.status}**`);
+  // The live replay differed from what was shown: readers must not take the text as the stream's.
+  if (t.diverged) parts.push('**replay differed**');
   return parts.join(' · ');
 }
 

@@ -82,6 +82,7 @@ function turnEvents(
       session,
       turn: t.id,
       job_id: t.job_id,
+      ...(t.diverged ? { diverged: true as const } : {}),
     });
   } else {
     // The store keeps the reason, not the original error kind: the code follows the status.
