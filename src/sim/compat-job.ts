@@ -31,7 +31,8 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
   const toolResults = toolResultsOf(messages);
   const toolCall =
     policy.mode === 'deliberation'
-      ? (forcedToolCall(faults.callTool) ?? planToolCall(spec.tools, question, toolResults.length > 0, text))
+      ? (forcedToolCall(faults.callTool) ??
+        planToolCall(spec.tools, question, toolResults.length > 0, text, String(ctx.seed)))
       : undefined;
   return startJob(ctx, {
     id: spec.id,

@@ -15,7 +15,8 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
   if (ctx.jobs.get(plan.roomId)?.status === 'running') return sendJson(rq.res, 409, { error: 'job already running' });
   const text = textContext(plan.question, plan.earlier);
   const userTools = isRecord(body.value) ? fromUserTools(body.value.user_tools) : [];
-  const toolCall = forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text);
+  const toolCall =
+    forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text, String(ctx.seed));
   startJob(ctx, {
     id: plan.roomId,
     model: plan.policyId === undefined ? 'nsed:native' : `nsed:${plan.policyId}`,
