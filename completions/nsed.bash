@@ -70,7 +70,7 @@ _nsed_value() {
     "sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit") COMPREPLY=() ;;
     "sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "sessions ls|--state"|"sessions list|--state") COMPREPLY=($(compgen -W "ok running interrupted failed cancelled" -- "$cur")) ;;
-    "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread" -- "$cur")) ;;
+    "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread summary junit" -- "$cur")) ;;
     "sessions export|--out"|"sessions export|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "policies|--tag") COMPREPLY=() ;;
     "sim|--host") COMPREPLY=() ;;

@@ -76,7 +76,7 @@ _nsed_value() {
     ("sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit") _message 'n' ;;
     ("sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") _nsed_policy_tags ;;
     ("sessions ls|--state"|"sessions list|--state") compadd -- ok running interrupted failed cancelled ;;
-    ("sessions export|-f"|"sessions export|--format") compadd -- json markdown messages ndjson thread ;;
+    ("sessions export|-f"|"sessions export|--format") compadd -- json markdown messages ndjson thread summary junit ;;
     ("sessions export|--out"|"sessions export|--file") _files ;;
     ("policies|--tag") _message 'tag' ;;
     ("sim|--host") _message 'host' ;;
@@ -151,7 +151,7 @@ _nsed() {
   fi
   case $cmd in
     ('') items=('ask:start a session and run its first turn' 'continue:run the next turn of a session (-s ID or --last)' 'fork:new session from SESSION'\''s turns up to --at TURN; prints its id, or runs PROMPT on it' 'resume:reattach to the session'\''s running deliberation; finish and record the turn' 'inject:steer the session'\''s running deliberation from another terminal' 'tool-result:answer a tool call the session'\''s running deliberation waits on' 'cancel:cancel the session'\''s running deliberation (Ctrl-C only detaches)' 'sessions:list, show, export and delete the sessions in the local store' 'policies:list the orchestrator'\''s policies (what -p takes)' 'agents:list the orchestrator'\''s agents (what --agents takes)' 'models:list the model names the orchestrator accepts (GET /v1/models)' 'config:read and change the defaults in the config file (flags and environment still win)' 'doctor:check the set-up: URL and where it came from, reachability, token, store, proxy, Node' 'sim:serve the simulated NSED orchestrator (prints "nsed sim listening on http://HOST:PORT" first)' 'completion:print a shell completion script (bash, zsh or fish; default: from $SHELL)'); _describe -t commands command items ;;
-    (sessions) items=('ls:list sessions, newest activity first' 'show:print a session: every turn with its role, policy, job and time' 'export:write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)' 'rm:delete sessions from the store (all named ids must exist, or none is deleted)'); _describe -t commands 'sessions command' items ;;
+    (sessions) items=('ls:list sessions, newest activity first' 'show:print a session: every turn with its role, policy, job and time' 'export:write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML)' 'rm:delete sessions from the store (all named ids must exist, or none is deleted)'); _describe -t commands 'sessions command' items ;;
     (config) items=('get:print one value of the config file' 'set:set one value in the config file' 'unset:remove one value from the config file' 'list:print every value set in the config file' 'path:print where the config file is (NSED_CONFIG, XDG_CONFIG_HOME or ~/.config)'); _describe -t commands 'config command' items ;;
     ("fork") (( npos == 0 )) && _nsed_session_ids ;;
     ("sessions show") (( npos == 0 )) && _nsed_session_ids ;;
