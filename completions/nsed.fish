@@ -37,7 +37,7 @@ end
 
 function __nsed_takes_value --argument-names cmd flag
     switch "$cmd|$flag"
-        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
+        case 'ask|--summary' 'ask|--junit' 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|--summary' 'continue|--junit' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|--summary' 'fork|--junit' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'resume|--summary' 'resume|--junit' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--progress' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
             return 0
     end
     return 1
@@ -87,6 +87,7 @@ function __nsed_policy_tags
 end
 
 complete -c nsed -f
+complete -c nsed -l progress -x -a 'auto plain none' -d 'progress on stderr: plain lines (CI logs), none, or auto (live on a terminal; plain off one when CI is set)'
 complete -c nsed -l url -x -d 'orchestrator base URL (env NSED_URL; see nsed doctor)'
 complete -c nsed -l token-file -r -F -d 'read the bearer token from this file (or set NSED_TOKEN)'
 complete -c nsed -l home -x -a '(__fish_complete_directories)' -d 'store root (env NSED_HOME)'
@@ -117,13 +118,16 @@ complete -c nsed -n '__nsed_is \'\'' -a sim -d 'serve the simulated NSED orchest
 complete -c nsed -n '__nsed_is \'\'' -a completion -d 'print a shell completion script (bash, zsh or fish; default: from $SHELL)'
 complete -c nsed -n '__nsed_is \'sessions\'' -a ls -d 'list sessions, newest activity first'
 complete -c nsed -n '__nsed_is \'sessions\'' -a show -d 'print a session: every turn with its role, policy, job and time'
-complete -c nsed -n '__nsed_is \'sessions\'' -a export -d 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)'
+complete -c nsed -n '__nsed_is \'sessions\'' -a export -d 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML)'
 complete -c nsed -n '__nsed_is \'sessions\'' -a rm -d 'delete sessions from the store (all named ids must exist, or none is deleted)'
 complete -c nsed -n '__nsed_is \'config\'' -a get -d 'print one value of the config file'
 complete -c nsed -n '__nsed_is \'config\'' -a set -d 'set one value in the config file'
 complete -c nsed -n '__nsed_is \'config\'' -a unset -d 'remove one value from the config file'
 complete -c nsed -n '__nsed_is \'config\'' -a list -d 'print every value set in the config file'
 complete -c nsed -n '__nsed_is \'config\'' -a path -d 'print where the config file is (NSED_CONFIG, XDG_CONFIG_HOME or ~/.config)'
+complete -c nsed -n '__nsed_is \'ask\'' -l summary -x -d 'write the turn as GitHub step-summary markdown to FILE, e.g. "$GITHUB_STEP_SUMMARY" (works with --no-save)'
+complete -c nsed -n '__nsed_is \'ask\'' -l junit -x -d 'write the turn as a JUnit XML report to FILE: one test case per gate check (works with --no-save)'
+complete -c nsed -n '__nsed_is \'ask\'' -l annotate -d 'GitHub workflow commands on stderr: ::error:: per wrong claim, ::warning:: per contested one, a ::notice::'
 complete -c nsed -n '__nsed_is \'ask\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'ask\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
 complete -c nsed -n '__nsed_is \'ask\'' -l system -x -d 'system instructions for the council'
@@ -138,6 +142,9 @@ complete -c nsed -n '__nsed_is \'ask\'' -l tools -r -F -d 'JSON file of tools to
 complete -c nsed -n '__nsed_is \'ask\'' -l tool -x -d 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable'
 complete -c nsed -n '__nsed_is \'ask\'' -l ask-user -d 'offer the ask_user tool: the council may ask you a question'
 complete -c nsed -n '__nsed_is \'ask\'' -l max-tool-calls -x -d 'tool calls nsed runs per turn before refusing more (default 8)'
+complete -c nsed -n '__nsed_is \'continue\'' -l summary -x -d 'write the turn as GitHub step-summary markdown to FILE, e.g. "$GITHUB_STEP_SUMMARY" (works with --no-save)'
+complete -c nsed -n '__nsed_is \'continue\'' -l junit -x -d 'write the turn as a JUnit XML report to FILE: one test case per gate check (works with --no-save)'
+complete -c nsed -n '__nsed_is \'continue\'' -l annotate -d 'GitHub workflow commands on stderr: ::error:: per wrong claim, ::warning:: per contested one, a ::notice::'
 complete -c nsed -n '__nsed_is \'continue\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'continue\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
 complete -c nsed -n '__nsed_is \'continue\'' -l system -x -d 'system instructions for the council'
@@ -155,6 +162,9 @@ complete -c nsed -n '__nsed_is \'continue\'' -l max-tool-calls -x -d 'tool calls
 complete -c nsed -n '__nsed_is \'continue\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'continue\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'continue\'' -l tool-result -x -d 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable'
+complete -c nsed -n '__nsed_is \'fork\'' -l summary -x -d 'write the turn as GitHub step-summary markdown to FILE, e.g. "$GITHUB_STEP_SUMMARY" (works with --no-save)'
+complete -c nsed -n '__nsed_is \'fork\'' -l junit -x -d 'write the turn as a JUnit XML report to FILE: one test case per gate check (works with --no-save)'
+complete -c nsed -n '__nsed_is \'fork\'' -l annotate -d 'GitHub workflow commands on stderr: ::error:: per wrong claim, ::warning:: per contested one, a ::notice::'
 complete -c nsed -n '__nsed_is \'fork\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'fork\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
 complete -c nsed -n '__nsed_is \'fork\'' -l system -x -d 'system instructions for the council'
@@ -172,6 +182,9 @@ complete -c nsed -n '__nsed_is \'fork\'' -l max-tool-calls -x -d 'tool calls nse
 complete -c nsed -n '__nsed_is \'fork\'' -l at -x -d 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)'
 complete -c nsed -n '__nsed_is \'resume\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'resume\'' -l last -d 'the most recently updated session'
+complete -c nsed -n '__nsed_is \'resume\'' -l summary -x -d 'write the turn as GitHub step-summary markdown to FILE, e.g. "$GITHUB_STEP_SUMMARY" (works with --no-save)'
+complete -c nsed -n '__nsed_is \'resume\'' -l junit -x -d 'write the turn as a JUnit XML report to FILE: one test case per gate check (works with --no-save)'
+complete -c nsed -n '__nsed_is \'resume\'' -l annotate -d 'GitHub workflow commands on stderr: ::error:: per wrong claim, ::warning:: per contested one, a ::notice::'
 complete -c nsed -n '__nsed_is \'inject\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'inject\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'inject\'' -l wait -d 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)'
@@ -190,7 +203,7 @@ complete -c nsed -n '__nsed_is \'sessions show\'' -l last -d 'the most recently 
 complete -c nsed -n '__nsed_is \'sessions show\'' -l rounds -d 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim'
 complete -c nsed -n '__nsed_is \'sessions show\'' -l json -d 'the session as a JSON document, as export --format json writes it (also -o json)'
 complete -c nsed -n '__nsed_is \'sessions export\'' -l last -d 'the most recently updated session'
-complete -c nsed -n '__nsed_is \'sessions export\'' -s f -l format -x -a 'json markdown messages ndjson thread' -d 'export format'
+complete -c nsed -n '__nsed_is \'sessions export\'' -s f -l format -x -a 'json markdown messages ndjson thread summary junit' -d 'export format'
 complete -c nsed -n '__nsed_is \'sessions export\'' -l out -l file -r -F -d 'write to FILE (atomically, mode 0600) instead of stdout'
 complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)'
 complete -c nsed -n '__nsed_is \'policies\'' -l tag -x -d 'only policies with this tag'

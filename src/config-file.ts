@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
-import { OUTPUT_MODES, type OutputMode } from './output/modes.js';
+import { OUTPUT_MODES, PROGRESS_CHOICES, type OutputMode, type ProgressChoice } from './output/modes.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -16,6 +16,7 @@ export interface ConfigValues {
   output?: OutputMode;
   color?: boolean;
   token_file?: string;
+  progress?: ProgressChoice;
 }
 
 export type ConfigKey = keyof ConfigValues;
@@ -33,6 +34,7 @@ export const CONFIG_KEYS: ReadonlyArray<{ key: ConfigKey; describe: string }> = 
     key: 'token_file',
     describe: 'file holding the bearer token (like --token-file); the token itself never goes here',
   },
+  { key: 'progress', describe: `progress on stderr: ${PROGRESS_CHOICES.join(', ')} (like --progress / NSED_PROGRESS)` },
 ];
 
 const KNOWN = CONFIG_KEYS.map((k) => k.key);
@@ -195,6 +197,11 @@ export function checkValue(key: ConfigKey, value: unknown, base: string): Config
     case 'color':
       if (typeof value !== 'boolean') throw bad('true or false');
       return value;
+    case 'progress': {
+      const choice = PROGRESS_CHOICES.find((c) => c === value);
+      if (choice === undefined) throw bad(`one of ${PROGRESS_CHOICES.join(', ')}`);
+      return choice;
+    }
     case 'token_file': {
       if (typeof value !== 'string' || value.trim() === '') throw bad('a file path');
       const home = process.env['HOME'];

@@ -31,7 +31,7 @@ export async function runSelected(
   let globals: GlobalOptions | undefined;
   try {
     const config = await readConfigFor(selected.def, base.env, streams);
-    globals = parseGlobalOptions(selected.argv, config);
+    globals = parseGlobalOptions(selected.argv, config, base.env);
     const options = selected.def.parse(selected.argv);
     const configColor = config.values.color;
     const io = createIO(

@@ -37,6 +37,8 @@ export const ask: CommandDef<AskOptions> = {
   parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    // A report file that could never be written is refused before a deliberation is spent on it.
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [{ startSession }, { executeTurn }] = await Promise.all([
       import('../turn/start-session.js'),

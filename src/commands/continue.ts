@@ -51,6 +51,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [
@@ -133,7 +134,10 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise
       s.claim = claim;
     });
     try {
-      return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
+      return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools), {
+        saved: opts.turn.save !== false,
+        reports: opts.turn.reports,
+      });
     } finally {
       await lease.releaseClaim(store, before.id, claim.token).catch(() => undefined);
     }

@@ -1,3 +1,4 @@
+import { usageError } from '../errors.js';
 import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef } from './command.js';
@@ -36,14 +37,24 @@ export const fork: CommandDef<ForkOptions> = {
       })
       .example('nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id')
       .example('nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'),
-  parse: (argv) => ({
-    turn: parseTurnOptions(argv),
-    source: String(argv['source']),
-    at: stringFlag(argv, 'at'),
-    prompt: promptWords(argv['prompt'], argv['--']),
-  }),
+  parse: (argv) => {
+    const opts = {
+      turn: parseTurnOptions(argv),
+      source: String(argv['source']),
+      at: stringFlag(argv, 'at'),
+      prompt: promptWords(argv['prompt'], argv['--']),
+    };
+    const r = opts.turn.reports;
+    if (opts.prompt.length === 0 && r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.annotate))
+      throw usageError(
+        '--summary, --junit and --annotate report a turn: give fork a PROMPT',
+        'e.g. nsed fork ID --junit nsed.xml "try again"',
+      );
+    return opts;
+  },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
     const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([
       import('../session/lineage.js'),
       import('../turn/start-session.js'),

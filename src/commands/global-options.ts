@@ -4,6 +4,7 @@ import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
 import { OUTPUT_MODES } from '../output/modes.js';
 import type { ParsedArgv } from './command.js';
+import { parseProgressChoice, withProgressFlags } from './shared/progress-flag.js';
 
 /** Names of the flags every command accepts, shown apart from a command's own in its --help. */
 export const GLOBAL_OPTION_NAMES = [
@@ -17,13 +18,14 @@ export const GLOBAL_OPTION_NAMES = [
   'idle-timeout',
   'color',
   'sim',
+  'progress',
   'help',
   'version',
 ];
 
 /** The flags every command accepts. The token itself is never a flag: it would show in `ps`. */
 export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
-  return y
+  return withProgressFlags(y)
     .option('url', { type: 'string', describe: 'orchestrator base URL (env NSED_URL; see nsed doctor)', global: true })
     .option('token-file', {
       type: 'string',
@@ -78,7 +80,11 @@ const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, un
  * The global flags, checked; a bad value is a usage error. A flag not given falls back to the
  * config file, then to the built-in default (output and idle timeout have no environment variable).
  */
-export function parseGlobalOptions(argv: ParsedArgv, config: LoadedConfig = NO_CONFIG): GlobalOptions {
+export function parseGlobalOptions(
+  argv: ParsedArgv,
+  config: LoadedConfig = NO_CONFIG,
+  env: Readonly<Record<string, string | undefined>> = {},
+): GlobalOptions {
   const file = config.values;
   const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
   // yargs reads `--timeout abc` as NaN; a wait the user meant to bound must not silently become unbounded.
@@ -110,6 +116,7 @@ export function parseGlobalOptions(argv: ParsedArgv, config: LoadedConfig = NO_C
     idleTimeoutS,
     color: argv['color'] !== false,
     sim: argv['sim'] === true,
+    progress: parseProgressChoice(argv, env, file),
     config,
   };
 }

@@ -1,4 +1,6 @@
+import type { ReportOptions } from '../turn/report-options.js';
 import type { CommandDef } from './command.js';
+import { parseReportOptions, withReportFlags } from './shared/report-flags.js';
 import {
   assertNsedSession,
   parseSessionTarget,
@@ -9,6 +11,7 @@ import {
 
 export interface ResumeOptions {
   target: SessionTarget;
+  reports?: ReportOptions;
 }
 
 /**
@@ -19,9 +22,14 @@ export interface ResumeOptions {
 export const resume: CommandDef<ResumeOptions> = {
   command: 'resume',
   describe: "reattach to the session's running deliberation; finish and record the turn",
-  builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
-  parse: (argv) => ({ target: parseSessionTarget(argv) }),
+  builder: (y) =>
+    withReportFlags(withSessionTarget(y)).example('nsed resume --last', 'pick up where a closed terminal left off'),
+  parse: (argv) => {
+    const reports = parseReportOptions(argv);
+    return { target: parseSessionTarget(argv), ...(reports === undefined ? {} : { reports }) };
+  },
   run: async (opts, ctx) => {
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
     const [
       { followPending },
       { GONE_REASON, clearPending, judgePending, recordJobEnd },
@@ -65,13 +73,27 @@ export const resume: CommandDef<ResumeOptions> = {
           });
         }
         case 'completed':
-          return await followPending(ctx, conn, session, pending, {
-            kind: 'result',
-            jobId: pending.job_id,
-            content: state.content,
-          });
+          return await followPending(
+            ctx,
+            conn,
+            session,
+            pending,
+            {
+              kind: 'result',
+              jobId: pending.job_id,
+              content: state.content,
+            },
+            opts.reports,
+          );
         case 'running':
-          return await followPending(ctx, conn, session, pending, { kind: 'attach', jobId: pending.job_id });
+          return await followPending(
+            ctx,
+            conn,
+            session,
+            pending,
+            { kind: 'attach', jobId: pending.job_id },
+            opts.reports,
+          );
       }
     } finally {
       await conn.close();

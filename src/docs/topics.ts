@@ -37,6 +37,15 @@ export const ENVIRONMENT: Described[] = [
     name: 'NSED_POLICY',
     describe: "default policy of ask and fork (default *, the orchestrator's first registered policy)",
   },
+  {
+    name: 'NSED_PROGRESS',
+    describe: 'progress on stderr when --progress is not given: plain, none or auto (default auto)',
+  },
+  {
+    name: 'CI',
+    describe:
+      'set (not empty, not false) as CI runners do: with --progress auto, progress off a terminal is plain lines',
+  },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   {
     name: 'FORCE_COLOR',

@@ -1,4 +1,5 @@
 import { NsedError, notFound } from '../errors.js';
+import { progressMode } from '../output/progress-mode.js';
 import { createRenderer } from '../output/renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { fromModel } from '../protocol/policy-ref.js';
@@ -12,6 +13,7 @@ import { runTurn, type TurnSpec } from './run-turn.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
+import { wantsReports, type ReportOptions } from './report-options.js';
 import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 
 /**
@@ -113,24 +115,27 @@ async function startTurn(
   };
   // No tools offered still bounds the tool rounds by --max-tool-calls (docs/reliability.md #91).
   const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
-  return followTurn(ctx, conn, spec, tools, { saved: opts.save !== false });
+  return followTurn(ctx, conn, spec, tools, { saved: opts.save !== false, reports: opts.reports });
 }
 
 /**
  * Renders and records one turn (also used by resume and inject, which attach to a job). `saved`
- * false (--no-save): no hint to continue a session that will not exist.
+ * false (--no-save): no hint to continue a session that will not exist. `reports`: the CI
+ * reports written from the recorded turn once it ends, whatever its end.
  */
 export async function followTurn(
   ctx: Context,
   conn: Connection,
   spec: TurnSpec,
   tools?: DeclaredTools,
-  how: { saved: boolean } = { saved: true },
+  how: { saved: boolean; reports?: ReportOptions | undefined } = { saved: true },
 ): Promise<number> {
+  const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
   const renderer = await createRenderer(ctx.globals.output, ctx.io, {
-    showSessionHint: how.saved && ctx.io.stderrIsTTY,
+    showSessionHint: how.saved && ctx.io.stderrIsTTY && progress === 'live',
     now: () => ctx.clock.now().getTime(),
+    progress,
   });
   const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
   const newId = (): string => newTurnId(ctx.randomHex);
@@ -144,8 +149,16 @@ export async function followTurn(
     newTurnId: newId,
     ...(tools === undefined ? {} : { tools }),
   };
-  await runTurn(deps, spec);
+  const after = { saved: how.saved, reports: how.reports, plain: progress === 'plain' };
+  const reporting = wantsReports(how.reports) || after.plain;
+  try {
+    await runTurn(deps, spec);
+  } catch (err) {
+    if (reporting) await (await import('./write-reports.js')).writeReports(ctx, spec, after, err);
+    throw err;
+  }
   await assertStdoutWritten(ctx.io);
+  if (reporting) await (await import('./write-reports.js')).writeReports(ctx, spec, after);
   return 0;
 }
 
@@ -159,6 +172,7 @@ export async function followPending(
   session: Session,
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
+  reports?: ReportOptions,
 ): Promise<number> {
   const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
   const spec: TurnSpec = {
@@ -171,7 +185,7 @@ export async function followPending(
     start,
   };
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
-  return followTurn(ctx, conn, spec, recordedTools(session.tools));
+  return followTurn(ctx, conn, spec, recordedTools(session.tools), { saved: true, reports });
 }
 
 /**

@@ -303,6 +303,7 @@ describe('global options', () => {
       idleTimeoutS: 90,
       color: true,
       sim: false,
+      progress: 'auto',
       config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
     expect(

@@ -180,10 +180,10 @@ describe('completing on a real store', () => {
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');
     expect(got[4]).toBe(newestFirst);
-    expect(got[5]).toBe('json markdown messages ndjson thread');
+    expect(got[5]).toBe('json markdown messages ndjson thread summary junit');
     expect(got[6]).toBe('text ndjson final json');
     expect(got[7]).toBe(newestFirst);
-    expect(got[8]).toBe('--policy');
+    expect(got[8]).toBe('--policy --progress');
     expect(got[9]).toBe('ok running interrupted failed cancelled');
     expect(got[10]).toBe('bash zsh fish');
     expect(got[11]).toBe('');

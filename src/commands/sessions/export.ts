@@ -17,7 +17,7 @@ export interface ExportOptions {
 export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
   describe:
-    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
+    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML)',
   builder: (y) =>
     withShownSession(y)
       .option('format', { alias: 'f', choices: EXPORT_FORMATS, default: 'json' as const, describe: 'export format' })
@@ -30,6 +30,10 @@ export const exportCommand: CommandDef<ExportOptions> = {
       .example(
         'nsed sessions export 20261130 --format messages > messages.json',
         'replay it through any OpenAI-compatible client',
+      )
+      .example(
+        'nsed sessions export --last --format summary >> "$GITHUB_STEP_SUMMARY"',
+        'the last answer on a CI page',
       ),
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
@@ -51,7 +55,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
     }
     // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).
     const shown =
-      format === 'markdown' && ctx.io.stdoutIsTTY
+      (format === 'markdown' || format === 'summary') && ctx.io.stdoutIsTTY
         ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text)
         : text;
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, shown);

@@ -1,13 +1,15 @@
 import type { Argv } from 'yargs';
 import { usageError } from '../../errors.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
+import type { ReportOptions } from '../../turn/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
 import { stringFlag, stringList, type ParsedArgv } from '../command.js';
+import { parseReportOptions, withReportFlags } from './report-flags.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function withTurnOptions(y: Argv): Argv {
-  return y
+  return withReportFlags(y)
     .option('policy', {
       alias: 'p',
       type: 'string',
@@ -95,7 +97,13 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     toolFlags: stringList(argv, 'tool'),
     askUser: argv['ask-user'] === true,
     maxToolCalls: maxToolCalls(argv['max-tool-calls']),
+    ...reportsOf(argv),
   };
+}
+
+function reportsOf(argv: ParsedArgv): { reports?: ReportOptions } {
+  const reports = parseReportOptions(argv);
+  return reports === undefined ? {} : { reports };
 }
 
 function maxToolCalls(v: unknown): number {
