@@ -1,4 +1,5 @@
 import type { CommandDef } from './command.js';
+import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
 import {
   assertNsedSession,
   parseSessionTarget,
@@ -9,6 +10,7 @@ import {
 
 export interface ResumeOptions {
   target: SessionTarget;
+  gates: GateRequest;
 }
 
 /**
@@ -19,8 +21,9 @@ export interface ResumeOptions {
 export const resume: CommandDef<ResumeOptions> = {
   command: 'resume',
   describe: "reattach to the session's running deliberation; finish and record the turn",
-  builder: (y) => withSessionTarget(y).example('nsed resume --last', 'pick up where a closed terminal left off'),
-  parse: (argv) => ({ target: parseSessionTarget(argv) }),
+  builder: (y) =>
+    withGateFlags(withSessionTarget(y)).example('nsed resume --last', 'pick up where a closed terminal left off'),
+  parse: (argv) => ({ target: parseSessionTarget(argv), gates: parseGateFlags(argv) }),
   run: async (opts, ctx) => {
     const [
       { followPending },
@@ -33,6 +36,7 @@ export const resume: CommandDef<ResumeOptions> = {
       import('../errors.js'),
       import('../turn/settle.js'),
     ]);
+    const gates = await loadGates(opts.gates);
     const session = await readTarget(ctx, opts.target);
     assertNsedSession(session);
     const id = session.id;
@@ -65,13 +69,20 @@ export const resume: CommandDef<ResumeOptions> = {
           });
         }
         case 'completed':
-          return await followPending(ctx, conn, session, pending, {
-            kind: 'result',
-            jobId: pending.job_id,
-            content: state.content,
-          });
+          return await followPending(
+            ctx,
+            conn,
+            session,
+            pending,
+            {
+              kind: 'result',
+              jobId: pending.job_id,
+              content: state.content,
+            },
+            gates,
+          );
         case 'running':
-          return await followPending(ctx, conn, session, pending, { kind: 'attach', jobId: pending.job_id });
+          return await followPending(ctx, conn, session, pending, { kind: 'attach', jobId: pending.job_id }, gates);
       }
     } finally {
       await conn.close();

@@ -1,4 +1,5 @@
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
+import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 export const SESSION_VERSION = 1;
 
@@ -44,6 +45,10 @@ export interface Turn {
   round?: number;
   /** Why a turn is interrupted or failed, in one line. */
   error?: string;
+  /** Assistant turns: what the council concluded (docs/ndjson.md "The verdict"). */
+  verdict?: CouncilVerdict;
+  /** Assistant turns judged by gates: their result (a failed gate still records the answer). */
+  gate?: GateResult;
   [extra: string]: unknown;
 }
 

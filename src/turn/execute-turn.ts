@@ -13,6 +13,7 @@ import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
 import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
+import type { Gates } from '../verdict.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
@@ -110,6 +111,7 @@ async function startTurn(
     path: native ? 'native' : 'compat',
     start,
     stream: native || opts.stream,
+    ...(opts.gates === undefined ? {} : { gates: opts.gates }),
   };
   return followTurn(ctx, conn, spec, declared, { saved: opts.save !== false });
 }
@@ -157,6 +159,7 @@ export async function followPending(
   session: Session,
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
+  gates?: Gates,
 ): Promise<number> {
   const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
   const spec: TurnSpec = {
@@ -167,6 +170,7 @@ export async function followPending(
     path: start.kind === 'chat' ? 'compat' : pending.path,
     stream: start.kind !== 'chat',
     start,
+    ...(gates === undefined ? {} : { gates }),
   };
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
   return followTurn(ctx, conn, spec, recordedTools(session.tools));

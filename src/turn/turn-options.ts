@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { usageError } from '../errors.js';
 import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/model.js';
+import type { Gates } from '../verdict.js';
 import {
   ASK_USER,
   DEFAULT_MAX_TOOL_CALLS,
@@ -29,6 +30,8 @@ export interface TurnOptions {
   toolFlags: string[];
   askUser: boolean;
   maxToolCalls: number;
+  /** The gates the completed turn is judged against (read from the flags and a --gates file). */
+  gates?: Gates | undefined;
 }
 
 /**
