@@ -27,13 +27,13 @@ export const LAYERS = [
   { from: 'src/errors.ts', allow: [], why: 'the error type and exit codes are a leaf every layer imports' },
   {
     from: 'src/events.ts',
-    allow: ['src/protocol/'],
+    allow: ['src/protocol/', 'src/verdict.ts'],
     why: 'the event union is a leaf that api/ produces and output/, turn/ consume',
   },
   {
     from: 'src/verdict.ts',
-    allow: ['src/protocol/', 'src/events.ts'],
-    why: "the council's verdict is derived from events alone: a leaf that output/, turn/ and the reports share",
+    allow: ['src/protocol/'],
+    why: "the council's verdict is derived from the wire's rounds and milestones alone: a leaf that events.ts, output/, turn/ and the reports share",
   },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
   {

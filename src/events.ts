@@ -1,4 +1,5 @@
-import type { Candidate } from './protocol/wire.js';
+import type { Candidate, JobChosen } from './protocol/wire.js';
+import type { CouncilVerdict, GateResult } from './verdict.js';
 
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of
@@ -10,10 +11,20 @@ export type NsedEvent =
   | { type: 'turn-start'; session: string; turn: string; policy: string; path: 'compat' | 'native'; url: string }
   | { type: 'job'; job_id: string }
   | { type: 'reasoning'; text: string }
-  | { type: 'round'; round: number; total_rounds: number; progress: number; scored: boolean; candidates: Candidate[] }
+  | {
+      type: 'round';
+      round: number;
+      total_rounds: number;
+      progress: number;
+      scored: boolean;
+      candidates: Candidate[];
+      /** The native round summary's convergence_score; absent where the server reported none (compat). */
+      convergence?: number;
+    }
   | { type: 'text'; text: string }
   | { type: 'injection'; message: string; round: number; sequence: number }
   | { type: 'finalized'; chosen_agent_id: string; round: number }
+  | ({ type: 'chosen' } & JobChosen)
   | { type: 'tool-call'; id: string; name: string; arguments: string }
   | {
       type: 'tool-result';
@@ -26,6 +37,7 @@ export type NsedEvent =
       duration_ms: number | null;
     }
   | { type: 'reconnect'; attempt: number; reason: string }
+  | { type: 'verdict'; verdict: CouncilVerdict }
   | {
       type: 'finish';
       finish_reason: string;
@@ -35,10 +47,24 @@ export type NsedEvent =
       job_id: string | null;
       /** Present when a resume's replay differed from what was shown: `content` is then the recorded answer. */
       diverged?: true;
+      verdict: CouncilVerdict | null;
+      /** The gates' result, or null when none were set (or the turn stopped at a tool call). */
+      gate: GateResult | null;
     }
   | { type: 'injected'; session: string; job_id: string; sequence: number | null; round: number | null }
   | { type: 'cancelled'; session: string; job_id: string }
-  | { type: 'error'; code: string; exit_code: number; message: string };
+  | {
+      type: 'error';
+      code: string;
+      exit_code: number;
+      message: string;
+      /** What the council had reported when the turn ended, or null when no turn ran. */
+      verdict: CouncilVerdict | null;
+      /** Always null: gates judge only completed turns (kept so every terminal event has both). */
+      gate: GateResult | null;
+      /** How the turn was recorded (failed, interrupted, cancelled), or null when none was. */
+      status: 'failed' | 'interrupted' | 'cancelled' | null;
+    };
 
 /**
  * How a call was settled: ran here (`ok`, `error`, `timeout`, `capped`), `refused` (not declared,
@@ -61,7 +87,9 @@ export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
  * position of the SSE data event in the stream that produced it (1-based), the resume cursor.
  */
 export type StreamEvent =
-  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'tool-result'> & { index: number })
+  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'chosen' | 'tool-result'> & {
+      index: number;
+    })
   /** `live`: the agent waits while the job runs on (answer through the tool-call endpoint). */
   | (EventOf<'tool-call'> & { index: number; live?: boolean })
   | { type: 'end'; finish_reason: string | null; index: number; mode?: string };

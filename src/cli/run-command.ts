@@ -58,8 +58,19 @@ export async function runSelected(
           code: e.code,
           exit_code: e.exitCode,
           message: e.message,
+          verdict: null,
+          gate: null,
+          status: null,
         }),
       );
+    }
+    // -o json prints one object in every outcome; only a usage error leaves stdout empty.
+    if (globals?.output === 'json' && !wasReported(err)) {
+      const e = toNsedError(err);
+      if (e.code !== 'usage') {
+        const { jsonFailureLine } = await import('../output/json.js');
+        streams.stdout.write(jsonFailureLine({ code: e.code, exit_code: e.exitCode, message: e.message }));
+      }
     }
     return reportError(err, streams, base.env);
   }

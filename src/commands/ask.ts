@@ -2,12 +2,14 @@ import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
+import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
 export interface AskOptions {
   /** The prompt's words as given; `-` stands for standard input, read only when the turn runs. */
   prompt: string[];
   turn: TurnOptions;
+  gates: GateRequest;
 }
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
@@ -15,7 +17,7 @@ export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
   builder: (y) =>
-    withTurnOptions(y)
+    withGateFlags(withTurnOptions(y))
       .positional('prompt', {
         type: 'string',
         array: true,
@@ -34,12 +36,17 @@ export const ask: CommandDef<AskOptions> = {
         'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
           ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
       ),
-  parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
+  parse: (argv) => ({
+    prompt: promptWords(argv['prompt'], argv['--']),
+    turn: parseTurnOptions(argv),
+    gates: parseGateFlags(argv),
+  }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     // A report file that could never be written is refused before a deliberation is spent on it.
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
+    const turn = { ...opts.turn, gates: await loadGates(opts.gates) };
     const [{ startSession }, { executeTurn }] = await Promise.all([
       import('../turn/start-session.js'),
       import('../turn/execute-turn.js'),
@@ -49,10 +56,10 @@ export const ask: CommandDef<AskOptions> = {
     try {
       const { session, userTurnId } = await startSession(ctx, {
         prompt,
-        opts: opts.turn,
+        opts: turn,
         orchestrator: conn.orchestrator,
       });
-      return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
+      return await executeTurn(ctx, conn, session, userTurnId, turn, true);
     } finally {
       await conn.close();
     }

@@ -3,9 +3,11 @@ import { NsedError, usageError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { Session } from '../session/model.js';
 import type { TurnOptions } from '../turn/turn-options.js';
+import type { Gates } from '../verdict.js';
 import { stringList, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
 import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
 export interface ContinueOptions {
@@ -14,6 +16,7 @@ export interface ContinueOptions {
   turn: TurnOptions;
   /** `--tool-result CALL_ID=FILE`, repeatable: answer the calls the turn stopped at. */
   toolResults: string[];
+  gates: GateRequest;
 }
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
@@ -21,7 +24,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
   builder: (y) =>
-    withSessionTarget(withTurnOptions(y))
+    withGateFlags(withSessionTarget(withTurnOptions(y)))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
       .option('tool-result', {
@@ -40,6 +43,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       prompt: promptWords(argv['prompt'], argv['--']),
       target: parseSessionTarget(argv),
       toolResults: stringList(argv, 'tool-result'),
+      gates: parseGateFlags(argv),
     };
     if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
       throw usageError(
@@ -52,7 +56,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
-    if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
+    const gates = await loadGates(opts.gates);
+    if (opts.toolResults.length > 0) return continueWithResults(opts, ctx, gates);
     const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [
       { executeTurn },
@@ -84,7 +89,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
-      const turn = withRecordedCouncil(opts.turn, before.council);
+      const turn = { ...withRecordedCouncil(opts.turn, before.council), gates };
       // One locked write checks that nothing runs and claims the session (the turn lease).
       const session = await store.update(id, (s) => {
         lease.assertFree(s);
@@ -108,7 +113,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
  * `continue --tool-result CALL_ID=FILE`: the turn stopped (exit 10) at calls nsed could not run;
  * their results go back on the same thread, and the same deliberation is followed to its answer.
  */
-async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise<number> {
+async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: Gates | undefined): Promise<number> {
   const [{ followTurn }, results, { loadDeclaredTools }, lease] = await Promise.all([
     import('../turn/execute-turn.js'),
     import('./shared/tool-results.js'),
@@ -134,7 +139,8 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise
       s.claim = claim;
     });
     try {
-      return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools), {
+      const judged = gates === undefined ? spec : { ...spec, gates };
+      return await followTurn(ctx, conn, judged, await loadDeclaredTools(opts.turn, session.tools), {
         saved: opts.turn.save !== false,
         reports: opts.turn.reports,
       });

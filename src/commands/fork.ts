@@ -3,6 +3,7 @@ import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef } from './command.js';
 import { promptWords, readPrompt } from './shared/prompt.js';
+import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
 export interface ForkOptions {
@@ -13,6 +14,7 @@ export interface ForkOptions {
   /** Words of a prompt to run on the fork at once; empty: only create it and print its id. */
   prompt: string[];
   turn: TurnOptions;
+  gates: GateRequest;
 }
 
 /**
@@ -24,7 +26,7 @@ export const fork: CommandDef<ForkOptions> = {
   command: 'fork <source> [prompt..]',
   describe: "new session from SESSION's turns up to --at TURN; prints its id, or runs PROMPT on it",
   builder: (y) =>
-    withTurnOptions(y)
+    withGateFlags(withTurnOptions(y))
       .positional('source', { type: 'string', describe: 'the session to branch from (id or unique prefix)' })
       .positional('prompt', {
         type: 'string',
@@ -43,6 +45,7 @@ export const fork: CommandDef<ForkOptions> = {
       source: String(argv['source']),
       at: stringFlag(argv, 'at'),
       prompt: promptWords(argv['prompt'], argv['--']),
+      gates: parseGateFlags(argv),
     };
     const r = opts.turn.reports;
     if (opts.prompt.length === 0 && r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.annotate))
@@ -61,6 +64,7 @@ export const fork: CommandDef<ForkOptions> = {
       import('../turn/turn-options.js'),
     ]);
     const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io, { context: true });
+    const gates = await loadGates(opts.gates);
     const store = await ctx.store();
     const parent = await store.read(await store.resolve(opts.source));
     const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;
@@ -87,12 +91,13 @@ export const fork: CommandDef<ForkOptions> = {
       return 0;
     }
 
+    const judged = { ...inherited, gates };
     const { executeTurn } = await import('../turn/execute-turn.js');
     const conn = await ctx.connect(parent.orchestrator);
     try {
       const init = {
         prompt: text,
-        opts: inherited,
+        opts: judged,
         orchestrator: conn.orchestrator,
         turns,
         forkedFrom,
@@ -100,7 +105,7 @@ export const fork: CommandDef<ForkOptions> = {
         tools: parent.tools,
       };
       const { session, userTurnId } = await startSession(ctx, init);
-      return await executeTurn(ctx, conn, session, userTurnId, inherited, true);
+      return await executeTurn(ctx, conn, session, userTurnId, judged, true);
     } finally {
       await conn.close();
     }

@@ -7,6 +7,7 @@ import { config } from './config/index.js';
 import { continueCommand } from './continue.js';
 import { doctor } from './doctor.js';
 import { fork } from './fork.js';
+import { gate } from './gate.js';
 import { inject } from './inject.js';
 import { models } from './models.js';
 import { policies } from './policies.js';
@@ -21,6 +22,7 @@ export const commands: readonly CommandEntry[] = [
   continueCommand,
   fork,
   resume,
+  gate,
   inject,
   toolResult,
   cancel,

@@ -1,6 +1,7 @@
 import type { ReportOptions } from '../turn/report-options.js';
 import type { CommandDef } from './command.js';
 import { parseReportOptions, withReportFlags } from './shared/report-flags.js';
+import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
 import {
   assertNsedSession,
   parseSessionTarget,
@@ -12,6 +13,7 @@ import {
 export interface ResumeOptions {
   target: SessionTarget;
   reports?: ReportOptions;
+  gates: GateRequest;
 }
 
 /**
@@ -23,10 +25,17 @@ export const resume: CommandDef<ResumeOptions> = {
   command: 'resume',
   describe: "reattach to the session's running deliberation; finish and record the turn",
   builder: (y) =>
-    withReportFlags(withSessionTarget(y)).example('nsed resume --last', 'pick up where a closed terminal left off'),
+    withGateFlags(withReportFlags(withSessionTarget(y))).example(
+      'nsed resume --last',
+      'pick up where a closed terminal left off',
+    ),
   parse: (argv) => {
     const reports = parseReportOptions(argv);
-    return { target: parseSessionTarget(argv), ...(reports === undefined ? {} : { reports }) };
+    return {
+      target: parseSessionTarget(argv),
+      gates: parseGateFlags(argv),
+      ...(reports === undefined ? {} : { reports }),
+    };
   },
   run: async (opts, ctx) => {
     await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
@@ -41,6 +50,7 @@ export const resume: CommandDef<ResumeOptions> = {
       import('../errors.js'),
       import('../turn/settle.js'),
     ]);
+    const gates = await loadGates(opts.gates);
     const session = await readTarget(ctx, opts.target);
     assertNsedSession(session);
     const id = session.id;
@@ -83,7 +93,7 @@ export const resume: CommandDef<ResumeOptions> = {
               jobId: pending.job_id,
               content: state.content,
             },
-            opts.reports,
+            { reports: opts.reports, gates },
           );
         case 'running':
           return await followPending(
@@ -92,7 +102,7 @@ export const resume: CommandDef<ResumeOptions> = {
             session,
             pending,
             { kind: 'attach', jobId: pending.job_id },
-            opts.reports,
+            { reports: opts.reports, gates },
           );
       }
     } finally {

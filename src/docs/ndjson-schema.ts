@@ -28,6 +28,7 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       progress: 'fraction done, 0 to 1',
       scored: 'true once the round is evaluated',
       candidates: 'array of {agent_id, score, content_preview, thought_preview, claims: [{claim, verdict, reason?}]}',
+      convergence: "the round's convergence (native round_summary.convergence_score); absent where not reported",
     },
   },
   text: { when: 'a piece of the answer', fields: { text: 'the piece; concatenated in order they are the answer' } },
@@ -38,6 +39,21 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
   finalized: {
     when: "a user picked a candidate and ended the deliberation with it (never sent for the council's own choice)",
     fields: { chosen_agent_id: 'agent whose proposal the user picked', round: 'round of the pick' },
+  },
+  chosen: {
+    when: "native path: the orchestrator named the answer's proposal (job_complete)",
+    fields: {
+      agent_id: 'best_proposal_author',
+      score: 'best_proposal_score, or null',
+      rounds_completed: 'rounds the council ran, or null',
+      total_rounds: 'rounds planned, or null',
+    },
+  },
+  verdict: {
+    when: 'right before finish: what the council concluded, as data (v 1; each value null when not reported)',
+    fields: {
+      verdict: '{v, rounds, convergence, chosen, runner_up, margin, scores, claims, dissent}',
+    },
   },
   'tool-call': {
     when: 'the council called a tool; nsed runs it only if it was declared with a command',
@@ -68,6 +84,8 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       job_id: 'deliberation id, or null',
       diverged:
         "present (true) when a resume's replay differed from what was shown: the text events are spliced from two texts, and content is the orchestrator's recorded answer (GET /result) when it gave one",
+      verdict: 'the verdict (as the verdict event)',
+      gate: '{status: pass|fail|inconclusive, checks: [{name, expected, actual, status}]}, or null without gates',
     },
   },
   injected: {
@@ -89,10 +107,13 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       code: 'usage, not_found, auth, server, network, conflict, store, cancelled, tool_pending, io, gate_failed, inconclusive, schema_mismatch, timeout, interrupted or bug',
       exit_code: 'the exit code nsed ends with',
       message: 'one line',
+      verdict: 'what the council had reported when the turn ended, or null when no turn ran',
+      gate: 'always null: gates judge only completed turns',
+      status: 'how the turn was recorded: failed, interrupted or cancelled; null when none was',
     },
   },
 };
 
 /** What the export's `ndjson` format leaves out or merges, for the golden comparison. */
 export const NDJSON_TIMING_FIELDS =
-  'seq, the url of turn-start, reasoning events, unscored rounds, reconnect, finalized and tool-result events, how the answer is split into text events, and where an injection sits among the progress events';
+  'seq, the url of turn-start, reasoning events, unscored rounds, reconnect, finalized, chosen and tool-result events, how the answer is split into text events, and where an injection sits among the progress events';

@@ -193,7 +193,7 @@ export const EXPORT_FORMATS_DOC: Described[] = [
   {
     name: 'json',
     describe:
-      'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []',
+      'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls, verdict, gate}; absent values are null or []',
   },
   { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
   {

@@ -4,6 +4,7 @@ import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
 import { plainPaint, roundPicture, type Paint } from './round-picture.js';
 import { relativeTime, shortTime } from './session-time.js';
+import { gateSummary, verdictSummary } from './verdict-line.js';
 
 export interface ShowOptions {
   /** --rounds: the recorded rounds, candidates, scores and claim verdicts under each answer. */
@@ -51,6 +52,10 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
     if (text !== '') out.push(text.replace(/\n+$/, ''));
     if (t.status !== 'complete' && t.error !== null) out.push(`[${t.status}: ${oneLine(t.error, 300)}]`);
     if (t.diverged) out.push(DIVERGED_NOTE);
+    // Under the answer, what the council concluded and how the run's gates judged it.
+    if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))
+      out.push('', `  ${verdictSummary(t.verdict)}`);
+    if (t.gate !== null) out.push(`  ${gateSummary(t.gate)}`);
   });
   return `${out.join('\n')}\n`;
 }

@@ -144,6 +144,8 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         note(`reconnecting (attempt ${e.attempt}): ${oneLine(e.reason)}`);
         return;
       case 'reasoning':
+      case 'chosen':
+      case 'verdict':
         return;
       case 'finish':
         // A blocking (--no-stream) turn may deliver its answer only here.

@@ -1,4 +1,5 @@
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
+import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 export const SESSION_VERSION = 1;
 
@@ -49,6 +50,10 @@ export interface Turn {
    * recorded answer when it gave one, else the splice (docs/reliability.md #33).
    */
   diverged?: boolean;
+  /** Assistant turns: what the council concluded (docs/ndjson.md "The verdict"). */
+  verdict?: CouncilVerdict;
+  /** Assistant turns judged by gates: their result (a failed gate still records the answer). */
+  gate?: GateResult;
   [extra: string]: unknown;
 }
 

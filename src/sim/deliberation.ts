@@ -27,6 +27,8 @@ export interface DeliberationPlan {
   toolCall?: ToolCall;
   /** How long the blocked agent waits before the call expires and it goes on without. */
   toolWaitMs: number;
+  /** Whether chat streams carry the reasoning milestones (the profile's choice). */
+  milestones: boolean;
 }
 
 type Phase = { kind: 'propose' | 'evaluate'; round: number } | { kind: 'answer'; round: number };
@@ -78,7 +80,9 @@ export function runDeliberation(plan: DeliberationPlan): void {
   let index = 0;
   let proposals: Proposal[] = [];
   let previous: RoundOutcome | undefined;
-  const say = (text: string): void => job.push(chunk(job.stamp, { reasoning_content: text }));
+  const say = (text: string): void => {
+    if (plan.milestones) job.push(chunk(job.stamp, { reasoning_content: text }));
+  };
 
   const runPhase = (phase: Phase): boolean => {
     const r = phase.round;

@@ -25,6 +25,12 @@ export interface SimProfile {
   dedup: boolean;
   /** A request naming another policy on a thread whose job runs starts a fresh job instead of injecting. */
   freshJobOnPolicyChange: boolean;
+  /**
+   * Chat streams carry the reasoning milestones (`Round N complete — convergence: P%`, ...). The
+   * seeds document one example and no contract, so strict sends none: a client that reads
+   * convergence from prose then has nothing to read.
+   */
+  milestones: boolean;
 }
 
 const PROFILES: Record<ProfileName, SimProfile> = {
@@ -35,6 +41,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     resumeNative: true,
     dedup: false,
     freshJobOnPolicyChange: false,
+    milestones: true,
   },
   strict: {
     name: 'strict',
@@ -43,6 +50,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     resumeNative: false,
     dedup: true,
     freshJobOnPolicyChange: true,
+    milestones: false,
   },
 };
 

@@ -53,6 +53,7 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
     influences: { guidance: [], toolResults: spec.toolResults },
     roundMs: ctx.roundMs,
     toolWaitMs: ctx.toolWaitMs,
+    milestones: ctx.profile.milestones,
     timers: ctx.timers,
     control: ctx.control,
     ...(spec.failAtRound === undefined ? {} : { failAtRound: spec.failAtRound }),

@@ -15,6 +15,7 @@ import type { Context } from '../context.js';
 import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
 import { wantsReports, type ReportOptions } from './report-options.js';
 import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
+import type { Gates } from '../verdict.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
@@ -112,6 +113,7 @@ async function startTurn(
     path: native ? 'native' : 'compat',
     start,
     stream: native || opts.stream,
+    ...(opts.gates === undefined ? {} : { gates: opts.gates }),
   };
   // No tools offered still bounds the tool rounds by --max-tool-calls (docs/reliability.md #91).
   const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
@@ -172,7 +174,7 @@ export async function followPending(
   session: Session,
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
-  reports?: ReportOptions,
+  extras: { reports?: ReportOptions | undefined; gates?: Gates | undefined } = {},
 ): Promise<number> {
   const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
   const spec: TurnSpec = {
@@ -183,9 +185,10 @@ export async function followPending(
     path: start.kind === 'chat' ? 'compat' : pending.path,
     stream: start.kind !== 'chat',
     start,
+    ...(extras.gates === undefined ? {} : { gates: extras.gates }),
   };
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
-  return followTurn(ctx, conn, spec, recordedTools(session.tools), { saved: true, reports });
+  return followTurn(ctx, conn, spec, recordedTools(session.tools), { saved: true, reports: extras.reports });
 }
 
 /**

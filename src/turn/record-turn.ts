@@ -2,6 +2,7 @@ import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus 
 import type { SessionStore, UpdateOptions } from '../session/store.js';
 import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
 import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 /** A call as the session keeps it: what was asked and, once settled, how. */
 function recordedCall(c: TranscriptToolCall, r: TranscriptToolResult | undefined): RecordedToolCall {
@@ -78,6 +79,10 @@ export class TurnRecorder {
     policy: string;
     path: TurnPath;
     ts: string;
+    /** What the council concluded (src/verdict.ts), kept so `sessions show` and `nsed gate` read it later. */
+    verdict?: CouncilVerdict;
+    /** The gates' result, when the run set any. */
+    gate?: GateResult | null;
     error?: string;
     /** The user turn answered: its claim on the session, if still there, ends with the turn. */
     userTurn?: string;
@@ -107,6 +112,8 @@ export class TurnRecorder {
           t.toolResults.find((r) => r.id === c.id),
         ),
       );
+    if (a.verdict !== undefined) turn.verdict = a.verdict;
+    if (a.gate !== undefined && a.gate !== null) turn.gate = a.gate;
     if (a.error !== undefined) turn.error = a.error;
     if (t.diverged) turn.diverged = true;
     this.enqueue((s) => {

@@ -13,6 +13,8 @@ import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds 
 import { settleDiverged } from './diverged.js';
 import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from './transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
+import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
+import { deriveVerdict, judgeGates, type CouncilVerdict, type GateResult } from '../verdict.js';
 
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
 
@@ -162,8 +164,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     }
     await driver.close();
     if (waiting.length > 0) {
-      record(deps, spec, transcript, 'complete', undefined, true);
+      // Not over yet: the council waits for the calls, so there is nothing for a gate to judge.
+      const verdict = deriveVerdict(transcript);
+      record(deps, spec, transcript, 'complete', { verdict, gate: null }, undefined, true);
       await recorder.flush();
+      emit({ type: 'verdict', verdict });
       emit({
         type: 'finish',
         finish_reason: 'tool_calls',
@@ -171,6 +176,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         session: spec.sessionId,
         turn: spec.assistantTurnId,
         job_id: jobId ?? null,
+        verdict,
+        gate: null,
       });
       await renderer.close();
       const err = pendingError(spec.sessionId, waiting);
@@ -202,13 +209,17 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
     if (transcript.diverged && status === 'complete')
       transcript = await settleDiverged(deps, transcript, spec.sessionId);
-    record(deps, spec, transcript, status);
+    const verdict = deriveVerdict(transcript);
+    // Gates judge only a completed turn; a cancelled one keeps its own code (exit 9).
+    const gate = status === 'complete' ? judged(verdict, spec) : null;
+    record(deps, spec, transcript, status, { verdict, gate });
     await recorder.flush();
     if (status === 'cancelled') {
       throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, {
         hint: 'the turn is recorded as cancelled',
       });
     }
+    emit({ type: 'verdict', verdict });
     emit({
       type: 'finish',
       finish_reason: finishReason,
@@ -217,17 +228,22 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       turn: spec.assistantTurnId,
       job_id: jobId ?? null,
       ...(transcript.diverged ? { diverged: true as const } : {}),
+      verdict,
+      gate,
     });
     await renderer.close();
+    if (gate !== null) refuseOnGate(deps, spec, gate);
     return transcript;
   } catch (err) {
-    if (err instanceof NsedError && err.code === 'tool_pending') throw err;
+    if (err instanceof NsedError && (err.code === 'tool_pending' || isGateError(err))) throw err;
     await driver.close();
     const raw = toNsedError(err);
     const e = classify(err, ctx, spec.sessionId, jobId);
     // A request that never reached the orchestrator leaves nothing to record: the command
     // forgets the turn instead (no empty session for --last to pick), and releases its claim.
     const neverSent = raw.unsent && jobId === undefined;
+    const verdict = deriveVerdict(transcript);
+    let recorded: 'failed' | 'interrupted' | 'cancelled' | null = neverSent ? null : 'cancelled';
     if (!neverSent && transcript.finishReason !== 'cancelled') {
       // A job that failed or was refused is over; one that was cut off (with or without a job id:
       // a roomless answer that dropped is interrupted, not failed), or whose orchestrator
@@ -235,7 +251,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       const transient = isTransientStatus(raw.status);
       const over =
         !ctx.signal.aborted && raw.drop === undefined && (jobId === undefined || (raw.code === 'server' && !transient));
-      record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
+      recorded = over ? 'failed' : 'interrupted';
+      record(deps, spec, transcript, recorded, { verdict, gate: null }, e.message);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
     let final = e;
@@ -244,7 +261,15 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     } catch (storeErr) {
       final = toNsedError(storeErr);
     }
-    emit({ type: 'error', code: final.code, exit_code: final.exitCode, message: final.message });
+    emit({
+      type: 'error',
+      code: final.code,
+      exit_code: final.exitCode,
+      message: final.message,
+      verdict,
+      gate: null,
+      status: recorded,
+    });
     await renderer.close();
     markReported(final);
     throw final;
@@ -264,11 +289,36 @@ function unsettledAnswer(jobId: string, finish: string | null): never {
 const isTransientStatus = (status: number | undefined): boolean =>
   status !== undefined && (status === 429 || status >= 500);
 
+/** The gates' result when the run set any, else null. */
+function judged(verdict: CouncilVerdict, spec: TurnSpec): GateResult | null {
+  if (spec.gates === undefined || Object.keys(spec.gates).length === 0) return null;
+  return judgeGates(verdict, spec.gates);
+}
+
+const isGateError = (e: NsedError): boolean => e.code === 'gate_failed' || e.code === 'inconclusive';
+
+/**
+ * A gate that did not pass: the answer is out and recorded already; stderr names each check that
+ * failed or could not be judged, with expected and actual, and the run exits 12 or 13.
+ */
+function refuseOnGate(deps: TurnDeps, spec: TurnSpec, gate: GateResult): void {
+  const failure = gateFailure(gate);
+  if (failure === undefined) return;
+  for (const line of gateProblemLines(gate)) deps.ctx.io.stderr.write(`${line}\n`);
+  const err = new NsedError(failure.code, failure.message, {
+    hint: `the answer is printed and recorded; judge it again with 'nsed gate -s ${spec.sessionId}'`,
+  });
+  // The terminal event was the finish, with the gate's result in it: no error event follows.
+  markReported(err);
+  throw err;
+}
+
 function record(
   deps: TurnDeps,
   spec: TurnSpec,
   transcript: Transcript,
   status: TurnStatus,
+  judgement: { verdict: CouncilVerdict; gate: GateResult | null },
   error?: string,
   keepPending = false,
 ): void {
@@ -276,6 +326,8 @@ function record(
     id: spec.assistantTurnId,
     transcript,
     status,
+    verdict: judgement.verdict,
+    gate: judgement.gate,
     policy: spec.policy,
     path: spec.path,
     ts: deps.ctx.clock.now().toISOString(),

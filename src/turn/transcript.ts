@@ -1,5 +1,5 @@
 import { assertNever, type NsedEvent, type StreamEvent } from '../events.js';
-import type { NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
+import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
   id: string;
@@ -27,6 +27,8 @@ export interface Transcript {
   toolCalls: TranscriptToolCall[];
   toolResults: TranscriptToolResult[];
   finalized?: NsedFinalized;
+  /** The native job_complete's pick, for the verdict (src/verdict.ts). */
+  chosen?: JobChosen;
   jobId: string | null;
   finishReason: string | null;
   /**
@@ -46,6 +48,7 @@ export function emptyTranscript(): Transcript {
     toolCalls: [],
     toolResults: [],
     finalized: undefined,
+    chosen: undefined,
     jobId: null,
     finishReason: null,
     diverged: false,
@@ -67,6 +70,7 @@ function copy(t: Transcript): Transcript {
     toolCalls: t.toolCalls,
     toolResults: t.toolResults,
     finalized: t.finalized,
+    chosen: t.chosen,
     jobId: t.jobId,
     finishReason: t.finishReason,
     diverged: t.diverged,
@@ -90,16 +94,15 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     }
     case 'round': {
       const next = copy(t);
-      next.rounds = [
-        ...t.rounds,
-        {
-          round: e.round,
-          total_rounds: e.total_rounds,
-          progress: e.progress,
-          scored: e.scored,
-          candidates: e.candidates,
-        },
-      ];
+      const round: NsedRound = {
+        round: e.round,
+        total_rounds: e.total_rounds,
+        progress: e.progress,
+        scored: e.scored,
+        candidates: e.candidates,
+      };
+      if (e.convergence !== undefined) round.convergence = e.convergence;
+      next.rounds = [...t.rounds, round];
       return next;
     }
     case 'injection': {
@@ -132,6 +135,16 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       next.finalized = { chosen_agent_id: e.chosen_agent_id, round: e.round };
       return next;
     }
+    case 'chosen': {
+      const next = copy(t);
+      next.chosen = {
+        agent_id: e.agent_id,
+        score: e.score,
+        rounds_completed: e.rounds_completed,
+        total_rounds: e.total_rounds,
+      };
+      return next;
+    }
     case 'job': {
       const next = copy(t);
       next.jobId = e.job_id;
@@ -145,6 +158,7 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       return next;
     }
     case 'turn-start':
+    case 'verdict':
     case 'injected':
     case 'cancelled':
     case 'reconnect':

@@ -3,6 +3,7 @@ import { usageError } from '../errors.js';
 import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/model.js';
 import type { ReportOptions } from './report-options.js';
+import type { Gates } from '../verdict.js';
 import {
   ASK_USER,
   DEFAULT_MAX_TOOL_CALLS,
@@ -32,6 +33,8 @@ export interface TurnOptions {
   maxToolCalls: number;
   /** --summary, --junit, --annotate: the CI reports of the turn. */
   reports?: ReportOptions;
+  /** The gates the completed turn is judged against (read from the flags and a --gates file). */
+  gates?: Gates | undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { DeclaredTools } from '../tools/declared.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
 import type { TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { Gates } from '../verdict.js';
 
 /** What one turn runs with (runTurn, followStream). */
 export interface TurnDeps {
@@ -37,4 +38,6 @@ export interface TurnSpec {
    * request the tool round is appended to (the turn's lineage).
    */
   toolRound?: { calls: TranscriptToolCall[]; results: TranscriptToolResult[]; base: TurnStart };
+  /** The gates the completed turn's verdict is judged against (--min-convergence, --gates FILE...). */
+  gates?: Gates;
 }

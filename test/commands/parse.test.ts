@@ -49,6 +49,7 @@ describe('ask', () => {
         askUser: false,
         maxToolCalls: 8,
       },
+      gates: { flags: {}, file: undefined },
     });
   });
 
@@ -92,6 +93,7 @@ describe('ask', () => {
         askUser: true,
         maxToolCalls: 2,
       },
+      gates: { flags: {}, file: undefined },
     });
   });
 

@@ -65,7 +65,9 @@ describe('export --format ndjson', () => {
     }
     // The comparison is not vacuous: it holds the answer, the scored rounds and the job.
     const core = comparableEvents(exported[1] ?? []);
-    expect(core.map((e) => e['type'])).toEqual(['turn-start', 'job', 'round', 'text', 'finish']);
+    expect(core.map((e) => e['type'])).toEqual(['turn-start', 'job', 'round', 'text', 'verdict', 'finish']);
+    // The verdict the live run printed is the one the store kept and the export replays.
+    expect(core[4]?.['verdict']).toMatchObject({ v: 1, chosen: { source: 'last_round' } });
     expect(core[3]?.['text']).toBe(live[1]?.find((e) => e['type'] === 'finish')?.['content']);
   });
 
@@ -189,6 +191,8 @@ describe('export --format json and markdown', () => {
         'injection',
         'rounds',
         'tool_calls',
+        'verdict',
+        'gate',
       ]);
     }
     expect((doc.turns[1]?.['rounds'] as unknown[]).length).toBe(3);

@@ -29,6 +29,8 @@ export const finish: NsedEvent = {
   session: 's1',
   turn: 't2',
   job_id: 'job-1',
+  verdict: null,
+  gate: null,
 };
 
 /**

@@ -69,7 +69,15 @@ describe('text output', () => {
   });
 
   it('prints nothing for an error event, but moves a terminal to a fresh line', async () => {
-    const err: NsedEvent = { type: 'error', code: 'network', exit_code: 6, message: 'connection reset' };
+    const err: NsedEvent = {
+      type: 'error',
+      code: 'network',
+      exit_code: 6,
+      message: 'connection reset',
+      verdict: null,
+      gate: null,
+      status: null,
+    };
     const piped = memoryIO();
     await render('text', piped.io, [turnStart, { type: 'text', text: 'partial' }, err]);
     expect(piped.stdout.text).toBe('partial');

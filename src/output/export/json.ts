@@ -1,6 +1,7 @@
 import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
 import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../../session/model.js';
 import { sessionState, type SessionState } from '../../session/store.js';
+import { deriveVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
 export const SESSION_DOCUMENT_VERSION = 1;
@@ -29,6 +30,10 @@ export interface TurnDocument {
   injection: { round: number | null; sequence: number | null } | null;
   rounds: NsedRound[];
   tool_calls: RecordedToolCall[];
+  /** Assistant answers: what the council concluded (docs/ndjson.md "The verdict"); null on other turns. */
+  verdict: CouncilVerdict | null;
+  /** The gates' result when the run that recorded the answer set any, else null. */
+  gate: GateResult | null;
 }
 
 export interface SessionDocument {
@@ -90,6 +95,7 @@ function councilDocument(c: unknown): SessionDocument['council'] {
 
 export function turnDocument(t: Turn, withRounds = true): TurnDocument {
   const injection = t.kind === 'injection';
+  const rounds = Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [];
   return {
     id: str(t.id) ?? '',
     role: t.role,
@@ -105,10 +111,25 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     diverged: t.diverged === true,
     reasoning: str(t.reasoning),
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
-    rounds: withRounds && Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
+    rounds: withRounds ? rounds : [],
     tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
+    verdict: verdictOf(t, rounds),
+    gate: isGateResult(t.gate) ? t.gate : null,
   };
 }
+
+/**
+ * The recorded verdict; an answer recorded before verdicts were kept gets one derived from its
+ * recorded rounds and milestones, the same sources a live run reads.
+ */
+function verdictOf(t: Turn, rounds: NsedRound[]): CouncilVerdict | null {
+  if (t.role !== 'assistant' || t.kind === 'injection') return null;
+  if (isObject(t.verdict) && t.verdict.v === 1) return t.verdict as unknown as CouncilVerdict;
+  return deriveVerdict({ rounds, reasoning: str(t.reasoning) });
+}
+
+const isGateResult = (g: unknown): g is GateResult =>
+  isObject(g) && typeof g.status === 'string' && Array.isArray(g.checks);
 
 /** A recorded call, with its result when it was settled (fields of other versions are dropped). */
 function toolCallOf(call: object): RecordedToolCall {
@@ -121,7 +142,9 @@ function toolCallOf(call: object): RecordedToolCall {
 
 function roundOf(r: Record<string, unknown>): NsedRound {
   const candidates = Array.isArray(r.candidates) ? r.candidates.filter(isObject) : [];
+  const convergence = num(r.convergence);
   return {
+    ...(convergence === null ? {} : { convergence }),
     round: num(r.round) ?? 0,
     total_rounds: num(r.total_rounds) ?? 0,
     progress: num(r.progress) ?? 0,

@@ -1,5 +1,6 @@
 import type { NsedRound } from '../../protocol/wire.js';
 import type { RecordedToolCall, Session } from '../../session/model.js';
+import { gateSummary, verdictSummary } from '../verdict-line.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
 /** Text that must stay on one line (a heading, a list item): whitespace runs become one space. */
@@ -46,6 +47,9 @@ export function markdownExport(s: Session): string {
     }
     out.push(t.content.trim() === '' ? '_(no content)_' : t.content.replace(/\s+$/, ''));
     if (t.error !== null && t.status !== 'complete') out.push('', `_${t.status}: ${flat(t.error)}_`);
+    if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))
+      out.push('', `- ${flat(verdictSummary(t.verdict))}`);
+    if (t.gate !== null) out.push(`- ${flat(gateSummary(t.gate))}`);
   });
   return `${out.join('\n')}\n`;
 }

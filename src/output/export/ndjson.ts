@@ -65,6 +65,7 @@ function turnEvents(
       progress: r.progress,
       scored: r.scored,
       candidates: r.candidates,
+      ...(r.convergence === undefined ? {} : { convergence: r.convergence }),
     });
   }
   events.push(...rest.map(injectionEvent));
@@ -75,6 +76,7 @@ function turnEvents(
   }
   if (t.content !== '') events.push({ type: 'text', text: t.content });
   if (t.status === 'complete') {
+    if (t.verdict !== null) events.push({ type: 'verdict', verdict: t.verdict });
     events.push({
       type: 'finish',
       finish_reason: t.finish_reason ?? 'stop',
@@ -83,6 +85,8 @@ function turnEvents(
       turn: t.id,
       job_id: t.job_id,
       ...(t.diverged ? { diverged: true as const } : {}),
+      verdict: t.verdict,
+      gate: t.gate,
     });
   } else {
     // The store keeps the reason, not the original error kind: the code follows the status.
@@ -92,6 +96,9 @@ function turnEvents(
       code: interrupted ? 'interrupted' : 'server',
       exit_code: interrupted ? ExitCode.interrupted : ExitCode.server,
       message: t.error ?? `the turn was ${t.status}`,
+      verdict: t.verdict,
+      gate: null,
+      status: t.status,
     });
   }
   return events;
@@ -100,12 +107,12 @@ function turnEvents(
 /**
  * The comparable core of an NDJSON stream, live or exported. What depends on timing, chunking
  * or the connection is dropped: `seq`, turn-start's `url`, reasoning (chunked by milestone),
- * unscored progress rounds, reconnect, finalized and tool-result; consecutive text events are
+ * unscored progress rounds, reconnect, finalized, chosen (kept in the verdict) and tool-result; consecutive text events are
  * merged into one; and an injection is placed before the first round numbered at or after the
  * round it landed in (where among the progress events it arrived is timing).
  */
 export function comparableEvents(lines: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
-  const DROPPED = new Set(['reasoning', 'reconnect', 'finalized', 'tool-result']);
+  const DROPPED = new Set(['reasoning', 'reconnect', 'finalized', 'chosen', 'tool-result']);
   const out: Array<Record<string, unknown>> = [];
   for (const line of lines) {
     const { seq: _seq, ...e } = line;
