@@ -26,10 +26,29 @@ export type NsedEvent =
       duration_ms: number | null;
     }
   | { type: 'reconnect'; attempt: number; reason: string }
-  | { type: 'finish'; finish_reason: string; content: string; session: string; turn: string; job_id: string | null }
+  | {
+      type: 'finish';
+      finish_reason: string;
+      content: string;
+      session: string;
+      turn: string;
+      job_id: string | null;
+      /** With --schema only: the answer parsed, or null when it does not match the schema. */
+      structured?: unknown;
+      /** With --schema only, when the answer does not match it: what the validator said. */
+      schema_errors?: SchemaError[];
+    }
+  /** The answer did not match --schema: a corrective turn follows (its own turn-start). */
+  | { type: 'schema-retry'; turn: string; attempt: number; retries: number; errors: SchemaError[] }
   | { type: 'injected'; session: string; job_id: string; sequence: number | null; round: number | null }
   | { type: 'cancelled'; session: string; job_id: string }
   | { type: 'error'; code: string; exit_code: number; message: string };
+
+/** One complaint of the JSON Schema validator: where in the answer (a JSON Pointer), and what. */
+export interface SchemaError {
+  path: string;
+  message: string;
+}
 
 /**
  * How a call was settled: ran here (`ok`, `error`, `timeout`, `capped`), `refused` (not declared,

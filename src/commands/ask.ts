@@ -1,13 +1,16 @@
 import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
+import { parseInputOptions, withInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
 export interface AskOptions {
   /** The prompt's words as given; `-` stands for standard input, read only when the turn runs. */
   prompt: string[];
   turn: TurnOptions;
+  /** -f, --schema, --template and their companions. */
+  input: InputOptions;
 }
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
@@ -15,7 +18,7 @@ export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
   builder: (y) =>
-    withTurnOptions(y)
+    withInputOptions(withTurnOptions(y))
       .positional('prompt', {
         type: 'string',
         array: true,
@@ -34,23 +37,29 @@ export const ask: CommandDef<AskOptions> = {
         'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
           ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
       ),
-  parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
+  parse: (argv) => ({
+    prompt: promptWords(argv['prompt'], argv['--']),
+    turn: parseTurnOptions(argv),
+    input: parseInputOptions(argv),
+  }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
-    const [{ startSession }, { executeTurn }] = await Promise.all([
+    const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([
+      import('./shared/turn-input.js'),
       import('../turn/start-session.js'),
       import('../turn/execute-turn.js'),
     ]);
+    const { prompt, attachments, turn } = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
     await ctx.store();
     const conn = await ctx.connect();
     try {
       const { session, userTurnId } = await startSession(ctx, {
         prompt,
-        opts: opts.turn,
+        attachments,
+        opts: turn,
         orchestrator: conn.orchestrator,
       });
-      return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
+      return await executeTurn(ctx, conn, session, userTurnId, turn, true);
     } finally {
       await conn.close();
     }

@@ -4,7 +4,8 @@ import type { Context } from '../context.js';
 import type { Session } from '../session/model.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringList, type CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
+import { parseInputOptions, withInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
 import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
@@ -14,6 +15,8 @@ export interface ContinueOptions {
   turn: TurnOptions;
   /** `--tool-result CALL_ID=FILE`, repeatable: answer the calls the turn stopped at. */
   toolResults: string[];
+  /** -f, --schema, --template and their companions. */
+  input: InputOptions;
 }
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
@@ -21,7 +24,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
   builder: (y) =>
-    withSessionTarget(withTurnOptions(y))
+    withInputOptions(withSessionTarget(withTurnOptions(y)))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
       .option('tool-result', {
@@ -40,8 +43,9 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       prompt: promptWords(argv['prompt'], argv['--']),
       target: parseSessionTarget(argv),
       toolResults: stringList(argv, 'tool-result'),
+      input: parseInputOptions(argv),
     };
-    if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
+    if (opts.toolResults.length > 0 && (opts.prompt.length > 0 || opts.input.template !== undefined)) {
       throw usageError(
         'give either a prompt or --tool-result, not both',
         'answer the call first; ask the follow-up after',
@@ -52,8 +56,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
-    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [
+      { prepareTurnInput },
       { executeTurn },
       reconcile,
       lease,
@@ -62,6 +66,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       { newTurnId },
       { councilOf, withRecordedCouncil },
     ] = await Promise.all([
+      import('./shared/turn-input.js'),
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../turn/claim.js'),
@@ -70,6 +75,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       import('../session/ids.js'),
       import('../turn/turn-options.js'),
     ]);
+    const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
     const found = await readTarget(ctx, opts.target);
     const id = found.id;
     // A --sim job still running in another process is reached there (and then refused below).
@@ -83,7 +89,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
-      const turn = withRecordedCouncil(opts.turn, before.council);
+      const turn = withRecordedCouncil(input.turn, before.council);
       // One locked write checks that nothing runs and claims the session (the turn lease).
       const session = await store.update(id, (s) => {
         lease.assertFree(s);
@@ -93,7 +99,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         if (turn.title !== undefined) s.title = turn.title;
         const council = councilOf(turn);
         if (council !== undefined) s.council = council;
-        s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
+        s.turns.push(userTurn(userTurnId, input.prompt, ctx.clock.now(), input.attachments));
         s.claim = claim;
       });
       return await executeTurn(ctx, conn, session, userTurnId, turn);

@@ -66,6 +66,17 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       session: 'session id',
       turn: 'assistant turn id',
       job_id: 'deliberation id, or null',
+      structured: 'with --schema: the answer parsed as JSON, or null when it does not match the schema',
+      schema_errors: 'with --schema, when the answer does not match it: [{path, message}]',
+    },
+  },
+  'schema-retry': {
+    when: 'the answer did not match --schema; a corrective turn follows, with its own turn-start',
+    fields: {
+      turn: 'the assistant turn that did not match',
+      attempt: 'the corrective turn about to start, from 1',
+      retries: 'corrective turns allowed (--schema-retries)',
+      errors: "the validator's complaints, [{path, message}], quoted to the council",
     },
   },
   injected: {

@@ -20,7 +20,11 @@ export function createJsonRenderer(io: IO): Renderer {
         out.write(toJsonLine(e));
         return;
       }
-      if (e.type === 'turn-start') start = e;
+      // A corrective turn (--schema) is a turn of its own: the object describes the last one.
+      if (e.type === 'turn-start') {
+        start = e;
+        transcript = emptyTranscript();
+      }
       transcript = applyEvent(transcript, e);
       if (e.type !== 'finish') return;
       out.write(
@@ -36,6 +40,12 @@ export function createJsonRenderer(io: IO): Renderer {
           tool_calls: transcript.toolCalls,
           tool_results: transcript.toolResults,
           finish_reason: e.finish_reason,
+          ...(e.structured === undefined
+            ? {}
+            : {
+                structured: e.structured,
+                ...(e.schema_errors === undefined ? {} : { schema_errors: e.schema_errors }),
+              }),
         }),
       );
     },

@@ -4,6 +4,7 @@ import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } fr
 import type { PendingJob, TurnStatus } from '../session/model.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { declareTools } from '../tools/declared.js';
+import { checkAnswer, type AnswerCheck } from './answer-schema.js';
 import { completionEvents } from './completion-events.js';
 import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
@@ -182,12 +183,25 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     }
     const finishReason = transcript.finishReason ?? 'stop';
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
-    record(deps, spec, transcript, status);
+    const answer = deps.answer;
+    const checked =
+      status === 'complete' && answer !== undefined ? checkAnswer(answer.schema, transcript.content) : undefined;
+    record(deps, spec, transcript, status, undefined, false, checked);
     await recorder.flush();
     if (status === 'cancelled') {
       throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, {
         hint: 'the turn is recorded as cancelled',
       });
+    }
+    if (checked?.valid === false && answer !== undefined && answer.attempt < answer.schema.retries) {
+      emit({
+        type: 'schema-retry',
+        turn: spec.assistantTurnId,
+        attempt: answer.attempt + 1,
+        retries: answer.schema.retries,
+        errors: checked.errors,
+      });
+      return transcript;
     }
     emit({
       type: 'finish',
@@ -196,6 +210,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       session: spec.sessionId,
       turn: spec.assistantTurnId,
       job_id: jobId ?? null,
+      ...(checked === undefined
+        ? {}
+        : checked.valid
+          ? { structured: checked.value }
+          : { structured: null, schema_errors: checked.errors }),
     });
     await renderer.close();
     return transcript;
@@ -250,6 +269,7 @@ function record(
   status: TurnStatus,
   error?: string,
   keepPending = false,
+  checked?: AnswerCheck,
 ): void {
   const entry = {
     id: spec.assistantTurnId,
@@ -260,6 +280,7 @@ function record(
     ts: deps.ctx.clock.now().toISOString(),
     userTurn: spec.userTurnId,
     keepPending,
+    ...(checked === undefined ? {} : { checked }),
   };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
 }

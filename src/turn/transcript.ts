@@ -1,4 +1,4 @@
-import { assertNever, type NsedEvent, type StreamEvent } from '../events.js';
+import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from '../events.js';
 import type { NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
@@ -29,6 +29,10 @@ export interface Transcript {
   finalized?: NsedFinalized;
   jobId: string | null;
   finishReason: string | null;
+  /** With --schema: the answer parsed once it matched (undefined until then, and without a schema). */
+  structured: unknown;
+  /** With --schema: the validator's complaints about the answer, or null while there are none. */
+  schemaErrors: SchemaError[] | null;
 }
 
 export function emptyTranscript(): Transcript {
@@ -42,6 +46,8 @@ export function emptyTranscript(): Transcript {
     finalized: undefined,
     jobId: null,
     finishReason: null,
+    structured: undefined,
+    schemaErrors: null,
   };
 }
 
@@ -62,6 +68,8 @@ function copy(t: Transcript): Transcript {
     finalized: t.finalized,
     jobId: t.jobId,
     finishReason: t.finishReason,
+    structured: t.structured,
+    schemaErrors: t.schemaErrors,
   };
 }
 
@@ -134,6 +142,15 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       const next = copy(t);
       next.finishReason = e.finish_reason;
       if (e.type === 'finish' && e.job_id !== null && t.jobId === null) next.jobId = e.job_id;
+      if (e.type === 'finish' && e.structured !== undefined) {
+        next.structured = e.structured;
+        next.schemaErrors = e.schema_errors ?? null;
+      }
+      return next;
+    }
+    case 'schema-retry': {
+      const next = copy(t);
+      next.schemaErrors = e.errors;
       return next;
     }
     case 'turn-start':

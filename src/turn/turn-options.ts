@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { usageError } from '../errors.js';
 import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/model.js';
+import type { AnswerSchema } from './answer-schema.js';
 import {
   ASK_USER,
   DEFAULT_MAX_TOOL_CALLS,
@@ -29,6 +30,8 @@ export interface TurnOptions {
   toolFlags: string[];
   askUser: boolean;
   maxToolCalls: number;
+  /** --schema, compiled: the answer must match it, or the council gets `retries` turns to fix it. */
+  schema?: AnswerSchema;
 }
 
 /**

@@ -1,5 +1,13 @@
 import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
-import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../../session/model.js';
+import type {
+  Attachment,
+  PendingJob,
+  RecordedToolCall,
+  Session,
+  Turn,
+  TurnPath,
+  TurnStatus,
+} from '../../session/model.js';
 import { sessionState, type SessionState } from '../../session/store.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
@@ -27,6 +35,12 @@ export interface TurnDocument {
   injection: { round: number | null; sequence: number | null } | null;
   rounds: NsedRound[];
   tool_calls: RecordedToolCall[];
+  /** User turns: the files attached with -f (path, size, sha256); their text is in `content`. */
+  attachments: Attachment[];
+  /** Assistant turns asked for a --schema: the answer parsed, or null (also when it did not match). */
+  structured: unknown;
+  /** ...and what the validator said when it did not match; null otherwise. */
+  schema_errors: Array<{ path: string; message: string }> | null;
 }
 
 export interface SessionDocument {
@@ -104,7 +118,17 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
     rounds: withRounds && Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
     tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
+    attachments: Array.isArray(t.attachments) ? t.attachments.filter(isObject).map(attachmentOf) : [],
+    structured: t.structured ?? null,
+    schema_errors: Array.isArray(t.schema_errors)
+      ? t.schema_errors.filter(isObject).map((e) => ({ path: str(e.path) ?? '', message: str(e.message) ?? '' }))
+      : null,
   };
+}
+
+function attachmentOf(a: object): Attachment {
+  const r = a as Record<string, unknown>;
+  return { path: str(r.path) ?? '', size: num(r.size) ?? 0, sha256: str(r.sha256) ?? '' };
 }
 
 /** A recorded call, with its result when it was settled (fields of other versions are dropped). */
