@@ -24,7 +24,7 @@ _nsed_policy_tags() { _nsed_store_list policies --cached; }
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|--tool-result"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|-f"|"ask|--file"|"ask|--schema"|"ask|--schema-name"|"ask|--schema-retries"|"ask|--template"|"ask|--var"|"ask|--vars"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|-f"|"continue|--file"|"continue|--schema"|"continue|--schema-name"|"continue|--schema-retries"|"continue|--template"|"continue|--var"|"continue|--vars"|"continue|--tool-result"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|-f"|"fork|--file"|"fork|--schema"|"fork|--schema-name"|"fork|--schema-retries"|"fork|--template"|"fork|--var"|"fork|--vars"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -42,6 +42,13 @@ _nsed_value() {
     "ask|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "ask|--tool") COMPREPLY=() ;;
     "ask|--max-tool-calls") COMPREPLY=() ;;
+    "ask|-f"|"ask|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "ask|--schema") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "ask|--schema-name") COMPREPLY=() ;;
+    "ask|--schema-retries") COMPREPLY=() ;;
+    "ask|--template") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "ask|--var") COMPREPLY=() ;;
+    "ask|--vars") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "continue|-p"|"continue|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "continue|-m"|"continue|--model") COMPREPLY=() ;;
     "continue|--system") COMPREPLY=() ;;
@@ -52,6 +59,13 @@ _nsed_value() {
     "continue|--tool") COMPREPLY=() ;;
     "continue|--max-tool-calls") COMPREPLY=() ;;
     "continue|-s"|"continue|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "continue|-f"|"continue|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "continue|--schema") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "continue|--schema-name") COMPREPLY=() ;;
+    "continue|--schema-retries") COMPREPLY=() ;;
+    "continue|--template") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "continue|--var") COMPREPLY=() ;;
+    "continue|--vars") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "continue|--tool-result") COMPREPLY=() ;;
     "fork|-p"|"fork|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "fork|-m"|"fork|--model") COMPREPLY=() ;;
@@ -62,6 +76,13 @@ _nsed_value() {
     "fork|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "fork|--tool") COMPREPLY=() ;;
     "fork|--max-tool-calls") COMPREPLY=() ;;
+    "fork|-f"|"fork|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "fork|--schema") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "fork|--schema-name") COMPREPLY=() ;;
+    "fork|--schema-retries") COMPREPLY=() ;;
+    "fork|--template") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "fork|--var") COMPREPLY=() ;;
+    "fork|--vars") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "fork|--at") COMPREPLY=() ;;
     "resume|-s"|"resume|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "inject|-s"|"inject|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
@@ -117,9 +138,9 @@ _nsed() {
   fi
   if [[ $cur == -* ]]; then
     case "$cmd" in
-      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last --tool-result --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --at --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last -f --file --schema --schema-name --schema-retries --template --var --vars --tool-result --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --at --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "resume") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "tool-result") COMPREPLY=($(compgen -W "-s --session --last --wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;

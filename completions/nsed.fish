@@ -37,7 +37,7 @@ end
 
 function __nsed_takes_value --argument-names cmd flag
     switch "$cmd|$flag"
-        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
+        case 'ask|-p' 'ask|--policy' 'ask|-m' 'ask|--model' 'ask|--system' 'ask|--title' 'ask|--agents' 'ask|--rounds' 'ask|--tools' 'ask|--tool' 'ask|--max-tool-calls' 'ask|-f' 'ask|--file' 'ask|--schema' 'ask|--schema-name' 'ask|--schema-retries' 'ask|--template' 'ask|--var' 'ask|--vars' 'continue|-p' 'continue|--policy' 'continue|-m' 'continue|--model' 'continue|--system' 'continue|--title' 'continue|--agents' 'continue|--rounds' 'continue|--tools' 'continue|--tool' 'continue|--max-tool-calls' 'continue|-s' 'continue|--session' 'continue|-f' 'continue|--file' 'continue|--schema' 'continue|--schema-name' 'continue|--schema-retries' 'continue|--template' 'continue|--var' 'continue|--vars' 'continue|--tool-result' 'fork|-p' 'fork|--policy' 'fork|-m' 'fork|--model' 'fork|--system' 'fork|--title' 'fork|--agents' 'fork|--rounds' 'fork|--tools' 'fork|--tool' 'fork|--max-tool-calls' 'fork|-f' 'fork|--file' 'fork|--schema' 'fork|--schema-name' 'fork|--schema-retries' 'fork|--template' 'fork|--var' 'fork|--vars' 'fork|--at' 'resume|-s' 'resume|--session' 'inject|-s' 'inject|--session' 'tool-result|-s' 'tool-result|--session' 'cancel|-s' 'cancel|--session' 'sessions ls|-n' 'sessions ls|--limit' 'sessions list|-n' 'sessions list|--limit' 'sessions ls|-p' 'sessions ls|--policy' 'sessions list|-p' 'sessions list|--policy' 'sessions ls|--state' 'sessions list|--state' 'sessions export|-f' 'sessions export|--format' 'sessions export|--out' 'sessions export|--file' 'policies|--tag' 'sim|--host' 'sim|--port' 'sim|--profile' 'sim|--dedup-ttl' 'sim|--seed' 'sim|--round-ms' 'sim|--tool-wait-ms' 'sim|--keepalive-ms' 'sim|--history-ttl' 'sim|--token' 'sim|--fault' 'sim|--without-route' '*|--url' '*|--token-file' '*|--home' '*|-o' '*|--output' '*|--timeout' '*|--idle-timeout'
             return 0
     end
     return 1
@@ -138,6 +138,13 @@ complete -c nsed -n '__nsed_is \'ask\'' -l tools -r -F -d 'JSON file of tools to
 complete -c nsed -n '__nsed_is \'ask\'' -l tool -x -d 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable'
 complete -c nsed -n '__nsed_is \'ask\'' -l ask-user -d 'offer the ask_user tool: the council may ask you a question'
 complete -c nsed -n '__nsed_is \'ask\'' -l max-tool-calls -x -d 'tool calls nsed runs per turn before refusing more (default 8)'
+complete -c nsed -n '__nsed_is \'ask\'' -s f -l file -r -F -d 'attach a file after the question, fenced, its path as the info string: PATH, a glob (\'src/**/*.ts\') or - for stdin; repeatable'
+complete -c nsed -n '__nsed_is \'ask\'' -l schema -r -F -d 'the answer must be JSON matching this JSON Schema (a file, or the JSON itself); checked here, exit 14 if not'
+complete -c nsed -n '__nsed_is \'ask\'' -l schema-name -x -d 'the name sent with the schema (default: its title, else answer)'
+complete -c nsed -n '__nsed_is \'ask\'' -l schema-retries -x -d 'corrective turns after an answer that does not match --schema (default 1, at most 5)'
+complete -c nsed -n '__nsed_is \'ask\'' -l template -r -F -d 'the prompt from a template file with {{name}} placeholders and front matter'
+complete -c nsed -n '__nsed_is \'ask\'' -l var -x -d 'a template variable: NAME=VALUE, repeatable'
+complete -c nsed -n '__nsed_is \'ask\'' -l vars -r -F -d 'template variables from a JSON file of {"NAME": "VALUE"}'
 complete -c nsed -n '__nsed_is \'continue\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'continue\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
 complete -c nsed -n '__nsed_is \'continue\'' -l system -x -d 'system instructions for the council'
@@ -154,6 +161,13 @@ complete -c nsed -n '__nsed_is \'continue\'' -l ask-user -d 'offer the ask_user 
 complete -c nsed -n '__nsed_is \'continue\'' -l max-tool-calls -x -d 'tool calls nsed runs per turn before refusing more (default 8)'
 complete -c nsed -n '__nsed_is \'continue\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'continue\'' -l last -d 'the most recently updated session'
+complete -c nsed -n '__nsed_is \'continue\'' -s f -l file -r -F -d 'attach a file after the question, fenced, its path as the info string: PATH, a glob (\'src/**/*.ts\') or - for stdin; repeatable'
+complete -c nsed -n '__nsed_is \'continue\'' -l schema -r -F -d 'the answer must be JSON matching this JSON Schema (a file, or the JSON itself); checked here, exit 14 if not'
+complete -c nsed -n '__nsed_is \'continue\'' -l schema-name -x -d 'the name sent with the schema (default: its title, else answer)'
+complete -c nsed -n '__nsed_is \'continue\'' -l schema-retries -x -d 'corrective turns after an answer that does not match --schema (default 1, at most 5)'
+complete -c nsed -n '__nsed_is \'continue\'' -l template -r -F -d 'the prompt from a template file with {{name}} placeholders and front matter'
+complete -c nsed -n '__nsed_is \'continue\'' -l var -x -d 'a template variable: NAME=VALUE, repeatable'
+complete -c nsed -n '__nsed_is \'continue\'' -l vars -r -F -d 'template variables from a JSON file of {"NAME": "VALUE"}'
 complete -c nsed -n '__nsed_is \'continue\'' -l tool-result -x -d 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable'
 complete -c nsed -n '__nsed_is \'fork\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (env NSED_POLICY; default *)'
 complete -c nsed -n '__nsed_is \'fork\'' -s m -l model -x -d 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)'
@@ -169,6 +183,13 @@ complete -c nsed -n '__nsed_is \'fork\'' -l tools -r -F -d 'JSON file of tools t
 complete -c nsed -n '__nsed_is \'fork\'' -l tool -x -d 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable'
 complete -c nsed -n '__nsed_is \'fork\'' -l ask-user -d 'offer the ask_user tool: the council may ask you a question'
 complete -c nsed -n '__nsed_is \'fork\'' -l max-tool-calls -x -d 'tool calls nsed runs per turn before refusing more (default 8)'
+complete -c nsed -n '__nsed_is \'fork\'' -s f -l file -r -F -d 'attach a file after the question, fenced, its path as the info string: PATH, a glob (\'src/**/*.ts\') or - for stdin; repeatable'
+complete -c nsed -n '__nsed_is \'fork\'' -l schema -r -F -d 'the answer must be JSON matching this JSON Schema (a file, or the JSON itself); checked here, exit 14 if not'
+complete -c nsed -n '__nsed_is \'fork\'' -l schema-name -x -d 'the name sent with the schema (default: its title, else answer)'
+complete -c nsed -n '__nsed_is \'fork\'' -l schema-retries -x -d 'corrective turns after an answer that does not match --schema (default 1, at most 5)'
+complete -c nsed -n '__nsed_is \'fork\'' -l template -r -F -d 'the prompt from a template file with {{name}} placeholders and front matter'
+complete -c nsed -n '__nsed_is \'fork\'' -l var -x -d 'a template variable: NAME=VALUE, repeatable'
+complete -c nsed -n '__nsed_is \'fork\'' -l vars -r -F -d 'template variables from a JSON file of {"NAME": "VALUE"}'
 complete -c nsed -n '__nsed_is \'fork\'' -l at -x -d 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)'
 complete -c nsed -n '__nsed_is \'resume\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'resume\'' -l last -d 'the most recently updated session'

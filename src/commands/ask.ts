@@ -30,12 +30,17 @@ export const ask: CommandDef<AskOptions> = {
         'the words are the question, piped input its context (below it, fenced)',
       )
       .example(
+        'nsed ask -f src/app.ts --schema review.schema.json -o final "Review this file"',
+        'a file as context, a JSON answer checked against a schema',
+      )
+      .example('nsed ask --template review.md --var file=src/app.ts', 'the prompt from a template with variables')
+      .example(
         'nsed ask -m llama3.2 --url http://localhost:11434 "hello"',
         'any OpenAI-compatible server: the model as given',
       )
       .epilog(
         'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
-          ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
+          ' nsed waits at most 500 ms for its first byte; a silent stdin is then left unread, with a warning. Use - (or -f -) to wait for a slow producer.',
       ),
   parse: (argv) => ({
     prompt: promptWords(argv['prompt'], argv['--']),

@@ -188,6 +188,9 @@ describe('export --format json and markdown', () => {
         'injection',
         'rounds',
         'tool_calls',
+        'attachments',
+        'structured',
+        'schema_errors',
       ]);
     }
     expect((doc.turns[1]?.['rounds'] as unknown[]).length).toBe(3);

@@ -82,6 +82,12 @@ function turnEvents(
       session,
       turn: t.id,
       job_id: t.job_id,
+      // A --schema answer, as its live finish carried it.
+      ...(t.schema_errors !== null
+        ? { structured: null, schema_errors: t.schema_errors }
+        : t.structured !== null
+          ? { structured: t.structured }
+          : {}),
     });
   } else {
     // The store keeps the reason, not the original error kind: the code follows the status.
