@@ -50,7 +50,13 @@ export type NsedEvent =
       verdict: CouncilVerdict | null;
       /** The gates' result, or null when none were set (or the turn stopped at a tool call). */
       gate: GateResult | null;
+      /** With --schema only: the answer parsed, or null when it does not match the schema. */
+      structured?: unknown;
+      /** With --schema only, when the answer does not match it: what the validator said. */
+      schema_errors?: SchemaError[];
     }
+  /** The answer did not match --schema: a corrective turn follows (its own turn-start). */
+  | { type: 'schema-retry'; turn: string; attempt: number; retries: number; errors: SchemaError[] }
   | { type: 'injected'; session: string; job_id: string; sequence: number | null; round: number | null }
   | { type: 'cancelled'; session: string; job_id: string }
   | {
@@ -65,6 +71,12 @@ export type NsedEvent =
       /** How the turn was recorded (failed, interrupted, cancelled), or null when none was. */
       status: 'failed' | 'interrupted' | 'cancelled' | null;
     };
+
+/** One complaint of the JSON Schema validator: where in the answer (a JSON Pointer), and what. */
+export interface SchemaError {
+  path: string;
+  message: string;
+}
 
 /**
  * How a call was settled: ran here (`ok`, `error`, `timeout`, `capped`), `refused` (not declared,

@@ -1,8 +1,9 @@
 import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
 import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { parseInputOptions, withInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
 export interface AskOptions {
@@ -10,6 +11,8 @@ export interface AskOptions {
   prompt: string[];
   turn: TurnOptions;
   gates: GateRequest;
+  /** -f, --schema, --template and their companions. */
+  input: InputOptions;
 }
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
@@ -17,7 +20,7 @@ export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
   builder: (y) =>
-    withGateFlags(withTurnOptions(y))
+    withGateFlags(withInputOptions(withTurnOptions(y)))
       .positional('prompt', {
         type: 'string',
         array: true,
@@ -29,33 +32,42 @@ export const ask: CommandDef<AskOptions> = {
         'the words are the question, piped input its context (below it, fenced)',
       )
       .example(
+        'nsed ask -f src/app.ts --schema review.schema.json -o final "Review this file"',
+        'a file as context, a JSON answer checked against a schema',
+      )
+      .example('nsed ask --template review.md --var file=src/app.ts', 'the prompt from a template with variables')
+      .example(
         'nsed ask -m llama3.2 --url http://localhost:11434 "hello"',
         'any OpenAI-compatible server: the model as given',
       )
       .epilog(
         'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
-          ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
+          ' nsed waits at most 500 ms for its first byte; a silent stdin is then left unread, with a warning. Use - (or -f -) to wait for a slow producer.',
       ),
   parse: (argv) => ({
     prompt: promptWords(argv['prompt'], argv['--']),
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
+    input: parseInputOptions(argv),
   }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     // A report file that could never be written is refused before a deliberation is spent on it.
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
-    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
-    const turn = { ...opts.turn, gates: await loadGates(opts.gates) };
-    const [{ startSession }, { executeTurn }] = await Promise.all([
+    const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([
+      import('./shared/turn-input.js'),
       import('../turn/start-session.js'),
       import('../turn/execute-turn.js'),
     ]);
+    const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
+    const { prompt, attachments } = input;
+    const turn = { ...input.turn, gates: await loadGates(opts.gates) };
     await ctx.store();
     const conn = await ctx.connect();
     try {
       const { session, userTurnId } = await startSession(ctx, {
         prompt,
+        attachments,
         opts: turn,
         orchestrator: conn.orchestrator,
       });

@@ -3,11 +3,12 @@ import { NsedError, usageError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { Session } from '../session/model.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import type { Gates } from '../verdict.js';
 import { stringList, type CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
-import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
+import type { Gates } from '../verdict.js';
 import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { parseInputOptions, withInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
+import { parseSessionTarget, readTarget, withSessionTarget, type SessionTarget } from './shared/session-target.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
 export interface ContinueOptions {
@@ -16,6 +17,8 @@ export interface ContinueOptions {
   turn: TurnOptions;
   /** `--tool-result CALL_ID=FILE`, repeatable: answer the calls the turn stopped at. */
   toolResults: string[];
+  /** -f, --schema, --template and their companions. */
+  input: InputOptions;
   gates: GateRequest;
 }
 
@@ -24,7 +27,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
   builder: (y) =>
-    withGateFlags(withSessionTarget(withTurnOptions(y)))
+    withGateFlags(withInputOptions(withSessionTarget(withTurnOptions(y))))
       .positional('prompt', { type: 'string', array: true, describe: 'the follow-up (- or a pipe for stdin)' })
       .example('nsed continue --last "and for writes?"', 'follow up on the latest session')
       .option('tool-result', {
@@ -43,9 +46,10 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       prompt: promptWords(argv['prompt'], argv['--']),
       target: parseSessionTarget(argv),
       toolResults: stringList(argv, 'tool-result'),
+      input: parseInputOptions(argv),
       gates: parseGateFlags(argv),
     };
-    if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
+    if (opts.toolResults.length > 0 && (opts.prompt.length > 0 || opts.input.template !== undefined)) {
       throw usageError(
         'give either a prompt or --tool-result, not both',
         'answer the call first; ask the follow-up after',
@@ -58,8 +62,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
     const gates = await loadGates(opts.gates);
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx, gates);
-    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
     const [
+      { prepareTurnInput },
       { executeTurn },
       reconcile,
       lease,
@@ -68,6 +72,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       { newTurnId },
       { councilOf, withRecordedCouncil },
     ] = await Promise.all([
+      import('./shared/turn-input.js'),
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../turn/claim.js'),
@@ -76,6 +81,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       import('../session/ids.js'),
       import('../turn/turn-options.js'),
     ]);
+    const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
     const found = await readTarget(ctx, opts.target);
     const id = found.id;
     // A --sim job still running in another process is reached there (and then refused below).
@@ -89,7 +95,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
-      const turn = { ...withRecordedCouncil(opts.turn, before.council), gates };
+      const turn = { ...withRecordedCouncil(input.turn, before.council), gates };
       // One locked write checks that nothing runs and claims the session (the turn lease).
       const session = await store.update(id, (s) => {
         lease.assertFree(s);
@@ -99,7 +105,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         if (turn.title !== undefined) s.title = turn.title;
         const council = councilOf(turn);
         if (council !== undefined) s.council = council;
-        s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
+        s.turns.push(userTurn(userTurnId, input.prompt, ctx.clock.now(), input.attachments));
         s.claim = claim;
       });
       return await executeTurn(ctx, conn, session, userTurnId, turn);

@@ -2,8 +2,9 @@ import { usageError } from '../errors.js';
 import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
 import { loadGates, parseGateFlags, withGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { parseInputOptions, withInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
 import { parseTurnOptions, withTurnOptions } from './shared/turn-flags.js';
 
 export interface ForkOptions {
@@ -14,6 +15,8 @@ export interface ForkOptions {
   /** Words of a prompt to run on the fork at once; empty: only create it and print its id. */
   prompt: string[];
   turn: TurnOptions;
+  /** -f, --schema, --template and their companions (with a prompt only). */
+  input: InputOptions;
   gates: GateRequest;
 }
 
@@ -26,7 +29,7 @@ export const fork: CommandDef<ForkOptions> = {
   command: 'fork <source> [prompt..]',
   describe: "new session from SESSION's turns up to --at TURN; prints its id, or runs PROMPT on it",
   builder: (y) =>
-    withGateFlags(withTurnOptions(y))
+    withGateFlags(withInputOptions(withTurnOptions(y)))
       .positional('source', { type: 'string', describe: 'the session to branch from (id or unique prefix)' })
       .positional('prompt', {
         type: 'string',
@@ -45,6 +48,7 @@ export const fork: CommandDef<ForkOptions> = {
       source: String(argv['source']),
       at: stringFlag(argv, 'at'),
       prompt: promptWords(argv['prompt'], argv['--']),
+      input: parseInputOptions(argv),
       gates: parseGateFlags(argv),
     };
     const r = opts.turn.reports;
@@ -58,13 +62,18 @@ export const fork: CommandDef<ForkOptions> = {
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
-    const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([
-      import('../session/lineage.js'),
-      import('../turn/start-session.js'),
-      import('../turn/turn-options.js'),
-    ]);
-    const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io, { context: true });
-    const gates = await loadGates(opts.gates);
+    const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }, turnInput] = await Promise.all(
+      [
+        import('../session/lineage.js'),
+        import('../turn/start-session.js'),
+        import('../turn/turn-options.js'),
+        import('./shared/turn-input.js'),
+      ],
+    );
+    if (!turnInput.namesPrompt(opts.prompt, opts.input)) turnInput.assertNoInputWithoutPrompt(opts.input);
+    const input = turnInput.namesPrompt(opts.prompt, opts.input)
+      ? await turnInput.prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx)
+      : undefined;
     const store = await ctx.store();
     const parent = await store.read(await store.resolve(opts.source));
     const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;
@@ -74,11 +83,11 @@ export const fork: CommandDef<ForkOptions> = {
     // The fork keeps the parent's model, system, council and offered tools unless this command names
     // its own; the parent's model string is kept as sent, so a plain server's model never gains a
     // prefix.
-    const own = withRecordedCouncil(opts.turn, parent.council);
+    const own = withRecordedCouncil(input?.turn ?? opts.turn, parent.council);
     const named = own.policy !== undefined || own.model !== undefined;
     const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
 
-    if (text === undefined) {
+    if (input === undefined) {
       const session = await createSession(ctx, {
         opts: inherited,
         orchestrator: parent.orchestrator,
@@ -91,12 +100,13 @@ export const fork: CommandDef<ForkOptions> = {
       return 0;
     }
 
-    const judged = { ...inherited, gates };
+    const judged = { ...inherited, gates: await loadGates(opts.gates) };
     const { executeTurn } = await import('../turn/execute-turn.js');
     const conn = await ctx.connect(parent.orchestrator);
     try {
       const init = {
-        prompt: text,
+        prompt: input.prompt,
+        attachments: input.attachments,
         opts: judged,
         orchestrator: conn.orchestrator,
         turns,

@@ -86,6 +86,17 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
         "present (true) when a resume's replay differed from what was shown: the text events are spliced from two texts, and content is the orchestrator's recorded answer (GET /result) when it gave one",
       verdict: 'the verdict (as the verdict event)',
       gate: '{status: pass|fail|inconclusive, checks: [{name, expected, actual, status}]}, or null without gates',
+      structured: 'with --schema: the answer parsed as JSON, or null when it does not match the schema',
+      schema_errors: 'with --schema, when the answer does not match it: [{path, message}]',
+    },
+  },
+  'schema-retry': {
+    when: 'the answer did not match --schema; a corrective turn follows, with its own turn-start',
+    fields: {
+      turn: 'the assistant turn that did not match',
+      attempt: 'the corrective turn about to start, from 1',
+      retries: 'corrective turns allowed (--schema-retries)',
+      errors: "the validator's complaints, [{path, message}], quoted to the council",
     },
   },
   injected: {

@@ -61,6 +61,10 @@ export const VALUE_COMPLETION: Record<string, Completion> = {
   'token-file': 'file',
   tools: 'file',
   out: 'file',
+  file: 'file',
+  schema: 'file',
+  template: 'file',
+  vars: 'file',
   policy: 'policy',
   home: 'dir',
   session: 'session',
@@ -89,6 +93,13 @@ const VALUE_NAMES: Record<string, string> = {
   title: 'TEXT',
   timeout: 'S',
   'idle-timeout': 'S',
+  file: 'PATH',
+  schema: 'FILE|JSON',
+  'schema-name': 'NAME',
+  'schema-retries': 'N',
+  template: 'FILE',
+  var: 'NAME=VALUE',
+  vars: 'FILE',
 };
 
 /** The flags yargs itself adds in cli/run-cli.ts. */

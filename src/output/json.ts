@@ -36,6 +36,12 @@ export function createJsonRenderer(io: IO): Renderer {
         verdict: e.verdict,
         gate: e.gate,
         ...(e.type === 'finish' && e.diverged === true ? { diverged: true } : {}),
+        ...(e.type !== 'finish' || e.structured === undefined
+          ? {}
+          : {
+              structured: e.structured,
+              ...(e.schema_errors === undefined ? {} : { schema_errors: e.schema_errors }),
+            }),
       }),
     );
   };
@@ -46,7 +52,11 @@ export function createJsonRenderer(io: IO): Renderer {
         out.write(toJsonLine(e));
         return;
       }
-      if (e.type === 'turn-start') start = e;
+      // A corrective turn (--schema) is a turn of its own: the object describes the last one.
+      if (e.type === 'turn-start') {
+        start = e;
+        transcript = emptyTranscript();
+      }
       transcript = applyEvent(transcript, e);
       if (e.type === 'finish') {
         const failure = e.gate === null ? undefined : gateFailure(e.gate);

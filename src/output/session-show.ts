@@ -1,5 +1,5 @@
 import type { Candidate, NsedRound } from '../protocol/wire.js';
-import type { RecordedToolCall } from '../session/model.js';
+import type { Attachment, RecordedToolCall } from '../session/model.js';
 import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
 import { plainPaint, roundPicture, type Paint } from './round-picture.js';
@@ -48,6 +48,7 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
       out.push(...t.rounds.flatMap((r) => roundLines(r, paint)), '');
     }
     if (t.tool_calls.length > 0) out.push(...t.tool_calls.map(toolCallLine), '');
+    if (t.attachments.length > 0) out.push(...t.attachments.map(attachmentLine), '');
     const text = opts.terminal ? sanitizeForTerminal(t.content) : t.content;
     if (text !== '') out.push(text.replace(/\n+$/, ''));
     if (t.status !== 'complete' && t.error !== null) out.push(`[${t.status}: ${oneLine(t.error, 300)}]`);
@@ -78,6 +79,11 @@ function heading(t: TurnDocument, position: number): string {
   if (t.status !== 'complete') parts.push(t.status.toUpperCase());
   if (t.diverged) parts.push('REPLAY DIFFERED');
   return parts.join(' · ');
+}
+
+/** `  file src/app.ts (1234 bytes, sha256 0123456789ab)`: what was attached, not its text again. */
+export function attachmentLine(a: Attachment): string {
+  return `  file ${oneLine(a.path, 200)} (${a.size} bytes, sha256 ${oneLine(a.sha256, 64).slice(0, 12)})`;
 }
 
 /** `  tool calculator {"expr":"2+2"} → 4 (ok, exit 0, 12 ms)`, or `… → waiting` for an open call. */

@@ -54,6 +54,16 @@ export function toolResultLine(e: EventOf<'tool-result'>): string {
   return `${parts.join(' · ')}${shown === '' ? '' : `: ${shown}`}`;
 }
 
+/** `the answer does not match the schema (/score: must be number); asking for a corrected one (1/1)` */
+export function schemaRetryLine(e: EventOf<'schema-retry'>): string {
+  const first = e.errors
+    .slice(0, 3)
+    .map((x) => `${oneLine(x.path, 60)}: ${oneLine(x.message, 80)}`)
+    .join('; ');
+  const more = e.errors.length > 3 ? `; ${e.errors.length - 3} more` : '';
+  return `the answer does not match the schema (${first}${more}); asking for a corrected one (${e.attempt}/${e.retries})`;
+}
+
 /**
  * `-o text`: the answer on stdout as it arrives, deliberation on stderr (dim, one line each),
  * and a spinner while nothing else moves. stdout is sanitised only on a terminal, so
@@ -146,6 +156,12 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
       case 'reasoning':
       case 'chosen':
       case 'verdict':
+        return;
+      case 'schema-retry':
+        // The corrective answer starts on a line of its own, and a --no-stream one is shown too.
+        endAnswer(true);
+        wroteAnswer = false;
+        note(schemaRetryLine(e));
         return;
       case 'finish':
         // A blocking (--no-stream) turn may deliver its answer only here.

@@ -143,7 +143,14 @@ export interface ChatCompletionRequest {
   stream?: boolean;
   max_tokens?: number;
   tools?: ToolDefinition[];
+  /** OpenAI's structured output; the seeds do not say an orchestrator honours it (a GAP). */
+  response_format?: ResponseFormat;
 }
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
 
 export interface ChatCompletion {
   id: string;

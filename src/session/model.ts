@@ -20,6 +20,16 @@ export interface RecordedToolCall {
   duration_ms?: number | null;
 }
 
+/** A file attached to a user turn (-f): what it was, never a second copy of what the prompt holds. */
+export interface Attachment {
+  /** As given, or as a glob matched it; `-` for standard input. */
+  path: string;
+  /** Bytes. */
+  size: number;
+  /** SHA-256 of the bytes, hex. */
+  sha256: string;
+}
+
 /**
  * One turn of the transcript (the seed's `turns[{role, content, policy_id, job_id, ts}]`,
  * plus what `sessions show` and `resume` need). Unknown fields written by other versions are
@@ -54,6 +64,12 @@ export interface Turn {
   verdict?: CouncilVerdict;
   /** Assistant turns judged by gates: their result (a failed gate still records the answer). */
   gate?: GateResult;
+  /** User turns: the files attached with -f, in prompt order. */
+  attachments?: Attachment[];
+  /** Assistant turns asked for a --schema: the answer parsed (null when it did not match). */
+  structured?: unknown;
+  /** ...and, when it did not match, what the validator said. */
+  schema_errors?: Array<{ path: string; message: string }>;
   [extra: string]: unknown;
 }
 

@@ -1,6 +1,7 @@
 import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../session/model.js';
 import type { SessionStore, UpdateOptions } from '../session/store.js';
 import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
+import type { AnswerCheck } from './answer-schema.js';
 import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './transcript.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
@@ -88,6 +89,8 @@ export class TurnRecorder {
     userTurn?: string;
     /** The job runs on (blocked on a tool call): the marker stays for `continue --tool-result`. */
     keepPending?: boolean;
+    /** --schema: how the answer fared against it. */
+    checked?: AnswerCheck;
   }): void {
     const t = a.transcript;
     const turn: Turn = {
@@ -116,6 +119,10 @@ export class TurnRecorder {
     if (a.gate !== undefined && a.gate !== null) turn.gate = a.gate;
     if (a.error !== undefined) turn.error = a.error;
     if (t.diverged) turn.diverged = true;
+    if (a.checked !== undefined) {
+      turn.structured = a.checked.valid ? a.checked.value : null;
+      if (!a.checked.valid) turn.schema_errors = a.checked.errors;
+    }
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
       if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) delete s.claim;

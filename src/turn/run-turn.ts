@@ -4,6 +4,7 @@ import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } fr
 import type { PendingJob, TurnStatus } from '../session/model.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { declareTools } from '../tools/declared.js';
+import { checkAnswer, type AnswerCheck } from './answer-schema.js';
 import { completionEvents } from './completion-events.js';
 import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
@@ -210,14 +211,29 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     if (transcript.diverged && status === 'complete')
       transcript = await settleDiverged(deps, transcript, spec.sessionId);
     const verdict = deriveVerdict(transcript);
-    // Gates judge only a completed turn; a cancelled one keeps its own code (exit 9).
-    const gate = status === 'complete' ? judged(verdict, spec) : null;
-    record(deps, spec, transcript, status, { verdict, gate });
+    const answer = deps.answer;
+    const checked =
+      status === 'complete' && answer !== undefined ? checkAnswer(answer.schema, transcript.content) : undefined;
+    // A corrective turn (--schema) follows an answer that does not match while retries remain.
+    const retrying = checked?.valid === false && answer !== undefined && answer.attempt < answer.schema.retries;
+    // Gates judge only a completed turn that is the run's answer; a cancelled one keeps its own code (exit 9).
+    const gate = status === 'complete' && !retrying ? judged(verdict, spec) : null;
+    record(deps, spec, transcript, status, { verdict, gate }, undefined, false, checked);
     await recorder.flush();
     if (status === 'cancelled') {
       throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, {
         hint: 'the turn is recorded as cancelled',
       });
+    }
+    if (retrying && checked?.valid === false && answer !== undefined) {
+      emit({
+        type: 'schema-retry',
+        turn: spec.assistantTurnId,
+        attempt: answer.attempt + 1,
+        retries: answer.schema.retries,
+        errors: checked.errors,
+      });
+      return transcript;
     }
     emit({ type: 'verdict', verdict });
     emit({
@@ -230,6 +246,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       ...(transcript.diverged ? { diverged: true as const } : {}),
       verdict,
       gate,
+      ...(checked === undefined
+        ? {}
+        : checked.valid
+          ? { structured: checked.value }
+          : { structured: null, schema_errors: checked.errors }),
     });
     await renderer.close();
     if (gate !== null) refuseOnGate(deps, spec, gate);
@@ -321,6 +342,7 @@ function record(
   judgement: { verdict: CouncilVerdict; gate: GateResult | null },
   error?: string,
   keepPending = false,
+  checked?: AnswerCheck,
 ): void {
   const entry = {
     id: spec.assistantTurnId,
@@ -333,6 +355,7 @@ function record(
     ts: deps.ctx.clock.now().toISOString(),
     userTurn: spec.userTurnId,
     keepPending,
+    ...(checked === undefined ? {} : { checked }),
   };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
 }

@@ -1,4 +1,4 @@
-import { assertNever, type NsedEvent, type StreamEvent } from '../events.js';
+import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from '../events.js';
 import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
@@ -37,6 +37,10 @@ export interface Transcript {
    * gives it, and the turn is marked.
    */
   diverged: boolean;
+  /** With --schema: the answer parsed once it matched (undefined until then, and without a schema). */
+  structured: unknown;
+  /** With --schema: the validator's complaints about the answer, or null while there are none. */
+  schemaErrors: SchemaError[] | null;
 }
 
 export function emptyTranscript(): Transcript {
@@ -52,6 +56,8 @@ export function emptyTranscript(): Transcript {
     jobId: null,
     finishReason: null,
     diverged: false,
+    structured: undefined,
+    schemaErrors: null,
   };
 }
 
@@ -74,6 +80,8 @@ function copy(t: Transcript): Transcript {
     jobId: t.jobId,
     finishReason: t.finishReason,
     diverged: t.diverged,
+    structured: t.structured,
+    schemaErrors: t.schemaErrors,
   };
 }
 
@@ -155,6 +163,15 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       const next = copy(t);
       next.finishReason = e.finish_reason;
       if (e.type === 'finish' && e.job_id !== null && t.jobId === null) next.jobId = e.job_id;
+      if (e.type === 'finish' && e.structured !== undefined) {
+        next.structured = e.structured;
+        next.schemaErrors = e.schema_errors ?? null;
+      }
+      return next;
+    }
+    case 'schema-retry': {
+      const next = copy(t);
+      next.schemaErrors = e.errors;
       return next;
     }
     case 'turn-start':

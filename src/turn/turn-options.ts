@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/model.js';
 import type { ReportOptions } from './report-options.js';
 import type { Gates } from '../verdict.js';
+import type { AnswerSchema } from './answer-schema.js';
 import {
   ASK_USER,
   DEFAULT_MAX_TOOL_CALLS,
@@ -35,6 +36,8 @@ export interface TurnOptions {
   reports?: ReportOptions;
   /** The gates the completed turn is judged against (read from the flags and a --gates file). */
   gates?: Gates | undefined;
+  /** --schema, compiled: the answer must match it, or the council gets `retries` turns to fix it. */
+  schema?: AnswerSchema;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import type { Renderer } from '../output/renderer-types.js';
 import type { LiveSim, TurnPath } from '../session/model.js';
 import type { DeclaredTools } from '../tools/declared.js';
+import type { AnswerSchema } from './answer-schema.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
 import type { TranscriptToolCall, TranscriptToolResult } from './transcript.js';
@@ -20,6 +21,12 @@ export interface TurnDeps {
   newTurnId: () => string;
   /** The tools the user declared for this run; without, every call is refused (never run). */
   tools?: DeclaredTools;
+  /**
+   * --schema: the answer is checked before the turn ends. `attempt` counts the corrective turns
+   * before this one; while it is below the schema's retries, an answer that does not match ends
+   * the turn with `schema-retry` instead of `finish`, and the renderer stays open for the next.
+   */
+  answer?: { schema: AnswerSchema; attempt: number };
 }
 
 export interface TurnSpec {

@@ -193,6 +193,9 @@ describe('export --format json and markdown', () => {
         'tool_calls',
         'verdict',
         'gate',
+        'attachments',
+        'structured',
+        'schema_errors',
       ]);
     }
     expect((doc.turns[1]?.['rounds'] as unknown[]).length).toBe(3);

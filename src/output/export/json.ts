@@ -1,5 +1,13 @@
 import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
-import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../../session/model.js';
+import type {
+  Attachment,
+  PendingJob,
+  RecordedToolCall,
+  Session,
+  Turn,
+  TurnPath,
+  TurnStatus,
+} from '../../session/model.js';
 import { sessionState, type SessionState } from '../../session/store.js';
 import { deriveVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
@@ -34,6 +42,12 @@ export interface TurnDocument {
   verdict: CouncilVerdict | null;
   /** The gates' result when the run that recorded the answer set any, else null. */
   gate: GateResult | null;
+  /** User turns: the files attached with -f (path, size, sha256); their text is in `content`. */
+  attachments: Attachment[];
+  /** Assistant turns asked for a --schema: the answer parsed, or null (also when it did not match). */
+  structured: unknown;
+  /** ...and what the validator said when it did not match; null otherwise. */
+  schema_errors: Array<{ path: string; message: string }> | null;
 }
 
 export interface SessionDocument {
@@ -115,6 +129,11 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
     verdict: verdictOf(t, rounds),
     gate: isGateResult(t.gate) ? t.gate : null,
+    attachments: Array.isArray(t.attachments) ? t.attachments.filter(isObject).map(attachmentOf) : [],
+    structured: t.structured ?? null,
+    schema_errors: Array.isArray(t.schema_errors)
+      ? t.schema_errors.filter(isObject).map((e) => ({ path: str(e.path) ?? '', message: str(e.message) ?? '' }))
+      : null,
   };
 }
 
@@ -130,6 +149,11 @@ function verdictOf(t: Turn, rounds: NsedRound[]): CouncilVerdict | null {
 
 const isGateResult = (g: unknown): g is GateResult =>
   isObject(g) && typeof g.status === 'string' && Array.isArray(g.checks);
+
+function attachmentOf(a: object): Attachment {
+  const r = a as Record<string, unknown>;
+  return { path: str(r.path) ?? '', size: num(r.size) ?? 0, sha256: str(r.sha256) ?? '' };
+}
 
 /** A recorded call, with its result when it was settled (fields of other versions are dropped). */
 function toolCallOf(call: object): RecordedToolCall {

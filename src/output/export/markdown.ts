@@ -45,6 +45,10 @@ export function markdownExport(s: Session): string {
       for (const c of t.tool_calls) out.push(`- ${toolCallItem(c)}`);
       out.push('');
     }
+    if (t.attachments.length > 0) {
+      for (const a of t.attachments) out.push(`- File ${code(a.path)} (${a.size} bytes, sha256 ${code(a.sha256)})`);
+      out.push('');
+    }
     out.push(t.content.trim() === '' ? '_(no content)_' : t.content.replace(/\s+$/, ''));
     if (t.error !== null && t.status !== 'complete') out.push('', `_${t.status}: ${flat(t.error)}_`);
     if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))

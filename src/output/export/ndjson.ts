@@ -87,6 +87,12 @@ function turnEvents(
       ...(t.diverged ? { diverged: true as const } : {}),
       verdict: t.verdict,
       gate: t.gate,
+      // A --schema answer, as its live finish carried it.
+      ...(t.schema_errors !== null
+        ? { structured: null, schema_errors: t.schema_errors }
+        : t.structured !== null
+          ? { structured: t.structured }
+          : {}),
     });
   } else {
     // The store keeps the reason, not the original error kind: the code follows the status.
