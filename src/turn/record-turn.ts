@@ -83,6 +83,11 @@ export class TurnRecorder {
     userTurn?: string;
     /** The job runs on (blocked on a tool call): the marker stays for `continue --tool-result`. */
     keepPending?: boolean;
+    /**
+     * The request went out and no job id came back (a signal, a timeout or a reset before the
+     * headers): the claim stays, marked abandoned, so `resume` can find the job (docs/reliability.md #97).
+     */
+    startUnseen?: boolean;
   }): void {
     const t = a.transcript;
     const turn: Turn = {
@@ -111,7 +116,10 @@ export class TurnRecorder {
     if (t.diverged) turn.diverged = true;
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
-      if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) delete s.claim;
+      if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) {
+        if (a.startUnseen === true && t.jobId === null) s.claim.abandoned = a.ts;
+        else delete s.claim;
+      }
       if (
         a.status !== 'interrupted' &&
         a.keepPending !== true &&
