@@ -244,7 +244,10 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
       const transient = isTransientStatus(raw.status);
       const over =
-        !ctx.signal.aborted && raw.drop === undefined && (jobId === undefined || (raw.code === 'server' && !transient));
+        !ctx.signal.aborted &&
+        !startUnseen &&
+        raw.drop === undefined &&
+        (jobId === undefined || (raw.code === 'server' && !transient));
       record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message, false, startUnseen);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.

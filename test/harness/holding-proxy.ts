@@ -5,9 +5,10 @@ import { startServer, type ScriptedServer, type Seen } from './scripted-server.j
  * A loopback proxy in front of a real simulator that passes every request on, but decides what
  * the client gets back of the start request (`POST /v1/chat/completions`): nothing at all (the
  * headers held until the test ends, so a signal lands between the request and its headers), or
- * the headers and the first bytes of the body, then a cut. The simulator runs the job either way.
+ * a reset instead of the headers, or the headers and the first bytes of the body, then a cut. The
+ * simulator runs the job in every case.
  */
-export type StartAnswer = 'hold-headers' | 'cut-body';
+export type StartAnswer = 'hold-headers' | 'reset' | 'cut-body';
 
 export interface HoldingProxy {
   server: ScriptedServer;
@@ -34,6 +35,11 @@ export async function startHoldingProxy(target: string, answer: StartAnswer): Pr
       forward(req, seen, (up) => {
         onStarted(up);
         if (answer === 'hold-headers') return;
+        if (answer === 'reset') {
+          res.destroy();
+          up.destroy();
+          return;
+        }
         res.writeHead(up.statusCode ?? 502, up.headers);
         res.flushHeaders();
         up.once('data', (first: Buffer) => {

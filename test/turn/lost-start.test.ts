@@ -80,6 +80,27 @@ describe('a signal between the request and its headers (docs/reliability.md #97)
   });
 });
 
+describe('a reset between the request and its headers (docs/reliability.md #97, #44)', () => {
+  it('records the turn interrupted and resume finds the job the request started (reliability #97, #44)', async () => {
+    rig = await makeRig({ hold: true });
+    proxy = await startHoldingProxy(rig.sim.url, 'reset');
+    const env = { NSED_URL: proxy.url };
+    const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
+    const job = await rig.sim.control.nextJob();
+    const cut = await run.result;
+    expect(cut.code).toBe(6);
+    const left = await only(rig);
+    expect(left.claim?.abandoned).toEqual(expect.any(String));
+    expect(assistants(left)).toMatchObject([{ status: 'interrupted' }]);
+    expect(cut.stderr).toContain(`nsed resume -s ${left.id}`);
+    rig.sim.control.release(job);
+    await rig.sim.control.ended(job);
+    const resumed = await rig.run(['resume', '-s', left.id, '-o', 'final'], { env });
+    expect(resumed.code).toBe(0);
+    expect(assistants(await only(rig))).toMatchObject([{ status: 'complete', job_id: job }]);
+  });
+});
+
 describe('a --no-stream answer cut off after its headers (docs/reliability.md #98)', () => {
   it('keeps the job id, records the turn interrupted, and resume recovers it through /result (reliability #98)', async () => {
     rig = await makeRig();
