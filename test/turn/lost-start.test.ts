@@ -80,6 +80,28 @@ describe('a signal between the request and its headers (docs/reliability.md #97)
   });
 });
 
+describe('a real SIGTERM between the request and its headers (docs/reliability.md #97, #71)', () => {
+  it('leaves the claim for resume, which records the answer (reliability #97, #71)', async () => {
+    rig = await makeRig({ hold: true });
+    proxy = await startHoldingProxy(rig.sim.url, 'hold-headers');
+    const env = { NSED_URL: proxy.url };
+    const child = rig.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
+    const job = await rig.sim.control.nextJob();
+    await proxy.started;
+    child.kill('SIGTERM');
+    const cut = await child.result;
+    expect(cut.code).toBe(143);
+    const left = await only(rig);
+    expect(left.claim?.abandoned).toEqual(expect.any(String));
+    expect(cut.stderr).toContain(`nsed resume -s ${left.id}`);
+    rig.sim.control.release(job);
+    await rig.sim.control.ended(job);
+    const resumed = await rig.run(['resume', '-s', left.id, '-o', 'final'], { env });
+    expect(resumed.code).toBe(0);
+    expect(assistants(await only(rig))).toMatchObject([{ status: 'complete', job_id: job }]);
+  });
+});
+
 describe('a reset between the request and its headers (docs/reliability.md #97, #44)', () => {
   it('records the turn interrupted and resume finds the job the request started (reliability #97, #44)', async () => {
     rig = await makeRig({ hold: true });
