@@ -44,26 +44,37 @@ export const resume: CommandDef<ResumeOptions> = {
       { GONE_REASON, clearPending, judgePending, recordJobEnd },
       { NsedError, notFound },
       { settlementOf },
+      lease,
     ] = await Promise.all([
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../errors.js'),
       import('../turn/settle.js'),
+      import('../turn/claim.js'),
     ]);
     const gates = await loadGates(opts.gates);
-    const session = await readTarget(ctx, opts.target);
-    assertNsedSession(session);
-    const id = session.id;
-    const pending = session.pending_job;
-    if (pending === undefined) {
+    const found = await readTarget(ctx, opts.target);
+    assertNsedSession(found);
+    const id = found.id;
+    const claimed = found.pending_job === undefined && found.claim !== undefined && lease.claimLeft(found.claim);
+    if (found.pending_job === undefined && !claimed) {
       // The same code as inject and cancel with nothing running: scripts test one number.
       throw new NsedError('conflict', `nothing is running in session ${id}`, {
         hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`,
       });
     }
     const store = await ctx.store();
-    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
+    const conn = await ctx.connect(found.orchestrator, { pending: found.pending_job, needsJob: true });
+    // A turn cut off before the orchestrator named its job left its claim: the job it may have
+    // started is looked up in GET /deliberations, as for a dead owner's (docs/reliability.md #97).
     try {
+      const session = claimed ? await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal) : found;
+      const pending = session.pending_job;
+      if (pending === undefined) {
+        throw new NsedError('conflict', `nothing is running in session ${id}`, {
+          hint: `the orchestrator lists no deliberation the interrupted turn started; ask again with 'nsed continue -s ${id}'`,
+        });
+      }
       const state = await judgePending(conn.client, pending, ctx.signal);
       switch (state.kind) {
         case 'gone':

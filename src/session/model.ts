@@ -112,6 +112,12 @@ export interface TurnClaim {
   /** Random, so the owner releases only its own claim. */
   token: string;
   since: string;
+  /**
+   * When the owner gave up before the orchestrator named a job (a signal, a timeout or a reset
+   * between the request and the response headers): the request may have started one, which
+   * `resume` and `continue` look up as they do for a dead owner's claim (docs/reliability.md #97).
+   */
+  abandoned?: string;
 }
 
 /** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */

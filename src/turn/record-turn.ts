@@ -91,6 +91,11 @@ export class TurnRecorder {
     keepPending?: boolean;
     /** --schema: how the answer fared against it. */
     checked?: AnswerCheck;
+    /**
+     * The request went out and no job id came back (a signal, a timeout or a reset before the
+     * headers): the claim stays, marked abandoned, so `resume` can find the job (docs/reliability.md #97).
+     */
+    startUnseen?: boolean;
   }): void {
     const t = a.transcript;
     const turn: Turn = {
@@ -125,7 +130,10 @@ export class TurnRecorder {
     }
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
-      if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) delete s.claim;
+      if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) {
+        if (a.startUnseen === true && t.jobId === null) s.claim.abandoned = a.ts;
+        else delete s.claim;
+      }
       if (
         a.status !== 'interrupted' &&
         a.keepPending !== true &&

@@ -122,6 +122,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         const { completion, jobId: header } = await deps.client.chat(start.body, {
           threadKey: start.threadKey,
           signal: ctx.signal,
+          // Known from the headers: a body cut off later still leaves the job to /result (docs/reliability.md #98).
+          onJob: noteJob,
         });
         for (const e of completionEvents(completion, header)) {
           if (e.type === 'job') await noteJob(e.job_id);
@@ -259,10 +261,18 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     if (err instanceof NsedError && (err.code === 'tool_pending' || isGateError(err))) throw err;
     await driver.close();
     const raw = toNsedError(err);
-    const e = classify(err, ctx, spec.sessionId, jobId);
     // A request that never reached the orchestrator leaves nothing to record: the command
     // forgets the turn instead (no empty session for --last to pick), and releases its claim.
     const neverSent = raw.unsent && jobId === undefined;
+    // Sent, and cut off before any response named a job: the orchestrator may have started one
+    // all the same, so the claim stays for `resume` to look it up (docs/reliability.md #97).
+    const startUnseen =
+      !neverSent &&
+      jobId === undefined &&
+      raw.status === undefined &&
+      raw.drop === undefined &&
+      (ctx.signal.aborted || raw.code === 'network' || raw.code === 'timeout' || raw.code === 'interrupted');
+    const e = classify(err, ctx, spec.sessionId, jobId, startUnseen);
     const verdict = deriveVerdict(transcript);
     let recorded: 'failed' | 'interrupted' | 'cancelled' | null = neverSent ? null : 'cancelled';
     if (!neverSent && transcript.finishReason !== 'cancelled') {
@@ -271,9 +281,12 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
       const transient = isTransientStatus(raw.status);
       const over =
-        !ctx.signal.aborted && raw.drop === undefined && (jobId === undefined || (raw.code === 'server' && !transient));
+        !ctx.signal.aborted &&
+        !startUnseen &&
+        raw.drop === undefined &&
+        (jobId === undefined || (raw.code === 'server' && !transient));
       recorded = over ? 'failed' : 'interrupted';
-      record(deps, spec, transcript, recorded, { verdict, gate: null }, e.message);
+      record(deps, spec, transcript, recorded, { verdict, gate: null }, e.message, false, undefined, startUnseen);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
     let final = e;
@@ -343,6 +356,7 @@ function record(
   error?: string,
   keepPending = false,
   checked?: AnswerCheck,
+  startUnseen = false,
 ): void {
   const entry = {
     id: spec.assistantTurnId,
@@ -356,6 +370,7 @@ function record(
     userTurn: spec.userTurnId,
     keepPending,
     ...(checked === undefined ? {} : { checked }),
+    startUnseen,
   };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
 }
@@ -371,15 +386,26 @@ function pendingError(sessionId: string, waiting: readonly CallToAnswer[]): Nsed
   });
 }
 
-function classify(err: unknown, ctx: Context, sessionId: string, jobId: string | undefined): NsedError {
+function classify(
+  err: unknown,
+  ctx: Context,
+  sessionId: string,
+  jobId: string | undefined,
+  startUnseen: boolean,
+): NsedError {
+  // `resume` looks up a job nsed did not see start, as it follows one it did (docs/reliability.md #97).
+  const unseen = startUnseen ? ' before the orchestrator named a deliberation' : '';
+  const hint = startUnseen
+    ? `if the orchestrator started it, 'nsed resume -s ${sessionId}' finds it and records its answer`
+    : `nsed resume -s ${sessionId}`;
   if (ctx.signal.aborted) {
     const code = (ctx.signalExit() ?? ExitCode.interrupted) as ExitCodeValue;
     return new NsedError(
       'interrupted',
-      jobId === undefined ? 'interrupted' : `interrupted; deliberation ${jobId} goes on on the orchestrator`,
+      jobId === undefined ? `interrupted${unseen}` : `interrupted; deliberation ${jobId} goes on on the orchestrator`,
       {
         exitCode: code,
-        hint: `nsed resume -s ${sessionId}`,
+        hint,
       },
     );
   }
@@ -390,8 +416,8 @@ function classify(err: unknown, ctx: Context, sessionId: string, jobId: string |
     e.code === 'timeout' ||
     e.code === 'store' ||
     (e.code === 'server' && isTransientStatus(e.status));
-  if (jobId !== undefined && transient) {
-    return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint: `nsed resume -s ${sessionId}`, cause: e });
+  if ((jobId !== undefined || startUnseen) && transient) {
+    return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint, cause: e });
   }
   return e;
 }
