@@ -24,7 +24,7 @@ _nsed_policy_tags() { _nsed_store_list policies --cached; }
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|--tool-result"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--at"|"resume|-s"|"resume|--session"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|--min-convergence"|"ask|--max-wrong"|"ask|--max-contested"|"ask|--min-score"|"ask|--min-margin"|"ask|--gates"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|--min-convergence"|"continue|--max-wrong"|"continue|--max-contested"|"continue|--min-score"|"continue|--min-margin"|"continue|--gates"|"continue|--tool-result"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--min-convergence"|"fork|--max-wrong"|"fork|--max-contested"|"fork|--min-score"|"fork|--min-margin"|"fork|--gates"|"fork|--at"|"resume|-s"|"resume|--session"|"resume|--min-convergence"|"resume|--max-wrong"|"resume|--max-contested"|"resume|--min-score"|"resume|--min-margin"|"resume|--gates"|"gate|-s"|"gate|--session"|"gate|--min-convergence"|"gate|--max-wrong"|"gate|--max-contested"|"gate|--min-score"|"gate|--min-margin"|"gate|--gates"|"gate|--turn"|"gate|--from"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -42,6 +42,12 @@ _nsed_value() {
     "ask|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "ask|--tool") COMPREPLY=() ;;
     "ask|--max-tool-calls") COMPREPLY=() ;;
+    "ask|--min-convergence") COMPREPLY=() ;;
+    "ask|--max-wrong") COMPREPLY=() ;;
+    "ask|--max-contested") COMPREPLY=() ;;
+    "ask|--min-score") COMPREPLY=() ;;
+    "ask|--min-margin") COMPREPLY=() ;;
+    "ask|--gates") COMPREPLY=() ;;
     "continue|-p"|"continue|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "continue|-m"|"continue|--model") COMPREPLY=() ;;
     "continue|--system") COMPREPLY=() ;;
@@ -52,6 +58,12 @@ _nsed_value() {
     "continue|--tool") COMPREPLY=() ;;
     "continue|--max-tool-calls") COMPREPLY=() ;;
     "continue|-s"|"continue|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "continue|--min-convergence") COMPREPLY=() ;;
+    "continue|--max-wrong") COMPREPLY=() ;;
+    "continue|--max-contested") COMPREPLY=() ;;
+    "continue|--min-score") COMPREPLY=() ;;
+    "continue|--min-margin") COMPREPLY=() ;;
+    "continue|--gates") COMPREPLY=() ;;
     "continue|--tool-result") COMPREPLY=() ;;
     "fork|-p"|"fork|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "fork|-m"|"fork|--model") COMPREPLY=() ;;
@@ -62,8 +74,29 @@ _nsed_value() {
     "fork|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "fork|--tool") COMPREPLY=() ;;
     "fork|--max-tool-calls") COMPREPLY=() ;;
+    "fork|--min-convergence") COMPREPLY=() ;;
+    "fork|--max-wrong") COMPREPLY=() ;;
+    "fork|--max-contested") COMPREPLY=() ;;
+    "fork|--min-score") COMPREPLY=() ;;
+    "fork|--min-margin") COMPREPLY=() ;;
+    "fork|--gates") COMPREPLY=() ;;
     "fork|--at") COMPREPLY=() ;;
     "resume|-s"|"resume|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "resume|--min-convergence") COMPREPLY=() ;;
+    "resume|--max-wrong") COMPREPLY=() ;;
+    "resume|--max-contested") COMPREPLY=() ;;
+    "resume|--min-score") COMPREPLY=() ;;
+    "resume|--min-margin") COMPREPLY=() ;;
+    "resume|--gates") COMPREPLY=() ;;
+    "gate|-s"|"gate|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "gate|--min-convergence") COMPREPLY=() ;;
+    "gate|--max-wrong") COMPREPLY=() ;;
+    "gate|--max-contested") COMPREPLY=() ;;
+    "gate|--min-score") COMPREPLY=() ;;
+    "gate|--min-margin") COMPREPLY=() ;;
+    "gate|--gates") COMPREPLY=() ;;
+    "gate|--turn") COMPREPLY=() ;;
+    "gate|--from") COMPREPLY=() ;;
     "inject|-s"|"inject|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "tool-result|-s"|"tool-result|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "cancel|-s"|"cancel|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
@@ -117,10 +150,11 @@ _nsed() {
   fi
   if [[ $cur == -* ]]; then
     case "$cmd" in
-      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last --tool-result --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --at --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "resume") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --tool-result --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --at --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "resume") COMPREPLY=($(compgen -W "-s --session --last --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "gate") COMPREPLY=($(compgen -W "-s --session --last --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --turn --from --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "tool-result") COMPREPLY=($(compgen -W "-s --session --last --wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "cancel") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
@@ -144,7 +178,7 @@ _nsed() {
     return 0
   fi
   case "$cmd" in
-    "") COMPREPLY=($(compgen -W "ask continue fork resume inject tool-result cancel sessions policies agents models config doctor sim completion" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "ask continue fork resume gate inject tool-result cancel sessions policies agents models config doctor sim completion" -- "$cur")) ;;
     sessions) COMPREPLY=($(compgen -W "ls show export rm" -- "$cur")) ;;
     config) COMPREPLY=($(compgen -W "get set unset list path" -- "$cur")) ;;
     "fork") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
