@@ -299,3 +299,33 @@ describe('nsed gate: re-judging offline, from a session or a saved -o json objec
     }
   });
 });
+
+describe('the same gates on continue, fork … PROMPT and resume', () => {
+  it('continue and fork judge their turn; exit 12 with the answer recorded', async () => {
+    const first = await rig.run(['ask', '-o', 'json', QUESTION]);
+    const id = (JSON.parse(first.stdout) as JsonTurn).session;
+    const next = await rig.run(['continue', '-s', id, '-o', 'json', '--min-score', '1', 'and for writes?']);
+    expect(next.code).toBe(12);
+    expect(JSON.parse(next.stdout)).toMatchObject({ session: id, status: 'complete', gate: { status: 'fail' } });
+    const forked = await rig.run(['fork', id, '--at', '2', '-o', 'json', '--min-score', '-1', 'with priorities?']);
+    expect(forked.code, forked.stderr).toBe(0);
+    expect(JSON.parse(forked.stdout)).toMatchObject({ status: 'complete', gate: { status: 'pass' } });
+  });
+
+  it('resume judges the turn it finishes (docs/reliability.md #42: interrupted, then resumed)', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const run = held.start(['ask', '-o', 'json', QUESTION]);
+      const job = await held.sim.control.nextJob();
+      await held.sim.control.parked(job);
+      run.interrupt(130);
+      expect((await run.result).code).toBe(130);
+      held.sim.control.release(job);
+      const resumed = await held.run(['resume', '--last', '-o', 'json', '--min-score', '1']);
+      expect(resumed.code).toBe(12);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ job_id: job, status: 'complete', gate: { status: 'fail' } });
+    } finally {
+      await held.close();
+    }
+  });
+});
