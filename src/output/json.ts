@@ -71,11 +71,17 @@ export function createJsonRenderer(io: IO): Renderer {
         write(e, { status: 'complete', error });
       } else if (e.type === 'error' && start !== undefined) {
         const error = { code: e.code, exit_code: e.exit_code, message: e.message };
-        write(e, { status: e.status ?? 'failed', error });
+        write(e, { status: e.status ?? unrecordedStatus(e.code), error });
       }
     },
     close: () => out.drain(),
   };
+}
+
+/** A turn that ended before anything was recorded (its request never left): how it ended, by its error. */
+function unrecordedStatus(code: string): 'failed' | 'interrupted' | 'cancelled' {
+  if (code === 'interrupted' || code === 'timeout') return 'interrupted';
+  return code === 'cancelled' ? 'cancelled' : 'failed';
 }
 
 /**
