@@ -29,6 +29,7 @@ export function createJsonRenderer(io: IO): Renderer {
           turn: e.turn,
           job_id: e.job_id ?? transcript.jobId,
           policy: start?.policy ?? null,
+          agents: start?.agents ?? null,
           content: e.content,
           reasoning: transcript.reasoning,
           rounds: transcript.rounds.filter((r) => r.scored),

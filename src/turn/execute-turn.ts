@@ -3,7 +3,7 @@ import { createRenderer } from '../output/renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { fromModel } from '../protocol/policy-ref.js';
 import { newTurnId } from '../session/ids.js';
-import type { PendingJob, Session } from '../session/model.js';
+import { sessionAgents, type PendingJob, type Session } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
 import { releaseClaim } from './claim.js';
@@ -111,6 +111,7 @@ async function startTurn(
     start,
     stream: native || opts.stream,
   };
+  if (agents !== undefined) spec.agents = agents;
   return followTurn(ctx, conn, spec, declared, { saved: opts.save !== false });
 }
 
@@ -168,6 +169,9 @@ export async function followPending(
     stream: start.kind !== 'chat',
     start,
   };
+  // The job runs with the session's council; chosen with --agents, no policy labels it.
+  const agents = sessionAgents(session);
+  if (spec.path === 'native' && agents !== undefined) spec.agents = agents;
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
   return followTurn(ctx, conn, spec, recordedTools(session.tools));
 }
