@@ -10,6 +10,7 @@ import { fork } from './fork.js';
 import { inject } from './inject.js';
 import { models } from './models.js';
 import { policies } from './policies.js';
+import { render } from './render.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
@@ -25,6 +26,7 @@ export const commands: readonly CommandEntry[] = [
   toolResult,
   cancel,
   sessions,
+  render,
   policies,
   agents,
   models,

@@ -60,6 +60,7 @@ export interface CliReference {
 export const VALUE_COMPLETION: Record<string, Completion> = {
   'token-file': 'file',
   tools: 'file',
+  file: 'file',
   out: 'file',
   policy: 'policy',
   home: 'dir',

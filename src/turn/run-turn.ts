@@ -6,6 +6,7 @@ import type { CallToAnswer } from '../tools/answer-call.js';
 import { declareTools } from '../tools/declared.js';
 import { completionEvents } from './completion-events.js';
 import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
+import { waitingMessage } from '../output/progress-state.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
@@ -271,8 +272,7 @@ const settled = (t: Transcript, callId: string): boolean => t.toolResults.some((
 /** Exit 10: the job waits, blocked on calls nsed could not settle; the message names them and the way on. */
 function pendingError(sessionId: string, waiting: readonly CallToAnswer[]): NsedError {
   const first = waiting[0];
-  const names = waiting.map((c) => `${c.name} (${c.id})`).join(', ');
-  return new NsedError('tool_pending', `the council waits for the result of ${names}`, {
+  return new NsedError('tool_pending', waitingMessage(waiting), {
     hint: `nsed continue -s ${sessionId} --tool-result ${first?.id ?? 'CALL_ID'}=FILE (- for stdin)`,
   });
 }
