@@ -205,3 +205,38 @@ describe('a council chosen with --agents is not labelled with a policy (issue 23
     expect(saved.active_policy).toBe('nsed:fast');
   });
 });
+
+describe('a resumed council turn keeps its label (issue 23 item 7)', () => {
+  it('resume after a detach labels the turn with the agents, in NDJSON and the store', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const next = held.sim.control.nextJob();
+      const run = held.start([
+        'ask',
+        '--agents',
+        'CortexA,CortexB',
+        '--rounds',
+        '2',
+        '-o',
+        'ndjson',
+        'a council question',
+      ]);
+      const job = await next;
+      await run.output((o) => o.includes('"type":"job"'), 60_000);
+      run.interrupt(143);
+      expect((await run.result).code).toBe(143);
+      const id = String(ofType(run.stdout.text, 'turn-start')[0]?.['session']);
+      held.sim.control.release(job);
+      const r = await held.run(['resume', '-s', id, '-o', 'ndjson']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(ofType(r.stdout, 'turn-start')[0]).toMatchObject({ policy: null, agents: ['CortexA', 'CortexB'] });
+      const saved = await held.session<{ turns: Array<Record<string, unknown>> }>(id);
+      const answers = saved.turns.filter((t) => t['role'] === 'assistant');
+      expect(answers.map((t) => [t['policy_id'], t['agents'], t['status']])).toEqual([
+        [undefined, ['CortexA', 'CortexB'], 'complete'],
+      ]);
+    } finally {
+      await held.close();
+    }
+  });
+});
