@@ -192,6 +192,7 @@ _nsed() {
       "sessions show") COMPREPLY=($(compgen -W "--last --rounds --json --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions export") COMPREPLY=($(compgen -W "--last -f --format --out --file --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "--force --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "render") COMPREPLY=($(compgen -W "--stderr --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "policies") COMPREPLY=($(compgen -W "--tag --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "agents") COMPREPLY=($(compgen -W "--progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "models") COMPREPLY=($(compgen -W "--progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
@@ -208,7 +209,7 @@ _nsed() {
     return 0
   fi
   case "$cmd" in
-    "") COMPREPLY=($(compgen -W "ask continue fork resume gate inject tool-result cancel sessions policies agents models config doctor sim completion" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "ask continue fork resume gate inject tool-result cancel sessions render policies agents models config doctor sim completion" -- "$cur")) ;;
     sessions) COMPREPLY=($(compgen -W "ls show export rm" -- "$cur")) ;;
     config) COMPREPLY=($(compgen -W "get set unset list path" -- "$cur")) ;;
     "fork") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;

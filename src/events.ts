@@ -8,7 +8,17 @@ import type { CouncilVerdict, GateResult } from './verdict.js';
  * `inject --no-wait` and `cancel`, which acknowledge instead of following a turn.
  */
 export type NsedEvent =
-  | { type: 'turn-start'; session: string; turn: string; policy: string; path: 'compat' | 'native'; url: string }
+  | {
+      type: 'turn-start';
+      session: string;
+      turn: string;
+      /** The model string sent; null when the council was chosen with --agents (no policy chose it). */
+      policy: string | null;
+      /** The agents chosen with --agents; null when a policy chose the council. */
+      agents: string[] | null;
+      path: 'compat' | 'native';
+      url: string;
+    }
   | { type: 'job'; job_id: string }
   | { type: 'reasoning'; text: string }
   | {

@@ -104,7 +104,9 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         if (turn.system !== undefined) s.system = turn.system;
         if (turn.title !== undefined) s.title = turn.title;
         const council = councilOf(turn);
+        // A policy named for this turn replaced the recorded council (withRecordedCouncil).
         if (council !== undefined) s.council = council;
+        else delete s.council;
         s.turns.push(userTurn(userTurnId, input.prompt, ctx.clock.now(), input.attachments));
         s.claim = claim;
       });

@@ -11,6 +11,7 @@ import { gate } from './gate.js';
 import { inject } from './inject.js';
 import { models } from './models.js';
 import { policies } from './policies.js';
+import { render } from './render.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
@@ -27,6 +28,7 @@ export const commands: readonly CommandEntry[] = [
   toolResult,
   cancel,
   sessions,
+  render,
   policies,
   agents,
   models,

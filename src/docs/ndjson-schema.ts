@@ -13,7 +13,8 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
     fields: {
       session: 'session id',
       turn: 'id of the assistant turn being produced',
-      policy: 'model string sent, e.g. nsed:deep',
+      policy: 'model string sent, e.g. nsed:deep; null when --agents chose the council',
+      agents: 'the agents --agents chose, or null when a policy chose the council',
       path: '"compat" (/v1/chat/completions) or "native" (/deliberation)',
       url: 'orchestrator base URL',
     },

@@ -60,8 +60,8 @@ export interface CliReference {
 export const VALUE_COMPLETION: Record<string, Completion> = {
   'token-file': 'file',
   tools: 'file',
-  out: 'file',
   file: 'file',
+  out: 'file',
   schema: 'file',
   template: 'file',
   vars: 'file',

@@ -58,7 +58,7 @@ function plainNote(e: NsedEvent, start: EventOf<'turn-start'> | undefined): stri
     case 'job':
       return start === undefined
         ? `job ${oneLine(e.job_id, 80)}`
-        : `session ${oneLine(start.session, 80)} · job ${oneLine(e.job_id, 80)} · policy ${oneLine(start.policy, 80)}`;
+        : `session ${oneLine(start.session, 80)} · job ${oneLine(e.job_id, 80)} · ${start.agents === null ? `policy ${oneLine(start.policy ?? '*', 80)}` : `agents ${oneLine(start.agents.join(', '), 80)}`}`;
     case 'injection':
       return `injected at round ${e.round} (#${e.sequence}): ${oneLine(e.message, 80)}`;
     case 'finalized':

@@ -102,3 +102,11 @@ export function continueHint(session: string): string {
   const id = oneLine(session, 80);
   return `session ${id} · continue: nsed continue -s ${id} "…"`;
 }
+
+/**
+ * The error a turn ends with when the council waits for results nsed could not give (exit 10):
+ * one wording for the live run and for `nsed render`, which rebuilds it from the stream.
+ */
+export function waitingMessage(calls: ReadonlyArray<{ id: string; name: string }>): string {
+  return `the council waits for the result of ${calls.map((c) => `${c.name} (${c.id})`).join(', ')}`;
+}

@@ -27,7 +27,7 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
   const out: string[] = [oneLine(doc.title, 200) || doc.id];
   const count = doc.turns.length === 1 ? '1 turn' : `${doc.turns.length} turns`;
   out.push(
-    `session ${doc.id} · policy ${oneLine(doc.policy, 80)} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`,
+    `session ${doc.id} · ${doc.policy === null ? `agents ${oneLine((doc.council?.agents ?? []).join(', '), 80)}` : `policy ${oneLine(doc.policy, 80)}`} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`,
   );
   if (doc.forked_from !== null) {
     const at = doc.forked_from.turn === null ? '' : ` at turn ${oneLine(doc.forked_from.turn, 40)}`;
@@ -74,6 +74,7 @@ function heading(t: TurnDocument, position: number): string {
     parts.push(t.role);
   }
   if (t.policy !== null) parts.push(oneLine(t.policy, 80));
+  if (t.agents !== null) parts.push(`agents ${oneLine(t.agents.join(', '), 80)}`);
   if (t.job_id !== null) parts.push(`job ${oneLine(t.job_id, 80)}`);
   if (t.ts !== '') parts.push(shortTime(t.ts));
   if (t.status !== 'complete') parts.push(t.status.toUpperCase());

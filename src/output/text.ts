@@ -14,19 +14,25 @@ import {
 } from './progress-state.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
 
+/** What chose the council: `policy nsed:deep`, or `agents CortexA, CortexB` for --agents. */
+export function councilLabel(start: Pick<EventOf<'turn-start'>, 'policy' | 'agents'>): string {
+  if (start.agents !== null) return `agents ${oneLine(start.agents.join(', '), 80)}`;
+  return `policy ${oneLine(start.policy ?? '', 80)}`;
+}
+
 /** `job` line: `session <id> · job <job> · policy <policy>`, with whatever turn-start told us. */
 export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string): string {
   const parts = [`job ${oneLine(jobId, 80)}`];
   if (start !== undefined) {
     parts.unshift(`session ${oneLine(start.session, 80)}`);
-    parts.push(`policy ${oneLine(start.policy, 80)}`);
+    parts.push(councilLabel(start));
   }
   return parts.join(' · ');
 }
 
 /** The session line of an answer no job was named for (a plain server, a roomless passthrough). */
 export function sessionLine(start: EventOf<'turn-start'>): string {
-  return `session ${oneLine(start.session, 80)} · policy ${oneLine(start.policy, 80)}`;
+  return `session ${oneLine(start.session, 80)} · ${councilLabel(start)}`;
 }
 
 /**

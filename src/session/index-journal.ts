@@ -36,8 +36,9 @@ export interface JournalSnapshot {
 const JOURNAL_LOCK_MS = 1_000;
 const COMPACT_MIN_LINES = 32;
 const STATES = new Set<string>(SESSION_STATES);
-// Entries written before failed and cancelled existed may call such a session ok.
-const STATE_VOCABULARY = 2;
+// Entries written before failed and cancelled existed may call such a session ok (2); before 3, a
+// council chosen with --agents was listed under the policy it did not use.
+const STATE_VOCABULARY = 3;
 /**
  * The racy-entry rule (git's, for its index): a file rewritten in place within the same tick of
  * the file system's clock, at the same size, looks unchanged, so an entry taken within a tick of
@@ -66,7 +67,7 @@ function toRecord(line: string): JournalRecord | undefined {
   const forkOk = fork === undefined || (typeof fork === 'object' && fork !== null && str(fork.session));
   const ok =
     str(r.title) &&
-    str(r.policy) &&
+    (str(r.policy) || (r.policy === null && Array.isArray(r.agents))) &&
     num(r.turns) &&
     str(r.created) &&
     str(r.updated) &&
@@ -104,6 +105,7 @@ export function summaryOf(entry: JournalEntry): SessionSummary {
     state: entry.state,
   };
   if (entry.forked_from !== undefined) summary.forked_from = entry.forked_from;
+  if (Array.isArray(entry.agents)) summary.agents = entry.agents;
   return summary;
 }
 

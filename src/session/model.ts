@@ -44,6 +44,8 @@ export interface Turn {
   /** ISO-8601 time the turn was recorded. */
   ts: string;
   policy_id?: string;
+  /** The agents --agents chose for this turn (then no policy chose it, and policy_id is absent). */
+  agents?: string[];
   job_id?: string;
   path?: TurnPath;
   finish_reason?: string;
@@ -96,6 +98,21 @@ export interface LiveSim {
 export interface Council {
   agents?: string[];
   rounds?: number;
+}
+
+/**
+ * The policy a session runs with, for display and listing: none when its council is chosen with
+ * --agents (`active_policy` is then only what a later -p-less compat turn would fall back to).
+ */
+export function sessionPolicy(s: Pick<Session, 'active_policy' | 'council'>): string | null {
+  const agents = s.council?.agents;
+  return Array.isArray(agents) && agents.length > 0 ? null : s.active_policy;
+}
+
+/** The agents a session's council is chosen with, if --agents chose it. */
+export function sessionAgents(s: Pick<Session, 'council'>): string[] | undefined {
+  const agents = s.council?.agents;
+  return Array.isArray(agents) && agents.length > 0 ? agents.filter((a) => typeof a === 'string') : undefined;
 }
 
 /**

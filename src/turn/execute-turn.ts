@@ -5,7 +5,7 @@ import { createRenderer, type Renderer } from '../output/renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { fromModel } from '../protocol/policy-ref.js';
 import { newTurnId } from '../session/ids.js';
-import type { PendingJob, Session } from '../session/model.js';
+import { sessionAgents, type PendingJob, type Session } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
 import { withResponseFormat, withSchemaInstruction, repairPrompt } from './answer-schema.js';
@@ -188,6 +188,7 @@ async function startTurn(
     stream: native || opts.stream,
     ...(opts.gates === undefined ? {} : { gates: opts.gates }),
   };
+  if (agents !== undefined) spec.agents = agents;
   // No tools offered still bounds the tool rounds by --max-tool-calls (docs/reliability.md #91).
   const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
   const deps = await turnDeps(ctx, conn, spec, await renderer(), tools);
@@ -298,6 +299,9 @@ export async function followPending(
     start,
     ...(extras.gates === undefined ? {} : { gates: extras.gates }),
   };
+  // The job runs with the session's council; chosen with --agents, no policy labels it.
+  const agents = sessionAgents(session);
+  if (spec.path === 'native' && agents !== undefined) spec.agents = agents;
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
   return followTurn(ctx, conn, spec, recordedTools(session.tools), { saved: true, reports: extras.reports });
 }

@@ -77,7 +77,9 @@ export class TurnRecorder {
     id: string;
     transcript: Transcript;
     status: TurnStatus;
-    policy: string;
+    /** null: the council was chosen with --agents, and `agents` names it. */
+    policy: string | null;
+    agents?: string[];
     path: TurnPath;
     ts: string;
     /** What the council concluded (src/verdict.ts), kept so `sessions show` and `nsed gate` read it later. */
@@ -105,9 +107,10 @@ export class TurnRecorder {
       content: t.content,
       status: a.status,
       ts: a.ts,
-      policy_id: a.policy,
       path: a.path,
     };
+    if (a.policy !== null) turn.policy_id = a.policy;
+    if (a.agents !== undefined) turn.agents = [...a.agents];
     if (t.jobId !== null) turn.job_id = t.jobId;
     if (t.finishReason !== null) turn.finish_reason = t.finishReason;
     if (t.reasoning !== '') turn.reasoning = t.reasoning;

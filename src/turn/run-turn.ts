@@ -7,6 +7,7 @@ import { declareTools } from '../tools/declared.js';
 import { checkAnswer, type AnswerCheck } from './answer-schema.js';
 import { completionEvents } from './completion-events.js';
 import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
+import { waitingMessage } from '../output/progress-state.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
@@ -84,7 +85,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     type: 'turn-start',
     session: spec.sessionId,
     turn: spec.assistantTurnId,
-    policy: spec.policy,
+    policy: spec.agents === undefined ? spec.policy : null,
+    agents: spec.agents ?? null,
     path: spec.path,
     url: deps.url,
   });
@@ -364,7 +366,8 @@ function record(
     status,
     verdict: judgement.verdict,
     gate: judgement.gate,
-    policy: spec.policy,
+    policy: spec.agents === undefined ? spec.policy : null,
+    ...(spec.agents === undefined ? {} : { agents: spec.agents }),
     path: spec.path,
     ts: deps.ctx.clock.now().toISOString(),
     userTurn: spec.userTurnId,
@@ -380,8 +383,7 @@ const settled = (t: Transcript, callId: string): boolean => t.toolResults.some((
 /** Exit 10: the job waits, blocked on calls nsed could not settle; the message names them and the way on. */
 function pendingError(sessionId: string, waiting: readonly CallToAnswer[]): NsedError {
   const first = waiting[0];
-  const names = waiting.map((c) => `${c.name} (${c.id})`).join(', ');
-  return new NsedError('tool_pending', `the council waits for the result of ${names}`, {
+  return new NsedError('tool_pending', waitingMessage(waiting), {
     hint: `nsed continue -s ${sessionId} --tool-result ${first?.id ?? 'CALL_ID'}=FILE (- for stdin)`,
   });
 }

@@ -42,9 +42,12 @@ export interface TurnOptions {
 
 /**
  * The council a turn runs with: the flags, else what the session recorded. A session started
- * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it.
+ * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it;
+ * a policy or model named for this turn (-p, -m) brings its own council, so the recorded one
+ * gives way to it (else the policy would be recorded and silently not used).
  */
 export function withRecordedCouncil(opts: TurnOptions, recorded: Council | undefined): TurnOptions {
+  if (opts.policy !== undefined || opts.model !== undefined) return opts;
   return { ...opts, agents: opts.agents ?? recorded?.agents, rounds: opts.rounds ?? recorded?.rounds };
 }
 

@@ -34,8 +34,13 @@ export interface TurnSpec {
   /** The user turn this answers; the pending marker points at it. */
   userTurnId: string;
   assistantTurnId: string;
-  /** The model string sent (`nsed:deep`). */
+  /** The model string sent (`nsed:deep`); on the native path, the policy looked up for the council. */
   policy: string;
+  /**
+   * The agents chosen with --agents: they, not `policy`, chose the council, so the turn is not
+   * labelled with the policy (README, "Policies, agents and models").
+   */
+  agents?: string[];
   path: TurnPath;
   start: TurnStart;
   /** false: a blocking chat.completion request (--no-stream). */

@@ -75,7 +75,6 @@ describe('ask', () => {
   it('reads the turn flags, --no-stream and the council', () => {
     const flags = {
       prompt: 'one',
-      policy: 'deep',
       system: 'be brief',
       title: 'T',
       stream: false,
@@ -92,7 +91,8 @@ describe('ask', () => {
     expect(opts).toEqual({
       prompt: ['one'],
       turn: {
-        policy: 'deep',
+        policy: undefined,
+        model: undefined,
         system: 'be brief',
         title: 'T',
         stream: false,

@@ -169,6 +169,7 @@ describe('completing on a real store', () => {
       'tool-result',
       'cancel',
       'sessions',
+      'render',
       'policies',
       'agents',
       'models',

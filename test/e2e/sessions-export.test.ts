@@ -182,6 +182,7 @@ describe('export --format json and markdown', () => {
         'content',
         'ts',
         'policy',
+        'agents',
         'job_id',
         'path',
         'finish_reason',

@@ -67,6 +67,7 @@ describe('json output', () => {
       turn: 't2',
       job_id: 'job-1',
       policy: 'nsed:deep',
+      agents: null,
       content: 'Hello, world.',
       reasoning: 'Round 1 complete — convergence: 45%',
       rounds: [

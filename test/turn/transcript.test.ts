@@ -102,7 +102,7 @@ describe('the transcript reducer', () => {
   it('returns the same transcript for events that change nothing', () => {
     const t = fold([{ type: 'text', text: 'x' }]);
     const unchanged: NsedEvent[] = [
-      { type: 'turn-start', session: 's', turn: 't', policy: 'p', path: 'compat', url: 'u' },
+      { type: 'turn-start', session: 's', turn: 't', policy: 'p', agents: null, path: 'compat', url: 'u' },
       { type: 'reconnect', attempt: 1, reason: 'eof' },
       { type: 'error', code: 'network', exit_code: 6, message: 'reset', verdict: null, gate: null, status: null },
       { type: 'text', text: '' },

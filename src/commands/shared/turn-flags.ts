@@ -83,6 +83,12 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
   if (model !== undefined && model.trim() === '') throw usageError('--model is empty', 'e.g. -m gpt-4o-mini');
   if (model !== undefined && policy !== undefined)
     throw usageError('-m/--model and -p/--policy are exclusive', '-p deep sends nsed:deep; -m sends its name as given');
+  // --agents chooses the council itself: a policy beside it would be recorded and not used.
+  if (agents !== undefined && (policy !== undefined || model !== undefined))
+    throw usageError(
+      `--agents chooses the council itself; it does not go with ${policy !== undefined ? '-p/--policy' : '-m/--model'}`,
+      "-p deep runs the policy's own council (--rounds N changes its rounds); --agents A,B runs those agents",
+    );
   return {
     policy,
     model,

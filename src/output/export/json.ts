@@ -1,12 +1,13 @@
 import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
-import type {
-  Attachment,
-  PendingJob,
-  RecordedToolCall,
-  Session,
-  Turn,
-  TurnPath,
-  TurnStatus,
+import {
+  sessionPolicy,
+  type Attachment,
+  type PendingJob,
+  type RecordedToolCall,
+  type Session,
+  type Turn,
+  type TurnPath,
+  type TurnStatus,
 } from '../../session/model.js';
 import { sessionState, type SessionState } from '../../session/store.js';
 import { deriveVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
@@ -26,7 +27,9 @@ export interface TurnDocument {
   status: TurnStatus;
   content: string;
   ts: string;
+  /** null when no policy chose the turn's council (--agents did, and `agents` names it). */
   policy: string | null;
+  agents: string[] | null;
   job_id: string | null;
   path: TurnPath | null;
   finish_reason: string | null;
@@ -54,7 +57,8 @@ export interface SessionDocument {
   v: number;
   id: string;
   title: string;
-  policy: string;
+  /** null when the session's council is chosen with --agents (`council.agents`). */
+  policy: string | null;
   orchestrator: string | null;
   conversation_id: string | null;
   created: string;
@@ -86,7 +90,7 @@ export function sessionDocument(s: Session, opts: { rounds?: boolean } = {}): Se
     v: SESSION_DOCUMENT_VERSION,
     id: s.id,
     title: s.title,
-    policy: s.active_policy,
+    policy: sessionPolicy(s),
     orchestrator: str(s.orchestrator),
     conversation_id: str(s.conversation_id),
     created: s.created,
@@ -118,6 +122,7 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     content: t.content,
     ts: str(t.ts) ?? '',
     policy: str(t.policy_id),
+    agents: Array.isArray(t.agents) ? t.agents.filter((a): a is string => typeof a === 'string') : null,
     job_id: str(t.job_id),
     path: t.path === 'compat' || t.path === 'native' ? t.path : null,
     finish_reason: str(t.finish_reason),

@@ -18,7 +18,7 @@ export function markdownExport(s: Session): string {
   const out: string[] = [`# ${flat(doc.title) || doc.id}`, ''];
   out.push(
     `- Session: ${code(doc.id)}`,
-    `- Policy: ${code(doc.policy)}`,
+    doc.policy === null ? `- Policy: none (the council is chosen with --agents)` : `- Policy: ${code(doc.policy)}`,
     `- Created: ${doc.created}`,
     `- Updated: ${doc.updated}`,
     `- State: ${doc.state}`,
@@ -72,6 +72,7 @@ function heading(t: TurnDocument): string {
     parts.push(t.role === 'user' ? 'User' : 'Assistant');
   }
   if (t.policy !== null) parts.push(code(t.policy));
+  if (t.agents !== null) parts.push(`agents ${t.agents.map(code).join(', ')}`);
   if (t.job_id !== null) parts.push(`job ${code(t.job_id)}`);
   if (t.ts !== '') parts.push(t.ts);
   if (t.status !== 'complete') parts.push(`**${t.status}**`);

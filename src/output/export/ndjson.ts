@@ -35,13 +35,21 @@ export function exportEvents(s: Session): NdjsonLine[] {
 
 function turnEvents(
   session: string,
-  policy: string,
+  policy: string | null,
   url: string,
   t: TurnDocument,
   injections: TurnDocument[],
 ): NsedEvent[] {
   const events: NsedEvent[] = [
-    { type: 'turn-start', session, turn: t.id, policy: t.policy ?? policy, path: t.path ?? 'compat', url },
+    {
+      type: 'turn-start',
+      session,
+      turn: t.id,
+      policy: t.agents !== null ? null : (t.policy ?? policy),
+      agents: t.agents,
+      path: t.path ?? 'compat',
+      url,
+    },
   ];
   if (t.job_id !== null) events.push({ type: 'job', job_id: t.job_id });
   // One event per recorded milestone, as the live run printed them.
