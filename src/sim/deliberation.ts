@@ -27,6 +27,8 @@ export interface DeliberationPlan {
   toolCall?: ToolCall;
   /** How long the blocked agent waits before the call expires and it goes on without. */
   toolWaitMs: number;
+  /** The winning prose as the request asked for the answer (JSON for `response_format`); as is otherwise. */
+  finalAnswer?: (prose: string) => string;
 }
 
 type Phase = { kind: 'propose' | 'evaluate'; round: number } | { kind: 'answer'; round: number };
@@ -139,13 +141,14 @@ export function runDeliberation(plan: DeliberationPlan): void {
     if (!previous) return false;
     const score = previous.scores.find((s) => s.agent_id === previous?.leader)?.score ?? 0;
     say(`Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`);
-    const answer = composeAnswer({
+    const prose = composeAnswer({
       text: council.text,
       members: council.members,
       final: previous,
       totalRounds: total,
       influences,
     });
+    const answer = plan.finalAnswer === undefined ? prose : plan.finalAnswer(prose);
     for (const piece of chunkText(answer)) job.push(chunk(job.stamp, { content: piece }), true);
     job.answer = answer;
     job.end('completed', 'stop', { last: chunk(job.stamp, {}, 'stop') });
