@@ -113,16 +113,22 @@ describe('tool-call arguments fit the tool JSON Schema (issue 23 item 8)', () =>
     if ((args as { days?: number }).days !== undefined) expect((args as { days: number }).days).toBe(3);
   });
 
-  it('a tool without parameters gets {}, and an open object schema gets no invented fields', async () => {
+  it('a tool without parameters, or with no properties, gets {}; an open object (what --tool declares) gets the question as input', async () => {
     const s = await sim(HOLD);
     const bare = await chatCall(s.url, [{ type: 'function', function: { name: 'get_time' } }], 'Call get_time now');
     expect(bare).toEqual({ name: 'get_time', args: {} });
     const open = await chatCall(
       s.url,
-      [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object' } } }],
+      [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }],
       'Call get_time again',
     );
     expect(open).toEqual({ name: 'get_time', args: {} });
+    const picks = await chatCall(
+      s.url,
+      [{ type: 'function', function: { name: 'calculator', parameters: { type: 'object' } } }],
+      'Use the calculator to compute 2+2',
+    );
+    expect(picks).toEqual({ name: 'calculator', args: { input: '2+2' } });
   });
 
   it('does not fill every optional field and never puts the whole question into the first string field', async () => {
