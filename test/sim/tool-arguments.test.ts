@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletion } from '../../src/protocol/wire.js';
 import { post, sim } from '../harness/sse.js';
@@ -97,6 +98,22 @@ describe('tool-call arguments fit the tool JSON Schema (issue 23 item 8)', () =>
     expect(schemaErrors(CODEX_SHELL.parameters, args)).toEqual([]);
     expect(args.command[0]).toBe('echo');
     expect(args.command.every((a) => typeof a === 'string')).toBe(true);
+  });
+
+  it('codex-like, streamed: the function_call arguments of the event stream validate too', async () => {
+    const s = await sim(HOLD);
+    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const stream = await client.responses.create({
+      model: 'nsed:fast',
+      input: 'Show the git log with shell',
+      tools: [CODEX_SHELL as OpenAI.Responses.FunctionTool],
+      store: false,
+      stream: true,
+    });
+    const done: string[] = [];
+    for await (const e of stream) if (e.type === 'response.function_call_arguments.done') done.push(e.arguments);
+    expect(done).toHaveLength(1);
+    expect(schemaErrors(CODEX_SHELL.parameters, JSON.parse(done[0] ?? 'null'))).toEqual([]);
   });
 
   it('promptfoo-like: enum, required, nested objects and additionalProperties false hold, values come from the question', async () => {
