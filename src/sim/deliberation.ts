@@ -29,6 +29,8 @@ export interface DeliberationPlan {
   toolWaitMs: number;
   /** Whether chat streams carry the reasoning milestones (the profile's choice). */
   milestones: boolean;
+  /** The winning prose as the request asked for the answer (JSON for `response_format`); as is otherwise. */
+  finalAnswer?: (prose: string) => string;
 }
 
 type Phase = { kind: 'propose' | 'evaluate'; round: number } | { kind: 'answer'; round: number };
@@ -143,13 +145,14 @@ export function runDeliberation(plan: DeliberationPlan): void {
     if (!previous) return false;
     const score = previous.scores.find((s) => s.agent_id === previous?.leader)?.score ?? 0;
     say(`Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`);
-    const answer = composeAnswer({
+    const prose = composeAnswer({
       text: council.text,
       members: council.members,
       final: previous,
       totalRounds: total,
       influences,
     });
+    const answer = plan.finalAnswer === undefined ? prose : plan.finalAnswer(prose);
     for (const piece of chunkText(answer)) job.push(chunk(job.stamp, { content: piece }), true);
     job.answer = answer;
     job.end('completed', 'stop', { last: chunk(job.stamp, {}, 'stop') });

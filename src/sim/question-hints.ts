@@ -1,7 +1,7 @@
 import { phrasesOf, shorten, topicOf } from './text-context.js';
 
 /** An arithmetic expression in the question (`2+2`, `12 * 7`), which a calculator tool is asked. */
-const ARITHMETIC = /\d+(?:\.\d+)?(?:\s*[-+*/]\s*\d+(?:\.\d+)?)+/;
+export const ARITHMETIC = /\d+(?:\.\d+)?(?:\s*[-+*/]\s*\d+(?:\.\d+)?)+/;
 const NUMBER = /-?\d+(?:\.\d+)?/g;
 const URL_LIKE = /\bhttps?:\/\/[^\s"'<>)]+/g;
 const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;

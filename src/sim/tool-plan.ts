@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ToolCall, ToolDefinition } from '../protocol/wire.js';
 import { isRecord } from './http-util.js';
+import { ARITHMETIC } from './question-hints.js';
 import { valueForSchema } from './schema-value.js';
-import type { TextContext } from './text-context.js';
+import { type TextContext, shorten } from './text-context.js';
 
 /** The question the council puts to a person through `ask_user`, with the choices it sees. */
 function askUserArguments(text: TextContext): Record<string, unknown> {
@@ -12,15 +13,22 @@ function askUserArguments(text: TextContext): Record<string, unknown> {
 /**
  * Arguments that validate against the tool's JSON Schema, as a model's would: required fields,
  * types, enums and closed objects honoured, values drawn from the question, optional fields
- * only sometimes filled; a tool without parameters gets `{}`.
+ * only sometimes filled; a tool without parameters gets `{}`. An open object schema that names
+ * no fields at all (what `--tool NAME=PROGRAM` declares) leaves the choice to the council, which
+ * sends the question's arithmetic, or the question, as `input` (README: giving the council tools).
  */
 function argumentsFor(tool: ToolDefinition, text: TextContext, seed: string): Record<string, unknown> {
   if (tool.function.name === ASK_USER) return askUserArguments(text);
   const schema = tool.function.parameters;
   if (schema === undefined) return {};
+  if (openObject(schema)) return { input: ARITHMETIC.exec(text.question)?.[0] ?? shorten(text.question, 200) };
   const value = valueForSchema(schema, text.question, `${seed}\u0000${tool.function.name}`);
   return isRecord(value) ? value : {};
 }
+
+/** `{"type": "object"}` and nothing that would constrain or name a field. */
+const openObject = (s: Record<string, unknown>): boolean =>
+  Object.keys(s).every((k) => k === 'type' || k === 'description' || k === '$schema') && s.type === 'object';
 
 export const ASK_USER = 'ask_user';
 

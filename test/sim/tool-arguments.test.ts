@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletion } from '../../src/protocol/wire.js';
 import { post, sim } from '../harness/sse.js';
@@ -99,6 +100,22 @@ describe('tool-call arguments fit the tool JSON Schema (issue 23 item 8)', () =>
     expect(args.command.every((a) => typeof a === 'string')).toBe(true);
   });
 
+  it('codex-like, streamed: the function_call arguments of the event stream validate too', async () => {
+    const s = await sim(HOLD);
+    const client = new OpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const stream = await client.responses.create({
+      model: 'nsed:fast',
+      input: 'Show the git log with shell',
+      tools: [CODEX_SHELL as OpenAI.Responses.FunctionTool],
+      store: false,
+      stream: true,
+    });
+    const done: string[] = [];
+    for await (const e of stream) if (e.type === 'response.function_call_arguments.done') done.push(e.arguments);
+    expect(done).toHaveLength(1);
+    expect(schemaErrors(CODEX_SHELL.parameters, JSON.parse(done[0] ?? 'null'))).toEqual([]);
+  });
+
   it('promptfoo-like: enum, required, nested objects and additionalProperties false hold, values come from the question', async () => {
     const s = await sim(HOLD);
     const { name, args } = await chatCall(
@@ -113,16 +130,22 @@ describe('tool-call arguments fit the tool JSON Schema (issue 23 item 8)', () =>
     if ((args as { days?: number }).days !== undefined) expect((args as { days: number }).days).toBe(3);
   });
 
-  it('a tool without parameters gets {}, and an open object schema gets no invented fields', async () => {
+  it('a tool without parameters, or with no properties, gets {}; an open object (what --tool declares) gets the question as input', async () => {
     const s = await sim(HOLD);
     const bare = await chatCall(s.url, [{ type: 'function', function: { name: 'get_time' } }], 'Call get_time now');
     expect(bare).toEqual({ name: 'get_time', args: {} });
     const open = await chatCall(
       s.url,
-      [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object' } } }],
+      [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }],
       'Call get_time again',
     );
     expect(open).toEqual({ name: 'get_time', args: {} });
+    const picks = await chatCall(
+      s.url,
+      [{ type: 'function', function: { name: 'calculator', parameters: { type: 'object' } } }],
+      'Use the calculator to compute 2+2',
+    );
+    expect(picks).toEqual({ name: 'calculator', args: { input: '2+2' } });
   });
 
   it('does not fill every optional field and never puts the whole question into the first string field', async () => {
