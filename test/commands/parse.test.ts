@@ -385,7 +385,9 @@ describe('the input flags of ask, continue and fork (-f, --schema, --template)',
       vars: ['a=1', 'b=2'],
       varsFile: 'v.json',
     });
-    expect(continueCommand.parse({ ...turnDefaults, last: true, prompt: ['q'], file: 'one.txt' }).input.files).toEqual(['one.txt']);
+    expect(continueCommand.parse({ ...turnDefaults, last: true, prompt: ['q'], file: 'one.txt' }).input.files).toEqual([
+      'one.txt',
+    ]);
   });
 
   it.each([
