@@ -130,7 +130,7 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: G
   ]);
   const given = results.parseToolResultFlags(opts.toolResults);
   const session = await readTarget(ctx, opts.target);
-  const spec = await results.toolResultSpec(session, given, ctx.io, opts.turn.stream);
+  const spec = await results.toolResultSpec(session, given, ctx, opts.turn.stream);
   // The job waits on the simulator of the process that started it with --sim, if that one lives.
   const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
   try {

@@ -77,7 +77,7 @@ describe('-f/--file: files as context after the question', () => {
     expect(JSON.stringify(session).split('export const a = 1;').length - 1).toBe(1);
   });
 
-  it('a file holding backtick fences gets a longer fence, so it cannot close its block early', async () => {
+  it('a file holding backtick fences gets a longer fence, so it cannot close its block early (reliability #117)', async () => {
     const path = join(dir, 'fences.md');
     const r = await rig.run(['ask', '-o', 'final', '-f', path, 'summarise']);
     expect(r.code).toBe(0);
@@ -86,7 +86,7 @@ describe('-f/--file: files as context after the question', () => {
     );
   });
 
-  it('a binary file is refused with exit 2 naming it, and nothing is sent', async () => {
+  it('a binary file is refused with exit 2 naming it, and nothing is sent (reliability #116)', async () => {
     const before = chats().length;
     const r = await rig.run(['ask', '-f', join(dir, 'image.png'), 'what is this']);
     expect(r.code).toBe(2);

@@ -201,6 +201,22 @@ describe('--schema on the compat path (a plain OpenAI-style server, -m)', () => 
     }
   });
 
+  it('text mode streams each answer and says on stderr why a corrective turn follows; --no-save writes nothing', async () => {
+    const p = await plainWith([WRONG, VALID]);
+    try {
+      const r = await p.run(['ask', '-m', 'm', '--schema', schemaFile, '--no-save', 'q']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${WRONG}\n${VALID}\n`);
+      expect(r.stderr).toBe(
+        `the answer does not match the schema (/: must NOT have additional properties: 'extra'; /verdict: must be equal to one of the allowed values: ["approve","reject"]); asking for a corrected one (1/1)\n`,
+      );
+      const { readdir } = await import('node:fs/promises');
+      expect(await readdir(p.home)).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('an answer that is not JSON at all is reported as such', async () => {
     const p = await plainWith(['Looks good to me.']);
     try {

@@ -154,7 +154,7 @@ describe('--template, --var and --vars on ask, continue and fork', () => {
     expect(lastChat().messages.at(-1)?.content).toMatch(/^Review app\.ts with care for naming\./);
   });
 
-  it('a missing variable is exit 2 naming it, before anything is sent; an unused one is a warning', async () => {
+  it('a missing variable is exit 2 naming it, before anything is sent; an unused one is a warning (reliability #118)', async () => {
     const before = rig.sim.requests.length;
     const missing = await rig.run(['ask', '--template', join(dir, 'review.md'), '--var', 'file=app.ts']);
     expect(missing.code).toBe(2);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import type { createHash as CreateHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { NsedError, notFound, usageError } from '../../errors.js';
@@ -27,6 +27,10 @@ const GLOB_CHARS = /[*?[\]{}]/;
  */
 export async function readAttachments(specs: readonly string[], ctx: PromptContext): Promise<ReadAttachment[]> {
   const out: ReadAttachment[] = [];
+  if (specs.length === 0) return out;
+  // Loaded here: a turn without files (the one-shot ask entry) never pays for node:crypto.
+  const { createHash } = await import('node:crypto');
+  const attachment = (path: string, bytes: Buffer): ReadAttachment => textAttachment(path, bytes, createHash);
   const seen = new Set<string>();
   let total = 0;
   const add = (a: ReadAttachment): void => {
@@ -110,7 +114,7 @@ function fileError(path: string, err: unknown): NsedError {
 }
 
 /** Text only: a NUL byte or bytes that are not UTF-8 mark a file the prompt cannot carry. */
-function attachment(path: string, bytes: Buffer): ReadAttachment {
+function textAttachment(path: string, bytes: Buffer, createHash: typeof CreateHash): ReadAttachment {
   let content: string;
   try {
     if (bytes.includes(0)) throw new Error('NUL');
