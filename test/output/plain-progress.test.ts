@@ -73,7 +73,8 @@ describe('--progress plain (renderers)', () => {
     const tty = memoryIO({ stderrTTY: true });
     await render('final', tty.io, script, { progress: 'plain' });
     expect(lines(tty.stderr.text)).toEqual(plainScript);
-    expect(tty.stderr.text).not.toMatch(/\x1b|\r/);
+    expect(tty.stderr.text).not.toContain('\x1b');
+    expect(tty.stderr.text).not.toContain('\r');
     const quiet = memoryIO({ quiet: true });
     await render('ndjson', quiet.io, script, { progress: 'plain' });
     expect(quiet.stderr.text).toBe('');
