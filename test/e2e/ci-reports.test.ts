@@ -47,7 +47,8 @@ describe('--summary and --junit from a run', () => {
     expect(r.stderr).toBe('');
     const md = await readFile(summary, 'utf8');
     expect(md).toContain('> Is the plan safe?');
-    expect(md).toContain(`### Answer\n\n${r.stdout.trimEnd()}`);
+    // The answer as printed, its headings two levels down under the summary's own.
+    expect(md).toContain(`### Answer\n\n${r.stdout.trimEnd().replace(/^## /gm, '#### ')}`);
     expect(md).toMatch(/^\| 1\/\d+ \| [^|]+ \| Cortex\w+ \| \d\.\d\d \|/m);
     expect(md).not.toContain('sessions export'); // nothing to export: the run was not saved
     const doc = await junit(xml);
