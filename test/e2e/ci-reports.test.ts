@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, type TestSuites } from 'junit2json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { until } from '../harness/sse.js';
 import { failingGate, fullVerdict } from '../output/report-fixtures.js';
 
 let rig: Rig;
@@ -46,7 +47,8 @@ describe('--summary and --junit from a run', () => {
     expect(r.stderr).toBe('');
     const md = await readFile(summary, 'utf8');
     expect(md).toContain('> Is the plan safe?');
-    expect(md).toContain(`### Answer\n\n${r.stdout.trimEnd()}`);
+    // The answer as printed, its headings two levels down under the summary's own.
+    expect(md).toContain(`### Answer\n\n${r.stdout.trimEnd().replace(/^## /gm, '#### ')}`);
     expect(md).toMatch(/^\| 1\/\d+ \| [^|]+ \| Cortex\w+ \| \d\.\d\d \|/m);
     expect(md).not.toContain('sessions export'); // nothing to export: the run was not saved
     const doc = await junit(xml);
@@ -136,6 +138,57 @@ describe('--summary and --junit from a run', () => {
     expect(fork.code).toBe(2);
     expect(fork.stderr).toMatch(/^nsed: .*give fork a PROMPT/m);
     expect(rig.sim.requests.length).toBe(before);
+  });
+});
+
+describe('reports of a resumed turn, and reports that cannot be written', () => {
+  it('resume writes the reports of the turn it follows to its end', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const nextJob = held.sim.control.nextJob();
+      const first = held.start(['ask', '-o', 'ndjson', 'Design a cache']);
+      const job = await nextJob;
+      await first.output((o) => o.includes('"type":"job"'));
+      first.interrupt();
+      const interrupted = await first.result;
+      expect(interrupted.code).toBe(130);
+      const session = String(parseNdjson(interrupted.stdout)[0]?.['session']);
+      const [summary, xml] = [join(dir, 'resumed.md'), join(dir, 'resumed.xml')];
+      const before = held.sim.requests.length;
+      const resumed = held.start(['resume', '-s', session, '-o', 'final', '--summary', summary, '--junit', xml]);
+      await until(() => held.sim.requests.slice(before).some((q) => q.path === `/deliberation/${job}/resume`));
+      held.sim.control.release(job);
+      const r = await resumed.result;
+      expect(r.code, r.stderr).toBe(0);
+      expect(await junit(xml)).toMatchObject({ tests: 1, failures: 0, errors: 0 });
+      const md = await readFile(summary, 'utf8');
+      expect(md.split('\n')[0]).toBe('## nsed · deliberation completed');
+      expect(md).toContain('> Design a cache');
+      expect(md).toContain(`job \`${job}\``);
+    } finally {
+      await held.close();
+    }
+  });
+
+  // /proc/self exists, but no file can be created in it: the write fails after the turn.
+  const unwritable = '/proc/self/nsed-summary.md';
+
+  it('a report that cannot be written after a completed turn exits 11 (io); the turn stays recorded', async () => {
+    const r = await rig.run(['ask', '-o', 'json', '--summary', unwritable, 'Design a cache']);
+    expect(r.code).toBe(11);
+    expect(r.stderr).toMatch(/^nsed: cannot write \/proc\/self\/nsed-summary\.md: \w+\n/);
+    const id = (JSON.parse(r.stdout) as { session: string }).session;
+    const saved = await rig.session<{ turns: Array<{ role: string; status: string }> }>(id);
+    expect(saved.turns.at(-1)).toMatchObject({ role: 'assistant', status: 'complete' });
+  });
+
+  it('after a failed turn it only warns: the turn keeps its own exit code', async () => {
+    const xml = join(dir, 'still-written.xml');
+    const r = await failing.run(['ask', '-o', 'final', '--summary', unwritable, '--junit', xml, 'Design a cache']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/^nsed: warning: cannot write \/proc\/self\/nsed-summary\.md/m);
+    expect(r.stderr).toMatch(/^nsed: .*quorum lost/m);
+    expect(await junit(xml)).toMatchObject({ errors: 1 });
   });
 });
 

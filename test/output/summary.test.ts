@@ -83,6 +83,14 @@ describe('the step summary (--summary, export --format summary)', () => {
     expect(md).toContain('> **failed:** quorum lost');
   });
 
+  it("puts the answer's own headings under its section, leaving fenced code as written", () => {
+    const answer = '## Plan\n\n# Top\n\n###### Deep\n\n```md\n## not a heading\n```\n#hashtag';
+    const md = summaryMarkdown(reportTurn({ answer }), null, null);
+    expect(md).toContain(
+      '### Answer\n\n#### Plan\n\n### Top\n\n###### Deep\n\n```md\n## not a heading\n```\n#hashtag\n',
+    );
+  });
+
   it('keeps server text on its line and out of the table: no raw HTML, no stray column', () => {
     const hostile = fullVerdict({ chosen: { agent: 'Evil|<img src=x>\nAgent', score: 1, source: 'last_round' } });
     const t = reportTurn({

@@ -76,7 +76,8 @@ export function junitXml(t: ReportTurn, verdict: CouncilVerdict | null, gate: Ga
   const errors = cases.filter((c) => c.problem?.kind === 'error').length;
   const counts = `tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0"`;
   const suite = `nsed ${t.session}${t.jobId === null ? '' : ` job ${t.jobId}`}`;
-  const stamp = t.ts === null ? '' : ` timestamp="${xml(t.ts.replace(/Z$/, ''), 40)}"`;
+  // The JUnit schema's timestamp is a local date-time to the second: no zone, no fraction.
+  const stamp = t.ts === null ? '' : ` timestamp="${xml(t.ts.replace(/(\.\d+)?Z$/, ''), 40)}"`;
   const props = [
     ['session', t.session],
     ['turn', t.turn],

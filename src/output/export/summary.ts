@@ -168,7 +168,7 @@ function quoted(text: string): string[] {
 
 function answerLines(t: ReportTurn): string[] {
   if (t.answer.trim() === '') return ['_(no answer)_'];
-  const lines = t.answer.replace(/\s+$/, '').split('\n');
+  const lines = demoteHeadings(t.answer.replace(/\s+$/, '').split('\n'));
   const { kept, dropped } = fitLines(lines, BUDGET.answer);
   if (dropped === 0) return kept;
   // A cut inside a fenced block would turn the rest of the summary into code.
@@ -179,6 +179,21 @@ function answerLines(t: ReportTurn): string[] {
     '',
     truncated(t, `the answer (${dropped} of ${lines.length} lines left out)`),
   ];
+}
+
+/**
+ * The answer's own headings, two levels down (at most `######`), outside fenced code: an answer
+ * that opens with `## Title` stays under the summary's `### Answer` instead of beside it.
+ */
+function demoteHeadings(lines: readonly string[]): string[] {
+  let fenced = false;
+  return lines.map((l) => {
+    if (/^\s{0,3}(```|~~~)/.test(l)) fenced = !fenced;
+    if (fenced) return l;
+    const m = /^ {0,3}(#{1,6})(\s.*|)$/.exec(l);
+    if (m === null) return l;
+    return `${'#'.repeat(Math.min(6, (m[1] ?? '').length + 2))}${m[2] ?? ''}`;
+  });
 }
 
 function roundLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
