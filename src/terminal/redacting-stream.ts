@@ -13,6 +13,10 @@ export interface RedactingStream {
  */
 export function redactingStream(stream: NodeJS.WritableStream, secrets: Secrets): RedactingStream {
   const redactor = secrets.streaming();
+  // The stream's own write, taken once: a spinner that hooks `write` on the wrapper (ora does)
+  // gets the redacting write as the original it calls, never a loop back into itself.
+  const realWrite = stream.write.bind(stream) as (chunk: string, cb?: (err?: Error | null) => void) => boolean;
+  let hooked: unknown;
   const write = (
     chunk: string | Uint8Array,
     encoding?: BufferEncoding | ((err?: Error | null) => void),
@@ -26,20 +30,25 @@ export function redactingStream(stream: NodeJS.WritableStream, secrets: Secrets)
       if (done !== undefined) queueMicrotask(() => done(null));
       return true;
     }
-    return done === undefined ? stream.write(out) : stream.write(out, done);
+    return done === undefined ? realWrite(out) : realWrite(out, done);
   };
   const proxy = new Proxy(stream, {
     get(target, prop) {
-      if (prop === 'write') return write;
+      if (prop === 'write') return hooked ?? write;
       const value: unknown = Reflect.get(target, prop, target);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+    set(target, prop, value: unknown) {
+      if (prop === 'write') hooked = value;
+      else Reflect.set(target, prop, value, target);
+      return true;
     },
   });
   return {
     stream: proxy,
     end: () => {
       const rest = redactor.end();
-      if (rest !== '') stream.write(rest);
+      if (rest !== '') realWrite(rest);
     },
   };
 }
