@@ -261,7 +261,7 @@ complete -c nsed -n '__nsed_is \'sessions show\'' -l rounds -d 'add the recorded
 complete -c nsed -n '__nsed_is \'sessions show\'' -l json -d 'the session as a JSON document, as export --format json writes it (also -o json)'
 complete -c nsed -n '__nsed_is \'sessions export\'' -l last -d 'the most recently updated session'
 complete -c nsed -n '__nsed_is \'sessions export\'' -s f -l format -x -a 'json markdown messages ndjson thread summary junit' -d 'export format'
-complete -c nsed -n '__nsed_is \'sessions export\'' -l out -l file -r -F -d 'write to FILE (atomically, mode 0600) instead of stdout'
+complete -c nsed -n '__nsed_is \'sessions export\'' -l out -l file -r -F -d 'write to FILE instead of stdout: a regular file is replaced atomically (mode 0600); a device, FIFO or socket is written directly; a link is followed'
 complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)'
 complete -c nsed -n '__nsed_is \'render\'' -l stderr -d 'also write the progress lines text mode wrote to stderr (off a terminal), on stderr'
 complete -c nsed -n '__nsed_is \'policies\'' -l tag -x -d 'only policies with this tag'

@@ -1,6 +1,7 @@
 import type { NsedClient } from './api/client.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrlSource, type UrlSource } from './config.js';
 import { NsedError } from './errors.js';
+import { redactUrl, type Secrets } from './secrets.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
 
@@ -20,13 +21,15 @@ export interface ConnectInput {
     /** The config file's values: a url and token_file rank below the flags and the environment. */
     config?: { values: { url?: string; token_file?: string } };
   };
+  /** Told the token once it is read, so nothing this run writes carries it. */
+  secrets?: Pick<Secrets, 'add'>;
 }
 
 export interface Connection {
   client: NsedClient;
-  /** The base URL requests go to. */
+  /** The base URL requests go to, as it is shown and recorded: credentials in it as `***` (docs/reliability.md #88). */
   url: string;
-  /** What a session records as its orchestrator (`sim` for the in-process simulator). */
+  /** What a session records as its orchestrator (`sim` for the in-process simulator), credentials as `***`. */
   orchestrator: string;
   /** The in-process simulator (--sim) jobs run on, ours or another process's, for a pending marker to name. */
   liveSim?: LiveSim | undefined;
@@ -90,10 +93,13 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   } else {
     ({ url, source } = resolveUrlSource(globals.url, ctx.env, recorded, configured?.url));
     token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
+    ctx.secrets?.add(token);
   }
   const { createClient } = await import('./api/client.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
-  if (verbose) warn(`url ${url} (${URL_SOURCE_WORDS[source]})`);
+  // The client sends no query string and refuses userinfo; what is shown and stored drops them too.
+  const shown = redactUrl(url);
+  if (verbose) warn(`url ${shown} (${URL_SOURCE_WORDS[source]})`);
   const debug =
     ctx.env['NSED_DEBUG'] === '1'
       ? (line: string) => warn(`debug: ${line}`)
@@ -118,8 +124,8 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   }
   return {
     client,
-    url,
-    orchestrator: useSim || owner !== undefined ? SIM_ORCHESTRATOR : url,
+    url: shown,
+    orchestrator: useSim || owner !== undefined ? SIM_ORCHESTRATOR : shown,
     liveSim,
     close: async () => {
       await client.close();

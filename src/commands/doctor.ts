@@ -62,7 +62,8 @@ export const doctor: CommandDef<Record<string, never>> = {
       globals.output === 'json' || globals.output === 'ndjson'
         ? `${JSON.stringify({ ok: code === 0, exit_code: code, url: globals.sim ? null : url, url_source: source, checks: out.map(toJson) }, null, globals.output === 'json' ? 2 : undefined)}\n`
         : render(out, code);
-    await (await import('../output/session-write.js')).writeStdout(ctx.io, text);
+    // The URL may carry credentials in its query (docs/reliability.md #88); a check's detail, server text.
+    await (await import('../output/session-write.js')).writeStdout(ctx.io, ctx.secrets.redact(text));
     return code;
   },
 };

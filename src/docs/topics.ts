@@ -115,7 +115,10 @@ export const FILES: Described[] = [
 const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }> = {
   ok: { short: 'ok', meaning: 'success' },
   bug: { short: 'bug', meaning: 'unexpected failure (a bug in nsed: the message says so)' },
-  usage: { short: 'usage', meaning: 'usage: bad flags or arguments, an invalid id, an unwritable --out file' },
+  usage: {
+    short: 'usage',
+    meaning: 'usage: bad flags or arguments, an invalid id, an --out or config path that is a folder',
+  },
   notFound: { short: 'not found', meaning: 'not found: session, turn, job or policy' },
   auth: { short: 'auth', meaning: 'authentication: the orchestrator answered 401 or 403' },
   server: { short: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
-import { appendFile, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { storeError } from '../errors.js';
-import { decodeRecord, removeStaleTemps, tempName } from './atomic-adapter.js';
+import { writeAtomic } from '../files/atomic-write.js';
+import { decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { withLock } from './lock.js';
 import { journalFile } from './paths.js';
@@ -174,26 +175,19 @@ export class IndexJournal {
   /**
    * Rewrites the journal with one line per id in `keep`; never throws. Compactions exclude each
    * other through the index lock; appends take none, so whatever was appended since the read is
-   * copied to the end of the new file just before the rename. An append that lands between that
-   * copy and the rename is lost, which costs a re-parse of its file, never a wrong listing: the
-   * listing checks every entry against its file's mtime and size (docs/reliability.md #58).
+   * copied to the end of the new content just before the atomic write (files/atomic-write.ts). An
+   * append that lands between that copy and the rename is lost, which costs a re-parse of its
+   * file, never a wrong listing: the listing checks every entry against its file's mtime and size
+   * (docs/reliability.md #58).
    */
   async compact(keep: ReadonlySet<string>): Promise<void> {
     await this.locked(async () => {
       const readFrom = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
       const { entries } = this.load();
       const lines = [...entries.values()].filter((e) => keep.has(e.id)).map((e) => `${JSON.stringify(e)}\n`);
-      const tmp = path.join(this.home, tempName(path.basename(this.file)));
-      try {
-        await writeFile(tmp, lines.join(''), { mode: 0o600, flag: 'wx' });
-        const since = (await readFile(this.file)).subarray(readFrom);
-        // The rewritten lines end with a newline, and appends are whole lines.
-        if (since.length > 0) await appendFile(tmp, since);
-        await rename(tmp, this.file);
-      } catch (err) {
-        await unlink(tmp).catch(() => undefined);
-        throw err;
-      }
+      // The rewritten lines end with a newline, and appends are whole lines.
+      const since = (await readFile(this.file)).subarray(readFrom);
+      await writeAtomic(this.file, Buffer.concat([Buffer.from(lines.join('')), since]));
       await removeStaleTemps(this.home, fs.readdirSync(this.home));
     });
   }

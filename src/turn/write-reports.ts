@@ -4,7 +4,7 @@ import { workflowAnnotations } from '../output/annotations.js';
 import { junitXml } from '../output/export/junit.js';
 import { reportOf, type ReportInput } from '../output/export/report-turn.js';
 import { summaryMarkdown } from '../output/export/summary.js';
-import { writeFileAtomic } from '../output/export/write-atomic.js';
+import { writeOutsideFile } from '../files/outside-file.js';
 import { gateProgressLines } from '../output/plain-progress.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -43,7 +43,7 @@ export async function writeReports(
   const write = async (file: string | undefined, render: typeof summaryMarkdown): Promise<void> => {
     if (file === undefined) return;
     try {
-      await writeReportFile(file, render(input.turn, input.verdict, input.gate));
+      await writeReportFile(file, ctx.secrets.redact(render(input.turn, input.verdict, input.gate)));
     } catch (e) {
       problems.push(toNsedError(e));
     }
@@ -59,12 +59,13 @@ export async function writeReports(
 }
 
 /**
- * The one place a report file is written: atomically (the old file or the whole new one, never
- * a part); a failure is an IO error (exit 11), after the turn itself was recorded.
+ * The one place a report file is written, by the rule for files outside the store (a regular
+ * file replaced atomically, a device or FIFO written directly); a failure is an IO error (exit
+ * 11), after the turn itself was recorded.
  */
 export async function writeReportFile(file: string, text: string): Promise<void> {
   try {
-    await writeFileAtomic(file, text);
+    await writeOutsideFile(file, text, { label: 'report' });
   } catch (e) {
     const cause = toNsedError(e);
     throw new NsedError('io', cause.message, { cause, ...(cause.hint === undefined ? {} : { hint: cause.hint }) });

@@ -234,12 +234,12 @@ describe('export --out FILE', () => {
     expect((await readdir(rig.home)).filter((n) => n.includes('.tmp'))).toEqual([]);
   });
 
-  it('--file is the same flag; a directory that does not exist exits 2 and leaves nothing', async () => {
+  it('--file is the same flag; a folder that does not exist exits 11 (io) naming ENOENT (reliability #82)', async () => {
     const file = join(rig.home, 'messages.json');
     expect((await exportOf('messages', '--file', file)).code).toBe(0);
     expect(JSON.parse(await readFile(file, 'utf8'))).toHaveLength(5);
     const r = await exportOf('json', '--out', join(rig.home, 'missing-dir', 'x.json'));
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(11);
     expect(r.stderr).toMatch(/^nsed: cannot write .*missing-dir\/x\.json: ENOENT/);
   });
 

@@ -6,7 +6,7 @@ import { parseShownSession, readShown, withShownSession, type ShownSession } fro
 export interface ExportOptions {
   target: ShownSession;
   format: ExportFormat;
-  /** The file to write atomically; undefined (or `-`): standard output. */
+  /** The file to write (files/outside-file.ts says how); undefined (or `-`): standard output. */
   out: string | undefined;
 }
 
@@ -24,7 +24,8 @@ export const exportCommand: CommandDef<ExportOptions> = {
       .option('out', {
         alias: 'file',
         type: 'string',
-        describe: 'write to FILE (atomically, mode 0600) instead of stdout',
+        describe:
+          'write to FILE instead of stdout: a regular file is replaced atomically (mode 0600); a device, FIFO or socket is written directly; a link is followed',
       })
       .example('nsed sessions export 20261130 --format markdown --out cache.md', 'a readable transcript')
       .example(
@@ -50,7 +51,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
     const text = renderExport(format, await readShown(ctx, opts.target));
     const file = opts.out;
     if (file !== undefined) {
-      await (await import('../../output/export/write-atomic.js')).writeFileAtomic(file, text);
+      await (await import('../../files/outside-file.js')).writeOutsideFile(file, text);
       return 0;
     }
     // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).

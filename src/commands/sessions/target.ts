@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { redactDeep } from '../../secrets.js';
 import type { Session } from '../../session/model.js';
 import type { ParsedArgv } from '../command.js';
 
@@ -25,5 +26,7 @@ export function parseShownSession(argv: ParsedArgv): ShownSession {
 
 export async function readShown(ctx: Context, target: ShownSession): Promise<Session> {
   const store = await ctx.store();
-  return store.read(target.kind === 'id' ? await store.resolve(target.id) : await store.latest());
+  const session = await store.read(target.kind === 'id' ? await store.resolve(target.id) : await store.latest());
+  // Also for a file an older nsed wrote: what is shown or exported passes the run's secrets (docs/reliability.md #89).
+  return redactDeep(session, (text) => ctx.secrets.redact(text));
 }
