@@ -87,6 +87,27 @@ const noConnection = {
 };
 
 /**
+ * dist/ask.cjs runs only the `ask` shapes the prescan reads, and -f, --schema and --template are
+ * not among them (they go to dist/main.js): the JSON Schema validator and the glob expander
+ * (280 KB) would only be parsed there, never run. The bundle gets stand-ins that say so.
+ */
+const noInputLibraries = {
+  name: 'no-input-libraries',
+  setup(b) {
+    b.onResolve({ filter: /^(ajv\/dist\/2020\.js|tinyglobby)$/ }, (args) => ({
+      path: args.path,
+      namespace: 'no-input-library',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'no-input-library' }, (args) => ({
+      contents: `const missing = () => { throw new Error('dist/ask.cjs has no ${args.path}; bin/nsed.cjs sends -f, --schema and --template to dist/main.js'); };
+export default { default: missing };
+export const glob = missing;`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * In dist/fast.cjs, the Node modules that cost an empty `sessions ls` more than `node -e 0` pays
  * in all (node:fs/promises brings readline and the file watchers) and that such a run never
  * calls: each import gets functions of the same names that require the real module on the first
@@ -181,7 +202,7 @@ async function buildFast(outdir) {
     await Promise.all([
       build({ ...cjs, entryPoints: { fast: 'src/cli/fast.ts' } }),
       // The one-shot ask connects: the real connection, and the Node modules it needs as they are.
-      build({ ...cjs, plugins: common.plugins, entryPoints: { ask: 'src/cli/fast-ask.ts' } }),
+      build({ ...cjs, plugins: [...common.plugins, noInputLibraries], entryPoints: { ask: 'src/cli/fast-ask.ts' } }),
       build({
         ...cjs,
         entryPoints: { help: 'src/cli/fast-help.ts' },

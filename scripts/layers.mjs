@@ -27,18 +27,28 @@ export const LAYERS = [
   { from: 'src/errors.ts', allow: [], why: 'the error type and exit codes are a leaf every layer imports' },
   {
     from: 'src/events.ts',
-    allow: ['src/protocol/'],
+    allow: ['src/protocol/', 'src/verdict.ts'],
     why: 'the event union is a leaf that api/ produces and output/, turn/ consume',
   },
   {
     from: 'src/verdict.ts',
-    allow: ['src/protocol/', 'src/events.ts'],
-    why: "the council's verdict is derived from events alone: a leaf that output/, turn/ and the reports share",
+    allow: ['src/protocol/'],
+    why: "the council's verdict is derived from the wire's rounds and milestones alone: a leaf that events.ts, output/, turn/ and the reports share",
   },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
   {
+    from: 'src/secrets.ts',
+    allow: [],
+    why: 'what is redacted, and how, is a leaf that the store, the exports, stderr and api/ share',
+  },
+  {
+    from: 'src/files/',
+    allow: ['src/files/', 'src/errors.ts', 'src/session/random-hex.ts'],
+    why: 'writing a file safely (atomically, or directly to a device) knows nothing of what the file holds',
+  },
+  {
     from: 'src/terminal/',
-    allow: ['src/terminal/', 'src/errors.ts'],
+    allow: ['src/terminal/', 'src/errors.ts', 'src/secrets.ts'],
     why: 'the terminal knows nothing of deliberations',
   },
   {
@@ -115,8 +125,8 @@ export const LAYERS = [
   },
   {
     from: 'src/config-file.ts',
-    allow: ['src/errors.ts', 'src/protocol/', 'src/output/modes.ts'],
-    why: 'the config file is read and checked with nothing but the error type and the list of output modes',
+    allow: ['src/errors.ts', 'src/protocol/', 'src/output/modes.ts', 'src/files/'],
+    why: 'the config file is read and checked with nothing but the error type and the list of output modes, and written as every file outside the store is',
   },
   { from: 'src/commands/', deny: [], why: 'commands may use every layer below the entry' },
   {

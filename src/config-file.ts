@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { closeSync, constants as fsConstants, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
-import { OUTPUT_MODES, type OutputMode } from './output/modes.js';
+import { OUTPUT_MODES, PROGRESS_CHOICES, type OutputMode, type ProgressChoice } from './output/modes.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -16,6 +15,7 @@ export interface ConfigValues {
   output?: OutputMode;
   color?: boolean;
   token_file?: string;
+  progress?: ProgressChoice;
 }
 
 export type ConfigKey = keyof ConfigValues;
@@ -34,6 +34,7 @@ const KEY_SET = {
   output: true,
   color: true,
   token_file: true,
+  progress: true,
 } as const satisfies Record<ConfigKey, true>;
 
 const KNOWN = Object.keys(KEY_SET) as ConfigKey[];
@@ -64,6 +65,21 @@ export interface LoadedConfig {
   error: NsedError | undefined;
 }
 
+/**
+ * The file's text. Synchronous: every command reads this small file first thing, and
+ * node:fs/promises (with readline and the file watchers it loads) costs an empty `sessions ls`
+ * 3-6 ms (bench/RESULTS.md). Opened without blocking, so a FIFO in its place reads as empty
+ * instead of waiting forever for a writer (docs/reliability.md #83).
+ */
+function readConfigText(file: string): string {
+  const fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+  try {
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** One small JSON read; a missing file is an empty config, an unreadable one an error (exit 8). */
 export async function loadConfig(env: Env): Promise<LoadedConfig> {
   const file = configPath(env);
@@ -71,9 +87,7 @@ export async function loadConfig(env: Env): Promise<LoadedConfig> {
   if (file === undefined) return empty;
   let text: string;
   try {
-    // Synchronous: every command reads this small file first thing, and node:fs/promises (with
-    // readline and the file watchers it loads) costs an empty `sessions ls` 3-6 ms (bench/RESULTS.md).
-    text = readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return empty;
@@ -91,11 +105,15 @@ export async function loadConfig(env: Env): Promise<LoadedConfig> {
   }
 }
 
-/** The file's JSON, checked key by key; a wrong value names the key and the file. */
-export function parseConfigText(text: string, file: string): { values: ConfigValues; unknown: string[] } {
+/**
+ * The file's JSON object, unchecked. A UTF-8 byte-order mark (as Windows editors write) is
+ * skipped (docs/reliability.md #87); anything but an object is an error naming the file.
+ */
+function parseConfigObject(text: string, file: string): Record<string, unknown> {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   let raw: unknown;
   try {
-    raw = text.trim() === '' ? {} : JSON.parse(text);
+    raw = body.trim() === '' ? {} : JSON.parse(body);
   } catch (err) {
     throw storeError(`the config file ${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, {
       hint: `fix it by hand or remove it; nsed never overwrites a config file it cannot parse`,
@@ -106,9 +124,15 @@ export function parseConfigText(text: string, file: string): { values: ConfigVal
       hint: 'it holds {"key": value, ...}; see nsed config list',
     });
   }
+  return raw as Record<string, unknown>;
+}
+
+/** The file's JSON, checked key by key; a wrong value names the key and the file. */
+export function parseConfigText(text: string, file: string): { values: ConfigValues; unknown: string[] } {
+  const raw = parseConfigObject(text, file);
   const values: ConfigValues = {};
   const unknown: string[] = [];
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(raw)) {
     if (!isConfigKey(key)) {
       unknown.push(key);
       continue;
@@ -197,6 +221,11 @@ export function checkValue(key: ConfigKey, value: unknown, base: string): Config
     case 'color':
       if (typeof value !== 'boolean') throw bad('true or false');
       return value;
+    case 'progress': {
+      const choice = PROGRESS_CHOICES.find((c) => c === value);
+      if (choice === undefined) throw bad(`one of ${PROGRESS_CHOICES.join(', ')}`);
+      return choice;
+    }
     case 'token_file': {
       if (typeof value !== 'string' || value.trim() === '') throw bad('a file path');
       const home = process.env['HOME'];
@@ -219,39 +248,32 @@ export function unknownKeyError(key: string): NsedError {
 
 /**
  * Reads the raw JSON object for an edit. A file that cannot be parsed is never overwritten: the
- * edit fails naming it, so a hand-written file with one typo is not lost.
+ * edit fails naming it, so a hand-written file with one typo is not lost. Its values are not
+ * checked: `config set url …` and `config unset url` are how a wrong value is repaired
+ * (docs/reliability.md #86), and the other keys are written back as they were.
  */
-async function readForEdit(file: string): Promise<Record<string, unknown>> {
+function readForEdit(file: string): Record<string, unknown> {
   let text: string;
   try {
-    // Synchronous: every command reads this small file first thing, and node:fs/promises (with
-    // readline and the file watchers it loads) costs an empty `sessions ls` 3-6 ms (bench/RESULTS.md).
-    text = readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return {};
+    // A folder in its place is refused by the write itself, naming it (exit 2).
+    if (code === 'ENOENT' || code === 'EISDIR') return {};
     throw storeError(`cannot read the config file ${file}: ${code ?? 'error'}`);
   }
-  parseConfigText(text, file);
-  return text.trim() === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+  return parseConfigObject(text, file);
 }
 
-/** Sets or (value undefined) removes one key: a temp file, 0600, renamed over the old one. */
+/**
+ * Sets or (value undefined) removes one key, written as every file outside the store is
+ * (files/outside-file.ts): a regular file replaced atomically with mode 0600, its folder made if
+ * missing; a device or FIFO written directly, never replaced.
+ */
 export async function editConfig(file: string, key: ConfigKey, value: unknown): Promise<void> {
-  const doc = await readForEdit(file);
+  const doc = readForEdit(file);
   if (value === undefined) delete doc[key];
   else doc[key] = value;
-  const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
-  try {
-    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    await writeFile(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
-    await chmod(tmp, 0o600);
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true }).catch(() => undefined);
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw storeError(`cannot write the config file ${file}: ${code}`, {
-      hint: 'check the permissions of its folder, or point NSED_CONFIG elsewhere',
-    });
-  }
+  const { writeOutsideFile } = await import('./files/outside-file.js');
+  await writeOutsideFile(file, `${JSON.stringify(doc, null, 2)}\n`, { label: 'the config file', makeDirs: true });
 }

@@ -2,6 +2,7 @@ import type { NsedClient } from './api/client.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken } from './config.js';
 import type { RunSettings, SettingSource } from './settings.js';
 import { NsedError } from './errors.js';
+import { redactUrl, type Secrets } from './secrets.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
 
@@ -19,13 +20,15 @@ export interface ConnectInput {
     /** Where the URL, the token and the simulator's profile and pace come from. */
     settings: Pick<RunSettings, 'url' | 'token' | 'simProfile' | 'simRoundMs'>;
   };
+  /** Told the token once it is read, so nothing this run writes carries it. */
+  secrets?: Pick<Secrets, 'add'>;
 }
 
 export interface Connection {
   client: NsedClient;
-  /** The base URL requests go to. */
+  /** The base URL requests go to, as it is shown and recorded: credentials in it as `***` (docs/reliability.md #88). */
   url: string;
-  /** What a session records as its orchestrator (`sim` for the in-process simulator). */
+  /** What a session records as its orchestrator (`sim` for the in-process simulator), credentials as `***`. */
   orchestrator: string;
   /** The in-process simulator (--sim) jobs run on, ours or another process's, for a pending marker to name. */
   liveSim?: LiveSim | undefined;
@@ -89,10 +92,13 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     ({ value: url, source } =
       session === undefined ? settings.url : { value: session.replace(/\/+$/, ''), source: 'session' as const });
     token = await readToken(settings.token.value, settings.token.from, ctx.env, warn);
+    ctx.secrets?.add(token);
   }
   const { createClient } = await import('./api/client.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
-  if (verbose) warn(`url ${url} (${URL_SOURCE_WORDS[source]})`);
+  // The client sends no query string and refuses userinfo; what is shown and stored drops them too.
+  const shown = redactUrl(url);
+  if (verbose) warn(`url ${shown} (${URL_SOURCE_WORDS[source]})`);
   const debug =
     ctx.env['NSED_DEBUG'] === '1'
       ? (line: string) => warn(`debug: ${line}`)
@@ -117,8 +123,8 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
   }
   return {
     client,
-    url,
-    orchestrator: useSim || owner !== undefined ? SIM_ORCHESTRATOR : url,
+    url: shown,
+    orchestrator: useSim || owner !== undefined ? SIM_ORCHESTRATOR : shown,
     liveSim,
     close: async () => {
       await client.close();

@@ -1,6 +1,7 @@
 import type { LoadedConfig } from './config-file.js';
 import type { ConnectTarget, Connection } from './connection.js';
-import type { OutputMode } from './output/modes.js';
+import type { OutputMode, ProgressChoice } from './output/modes.js';
+import { Secrets } from './secrets.js';
 import type { SessionStore } from './session/store.js';
 import type { RunSettings } from './settings.js';
 import type { IO } from './terminal/io.js';
@@ -23,6 +24,8 @@ export interface GlobalOptions {
   idleTimeoutS: number;
   color: boolean;
   sim: boolean;
+  /** --progress / NSED_PROGRESS / config `progress`, default auto (output/progress-mode.ts resolves it). */
+  progress: ProgressChoice;
   /**
    * The config file as read for this run: for the commands that show or edit it (config,
    * doctor). Its values reach the rest through `settings`.
@@ -50,6 +53,11 @@ export interface ProcessContext {
 export interface Context extends ProcessContext {
   io: IO;
   globals: GlobalOptions;
+  /**
+   * The tokens this run knows (NSED_TOKEN, then the token file once a connection reads it):
+   * what the store, an export and stderr receive passes through `secrets.redact` (docs/reliability.md #89).
+   */
+  secrets: Secrets;
   /** The session store, opened on first use and then shared. */
   store(): Promise<SessionStore>;
   /**
@@ -65,12 +73,19 @@ export interface ContextParts {
   connect?: (recorded?: string, target?: ConnectTarget) => Promise<Connection>;
 }
 
-export function createContext(base: ProcessContext, io: IO, globals: GlobalOptions, parts: ContextParts = {}): Context {
+export function createContext(
+  base: ProcessContext,
+  io: IO,
+  globals: GlobalOptions,
+  parts: ContextParts = {},
+  secrets: Secrets = runSecrets(base.env),
+): Context {
   let store: Promise<SessionStore> | undefined;
   const ctx: Context = {
     ...base,
     io,
     globals,
+    secrets,
     // Lazy: lowdb, the network stack and the simulator load only for commands that use them.
     store: parts.store ?? (() => (store ??= openStore(ctx))),
     connect:
@@ -78,13 +93,27 @@ export function createContext(base: ProcessContext, io: IO, globals: GlobalOptio
       (async (recorded, target) => {
         const { connect } = await import('./connection.js');
         return connect(
-          { io, env: base.env, now: () => base.clock.now(), sleep: (ms, s) => base.clock.sleep(ms, s), globals },
+          {
+            io,
+            env: base.env,
+            now: () => base.clock.now(),
+            sleep: (ms, s) => base.clock.sleep(ms, s),
+            globals,
+            secrets,
+          },
           recorded,
           target,
         );
       }),
   };
   return ctx;
+}
+
+/** The secrets of a run, knowing NSED_TOKEN from the start. */
+export function runSecrets(env: ProcessContext['env']): Secrets {
+  const secrets = new Secrets();
+  secrets.add(env['NSED_TOKEN']);
+  return secrets;
 }
 
 /** The store under --home / NSED_HOME / XDG_DATA_HOME. */
@@ -98,6 +127,7 @@ async function openStore(ctx: Context): Promise<SessionStore> {
   if (io.verbose && !io.quiet) io.stderr.write(`store ${home}\n`);
   return openFileStore(home, {
     now: () => ctx.clock.now(),
+    redact: (text) => ctx.secrets.redact(text),
     // A wait is bounded by the store; saying whose lock it is tells the user what to look at.
     onLockWait: (pid) => {
       if (io.quiet) return;

@@ -1,4 +1,5 @@
-import type { Candidate } from './protocol/wire.js';
+import type { Candidate, JobChosen } from './protocol/wire.js';
+import type { CouncilVerdict, GateResult } from './verdict.js';
 
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of
@@ -7,13 +8,33 @@ import type { Candidate } from './protocol/wire.js';
  * `inject --no-wait` and `cancel`, which acknowledge instead of following a turn.
  */
 export type NsedEvent =
-  | { type: 'turn-start'; session: string; turn: string; policy: string; path: 'compat' | 'native'; url: string }
+  | {
+      type: 'turn-start';
+      session: string;
+      turn: string;
+      /** The model string sent; null when the council was chosen with --agents (no policy chose it). */
+      policy: string | null;
+      /** The agents chosen with --agents; null when a policy chose the council. */
+      agents: string[] | null;
+      path: 'compat' | 'native';
+      url: string;
+    }
   | { type: 'job'; job_id: string }
   | { type: 'reasoning'; text: string }
-  | { type: 'round'; round: number; total_rounds: number; progress: number; scored: boolean; candidates: Candidate[] }
+  | {
+      type: 'round';
+      round: number;
+      total_rounds: number;
+      progress: number;
+      scored: boolean;
+      candidates: Candidate[];
+      /** The native round summary's convergence_score; absent where the server reported none (compat). */
+      convergence?: number;
+    }
   | { type: 'text'; text: string }
   | { type: 'injection'; message: string; round: number; sequence: number }
   | { type: 'finalized'; chosen_agent_id: string; round: number }
+  | ({ type: 'chosen' } & JobChosen)
   | { type: 'tool-call'; id: string; name: string; arguments: string }
   | {
       type: 'tool-result';
@@ -26,10 +47,46 @@ export type NsedEvent =
       duration_ms: number | null;
     }
   | { type: 'reconnect'; attempt: number; reason: string }
-  | { type: 'finish'; finish_reason: string; content: string; session: string; turn: string; job_id: string | null }
+  | { type: 'verdict'; verdict: CouncilVerdict }
+  | {
+      type: 'finish';
+      finish_reason: string;
+      content: string;
+      session: string;
+      turn: string;
+      job_id: string | null;
+      /** Present when a resume's replay differed from what was shown: `content` is then the recorded answer. */
+      diverged?: true;
+      verdict: CouncilVerdict | null;
+      /** The gates' result, or null when none were set (or the turn stopped at a tool call). */
+      gate: GateResult | null;
+      /** With --schema only: the answer parsed, or null when it does not match the schema. */
+      structured?: unknown;
+      /** With --schema only, when the answer does not match it: what the validator said. */
+      schema_errors?: SchemaError[];
+    }
+  /** The answer did not match --schema: a corrective turn follows (its own turn-start). */
+  | { type: 'schema-retry'; turn: string; attempt: number; retries: number; errors: SchemaError[] }
   | { type: 'injected'; session: string; job_id: string; sequence: number | null; round: number | null }
   | { type: 'cancelled'; session: string; job_id: string }
-  | { type: 'error'; code: string; exit_code: number; message: string };
+  | {
+      type: 'error';
+      code: string;
+      exit_code: number;
+      message: string;
+      /** What the council had reported when the turn ended, or null when no turn ran. */
+      verdict: CouncilVerdict | null;
+      /** Always null: gates judge only completed turns (kept so every terminal event has both). */
+      gate: GateResult | null;
+      /** How the turn was recorded (failed, interrupted, cancelled), or null when none was. */
+      status: 'failed' | 'interrupted' | 'cancelled' | null;
+    };
+
+/** One complaint of the JSON Schema validator: where in the answer (a JSON Pointer), and what. */
+export interface SchemaError {
+  path: string;
+  message: string;
+}
 
 /**
  * How a call was settled: ran here (`ok`, `error`, `timeout`, `capped`), `refused` (not declared,
@@ -52,7 +109,9 @@ export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
  * position of the SSE data event in the stream that produced it (1-based), the resume cursor.
  */
 export type StreamEvent =
-  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'tool-result'> & { index: number })
+  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'chosen' | 'tool-result'> & {
+      index: number;
+    })
   /** `live`: the agent waits while the job runs on (answer through the tool-call endpoint). */
   | (EventOf<'tool-call'> & { index: number; live?: boolean })
   | { type: 'end'; finish_reason: string | null; index: number; mode?: string };

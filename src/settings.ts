@@ -1,4 +1,4 @@
-import type { OutputMode } from './output/modes.js';
+import type { OutputMode, ProgressChoice } from './output/modes.js';
 
 /** The orchestrator when no flag, environment, config file or session names one. */
 export const DEFAULT_URL = 'http://localhost:8080';
@@ -36,6 +36,8 @@ export interface RunSettings {
   timeoutS: Setting<number | undefined>;
   /** false: no colour on stderr (NO_COLOR, FORCE_COLOR and TERM are the terminal's to weigh). */
   color: Setting<boolean>;
+  /** Progress on stderr: auto, plain or none (output/progress-mode.ts turns auto into one of the others). */
+  progress: Setting<ProgressChoice>;
   /** The policy a new session starts with when -p and -m are not given. */
   policy: Setting<string>;
   agents: Setting<string[] | undefined>;
@@ -72,6 +74,7 @@ export function settingLines(s: RunSettings): SettingLine[] {
     { name: 'idle_timeout', ...s.idleTimeoutS, value: `${s.idleTimeoutS.value} s` },
     { name: 'timeout', ...s.timeoutS, value: s.timeoutS.value === undefined ? '(none)' : `${s.timeoutS.value} s` },
     { name: 'color', ...s.color, value: show(s.color.value) },
+    { name: 'progress', ...s.progress, value: s.progress.value },
     { name: 'policy', ...s.policy, value: s.policy.value },
     { name: 'agents', ...s.agents, value: show(s.agents.value) },
     { name: 'rounds', ...s.rounds, value: show(s.rounds.value) },

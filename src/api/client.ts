@@ -70,7 +70,8 @@ export interface NsedClient {
   ): Promise<EventStream>;
   chat(
     body: ChatCompletionRequest,
-    opts?: { threadKey?: string; signal?: AbortSignal },
+    /** `onJob`: told the job id from the headers, before the body (which may take minutes) is read. */
+    opts?: { threadKey?: string; signal?: AbortSignal; onJob?: (jobId: string) => Promise<void> },
   ): Promise<{ completion: ChatCompletion; jobId: string | undefined }>;
   submit(
     body: DeliberationRequest,
@@ -249,16 +250,26 @@ export function createClient(cfg: ClientConfig): NsedClient {
         });
       }
       const what = `POST ${sent.path}`;
+      const named = headerValue(sent.res.headers, Headers.nsedSessionId);
+      const headerJob = named !== undefined && named !== '' ? named : undefined;
       try {
+        if (headerJob !== undefined) await opts.onJob?.(headerJob);
         const { text, truncated } = await readText(sent.res.body, maxEventBytes);
         if (truncated) throw new NsedError('server', `the orchestrator's answer to ${what} exceeded the size limit`);
         const completion = parseChatCompletion(parseJsonBody(what, text, token));
         if (completion === undefined) throw unreadable(what, text, token);
-        const header = headerValue(sent.res.headers, Headers.nsedSessionId);
-        const jobId = header !== undefined && header !== '' ? header : completion.nsed_metadata?.session_id;
-        return { completion, jobId };
+        return { completion, jobId: headerJob ?? completion.nsed_metadata?.session_id };
       } catch (err) {
-        throw failureAfterSend(err, t, sent.guard, { method: 'POST', path: sent.path });
+        const e = failureAfterSend(err, t, sent.guard, { method: 'POST', path: sent.path });
+        // The job was named in the headers: a body cut off after them is a drop, and the answer
+        // is still to be had from /result (docs/reliability.md #98).
+        if (headerJob !== undefined && e.code === 'network' && e.drop === undefined)
+          throw new NsedError(
+            'network',
+            `the answer to ${what} was cut off after its headers named deliberation ${showId(headerJob)}`,
+            { drop: 'reset', cause: e },
+          );
+        throw e;
       } finally {
         sent.guard.dispose();
       }

@@ -1,6 +1,7 @@
 import type { Candidate, Claim, Verdict } from '../protocol/wire.js';
-import { NsedError } from '../errors.js';
+import type { NsedError } from '../errors.js';
 import type { StreamEvent } from '../events.js';
+import { errorInStream } from './http-errors.js';
 import { sanitizeServerText } from './redact.js';
 import { TOOL_CALL_DELTAS, toolCallEventOf } from './tool-call-events.js';
 
@@ -64,6 +65,11 @@ function validArguments(args: string): boolean {
   }
 }
 
+/** A call nsed may surface: an id, a name and arguments that parse as a JSON object (docs/reliability.md #22). */
+export function isUsableCall(id: string, name: string, args: string): boolean {
+  return id !== '' && name !== '' && validArguments(args);
+}
+
 export interface ChunkDecoder {
   /** Appends the events of one parsed chunk to `out`; throws on an error chunk (docs/reliability.md #19). */
   decode(chunk: unknown, index: number, out: StreamEvent[]): void;
@@ -90,8 +96,9 @@ export function streamErrorText(v: unknown): string {
   return 'an unspecified error';
 }
 
+/** An error chunk or `event: error`: exits as the same error would as an HTTP status (docs/reliability.md #19). */
 export function streamError(v: unknown, token: string | undefined): NsedError {
-  return new NsedError('server', `the orchestrator reported: ${sanitizeServerText(streamErrorText(v), token)}`);
+  return errorInStream(v, sanitizeServerText(streamErrorText(v), token));
 }
 
 export function createChunkDecoder(token: string | undefined): ChunkDecoder {
@@ -132,7 +139,7 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
   function flushCalls(index: number, out: StreamEvent[]): void {
     for (const c of calls) {
       // An incomplete call is never surfaced: running it would act on half an instruction (docs/reliability.md #22).
-      if (c === undefined || c.broken || c.id === '' || c.name === '' || !validArguments(c.args)) continue;
+      if (c === undefined || c.broken || !isUsableCall(c.id, c.name, c.args)) continue;
       out.push({ type: 'tool-call', id: c.id, name: c.name, arguments: c.args, index });
     }
     calls = [];

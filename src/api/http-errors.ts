@@ -191,3 +191,53 @@ export function errorForStatus(ctx: StatusContext): NsedError {
     base,
   );
 }
+
+/**
+ * The HTTP status an error object sent inside a 200 stream stands for, so it exits as the same
+ * error would as a status (docs/reliability.md #19): a numeric `status` (or `code`), else the
+ * OpenAI-style `code` or `type`. Undefined when it names none (a server failure, exit 5).
+ */
+const STATUS_OF_ERROR_CODE: Readonly<Record<string, number>> = {
+  invalid_api_key: 401,
+  authentication_error: 401,
+  unauthorized: 401,
+  permission_error: 403,
+  permission_denied: 403,
+  forbidden: 403,
+  model_not_found: 404,
+  not_found: 404,
+  not_found_error: 404,
+  invalid_request_error: 400,
+  bad_request: 400,
+  context_length_exceeded: 400,
+  rate_limit_exceeded: 429,
+  rate_limit_error: 429,
+  insufficient_quota: 429,
+};
+
+export function statusOfErrorObject(v: unknown): number | undefined {
+  if (!isRecord(v)) return undefined;
+  const e = isRecord(v['error']) ? v['error'] : v;
+  for (const key of ['status', 'code']) {
+    const n = e[key];
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 400 && n < 600) return n;
+  }
+  for (const key of ['code', 'type']) {
+    const c = e[key];
+    if (typeof c === 'string' && Object.hasOwn(STATUS_OF_ERROR_CODE, c)) return STATUS_OF_ERROR_CODE[c];
+  }
+  return undefined;
+}
+
+/** An error reported inside a stream, as the status table would map the status it stands for. */
+export function errorInStream(v: unknown, said: string): NsedError {
+  const status = statusOfErrorObject(v);
+  const message = `the orchestrator reported: ${said}`;
+  if (status === 401 || status === 403)
+    return new NsedError('auth', `authentication failed (${status}): ${said}`, {
+      hint: 'check NSED_TOKEN or --token-file',
+    });
+  if (status === 404 || status === 410) return new NsedError('not_found', message);
+  if (status === 400 || status === 413 || status === 422) return new NsedError('usage', message);
+  return new NsedError('server', message);
+}

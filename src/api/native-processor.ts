@@ -8,6 +8,8 @@ import { toolCallEventOf } from './tool-call-events.js';
 import { eofError, type StreamProcessor } from './stream-processor.js';
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+/** A number the server reported, or null: the verdict never turns a missing value into 0. */
+const reported = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /**
@@ -85,6 +87,7 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
             claims: [],
           };
         });
+        const convergence = reported(d['convergence_score']);
         out.push({
           type: 'round',
           round: r,
@@ -92,13 +95,16 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
           progress: total > 0 ? r / total : 1,
           scored: true,
           candidates,
+          // Structured, for the verdict; the milestone below is what a person watching reads.
+          ...(convergence === null ? {} : { convergence }),
           index,
         });
-        out.push({
-          type: 'reasoning',
-          text: `Round ${r} complete — convergence: ${Math.round(num(d['convergence_score']) * 100)}%`,
-          index,
-        });
+        if (convergence !== null)
+          out.push({
+            type: 'reasoning',
+            text: `Round ${r} complete — convergence: ${Math.round(convergence * 100)}%`,
+            index,
+          });
         return;
       }
       case 'user_injection': {
@@ -124,6 +130,16 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
         const status = str(d['status']);
         done = true;
         if (status === 'Success') {
+          const author = str(d['best_proposal_author']);
+          if (author !== '')
+            out.push({
+              type: 'chosen',
+              agent_id: author,
+              score: reported(d['best_proposal_score']),
+              rounds_completed: reported(d['rounds_completed']),
+              total_rounds: reported(d['total_rounds']),
+              index,
+            });
           const text = str(d['best_proposal_content']);
           if (text !== '') out.push({ type: 'text', text, index });
           out.push({ type: 'end', finish_reason: 'stop', index });

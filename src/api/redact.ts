@@ -1,7 +1,9 @@
+import { redactSecrets, redactUrl } from '../secrets.js';
+
 /**
  * Making server-controlled text safe to put in a one-line error message: terminal escape
  * sequences and control characters removed (docs/reliability.md #78, #81), the bearer token and
- * anything shaped like a bearer credential replaced by `***` (docs/reliability.md #74), and the length bounded.
+ * anything shaped like a credential replaced by `***` (secrets.ts; docs/reliability.md #74, #88), and the length bounded.
  */
 
 export const MESSAGE_MAX_CHARS = 200;
@@ -15,15 +17,6 @@ const ESCAPE_SEQUENCES =
 // C0, DEL, C1, and the bidirectional controls that can reorder what a reader sees.
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-const BEARER_CREDENTIAL = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
-
-/** Replaces every occurrence of the token (and any `Bearer xyz` credential) by `***`. */
-export function redactSecrets(text: string, token?: string): string {
-  let out = token !== undefined && token !== '' ? text.split(token).join('***') : text;
-  out = out.replace(BEARER_CREDENTIAL, '$1 ***');
-  return out;
-}
 
 /** Removes escape sequences and control characters; whitespace runs become one space. */
 export function stripControls(text: string): string {
@@ -48,9 +41,9 @@ export function sanitizeServerText(text: string, token?: string, max = MESSAGE_M
   return truncate(redactSecrets(stripControls(redactSecrets(text, token)), token), max);
 }
 
-/** An identifier (job id, room id) shown inside a message: sanitised and kept short. */
+/** An identifier (job id, room id, a URL that does not parse) shown inside a message: sanitised, credentials out, kept short. */
 export function showId(id: string): string {
-  return sanitizeServerText(id, undefined, 80);
+  return sanitizeServerText(redactUrl(id), undefined, 80);
 }
 
 /** `scheme://host[:port]/path` of a URL, without credentials, query or fragment. */

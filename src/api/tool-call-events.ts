@@ -15,7 +15,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function toolCallEventOf(name: ToolCallEventName, data: unknown, index: number): StreamEvent | undefined {
   if (!isRecord(data) || typeof data['call_id'] !== 'string' || data['call_id'] === '') return undefined;
   const id = data['call_id'];
-  const toolName = typeof data['tool_name'] === 'string' ? data['tool_name'] : '';
+  const toolName = declaredToolName(typeof data['tool_name'] === 'string' ? data['tool_name'] : '');
   switch (name) {
     case 'tool_call_pending': {
       const args = isRecord(data['arguments']) ? data['arguments'] : {};
@@ -46,6 +46,15 @@ export function toolCallEventOf(name: ToolCallEventName, data: unknown, index: n
         index,
       };
   }
+}
+
+/**
+ * The name a tool was declared with. These events carry the name the agent saw, the declared
+ * name behind a `user_` prefix (docs/protocol.md §10); output, NDJSON, the store and exports
+ * show the declared name, as the compat path does, so one filter works on both paths.
+ */
+export function declaredToolName(wireName: string): string {
+  return wireName.startsWith('user_') && wireName.length > 5 ? wireName.slice(5) : wireName;
 }
 
 /** The delta fields of a compat-shaped stream that carry the same events. */

@@ -9,7 +9,7 @@ import {
 import { GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../commands/shared/prompt.js';
-import type { ContextParts, ProcessContext } from '../context.js';
+import { runSecrets, type ContextParts, type ProcessContext } from '../context.js';
 import { commandBuilder } from '../commands/shared/build-command.js';
 import { exitCodeEpilog } from '../docs/topics.js';
 import { ExitCode, NsedError } from '../errors.js';
@@ -38,7 +38,9 @@ export async function runCli(
   const parsed = quick !== undefined ? { selected: quick } : await parseWords(args, streams.stdout.columns);
 
   if (parsed.error !== undefined) {
-    streams.stderr.write(`nsed: ${oneLine(unknownOnce(parsed.error.message), 300)}\n`);
+    // yargs quotes the words it refused, which may be a URL with a token in it (docs/reliability.md #88).
+    const message = runSecrets(base.env).redact(unknownOnce(parsed.error.message));
+    streams.stderr.write(`nsed: ${oneLine(message, 300)}\n`);
     streams.stderr.write(`hint: run 'nsed ${commandWord(args)}--help' for usage\n`);
     return ExitCode.usage;
   }

@@ -1,11 +1,12 @@
 import type { ParsedArgv, CommandDef } from '../commands/command.js';
 import { parseGlobalOptions } from '../commands/global-options.js';
 import type { LoadedConfig } from '../config-file.js';
-import { createContext, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
+import { createContext, runSecrets, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
 import { toNsedError, wasReported } from '../errors.js';
 import { NDJSON_SCHEMA_VERSION } from '../events.js';
 import { toJsonLine } from '../output/ndjson.js';
 import { createIO, type Streams, type TtyProbe } from '../terminal/create-io.js';
+import { redactingStream, type RedactingStream } from '../terminal/redacting-stream.js';
 import { oneLine } from '../terminal/sanitize.js';
 
 export type { Streams, TtyProbe } from '../terminal/create-io.js';
@@ -29,31 +30,25 @@ export async function runSelected(
   isTTY?: TtyProbe,
 ): Promise<number> {
   let globals: GlobalOptions | undefined;
+  const secrets = runSecrets(base.env);
+  // Everything this run writes to stderr is redacted (docs/reliability.md #89); created on first
+  // use, as the process stream itself is.
+  let stderr: RedactingStream | undefined;
+  const outer = streams;
+  streams = {
+    get stdout() {
+      return outer.stdout;
+    },
+    get stderr() {
+      stderr ??= redactingStream(outer.stderr, secrets);
+      return stderr.stream;
+    },
+    get stdin() {
+      return outer.stdin;
+    },
+  };
   try {
-    const config = await readConfigFor(selected.def, base.env, streams);
-    globals = parseGlobalOptions(selected.argv, config, base.env, selected.def.flags ?? []);
-    const options = selected.def.parse(selected.argv);
-    const { color } = globals.settings;
-    const configColor = color.source === 'config' ? color.value : undefined;
-    const io = createIO(
-      streams,
-      base.env,
-      {
-        noColor: !globals.color,
-        quiet: globals.quiet,
-        verbose: globals.verbose,
-        ...(configColor === undefined ? {} : { configColor }),
-      },
-      isTTY,
-    );
-    if (io.verbose && !io.quiet) {
-      const { settingLines } = await import('../settings.js');
-      for (const s of settingLines(globals.settings))
-        io.stderr.write(
-          `setting ${s.name} ${oneLine(s.value, 200)} (${s.source === 'default' ? 'default' : s.from})\n`,
-        );
-    }
-    return await selected.def.run(options, createContext(base, io, globals, parts));
+    return await runWith(selected, base, streams, parts, isTTY, secrets, (g) => (globals = g));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
     if (globals?.output === 'ndjson' && !wasReported(err)) {
@@ -65,12 +60,62 @@ export async function runSelected(
           type: 'error',
           code: e.code,
           exit_code: e.exitCode,
-          message: e.message,
+          message: secrets.redact(e.message),
+          verdict: null,
+          gate: null,
+          status: null,
         }),
       );
     }
+    // -o json prints one object in every outcome; only a usage error leaves stdout empty.
+    if (globals?.output === 'json' && !wasReported(err)) {
+      const e = toNsedError(err);
+      if (e.code !== 'usage') {
+        const { jsonFailureLine } = await import('../output/json.js');
+        streams.stdout.write(
+          jsonFailureLine({ code: e.code, exit_code: e.exitCode, message: secrets.redact(e.message) }),
+        );
+      }
+    }
     return reportError(err, streams, base.env);
+  } finally {
+    stderr?.end();
   }
+}
+
+/** The run itself: config, global options, IO and Context; `parsed` learns the global options as soon as they are known. */
+async function runWith(
+  selected: Selected,
+  base: ProcessContext,
+  streams: Streams,
+  parts: ContextParts,
+  isTTY: TtyProbe | undefined,
+  secrets: ReturnType<typeof runSecrets>,
+  parsed: (globals: GlobalOptions) => void,
+): Promise<number> {
+  const config = await readConfigFor(selected.def, base.env, streams);
+  const globals = parseGlobalOptions(selected.argv, config, base.env, selected.def.flags ?? []);
+  parsed(globals);
+  const options = selected.def.parse(selected.argv);
+  const { color } = globals.settings;
+  const configColor = color.source === 'config' ? color.value : undefined;
+  const io = createIO(
+    streams,
+    base.env,
+    {
+      noColor: !globals.color,
+      quiet: globals.quiet,
+      verbose: globals.verbose,
+      ...(configColor === undefined ? {} : { configColor }),
+    },
+    isTTY,
+  );
+  if (io.verbose && !io.quiet) {
+    const { settingLines } = await import('../settings.js');
+    for (const s of settingLines(globals.settings))
+      io.stderr.write(`setting ${s.name} ${oneLine(s.value, 200)} (${s.source === 'default' ? 'default' : s.from})\n`);
+  }
+  return await selected.def.run(options, createContext(base, io, globals, parts, secrets));
 }
 
 /**

@@ -1,20 +1,25 @@
 import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
+import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { INPUT_FLAGS, parseInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
 
 export interface AskOptions {
   /** The prompt's words as given; `-` stands for standard input, read only when the turn runs. */
   prompt: string[];
   turn: TurnOptions;
+  gates: GateRequest;
+  /** -f, --schema, --template and their companions. */
+  input: InputOptions;
 }
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
 export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
-  flags: TURN_FLAGS,
+  flags: [...TURN_FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS],
   conflicts: TURN_CONFLICTS,
   positionals: [
     {
@@ -26,29 +31,45 @@ export const ask: CommandDef<AskOptions> = {
   examples: [
     ['nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout'],
     ['git diff | nsed ask "review this"', 'the words are the question, piped input its context (below it, fenced)'],
+    [
+      'nsed ask -f src/app.ts --schema review.schema.json -o final "Review this file"',
+      'a file as context, a JSON answer checked against a schema',
+    ],
+    ['nsed ask --template review.md --var file=src/app.ts', 'the prompt from a template with variables'],
     ['nsed ask -m llama3.2 --url http://localhost:11434 "hello"', 'any OpenAI-compatible server: the model as given'],
   ],
   epilog:
     'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
-    ' nsed waits at most 500 ms for its first byte; a silent stdin is then ignored. Use - to wait for a slow producer.',
+    ' nsed waits at most 500 ms for its first byte; a silent stdin is then left unread, with a warning. Use - (or -f -) to wait for a slow producer.',
   fast: { positional: 'prompt' },
-  parse: (argv) => ({ prompt: promptWords(argv['prompt'], argv['--']), turn: parseTurnOptions(argv) }),
+  parse: (argv) => ({
+    prompt: promptWords(argv['prompt'], argv['--']),
+    turn: parseTurnOptions(argv),
+    gates: parseGateFlags(argv),
+    input: parseInputOptions(argv),
+  }),
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
-    const [{ startSession }, { executeTurn }] = await Promise.all([
+    // A report file that could never be written is refused before a deliberation is spent on it.
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
+    const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([
+      import('./shared/turn-input.js'),
       import('../turn/start-session.js'),
       import('../turn/execute-turn.js'),
     ]);
+    const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
+    const { prompt, attachments } = input;
+    const turn = { ...input.turn, gates: await loadGates(opts.gates) };
     await ctx.store();
     const conn = await ctx.connect();
     try {
       const { session, userTurnId } = await startSession(ctx, {
         prompt,
-        opts: opts.turn,
+        attachments,
+        opts: turn,
         orchestrator: conn.orchestrator,
       });
-      return await executeTurn(ctx, conn, session, userTurnId, opts.turn, true);
+      return await executeTurn(ctx, conn, session, userTurnId, turn, true);
     } finally {
       await conn.close();
     }

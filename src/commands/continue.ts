@@ -4,7 +4,10 @@ import type { Context } from '../context.js';
 import type { Session } from '../session/model.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringList, type CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
+import type { Gates } from '../verdict.js';
+import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { INPUT_FLAGS, parseInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -20,6 +23,9 @@ export interface ContinueOptions {
   turn: TurnOptions;
   /** `--tool-result CALL_ID=FILE`, repeatable: answer the calls the turn stopped at. */
   toolResults: string[];
+  /** -f, --schema, --template and their companions. */
+  input: InputOptions;
+  gates: GateRequest;
 }
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
@@ -38,6 +44,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       valueName: 'CALL_ID=FILE',
       sample: 'call_ab12=answer.txt',
     },
+    ...INPUT_FLAGS,
+    ...GATE_FLAGS,
   ],
   conflicts: [...TURN_CONFLICTS, ...SESSION_TARGET_CONFLICTS],
   examples: [
@@ -52,8 +60,10 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       prompt: promptWords(argv['prompt'], argv['--']),
       target: parseSessionTarget(argv),
       toolResults: stringList(argv, 'tool-result'),
+      input: parseInputOptions(argv),
+      gates: parseGateFlags(argv),
     };
-    if (opts.toolResults.length > 0 && opts.prompt.length > 0) {
+    if (opts.toolResults.length > 0 && (opts.prompt.length > 0 || opts.input.template !== undefined)) {
       throw usageError(
         'give either a prompt or --tool-result, not both',
         'answer the call first; ask the follow-up after',
@@ -63,9 +73,11 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    if (opts.toolResults.length > 0) return continueWithResults(opts, ctx);
-    const prompt = await readPrompt(opts.prompt, ctx.io, { context: true });
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
+    const gates = await loadGates(opts.gates);
+    if (opts.toolResults.length > 0) return continueWithResults(opts, ctx, gates);
     const [
+      { prepareTurnInput },
       { executeTurn },
       reconcile,
       lease,
@@ -74,6 +86,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       { newTurnId },
       { councilOf, withRecordedCouncil },
     ] = await Promise.all([
+      import('./shared/turn-input.js'),
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../turn/claim.js'),
@@ -82,6 +95,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       import('../session/ids.js'),
       import('../turn/turn-options.js'),
     ]);
+    const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
     const found = await readTarget(ctx, opts.target);
     const id = found.id;
     // A --sim job still running in another process is reached there (and then refused below).
@@ -95,7 +109,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         throw waitingConflict(before) ?? reconcile.runningConflict(id, before.pending_job?.job_id ?? '');
       const userTurnId = newTurnId(ctx.randomHex);
       const claim = lease.newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
-      const turn = withRecordedCouncil(opts.turn, before.council);
+      const turn = { ...withRecordedCouncil(input.turn, before.council), gates };
       // One locked write checks that nothing runs and claims the session (the turn lease).
       const session = await store.update(id, (s) => {
         lease.assertFree(s);
@@ -104,8 +118,10 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         if (turn.system !== undefined) s.system = turn.system;
         if (turn.title !== undefined) s.title = turn.title;
         const council = councilOf(turn);
+        // A policy named for this turn replaced the recorded council (withRecordedCouncil).
         if (council !== undefined) s.council = council;
-        s.turns.push(userTurn(userTurnId, prompt, ctx.clock.now()));
+        else delete s.council;
+        s.turns.push(userTurn(userTurnId, input.prompt, ctx.clock.now(), input.attachments));
         s.claim = claim;
       });
       return await executeTurn(ctx, conn, session, userTurnId, turn);
@@ -119,7 +135,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
  * `continue --tool-result CALL_ID=FILE`: the turn stopped (exit 10) at calls nsed could not run;
  * their results go back on the same thread, and the same deliberation is followed to its answer.
  */
-async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise<number> {
+async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: Gates | undefined): Promise<number> {
   const [{ followTurn }, results, { loadDeclaredTools }, lease] = await Promise.all([
     import('../turn/execute-turn.js'),
     import('./shared/tool-results.js'),
@@ -128,7 +144,7 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise
   ]);
   const given = results.parseToolResultFlags(opts.toolResults);
   const session = await readTarget(ctx, opts.target);
-  const spec = await results.toolResultSpec(session, given, ctx.io, opts.turn.stream);
+  const spec = await results.toolResultSpec(session, given, ctx, opts.turn.stream);
   // The job waits on the simulator of the process that started it with --sim, if that one lives.
   const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
   try {
@@ -145,7 +161,11 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context): Promise
       s.claim = claim;
     });
     try {
-      return await followTurn(ctx, conn, spec, await loadDeclaredTools(opts.turn, session.tools));
+      const judged = gates === undefined ? spec : { ...spec, gates };
+      return await followTurn(ctx, conn, judged, await loadDeclaredTools(opts.turn, session.tools), {
+        saved: opts.turn.save !== false,
+        reports: opts.turn.reports,
+      });
     } finally {
       await lease.releaseClaim(store, before.id, claim.token).catch(() => undefined);
     }

@@ -78,7 +78,8 @@ export const doctor: CommandDef<Record<string, never>> = {
             globals.output === 'json' ? 2 : undefined,
           )}\n`
         : render(out, code, shown);
-    await (await import('../output/session-write.js')).writeStdout(ctx.io, text);
+    // The URL may carry credentials in its query (docs/reliability.md #88); a check's detail, server text.
+    await (await import('../output/session-write.js')).writeStdout(ctx.io, ctx.secrets.redact(text));
     return code;
   },
 };
@@ -173,6 +174,8 @@ async function orchestratorChecks(
           fix: e.hint ?? 'check NSED_TOKEN or the token file',
           exitCode: e.exitCode,
         });
+      } else if (e.code === 'not_found') {
+        out.push(...(await plainServerChecks(conn, tokenState, ctx.signal, out)));
       } else {
         out.push({
           name: 'policies',
@@ -189,6 +192,51 @@ async function orchestratorChecks(
   return out;
 }
 
+/**
+ * No /policies: maybe not an NSED orchestrator at all, but a plain OpenAI-compatible server
+ * (llama.cpp, vLLM, Ollama, a hosted API), where `ask -m NAME` works (README, "Any
+ * OpenAI-compatible server"). Its /v1/models says so; then the missing /health is no fault.
+ */
+async function plainServerChecks(
+  conn: Awaited<ReturnType<Parameters<(typeof doctor)['run']>[1]['connect']>>,
+  tokenState: string,
+  signal: AbortSignal,
+  before: Check[],
+): Promise<Check[]> {
+  const { toNsedError } = await import('../errors.js');
+  let models;
+  try {
+    models = await conn.client.models({ signal });
+  } catch (err) {
+    const e = toNsedError(err);
+    return [
+      {
+        name: 'server',
+        ok: false,
+        detail: `not an NSED orchestrator (GET /policies: 404), and GET /v1/models failed: ${e.message}`,
+        fix: e.hint ?? 'check --url: it should name the server, not a path under it',
+        exitCode: e.exitCode,
+      },
+    ];
+  }
+  const health = before.findIndex((c) => c.name === 'health');
+  if (health >= 0) before[health] = { name: 'health', ok: true, detail: 'no /health (not an NSED orchestrator)' };
+  const shown = models.slice(0, 5).map((m) => m.id);
+  const list =
+    models.length === 0
+      ? 'no models listed'
+      : `${models.length} model${models.length === 1 ? '' : 's'}: ${shown.join(', ')}${models.length > shown.length ? ', …' : ''}`;
+  return [
+    { name: 'token', ok: true, detail: `accepted (${tokenState})` },
+    {
+      name: 'server',
+      ok: true,
+      detail: `an OpenAI-compatible server, not an NSED orchestrator (${list}): -p, --agents, --rounds, resume, inject and cancel need an orchestrator`,
+      works: `nsed ask -m ${models[0]?.id ?? 'MODEL'} works here`,
+    },
+  ];
+}
+
 /** A check as `-o json` documents it: snake_case, every key present. */
 function toJson(c: Check): Record<string, unknown> {
   return { name: c.name, ok: c.ok, detail: c.detail, fix: c.fix ?? null, exit_code: c.exitCode ?? null };
@@ -202,6 +250,13 @@ function render(checks: readonly Check[], code: number, settings: readonly Setti
   );
   lines.push('settings (flag > environment > config > default):');
   for (const s of settings) lines.push(`  ${s.name}: ${oneLine(s.value, 200)} (${sourceWords(s)})`);
-  lines.push(code === 0 ? 'ready: nsed ask will work' : `not ready (exit ${code}): fix the first ✗ above`);
+  const partly = checks.find((c) => c.works !== undefined);
+  lines.push(
+    code !== 0
+      ? `not ready (exit ${code}): fix the first ✗ above`
+      : partly?.works !== undefined
+        ? `ready for -m: ${oneLine(partly.works, 200)}`
+        : 'ready: nsed ask will work',
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -1,8 +1,10 @@
+import { usageError } from '../errors.js';
 import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import { usageError } from '../errors.js';
 import { stringFlag, stringList, type CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
+import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { INPUT_FLAGS, parseInputOptions, type InputOptions } from './shared/input-flags.js';
+import { promptWords } from './shared/prompt.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
 
 export interface ForkOptions {
@@ -13,6 +15,9 @@ export interface ForkOptions {
   /** Words of a prompt to run on the fork at once; empty: only create it and print its id. */
   prompt: string[];
   turn: TurnOptions;
+  /** -f, --schema, --template and their companions (with a prompt only). */
+  input: InputOptions;
+  gates: GateRequest;
 }
 
 /**
@@ -36,6 +41,8 @@ export const fork: CommandDef<ForkOptions> = {
       valueName: 'TURN',
       sample: '2',
     },
+    ...INPUT_FLAGS,
+    ...GATE_FLAGS,
   ],
   conflicts: TURN_CONFLICTS,
   examples: [
@@ -48,16 +55,37 @@ export const fork: CommandDef<ForkOptions> = {
     const [source, ...prompt] = words;
     if (source === undefined || source === '-')
       throw usageError('name the session to fork', "list sessions with 'nsed sessions ls'");
-    return { turn: parseTurnOptions(argv), source, at: stringFlag(argv, 'at'), prompt };
+    const opts = {
+      turn: parseTurnOptions(argv),
+      source,
+      at: stringFlag(argv, 'at'),
+      prompt,
+      input: parseInputOptions(argv),
+      gates: parseGateFlags(argv),
+    };
+    const r = opts.turn.reports;
+    if (opts.prompt.length === 0 && r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.annotate))
+      throw usageError(
+        '--summary, --junit and --annotate report a turn: give fork a PROMPT',
+        'e.g. nsed fork ID --junit nsed.xml "try again"',
+      );
+    return opts;
   },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }] = await Promise.all([
-      import('../session/lineage.js'),
-      import('../turn/start-session.js'),
-      import('../turn/turn-options.js'),
-    ]);
-    const text = opts.prompt.length === 0 ? undefined : await readPrompt(opts.prompt, ctx.io, { context: true });
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
+    const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }, turnInput] = await Promise.all(
+      [
+        import('../session/lineage.js'),
+        import('../turn/start-session.js'),
+        import('../turn/turn-options.js'),
+        import('./shared/turn-input.js'),
+      ],
+    );
+    if (!turnInput.namesPrompt(opts.prompt, opts.input)) turnInput.assertNoInputWithoutPrompt(opts.input);
+    const input = turnInput.namesPrompt(opts.prompt, opts.input)
+      ? await turnInput.prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx)
+      : undefined;
     const store = await ctx.store();
     const parent = await store.read(await store.resolve(opts.source));
     const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;
@@ -67,11 +95,11 @@ export const fork: CommandDef<ForkOptions> = {
     // The fork keeps the parent's model, system, council and offered tools unless this command names
     // its own; the parent's model string is kept as sent, so a plain server's model never gains a
     // prefix.
-    const own = withRecordedCouncil(opts.turn, parent.council);
+    const own = withRecordedCouncil(input?.turn ?? opts.turn, parent.council);
     const named = own.policy !== undefined || own.model !== undefined;
     const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
 
-    if (text === undefined) {
+    if (input === undefined) {
       const session = await createSession(ctx, {
         opts: inherited,
         orchestrator: parent.orchestrator,
@@ -84,12 +112,14 @@ export const fork: CommandDef<ForkOptions> = {
       return 0;
     }
 
+    const judged = { ...inherited, gates: await loadGates(opts.gates) };
     const { executeTurn } = await import('../turn/execute-turn.js');
     const conn = await ctx.connect(parent.orchestrator);
     try {
       const init = {
-        prompt: text,
-        opts: inherited,
+        prompt: input.prompt,
+        attachments: input.attachments,
+        opts: judged,
         orchestrator: conn.orchestrator,
         turns,
         forkedFrom,
@@ -97,7 +127,7 @@ export const fork: CommandDef<ForkOptions> = {
         tools: parent.tools,
       };
       const { session, userTurnId } = await startSession(ctx, init);
-      return await executeTurn(ctx, conn, session, userTurnId, inherited, true);
+      return await executeTurn(ctx, conn, session, userTurnId, judged, true);
     } finally {
       await conn.close();
     }

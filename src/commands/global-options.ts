@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import type { LoadedConfig } from '../config-file.js';
 import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
-import { OUTPUT_MODES } from '../output/modes.js';
+import { OUTPUT_MODES, PROGRESS_CHOICES } from '../output/modes.js';
 import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
 import type { ParsedArgv } from './command.js';
 import { TURN_FLAGS } from './shared/turn-flags.js';
@@ -89,6 +89,17 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     describe: 'colour on stderr (--no-color, or NO_COLOR)',
   },
   { name: 'sim', type: 'boolean', default: false, describe: 'use a built-in simulator on a loopback port' },
+  {
+    name: 'progress',
+    type: 'string',
+    choices: PROGRESS_CHOICES,
+    env: 'NSED_PROGRESS',
+    configKey: 'progress',
+    defaultDescription: 'auto',
+    describe:
+      'progress on stderr: plain lines (CI logs), none, or auto (live on a terminal; plain off one when CI is set)',
+    valueName: 'MODE',
+  },
 ];
 
 /** Names of the flags every command accepts, shown apart from a command's own in its --help. */
@@ -228,6 +239,23 @@ export function parseGlobalOptions(
     { flag: (v) => (v === false ? false : undefined), config: () => file.color },
     true,
   );
+  // README "CI": a bad NSED_PROGRESS is refused rather than ignored, as a bad flag is.
+  const progress = layered(
+    byName(GLOBAL_FLAGS, 'progress'),
+    sources,
+    {
+      flag: (v) => PROGRESS_CHOICES.find((c) => c === v),
+      env: (v) => {
+        const raw = v.trim();
+        const choice = PROGRESS_CHOICES.find((c) => c === raw);
+        if (choice === undefined)
+          throw usageError(`NSED_PROGRESS must be one of ${PROGRESS_CHOICES.join(', ')}, not '${raw.slice(0, 40)}'`);
+        return choice;
+      },
+      config: () => file.progress,
+    },
+    'auto',
+  );
   const turnFlag = (name: string): FlagDef => byName(TURN_FLAGS, name);
   const policy = layered(
     turnFlag('policy'),
@@ -265,6 +293,7 @@ export function parseGlobalOptions(
     idleTimeoutS,
     timeoutS,
     color,
+    progress,
     policy,
     agents,
     rounds,
@@ -281,6 +310,7 @@ export function parseGlobalOptions(
     idleTimeoutS: idleTimeoutS.value,
     color: argv['color'] !== false,
     sim: argv['sim'] === true,
+    progress: progress.value,
     config,
     settings,
   };

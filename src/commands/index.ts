@@ -7,9 +7,11 @@ import { config } from './config/index.js';
 import { continueCommand } from './continue.js';
 import { doctor } from './doctor.js';
 import { fork } from './fork.js';
+import { gate } from './gate.js';
 import { inject } from './inject.js';
 import { models } from './models.js';
 import { policies } from './policies.js';
+import { render } from './render.js';
 import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
@@ -21,10 +23,12 @@ export const commands: readonly CommandEntry[] = [
   continueCommand,
   fork,
   resume,
+  gate,
   inject,
   toolResult,
   cancel,
   sessions,
+  render,
   policies,
   agents,
   models,

@@ -48,7 +48,7 @@ export const inject: CommandDef<InjectOptions> = {
       import('../output/acknowledge.js'),
       import('../terminal/sanitize.js'),
     ]);
-    const message = await readPrompt(opts.message, ctx.io, { what: 'message' });
+    const message = await readPrompt(opts.message, ctx, { what: 'message' });
     const session = await readTarget(ctx, opts.target);
     assertNsedSession(session);
     const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });

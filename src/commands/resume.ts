@@ -1,4 +1,7 @@
+import type { ReportOptions } from '../turn/report-options.js';
 import type { CommandDef } from './command.js';
+import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import {
   assertNsedSession,
   parseSessionTarget,
@@ -10,6 +13,8 @@ import {
 
 export interface ResumeOptions {
   target: SessionTarget;
+  reports?: ReportOptions;
+  gates: GateRequest;
 }
 
 /**
@@ -20,35 +25,55 @@ export interface ResumeOptions {
 export const resume: CommandDef<ResumeOptions> = {
   command: 'resume',
   describe: "reattach to the session's running deliberation; finish and record the turn",
-  flags: SESSION_TARGET_FLAGS,
+  flags: [...SESSION_TARGET_FLAGS, ...REPORT_FLAGS, ...GATE_FLAGS],
   conflicts: SESSION_TARGET_CONFLICTS,
   examples: [['nsed resume --last', 'pick up where a closed terminal left off']],
-  parse: (argv) => ({ target: parseSessionTarget(argv) }),
+  parse: (argv) => {
+    const reports = parseReportOptions(argv);
+    return {
+      target: parseSessionTarget(argv),
+      gates: parseGateFlags(argv),
+      ...(reports === undefined ? {} : { reports }),
+    };
+  },
   run: async (opts, ctx) => {
+    await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
     const [
       { followPending },
       { GONE_REASON, clearPending, judgePending, recordJobEnd },
       { NsedError, notFound },
       { settlementOf },
+      lease,
     ] = await Promise.all([
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../errors.js'),
       import('../turn/settle.js'),
+      import('../turn/claim.js'),
     ]);
-    const session = await readTarget(ctx, opts.target);
-    assertNsedSession(session);
-    const id = session.id;
-    const pending = session.pending_job;
-    if (pending === undefined) {
+    const gates = await loadGates(opts.gates);
+    const found = await readTarget(ctx, opts.target);
+    assertNsedSession(found);
+    const id = found.id;
+    const claimed = found.pending_job === undefined && found.claim !== undefined && lease.claimLeft(found.claim);
+    if (found.pending_job === undefined && !claimed) {
       // The same code as inject and cancel with nothing running: scripts test one number.
       throw new NsedError('conflict', `nothing is running in session ${id}`, {
         hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`,
       });
     }
     const store = await ctx.store();
-    const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
+    const conn = await ctx.connect(found.orchestrator, { pending: found.pending_job, needsJob: true });
+    // A turn cut off before the orchestrator named its job left its claim: the job it may have
+    // started is looked up in GET /deliberations, as for a dead owner's (docs/reliability.md #97).
     try {
+      const session = claimed ? await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal) : found;
+      const pending = session.pending_job;
+      if (pending === undefined) {
+        throw new NsedError('conflict', `nothing is running in session ${id}`, {
+          hint: `the orchestrator lists no deliberation the interrupted turn started; ask again with 'nsed continue -s ${id}'`,
+        });
+      }
       const state = await judgePending(conn.client, pending, ctx.signal);
       switch (state.kind) {
         case 'gone':
@@ -68,13 +93,27 @@ export const resume: CommandDef<ResumeOptions> = {
           });
         }
         case 'completed':
-          return await followPending(ctx, conn, session, pending, {
-            kind: 'result',
-            jobId: pending.job_id,
-            content: state.content,
-          });
+          return await followPending(
+            ctx,
+            conn,
+            session,
+            pending,
+            {
+              kind: 'result',
+              jobId: pending.job_id,
+              content: state.content,
+            },
+            { reports: opts.reports, gates },
+          );
         case 'running':
-          return await followPending(ctx, conn, session, pending, { kind: 'attach', jobId: pending.job_id });
+          return await followPending(
+            ctx,
+            conn,
+            session,
+            pending,
+            { kind: 'attach', jobId: pending.job_id },
+            { reports: opts.reports, gates },
+          );
       }
     } finally {
       await conn.close();

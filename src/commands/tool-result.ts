@@ -45,7 +45,7 @@ export const toolResult: CommandDef<ToolResultOptions> = {
       import('../turn/execute-turn.js'),
       import('./shared/send-tool-result.js'),
     ]);
-    const value = await readPrompt(opts.value, ctx.io, { what: 'result' });
+    const value = await readPrompt(opts.value, ctx, { what: 'result' });
     const session = await readTarget(ctx, opts.target);
     // The job waits on the simulator of the process that started it with --sim, if that one lives.
     const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });

@@ -67,7 +67,8 @@ export function zshCompletion(m: CompletionModel): string {
     '# Policy tags from the cache the last `nsed policies` wrote (no request to the orchestrator).',
     '_nsed_policy_tags() {',
     '  local -a tags',
-    '  tags=(${(f)"$(_nsed_store_list policies --cached)"})',
+    // A tag may hold a colon (`mid:0v1`), which _describe would take for the end of the name.
+    '  tags=(${${(f)"$(_nsed_store_list policies --cached)"}//:/\\\\:})',
     "  _describe -t policies 'policy tag' tags",
     '}',
     '',

@@ -13,7 +13,8 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
     fields: {
       session: 'session id',
       turn: 'id of the assistant turn being produced',
-      policy: 'model string sent, e.g. nsed:deep',
+      policy: 'model string sent, e.g. nsed:deep; null when --agents chose the council',
+      agents: 'the agents --agents chose, or null when a policy chose the council',
       path: '"compat" (/v1/chat/completions) or "native" (/deliberation)',
       url: 'orchestrator base URL',
     },
@@ -28,6 +29,7 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       progress: 'fraction done, 0 to 1',
       scored: 'true once the round is evaluated',
       candidates: 'array of {agent_id, score, content_preview, thought_preview, claims: [{claim, verdict, reason?}]}',
+      convergence: "the round's convergence (native round_summary.convergence_score); absent where not reported",
     },
   },
   text: { when: 'a piece of the answer', fields: { text: 'the piece; concatenated in order they are the answer' } },
@@ -36,12 +38,27 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
     fields: { message: 'the guidance', round: 'round it landed in', sequence: 'its number within the job' },
   },
   finalized: {
-    when: 'the council chose an answer',
-    fields: { chosen_agent_id: 'agent whose proposal won', round: 'round of the choice' },
+    when: "a user picked a candidate and ended the deliberation with it (never sent for the council's own choice)",
+    fields: { chosen_agent_id: 'agent whose proposal the user picked', round: 'round of the pick' },
+  },
+  chosen: {
+    when: "native path: the orchestrator named the answer's proposal (job_complete)",
+    fields: {
+      agent_id: 'best_proposal_author',
+      score: 'best_proposal_score, or null',
+      rounds_completed: 'rounds the council ran, or null',
+      total_rounds: 'rounds planned, or null',
+    },
+  },
+  verdict: {
+    when: 'right before finish: what the council concluded, as data (v 1; each value null when not reported)',
+    fields: {
+      verdict: '{v, rounds, convergence, chosen, runner_up, margin, scores, claims, dissent}',
+    },
   },
   'tool-call': {
     when: 'the council called a tool; nsed runs it only if it was declared with a command',
-    fields: { id: 'tool call id', name: 'tool name as the council called it', arguments: 'arguments, a JSON string' },
+    fields: { id: 'tool call id', name: "the tool's name as it was declared", arguments: 'arguments, a JSON string' },
   },
   'tool-result': {
     when: 'a tool call was settled: run, refused, answered by a person or another process, or expired',
@@ -66,6 +83,21 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       session: 'session id',
       turn: 'assistant turn id',
       job_id: 'deliberation id, or null',
+      diverged:
+        "present (true) when a resume's replay differed from what was shown: the text events are spliced from two texts, and content is the orchestrator's recorded answer (GET /result) when it gave one",
+      verdict: 'the verdict (as the verdict event)',
+      gate: '{status: pass|fail|inconclusive, checks: [{name, expected, actual, status}]}, or null without gates',
+      structured: 'with --schema: the answer parsed as JSON, or null when it does not match the schema',
+      schema_errors: 'with --schema, when the answer does not match it: [{path, message}]',
+    },
+  },
+  'schema-retry': {
+    when: 'the answer did not match --schema; a corrective turn follows, with its own turn-start',
+    fields: {
+      turn: 'the assistant turn that did not match',
+      attempt: 'the corrective turn about to start, from 1',
+      retries: 'corrective turns allowed (--schema-retries)',
+      errors: "the validator's complaints, [{path, message}], quoted to the council",
     },
   },
   injected: {
@@ -87,10 +119,13 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       code: 'usage, not_found, auth, server, network, conflict, store, cancelled, tool_pending, io, gate_failed, inconclusive, schema_mismatch, timeout, interrupted or bug',
       exit_code: 'the exit code nsed ends with',
       message: 'one line',
+      verdict: 'what the council had reported when the turn ended, or null when no turn ran',
+      gate: 'always null: gates judge only completed turns',
+      status: 'how the turn was recorded: failed, interrupted or cancelled; null when none was',
     },
   },
 };
 
 /** What the export's `ndjson` format leaves out or merges, for the golden comparison. */
 export const NDJSON_TIMING_FIELDS =
-  'seq, the url of turn-start, reasoning events, unscored rounds, reconnect, finalized and tool-result events, how the answer is split into text events, and where an injection sits among the progress events';
+  'seq, the url of turn-start, reasoning events, unscored rounds, reconnect, finalized, chosen and tool-result events, how the answer is split into text events, and where an injection sits among the progress events';

@@ -55,6 +55,11 @@ const OTHER_ENVIRONMENT: Described[] = [
     describe:
       'when NSED_CONFIG is not set, the config file is XDG_CONFIG_HOME/nsed/config.json (an absolute path only)',
   },
+  {
+    name: 'CI',
+    describe:
+      'set (not empty, not false) as CI runners do: with --progress auto, progress off a terminal is plain lines',
+  },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   {
     name: 'FORCE_COLOR',
@@ -117,7 +122,10 @@ export const FILES: Described[] = [
 const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }> = {
   ok: { short: 'ok', meaning: 'success' },
   bug: { short: 'bug', meaning: 'unexpected failure (a bug in nsed: the message says so)' },
-  usage: { short: 'usage', meaning: 'usage: bad flags or arguments, an invalid id, an unwritable --out file' },
+  usage: {
+    short: 'usage',
+    meaning: 'usage: bad flags or arguments, an invalid id, an --out or config path that is a folder',
+  },
   notFound: { short: 'not found', meaning: 'not found: session, turn, job or policy' },
   auth: { short: 'auth', meaning: 'authentication: the orchestrator answered 401 or 403' },
   server: { short: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },
@@ -195,7 +203,7 @@ export const EXPORT_FORMATS_DOC: Described[] = [
   {
     name: 'json',
     describe:
-      'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls}; absent values are null or []',
+      'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls, verdict, gate}; absent values are null or []',
   },
   { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
   {

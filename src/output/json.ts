@@ -1,18 +1,51 @@
 import type { EventOf } from '../events.js';
+import { ExitCode } from '../errors.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import { applyEvent, emptyTranscript } from '../turn/transcript.js';
+import { gateFailure } from './gate-lines.js';
 import { toJsonLine } from './ndjson.js';
 import type { Renderer } from './renderer-types.js';
 
 /**
- * `-o json`: one object when the turn ends. Rounds are the scored ones (what `sessions show`
- * and the store keep); content is the finish event's, as in every other mode. On error, nothing.
+ * `-o json`: one object when the turn ends, in every outcome (README "Output modes"): completed,
+ * gate-failed, failed, cancelled, interrupted or timed out, each with `status`, `verdict`, `gate`
+ * and `error` ({code, exit_code, message}, or null). Rounds are the scored ones (what `sessions
+ * show` and the store keep); content is the finish event's, as in every other mode. A run that
+ * fails before its turn starts prints nothing here (the command's error report covers it).
  */
 export function createJsonRenderer(io: IO): Renderer {
   const out = safeWriter(io.stdout);
   let transcript = emptyTranscript();
   let start: EventOf<'turn-start'> | undefined;
+  const write = (e: EventOf<'finish' | 'error'>, fields: Record<string, unknown>): void => {
+    out.write(
+      toJsonLine({
+        session: start?.session ?? null,
+        turn: start?.turn ?? null,
+        job_id: (e.type === 'finish' ? e.job_id : null) ?? transcript.jobId,
+        policy: start?.policy ?? null,
+        agents: start?.agents ?? null,
+        ...fields,
+        content: e.type === 'finish' ? e.content : transcript.content,
+        reasoning: transcript.reasoning,
+        rounds: transcript.rounds.filter((r) => r.scored),
+        injections: transcript.injections,
+        tool_calls: transcript.toolCalls,
+        tool_results: transcript.toolResults,
+        finish_reason: e.type === 'finish' ? e.finish_reason : transcript.finishReason,
+        verdict: e.verdict,
+        gate: e.gate,
+        ...(e.type === 'finish' && e.diverged === true ? { diverged: true } : {}),
+        ...(e.type !== 'finish' || e.structured === undefined
+          ? {}
+          : {
+              structured: e.structured,
+              ...(e.schema_errors === undefined ? {} : { schema_errors: e.schema_errors }),
+            }),
+      }),
+    );
+  };
   return {
     onEvent(e) {
       if (e.type === 'injected' || e.type === 'cancelled') {
@@ -20,25 +53,59 @@ export function createJsonRenderer(io: IO): Renderer {
         out.write(toJsonLine(e));
         return;
       }
-      if (e.type === 'turn-start') start = e;
+      // A corrective turn (--schema) is a turn of its own: the object describes the last one.
+      if (e.type === 'turn-start') {
+        start = e;
+        transcript = emptyTranscript();
+      }
       transcript = applyEvent(transcript, e);
-      if (e.type !== 'finish') return;
-      out.write(
-        toJsonLine({
-          session: e.session,
-          turn: e.turn,
-          job_id: e.job_id ?? transcript.jobId,
-          policy: start?.policy ?? null,
-          content: e.content,
-          reasoning: transcript.reasoning,
-          rounds: transcript.rounds.filter((r) => r.scored),
-          injections: transcript.injections,
-          tool_calls: transcript.toolCalls,
-          tool_results: transcript.toolResults,
-          finish_reason: e.finish_reason,
-        }),
-      );
+      if (e.type === 'finish') {
+        const failure = e.gate === null ? undefined : gateFailure(e.gate);
+        const error =
+          failure === undefined
+            ? null
+            : {
+                code: failure.code,
+                exit_code: failure.code === 'gate_failed' ? ExitCode.gateFailed : ExitCode.inconclusive,
+                message: failure.message,
+              };
+        write(e, { status: 'complete', error });
+      } else if (e.type === 'error' && start !== undefined) {
+        const error = { code: e.code, exit_code: e.exit_code, message: e.message };
+        write(e, { status: e.status ?? unrecordedStatus(e.code), error });
+      }
     },
     close: () => out.drain(),
   };
+}
+
+/** A turn that ended before anything was recorded (its request never left): how it ended, by its error. */
+function unrecordedStatus(code: string): 'failed' | 'interrupted' | 'cancelled' {
+  if (code === 'interrupted' || code === 'timeout') return 'interrupted';
+  return code === 'cancelled' ? 'cancelled' : 'failed';
+}
+
+/**
+ * The one object of a run that failed before its turn started (a session not found, a store
+ * that cannot be read): the same keys, nothing recorded. Usage errors print nothing instead.
+ */
+export function jsonFailureLine(e: { code: string; exit_code: number; message: string }): string {
+  return toJsonLine({
+    session: null,
+    turn: null,
+    job_id: null,
+    policy: null,
+    agents: null,
+    status: 'failed',
+    error: { code: e.code, exit_code: e.exit_code, message: e.message },
+    content: '',
+    reasoning: '',
+    rounds: [],
+    injections: [],
+    tool_calls: [],
+    tool_results: [],
+    finish_reason: null,
+    verdict: null,
+    gate: null,
+  });
 }

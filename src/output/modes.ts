@@ -2,3 +2,11 @@
 export const OUTPUT_MODES = ['text', 'ndjson', 'final', 'json'] as const;
 
 export type OutputMode = (typeof OUTPUT_MODES)[number];
+
+/**
+ * `--progress` (NSED_PROGRESS, config key progress): `auto` shows progress as today (live on a
+ * terminal), and plain lines off a terminal when the environment says it is CI.
+ */
+export const PROGRESS_CHOICES = ['auto', 'plain', 'none'] as const;
+
+export type ProgressChoice = (typeof PROGRESS_CHOICES)[number];

@@ -1,4 +1,5 @@
 import type { NsedEvent } from '../events.js';
+import { convergenceMilestones } from '../protocol/milestone.js';
 import type { Candidate } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
 
@@ -26,7 +27,6 @@ export const initialProgress: ProgressState = {
 };
 
 const ROUND = /^\s*round\s+(\d+)(?:\s*\/\s*(\d+))?/i;
-const CONVERGENCE = /convergence:?\s*(\d+(?:\.\d+)?)\s*%/i;
 
 /** The first highest score (ties keep the earlier candidate, as the round line does). */
 export function leaderOf(candidates: readonly Candidate[]): Candidate | undefined {
@@ -61,8 +61,8 @@ export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
       };
     }
     case 'reasoning': {
-      const found = CONVERGENCE.exec(e.text);
-      if (found !== null) return { ...s, convergence: Number(found[1]) / 100 };
+      const found = convergenceMilestones(e.text).at(-1);
+      if (found !== undefined) return { ...s, convergence: found.value };
       if (/^\s*consensus\b/i.test(e.text)) return { ...s, phase: 'consensus' };
       // A milestone such as "Round 2/3 — proposals from …" opens a phase before its first round event.
       const at = ROUND.exec(e.text);
@@ -101,4 +101,12 @@ export function progressLine(s: ProgressState, elapsedMs: number): string {
 export function continueHint(session: string): string {
   const id = oneLine(session, 80);
   return `session ${id} · continue: nsed continue -s ${id} "…"`;
+}
+
+/**
+ * The error a turn ends with when the council waits for results nsed could not give (exit 10):
+ * one wording for the live run and for `nsed render`, which rebuilds it from the stream.
+ */
+export function waitingMessage(calls: ReadonlyArray<{ id: string; name: string }>): string {
+  return `the council waits for the result of ${calls.map((c) => `${c.name} (${c.id})`).join(', ')}`;
 }

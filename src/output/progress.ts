@@ -6,7 +6,7 @@ import { canAnimate, createSpinner } from '../terminal/spinner.js';
 import { createStyle } from '../terminal/style.js';
 import { advanceProgress, continueHint, initialProgress, progressLine, type ProgressState } from './progress-state.js';
 import type { Renderer } from './renderer-types.js';
-import { jobLine, roundLine } from './text.js';
+import { jobLine, roundLine, schemaRetryLine } from './text.js';
 
 /** How a turn's progress is watched: the time, and whether to end with the continue hint. */
 export interface ProgressOptions {
@@ -32,6 +32,8 @@ export function noteFor(e: NsedEvent, start: EventOf<'turn-start'> | undefined, 
       return `tool result ${oneLine(e.id, 80)}: exit ${e.exit_code}`;
     case 'reconnect':
       return `reconnecting (attempt ${e.attempt}): ${oneLine(e.reason)}`;
+    case 'schema-retry':
+      return schemaRetryLine(e);
     default:
       return undefined;
   }

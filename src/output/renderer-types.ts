@@ -1,4 +1,5 @@
 import type { NsedEvent } from '../events.js';
+import type { ProgressMode } from './progress-mode.js';
 
 /**
  * Shows one turn. Events arrive in order: turn-start, job, …, then exactly one of finish or
@@ -14,4 +15,6 @@ export interface RendererOptions {
   showSessionHint?: boolean;
   /** The clock of the elapsed time in the progress line (default: the system clock). */
   now?: () => number;
+  /** --progress, resolved for this run: `live` (the default) as before, `plain` lines, or `none`. */
+  progress?: ProgressMode;
 }

@@ -10,6 +10,7 @@ export type { Renderer, RendererOptions } from './renderer-types.js';
  * styling, which `-o final` in a shell loop has no use for (bench/RESULTS.md, round 3).
  */
 export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOptions = {}): Promise<Renderer> {
+  if (opts.progress === 'plain' || opts.progress === 'none') return endsAtTerminalEvent(await steady(mode, io, opts));
   switch (mode) {
     case 'text':
       return endsAtTerminalEvent(await (await import('./text.js')).createTextRenderer(io, opts));
@@ -22,6 +23,32 @@ export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOpt
     default:
       return assertNever(mode);
   }
+}
+
+/**
+ * `--progress plain|none`: the mode's output with no live progress of its own (text mode's notes
+ * and spinner off, as with -q), and with `plain` the plain lines instead; -q still silences them.
+ */
+async function steady(mode: OutputMode, io: IO, opts: RendererOptions): Promise<Renderer> {
+  const inner = await (async (): Promise<Renderer> => {
+    switch (mode) {
+      case 'text':
+        return (await import('./text.js')).createTextRenderer(
+          Object.create(io, { quiet: { value: true } }) as IO,
+          opts,
+        );
+      case 'ndjson':
+        return (await import('./ndjson.js')).createNdjsonRenderer(io);
+      case 'final':
+        return (await import('./final.js')).createFinalRenderer(io);
+      case 'json':
+        return (await import('./json.js')).createJsonRenderer(io);
+      default:
+        return assertNever(mode);
+    }
+  })();
+  if (opts.progress === 'none' || io.quiet) return inner;
+  return (await import('./plain-progress.js')).plainProgress(inner, io);
 }
 
 /** The quiet-until-the-end modes, with progress on stderr when it is a terminal. */

@@ -1,3 +1,4 @@
+import { convergenceByRound } from '../protocol/milestone.js';
 import type { NsedRound, Verdict } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { Style } from '../terminal/style.js';
@@ -24,16 +25,8 @@ export function sparkline(scores: ReadonlyArray<number | undefined>): string {
     .join('');
 }
 
-/** Convergence per round from the reasoning milestones ("Round 2 complete — convergence: 63%"). */
-export function convergenceByRound(reasoning: string | null): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const m of (reasoning ?? '').matchAll(
-    /round\s+(\d+)\s+complete\D{0,40}?convergence:?\s*(\d+(?:\.\d+)?)\s*%/gi,
-  )) {
-    out.set(Number(m[1]), Number(m[2]) / 100);
-  }
-  return out;
-}
+/** Convergence per round: the one milestone parser's (re-exported here for the picture's readers). */
+export { convergenceByRound };
 
 /**
  * The deliberation of one answer at a glance: a row per agent with its score across the rounds

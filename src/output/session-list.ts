@@ -5,15 +5,20 @@ import { toJsonLine } from './ndjson.js';
 import { relativeTime } from './session-time.js';
 
 /** One session as `sessions ls --json` documents it: every key always present. */
-export type SessionListItem = Required<Omit<SessionSummary, 'forked_from'>> & {
+export type SessionListItem = Required<Omit<SessionSummary, 'forked_from' | 'agents'>> & {
   forked_from: NonNullable<SessionSummary['forked_from']> | null;
+  agents: string[] | null;
 };
+
+/** The POLICY column: the policy, or the agents --agents chose the council with. */
+const policyCell = (s: SessionSummary): string => s.policy ?? `agents ${(s.agents ?? []).join(',')}`;
 
 export function listItem(s: SessionSummary): SessionListItem {
   return {
     id: s.id,
     title: s.title,
     policy: s.policy,
+    agents: s.agents ?? null,
     turns: s.turns,
     created: s.created,
     updated: s.updated,
@@ -31,7 +36,7 @@ export function sessionTable(items: readonly SessionSummary[], now: Date): strin
   const rows = items.map((s) => [
     oneLine(s.id, 80),
     oneLine(s.title, TITLE_WIDTH),
-    oneLine(s.policy, 40),
+    oneLine(policyCell(s), 40),
     String(s.turns),
     relativeTime(s.updated, now),
     s.state,
@@ -51,7 +56,7 @@ export function sessionLines(items: readonly SessionSummary[]): string {
   // oneLine turns tabs and newlines inside a title into spaces, so a line stays six fields.
   let text = '';
   for (const s of items)
-    text += `${s.id}\t${oneLine(s.title, 10_000)}\t${oneLine(s.policy, 10_000)}\t${s.turns}\t${s.updated}\t${s.state}\n`;
+    text += `${s.id}\t${oneLine(s.title, 10_000)}\t${oneLine(policyCell(s), 10_000)}\t${s.turns}\t${s.updated}\t${s.state}\n`;
   return text;
 }
 

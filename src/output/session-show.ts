@@ -1,9 +1,10 @@
 import type { Candidate, NsedRound } from '../protocol/wire.js';
-import type { RecordedToolCall } from '../session/model.js';
+import type { Attachment, RecordedToolCall } from '../session/model.js';
 import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
 import { plainPaint, roundPicture, type Paint } from './round-picture.js';
 import { relativeTime, shortTime } from './session-time.js';
+import { gateSummary, verdictSummary } from './verdict-line.js';
 
 export interface ShowOptions {
   /** --rounds: the recorded rounds, candidates, scores and claim verdicts under each answer. */
@@ -26,7 +27,7 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
   const out: string[] = [oneLine(doc.title, 200) || doc.id];
   const count = doc.turns.length === 1 ? '1 turn' : `${doc.turns.length} turns`;
   out.push(
-    `session ${doc.id} · policy ${oneLine(doc.policy, 80)} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`,
+    `session ${doc.id} · ${doc.policy === null ? `agents ${oneLine((doc.council?.agents ?? []).join(', '), 80)}` : `policy ${oneLine(doc.policy, 80)}`} · ${count} · created ${when(doc.created)} · updated ${when(doc.updated)} · ${doc.state}`,
   );
   if (doc.forked_from !== null) {
     const at = doc.forked_from.turn === null ? '' : ` at turn ${oneLine(doc.forked_from.turn, 40)}`;
@@ -47,12 +48,21 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
       out.push(...t.rounds.flatMap((r) => roundLines(r, paint)), '');
     }
     if (t.tool_calls.length > 0) out.push(...t.tool_calls.map(toolCallLine), '');
+    if (t.attachments.length > 0) out.push(...t.attachments.map(attachmentLine), '');
     const text = opts.terminal ? sanitizeForTerminal(t.content) : t.content;
     if (text !== '') out.push(text.replace(/\n+$/, ''));
     if (t.status !== 'complete' && t.error !== null) out.push(`[${t.status}: ${oneLine(t.error, 300)}]`);
+    if (t.diverged) out.push(DIVERGED_NOTE);
+    // Under the answer, what the council concluded and how the run's gates judged it.
+    if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))
+      out.push('', `  ${verdictSummary(t.verdict)}`);
+    if (t.gate !== null) out.push(`  ${gateSummary(t.gate)}`);
   });
   return `${out.join('\n')}\n`;
 }
+
+const DIVERGED_NOTE =
+  "[the replay after a reconnect differed from what was shown live; this is the orchestrator's recorded answer when it gave one]";
 
 function heading(t: TurnDocument, position: number): string {
   const parts = [String(position)];
@@ -64,10 +74,17 @@ function heading(t: TurnDocument, position: number): string {
     parts.push(t.role);
   }
   if (t.policy !== null) parts.push(oneLine(t.policy, 80));
+  if (t.agents !== null) parts.push(`agents ${oneLine(t.agents.join(', '), 80)}`);
   if (t.job_id !== null) parts.push(`job ${oneLine(t.job_id, 80)}`);
   if (t.ts !== '') parts.push(shortTime(t.ts));
   if (t.status !== 'complete') parts.push(t.status.toUpperCase());
+  if (t.diverged) parts.push('REPLAY DIFFERED');
   return parts.join(' · ');
+}
+
+/** `  file src/app.ts (1234 bytes, sha256 0123456789ab)`: what was attached, not its text again. */
+export function attachmentLine(a: Attachment): string {
+  return `  file ${oneLine(a.path, 200)} (${a.size} bytes, sha256 ${oneLine(a.sha256, 64).slice(0, 12)})`;
 }
 
 /** `  tool calculator {"expr":"2+2"} → 4 (ok, exit 0, 12 ms)`, or `… → waiting` for an open call. */

@@ -13,13 +13,16 @@ export async function writeStdout(io: Pick<IO, 'stdout'>, text: string): Promise
   await assertStdoutWritten(io);
 }
 
-/** Waits for stdout to flush and fails if it broke for any reason but a reader that left. */
+/**
+ * Waits for stdout to flush and fails if it broke for any reason but a reader that left: exit 11
+ * (io) naming the error, never 1 (docs/reliability.md #85).
+ */
 export async function assertStdoutWritten(io: Pick<IO, 'stdout'>): Promise<void> {
   const out = safeWriter(io.stdout);
   await out.drain();
   const failure = out.failure;
   if (failure !== undefined) {
     const code = (failure as NodeJS.ErrnoException).code ?? failure.message;
-    throw new NsedError('bug', `cannot write to standard output: ${code}`, { cause: failure });
+    throw new NsedError('io', `cannot write to standard output: ${code}`, { cause: failure });
   }
 }

@@ -14,14 +14,25 @@ import {
 } from './progress-state.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
 
+/** What chose the council: `policy nsed:deep`, or `agents CortexA, CortexB` for --agents. */
+export function councilLabel(start: Pick<EventOf<'turn-start'>, 'policy' | 'agents'>): string {
+  if (start.agents !== null) return `agents ${oneLine(start.agents.join(', '), 80)}`;
+  return `policy ${oneLine(start.policy ?? '', 80)}`;
+}
+
 /** `job` line: `session <id> · job <job> · policy <policy>`, with whatever turn-start told us. */
 export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string): string {
   const parts = [`job ${oneLine(jobId, 80)}`];
   if (start !== undefined) {
     parts.unshift(`session ${oneLine(start.session, 80)}`);
-    parts.push(`policy ${oneLine(start.policy, 80)}`);
+    parts.push(councilLabel(start));
   }
   return parts.join(' · ');
+}
+
+/** The session line of an answer no job was named for (a plain server, a roomless passthrough). */
+export function sessionLine(start: EventOf<'turn-start'>): string {
+  return `session ${oneLine(start.session, 80)} · ${councilLabel(start)}`;
 }
 
 /**
@@ -49,6 +60,16 @@ export function toolResultLine(e: EventOf<'tool-result'>): string {
   return `${parts.join(' · ')}${shown === '' ? '' : `: ${shown}`}`;
 }
 
+/** `the answer does not match the schema (/score: must be number); asking for a corrected one (1/1)` */
+export function schemaRetryLine(e: EventOf<'schema-retry'>): string {
+  const first = e.errors
+    .slice(0, 3)
+    .map((x) => `${oneLine(x.path, 60)}: ${oneLine(x.message, 80)}`)
+    .join('; ');
+  const more = e.errors.length > 3 ? `; ${e.errors.length - 3} more` : '';
+  return `the answer does not match the schema (${first}${more}); asking for a corrected one (${e.attempt}/${e.retries})`;
+}
+
 /**
  * `-o text`: the answer on stdout as it arrives, deliberation on stderr (dim, one line each),
  * and a spinner while nothing else moves. stdout is sanitised only on a terminal, so
@@ -65,6 +86,8 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
   const started = now();
   let progress = initialProgress;
   let start: EventOf<'turn-start'> | undefined;
+  /** The session id was named on stderr (the job line names it). */
+  let namedSession = false;
   let wroteAnswer = false;
   let answerEndsWithNewline = false;
   /** The terminal's cursor sits after answer text, not at the start of a line. */
@@ -110,6 +133,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         return;
       case 'job':
         note(jobLine(start, e.job_id));
+        namedSession = start !== undefined;
         return;
       case 'round':
         if (e.scored) note(roundLine(e, contestedClaims(e.candidates)));
@@ -136,12 +160,23 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         note(`reconnecting (attempt ${e.attempt}): ${oneLine(e.reason)}`);
         return;
       case 'reasoning':
+      case 'chosen':
+      case 'verdict':
+        return;
+      case 'schema-retry':
+        // The corrective answer starts on a line of its own, and a --no-stream one is shown too.
+        endAnswer(true);
+        wroteAnswer = false;
+        note(schemaRetryLine(e));
         return;
       case 'finish':
         // A blocking (--no-stream) turn may deliver its answer only here.
         if (!wroteAnswer) answer(e.content);
         endAnswer(true);
+        // The session id goes to stderr in every case (README, "One-shot questions"): where no job
+        // line named it and no continue hint follows, it gets a line of its own.
         if (opts.showSessionHint === true) note(continueHint(e.session));
+        else if (!namedSession && start !== undefined) note(sessionLine(start));
         return;
       case 'error':
         // main prints the error itself; on a terminal it must start on a fresh line.

@@ -26,6 +26,11 @@ export interface NsedRound {
   progress: number;
   scored: boolean;
   candidates: Candidate[];
+  /**
+   * Not on the compat wire: the native `round_summary.convergence_score` of a scored round, which
+   * nsed's `round` event carries (docs/ndjson.md). Absent when the server reported none.
+   */
+  convergence?: number;
 }
 
 /** `delta.nsed_injected` (docs/protocol.md §4.5). */
@@ -38,6 +43,17 @@ export interface NsedInjected {
 export interface NsedFinalized {
   chosen_agent_id: string;
   round: number;
+}
+
+/**
+ * What native `job_complete` says of the answer (docs/protocol.md §5): whose proposal it is, its
+ * score and how many rounds ran, as nsed's `chosen` event carries it. Each null when not sent.
+ */
+export interface JobChosen {
+  agent_id: string;
+  score: number | null;
+  rounds_completed: number | null;
+  total_rounds: number | null;
 }
 
 /**
@@ -127,7 +143,14 @@ export interface ChatCompletionRequest {
   stream?: boolean;
   max_tokens?: number;
   tools?: ToolDefinition[];
+  /** OpenAI's structured output; the seeds do not say an orchestrator honours it (a GAP). */
+  response_format?: ResponseFormat;
 }
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
 
 export interface ChatCompletion {
   id: string;

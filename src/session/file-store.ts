@@ -3,7 +3,8 @@ import { lstat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { notFound, storeError, usageError, type NsedError } from '../errors.js';
-import { AtomicJsonAdapter, decodeRecord, realDisk, removeStaleTemps, type DiskOps } from './atomic-adapter.js';
+import { realDisk, type DiskOps } from '../files/atomic-write.js';
+import { AtomicJsonAdapter, decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { IndexJournal, listSessions } from './index-journal.js';
 import { withLock, type HeldLock } from './lock.js';
@@ -25,6 +26,8 @@ export interface FileStoreOptions {
   onLockWait?: (pid: number | undefined) => void;
   /** The file-system calls used for session files; tests pass a failing disk. */
   disk?: DiskOps;
+  /** Applied to every string a session file gets (the run's secrets, docs/reliability.md #89). */
+  redact?: (text: string) => string;
 }
 
 /** The lock was taken over (the process slept past the stale time) before our rename. */
@@ -212,6 +215,7 @@ class FileStore implements SessionStore {
       mode,
       disk: this.disk,
       ...(beforeCommit ? { beforeCommit } : {}),
+      ...(this.opts.redact ? { redact: this.opts.redact } : {}),
     });
   }
 

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
-import { appendFile, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { storeError } from '../errors.js';
-import { decodeRecord, removeStaleTemps, tempName } from './atomic-adapter.js';
+import { writeAtomic } from '../files/atomic-write.js';
+import { decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { withLock } from './lock.js';
 import { journalFile } from './paths.js';
@@ -36,8 +37,9 @@ export interface JournalSnapshot {
 const JOURNAL_LOCK_MS = 1_000;
 const COMPACT_MIN_LINES = 32;
 const STATES = new Set<string>(SESSION_STATES);
-// Entries written before failed and cancelled existed may call such a session ok.
-const STATE_VOCABULARY = 2;
+// Entries written before failed and cancelled existed may call such a session ok (2); before 3, a
+// council chosen with --agents was listed under the policy it did not use.
+const STATE_VOCABULARY = 3;
 /**
  * The racy-entry rule (git's, for its index): a file rewritten in place within the same tick of
  * the file system's clock, at the same size, looks unchanged, so an entry taken within a tick of
@@ -66,7 +68,7 @@ function toRecord(line: string): JournalRecord | undefined {
   const forkOk = fork === undefined || (typeof fork === 'object' && fork !== null && str(fork.session));
   const ok =
     str(r.title) &&
-    str(r.policy) &&
+    (str(r.policy) || (r.policy === null && Array.isArray(r.agents))) &&
     num(r.turns) &&
     str(r.created) &&
     str(r.updated) &&
@@ -104,6 +106,7 @@ export function summaryOf(entry: JournalEntry): SessionSummary {
     state: entry.state,
   };
   if (entry.forked_from !== undefined) summary.forked_from = entry.forked_from;
+  if (Array.isArray(entry.agents)) summary.agents = entry.agents;
   return summary;
 }
 
@@ -172,26 +175,19 @@ export class IndexJournal {
   /**
    * Rewrites the journal with one line per id in `keep`; never throws. Compactions exclude each
    * other through the index lock; appends take none, so whatever was appended since the read is
-   * copied to the end of the new file just before the rename. An append that lands between that
-   * copy and the rename is lost, which costs a re-parse of its file, never a wrong listing: the
-   * listing checks every entry against its file's mtime and size (docs/reliability.md #58).
+   * copied to the end of the new content just before the atomic write (files/atomic-write.ts). An
+   * append that lands between that copy and the rename is lost, which costs a re-parse of its
+   * file, never a wrong listing: the listing checks every entry against its file's mtime and size
+   * (docs/reliability.md #58).
    */
   async compact(keep: ReadonlySet<string>): Promise<void> {
     await this.locked(async () => {
       const readFrom = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
       const { entries } = this.load();
       const lines = [...entries.values()].filter((e) => keep.has(e.id)).map((e) => `${JSON.stringify(e)}\n`);
-      const tmp = path.join(this.home, tempName(path.basename(this.file)));
-      try {
-        await writeFile(tmp, lines.join(''), { mode: 0o600, flag: 'wx' });
-        const since = (await readFile(this.file)).subarray(readFrom);
-        // The rewritten lines end with a newline, and appends are whole lines.
-        if (since.length > 0) await appendFile(tmp, since);
-        await rename(tmp, this.file);
-      } catch (err) {
-        await unlink(tmp).catch(() => undefined);
-        throw err;
-      }
+      // The rewritten lines end with a newline, and appends are whole lines.
+      const since = (await readFile(this.file)).subarray(readFrom);
+      await writeAtomic(this.file, Buffer.concat([Buffer.from(lines.join('')), since]));
       await removeStaleTemps(this.home, fs.readdirSync(this.home));
     });
   }

@@ -1,4 +1,5 @@
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
+import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 export const SESSION_VERSION = 1;
 
@@ -19,6 +20,16 @@ export interface RecordedToolCall {
   duration_ms?: number | null;
 }
 
+/** A file attached to a user turn (-f): what it was, never a second copy of what the prompt holds. */
+export interface Attachment {
+  /** As given, or as a glob matched it; `-` for standard input. */
+  path: string;
+  /** Bytes. */
+  size: number;
+  /** SHA-256 of the bytes, hex. */
+  sha256: string;
+}
+
 /**
  * One turn of the transcript (the seed's `turns[{role, content, policy_id, job_id, ts}]`,
  * plus what `sessions show` and `resume` need). Unknown fields written by other versions are
@@ -33,6 +44,8 @@ export interface Turn {
   /** ISO-8601 time the turn was recorded. */
   ts: string;
   policy_id?: string;
+  /** The agents --agents chose for this turn (then no policy chose it, and policy_id is absent). */
+  agents?: string[];
   job_id?: string;
   path?: TurnPath;
   finish_reason?: string;
@@ -44,6 +57,21 @@ export interface Turn {
   round?: number;
   /** Why a turn is interrupted or failed, in one line. */
   error?: string;
+  /**
+   * A resume's replay differed from what this turn had shown: the content is the orchestrator's
+   * recorded answer when it gave one, else the splice (docs/reliability.md #33).
+   */
+  diverged?: boolean;
+  /** Assistant turns: what the council concluded (docs/ndjson.md "The verdict"). */
+  verdict?: CouncilVerdict;
+  /** Assistant turns judged by gates: their result (a failed gate still records the answer). */
+  gate?: GateResult;
+  /** User turns: the files attached with -f, in prompt order. */
+  attachments?: Attachment[];
+  /** Assistant turns asked for a --schema: the answer parsed (null when it did not match). */
+  structured?: unknown;
+  /** ...and, when it did not match, what the validator said. */
+  schema_errors?: Array<{ path: string; message: string }>;
   [extra: string]: unknown;
 }
 
@@ -73,6 +101,21 @@ export interface Council {
 }
 
 /**
+ * The policy a session runs with, for display and listing: none when its council is chosen with
+ * --agents (`active_policy` is then only what a later -p-less compat turn would fall back to).
+ */
+export function sessionPolicy(s: Pick<Session, 'active_policy' | 'council'>): string | null {
+  const agents = s.council?.agents;
+  return Array.isArray(agents) && agents.length > 0 ? null : s.active_policy;
+}
+
+/** The agents a session's council is chosen with, if --agents chose it. */
+export function sessionAgents(s: Pick<Session, 'council'>): string[] | undefined {
+  const agents = s.council?.agents;
+  return Array.isArray(agents) && agents.length > 0 ? agents.filter((a) => typeof a === 'string') : undefined;
+}
+
+/**
  * The turn lease: set, in the same locked write that checks nothing runs, by the command that
  * sends a turn, before the request leaves; cleared once the job id is recorded (the pending
  * marker takes over) or the turn is recorded. Its owner is named so that a claim left by a
@@ -86,6 +129,12 @@ export interface TurnClaim {
   /** Random, so the owner releases only its own claim. */
   token: string;
   since: string;
+  /**
+   * When the owner gave up before the orchestrator named a job (a signal, a timeout or a reset
+   * between the request and the response headers): the request may have started one, which
+   * `resume` and `continue` look up as they do for a dead owner's claim (docs/reliability.md #97).
+   */
+  abandoned?: string;
 }
 
 /** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */

@@ -1,5 +1,6 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { writeAtomic } from '../files/atomic-write.js';
 
 /** How long the tags of the last `nsed policies` are offered by completion. */
 export const POLICY_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
@@ -14,15 +15,12 @@ export function policyCacheFile(home: string): string {
  * Best effort: a store that cannot be written must not fail the listing that was asked for.
  */
 export async function writePolicyCache(home: string, entry: { url: string; tags: string[]; now: Date }): Promise<void> {
-  const file = policyCacheFile(home);
-  const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
   try {
     await mkdir(home, { recursive: true, mode: 0o700 });
     const body = { written: entry.now.toISOString(), url: entry.url, tags: [...new Set(entry.tags)] };
-    await writeFile(tmp, `${JSON.stringify(body)}\n`, { mode: 0o600 });
-    await rename(tmp, file);
+    await writeAtomic(policyCacheFile(home), `${JSON.stringify(body)}\n`);
   } catch {
-    await rm(tmp, { force: true }).catch(() => undefined);
+    // A cache: the listing that was asked for has been shown; completion goes without the tags.
   }
 }
 

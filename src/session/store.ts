@@ -1,4 +1,4 @@
-import type { Session } from './model.js';
+import { sessionAgents, sessionPolicy, type Session } from './model.js';
 
 /** Every state `sessions ls` shows and `--state` accepts. */
 export const SESSION_STATES = ['ok', 'running', 'interrupted', 'failed', 'cancelled'] as const;
@@ -8,7 +8,9 @@ export type SessionState = (typeof SESSION_STATES)[number];
 export interface SessionSummary {
   id: string;
   title: string;
-  policy: string;
+  /** null when the council is chosen with --agents (`agents` names it). */
+  policy: string | null;
+  agents?: string[];
   turns: number;
   created: string;
   updated: string;
@@ -101,12 +103,14 @@ export function summarizeSession(s: Session): SessionSummary {
   const summary: SessionSummary = {
     id: s.id,
     title: s.title,
-    policy: s.active_policy,
+    policy: sessionPolicy(s),
     turns: s.turns.length,
     created: s.created,
     updated: s.updated,
     state: sessionState(s),
   };
+  const agents = sessionAgents(s);
+  if (agents !== undefined) summary.agents = agents;
   if (s.forked_from) summary.forked_from = { session: s.forked_from.session, turn: s.forked_from.turn };
   return summary;
 }

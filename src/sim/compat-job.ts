@@ -5,7 +5,8 @@ import type { SimContext } from './context.js';
 import type { FaultSpec } from './faults.js';
 import type { Job } from './job.js';
 import type { SimPolicy } from './policies.js';
-import { startJob } from './start-job.js';
+import { startJob, structuredPlan } from './start-job.js';
+import type { AnswerFormat } from './answer-format.js';
 import { textContext } from './text-context.js';
 import { forcedToolCall, planToolCall } from './tool-plan.js';
 
@@ -16,6 +17,10 @@ export interface CompatJobSpec {
   policy: SimPolicy;
   messages: ChatMessage[];
   tools: ToolDefinition[];
+  /** The format asked for the final answer (`response_format`, `text.format`). */
+  format?: AnswerFormat | undefined;
+  /** The thread the request is on, for the `schema=violate-once` fault. */
+  thread: string;
 }
 
 /**
@@ -31,8 +36,10 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
   const toolResults = toolResultsOf(messages);
   const toolCall =
     policy.mode === 'deliberation'
-      ? (forcedToolCall(faults.callTool) ?? planToolCall(spec.tools, question, toolResults.length > 0, text))
+      ? (forcedToolCall(faults.callTool) ??
+        planToolCall(spec.tools, question, toolResults.length > 0, text, String(ctx.seed)))
       : undefined;
+  const structured = structuredPlan(ctx, faults, spec.format, spec.thread);
   return startJob(ctx, {
     id: spec.id,
     model: typeof spec.model === 'string' ? spec.model : `nsed:${policy.tags[0] ?? policy.name}`,
@@ -51,5 +58,6 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
     ...(faults.failAtRound === undefined ? {} : { failAtRound: faults.failAtRound }),
     ...(faults.end === undefined ? {} : { ending: faults.end }),
     ...(toolCall === undefined ? {} : { toolCall }),
+    ...(structured === undefined ? {} : { structured }),
   });
 }

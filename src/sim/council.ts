@@ -1,6 +1,17 @@
 import type { Candidate, Claim, Verdict } from '../protocol/wire.js';
 import type { Angle } from './agents.js';
-import { CLAIMS, DETAILS, JUSTIFICATIONS, OBJECTIONS, OPENERS, REASONS, THOUGHTS, TRADEOFFS } from './phrases.js';
+import {
+  CLAIMS,
+  DETAILS,
+  EXTRA_CLAIMS,
+  EXTRA_OBJECTIONS,
+  JUSTIFICATIONS,
+  OBJECTIONS,
+  OPENERS,
+  REASONS,
+  THOUGHTS,
+  TRADEOFFS,
+} from './phrases.js';
 import { type Rng, rngFor } from './rng.js';
 import { type TextContext, fill, shorten } from './text-context.js';
 
@@ -114,13 +125,12 @@ export function propose(
         `The ${r.name} tool returned “${shorten(r.content, 120)}”, which settles the open question about ${t.t1}.`,
       );
     parts.push(fill(rng.pick(TRADEOFFS[m.angle]), t));
-    return {
-      agent_id: m.id,
-      content: parts.join(' '),
-      thought_process: fill(rng.pick(THOUGHTS[m.angle]), t),
-      claims: chooseClaims(rng, CLAIMS[m.angle], 3).map((c) => fill(c, t)),
-      advice,
-    };
+    const thought_process = fill(rng.pick(THOUGHTS[m.angle]), t);
+    const claims = chooseClaims(rng, CLAIMS[m.angle], 3);
+    // A separate stream, so the extra claims leave every other choice of the seed as it was.
+    const extra = rngFor(input.key, 'extra-claims', round, m.id);
+    if (extra.chance(0.3)) claims.push(...chooseClaims(extra, EXTRA_CLAIMS, 1 + extra.int(3)));
+    return { agent_id: m.id, content: parts.join(' '), thought_process, claims: claims.map((c) => fill(c, t)), advice };
   });
 }
 
@@ -136,15 +146,26 @@ export function evaluate(input: CouncilInput, round: number, proposals: readonly
       const score = round2(
         clamp(quality(input, target.agent_id) + (0.25 * round) / input.totalRounds + rng.range(-0.15, 0.15), -1, 1),
       );
-      const claim_assessments: Claim[] = target.claims.map((claim) => {
-        const verdict = verdictFrom(rng);
-        return { claim, verdict, reason: fill(rng.pick(REASONS[verdict]), t) };
+      // The first three claims on the seed's main stream (as always); extra ones on their own.
+      const second = rngFor(input.key, 'evaluate-extra', round, evaluator.id, target.agent_id);
+      const claim_assessments: Claim[] = target.claims.map((claim, i) => {
+        const r = i < 3 ? rng : second;
+        const verdict = verdictFrom(r);
+        return { claim, verdict, reason: fill(r.pick(REASONS[verdict]), t) };
       });
       if (rng.chance(0.3)) {
         claim_assessments.push({
           claim: fill(rng.pick(OBJECTIONS), t),
           verdict: 'contested',
           reason: fill(rng.pick(REASONS.contested), t),
+        });
+      }
+      if (second.chance(0.25)) {
+        const verdict = second.chance(0.5) ? 'wrong' : 'contested';
+        claim_assessments.push({
+          claim: fill(second.pick(EXTRA_OBJECTIONS), t),
+          verdict,
+          reason: fill(second.pick(REASONS[verdict]), t),
         });
       }
       evaluations.push({

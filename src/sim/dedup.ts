@@ -9,6 +9,8 @@ export interface DedupKeyParts {
   messages: unknown;
   tools: unknown;
   thread: string | undefined;
+  /** The answer format asked for, when one was (left out of the key otherwise). */
+  format?: unknown;
 }
 
 export function dedupKey(parts: DedupKeyParts): string {

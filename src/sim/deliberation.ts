@@ -27,6 +27,10 @@ export interface DeliberationPlan {
   toolCall?: ToolCall;
   /** How long the blocked agent waits before the call expires and it goes on without. */
   toolWaitMs: number;
+  /** Whether chat streams carry the reasoning milestones (the profile's choice). */
+  milestones: boolean;
+  /** The winning prose as the request asked for the answer (JSON for `response_format`); as is otherwise. */
+  finalAnswer?: (prose: string) => string;
 }
 
 type Phase = { kind: 'propose' | 'evaluate'; round: number } | { kind: 'answer'; round: number };
@@ -78,7 +82,9 @@ export function runDeliberation(plan: DeliberationPlan): void {
   let index = 0;
   let proposals: Proposal[] = [];
   let previous: RoundOutcome | undefined;
-  const say = (text: string): void => job.push(chunk(job.stamp, { reasoning_content: text }));
+  const say = (text: string): void => {
+    if (plan.milestones) job.push(chunk(job.stamp, { reasoning_content: text }));
+  };
 
   const runPhase = (phase: Phase): boolean => {
     const r = phase.round;
@@ -139,13 +145,14 @@ export function runDeliberation(plan: DeliberationPlan): void {
     if (!previous) return false;
     const score = previous.scores.find((s) => s.agent_id === previous?.leader)?.score ?? 0;
     say(`Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`);
-    const answer = composeAnswer({
+    const prose = composeAnswer({
       text: council.text,
       members: council.members,
       final: previous,
       totalRounds: total,
       influences,
     });
+    const answer = plan.finalAnswer === undefined ? prose : plan.finalAnswer(prose);
     for (const piece of chunkText(answer)) job.push(chunk(job.stamp, { content: piece }), true);
     job.answer = answer;
     job.end('completed', 'stop', { last: chunk(job.stamp, {}, 'stop') });

@@ -1,5 +1,6 @@
 import { NsedError } from '../errors.js';
 import { JOB_ENDINGS, type JobEnding } from './job.js';
+import { quoted } from './quote.js';
 
 /** What can go wrong on purpose, for testing clients against real sockets. */
 export interface FaultSpec {
@@ -15,6 +16,12 @@ export interface FaultSpec {
   end?: JobEnding;
   /** The council calls this tool after round 1, offered or not (a model that invents a name). */
   callTool?: string;
+  /**
+   * `violate-once`: the first structured answer on a thread breaks its format (a required field
+   * dropped, a wrong type, or prose), and later ones on that thread fit, so a client's repair
+   * turn is tested.
+   */
+  schema?: 'violate-once';
   times?: number;
 }
 
@@ -28,7 +35,9 @@ const bad = (message: string): NsedError =>
 
 function whole(key: string, value: string | undefined, min: number): number {
   if (value === undefined || !/^\d+$/.test(value) || Number(value) < min) {
-    throw bad(`fault '${key}' needs a whole number${min > 0 ? ` of at least ${min}` : ''}, got '${value ?? ''}'`);
+    throw bad(
+      `fault ${quoted(key)} needs a whole number${min > 0 ? ` of at least ${min}` : ''}, got ${quoted(value ?? '')}`,
+    );
   }
   return Number(value);
 }
@@ -40,7 +49,7 @@ export function parseFaultSpec(spec: string): FaultSpec {
     .split(';')
     .map((p) => p.trim())
     .filter((p) => p !== '');
-  if (parts.length === 0) throw bad(`empty fault spec '${spec}'`);
+  if (parts.length === 0) throw bad(`empty fault spec ${quoted(spec)}`);
   for (const part of parts) {
     const eq = part.indexOf('=');
     const key = (eq < 0 ? part : part.slice(0, eq)).trim();
@@ -66,33 +75,37 @@ export function parseFaultSpec(spec: string): FaultSpec {
         break;
       case 'call-tool':
         if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value))
-          throw bad(`fault 'call-tool' needs a tool name (letters, digits, - and _), got '${value ?? ''}'`);
+          throw bad(`fault 'call-tool' needs a tool name (letters, digits, - and _), got ${quoted(value ?? '')}`);
         out.callTool = value;
+        break;
+      case 'schema':
+        if (value !== 'violate-once') throw bad(`fault 'schema' is violate-once, got ${quoted(value ?? '')}`);
+        out.schema = value;
         break;
       case 'status': {
         const status = whole(key, value, 100);
-        if (status > 599) throw bad(`fault 'status' must be an HTTP status (100-599), got '${value ?? ''}'`);
+        if (status > 599) throw bad(`fault 'status' must be an HTTP status (100-599), got ${quoted(value ?? '')}`);
         out.status = status;
         break;
       }
       case 'retry-after':
         if (value === undefined || value === '' || /[\r\n]/.test(value))
-          throw bad(`fault 'retry-after' needs a value, got '${part}'`);
+          throw bad(`fault 'retry-after' needs a value, got ${quoted(part)}`);
         out.retryAfter = value;
         break;
       case 'end':
         if (!(JOB_ENDINGS as readonly string[]).includes(value ?? '')) {
-          throw bad(`fault 'end' is one of ${JOB_ENDINGS.join(', ')}, got '${value ?? ''}'`);
+          throw bad(`fault 'end' is one of ${JOB_ENDINGS.join(', ')}, got ${quoted(value ?? '')}`);
         }
         out.end = value as JobEnding;
         break;
       case 'eof-without-done':
         if (value !== undefined && value !== 'true' && value !== '1')
-          throw bad(`fault 'eof-without-done' takes no value, got '${part}'`);
+          throw bad(`fault 'eof-without-done' takes no value, got ${quoted(part)}`);
         out.eofWithoutDone = true;
         break;
       default:
-        throw bad(`unknown fault '${key}' in '${spec}'`);
+        throw bad(`unknown fault ${quoted(key)} in ${quoted(spec)}`);
     }
   }
   return out;
@@ -112,7 +125,7 @@ export function parseScopedFault(text: string): ScopedFault {
   if (colon >= 0 && (eq < 0 || colon < eq)) {
     const scope = text.slice(0, colon).trim();
     if (!(SCOPES as readonly string[]).includes(scope))
-      throw bad(`unknown fault scope '${scope}' in '${text}' (use chat, submit, resume or all)`);
+      throw bad(`unknown fault scope ${quoted(scope)} in ${quoted(text)} (use chat, submit, resume or all)`);
     return { scope: scope as FaultScope, spec: parseFaultSpec(text.slice(colon + 1)), used: 0 };
   }
   return { scope: 'chat', spec: parseFaultSpec(text), used: 0 };

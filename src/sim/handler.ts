@@ -9,7 +9,14 @@ import { type SimRequestRecord, recordHeaders } from './request-log.js';
 import { type RouteMatch, type RouteName, matchRoute } from './router.js';
 import { handleChat } from './routes/chat.js';
 import { CONTROL_PREFIX, handleControl } from './routes/control.js';
-import { handleAgents, handleDeliberations, handleHealth, handleModels, handlePolicies } from './routes/discovery.js';
+import {
+  handleAgents,
+  handleDeliberations,
+  handleHealth,
+  handleModel,
+  handleModels,
+  handlePolicies,
+} from './routes/discovery.js';
 import {
   handleCancel,
   handleDetails,
@@ -88,6 +95,8 @@ async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, quer
       return handlePolicies(ctx, rq, query);
     case 'models':
       return handleModels(ctx, rq);
+    case 'model':
+      return handleModel(ctx, rq);
     case 'agents':
       return handleAgents(ctx, rq);
     case 'health':
@@ -115,7 +124,11 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     deps.log?.(`${method} ${url.pathname} ${res.statusCode} ${Math.round(performance.now() - started)}ms`),
   );
   const routed = matchRoute(method, url.pathname);
-  const match = routed !== undefined && deps.withoutRoutes.has(routed.name) ? undefined : routed;
+  // An older orchestrator without `/v1/models` has no `/v1/models/{id}` either.
+  const match =
+    routed !== undefined && deps.withoutRoutes.has(routed.name === 'model' ? 'models' : routed.name)
+      ? undefined
+      : routed;
   let raw: string;
   try {
     raw = await readBody(req);

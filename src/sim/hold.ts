@@ -30,6 +30,16 @@ export interface HeldJob {
   ended: boolean;
 }
 
+/** How many jobs run at once: now, and the most since the simulator started (batch tests). */
+export interface JobStats {
+  /** Jobs started and not yet ended (answered, failed or cancelled). */
+  running: number;
+  /** The largest `running` seen since start. */
+  peak: number;
+  /** Jobs started since start. */
+  started: number;
+}
+
 /** What the control watches of a job (src/sim/job.ts). */
 export interface WatchedJob {
   readonly id: string;
@@ -66,6 +76,8 @@ export class SimControl {
   private readonly gates = new Map<string, Gate>();
   private readonly started: string[] = [];
   private handedOut = 0;
+  private running = 0;
+  private peak = 0;
   private readonly events = new EventEmitter<ControlEvents>();
 
   constructor(
@@ -95,8 +107,11 @@ export class SimControl {
       ended: false,
     });
     this.started.push(jobId);
+    this.running += 1;
+    this.peak = Math.max(this.peak, this.running);
     job.watch(() => this.events.emit('change', jobId));
     void job.finished.then(() => {
+      this.running -= 1;
       const gate = this.gates.get(jobId);
       if (gate === undefined) return;
       gate.ended = true;
@@ -189,6 +204,11 @@ export class SimControl {
   /** Resolves when the job has ended (answered, failed or cancelled). */
   ended(jobId: string): Promise<HeldJob> {
     return this.until(jobId, (g) => g.ended);
+  }
+
+  /** Jobs running now, the peak since start, and how many started (counted whether or not holding is on). */
+  stats(): JobStats {
+    return { running: this.running, peak: this.peak, started: this.started.length };
   }
 
   job(jobId: string): HeldJob | undefined {

@@ -122,6 +122,27 @@ export const CLAIMS: Record<Angle, readonly string[]> = {
   observability: ['every {t1} state change is logged once', '{t2} errors are visible within a minute'],
 };
 
+/**
+ * Claims any angle may add to a thorough proposal, beyond its three: with them and the extra
+ * objections a candidate sometimes gathers up to 10 distinct claims, so the cap of 8 (worst
+ * verdict wins, docs/protocol.md §4.4) really cuts.
+ */
+export const EXTRA_CLAIMS: readonly string[] = [
+  '{t1} needs no schema change',
+  'a rollback of {t2} takes minutes',
+  '{t1} keeps working when {t2} is down',
+  'the load on {t2} stays within one node',
+  '{topic} can ship behind a flag',
+];
+
+/** Objections a second look sometimes raises, beside OBJECTIONS. */
+export const EXTRA_OBJECTIONS: readonly string[] = [
+  'skips the migration path for {t2}',
+  'assumes {t1} is never retried',
+  'has no owner for {t2} alerts',
+  'leaves the cost of {t1} unmeasured',
+];
+
 export const OBJECTIONS: readonly string[] = [
   'ignores {t1} under concurrent writers',
   'underestimates the cost of {t2} at scale',

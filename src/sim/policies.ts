@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { fromModel } from '../protocol/policy-ref.js';
 import type { PolicyInfo } from '../protocol/wire.js';
 import { DEFAULT_COUNCIL } from './agents.js';
+import { quoted } from './quote.js';
 
 export type PolicyMode = 'deliberation' | 'passthrough' | 'moderator';
 
@@ -72,14 +73,14 @@ export function resolvePolicy(registry: readonly SimPolicy[], model: unknown): R
   if (rest === undefined || rest === '') {
     return {
       ok: false,
-      message: `model '${shown}' not found: no policy matches; models are nsed:<tag>, nsed:* or nsed:<policy_id>`,
+      message: `model ${quoted(shown)} not found: no policy matches; models are nsed:<tag>, nsed:* or nsed:<policy_id>`,
     };
   }
   if (rest === '*') {
     const first = registry[0];
     return first
       ? { ok: true, policy: first }
-      : { ok: false, message: `model '${shown}' not found: no policy is registered` };
+      : { ok: false, message: `model ${quoted(shown)} not found: no policy is registered` };
   }
   if (HEX64.test(rest)) {
     const byId = registry.find((p) => p.policy_id === rest.toLowerCase());
@@ -87,7 +88,7 @@ export function resolvePolicy(registry: readonly SimPolicy[], model: unknown): R
   }
   const byTag = registry.find((p) => p.tags.includes(rest));
   if (byTag) return { ok: true, policy: byTag };
-  return { ok: false, message: `model '${shown}' not found: no policy carries the tag or id '${rest}'` };
+  return { ok: false, message: `model ${quoted(shown)} not found: no policy carries the tag or id ${quoted(rest)}` };
 }
 
 export function policyInfo(p: SimPolicy): PolicyInfo {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { NsedError } from '../errors.js';
 import type { JobEnding } from './job.js';
+import { quoted } from './quote.js';
 
 export const PROFILE_NAMES = ['default', 'strict'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -23,8 +24,17 @@ export interface SimProfile {
   resumeNative: boolean;
   /** Identical requests are answered from the same job (a flag can override it). */
   dedup: boolean;
-  /** A request naming another policy on a thread whose job runs starts a fresh job instead of injecting. */
-  freshJobOnPolicyChange: boolean;
+  /**
+   * Chat streams carry the reasoning milestones (`Round N complete — convergence: P%`, ...). The
+   * seeds document one example and no contract, so strict sends none: a client that reads
+   * convergence from prose then has nothing to read.
+   */
+  milestones: boolean;
+  /**
+   * The final answer honours `response_format` (chat), `text.format` (Responses) and a schema
+   * worded into native `system_instructions`; nothing says an orchestrator does.
+   */
+  answerFormat: boolean;
 }
 
 const PROFILES: Record<ProfileName, SimProfile> = {
@@ -34,7 +44,8 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     instantRoom: true,
     resumeNative: true,
     dedup: false,
-    freshJobOnPolicyChange: false,
+    milestones: true,
+    answerFormat: true,
   },
   strict: {
     name: 'strict',
@@ -42,7 +53,8 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     instantRoom: false,
     resumeNative: false,
     dedup: true,
-    freshJobOnPolicyChange: true,
+    milestones: false,
+    answerFormat: false,
   },
 };
 
@@ -50,7 +62,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
 export function parseProfile(text: string | undefined): SimProfile {
   const name = (text ?? '').trim() === '' ? 'default' : (text ?? '').trim();
   if (!(PROFILE_NAMES as readonly string[]).includes(name)) {
-    throw new NsedError('usage', `unknown simulator profile '${name}'`, {
+    throw new NsedError('usage', `unknown simulator profile ${quoted(name)}`, {
       hint: `choose one of: ${PROFILE_NAMES.join(', ')}`,
     });
   }

@@ -4,21 +4,26 @@ import type { RouteInput, SimContext } from './context.js';
 import { sendJson, sendOpenAiError } from './http-util.js';
 import type { Job } from './job.js';
 import { streamJob } from './sse-writer.js';
+import { chatUsage, usageChunk } from './usage.js';
 
 /** The `chat.completion` object of a finished job, or of an answer closed by a tool call (docs/protocol.md §3.1.4). */
-export function completionOf(job: Job, closedByToolCall = false): ChatCompletion {
+export function completionOf(
+  job: Job,
+  closedByToolCall = false,
+): ChatCompletion & { usage: ReturnType<typeof chatUsage> } {
   const finish = closedByToolCall ? 'tool_calls' : (job.finishReason ?? 'stop');
   const message: ChatCompletion['choices'][number]['message'] = {
     role: 'assistant',
     content: closedByToolCall ? null : job.answer,
   };
   if (closedByToolCall && job.toolCalls) message.tool_calls = job.toolCalls;
-  const out: ChatCompletion = {
+  const out: ChatCompletion & { usage: ReturnType<typeof chatUsage> } = {
     id: job.stamp.id,
     object: 'chat.completion',
     created: job.stamp.created,
     model: job.stamp.model,
     choices: [{ index: 0, message, finish_reason: finish }],
+    usage: chatUsage(job),
   };
   if (job.info.mode !== 'deliberation') out.nsed_metadata = { mode: job.info.mode };
   return out;
@@ -49,7 +54,7 @@ export async function respondWithJob(
   rq: RouteInput,
   job: Job,
   stream: boolean,
-  at: { from?: number } = {},
+  at: { from?: number; includeUsage?: boolean } = {},
 ): Promise<void> {
   const headers: Record<string, string> = job.roomless ? {} : { 'x-nsed-session-id': job.id };
   const from = at.from ?? 0;
@@ -64,6 +69,7 @@ export async function respondWithJob(
       view: 'segment',
       from,
       ...(prelude === undefined ? {} : { prelude }),
+      ...(at.includeUsage === true ? { beforeDone: () => JSON.stringify(usageChunk(job)) } : {}),
     });
     return;
   }

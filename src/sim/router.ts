@@ -4,6 +4,7 @@ export type RouteName =
   | 'chat'
   | 'responses'
   | 'models'
+  | 'model'
   | 'submit'
   | 'deliberations'
   | 'result'
@@ -70,6 +71,11 @@ export function matchRoute(method: string, pathname: string): RouteMatch | undef
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   const fixed = FIXED[`${method} ${path}`];
   if (fixed) return { name: fixed, id: '', sub: '', fault: faultRouteOf(fixed) };
+  const model = /^\/v1\/models\/(.+)$/.exec(path);
+  if (model && method === 'GET') {
+    const id = decode(model[1] ?? '');
+    return id === undefined ? undefined : { name: 'model', id, sub: '', fault: 'other' };
+  }
   const answer = /^\/deliberation\/([^/]+)\/tool-calls\/([^/]+)$/.exec(path);
   if (answer && method === 'POST') {
     const id = decode(answer[1] ?? '');

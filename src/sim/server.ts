@@ -96,6 +96,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     responses: new ResponseStore(),
     historyTtlMs: opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs,
     control,
+    violatedThreads: new Set(),
   };
   const requests: SimRequestRecord[] = [];
   const deps = {

@@ -14,6 +14,8 @@ export interface StreamOptions {
   from?: number;
   /** A frame sent before the log, e.g. the role chunk that opens a follow-up answer. */
   prelude?: string;
+  /** The data of a frame sent just before `[DONE]` (`stream_options.include_usage`). */
+  beforeDone?: () => string;
 }
 
 /**
@@ -77,6 +79,8 @@ export function streamJob(res: ServerResponse, job: Job, opts: StreamOptions): v
       const data =
         faults.malformedAt === sent ? entry.data.slice(0, Math.max(1, Math.floor(entry.data.length / 2))) : entry.data;
       const frame = `data: ${data}\n\n`;
+      if (entry.data === DONE && opts.beforeDone !== undefined)
+        return stop('end', `data: ${opts.beforeDone()}\n\n${frame}`);
       if (entry.data === DONE || (faults.eofWithoutDone === true && entry.content)) return stop('end', frame);
       if (faults.dropAfter !== undefined && sent >= faults.dropAfter) return stop('drop', frame);
       res.write(frame);

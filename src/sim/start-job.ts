@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ToolCall } from '../protocol/wire.js';
 import { angleOf } from './agents.js';
+import { type AnswerFormat, type StructuredPlan, structuredAnswer } from './answer-format.js';
 import type { CouncilMember } from './council.js';
 import type { SimContext } from './context.js';
 import { runDeliberation } from './deliberation.js';
 import { runInstant } from './instant.js';
 import { Job, type JobEnding, type JobInfo } from './job.js';
+import type { FaultSpec } from './faults.js';
 import { endingFor } from './profile.js';
 import type { TextContext } from './text-context.js';
 
@@ -19,6 +21,24 @@ export interface NewJob {
   /** How the job's streams end (fault `end`), whatever its outcome; overrides the profile. */
   ending?: JobEnding;
   toolCall?: ToolCall;
+  /** The format the final answer must take (`response_format` and its kin), when one was asked. */
+  structured?: StructuredPlan;
+}
+
+/**
+ * The structured-answer plan of a request on `thread`: none when nothing was asked or the profile
+ * ignores formats; with the `schema=violate-once` fault, the thread's first answer violates it.
+ */
+export function structuredPlan(
+  ctx: SimContext,
+  faults: FaultSpec,
+  format: AnswerFormat | undefined,
+  thread: string,
+): StructuredPlan | undefined {
+  if (format === undefined || !ctx.profile.answerFormat) return undefined;
+  const violate = faults.schema === 'violate-once' && !ctx.violatedThreads.has(thread);
+  if (violate) ctx.violatedThreads.add(thread);
+  return { format, violate };
 }
 
 export const membersOf = (agents: readonly string[]): CouncilMember[] =>
@@ -38,14 +58,19 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
   // A roomless answer is never registered: no route can find it afterwards.
   if (!roomless) ctx.jobs.add(job);
   ctx.control.jobStarted(job, mode === 'deliberation');
+  const key = `${ctx.seed}\u0000${spec.info.policy}\u0000${spec.info.query}`;
+  const structured = spec.structured;
+  const finalAnswer = (prose: string): string =>
+    structured === undefined ? prose : structuredAnswer(structured, prose, spec.text.question, key);
   if (mode !== 'deliberation') {
-    runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA');
+    runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA', finalAnswer);
     return job;
   }
   const plan = {
     job,
+    finalAnswer,
     council: {
-      key: `${ctx.seed}\u0000${spec.info.policy}\u0000${spec.info.query}`,
+      key,
       text: spec.text,
       members: membersOf(spec.info.agents),
       totalRounds: spec.info.totalRounds,
@@ -53,6 +78,7 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
     influences: { guidance: [], toolResults: spec.toolResults },
     roundMs: ctx.roundMs,
     toolWaitMs: ctx.toolWaitMs,
+    milestones: ctx.profile.milestones,
     timers: ctx.timers,
     control: ctx.control,
     ...(spec.failAtRound === undefined ? {} : { failAtRound: spec.failAtRound }),

@@ -1,36 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import type { ToolCall, ToolDefinition } from '../protocol/wire.js';
 import { isRecord } from './http-util.js';
-import type { TextContext } from './text-context.js';
-
-/** An arithmetic expression in the question (`2+2`, `12 * 7`), which a calculator tool is asked. */
-const ARITHMETIC = /\d+(?:\.\d+)?(?:\s*[-+*/]\s*\d+(?:\.\d+)?)+/;
+import { ARITHMETIC } from './question-hints.js';
+import { valueForSchema } from './schema-value.js';
+import { type TextContext, shorten } from './text-context.js';
 
 /** The question the council puts to a person through `ask_user`, with the choices it sees. */
 function askUserArguments(text: TextContext): Record<string, unknown> {
   return { question: `Which matters more for ${text.topic}: ${text.t1} or ${text.t2}?`, options: [text.t1, text.t2] };
 }
 
-/** Arguments that fit the tool's JSON Schema well enough to be plausible, built from the question. */
-function argumentsFor(tool: ToolDefinition, text: TextContext): Record<string, unknown> {
+/**
+ * Arguments that validate against the tool's JSON Schema, as a model's would: required fields,
+ * types, enums and closed objects honoured, values drawn from the question, optional fields
+ * only sometimes filled; a tool without parameters gets `{}`. An open object schema that names
+ * no fields at all (what `--tool NAME=PROGRAM` declares) leaves the choice to the council, which
+ * sends the question's arithmetic, or the question, as `input` (README: giving the council tools).
+ */
+function argumentsFor(tool: ToolDefinition, text: TextContext, seed: string): Record<string, unknown> {
   if (tool.function.name === ASK_USER) return askUserArguments(text);
-  const props = tool.function.parameters?.properties;
-  const expr = ARITHMETIC.exec(text.question)?.[0];
-  if (!isRecord(props) || Object.keys(props).length === 0) return { input: expr ?? text.question };
-  const terms = [text.t1, text.t2, text.t3];
-  const args: Record<string, unknown> = {};
-  let strings = 0;
-  for (const [key, schema] of Object.entries(props)) {
-    const type = isRecord(schema) ? schema.type : undefined;
-    if (type === 'number' || type === 'integer') args[key] = 1;
-    else if (type === 'boolean') args[key] = true;
-    else if (type === 'array') args[key] = [text.t1];
-    else if (type === 'object') args[key] = {};
-    else if (strings++ === 0) args[key] = expr ?? text.question;
-    else args[key] = terms[(strings - 2) % terms.length] ?? text.topic;
-  }
-  return args;
+  const schema = tool.function.parameters;
+  if (schema === undefined) return {};
+  if (openObject(schema)) return { input: ARITHMETIC.exec(text.question)?.[0] ?? shorten(text.question, 200) };
+  const value = valueForSchema(schema, text.question, `${seed}\u0000${tool.function.name}`);
+  return isRecord(value) ? value : {};
 }
+
+/** `{"type": "object"}` and nothing that would constrain or name a field. */
+const openObject = (s: Record<string, unknown>): boolean =>
+  Object.keys(s).every((k) => k === 'type' || k === 'description' || k === '$schema') && s.type === 'object';
 
 export const ASK_USER = 'ask_user';
 
@@ -46,6 +44,7 @@ export function planToolCall(
   question: string,
   hasResults: boolean,
   text: TextContext,
+  seed: string,
 ): ToolCall | undefined {
   if (hasResults || tools.length === 0) return undefined;
   const named = (t: ToolDefinition): boolean => t.function.name !== '' && question.includes(t.function.name);
@@ -55,7 +54,7 @@ export function planToolCall(
   return {
     id: `call_${randomBytes(12).toString('hex')}`,
     type: 'function',
-    function: { name: tool.function.name, arguments: JSON.stringify(argumentsFor(tool, text)) },
+    function: { name: tool.function.name, arguments: JSON.stringify(argumentsFor(tool, text, seed)) },
   };
 }
 

@@ -2,6 +2,7 @@ import { flatten } from '../protocol/flatten.js';
 import { isRecord } from './http-util.js';
 import { forbiddenCharacters } from './ids.js';
 import type { SimPolicy } from './policies.js';
+import { quoted } from './quote.js';
 
 export interface SubmitPlan {
   roomId: string;
@@ -25,7 +26,7 @@ const fail = (error: string): SubmitCheck => ({ ok: false, error });
 
 function checkId(what: string, id: string): string | undefined {
   const bad = forbiddenCharacters(id);
-  return bad.length === 0 ? undefined : `${what} '${id}' contains forbidden characters: ${bad.join(', ')}`;
+  return bad.length === 0 ? undefined : `${what} ${quoted(id)} contains forbidden characters: ${bad.join(', ')}`;
 }
 
 /** Every validation rule of docs/protocol.md §3.3.2, in the order a reader would check them. */
@@ -52,7 +53,7 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
       if (m.role === 'system')
         return fail('a system turn is not allowed in messages; put instructions in system_instructions');
       if (!MESSAGE_ROLES.includes(m.role))
-        return fail(`messages[${i}] has an unsupported role '${m.role}' (use user or assistant)`);
+        return fail(`messages[${i}] has an unsupported role ${quoted(m.role)} (use user or assistant)`);
       turns.push({ role: m.role, content: m.content });
     }
     const users = turns.filter((t) => t.role === 'user');
@@ -85,7 +86,7 @@ export function validateSubmit(body: unknown, policies: readonly SimPolicy[]): S
     agents = [...new Set(body.agent_names)];
   } else {
     const p = policies.find((x) => x.policy_id === body.policy_id);
-    if (!p) return fail(`unknown policy_id '${String(body.policy_id)}'`);
+    if (!p) return fail(`unknown policy_id ${quoted(body.policy_id)}`);
     agents = [...p.agents];
     policyId = p.policy_id;
   }

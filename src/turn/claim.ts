@@ -26,6 +26,14 @@ export function claimOwnerDead(claim: TurnClaim): boolean {
   return claim.host === os.hostname() && !isAlive(claim.pid);
 }
 
+/**
+ * A claim nobody will finish: its owner died, or gave up before the orchestrator named a job. The
+ * job its request may have started is looked up (reconcileDeadClaim) instead of waited for.
+ */
+export function claimLeft(claim: TurnClaim): boolean {
+  return claim.abandoned !== undefined || claimOwnerDead(claim);
+}
+
 /** Run inside the locked update that claims the session: refuses, writing nothing, when it is busy. */
 export function assertFree(s: Session): void {
   if (s.pending_job !== undefined) throw runningConflict(s.id, s.pending_job.job_id);
@@ -35,7 +43,7 @@ export function assertFree(s: Session): void {
 /** The refusal a live (or just ended) claim gives: exit 7, naming its owner. */
 export function claimConflict(sessionId: string, claim: TurnClaim): NsedError {
   const owner = `pid ${claim.pid}${claim.host === os.hostname() ? '' : ` on ${claim.host}`}`;
-  const dead = claimOwnerDead(claim);
+  const dead = claimLeft(claim);
   return new NsedError(
     'conflict',
     `session ${sessionId} has a turn being sent by another nsed process (${owner})${dead ? ', which has just ended' : ''}`,
@@ -49,7 +57,7 @@ export function claimConflict(sessionId: string, claim: TurnClaim): NsedError {
 
 /**
  * A claim whose owner died before the job id was recorded (kill -9 between the POST and the
- * first byte): finds the job it may have started in GET /deliberations (a compat job id embeds
+ * first byte), or gave up then (a signal, a timeout, a reset before the headers): finds the job it may have started in GET /deliberations (a compat job id embeds
  * the thread key, `oc-<conversation>-<ms>`; a native room id starts with the session id), makes
  * it the session's pending job, and releases the claim. Returns the session as now stored.
  */
@@ -60,7 +68,7 @@ export async function reconcileDeadClaim(
   signal?: AbortSignal,
 ): Promise<Session> {
   const claim = session.claim;
-  if (claim === undefined || !claimOwnerDead(claim)) return session;
+  if (claim === undefined || !claimLeft(claim)) return session;
   let jobs: Array<{ job_id: string; status: string }>;
   try {
     jobs = await client.deliberations(signal === undefined ? {} : { signal });
@@ -75,6 +83,11 @@ export async function reconcileDeadClaim(
     if (s.claim?.token !== claim.token) return;
     delete s.claim;
     if (job === undefined || s.pending_job !== undefined) return;
+    // The turn its owner recorded as interrupted answers this job: the answer replaces it.
+    const asked = s.turns.findIndex((t) => t.id === claim.turn);
+    const cut = s.turns[asked + 1];
+    if (asked !== -1 && cut?.role === 'assistant' && cut.job_id === undefined && cut.status === 'interrupted')
+      cut.job_id = job;
     s.pending_job = {
       job_id: job,
       turn: claim.turn,
@@ -104,9 +117,12 @@ function startedBy(session: Session, claim: TurnClaim, jobs: Array<{ job_id: str
   return best?.id;
 }
 
-/** Releases the caller's own claim after a failure before the turn was recorded. */
+/**
+ * Releases the caller's own claim after a failure before the turn was recorded. A claim the
+ * recorder marked abandoned stays: the job its request may have started is still to be found.
+ */
 export async function releaseClaim(store: SessionStore, sessionId: string, token: string): Promise<void> {
   await store.update(sessionId, (s) => {
-    if (s.claim?.token === token) delete s.claim;
+    if (s.claim?.token === token && s.claim.abandoned === undefined) delete s.claim;
   });
 }

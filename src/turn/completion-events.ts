@@ -1,3 +1,4 @@
+import { isUsableCall } from '../api/decode-chunk.js';
 import type { StreamEvent } from '../events.js';
 import type { ChatCompletion } from '../protocol/wire.js';
 
@@ -13,6 +14,8 @@ export function completionEvents(completion: ChatCompletion, headerJobId: string
   const content = choice?.message.content;
   if (typeof content === 'string' && content !== '') events.push({ type: 'text', text: content, index: 1 });
   for (const call of choice?.message.tool_calls ?? []) {
+    // The stream's rule: a call without an id, a name or JSON arguments is never surfaced.
+    if (!isUsableCall(call.id, call.function.name, call.function.arguments)) continue;
     events.push({
       type: 'tool-call',
       id: call.id,

@@ -1,18 +1,26 @@
-import { NsedError, notFound } from '../errors.js';
-import { createRenderer } from '../output/renderer.js';
+import type { SchemaError } from '../events.js';
+import { NsedError, markReported, notFound } from '../errors.js';
+import { progressMode, type ProgressMode } from '../output/progress-mode.js';
+import { createRenderer, type Renderer } from '../output/renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { fromModel } from '../protocol/policy-ref.js';
 import { newTurnId } from '../session/ids.js';
-import type { PendingJob, Session } from '../session/model.js';
+import { sessionAgents, type PendingJob, type Session } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
-import { releaseClaim } from './claim.js';
+import { withResponseFormat, withSchemaInstruction, repairPrompt } from './answer-schema.js';
+import { assertFree, newClaim, releaseClaim } from './claim.js';
 import { TurnRecorder } from './record-turn.js';
-import { runTurn, type TurnSpec } from './run-turn.js';
+import { runTurn, type TurnDeps, type TurnSpec } from './run-turn.js';
+import { userTurn } from './start-session.js';
+import type { Transcript } from './transcript.js';
+import { oneLine } from '../terminal/sanitize.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
-import { offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
+import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
+import { wantsReports, type ReportOptions } from './report-options.js';
 import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
+import type { Gates } from '../verdict.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
@@ -28,20 +36,81 @@ export async function executeTurn(
   opts: TurnOptions,
   fresh = false,
 ): Promise<number> {
+  const out = lazyRenderer(ctx, { saved: opts.save !== false }, progressOf(ctx));
+  let turn = { session, userTurnId, fresh };
+  for (let attempt = 0; ; attempt++) {
+    const current = turn;
+    const transcript = await forgettingUnsent(ctx, current, () =>
+      startTurn(ctx, conn, current.session, current.userTurnId, opts, out, attempt),
+    );
+    const errors = transcript.schemaErrors;
+    if (opts.schema === undefined || errors === null) break;
+    if (attempt >= opts.schema.retries) throw schemaMismatch(ctx, session.id, errors, attempt);
+    turn = { ...(await claimCorrection(ctx, session.id, errors)), fresh: false };
+  }
+  await assertStdoutWritten(ctx.io);
+  return 0;
+}
+
+/** One turn's start; a failure before its request left takes the turn (or the new session) back. */
+async function forgettingUnsent<T>(
+  ctx: Context,
+  turn: { session: Session; userTurnId: string; fresh: boolean },
+  run: () => Promise<T>,
+): Promise<T> {
   try {
-    return await startTurn(ctx, conn, session, userTurnId, opts);
+    return await run();
   } catch (err) {
     const store = await ctx.store();
     if (err instanceof NsedError && err.unsent) {
-      await forgetTurn(store, session, userTurnId, fresh);
+      await forgetTurn(store, turn.session, turn.userTurnId, turn.fresh);
     } else {
       // A failure before the turn was recorded (a policy lookup, a tools file) must not leave the
       // session claimed; once recorded, the claim is gone already and this writes nothing.
-      const claim = session.claim;
-      if (claim?.turn === userTurnId) await releaseClaim(store, session.id, claim.token).catch(() => undefined);
+      const claim = turn.session.claim;
+      if (claim?.turn === turn.userTurnId)
+        await releaseClaim(store, turn.session.id, claim.token).catch(() => undefined);
     }
     throw err;
   }
+}
+
+/**
+ * The corrective turn after an answer that did not match --schema: a user turn quoting the
+ * validator's errors, added and claimed in one locked write, as `continue` adds its turn.
+ */
+async function claimCorrection(
+  ctx: Context,
+  sessionId: string,
+  errors: readonly SchemaError[],
+): Promise<{ session: Session; userTurnId: string }> {
+  const userTurnId = newTurnId(ctx.randomHex);
+  const claim = newClaim(userTurnId, ctx.clock.now(), ctx.randomHex);
+  const session = await (
+    await ctx.store()
+  ).update(sessionId, (s) => {
+    assertFree(s);
+    s.turns.push(userTurn(userTurnId, repairPrompt(errors), ctx.clock.now()));
+    s.claim = claim;
+  });
+  return { session, userTurnId };
+}
+
+/**
+ * Exit 14: the last answer still does not match. It is recorded (and printed by -o json with its
+ * schema_errors); stderr lists what the validator said, one line each, before the error line.
+ * The finish event was the run's terminal event, so no NDJSON error follows it.
+ */
+function schemaMismatch(ctx: Context, sessionId: string, errors: readonly SchemaError[], retries: number): NsedError {
+  for (const e of errors) ctx.io.stderr.write(`schema error at ${oneLine(e.path, 200)}: ${oneLine(e.message, 300)}\n`);
+  const tries = retries === 0 ? '' : `, after ${retries} corrective turn${retries === 1 ? '' : 's'}`;
+  const err = new NsedError(
+    'schema_mismatch',
+    `the answer does not match --schema (${errors.length} error${errors.length === 1 ? '' : 's'}${tries})`,
+    { hint: `the answer is recorded in session ${sessionId}; -o json prints it with its schema_errors` },
+  );
+  markReported(err);
+  return err;
 }
 
 /**
@@ -74,7 +143,9 @@ async function startTurn(
   session: Session,
   userTurnId: string,
   opts: TurnOptions,
-): Promise<number> {
+  renderer: () => Promise<Renderer>,
+  attempt: number,
+): Promise<Transcript> {
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(ctx, opts);
   const native = agents !== undefined || rounds !== undefined;
@@ -88,6 +159,7 @@ async function startTurn(
     });
   }
   let start: TurnStart;
+  const schema = opts.schema;
   if (native) {
     const policyId = agents === undefined ? await resolvePolicyId(conn, model) : undefined;
     start = buildNativeRequest(
@@ -96,11 +168,15 @@ async function startTurn(
       ctx.randomHex(8),
       offered === undefined ? undefined : userToolsOf(offered),
     );
+    if (schema !== undefined && start.kind === 'submit')
+      start = { kind: 'submit', body: withSchemaInstruction(start.body, schema) };
   } else {
     start = buildChatRequest(session, model, {
       stream: opts.stream,
       ...(offered === undefined ? {} : { tools: offered }),
     });
+    if (schema !== undefined && start.kind === 'chat')
+      start = { ...start, body: withResponseFormat(start.body, schema) };
   }
   const spec: TurnSpec = {
     sessionId: session.id,
@@ -110,41 +186,94 @@ async function startTurn(
     path: native ? 'native' : 'compat',
     start,
     stream: native || opts.stream,
+    ...(opts.gates === undefined ? {} : { gates: opts.gates }),
   };
-  return followTurn(ctx, conn, spec, declared, { saved: opts.save !== false });
+  if (agents !== undefined) spec.agents = agents;
+  // No tools offered still bounds the tool rounds by --max-tool-calls (docs/reliability.md #91).
+  const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
+  const deps = await turnDeps(ctx, conn, spec, await renderer(), tools);
+  // Each corrective turn (--schema) rewrites the reports, so they describe the last answer.
+  return withReports(ctx, spec, { saved: opts.save !== false, reports: opts.reports }, progressOf(ctx), () =>
+    runTurn(schema === undefined ? deps : { ...deps, answer: { schema, attempt } }, spec),
+  );
 }
 
 /**
  * Renders and records one turn (also used by resume and inject, which attach to a job). `saved`
- * false (--no-save): no hint to continue a session that will not exist.
+ * false (--no-save): no hint to continue a session that will not exist. `reports`: the CI
+ * reports written from the recorded turn once it ends, whatever its end.
  */
 export async function followTurn(
   ctx: Context,
   conn: Connection,
   spec: TurnSpec,
   tools?: DeclaredTools,
-  how: { saved: boolean } = { saved: true },
+  how: { saved: boolean; reports?: ReportOptions | undefined } = { saved: true },
 ): Promise<number> {
+  const progress = progressOf(ctx);
+  const deps = await turnDeps(ctx, conn, spec, await lazyRenderer(ctx, how, progress)(), tools);
+  await withReports(ctx, spec, how, progress, () => runTurn(deps, spec));
+  await assertStdoutWritten(ctx.io);
+  return 0;
+}
+
+const progressOf = (ctx: Context): ProgressMode => progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
+
+/** Runs a turn, then writes its CI reports (--summary, --junit, --annotate, plain progress), whatever its end. */
+async function withReports<T>(
+  ctx: Context,
+  spec: TurnSpec,
+  how: { saved: boolean; reports?: ReportOptions | undefined },
+  progress: ProgressMode,
+  run: () => Promise<T>,
+): Promise<T> {
+  const after = { saved: how.saved, reports: how.reports, plain: progress === 'plain' };
+  if (!wantsReports(how.reports) && !after.plain) return run();
+  const write = async (err?: unknown): Promise<void> =>
+    (await import('./write-reports.js')).writeReports(ctx, spec, after, err);
+  let result: T;
+  try {
+    result = await run();
+  } catch (err) {
+    await write(err);
+    throw err;
+  }
+  await write();
+  return result;
+}
+
+/**
+ * The renderer of a run, made when its first turn starts and kept for the corrective turns that
+ * may follow it. `saved` false (--no-save): no hint to continue a session that will not exist.
+ */
+function lazyRenderer(ctx: Context, how: { saved: boolean }, progress: ProgressMode): () => Promise<Renderer> {
+  let made: Promise<Renderer> | undefined;
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
-  const renderer = await createRenderer(ctx.globals.output, ctx.io, {
-    showSessionHint: how.saved && ctx.io.stderrIsTTY,
-    now: () => ctx.clock.now().getTime(),
-  });
-  const recorder = new TurnRecorder(await ctx.store(), spec.sessionId);
-  const newId = (): string => newTurnId(ctx.randomHex);
-  const deps = {
+  return () =>
+    (made ??= createRenderer(ctx.globals.output, ctx.io, {
+      showSessionHint: how.saved && ctx.io.stderrIsTTY && progress === 'live',
+      now: () => ctx.clock.now().getTime(),
+      progress,
+    }));
+}
+
+async function turnDeps(
+  ctx: Context,
+  conn: Connection,
+  spec: TurnSpec,
+  renderer: Renderer,
+  tools?: DeclaredTools,
+): Promise<TurnDeps> {
+  return {
     ctx,
     client: conn.client,
     renderer,
-    recorder,
+    recorder: new TurnRecorder(await ctx.store(), spec.sessionId),
     url: conn.url,
     liveSim: conn.liveSim,
-    newTurnId: newId,
+    newTurnId: () => newTurnId(ctx.randomHex),
     ...(tools === undefined ? {} : { tools }),
   };
-  await runTurn(deps, spec);
-  await assertStdoutWritten(ctx.io);
-  return 0;
 }
 
 /**
@@ -157,6 +286,7 @@ export async function followPending(
   session: Session,
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
+  extras: { reports?: ReportOptions | undefined; gates?: Gates | undefined } = {},
 ): Promise<number> {
   const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
   const spec: TurnSpec = {
@@ -167,9 +297,13 @@ export async function followPending(
     path: start.kind === 'chat' ? 'compat' : pending.path,
     stream: start.kind !== 'chat',
     start,
+    ...(extras.gates === undefined ? {} : { gates: extras.gates }),
   };
+  // The job runs with the session's council; chosen with --agents, no policy labels it.
+  const agents = sessionAgents(session);
+  if (spec.path === 'native' && agents !== undefined) spec.agents = agents;
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
-  return followTurn(ctx, conn, spec, recordedTools(session.tools));
+  return followTurn(ctx, conn, spec, recordedTools(session.tools), { saved: true, reports: extras.reports });
 }
 
 /**

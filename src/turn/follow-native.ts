@@ -1,6 +1,6 @@
 import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
-import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
+import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf } from './settle.js';
 import type { TurnDeps } from './turn-spec.js';
 import { toolCallEventOf } from '../api/tool-call-events.js';
@@ -16,12 +16,13 @@ import { toolCallEventOf } from '../api/tool-call-events.js';
  */
 export async function followNative(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
   const { ctx, client, renderer } = deps;
-  let attempt = 0;
+  const budget = new ResumeBudget();
   let last: NsedError | undefined;
   for (;;) {
     if (last !== undefined) {
-      attempt += 1;
-      if (attempt > MAX_RESUME_ATTEMPTS) throw last;
+      const next = budget.next();
+      if ('spent' in next) throw last;
+      const { attempt } = next;
       renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
       await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
     }
@@ -43,8 +44,8 @@ export async function followNative(deps: TurnDeps, jobId: string, apply: (e: Str
     try {
       for await (const batch of stream.batches()) {
         for (const e of batch) {
-          // Any event proves the connection works again: the retry budget starts over.
-          attempt = 0;
+          // Any event proves the connection works again: the attempts in a row start over.
+          budget.progressed();
           apply(e);
           if (e.type === 'end') return;
         }

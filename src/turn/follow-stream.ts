@@ -5,7 +5,7 @@ import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { followNative } from './follow-native.js';
-import { MAX_RESUME_ATTEMPTS, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
+import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf, type Settlement } from './settle.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
@@ -26,6 +26,7 @@ export async function followStream(
   apply: (e: StreamEvent) => void,
   currentJob: () => string | undefined,
   noteJob: (id: string) => Promise<void>,
+  onDiverged: () => void = () => undefined,
 ): Promise<StreamOutcome> {
   const { ctx } = deps;
   let stream: EventStream;
@@ -51,6 +52,7 @@ export async function followStream(
   let applied = 0;
   let appliedPrint = FNV_OFFSET;
   let attempt = 0;
+  const budget = new ResumeBudget();
   let appliedAtLastDrop = -1;
   for (;;) {
     let seen = 0;
@@ -63,6 +65,7 @@ export async function followStream(
             replayPrint = fingerprint(replayPrint, e);
             // What was shown cannot be unshown: say the replay differs, never splice (docs/reliability.md #33).
             if (seen === applied && replayPrint !== appliedPrint) {
+              onDiverged();
               deps.renderer.onEvent({
                 type: 'reconnect',
                 attempt,
@@ -113,9 +116,9 @@ export async function followStream(
         if (settled !== undefined) return settled;
       }
       // The retry budget resets whenever the last connection made progress (docs/reliability.md #31).
-      if (applied > appliedAtLastDrop) attempt = 0;
+      if (applied > appliedAtLastDrop) budget.progressed();
       appliedAtLastDrop = applied;
-      stream = await reconnect(deps, job, e, () => ++attempt);
+      stream = await reconnect(deps, job, e, budget, (n) => (attempt = n));
     }
   }
 }
@@ -151,17 +154,13 @@ export async function settle(deps: TurnDeps, jobId: string): Promise<StreamOutco
  * Resuming stopped without a definite answer (5xx, 429, network errors): the job may still be
  * producing it, so the turn stays interrupted with its marker, for a later `nsed resume` (docs/reliability.md #46).
  */
-function gaveUp(jobId: string, last: NsedError): NsedError {
+function gaveUp(jobId: string, last: NsedError, spent: string): NsedError {
   if (last.drop !== undefined || last.code === 'network') return last;
-  return new NsedError(
-    'network',
-    `gave up resuming deliberation ${jobId} after ${MAX_RESUME_ATTEMPTS} attempts: ${last.message}`,
-    {
-      cause: last,
-      drop: 'reset',
-      ...(last.status === undefined ? {} : { status: last.status }),
-    },
-  );
+  return new NsedError('network', `gave up resuming deliberation ${jobId} ${spent}: ${last.message}`, {
+    cause: last,
+    drop: 'reset',
+    ...(last.status === undefined ? {} : { status: last.status }),
+  });
 }
 
 function gone(jobId: string): NsedError {
@@ -195,13 +194,16 @@ async function reconnect(
   deps: TurnDeps,
   jobId: string,
   cause: NsedError,
-  nextAttempt: () => number,
+  budget: ResumeBudget,
+  onAttempt: (attempt: number) => void,
 ): Promise<EventStream> {
   const { ctx, client, renderer } = deps;
   let last = cause;
   for (;;) {
-    const attempt = nextAttempt();
-    if (attempt > MAX_RESUME_ATTEMPTS) throw gaveUp(jobId, last);
+    const next = budget.next();
+    if ('spent' in next) throw gaveUp(jobId, last, next.spent);
+    const { attempt } = next;
+    onAttempt(attempt);
     renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
     await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
     try {

@@ -1,7 +1,9 @@
 import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../session/model.js';
 import type { SessionStore, UpdateOptions } from '../session/store.js';
 import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
+import type { AnswerCheck } from './answer-schema.js';
 import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 /** A call as the session keeps it: what was asked and, once settled, how. */
 function recordedCall(c: TranscriptToolCall, r: TranscriptToolResult | undefined): RecordedToolCall {
@@ -75,14 +77,27 @@ export class TurnRecorder {
     id: string;
     transcript: Transcript;
     status: TurnStatus;
-    policy: string;
+    /** null: the council was chosen with --agents, and `agents` names it. */
+    policy: string | null;
+    agents?: string[];
     path: TurnPath;
     ts: string;
+    /** What the council concluded (src/verdict.ts), kept so `sessions show` and `nsed gate` read it later. */
+    verdict?: CouncilVerdict;
+    /** The gates' result, when the run set any. */
+    gate?: GateResult | null;
     error?: string;
     /** The user turn answered: its claim on the session, if still there, ends with the turn. */
     userTurn?: string;
     /** The job runs on (blocked on a tool call): the marker stays for `continue --tool-result`. */
     keepPending?: boolean;
+    /** --schema: how the answer fared against it. */
+    checked?: AnswerCheck;
+    /**
+     * The request went out and no job id came back (a signal, a timeout or a reset before the
+     * headers): the claim stays, marked abandoned, so `resume` can find the job (docs/reliability.md #97).
+     */
+    startUnseen?: boolean;
   }): void {
     const t = a.transcript;
     const turn: Turn = {
@@ -92,9 +107,10 @@ export class TurnRecorder {
       content: t.content,
       status: a.status,
       ts: a.ts,
-      policy_id: a.policy,
       path: a.path,
     };
+    if (a.policy !== null) turn.policy_id = a.policy;
+    if (a.agents !== undefined) turn.agents = [...a.agents];
     if (t.jobId !== null) turn.job_id = t.jobId;
     if (t.finishReason !== null) turn.finish_reason = t.finishReason;
     if (t.reasoning !== '') turn.reasoning = t.reasoning;
@@ -107,10 +123,20 @@ export class TurnRecorder {
           t.toolResults.find((r) => r.id === c.id),
         ),
       );
+    if (a.verdict !== undefined) turn.verdict = a.verdict;
+    if (a.gate !== undefined && a.gate !== null) turn.gate = a.gate;
     if (a.error !== undefined) turn.error = a.error;
+    if (t.diverged) turn.diverged = true;
+    if (a.checked !== undefined) {
+      turn.structured = a.checked.valid ? a.checked.value : null;
+      if (!a.checked.valid) turn.schema_errors = a.checked.errors;
+    }
     this.enqueue((s) => {
       upsertAssistantTurn(s, turn);
-      if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) delete s.claim;
+      if (a.userTurn !== undefined && s.claim?.turn === a.userTurn) {
+        if (a.startUnseen === true && t.jobId === null) s.claim.abandoned = a.ts;
+        else delete s.claim;
+      }
       if (
         a.status !== 'interrupted' &&
         a.keepPending !== true &&

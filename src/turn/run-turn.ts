@@ -4,14 +4,19 @@ import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } fr
 import type { PendingJob, TurnStatus } from '../session/model.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { declareTools } from '../tools/declared.js';
+import { checkAnswer, type AnswerCheck } from './answer-schema.js';
 import { completionEvents } from './completion-events.js';
 import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
+import { waitingMessage } from '../output/progress-state.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
-import { followUpBody } from './tool-round.js';
-import { applyEvent, emptyTranscript, type Transcript } from './transcript.js';
+import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
+import { settleDiverged } from './diverged.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from './transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
+import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
+import { deriveVerdict, judgeGates, type CouncilVerdict, type GateResult } from '../verdict.js';
 
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
 
@@ -80,14 +85,16 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     type: 'turn-start',
     session: spec.sessionId,
     turn: spec.assistantTurnId,
-    policy: spec.policy,
+    policy: spec.agents === undefined ? spec.policy : null,
+    agents: spec.agents ?? null,
     path: spec.path,
     url: deps.url,
   });
+  const declared = deps.tools ?? declareTools([], [], false);
   const driver = new ToolDriver({
     ctx,
     client: deps.client,
-    declared: deps.tools ?? declareTools([], [], false),
+    declared,
     sessionId: spec.sessionId,
     emit,
     jobId: () => jobId,
@@ -111,11 +118,14 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     let start = spec.start;
     const base = spec.toolRound?.base ?? spec.start;
     let outcome: StreamOutcome = { kind: 'ended' };
+    let followUps = 0;
     for (;;) {
       if (start.kind === 'chat' && !spec.stream) {
         const { completion, jobId: header } = await deps.client.chat(start.body, {
           threadKey: start.threadKey,
           signal: ctx.signal,
+          // Known from the headers: a body cut off later still leaves the job to /result (docs/reliability.md #98).
+          onJob: noteJob,
         });
         for (const e of completionEvents(completion, header)) {
           if (e.type === 'job') await noteJob(e.job_id);
@@ -128,14 +138,29 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         apply({ type: 'text', text: start.content, index: 1 });
         apply({ type: 'end', finish_reason: 'stop', index: 1 });
       } else {
-        outcome = await followStream(deps, { ...spec, start }, applyStream, () => jobId, noteJob);
+        outcome = await followStream(
+          deps,
+          { ...spec, start },
+          applyStream,
+          () => jobId,
+          noteJob,
+          () => {
+            transcript = divergedFrom(transcript);
+          },
+        );
       }
       // A compat answer that ends at a tool call: settle the calls, hand the results back on the
       // same thread, and follow the same job on to its answer. An end the orchestrator settled
       // is the job's end: there is nothing left to follow.
       if (outcome.kind === 'settled' || transcript.finishReason !== 'tool_calls' || base.kind !== 'chat') break;
+      // Every follow-up must answer a call this answer asked for, and their number is bounded:
+      // a server that keeps ending with tool_calls cannot make nsed send forever (docs/reliability.md #90, #91).
+      if (openCalls(transcript.toolCalls, transcript.toolResults).length === 0)
+        throw noUsableCall(spec.sessionId, jobId);
       waiting = await driver.settleClosed(transcript.toolCalls, transcript.toolResults);
       if (waiting.length > 0) break;
+      if (followUps >= maxFollowUps(declared.maxCalls)) throw tooManyToolRounds(spec.sessionId, followUps);
+      followUps += 1;
       start = {
         kind: 'chat',
         body: followUpBody(base.body, transcript.toolCalls, transcript.toolResults),
@@ -144,8 +169,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     }
     await driver.close();
     if (waiting.length > 0) {
-      record(deps, spec, transcript, 'complete', undefined, true);
+      // Not over yet: the council waits for the calls, so there is nothing for a gate to judge.
+      const verdict = deriveVerdict(transcript);
+      record(deps, spec, transcript, 'complete', { verdict, gate: null }, undefined, true);
       await recorder.flush();
+      emit({ type: 'verdict', verdict });
       emit({
         type: 'finish',
         finish_reason: 'tool_calls',
@@ -153,6 +181,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
         session: spec.sessionId,
         turn: spec.assistantTurnId,
         job_id: jobId ?? null,
+        verdict,
+        gate: null,
       });
       await renderer.close();
       const err = pendingError(spec.sessionId, waiting);
@@ -182,13 +212,34 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     }
     const finishReason = transcript.finishReason ?? 'stop';
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
-    record(deps, spec, transcript, status);
+    if (transcript.diverged && status === 'complete')
+      transcript = await settleDiverged(deps, transcript, spec.sessionId);
+    const verdict = deriveVerdict(transcript);
+    const answer = deps.answer;
+    const checked =
+      status === 'complete' && answer !== undefined ? checkAnswer(answer.schema, transcript.content) : undefined;
+    // A corrective turn (--schema) follows an answer that does not match while retries remain.
+    const retrying = checked?.valid === false && answer !== undefined && answer.attempt < answer.schema.retries;
+    // Gates judge only a completed turn that is the run's answer; a cancelled one keeps its own code (exit 9).
+    const gate = status === 'complete' && !retrying ? judged(verdict, spec) : null;
+    record(deps, spec, transcript, status, { verdict, gate }, undefined, false, checked);
     await recorder.flush();
     if (status === 'cancelled') {
       throw new NsedError('cancelled', `deliberation${jobId === undefined ? '' : ` ${jobId}`} was cancelled`, {
         hint: 'the turn is recorded as cancelled',
       });
     }
+    if (retrying && checked?.valid === false && answer !== undefined) {
+      emit({
+        type: 'schema-retry',
+        turn: spec.assistantTurnId,
+        attempt: answer.attempt + 1,
+        retries: answer.schema.retries,
+        errors: checked.errors,
+      });
+      return transcript;
+    }
+    emit({ type: 'verdict', verdict });
     emit({
       type: 'finish',
       finish_reason: finishReason,
@@ -196,25 +247,48 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       session: spec.sessionId,
       turn: spec.assistantTurnId,
       job_id: jobId ?? null,
+      ...(transcript.diverged ? { diverged: true as const } : {}),
+      verdict,
+      gate,
+      ...(checked === undefined
+        ? {}
+        : checked.valid
+          ? { structured: checked.value }
+          : { structured: null, schema_errors: checked.errors }),
     });
     await renderer.close();
+    if (gate !== null) refuseOnGate(deps, spec, gate);
     return transcript;
   } catch (err) {
-    if (err instanceof NsedError && err.code === 'tool_pending') throw err;
+    if (err instanceof NsedError && (err.code === 'tool_pending' || isGateError(err))) throw err;
     await driver.close();
     const raw = toNsedError(err);
-    const e = classify(err, ctx, spec.sessionId, jobId);
     // A request that never reached the orchestrator leaves nothing to record: the command
     // forgets the turn instead (no empty session for --last to pick), and releases its claim.
     const neverSent = raw.unsent && jobId === undefined;
+    // Sent, and cut off before any response named a job: the orchestrator may have started one
+    // all the same, so the claim stays for `resume` to look it up (docs/reliability.md #97).
+    const startUnseen =
+      !neverSent &&
+      jobId === undefined &&
+      raw.status === undefined &&
+      raw.drop === undefined &&
+      (ctx.signal.aborted || raw.code === 'network' || raw.code === 'timeout' || raw.code === 'interrupted');
+    const e = classify(err, ctx, spec.sessionId, jobId, startUnseen);
+    const verdict = deriveVerdict(transcript);
+    let recorded: 'failed' | 'interrupted' | 'cancelled' | null = neverSent ? null : 'cancelled';
     if (!neverSent && transcript.finishReason !== 'cancelled') {
       // A job that failed or was refused is over; one that was cut off (with or without a job id:
       // a roomless answer that dropped is interrupted, not failed), or whose orchestrator
       // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
       const transient = isTransientStatus(raw.status);
       const over =
-        !ctx.signal.aborted && raw.drop === undefined && (jobId === undefined || (raw.code === 'server' && !transient));
-      record(deps, spec, transcript, over ? 'failed' : 'interrupted', e.message);
+        !ctx.signal.aborted &&
+        !startUnseen &&
+        raw.drop === undefined &&
+        (jobId === undefined || (raw.code === 'server' && !transient));
+      recorded = over ? 'failed' : 'interrupted';
+      record(deps, spec, transcript, recorded, { verdict, gate: null }, e.message, false, undefined, startUnseen);
     }
     // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
     let final = e;
@@ -223,7 +297,15 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     } catch (storeErr) {
       final = toNsedError(storeErr);
     }
-    emit({ type: 'error', code: final.code, exit_code: final.exitCode, message: final.message });
+    emit({
+      type: 'error',
+      code: final.code,
+      exit_code: final.exitCode,
+      message: final.message,
+      verdict,
+      gate: null,
+      status: recorded,
+    });
     await renderer.close();
     markReported(final);
     throw final;
@@ -243,23 +325,55 @@ function unsettledAnswer(jobId: string, finish: string | null): never {
 const isTransientStatus = (status: number | undefined): boolean =>
   status !== undefined && (status === 429 || status >= 500);
 
+/** The gates' result when the run set any, else null. */
+function judged(verdict: CouncilVerdict, spec: TurnSpec): GateResult | null {
+  if (spec.gates === undefined || Object.keys(spec.gates).length === 0) return null;
+  return judgeGates(verdict, spec.gates);
+}
+
+const isGateError = (e: NsedError): boolean => e.code === 'gate_failed' || e.code === 'inconclusive';
+
+/**
+ * A gate that did not pass: the answer is out and recorded already; stderr names each check that
+ * failed or could not be judged, with expected and actual, and the run exits 12 or 13.
+ */
+function refuseOnGate(deps: TurnDeps, spec: TurnSpec, gate: GateResult): void {
+  const failure = gateFailure(gate);
+  if (failure === undefined) return;
+  for (const line of gateProblemLines(gate)) deps.ctx.io.stderr.write(`${line}\n`);
+  const err = new NsedError(failure.code, failure.message, {
+    hint: `the answer is printed and recorded; judge it again with 'nsed gate -s ${spec.sessionId}'`,
+  });
+  // The terminal event was the finish, with the gate's result in it: no error event follows.
+  markReported(err);
+  throw err;
+}
+
 function record(
   deps: TurnDeps,
   spec: TurnSpec,
   transcript: Transcript,
   status: TurnStatus,
+  judgement: { verdict: CouncilVerdict; gate: GateResult | null },
   error?: string,
   keepPending = false,
+  checked?: AnswerCheck,
+  startUnseen = false,
 ): void {
   const entry = {
     id: spec.assistantTurnId,
     transcript,
     status,
-    policy: spec.policy,
+    verdict: judgement.verdict,
+    gate: judgement.gate,
+    policy: spec.agents === undefined ? spec.policy : null,
+    ...(spec.agents === undefined ? {} : { agents: spec.agents }),
     path: spec.path,
     ts: deps.ctx.clock.now().toISOString(),
     userTurn: spec.userTurnId,
     keepPending,
+    ...(checked === undefined ? {} : { checked }),
+    startUnseen,
   };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
 }
@@ -269,21 +383,31 @@ const settled = (t: Transcript, callId: string): boolean => t.toolResults.some((
 /** Exit 10: the job waits, blocked on calls nsed could not settle; the message names them and the way on. */
 function pendingError(sessionId: string, waiting: readonly CallToAnswer[]): NsedError {
   const first = waiting[0];
-  const names = waiting.map((c) => `${c.name} (${c.id})`).join(', ');
-  return new NsedError('tool_pending', `the council waits for the result of ${names}`, {
+  return new NsedError('tool_pending', waitingMessage(waiting), {
     hint: `nsed continue -s ${sessionId} --tool-result ${first?.id ?? 'CALL_ID'}=FILE (- for stdin)`,
   });
 }
 
-function classify(err: unknown, ctx: Context, sessionId: string, jobId: string | undefined): NsedError {
+function classify(
+  err: unknown,
+  ctx: Context,
+  sessionId: string,
+  jobId: string | undefined,
+  startUnseen: boolean,
+): NsedError {
+  // `resume` looks up a job nsed did not see start, as it follows one it did (docs/reliability.md #97).
+  const unseen = startUnseen ? ' before the orchestrator named a deliberation' : '';
+  const hint = startUnseen
+    ? `if the orchestrator started it, 'nsed resume -s ${sessionId}' finds it and records its answer`
+    : `nsed resume -s ${sessionId}`;
   if (ctx.signal.aborted) {
     const code = (ctx.signalExit() ?? ExitCode.interrupted) as ExitCodeValue;
     return new NsedError(
       'interrupted',
-      jobId === undefined ? 'interrupted' : `interrupted; deliberation ${jobId} goes on on the orchestrator`,
+      jobId === undefined ? `interrupted${unseen}` : `interrupted; deliberation ${jobId} goes on on the orchestrator`,
       {
         exitCode: code,
-        hint: `nsed resume -s ${sessionId}`,
+        hint,
       },
     );
   }
@@ -294,8 +418,8 @@ function classify(err: unknown, ctx: Context, sessionId: string, jobId: string |
     e.code === 'timeout' ||
     e.code === 'store' ||
     (e.code === 'server' && isTransientStatus(e.status));
-  if (jobId !== undefined && transient) {
-    return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint: `nsed resume -s ${sessionId}`, cause: e });
+  if ((jobId !== undefined || startUnseen) && transient) {
+    return new NsedError(e.code, e.message, { exitCode: e.exitCode, hint, cause: e });
   }
   return e;
 }

@@ -1,6 +1,6 @@
 import { toModel } from '../protocol/policy-ref.js';
 import { newConversationId, newSessionId, newTurnId } from '../session/ids.js';
-import { SESSION_VERSION, type Session, type Turn, type TurnClaim } from '../session/model.js';
+import { SESSION_VERSION, type Attachment, type Session, type Turn, type TurnClaim } from '../session/model.js';
 import type { Context } from '../context.js';
 import { newClaim } from './claim.js';
 import { councilOf, type TurnOptions } from './turn-options.js';
@@ -48,19 +48,22 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
 /** Creates a session holding the first user turn; the answer is recorded by the turn runner. */
 export async function startSession(
   ctx: Context,
-  init: Omit<SessionInit, 'title'> & { prompt: string; title?: string },
+  init: Omit<SessionInit, 'title'> & { prompt: string; title?: string; attachments?: readonly Attachment[] },
 ): Promise<{ session: Session; userTurnId: string }> {
   const now = ctx.clock.now();
   const userTurnId = newTurnId(ctx.randomHex);
-  const turns = [...(init.turns ?? []), userTurn(userTurnId, init.prompt, now)];
+  const turns = [...(init.turns ?? []), userTurn(userTurnId, init.prompt, now, init.attachments)];
   // Claimed from birth, so a run killed before its job id is known is reconciled like any other.
   const claim = newClaim(userTurnId, now, ctx.randomHex);
   const session = await createSession(ctx, { ...init, title: init.title ?? titleFrom(init.prompt), turns, claim }, now);
   return { session, userTurnId };
 }
 
-export function userTurn(id: string, content: string, now: Date): Turn {
-  return { id, role: 'user', kind: 'message', content, status: 'complete', ts: now.toISOString() };
+export function userTurn(id: string, content: string, now: Date, attachments?: readonly Attachment[]): Turn {
+  const turn: Turn = { id, role: 'user', kind: 'message', content, status: 'complete', ts: now.toISOString() };
+  if (attachments !== undefined && attachments.length > 0)
+    turn.attachments = attachments.map((a) => ({ path: a.path, size: a.size, sha256: a.sha256 }));
+  return turn;
 }
 
 /** The first line of the prompt, cut at a word near 60 characters. */

@@ -20,13 +20,19 @@ export interface ToolDriverDeps {
  * Settles the council's tool calls during one turn. A compat answer that ends with
  * `tool_calls` is settled in one go (the caller sends the follow-up); a live call on a stream
  * that runs on is settled in the background and answered through the tool-call endpoint.
- * At most `maxCalls` calls are run per turn; the rest get an error result.
+ * At most `maxCalls` calls are run per turn; the rest get an error result. Live calls answered
+ * in all (run or refused) are bounded too, so a stream of ever new calls cannot make nsed post
+ * forever: past the bound they are left to expire (docs/reliability.md #93).
  */
+/** Live calls refused past --max-tool-calls before the rest are left to expire (docs/reliability.md #93). */
+export const LIVE_REFUSALS = 16;
+
 export class ToolDriver {
   private used = 0;
   /** Calls this process is answering or answered: the stream's word on them is an echo. */
   private readonly mine = new Set<string>();
   private readonly seen = new Set<string>();
+  private leftToExpire = false;
   private readonly tasks = new Set<Promise<void>>();
   private readonly stop = new AbortController();
   private readonly signal: AbortSignal;
@@ -58,6 +64,12 @@ export class ToolDriver {
   /** A call the agent waits on while the job runs: answered through the endpoint, in the background. */
   onLive(call: CallToAnswer): void {
     if (this.seen.has(call.id)) return;
+    if (this.seen.size >= this.deps.declared.maxCalls + LIVE_REFUSALS) {
+      if (!this.leftToExpire)
+        this.say(`the council asked for more tool calls than nsed answers in one turn; the rest are left to expire`);
+      this.leftToExpire = true;
+      return;
+    }
     this.seen.add(call.id);
     const task = this.answerLive(call).finally(() => this.tasks.delete(task));
     this.tasks.add(task);

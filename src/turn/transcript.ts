@@ -1,5 +1,5 @@
-import { assertNever, type NsedEvent, type StreamEvent } from '../events.js';
-import type { NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
+import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from '../events.js';
+import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
   id: string;
@@ -27,8 +27,20 @@ export interface Transcript {
   toolCalls: TranscriptToolCall[];
   toolResults: TranscriptToolResult[];
   finalized?: NsedFinalized;
+  /** The native job_complete's pick, for the verdict (src/verdict.ts). */
+  chosen?: JobChosen;
   jobId: string | null;
   finishReason: string | null;
+  /**
+   * A resume's replay differed from what was already shown (docs/reliability.md #33): the text
+   * events are spliced from two texts, so the answer is the orchestrator's recorded one when it
+   * gives it, and the turn is marked.
+   */
+  diverged: boolean;
+  /** With --schema: the answer parsed once it matched (undefined until then, and without a schema). */
+  structured: unknown;
+  /** With --schema: the validator's complaints about the answer, or null while there are none. */
+  schemaErrors: SchemaError[] | null;
 }
 
 export function emptyTranscript(): Transcript {
@@ -40,8 +52,12 @@ export function emptyTranscript(): Transcript {
     toolCalls: [],
     toolResults: [],
     finalized: undefined,
+    chosen: undefined,
     jobId: null,
     finishReason: null,
+    diverged: false,
+    structured: undefined,
+    schemaErrors: null,
   };
 }
 
@@ -60,8 +76,12 @@ function copy(t: Transcript): Transcript {
     toolCalls: t.toolCalls,
     toolResults: t.toolResults,
     finalized: t.finalized,
+    chosen: t.chosen,
     jobId: t.jobId,
     finishReason: t.finishReason,
+    diverged: t.diverged,
+    structured: t.structured,
+    schemaErrors: t.schemaErrors,
   };
 }
 
@@ -82,16 +102,15 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     }
     case 'round': {
       const next = copy(t);
-      next.rounds = [
-        ...t.rounds,
-        {
-          round: e.round,
-          total_rounds: e.total_rounds,
-          progress: e.progress,
-          scored: e.scored,
-          candidates: e.candidates,
-        },
-      ];
+      const round: NsedRound = {
+        round: e.round,
+        total_rounds: e.total_rounds,
+        progress: e.progress,
+        scored: e.scored,
+        candidates: e.candidates,
+      };
+      if (e.convergence !== undefined) round.convergence = e.convergence;
+      next.rounds = [...t.rounds, round];
       return next;
     }
     case 'injection': {
@@ -124,6 +143,16 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       next.finalized = { chosen_agent_id: e.chosen_agent_id, round: e.round };
       return next;
     }
+    case 'chosen': {
+      const next = copy(t);
+      next.chosen = {
+        agent_id: e.agent_id,
+        score: e.score,
+        rounds_completed: e.rounds_completed,
+        total_rounds: e.total_rounds,
+      };
+      return next;
+    }
     case 'job': {
       const next = copy(t);
       next.jobId = e.job_id;
@@ -134,9 +163,19 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
       const next = copy(t);
       next.finishReason = e.finish_reason;
       if (e.type === 'finish' && e.job_id !== null && t.jobId === null) next.jobId = e.job_id;
+      if (e.type === 'finish' && e.structured !== undefined) {
+        next.structured = e.structured;
+        next.schemaErrors = e.schema_errors ?? null;
+      }
+      return next;
+    }
+    case 'schema-retry': {
+      const next = copy(t);
+      next.schemaErrors = e.errors;
       return next;
     }
     case 'turn-start':
+    case 'verdict':
     case 'injected':
     case 'cancelled':
     case 'reconnect':
@@ -145,6 +184,17 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     default:
       return assertNever(e);
   }
+}
+
+/**
+ * Marks a turn whose replay differed from what was shown; `recorded`, the orchestrator's answer
+ * from /result, replaces the spliced text when it could give one. Pure, as applyEvent.
+ */
+export function divergedFrom(t: Transcript, recorded?: string): Transcript {
+  const next = copy(t);
+  next.diverged = true;
+  if (recorded !== undefined) next.content = recorded;
+  return next;
 }
 
 /**

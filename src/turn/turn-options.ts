@@ -2,6 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { usageError } from '../errors.js';
 import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/model.js';
+import type { ReportOptions } from './report-options.js';
+import type { Gates } from '../verdict.js';
+import type { AnswerSchema } from './answer-schema.js';
 import {
   ASK_USER,
   DEFAULT_MAX_TOOL_CALLS,
@@ -29,13 +32,22 @@ export interface TurnOptions {
   toolFlags: string[];
   askUser: boolean;
   maxToolCalls: number;
+  /** --summary, --junit, --annotate: the CI reports of the turn. */
+  reports?: ReportOptions;
+  /** The gates the completed turn is judged against (read from the flags and a --gates file). */
+  gates?: Gates | undefined;
+  /** --schema, compiled: the answer must match it, or the council gets `retries` turns to fix it. */
+  schema?: AnswerSchema;
 }
 
 /**
  * The council a turn runs with: the flags, else what the session recorded. A session started
- * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it.
+ * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it;
+ * a policy or model named for this turn (-p, -m) brings its own council, so the recorded one
+ * gives way to it (else the policy would be recorded and silently not used).
  */
 export function withRecordedCouncil(opts: TurnOptions, recorded: Council | undefined): TurnOptions {
+  if (opts.policy !== undefined || opts.model !== undefined) return opts;
   return { ...opts, agents: opts.agents ?? recorded?.agents, rounds: opts.rounds ?? recorded?.rounds };
 }
 

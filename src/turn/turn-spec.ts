@@ -3,9 +3,11 @@ import type { Context } from '../context.js';
 import type { Renderer } from '../output/renderer-types.js';
 import type { LiveSim, TurnPath } from '../session/model.js';
 import type { DeclaredTools } from '../tools/declared.js';
+import type { AnswerSchema } from './answer-schema.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
 import type { TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { Gates } from '../verdict.js';
 
 /** What one turn runs with (runTurn, followStream). */
 export interface TurnDeps {
@@ -19,6 +21,12 @@ export interface TurnDeps {
   newTurnId: () => string;
   /** The tools the user declared for this run; without, every call is refused (never run). */
   tools?: DeclaredTools;
+  /**
+   * --schema: the answer is checked before the turn ends. `attempt` counts the corrective turns
+   * before this one; while it is below the schema's retries, an answer that does not match ends
+   * the turn with `schema-retry` instead of `finish`, and the renderer stays open for the next.
+   */
+  answer?: { schema: AnswerSchema; attempt: number };
 }
 
 export interface TurnSpec {
@@ -26,8 +34,13 @@ export interface TurnSpec {
   /** The user turn this answers; the pending marker points at it. */
   userTurnId: string;
   assistantTurnId: string;
-  /** The model string sent (`nsed:deep`). */
+  /** The model string sent (`nsed:deep`); on the native path, the policy looked up for the council. */
   policy: string;
+  /**
+   * The agents chosen with --agents: they, not `policy`, chose the council, so the turn is not
+   * labelled with the policy (README, "Policies, agents and models").
+   */
+  agents?: string[];
   path: TurnPath;
   start: TurnStart;
   /** false: a blocking chat.completion request (--no-stream). */
@@ -37,4 +50,6 @@ export interface TurnSpec {
    * request the tool round is appended to (the turn's lineage).
    */
   toolRound?: { calls: TranscriptToolCall[]; results: TranscriptToolResult[]; base: TurnStart };
+  /** The gates the completed turn's verdict is judged against (--min-convergence, --gates FILE...). */
+  gates?: Gates;
 }

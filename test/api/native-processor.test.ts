@@ -54,11 +54,13 @@ describe('the native job stream as events (GET /job/{id}/stream)', () => {
       'round',
       'reasoning',
       'injection',
+      'chosen',
       'text',
       'end',
     ]);
     const scored = whole[3];
-    expect(scored).toMatchObject({ type: 'round', round: 1, total_rounds: 2, scored: true });
+    // The summary's convergence is carried as data for the verdict, not only as the milestone text.
+    expect(scored).toMatchObject({ type: 'round', round: 1, total_rounds: 2, scored: true, convergence: 0.45 });
     expect(
       scored?.type === 'round' ? scored.candidates.map((c) => [c.agent_id, c.score, c.content_preview]) : [],
     ).toEqual([
@@ -67,6 +69,15 @@ describe('the native job stream as events (GET /job/{id}/stream)', () => {
     ]);
     expect(whole[4]).toMatchObject({ type: 'reasoning', text: 'Round 1 complete — convergence: 45%' });
     expect(whole[5]).toMatchObject({ type: 'injection', message: 'focus on safety', round: 2, sequence: 1 });
+    // job_complete names the chosen proposal; total_rounds was not sent, so it stays null (never 0).
+    expect(whole[6]).toEqual({
+      type: 'chosen',
+      agent_id: 'B',
+      score: 0.7,
+      rounds_completed: 2,
+      total_rounds: null,
+      index: expect.any(Number),
+    });
     expect(whole.at(-2)).toMatchObject({ type: 'text', text: '## Use a log' });
     expect(whole.at(-1)).toMatchObject({ type: 'end', finish_reason: 'stop' });
     const strip = (es: StreamEvent[]) => es.map(({ index: _i, ...e }) => e);
@@ -107,7 +118,7 @@ describe('the native job stream as events (GET /job/{id}/stream)', () => {
 
     it('tool_call_pending is a live tool call with its arguments as JSON text', () => {
       expect(tools(frame('tool_call_pending', pending) + complete)).toEqual([
-        { type: 'tool-call', id: 'call_1', name: 'user_calculator', arguments: '{"expr":"2+2"}', index: 1, live: true },
+        { type: 'tool-call', id: 'call_1', name: 'calculator', arguments: '{"expr":"2+2"}', index: 1, live: true },
       ]);
     });
 

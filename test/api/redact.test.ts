@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  displayUrl,
-  hostPort,
-  redactSecrets,
-  sanitizeServerText,
-  stripControls,
-  truncate,
-} from '../../src/api/redact.js';
+import { displayUrl, hostPort, sanitizeServerText, stripControls, truncate } from '../../src/api/redact.js';
+import { redactSecrets } from '../../src/secrets.js';
 
 describe('sanitising server text (reliability #74, #78, #81)', () => {
   it('removes CSI, OSC 8, OSC 52, DCS, ESC c, 8-bit C1 and BiDi controls', () => {

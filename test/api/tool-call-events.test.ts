@@ -16,14 +16,19 @@ describe('native tool-call events', () => {
     expect(toolCallEventOf('tool_call_pending', pending, 3)).toEqual({
       type: 'tool-call',
       id: 'c1',
-      name: 'user_calc',
+      // The declared name: the agent saw it behind a `user_` prefix (issue 23 item 7).
+      name: 'calc',
       arguments: '{"expr":"2+2"}',
       index: 3,
       live: true,
     });
     expect(
       toolCallEventOf('tool_call_responded', { call_id: 'c1', tool_name: 'user_calc', result: '4' }, 4),
-    ).toMatchObject({ type: 'tool-result', status: 'answered', content: '4', exit_code: null });
+    ).toMatchObject({ type: 'tool-result', name: 'calc', status: 'answered', content: '4', exit_code: null });
+    // Only the one prefix the orchestrator adds is dropped: a tool declared as user_x stays user_x.
+    expect(toolCallEventOf('tool_call_pending', { ...pending, tool_name: 'user_user_x' }, 1)).toMatchObject({
+      name: 'user_x',
+    });
     expect(toolCallEventOf('tool_call_expired', { call_id: 'c1' }, 5)).toMatchObject({
       type: 'tool-result',
       status: 'expired',

@@ -31,6 +31,16 @@ function parseError(parse: () => unknown): unknown {
 }
 
 const turnDefaults: ParsedArgv = { stream: true };
+/** What the input flags parse to when none is given (-f, --schema, --template). */
+const noInput = {
+  files: [],
+  schema: undefined,
+  schemaName: undefined,
+  schemaRetries: 1,
+  template: undefined,
+  vars: [],
+  varsFile: undefined,
+};
 
 describe('ask', () => {
   it('keeps the prompt words and turns a lone - back into stdin', () => {
@@ -49,6 +59,8 @@ describe('ask', () => {
         askUser: false,
         maxToolCalls: 8,
       },
+      gates: { flags: {}, file: undefined },
+      input: noInput,
     });
   });
 
@@ -63,7 +75,6 @@ describe('ask', () => {
   it('reads the turn flags, --no-stream and the council', () => {
     const flags = {
       prompt: 'one',
-      policy: 'deep',
       system: 'be brief',
       title: 'T',
       stream: false,
@@ -80,7 +91,8 @@ describe('ask', () => {
     expect(opts).toEqual({
       prompt: ['one'],
       turn: {
-        policy: 'deep',
+        policy: undefined,
+        model: undefined,
         system: 'be brief',
         title: 'T',
         stream: false,
@@ -92,6 +104,8 @@ describe('ask', () => {
         askUser: true,
         maxToolCalls: 2,
       },
+      gates: { flags: {}, file: undefined },
+      input: noInput,
     });
   });
 
@@ -318,6 +332,7 @@ describe('global options', () => {
       idleTimeoutS: 90,
       color: true,
       sim: false,
+      progress: 'auto',
       config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
     expect(settings.url).toEqual({ value: 'http://localhost:8080', source: 'default', from: 'default' });
@@ -351,6 +366,7 @@ describe('global options', () => {
         idle_timeout: 30,
         color: false,
         token_file: '/tf',
+        progress: 'plain' as const,
       },
       unknown: [],
       error: undefined,
@@ -368,6 +384,7 @@ describe('global options', () => {
         idleTimeoutS: [30, 'config'],
         timeoutS: [undefined, 'default'],
         color: [false, 'config'],
+        progress: ['plain', 'config'],
         policy: ['p', 'flag'],
         agents: [['A', 'B'], 'config'],
         rounds: [2, 'flag'],
@@ -415,5 +432,48 @@ describe('global options', () => {
     [{ 'idle-timeout': 0 }, /--idle-timeout must be a positive number/],
   ])('refuses %o', (flags, message) => {
     expect(parseError(() => parseGlobalOptions(flags))).toEqual(usage(message));
+  });
+});
+
+describe('the input flags of ask, continue and fork (-f, --schema, --template)', () => {
+  it('-f repeats in order and a lone - after it stays stdin; --schema-retries and the template flags are read', () => {
+    const opts = fork.parse({
+      ...turnDefaults,
+      source: 'S',
+      prompt: ['q'],
+      file: ['a.ts', STDIN_MARKER, 'src/**/*.ts'],
+      schema: 's.json',
+      'schema-name': 'review',
+      'schema-retries': 3,
+      template: 't.md',
+      var: ['a=1', 'b=2'],
+      vars: 'v.json',
+    });
+    expect(opts.input).toEqual({
+      files: ['a.ts', '-', 'src/**/*.ts'],
+      schema: 's.json',
+      schemaName: 'review',
+      schemaRetries: 3,
+      template: 't.md',
+      vars: ['a=1', 'b=2'],
+      varsFile: 'v.json',
+    });
+    expect(continueCommand.parse({ ...turnDefaults, last: true, prompt: ['q'], file: 'one.txt' }).input.files).toEqual([
+      'one.txt',
+    ]);
+  });
+
+  it.each([
+    [{ 'schema-retries': -1 }, /--schema-retries must be a whole number from 0 to 5/],
+    [{ 'schema-retries': 1.5 }, /--schema-retries must be a whole number/],
+    [{ var: 'a=b' }, /--var and --vars fill a --template/],
+    [{ file: ['-', STDIN_MARKER] }, /only one -f - can read standard input/],
+    [{ file: '' }, /-f\/--file is empty/],
+    [{ schema: ' ' }, /--schema is empty/],
+  ])('%j is a usage error', (flags, message) => {
+    expect(parseError(() => ask.parse({ ...turnDefaults, prompt: ['q'], ...flags }))).toMatchObject({
+      code: 'usage',
+      message: expect.stringMatching(message),
+    });
   });
 });

@@ -62,7 +62,9 @@ describe('commands run against a Context', () => {
         started: new Date().toISOString(),
       };
     });
-    await expect(resume.run({ target: { kind: 'id', id: session.id } }, rig.ctx)).rejects.toMatchObject({
+    await expect(
+      resume.run({ target: { kind: 'id', id: session.id }, gates: { flags: {}, file: undefined } }, rig.ctx),
+    ).rejects.toMatchObject({
       code: 'not_found',
       exitCode: 3,
     });

@@ -191,4 +191,15 @@ describe('docs/ndjson.md', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it("says finalized is a user's pick, as the wire's nsed_finalized is, never the council's choice (issue 23 item 7)", async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const rows = [await doc('ndjson.md'), readme].map((t) =>
+      t.split('\n').find((l) => l.startsWith('| `finalized` |')),
+    );
+    for (const row of [...rows, NDJSON_EVENTS.finalized.when]) {
+      expect(row).toMatch(/a user picked a candidate/);
+      expect(row).not.toMatch(/the council chose/);
+    }
+  });
 });

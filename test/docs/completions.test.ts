@@ -164,10 +164,12 @@ describe('completing on a real store', () => {
       'continue',
       'fork',
       'resume',
+      'gate',
       'inject',
       'tool-result',
       'cancel',
       'sessions',
+      'render',
       'policies',
       'agents',
       'models',
@@ -180,10 +182,10 @@ describe('completing on a real store', () => {
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');
     expect(got[4]).toBe(newestFirst);
-    expect(got[5]).toBe('json markdown messages ndjson thread');
+    expect(got[5]).toBe('json markdown messages ndjson thread summary junit');
     expect(got[6]).toBe('text ndjson final json');
     expect(got[7]).toBe(newestFirst);
-    expect(got[8]).toBe('--policy');
+    expect(got[8]).toBe('--policy --progress');
     expect(got[9]).toBe('ok running interrupted failed cancelled');
     expect(got[10]).toBe('bash zsh fish');
     expect(got[11]).toBe('');
@@ -206,6 +208,34 @@ complete -C "nsed sessions sh"; echo ---; complete -C "nsed sessions show "; ech
     expect(show?.sort()).toEqual([...ids].sort());
     expect(format).toEqual(['json', 'markdown', 'messages', 'ndjson', 'thread']);
     expect(afterFork).toEqual([]);
+  });
+
+  it.skipIf(!hasZsh)('zsh completes -p to a whole tag that holds a colon (issue 23 item 7)', async () => {
+    // A real interactive zsh on a pseudo-terminal (zpty): TAB completes the line, then a key bound
+    // to a widget prints the buffer, and the read waits for that print (no sleep, no timing).
+    const cache = path.join(dir, 'store', 'policies-cache.json');
+    await writeFile(
+      cache,
+      JSON.stringify({ written: new Date().toISOString(), url: 'sim', tags: ['mid:0v1', 'fast'] }),
+    );
+    const drive = path.join(dir, 'drive.zsh');
+    await writeFile(
+      drive,
+      [
+        'zmodload zsh/zpty',
+        'zpty -b z zsh -f -i',
+        `zpty -w z 'PS1="> "; autoload -U compinit; compinit -u -D; source "${path.join(ROOT, 'completions/nsed.zsh')}"'`,
+        // "BU""F<" so the echo of this very line cannot match the pattern read for below.
+        `zpty -w z 'dump() { print -r -- "BU""F<$BUFFER>" > /dev/tty; }; zle -N dump; bindkey "^X" dump'`,
+        "zpty -w -n z $'nsed ask -p mi\\t\\x18'",
+        "zpty -r z line '*BUF<*>*'",
+        'print -r -- "${${line##*BUF<}%%>*}"',
+        'zpty -d z',
+      ].join('\n'),
+    );
+    const { stdout } = await run('zsh', ['-f', drive], { env, cwd: dir, timeout: 60_000 });
+    await rm(cache);
+    expect(stdout.trim()).toBe('nsed ask -p mid:0v1');
   });
 
   it.skipIf(!hasZsh)('zsh parses the script and registers it for nsed', async () => {

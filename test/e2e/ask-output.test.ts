@@ -38,7 +38,10 @@ describe.each([
     expect(r.stdout).toBe(`${content}\n`);
     expect(r.stdout).not.toMatch(ANSI);
     expect(r.stderr).toMatch(/round \d+\/\d+ · 3 candidates · leader \w+ -?\d\.\d\d/);
-    expect(r.stderr).toMatch(/^session \S+ · job \S+ · policy nsed:\*/m);
+    // A council chosen with --agents is labelled with its agents, not a policy (issue 23 item 7).
+    expect(r.stderr).toMatch(
+      path === 'native' ? /^session \S+ · job \S+ · agents Cortex/m : /^session \S+ · job \S+ · policy nsed:\*/m,
+    );
   });
 
   it('ndjson mode prints one parseable versioned event per line with one terminal event', async () => {
@@ -52,7 +55,7 @@ describe.each([
     });
     const types = events.map((e) => e['type']);
     expect(types[0]).toBe('turn-start');
-    expect(events[0]).toMatchObject({ path, policy: 'nsed:*', url: rig.sim.url });
+    expect(events[0]).toMatchObject({ path, policy: path === 'native' ? null : 'nsed:*', url: rig.sim.url });
     expect(types.filter((t) => t === 'finish' || t === 'error')).toEqual(['finish']);
     expect(types.at(-1)).toBe('finish');
     expect(types).toContain('job');
@@ -85,7 +88,7 @@ describe.each([
     const r = await rig.run(['ask', '-o', 'json', ...extra, PROMPT]);
     expect(r.code).toBe(0);
     const obj = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(obj).toMatchObject({ policy: 'nsed:*', finish_reason: 'stop' });
+    expect(obj).toMatchObject({ policy: path === 'native' ? null : 'nsed:*', finish_reason: 'stop' });
     expect(String(obj['content'])).toMatch(/^## /);
     expect(String(obj['reasoning'])).toMatch(/Round 1/);
     expect((obj['rounds'] as unknown[]).length).toBeGreaterThan(0);
@@ -95,7 +98,8 @@ describe.each([
       ['user', 'complete'],
       ['assistant', 'complete'],
     ]);
-    expect(turns[1]).toMatchObject({ content: obj['content'], job_id: obj['job_id'], policy_id: 'nsed:*', path });
+    expect(turns[1]).toMatchObject({ content: obj['content'], job_id: obj['job_id'], path });
+    expect(turns[1]?.['policy_id']).toBe(path === 'native' ? undefined : 'nsed:*');
     expect(saved?.['pending_job']).toBeUndefined();
   });
 });

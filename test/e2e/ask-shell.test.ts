@@ -47,13 +47,13 @@ describe('nsed ask in a shell pipeline', () => {
     expect(saved.turns.at(-1)?.content.startsWith('## Design a cache\n')).toBe(true);
   });
 
-  it('a full disk behind > (/dev/full) is an error naming ENOSPC, with the session still saved (reliability #62, #65)', async () => {
+  it('a full disk behind > (/dev/full) is exit 11 (io) naming ENOSPC, with the session still saved (reliability #62, #65, #85)', async () => {
     const home = join(rig.home, 'full');
     const r = await bash(`"${process.execPath}" "${CLI}" ask -o final "Design a cache" > /dev/full`, {
       NSED_HOME: home,
       NSED_URL: rig.sim.url,
     });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(11);
     expect(r.stderr).toMatch(/^nsed: cannot write to standard output: ENOSPC$/m);
     expect((await readdir(join(home, 'sessions'))).filter((n) => n.endsWith('.json')).length).toBe(1);
   });

@@ -2,10 +2,11 @@
  * The package installs like a tool: `npm pack` (which builds dist/ on prepack), `npm i -g` into
  * a temporary prefix without any install script to allow, then the installed `nsed` runs a
  * deliberation on its built-in simulator, lists and shows it (the fast entries) and `man -w nsed`
- * finds the linked man page.
+ * finds the linked man page. It packs a copy of the checkout: prepack rebuilds dist/ in place,
+ * and the checkout's dist/ may be what other tests, or the person running them, start from.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +30,22 @@ beforeAll(async () => {
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
   };
-  await run('npm', ['pack', '--pack-destination', dir], { cwd: ROOT, env, timeout: 300_000 });
+  // What the build and the package read, and the installed dependencies beside them (linked).
+  const copy = join(dir, 'checkout');
+  for (const entry of [
+    'package.json',
+    'package-lock.json',
+    'README.md',
+    'bin',
+    'completions',
+    'docs',
+    'man',
+    'scripts',
+    'src',
+  ])
+    await cp(join(ROOT, entry), join(copy, entry), { recursive: true });
+  await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  await run('npm', ['pack', '--pack-destination', dir], { cwd: copy, env, timeout: 300_000 });
   const tarball = (await readdir(dir)).find((f) => f.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('npm pack wrote no tarball');
   const installed = await run('npm', ['i', '-g', '--prefix', prefix, '--prefer-offline', join(dir, tarball)], {

@@ -65,7 +65,9 @@ describe('export --format ndjson', () => {
     }
     // The comparison is not vacuous: it holds the answer, the scored rounds and the job.
     const core = comparableEvents(exported[1] ?? []);
-    expect(core.map((e) => e['type'])).toEqual(['turn-start', 'job', 'round', 'text', 'finish']);
+    expect(core.map((e) => e['type'])).toEqual(['turn-start', 'job', 'round', 'text', 'verdict', 'finish']);
+    // The verdict the live run printed is the one the store kept and the export replays.
+    expect(core[4]?.['verdict']).toMatchObject({ v: 1, chosen: { source: 'last_round' } });
     expect(core[3]?.['text']).toBe(live[1]?.find((e) => e['type'] === 'finish')?.['content']);
   });
 
@@ -180,14 +182,21 @@ describe('export --format json and markdown', () => {
         'content',
         'ts',
         'policy',
+        'agents',
         'job_id',
         'path',
         'finish_reason',
         'error',
+        'diverged',
         'reasoning',
         'injection',
         'rounds',
         'tool_calls',
+        'verdict',
+        'gate',
+        'attachments',
+        'structured',
+        'schema_errors',
       ]);
     }
     expect((doc.turns[1]?.['rounds'] as unknown[]).length).toBe(3);
@@ -225,12 +234,12 @@ describe('export --out FILE', () => {
     expect((await readdir(rig.home)).filter((n) => n.includes('.tmp'))).toEqual([]);
   });
 
-  it('--file is the same flag; a directory that does not exist exits 2 and leaves nothing', async () => {
+  it('--file is the same flag; a folder that does not exist exits 11 (io) naming ENOENT (reliability #82)', async () => {
     const file = join(rig.home, 'messages.json');
     expect((await exportOf('messages', '--file', file)).code).toBe(0);
     expect(JSON.parse(await readFile(file, 'utf8'))).toHaveLength(5);
     const r = await exportOf('json', '--out', join(rig.home, 'missing-dir', 'x.json'));
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(11);
     expect(r.stderr).toMatch(/^nsed: cannot write .*missing-dir\/x\.json: ENOENT/);
   });
 

@@ -93,7 +93,17 @@ describe('nsed sessions ls', () => {
     const list = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
     expect(list).toHaveLength(4);
     for (const s of list)
-      expect(Object.keys(s)).toEqual(['id', 'title', 'policy', 'turns', 'created', 'updated', 'state', 'forked_from']);
+      expect(Object.keys(s)).toEqual([
+        'id',
+        'title',
+        'policy',
+        'agents',
+        'turns',
+        'created',
+        'updated',
+        'state',
+        'forked_from',
+      ]);
     const fork = list.find((s) => s['id'] === ids.fork);
     const mainTurns = (await stored(ids.main)).turns;
     expect(fork?.['forked_from']).toEqual({ session: ids.main, turn: mainTurns[1]?.id });

@@ -62,7 +62,19 @@ describe('small truths (issue 9 item 10)', () => {
       rig.sim.requests
         .filter((q) => q.method === 'POST' && q.path === '/deliberation')
         .map((q) => q.body as Record<string, unknown>);
-    const id = await askNdjson(['--agents', 'CortexA,CortexB', '--rounds', '2', 'a council question']);
+    // No -p: --agents chooses the council itself, and a policy beside it is refused (issue 23 item 7).
+    const first = await rig.run([
+      'ask',
+      '-o',
+      'ndjson',
+      '--agents',
+      'CortexA,CortexB',
+      '--rounds',
+      '2',
+      'a council question',
+    ]);
+    expect(first.code).toBe(0);
+    const id = sessionOf(first);
     expect(submits().at(-1)).toMatchObject({ agent_names: ['CortexA', 'CortexB'], deliberation_rounds: 2 });
 
     const again = await rig.run(['continue', '-s', id, '-o', 'ndjson', 'and then?']);

@@ -24,23 +24,40 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** The models the plain server lists on GET /v1/models. */
+export const PLAIN_MODELS = ['llama3.2', 'qwen2.5:7b'];
+
 /**
  * A plain OpenAI-compatible server, as llama.cpp, vLLM or Ollama answer: no x-nsed-session-id,
- * no rounds, no /deliberation. Streaming sends a role chunk, content deltas, a usage chunk with
- * `choices: []` (what `stream_options.include_usage` produces) and `[DONE]`.
+ * no rounds, no /deliberation, no /policies; GET /v1/models lists PLAIN_MODELS. Streaming sends a role chunk, content deltas, a usage chunk with
+ * `choices: []` (what `stream_options.include_usage` produces) and `[DONE]`. `answers` is the
+ * answer, or a function of the chat request's index (0, 1, …) giving each in turn.
  */
-export async function startPlainServer(answer = 'Hello from a plain server.'): Promise<PlainServer> {
+export async function startPlainServer(
+  answers: string | ((chatIndex: number) => string) = 'Hello from a plain server.',
+): Promise<PlainServer> {
   const requests: PlainRequest[] = [];
+  let chats = 0;
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       requests.push({ method: req.method ?? '', path, body });
+      if (req.method === 'GET' && path === '/v1/models') {
+        // As llama.cpp, vLLM and Ollama list what -m may name.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ object: 'list', data: PLAIN_MODELS.map((id) => ({ id, object: 'model', owned_by: 'me' })) }),
+        );
+        return;
+      }
       if (req.method !== 'POST' || path !== '/v1/chat/completions') {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `Not Found: ${path}`, type: 'invalid_request_error' } }));
         return;
       }
+      // A function scripts the answers in turn (a repair test's first and second answer).
+      const answer = typeof answers === 'string' ? answers : answers(chats++);
       const model = (body as { model?: string } | undefined)?.model ?? 'unknown';
       const stream = (body as { stream?: boolean } | undefined)?.stream === true;
       const base = { id: 'chatcmpl-plain', created: 1_700_000_000, model };

@@ -94,7 +94,15 @@ describe('-o final, json and ndjson show progress on a terminal stderr, and noth
     const { io, stderr } = memoryIO({ stderrTTY: true });
     const renderer = await createRenderer('final', io, { showSessionHint: true });
     for (const e of script.slice(0, 4)) renderer.onEvent(e);
-    renderer.onEvent({ type: 'error', code: 'network', exit_code: 6, message: 'reset' });
+    renderer.onEvent({
+      type: 'error',
+      code: 'network',
+      exit_code: 6,
+      message: 'reset',
+      verdict: null,
+      gate: null,
+      status: null,
+    });
     renderer.onEvent(finish);
     await renderer.close();
     await settle();

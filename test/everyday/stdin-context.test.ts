@@ -59,11 +59,13 @@ describe('piped standard input joins the words as context', () => {
     expect(lastUserMessage()).toBe('before the middle after');
   });
 
-  it('an open pipe that never writes: the question alone is sent and the command finishes (exit 0)', async () => {
+  it('an open pipe that never writes: the question alone is sent, one line says so, and the command finishes (exit 0)', async () => {
     const child = rig.spawn(['ask', '-o', 'final', 'question without context'], { stdin: 'inherit-open' });
     const r = await child.result;
     child.stdin?.destroy();
-    expect(r.stderr).toBe('');
+    expect(r.stderr).toBe(
+      'nsed: warning: standard input was not read: nothing arrived in time; to wait for it, put - among the words or use -f -\n',
+    );
     expect(r.code).toBe(0);
     expect(lastUserMessage()).toBe('question without context');
   });
@@ -81,7 +83,9 @@ describe('piped standard input joins the words as context', () => {
     const r = await run.result;
     run.stdin.destroy();
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`stdin: no input within ${STDIN_FIRST_BYTE_MS} ms; ignored`);
+    expect(r.stderr).toContain(
+      `nsed: warning: standard input was not read: nothing arrived in time (waited ${STDIN_FIRST_BYTE_MS} ms)`,
+    );
     expect(lastUserMessage()).toBe('silent pipe');
   });
 

@@ -60,6 +60,7 @@ export async function contextRig(opts: { sim?: SimOptions; output?: OutputMode }
     idleTimeoutS: 90,
     color: false,
     sim: false,
+    progress: 'auto',
     config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     settings,
   };

@@ -4,7 +4,15 @@ import { createRenderer } from '../../src/output/renderer.js';
 import { memoryIO, settle } from '../terminal/memory-io.js';
 import { candidate, finish, render, script, turnStart } from './script.js';
 
-const error: NsedEvent = { type: 'error', code: 'server', exit_code: 5, message: 'the deliberation failed' };
+const error: NsedEvent = {
+  type: 'error',
+  code: 'server',
+  exit_code: 5,
+  message: 'the deliberation failed',
+  verdict: null,
+  gate: null,
+  status: null,
+};
 
 describe('final output', () => {
   it('writes nothing until finish, then the answer and a newline', async () => {
@@ -59,6 +67,7 @@ describe('json output', () => {
       turn: 't2',
       job_id: 'job-1',
       policy: 'nsed:deep',
+      agents: null,
       content: 'Hello, world.',
       reasoning: 'Round 1 complete — convergence: 45%',
       rounds: [
@@ -75,6 +84,10 @@ describe('json output', () => {
       tool_calls: [{ id: 'c1', name: 'search', arguments: '{"q":"x"}' }],
       tool_results: [{ id: 'c1', name: 'search', content: 'found', exit_code: 0, status: 'ok', duration_ms: 12 }],
       finish_reason: 'stop',
+      status: 'complete',
+      error: null,
+      verdict: null,
+      gate: null,
     });
     expect(stderr.text).toBe('');
   });
@@ -85,9 +98,24 @@ describe('json output', () => {
     expect(JSON.parse(stdout.text)).toMatchObject({ job_id: 'job-9' });
   });
 
-  it('writes nothing when the turn fails', async () => {
+  it('writes the one object when the turn fails too: its status, the error and what had arrived', async () => {
     const { io, stdout } = memoryIO();
-    await render('json', io, [...script.slice(0, -1), error]);
+    await render('json', io, [...script.slice(0, -1), { ...error, status: 'failed' } as NsedEvent]);
+    expect(stdout.text.split('\n')).toHaveLength(2);
+    expect(JSON.parse(stdout.text)).toMatchObject({
+      session: 's1',
+      status: 'failed',
+      error: { code: 'server', exit_code: 5, message: 'the deliberation failed' },
+      content: 'Hello, world.',
+      finish_reason: null,
+      verdict: null,
+      gate: null,
+    });
+  });
+
+  it('writes nothing for an error before any turn started (the command reports it)', async () => {
+    const { io, stdout } = memoryIO();
+    await render('json', io, [error]);
     expect(stdout.text).toBe('');
   });
 });

@@ -29,7 +29,16 @@ const hostile: NsedEvent[] = [
   { type: 'finalized', chosen_agent_id: `\x1bcCortexA`, round: 2 },
   { type: 'tool-call', id: 'c1', name: `sh\u009b2J`, arguments: payload },
   ...[...answer.matchAll(/[\s\S]{1,7}/g)].map((m): NsedEvent => ({ type: 'text', text: m[0] })),
-  { type: 'finish', finish_reason: 'stop', content: answer, session: 's1', turn: 't2', job_id: 'job-1' },
+  {
+    type: 'finish',
+    finish_reason: 'stop',
+    content: answer,
+    session: 's1',
+    turn: 't2',
+    job_id: 'job-1',
+    verdict: null,
+    gate: null,
+  },
 ];
 
 describe('escape sequences from the server (reliability #78, C17)', () => {

@@ -47,7 +47,15 @@ describe('ndjson output', () => {
 
   it('drops every event after the terminal one', async () => {
     const { io, stdout } = memoryIO();
-    const err: NsedEvent = { type: 'error', code: 'interrupted', exit_code: 130, message: 'interrupted' };
+    const err: NsedEvent = {
+      type: 'error',
+      code: 'interrupted',
+      exit_code: 130,
+      message: 'interrupted',
+      verdict: null,
+      gate: null,
+      status: null,
+    };
     await render('ndjson', io, [script[0] as NsedEvent, err, finish, { type: 'text', text: 'late' }, err]);
     const types = lines(stdout.text).map((l) => (JSON.parse(l) as { type: string; seq: number }).type);
     expect(types).toEqual(['turn-start', 'error']);

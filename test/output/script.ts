@@ -18,6 +18,7 @@ export const turnStart: NsedEvent = {
   session: 's1',
   turn: 't2',
   policy: 'nsed:deep',
+  agents: null,
   path: 'compat',
   url: 'http://127.0.0.1:9',
 };
@@ -29,6 +30,8 @@ export const finish: NsedEvent = {
   session: 's1',
   turn: 't2',
   job_id: 'job-1',
+  verdict: null,
+  gate: null,
 };
 
 /**

@@ -69,7 +69,15 @@ describe('text output', () => {
   });
 
   it('prints nothing for an error event, but moves a terminal to a fresh line', async () => {
-    const err: NsedEvent = { type: 'error', code: 'network', exit_code: 6, message: 'connection reset' };
+    const err: NsedEvent = {
+      type: 'error',
+      code: 'network',
+      exit_code: 6,
+      message: 'connection reset',
+      verdict: null,
+      gate: null,
+      status: null,
+    };
     const piped = memoryIO();
     await render('text', piped.io, [turnStart, { type: 'text', text: 'partial' }, err]);
     expect(piped.stdout.text).toBe('partial');
@@ -172,6 +180,12 @@ describe('text output', () => {
       { type: 'text', text: ' more' },
       { ...finish, content: 'half more' } as NsedEvent,
     ]);
-    expect(renderScreen(stdout.text)).toEqual(['half', 'round 2/2 · 1 candidate · leader A 0.50', ' more']);
+    // No job line named the session, so a line of its own does, after the answer.
+    expect(renderScreen(stdout.text)).toEqual([
+      'half',
+      'round 2/2 · 1 candidate · leader A 0.50',
+      ' more',
+      'session s1 · policy nsed:deep',
+    ]);
   });
 });

@@ -6,7 +6,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { realDisk, type DiskOps } from '../../src/session/atomic-adapter.js';
+import { realDisk, type DiskOps } from '../../src/files/atomic-write.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { withLock } from '../../src/session/lock.js';
 import { session, tempHome } from '../harness/temp-store.js';

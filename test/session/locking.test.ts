@@ -4,7 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
-import { realDisk, type DiskOps } from '../../src/session/atomic-adapter.js';
+import { realDisk, type DiskOps } from '../../src/files/atomic-write.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { withLock } from '../../src/session/lock.js';
 import { session, tempHome } from '../harness/temp-store.js';

@@ -5,6 +5,9 @@ import type { PendingToolCall } from '../../src/protocol/wire.js';
 import type { SimServer } from '../../src/sim/server.js';
 import { getJson, sim } from '../harness/sse.js';
 
+/** The SDK sends `reasoning` only for models it knows reason, unless forced. */
+const ASK_REASONING = { openai: { forceReasoning: true, reasoningSummary: 'auto' } };
+
 // Far beyond any test: the call is answered by the SDK, never left to expire.
 const HOLD = { toolWaitMs: 10 * 60_000 };
 
@@ -53,10 +56,18 @@ describe('conformance with the Vercel AI SDK default provider', () => {
     expect(s.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/responses']);
   });
 
-  it('generateText returns the answer and the deliberation progress as reasoning', async () => {
+  it('generateText returns the answer, and the deliberation progress as reasoning when it asks for reasoning', async () => {
     const s = await sim({ seed: 5 });
     const nsed = createOpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x' });
-    const r = await generateText({ model: nsed('nsed:fast'), prompt: 'Design a distributed cache' });
+    const plain = await generateText({ model: nsed('nsed:fast'), prompt: 'Design a distributed cache' });
+    // No reasoning asked, none given (clients would print "Reasoning: …" before every answer).
+    expect(plain.reasoningText).toBeUndefined();
+    const r = await generateText({
+      model: nsed('nsed:fast'),
+      prompt: 'Design a distributed cache',
+      providerOptions: ASK_REASONING,
+    });
+    expect(r.text).toBe(plain.text);
     expect(r.text).toMatch(/^## Design a distributed cache/);
     expect(r.finishReason).toBe('stop');
     expect(r.reasoningText ?? '').toMatch(/Round 1 complete — convergence: \d+%/);
@@ -67,7 +78,11 @@ describe('conformance with the Vercel AI SDK default provider', () => {
     const s = await sim({ seed: 5 });
     const nsed = createOpenAI({ baseURL: `${s.url}/v1`, apiKey: 'x' });
     const blocking = await generateText({ model: nsed('nsed:fast'), prompt: 'Design a distributed cache' });
-    const result = streamText({ model: nsed('nsed:fast'), prompt: 'Design a distributed cache' });
+    const result = streamText({
+      model: nsed('nsed:fast'),
+      prompt: 'Design a distributed cache',
+      providerOptions: ASK_REASONING,
+    });
     const kinds: string[] = [];
     let text = '';
     for await (const part of result.fullStream) {

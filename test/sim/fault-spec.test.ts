@@ -22,6 +22,7 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('fail-at-round=2;')).toEqual({ failAtRound: 2 });
     expect(parseFaultSpec('end=bare-done;fail-at-round=1')).toEqual({ end: 'bare-done', failAtRound: 1 });
     expect(parseFaultSpec('end=close')).toEqual({ end: 'close' });
+    expect(parseFaultSpec('schema=violate-once')).toEqual({ schema: 'violate-once' });
   });
 
   it.each([
@@ -33,6 +34,8 @@ describe('parseFaultSpec', () => {
     ['retry-after=', /'retry-after' needs a value/],
     ['eof-without-done=maybe', /takes no value/],
     ['end=sometimes', /'end' is one of chunk, bare-done, close, got 'sometimes'/],
+    ['schema=violate-always', /'schema' is violate-once, got 'violate-always'/],
+    [`bogus=${'x'.repeat(100_000)}`, /^unknown fault 'bogus' in 'bogus=x{194}…'$/],
   ])('refuses %j with a usage error naming the bad part', (spec, message) => {
     const err = failure(() => parseFaultSpec(spec));
     expect(err.code).toBe('usage');

@@ -135,6 +135,9 @@ describe('the /_sim/ control routes', () => {
     });
     expect((await getJson(`${s.url}/_sim/jobs`)).body).toEqual({
       hold: true,
+      running: 1,
+      peak: 1,
+      started: 1,
       jobs: [expect.objectContaining({ jobId, phases: 2 })],
     });
 
@@ -149,6 +152,27 @@ describe('the /_sim/ control routes', () => {
     expect((await getJson(`${s.url}/_sim/jobs/${jobId}/wait?for=ended`)).body).toMatchObject({ ended: true });
     expect(s.control.hold).toBe(false);
     expect(s.requests.map((q) => q.path)).toEqual(['/deliberation']);
+  });
+
+  it('count the jobs running at once and the peak since start, for batch tests', async () => {
+    const s = await sim({ hold: true });
+    const stats = async () => (await getJson(`${s.url}/_sim/stats`)).body;
+    expect(await stats()).toEqual({ running: 0, peak: 0, started: 0 });
+    for (const room of ['room-c1', 'room-c2', 'room-c3'])
+      await post(`${s.url}/deliberation`, { ...native, room_id: room });
+    expect(await stats()).toEqual({ running: 3, peak: 3, started: 3 });
+    s.control.release('room-c1');
+    await s.control.ended('room-c1');
+    expect(await stats()).toEqual({ running: 2, peak: 3, started: 3 });
+    // An instant answer starts and ends at once: counted, never running for long.
+    await post(`${s.url}/v1/chat/completions`, {
+      model: 'nsed:passthrough',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(await stats()).toEqual({ running: 2, peak: 3, started: 4 });
+    s.control.releaseAll();
+    await Promise.all(['room-c2', 'room-c3'].map((r) => s.control.ended(r)));
+    expect(s.control.stats()).toEqual({ running: 0, peak: 3, started: 4 });
   });
 
   it('are not served unless the simulator holds', async () => {

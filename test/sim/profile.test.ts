@@ -250,8 +250,9 @@ describe('dedup (GAP: the key and the TTL)', () => {
 });
 
 describe('a changed policy on a thread whose job runs (seed policy-and-sessions)', () => {
+  // Both profiles follow the seed: "a changed policy_id deliberately forces a fresh deliberation".
   it.each([
-    ['default', 'injects into the running job', true],
+    ['default', 'starts a fresh job on the thread', false],
     ['strict', 'starts a fresh job on the thread', false],
   ] as const)('%s %s', async (profile, _what, same) => {
     const s = await sim({ ...HELD, profile });
@@ -277,24 +278,27 @@ describe('a changed policy on a thread whose job runs (seed policy-and-sessions)
       );
   });
 
-  it('strict: the same policy on the thread still injects into the running job', async () => {
-    const s = await sim({ ...HELD, profile: 'strict' });
-    const first = await post(`${s.url}/v1/chat/completions`, ask('Design a cache', { model: 'nsed:deep' }), THREAD);
-    const id = first.headers.get('x-nsed-session-id') ?? '';
-    await first.body?.cancel();
-    const follow = await post(
-      `${s.url}/v1/chat/completions`,
-      {
-        model: 'nsed:deep',
-        stream: true,
-        messages: [
-          { role: 'user', content: 'Design a cache' },
-          { role: 'user', content: 'Focus on safety' },
-        ],
-      },
-      THREAD,
-    );
-    expect(follow.headers.get('x-nsed-session-id')).toBe(id);
-    await follow.body?.cancel();
-  });
+  it.each(['default', 'strict'] as const)(
+    '%s: the same policy on the thread still injects into the running job',
+    async (profile) => {
+      const s = await sim({ ...HELD, profile });
+      const first = await post(`${s.url}/v1/chat/completions`, ask('Design a cache', { model: 'nsed:deep' }), THREAD);
+      const id = first.headers.get('x-nsed-session-id') ?? '';
+      await first.body?.cancel();
+      const follow = await post(
+        `${s.url}/v1/chat/completions`,
+        {
+          model: 'nsed:deep',
+          stream: true,
+          messages: [
+            { role: 'user', content: 'Design a cache' },
+            { role: 'user', content: 'Focus on safety' },
+          ],
+        },
+        THREAD,
+      );
+      expect(follow.headers.get('x-nsed-session-id')).toBe(id);
+      await follow.body?.cancel();
+    },
+  );
 });

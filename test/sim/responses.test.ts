@@ -73,9 +73,13 @@ async function answerWeather(client: OpenAI, previous: string, callId: string) {
 }
 
 describe('POST /v1/responses with the official openai package (responses.create)', () => {
-  it('answers without streaming: a reasoning item with the deliberation progress, then the message', async () => {
+  it('answers without streaming: a reasoning item with the deliberation progress when asked, then the message', async () => {
     const s = await sim({ token: TOKEN, seed: 3 });
-    const r = await clientOf(s.url).responses.create({ model: 'nsed:fast', input: 'Design a distributed cache' });
+    const r = await clientOf(s.url).responses.create({
+      model: 'nsed:fast',
+      input: 'Design a distributed cache',
+      reasoning: { summary: 'auto' },
+    });
     expect(r.object).toBe('response');
     expect(r.status).toBe('completed');
     expect(r.model).toBe('nsed:fast');
@@ -94,6 +98,7 @@ describe('POST /v1/responses with the official openai package (responses.create)
     const stream = await client.responses.create({
       model: 'nsed:fast',
       input: 'Design a distributed cache',
+      include: ['reasoning.encrypted_content'],
       stream: true,
     });
     const types: string[] = [];
@@ -197,6 +202,7 @@ describe('POST /v1/responses with the official openai package (responses.create)
         previous_response_id: asked?.id ?? '',
         input: [{ type: 'function_call_output', call_id: call?.call_id ?? '', output: '12°C and raining' }],
         tools: [weather],
+        reasoning: { summary: 'auto' },
         stream: true,
       })
       .withResponse();

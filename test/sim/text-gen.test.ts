@@ -72,6 +72,32 @@ describe('claim merging', () => {
   });
 });
 
+describe('a council that sometimes raises more claims than the cap (issue 23 item 7)', () => {
+  it('gathers up to 10 distinct claims per candidate on the default council, and the cap of 8 keeps the worst', () => {
+    let over = 0;
+    let most = 0;
+    for (let k = 0; k < 60; k++) {
+      const { final } = runCouncil('Plan a database migration with zero downtime', `seed-${k}`, undefined, 2);
+      for (const c of final.candidates) {
+        const raw = mergeClaims(
+          final.evaluations.filter((e) => e.target_id === c.agent_id).flatMap((e) => e.claim_assessments),
+          Infinity,
+        );
+        most = Math.max(most, raw.length);
+        expect(raw.length).toBeLessThanOrEqual(10);
+        expect(c.claims.length).toBeLessThanOrEqual(8);
+        if (raw.length > 8) {
+          over += 1;
+          // Worst verdict wins: what the cap cut is never worse than what it kept.
+          expect(c.claims).toEqual(raw.slice(0, 8));
+        }
+      }
+    }
+    expect(most).toBeGreaterThan(8);
+    expect(over).toBeGreaterThan(0);
+  });
+});
+
 describe('chunking the answer', () => {
   it('splits at word boundaries into 40-80 character pieces that concatenate back exactly', () => {
     const { answer } = runCouncil('Design a distributed cache', 'k');

@@ -89,6 +89,9 @@ async function turn(
     clock: { now: () => now, sleep: () => Promise.resolve() },
     signal: new AbortController().signal,
     signalExit: () => undefined,
+    // A replay that differs warns on stderr whatever the mode (docs/reliability.md #33).
+    globals: { output: 'ndjson' },
+    io: { stderr: { write: () => true } },
     randomHex: (n: number) => '1'.repeat(n * 2),
   } as unknown as Context;
   const spec: TurnSpec = {

@@ -148,7 +148,7 @@ describe('followStream on a native job without /resume (the live-only named-even
     await r.run();
     expect(r.asked).toEqual(['pending']);
     expect(r.applied).toEqual([
-      { type: 'tool-call', id: 'call_9', name: 'user_calculator', arguments: '{"expr":"2+2"}', index: 0, live: true },
+      { type: 'tool-call', id: 'call_9', name: 'calculator', arguments: '{"expr":"2+2"}', index: 0, live: true },
       end,
     ]);
   });

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { realDisk, type DiskOps } from '../../src/session/atomic-adapter.js';
+import { realDisk, type DiskOps } from '../../src/files/atomic-write.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { sessionFile, sessionsDir } from '../../src/session/paths.js';
 import type { PendingJob } from '../../src/session/model.js';

@@ -84,16 +84,27 @@ describe('the transcript reducer', () => {
   });
 
   it('takes the finish reason and a missing job id from the finish event', () => {
-    const t = fold([{ type: 'finish', finish_reason: 'stop', content: '', session: 's', turn: 't', job_id: 'job-2' }]);
+    const t = fold([
+      {
+        type: 'finish',
+        finish_reason: 'stop',
+        content: '',
+        session: 's',
+        turn: 't',
+        job_id: 'job-2',
+        verdict: null,
+        gate: null,
+      },
+    ]);
     expect(t).toMatchObject({ jobId: 'job-2', finishReason: 'stop' });
   });
 
   it('returns the same transcript for events that change nothing', () => {
     const t = fold([{ type: 'text', text: 'x' }]);
     const unchanged: NsedEvent[] = [
-      { type: 'turn-start', session: 's', turn: 't', policy: 'p', path: 'compat', url: 'u' },
+      { type: 'turn-start', session: 's', turn: 't', policy: 'p', agents: null, path: 'compat', url: 'u' },
       { type: 'reconnect', attempt: 1, reason: 'eof' },
-      { type: 'error', code: 'network', exit_code: 6, message: 'reset' },
+      { type: 'error', code: 'network', exit_code: 6, message: 'reset', verdict: null, gate: null, status: null },
       { type: 'text', text: '' },
     ];
     for (const e of unchanged) expect(applyEvent(t, e)).toBe(t);
@@ -114,7 +125,16 @@ describe('the transcript reducer', () => {
       { type: 'tool-call', id: 'c', name: 'n', arguments: '' },
       { type: 'finalized', chosen_agent_id: 'A', round: 2 },
       { type: 'job', job_id: 'j' },
-      { type: 'finish', finish_reason: 'stop', content: 'ab', session: 's', turn: 't', job_id: 'j' },
+      {
+        type: 'finish',
+        finish_reason: 'stop',
+        content: 'ab',
+        session: 's',
+        turn: 't',
+        job_id: 'j',
+        verdict: null,
+        gate: null,
+      },
     ];
     for (const e of events) {
       const after = applyEvent(before, e);

@@ -12,7 +12,7 @@ import {
 export interface ExportOptions {
   target: ShownSession;
   format: ExportFormat;
-  /** The file to write atomically; undefined (or `-`): standard output. */
+  /** The file to write (files/outside-file.ts says how); undefined (or `-`): standard output. */
   out: string | undefined;
 }
 
@@ -23,7 +23,7 @@ export interface ExportOptions {
 export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
   describe:
-    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema) or thread (reference TUI)',
+    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML)',
   positionals: [SHOWN_SESSION_POSITIONAL],
   flags: [
     ...SHOWN_SESSION_FLAGS,
@@ -33,7 +33,8 @@ export const exportCommand: CommandDef<ExportOptions> = {
       // A second long spelling, not a letter: `-o` is the global output mode of every command.
       alias: 'file',
       type: 'string',
-      describe: 'write to FILE (atomically, mode 0600) instead of stdout',
+      describe:
+        'write to FILE instead of stdout: a regular file is replaced atomically (mode 0600); a device, FIFO or socket is written directly; a link is followed',
       valueName: 'FILE',
       complete: 'file',
       sample: 'out.json',
@@ -45,6 +46,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
       'nsed sessions export 20261130 --format messages > messages.json',
       'replay it through any OpenAI-compatible client',
     ],
+    ['nsed sessions export --last --format summary >> "$GITHUB_STEP_SUMMARY"', 'the last answer on a CI page'],
   ],
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
@@ -61,12 +63,12 @@ export const exportCommand: CommandDef<ExportOptions> = {
     const text = renderExport(format, await readShown(ctx, opts.target));
     const file = opts.out;
     if (file !== undefined) {
-      await (await import('../../output/export/write-atomic.js')).writeFileAtomic(file, text);
+      await (await import('../../files/outside-file.js')).writeOutsideFile(file, text);
       return 0;
     }
     // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).
     const shown =
-      format === 'markdown' && ctx.io.stdoutIsTTY
+      (format === 'markdown' || format === 'summary') && ctx.io.stdoutIsTTY
         ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text)
         : text;
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, shown);

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { redactDeep } from '../../secrets.js';
 import type { Session } from '../../session/model.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { PositionalDef } from '../shared/flag-def.js';
@@ -34,5 +35,7 @@ export function parseShownSession(argv: ParsedArgv): ShownSession {
 
 export async function readShown(ctx: Context, target: ShownSession): Promise<Session> {
   const store = await ctx.store();
-  return store.read(target.kind === 'id' ? await store.resolve(target.id) : await store.latest());
+  const session = await store.read(target.kind === 'id' ? await store.resolve(target.id) : await store.latest());
+  // Also for a file an older nsed wrote: what is shown or exported passes the run's secrets (docs/reliability.md #89).
+  return redactDeep(session, (text) => ctx.secrets.redact(text));
 }

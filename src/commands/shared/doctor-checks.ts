@@ -16,6 +16,8 @@ export interface Check {
    * undefined for a check that only informs (a loose store mode, a proxy in effect).
    */
   exitCode?: ExitCodeValue;
+  /** What does work, where `ask` works only in part (a plain server: `-m` only). */
+  works?: string;
 }
 
 const MIN_NODE = [20, 19] as const;

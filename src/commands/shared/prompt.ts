@@ -1,5 +1,5 @@
-import { usageError } from '../../errors.js';
-import type { IO } from '../../terminal/io.js';
+import type { Context } from '../../context.js';
+import { NsedError, usageError } from '../../errors.js';
 
 /**
  * yargs drops a lone `-` from positionals, so run-cli swaps it for this marker before
@@ -23,6 +23,16 @@ export function promptWords(v: unknown, afterDashes?: unknown): string[] {
   return [...list(v), ...list(afterDashes)].map((w) => (w === STDIN_MARKER ? '-' : w));
 }
 
+/**
+ * How long a read of the prompt from standard input stays silent before nsed says what it waits
+ * for: long enough that a producer which is merely slow says nothing, short enough that a person
+ * who forgot to pipe something learns why nothing happens (README "Standard input").
+ */
+export const STDIN_NOTICE_MS = 3000;
+
+/** What reading the prompt needs from the Context: the streams, the clock and --timeout. */
+export type PromptContext = Pick<Context, 'io' | 'clock' | 'globals' | 'signal'>;
+
 export interface PromptRules {
   /** Noun for messages: `prompt`, `message`. */
   what?: string;
@@ -34,10 +44,17 @@ export interface PromptRules {
  * The prompt rules (README "Standard input"): the words joined by spaces; `-` stands for
  * standard input; with no words and a stdin that is not a terminal, stdin is the prompt. With
  * words and a piped stdin, the input is context: read if its first byte arrives within
- * STDIN_FIRST_BYTE_MS, else ignored, so an open and silent stdin never hangs a CI job
- * (docs/reliability.md #70).
+ * STDIN_FIRST_BYTE_MS, else left unread with a warning, so an open and silent stdin never hangs
+ * a CI job (docs/reliability.md #70) and never loses a slow producer's input unsaid
+ * (docs/reliability.md #110). Reading stdin to its end is bounded by --timeout
+ * (docs/reliability.md #111).
  */
-export async function readPrompt(words: readonly string[], io: IO, rules: PromptRules = {}): Promise<string> {
+export async function readPrompt(
+  words: readonly string[],
+  ctx: PromptContext,
+  rules: PromptRules = {},
+): Promise<string> {
+  const { io } = ctx;
   const what = rules.what ?? 'prompt';
   let text: string;
   if (words.length === 0) {
@@ -46,23 +63,25 @@ export async function readPrompt(words: readonly string[], io: IO, rules: Prompt
         `no ${what} given`,
         `pass it as words, or pipe it on standard input (use - to read stdin explicitly)`,
       );
-    text = await readAll(io.stdin);
+    text = await readStdin(ctx, `the ${what}`);
   } else if (words.includes('-')) {
-    const stdin = await readAll(io.stdin);
+    const stdin = await readStdin(ctx, `the ${what} (-)`);
     text = words.map((w) => (w === '-' ? stdin : w)).join(' ');
   } else {
     text = words.join(' ');
     if (rules.context === true && !io.stdinIsTTY) {
       const context = await readIfPrompt(io.stdin, STDIN_FIRST_BYTE_MS);
-      if (context !== undefined && context.trim() !== '') text = withContext(text, context);
-      if (io.verbose && !io.quiet) {
-        const said =
-          context === undefined
-            ? `no input within ${STDIN_FIRST_BYTE_MS} ms; ignored`
-            : context.trim() === ''
-              ? 'empty; nothing added'
-              : `${context.length} characters added as context`;
-        io.stderr.write(`stdin: ${said}\n`);
+      if (context === undefined) {
+        const waited = io.verbose ? ` (waited ${STDIN_FIRST_BYTE_MS} ms)` : '';
+        io.stderr.write(
+          `nsed: warning: standard input was not read: nothing arrived in time${waited}; to wait for it, put - among the words or use -f -\n`,
+        );
+      } else {
+        if (context.trim() !== '') text = withContext(text, context);
+        if (io.verbose && !io.quiet)
+          io.stderr.write(
+            `stdin: ${context.trim() === '' ? 'empty; nothing added' : `${context.length} characters added as context`}\n`,
+          );
       }
     }
   }
@@ -73,20 +92,73 @@ export async function readPrompt(words: readonly string[], io: IO, rules: Prompt
 
 /**
  * The documented layout of a question with piped context: the question, a blank line, then the
- * input in a fenced block whose fence is longer than any run of backticks inside it, so a
- * Markdown file or a diff of one cannot close it early.
+ * input in a fenced block (see `fenced`).
  */
 export function withContext(question: string, context: string): string {
-  const longest = Math.max(0, ...[...context.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  const body = context.endsWith('\n') ? context : `${context}\n`;
-  return `${question}\n\n${fence}\n${body}${fence}\n`;
+  return `${question}\n\n${fenced(context)}`;
 }
 
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/**
+ * `body` in a fenced block whose fence is longer than any run of backticks inside it, so a
+ * Markdown file or a diff of one cannot close it early; `info` (a file's path) follows the
+ * opening fence.
+ */
+export function fenced(body: string, info = ''): string {
+  const longest = Math.max(0, ...[...body.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  const text = body.endsWith('\n') || body === '' ? body : `${body}\n`;
+  return `${fence}${info}\n${text}${fence}\n`;
+}
+
+/**
+ * Standard input to its end, for a prompt or a file that must be waited for (`-`, `-f -`):
+ * bounded by --timeout (exit 124), and after STDIN_NOTICE_MS of silence one line on stderr says
+ * what nsed waits for, so a forgotten pipe is not mistaken for a hang.
+ */
+export async function readStdin(ctx: PromptContext, what: string): Promise<string> {
+  const { io, clock } = ctx;
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  let arrived = false;
+  const timers: Promise<never>[] = [];
+  clock.sleep(STDIN_NOTICE_MS, stop.signal).then(
+    () => {
+      if (!arrived && !io.quiet)
+        io.stderr.write(`waiting for ${what} on standard input… (end it with Ctrl-D; --timeout bounds the wait)\n`);
+    },
+    () => undefined,
+  );
+  const timeoutS = ctx.globals.timeoutS;
+  if (timeoutS !== undefined) {
+    timers.push(
+      clock.sleep(Math.round(timeoutS * 1000), stop.signal).then(() => {
+        throw new NsedError('timeout', `nothing ended standard input within --timeout ${timeoutS} s`, {
+          hint: `nsed read ${what} there; close the pipe (or give the words) to go on`,
+        });
+      }),
+    );
+  }
+  try {
+    const all = readAll(io.stdin, () => {
+      arrived = true;
+    });
+    return await Promise.race([all, ...timers]);
+  } catch (err) {
+    // Nobody will read the rest, and an open handle must not keep the process alive.
+    (io.stdin as { destroy?: () => void }).destroy?.();
+    throw err;
+  } finally {
+    stop.abort();
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+export async function readAll(stream: NodeJS.ReadableStream, onChunk?: () => void): Promise<string> {
   const decoder = new TextDecoder('utf-8');
   let out = '';
   for await (const chunk of stream) {
+    onChunk?.();
     out += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
   }
   return out + decoder.decode();

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { NsedError, notFound, usageError } from '../../errors.js';
 import type { Session, Turn } from '../../session/model.js';
-import type { IO } from '../../terminal/io.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';
 import { followUpBody } from '../../turn/tool-round.js';
 import type { TranscriptToolCall, TranscriptToolResult } from '../../turn/transcript.js';
-import { readAll } from './prompt.js';
+import { readStdin, type PromptContext } from './prompt.js';
 
 export interface GivenResult {
   id: string;
@@ -31,8 +30,9 @@ export function parseToolResultFlags(list: readonly string[]): GivenResult[] {
 }
 
 /** One line of text ends the way a tool's output does: one trailing newline is not part of it. */
-async function readValue(g: GivenResult, io: IO): Promise<string> {
-  if (g.source === '-') return (await readAll(io.stdin)).replace(/\r?\n$/, '');
+async function readValue(g: GivenResult, ctx: PromptContext): Promise<string> {
+  // Bounded by --timeout like every read of standard input (docs/reliability.md #111).
+  if (g.source === '-') return (await readStdin(ctx, `the result of ${g.id}`)).replace(/\r?\n$/, '');
   try {
     return (await readFile(g.source, 'utf8')).replace(/\r?\n$/, '');
   } catch (err) {
@@ -84,7 +84,7 @@ export function assertStillWaiting(s: Session, spec: TurnSpec, given: readonly G
 export async function toolResultSpec(
   session: Session,
   given: readonly GivenResult[],
-  io: IO,
+  ctx: PromptContext,
   stream: boolean,
 ): Promise<TurnSpec> {
   const { turn, waiting } = waitingTurn(session);
@@ -123,7 +123,7 @@ export async function toolResultSpec(
     now.push({
       id: g.id,
       name: call?.name ?? '',
-      content: await readValue(g, io),
+      content: await readValue(g, ctx),
       exit_code: null,
       status: 'answered',
       duration_ms: null,

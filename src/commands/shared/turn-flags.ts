@@ -1,8 +1,10 @@
 import { usageError } from '../../errors.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
+import type { ReportOptions } from '../../turn/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
 import { stringFlag, stringList, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
+import { parseReportOptions, REPORT_FLAGS } from './report-flags.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -77,6 +79,7 @@ export const TURN_FLAGS: readonly FlagDef[] = [
     describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
     valueName: 'N',
   },
+  ...REPORT_FLAGS,
 ];
 
 /** -m sends a model as given, -p names a policy: one turn has one of them. */
@@ -115,6 +118,12 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
   if (model !== undefined && model.trim() === '') throw usageError('--model is empty', 'e.g. -m gpt-4o-mini');
   if (model !== undefined && policy !== undefined)
     throw usageError('-m/--model and -p/--policy are exclusive', '-p deep sends nsed:deep; -m sends its name as given');
+  // --agents chooses the council itself: a policy beside it would be recorded and not used.
+  if (agents !== undefined && (policy !== undefined || model !== undefined))
+    throw usageError(
+      `--agents chooses the council itself; it does not go with ${policy !== undefined ? '-p/--policy' : '-m/--model'}`,
+      "-p deep runs the policy's own council (--rounds N changes its rounds); --agents A,B runs those agents",
+    );
   return {
     policy,
     model,
@@ -129,7 +138,13 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     toolFlags: stringList(argv, 'tool'),
     askUser: argv['ask-user'] === true,
     maxToolCalls: maxToolCalls(argv['max-tool-calls']),
+    ...reportsOf(argv),
   };
+}
+
+function reportsOf(argv: ParsedArgv): { reports?: ReportOptions } {
+  const reports = parseReportOptions(argv);
+  return reports === undefined ? {} : { reports };
 }
 
 function maxToolCalls(v: unknown): number {

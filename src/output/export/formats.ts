@@ -1,10 +1,13 @@
 import type { Session } from '../../session/model.js';
 import type { ExportFormat } from './format-names.js';
 import { inertJson } from './inert-json.js';
+import { junitXml } from './junit.js';
 import { sessionDocument } from './json.js';
 import { markdownExport } from './markdown.js';
 import { messagesExport } from './messages.js';
 import { ndjsonExport } from './ndjson.js';
+import { reportOf } from './report-turn.js';
+import { summaryMarkdown } from './summary.js';
 import { threadExport } from './thread.js';
 
 export { EXPORT_FORMATS, type ExportFormat } from './format-names.js';
@@ -22,5 +25,13 @@ export function renderExport(format: ExportFormat, s: Session): string {
       return ndjsonExport(s);
     case 'thread':
       return inertJson(threadExport(s));
+    case 'summary': {
+      const r = reportOf(s);
+      return summaryMarkdown(r.turn, r.verdict, r.gate);
+    }
+    case 'junit': {
+      const r = reportOf(s);
+      return junitXml(r.turn, r.verdict, r.gate);
+    }
   }
 }

@@ -1,6 +1,16 @@
 import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
-import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../../session/model.js';
+import {
+  sessionPolicy,
+  type Attachment,
+  type PendingJob,
+  type RecordedToolCall,
+  type Session,
+  type Turn,
+  type TurnPath,
+  type TurnStatus,
+} from '../../session/model.js';
 import { sessionState, type SessionState } from '../../session/store.js';
+import { deriveVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
 export const SESSION_DOCUMENT_VERSION = 1;
@@ -17,23 +27,38 @@ export interface TurnDocument {
   status: TurnStatus;
   content: string;
   ts: string;
+  /** null when no policy chose the turn's council (--agents did, and `agents` names it). */
   policy: string | null;
+  agents: string[] | null;
   job_id: string | null;
   path: TurnPath | null;
   finish_reason: string | null;
   error: string | null;
+  /** A resume's replay differed from what the turn had shown (docs/reliability.md #33). */
+  diverged: boolean;
   reasoning: string | null;
   /** Injection turns: where the orchestrator placed the message. */
   injection: { round: number | null; sequence: number | null } | null;
   rounds: NsedRound[];
   tool_calls: RecordedToolCall[];
+  /** Assistant answers: what the council concluded (docs/ndjson.md "The verdict"); null on other turns. */
+  verdict: CouncilVerdict | null;
+  /** The gates' result when the run that recorded the answer set any, else null. */
+  gate: GateResult | null;
+  /** User turns: the files attached with -f (path, size, sha256); their text is in `content`. */
+  attachments: Attachment[];
+  /** Assistant turns asked for a --schema: the answer parsed, or null (also when it did not match). */
+  structured: unknown;
+  /** ...and what the validator said when it did not match; null otherwise. */
+  schema_errors: Array<{ path: string; message: string }> | null;
 }
 
 export interface SessionDocument {
   v: number;
   id: string;
   title: string;
-  policy: string;
+  /** null when the session's council is chosen with --agents (`council.agents`). */
+  policy: string | null;
   orchestrator: string | null;
   conversation_id: string | null;
   created: string;
@@ -65,7 +90,7 @@ export function sessionDocument(s: Session, opts: { rounds?: boolean } = {}): Se
     v: SESSION_DOCUMENT_VERSION,
     id: s.id,
     title: s.title,
-    policy: s.active_policy,
+    policy: sessionPolicy(s),
     orchestrator: str(s.orchestrator),
     conversation_id: str(s.conversation_id),
     created: s.created,
@@ -88,6 +113,7 @@ function councilDocument(c: unknown): SessionDocument['council'] {
 
 export function turnDocument(t: Turn, withRounds = true): TurnDocument {
   const injection = t.kind === 'injection';
+  const rounds = Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [];
   return {
     id: str(t.id) ?? '',
     role: t.role,
@@ -96,15 +122,42 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     content: t.content,
     ts: str(t.ts) ?? '',
     policy: str(t.policy_id),
+    agents: Array.isArray(t.agents) ? t.agents.filter((a): a is string => typeof a === 'string') : null,
     job_id: str(t.job_id),
     path: t.path === 'compat' || t.path === 'native' ? t.path : null,
     finish_reason: str(t.finish_reason),
     error: str(t.error),
+    diverged: t.diverged === true,
     reasoning: str(t.reasoning),
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
-    rounds: withRounds && Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [],
+    rounds: withRounds ? rounds : [],
     tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
+    verdict: verdictOf(t, rounds),
+    gate: isGateResult(t.gate) ? t.gate : null,
+    attachments: Array.isArray(t.attachments) ? t.attachments.filter(isObject).map(attachmentOf) : [],
+    structured: t.structured ?? null,
+    schema_errors: Array.isArray(t.schema_errors)
+      ? t.schema_errors.filter(isObject).map((e) => ({ path: str(e.path) ?? '', message: str(e.message) ?? '' }))
+      : null,
   };
+}
+
+/**
+ * The recorded verdict; an answer recorded before verdicts were kept gets one derived from its
+ * recorded rounds and milestones, the same sources a live run reads.
+ */
+function verdictOf(t: Turn, rounds: NsedRound[]): CouncilVerdict | null {
+  if (t.role !== 'assistant' || t.kind === 'injection') return null;
+  if (isObject(t.verdict) && t.verdict.v === 1) return t.verdict as unknown as CouncilVerdict;
+  return deriveVerdict({ rounds, reasoning: str(t.reasoning) });
+}
+
+const isGateResult = (g: unknown): g is GateResult =>
+  isObject(g) && typeof g.status === 'string' && Array.isArray(g.checks);
+
+function attachmentOf(a: object): Attachment {
+  const r = a as Record<string, unknown>;
+  return { path: str(r.path) ?? '', size: num(r.size) ?? 0, sha256: str(r.sha256) ?? '' };
 }
 
 /** A recorded call, with its result when it was settled (fields of other versions are dropped). */
@@ -118,7 +171,9 @@ function toolCallOf(call: object): RecordedToolCall {
 
 function roundOf(r: Record<string, unknown>): NsedRound {
   const candidates = Array.isArray(r.candidates) ? r.candidates.filter(isObject) : [];
+  const convergence = num(r.convergence);
   return {
+    ...(convergence === null ? {} : { convergence }),
     round: num(r.round) ?? 0,
     total_rounds: num(r.total_rounds) ?? 0,
     progress: num(r.progress) ?? 0,

@@ -1,5 +1,6 @@
 import type { NsedRound } from '../../protocol/wire.js';
 import type { RecordedToolCall, Session } from '../../session/model.js';
+import { gateSummary, verdictSummary } from '../verdict-line.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
 /** Text that must stay on one line (a heading, a list item): whitespace runs become one space. */
@@ -17,7 +18,7 @@ export function markdownExport(s: Session): string {
   const out: string[] = [`# ${flat(doc.title) || doc.id}`, ''];
   out.push(
     `- Session: ${code(doc.id)}`,
-    `- Policy: ${code(doc.policy)}`,
+    doc.policy === null ? `- Policy: none (the council is chosen with --agents)` : `- Policy: ${code(doc.policy)}`,
     `- Created: ${doc.created}`,
     `- Updated: ${doc.updated}`,
     `- State: ${doc.state}`,
@@ -44,8 +45,15 @@ export function markdownExport(s: Session): string {
       for (const c of t.tool_calls) out.push(`- ${toolCallItem(c)}`);
       out.push('');
     }
+    if (t.attachments.length > 0) {
+      for (const a of t.attachments) out.push(`- File ${code(a.path)} (${a.size} bytes, sha256 ${code(a.sha256)})`);
+      out.push('');
+    }
     out.push(t.content.trim() === '' ? '_(no content)_' : t.content.replace(/\s+$/, ''));
     if (t.error !== null && t.status !== 'complete') out.push('', `_${t.status}: ${flat(t.error)}_`);
+    if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))
+      out.push('', `- ${flat(verdictSummary(t.verdict))}`);
+    if (t.gate !== null) out.push(`- ${flat(gateSummary(t.gate))}`);
   });
   return `${out.join('\n')}\n`;
 }
@@ -64,9 +72,12 @@ function heading(t: TurnDocument): string {
     parts.push(t.role === 'user' ? 'User' : 'Assistant');
   }
   if (t.policy !== null) parts.push(code(t.policy));
+  if (t.agents !== null) parts.push(`agents ${t.agents.map(code).join(', ')}`);
   if (t.job_id !== null) parts.push(`job ${code(t.job_id)}`);
   if (t.ts !== '') parts.push(t.ts);
   if (t.status !== 'complete') parts.push(`**${t.status}**`);
+  // The live replay differed from what was shown: readers must not take the text as the stream's.
+  if (t.diverged) parts.push('**replay differed**');
   return parts.join(' · ');
 }
 

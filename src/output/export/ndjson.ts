@@ -35,13 +35,21 @@ export function exportEvents(s: Session): NdjsonLine[] {
 
 function turnEvents(
   session: string,
-  policy: string,
+  policy: string | null,
   url: string,
   t: TurnDocument,
   injections: TurnDocument[],
 ): NsedEvent[] {
   const events: NsedEvent[] = [
-    { type: 'turn-start', session, turn: t.id, policy: t.policy ?? policy, path: t.path ?? 'compat', url },
+    {
+      type: 'turn-start',
+      session,
+      turn: t.id,
+      policy: t.agents !== null ? null : (t.policy ?? policy),
+      agents: t.agents,
+      path: t.path ?? 'compat',
+      url,
+    },
   ];
   if (t.job_id !== null) events.push({ type: 'job', job_id: t.job_id });
   // One event per recorded milestone, as the live run printed them.
@@ -65,6 +73,7 @@ function turnEvents(
       progress: r.progress,
       scored: r.scored,
       candidates: r.candidates,
+      ...(r.convergence === undefined ? {} : { convergence: r.convergence }),
     });
   }
   events.push(...rest.map(injectionEvent));
@@ -75,6 +84,7 @@ function turnEvents(
   }
   if (t.content !== '') events.push({ type: 'text', text: t.content });
   if (t.status === 'complete') {
+    if (t.verdict !== null) events.push({ type: 'verdict', verdict: t.verdict });
     events.push({
       type: 'finish',
       finish_reason: t.finish_reason ?? 'stop',
@@ -82,6 +92,15 @@ function turnEvents(
       session,
       turn: t.id,
       job_id: t.job_id,
+      ...(t.diverged ? { diverged: true as const } : {}),
+      verdict: t.verdict,
+      gate: t.gate,
+      // A --schema answer, as its live finish carried it.
+      ...(t.schema_errors !== null
+        ? { structured: null, schema_errors: t.schema_errors }
+        : t.structured !== null
+          ? { structured: t.structured }
+          : {}),
     });
   } else {
     // The store keeps the reason, not the original error kind: the code follows the status.
@@ -91,6 +110,9 @@ function turnEvents(
       code: interrupted ? 'interrupted' : 'server',
       exit_code: interrupted ? ExitCode.interrupted : ExitCode.server,
       message: t.error ?? `the turn was ${t.status}`,
+      verdict: t.verdict,
+      gate: null,
+      status: t.status,
     });
   }
   return events;
@@ -99,12 +121,12 @@ function turnEvents(
 /**
  * The comparable core of an NDJSON stream, live or exported. What depends on timing, chunking
  * or the connection is dropped: `seq`, turn-start's `url`, reasoning (chunked by milestone),
- * unscored progress rounds, reconnect, finalized and tool-result; consecutive text events are
+ * unscored progress rounds, reconnect, finalized, chosen (kept in the verdict) and tool-result; consecutive text events are
  * merged into one; and an injection is placed before the first round numbered at or after the
  * round it landed in (where among the progress events it arrived is timing).
  */
 export function comparableEvents(lines: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
-  const DROPPED = new Set(['reasoning', 'reconnect', 'finalized', 'tool-result']);
+  const DROPPED = new Set(['reasoning', 'reconnect', 'finalized', 'chosen', 'tool-result']);
   const out: Array<Record<string, unknown>> = [];
   for (const line of lines) {
     const { seq: _seq, ...e } = line;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Session, Turn } from '../../session/model.js';
+import { sessionPolicy, type Session, type Turn } from '../../session/model.js';
 
 /** docs/protocol.md §9.2: one message of the reference client's thread tree. */
 export interface ThreadMessage {
@@ -70,7 +70,8 @@ export function threadExport(s: Session): ThreadFile {
     created,
     // docs/protocol.md §9.2: `updated` is never older than the newest message.
     updated: Math.max(unixSeconds(s.updated, created), ...messages.map((m) => m.ts)),
-    ...(text(s.active_policy) ? { active_policy: s.active_policy } : {}),
+    // A council chosen with --agents has no policy to name (optional in the thread file).
+    ...(text(sessionPolicy(s)) ? { active_policy: s.active_policy } : {}),
     ...(text(s.orchestrator) ? { orchestrator: s.orchestrator } : {}),
     ...(text(s.server_thread) ? { server_thread: s.server_thread } : {}),
     ...(s.pending_job !== undefined && text(s.pending_job.job_id) ? { pending_job: s.pending_job.job_id } : {}),

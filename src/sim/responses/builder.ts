@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionChunk, ChatMessage } from '../../protocol/wire.js';
+import { tokens } from '../usage.js';
 
 /** One Responses API stream event (its `type` is also the SSE event name). */
 export type ResponseEvent = { type: string } & Record<string, unknown>;
 type Item = Record<string, unknown> & { id: string; type: string };
 
 const itemId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
-const tokens = (text: string): number => Math.ceil(text.length / 4);
 
 export interface ResponseHead {
   id: string;
@@ -17,19 +17,52 @@ export interface ResponseHead {
   tools: unknown[];
   /** The text of the input, for a plausible usage block. */
   inputText: string;
+  /** Request fields the response object echoes (store, temperature, max_output_tokens, text, …). */
+  echo: Record<string, unknown>;
+  /** The request asked for reasoning (`reasoning`, or `include` naming it): progress becomes a reasoning item. */
+  reasoning: boolean;
+  /** `max_output_tokens`: past it the response ends `incomplete`. */
+  maxOutputTokens: number | null;
 }
+
+/** What OpenAI's response object carries when the request leaves a field out. */
+const DEFAULTS: Record<string, unknown> = {
+  background: false,
+  max_output_tokens: null,
+  max_tool_calls: null,
+  parallel_tool_calls: true,
+  prompt_cache_key: null,
+  reasoning: { effort: null, summary: null },
+  safety_identifier: null,
+  service_tier: 'default',
+  store: true,
+  temperature: 1,
+  text: { format: { type: 'text' }, verbosity: 'medium' },
+  tool_choice: 'auto',
+  top_logprobs: 0,
+  top_p: 1,
+  truncation: 'disabled',
+  user: null,
+  metadata: {},
+};
 
 /**
  * Turns a job's chat chunks into a Responses API response, item by item, in the event
  * sequence OpenAI's clients parse: deliberation progress as one reasoning item (a summary
- * part per milestone), the answer as a message item, a tool call as a `function_call` item.
+ * part per milestone) when the request asked for reasoning, the answer as a message item, a
+ * tool call as a `function_call` item. `usage` is null until the response ends, as OpenAI's is.
  */
 export class ResponseBuilder {
   private readonly output: Item[] = [];
   private open: Item | undefined;
   private text = '';
+  private reasoningText = '';
+  /** Characters of output so far, against `max_output_tokens` (about four a token). */
+  private spent = 0;
   private seq = 0;
-  status: 'in_progress' | 'completed' | 'failed' = 'in_progress';
+  status: 'in_progress' | 'completed' | 'failed' | 'incomplete' = 'in_progress';
+  /** Set once `max_output_tokens` is used up: the caller finishes the response there. */
+  exhausted = false;
   private error: { code: string; message: string } | null = null;
 
   constructor(private readonly head: ResponseHead) {}
@@ -45,12 +78,19 @@ export class ResponseBuilder {
   /** The events one chat chunk stands for (none for NSED-only fields). */
   onChunk(chunk: ChatCompletionChunk): ResponseEvent[] {
     const delta = chunk.choices[0]?.delta;
-    if (delta === undefined) return [];
+    if (delta === undefined || this.exhausted) return [];
     const out: ResponseEvent[] = [];
-    if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '')
-      out.push(...this.reasoning(delta.reasoning_content));
-    if (typeof delta.content === 'string' && delta.content !== '') out.push(...this.content(delta.content));
+    const r = delta.reasoning_content;
+    if (this.head.reasoning && typeof r === 'string' && r !== '' && this.spend(r.length, true) === r.length)
+      out.push(...this.reasoning(r));
+    const c = delta.content;
+    if (typeof c === 'string' && c !== '') {
+      const fits = this.spend(c.length, false);
+      if (fits > 0) out.push(...this.content(c.slice(0, fits)));
+    }
     for (const call of delta.tool_calls ?? []) {
+      const size = (call.function?.arguments ?? '').length;
+      if (this.spend(size, true) < size) break;
       out.push(...this.close());
       const item: Item = {
         id: itemId('fc'),
@@ -82,10 +122,27 @@ export class ResponseBuilder {
     return out;
   }
 
-  /** The last events: the open item closed, then `response.completed` or `response.failed`. */
+  /**
+   * Takes `n` characters from the `max_output_tokens` budget: how many fit (all or nothing when
+   * `whole`); once it runs out the response is over.
+   */
+  private spend(n: number, whole: boolean): number {
+    const max = this.head.maxOutputTokens;
+    if (max === null) return n;
+    const left = Math.max(0, max * 4 - this.spent);
+    const fits = n <= left ? n : whole ? 0 : left;
+    this.spent += fits;
+    if (fits < n) this.exhausted = true;
+    return fits;
+  }
+
+  /** The last events: the open item closed, then `response.completed`, `response.incomplete` or `response.failed`. */
   finish(failure?: string): ResponseEvent[] {
     const out = this.close();
-    if (failure === undefined) {
+    if (failure === undefined && this.exhausted) {
+      this.status = 'incomplete';
+      out.push(this.event('response.incomplete', { response: this.snapshot() }));
+    } else if (failure === undefined) {
       this.status = 'completed';
       out.push(this.event('response.completed', { response: this.snapshot() }));
     } else {
@@ -99,34 +156,38 @@ export class ResponseBuilder {
   /** The response object as it stands (the non-streaming answer, once finished). */
   snapshot(): Record<string, unknown> {
     const h = this.head;
-    const outText = this.output.map((i) => JSON.stringify(i)).join('');
+    const ended = this.status !== 'in_progress';
+    const outTokens = Math.ceil(this.outputChars() / 4);
     return {
       id: h.id,
       object: 'response',
       created_at: h.createdAt,
       status: this.status,
       error: this.error,
-      incomplete_details: null,
+      incomplete_details: this.status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
       instructions: h.instructions,
       model: h.model,
       output: this.output.map((i) => structuredClone(i)),
-      parallel_tool_calls: true,
       previous_response_id: h.previousResponseId,
-      tool_choice: 'auto',
       tools: h.tools,
-      temperature: null,
-      top_p: null,
-      text: { format: { type: 'text' } },
-      metadata: {},
-      store: true,
-      usage: {
-        input_tokens: tokens(h.inputText),
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: tokens(outText),
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: tokens(h.inputText) + tokens(outText),
-      },
+      ...DEFAULTS,
+      ...h.echo,
+      usage: ended
+        ? {
+            input_tokens: tokens(h.inputText),
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: outTokens,
+            output_tokens_details: { reasoning_tokens: tokens(this.reasoningText) },
+            total_tokens: tokens(h.inputText) + outTokens,
+          }
+        : null,
     };
+  }
+
+  /** Output characters: the message text, the reasoning shown and the call arguments. */
+  private outputChars(): number {
+    const args = this.output.reduce((n, i) => n + (i.type === 'function_call' ? String(i.arguments).length : 0), 0);
+    return this.text.length + this.reasoningText.length + args;
   }
 
   /** The output as chat messages, to extend the server-held thread. */
@@ -166,6 +227,7 @@ export class ResponseBuilder {
     out.push(this.event('response.reasoning_summary_text.delta', { ...at, delta: text }));
     out.push(this.event('response.reasoning_summary_text.done', { ...at, text }));
     summary.push({ type: 'summary_text', text });
+    this.reasoningText += text;
     out.push(this.event('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } }));
     return out;
   }

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall, ToolDefinition } from '../../protocol/wire.js';
 import { isRecord } from '../http-util.js';
+import { quoted } from '../quote.js';
 
 /** An input item as a client sent it, or as the server kept it from an earlier response. */
 export type InputItem = Record<string, unknown>;
@@ -34,15 +35,14 @@ export function inputToMessages(input: unknown, lookup: (id: string) => InputIte
     if (isRecord(item) && item.type === 'item_reference') {
       const found = typeof item.id === 'string' ? lookup(item.id) : undefined;
       if (found === undefined)
-        return { ok: false, message: `input[${i}] refers to an unknown item '${String(item.id)}'` };
+        return { ok: false, message: `input[${i}] refers to an unknown item ${quoted(item.id)}` };
       item = found;
     }
     if (!isRecord(item)) return { ok: false, message: `input[${i}] must be an object` };
     const type = item.type ?? 'message';
     if (type === 'message') {
       const role = typeof item.role === 'string' ? ROLES[item.role] : undefined;
-      if (role === undefined)
-        return { ok: false, message: `input[${i}] has an unsupported role '${String(item.role)}'` };
+      if (role === undefined) return { ok: false, message: `input[${i}] has an unsupported role ${quoted(item.role)}` };
       out.push({ role, content: textOf(item.content) });
     } else if (type === 'function_call') {
       const call: ToolCall = {
@@ -59,7 +59,7 @@ export function inputToMessages(input: unknown, lookup: (id: string) => InputIte
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
       out.push({ role: 'tool', content: output, tool_call_id: String(item.call_id ?? '') });
     } else if (type !== 'reasoning') {
-      return { ok: false, message: `input[${i}] has an unsupported type '${String(type)}'` };
+      return { ok: false, message: `input[${i}] has an unsupported type ${quoted(type)}` };
     }
   }
   return { ok: true, messages: out };

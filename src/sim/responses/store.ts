@@ -13,6 +13,10 @@ export interface HeldResponse {
   model: string;
   /** Every message of the thread up to and including this response's output. */
   thread: ChatMessage[];
+  /** The thread's identity from its first response on (the `schema=violate-once` fault). */
+  threadKey: string;
+  /** The thread's `reasoning.effort`, which a follow-up may not change. */
+  effort: string | null;
   /**
    * Set when the response ended on tool calls its job still waits for: the follow-up that
    * carries their outputs feeds that job and goes on from there instead of starting another.
@@ -45,10 +49,15 @@ export class ResponseStore {
     return this.calls.get(callId);
   }
 
-  hold(response: HeldResponse, items: readonly InputItem[]): void {
-    this.responses.set(response.id, response);
+  /**
+   * Keeps the response for `previous_response_id` and its items for `item_reference`, unless the
+   * request said `store: false`; the calls it ended on are indexed either way, so their outputs
+   * still reach the job that waits for them.
+   */
+  hold(response: HeldResponse, items: readonly InputItem[], stored = true): void {
+    if (stored) this.responses.set(response.id, response);
     for (const item of items) {
-      if (typeof item.id === 'string') this.items.set(item.id, item);
+      if (stored && typeof item.id === 'string') this.items.set(item.id, item);
       const callId = callIdOf(item);
       if (response.waiting !== undefined && callId !== undefined) this.calls.set(callId, response.waiting);
     }

@@ -7,6 +7,7 @@ import { parseJson, sendOpenAiError } from '../http-util.js';
 import { threadBaseOf } from '../ids.js';
 import { dedupKey } from '../dedup.js';
 import { isRecord } from '../http-util.js';
+import { chatAnswerFormat } from '../answer-format.js';
 import { resolvePolicy } from '../policies.js';
 import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
@@ -17,16 +18,19 @@ const invalid = (rq: RouteInput, message: string): void =>
 /**
  * `POST /v1/chat/completions`. With dedup on, an identical request is answered from its job
  * first. Then the routing rule of docs/protocol.md §6.2: a request on a thread whose job is running becomes an
- * injection into that job and follows it (stream or block), unless it names another policy and
- * the profile starts a fresh job for that; otherwise a fresh job under the thread base (or a
- * `room-` id).
+ * injection into that job and follows it (stream or block), unless it names another policy,
+ * which starts a fresh job (the seed); otherwise a fresh job under the thread base (or a
+ * `room-` id). A `response_format` shapes the fresh job's final answer (default profile).
  */
 export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void> {
   const body = parseJson(rq.raw);
   if (!body.ok) return invalid(rq, 'the request body is not valid JSON');
   const parsed = parseChatRequest(body.value);
   if (!parsed.ok) return invalid(rq, parsed.message);
-  const { model, messages, stream, tools } = parsed.value;
+  const { model, messages, stream, tools, includeUsage } = parsed.value;
+  const asked = ctx.profile.answerFormat && isRecord(body.value) ? chatAnswerFormat(body.value) : undefined;
+  if (asked?.ok === false) return invalid(rq, asked.message);
+  const format = asked?.format;
   const resolved = resolvePolicy(ctx.policies, model);
   if (!resolved.ok) return sendOpenAiError(rq.res, 404, resolved.message, 'invalid_request_error', 'model_not_found');
   const policy = resolved.policy;
@@ -37,15 +41,21 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const key =
     ctx.dedup === undefined || !isRecord(body.value)
       ? undefined
-      : dedupKey({ surface: 'chat', model, messages: body.value.messages, tools: body.value.tools, thread: base });
+      : dedupKey({
+          surface: 'chat',
+          model,
+          messages: body.value.messages,
+          tools: body.value.tools,
+          thread: base,
+          format,
+        });
   const cached = key === undefined ? undefined : ctx.dedup?.hitAt(key);
-  if (cached) return respondWithJob(ctx, rq, cached.job, stream, cached.from === 0 ? {} : { from: cached.from });
+  if (cached) return respondWithJob(ctx, rq, cached.job, stream, { from: cached.from, includeUsage });
 
   const question = lastUserContent(messages);
   const live = base === undefined ? undefined : ctx.jobs.runningInThread(base);
   // The seed: "a changed policy_id deliberately forces a fresh deliberation".
-  const running =
-    live && ctx.profile.freshJobOnPolicyChange && live.info.policy !== policy.policy_id ? undefined : live;
+  const running = live?.info.policy === policy.policy_id ? live : undefined;
   const toolResults = toolResultsOf(messages);
   if (running) {
     // A follow-up that answers the blocked agent's call feeds it and streams what comes next;
@@ -55,16 +65,16 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
       // A repeat of this follow-up (dedup on) gets the same answer: the same job, from here.
       const from = running.log.length;
       if (key !== undefined) ctx.dedup?.claim(key, running, from);
-      return respondWithJob(ctx, rq, running, stream, { from });
+      return respondWithJob(ctx, rq, running, stream, { from, includeUsage });
     }
     if (!isBlank(question) && toolResults.length === 0) running.inject(question);
-    return respondWithJob(ctx, rq, running, stream);
+    return respondWithJob(ctx, rq, running, stream, { includeUsage });
   }
 
   const id = base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now());
-  const job = startCompatJob(ctx, rq.faults, { id, model, policy, messages, tools });
+  const job = startCompatJob(ctx, rq.faults, { id, model, policy, messages, tools, format, thread: base ?? id });
   if (key !== undefined) ctx.dedup?.claim(key, job);
-  return respondWithJob(ctx, rq, job, stream);
+  return respondWithJob(ctx, rq, job, stream, { includeUsage });
 }
 
 /** Answers the job's pending calls that this request's `tool` messages name; returns how many. */

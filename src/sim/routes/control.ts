@@ -7,7 +7,8 @@ export const CONTROL_PREFIX = '/_sim/';
 
 /**
  * The simulator's test control over HTTP, for tests that run `nsed sim --hold` as a process:
- *   GET  /_sim/jobs                          every job: {hold, jobs: [{jobId, held, phases, parked, ended}]}
+ *   GET  /_sim/jobs                          every job: {hold, running, peak, started, jobs: [{jobId, held, phases, parked, ended}]}
+ *   GET  /_sim/stats                         jobs running now, the peak since start, jobs started: {running, peak, started}
  *   POST /_sim/hold            {"hold": b}   hold (or not) the deliberations started from now on
  *   POST /_sim/release                       release every job, and stop holding
  *   POST /_sim/jobs/{id}/release {"phases": n}  let n more phases run (no body: run to the end)
@@ -28,7 +29,9 @@ export async function handleControl(
   const fields = body.ok && isRecord(body.value) ? body.value : undefined;
   if (fields === undefined) return sendJson(res, 400, { error: 'the body is not a JSON object' });
 
-  if (method === 'GET' && path === 'jobs') return sendJson(res, 200, { hold: control.hold, jobs: control.jobs() });
+  if (method === 'GET' && path === 'jobs')
+    return sendJson(res, 200, { hold: control.hold, ...control.stats(), jobs: control.jobs() });
+  if (method === 'GET' && path === 'stats') return sendJson(res, 200, control.stats());
   if (method === 'POST' && path === 'hold') {
     if (typeof fields['hold'] !== 'boolean') return sendJson(res, 400, { error: 'hold must be true or false' });
     control.hold = fields['hold'];

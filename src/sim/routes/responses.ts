@@ -5,76 +5,23 @@ import { toolAnswersOf } from '../chat-request.js';
 import { startCompatJob } from '../compat-job.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { dedupKey } from '../dedup.js';
-import { isRecord, parseJson, sendJson, sendOpenAiError } from '../http-util.js';
+import { parseJson, sendJson, sendOpenAiError } from '../http-util.js';
 import { DONE, type Job } from '../job.js';
 import { type SimPolicy, resolvePolicy } from '../policies.js';
 import { answerEnded } from '../respond.js';
 import { ResponseBuilder, type ResponseEvent } from '../responses/builder.js';
-import { inputToMessages, toolsOf } from '../responses/input.js';
+import { toolsOf } from '../responses/input.js';
+import { type ResponsesPlan as Plan, readResponsesRequest } from '../responses/request.js';
 import type { HeldResponse } from '../responses/store.js';
-
-const invalid = (res: ServerResponse, message: string, param: string | null = null): void =>
-  sendJson(res, 400, { error: { message, type: 'invalid_request_error', param, code: 'invalid_request' } });
-
-interface Plan {
-  model: string;
-  messages: ChatMessage[];
-  previous: string | null;
-  instructions: string | null;
-  tools: unknown[];
-  stream: boolean;
-}
 
 /** Reads a request into the thread it continues; undefined once an error has been sent. */
 function plan(ctx: SimContext, rq: RouteInput): Plan | undefined {
   const parsed = parseJson(rq.raw);
-  if (!parsed.ok || !isRecord(parsed.value)) return void invalid(rq.res, 'the request body must be a JSON object');
-  const body = parsed.value;
-  if (typeof body.model !== 'string' || body.model === '') return void invalid(rq.res, "'model' is required", 'model');
-  let thread: ChatMessage[] = [];
-  let previous: string | null = null;
-  if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
-    previous = String(body.previous_response_id);
-    const held = ctx.responses.get(previous);
-    if (held === undefined) {
-      sendJson(rq.res, 404, {
-        error: {
-          message: `Previous response with id '${previous}' not found.`,
-          type: 'invalid_request_error',
-          param: 'previous_response_id',
-          code: 'previous_response_not_found',
-        },
-      });
-      return undefined;
-    }
-    // The seed: a Responses thread is parameter-locked; a follow-up cannot change the policy.
-    if (held.model !== body.model) {
-      return void invalid(
-        rq.res,
-        `this thread is locked to model '${held.model}'; start a new thread (no previous_response_id) to use '${body.model}'`,
-        'model',
-      );
-    }
-    thread = held.thread;
-  }
-  const input = inputToMessages(body.input, (id) => ctx.responses.item(id));
-  if (!input.ok) return void invalid(rq.res, input.message, 'input');
-  const instructions = typeof body.instructions === 'string' && body.instructions !== '' ? body.instructions : null;
-  const messages = [
-    ...(instructions === null ? [] : [{ role: 'system' as const, content: instructions }]),
-    ...thread,
-    ...input.messages,
-  ];
-  if (!messages.some((m) => m.role === 'user'))
-    return void invalid(rq.res, "'input' must hold at least one user message", 'input');
-  return {
-    model: body.model,
-    messages,
-    previous,
-    instructions,
-    tools: Array.isArray(body.tools) ? body.tools : [],
-    stream: body.stream === true,
-  };
+  const read = readResponsesRequest(parsed.ok ? parsed.value : undefined, ctx.responses, ctx.profile.answerFormat);
+  if (read.ok) return read.plan;
+  const { status, message, param, code } = read.error;
+  sendJson(rq.res, status, { error: { message, type: 'invalid_request_error', param, code } });
+  return undefined;
 }
 
 /**
@@ -103,17 +50,22 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
     instructions: p.instructions,
     tools: p.tools,
     inputText: p.messages.map((m) => m.content ?? '').join('\n'),
+    echo: p.echo,
+    reasoning: p.reasoning,
+    maxOutputTokens: p.maxOutputTokens,
   });
   const hold = (step: Step): void => {
-    if (builder.status !== 'completed') return;
+    if (builder.status !== 'completed' && builder.status !== 'incomplete') return;
     const response: HeldResponse = {
       id: String(builder.snapshot().id),
       model: p.model,
       thread: [...p.messages, ...builder.outputMessages()],
+      threadKey: p.thread,
+      effort: p.effort,
       ...(step.over === 'segment' ? { waiting: { jobId: job.id, from: step.cursor } } : {}),
     };
     const items = builder.items();
-    ctx.responses.hold(response, items);
+    ctx.responses.hold(response, items, p.store);
     ctx.timers.after(ctx.historyTtlMs, () => ctx.responses.forget(response, items));
   };
   const headers: Record<string, string> = job.roomless ? {} : { 'x-nsed-session-id': job.id };
@@ -146,7 +98,14 @@ function answeringJob(ctx: SimContext, rq: RouteInput, p: Plan, policy: SimPolic
   const key =
     ctx.dedup === undefined
       ? undefined
-      : dedupKey({ surface: 'responses', model: p.model, messages: p.messages, tools, thread: undefined });
+      : dedupKey({
+          surface: 'responses',
+          model: p.model,
+          messages: p.messages,
+          tools,
+          thread: undefined,
+          format: p.format,
+        });
   const hit = key === undefined ? undefined : ctx.dedup?.hitAt(key);
   if (hit !== undefined) return hit;
   const fed = feedWaitingJob(ctx, p.messages);
@@ -160,6 +119,8 @@ function answeringJob(ctx: SimContext, rq: RouteInput, p: Plan, policy: SimPolic
     policy,
     messages: p.messages,
     tools,
+    format: p.format,
+    thread: p.thread,
   });
   if (key !== undefined) ctx.dedup?.claim(key, job);
   return { job, from: 0 };
@@ -203,6 +164,11 @@ function translate(job: Job, builder: ResponseBuilder, cursor: number): Step {
       return { events, cursor: at, over: entry.view === 'segment' ? 'segment' : 'job' };
     }
     events.push(...builder.onChunk(JSON.parse(entry.data) as ChatCompletionChunk));
+    // max_output_tokens used up: the response ends here, incomplete, whatever the job does next.
+    if (builder.exhausted) {
+      events.push(...builder.finish());
+      return { events, cursor: at, over: 'job' };
+    }
   }
   return { events, cursor: at, over: false };
 }

@@ -1,6 +1,7 @@
 import type { RouteInput, SimContext } from '../context.js';
 import { isRecord, parseJson, sendJson } from '../http-util.js';
-import { startJob } from '../start-job.js';
+import { instructionsAnswerFormat } from '../answer-format.js';
+import { startJob, structuredPlan } from '../start-job.js';
 import { textContext } from '../text-context.js';
 import { forcedToolCall, fromUserTools, planToolCall } from '../tool-plan.js';
 import { validateSubmit } from '../validate-submit.js';
@@ -15,7 +16,11 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
   if (ctx.jobs.get(plan.roomId)?.status === 'running') return sendJson(rq.res, 409, { error: 'job already running' });
   const text = textContext(plan.question, plan.earlier);
   const userTools = isRecord(body.value) ? fromUserTools(body.value.user_tools) : [];
-  const toolCall = forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text);
+  const toolCall =
+    forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text, String(ctx.seed));
+  // The native surface has no response_format: nsed words the schema into system_instructions.
+  const format = instructionsAnswerFormat(plan.systemInstructions);
+  const structured = structuredPlan(ctx, rq.faults, format, plan.conversationId ?? plan.roomId);
   startJob(ctx, {
     id: plan.roomId,
     model: plan.policyId === undefined ? 'nsed:native' : `nsed:${plan.policyId}`,
@@ -35,6 +40,7 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
     ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
     ...(toolCall === undefined ? {} : { toolCall }),
+    ...(structured === undefined ? {} : { structured }),
   });
   sendJson(rq.res, 202, { job_id: plan.roomId });
 }

@@ -1,5 +1,6 @@
 import type { RouteInput, SimContext } from '../context.js';
 import { isRecord, parseJson, sendJson } from '../http-util.js';
+import { quoted } from '../quote.js';
 
 const STATUSES = new Set(['pending', 'responded', 'expired']);
 
@@ -30,10 +31,10 @@ export function handleToolResult(ctx: SimContext, rq: RouteInput): void {
     case 'responded':
       return sendJson(rq.res, 200, { call_id: callId, status: 'responded' });
     case 'unknown':
-      return sendJson(rq.res, 404, { error: `no tool call '${callId}' in this job` });
+      return sendJson(rq.res, 404, { error: `no tool call ${quoted(callId)} in this job` });
     case 'not-pending':
       return sendJson(rq.res, 409, {
-        error: `tool call '${callId}' is not pending (${job.tools.get(callId)?.status.toLowerCase() ?? 'gone'})`,
+        error: `tool call ${quoted(callId)} is not pending (${job.tools.get(callId)?.status.toLowerCase() ?? 'gone'})`,
       });
   }
 }

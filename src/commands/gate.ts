@@ -1,0 +1,203 @@
+import { readFile } from 'node:fs/promises';
+import type { Context } from '../context.js';
+import { ExitCode, NsedError, markReported, usageError, type ErrorCode, type ExitCodeValue } from '../errors.js';
+import { oneLine } from '../terminal/sanitize.js';
+import type { CouncilVerdict } from '../verdict.js';
+import { stringFlag, type CommandDef } from './command.js';
+import {
+  GATE_FLAGS,
+  gateFlagList,
+  hasGates,
+  loadGates,
+  parseGateFlags,
+  type GateRequest,
+} from './shared/gate-flags.js';
+import { STDIN_MARKER, readAll } from './shared/prompt.js';
+import {
+  parseSessionTarget,
+  readTarget,
+  SESSION_TARGET_CONFLICTS,
+  SESSION_TARGET_FLAGS,
+  type SessionTarget,
+} from './shared/session-target.js';
+
+export interface GateOptions {
+  /** A recorded turn (-s ID | --last, --turn N), or a saved `-o json` object (--from FILE|-). */
+  source: { kind: 'session'; target: SessionTarget; turn: string | undefined } | { kind: 'file'; path: string };
+  gates: GateRequest;
+}
+
+/**
+ * `nsed gate`: judges a verdict already recorded (a session's turn) or saved (`-o json` on stdin
+ * or in a file) against the gate flags, offline: nothing is sent to any server. Deliberate once,
+ * gate twice; or gate a run made with --no-save. Exits 0, 12 (failed) or 13 (inconclusive).
+ */
+export const gate: CommandDef<GateOptions> = {
+  command: 'gate',
+  describe: "judge a recorded turn's verdict, or a saved -o json object, against gates (offline)",
+  flags: [
+    ...SESSION_TARGET_FLAGS,
+    {
+      name: 'turn',
+      type: 'string',
+      describe:
+        'the assistant turn to judge: an id, a 1-based index, or negative from the end (default: the last answer)',
+      valueName: 'TURN',
+      sample: '-1',
+    },
+    {
+      name: 'from',
+      type: 'string',
+      describe: 'a saved -o json object to judge instead of a session (- for stdin)',
+      valueName: 'FILE',
+      complete: 'file',
+      sample: 'turn.json',
+    },
+    ...GATE_FLAGS,
+  ],
+  conflicts: SESSION_TARGET_CONFLICTS,
+  examples: [
+    ['nsed gate --last --max-wrong 0 --min-convergence 0.8', "judge the latest session's last answer"],
+    ['nsed ask -o json --no-save "q" > turn.json; nsed gate --from turn.json --gates gates.json', 'judge a saved run'],
+  ],
+  epilog:
+    'Prints one line per check (✓ passed, ✗ failed, ? not reported by the server); -o json prints the gate result.',
+  parse: (argv) => {
+    const gates = parseGateFlags(argv);
+    if (!hasGates(gates)) throw usageError('name at least one gate', `${gateFlagList()}, or --gates FILE`);
+    const from = stringFlag(argv, 'from');
+    const turn = stringFlag(argv, 'turn');
+    if (from !== undefined) {
+      if (argv['session'] !== undefined || argv['last'] === true || turn !== undefined)
+        throw usageError('--from judges a saved object: not with -s, --last or --turn');
+      return { source: { kind: 'file', path: from === STDIN_MARKER ? '-' : from }, gates };
+    }
+    return { source: { kind: 'session', target: parseSessionTarget(argv), turn }, gates };
+  },
+  run: async (opts, ctx) => {
+    const mode = ctx.globals.output;
+    if (mode !== 'text' && mode !== 'json')
+      throw usageError(`nsed gate prints text or json, not ${mode}`, 'use -o json for the gate result as JSON');
+    const gates = await loadGates(opts.gates);
+    const [{ judgeGates }, { gateCheckLines, gateFailure }, { toJsonLine }] = await Promise.all([
+      import('../verdict.js'),
+      import('../output/gate-lines.js'),
+      import('../output/ndjson.js'),
+    ]);
+    const verdict =
+      opts.source.kind === 'file'
+        ? await savedVerdict(opts.source.path, ctx.io)
+        : await recordedVerdict(ctx, opts.source);
+    const result = judgeGates(verdict, gates ?? {});
+    ctx.io.stdout.write(
+      mode === 'json'
+        ? toJsonLine(result)
+        : gateCheckLines(result)
+            .map((l) => `${l}\n`)
+            .join(''),
+    );
+    const failure = gateFailure(result);
+    if (failure === undefined) return 0;
+    const err = new NsedError(failure.code, failure.message);
+    // stdout holds the result already: no failure object after it.
+    markReported(err);
+    throw err;
+  },
+};
+
+/** The verdict of a session's turn; a turn that did not complete keeps its own exit code. */
+async function recordedVerdict(
+  ctx: Context,
+  source: Extract<GateOptions['source'], { kind: 'session' }>,
+): Promise<CouncilVerdict> {
+  const [{ resolveTurnRef }, { turnDocument }] = await Promise.all([
+    import('../session/lineage.js'),
+    import('../output/export/json.js'),
+  ]);
+  const session = await readTarget(ctx, source.target);
+  const index =
+    source.turn === undefined
+      ? session.turns.findLastIndex((t) => t.role === 'assistant' && t.kind !== 'injection')
+      : resolveTurnRef(session, source.turn);
+  const turn = session.turns[index];
+  if (turn === undefined) throw usageError(`session ${session.id} has no answer to judge`);
+  if (turn.role !== 'assistant' || turn.kind === 'injection')
+    throw usageError(`turn ${source.turn ?? ''} of session ${session.id} is not an answer`, 'name an assistant turn');
+  const doc = turnDocument(turn);
+  if (doc.status !== 'complete') throw notCompleted(`turn ${doc.id} of session ${session.id}`, doc.status);
+  return doc.verdict ?? unreachableVerdict();
+}
+
+function unreachableVerdict(): never {
+  throw new NsedError('bug', 'an answer without a verdict');
+}
+
+const STATUS_CODE: Record<string, ErrorCode> = { failed: 'server', cancelled: 'cancelled', interrupted: 'interrupted' };
+
+/** Gates judge only completed turns: any other keeps the code its own run exited with. */
+function notCompleted(what: string, status: string, exitCode?: number): NsedError {
+  const code = STATUS_CODE[status] ?? 'server';
+  const known = (Object.values(ExitCode) as number[]).includes(exitCode ?? -1);
+  return new NsedError(code, `${what} is ${oneLine(status, 40)}: gates judge only completed turns`, {
+    ...(known
+      ? { exitCode: exitCode as ExitCodeValue }
+      : code === 'interrupted'
+        ? { exitCode: ExitCode.interrupted }
+        : {}),
+  });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The verdict of a saved `-o json` object (a file, or stdin with `-`). */
+async function savedVerdict(
+  path: string,
+  io: { stdin: NodeJS.ReadableStream; stdinIsTTY: boolean },
+): Promise<CouncilVerdict> {
+  const where = path === '-' ? 'standard input' : oneLine(path, 200);
+  let text: string;
+  if (path === '-') {
+    if (io.stdinIsTTY)
+      throw usageError('--from - reads a saved -o json object from standard input, which is a terminal');
+    text = await readAll(io.stdin);
+  } else {
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      throw usageError(`cannot read --from ${where}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+  }
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch {
+    throw usageError(`${where} is not one JSON object`, 'save a run with -o json (one object), not -o ndjson');
+  }
+  if (!isObject(saved)) throw usageError(`${where} is not one JSON object`);
+  const status = typeof saved['status'] === 'string' ? saved['status'] : 'complete';
+  if (status !== 'complete') {
+    const error = isObject(saved['error']) ? saved['error'] : {};
+    const exit = typeof error['exit_code'] === 'number' ? error['exit_code'] : undefined;
+    throw notCompleted(`the turn in ${where}`, status, exit);
+  }
+  const verdict = saved['verdict'];
+  if (!isVerdict(verdict))
+    throw usageError(`${where} holds no verdict (v 1)`, 'save the run with -o json from this nsed version');
+  return verdict;
+}
+
+/** Enough of the shape for every gate to read its value; each value is then a number or null. */
+function isVerdict(v: unknown): v is CouncilVerdict {
+  if (!isObject(v) || v['v'] !== 1) return false;
+  const conv = v['convergence'];
+  const claims = v['claims'];
+  const numOrNull = (x: unknown): boolean => x === null || (typeof x === 'number' && Number.isFinite(x));
+  if (!isObject(conv) || !numOrNull(conv['final']) || !numOrNull(v['margin']) || !isObject(claims)) return false;
+  const chosen = v['chosen'];
+  if (chosen !== null && (!isObject(chosen) || !numOrNull(chosen['score']))) return false;
+  const counts = claims['chosen_counts'];
+  return (
+    counts === null ||
+    (isObject(counts) && numOrNull(counts['wrong'] ?? null) && numOrNull(counts['contested'] ?? null))
+  );
+}

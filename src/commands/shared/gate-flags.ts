@@ -1,0 +1,102 @@
+import { readFile } from 'node:fs/promises';
+import { usageError } from '../../errors.js';
+import { GATE_NAMES, type GateName, type Gates } from '../../verdict.js';
+import { stringFlag, type ParsedArgv } from '../command.js';
+import type { FlagDef } from './flag-def.js';
+import { parseGateValue, parseGatesFile } from './gates-file.js';
+
+const GROUP = 'Gates (judge the completed turn; exit 12 failed, 13 inconclusive):';
+
+/**
+ * The gate flags of ask, continue, fork … PROMPT, resume and gate, in one place. Each is read as
+ * a string so that `80%` and a bad value reach the one parser (gates-file.ts) with its wording.
+ */
+export const GATE_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'min-convergence',
+    type: 'string',
+    group: GROUP,
+    sample: '80%',
+    describe: 'fail unless the final convergence is at least P (0-1, or a percentage: 80%)',
+  },
+  {
+    name: 'max-wrong',
+    type: 'string',
+    group: GROUP,
+    sample: '0',
+    describe: 'fail when the chosen proposal has more than N claims judged wrong',
+  },
+  {
+    name: 'max-contested',
+    type: 'string',
+    group: GROUP,
+    sample: '1',
+    describe: 'fail when the chosen proposal has more than N claims judged contested',
+  },
+  {
+    name: 'min-score',
+    type: 'string',
+    group: GROUP,
+    sample: '0.5',
+    describe: "fail unless the chosen proposal's score is at least S",
+  },
+  {
+    name: 'min-margin',
+    type: 'string',
+    group: GROUP,
+    sample: '0.1',
+    describe: 'fail unless the chosen proposal leads the runner-up by at least M',
+  },
+  {
+    name: 'gates',
+    type: 'string',
+    group: GROUP,
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'gates.json',
+    describe: 'JSON file of gates: {"min-convergence": 0.8, "max-wrong": 0, ...}; a flag overrides its key',
+  },
+];
+
+/** The gates as given: the flags' thresholds, checked, and the file still to read (parse does no I/O). */
+export interface GateRequest {
+  flags: Gates;
+  file: string | undefined;
+}
+
+export function parseGateFlags(argv: ParsedArgv): GateRequest {
+  const flags: Gates = {};
+  for (const name of GATE_NAMES) {
+    const raw = argv[name];
+    if (raw === undefined) continue;
+    if (Array.isArray(raw)) throw usageError(`--${name} is given more than once`);
+    flags[name] = parseGateValue(name, String(raw), `--${name}`);
+  }
+  const file = stringFlag(argv, 'gates');
+  if (file !== undefined && file.trim() === '') throw usageError('--gates is empty', 'e.g. --gates gates.json');
+  return { flags, file };
+}
+
+export const hasGates = (r: GateRequest): boolean => r.file !== undefined || Object.keys(r.flags).length > 0;
+
+/**
+ * The gates of this run, combined: the file's, then the flags' over them. Read before any request
+ * is sent, so a bad file stops the run with exit 2 and nothing started. Undefined: no gates.
+ */
+export async function loadGates(r: GateRequest): Promise<Gates | undefined> {
+  if (!hasGates(r)) return undefined;
+  let fromFile: Gates = {};
+  if (r.file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(r.file, 'utf8');
+    } catch (err) {
+      throw usageError(`cannot read --gates ${r.file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+    fromFile = parseGatesFile(text, r.file);
+  }
+  return { ...fromFile, ...r.flags };
+}
+
+/** The gate names as flags, for messages. */
+export const gateFlagList = (): string => GATE_NAMES.map((n: GateName) => `--${n}`).join(', ');

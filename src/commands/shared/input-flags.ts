@@ -1,0 +1,136 @@
+import { usageError } from '../../errors.js';
+import { stringFlag, stringList, type ParsedArgv } from '../command.js';
+import type { FlagDef } from './flag-def.js';
+import { STDIN_MARKER } from './prompt.js';
+
+export const DEFAULT_SCHEMA_RETRIES = 1;
+const MAX_SCHEMA_RETRIES = 5;
+
+// Every input flag is `fast: false`: dist/ask.cjs is built without the glob expander and the JSON
+// Schema validator (scripts/build.mjs), so a turn with any of them runs from dist/main.js.
+
+/** Files as context (-f). Repeatable flags are strings, not yargs arrays, which would swallow the prompt words. */
+export const FILE_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'file',
+    fast: false,
+    valueName: 'PATH',
+    complete: 'file',
+    sample: 'notes.md',
+    alias: 'f',
+    type: 'string',
+    repeatable: true,
+    describe:
+      "attach a file after the question, fenced, its path as the info string: PATH, a glob ('src/**/*.ts') or - for stdin; repeatable",
+    group: 'Input:',
+  },
+];
+
+/** Answers that match a JSON Schema (--schema). */
+export const SCHEMA_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'schema',
+    fast: false,
+    valueName: 'FILE|JSON',
+    complete: 'file',
+    sample: 'answer.schema.json',
+    type: 'string',
+    describe:
+      'the answer must be JSON matching this JSON Schema (a file, or the JSON itself); checked here, exit 14 if not',
+    group: 'Input:',
+  },
+  {
+    name: 'schema-name',
+    fast: false,
+    valueName: 'NAME',
+    sample: 'answer',
+    type: 'string',
+    describe: 'the name sent with the schema (default: its title, else answer)',
+    group: 'Input:',
+  },
+  {
+    name: 'schema-retries',
+    fast: false,
+    valueName: 'N',
+    type: 'number',
+    describe: `corrective turns after an answer that does not match --schema (default ${DEFAULT_SCHEMA_RETRIES}, at most ${MAX_SCHEMA_RETRIES})`,
+    group: 'Input:',
+  },
+];
+
+/** Prompt templates (--template). */
+export const TEMPLATE_FLAGS: readonly FlagDef[] = [
+  {
+    name: 'template',
+    fast: false,
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'review.md',
+    type: 'string',
+    describe: 'the prompt from a template file with {{name}} placeholders and front matter',
+    group: 'Input:',
+  },
+  {
+    name: 'var',
+    fast: false,
+    valueName: 'NAME=VALUE',
+    sample: 'lang=ts',
+    type: 'string',
+    repeatable: true,
+    describe: 'a template variable: NAME=VALUE, repeatable',
+    group: 'Input:',
+  },
+  {
+    name: 'vars',
+    fast: false,
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'vars.json',
+    type: 'string',
+    describe: 'template variables from a JSON file of {"NAME": "VALUE"}',
+    group: 'Input:',
+  },
+];
+
+export const INPUT_FLAGS: readonly FlagDef[] = [...FILE_FLAGS, ...SCHEMA_FLAGS, ...TEMPLATE_FLAGS];
+
+/** What a turn is made of beyond its words (ask, continue, fork): files, a schema, a template. */
+export interface InputOptions {
+  files: string[];
+  schema: string | undefined;
+  schemaName: string | undefined;
+  schemaRetries: number;
+  template: string | undefined;
+  /** `--var NAME=VALUE` as given. */
+  vars: string[];
+  varsFile: string | undefined;
+}
+
+/** The input flags, checked; a bad value is a usage error. */
+export function parseInputOptions(argv: ParsedArgv): InputOptions {
+  const retries = argv['schema-retries'];
+  let schemaRetries = DEFAULT_SCHEMA_RETRIES;
+  if (retries !== undefined) {
+    if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0 || retries > MAX_SCHEMA_RETRIES)
+      throw usageError(`--schema-retries must be a whole number from 0 to ${MAX_SCHEMA_RETRIES}`);
+    schemaRetries = retries;
+  }
+  const opts: InputOptions = {
+    // run-cli hands a lone `-` over as the marker, also after -f.
+    files: stringList(argv, 'file').map((f) => (f === STDIN_MARKER ? '-' : f)),
+    schema: stringFlag(argv, 'schema'),
+    schemaName: stringFlag(argv, 'schema-name'),
+    schemaRetries,
+    template: stringFlag(argv, 'template'),
+    vars: stringList(argv, 'var'),
+    varsFile: stringFlag(argv, 'vars'),
+  };
+  if (opts.files.some((f) => f.trim() === ''))
+    throw usageError('-f/--file is empty', "e.g. -f notes.txt or -f 'src/**/*.ts'");
+  if (opts.files.filter((f) => f === '-').length > 1) throw usageError('only one -f - can read standard input');
+  if (opts.schema !== undefined && opts.schema.trim() === '')
+    throw usageError('--schema is empty', 'give a JSON Schema file, or the schema as JSON');
+  if (opts.template === undefined && (opts.vars.length > 0 || opts.varsFile !== undefined))
+    throw usageError('--var and --vars fill a --template', 'add --template FILE');
+  return opts;
+}

@@ -1,0 +1,111 @@
+import type { CouncilVerdict, GateCheck, GateResult } from '../../verdict.js';
+import { countsLine } from './summary.js';
+import type { ReportTurn } from './report-turn.js';
+
+/**
+ * Characters XML 1.0 cannot carry at all, not even escaped (C0 controls but tab and newlines,
+ * lone surrogates, U+FFFE/U+FFFF): a JUnit reader would reject the whole file for one of them.
+ */
+const NOT_XML =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text for an attribute or an element: escaped, and what XML cannot hold becomes U+FFFD. */
+export function xml(text: string, max = 4000): string {
+  const cut = text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return cut
+    .replace(NOT_XML, '\uFFFD')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;')
+    .replaceAll('\r', '&#13;')
+    .replaceAll('\n', '&#10;');
+}
+
+interface Case {
+  name: string;
+  /** `failure` (a check that failed) or `error` (the turn itself did not complete). */
+  problem?: { kind: 'failure' | 'error'; type: string; message: string; detail: string };
+}
+
+const GATE_WORDS: Record<GateCheck['name'], string> = {
+  'min-convergence': 'convergence at least',
+  'max-wrong': 'wrong claims at most',
+  'max-contested': 'contested claims at most',
+  'min-score': 'chosen score at least',
+  'min-margin': 'margin at least',
+};
+
+/** One test case per gate check; with no gates one for the turn; an error when it did not complete. */
+function casesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult | null): Case[] {
+  if (t.status !== 'complete') {
+    const message = `the deliberation ended ${t.status}${t.error === null ? '' : `: ${t.error}`}`;
+    return [{ name: 'deliberation', problem: { kind: 'error', type: t.status, message, detail: message } }];
+  }
+  if (gate === null || gate.checks.length === 0) return [{ name: 'deliberation completed' }];
+  return gate.checks.map((c) => {
+    const name = `${c.name} ${c.expected}`;
+    if (c.status === 'pass') return { name };
+    const actual = c.actual === null ? 'not reported by the server' : String(c.actual);
+    const message =
+      c.status === 'inconclusive'
+        ? `inconclusive: ${GATE_WORDS[c.name] ?? c.name} ${c.expected}, but the server did not report the value`
+        : `${GATE_WORDS[c.name] ?? c.name} ${c.expected}, actual ${actual}`;
+    const detail = [
+      message,
+      `chosen: ${verdict?.chosen?.agent ?? 'not reported'}`,
+      `claims of the chosen proposal: ${countsLine(verdict?.claims.chosen_counts ?? null)}`,
+    ].join('\n');
+    return {
+      name,
+      problem: { kind: 'failure', type: c.status === 'fail' ? 'gate_failed' : 'inconclusive', message, detail },
+    };
+  });
+}
+
+/**
+ * `--junit FILE` and `export --format junit`: the turn as a JUnit XML report, one test case per
+ * gate check (README "CI"), so the test reporters of GitHub and GitLab list what the council's
+ * verdict passed and failed. A turn that did not complete is an error, never a pass.
+ */
+export function junitXml(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult | null): string {
+  const cases = casesOf(t, verdict, gate);
+  const failures = cases.filter((c) => c.problem?.kind === 'failure').length;
+  const errors = cases.filter((c) => c.problem?.kind === 'error').length;
+  const counts = `tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0"`;
+  const suite = `nsed ${t.session}${t.jobId === null ? '' : ` job ${t.jobId}`}`;
+  // The JUnit schema's timestamp is a local date-time to the second: no zone, no fraction.
+  const stamp = t.ts === null ? '' : ` timestamp="${xml(t.ts.replace(/(\.\d+)?Z$/, ''), 40)}"`;
+  const props = [
+    ['session', t.session],
+    ['turn', t.turn],
+    ['job', t.jobId],
+    ['policy', t.policy],
+    ['status', t.status],
+  ].filter((p): p is [string, string] => p[1] !== null);
+  const out = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="nsed" ${counts} time="0">`,
+    `  <testsuite name="${xml(suite, 300)}" ${counts} time="0"${stamp}>`,
+    '    <properties>',
+    ...props.map(([name, value]) => `      <property name="${name}" value="${xml(value, 300)}"/>`),
+    '    </properties>',
+  ];
+  for (const c of cases) {
+    const open = `    <testcase classname="nsed.council" name="${xml(c.name, 300)}" time="0"`;
+    if (c.problem === undefined) {
+      out.push(`${open}/>`);
+      continue;
+    }
+    const p = c.problem;
+    out.push(
+      `${open}>`,
+      `      <${p.kind} type="${xml(p.type, 40)}" message="${xml(p.message, 1000)}">${xml(p.detail)}</${p.kind}>`,
+      '    </testcase>',
+    );
+  }
+  out.push('  </testsuite>', '</testsuites>');
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,97 @@
+import { notFound } from '../../errors.js';
+import type { NsedRound } from '../../protocol/wire.js';
+import type { RecordedToolCall, Session, TurnStatus } from '../../session/model.js';
+import type { CouncilVerdict, GateResult } from '../../verdict.js';
+import { sessionDocument, type TurnDocument } from './json.js';
+
+/**
+ * What a CI report (the step summary, the JUnit file, the annotations) shows of one assistant
+ * turn: the same record whether it comes from the store (`sessions export`) or from the run that
+ * just ended (`--summary`, `--junit`), so both print the same bytes.
+ */
+export interface ReportTurn {
+  session: string;
+  /** The session is in the store (false with --no-save): only then can a report point at it. */
+  saved: boolean;
+  turn: string | null;
+  question: string;
+  answer: string;
+  status: TurnStatus;
+  error: string | null;
+  policy: string | null;
+  jobId: string | null;
+  ts: string | null;
+  rounds: NsedRound[];
+  injections: Array<{ message: string; round: number | null; sequence: number | null }>;
+  toolCalls: RecordedToolCall[];
+}
+
+/** A report's three inputs: the turn, and the verdict and gate result recorded on it (null when none). */
+export interface ReportInput {
+  turn: ReportTurn;
+  verdict: CouncilVerdict | null;
+  gate: GateResult | null;
+}
+
+/**
+ * The report of the session's assistant turn `turnId`, else of its last one (what a CI job just
+ * ran). The question is the user message that turn answers; its injections are those of its job.
+ */
+export function reportOf(s: Session, opts: { turnId?: string; saved?: boolean } = {}): ReportInput {
+  const doc = sessionDocument(s);
+  const index =
+    opts.turnId === undefined
+      ? doc.turns.findLastIndex((t) => t.role === 'assistant')
+      : doc.turns.findIndex((t) => t.id === opts.turnId && t.role === 'assistant');
+  const t = doc.turns[index];
+  if (t === undefined) {
+    throw notFound(`session ${s.id} has no answer to report`, `run a turn first: nsed continue -s ${s.id} "…"`);
+  }
+  const question = doc.turns.slice(0, index).findLast((u) => u.role === 'user' && u.kind === 'message');
+  const raw = s.turns.find((r) => r.id === t.id);
+  return {
+    turn: {
+      session: s.id,
+      saved: opts.saved !== false,
+      turn: t.id,
+      question: question?.content ?? '',
+      answer: t.content,
+      status: t.status,
+      error: t.error,
+      policy: t.policy,
+      jobId: t.job_id,
+      ts: t.ts === '' ? null : t.ts,
+      rounds: t.rounds.filter((r) => r.scored),
+      injections: injectionsOf(doc.turns, t),
+      toolCalls: t.tool_calls,
+    },
+    verdict: recordedVerdict(raw?.['verdict']),
+    gate: recordedGate(raw?.['gate']),
+  };
+}
+
+function injectionsOf(turns: readonly TurnDocument[], answer: TurnDocument): ReportTurn['injections'] {
+  if (answer.job_id === null) return [];
+  return turns
+    .filter((u) => u.kind === 'injection' && u.job_id === answer.job_id)
+    .map((u) => ({ message: u.content, round: u.injection?.round ?? null, sequence: u.injection?.sequence ?? null }));
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The verdict a turn recorded, when it has the shape of version 1; anything else (an older
+ * record, a hand edit) is no verdict, so a report says "not reported" rather than guess.
+ */
+export function recordedVerdict(v: unknown): CouncilVerdict | null {
+  if (!isObject(v) || v['v'] !== 1) return null;
+  const { rounds, convergence, claims } = v;
+  if (!isObject(rounds) || !isObject(convergence) || !isObject(claims)) return null;
+  if (!Array.isArray(convergence['per_round'])) return null;
+  return v as unknown as CouncilVerdict;
+}
+
+export function recordedGate(g: unknown): GateResult | null {
+  if (!isObject(g) || typeof g['status'] !== 'string' || !Array.isArray(g['checks'])) return null;
+  return g as unknown as GateResult;
+}

@@ -1,0 +1,180 @@
+/**
+ * What never leaves nsed as written: the bearer token it knows, and anything shaped like a
+ * credential (a `Bearer xyz`, the userinfo of a URL, a query parameter whose name looks like a
+ * credential), each replaced by `***` (docs/reliability.md #74, #88, #89). A leaf: the store, the
+ * exports, stderr and the error messages all pass text through the same functions.
+ */
+
+const REDACTED = '***';
+
+// A run's tokens shorter than this are not searched for in what it stores and shows: replacing
+// every "ab" of a transcript would garble it, and such a token guards nothing. (An error
+// message is redacted of any token: a garbled message costs nothing.)
+const MIN_TOKEN_CHARS = 4;
+
+/** Words that make a query parameter's name a credential (`access_token`, `X-Amz-Signature`, `apiKey`). */
+const CREDENTIAL_WORDS = new Set([
+  'token',
+  'key',
+  'apikey',
+  'auth',
+  'sig',
+  'signature',
+  'password',
+  'passwd',
+  'pwd',
+  'pass',
+  'secret',
+  'credential',
+  'credentials',
+  'jwt',
+  'bearer',
+]);
+
+/** Whether a query parameter named `name` looks like it carries a credential. */
+export function isCredentialName(name: string): boolean {
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    // A malformed escape: judge the name as written.
+  }
+  const words = decoded
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+  return words.some((w) => CREDENTIAL_WORDS.has(w)) || CREDENTIAL_WORDS.has(words.join(''));
+}
+
+// A credential after the scheme word: six characters or more with a digit or a symbol in them,
+// so that prose ("the bearer token", "a basic idea") is left alone.
+const BEARER_CREDENTIAL = /\b(Bearer|Basic)\s+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}/gi;
+// scheme://user:password@host — the userinfo, up to the @ that ends it.
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
+// ?name=value, &name=value or ;name=value, in a URL or in prose quoting one.
+const QUERY_PARAM = /([?&;])([^\s=&#?;"'<>\\]+)=([^\s&#;"'<>\\]*)/g;
+
+/** Credential-shaped parts of `text` (Bearer credentials, URL userinfo, credential parameters) as `***`. */
+export function redactCredentials(text: string): string {
+  return text
+    .replace(BEARER_CREDENTIAL, `$1 ${REDACTED}`)
+    .replace(USERINFO, (all, scheme: string) => (all === `${scheme}${REDACTED}@` ? all : `${scheme}${REDACTED}@`))
+    .replace(QUERY_PARAM, (all, sep: string, name: string, value: string) =>
+      value === '' || value === REDACTED || !isCredentialName(name) ? all : `${sep}${name}=${REDACTED}`,
+    );
+}
+
+/** A URL as nsed stores and shows it: its credentials (userinfo, credential parameters) as `***`. */
+export function redactUrl(url: string): string {
+  return redactCredentials(url);
+}
+
+/** The forms a token takes in text nsed writes: as is, and escaped inside a JSON string. */
+function tokenForms(token: string): string[] {
+  const json = JSON.stringify(token).slice(1, -1);
+  return json === token ? [token] : [token, json];
+}
+
+/** Replaces every occurrence of the tokens, then every credential-shaped part, by `***`. */
+export function redactSecrets(text: string, tokens?: string | readonly string[]): string {
+  let out = text;
+  const list = tokens === undefined ? [] : typeof tokens === 'string' ? [tokens] : tokens;
+  for (const token of list) {
+    if (token === '') continue;
+    for (const form of tokenForms(token)) out = out.split(form).join(REDACTED);
+  }
+  return redactCredentials(out);
+}
+
+/**
+ * The secrets one run knows: the token from NSED_TOKEN at the start, the token file's once a
+ * connection reads it. Everything nsed writes to the store, an export or stderr goes through
+ * `redact` (docs/reliability.md #89).
+ */
+export class Secrets {
+  private readonly known: string[] = [];
+
+  add(token: string | undefined): void {
+    const t = token?.trim();
+    if (t !== undefined && t.length >= MIN_TOKEN_CHARS && !this.known.includes(t)) this.known.push(t);
+  }
+
+  get tokens(): readonly string[] {
+    return this.known;
+  }
+
+  redact(text: string): string {
+    return redactSecrets(text, this.known);
+  }
+
+  /** A redactor for text written in pieces (stderr): a secret split across two writes is still caught. */
+  streaming(): StreamRedactor {
+    return new StreamRedactor(this);
+  }
+}
+
+// The tail of a piece that may be the start of a credential-shaped part: an unfinished query
+// parameter, URL scheme or authority, or a Bearer/Basic keyword (or a prefix of one) with what
+// may be the first characters of its credential.
+const OPEN_TAIL =
+  /(?:[?&;][^\s&#;"'<>\\]*|[a-z][a-z0-9+.-]*:(?:\/\/[^\s/?#"'<>\\]*|\/)?|\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]*|\b(?:Bearer|Basic)|\b(?:B|Be|Bea|Bear|Beare|Ba|Bas|Basi))$/i;
+const MAX_HELD = 4096;
+
+/**
+ * Redacts text that arrives in pieces. What could be the first part of a secret (a prefix of a
+ * known token, an unfinished URL, parameter or Bearer credential) is held back, unredacted, until
+ * the next piece shows what it is, or until `end`; everything before it is redacted and passed on.
+ */
+export class StreamRedactor {
+  private held = '';
+
+  constructor(private readonly secrets: Secrets) {}
+
+  push(piece: string): string {
+    const raw = this.held + piece;
+    const keep = Math.min(this.tailToHold(raw), MAX_HELD);
+    this.held = raw.slice(raw.length - keep);
+    return this.secrets.redact(raw.slice(0, raw.length - keep));
+  }
+
+  end(): string {
+    const rest = this.secrets.redact(this.held);
+    this.held = '';
+    return rest;
+  }
+
+  private tailToHold(text: string): number {
+    let keep = OPEN_TAIL.exec(text)?.[0].length ?? 0;
+    for (const token of this.secrets.tokens) {
+      for (let n = Math.min(token.length - 1, text.length); n > keep; n--) {
+        if (text.endsWith(token.slice(0, n))) {
+          keep = n;
+          break;
+        }
+      }
+    }
+    return keep;
+  }
+}
+
+/**
+ * A copy of `value` with `redact` applied to every string in it. String by string, not over the
+ * JSON text, so that no replacement can break a document's syntax.
+ */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  return mapStrings(value, redact) as T;
+}
+
+function mapStrings(value: unknown, fn: (text: string) => string): unknown {
+  if (typeof value === 'string') return fn(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, fn));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    // defineProperty: a `__proto__` key read from a file stays a key, never a prototype.
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, { value: mapStrings(v, fn), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,150 @@
+import { phrasesOf, shorten, topicOf } from './text-context.js';
+
+/** An arithmetic expression in the question (`2+2`, `12 * 7`), which a calculator tool is asked. */
+export const ARITHMETIC = /\d+(?:\.\d+)?(?:\s*[-+*/]\s*\d+(?:\.\d+)?)+/;
+const NUMBER = /-?\d+(?:\.\d+)?/g;
+const URL_LIKE = /\bhttps?:\/\/[^\s"'<>)]+/g;
+const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
+const PATH_LIKE = /(?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w-]+\.[A-Za-z0-9]{1,8}\b/g;
+const QUOTED = /"([^"\n]{1,200})"|“([^”\n]{1,200})”|`([^`\n]{1,200})`/g;
+/** A capitalised word that does not open a sentence: a name (Paris, Postgres). */
+const NAME = /(?<![.!?]\s|^)\b[A-Z][\p{L}-]+/gu;
+
+/** What a field's name says it holds; each kind draws its value from a different part of the question. */
+type Kind = 'expression' | 'place' | 'text' | 'command' | 'path' | 'url' | 'email' | 'id' | 'language' | 'label';
+
+const KINDS: Array<[RegExp, Kind]> = [
+  [/^(?:expr|expression|formula|equation|calculation|math)$/i, 'expression'],
+  [/(?:city|location|place|country|town|region|destination|where)/i, 'place'],
+  [/^(?:q|query|question|prompt|search|text|input|message|content|body|request|instructions?)$/i, 'text'],
+  [/^(?:command|cmd|shell|script)$/i, 'command'],
+  [/(?:path|file|filename|dir|directory|folder|cwd|workdir)$/i, 'path'],
+  [/(?:url|uri|link|href|endpoint)$/i, 'url'],
+  [/(?:email|mail)$/i, 'email'],
+  [/(?:^id$|_id$|Id$|^key$|slug)/, 'id'],
+  [/^(?:lang|language|locale)$/i, 'language'],
+  [/^(?:name|title|subject|topic|label|summary|description|reason)$/i, 'label'],
+];
+
+const kindOf = (field: string): Kind | undefined => KINDS.find(([re]) => re.test(field))?.[1];
+
+const all = (re: RegExp, text: string): string[] => [...text.matchAll(re)].map((m) => m[0]);
+
+/**
+ * The values a question offers to the fields of a generated JSON value: its names, numbers,
+ * paths, links and phrases. A field's name picks which of them fits (`city` takes a name,
+ * `expr` the arithmetic, `query` the question), so tool arguments read like a model's.
+ */
+export class QuestionHints {
+  readonly question: string;
+  readonly topic: string;
+  readonly phrases: string[];
+  readonly numbers: number[];
+  private readonly expression: string | undefined;
+  private readonly names: string[];
+  private readonly paths: string[];
+  private readonly urls: string[];
+  private readonly emails: string[];
+
+  constructor(question: string) {
+    this.question = question;
+    this.topic = topicOf(question);
+    this.phrases = phrasesOf(question);
+    this.expression = ARITHMETIC.exec(question)?.[0];
+    this.numbers = all(NUMBER, question).map(Number);
+    const quoted = [...question.matchAll(QUOTED)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+    this.names = [...quoted, ...all(NAME, question)].filter((n) => n !== '');
+    this.urls = all(URL_LIKE, question);
+    this.emails = all(EMAIL, question);
+    this.paths = all(PATH_LIKE, question).filter((p) => !this.urls.some((u) => u.includes(p)) && !/^\d/.test(p));
+  }
+
+  /** Whether the question itself supplies a value for this field (so an optional field is worth filling). */
+  supplies(field: string): boolean {
+    switch (kindOf(field)) {
+      case 'expression':
+        return this.expression !== undefined;
+      case 'place':
+        return this.names.length > 0;
+      case 'text':
+        return this.question.trim() !== '';
+      case 'path':
+        return this.paths.length > 0;
+      case 'url':
+        return this.urls.length > 0;
+      case 'email':
+        return this.emails.length > 0;
+      default:
+        return false;
+    }
+  }
+
+  /** A string for the field; `variant` walks through the candidates (array items, retries). */
+  string(field: string, variant = 0): string {
+    const phrase = this.phrases[variant % Math.max(1, this.phrases.length)] ?? this.topic;
+    switch (kindOf(field)) {
+      case 'expression':
+        return this.expression ?? String(this.numbers[0] ?? phrase);
+      case 'place':
+        return this.names[variant % Math.max(1, this.names.length)] ?? this.topic;
+      case 'text':
+        return shorten(this.question, 200) || this.topic;
+      case 'command':
+        return `echo ${shellWord(this.topic)}`;
+      case 'path':
+        return this.paths[variant] ?? '.';
+      case 'url':
+        return this.urls[variant] ?? `https://example.com/${slug(phrase)}`;
+      case 'email':
+        return this.emails[variant] ?? 'someone@example.com';
+      case 'id':
+        return `${slug(phrase)}${variant === 0 ? '' : `-${variant + 1}`}`;
+      case 'language':
+        return 'en';
+      default:
+        return phrase;
+    }
+  }
+
+  /** A command as an argument vector (a shell tool's `command: string[]`). */
+  argv(): string[] {
+    return ['echo', this.topic];
+  }
+
+  /** Whether the field names a command (an array of strings is then an argument vector). */
+  isCommand(field: string): boolean {
+    return kindOf(field) === 'command';
+  }
+
+  /** Candidates for a string that must match a pattern, most meaningful first. */
+  candidates(field: string): string[] {
+    const words = this.question.split(/[^\p{L}\p{N}_-]+/u).filter((w) => w !== '');
+    return [
+      this.string(field),
+      ...this.names,
+      ...this.phrases,
+      ...words,
+      ...words.map((w) => w.toLowerCase()),
+      ...words.map((w) => w.toUpperCase()),
+      ...this.numbers.map(String),
+      slug(this.topic),
+      'a',
+      'abc',
+      'A',
+      'a1',
+      'A1',
+      '0',
+      '1',
+      '',
+    ];
+  }
+}
+
+export const slug = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '') || 'item';
+
+/** Quoted for a POSIX shell when it holds anything but plain word characters. */
+const shellWord = (text: string): string => (/^[\w.,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);

@@ -1,0 +1,115 @@
+import type { Context } from '../context.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { workflowAnnotations } from '../output/annotations.js';
+import { junitXml } from '../output/export/junit.js';
+import { reportOf, type ReportInput } from '../output/export/report-turn.js';
+import { summaryMarkdown } from '../output/export/summary.js';
+import { writeOutsideFile } from '../files/outside-file.js';
+import { gateProgressLines } from '../output/plain-progress.js';
+import { safeWriter } from '../terminal/safe-writer.js';
+import { oneLine } from '../terminal/sanitize.js';
+import type { ReportOptions } from './report-options.js';
+import type { TurnSpec } from './turn-spec.js';
+
+export interface AfterTurn {
+  reports?: ReportOptions | undefined;
+  /** The session is in the store (false with --no-save). */
+  saved: boolean;
+  /** `--progress plain` is in effect: the gate results get their lines too. */
+  plain: boolean;
+}
+
+/**
+ * What a run writes once its turn has ended, from the turn as it was recorded (the store, or
+ * the memory of --no-save), so these reports equal `sessions export --format summary|junit`:
+ * the gate lines of `--progress plain`, `--summary` and `--junit` files, `--annotate` commands.
+ * `failure` is how the turn ended when it did not complete; a report that cannot be written
+ * then only warns, since the turn's own error is the one that matters.
+ */
+export async function writeReports(
+  ctx: Context,
+  spec: Pick<TurnSpec, 'sessionId' | 'assistantTurnId' | 'policy'>,
+  how: AfterTurn,
+  failure?: unknown,
+): Promise<void> {
+  const reports = how.reports;
+  const files = reports !== undefined && (reports.summary !== undefined || reports.junit !== undefined);
+  if (!files && reports?.annotate !== true && !how.plain) return;
+  const input = await recordedReport(ctx, spec, how.saved, failure);
+  const err = safeWriter(ctx.io.stderr);
+  if (how.plain && input.gate !== null && !ctx.io.quiet)
+    for (const line of gateProgressLines(input.gate)) err.write(`${line}\n`);
+  const problems: NsedError[] = [];
+  const write = async (file: string | undefined, render: typeof summaryMarkdown): Promise<void> => {
+    if (file === undefined) return;
+    try {
+      await writeReportFile(file, ctx.secrets.redact(render(input.turn, input.verdict, input.gate)));
+    } catch (e) {
+      problems.push(toNsedError(e));
+    }
+  };
+  await write(reports?.summary, summaryMarkdown);
+  await write(reports?.junit, junitXml);
+  if (reports?.annotate === true) err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports)));
+  await err.drain();
+  const first = problems[0];
+  if (first === undefined) return;
+  if (failure === undefined) throw first;
+  for (const p of problems) ctx.io.stderr.write(`nsed: warning: ${oneLine(p.message, 300)}\n`);
+}
+
+/**
+ * The one place a report file is written, by the rule for files outside the store (a regular
+ * file replaced atomically, a device or FIFO written directly); a failure is an IO error (exit
+ * 11), after the turn itself was recorded.
+ */
+export async function writeReportFile(file: string, text: string): Promise<void> {
+  try {
+    await writeOutsideFile(file, text, { label: 'report' });
+  } catch (e) {
+    const cause = toNsedError(e);
+    throw new NsedError('io', cause.message, { cause, ...(cause.hint === undefined ? {} : { hint: cause.hint }) });
+  }
+}
+
+/** The assistant turn as recorded; a turn that never got recorded is reported from how it failed. */
+async function recordedReport(
+  ctx: Context,
+  spec: Pick<TurnSpec, 'sessionId' | 'assistantTurnId' | 'policy'>,
+  saved: boolean,
+  failure: unknown,
+): Promise<ReportInput> {
+  let question = '';
+  try {
+    const session = await (await ctx.store()).read(spec.sessionId);
+    question = session.turns.findLast((t) => t.role === 'user' && t.kind === 'message')?.content ?? '';
+    return reportOf(session, { turnId: spec.assistantTurnId, saved });
+  } catch {
+    const e = failure === undefined ? undefined : toNsedError(failure);
+    return {
+      turn: {
+        session: spec.sessionId,
+        saved,
+        turn: spec.assistantTurnId,
+        question,
+        answer: '',
+        status: 'failed',
+        error: e === undefined ? 'the turn was not recorded' : e.message,
+        policy: spec.policy,
+        jobId: null,
+        ts: ctx.clock.now().toISOString(),
+        rounds: [],
+        injections: [],
+        toolCalls: [],
+      },
+      verdict: null,
+      gate: null,
+    };
+  }
+}
+
+function summaryPointer(input: ReportInput, reports: ReportOptions): string {
+  if (reports.summary !== undefined) return reports.summary;
+  if (input.turn.saved) return `nsed sessions export ${input.turn.session} --format summary`;
+  return 'write one with --summary FILE';
+}

@@ -1,0 +1,58 @@
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { startServer, type ScriptedServer, type Seen } from './scripted-server.js';
+
+/**
+ * A loopback proxy in front of a real simulator that passes every request on, but decides what
+ * the client gets back of the start request (`POST /v1/chat/completions`): nothing at all (the
+ * headers held until the test ends, so a signal lands between the request and its headers), or
+ * a reset instead of the headers, or the headers and the first bytes of the body, then a cut. The
+ * simulator runs the job in every case.
+ */
+export type StartAnswer = 'hold-headers' | 'reset' | 'cut-body';
+
+export interface HoldingProxy {
+  server: ScriptedServer;
+  url: string;
+  /** Resolves once the simulator has answered the start's headers (the job exists there). */
+  started: Promise<IncomingMessage>;
+  close(): Promise<void>;
+}
+
+export async function startHoldingProxy(target: string, answer: StartAnswer): Promise<HoldingProxy> {
+  let onStarted: (res: IncomingMessage) => void = () => undefined;
+  const started = new Promise<IncomingMessage>((resolve) => (onStarted = resolve));
+  const upstream = new URL(target);
+  const forward = (req: IncomingMessage, seen: Seen, onResponse: (res: IncomingMessage) => void): void => {
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: req.headers },
+      onResponse,
+    );
+    out.on('error', () => undefined);
+    out.end(seen.body);
+  };
+  const server = await startServer((req, res: ServerResponse, seen) => {
+    if (seen.method === 'POST' && seen.url === '/v1/chat/completions') {
+      forward(req, seen, (up) => {
+        onStarted(up);
+        if (answer === 'hold-headers') return;
+        if (answer === 'reset') {
+          res.destroy();
+          up.destroy();
+          return;
+        }
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        res.flushHeaders();
+        up.once('data', (first: Buffer) => {
+          res.write(first.subarray(0, Math.max(1, Math.floor(first.length / 2))), () => res.destroy());
+          up.destroy();
+        });
+      });
+      return;
+    }
+    forward(req, seen, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+  });
+  return { server, url: server.url, started, close: () => server.close() };
+}

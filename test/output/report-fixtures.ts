@@ -1,0 +1,137 @@
+// Hand-built report inputs: a turn, verdicts with every field set and with every field null,
+// and gate results, so the report renderers are tested apart from how a verdict is derived.
+import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
+import type { Session, Turn } from '../../src/session/model.js';
+import type { ReportTurn } from '../../src/output/export/report-turn.js';
+import type { CouncilVerdict, GateResult, VerdictClaim } from '../../src/verdict.js';
+
+export const claim = (text: string, verdict: Claim['verdict'], reason?: string): Claim =>
+  reason === undefined ? { claim: text, verdict } : { claim: text, verdict, reason };
+
+export function candidate(agent: string, score: number, claims: Claim[] = []): Candidate {
+  return { agent_id: agent, score, content_preview: `${agent} proposes`, thought_preview: '', claims };
+}
+
+export function round(n: number, total: number, candidates: Candidate[]): NsedRound {
+  return { round: n, total_rounds: total, progress: n / total, scored: true, candidates };
+}
+
+export const reportTurn = (over: Partial<ReportTurn> = {}): ReportTurn => ({
+  session: '20261201-abc',
+  saved: true,
+  turn: 't2',
+  question: 'Is the migration plan safe?',
+  answer: 'Yes, with a rollback step.\n\n```sh\nmigrate --dry-run\n```\n',
+  status: 'complete',
+  error: null,
+  policy: 'nsed:deep',
+  jobId: 'job-42',
+  ts: '2026-12-01T09:00:00.000Z',
+  rounds: [
+    round(1, 2, [candidate('CortexA', 0.61, [claim('a', 'contested')]), candidate('CortexB', 0.55)]),
+    round(2, 2, [
+      candidate('CortexA', 0.82, [claim('a', 'verified')]),
+      candidate('CortexB', 0.75, [claim('b', 'wrong')]),
+    ]),
+  ],
+  injections: [{ message: 'mind the rollback', round: 1, sequence: 1 }],
+  toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"x":2}', result: '4', status: 'ok', exit_code: 0 }],
+  ...over,
+});
+
+const group = (wrong: VerdictClaim[], contested: VerdictClaim[], verified: VerdictClaim[] = []) => ({
+  verified,
+  contested,
+  unverified: [],
+  wrong,
+  unknown: [],
+});
+
+export const fullVerdict = (over: Partial<CouncilVerdict> = {}): CouncilVerdict => ({
+  v: 1,
+  rounds: { completed: 2, planned: 2 },
+  convergence: {
+    per_round: [
+      { round: 1, value: 0.62 },
+      { round: 2, value: 0.81 },
+    ],
+    final: 0.81,
+    held: 1,
+  },
+  chosen: { agent: 'CortexA', score: 0.82, source: 'job_complete' },
+  runner_up: { agent: 'CortexB', score: 0.75 },
+  margin: 0.07,
+  scores: { CortexA: 0.82, CortexB: 0.75 },
+  claims: {
+    chosen: group(
+      [{ claim: 'The table has no index', reason: 'it has one since v2' }],
+      [{ claim: 'Downtime is zero', reason: null }],
+      [{ claim: 'The rollback works', reason: 'tested' }],
+    ),
+    chosen_counts: { verified: 1, contested: 1, unverified: 0, wrong: 1, unknown: 0 },
+    all_counts: { verified: 1, contested: 1, unverified: 0, wrong: 2, unknown: 0 },
+  },
+  dissent: ['CortexB'],
+  ...over,
+});
+
+/** A verdict where the server reported nothing: every field null (per_round empty). */
+export const nullVerdict: CouncilVerdict = {
+  v: 1,
+  rounds: { completed: null, planned: null },
+  convergence: { per_round: [], final: null, held: null },
+  chosen: null,
+  runner_up: null,
+  margin: null,
+  scores: null,
+  claims: { chosen: null, chosen_counts: null, all_counts: null },
+  dissent: null,
+};
+
+export const passingGate: GateResult = {
+  status: 'pass',
+  checks: [
+    { name: 'min-convergence', expected: 0.8, actual: 0.81, status: 'pass' },
+    { name: 'max-wrong', expected: 1, actual: 1, status: 'pass' },
+  ],
+};
+
+export const failingGate: GateResult = {
+  status: 'fail',
+  checks: [
+    { name: 'min-convergence', expected: 0.9, actual: 0.81, status: 'fail' },
+    { name: 'max-wrong', expected: 0, actual: 1, status: 'fail' },
+    { name: 'max-contested', expected: 3, actual: 1, status: 'pass' },
+    { name: 'min-margin', expected: 0.05, actual: null, status: 'inconclusive' },
+  ],
+};
+
+/** A stored session around one question and one answer turn (with `extra` fields on the answer). */
+export function sessionWith(answer: Partial<Turn> = {}, extra: Turn[] = []): Session {
+  const ts = '2026-12-01T09:00:00.000Z';
+  return {
+    version: 1,
+    id: '20261201-abc',
+    title: 'migration',
+    created: ts,
+    updated: ts,
+    active_policy: 'nsed:deep',
+    orchestrator: 'http://127.0.0.1:9',
+    conversation_id: 'conv',
+    turns: [
+      { id: 't1', role: 'user', kind: 'message', content: 'Is the migration plan safe?', status: 'complete', ts },
+      ...extra,
+      {
+        id: 't2',
+        role: 'assistant',
+        kind: 'message',
+        content: 'Yes.',
+        status: 'complete',
+        ts,
+        policy_id: 'nsed:deep',
+        job_id: 'job-42',
+        ...answer,
+      },
+    ],
+  };
+}

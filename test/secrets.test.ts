@@ -1,0 +1,93 @@
+// What is redacted and how (docs/reliability.md #74, #88, #89): credential-shaped URL parts, the
+// known tokens, text written in pieces, and documents string by string.
+import { describe, expect, it } from 'vitest';
+import { isCredentialName, redactCredentials, redactDeep, redactSecrets, redactUrl, Secrets } from '../src/secrets.js';
+
+describe('credential-shaped URL parts (reliability #88)', () => {
+  it('knows credential parameter names in their usual spellings, and leaves others alone', () => {
+    for (const name of [
+      'token',
+      'access_token',
+      'api_key',
+      'apikey',
+      'apiKey',
+      'key',
+      'auth',
+      'sig',
+      'X-Amz-Signature',
+      'X-Amz-Security-Token',
+      'password',
+      'client_secret',
+      'X-Goog-Credential',
+      'api%5Fkey',
+    ]) {
+      expect(isCredentialName(name), name).toBe(true);
+    }
+    for (const name of ['page', 'region', 'monkey', 'design', 'session', 'q', 'keyboard_layout']) {
+      expect(isCredentialName(name), name).toBe(false);
+    }
+  });
+
+  it('replaces userinfo and credential parameter values by ***, keeping the rest of the URL', () => {
+    expect(redactUrl('https://user:pw@host.example/v1?token=abc&region=eu#frag')).toBe(
+      'https://***@host.example/v1?token=***&region=eu#frag',
+    );
+    expect(redactUrl('http://127.0.0.1:8080/?access_token=t0k;sig=zz&page=2')).toBe(
+      'http://127.0.0.1:8080/?access_token=***;sig=***&page=2',
+    );
+    expect(redactUrl('http://127.0.0.1:8080/?token=')).toBe('http://127.0.0.1:8080/?token=');
+    // Idempotent: redacting twice changes nothing more.
+    const once = redactUrl('https://u@h/?key=1');
+    expect(redactUrl(once)).toBe(once);
+  });
+
+  it('finds them in prose and in JSON text, and Bearer credentials too, but not the words', () => {
+    expect(redactCredentials('see "https://h/x?api_key=SECRET" or Bearer abc.def')).toBe(
+      'see "https://h/x?api_key=***" or Bearer ***',
+    );
+    expect(redactCredentials('sending the bearer token; a basic idea')).toBe('sending the bearer token; a basic idea');
+  });
+});
+
+describe('known tokens (reliability #89)', () => {
+  it('replaces every occurrence, also escaped inside a JSON string; a run does not search text for a token under 4 characters', () => {
+    expect(redactSecrets('a tok"en b tok\\"en', 'tok"en')).toBe('a *** b ***');
+    const secrets = new Secrets();
+    secrets.add('abc');
+    expect(secrets.redact('abc abc')).toBe('abc abc');
+    secrets.add('  canary-1234\n');
+    secrets.add(undefined);
+    expect(secrets.redact('x canary-1234 y')).toBe('x *** y');
+  });
+
+  it('catches a token split across the pieces of a stream, at every split position', () => {
+    const secrets = new Secrets();
+    const token = 'canary-0123456789';
+    secrets.add(token);
+    const text = `before ${token} after https://h/?token=${token}x&n=1 and Bearer q.r-99\n`;
+    for (let cut = 0; cut <= text.length; cut++) {
+      for (const second of [cut, Math.min(text.length, cut + 5)]) {
+        const r = secrets.streaming();
+        const out = r.push(text.slice(0, cut)) + r.push(text.slice(cut, second)) + r.push(text.slice(second)) + r.end();
+        expect(out, `cut at ${cut}/${second}`).toBe('before *** after https://h/?token=***&n=1 and Bearer ***\n');
+      }
+    }
+  });
+
+  it('holds back nothing that cannot start a secret: whole lines pass at once', () => {
+    const secrets = new Secrets();
+    secrets.add('canary-0123456789');
+    const r = secrets.streaming();
+    expect(r.push('round 1 of 3: CortexA leads\n')).toBe('round 1 of 3: CortexA leads\n');
+    expect(r.push('thinking about cana')).toBe('thinking about ');
+    expect(r.push('dian geese\n')).toBe('canadian geese\n');
+    expect(r.end()).toBe('');
+  });
+
+  it('redacts a document string by string, keys kept, a __proto__ key staying a key', () => {
+    const doc = JSON.parse('{"a": ["x canary-1234", 3, null, {"__proto__": "canary-1234"}], "true": true}') as unknown;
+    const out = redactDeep(doc, (t) => redactSecrets(t, 'canary-1234'));
+    expect(JSON.stringify(out)).toBe('{"a":["x ***",3,null,{"__proto__":"***"}],"true":true}');
+    expect(JSON.stringify(doc)).toContain('canary-1234');
+  });
+});
