@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { NsedError, toNsedError } from '../errors.js';
+import { NsedError, markReported, toNsedError } from '../errors.js';
 import { workflowAnnotations } from '../output/annotations.js';
 import { junitXml } from '../output/export/junit.js';
 import { reportOf, type ReportInput } from '../output/export/report-turn.js';
@@ -54,7 +54,12 @@ export async function writeReports(
   await err.drain();
   const first = problems[0];
   if (first === undefined) return;
-  if (failure === undefined) throw first;
+  if (failure === undefined) {
+    // The turn's terminal event (NDJSON finish, the -o json object) is out already: this error
+    // adds its exit code and stderr line, not a second terminal event.
+    markReported(first);
+    throw first;
+  }
   for (const p of problems) ctx.io.stderr.write(`nsed: warning: ${oneLine(p.message, 300)}\n`);
 }
 
@@ -65,7 +70,7 @@ export async function writeReports(
  */
 export async function writeReportFile(file: string, text: string): Promise<void> {
   try {
-    await writeOutsideFile(file, text, { label: 'report' });
+    await writeOutsideFile(file, text);
   } catch (e) {
     const cause = toNsedError(e);
     throw new NsedError('io', cause.message, { cause, ...(cause.hint === undefined ? {} : { hint: cause.hint }) });

@@ -207,8 +207,9 @@ describe('--schema on the compat path (a plain OpenAI-style server, -m)', () => 
       const r = await p.run(['ask', '-m', 'm', '--schema', schemaFile, '--no-save', 'q']);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe(`${WRONG}\n${VALID}\n`);
-      expect(r.stderr).toBe(
-        `the answer does not match the schema (/: must NOT have additional properties: 'extra'; /verdict: must be equal to one of the allowed values: ["approve","reject"]); asking for a corrected one (1/1)\n`,
+      // Then the session line text mode prints when no job line named the session (README).
+      expect(r.stderr).toMatch(
+        /^the answer does not match the schema \(\/: must NOT have additional properties: 'extra'; \/verdict: must be equal to one of the allowed values: \["approve","reject"\]\); asking for a corrected one \(1\/1\)\nsession \d{8}-[0-9a-f]{8} · policy m\n$/,
       );
       const { readdir } = await import('node:fs/promises');
       expect(await readdir(p.home)).toEqual([]);
