@@ -18,7 +18,8 @@ import type { Renderer, RendererOptions } from './renderer-types.js';
 export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string): string {
   const parts = [`job ${oneLine(jobId, 80)}`];
   if (start !== undefined) {
-    parts.unshift(`session ${oneLine(start.session, 80)}`);
+    // `nsed watch JOB` follows a job without a session.
+    if (start.session !== '') parts.unshift(`session ${oneLine(start.session, 80)}`);
     parts.push(`policy ${oneLine(start.policy, 80)}`);
   }
   return parts.join(' · ');
