@@ -28,7 +28,7 @@ function withWatchFlags(y: Argv): Argv {
     out = out.option(def.name, {
       type: def.type,
       describe: def.describe,
-      ...(def.repeatable === true ? { array: true } : {}),
+      // Repeated, a string flag collects into a list; an array flag would swallow a job id after it.
     });
   }
   return out;

@@ -71,7 +71,7 @@ describe('nsed watch: a read-only follower of a running deliberation', { timeout
     return run;
   }
 
-  it('beside a held job with the owner streaming: detaching on Ctrl-C leaves the job running and the store untouched, byte for byte (reliability #42)', async () => {
+  it('beside a held job with the owner streaming: detaching on Ctrl-C leaves the job running and the store untouched, byte for byte (reliability #42, #119)', async () => {
     const { owner, session, job } = await startOwner(['ask', 'Plan the database migration']);
     // Round 1 runs (its proposals, then its evaluations) and the job waits at the next boundary.
     held.sim.control.release(job, 2);
@@ -136,7 +136,7 @@ describe('nsed watch: a read-only follower of a running deliberation', { timeout
     expect(resumed.code, resumed.stderr).toBe(0);
   });
 
-  it('two watches and the owner see the same events (NDJSON, seq and the turn id aside; replay then live, reliability #33)', async () => {
+  it('two watches and the owner see the same events (NDJSON, seq and the turn id aside; replay then live, reliability #33, #41)', async () => {
     const { owner, session, job } = await startOwner(['ask', '-p', 'deep', 'Rewrite the billing service']);
     const a = await startWatch(['-s', session, '-o', 'ndjson'], job);
     const b = await startWatch(['--last', '-o', 'ndjson'], job);
@@ -215,7 +215,7 @@ describe('nsed watch: a read-only follower of a running deliberation', { timeout
     const empty = await mkdtemp(join(tmpdir(), 'nsed-watch-empty-'));
     try {
       const before = held.sim.requests.length;
-      const w = held.start(['watch', job, '-o', 'ndjson'], { env: { NSED_HOME: empty } });
+      const w = held.start(['watch', '--agent', 'CortexB', job, '-o', 'ndjson'], { env: { NSED_HOME: empty } });
       await until(() => held.sim.requests.slice(before).some((q) => q.path === `/deliberation/${job}/resume`));
       held.sim.control.release(job);
       const [ro, rw] = await Promise.all([owner.result, w.result]);
