@@ -261,3 +261,42 @@ describe('nsed watch: a read-only follower of a running deliberation', { timeout
     expect(both.code).toBe(ExitCode.usage);
   });
 });
+
+describe(
+  'nsed watch where the orchestrator offers no /resume for a native job (strict profile)',
+  { timeout: 180_000 },
+  () => {
+    let strict: Rig;
+    beforeAll(async () => {
+      strict = await makeRig({ hold: true, profile: 'strict' });
+    });
+    afterAll(async () => {
+      await strict.close();
+    });
+
+    it('follows the live job stream and settles the end from /result, as resume does', async () => {
+      const owner = strict.start([
+        'ask',
+        '--agents',
+        'CortexA,CortexB',
+        '--rounds',
+        '2',
+        '-o',
+        'ndjson',
+        'Design a cache',
+      ]);
+      await owner.output((o) => o.includes('"type":"job"'));
+      const [turnStart, named] = parseNdjson(owner.stdout.text.slice(0, owner.stdout.text.lastIndexOf('\n') + 1));
+      const session = String(turnStart?.['session']);
+      const job = String(named?.['job_id']);
+      const w = strict.start(['watch', '-s', session, '-o', 'json']);
+      // Two live listeners on the job stream: the owner's and the watch's.
+      await strict.sim.control.attached(job, 2);
+      strict.sim.control.release(job);
+      const [ro, rw] = await Promise.all([owner.result, w.result]);
+      expect(ro.code, ro.stderr).toBe(0);
+      expect(rw.code, rw.stderr).toBe(0);
+      expect((JSON.parse(rw.stdout) as { content: string }).content).toBe(parseNdjson(ro.stdout).at(-1)?.['content']);
+    });
+  },
+);
