@@ -16,6 +16,7 @@ import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
 import { toolResult } from './tool-result.js';
+import { watch } from './watch.js';
 
 /** Every command, in the order `nsed --help` lists them. */
 export const commands: readonly CommandEntry[] = [
@@ -23,6 +24,7 @@ export const commands: readonly CommandEntry[] = [
   continueCommand,
   fork,
   resume,
+  watch,
   gate,
   inject,
   toolResult,

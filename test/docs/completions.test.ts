@@ -164,6 +164,7 @@ describe('completing on a real store', () => {
       'continue',
       'fork',
       'resume',
+      'watch',
       'gate',
       'inject',
       'tool-result',
