@@ -57,6 +57,18 @@ describe('--on-exit cancel (docs/reliability.md #130)', () => {
     expect(assistants(s)).toMatchObject([{ status: 'cancelled', job_id: job }]);
   });
 
+  it('on the native path (--agents) too (reliability #130)', async () => {
+    rig = await makeRig({ hold: true });
+    const run = rig.start(['ask', '-o', 'ndjson', '--on-exit', 'cancel', '--agents', 'A1,A2', 'x']);
+    const job = await rig.sim.control.nextJob();
+    await run.output((o) => o.includes('"type":"job"'));
+    run.interrupt(143);
+    const r = await run.result;
+    expect(r.code).toBe(143);
+    expect(parseNdjson(r.stdout).at(-1)).toMatchObject({ type: 'error', status: 'cancelled' });
+    expect(cancels(rig, job)).toHaveLength(1);
+  });
+
   it('detach, the default, sends no cancel and leaves the job to resume (reliability #130)', async () => {
     rig = await makeRig({ hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x']);
