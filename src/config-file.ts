@@ -1,7 +1,14 @@
 import { closeSync, constants as fsConstants, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
-import { OUTPUT_MODES, PROGRESS_CHOICES, type OutputMode, type ProgressChoice } from './output/modes.js';
+import {
+  ON_EXIT_CHOICES,
+  OUTPUT_MODES,
+  PROGRESS_CHOICES,
+  type OnExit,
+  type OutputMode,
+  type ProgressChoice,
+} from './output/modes.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -16,6 +23,7 @@ export interface ConfigValues {
   color?: boolean;
   token_file?: string;
   progress?: ProgressChoice;
+  on_exit?: OnExit;
 }
 
 export type ConfigKey = keyof ConfigValues;
@@ -34,6 +42,10 @@ export const CONFIG_KEYS: ReadonlyArray<{ key: ConfigKey; describe: string }> = 
     describe: 'file holding the bearer token (like --token-file); the token itself never goes here',
   },
   { key: 'progress', describe: `progress on stderr: ${PROGRESS_CHOICES.join(', ')} (like --progress / NSED_PROGRESS)` },
+  {
+    key: 'on_exit',
+    describe: `what a signal or --timeout does to the deliberation: ${ON_EXIT_CHOICES.join(', ')} (like --on-exit / NSED_ON_EXIT)`,
+  },
 ];
 
 const KNOWN = CONFIG_KEYS.map((k) => k.key);
@@ -222,6 +234,11 @@ export function checkValue(key: ConfigKey, value: unknown, base: string): Config
     case 'progress': {
       const choice = PROGRESS_CHOICES.find((c) => c === value);
       if (choice === undefined) throw bad(`one of ${PROGRESS_CHOICES.join(', ')}`);
+      return choice;
+    }
+    case 'on_exit': {
+      const choice = ON_EXIT_CHOICES.find((c) => c === value);
+      if (choice === undefined) throw bad(`one of ${ON_EXIT_CHOICES.join(', ')}`);
       return choice;
     }
     case 'token_file': {

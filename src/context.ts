@@ -1,6 +1,6 @@
 import type { LoadedConfig } from './config-file.js';
 import type { ConnectTarget, Connection } from './connection.js';
-import type { OutputMode, ProgressChoice } from './output/modes.js';
+import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
 import { Secrets } from './secrets.js';
 import type { SessionStore } from './session/store.js';
 import type { IO } from './terminal/io.js';
@@ -27,6 +27,8 @@ export interface GlobalOptions {
   sim: boolean;
   /** --progress / NSED_PROGRESS / config `progress`, default auto (output/progress-mode.ts resolves it). */
   progress: ProgressChoice;
+  /** --on-exit / NSED_ON_EXIT / config `on_exit`; undefined is detach (turn/cancel-on-exit.ts). */
+  onExit?: OnExit;
   /** The config file as read for this run (its values rank below flags and the environment). */
   config: LoadedConfig;
 }

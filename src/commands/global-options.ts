@@ -4,6 +4,7 @@ import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
 import { OUTPUT_MODES } from '../output/modes.js';
 import type { ParsedArgv } from './command.js';
+import { parseOnExit, withOnExitFlags } from './shared/on-exit-flag.js';
 import { parseProgressChoice, withProgressFlags } from './shared/progress-flag.js';
 
 /** Names of the flags every command accepts, shown apart from a command's own in its --help. */
@@ -19,13 +20,14 @@ export const GLOBAL_OPTION_NAMES = [
   'color',
   'sim',
   'progress',
+  'on-exit',
   'help',
   'version',
 ];
 
 /** The flags every command accepts. The token itself is never a flag: it would show in `ps`. */
 export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
-  return withProgressFlags(y)
+  return withOnExitFlags(withProgressFlags(y))
     .option('url', { type: 'string', describe: 'orchestrator base URL (env NSED_URL; see nsed doctor)', global: true })
     .option('token-file', {
       type: 'string',
@@ -117,6 +119,7 @@ export function parseGlobalOptions(
     color: argv['color'] !== false,
     sim: argv['sim'] === true,
     progress: parseProgressChoice(argv, env, file),
+    onExit: parseOnExit(argv, env, file),
     config,
   };
 }

@@ -42,6 +42,10 @@ export const ENVIRONMENT: Described[] = [
     describe: 'progress on stderr when --progress is not given: plain, none or auto (default auto)',
   },
   {
+    name: 'NSED_ON_EXIT',
+    describe: 'when --on-exit is not given: detach (default) or cancel the deliberation on a signal or --timeout',
+  },
+  {
     name: 'CI',
     describe:
       'set (not empty, not false) as CI runners do: with --progress auto, progress off a terminal is plain lines',

@@ -320,6 +320,7 @@ describe('global options', () => {
       color: true,
       sim: false,
       progress: 'auto',
+      onExit: 'detach',
       config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
     expect(
