@@ -1,5 +1,6 @@
 import { agents } from './agents.js';
 import { ask } from './ask.js';
+import { batch } from './batch.js';
 import { cancel } from './cancel.js';
 import type { CommandEntry } from './command.js';
 import { completionCommand } from './completion.js';
@@ -20,6 +21,7 @@ import { toolResult } from './tool-result.js';
 /** Every command, in the order `nsed --help` lists them. */
 export const commands: readonly CommandEntry[] = [
   ask,
+  batch,
   continueCommand,
   fork,
   resume,
