@@ -33,16 +33,16 @@ function resolveItem(item: BatchItem, template: Template | undefined): ResolvedI
   const o = item.overrides;
   const out: ResolvedItem = { id: item.id, index: item.index, prompt: '', files: o.files ?? [] };
   if (template === undefined) {
-    if (item.prompt === undefined || item.prompt.trim() === '')
-      throw usageError(
-        `item '${item.id}' (line ${item.line}) has no prompt`,
-        'give it a "prompt", or use --template FILE',
-      );
     const extra = Object.keys(item.vars)[0];
     if (extra !== undefined)
       throw usageError(
         `item '${item.id}' (line ${item.line}) gives variable '${extra}' but there is no --template`,
         'add --template FILE with {{' + extra + '}} in it',
+      );
+    if (item.prompt === undefined || item.prompt.trim() === '')
+      throw usageError(
+        `item '${item.id}' (line ${item.line}) has no prompt`,
+        'give it a "prompt", or use --template FILE',
       );
     out.prompt = item.prompt;
   } else {
