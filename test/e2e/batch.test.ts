@@ -30,7 +30,7 @@ const file = async (name: string, text: string): Promise<string> => {
 const deliberations = (r: Rig): number =>
   r.sim.requests.filter((q) => q.method === 'POST' && /completions|deliberation/.test(q.path)).length;
 
-describe('inputs (#140)', () => {
+describe('inputs (reliability #140)', () => {
   it('JSONL: a line per item, in completion order, each a saved session with its answer and verdict', async () => {
     const items = await file(
       'a.jsonl',
@@ -89,7 +89,7 @@ describe('inputs (#140)', () => {
   });
 });
 
-describe('concurrency and failures (#141, #142)', () => {
+describe('concurrency and failures (reliability #141, #142)', () => {
   it('-j 2 runs at most two deliberations at once (the simulator counts them)', async () => {
     const held = await makeRig({ hold: true });
     try {
@@ -141,7 +141,7 @@ describe('concurrency and failures (#141, #142)', () => {
   });
 });
 
-describe('results as they end (#143)', () => {
+describe('results as they end (reliability #143)', () => {
   it('--out holds a finished line while another item is still running', async () => {
     const held = await makeRig({ hold: true });
     try {
@@ -171,7 +171,7 @@ describe('results as they end (#143)', () => {
   });
 });
 
-describe('exit codes, pass rate, shards, progress (#144-#146)', () => {
+describe('exit codes, pass rate, shards, progress (reliability #144, #145)', () => {
   it('gate failures give 12; --min-pass-rate turns the mix into a threshold', async () => {
     const items = await file(
       'gates.jsonl',
@@ -201,5 +201,26 @@ describe('exit codes, pass rate, shards, progress (#144-#146)', () => {
     expect(r.stderr).toMatch(
       /^\[1\/2\] line-1 ok [\d.]+s\n\[2\/2\] line-2 ok [\d.]+s\nbatch batch-[0-9a-f]+: 2\/2 items in [\d.]+s: 2 ok\n$/,
     );
+  });
+});
+
+describe('a signal mid-batch (reliability #146)', () => {
+  it('starts no new item, writes no line for the one it interrupted, and exits 130', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const items = await file('three.txt', 'q one\nq two\nq three\n');
+      const run = held.start(['batch', items, '-j', '1']);
+      held.sim.control.release(await held.sim.control.nextJob());
+      await run.output((o) => o.includes('[1/3] line-1 ok'));
+      await held.sim.control.nextJob();
+      run.interrupt();
+      const r = await run.result;
+      expect(r.code).toBe(130);
+      expect(lines(r.stdout).map((l) => l['id'])).toEqual(['line-1']);
+      expect(held.sim.control.stats().started).toBe(2);
+      expect(r.stderr).toContain('(2 not run)');
+    } finally {
+      await held.close();
+    }
   });
 });
