@@ -24,7 +24,7 @@ _nsed_policy_tags() { _nsed_store_list policies --cached; }
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|--summary"|"ask|--junit"|"ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|-f"|"ask|--file"|"ask|--schema"|"ask|--schema-name"|"ask|--schema-retries"|"ask|--template"|"ask|--var"|"ask|--vars"|"ask|--min-convergence"|"ask|--max-wrong"|"ask|--max-contested"|"ask|--min-score"|"ask|--min-margin"|"ask|--gates"|"continue|--summary"|"continue|--junit"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|-f"|"continue|--file"|"continue|--schema"|"continue|--schema-name"|"continue|--schema-retries"|"continue|--template"|"continue|--var"|"continue|--vars"|"continue|--min-convergence"|"continue|--max-wrong"|"continue|--max-contested"|"continue|--min-score"|"continue|--min-margin"|"continue|--gates"|"continue|--tool-result"|"fork|--summary"|"fork|--junit"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|-f"|"fork|--file"|"fork|--schema"|"fork|--schema-name"|"fork|--schema-retries"|"fork|--template"|"fork|--var"|"fork|--vars"|"fork|--min-convergence"|"fork|--max-wrong"|"fork|--max-contested"|"fork|--min-score"|"fork|--min-margin"|"fork|--gates"|"fork|--at"|"resume|-s"|"resume|--session"|"resume|--summary"|"resume|--junit"|"resume|--min-convergence"|"resume|--max-wrong"|"resume|--max-contested"|"resume|--min-score"|"resume|--min-margin"|"resume|--gates"|"gate|-s"|"gate|--session"|"gate|--min-convergence"|"gate|--max-wrong"|"gate|--max-contested"|"gate|--min-score"|"gate|--min-margin"|"gate|--gates"|"gate|--turn"|"gate|--from"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--progress"|*"|--on-exit"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|--summary"|"ask|--junit"|"ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|-f"|"ask|--file"|"ask|--schema"|"ask|--schema-name"|"ask|--schema-retries"|"ask|--template"|"ask|--var"|"ask|--vars"|"ask|--min-convergence"|"ask|--max-wrong"|"ask|--max-contested"|"ask|--min-score"|"ask|--min-margin"|"ask|--gates"|"batch|-p"|"batch|--policy"|"batch|-m"|"batch|--model"|"batch|--system"|"batch|--title"|"batch|--agents"|"batch|--rounds"|"batch|--tools"|"batch|--tool"|"batch|--max-tool-calls"|"batch|-f"|"batch|--file"|"batch|--schema"|"batch|--schema-name"|"batch|--schema-retries"|"batch|--template"|"batch|--min-convergence"|"batch|--max-wrong"|"batch|--max-contested"|"batch|--min-score"|"batch|--min-margin"|"batch|--gates"|"batch|--format"|"batch|-j"|"batch|--jobs"|"batch|--out"|"batch|--min-pass-rate"|"batch|--shard"|"continue|--summary"|"continue|--junit"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|-f"|"continue|--file"|"continue|--schema"|"continue|--schema-name"|"continue|--schema-retries"|"continue|--template"|"continue|--var"|"continue|--vars"|"continue|--min-convergence"|"continue|--max-wrong"|"continue|--max-contested"|"continue|--min-score"|"continue|--min-margin"|"continue|--gates"|"continue|--tool-result"|"fork|--summary"|"fork|--junit"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|-f"|"fork|--file"|"fork|--schema"|"fork|--schema-name"|"fork|--schema-retries"|"fork|--template"|"fork|--var"|"fork|--vars"|"fork|--min-convergence"|"fork|--max-wrong"|"fork|--max-contested"|"fork|--min-score"|"fork|--min-margin"|"fork|--gates"|"fork|--at"|"resume|-s"|"resume|--session"|"resume|--summary"|"resume|--junit"|"resume|--min-convergence"|"resume|--max-wrong"|"resume|--max-contested"|"resume|--min-score"|"resume|--min-margin"|"resume|--gates"|"watch|-s"|"watch|--session"|"watch|--agent"|"gate|-s"|"gate|--session"|"gate|--min-convergence"|"gate|--max-wrong"|"gate|--max-contested"|"gate|--min-score"|"gate|--min-margin"|"gate|--gates"|"gate|--turn"|"gate|--from"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--progress"|*"|--on-exit"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -57,6 +57,31 @@ _nsed_value() {
     "ask|--min-score") COMPREPLY=() ;;
     "ask|--min-margin") COMPREPLY=() ;;
     "ask|--gates") COMPREPLY=() ;;
+    "batch|-p"|"batch|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
+    "batch|-m"|"batch|--model") COMPREPLY=() ;;
+    "batch|--system") COMPREPLY=() ;;
+    "batch|--title") COMPREPLY=() ;;
+    "batch|--agents") COMPREPLY=() ;;
+    "batch|--rounds") COMPREPLY=() ;;
+    "batch|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--tool") COMPREPLY=() ;;
+    "batch|--max-tool-calls") COMPREPLY=() ;;
+    "batch|-f"|"batch|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--schema") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--schema-name") COMPREPLY=() ;;
+    "batch|--schema-retries") COMPREPLY=() ;;
+    "batch|--template") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--min-convergence") COMPREPLY=() ;;
+    "batch|--max-wrong") COMPREPLY=() ;;
+    "batch|--max-contested") COMPREPLY=() ;;
+    "batch|--min-score") COMPREPLY=() ;;
+    "batch|--min-margin") COMPREPLY=() ;;
+    "batch|--gates") COMPREPLY=() ;;
+    "batch|--format") COMPREPLY=($(compgen -W "jsonl csv lines" -- "$cur")) ;;
+    "batch|-j"|"batch|--jobs") COMPREPLY=() ;;
+    "batch|--out") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--min-pass-rate") COMPREPLY=() ;;
+    "batch|--shard") COMPREPLY=() ;;
     "continue|--summary") COMPREPLY=() ;;
     "continue|--junit") COMPREPLY=() ;;
     "continue|-p"|"continue|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
@@ -117,6 +142,8 @@ _nsed_value() {
     "resume|--min-score") COMPREPLY=() ;;
     "resume|--min-margin") COMPREPLY=() ;;
     "resume|--gates") COMPREPLY=() ;;
+    "watch|-s"|"watch|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "watch|--agent") COMPREPLY=() ;;
     "gate|-s"|"gate|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "gate|--min-convergence") COMPREPLY=() ;;
     "gate|--max-wrong") COMPREPLY=() ;;
@@ -182,9 +209,11 @@ _nsed() {
   if [[ $cur == -* ]]; then
     case "$cmd" in
       "ask") COMPREPLY=($(compgen -W "--summary --junit --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "batch") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --format -j --jobs --out --min-pass-rate --shard --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "continue") COMPREPLY=($(compgen -W "--summary --junit --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --tool-result --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "fork") COMPREPLY=($(compgen -W "--summary --junit --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --at --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "resume") COMPREPLY=($(compgen -W "-s --session --last --summary --junit --annotate --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "watch") COMPREPLY=($(compgen -W "-s --session --last --agent --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "gate") COMPREPLY=($(compgen -W "-s --session --last --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --turn --from --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "tool-result") COMPREPLY=($(compgen -W "-s --session --last --wait --progress --on-exit --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
@@ -210,7 +239,7 @@ _nsed() {
     return 0
   fi
   case "$cmd" in
-    "") COMPREPLY=($(compgen -W "ask continue fork resume gate inject tool-result cancel sessions render policies agents models config doctor sim completion" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "ask batch continue fork resume watch gate inject tool-result cancel sessions render policies agents models config doctor sim completion" -- "$cur")) ;;
     sessions) COMPREPLY=($(compgen -W "ls show export rm" -- "$cur")) ;;
     config) COMPREPLY=($(compgen -W "get set unset list path" -- "$cur")) ;;
     "fork") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;

@@ -161,6 +161,7 @@ describe('completing on a real store', () => {
     const newestFirst = [...ids].reverse().join(' ');
     expect(got[0]?.split(' ')).toEqual([
       'ask',
+      'batch',
       'continue',
       'fork',
       'resume',

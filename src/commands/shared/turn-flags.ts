@@ -8,8 +8,9 @@ import { parseReportOptions, withReportFlags } from './report-flags.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-export function withTurnOptions(y: Argv): Argv {
-  return withReportFlags(y)
+/** `reports` false: batch writes its own reports, one entry per item, not one turn's. */
+export function withTurnOptions(y: Argv, reports = true): Argv {
+  return (reports ? withReportFlags(y) : y)
     .option('policy', {
       alias: 'p',
       type: 'string',
