@@ -24,7 +24,7 @@ _nsed_policy_tags() { _nsed_store_list policies --cached; }
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|--summary"|"ask|--junit"|"ask|-f"|"ask|--file"|"ask|--schema"|"ask|--schema-name"|"ask|--schema-retries"|"ask|--template"|"ask|--var"|"ask|--vars"|"ask|--min-convergence"|"ask|--max-wrong"|"ask|--max-contested"|"ask|--min-score"|"ask|--min-margin"|"ask|--gates"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|--summary"|"continue|--junit"|"continue|-s"|"continue|--session"|"continue|--tool-result"|"continue|-f"|"continue|--file"|"continue|--schema"|"continue|--schema-name"|"continue|--schema-retries"|"continue|--template"|"continue|--var"|"continue|--vars"|"continue|--min-convergence"|"continue|--max-wrong"|"continue|--max-contested"|"continue|--min-score"|"continue|--min-margin"|"continue|--gates"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--summary"|"fork|--junit"|"fork|--at"|"fork|-f"|"fork|--file"|"fork|--schema"|"fork|--schema-name"|"fork|--schema-retries"|"fork|--template"|"fork|--var"|"fork|--vars"|"fork|--min-convergence"|"fork|--max-wrong"|"fork|--max-contested"|"fork|--min-score"|"fork|--min-margin"|"fork|--gates"|"resume|-s"|"resume|--session"|"resume|--summary"|"resume|--junit"|"resume|--min-convergence"|"resume|--max-wrong"|"resume|--max-contested"|"resume|--min-score"|"resume|--min-margin"|"resume|--gates"|"gate|-s"|"gate|--session"|"gate|--turn"|"gate|--from"|"gate|--min-convergence"|"gate|--max-wrong"|"gate|--max-contested"|"gate|--min-score"|"gate|--min-margin"|"gate|--gates"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions show|-s"|"sessions show|--session"|"sessions export|-s"|"sessions export|--session"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sessions rm|-s"|"sessions rm|--session"|"sessions remove|-s"|"sessions remove|--session"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout"|*"|--progress") return 0 ;;
+    "ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|--summary"|"ask|--junit"|"ask|-f"|"ask|--file"|"ask|--schema"|"ask|--schema-name"|"ask|--schema-retries"|"ask|--template"|"ask|--var"|"ask|--vars"|"ask|--min-convergence"|"ask|--max-wrong"|"ask|--max-contested"|"ask|--min-score"|"ask|--min-margin"|"ask|--gates"|"batch|-p"|"batch|--policy"|"batch|-m"|"batch|--model"|"batch|--system"|"batch|--title"|"batch|--agents"|"batch|--rounds"|"batch|--tools"|"batch|--tool"|"batch|--max-tool-calls"|"batch|-f"|"batch|--file"|"batch|--schema"|"batch|--schema-name"|"batch|--schema-retries"|"batch|--template"|"batch|--min-convergence"|"batch|--max-wrong"|"batch|--max-contested"|"batch|--min-score"|"batch|--min-margin"|"batch|--gates"|"batch|--format"|"batch|-j"|"batch|--jobs"|"batch|--out"|"batch|--min-pass-rate"|"batch|--shard"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|--summary"|"continue|--junit"|"continue|-s"|"continue|--session"|"continue|--tool-result"|"continue|-f"|"continue|--file"|"continue|--schema"|"continue|--schema-name"|"continue|--schema-retries"|"continue|--template"|"continue|--var"|"continue|--vars"|"continue|--min-convergence"|"continue|--max-wrong"|"continue|--max-contested"|"continue|--min-score"|"continue|--min-margin"|"continue|--gates"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|--summary"|"fork|--junit"|"fork|--at"|"fork|-f"|"fork|--file"|"fork|--schema"|"fork|--schema-name"|"fork|--schema-retries"|"fork|--template"|"fork|--var"|"fork|--vars"|"fork|--min-convergence"|"fork|--max-wrong"|"fork|--max-contested"|"fork|--min-score"|"fork|--min-margin"|"fork|--gates"|"resume|-s"|"resume|--session"|"resume|--summary"|"resume|--junit"|"resume|--min-convergence"|"resume|--max-wrong"|"resume|--max-contested"|"resume|--min-score"|"resume|--min-margin"|"resume|--gates"|"watch|-s"|"watch|--session"|"watch|--agent"|"gate|-s"|"gate|--session"|"gate|--turn"|"gate|--from"|"gate|--min-convergence"|"gate|--max-wrong"|"gate|--max-contested"|"gate|--min-score"|"gate|--min-margin"|"gate|--gates"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions show|-s"|"sessions show|--session"|"sessions export|-s"|"sessions export|--session"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"sessions rm|-s"|"sessions rm|--session"|"sessions remove|-s"|"sessions remove|--session"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout"|*"|--progress"|*"|--on-exit") return 0 ;;
   esac
   return 1
 }
@@ -57,6 +57,31 @@ _nsed_value() {
     "ask|--min-score") COMPREPLY=() ;;
     "ask|--min-margin") COMPREPLY=() ;;
     "ask|--gates") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|-p"|"batch|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
+    "batch|-m"|"batch|--model") COMPREPLY=() ;;
+    "batch|--system") COMPREPLY=() ;;
+    "batch|--title") COMPREPLY=() ;;
+    "batch|--agents") COMPREPLY=() ;;
+    "batch|--rounds") COMPREPLY=() ;;
+    "batch|--tools") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--tool") COMPREPLY=() ;;
+    "batch|--max-tool-calls") COMPREPLY=() ;;
+    "batch|-f"|"batch|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--schema") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--schema-name") COMPREPLY=() ;;
+    "batch|--schema-retries") COMPREPLY=() ;;
+    "batch|--template") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--min-convergence") COMPREPLY=() ;;
+    "batch|--max-wrong") COMPREPLY=() ;;
+    "batch|--max-contested") COMPREPLY=() ;;
+    "batch|--min-score") COMPREPLY=() ;;
+    "batch|--min-margin") COMPREPLY=() ;;
+    "batch|--gates") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "batch|--format") COMPREPLY=($(compgen -W "jsonl csv lines" -- "$cur")) ;;
+    "batch|-j"|"batch|--jobs") COMPREPLY=() ;;
+    "batch|--out") COMPREPLY=() ;;
+    "batch|--min-pass-rate") COMPREPLY=() ;;
+    "batch|--shard") COMPREPLY=() ;;
     "continue|-p"|"continue|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "continue|-m"|"continue|--model") COMPREPLY=() ;;
     "continue|--system") COMPREPLY=() ;;
@@ -117,6 +142,8 @@ _nsed_value() {
     "resume|--min-score") COMPREPLY=() ;;
     "resume|--min-margin") COMPREPLY=() ;;
     "resume|--gates") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    "watch|-s"|"watch|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
+    "watch|--agent") COMPREPLY=() ;;
     "gate|-s"|"gate|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "gate|--turn") COMPREPLY=() ;;
     "gate|--from") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
@@ -157,6 +184,7 @@ _nsed_value() {
     *"|--timeout") COMPREPLY=() ;;
     *"|--idle-timeout") COMPREPLY=() ;;
     *"|--progress") COMPREPLY=($(compgen -W "auto plain none" -- "$cur")) ;;
+    *"|--on-exit") COMPREPLY=($(compgen -W "detach cancel" -- "$cur")) ;;
   esac
 }
 
@@ -183,36 +211,38 @@ _nsed() {
   fi
   if [[ $cur == -* ]]; then
     case "$cmd" in
-      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --summary --junit --annotate -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --summary --junit --annotate -s --session --last --tool-result -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --summary --junit --annotate --at -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "resume") COMPREPLY=($(compgen -W "-s --session --last --summary --junit --annotate --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "gate") COMPREPLY=($(compgen -W "-s --session --last --turn --from --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "tool-result") COMPREPLY=($(compgen -W "-s --session --last --wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "cancel") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "sessions ls"|"sessions list") COMPREPLY=($(compgen -W "-n --limit -p --policy --state --json --ids --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "sessions show") COMPREPLY=($(compgen -W "-s --session --last --rounds --json --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "sessions export") COMPREPLY=($(compgen -W "-s --session --last -f --format --out --file --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "-s --session --last --force --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "render") COMPREPLY=($(compgen -W "--stderr --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "policies") COMPREPLY=($(compgen -W "--tag --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "agents") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "models") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "config get") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "config set") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "config unset") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "config list"|"config ls") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "config path") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "doctor") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "sim") COMPREPLY=($(compgen -W "--host --port --profile --dedup --dedup-ttl --seed --round-ms --tool-wait-ms --keepalive-ms --history-ttl --token --fault --without-route --hold --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
-      *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress -h --help -V --version" -- "$cur")) ;;
+      "ask") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --summary --junit --annotate -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "batch") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --format -j --jobs --out --min-pass-rate --shard --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "continue") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --summary --junit --annotate -s --session --last --tool-result -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "fork") COMPREPLY=($(compgen -W "-p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls --summary --junit --annotate --at -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "resume") COMPREPLY=($(compgen -W "-s --session --last --summary --junit --annotate --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "watch") COMPREPLY=($(compgen -W "-s --session --last --agent --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "gate") COMPREPLY=($(compgen -W "-s --session --last --turn --from --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "tool-result") COMPREPLY=($(compgen -W "-s --session --last --wait --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "cancel") COMPREPLY=($(compgen -W "-s --session --last --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "sessions ls"|"sessions list") COMPREPLY=($(compgen -W "-n --limit -p --policy --state --json --ids --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "sessions show") COMPREPLY=($(compgen -W "-s --session --last --rounds --json --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "sessions export") COMPREPLY=($(compgen -W "-s --session --last -f --format --out --file --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "sessions rm"|"sessions remove") COMPREPLY=($(compgen -W "-s --session --last --force --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "render") COMPREPLY=($(compgen -W "--stderr --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "policies") COMPREPLY=($(compgen -W "--tag --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "agents") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "models") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "config get") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "config set") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "config unset") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "config list"|"config ls") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "config path") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "doctor") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "sim") COMPREPLY=($(compgen -W "--host --port --profile --dedup --dedup-ttl --seed --round-ms --tool-wait-ms --keepalive-ms --history-ttl --token --fault --without-route --hold --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      "completion") COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
+      *) COMPREPLY=($(compgen -W "--url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim --progress --on-exit -h --help -V --version" -- "$cur")) ;;
     esac
     return 0
   fi
   case "$cmd" in
-    "") COMPREPLY=($(compgen -W "ask continue fork resume gate inject tool-result cancel sessions render policies agents models config doctor sim completion" -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "ask batch continue fork resume watch gate inject tool-result cancel sessions render policies agents models config doctor sim completion" -- "$cur")) ;;
     sessions) COMPREPLY=($(compgen -W "ls show export rm" -- "$cur")) ;;
     config) COMPREPLY=($(compgen -W "get set unset list path" -- "$cur")) ;;
     "fork") ((npos == 0)) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;

@@ -1,7 +1,14 @@
 import { closeSync, constants as fsConstants, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
-import { OUTPUT_MODES, PROGRESS_CHOICES, type OutputMode, type ProgressChoice } from './output/modes.js';
+import {
+  ON_EXIT_CHOICES,
+  OUTPUT_MODES,
+  PROGRESS_CHOICES,
+  type OnExit,
+  type OutputMode,
+  type ProgressChoice,
+} from './output/modes.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -16,6 +23,7 @@ export interface ConfigValues {
   color?: boolean;
   token_file?: string;
   progress?: ProgressChoice;
+  on_exit?: OnExit;
 }
 
 export type ConfigKey = keyof ConfigValues;
@@ -35,6 +43,7 @@ const KEY_SET = {
   color: true,
   token_file: true,
   progress: true,
+  on_exit: true,
 } as const satisfies Record<ConfigKey, true>;
 
 const KNOWN = Object.keys(KEY_SET) as ConfigKey[];
@@ -224,6 +233,11 @@ export function checkValue(key: ConfigKey, value: unknown, base: string): Config
     case 'progress': {
       const choice = PROGRESS_CHOICES.find((c) => c === value);
       if (choice === undefined) throw bad(`one of ${PROGRESS_CHOICES.join(', ')}`);
+      return choice;
+    }
+    case 'on_exit': {
+      const choice = ON_EXIT_CHOICES.find((c) => c === value);
+      if (choice === undefined) throw bad(`one of ${ON_EXIT_CHOICES.join(', ')}`);
       return choice;
     }
     case 'token_file': {

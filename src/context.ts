@@ -1,6 +1,6 @@
 import type { LoadedConfig } from './config-file.js';
 import type { ConnectTarget, Connection } from './connection.js';
-import type { OutputMode, ProgressChoice } from './output/modes.js';
+import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
 import { Secrets } from './secrets.js';
 import type { SessionStore } from './session/store.js';
 import type { RunSettings } from './settings.js';
@@ -26,6 +26,8 @@ export interface GlobalOptions {
   sim: boolean;
   /** --progress / NSED_PROGRESS / config `progress`, default auto (output/progress-mode.ts resolves it). */
   progress: ProgressChoice;
+  /** --on-exit / NSED_ON_EXIT / config `on_exit`; undefined is detach (turn/cancel-on-exit.ts). */
+  onExit?: OnExit;
   /**
    * The config file as read for this run: for the commands that show or edit it (config,
    * doctor). Its values reach the rest through `settings`.

@@ -1,4 +1,4 @@
-import type { OutputMode, ProgressChoice } from './output/modes.js';
+import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
 
 /** The orchestrator when no flag, environment, config file or session names one. */
 export const DEFAULT_URL = 'http://localhost:8080';
@@ -38,6 +38,8 @@ export interface RunSettings {
   color: Setting<boolean>;
   /** Progress on stderr: auto, plain or none (output/progress-mode.ts turns auto into one of the others). */
   progress: Setting<ProgressChoice>;
+  /** What a signal or --timeout does to a running deliberation: detach, or cancel it (docs/reliability.md #130). */
+  onExit: Setting<OnExit>;
   /** The policy a new session starts with when -p and -m are not given. */
   policy: Setting<string>;
   agents: Setting<string[] | undefined>;
@@ -75,6 +77,7 @@ export function settingLines(s: RunSettings): SettingLine[] {
     { name: 'timeout', ...s.timeoutS, value: s.timeoutS.value === undefined ? '(none)' : `${s.timeoutS.value} s` },
     { name: 'color', ...s.color, value: show(s.color.value) },
     { name: 'progress', ...s.progress, value: s.progress.value },
+    { name: 'on_exit', ...s.onExit, value: s.onExit.value },
     { name: 'policy', ...s.policy, value: s.policy.value },
     { name: 'agents', ...s.agents, value: show(s.agents.value) },
     { name: 'rounds', ...s.rounds, value: show(s.rounds.value) },

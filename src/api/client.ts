@@ -84,7 +84,8 @@ export interface NsedClient {
   /** The caller's own jobs (protocol section 3.14). */
   deliberations(opts?: { signal?: AbortSignal }): Promise<Array<{ job_id: string; status: string }>>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
-  cancel(jobId: string, opts?: { signal?: AbortSignal }): Promise<void>;
+  /** `pastDeadline`: sent once --timeout has fired (--on-exit cancel), bounded by `signal` instead. */
+  cancel(jobId: string, opts?: { signal?: AbortSignal; pastDeadline?: boolean }): Promise<void>;
   /** `POST /deliberation/{id}/tool-calls/{call_id}`: 404 unknown call, 409 no longer pending. */
   answerToolCall(jobId: string, callId: string, result: string, opts?: { signal?: AbortSignal }): Promise<void>;
   toolCalls(jobId: string, opts?: { status?: 'pending'; signal?: AbortSignal }): Promise<PendingToolCall[]>;
@@ -328,7 +329,12 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async cancel(jobId, opts = {}) {
       await call(
-        { method: 'POST', path: `${job(jobId)}/cancel`, signal: opts.signal },
+        {
+          method: 'POST',
+          path: `${job(jobId)}/cancel`,
+          signal: opts.signal,
+          ...(opts.pastDeadline === true ? { pastDeadline: true } : {}),
+        },
         jobDescribe(jobId, 'job %s is not running'),
       );
     },

@@ -33,6 +33,8 @@ export interface SendSpec {
   /** undici's own between-reads limit; 0 for streams, which have the idle watch instead. */
   bodyTimeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** Sent after the turn's deadline has passed (a cancel on exit): bounded by `signal` and the quick limits instead. */
+  pastDeadline?: boolean;
 }
 
 export interface Sent {
@@ -89,7 +91,11 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
     headers['content-type'] = 'application/json';
   }
   if (t.token !== undefined && t.token !== '') headers['authorization'] = `Bearer ${t.token}`;
-  const guard = new RequestGuard({ deadline: t.deadline, now: t.now, signal: spec.signal });
+  const guard = new RequestGuard({
+    deadline: spec.pastDeadline === true ? undefined : t.deadline,
+    now: t.now,
+    signal: spec.signal,
+  });
   const started = t.now();
   const wire = watchHeadersSent(spec.method, path);
   t.log?.(`${spec.method} ${displayUrl(url)}`);

@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import type { LoadedConfig } from '../config-file.js';
 import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
-import { OUTPUT_MODES, PROGRESS_CHOICES } from '../output/modes.js';
+import { ON_EXIT_CHOICES, OUTPUT_MODES, PROGRESS_CHOICES } from '../output/modes.js';
 import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
 import type { ParsedArgv } from './command.js';
 import { TURN_FLAGS } from './shared/turn-flags.js';
@@ -99,6 +99,17 @@ export const GLOBAL_FLAGS: readonly FlagDef[] = [
     describe:
       'progress on stderr: plain lines (CI logs), none, or auto (live on a terminal; plain off one when CI is set)',
     valueName: 'MODE',
+  },
+  {
+    name: 'on-exit',
+    type: 'string',
+    choices: ON_EXIT_CHOICES,
+    env: 'NSED_ON_EXIT',
+    configKey: 'on_exit',
+    defaultDescription: 'detach',
+    describe:
+      'what Ctrl-C, SIGTERM and --timeout do to a running deliberation: detach (it runs on, for nsed resume) or cancel it on the orchestrator',
+    valueName: 'WHAT',
   },
 ];
 
@@ -256,6 +267,22 @@ export function parseGlobalOptions(
     },
     'auto',
   );
+  const onExit = layered(
+    byName(GLOBAL_FLAGS, 'on-exit'),
+    sources,
+    {
+      flag: (v) => ON_EXIT_CHOICES.find((c) => c === v),
+      env: (v) => {
+        const raw = v.trim();
+        const choice = ON_EXIT_CHOICES.find((c) => c === raw);
+        if (choice === undefined)
+          throw usageError(`NSED_ON_EXIT must be one of ${ON_EXIT_CHOICES.join(', ')}, not '${raw.slice(0, 40)}'`);
+        return choice;
+      },
+      config: () => file.on_exit,
+    },
+    'detach',
+  );
   const turnFlag = (name: string): FlagDef => byName(TURN_FLAGS, name);
   const policy = layered(
     turnFlag('policy'),
@@ -294,6 +321,7 @@ export function parseGlobalOptions(
     timeoutS,
     color,
     progress,
+    onExit,
     policy,
     agents,
     rounds,
@@ -311,6 +339,7 @@ export function parseGlobalOptions(
     color: argv['color'] !== false,
     sim: argv['sim'] === true,
     progress: progress.value,
+    onExit: onExit.value,
     config,
     settings,
   };

@@ -1,5 +1,6 @@
 import { agents } from './agents.js';
 import { ask } from './ask.js';
+import { batch } from './batch.js';
 import { cancel } from './cancel.js';
 import type { CommandEntry } from './command.js';
 import { completionCommand } from './completion.js';
@@ -16,13 +17,16 @@ import { resume } from './resume.js';
 import { sessions } from './sessions/index.js';
 import { sim } from './sim.js';
 import { toolResult } from './tool-result.js';
+import { watch } from './watch.js';
 
 /** Every command, in the order `nsed --help` lists them. */
 export const commands: readonly CommandEntry[] = [
   ask,
+  batch,
   continueCommand,
   fork,
   resume,
+  watch,
   gate,
   inject,
   toolResult,

@@ -137,7 +137,7 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   conflict: {
     short: 'conflict',
     meaning:
-      'conflict: a deliberation is already running on the session, or nothing is running (resume, inject, cancel)',
+      'conflict: a deliberation is already running on the session, or nothing is running (resume, watch, inject, cancel)',
   },
   store: { short: 'store', meaning: 'store: a session file cannot be read, parsed or locked' },
   cancelled: {

@@ -10,3 +10,11 @@ export type OutputMode = (typeof OUTPUT_MODES)[number];
 export const PROGRESS_CHOICES = ['auto', 'plain', 'none'] as const;
 
 export type ProgressChoice = (typeof PROGRESS_CHOICES)[number];
+
+/**
+ * `--on-exit` (NSED_ON_EXIT, config key on_exit): what a signal or --timeout does to a running
+ * deliberation. `detach` leaves it running for `nsed resume`; `cancel` stops it on the orchestrator.
+ */
+export const ON_EXIT_CHOICES = ['detach', 'cancel'] as const;
+
+export type OnExit = (typeof ON_EXIT_CHOICES)[number];

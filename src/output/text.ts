@@ -24,7 +24,8 @@ export function councilLabel(start: Pick<EventOf<'turn-start'>, 'policy' | 'agen
 export function jobLine(start: EventOf<'turn-start'> | undefined, jobId: string): string {
   const parts = [`job ${oneLine(jobId, 80)}`];
   if (start !== undefined) {
-    parts.unshift(`session ${oneLine(start.session, 80)}`);
+    // `nsed watch JOB` follows a job without a session.
+    if (start.session !== '') parts.unshift(`session ${oneLine(start.session, 80)}`);
     parts.push(councilLabel(start));
   }
   return parts.join(' · ');

@@ -15,6 +15,7 @@ import {
   type SessionStore,
   type SessionSummary,
   type Unreadable,
+  type ReadOnlyOption,
   type UpdateOptions,
 } from './store.js';
 
@@ -94,8 +95,11 @@ class FileStore implements SessionStore {
     throw usageError(`'${idOrPrefix}' matches ${matches.length} sessions: ${shown}`, 'type more of the id');
   }
 
-  async latest(): Promise<string> {
-    const { sessions } = await this.list();
+  async latest(opts: ReadOnlyOption = {}): Promise<string> {
+    const { sessions } =
+      opts.readOnly === true
+        ? (await listSessions(this.dir, this.journal, () => this.now().getTime(), false)).listing
+        : await this.list();
     const [newest] = sessions;
     if (!newest) throw notFound('there are no sessions yet', 'start one with `nsed ask`');
     return newest.id;

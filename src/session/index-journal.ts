@@ -217,6 +217,7 @@ export async function listSessions(
   dir: string,
   journal: IndexJournal,
   now: () => number = Date.now,
+  record = true,
 ): Promise<{ listing: Listing; names: string[] }> {
   let names: string[];
   try {
@@ -260,9 +261,12 @@ export async function listSessions(
       listing.unreadable.push({ file, reason: err instanceof Error ? err.message : String(err) });
     }
   }
-  await journal.append(fresh);
-  if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.length)
-    await journal.compact(new Set(present));
+  // A read-only caller (`nsed watch`) leaves the index as it found it: the next listing reads again.
+  if (record) {
+    await journal.append(fresh);
+    if (snapshot.lines >= COMPACT_MIN_LINES && snapshot.lines > 2 * present.length)
+      await journal.compact(new Set(present));
+  }
   listing.sessions.sort((a, b) =>
     a.updated === b.updated ? b.id.localeCompare(a.id) : a.updated < b.updated ? 1 : -1,
   );

@@ -27,7 +27,7 @@ export function memoryOverlay(
       return s === undefined ? (await base()).read(id) : structuredClone(s);
     },
     resolve: async (idOrPrefix) => inMemory(idOrPrefix) ?? (await base()).resolve(idOrPrefix),
-    latest: async () => (await base()).latest(),
+    latest: async (opts) => (await base()).latest(opts),
     update: async (id, mutate) => {
       const s = structuredClone(mine.get(id) ?? (await (await base()).read(id)));
       mutate(s);

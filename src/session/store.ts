@@ -44,6 +44,11 @@ export interface UpdateOptions {
   committed?: () => void;
 }
 
+export interface ReadOnlyOption {
+  /** Write nothing, not even the listing index or a stale temp file's removal (`nsed watch`). */
+  readOnly?: boolean;
+}
+
 /**
  * The local session store. Every method validates ids before touching the file
  * system; every failure is an NsedError carrying its exit code.
@@ -59,7 +64,7 @@ export interface SessionStore {
   /** Exact id, else a unique prefix. Bad characters → usage (2); none → 3; several → 2. */
   resolve(idOrPrefix: string): Promise<string>;
   /** The most recently updated session; none → not_found. */
-  latest(): Promise<string>;
+  latest(opts?: ReadOnlyOption): Promise<string>;
   /**
    * One read-modify-write under the session's cross-process lock: re-reads the file, applies
    * `mutate`, bumps `updated`, writes atomically. `mutate` may run again if the lock was lost

@@ -2,7 +2,7 @@ import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf } from './settle.js';
-import type { TurnDeps } from './turn-spec.js';
+import type { FollowDeps } from './turn-spec.js';
 import { toolCallEventOf } from '../api/tool-call-events.js';
 
 /**
@@ -14,7 +14,7 @@ import { toolCallEventOf } from '../api/tool-call-events.js';
  * A tool call made before the attach is not on the stream either: the pending calls are listed
  * once the stream is open, so none waits unseen until it expires.
  */
-export async function followNative(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
+export async function followNative(deps: FollowDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
   const { ctx, client, renderer } = deps;
   const budget = new ResumeBudget();
   let last: NsedError | undefined;
@@ -62,7 +62,7 @@ export async function followNative(deps: TurnDeps, jobId: string, apply: (e: Str
 }
 
 /** Asks `/result`; a job that is over is finished from it (true), one still running is not (false). */
-async function settled(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<boolean> {
+async function settled(deps: FollowDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<boolean> {
   const s = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));
   switch (s.kind) {
     case 'completed':
@@ -83,7 +83,7 @@ async function settled(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) =>
  * Applies the job's pending tool calls as live calls (the turn skips ones it has seen). An
  * orchestrator without the listing leaves only the stream to tell: not an error.
  */
-async function missedCalls(deps: TurnDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
+async function missedCalls(deps: FollowDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
   let pending;
   try {
     pending = await deps.client.toolCalls(jobId, { status: 'pending', signal: deps.ctx.signal });

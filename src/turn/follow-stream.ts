@@ -7,7 +7,7 @@ import type { TurnStart } from './build-request.js';
 import { followNative } from './follow-native.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf, type Settlement } from './settle.js';
-import type { TurnDeps, TurnSpec } from './turn-spec.js';
+import type { FollowDeps, TurnSpec } from './turn-spec.js';
 
 /** How a followed stream ended: by a documented finish, or as the orchestrator's /result says. */
 export type StreamOutcome =
@@ -21,8 +21,8 @@ export type StreamOutcome =
  * `[DONE]`, another finish reason, a close) is settled by asking the orchestrator's /result.
  */
 export async function followStream(
-  deps: TurnDeps,
-  spec: TurnSpec,
+  deps: FollowDeps,
+  spec: Pick<TurnSpec, 'path' | 'start'>,
   apply: (e: StreamEvent) => void,
   currentJob: () => string | undefined,
   noteJob: (id: string) => Promise<void>,
@@ -137,7 +137,7 @@ function unsettledReason(finish: string | null): string {
  * not say (a 5xx, a network error): then the job is resumed, as after any drop. A 404 is
  * definite: the job is gone, and the turn stays interrupted.
  */
-export async function settle(deps: TurnDeps, jobId: string): Promise<StreamOutcome | undefined> {
+export async function settle(deps: FollowDeps, jobId: string): Promise<StreamOutcome | undefined> {
   let settlement: Settlement;
   try {
     settlement = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));
@@ -169,7 +169,7 @@ function gone(jobId: string): NsedError {
   });
 }
 
-async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
+async function open(deps: FollowDeps, start: TurnStart, noteJob: (id: string) => Promise<void>): Promise<EventStream> {
   const { client, ctx } = deps;
   // A start turned away as busy is sent again; the user sees why the answer is late.
   const onRetry = (attempt: number, reason: string): void =>
@@ -191,7 +191,7 @@ async function open(deps: TurnDeps, start: TurnStart, noteJob: (id: string) => P
 }
 
 async function reconnect(
-  deps: TurnDeps,
+  deps: FollowDeps,
   jobId: string,
   cause: NsedError,
   budget: ResumeBudget,

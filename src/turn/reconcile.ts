@@ -23,7 +23,7 @@ export const GONE_REASON = 'the orchestrator no longer knows this deliberation';
  */
 export async function judgePending(
   client: NsedClient,
-  pending: PendingJob,
+  pending: Pick<PendingJob, 'job_id'>,
   signal?: AbortSignal,
 ): Promise<PendingState> {
   let r;

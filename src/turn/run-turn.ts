@@ -13,6 +13,7 @@ import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
 import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
 import { settleDiverged } from './diverged.js';
+import { cancelOnExit, cancelsOnExit } from './cancel-on-exit.js';
 import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from './transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
@@ -274,10 +275,24 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       raw.status === undefined &&
       raw.drop === undefined &&
       (ctx.signal.aborted || raw.code === 'network' || raw.code === 'timeout' || raw.code === 'interrupted');
-    const e = classify(err, ctx, spec.sessionId, jobId, startUnseen);
+    let e = classify(err, ctx, spec.sessionId, jobId, startUnseen);
     const verdict = deriveVerdict(transcript);
     let recorded: 'failed' | 'interrupted' | 'cancelled' | null = neverSent ? null : 'cancelled';
-    if (!neverSent && transcript.finishReason !== 'cancelled') {
+    // --on-exit cancel: the job stops on the orchestrator before the run exits, with the exit code
+    // the signal or deadline gave (docs/reliability.md #130).
+    let cancelledOnExit = false;
+    if (jobId !== undefined && transcript.finishReason !== 'cancelled' && cancelsOnExit(ctx, raw)) {
+      const outcome = await cancelOnExit(ctx, deps.client, jobId, { session: spec.sessionId });
+      if (outcome === 'cancelled') {
+        e = new NsedError(e.code, `${stopped(raw, ctx)}; deliberation ${jobId} was cancelled on the orchestrator`, {
+          exitCode: e.exitCode,
+          hint: 'the turn is recorded as cancelled (--on-exit cancel)',
+        });
+        record(deps, spec, transcript, 'cancelled', { verdict, gate: null }, e.message);
+        cancelledOnExit = true;
+      }
+    }
+    if (!neverSent && transcript.finishReason !== 'cancelled' && !cancelledOnExit) {
       // A job that failed or was refused is over; one that was cut off (with or without a job id:
       // a roomless answer that dropped is interrupted, not failed), or whose orchestrator
       // answered 5xx or 429, may still be running: only a definite answer ends it (docs/reliability.md #46).
@@ -311,6 +326,14 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     throw final;
   }
 }
+
+/** What ended the run, for the message of a cancel on exit. */
+const stopped = (raw: NsedError, ctx: Context): string =>
+  ctx.signal.aborted
+    ? 'interrupted'
+    : raw.code === 'timeout'
+      ? 'the turn did not finish within --timeout'
+      : raw.message;
 
 /** A blocking answer whose end /result cannot settle: kept as interrupted, for `nsed resume`. */
 function unsettledAnswer(jobId: string, finish: string | null): never {

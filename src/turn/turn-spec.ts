@@ -29,6 +29,9 @@ export interface TurnDeps {
   answer?: { schema: AnswerSchema; attempt: number };
 }
 
+/** What following a job needs: no recorder, so a read-only follower (`nsed watch`) uses it too. */
+export type FollowDeps = Pick<TurnDeps, 'ctx' | 'client' | 'renderer'>;
+
 export interface TurnSpec {
   sessionId: string;
   /** The user turn this answers; the pending marker points at it. */

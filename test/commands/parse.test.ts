@@ -15,6 +15,8 @@ import { rm } from '../../src/commands/sessions/rm.js';
 import { show } from '../../src/commands/sessions/show.js';
 import { STDIN_MARKER } from '../../src/commands/shared/prompt.js';
 import { sim } from '../../src/commands/sim.js';
+import { watch } from '../../src/commands/watch.js';
+import { forAgents } from '../../src/turn/watch-job.js';
 
 // The parse steps read argv as yargs leaves it (absent flags missing, defaults filled in) and
 // do no I/O: a bad value is a usage error (exit 2) before anything is opened.
@@ -333,6 +335,7 @@ describe('global options', () => {
       color: true,
       sim: false,
       progress: 'auto',
+      onExit: 'detach',
       config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
     expect(settings.url).toEqual({ value: 'http://localhost:8080', source: 'default', from: 'default' });
@@ -385,6 +388,7 @@ describe('global options', () => {
         timeoutS: [undefined, 'default'],
         color: [false, 'config'],
         progress: ['plain', 'config'],
+        onExit: ['detach', 'default'],
         policy: ['p', 'flag'],
         agents: [['A', 'B'], 'config'],
         rounds: [2, 'flag'],
@@ -475,5 +479,44 @@ describe('the input flags of ask, continue and fork (-f, --schema, --template)',
       code: 'usage',
       message: expect.stringMatching(message),
     });
+  });
+});
+
+describe('watch parse', () => {
+  it('a job id, a session or the latest; agents as given, in order', () => {
+    expect(watch.parse({ job: 'oc-1' })).toEqual({ target: { kind: 'job', jobId: 'oc-1' }, agents: [] });
+    expect(watch.parse({ session: 'abc', agent: ['CortexB', 'CortexA'] })).toEqual({
+      target: { kind: 'id', id: 'abc' },
+      agents: ['CortexB', 'CortexA'],
+    });
+    expect(watch.parse({ last: true, agent: 'CortexA' })).toEqual({ target: { kind: 'last' }, agents: ['CortexA'] });
+  });
+
+  it('nothing to watch, both a job and a session, or an empty agent name: usage errors', () => {
+    expect(parseError(() => watch.parse({}))).toEqual(usage(/name a deliberation id, or a session/));
+    expect(parseError(() => watch.parse({ job: 'oc-1', last: true }))).toEqual(usage(/not both/));
+    expect(parseError(() => watch.parse({ job: 'oc-1', session: 'abc' }))).toEqual(usage(/not both/));
+    expect(parseError(() => watch.parse({ last: true, agent: [' '] }))).toEqual(usage(/--agent needs an agent name/));
+  });
+});
+
+describe('watch --agent filter', () => {
+  const candidate = (agent_id: string) => ({
+    agent_id,
+    score: 0.5,
+    content_preview: '',
+    thought_preview: '',
+    claims: [],
+  });
+  const round = (scored: boolean, agents: string[]) =>
+    ({ type: 'round', round: 1, total_rounds: 2, progress: 0.5, scored, candidates: agents.map(candidate) }) as const;
+
+  it('keeps only the named agents in a round, drops an unscored round of others, leaves other events alone', () => {
+    expect(forAgents(round(true, ['CortexA', 'CortexB']), ['CortexB'])).toEqual(round(true, ['CortexB']));
+    expect(forAgents(round(true, ['CortexA']), ['CortexB'])).toEqual(round(true, []));
+    expect(forAgents(round(false, ['CortexA']), ['CortexB'])).toBeUndefined();
+    expect(forAgents(round(false, ['CortexA']), [])).toEqual(round(false, ['CortexA']));
+    const text = { type: 'text', text: 'CortexA says' } as const;
+    expect(forAgents(text, ['CortexB'])).toBe(text);
   });
 });

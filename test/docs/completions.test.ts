@@ -161,9 +161,11 @@ describe('completing on a real store', () => {
     const newestFirst = [...ids].reverse().join(' ');
     expect(got[0]?.split(' ')).toEqual([
       'ask',
+      'batch',
       'continue',
       'fork',
       'resume',
+      'watch',
       'gate',
       'inject',
       'tool-result',

@@ -181,7 +181,7 @@ describe('README.md examples', () => {
       'Quick start',
       'One-shot questions in scripts',
       'Conversations: continue, fork, resume',
-      'A second terminal: inject and cancel',
+      'A second terminal: watch, inject and cancel',
       'CI',
       'The simulator',
     ]) {

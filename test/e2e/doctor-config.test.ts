@@ -150,7 +150,7 @@ describe('nsed config', { timeout: 120_000 }, () => {
     const unknown = await rig.run(['config', 'set', 'colour', 'false']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      "nsed: unknown config key 'colour'\nhint: known keys: url, policy, agents, rounds, idle_timeout, output, color, token_file, progress\n",
+      "nsed: unknown config key 'colour'\nhint: known keys: url, policy, agents, rounds, idle_timeout, output, color, token_file, progress, on_exit\n",
     );
     const token = await rig.run(['config', 'set', 'token', 's3cret']);
     expect(token.code).toBe(2);

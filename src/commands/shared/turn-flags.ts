@@ -8,8 +8,8 @@ import { parseReportOptions, REPORT_FLAGS } from './report-flags.js';
 
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The turn flags of ask, continue and fork: one shared group each command spreads into its table. */
-export const TURN_FLAGS: readonly FlagDef[] = [
+/** The flags of one turn, without its CI reports: batch writes its own, one entry per item. */
+export const CORE_TURN_FLAGS: readonly FlagDef[] = [
   {
     name: 'policy',
     alias: 'p',
@@ -79,8 +79,10 @@ export const TURN_FLAGS: readonly FlagDef[] = [
     describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
     valueName: 'N',
   },
-  ...REPORT_FLAGS,
 ];
+
+/** The turn flags of ask, continue and fork: one shared group each command spreads into its table. */
+export const TURN_FLAGS: readonly FlagDef[] = [...CORE_TURN_FLAGS, ...REPORT_FLAGS];
 
 /** -m sends a model as given, -p names a policy: one turn has one of them. */
 export const TURN_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['model', 'policy']];

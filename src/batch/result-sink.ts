@@ -1,0 +1,57 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { NsedError } from '../errors.js';
+import type { IO } from '../terminal/io.js';
+
+/** Where result lines go: each `write` resolves once its line is whole on stdout or on disk. */
+export interface ResultSink {
+  write(line: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const ioError = (what: string, err: unknown): NsedError =>
+  new NsedError('io', `cannot write ${what}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { cause: err });
+
+/** stdout: one write per line, awaited, so lines never interleave and a full pipe slows the batch. */
+export function stdoutSink(io: Pick<IO, 'stdout'>): ResultSink {
+  return {
+    write: (line) =>
+      new Promise((resolve, reject) => {
+        io.stdout.write(line, (err) => (err == null ? resolve() : reject(ioError('stdout', err))));
+      }),
+    close: async () => undefined,
+  };
+}
+
+/**
+ * --out FILE, opened for appending (mode 0600: the answers are the conversation's) and written one
+ * line at a time with an fsync after each, so a crash loses no finished line and a reader sees
+ * every line as its item ends (docs/reliability.md #143). Lines are written one after another,
+ * never two at once, so each is whole.
+ */
+export async function fileSink(file: string): Promise<ResultSink> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'a', 0o600);
+  } catch (err) {
+    throw ioError(file, err);
+  }
+  let chain: Promise<void> = Promise.resolve();
+  return {
+    write: (line) => {
+      const next = chain.then(async () => {
+        try {
+          await handle.appendFile(line, 'utf8');
+          await handle.sync();
+        } catch (err) {
+          throw ioError(file, err);
+        }
+      });
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    close: async () => {
+      await chain;
+      await handle.close();
+    },
+  };
+}

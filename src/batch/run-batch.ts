@@ -1,0 +1,85 @@
+import type { Context } from '../context.js';
+import { oneLine } from '../terminal/sanitize.js';
+import { requestHash, type ResolvedItem } from './resolve.js';
+import type { ResultSink } from './result-sink.js';
+import { runItem, type ItemBase, type ResultLine } from './run-item.js';
+import { batchExit, emptyTally, STATUS_ORDER, type Tally } from './status.js';
+
+export interface BatchRun {
+  items: readonly ResolvedItem[];
+  base: ItemBase;
+  /** Deliberations at once (-j). */
+  jobs: number;
+  sink: ResultSink;
+  minPassRate: number | undefined;
+  /** What the request hash covers beside the item itself (the shared flags that shape the request). */
+  shared: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Runs the items `jobs` at a time on one connection, writing each result line as its item ends
+ * (completion order), a plain progress line per item on stderr, and the summary line at the end.
+ * A failure of one item is its line; only a signal stops the batch from starting more items
+ * (the ones never started get no line, so a re-run with --resume runs them).
+ */
+export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
+  const started = ctx.clock.now().getTime();
+  const lines: ResultLine[] = [];
+  const tally: Tally = emptyTally();
+  const conn = await ctx.connect();
+  let next = 0;
+  let writeError: unknown;
+  const worker = async (): Promise<void> => {
+    while (!ctx.signal.aborted && writeError === undefined) {
+      const item = run.items[next++];
+      if (item === undefined) return;
+      const itemStart = ctx.clock.now().getTime();
+      const line = await runItem(ctx, conn, item, requestHash(item, run.shared), run.base);
+      // An interrupt ends the running items as cancelled; they are not finished, so no line:
+      // --resume reattaches them through their sessions.
+      if (ctx.signal.aborted && line.status === 'cancelled') continue;
+      lines.push(line);
+      tally.counts[line.status]++;
+      tally.total++;
+      try {
+        await run.sink.write(`${JSON.stringify(line)}\n`);
+      } catch (err) {
+        writeError ??= err;
+        return;
+      }
+      progressLine(ctx, line, tally.total, run.items.length, ctx.clock.now().getTime() - itemStart);
+    }
+  };
+  try {
+    const workers = Array.from({ length: Math.max(1, Math.min(run.jobs, run.items.length)) }, () => worker());
+    await Promise.all(workers);
+  } finally {
+    await conn.close();
+    await run.sink.close().catch((err: unknown) => (writeError ??= err));
+  }
+  if (writeError !== undefined) throw writeError;
+  summaryLine(ctx, run.base.batchId, tally, run.items.length, ctx.clock.now().getTime() - started);
+  const signalled = ctx.signalExit();
+  if (signalled !== undefined) return signalled;
+  return batchExit(lines, run.minPassRate);
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+
+/** Off a terminal (and, until a live line exists, on one): a line per finished item on stderr. */
+function progressLine(ctx: Context, line: ResultLine, done: number, total: number, ms: number): void {
+  if (ctx.io.quiet) return;
+  const why = line.error === null ? '' : `: ${oneLine(line.error.message, 160)}`;
+  ctx.io.stderr.write(`[${done}/${total}] ${line.id} ${line.status} ${seconds(ms)}${why}\n`);
+}
+
+function summaryLine(ctx: Context, batchId: string, tally: Tally, total: number, ms: number): void {
+  if (ctx.io.quiet) return;
+  const counts = STATUS_ORDER.filter((s) => tally.counts[s] > 0)
+    .map((s) => `${tally.counts[s]} ${s}`)
+    .join(', ');
+  const notRun = total - tally.total;
+  ctx.io.stderr.write(
+    `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}\n`,
+  );
+}

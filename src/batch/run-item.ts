@@ -1,0 +1,160 @@
+import { PassThrough, Readable } from 'node:stream';
+import { withoutSaving, type Context } from '../context.js';
+import { NsedError } from '../errors.js';
+import type { Connection } from '../connection.js';
+import type { InputOptions } from '../commands/shared/input-flags.js';
+import { prepareTurnInput } from '../commands/shared/turn-input.js';
+import { executeTurn } from '../turn/execute-turn.js';
+import { startSession } from '../turn/start-session.js';
+import type { TurnOptions } from '../turn/turn-options.js';
+import type { Gates } from '../verdict.js';
+import type { IO } from '../terminal/io.js';
+import type { ResolvedItem } from './resolve.js';
+import { statusOf, type ItemStatus } from './status.js';
+
+/** One line of a batch's results (README "Batches"): written whole when the item ends. */
+export interface ResultLine {
+  id: string;
+  index: number;
+  batch: string;
+  request_hash: string;
+  session: string | null;
+  job_id: string | null;
+  status: ItemStatus;
+  exit_code: number;
+  answer: string;
+  structured?: unknown;
+  verdict: unknown;
+  gate: unknown;
+  error: { code: string; exit_code: number; message: string } | null;
+}
+
+/** What every item shares: the command line's turn flags, inputs and gates. */
+export interface ItemBase {
+  turn: TurnOptions;
+  input: InputOptions;
+  gates: Gates | undefined;
+  batchId: string;
+}
+
+/**
+ * Runs one item as `ask` runs its turn, on the batch's shared connection, with its own quiet IO:
+ * the turn renders `-o json` into memory, and that one object (which every outcome prints) is
+ * read back into the result line. Nothing of the item reaches the terminal.
+ */
+export async function runItem(
+  ctx: Context,
+  conn: Connection,
+  item: ResolvedItem,
+  hash: string,
+  base: ItemBase,
+): Promise<ResultLine> {
+  const stdout = new Collector();
+  const io: IO = {
+    stdout,
+    stderr: new Collector(),
+    // A terminal stdin is never read as piped context: every item's prompt is its own.
+    stdin: Readable.from([]),
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    stdinIsTTY: true,
+    color: false,
+    quiet: true,
+    verbose: false,
+    dumb: true,
+  };
+  const quiet: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'json', progress: 'none', quiet: true } };
+  const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
+  const turnOpts: TurnOptions = {
+    ...base.turn,
+    ...(item.system === undefined ? {} : { system: item.system }),
+    ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
+    ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
+    ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
+    ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
+  };
+  delete turnOpts.reports;
+  const input: InputOptions = {
+    ...base.input,
+    files: [...base.input.files, ...item.files],
+    schema: base.input.schema ?? item.schema,
+    template: undefined,
+    vars: [],
+    varsFile: undefined,
+  };
+  let code: number;
+  let thrown: NsedError | undefined;
+  try {
+    const prepared = await prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
+    const gates = item.gates === undefined ? base.gates : { ...base.gates, ...item.gates };
+    const turn = { ...prepared.turn, gates };
+    const { session, userTurnId } = await startSession(itemCtx, {
+      prompt: prepared.prompt,
+      attachments: prepared.attachments,
+      opts: turn,
+      orchestrator: conn.orchestrator,
+    });
+    code = await executeTurn(itemCtx, conn, session, userTurnId, turn, true);
+  } catch (err) {
+    thrown =
+      err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
+    code = thrown.exitCode;
+  }
+  return resultLine(item, hash, base.batchId, stdout.text(), code, thrown);
+}
+
+function resultLine(
+  item: ResolvedItem,
+  hash: string,
+  batch: string,
+  json: string,
+  code: number,
+  thrown: NsedError | undefined,
+): ResultLine {
+  const obj = lastObject(json);
+  const error =
+    (obj?.['error'] as ResultLine['error'] | undefined) ??
+    (thrown === undefined ? null : { code: thrown.code, exit_code: thrown.exitCode, message: thrown.message });
+  const status = statusOf(obj === undefined ? undefined : String(obj['status']), error?.code);
+  const line: ResultLine = {
+    id: item.id,
+    index: item.index,
+    batch,
+    request_hash: hash,
+    session: typeof obj?.['session'] === 'string' ? obj['session'] : null,
+    job_id: typeof obj?.['job_id'] === 'string' ? obj['job_id'] : null,
+    status,
+    exit_code: error?.exit_code ?? code,
+    answer: typeof obj?.['content'] === 'string' ? obj['content'] : '',
+    verdict: obj?.['verdict'] ?? null,
+    gate: obj?.['gate'] ?? null,
+    error,
+  };
+  if (obj !== undefined && 'structured' in obj) line.structured = obj['structured'];
+  return line;
+}
+
+function lastObject(text: string): Record<string, unknown> | undefined {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const v: unknown = JSON.parse(lines[i] ?? '');
+      if (typeof v === 'object' && v !== null && 'status' in v) return v as Record<string, unknown>;
+    } catch {
+      // Not the object; the one before may be.
+    }
+  }
+  return undefined;
+}
+
+/** An in-memory stdout: the item's `-o json` object lands here. */
+class Collector extends PassThrough {
+  private readonly chunks: Buffer[] = [];
+  constructor() {
+    super();
+    this.on('data', (c: Buffer) => this.chunks.push(c));
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}

@@ -1,0 +1,62 @@
+import { ExitCode } from '../errors.js';
+
+/** How an item ended, on its result line (README "Batches"). */
+export type ItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'error';
+
+/**
+ * Worst first: the batch exits with the code of the first item (by index) of the worst status
+ * present. An item nsed could not run (`error`: network, auth, a file) outranks a deliberation
+ * that ran and failed, which outranks one cancelled, then the gates' verdicts.
+ */
+export const STATUS_ORDER: readonly ItemStatus[] = [
+  'error',
+  'failed',
+  'cancelled',
+  'inconclusive',
+  'gate_failed',
+  'ok',
+];
+
+/**
+ * An item's status from its `-o json` object (undefined when the turn never started) and its
+ * error code: the orchestrator's failure or an answer that never matched --schema is `failed`;
+ * a cancel or an interrupt is `cancelled`; any other error (network, timeout, auth, a file
+ * that cannot be read) is `error`.
+ */
+export function statusOf(jsonStatus: string | undefined, code: string | undefined): ItemStatus {
+  if (code === undefined) return jsonStatus === 'complete' ? 'ok' : 'error';
+  if (code === 'gate_failed') return 'gate_failed';
+  if (code === 'inconclusive') return 'inconclusive';
+  if (code === 'cancelled' || code === 'interrupted') return 'cancelled';
+  if (code === 'server' || code === 'schema_mismatch')
+    return jsonStatus === undefined && code === 'server' ? 'error' : 'failed';
+  return 'error';
+}
+
+export interface Tally {
+  counts: Record<ItemStatus, number>;
+  total: number;
+}
+
+export const emptyTally = (): Tally => ({
+  counts: { ok: 0, gate_failed: 0, inconclusive: 0, failed: 0, cancelled: 0, error: 0 },
+  total: 0,
+});
+
+/**
+ * The batch's exit code: 0 when every item is ok; else the code of the first item of the worst
+ * status. `minPassRate` (0-1): when ok items reach that share of all items, the batch exits 0.
+ */
+export function batchExit(
+  lines: readonly { index: number; status: ItemStatus; exit_code: number }[],
+  minPassRate: number | undefined,
+): number {
+  const ok = lines.filter((l) => l.status === 'ok').length;
+  if (lines.length === ok) return ExitCode.ok;
+  if (minPassRate !== undefined && lines.length > 0 && ok / lines.length >= minPassRate) return ExitCode.ok;
+  for (const status of STATUS_ORDER) {
+    const first = lines.filter((l) => l.status === status).sort((a, b) => a.index - b.index)[0];
+    if (first !== undefined) return first.exit_code === 0 ? ExitCode.bug : first.exit_code;
+  }
+  return ExitCode.ok;
+}

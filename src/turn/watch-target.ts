@@ -1,0 +1,72 @@
+import type { Context } from '../context.js';
+import { NsedError } from '../errors.js';
+import { createRenderer } from '../output/renderer.js';
+import { progressMode } from '../output/progress-mode.js';
+import { assertStdoutWritten } from '../output/session-write.js';
+import { sessionAgents, type Session } from '../session/model.js';
+import { judgePending } from './reconcile.js';
+import { settlementOf } from './settle.js';
+import { watchJob, type WatchSpec } from './watch-job.js';
+
+/** What `nsed watch` names: a session (-s ID, --last) or a deliberation id. */
+export type WatchTarget = { kind: 'id'; id: string } | { kind: 'last' } | { kind: 'job'; jobId: string };
+
+/**
+ * Finds the job a watch follows and follows it. The session is only read (no lock, no listing
+ * index written, docs/architecture.md); with nothing running, or a job the orchestrator does not
+ * know, the watch exits 7 as resume does, and a job that already ended gives its outcome at once.
+ */
+export async function followWatch(ctx: Context, target: WatchTarget, agents: readonly string[]): Promise<number> {
+  const session = target.kind === 'job' ? undefined : await readOnly(ctx, target);
+  const pending = session?.pending_job;
+  const jobId = target.kind === 'job' ? target.jobId : pending?.job_id;
+  if (jobId === undefined) throw nothingRunning(`nothing is running in session ${session?.id ?? ''}`, session?.id);
+  const conn = await ctx.connect(session?.orchestrator, { pending, needsJob: true });
+  try {
+    const state = await judgePending(conn.client, { job_id: jobId }, ctx.signal);
+    if (state.kind === 'gone')
+      throw nothingRunning(`deliberation ${jobId} is not known to the orchestrator`, session?.id);
+    if (state.kind === 'failed') {
+      const cancelled = settlementOf({ job_id: jobId, status: state.status, result: null }).kind === 'cancelled';
+      if (cancelled) throw new NsedError('cancelled', `deliberation ${jobId} was cancelled`);
+      throw new NsedError('server', `deliberation ${jobId} ${state.status.slice(0, 300)}`);
+    }
+    const spec: WatchSpec = {
+      jobId,
+      session: session?.id ?? '',
+      policy: pending?.policy ?? '',
+      council: (session === undefined ? undefined : sessionAgents(session)) ?? null,
+      // A job named by id alone: /resume where offered, else the native job stream.
+      path: pending?.path ?? 'native',
+      url: conn.url,
+      agents,
+      ...(state.kind === 'completed' ? { answer: state.content } : {}),
+    };
+    const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
+    const renderer = await createRenderer(ctx.globals.output, ctx.io, {
+      now: () => ctx.clock.now().getTime(),
+      progress,
+    });
+    const code = await watchJob({ ctx, client: conn.client, renderer }, spec);
+    await assertStdoutWritten(ctx.io);
+    return code;
+  } finally {
+    await conn.close();
+  }
+}
+
+/** The session the target names, read without writing anything (docs/architecture.md). */
+async function readOnly(ctx: Context, target: { kind: 'id'; id: string } | { kind: 'last' }): Promise<Session> {
+  const store = await ctx.store();
+  const id = target.kind === 'id' ? await store.resolve(target.id) : await store.latest({ readOnly: true });
+  return store.read(id);
+}
+
+function nothingRunning(message: string, sessionId: string | undefined): NsedError {
+  return new NsedError('conflict', message, {
+    hint:
+      sessionId === undefined
+        ? "list the running deliberations with 'nsed sessions ls --state running'"
+        : `see its recorded turns with 'nsed sessions show ${sessionId}'`,
+  });
+}
