@@ -17,7 +17,7 @@ export interface ExportOptions {
 export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
   describe:
-    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML)',
+    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML), or html (one self-contained page: verdict, charts, every round)',
   builder: (y) =>
     withShownSession(y)
       .option('format', { alias: 'f', choices: EXPORT_FORMATS, default: 'json' as const, describe: 'export format' })
@@ -31,10 +31,8 @@ export const exportCommand: CommandDef<ExportOptions> = {
         'nsed sessions export 20261130 --format messages > messages.json',
         'replay it through any OpenAI-compatible client',
       )
-      .example(
-        'nsed sessions export --last --format summary >> "$GITHUB_STEP_SUMMARY"',
-        'the last answer on a CI page',
-      ),
+      .example('nsed sessions export --last --format summary >> "$GITHUB_STEP_SUMMARY"', 'the last answer on a CI page')
+      .example('nsed sessions export --last --format html --out report.html', 'one page to open in any browser'),
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
     if (out === '') throw usageError('--out needs a file name');
@@ -55,7 +53,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
     }
     // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).
     const shown =
-      (format === 'markdown' || format === 'summary') && ctx.io.stdoutIsTTY
+      (format === 'markdown' || format === 'summary' || format === 'html') && ctx.io.stdoutIsTTY
         ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text)
         : text;
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, shown);
