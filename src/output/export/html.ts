@@ -2,7 +2,7 @@ import type { Candidate, NsedRound, Verdict as ClaimVerdict } from '../../protoc
 import type { Session } from '../../session/model.js';
 import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../../verdict.js';
 import { leaderOf } from '../progress-state.js';
-import { lineChart, PALETTE, type Series } from './html/charts.js';
+import { axisFor, lineChart, PALETTE, type Series } from './html/charts.js';
 import { esc, markdownHtml } from './html/escape.js';
 import { REPORT_CSS } from './html/style.js';
 import { sessionDocument, type SessionDocument, type TurnDocument } from './json.js';
@@ -101,8 +101,8 @@ function featuredSection(doc: SessionDocument, index: number, t: TurnDocument): 
   out.push(`<h2>Answer ${statusBadge(t.status)}</h2>`, turnMeta(t));
   if (t.error !== null && t.status !== 'complete') out.push(`<p class="error">${esc(t.error)}</p>`);
   out.push(`<div class="answer">${t.content.trim() === '' ? '<p>(no answer)</p>' : markdownHtml(t.content)}</div>`);
-  out.push('<h2>Verdict</h2>', verdictFacts(t.verdict), gateTable(t.gate));
-  out.push(charts(`t${index}`, t));
+  // The picture first: the facts, the charts and the gates, then the claims one by one.
+  out.push('<h2>Verdict</h2>', verdictFacts(t.verdict, charts(`t${index}`, t) + gateTable(t.gate)));
   out.push(`<p><a href="#turn-${index + 1}">The deliberation round by round</a></p>`);
   out.push('</section>');
   return out.join('\n');
@@ -121,8 +121,9 @@ function turnMeta(t: TurnDocument): string {
 const statusBadge = (status: string): string =>
   status === 'complete' ? '' : `<span class="badge st-${esc(status)}">${esc(status)}</span>`;
 
-function verdictFacts(v: CouncilVerdict | null): string {
-  if (v === null) return '<p>No verdict was recorded for this turn.</p>';
+/** The verdict as facts, then `middle` (charts, gates), then the chosen proposal's claims. */
+function verdictFacts(v: CouncilVerdict | null, middle: string): string {
+  if (v === null) return `<p>No verdict was recorded for this turn.</p>${middle}`;
   const rows: Array<[string, string]> = [];
   const held =
     v.convergence.held === null
@@ -150,7 +151,7 @@ function verdictFacts(v: CouncilVerdict | null): string {
     'Dissent',
     v.dissent === null ? 'not reported' : v.dissent.length === 0 ? 'none' : v.dissent.map(esc).join(', '),
   ]);
-  const out = [`<dl class="facts verdict">${rows.map(([k, d]) => `<dt>${k}</dt><dd>${d}</dd>`).join('')}</dl>`];
+  const out = [`<dl class="facts verdict">${rows.map(([k, d]) => `<dt>${k}</dt><dd>${d}</dd>`).join('')}</dl>`, middle];
   if (v.claims.chosen !== null) {
     const items: string[] = [];
     for (const verdict of VERDICT_ORDER)
@@ -163,7 +164,9 @@ function verdictFacts(v: CouncilVerdict | null): string {
 
 function countsList(c: VerdictCounts | null): string {
   if (c === null) return 'not reported';
-  return `<ul class="counts">${VERDICT_ORDER.map((v) => `<li class="badge v-${v}">${c[v] ?? 0} ${v}</li>`).join('')}</ul>`;
+  // "unknown" is a verdict only a nonconforming server gives: shown when it did.
+  const shown = VERDICT_ORDER.filter((v) => v !== 'unknown' || (c[v] ?? 0) > 0);
+  return `<ul class="counts">${shown.map((v) => `<li class="badge v-${v}">${c[v] ?? 0} ${v}</li>`).join('')}</ul>`;
 }
 
 const claimItem = (verdict: string, text: string, reason: string | null | undefined): string =>
@@ -227,7 +230,7 @@ function charts(id: string, t: TurnDocument): string {
   if (perRound.length > 0) {
     const series: Series[] = [{ name: 'convergence', points: perRound.map((p) => [p.round, p.value] as const) }];
     out.push(
-      `<figure class="convergence"><figcaption>Convergence per round</figcaption>${lineChart(`${id}-conv`, 'Convergence per round', series)}</figure>`,
+      `<figure class="convergence"><figcaption>Convergence per round</figcaption>${lineChart(`${id}-conv`, 'Convergence per round', series, axisFor([], 'percent'))}</figure>`,
     );
   } else {
     out.push('<p class="reason">Convergence per round: not reported by the server.</p>');
@@ -241,6 +244,10 @@ function charts(id: string, t: TurnDocument): string {
         return c === undefined || !Number.isFinite(c.score) ? [] : [[r.round, c.score] as const];
       }),
     }));
+    const axis = axisFor(
+      series.flatMap((x) => x.points.map((p) => p[1])),
+      'score',
+    );
     const legend = agents
       .map(
         (a, i) =>
@@ -248,7 +255,7 @@ function charts(id: string, t: TurnDocument): string {
       )
       .join('');
     out.push(
-      `<figure class="scores"><figcaption>Each agent's score per round</figcaption>${lineChart(`${id}-scores`, "Each agent's score per round", series)}<ul class="legend">${legend}</ul></figure>`,
+      `<figure class="scores"><figcaption>Each agent's score per round</figcaption>${lineChart(`${id}-scores`, "Each agent's score per round", series, axis)}<ul class="legend">${legend}</ul></figure>`,
     );
   }
   out.push('</div>');
@@ -278,15 +285,11 @@ function turnArticle(doc: SessionDocument, index: number, t: TurnDocument, featu
   if (t.error !== null && t.status !== 'complete') out.push(`<p class="error">${esc(t.error)}</p>`);
   if (t.role === 'assistant' && t.kind === 'message') {
     out.push(t.content.trim() === '' ? '<p>(no answer)</p>' : `<div class="answer">${markdownHtml(t.content)}</div>`);
-    if (!featured) {
-      out.push(
-        '<details class="more"><summary>Verdict</summary>',
-        verdictFacts(t.verdict),
-        gateTable(t.gate),
-        '</details>',
-      );
-      out.push(charts(`t${index}`, t));
-    }
+    const v = t.verdict;
+    // An earlier answer keeps its verdict one click away; a turn that reached no round has none to show.
+    if (!featured && v !== null && (v.rounds.completed !== null || v.chosen !== null || t.gate !== null))
+      out.push('<details class="more"><summary>Verdict</summary>', verdictFacts(v, gateTable(t.gate)), '</details>');
+    if (!featured) out.push(charts(`t${index}`, t));
     out.push(toolCalls(t), roundsOf(doc, index, t));
   } else {
     out.push(t.content.trim() === '' ? '<p>(no content)</p>' : `<div class="text">${esc(t.content)}</div>`);

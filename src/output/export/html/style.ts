@@ -41,7 +41,7 @@ meter{width:70px;height:.7em;vertical-align:middle}
 figure{margin:.4em 0}figcaption{color:var(--muted);font-size:.9em}
 svg.chart{width:100%;height:auto;max-height:260px;background:var(--panel);border:1px solid var(--line);border-radius:6px}
 svg .grid{stroke:var(--line);stroke-width:1}
-svg .tick{fill:var(--muted);font-size:11px;font-family:system-ui,sans-serif}
+svg .tick{fill:var(--muted);font-size:14px;font-family:system-ui,sans-serif}
 svg .series{fill:none;stroke-width:1.6;stroke-linejoin:round;stroke-linecap:round;opacity:.85}
 svg .series.chosen{stroke-width:3.4;opacity:1}
 svg .series.dashed{stroke-dasharray:5 3}
