@@ -24,7 +24,7 @@ _nsed_policy_tags() { _nsed_store_list policies --cached; }
 # Whether option $2 of command $1 takes a value (the next word).
 _nsed_takes_value() {
   case "$1|$2" in
-    "ask|--summary"|"ask|--junit"|"ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|-f"|"ask|--file"|"ask|--schema"|"ask|--schema-name"|"ask|--schema-retries"|"ask|--template"|"ask|--var"|"ask|--vars"|"ask|--min-convergence"|"ask|--max-wrong"|"ask|--max-contested"|"ask|--min-score"|"ask|--min-margin"|"ask|--gates"|"continue|--summary"|"continue|--junit"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|-f"|"continue|--file"|"continue|--schema"|"continue|--schema-name"|"continue|--schema-retries"|"continue|--template"|"continue|--var"|"continue|--vars"|"continue|--min-convergence"|"continue|--max-wrong"|"continue|--max-contested"|"continue|--min-score"|"continue|--min-margin"|"continue|--gates"|"continue|--tool-result"|"fork|--summary"|"fork|--junit"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|-f"|"fork|--file"|"fork|--schema"|"fork|--schema-name"|"fork|--schema-retries"|"fork|--template"|"fork|--var"|"fork|--vars"|"fork|--min-convergence"|"fork|--max-wrong"|"fork|--max-contested"|"fork|--min-score"|"fork|--min-margin"|"fork|--gates"|"fork|--at"|"resume|-s"|"resume|--session"|"resume|--summary"|"resume|--junit"|"resume|--min-convergence"|"resume|--max-wrong"|"resume|--max-contested"|"resume|--min-score"|"resume|--min-margin"|"resume|--gates"|"gate|-s"|"gate|--session"|"gate|--min-convergence"|"gate|--max-wrong"|"gate|--max-contested"|"gate|--min-score"|"gate|--min-margin"|"gate|--gates"|"gate|--turn"|"gate|--from"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--progress"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
+    "ask|--summary"|"ask|--junit"|"ask|--html"|"ask|-p"|"ask|--policy"|"ask|-m"|"ask|--model"|"ask|--system"|"ask|--title"|"ask|--agents"|"ask|--rounds"|"ask|--tools"|"ask|--tool"|"ask|--max-tool-calls"|"ask|-f"|"ask|--file"|"ask|--schema"|"ask|--schema-name"|"ask|--schema-retries"|"ask|--template"|"ask|--var"|"ask|--vars"|"ask|--min-convergence"|"ask|--max-wrong"|"ask|--max-contested"|"ask|--min-score"|"ask|--min-margin"|"ask|--gates"|"continue|--summary"|"continue|--junit"|"continue|--html"|"continue|-p"|"continue|--policy"|"continue|-m"|"continue|--model"|"continue|--system"|"continue|--title"|"continue|--agents"|"continue|--rounds"|"continue|--tools"|"continue|--tool"|"continue|--max-tool-calls"|"continue|-s"|"continue|--session"|"continue|-f"|"continue|--file"|"continue|--schema"|"continue|--schema-name"|"continue|--schema-retries"|"continue|--template"|"continue|--var"|"continue|--vars"|"continue|--min-convergence"|"continue|--max-wrong"|"continue|--max-contested"|"continue|--min-score"|"continue|--min-margin"|"continue|--gates"|"continue|--tool-result"|"fork|--summary"|"fork|--junit"|"fork|--html"|"fork|-p"|"fork|--policy"|"fork|-m"|"fork|--model"|"fork|--system"|"fork|--title"|"fork|--agents"|"fork|--rounds"|"fork|--tools"|"fork|--tool"|"fork|--max-tool-calls"|"fork|-f"|"fork|--file"|"fork|--schema"|"fork|--schema-name"|"fork|--schema-retries"|"fork|--template"|"fork|--var"|"fork|--vars"|"fork|--min-convergence"|"fork|--max-wrong"|"fork|--max-contested"|"fork|--min-score"|"fork|--min-margin"|"fork|--gates"|"fork|--at"|"resume|-s"|"resume|--session"|"resume|--summary"|"resume|--junit"|"resume|--html"|"resume|--min-convergence"|"resume|--max-wrong"|"resume|--max-contested"|"resume|--min-score"|"resume|--min-margin"|"resume|--gates"|"gate|-s"|"gate|--session"|"gate|--min-convergence"|"gate|--max-wrong"|"gate|--max-contested"|"gate|--min-score"|"gate|--min-margin"|"gate|--gates"|"gate|--turn"|"gate|--from"|"inject|-s"|"inject|--session"|"tool-result|-s"|"tool-result|--session"|"cancel|-s"|"cancel|--session"|"sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit"|"sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy"|"sessions ls|--state"|"sessions list|--state"|"sessions export|-f"|"sessions export|--format"|"sessions export|--out"|"sessions export|--file"|"policies|--tag"|"sim|--host"|"sim|--port"|"sim|--profile"|"sim|--dedup-ttl"|"sim|--seed"|"sim|--round-ms"|"sim|--tool-wait-ms"|"sim|--keepalive-ms"|"sim|--history-ttl"|"sim|--token"|"sim|--fault"|"sim|--without-route"|*"|--progress"|*"|--url"|*"|--token-file"|*"|--home"|*"|-o"|*"|--output"|*"|--timeout"|*"|--idle-timeout") return 0 ;;
   esac
   return 1
 }
@@ -35,6 +35,7 @@ _nsed_value() {
   case "$1|$2" in
     "ask|--summary") COMPREPLY=() ;;
     "ask|--junit") COMPREPLY=() ;;
+    "ask|--html") COMPREPLY=() ;;
     "ask|-p"|"ask|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "ask|-m"|"ask|--model") COMPREPLY=() ;;
     "ask|--system") COMPREPLY=() ;;
@@ -59,6 +60,7 @@ _nsed_value() {
     "ask|--gates") COMPREPLY=() ;;
     "continue|--summary") COMPREPLY=() ;;
     "continue|--junit") COMPREPLY=() ;;
+    "continue|--html") COMPREPLY=() ;;
     "continue|-p"|"continue|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "continue|-m"|"continue|--model") COMPREPLY=() ;;
     "continue|--system") COMPREPLY=() ;;
@@ -85,6 +87,7 @@ _nsed_value() {
     "continue|--tool-result") COMPREPLY=() ;;
     "fork|--summary") COMPREPLY=() ;;
     "fork|--junit") COMPREPLY=() ;;
+    "fork|--html") COMPREPLY=() ;;
     "fork|-p"|"fork|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "fork|-m"|"fork|--model") COMPREPLY=() ;;
     "fork|--system") COMPREPLY=() ;;
@@ -111,6 +114,7 @@ _nsed_value() {
     "resume|-s"|"resume|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "resume|--summary") COMPREPLY=() ;;
     "resume|--junit") COMPREPLY=() ;;
+    "resume|--html") COMPREPLY=() ;;
     "resume|--min-convergence") COMPREPLY=() ;;
     "resume|--max-wrong") COMPREPLY=() ;;
     "resume|--max-contested") COMPREPLY=() ;;
@@ -132,7 +136,7 @@ _nsed_value() {
     "sessions ls|-n"|"sessions ls|--limit"|"sessions list|-n"|"sessions list|--limit") COMPREPLY=() ;;
     "sessions ls|-p"|"sessions ls|--policy"|"sessions list|-p"|"sessions list|--policy") COMPREPLY=($(compgen -W "$(_nsed_policy_tags)" -- "$cur")) ;;
     "sessions ls|--state"|"sessions list|--state") COMPREPLY=($(compgen -W "ok running interrupted failed cancelled" -- "$cur")) ;;
-    "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread summary junit" -- "$cur")) ;;
+    "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread summary junit html" -- "$cur")) ;;
     "sessions export|--out"|"sessions export|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "policies|--tag") COMPREPLY=() ;;
     "sim|--host") COMPREPLY=() ;;
@@ -180,10 +184,10 @@ _nsed() {
   fi
   if [[ $cur == -* ]]; then
     case "$cmd" in
-      "ask") COMPREPLY=($(compgen -W "--summary --junit --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "continue") COMPREPLY=($(compgen -W "--summary --junit --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --tool-result --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "fork") COMPREPLY=($(compgen -W "--summary --junit --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --at --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
-      "resume") COMPREPLY=($(compgen -W "-s --session --last --summary --junit --annotate --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "ask") COMPREPLY=($(compgen -W "--summary --junit --html --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "continue") COMPREPLY=($(compgen -W "--summary --junit --html --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -s --session --last -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --tool-result --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "fork") COMPREPLY=($(compgen -W "--summary --junit --html --annotate -p --policy -m --model --system --title --save --no-save --stream --no-stream --agents --rounds --tools --tool --ask-user --max-tool-calls -f --file --schema --schema-name --schema-retries --template --var --vars --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --at --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
+      "resume") COMPREPLY=($(compgen -W "-s --session --last --summary --junit --html --annotate --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "gate") COMPREPLY=($(compgen -W "-s --session --last --min-convergence --max-wrong --max-contested --min-score --min-margin --gates --turn --from --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "inject") COMPREPLY=($(compgen -W "-s --session --last --wait --no-wait --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
       "tool-result") COMPREPLY=($(compgen -W "-s --session --last --wait --progress --url --token-file --home -o --output -q --quiet --verbose --timeout --idle-timeout --color --no-color --sim -h --help -V --version" -- "$cur")) ;;
