@@ -64,9 +64,13 @@ export const fork: CommandDef<ForkOptions> = {
       gates: parseGateFlags(argv),
     };
     const r = opts.turn.reports;
-    if (opts.prompt.length === 0 && r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.annotate))
+    if (
+      opts.prompt.length === 0 &&
+      r !== undefined &&
+      (r.summary !== undefined || r.junit !== undefined || r.html !== undefined || r.annotate)
+    )
       throw usageError(
-        '--summary, --junit and --annotate report a turn: give fork a PROMPT',
+        '--summary, --junit, --html and --annotate report a turn: give fork a PROMPT',
         'e.g. nsed fork ID --junit nsed.xml "try again"',
       );
     return opts;

@@ -8,12 +8,14 @@ export interface ReportOptions {
   summary?: string;
   /** `--junit FILE`: JUnit XML, one test case per gate check. */
   junit?: string;
+  /** `--html FILE`: the session as one self-contained HTML page. */
+  html?: string;
   /** `--annotate`: GitHub workflow commands on stderr. */
   annotate: boolean;
 }
 
 export const wantsReports = (r: ReportOptions | undefined): r is ReportOptions =>
-  r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.annotate);
+  r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.html !== undefined || r.annotate);
 
 /**
  * Checked before the turn is sent: a report file that could never be written (its folder is
@@ -23,6 +25,7 @@ export async function checkReportFiles(r: ReportOptions | undefined): Promise<vo
   for (const [flag, file] of [
     ['--summary', r?.summary],
     ['--junit', r?.junit],
+    ['--html', r?.html],
   ] as const) {
     if (file === undefined) continue;
     const target = path.resolve(file);

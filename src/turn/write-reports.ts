@@ -8,6 +8,7 @@ import { writeOutsideFile } from '../files/outside-file.js';
 import { gateProgressLines } from '../output/plain-progress.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
+import type { Session } from '../session/model.js';
 import type { ReportOptions } from './report-options.js';
 import type { TurnSpec } from './turn-spec.js';
 
@@ -33,23 +34,29 @@ export async function writeReports(
   failure?: unknown,
 ): Promise<void> {
   const reports = how.reports;
-  const files = reports !== undefined && (reports.summary !== undefined || reports.junit !== undefined);
+  const files =
+    reports !== undefined &&
+    (reports.summary !== undefined || reports.junit !== undefined || reports.html !== undefined);
   if (!files && reports?.annotate !== true && !how.plain) return;
-  const input = await recordedReport(ctx, spec, how.saved, failure);
+  const { input, session } = await recordedReport(ctx, spec, how.saved, failure);
   const err = safeWriter(ctx.io.stderr);
   if (how.plain && input.gate !== null && !ctx.io.quiet)
     for (const line of gateProgressLines(input.gate)) err.write(`${line}\n`);
   const problems: NsedError[] = [];
-  const write = async (file: string | undefined, render: typeof summaryMarkdown): Promise<void> => {
+  const write = async (file: string | undefined, render: () => string): Promise<void> => {
     if (file === undefined) return;
     try {
-      await writeReportFile(file, ctx.secrets.redact(render(input.turn, input.verdict, input.gate)));
+      await writeReportFile(file, ctx.secrets.redact(render()));
     } catch (e) {
       problems.push(toNsedError(e));
     }
   };
-  await write(reports?.summary, summaryMarkdown);
-  await write(reports?.junit, junitXml);
+  await write(reports?.summary, () => summaryMarkdown(input.turn, input.verdict, input.gate));
+  await write(reports?.junit, () => junitXml(input.turn, input.verdict, input.gate));
+  if (reports?.html !== undefined) {
+    const { htmlReport } = await import('../output/export/html.js');
+    await write(reports.html, () => htmlReport(session ?? sessionOfReport(input), { saved: how.saved }));
+  }
   if (reports?.annotate === true) err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports)));
   await err.drain();
   const first = problems[0];
@@ -77,21 +84,24 @@ export async function writeReportFile(file: string, text: string): Promise<void>
   }
 }
 
-/** The assistant turn as recorded; a turn that never got recorded is reported from how it failed. */
+/**
+ * The assistant turn as recorded, with its session (what `--html` shows); a turn that never got
+ * recorded is reported from how it failed, without a session.
+ */
 async function recordedReport(
   ctx: Context,
   spec: Pick<TurnSpec, 'sessionId' | 'assistantTurnId' | 'policy'>,
   saved: boolean,
   failure: unknown,
-): Promise<ReportInput> {
+): Promise<{ input: ReportInput; session?: Session }> {
   let question = '';
   try {
     const session = await (await ctx.store()).read(spec.sessionId);
     question = session.turns.findLast((t) => t.role === 'user' && t.kind === 'message')?.content ?? '';
-    return reportOf(session, { turnId: spec.assistantTurnId, saved });
+    return { input: reportOf(session, { turnId: spec.assistantTurnId, saved }), session };
   } catch {
     const e = failure === undefined ? undefined : toNsedError(failure);
-    return {
+    const input: ReportInput = {
       turn: {
         session: spec.sessionId,
         saved,
@@ -110,7 +120,48 @@ async function recordedReport(
       verdict: null,
       gate: null,
     };
+    return { input };
   }
+}
+
+/** A turn that was never recorded, as the session the HTML page shows: its question and how it failed. */
+function sessionOfReport(input: ReportInput): Session {
+  const t = input.turn;
+  const ts = t.ts ?? '';
+  return {
+    version: 1,
+    id: t.session,
+    title: '',
+    created: ts,
+    updated: ts,
+    active_policy: t.policy ?? '',
+    orchestrator: '',
+    conversation_id: '',
+    turns: [
+      ...(t.question === ''
+        ? []
+        : [
+            {
+              id: 'question',
+              role: 'user' as const,
+              kind: 'message' as const,
+              content: t.question,
+              status: 'complete' as const,
+              ts,
+            },
+          ]),
+      {
+        id: t.turn ?? 'answer',
+        role: 'assistant',
+        kind: 'message',
+        content: t.answer,
+        status: t.status,
+        ts,
+        ...(t.policy === null ? {} : { policy_id: t.policy }),
+        ...(t.error === null ? {} : { error: t.error }),
+      },
+    ],
+  };
 }
 
 function summaryPointer(input: ReportInput, reports: ReportOptions): string {

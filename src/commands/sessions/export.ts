@@ -23,7 +23,7 @@ export interface ExportOptions {
 export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
   describe:
-    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML)',
+    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML), or html (one self-contained page: verdict, charts, every round)',
   positionals: [SHOWN_SESSION_POSITIONAL],
   flags: [
     ...SHOWN_SESSION_FLAGS,
@@ -47,6 +47,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
       'replay it through any OpenAI-compatible client',
     ],
     ['nsed sessions export --last --format summary >> "$GITHUB_STEP_SUMMARY"', 'the last answer on a CI page'],
+    ['nsed sessions export --last --format html --out report.html', 'one page to open in any browser'],
   ],
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
@@ -68,7 +69,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
     }
     // JSON formats escape every control character; markdown on a terminal is sanitised (docs/reliability.md #78).
     const shown =
-      (format === 'markdown' || format === 'summary') && ctx.io.stdoutIsTTY
+      (format === 'markdown' || format === 'summary' || format === 'html') && ctx.io.stdoutIsTTY
         ? (await import('../../terminal/sanitize.js')).sanitizeForTerminal(text)
         : text;
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, shown);

@@ -23,6 +23,15 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
     describe: 'write the turn as a JUnit XML report to FILE: one test case per gate check (works with --no-save)',
   },
   {
+    name: 'html',
+    type: 'string',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'report.html',
+    describe:
+      'write the session as one self-contained HTML page to FILE: verdict, charts, every round (works with --no-save)',
+  },
+  {
     name: 'annotate',
     type: 'boolean',
     describe:
@@ -31,25 +40,36 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
 ];
 
 /**
- * `--summary FILE`, `--junit FILE`, `--annotate` (undefined when none is given); a report file
- * needs a name, and one file cannot hold both.
+ * `--summary FILE`, `--junit FILE`, `--html FILE`, `--annotate` (undefined when none is given);
+ * a report file needs a name, and one file cannot hold two reports.
  */
+const EXAMPLE_FILE: Record<string, string> = { summary: 'summary.md', junit: 'nsed.xml', html: 'report.html' };
+
 export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined {
   const file = (name: string): string | undefined => {
     const v = argv[name];
     if (v === undefined) return undefined;
     if (typeof v !== 'string' || v.trim() === '')
-      throw usageError(`--${name} needs a file name`, `e.g. --${name} ${name === 'junit' ? 'nsed.xml' : 'summary.md'}`);
+      throw usageError(`--${name} needs a file name`, `e.g. --${name} ${EXAMPLE_FILE[name] ?? 'report'}`);
     return v;
   };
   const summary = file('summary');
   const junit = file('junit');
-  if (summary === undefined && junit === undefined && argv['annotate'] !== true) return undefined;
-  if (summary !== undefined && summary === junit)
-    throw usageError('--summary and --junit name the same file', 'give each report its own file');
+  const html = file('html');
+  if (summary === undefined && junit === undefined && html === undefined && argv['annotate'] !== true) return undefined;
+  const named = [
+    ['--summary', summary],
+    ['--junit', junit],
+    ['--html', html],
+  ] as const;
+  for (const [i, [a, fa]] of named.entries())
+    for (const [b, fb] of named.slice(i + 1))
+      if (fa !== undefined && fa === fb)
+        throw usageError(`${a} and ${b} name the same file`, 'give each report its own file');
   return {
     ...(summary === undefined ? {} : { summary }),
     ...(junit === undefined ? {} : { junit }),
+    ...(html === undefined ? {} : { html }),
     annotate: argv['annotate'] === true,
   };
 }

@@ -1,5 +1,6 @@
 import type { Session } from '../../session/model.js';
 import type { ExportFormat } from './format-names.js';
+import { htmlReport } from './html.js';
 import { inertJson } from './inert-json.js';
 import { junitXml } from './junit.js';
 import { sessionDocument } from './json.js';
@@ -33,5 +34,7 @@ export function renderExport(format: ExportFormat, s: Session): string {
       const r = reportOf(s);
       return junitXml(r.turn, r.verdict, r.gate);
     }
+    case 'html':
+      return htmlReport(s);
   }
 }
