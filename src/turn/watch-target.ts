@@ -4,8 +4,7 @@ import { createRenderer } from '../output/renderer.js';
 import { progressMode } from '../output/progress-mode.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { sessionAgents, type Session } from '../session/model.js';
-import { judgePending } from './reconcile.js';
-import { settlementOf } from './settle.js';
+import { askJobState } from './job-result.js';
 import { watchJob, type WatchSpec } from './watch-job.js';
 
 /** What `nsed watch` names: a session (-s ID, --last) or a deliberation id. */
@@ -23,14 +22,12 @@ export async function followWatch(ctx: Context, target: WatchTarget, agents: rea
   if (jobId === undefined) throw nothingRunning(`nothing is running in session ${session?.id ?? ''}`, session?.id);
   const conn = await ctx.connect(session?.orchestrator, { pending, needsJob: true });
   try {
-    const state = await judgePending(conn.client, { job_id: jobId }, ctx.signal);
+    const state = await askJobState(conn.client, jobId, ctx.signal);
     if (state.kind === 'gone')
       throw nothingRunning(`deliberation ${jobId} is not known to the orchestrator`, session?.id);
-    if (state.kind === 'failed') {
-      const cancelled = settlementOf({ job_id: jobId, status: state.status, result: null }).kind === 'cancelled';
-      if (cancelled) throw new NsedError('cancelled', `deliberation ${jobId} was cancelled`);
-      throw new NsedError('server', `deliberation ${jobId} ${state.status.slice(0, 300)}`);
-    }
+    if (state.kind === 'cancelled') throw new NsedError('cancelled', `deliberation ${jobId} was cancelled`);
+    if (state.kind === 'failed')
+      throw new NsedError('server', `deliberation ${jobId} failed: ${state.reason.slice(0, 300)}`);
     const spec: WatchSpec = {
       jobId,
       session: session?.id ?? '',
@@ -40,7 +37,7 @@ export async function followWatch(ctx: Context, target: WatchTarget, agents: rea
       path: pending?.path ?? 'native',
       url: conn.url,
       agents,
-      ...(state.kind === 'completed' ? { answer: state.content } : {}),
+      ...(state.kind === 'completed' ? { answer: state.answer } : {}),
     };
     const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
     const renderer = await createRenderer(ctx.globals.output, ctx.io, {
