@@ -273,6 +273,42 @@ describe('--schema against the simulator, which ignores response_format like --p
   });
 });
 
+describe('--schema against the simulator, which answers to the schema (default profile)', () => {
+  it('a first answer that fits, on both paths: -o final prints it compact, nothing is repaired', async () => {
+    const rig = await makeRig();
+    try {
+      for (const args of [[], ['--agents', 'CortexA,CortexB']]) {
+        const r = await rig.run(['ask', ...args, '--schema', schemaFile, '-o', 'final', 'Review this file']);
+        expect(r.code, r.stderr).toBe(0);
+        const value = JSON.parse(r.stdout) as { verdict: string; issues: unknown[] };
+        expect(r.stdout).toBe(`${JSON.stringify(value)}\n`);
+        expect(['approve', 'reject']).toContain(value.verdict);
+        expect(Array.isArray(value.issues)).toBe(true);
+      }
+      expect(rig.sim.requests.filter((q) => q.path === '/v1/chat/completions')).toHaveLength(1);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('schema=violate-once: the first answer breaks the schema, the corrective turn on the same thread fits (reliability #113)', async () => {
+    const rig = await makeRig({ faults: ['schema=violate-once'] });
+    try {
+      const r = await rig.run(['ask', '--schema', schemaFile, '-o', 'ndjson', 'Review this file']);
+      expect(r.code, r.stderr).toBe(0);
+      const events = parseNdjson(r.stdout);
+      expect(events.filter((e) => e['type'] === 'schema-retry')).toHaveLength(1);
+      expect(events.filter((e) => e['type'] === 'turn-start')).toHaveLength(2);
+      const finish = events.at(-1) as { type: string; structured: { verdict: string } };
+      expect(finish.type).toBe('finish');
+      expect(['approve', 'reject']).toContain(finish.structured.verdict);
+      expect(rig.sim.requests.filter((q) => q.path === '/v1/chat/completions')).toHaveLength(2);
+    } finally {
+      await rig.close();
+    }
+  });
+});
+
 describe('--schema on the native path: the schema in system_instructions, worded once', () => {
   let server: ScriptedServer;
   const answers: string[] = [];
