@@ -41,28 +41,32 @@ export const resume: CommandDef<ResumeOptions> = {
     await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
     const [
       { followPending },
-      { GONE_REASON, clearPending, judgePending, recordJobEnd },
+      { GONE_REASON, clearPending, recordJobEnd },
       { NsedError, notFound },
-      { settlementOf },
+      { askJobState },
       lease,
     ] = await Promise.all([
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../errors.js'),
-      import('../turn/settle.js'),
+      import('../turn/job-result.js'),
       import('../turn/claim.js'),
     ]);
     const gates = await loadGates(opts.gates);
     const found = await readTarget(ctx, opts.target);
-    assertNsedSession(found);
     const id = found.id;
     const claimed = found.pending_job === undefined && found.claim !== undefined && lease.claimLeft(found.claim);
     if (found.pending_job === undefined && !claimed) {
-      // The same code as inject and cancel with nothing running: scripts test one number.
-      throw new NsedError('conflict', `nothing is running in session ${id}`, {
+      // The same code as inject and cancel with nothing running: scripts test one number. An
+      // answer that came without a job (a plain server, a strict passthrough) is no exception.
+      const last = found.turns.findLast((t) => t.role === 'assistant' && t.status === 'complete');
+      const why =
+        last !== undefined && last.job_id === undefined ? ': its last turn had no deliberation to follow' : '';
+      throw new NsedError('conflict', `nothing is running in session ${id}${why}`, {
         hint: `its last turn is recorded; ask a follow-up with 'nsed continue -s ${id}'`,
       });
     }
+    assertNsedSession(found);
     const store = await ctx.store();
     const conn = await ctx.connect(found.orchestrator, { pending: found.pending_job, needsJob: true });
     // A turn cut off before the orchestrator named its job left its claim: the job it may have
@@ -75,7 +79,7 @@ export const resume: CommandDef<ResumeOptions> = {
           hint: `the orchestrator lists no deliberation the interrupted turn started; ask again with 'nsed continue -s ${id}'`,
         });
       }
-      const state = await judgePending(conn.client, pending, ctx.signal);
+      const state = await askJobState(conn.client, pending.job_id, ctx.signal);
       switch (state.kind) {
         case 'gone':
           await clearPending(store, id, pending.job_id, GONE_REASON);
@@ -83,12 +87,12 @@ export const resume: CommandDef<ResumeOptions> = {
             `deliberation ${pending.job_id} is gone from the orchestrator; the turn stays interrupted`,
             'its history expired or the orchestrator restarted; ask again with nsed continue',
           );
-        case 'failed': {
-          // A cancelled job reads `failed: cancelled…`: its own state and exit code, not a failure.
-          const cancelled =
-            settlementOf({ job_id: pending.job_id, status: state.status, result: null }).kind === 'cancelled';
-          const why = cancelled ? 'was cancelled' : state.status.slice(0, 300);
-          await recordJobEnd(ctx, store, id, pending, cancelled ? 'cancelled' : 'failed', `deliberation ${why}`);
+        case 'failed':
+        case 'cancelled': {
+          // A cancelled job has its own state and exit code, not a failure's.
+          const cancelled = state.kind === 'cancelled';
+          const why = cancelled ? 'was cancelled' : `failed: ${state.reason.slice(0, 300)}`;
+          await recordJobEnd(ctx, store, id, pending, state.kind, `deliberation ${why}`);
           throw new NsedError(cancelled ? 'cancelled' : 'server', `deliberation ${pending.job_id} ${why}`, {
             hint: `ask again with 'nsed continue -s ${id}'`,
           });
@@ -102,7 +106,7 @@ export const resume: CommandDef<ResumeOptions> = {
             {
               kind: 'result',
               jobId: pending.job_id,
-              content: state.content,
+              content: state.answer,
             },
             { reports: opts.reports, gates },
           );

@@ -1,7 +1,7 @@
 import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
-import { settlementOf } from './settle.js';
+import { settlementOf } from './job-result.js';
 import type { TurnDeps } from './turn-spec.js';
 import { toolCallEventOf } from '../api/tool-call-events.js';
 

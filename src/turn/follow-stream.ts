@@ -6,7 +6,7 @@ import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';
 import { followNative } from './follow-native.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
-import { settlementOf, type Settlement } from './settle.js';
+import { settlementOf, type Settlement } from './job-result.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /** How a followed stream ended: by a documented finish, or as the orchestrator's /result says. */

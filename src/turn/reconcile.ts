@@ -1,68 +1,42 @@
-import type { NsedClient } from '../api/client.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
-import { NsedError, toNsedError } from '../errors.js';
-import { statusWord } from '../protocol/job-status.js';
+import { NsedError } from '../errors.js';
 import { upsertAssistantTurn } from '../session/lineage.js';
 import { newTurnId } from '../session/ids.js';
 import type { PendingJob, Session, TurnStatus } from '../session/model.js';
 import type { SessionStore } from '../session/store.js';
+import { askJobState } from './job-result.js';
 
 export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';
-
-/** What GET /result says of a pending job, as the reference client's reconcile_decision reads it. */
-export type PendingState =
-  { kind: 'gone' } | { kind: 'failed'; status: string } | { kind: 'completed'; content: string } | { kind: 'running' };
 
 export const GONE_REASON = 'the orchestrator no longer knows this deliberation';
 
 /**
- * Asks the orchestrator how a pending job stands. A 404 means it is gone (history expired or
- * the orchestrator restarted); any other failure is raised, since nothing can be decided while
- * the orchestrator does not answer.
- */
-export async function judgePending(
-  client: NsedClient,
-  pending: PendingJob,
-  signal?: AbortSignal,
-): Promise<PendingState> {
-  let r;
-  try {
-    r = await client.result(pending.job_id, signal === undefined ? {} : { signal });
-  } catch (err) {
-    const e = toNsedError(err);
-    if (e.code === 'not_found') return { kind: 'gone' };
-    throw e;
-  }
-  const status = statusWord(r.status);
-  if (status === 'completed') return { kind: 'completed', content: r.result?.trim() ?? '' };
-  if (status.startsWith('failed')) return { kind: 'failed', status: r.status };
-  return { kind: 'running' };
-}
-
-/**
  * Settles a session's pending job before a new turn (continue) or after a refused inject or
- * cancel: record a finished answer, clear a marker whose job failed or is gone, report a job
- * still running.
+ * cancel: record a finished answer, record a job that failed or was cancelled as such, clear a
+ * marker whose job is gone, report a job still running.
  */
 export async function reconcilePending(ctx: Context, conn: Connection, session: Session): Promise<Reconciled> {
   const pending = session.pending_job;
   if (pending === undefined) return 'none';
   const store = await ctx.store();
-  const state = await judgePending(conn.client, pending);
+  const state = await askJobState(conn.client, pending.job_id);
   switch (state.kind) {
     case 'gone':
       await clearPending(store, session.id, pending.job_id, GONE_REASON);
       return 'cleared';
     case 'failed':
-      await clearPending(store, session.id, pending.job_id);
+      await recordJobEnd(ctx, store, session.id, pending, 'failed', `deliberation failed: ${state.reason}`);
+      return 'cleared';
+    case 'cancelled':
+      await recordJobEnd(ctx, store, session.id, pending, 'cancelled', 'deliberation was cancelled');
       return 'cleared';
     case 'running':
       return 'running';
     case 'completed':
       break;
   }
-  if (state.content === '') {
+  if (state.answer === '') {
     await clearPending(store, session.id, pending.job_id);
     return 'cleared';
   }
@@ -71,7 +45,7 @@ export async function reconcilePending(ctx: Context, conn: Connection, session: 
       id: newTurnId(ctx.randomHex),
       role: 'assistant',
       kind: 'message',
-      content: state.content,
+      content: state.answer,
       status: 'complete',
       ts: ctx.clock.now().toISOString(),
       policy_id: pending.policy,

@@ -70,11 +70,10 @@ describe('-m/--model against a plain OpenAI-compatible server (no x-nsed-session
     expect(models().at(-1)).toBe('other-model');
   });
 
-  it('resume, inject and cancel on such a session fail with one line: the server is not an NSED orchestrator', async () => {
+  it('inject and cancel on such a session fail with one line: the server is not an NSED orchestrator', async () => {
     const first = await run(['ask', '-m', 'gpt-4o-mini', '-o', 'json', 'hi']);
     const id = (JSON.parse(first.stdout) as { session: string }).session;
     for (const args of [
-      ['resume', '-s', id],
       ['inject', '-s', id, 'focus'],
       ['cancel', '-s', id],
     ]) {
@@ -83,6 +82,14 @@ describe('-m/--model against a plain OpenAI-compatible server (no x-nsed-session
       expect(r.stderr, args[0]).not.toContain('/v1');
       expect(r.code, args[0]).toBe(2);
     }
+  });
+
+  it('resume on such a session says the turn had no deliberation to follow, exit 7 as after any finished turn', async () => {
+    const first = await run(['ask', '-m', 'gpt-4o-mini', '-o', 'json', 'hi']);
+    const id = (JSON.parse(first.stdout) as { session: string }).session;
+    const r = await run(['resume', '-s', id]);
+    expect(r.stderr).toMatch(/^nsed: nothing is running in session \S+: its last turn had no deliberation to follow\n/);
+    expect(r.code).toBe(7);
   });
 
   it('--agents (the native path) fails with one line saying the server is not an NSED orchestrator', async () => {

@@ -39,14 +39,16 @@ async function pendingOn(r: ContextRig, room: string): Promise<Session> {
 }
 
 describe('reconcilePending on jobs that ended without an answer', () => {
-  it('clears the marker of a cancelled job without inventing an answer', async () => {
+  it('records a cancelled job as a cancelled turn, without inventing an answer', async () => {
     rig = await contextRig({ sim: { hold: true } });
     const saved = await pendingOn(rig, 'room-cancelled');
     expect((await post(`${rig.sim.url}/deliberation/room-cancelled/cancel`, '')).status).toBe(200);
     expect(await reconcilePending(rig.ctx, rig.conn, saved)).toBe('cleared');
     const after = await rig.store.read('r1');
     expect(after.pending_job).toBeUndefined();
-    expect(after.turns.filter((t) => t.role === 'assistant')).toEqual([]);
+    expect(after.turns.filter((t) => t.role === 'assistant')).toMatchObject([
+      { job_id: 'room-cancelled', status: 'cancelled', content: '' },
+    ]);
   });
 
   it('clears the marker of a finished job once the orchestrator forgot it (history TTL passed)', async () => {
