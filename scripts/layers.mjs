@@ -35,7 +35,17 @@ export const LAYERS = [
     allow: ['src/protocol/'],
     why: "the council's verdict is derived from the wire's rounds and milestones alone: a leaf that events.ts, output/, turn/ and the reports share",
   },
+  {
+    from: 'src/transcript.ts',
+    allow: ['src/events.ts', 'src/protocol/'],
+    why: 'the transcript is a pure fold of the event union: a leaf that turn/ records and output/ renders from',
+  },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
+  {
+    from: 'src/tools/',
+    allow: ['src/tools/', 'src/events.ts', 'src/terminal/', 'src/errors.ts', 'src/protocol/'],
+    why: 'the tools nsed runs for the council (a declared program, a question to the person) need the call, the terminal and nothing of the turn that asks for them',
+  },
   {
     from: 'src/terminal/',
     allow: ['src/terminal/', 'src/errors.ts'],
@@ -83,8 +93,6 @@ export const LAYERS = [
       'src/connection.ts',
       ...STORE_INTERNALS,
     ],
-    // The json renderer folds events with the turn's own pure reducer rather than a copy of it.
-    except: ['src/turn/transcript.ts'],
     why: 'output/ renders events (events.ts) and session documents; it neither fetches them nor opens the store',
   },
   {

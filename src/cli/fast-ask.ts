@@ -9,6 +9,7 @@ import { STDIN_MARKER } from '../commands/shared/prompt.js';
 import { prescan, prescannedCommand } from './prescan.js';
 import { finish, isTTY, processContext, processStreams } from './process-context.js';
 import { runSelected } from './run-command.js';
+import { baselineWasmOnly } from './wasm-tiering.js';
 
 /** Runs `args` when they are a shape of `ask` the prescan reads and returns true, else returns false having done nothing. */
 export function run(args: readonly string[]): boolean {
@@ -16,6 +17,7 @@ export function run(args: readonly string[]): boolean {
   // As runCli does: yargs would drop a lone `-`, so both parsers see the marker instead.
   const argv = prescan(args.map((a) => (a === '-' ? STDIN_MARKER : a)));
   if (argv === undefined) return false;
+  baselineWasmOnly();
   void runSelected({ def: ask, argv }, processContext(), processStreams, {}, isTTY).then(finish);
   return true;
 }

@@ -13,7 +13,7 @@ import { assertFree, newClaim, releaseClaim } from './claim.js';
 import { TurnRecorder } from './record-turn.js';
 import { runTurn, type TurnDeps, type TurnSpec } from './run-turn.js';
 import { userTurn } from './start-session.js';
-import type { Transcript } from './transcript.js';
+import type { Transcript } from '../transcript.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';

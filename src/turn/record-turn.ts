@@ -2,7 +2,7 @@ import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus 
 import type { SessionStore, UpdateOptions } from '../session/store.js';
 import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
 import type { AnswerCheck } from './answer-schema.js';
-import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { Transcript, TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 /** A call as the session keeps it: what was asked and, once settled, how. */

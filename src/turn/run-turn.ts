@@ -12,7 +12,7 @@ import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';
 import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
 import { settleDiverged } from './diverged.js';
-import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from './transcript.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
 import { deriveVerdict, judgeGates, type CouncilVerdict, type GateResult } from '../verdict.js';

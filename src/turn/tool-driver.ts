@@ -5,7 +5,7 @@ import { toNsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { answerCall, overLimit, type CallAnswer, type CallToAnswer } from '../tools/answer-call.js';
 import type { DeclaredTools } from '../tools/declared.js';
-import type { TranscriptToolResult } from './transcript.js';
+import type { TranscriptToolResult } from '../transcript.js';
 
 export interface ToolDriverDeps {
   ctx: Context;

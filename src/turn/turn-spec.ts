@@ -6,7 +6,7 @@ import type { DeclaredTools } from '../tools/declared.js';
 import type { AnswerSchema } from './answer-schema.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
-import type { TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
 import type { Gates } from '../verdict.js';
 
 /** What one turn runs with (runTurn, followStream). */

@@ -45,6 +45,21 @@ describe('the layer arrows in lint', () => {
       /must not import src\/commands\//,
     ],
     ['src/commands/x.ts', "import { runCli } from '../cli/run-cli.js';\nexport const r = runCli;\n", /is the entry/],
+    [
+      'src/tools/x.ts',
+      "import type { SessionStore } from '../session/store.js';\nexport type S = SessionStore;\n",
+      /src\/tools\/ may import only/,
+    ],
+    [
+      'src/output/x.ts',
+      "import { applyEvent } from '../turn/transcript.js';\nexport const a = applyEvent;\n",
+      /must not import src\/turn\//,
+    ],
+    [
+      'src/transcript.ts',
+      "import type { Session } from './session/model.js';\nexport type S = Session;\n",
+      /src\/transcript\.ts may import only/,
+    ],
   ])('reports %s importing against the arrows', async (file, code, message) => {
     expect(await arrowMessages(file, code)).toEqual([expect.stringMatching(message)]);
   });
@@ -53,7 +68,7 @@ describe('the layer arrows in lint', () => {
     const ok = [
       "import type { NsedEvent } from '../events.js';",
       "import { NsedError } from '../errors.js';",
-      "import { applyEvent } from '../turn/transcript.js';",
+      "import { applyEvent } from '../transcript.js';",
       "import type { Session } from '../session/model.js';",
       'export type X = [NsedEvent, NsedError, typeof applyEvent, Session];',
     ].join('\n');

@@ -5,7 +5,7 @@ import type { IO } from '../../terminal/io.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';
 import { followUpBody } from '../../turn/tool-round.js';
-import type { TranscriptToolCall, TranscriptToolResult } from '../../turn/transcript.js';
+import type { TranscriptToolCall, TranscriptToolResult } from '../../transcript.js';
 import { readAll } from './prompt.js';
 
 export interface GivenResult {
