@@ -41,6 +41,7 @@ export const LAYERS = [
     why: 'the transcript is a pure fold of the event union: a leaf that turn/ records and output/ renders from',
   },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
+  { from: 'src/process-alive.ts', allow: [], why: 'a leaf: whether a pid names a live process' },
   {
     from: 'src/tools/',
     allow: ['src/tools/', 'src/events.ts', 'src/terminal/', 'src/errors.ts', 'src/protocol/'],
@@ -130,6 +131,20 @@ export const LAYERS = [
   { from: 'src/cli/', deny: [], why: 'the entry' },
 ];
 
+/**
+ * Layers with a face: from outside `layer`, only its `face` module may be imported; `opens` lets
+ * the named importers reach a few more of its files (the Context opens the store). Whatever else
+ * the layer holds is private to it.
+ */
+export const FACES = [
+  { layer: 'src/api/', face: 'src/api/index.ts' },
+  {
+    layer: 'src/session/',
+    face: 'src/session/index.ts',
+    opens: { by: ['src/context.ts'], files: ['src/session/file-store.ts', 'src/session/memory-overlay.ts'] },
+  },
+];
+
 const ENTRY = 'src/cli/';
 
 const under = (file, place) => (place.endsWith('/') ? file.startsWith(place) : file === place);
@@ -141,6 +156,10 @@ const under = (file, place) => (place.endsWith('/') ? file.startsWith(place) : f
 export function arrowViolation(from, to) {
   if (!from.startsWith('src/') || !to.startsWith('src/')) return undefined;
   if (under(to, ENTRY) && !under(from, ENTRY)) return `${to} is the entry: nothing but src/cli/ imports it`;
+  return layerViolation(from, to) ?? faceViolation(from, to);
+}
+
+function layerViolation(from, to) {
   const rule = LAYERS.find((r) => under(from, r.from));
   if (rule === undefined) return undefined;
   if ((rule.except ?? []).some((p) => under(to, p))) return undefined;
@@ -151,6 +170,14 @@ export function arrowViolation(from, to) {
   }
   const hit = rule.deny.find((p) => under(to, p));
   return hit === undefined ? undefined : `${rule.from} must not import ${hit} (${rule.why})`;
+}
+
+function faceViolation(from, to) {
+  const faced = FACES.find((f) => under(to, f.layer) && !under(from, f.layer));
+  if (faced === undefined || to === faced.face) return undefined;
+  const opens = faced.opens;
+  if (opens !== undefined && opens.by.some((p) => under(from, p)) && opens.files.includes(to)) return undefined;
+  return `${to} is private to ${faced.layer}: import what other layers may use from ${faced.face}`;
 }
 
 /** The repository file a relative specifier names (`../api/client.js` -> `src/api/client.ts`), or undefined. */

@@ -1,6 +1,8 @@
-import type { NsedClient } from './api/client.js';
+import type { NsedClient } from './api/index.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken, resolveUrlSource, type UrlSource } from './config.js';
 import { NsedError } from './errors.js';
+import { isAlive } from './process-alive.js';
+import type { LiveSim } from './protocol/live-sim.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
 
@@ -31,12 +33,6 @@ export interface Connection {
   /** The in-process simulator (--sim) jobs run on, ours or another process's, for a pending marker to name. */
   liveSim?: LiveSim | undefined;
   close(): Promise<void>;
-}
-
-/** An in-process simulator (--sim): where it listens, and the process that serves it. */
-export interface LiveSim {
-  url: string;
-  pid: number;
 }
 
 /** A session's pending job, for a connection that may have to reach it where it runs. */
@@ -91,7 +87,7 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     ({ url, source } = resolveUrlSource(globals.url, ctx.env, recorded, configured?.url));
     token = await readToken(globals.tokenFile, ctx.env, warn, configured?.token_file);
   }
-  const { createClient } = await import('./api/client.js');
+  const { createClient } = await import('./api/index.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
   if (verbose) warn(`url ${url} (${URL_SOURCE_WORDS[source]})`);
   const debug =
@@ -170,14 +166,4 @@ function ownerSim(pending: NonNullable<ConnectTarget['pending']>, needsJob: bool
       hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
     },
   );
-}
-
-/** Signal 0 tests for a process without touching it; EPERM means it lives under another user. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
 }

@@ -1,6 +1,6 @@
 import type { ParsedArgv } from '../commands/command.js';
 import { OUTPUT_MODES } from '../output/modes.js';
-import { SESSION_STATES } from '../session/store.js';
+import { SESSION_STATES } from '../session/index.js';
 
 /** The commands whose plain shapes the prescan reads: what a shell loop, a completion or a CI step runs. */
 export type PrescannedCommand = 'ls' | 'show' | 'ask';

@@ -24,10 +24,7 @@ export const policies: CommandDef<PoliciesOptions> = {
       .example("nsed policies -o json | jq -r '.[].tags[]'", 'every tag -p accepts'),
   parse: (argv) => ({ tag: stringFlag(argv, 'tag'), cached: argv['cached'] === true }),
   run: async (opts, ctx) => {
-    const [{ resolveHome }, cache] = await Promise.all([
-      import('../session/paths.js'),
-      import('../session/policy-cache.js'),
-    ]);
+    const [{ resolveHome }, cache] = await Promise.all([import('../session/index.js'), import('../session/index.js')]);
     if (opts.cached) {
       let home: string;
       try {

@@ -5,7 +5,7 @@ import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Adapter } from 'lowdb';
 import { NsedError, storeError } from '../errors.js';
-import { isAlive } from './lock.js';
+import { isAlive } from '../process-alive.js';
 
 /** The calls the adapter makes on an open file. */
 export interface DiskHandle {

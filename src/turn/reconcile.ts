@@ -1,10 +1,14 @@
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { NsedError } from '../errors.js';
-import { upsertAssistantTurn } from '../session/lineage.js';
-import { newTurnId } from '../session/ids.js';
-import type { PendingJob, Session, TurnStatus } from '../session/model.js';
-import type { SessionStore } from '../session/store.js';
+import {
+  upsertAssistantTurn,
+  newTurnId,
+  type PendingJob,
+  type Session,
+  type TurnStatus,
+  type SessionStore,
+} from '../session/index.js';
 import { askJobState } from './job-result.js';
 
 export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';

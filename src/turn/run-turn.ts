@@ -1,12 +1,12 @@
 import type { NsedEvent, StreamEvent } from '../events.js';
 import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
-import type { PendingJob, TurnStatus } from '../session/model.js';
+import type { PendingJob, TurnStatus } from '../session/index.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { declareTools } from '../tools/declared.js';
 import { checkAnswer, type AnswerCheck } from './answer-schema.js';
 import { completionEvents } from './completion-events.js';
-import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
+import { DOCUMENTED_FINISH } from '../api/index.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { ToolDriver } from './tool-driver.js';

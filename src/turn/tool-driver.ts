@@ -1,4 +1,4 @@
-import type { NsedClient } from '../api/client.js';
+import type { NsedClient } from '../api/index.js';
 import type { NsedEvent } from '../events.js';
 import type { Context } from '../context.js';
 import { toNsedError } from '../errors.js';

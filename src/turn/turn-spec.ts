@@ -1,7 +1,7 @@
-import type { NsedClient } from '../api/client.js';
+import type { NsedClient } from '../api/index.js';
 import type { Context } from '../context.js';
 import type { Renderer } from '../output/renderer-types.js';
-import type { LiveSim, TurnPath } from '../session/model.js';
+import type { LiveSim, TurnPath } from '../session/index.js';
 import type { DeclaredTools } from '../tools/declared.js';
 import type { AnswerSchema } from './answer-schema.js';
 import type { TurnStart } from './build-request.js';

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
-import type { Session } from '../../session/model.js';
+import type { Session } from '../../session/index.js';
 import type { ParsedArgv } from '../command.js';
 
 /** The session `sessions show` and `export` act on: an id (or a unique prefix), or the latest. */

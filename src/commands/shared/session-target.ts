@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import type { Context } from '../../context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
 import { oneLine } from '../../terminal/sanitize.js';
-import type { Session } from '../../session/model.js';
+import type { Session } from '../../session/index.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 
 /** Which session a command acts on: an id (or a unique prefix of one), or the latest. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { NsedError, notFound, usageError } from '../../errors.js';
-import type { Session, Turn } from '../../session/model.js';
+import type { Session, Turn } from '../../session/index.js';
 import type { IO } from '../../terminal/io.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';

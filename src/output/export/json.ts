@@ -1,14 +1,15 @@
 import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
-import type {
-  Attachment,
-  PendingJob,
-  RecordedToolCall,
-  Session,
-  Turn,
-  TurnPath,
-  TurnStatus,
-} from '../../session/model.js';
-import { sessionState, type SessionState } from '../../session/store.js';
+import {
+  type Attachment,
+  type PendingJob,
+  type RecordedToolCall,
+  type Session,
+  type Turn,
+  type TurnPath,
+  type TurnStatus,
+  sessionState,
+  type SessionState,
+} from '../../session/index.js';
 import { deriveVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
