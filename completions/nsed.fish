@@ -265,7 +265,7 @@ complete -c nsed -n '__nsed_is \'sessions rm\' \'sessions remove\'' -l force -d 
 complete -c nsed -n '__nsed_is \'policies\'' -l tag -x -d 'only policies with this tag'
 complete -c nsed -n '__nsed_is \'sim\'' -l host -x -d 'address to listen on'
 complete -c nsed -n '__nsed_is \'sim\'' -l port -x -d 'port (0 = a free one)'
-complete -c nsed -n '__nsed_is \'sim\'' -l profile -x -a 'default strict' -d 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)'
+complete -c nsed -n '__nsed_is \'sim\'' -l profile -x -a 'default strict' -d 'how the simulator answers what docs/protocol.md leaves open (env NSED_SIM_PROFILE; default: default)'
 complete -c nsed -n '__nsed_is \'sim\'' -l dedup -d 'answer an identical request from the same job (default: on with --profile strict)'
 complete -c nsed -n '__nsed_is \'sim\'' -l dedup-ttl -x -d 'seconds an ended job still answers identical requests'
 complete -c nsed -n '__nsed_is \'sim\'' -l seed -x -d 'seed for the simulated council'

@@ -53,7 +53,8 @@ export const sim: CommandDef<SimOptions> = {
       .option('profile', {
         type: 'string',
         choices: ['default', 'strict'],
-        describe: 'how the simulator answers what the seeds leave open (env NSED_SIM_PROFILE; default: default)',
+        describe:
+          'how the simulator answers what docs/protocol.md leaves open (env NSED_SIM_PROFILE; default: default)',
       })
       .option('dedup', {
         type: 'boolean',
