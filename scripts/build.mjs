@@ -65,7 +65,7 @@ const undiciSlim = {
 };
 
 /**
- * dist/fast.cjs runs only `sessions ls`, `sessions show` and help, which never open a connection;
+ * dist/fast.cjs runs only `sessions ls` and `sessions show`, which never open a connection;
  * one bundle has no lazy chunks, so the Context's `import('./connection.js')` would carry undici
  * and the simulator (800 KB) into it. The fast bundle gets a connect() that says so instead.
  */

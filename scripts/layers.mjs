@@ -35,7 +35,18 @@ export const LAYERS = [
     allow: ['src/protocol/'],
     why: "the council's verdict is derived from the wire's rounds and milestones alone: a leaf that events.ts, output/, turn/ and the reports share",
   },
+  {
+    from: 'src/transcript.ts',
+    allow: ['src/events.ts', 'src/protocol/'],
+    why: 'the transcript is a pure fold of the event union: a leaf that turn/ records and output/ renders from',
+  },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
+  { from: 'src/process-alive.ts', allow: [], why: 'a leaf: whether a pid names a live process' },
+  {
+    from: 'src/tools/',
+    allow: ['src/tools/', 'src/events.ts', 'src/terminal/', 'src/errors.ts', 'src/protocol/'],
+    why: 'the tools nsed runs for the council (a declared program, a question to the person) need the call, the terminal and nothing of the turn that asks for them',
+  },
   {
     from: 'src/secrets.ts',
     allow: [],
@@ -93,8 +104,6 @@ export const LAYERS = [
       'src/connection.ts',
       ...STORE_INTERNALS,
     ],
-    // The json renderer folds events with the turn's own pure reducer rather than a copy of it.
-    except: ['src/turn/transcript.ts'],
     why: 'output/ renders events (events.ts) and session documents; it neither fetches them nor opens the store',
   },
   {
@@ -137,6 +146,24 @@ export const LAYERS = [
   { from: 'src/cli/', deny: [], why: 'the entry' },
 ];
 
+/**
+ * Layers with a face: from outside `layer`, only its `face` module may be imported; `opens` lets
+ * the named importers reach a few more of its files (the Context opens the store). Whatever else
+ * the layer holds is private to it.
+ */
+export const FACES = [
+  { layer: 'src/api/', face: 'src/api/index.ts' },
+  {
+    layer: 'src/session/',
+    face: 'src/session/index.ts',
+    opens: [
+      { by: ['src/context.ts'], files: ['src/session/file-store.ts', 'src/session/memory-overlay.ts'] },
+      // The one atomic write names its temp files with the store's own random ids (no node:crypto).
+      { by: ['src/files/'], files: ['src/session/random-hex.ts'] },
+    ],
+  },
+];
+
 const ENTRY = 'src/cli/';
 
 const under = (file, place) => (place.endsWith('/') ? file.startsWith(place) : file === place);
@@ -148,6 +175,10 @@ const under = (file, place) => (place.endsWith('/') ? file.startsWith(place) : f
 export function arrowViolation(from, to) {
   if (!from.startsWith('src/') || !to.startsWith('src/')) return undefined;
   if (under(to, ENTRY) && !under(from, ENTRY)) return `${to} is the entry: nothing but src/cli/ imports it`;
+  return layerViolation(from, to) ?? faceViolation(from, to);
+}
+
+function layerViolation(from, to) {
   const rule = LAYERS.find((r) => under(from, r.from));
   if (rule === undefined) return undefined;
   if ((rule.except ?? []).some((p) => under(to, p))) return undefined;
@@ -158,6 +189,14 @@ export function arrowViolation(from, to) {
   }
   const hit = rule.deny.find((p) => under(to, p));
   return hit === undefined ? undefined : `${rule.from} must not import ${hit} (${rule.why})`;
+}
+
+function faceViolation(from, to) {
+  const faced = FACES.find((f) => under(to, f.layer) && !under(from, f.layer));
+  if (faced === undefined || to === faced.face) return undefined;
+  const opened = (faced.opens ?? []).some((o) => o.by.some((p) => under(from, p)) && o.files.includes(to));
+  if (opened) return undefined;
+  return `${to} is private to ${faced.layer}: import what other layers may use from ${faced.face}`;
 }
 
 /** The repository file a relative specifier names (`../api/client.js` -> `src/api/client.ts`), or undefined. */

@@ -107,7 +107,7 @@ export async function loadConfig(env: Env): Promise<LoadedConfig> {
     };
   }
   try {
-    const { values, unknown } = parseConfigText(text, file);
+    const { values, unknown } = parseConfigText(text, file, env['HOME']);
     return { path: file, exists: true, values, unknown, error: undefined };
   } catch (err) {
     return { ...empty, exists: true, error: err instanceof NsedError ? err : storeError(String(err)) };
@@ -137,7 +137,11 @@ function parseConfigObject(text: string, file: string): Record<string, unknown> 
 }
 
 /** The file's JSON, checked key by key; a wrong value names the key and the file. */
-export function parseConfigText(text: string, file: string): { values: ConfigValues; unknown: string[] } {
+export function parseConfigText(
+  text: string,
+  file: string,
+  home?: string,
+): { values: ConfigValues; unknown: string[] } {
   const raw = parseConfigObject(text, file);
   const values: ConfigValues = {};
   const unknown: string[] = [];
@@ -147,7 +151,7 @@ export function parseConfigText(text: string, file: string): { values: ConfigVal
       continue;
     }
     try {
-      setValue(values, key, checkValue(key, value, path.dirname(file)));
+      setValue(values, key, checkValue(key, value, path.dirname(file), home));
     } catch (err) {
       const msg = err instanceof NsedError ? err.message : String(err);
       throw storeError(`the config file ${file}: ${msg}`, {
@@ -182,8 +186,11 @@ export function valueFromText(key: ConfigKey, text: string): unknown {
   }
 }
 
-/** Checks one value; `base` resolves a relative token_file against the config file's folder. */
-export function checkValue(key: ConfigKey, value: unknown, base: string): ConfigValues[ConfigKey] {
+/**
+ * Checks one value; `base` resolves a relative token_file against the config file's folder, and
+ * `home` (the Context's HOME, never process.env's) a `~/` one.
+ */
+export function checkValue(key: ConfigKey, value: unknown, base: string, home?: string): ConfigValues[ConfigKey] {
   const bad = (what: string): NsedError => usageError(`${key} must be ${what}`);
   switch (key) {
     case 'url': {
@@ -242,7 +249,6 @@ export function checkValue(key: ConfigKey, value: unknown, base: string): Config
     }
     case 'token_file': {
       if (typeof value !== 'string' || value.trim() === '') throw bad('a file path');
-      const home = process.env['HOME'];
       const p = value.startsWith('~/') && home !== undefined ? path.join(home, value.slice(2)) : value;
       return path.resolve(base, p);
     }

@@ -1,7 +1,9 @@
-import type { NsedClient } from './api/client.js';
+import type { NsedClient } from './api/index.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken } from './config.js';
 import type { RunSettings, SettingSource } from './settings.js';
 import { NsedError } from './errors.js';
+import { isAlive } from './process-alive.js';
+import type { LiveSim } from './protocol/live-sim.js';
 import { redactUrl, type Secrets } from './secrets.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
@@ -33,12 +35,6 @@ export interface Connection {
   /** The in-process simulator (--sim) jobs run on, ours or another process's, for a pending marker to name. */
   liveSim?: LiveSim | undefined;
   close(): Promise<void>;
-}
-
-/** An in-process simulator (--sim): where it listens, and the process that serves it. */
-export interface LiveSim {
-  url: string;
-  pid: number;
 }
 
 /** A session's pending job, for a connection that may have to reach it where it runs. */
@@ -94,7 +90,7 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     token = await readToken(settings.token.value, settings.token.from, ctx.env, warn);
     ctx.secrets?.add(token);
   }
-  const { createClient } = await import('./api/client.js');
+  const { createClient } = await import('./api/index.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
   // The client sends no query string and refuses userinfo; what is shown and stored drops them too.
   const shown = redactUrl(url);
@@ -169,14 +165,4 @@ function ownerSim(pending: NonNullable<ConnectTarget['pending']>, needsJob: bool
       hint: 'a --sim deliberation lives only as long as the command that started it; start a new turn with nsed continue',
     },
   );
-}
-
-/** Signal 0 tests for a process without touching it; EPERM means it lives under another user. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
 }

@@ -2,7 +2,7 @@ import type { LoadedConfig } from './config-file.js';
 import type { ConnectTarget, Connection } from './connection.js';
 import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
 import { Secrets } from './secrets.js';
-import type { SessionStore } from './session/store.js';
+import type { SessionStore } from './session/index.js';
 import type { RunSettings } from './settings.js';
 import type { IO } from './terminal/io.js';
 
@@ -122,7 +122,7 @@ export function runSecrets(env: ProcessContext['env']): Secrets {
 async function openStore(ctx: Context): Promise<SessionStore> {
   const [{ openFileStore }, { resolveHome }] = await Promise.all([
     import('./session/file-store.js'),
-    import('./session/paths.js'),
+    import('./session/index.js'),
   ]);
   const { io } = ctx;
   const home = resolveHome(ctx.env, ctx.globals.home);
@@ -147,7 +147,7 @@ async function openStore(ctx: Context): Promise<SessionStore> {
 export async function withoutSaving(ctx: Context): Promise<Context> {
   const [{ memoryOverlay }, { resolveHome, sessionsDir }] = await Promise.all([
     import('./session/memory-overlay.js'),
-    import('./session/paths.js'),
+    import('./session/index.js'),
   ]);
   const home = resolveHome(ctx.env, ctx.globals.home);
   const overlay = memoryOverlay(

@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { isLoopbackHost } from '../protocol/loopback.js';
 
@@ -7,13 +6,6 @@ import { isLoopbackHost } from '../protocol/loopback.js';
  * `env` the caller passes, never from process.env behind its back; lowercase names win, as in
  * curl. Loopback always goes direct: a proxy cannot reach our 127.0.0.1.
  */
-
-// undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it with its baseline
-// compiler and then again, in background threads, with its optimising one, and a finished
-// process waits for those jobs before it exits: ~90 ms of every one-shot `ask`, for a parser
-// that is not faster for it over one answer, nor measurably over 200,000 chunks (bench/RESULTS.md,
-// round 3). Set before the first connection compiles the module.
-setFlagsFromString('--liftoff-only');
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -9,6 +9,7 @@ import { STDIN_MARKER } from '../commands/shared/prompt.js';
 import { fastEntries, prescan } from './prescan.js';
 import { finish, isTTY, processContext, processStreams } from './process-context.js';
 import { runSelected } from './run-command.js';
+import { baselineWasmOnly } from './wasm-tiering.js';
 
 const ENTRIES = fastEntries([], ask);
 
@@ -21,6 +22,7 @@ export function run(args: readonly string[]): boolean {
     ENTRIES,
   );
   if (selected === undefined) return false;
+  baselineWasmOnly();
   void runSelected(selected, processContext(), processStreams, {}, isTTY).then(finish);
   return true;
 }

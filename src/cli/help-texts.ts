@@ -24,7 +24,7 @@ export const helpKey = (words: readonly string[]): string => words.join(' ');
 
 /**
  * What `nsed [WORDS…] --help` prints on a pipe, for every shape, as yargs renders it from the
- * command definitions at HELP_WIDTH (a pipe, a file, a wide terminal). scripts/build.mjs stores the result in dist/fast.cjs;
+ * command definitions at HELP_WIDTH (a pipe, a file, a wide terminal). scripts/build.mjs stores the result in dist/help.cjs;
  * test/cli/stored-help.test.ts holds the stored texts to a fresh rendering.
  */
 export async function renderHelpTexts(): Promise<Record<string, string>> {

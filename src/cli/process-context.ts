@@ -8,7 +8,7 @@ import type * as Tty from 'node:tty';
 import type { ProcessContext } from '../context.js';
 import { fdStdout } from '../terminal/fd-stdout.js';
 import { ExitCode } from '../errors.js';
-import { randomHex } from '../session/random-hex.js';
+import { randomHex } from '../session/index.js';
 
 /** Installs the signal handlers and returns the run's ProcessContext. Call once, first. */
 export function processContext(): ProcessContext {

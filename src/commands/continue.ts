@@ -1,7 +1,7 @@
 import { withoutSaving } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import type { Context } from '../context.js';
-import type { Session } from '../session/model.js';
+import type { Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringList, type CommandDef } from './command.js';
 import type { Gates } from '../verdict.js';
@@ -92,7 +92,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       import('../turn/claim.js'),
       import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),
-      import('../session/ids.js'),
+      import('../session/index.js'),
       import('../turn/turn-options.js'),
     ]);
     const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);

@@ -80,7 +80,7 @@ export const fork: CommandDef<ForkOptions> = {
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
     const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }, turnInput] = await Promise.all(
       [
-        import('../session/lineage.js'),
+        import('../session/index.js'),
         import('../turn/start-session.js'),
         import('../turn/turn-options.js'),
         import('./shared/turn-input.js'),

@@ -111,7 +111,7 @@ async function recordedVerdict(
   source: Extract<GateOptions['source'], { kind: 'session' }>,
 ): Promise<CouncilVerdict> {
   const [{ resolveTurnRef }, { turnDocument }] = await Promise.all([
-    import('../session/lineage.js'),
+    import('../session/index.js'),
     import('../output/export/json.js'),
   ]);
   const session = await readTarget(ctx, source.target);

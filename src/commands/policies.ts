@@ -27,10 +27,7 @@ export const policies: CommandDef<PoliciesOptions> = {
   ],
   parse: (argv) => ({ tag: stringFlag(argv, 'tag'), cached: argv['cached'] === true }),
   run: async (opts, ctx) => {
-    const [{ resolveHome }, cache] = await Promise.all([
-      import('../session/paths.js'),
-      import('../session/policy-cache.js'),
-    ]);
+    const [{ resolveHome }, cache] = await Promise.all([import('../session/index.js'), import('../session/index.js')]);
     if (opts.cached) {
       let home: string;
       try {

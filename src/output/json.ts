@@ -2,7 +2,7 @@ import type { EventOf } from '../events.js';
 import { ExitCode } from '../errors.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
-import { applyEvent, emptyTranscript } from '../turn/transcript.js';
+import { applyEvent, emptyTranscript } from '../transcript.js';
 import { gateFailure } from './gate-lines.js';
 import { toJsonLine } from './ndjson.js';
 import type { Renderer } from './renderer-types.js';

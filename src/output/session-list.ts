@@ -1,4 +1,4 @@
-import type { SessionSummary } from '../session/store.js';
+import type { SessionSummary } from '../session/index.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { inertJson } from './export/inert-json.js';
 import { toJsonLine } from './ndjson.js';

@@ -1,5 +1,5 @@
 import type { Candidate, NsedRound } from '../protocol/wire.js';
-import type { Attachment, RecordedToolCall } from '../session/model.js';
+import type { Attachment, RecordedToolCall } from '../session/index.js';
 import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
 import { plainPaint, roundPicture, type Paint } from './round-picture.js';

@@ -5,7 +5,7 @@ import type { Adapter } from 'lowdb';
 import { NsedError, storeError } from '../errors.js';
 import { realDisk, writeAtomic, type DiskHandle, type DiskOps } from '../files/atomic-write.js';
 import { redactDeep } from '../secrets.js';
-import { isAlive } from './lock.js';
+import { isAlive } from '../process-alive.js';
 
 export interface AtomicAdapterOptions<T> {
   /** Turns parsed JSON into a record, or throws an Error whose message says what is wrong. */

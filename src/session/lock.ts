@@ -5,6 +5,7 @@ import path from 'node:path';
 import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storeError } from '../errors.js';
+import { isAlive } from '../process-alive.js';
 
 /** The lock as its holder sees it. */
 export interface HeldLock {
@@ -66,16 +67,6 @@ function readOwnerSync(lockDir: string): Owner | undefined {
     return parseOwner(fs.readFileSync(ownerPath(lockDir), 'utf8'));
   } catch {
     return undefined;
-  }
-}
-
-/** False only when the pid certainly names no process (EPERM means it exists, as someone else). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 

@@ -1,5 +1,8 @@
+import type { LiveSim } from '../protocol/live-sim.js';
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
+
+export type { LiveSim };
 
 export const SESSION_VERSION = 1;
 
@@ -88,11 +91,6 @@ export interface PendingJob {
    * that owns it. A second terminal reaches the job there while that process lives.
    */
   sim?: LiveSim;
-}
-
-export interface LiveSim {
-  url: string;
-  pid: number;
 }
 
 export interface Council {

@@ -5,8 +5,7 @@ import type {
   ToolDefinition,
   UserTool,
 } from '../protocol/wire.js';
-import type { Session } from '../session/model.js';
-import { lineageMessages, lineageWithTools } from '../session/lineage.js';
+import { type Session, lineageMessages, lineageWithTools } from '../session/index.js';
 
 /** How a turn reaches the orchestrator (docs/protocol.md §3.1 and §3.3). */
 export type TurnStart =

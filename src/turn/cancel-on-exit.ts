@@ -1,4 +1,4 @@
-import type { NsedClient } from '../api/client.js';
+import type { NsedClient } from '../api/index.js';
 import type { Context } from '../context.js';
 import { toNsedError, type NsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';

@@ -1,9 +1,8 @@
 import os from 'node:os';
-import type { NsedClient } from '../api/client.js';
+import type { NsedClient } from '../api/index.js';
 import { NsedError, toNsedError } from '../errors.js';
-import { isAlive } from '../session/lock.js';
-import type { Session, TurnClaim } from '../session/model.js';
-import type { SessionStore } from '../session/store.js';
+import { isAlive } from '../process-alive.js';
+import type { Session, TurnClaim, SessionStore } from '../session/index.js';
 import { runningConflict } from './reconcile.js';
 
 /**

@@ -1,4 +1,4 @@
-import { isUsableCall } from '../api/decode-chunk.js';
+import { isUsableCall } from '../api/index.js';
 import type { StreamEvent } from '../events.js';
 import type { ChatCompletion } from '../protocol/wire.js';
 

@@ -1,6 +1,6 @@
 import { oneLine } from '../terminal/sanitize.js';
 import { settle } from './follow-stream.js';
-import { divergedFrom, type Transcript } from './transcript.js';
+import { divergedFrom, type Transcript } from '../transcript.js';
 import type { TurnDeps } from './turn-spec.js';
 
 /**

@@ -3,7 +3,7 @@ import { NsedError, toNsedError } from '../errors.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf } from './job-result.js';
 import type { FollowDeps } from './turn-spec.js';
-import { toolCallEventOf } from '../api/tool-call-events.js';
+import { toolCallEventOf } from '../api/index.js';
 
 /**
  * Follows a native job the way the reference client does: the named-event stream, which is

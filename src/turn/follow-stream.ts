@@ -1,6 +1,4 @@
-import type { EventStream } from '../api/client.js';
-import { DOCUMENTED_FINISH } from '../api/decode-chunk.js';
-import { eofError } from '../api/stream-processor.js';
+import { type EventStream, DOCUMENTED_FINISH, eofError } from '../api/index.js';
 import type { StreamEvent } from '../events.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { TurnStart } from './build-request.js';

@@ -1,4 +1,4 @@
-import type { NsedClient } from '../api/client.js';
+import type { NsedClient } from '../api/index.js';
 import { toNsedError } from '../errors.js';
 import { statusWord } from '../protocol/job-status.js';
 import type { JobResult } from '../protocol/wire.js';

@@ -1,10 +1,10 @@
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { NsedError } from '../errors.js';
-import { upsertAssistantTurn } from '../session/lineage.js';
-import { newTurnId } from '../session/ids.js';
-import type { PendingJob, Session, TurnStatus } from '../session/model.js';
-import type { SessionStore } from '../session/store.js';
+import { upsertAssistantTurn } from '../session/index.js';
+import { newTurnId } from '../session/index.js';
+import type { PendingJob, Session, TurnStatus } from '../session/index.js';
+import type { SessionStore } from '../session/index.js';
 import { askJobState } from './job-result.js';
 
 export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';

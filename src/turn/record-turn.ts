@@ -1,8 +1,17 @@
-import type { PendingJob, RecordedToolCall, Session, Turn, TurnPath, TurnStatus } from '../session/model.js';
-import type { SessionStore, UpdateOptions } from '../session/store.js';
-import { upsertAssistantTurn, upsertInjection } from '../session/lineage.js';
+import {
+  type PendingJob,
+  type RecordedToolCall,
+  type Session,
+  type Turn,
+  type TurnPath,
+  type TurnStatus,
+  type SessionStore,
+  type UpdateOptions,
+  upsertAssistantTurn,
+  upsertInjection,
+} from '../session/index.js';
 import type { AnswerCheck } from './answer-schema.js';
-import type { Transcript, TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { Transcript, TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 /** A call as the session keeps it: what was asked and, once settled, how. */

@@ -1,7 +1,5 @@
 import { NsedError, toNsedError } from '../errors.js';
-import { upsertInjection } from '../session/lineage.js';
-import { newTurnId } from '../session/ids.js';
-import type { PendingJob, Session } from '../session/model.js';
+import { upsertInjection, newTurnId, type PendingJob, type Session } from '../session/index.js';
 import { isLiveStatus } from '../protocol/job-status.js';
 import { buildChatRequest } from './build-request.js';
 import { sanitizeForTerminal } from '../terminal/sanitize.js';

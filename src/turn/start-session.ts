@@ -1,6 +1,14 @@
 import { toModel } from '../protocol/policy-ref.js';
-import { newConversationId, newSessionId, newTurnId } from '../session/ids.js';
-import { SESSION_VERSION, type Attachment, type Session, type Turn, type TurnClaim } from '../session/model.js';
+import {
+  newConversationId,
+  newSessionId,
+  newTurnId,
+  SESSION_VERSION,
+  type Attachment,
+  type Session,
+  type Turn,
+  type TurnClaim,
+} from '../session/index.js';
 import type { Context } from '../context.js';
 import { newClaim } from './claim.js';
 import { councilOf, type TurnOptions } from './turn-options.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { usageError } from '../errors.js';
 import type { ToolDefinition } from '../protocol/wire.js';
-import type { Council } from '../session/model.js';
+import type { Council } from '../session/index.js';
 import type { ReportOptions } from './report-options.js';
 import type { Gates } from '../verdict.js';
 import type { AnswerSchema } from './answer-schema.js';

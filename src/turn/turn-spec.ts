@@ -1,12 +1,12 @@
-import type { NsedClient } from '../api/client.js';
+import type { NsedClient } from '../api/index.js';
 import type { Context } from '../context.js';
 import type { Renderer } from '../output/renderer-types.js';
-import type { LiveSim, TurnPath } from '../session/model.js';
+import type { LiveSim, TurnPath } from '../session/index.js';
 import type { DeclaredTools } from '../tools/declared.js';
 import type { AnswerSchema } from './answer-schema.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
-import type { TranscriptToolCall, TranscriptToolResult } from './transcript.js';
+import type { TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
 import type { Gates } from '../verdict.js';
 
 /** What one turn runs with (runTurn, followStream). */

@@ -1,10 +1,10 @@
 import type { NsedEvent, StreamEvent } from '../events.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
-import type { TurnPath } from '../session/model.js';
+import type { TurnPath } from '../session/index.js';
 import { deriveVerdict } from '../verdict.js';
 import { followStream, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
-import { applyEvent, divergedFrom, emptyTranscript } from './transcript.js';
+import { applyEvent, divergedFrom, emptyTranscript } from '../transcript.js';
 import type { FollowDeps } from './turn-spec.js';
 
 /** The job a watch follows, and what it knows of it (a bare job id knows no session nor policy). */

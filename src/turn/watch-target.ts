@@ -3,7 +3,7 @@ import { NsedError } from '../errors.js';
 import { createRenderer } from '../output/renderer.js';
 import { progressMode } from '../output/progress-mode.js';
 import { assertStdoutWritten } from '../output/session-write.js';
-import { sessionAgents, type Session } from '../session/model.js';
+import { sessionAgents, type Session } from '../session/index.js';
 import { askJobState } from './job-result.js';
 import { watchJob, type WatchSpec } from './watch-job.js';
 

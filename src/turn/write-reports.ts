@@ -8,7 +8,7 @@ import { writeOutsideFile } from '../files/outside-file.js';
 import { gateProgressLines } from '../output/plain-progress.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
-import type { Session } from '../session/model.js';
+import type { Session } from '../session/index.js';
 import type { ReportOptions } from './report-options.js';
 import type { TurnSpec } from './turn-spec.js';
 

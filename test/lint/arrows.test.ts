@@ -45,16 +45,60 @@ describe('the layer arrows in lint', () => {
       /must not import src\/commands\//,
     ],
     ['src/commands/x.ts', "import { runCli } from '../cli/run-cli.js';\nexport const r = runCli;\n", /is the entry/],
+    [
+      'src/tools/x.ts',
+      "import type { SessionStore } from '../session/store.js';\nexport type S = SessionStore;\n",
+      /src\/tools\/ may import only/,
+    ],
+    [
+      'src/output/x.ts',
+      "import { applyEvent } from '../turn/transcript.js';\nexport const a = applyEvent;\n",
+      /must not import src\/turn\//,
+    ],
+    [
+      'src/transcript.ts',
+      "import type { Session } from './session/model.js';\nexport type S = Session;\n",
+      /src\/transcript\.ts may import only/,
+    ],
   ])('reports %s importing against the arrows', async (file, code, message) => {
     expect(await arrowMessages(file, code)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it.each([
+    ['src/turn/x.ts', "import { isAlive } from '../session/lock.js';\nexport const a = isAlive;\n", 'session/lock'],
+    [
+      'src/turn/x.ts',
+      "import { eofError } from '../api/stream-processor.js';\nexport const e = eofError;\n",
+      'api/stream-processor',
+    ],
+    ['src/commands/x.ts', "export const load = () => import('../session/file-store.js');\n", 'session/file-store'],
+    [
+      'src/output/x.ts',
+      "import type { Session } from '../session/model.js';\nexport type S = Session;\n",
+      'session/model',
+    ],
+  ])('keeps %s out of a private module of a layer with a face (%s)', async (file, code, what) => {
+    const [layer] = what.split('/');
+    expect(await arrowMessages(file, code)).toEqual([
+      `'${code.match(/'([^']+)'/)?.[1] ?? ''}' runs against the arrows: src/${what}.ts is private to src/${layer}/: import what other layers may use from src/${layer}/index.ts`,
+    ]);
+  });
+
+  it('lets the Context open the store, and the faces be imported', async () => {
+    expect(
+      await arrowMessages('src/context.ts', "export const load = () => import('./session/file-store.js');\n"),
+    ).toEqual([]);
+    const faces =
+      "import { isAlive } from '../session/index.js';\nimport { eofError } from '../api/index.js';\nexport const x = [isAlive, eofError];\n";
+    expect(await arrowMessages('src/turn/x.ts', faces)).toEqual([]);
   });
 
   it('lets the arrows that run one way pass', async () => {
     const ok = [
       "import type { NsedEvent } from '../events.js';",
       "import { NsedError } from '../errors.js';",
-      "import { applyEvent } from '../turn/transcript.js';",
-      "import type { Session } from '../session/model.js';",
+      "import { applyEvent } from '../transcript.js';",
+      "import type { Session } from '../session/index.js';",
       'export type X = [NsedEvent, NsedError, typeof applyEvent, Session];',
     ].join('\n');
     expect(await arrowMessages('src/output/x.ts', `${ok}\n`)).toEqual([]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NsedEvent, StreamEvent } from '../../src/events.js';
-import { applyEvent, emptyTranscript, type Transcript } from '../../src/turn/transcript.js';
+import { applyEvent, emptyTranscript, type Transcript } from '../../src/transcript.js';
 
 const fold = (events: Array<NsedEvent | StreamEvent>): Transcript => events.reduce(applyEvent, emptyTranscript());
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createNativeProcessor } from '../../src/api/native-processor.js';
 import type { StreamEvent } from '../../src/events.js';
 import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
-import { applyEvent, emptyTranscript } from '../../src/turn/transcript.js';
+import { applyEvent, emptyTranscript } from '../../src/transcript.js';
 import { deriveVerdict, judgeGates, type CouncilVerdict } from '../../src/verdict.js';
 
 const claim = (text: string, verdict: Claim['verdict'], reason?: string): Claim =>

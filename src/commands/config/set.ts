@@ -31,6 +31,7 @@ export const set: CommandDef<SetOptions> = {
       opts.key,
       valueFromText(opts.key, opts.value),
       opts.key === 'token_file' ? process.cwd() : path.dirname(file),
+      ctx.env['HOME'],
     );
     await editConfig(file, opts.key, value);
     return 0;

@@ -1,6 +1,6 @@
 import { usageError } from '../../errors.js';
 import { toModel } from '../../protocol/policy-ref.js';
-import { SESSION_STATES, type SessionState } from '../../session/store.js';
+import { SESSION_STATES, type SessionState } from '../../session/index.js';
 import { stringFlag, type CommandDef } from '../command.js';
 
 export interface LsOptions {

@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { redactDeep } from '../../secrets.js';
-import type { Session } from '../../session/model.js';
+import type { Session } from '../../session/index.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { PositionalDef } from '../shared/flag-def.js';
 import { SESSION_TARGET_FLAGS, type SessionTarget } from '../shared/session-target.js';

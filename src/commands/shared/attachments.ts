@@ -2,7 +2,7 @@ import type { createHash as CreateHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { NsedError, notFound, usageError } from '../../errors.js';
-import type { Attachment } from '../../session/model.js';
+import type { Attachment } from '../../session/index.js';
 import { fenced, readStdin, type PromptContext } from './prompt.js';
 
 /**

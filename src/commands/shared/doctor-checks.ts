@@ -2,6 +2,7 @@ import { access, constants, mkdir, readdir, readFile, rm, stat, writeFile } from
 import path from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, toNsedError, type ExitCodeValue } from '../../errors.js';
+import { isAlive } from '../../process-alive.js';
 
 /** One line of `nsed doctor`. */
 export interface Check {
@@ -61,7 +62,7 @@ export function configCheck(ctx: Context): Check {
 
 /** Proxy and certificate settings in effect, from the environment nsed was given. */
 export async function networkSettingsCheck(env: Context['env'], url: string): Promise<Check[]> {
-  const { proxySettings, proxyDisplay } = await import('../../api/dispatcher.js');
+  const { proxySettings, proxyDisplay } = await import('../../api/index.js');
   const checks: Check[] = [];
   const proxy = proxySettings(env);
   const https = url.startsWith('https:');
@@ -108,7 +109,7 @@ export async function networkSettingsCheck(env: Context['env'], url: string): Pr
 
 /** The store: where it is, that a session file can be written there, its mode, its locks. */
 export async function storeChecks(ctx: Context): Promise<Check[]> {
-  const { resolveHome, sessionsDir } = await import('../../session/paths.js');
+  const { resolveHome, sessionsDir } = await import('../../session/index.js');
   let home: string;
   try {
     home = resolveHome(ctx.env, ctx.globals.home);
@@ -162,7 +163,7 @@ async function lockCheck(dir: string): Promise<Check> {
   for (const name of names) {
     const owner = await readFile(path.join(dir, name, 'owner'), 'utf8').catch(() => '');
     const pid = Number(owner.split(' ')[0]);
-    if (Number.isInteger(pid) && pid > 0 && alive(pid)) live++;
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) live++;
     else stale++;
   }
   if (names.length === 0) return { name: 'locks', ok: true, detail: 'no session is locked' };
@@ -171,13 +172,4 @@ async function lockCheck(dir: string): Promise<Check> {
     stale > 0 ? `${stale} left by a process that ended (taken over when next used)` : '',
   ];
   return { name: 'locks', ok: true, detail: parts.filter((p) => p !== '').join('; ') };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -1,7 +1,7 @@
 import type { Connection } from '../../connection.js';
 import type { Context } from '../../context.js';
 import { NsedError, toNsedError, usageError } from '../../errors.js';
-import type { PendingJob, Session } from '../../session/model.js';
+import type { PendingJob, Session } from '../../session/index.js';
 import { sanitizeForTerminal } from '../../terminal/sanitize.js';
 
 const CALL_ID = /^[A-Za-z0-9_.:-]{1,200}$/;

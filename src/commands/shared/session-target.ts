@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
 import { oneLine } from '../../terminal/sanitize.js';
-import type { Session } from '../../session/model.js';
+import type { Session } from '../../session/index.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
 

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { NsedError, notFound, usageError } from '../../errors.js';
-import type { Session, Turn } from '../../session/model.js';
+import type { Session, Turn } from '../../session/index.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';
 import { followUpBody } from '../../turn/tool-round.js';
-import type { TranscriptToolCall, TranscriptToolResult } from '../../turn/transcript.js';
+import type { TranscriptToolCall, TranscriptToolResult } from '../../transcript.js';
 import { readStdin, type PromptContext } from './prompt.js';
 
 export interface GivenResult {

@@ -1,4 +1,4 @@
-import type { Session } from '../../session/model.js';
+import type { Session } from '../../session/index.js';
 import type { ExportFormat } from './format-names.js';
 import { htmlReport } from './html.js';
 import { inertJson } from './inert-json.js';

@@ -1,5 +1,5 @@
 import type { Candidate, NsedRound, Verdict as ClaimVerdict } from '../../protocol/wire.js';
-import type { Session } from '../../session/model.js';
+import type { Session } from '../../session/index.js';
 import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../../verdict.js';
 import { leaderOf } from '../progress-state.js';
 import { axisFor, lineChart, PALETTE, type Series } from './html/charts.js';

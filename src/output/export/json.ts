@@ -8,8 +8,8 @@ import {
   type Turn,
   type TurnPath,
   type TurnStatus,
-} from '../../session/model.js';
-import { sessionState, type SessionState } from '../../session/store.js';
+} from '../../session/index.js';
+import { sessionState, type SessionState } from '../../session/index.js';
 import { deriveVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */

@@ -1,5 +1,5 @@
 import type { NsedRound } from '../../protocol/wire.js';
-import type { RecordedToolCall, Session } from '../../session/model.js';
+import type { RecordedToolCall, Session } from '../../session/index.js';
 import { gateSummary, verdictSummary } from '../verdict-line.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 

@@ -1,5 +1,4 @@
-import { lineageWithTools, type ToolAwareMessage } from '../../session/lineage.js';
-import type { Session } from '../../session/model.js';
+import { lineageWithTools, type ToolAwareMessage, type Session } from '../../session/index.js';
 
 export type ExportedMessage = ToolAwareMessage | { role: 'system'; content: string };
 

@@ -1,6 +1,6 @@
 import { NDJSON_SCHEMA_VERSION, type NsedEvent, type ToolResultStatus } from '../../events.js';
 import { ExitCode } from '../../errors.js';
-import type { RecordedToolCall, Session } from '../../session/model.js';
+import type { RecordedToolCall, Session } from '../../session/index.js';
 import { toJsonLine } from '../ndjson.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 

@@ -1,6 +1,6 @@
 import { notFound } from '../../errors.js';
 import type { NsedRound } from '../../protocol/wire.js';
-import type { RecordedToolCall, Session, TurnStatus } from '../../session/model.js';
+import type { RecordedToolCall, Session, TurnStatus } from '../../session/index.js';
 import type { CouncilVerdict, GateResult } from '../../verdict.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 

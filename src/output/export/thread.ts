@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sessionPolicy, type Session, type Turn } from '../../session/model.js';
+import { sessionPolicy, type Session, type Turn } from '../../session/index.js';
 
 /** docs/protocol.md §9.2: one message of the reference client's thread tree. */
 export interface ThreadMessage {

@@ -1,5 +1,5 @@
-import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from '../events.js';
-import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
+import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from './events.js';
+import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from './protocol/wire.js';
 
 export interface TranscriptToolCall {
   id: string;

@@ -1,0 +1,13 @@
+/**
+ * False only when the pid certainly names no process: signal 0 tests for a process without
+ * touching it, and EPERM means it exists, under another user. The one test behind a lock's owner,
+ * an in-process simulator's owner (--sim) and doctor's count of live locks.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
