@@ -41,6 +41,7 @@ export const render: CommandDef<RenderOptions> = {
     const { renderStream } = await import('../output/render-stream.js');
     const { usageError } = await import('../errors.js');
     let input: NodeJS.ReadableStream;
+    let handle: import('node:fs/promises').FileHandle | undefined;
     if (opts.file === '-') {
       if (ctx.io.stdinIsTTY)
         throw usageError('nsed render reads a saved stream: name a file, or pipe one in', 'nsed render run.ndjson');
@@ -48,12 +49,22 @@ export const render: CommandDef<RenderOptions> = {
     } else {
       const { open } = await import('node:fs/promises');
       try {
-        input = (await open(opts.file, 'r')).createReadStream({ encoding: 'utf8' });
+        handle = await open(opts.file, 'r');
       } catch (err) {
         throw usageError(`cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
       }
+      input = handle.createReadStream({ encoding: 'utf8' });
     }
-    await renderStream(input, ctx.io, { stderr: opts.stderr, name: opts.file === '-' ? 'standard input' : opts.file });
+    try {
+      await renderStream(input, ctx.io, {
+        stderr: opts.stderr,
+        name: opts.file === '-' ? 'standard input' : opts.file,
+      });
+    } finally {
+      // A line it cannot read stops the render before the end of the file: the handle is closed
+      // here, not left to the garbage collector (an error since Node 26).
+      await handle?.close().catch(() => undefined);
+    }
     await (await import('../output/session-write.js')).assertStdoutWritten(ctx.io);
     return 0;
   },

@@ -181,8 +181,15 @@ export class IndexJournal {
    * (docs/reliability.md #58).
    */
   async compact(keep: ReadonlySet<string>): Promise<void> {
+    // Measured when the compaction is asked for, before the lock is awaited (how soon that
+    // yields differs between Node versions): whatever is appended from here on is carried over,
+    // a session created meanwhile included. Another compaction that replaced the file meanwhile
+    // makes the offset meaningless; then it is measured again under the lock.
+    const asked = fs.statSync(this.file, { throwIfNoEntry: false });
     await this.locked(async () => {
-      const readFrom = fs.statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
+      const now = fs.statSync(this.file, { throwIfNoEntry: false });
+      const same = asked !== undefined && now !== undefined && asked.ino === now.ino && asked.dev === now.dev;
+      const readFrom = same ? asked.size : (now?.size ?? 0);
       const { entries } = this.load();
       const lines = [...entries.values()].filter((e) => keep.has(e.id)).map((e) => `${JSON.stringify(e)}\n`);
       // The rewritten lines end with a newline, and appends are whole lines.
