@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import { stringFlag, type CommandDef } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
 import { STDIN_MARKER } from './shared/prompt.js';
@@ -41,7 +42,7 @@ export const render: CommandDef<RenderOptions> = {
     const { renderStream } = await import('../output/render-stream.js');
     const { usageError } = await import('../errors.js');
     let input: NodeJS.ReadableStream;
-    let handle: import('node:fs/promises').FileHandle | undefined;
+    let handle: FileHandle | undefined;
     if (opts.file === '-') {
       if (ctx.io.stdinIsTTY)
         throw usageError('nsed render reads a saved stream: name a file, or pipe one in', 'nsed render run.ndjson');
