@@ -1,5 +1,7 @@
 import type { Context } from '../context.js';
-import { oneLine } from '../terminal/sanitize.js';
+import type { ReportOptions } from '../turn/report-options.js';
+import { batchProgress } from './progress.js';
+import { writeBatchReports } from './reports.js';
 import { requestHash, type ResolvedItem } from './resolve.js';
 import type { ResultSink } from './result-sink.js';
 import { runItem, type ItemBase, type ResultLine } from './run-item.js';
@@ -14,11 +16,14 @@ export interface BatchRun {
   minPassRate: number | undefined;
   /** What the request hash covers beside the item itself (the shared flags that shape the request). */
   shared: Readonly<Record<string, unknown>>;
+  /** --summary FILE, --junit FILE: one entry per item, written once at the end. */
+  reports?: ReportOptions | undefined;
 }
 
 /**
  * Runs the items `jobs` at a time on one connection, writing each result line as its item ends
- * (completion order), a plain progress line per item on stderr, and the summary line at the end.
+ * (completion order), its progress on stderr (batch/progress.ts), the summary line and the
+ * reports at the end.
  * A failure of one item is its line; only a signal stops the batch from starting more items
  * (the ones never started get no line, so a re-run with --resume runs them).
  */
@@ -27,6 +32,7 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   const lines: ResultLine[] = [];
   const tally: Tally = emptyTally();
   const conn = await ctx.connect();
+  const progress = batchProgress(ctx, run.items.length);
   let next = 0;
   let writeError: unknown;
   const worker = async (): Promise<void> => {
@@ -34,10 +40,14 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
       const item = run.items[next++];
       if (item === undefined) return;
       const itemStart = ctx.clock.now().getTime();
+      progress.started(item);
       const line = await runItem(ctx, conn, item, requestHash(item, run.shared), run.base);
       // An interrupt ends the running items as cancelled; they are not finished, so no line:
       // --resume reattaches them through their sessions.
-      if (ctx.signal.aborted && line.status === 'cancelled') continue;
+      if (ctx.signal.aborted && line.status === 'cancelled') {
+        progress.interrupted(item);
+        continue;
+      }
       lines.push(line);
       tally.counts[line.status]++;
       tally.total++;
@@ -47,31 +57,35 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
         writeError ??= err;
         return;
       }
-      progressLine(ctx, line, tally.total, run.items.length, ctx.clock.now().getTime() - itemStart);
+      progress.finished(line, ctx.clock.now().getTime() - itemStart);
     }
   };
   try {
     const workers = Array.from({ length: Math.max(1, Math.min(run.jobs, run.items.length)) }, () => worker());
     await Promise.all(workers);
   } finally {
+    progress.stop();
     await conn.close();
     await run.sink.close().catch((err: unknown) => (writeError ??= err));
   }
   if (writeError !== undefined) throw writeError;
-  summaryLine(ctx, run.base.batchId, tally, run.items.length, ctx.clock.now().getTime() - started);
+  const wallMs = ctx.clock.now().getTime() - started;
+  summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs);
+  await writeBatchReports(ctx, run.reports, {
+    batch: run.base.batchId,
+    saved: run.base.turn.save !== false,
+    startedMs: started,
+    wallMs,
+    items: run.items,
+    lines,
+    progress,
+  });
   const signalled = ctx.signalExit();
   if (signalled !== undefined) return signalled;
   return batchExit(lines, run.minPassRate);
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
-
-/** Off a terminal (and, until a live line exists, on one): a line per finished item on stderr. */
-function progressLine(ctx: Context, line: ResultLine, done: number, total: number, ms: number): void {
-  if (ctx.io.quiet) return;
-  const why = line.error === null ? '' : `: ${oneLine(line.error.message, 160)}`;
-  ctx.io.stderr.write(`[${done}/${total}] ${line.id} ${line.status} ${seconds(ms)}${why}\n`);
-}
 
 function summaryLine(ctx: Context, batchId: string, tally: Tally, total: number, ms: number): void {
   if (ctx.io.quiet) return;

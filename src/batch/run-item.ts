@@ -100,7 +100,10 @@ export async function runItem(
       err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
     code = thrown.exitCode;
   }
-  return resultLine(item, hash, base.batchId, stdout.text(), code, thrown);
+  const line = resultLine(item, hash, base.batchId, stdout.text(), code, thrown);
+  // With --no-save the item's session lived in memory only: an id no store holds would send a
+  // reader to `sessions show` for nothing (README "Batches").
+  return base.turn.save === false ? { ...line, session: null } : line;
 }
 
 function resultLine(

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { notFound, NsedError, usageError } from '../errors.js';
 import type { BatchFormat } from '../batch/items.js';
+import type { ReportOptions } from '../turn/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef, type ParsedArgv } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
@@ -13,11 +14,19 @@ import {
   type InputOptions,
 } from './shared/input-flags.js';
 import { STDIN_MARKER } from './shared/prompt.js';
+import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
 
 const GROUP = 'Batch:';
 export const DEFAULT_JOBS = 4;
 const MAX_JOBS = 256;
+
+/** A single-turn report flag, worded for the batch: the same file, one entry per item. */
+const batchReportFlag = (name: 'summary' | 'junit', describe: string): FlagDef => {
+  const def = REPORT_FLAGS.find((f) => f.name === name);
+  if (def === undefined) throw new Error(`no --${name} among the report flags`);
+  return { ...def, group: GROUP, describe };
+};
 
 /** The flags of `nsed batch` beside the turn flags, as data (one place for the flags table). */
 export const BATCH_FLAGS: readonly FlagDef[] = [
@@ -49,6 +58,14 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     describe: 'exit 0 when this share of items is ok (0-1 or 80%)',
   },
   { name: 'shard', type: 'string', group: GROUP, describe: 'run only shard I of N (I/N, by a hash of each id)' },
+  batchReportFlag(
+    'summary',
+    'write GitHub step-summary markdown to FILE at the end: a table row per item (works with --no-save)',
+  ),
+  batchReportFlag(
+    'junit',
+    'write a JUnit XML report to FILE at the end: one test case per item (works with --no-save)',
+  ),
 ];
 
 export interface BatchOptions {
@@ -58,6 +75,7 @@ export interface BatchOptions {
   out: string | undefined;
   minPassRate: number | undefined;
   shard: string | undefined;
+  reports: ReportOptions | undefined;
   turn: TurnOptions;
   gates: GateRequest;
   input: InputOptions;
@@ -68,7 +86,8 @@ export const batch: CommandDef<BatchOptions> = {
   command: 'batch <items>',
   describe: 'run a deliberation per item of a JSONL, CSV or prompt-per-line file',
   positionals: [{ name: 'items', describe: 'the items: a .jsonl, .csv or text file; - reads stdin', complete: 'file' }],
-  // The batch's own reports are per item, not one turn's: the turn flags without --summary and the like.
+  // The batch's own reports are per item, not one turn's: the turn flags without theirs
+  // (--summary and --junit are among BATCH_FLAGS, worded for the batch; no --html or --annotate).
   flags: [
     ...CORE_TURN_FLAGS,
     ...FILE_FLAGS,
@@ -114,6 +133,7 @@ export const batch: CommandDef<BatchOptions> = {
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
     const gates = await loadGates(opts.gates);
     if (opts.out !== undefined) await refuseExisting(opts.out);
+    if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
     const sink = opts.out === undefined ? sinks.stdoutSink(ctx.io) : await sinks.fileSink(opts.out);
     await ctx.store();
     const t = opts.turn;
@@ -123,6 +143,7 @@ export const batch: CommandDef<BatchOptions> = {
       jobs: opts.jobs,
       sink,
       minPassRate: opts.minPassRate,
+      reports: opts.reports,
       shared: {
         policy: t.policy,
         model: t.model,
@@ -153,6 +174,7 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     out: stringFlag(argv, 'out'),
     minPassRate: passRate(stringFlag(argv, 'min-pass-rate')),
     shard: stringFlag(argv, 'shard'),
+    reports: parseReportOptions(argv),
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),

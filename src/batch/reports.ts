@@ -1,0 +1,78 @@
+import type { Context } from '../context.js';
+import { toNsedError, type NsedError } from '../errors.js';
+import type { BatchEntry, BatchItemLine, BatchReport } from '../output/export/batch-report.js';
+import { oneLine } from '../terminal/sanitize.js';
+import type { ReportOptions } from '../turn/report-options.js';
+import { writeReportFile } from '../turn/write-reports.js';
+import type { BatchProgress } from './progress.js';
+import type { ResolvedItem } from './resolve.js';
+import type { ResultLine } from './run-item.js';
+
+/** What the reports are made of: every item of the run, the lines of those that finished. */
+export interface BatchOutcome {
+  batch: string;
+  saved: boolean;
+  startedMs: number;
+  wallMs: number;
+  items: readonly ResolvedItem[];
+  lines: readonly ResultLine[];
+  progress: Pick<BatchProgress, 'durations' | 'interruptedIds'>;
+}
+
+/** One entry per item in file order: its line, or why it has none. */
+export function batchReport(o: BatchOutcome): BatchReport {
+  const byId = new Map(o.lines.map((l) => [l.id, l]));
+  const entries: BatchEntry[] = o.items.map((item) => {
+    const line = byId.get(item.id);
+    return {
+      id: item.id,
+      index: item.index,
+      ended: line !== undefined ? itemLine(line) : o.progress.interruptedIds.has(item.id) ? 'interrupted' : 'not-run',
+      ms: o.progress.durations.get(item.id) ?? null,
+    };
+  });
+  return { batch: o.batch, saved: o.saved, started: new Date(o.startedMs).toISOString(), wallMs: o.wallMs, entries };
+}
+
+/** The line's own values; the verdict and gate are the objects the item's `-o json` printed. */
+const itemLine = (l: ResultLine): BatchItemLine => ({
+  session: l.session,
+  job_id: l.job_id,
+  status: l.status,
+  exit_code: l.exit_code,
+  verdict: (l.verdict ?? null) as BatchItemLine['verdict'],
+  gate: (l.gate ?? null) as BatchItemLine['gate'],
+  error: l.error,
+});
+
+/**
+ * `--summary FILE` and `--junit FILE` of a batch, written once at its end (also after a signal,
+ * with what finished), each by the rule for files outside the store (turn/write-reports.ts).
+ * A report that cannot be written is exit 11 once the results are out; after a signal it is a
+ * warning, since the signal's exit code is the one that matters.
+ */
+export async function writeBatchReports(
+  ctx: Context,
+  reports: ReportOptions | undefined,
+  outcome: BatchOutcome,
+): Promise<void> {
+  if (reports === undefined || (reports.summary === undefined && reports.junit === undefined)) return;
+  const report = batchReport(outcome);
+  const problems: NsedError[] = [];
+  const write = async (file: string | undefined, render: () => Promise<string>): Promise<void> => {
+    if (file === undefined) return;
+    try {
+      await writeReportFile(file, ctx.secrets.redact(await render()));
+    } catch (e) {
+      problems.push(toNsedError(e));
+    }
+  };
+  await write(reports.summary, async () =>
+    (await import('../output/export/batch-summary.js')).batchSummaryMarkdown(report),
+  );
+  await write(reports.junit, async () => (await import('../output/export/batch-junit.js')).batchJunitXml(report));
+  const first = problems[0];
+  if (first === undefined) return;
+  if (!ctx.signal.aborted) throw first;
+  for (const p of problems) ctx.io.stderr.write(`nsed: warning: ${oneLine(p.message, 300)}\n`);
+}

@@ -1,0 +1,78 @@
+import type { CouncilVerdict, GateResult } from '../../verdict.js';
+
+/** How an item ended, as its result line says (README "Batches"). */
+export type BatchItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'error';
+
+/** An item's status in a report: a finished one's, or why it has no result line. */
+export type EntryStatus = BatchItemStatus | 'interrupted' | 'not-run';
+
+/** What a batch report shows of a finished item: the fields of its result line it needs. */
+export interface BatchItemLine {
+  session: string | null;
+  job_id: string | null;
+  status: BatchItemStatus;
+  exit_code: number;
+  verdict: CouncilVerdict | null;
+  gate: GateResult | null;
+  error: { code: string; exit_code: number; message: string } | null;
+}
+
+/**
+ * One item of the batch in its reports: its result line when it finished, else why it has none:
+ * `interrupted` (a signal ended it while it ran) or `not-run` (it never started).
+ */
+export interface BatchEntry {
+  id: string;
+  /** Its position in the items file (0-based). */
+  index: number;
+  ended: BatchItemLine | 'interrupted' | 'not-run';
+  /** Wall time of its deliberation, when it finished. */
+  ms: number | null;
+}
+
+/** The `--summary` and `--junit` reports of `nsed batch`: one entry per item of the run. */
+export interface BatchReport {
+  batch: string;
+  /** The items' sessions are in the store (false with --no-save). */
+  saved: boolean;
+  /** When the batch started (ISO 8601). */
+  started: string;
+  wallMs: number;
+  /** In file order. */
+  entries: BatchEntry[];
+}
+
+/** What a reader needs first: items that went wrong, then the rest, each in file order. */
+const RANK: Record<EntryStatus, number> = {
+  error: 0,
+  failed: 1,
+  cancelled: 2,
+  interrupted: 3,
+  inconclusive: 4,
+  gate_failed: 5,
+  'not-run': 6,
+  ok: 7,
+};
+
+export const statusOfEntry = (e: BatchEntry): EntryStatus => (typeof e.ended === 'string' ? e.ended : e.ended.status);
+
+export function worstFirst(entries: readonly BatchEntry[]): BatchEntry[] {
+  return [...entries].sort((a, b) => RANK[statusOfEntry(a)] - RANK[statusOfEntry(b)] || a.index - b.index);
+}
+
+/** Counts per status, in the order of the batch's summary line (README "Batches"). */
+export function countsOf(entries: readonly BatchEntry[]): Array<[EntryStatus, number]> {
+  const order: Array<EntryStatus> = [
+    'error',
+    'failed',
+    'cancelled',
+    'inconclusive',
+    'gate_failed',
+    'ok',
+    'interrupted',
+    'not-run',
+  ];
+  return order
+    .map((s): [EntryStatus, number] => [s, entries.filter((e) => statusOfEntry(e) === s).length])
+    .filter(([, n]) => n > 0);
+}
