@@ -100,10 +100,15 @@ export const batch: CommandDef<BatchOptions> = {
   examples: [
     ['nsed batch prompts.txt > results.jsonl', 'one deliberation per line, 4 at once'],
     ['nsed batch rows.csv --template review.md -j 8 --out results.jsonl', 'a template filled from each row'],
+    [
+      'nsed batch evals.jsonl --min-convergence 60% --summary "$GITHUB_STEP_SUMMARY" --junit nsed.xml',
+      'gate each item; a summary row and a JUnit case per item',
+    ],
   ],
   epilog:
     'Each result line: id, index, session, job_id, status (ok, gate_failed, inconclusive, failed, cancelled, error), answer, verdict, gate, error.' +
-    ' Exit 0 when every item is ok; else the code of the worst status (error, failed, cancelled, inconclusive, gate_failed).',
+    ' Exit 0 when every item is ok; else the code of the worst status (error, failed, cancelled, inconclusive, gate_failed).' +
+    ' On a terminal a live bar shows the progress; elsewhere a line per finished item.',
   parse: (argv) => parseBatch(argv),
   run: async (opts, ctx) => {
     const [

@@ -1,0 +1,190 @@
+// What a batch leaves for a CI page and a terminal (README "Batches"): --summary and --junit with
+// one entry per item (also after a signal), --no-save writing nothing, and the live bar on a
+// pseudo-terminal against plain lines on a pipe. Against the simulator over real HTTP.
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, type TestSuites } from 'junit2json';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRig, type Rig } from '../harness/rig.js';
+import { haveScript, onTerminal } from '../everyday/pty.js';
+
+let rig: Rig;
+let dir: string;
+beforeAll(async () => {
+  rig = await makeRig();
+  dir = await mkdtemp(join(tmpdir(), 'nsed-batch-reports-'));
+});
+afterAll(async () => {
+  await rig.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const lines = (text: string): Record<string, unknown>[] =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const file = async (name: string, text: string): Promise<string> => {
+  const p = join(dir, name);
+  await writeFile(p, text);
+  return p;
+};
+const deliberations = (r: Rig): number =>
+  r.sim.requests.filter((q) => q.method === 'POST' && /completions|deliberation/.test(q.path)).length;
+
+async function junit(path: string): Promise<TestSuites> {
+  const doc = await parse(await readFile(path, 'utf8'));
+  if (doc == null || !('testsuite' in doc)) throw new Error(`${path} has no <testsuites>`);
+  return doc as TestSuites;
+}
+const casesOf = (doc: TestSuites) => Object.fromEntries((doc.testsuite?.[0]?.testcase ?? []).map((c) => [c.name, c]));
+
+/** ok, a failed gate, and an item nsed cannot run (its -f file is missing). */
+const MIX =
+  '{"id":"pass","prompt":"q p","gates":{"min-convergence":0}}\n' +
+  '{"id":"gated","prompt":"q g","gates":{"min-convergence":0.999}}\n' +
+  '{"id":"nofile","prompt":"q n","files":["/nonexistent/nsed-batch-file"]}\n';
+
+describe('--summary and --junit (reliability #150)', () => {
+  it('write one entry per item: a JUnit case each (failure, error, pass) and a summary row each', async () => {
+    const items = await file('mix.jsonl', MIX);
+    const [md, xml] = [join(dir, 'mix.md'), join(dir, 'mix.xml')];
+    const r = await rig.run(['batch', items, '-j', '1', '--summary', md, '--junit', xml]);
+    expect(r.code, r.stderr).toBe(3);
+    const out = Object.fromEntries(lines(r.stdout).map((l) => [l['id'], l]));
+    const doc = await junit(xml);
+    expect(doc).toMatchObject({ tests: 3, failures: 1, errors: 1, skipped: 0 });
+    const cases = casesOf(doc);
+    expect(cases['pass']?.failure ?? cases['pass']?.error).toBeUndefined();
+    expect(cases['gated']?.failure?.[0]).toMatchObject({ type: 'gate_failed' });
+    expect(cases['nofile']?.error?.[0]?.message).toContain('/nonexistent/nsed-batch-file');
+    expect(cases['pass']?.['system-out']?.[0]).toBe(`status: ok\nsession: ${String(out['pass']?.['session'])}`);
+    const summary = await readFile(md, 'utf8');
+    expect(summary.startsWith('## nsed batch · ✗ 2 of 3 items not ok\n')).toBe(true);
+    expect(summary).toContain('**3 items:** 1 error · 1 gate_failed · 1 ok');
+    expect(summary).toContain(`| \`pass\` | ✓ ok |`);
+    expect(summary).toContain(`\`${String(out['pass']?.['session'])}\``);
+    expect(summary).toMatch(/\| `gated` \| ✗ gate_failed \| \d+% \| \S+ [\d.]+ \| ✗ fail: min-convergence \|/);
+    expect(summary).toMatch(/- `nofile` \(error, exit 3\): .*nsed-batch-file/);
+  });
+
+  it('after a signal: the finished item passes, the interrupted and never-run ones are skipped (reliability #146)', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const items = await file('three.txt', 'q one\nq two\nq three\n');
+      const [md, xml] = [join(dir, 'sig.md'), join(dir, 'sig.xml')];
+      const run = held.start(['batch', items, '-j', '1', '--summary', md, '--junit', xml]);
+      held.sim.control.release(await held.sim.control.nextJob());
+      await run.output((o) => o.includes('[1/3] line-1 ok'));
+      await held.sim.control.nextJob();
+      run.interrupt();
+      const r = await run.result;
+      expect(r.code).toBe(130);
+      const doc = await junit(xml);
+      expect(doc).toMatchObject({ tests: 3, failures: 0, errors: 0, skipped: 2 });
+      const cases = casesOf(doc);
+      expect(cases['line-2']?.skipped?.[0]).toMatchObject({ type: 'interrupted' });
+      expect(cases['line-3']?.skipped?.[0]).toMatchObject({ type: 'not-run' });
+      const summary = await readFile(md, 'utf8');
+      expect(summary).toContain('✗ 1 of 3 items finished, 1 ok');
+      expect(summary).toContain('| `line-2` | ⊘ interrupted |');
+      expect(summary).toContain('| `line-3` | – not run |');
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('a report that could never be written is exit 2 before anything is sent; one file for both is refused', async () => {
+    const items = await file('one.txt', 'q one\n');
+    const before = deliberations(rig);
+    const missing = await rig.run(['batch', items, '--summary', join(dir, 'no', 'such', 'folder', 's.md')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^nsed: --summary .*: the folder .* does not exist\n/);
+    const folder = await rig.run(['batch', items, '--junit', dir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain('is a folder');
+    const same = await rig.run(['batch', items, '--summary', join(dir, 'x'), '--junit', join(dir, 'x')]);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain('--summary and --junit name the same file');
+    expect(deliberations(rig)).toBe(before);
+  });
+
+  it('a report the disk refuses is exit 11, after every result line is out', async () => {
+    const items = await file('two.txt', 'q one\nq two\n');
+    const r = await rig.run(['batch', items, '--junit', '/dev/full']);
+    expect(r.code).toBe(11);
+    expect(lines(r.stdout).map((l) => l['status'])).toEqual(['ok', 'ok']);
+    expect(r.stderr).toMatch(/nsed: .*ENOSPC/);
+  });
+});
+
+describe('--no-save (reliability #151)', () => {
+  it('writes no session, not even the store; result lines say session: null; the reports still come', async () => {
+    const home = join(dir, 'never');
+    const items = await file('ns.txt', 'q one\nq two\n');
+    const md = join(dir, 'ns.md');
+    const r = await rig.run(['batch', items, '--no-save', '--summary', md], { env: { NSED_HOME: home } });
+    expect(r.code, r.stderr).toBe(0);
+    const out = lines(r.stdout);
+    expect(out).toHaveLength(2);
+    for (const l of out) {
+      expect(l).toMatchObject({ status: 'ok', session: null });
+      expect(String(l['job_id'])).not.toBe('');
+      expect(String(l['answer'])).toContain('The council recommends');
+    }
+    expect(await stat(home).catch(() => undefined)).toBeUndefined();
+    const summary = await readFile(md, 'utf8');
+    expect(summary.match(/\| not saved \|/g)).toHaveLength(2);
+    expect(summary).toContain('(--no-save)');
+  });
+});
+
+describe('progress on a terminal and off it (reliability #152)', () => {
+  const ERASE = '\x1b[2K';
+  /** The erase code as a word, so the patterns below can name it. */
+  const shown = (text: string): string => text.replaceAll(ERASE, '<erase>');
+  it('in-process, on a terminal with colour: the bar in place of the item lines, erased before the summary', async () => {
+    const items = await file('tty.txt', 'q one\nq two\nq three\n');
+    const r = await rig.run(['batch', items, '-j', '2'], { tty: true, env: { TERM: 'xterm', NO_COLOR: '' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/\[\d\/3\] line-/);
+    expect(shown(r.stderr)).toMatch(/^\r<erase>\[[#-]+\] 0\/3 · \d running/);
+    expect(shown(r.stderr)).toMatch(/\r<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok\n$/);
+    expect(lines(r.stdout)).toHaveLength(3);
+  });
+
+  it.skipIf(!haveScript)(
+    'on a sized pseudo-terminal: the live bar, redrawn in place, then the summary line',
+    async () => {
+      const items = await file('pty.txt', 'q one\nq two\nq three\n');
+      const out = join(dir, 'pty.jsonl');
+      const r = await onTerminal(rig, ['batch', items, '-j', '2', '--out', out], { NO_COLOR: '', TERM: 'xterm' }, 100);
+      expect(r.code, r.screen).toBe(0);
+      const draws = r.screen.split(ERASE).filter((p) => /^\[[#-]+\] \d\/3 · /.test(p));
+      expect(draws.length, r.screen).toBeGreaterThanOrEqual(1);
+      for (const d of draws) expect(d.length, d).toBeLessThan(100);
+      expect(r.screen).not.toMatch(/\[\d\/3\] line-/);
+      expect(shown(r.screen)).toMatch(/<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok\n/);
+      expect(lines(await readFile(out, 'utf8'))).toHaveLength(3);
+    },
+  );
+
+  it.skipIf(!haveScript)('NO_COLOR and TERM=dumb on a terminal get the plain lines, as a pipe does', async () => {
+    const items = await file('plain.txt', 'q one\nq two\n');
+    const plain = /\[1\/2\] line-\d ok [\d.]+s\n\[2\/2\] line-\d ok [\d.]+s\nbatch batch-[0-9a-f]+: 2\/2 items/;
+    for (const env of [
+      { NO_COLOR: '1', TERM: 'xterm' },
+      { NO_COLOR: '', TERM: 'dumb' },
+    ]) {
+      const r = await onTerminal(rig, ['batch', items, '-j', '1', '--out', join(dir, `${env.TERM}.jsonl`)], env, 100);
+      expect(r.code, r.screen).toBe(0);
+      expect(r.screen, JSON.stringify(env)).toMatch(plain);
+      expect(r.screen).not.toContain(ERASE);
+    }
+    const piped = await rig.runProcess(['batch', items, '-j', '1']);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toMatch(plain);
+    expect(piped.stderr).not.toContain('\x1b');
+  });
+});
