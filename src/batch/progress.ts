@@ -27,7 +27,7 @@ export interface BatchProgress {
   readonly interruptedIds: ReadonlySet<string>;
 }
 
-export interface ProgressOptions {
+export interface BatchProgressOptions {
   /** The back-off shared by every item now (after a 429/503 with Retry-After), shown while above 0. */
   backoffMs?: () => number;
 }
@@ -36,7 +36,7 @@ export interface ProgressOptions {
  * The batch's progress by `--progress`: `none` shows nothing per item, `plain` a line per
  * finished item, and `auto` the live bar where one can be drawn (canDrawLive), else the lines.
  */
-export function batchProgress(ctx: Context, total: number, opts: ProgressOptions = {}): BatchProgress {
+export function batchProgress(ctx: Context, total: number, opts: BatchProgressOptions = {}): BatchProgress {
   const mode = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
   const durations = new Map<string, number>();
   const interruptedIds = new Set<string>();
@@ -81,7 +81,7 @@ export function batchProgress(ctx: Context, total: number, opts: ProgressOptions
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
 /** Off a terminal: `[3/10] id ok 1.2s`, and why when the item did not end ok. */
-export function plainLine(line: ResultLine, done: number, total: number, ms: number): string {
+function plainLine(line: ResultLine, done: number, total: number, ms: number): string {
   const why = line.error === null ? '' : `: ${oneLine(line.error.message, 160)}`;
   return `[${done}/${total}] ${line.id} ${line.status} ${seconds(ms)}${why}\n`;
 }
