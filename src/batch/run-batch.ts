@@ -1,8 +1,9 @@
 import type { Context } from '../context.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { requestHash, type ResolvedItem } from './resolve.js';
+import { SharedBackoff } from './backoff.js';
 import type { ResultSink } from './result-sink.js';
-import { runItem, type ItemBase, type ResultLine } from './run-item.js';
+import { reattachItem, runItem, type ItemBase, type LeftItem, type ResultLine } from './run-item.js';
 import { batchExit, emptyTally, STATUS_ORDER, type Tally } from './status.js';
 
 export interface BatchRun {
@@ -14,6 +15,10 @@ export interface BatchRun {
   minPassRate: number | undefined;
   /** What the request hash covers beside the item itself (the shared flags that shape the request). */
   shared: Readonly<Record<string, unknown>>;
+  /** --resume: the deliberations a killed run left, by item id, followed instead of sent again. */
+  left?: ReadonlyMap<string, LeftItem>;
+  /** --resume: the earlier lines that stand (their items are not run again), for the exit code. */
+  earlier?: readonly { index: number; status: ResultLine['status']; exit_code: number }[];
 }
 
 /**
@@ -26,7 +31,9 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   const started = ctx.clock.now().getTime();
   const lines: ResultLine[] = [];
   const tally: Tally = emptyTally();
-  const conn = await ctx.connect();
+  // One back-off for all the items: a Retry-After slows the batch, not one item (docs/reliability.md #150).
+  const backoff = new SharedBackoff(ctx.clock);
+  const conn = await ctx.connect(undefined, undefined, { startGate: backoff });
   let next = 0;
   let writeError: unknown;
   const worker = async (): Promise<void> => {
@@ -34,7 +41,12 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
       const item = run.items[next++];
       if (item === undefined) return;
       const itemStart = ctx.clock.now().getTime();
-      const line = await runItem(ctx, conn, item, requestHash(item, run.shared), run.base);
+      const hash = requestHash(item, run.shared);
+      const left = run.left?.get(item.id);
+      const line =
+        left === undefined
+          ? await runItem(ctx, conn, item, hash, run.base)
+          : await reattachItem(ctx, conn, item, hash, run.base, left);
       // An interrupt ends the running items as cancelled; they are not finished, so no line:
       // --resume reattaches them through their sessions.
       if (ctx.signal.aborted && line.status === 'cancelled') continue;
@@ -61,7 +73,7 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   summaryLine(ctx, run.base.batchId, tally, run.items.length, ctx.clock.now().getTime() - started);
   const signalled = ctx.signalExit();
   if (signalled !== undefined) return signalled;
-  return batchExit(lines, run.minPassRate);
+  return batchExit([...(run.earlier ?? []), ...lines], run.minPassRate);
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
