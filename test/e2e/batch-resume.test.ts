@@ -98,6 +98,55 @@ describe('--resume with the same --out (reliability #147)', () => {
   });
 });
 
+describe('reattaching through the sessions (reliability #148)', () => {
+  it('an answer recorded but never written as a line is read again from /result, not sent again', async () => {
+    const out = join(dir, 'lost.jsonl');
+    const items = await file('lost-items.jsonl', '{"id":"x","prompt":"q x"}\n{"id":"y","prompt":"q y"}\n');
+    expect((await rig.run(['batch', items, '-j', '1', '--out', out])).code).toBe(0);
+    const [kept, lost] = (await readFile(out, 'utf8')).split('\n');
+    // The run died after y's session recorded its answer and before its line reached the file.
+    await writeFile(out, `${kept}\n`);
+    const posts = chatPosts(rig);
+    const r = await rig.run(['batch', items, '-j', '1', '--out', out, '--resume']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('1 done, 1 to follow, 0 to run');
+    expect(chatPosts(rig)).toBe(posts);
+    const again = parse(await readFile(out, 'utf8'));
+    expect(again.map((l) => l['id'])).toEqual(['x', 'y']);
+    const before = JSON.parse(lost ?? '{}') as Line;
+    expect(again[1]).toMatchObject({ status: 'ok', session: before['session'], job_id: before['job_id'] });
+    expect(again[1]?.['answer']).toBe(before['answer']);
+  });
+  it('a batch stopped before its first line: the sessions name the batch, and its running item is followed', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const out = join(dir, 'early.jsonl');
+      const items = await file('early-items.txt', 'q one\nq two\n');
+      const run = held.start(['batch', items, '-j', '2', '--out', out]);
+      const a = await held.sim.control.nextJob();
+      const b = await held.sim.control.nextJob();
+      run.interrupt();
+      expect((await run.result).code).toBe(130);
+      expect(await readFile(out, 'utf8').catch(() => '')).toBe('');
+      const listed = JSON.parse((await held.run(['sessions', 'ls', '--json'])).stdout) as Array<{ batch: string }>;
+      const batchId = listed[0]?.batch;
+      expect(typeof batchId).toBe('string');
+      const again = held.start(['batch', items, '-j', '2', '--out', out, '--resume']);
+      held.sim.control.release(a);
+      held.sim.control.release(b);
+      const r = await again.result;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`resuming ${String(batchId)}: 0 done, 2 to follow, 0 to run`);
+      expect(chatPosts(held)).toBe(2);
+      const lines = parse(await readFile(out, 'utf8'));
+      expect(lines.map((l) => l['id']).sort()).toEqual(['line-1', 'line-2']);
+      expect(lines.every((l) => l['batch'] === batchId && l['status'] === 'ok')).toBe(true);
+    } finally {
+      await held.close();
+    }
+  });
+});
+
 describe('--retry-errors (reliability #149)', () => {
   it('runs again only the items whose last line is error or failed, never a gate failure or an ok one', async () => {
     const faulty = await makeRig({ faults: ['fail-at-round=1;times=1'] });
