@@ -1,4 +1,4 @@
-import type { NsedClient } from './api/index.js';
+import type { NsedClient, StartGate } from './api/index.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken } from './config.js';
 import type { RunSettings, SettingSource } from './settings.js';
 import { NsedError } from './errors.js';
@@ -47,13 +47,24 @@ export interface ConnectTarget {
   needsJob: boolean;
 }
 
+/** How the connection's client behaves beyond the run's settings. */
+export interface ConnectOptions {
+  /** The back-off its starts share (`nsed batch`: one for all the batch's items). */
+  startGate?: StartGate;
+}
+
 /**
  * Opens the client for a command: --sim starts an in-process simulator on a random loopback
  * port; otherwise --url, NSED_URL, the session's recorded orchestrator, or the default. A
  * session that ran on the simulator goes back to a simulator of its own, except that a job
  * still pending on another process's simulator is reached there while that process lives.
  */
-export async function connect(ctx: ConnectInput, recorded?: string, target?: ConnectTarget): Promise<Connection> {
+export async function connect(
+  ctx: ConnectInput,
+  recorded?: string,
+  target?: ConnectTarget,
+  opts: ConnectOptions = {},
+): Promise<Connection> {
   const { globals } = ctx;
   const warn = (line: string): void => {
     ctx.io.stderr.write(`${sanitizeForTerminal(line)}\n`);
@@ -109,6 +120,7 @@ export async function connect(ctx: ConnectInput, recorded?: string, target?: Con
     env: ctx.env,
     ...(ctx.sleep === undefined ? {} : { sleep: ctx.sleep }),
     ...(debug === undefined ? {} : { debug }),
+    ...(opts.startGate === undefined ? {} : { startGate: opts.startGate }),
   });
   const warning = cleartextWarning(url, token);
   if (warning !== undefined) warn(warning);

@@ -1,5 +1,5 @@
 import type { LoadedConfig } from './config-file.js';
-import type { ConnectTarget, Connection } from './connection.js';
+import type { ConnectOptions, ConnectTarget, Connection } from './connection.js';
 import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
 import { Secrets } from './secrets.js';
 import type { SessionStore } from './session/index.js';
@@ -66,13 +66,13 @@ export interface Context extends ProcessContext {
    * Opens the orchestrator connection: --sim, --url, NSED_URL, `recorded` (the orchestrator a
    * session ran on), or the default. Each call opens one; the caller closes it.
    */
-  connect(recorded?: string, target?: ConnectTarget): Promise<Connection>;
+  connect(recorded?: string, target?: ConnectTarget, opts?: ConnectOptions): Promise<Connection>;
 }
 
 /** Replacements for the lazy factories, for tests and for callers that already hold one. */
 export interface ContextParts {
   store?: () => Promise<SessionStore>;
-  connect?: (recorded?: string, target?: ConnectTarget) => Promise<Connection>;
+  connect?: (recorded?: string, target?: ConnectTarget, opts?: ConnectOptions) => Promise<Connection>;
 }
 
 export function createContext(
@@ -92,7 +92,7 @@ export function createContext(
     store: parts.store ?? (() => (store ??= openStore(ctx))),
     connect:
       parts.connect ??
-      (async (recorded, target) => {
+      (async (recorded, target, opts) => {
         const { connect } = await import('./connection.js');
         return connect(
           {
@@ -105,6 +105,7 @@ export function createContext(
           },
           recorded,
           target,
+          opts,
         );
       }),
   };

@@ -33,9 +33,10 @@ import {
 } from './parse-responses.js';
 import { showId } from './redact.js';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse.js';
-import { failureAfterSend, readText, send, type SendSpec, type Transport } from './transport.js';
+import { failureAfterSend, readText, send, type SendSpec, type StartGate, type Transport } from './transport.js';
 
 export type { EventStream } from './event-stream.js';
+export type { StartGate } from './transport.js';
 
 export interface ClientConfig {
   /** Orchestrator base, trailing '/' stripped; the compat API is under /v1. */
@@ -58,6 +59,8 @@ export interface ClientConfig {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** One line per request (method and URL, nothing secret); set for NSED_DEBUG=1 or --verbose. */
   debug?: (line: string) => void;
+  /** The back-off this client's starts share with other turns' (`nsed batch`); none: each start waits its own. */
+  startGate?: StartGate;
 }
 
 /** Told before a refused start is sent again: the attempt about to be made and why. */
@@ -157,6 +160,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
     now: cfg.now ?? Date.now,
     sleep: wait,
     log,
+    startGate: cfg.startGate,
   };
   const maxEventBytes = cfg.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   // Silence before the headers is silence too: --idle-timeout bounds it (a quick request
@@ -227,6 +231,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
             headers: { ...opts.headers, ...thread(opts.threadKey) },
             headersTimeoutMs: streamHeaders,
             signal: opts.signal,
+            start: true,
           },
           { model: body.model, conflict: 'a deliberation is already running for this session', maxEventBytes },
         ),
@@ -243,12 +248,16 @@ export function createClient(cfg: ClientConfig): NsedClient {
         headersTimeoutMs: 0,
         bodyTimeoutMs: 0,
         signal: opts.signal,
+        start: true,
       });
       if (sent.res.statusCode < 200 || sent.res.statusCode >= 300) {
-        throw await statusError(t, sent, 'POST', {
+        const refused = await statusError(t, sent, 'POST', {
           model: body.model,
           conflict: 'a deliberation is already running for this session',
         });
+        // Not sent again here (a start without a stream is answered once), but the batch waits.
+        if (refused.nothingStarted && refused.retryAfterS !== undefined) t.startGate?.hold(refused.retryAfterS * 1000);
+        throw refused;
       }
       const what = `POST ${sent.path}`;
       const named = headerValue(sent.res.headers, Headers.nsedSessionId);
@@ -279,7 +288,7 @@ export function createClient(cfg: ClientConfig): NsedClient {
       const room = `room '${showId(body.room_id)}' already has a running deliberation`;
       return startWithRetry(t, wait, opts, () =>
         json(
-          { method: 'POST', path: '/deliberation', json: body, signal: opts.signal },
+          { method: 'POST', path: '/deliberation', json: body, signal: opts.signal, start: true },
           { conflict: room },
           parseSubmit,
         ),
@@ -407,6 +416,11 @@ async function startWithRetry<T>(
       if (waitS === undefined || sent >= START_SENDS) throw err;
       if (t.deadline !== undefined && t.now() + waitS * 1000 >= t.deadline) throw err;
       opts.onRetry?.(sent, `${err instanceof Error ? err.message : ''}; sending again in ${waitS} s`);
+      // Shared: every start of the batch waits it out, this one too, as it passes the gate again.
+      if (t.startGate !== undefined) {
+        t.startGate.hold(waitS * 1000);
+        continue;
+      }
       try {
         await wait(waitS * 1000, opts.signal);
       } catch {

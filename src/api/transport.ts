@@ -19,6 +19,20 @@ export interface Transport {
   /** The connect back-off's pauses (the client's `sleep`, a test's instant clock). */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   log: ((line: string) => void) | undefined;
+  /** What every start waits on, when many turns share one orchestrator's back-off (`nsed batch`). */
+  startGate?: StartGate | undefined;
+}
+
+/**
+ * A back-off shared by the turns of one batch (docs/reliability.md #150): every start of a
+ * deliberation passes it first, and a start the orchestrator turned away with a Retry-After
+ * holds it shut that long, for every turn.
+ */
+export interface StartGate {
+  /** Resolves once starts may go; rejects when `signal` aborts, or with the error that ends all starts. */
+  pass(signal: AbortSignal): Promise<void>;
+  /** The orchestrator asked for `ms` before the next start. */
+  hold(ms: number): void;
 }
 
 export interface SendSpec {
@@ -35,6 +49,8 @@ export interface SendSpec {
   signal?: AbortSignal | undefined;
   /** Sent after the turn's deadline has passed (a cancel on exit): bounded by `signal` and the quick limits instead. */
   pastDeadline?: boolean;
+  /** Starts a deliberation: it waits for the start gate first, if there is one. */
+  start?: boolean;
 }
 
 export interface Sent {
@@ -98,6 +114,16 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
   });
   const started = t.now();
   const wire = watchHeadersSent(spec.method, path);
+  if (spec.start === true && t.startGate !== undefined) {
+    try {
+      await t.startGate.pass(guard.signal);
+    } catch (held) {
+      guard.dispose();
+      wire.stop();
+      // Nothing was sent: the turn may be forgotten as one that never left.
+      throw unsentIf(true, failureAfterSend(held, t, guard, { method: spec.method, path }));
+    }
+  }
   t.log?.(`${spec.method} ${displayUrl(url)}`);
   for (let attempt = 0; ; attempt++) {
     try {

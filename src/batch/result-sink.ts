@@ -28,7 +28,7 @@ export function stdoutSink(io: Pick<IO, 'stdout'>): ResultSink {
  * every line as its item ends (docs/reliability.md #143). Lines are written one after another,
  * never two at once, so each is whole.
  */
-export async function fileSink(file: string): Promise<ResultSink> {
+export async function fileSink(file: string, opts: { freshLine?: boolean } = {}): Promise<ResultSink> {
   let handle: FileHandle;
   try {
     handle = await open(file, 'a', 0o600);
@@ -36,11 +36,15 @@ export async function fileSink(file: string): Promise<ResultSink> {
     throw ioError(file, err);
   }
   let chain: Promise<void> = Promise.resolve();
+  // --resume after a crash that cut a line: the cut line stays as it is, and the first new line
+  // starts on a line of its own (docs/reliability.md #147).
+  let prefix = opts.freshLine === true ? '\n' : '';
   return {
     write: (line) => {
       const next = chain.then(async () => {
         try {
-          await handle.appendFile(line, 'utf8');
+          await handle.appendFile(prefix + line, 'utf8');
+          prefix = '';
           await handle.sync();
         } catch (err) {
           throw ioError(file, err);

@@ -3,8 +3,9 @@ import type { ReportOptions } from '../turn/report-options.js';
 import { batchProgress } from './progress.js';
 import { writeBatchReports } from './reports.js';
 import { requestHash, type ResolvedItem } from './resolve.js';
+import { SharedBackoff } from './backoff.js';
 import type { ResultSink } from './result-sink.js';
-import { runItem, type ItemBase, type ResultLine } from './run-item.js';
+import { reattachItem, runItem, type ItemBase, type LeftItem, type ResultLine } from './run-item.js';
 import { batchExit, emptyTally, STATUS_ORDER, type Tally } from './status.js';
 
 export interface BatchRun {
@@ -18,6 +19,10 @@ export interface BatchRun {
   shared: Readonly<Record<string, unknown>>;
   /** --summary FILE, --junit FILE: one entry per item, written once at the end. */
   reports?: ReportOptions | undefined;
+  /** --resume: the deliberations a killed run left, by item id, followed instead of sent again. */
+  left?: ReadonlyMap<string, LeftItem>;
+  /** --resume: the earlier lines that stand (their items are not run again), for the exit code. */
+  earlier?: readonly { index: number; status: ResultLine['status']; exit_code: number }[];
 }
 
 /**
@@ -31,8 +36,10 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   const started = ctx.clock.now().getTime();
   const lines: ResultLine[] = [];
   const tally: Tally = emptyTally();
-  const conn = await ctx.connect();
-  const progress = batchProgress(ctx, run.items.length);
+  // One back-off for all the items: a Retry-After slows the batch, not one item (docs/reliability.md #150).
+  const backoff = new SharedBackoff(ctx.clock);
+  const conn = await ctx.connect(undefined, undefined, { startGate: backoff });
+  const progress = batchProgress(ctx, run.items.length, { backoffMs: () => backoff.leftMs() });
   let next = 0;
   let writeError: unknown;
   const worker = async (): Promise<void> => {
@@ -41,7 +48,12 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
       if (item === undefined) return;
       const itemStart = ctx.clock.now().getTime();
       progress.started(item);
-      const line = await runItem(ctx, conn, item, requestHash(item, run.shared), run.base);
+      const hash = requestHash(item, run.shared);
+      const left = run.left?.get(item.id);
+      const line =
+        left === undefined
+          ? await runItem(ctx, conn, item, hash, run.base)
+          : await reattachItem(ctx, conn, item, hash, run.base, left);
       // An interrupt ends the running items as cancelled; they are not finished, so no line:
       // --resume reattaches them through their sessions.
       if (ctx.signal.aborted && line.status === 'cancelled') {
@@ -82,7 +94,7 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   });
   const signalled = ctx.signalExit();
   if (signalled !== undefined) return signalled;
-  return batchExit(lines, run.minPassRate);
+  return batchExit([...(run.earlier ?? []), ...lines], run.minPassRate);
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;

@@ -5,7 +5,9 @@ import type { Connection } from '../connection.js';
 import type { InputOptions } from '../commands/shared/input-flags.js';
 import { prepareTurnInput } from '../commands/shared/turn-input.js';
 import { executeTurn } from '../turn/execute-turn.js';
+import { followLeftTurn } from '../turn/follow-left.js';
 import { startSession } from '../turn/start-session.js';
+import type { PendingJob, Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { Gates } from '../verdict.js';
 import type { IO } from '../terminal/io.js';
@@ -35,6 +37,14 @@ export interface ItemBase {
   input: InputOptions;
   gates: Gates | undefined;
   batchId: string;
+  /** The results file, absolute, recorded on each item's session for --resume. */
+  out?: string | undefined;
+}
+
+/** A deliberation an earlier run of the batch left for an item: its session, and the job to read when it has no marker. */
+export interface LeftItem {
+  session: Session;
+  pending?: PendingJob;
 }
 
 /**
@@ -48,6 +58,74 @@ export async function runItem(
   item: ResolvedItem,
   hash: string,
   base: ItemBase,
+): Promise<ResultLine> {
+  return asItem(ctx, item, hash, base, async (itemCtx) => {
+    const turnOpts: TurnOptions = {
+      ...base.turn,
+      ...(item.system === undefined ? {} : { system: item.system }),
+      ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
+      ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
+      ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
+      ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
+    };
+    delete turnOpts.reports;
+    const input: InputOptions = {
+      ...base.input,
+      files: [...base.input.files, ...item.files],
+      schema: base.input.schema ?? item.schema,
+      template: undefined,
+      vars: [],
+      varsFile: undefined,
+    };
+    const prepared = await prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
+    const turn = { ...prepared.turn, gates: itemGates(item, base) };
+    const { session, userTurnId } = await startSession(itemCtx, {
+      prompt: prepared.prompt,
+      attachments: prepared.attachments,
+      opts: turn,
+      orchestrator: conn.orchestrator,
+      batch: {
+        id: base.batchId,
+        item: item.id,
+        request_hash: hash,
+        ...(base.out === undefined ? {} : { out: base.out }),
+      },
+    });
+    return executeTurn(itemCtx, conn, session, userTurnId, turn, true);
+  });
+}
+
+/**
+ * An item whose deliberation an earlier run of the batch left (killed mid-batch): followed to
+ * its end as `nsed resume` follows it, or its recorded end read again, and never sent again
+ * (docs/reliability.md #148).
+ */
+export async function reattachItem(
+  ctx: Context,
+  conn: Connection,
+  item: ResolvedItem,
+  hash: string,
+  base: ItemBase,
+  left: LeftItem,
+): Promise<ResultLine> {
+  return asItem(ctx, item, hash, base, (itemCtx) =>
+    followLeftTurn(itemCtx, conn, left.session, {
+      gates: itemGates(item, base),
+      ...(left.pending === undefined ? {} : { pending: left.pending }),
+    }),
+  );
+}
+
+const itemGates = (item: ResolvedItem, base: ItemBase): Gates | undefined =>
+  item.gates === undefined ? base.gates : { ...base.gates, ...item.gates };
+
+/** Runs `turn` with the item's own quiet IO and reads its `-o json` object back into the line. */
+async function asItem(
+  ctx: Context,
+  item: ResolvedItem,
+  hash: string,
+  base: ItemBase,
+  turn: (itemCtx: Context) => Promise<number>,
 ): Promise<ResultLine> {
   const stdout = new Collector();
   const io: IO = {
@@ -65,36 +143,10 @@ export async function runItem(
   };
   const quiet: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'json', progress: 'none', quiet: true } };
   const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
-  const turnOpts: TurnOptions = {
-    ...base.turn,
-    ...(item.system === undefined ? {} : { system: item.system }),
-    ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
-    ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
-    ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
-    ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
-  };
-  delete turnOpts.reports;
-  const input: InputOptions = {
-    ...base.input,
-    files: [...base.input.files, ...item.files],
-    schema: base.input.schema ?? item.schema,
-    template: undefined,
-    vars: [],
-    varsFile: undefined,
-  };
   let code: number;
   let thrown: NsedError | undefined;
   try {
-    const prepared = await prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
-    const gates = item.gates === undefined ? base.gates : { ...base.gates, ...item.gates };
-    const turn = { ...prepared.turn, gates };
-    const { session, userTurnId } = await startSession(itemCtx, {
-      prompt: prepared.prompt,
-      attachments: prepared.attachments,
-      opts: turn,
-      orchestrator: conn.orchestrator,
-    });
-    code = await executeTurn(itemCtx, conn, session, userTurnId, turn, true);
+    code = await turn(itemCtx);
   } catch (err) {
     thrown =
       err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
@@ -118,7 +170,10 @@ function resultLine(
   const error =
     (obj?.['error'] as ResultLine['error'] | undefined) ??
     (thrown === undefined ? null : { code: thrown.code, exit_code: thrown.exitCode, message: thrown.message });
-  const status = statusOf(obj === undefined ? undefined : String(obj['status']), error?.code);
+  // A start the orchestrator turned away (429/503, or the batch's back-off cap) started no
+  // deliberation that could have failed: nsed could not run the item.
+  const refused = thrown !== undefined && thrown.code === 'server' && (thrown.nothingStarted || thrown.unsent);
+  const status = refused ? 'error' : statusOf(obj === undefined ? undefined : String(obj['status']), error?.code);
   const line: ResultLine = {
     id: item.id,
     index: item.index,

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
 import { notFound, NsedError, usageError } from '../errors.js';
 import type { BatchFormat } from '../batch/items.js';
 import type { ReportOptions } from '../turn/report-options.js';
@@ -13,13 +14,15 @@ import {
   parseInputOptions,
   type InputOptions,
 } from './shared/input-flags.js';
-import { STDIN_MARKER } from './shared/prompt.js';
+import { readStdin, STDIN_MARKER } from './shared/prompt.js';
 import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
 
 const GROUP = 'Batch:';
 export const DEFAULT_JOBS = 4;
 const MAX_JOBS = 256;
+/** A batch file is data, not a stream without end. */
+const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** A single-turn report flag, worded for the batch: the same file, one entry per item. */
 const batchReportFlag = (name: 'summary' | 'junit', describe: string): FlagDef => {
@@ -66,6 +69,19 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     'junit',
     'write a JUnit XML report to FILE at the end: one test case per item (works with --no-save)',
   ),
+  {
+    name: 'resume',
+    type: 'boolean',
+    group: GROUP,
+    describe:
+      'go on with the batch whose --out FILE this is: skip items it finished, follow those left running, append the rest',
+  },
+  {
+    name: 'retry-errors',
+    type: 'boolean',
+    group: GROUP,
+    describe: 'with --resume: run again the items whose last line is error or failed (never a gate failure)',
+  },
 ];
 
 export interface BatchOptions {
@@ -76,6 +92,8 @@ export interface BatchOptions {
   minPassRate: number | undefined;
   shard: string | undefined;
   reports: ReportOptions | undefined;
+  resume: boolean;
+  retryErrors: boolean;
   turn: TurnOptions;
   gates: GateRequest;
   input: InputOptions;
@@ -128,7 +146,9 @@ export const batch: CommandDef<BatchOptions> = {
     ]);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     const source = opts.file === '-' ? '(stdin)' : opts.file;
-    const text = opts.file === '-' ? await readStdin(ctx.io.stdin) : await readItemsFile(opts.file);
+    // Bounded by --timeout as every read of stdin to its end is (docs/reliability.md #111).
+    const text =
+      opts.file === '-' ? await readStdin(ctx, 'the items', MAX_STDIN_BYTES) : await readItemsFile(opts.file);
     const template =
       opts.input.template === undefined
         ? undefined
@@ -137,28 +157,50 @@ export const batch: CommandDef<BatchOptions> = {
     const all = resolveItems(parseItems(text, formatOf(opts.file, opts.format), source), template);
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
     const gates = await loadGates(opts.gates);
-    if (opts.out !== undefined) await refuseExisting(opts.out);
-    if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
-    const sink = opts.out === undefined ? sinks.stdoutSink(ctx.io) : await sinks.fileSink(opts.out);
-    await ctx.store();
     const t = opts.turn;
+    const shared = {
+      policy: t.policy,
+      model: t.model,
+      system: t.system,
+      agents: t.agents,
+      rounds: t.rounds,
+      files: opts.input.files,
+      schema: opts.input.schema,
+      gates,
+    };
+    const out = opts.out === undefined ? undefined : resolvePath(opts.out);
+    if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
+    if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
+    const store = await ctx.store();
+    const plan =
+      opts.resume && out !== undefined
+        ? await (
+            await import('../batch/resume-plan.js')
+          ).planResume(ctx, store, {
+            items,
+            shared,
+            out,
+            retryErrors: opts.retryErrors,
+            noSave: t.save === false,
+          })
+        : undefined;
+    const sink =
+      out === undefined ? sinks.stdoutSink(ctx.io) : await sinks.fileSink(out, { freshLine: plan?.cutTail === true });
     return runBatch(ctx, {
-      items,
-      base: { turn: t, input: { ...opts.input, template: undefined }, gates, batchId: `batch-${ctx.randomHex(6)}` },
+      items: plan?.toRun ?? items,
+      base: {
+        turn: t,
+        input: { ...opts.input, template: undefined },
+        gates,
+        batchId: plan?.batchId ?? `batch-${ctx.randomHex(6)}`,
+        out,
+      },
       jobs: opts.jobs,
       sink,
       minPassRate: opts.minPassRate,
       reports: opts.reports,
-      shared: {
-        policy: t.policy,
-        model: t.model,
-        system: t.system,
-        agents: t.agents,
-        rounds: t.rounds,
-        files: opts.input.files,
-        schema: opts.input.schema,
-        gates,
-      },
+      shared,
+      ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
     });
   },
 };
@@ -172,14 +214,25 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
   if (typeof jobs !== 'number' || !Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS)
     throw usageError(`-j/--jobs must be a whole number from 1 to ${MAX_JOBS}`);
   const format = stringFlag(argv, 'format') as BatchFormat | undefined;
+  const out = stringFlag(argv, 'out');
+  const resume = argv['resume'] === true;
+  const retryErrors = argv['retry-errors'] === true;
+  if (resume && out === undefined)
+    throw usageError(
+      '--resume needs the --out FILE of the batch to resume',
+      'nsed batch items.jsonl --out results.jsonl --resume',
+    );
+  if (retryErrors && !resume) throw usageError('--retry-errors goes with --resume', 'add --resume --out FILE');
   return {
     file,
     format,
     jobs,
-    out: stringFlag(argv, 'out'),
+    out,
     minPassRate: passRate(stringFlag(argv, 'min-pass-rate')),
     shard: stringFlag(argv, 'shard'),
     reports: parseReportOptions(argv),
+    resume,
+    retryErrors,
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),
@@ -206,19 +259,6 @@ async function readItemsFile(path: string, flag = 'batch'): Promise<string> {
     if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(`${flag} ${path}: no such file`);
     throw new NsedError('usage', `${flag} ${path}: cannot read it (${code ?? 'unreadable'})`);
   }
-}
-
-/** At most 64 MiB of items from stdin: a batch file is data, not a stream without end. */
-async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stdin) {
-    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += b.length;
-    if (size > 64 * 1024 * 1024) throw usageError('the items on stdin pass 64 MiB', 'give them as a file');
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A results file that already holds lines is never appended to by a fresh batch: its lines would mix. */

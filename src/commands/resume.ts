@@ -38,17 +38,9 @@ export const resume: CommandDef<ResumeOptions> = {
   },
   run: async (opts, ctx) => {
     await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
-    const [
-      { followPending },
-      { GONE_REASON, clearPending, recordJobEnd },
-      { NsedError, notFound },
-      { askJobState },
-      lease,
-    ] = await Promise.all([
-      import('../turn/execute-turn.js'),
-      import('../turn/reconcile.js'),
+    const [{ followLeftTurn }, { NsedError }, lease] = await Promise.all([
+      import('../turn/follow-left.js'),
       import('../errors.js'),
-      import('../turn/job-result.js'),
       import('../turn/claim.js'),
     ]);
     const gates = await loadGates(opts.gates);
@@ -66,59 +58,11 @@ export const resume: CommandDef<ResumeOptions> = {
       });
     }
     assertNsedSession(found);
-    const store = await ctx.store();
     const conn = await ctx.connect(found.orchestrator, { pending: found.pending_job, needsJob: true });
     // A turn cut off before the orchestrator named its job left its claim: the job it may have
     // started is looked up in GET /deliberations, as for a dead owner's (docs/reliability.md #97).
     try {
-      const session = claimed ? await lease.reconcileDeadClaim(conn.client, store, found, ctx.signal) : found;
-      const pending = session.pending_job;
-      if (pending === undefined) {
-        throw new NsedError('conflict', `nothing is running in session ${id}`, {
-          hint: `the orchestrator lists no deliberation the interrupted turn started; ask again with 'nsed continue -s ${id}'`,
-        });
-      }
-      const state = await askJobState(conn.client, pending.job_id, ctx.signal);
-      switch (state.kind) {
-        case 'gone':
-          await clearPending(store, id, pending.job_id, GONE_REASON);
-          throw notFound(
-            `deliberation ${pending.job_id} is gone from the orchestrator; the turn stays interrupted`,
-            'its history expired or the orchestrator restarted; ask again with nsed continue',
-          );
-        case 'failed':
-        case 'cancelled': {
-          // A cancelled job has its own state and exit code, not a failure's.
-          const cancelled = state.kind === 'cancelled';
-          const why = cancelled ? 'was cancelled' : `failed: ${state.reason.slice(0, 300)}`;
-          await recordJobEnd(ctx, store, id, pending, state.kind, `deliberation ${why}`);
-          throw new NsedError(cancelled ? 'cancelled' : 'server', `deliberation ${pending.job_id} ${why}`, {
-            hint: `ask again with 'nsed continue -s ${id}'`,
-          });
-        }
-        case 'completed':
-          return await followPending(
-            ctx,
-            conn,
-            session,
-            pending,
-            {
-              kind: 'result',
-              jobId: pending.job_id,
-              content: state.answer,
-            },
-            { reports: opts.reports, gates },
-          );
-        case 'running':
-          return await followPending(
-            ctx,
-            conn,
-            session,
-            pending,
-            { kind: 'attach', jobId: pending.job_id },
-            { reports: opts.reports, gates },
-          );
-      }
+      return await followLeftTurn(ctx, conn, found, { reports: opts.reports, gates });
     } finally {
       await conn.close();
     }

@@ -5,9 +5,10 @@ import { toJsonLine } from './ndjson.js';
 import { relativeTime } from './session-time.js';
 
 /** One session as `sessions ls --json` documents it: every key always present. */
-export type SessionListItem = Required<Omit<SessionSummary, 'forked_from' | 'agents'>> & {
+export type SessionListItem = Required<Omit<SessionSummary, 'forked_from' | 'agents' | 'batch'>> & {
   forked_from: NonNullable<SessionSummary['forked_from']> | null;
   agents: string[] | null;
+  batch: string | null;
 };
 
 /** The POLICY column: the policy, or the agents --agents chose the council with. */
@@ -25,6 +26,7 @@ export function listItem(s: SessionSummary): SessionListItem {
     state: s.state,
     forked_from:
       s.forked_from === undefined ? null : { session: s.forked_from.session, turn: s.forked_from.turn ?? null },
+    batch: s.batch ?? null,
   };
 }
 

@@ -38,8 +38,9 @@ const JOURNAL_LOCK_MS = 1_000;
 const COMPACT_MIN_LINES = 32;
 const STATES = new Set<string>(SESSION_STATES);
 // Entries written before failed and cancelled existed may call such a session ok (2); before 3, a
-// council chosen with --agents was listed under the policy it did not use.
-const STATE_VOCABULARY = 3;
+// council chosen with --agents was listed under the policy it did not use; before 4, an entry
+// did not carry the batch a session belongs to (`sessions ls --batch`).
+const STATE_VOCABULARY = 4;
 /**
  * The racy-entry rule (git's, for its index): a file rewritten in place within the same tick of
  * the file system's clock, at the same size, looks unchanged, so an entry taken within a tick of
@@ -78,6 +79,7 @@ function toRecord(line: string): JournalRecord | undefined {
     num(r.mtimeMs) &&
     num(r.size) &&
     num(r.seenMs) &&
+    (r.batch === undefined || str(r.batch)) &&
     forkOk;
   return ok ? (r as unknown as JournalEntry) : undefined;
 }
@@ -107,6 +109,7 @@ export function summaryOf(entry: JournalEntry): SessionSummary {
   };
   if (entry.forked_from !== undefined) summary.forked_from = entry.forked_from;
   if (Array.isArray(entry.agents)) summary.agents = entry.agents;
+  if (entry.batch !== undefined) summary.batch = entry.batch;
   return summary;
 }
 

@@ -135,6 +135,18 @@ export interface TurnClaim {
   abandoned?: string;
 }
 
+/**
+ * A session run as one item of `nsed batch` (README "Batches"): `sessions ls --batch` lists a
+ * batch's sessions by `id`, and `batch --resume` finds the deliberations a killed batch left
+ * running by it (`out`: the results file, absolute, when the batch wrote one).
+ */
+export interface BatchRef {
+  id: string;
+  item: string;
+  request_hash: string;
+  out?: string;
+}
+
 /** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */
 export interface Session {
   version: number;
@@ -154,6 +166,7 @@ export interface Session {
   council?: Council;
   /** The tools offered last (definitions only: how to run them is never stored), re-sent on continue. */
   tools?: ToolDefinition[];
+  batch?: BatchRef;
   turns: Turn[];
   [extra: string]: unknown;
 }

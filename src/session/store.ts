@@ -16,6 +16,8 @@ export interface SessionSummary {
   updated: string;
   state: SessionState;
   forked_from?: { session: string; turn: string | null };
+  /** The id of the batch that ran it (`nsed batch`). */
+  batch?: string;
 }
 
 /** A session file `list()` could not parse; listed, never thrown, never touched. */
@@ -117,7 +119,15 @@ export function summarizeSession(s: Session): SessionSummary {
   const agents = sessionAgents(s);
   if (agents !== undefined) summary.agents = agents;
   if (s.forked_from) summary.forked_from = { session: s.forked_from.session, turn: s.forked_from.turn };
+  const batch = batchIdOf(s);
+  if (batch !== undefined) summary.batch = batch;
   return summary;
+}
+
+/** The batch a session belongs to; a hand-edited or foreign `batch` field is no batch, never an unreadable session. */
+export function batchIdOf(s: Session): string | undefined {
+  const b: unknown = s.batch;
+  return isObject(b) && typeof b['id'] === 'string' ? b['id'] : undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

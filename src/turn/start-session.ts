@@ -5,6 +5,7 @@ import {
   newTurnId,
   SESSION_VERSION,
   type Attachment,
+  type BatchRef,
   type Session,
   type Turn,
   type TurnClaim,
@@ -26,6 +27,8 @@ export interface SessionInit {
   title: string;
   /** The turn lease of a session created to run a turn at once. */
   claim?: TurnClaim;
+  /** The batch item the session runs (`nsed batch`). */
+  batch?: BatchRef;
 }
 
 /** Creates and stores a session (a fork without a prompt has no turn of its own). */
@@ -49,6 +52,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
   if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
   if (init.tools !== undefined) session.tools = structuredClone(init.tools);
   if (init.claim !== undefined) session.claim = init.claim;
+  if (init.batch !== undefined) session.batch = { ...init.batch };
   await (await ctx.store()).create(session);
   return session;
 }

@@ -46,7 +46,7 @@ const MIX =
   '{"id":"gated","prompt":"q g","gates":{"min-convergence":0.999}}\n' +
   '{"id":"nofile","prompt":"q n","files":["/nonexistent/nsed-batch-file"]}\n';
 
-describe('--summary and --junit (reliability #150)', () => {
+describe('--summary and --junit (reliability #153)', () => {
   it('write one entry per item: a JUnit case each (failure, error, pass) and a summary row each', async () => {
     const items = await file('mix.jsonl', MIX);
     const [md, xml] = [join(dir, 'mix.md'), join(dir, 'mix.xml')];
@@ -119,7 +119,7 @@ describe('--summary and --junit (reliability #150)', () => {
   });
 });
 
-describe('--no-save (reliability #151)', () => {
+describe('--no-save (reliability #154)', () => {
   it('writes no session, not even the store; result lines say session: null; the reports still come', async () => {
     const home = join(dir, 'never');
     const items = await file('ns.txt', 'q one\nq two\n');
@@ -140,7 +140,7 @@ describe('--no-save (reliability #151)', () => {
   });
 });
 
-describe('progress on a terminal and off it (reliability #152)', () => {
+describe('progress on a terminal and off it (reliability #155)', () => {
   const ERASE = '\x1b[2K';
   /** The erase code as a word, so the patterns below can name it. */
   const shown = (text: string): string => text.replaceAll(ERASE, '<erase>');

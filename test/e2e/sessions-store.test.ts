@@ -103,7 +103,10 @@ describe('nsed sessions ls', () => {
         'updated',
         'state',
         'forked_from',
+        'batch',
       ]);
+    // None of these ran in a batch (reliability #151).
+    expect(list.every((s) => s['batch'] === null)).toBe(true);
     const fork = list.find((s) => s['id'] === ids.fork);
     const mainTurns = (await stored(ids.main)).turns;
     expect(fork?.['forked_from']).toEqual({ session: ids.main, turn: mainTurns[1]?.id });

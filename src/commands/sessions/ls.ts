@@ -8,6 +8,8 @@ export interface LsOptions {
   /** The model string (`nsed:deep`) a listed session's active policy must equal. */
   policy: string | undefined;
   state: SessionState | undefined;
+  /** Only the sessions `nsed batch` ran as items of this batch. */
+  batch: string | undefined;
   /** What to print; `auto` follows the global output mode and whether stdout is a terminal. */
   format: 'ids' | 'json' | 'auto';
 }
@@ -34,10 +36,18 @@ export const ls: CommandDef<LsOptions> = {
     },
     { name: 'state', type: 'string', choices: SESSION_STATES, describe: 'only sessions in this state' },
     {
+      name: 'batch',
+      type: 'string',
+      describe: "only the sessions of this batch (the `batch` of its result lines, and of 'nsed batch' on stderr)",
+      valueName: 'ID',
+      sample: 'batch-0123456789ab',
+    },
+    {
       name: 'json',
       type: 'boolean',
       default: false,
-      describe: 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from} (also -o json)',
+      describe:
+        'a JSON array of {id, title, policy, turns, created, updated, state, forked_from, batch} (also -o json)',
     },
     {
       name: 'ids',
@@ -49,6 +59,7 @@ export const ls: CommandDef<LsOptions> = {
   examples: [
     ['nsed sessions ls -n 5', 'the five most recently active sessions'],
     ["nsed sessions ls --state interrupted --json | jq -r '.[].id'", 'ids of sessions whose answer was cut short'],
+    ['nsed sessions ls --batch batch-0123456789ab --ids', "the sessions of one batch's items"],
   ],
   fast: { positional: 'none' },
   parse: (argv) => {
@@ -61,6 +72,7 @@ export const ls: CommandDef<LsOptions> = {
       limit,
       policy: policy === undefined ? undefined : toModel(policy),
       state: SESSION_STATES.find((s) => s === argv['state']),
+      batch: stringFlag(argv, 'batch'),
       format: argv['ids'] === true ? 'ids' : argv['json'] === true ? 'json' : 'auto',
     };
   },
@@ -69,17 +81,20 @@ export const ls: CommandDef<LsOptions> = {
       import('../../output/session-list.js'),
       import('../../terminal/sanitize.js'),
     ]);
-    const { policy, state, limit } = opts;
+    const { policy, state, batch, limit } = opts;
     const { globals } = ctx;
     const store = await ctx.store();
     const { sessions, unreadable } = await store.list();
     for (const u of unreadable)
       ctx.io.stderr.write(`nsed: warning: skipped ${oneLine(u.file, 300)}: ${oneLine(u.reason, 200)}\n`);
     const matching =
-      policy === undefined && state === undefined
+      policy === undefined && state === undefined && batch === undefined
         ? sessions
         : sessions.filter(
-            (s) => (policy === undefined || s.policy === policy) && (state === undefined || s.state === state),
+            (s) =>
+              (policy === undefined || s.policy === policy) &&
+              (state === undefined || s.state === state) &&
+              (batch === undefined || s.batch === batch),
           );
     const chosen = limit === undefined ? matching : matching.slice(0, limit);
 

@@ -115,7 +115,7 @@ export function fenced(body: string, info = ''): string {
  * bounded by --timeout (exit 124), and after STDIN_NOTICE_MS of silence one line on stderr says
  * what nsed waits for, so a forgotten pipe is not mistaken for a hang.
  */
-export async function readStdin(ctx: PromptContext, what: string): Promise<string> {
+export async function readStdin(ctx: PromptContext, what: string, maxBytes?: number): Promise<string> {
   const { io, clock } = ctx;
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
@@ -140,8 +140,15 @@ export async function readStdin(ctx: PromptContext, what: string): Promise<strin
     );
   }
   try {
-    const all = readAll(io.stdin, () => {
+    let bytes = 0;
+    const all = readAll(io.stdin, (size) => {
       arrived = true;
+      bytes += size;
+      if (maxBytes !== undefined && bytes > maxBytes)
+        throw usageError(
+          `${what} on standard input passes ${Math.round(maxBytes / 1024 / 1024)} MiB`,
+          'give it as a file',
+        );
     });
     return await Promise.race([all, ...timers]);
   } catch (err) {
@@ -154,11 +161,12 @@ export async function readStdin(ctx: PromptContext, what: string): Promise<strin
   }
 }
 
-export async function readAll(stream: NodeJS.ReadableStream, onChunk?: () => void): Promise<string> {
+/** `onChunk` is told each chunk's size before it is kept; what it throws ends the read. */
+export async function readAll(stream: NodeJS.ReadableStream, onChunk?: (bytes: number) => void): Promise<string> {
   const decoder = new TextDecoder('utf-8');
   let out = '';
   for await (const chunk of stream) {
-    onChunk?.();
+    onChunk?.(typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength);
     out += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
   }
   return out + decoder.decode();

@@ -1,0 +1,64 @@
+import type { Context } from '../context.js';
+import type { SessionStore } from '../session/index.js';
+import { oneLine } from '../terminal/sanitize.js';
+import { readEarlierResults, stillStands, type EarlierLine } from './earlier-results.js';
+import { findLeftItems } from './left-items.js';
+import { requestHash, type ResolvedItem } from './resolve.js';
+import type { LeftItem } from './run-item.js';
+
+export interface ResumeInput {
+  items: readonly ResolvedItem[];
+  shared: Readonly<Record<string, unknown>>;
+  /** The results file, absolute. */
+  out: string;
+  retryErrors: boolean;
+  /** --no-save: no session of this run or an earlier one is looked for. */
+  noSave: boolean;
+}
+
+export interface ResumePlan {
+  /** The first run's id, kept; undefined when nothing of the batch is found (a new id is made). */
+  batchId: string | undefined;
+  /** What runs now: the items left running first (they are paid for), then the rest in file order. */
+  toRun: ResolvedItem[];
+  left: Map<string, LeftItem>;
+  /** The lines that stand for the items not run again. */
+  earlier: EarlierLine[];
+  cutTail: boolean;
+}
+
+/**
+ * `nsed batch --resume` (docs/reliability.md #147, #148, #149): an item whose last line in --out
+ * is for the same request is done (with --retry-errors, unless it is `error` or `failed`); an
+ * item a killed run left running is followed through its session; every other item runs.
+ */
+export async function planResume(ctx: Context, store: SessionStore, input: ResumeInput): Promise<ResumePlan> {
+  const results = await readEarlierResults(input.out);
+  const hashes = new Map(input.items.map((i) => [i.id, requestHash(i, input.shared)]));
+  const earlier: EarlierLine[] = [];
+  const rest: ResolvedItem[] = [];
+  for (const item of input.items) {
+    const line = results.last.get(item.id);
+    if (stillStands(line, hashes.get(item.id) ?? '', input.retryErrors)) earlier.push(line);
+    else rest.push(item);
+  }
+  const found = input.noSave
+    ? { left: new Map<string, LeftItem>(), batchId: results.batchId }
+    : await findLeftItems(store, {
+        batchId: results.batchId,
+        out: input.out,
+        hashes: new Map(rest.map((i) => [i.id, hashes.get(i.id) ?? ''])),
+      });
+  const toRun = [...rest.filter((i) => found.left.has(i.id)), ...rest.filter((i) => !found.left.has(i.id))];
+  if (!ctx.io.quiet) {
+    const file = oneLine(input.out, 200);
+    if (results.skipped > 0)
+      ctx.io.stderr.write(
+        `nsed: warning: --out ${file}: ${results.skipped} line${results.skipped === 1 ? ' is' : 's are'} not result lines (cut by a crash?), skipped\n`,
+      );
+    ctx.io.stderr.write(
+      `resuming ${found.batchId ?? 'a new batch'}: ${earlier.length} done, ${found.left.size} to follow, ${toRun.length - found.left.size} to run\n`,
+    );
+  }
+  return { batchId: found.batchId, toRun, left: found.left, earlier, cutTail: results.cutTail };
+}

@@ -1,0 +1,309 @@
+// `nsed batch --resume`, `--retry-errors`, the batch id on sessions and the shared back-off,
+// against the simulator over real HTTP (docs/reliability.md #147-#152).
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/context.js';
+import { instantClock } from '../harness/cli.js';
+import { makeRig, type Rig } from '../harness/rig.js';
+
+let rig: Rig;
+let dir: string;
+beforeAll(async () => {
+  rig = await makeRig();
+  dir = await mkdtemp(join(tmpdir(), 'nsed-batch-resume-'));
+});
+afterAll(async () => {
+  await rig.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+type Line = Record<string, unknown>;
+const parse = (text: string): Line[] =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Line];
+      } catch {
+        return [];
+      }
+    });
+const file = async (name: string, text: string): Promise<string> => {
+  const p = join(dir, name);
+  await writeFile(p, text);
+  return p;
+};
+const chatPosts = (r: Rig): number =>
+  r.sim.requests.filter((q) => q.method === 'POST' && q.path.startsWith('/v1/chat/completions')).length;
+const lastById = (lines: Line[]): Map<string, Line> => new Map(lines.map((l) => [String(l['id']), l]));
+
+describe('--resume with the same --out (reliability #147)', () => {
+  it('skips finished items, runs an edited one again, ignores a cut last line and appends after it', async () => {
+    const out = join(dir, 'r1.jsonl');
+    const v1 = await file('v1.jsonl', '{"id":"a","prompt":"Design a cache"}\n{"id":"b","prompt":"Design a queue"}\n');
+    const first = await rig.run(['batch', v1, '--out', out]);
+    expect(first.code, first.stderr).toBe(0);
+    const before = parse(await readFile(out, 'utf8'));
+    expect(before).toHaveLength(2);
+    const batchId = before[0]?.['batch'];
+    // A crash in the middle of a write: the line is cut, with no newline after it.
+    await appendFile(out, '{"id":"c","status":"o');
+    // b is edited (its request hash changes), c is new, a is as it was.
+    const v2 = await file(
+      'v2.jsonl',
+      '{"id":"a","prompt":"Design a cache"}\n{"id":"b","prompt":"Design a fair queue"}\n{"id":"c","prompt":"Pick a database"}\n',
+    );
+    const posts = chatPosts(rig);
+    const again = await rig.run(['batch', v2, '--out', out, '--resume']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`resuming ${String(batchId)}: 1 done, 0 to follow, 2 to run`);
+    expect(chatPosts(rig) - posts).toBe(2);
+    const text = await readFile(out, 'utf8');
+    // The cut line is left as it was, and the new lines start on a line of their own.
+    expect(text).toContain('{"id":"c","status":"o\n{');
+    const after = parse(text);
+    expect(after.slice(0, 2)).toEqual(before);
+    expect(after.map((l) => String(l['id'])).sort()).toEqual(['a', 'b', 'b', 'c']);
+    // The last line for an id wins: b's is for the edited request.
+    const last = lastById(after);
+    expect(last.get('b')?.['request_hash']).not.toBe(before[1]?.['request_hash']);
+    expect(new Set(after.map((l) => l['batch']))).toEqual(new Set([batchId]));
+    // Nothing left to do: a third run sends nothing.
+    const third = await rig.run(['batch', v2, '--out', out, '--resume']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(chatPosts(rig) - posts).toBe(2);
+    expect(parse(await readFile(out, 'utf8'))).toHaveLength(4);
+  });
+  it('--resume without --out, and --retry-errors without --resume, are exit 2 with nothing sent', async () => {
+    const items = await file('u.txt', 'q one\n');
+    const posts = chatPosts(rig);
+    const a = await rig.run(['batch', items, '--resume']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('--resume needs the --out FILE');
+    const b = await rig.run(['batch', items, '--out', join(dir, 'u.jsonl'), '--retry-errors']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain('--retry-errors goes with --resume');
+    expect(chatPosts(rig)).toBe(posts);
+  });
+  it('refuses to append to a file that holds no result lines (exit 2, the file untouched)', async () => {
+    const items = await file('w.txt', 'q one\n');
+    const notOurs = await file('notes.jsonl', 'just some notes\nand more\n');
+    const r = await rig.run(['batch', items, '--out', notOurs, '--resume']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('holds no result lines');
+    expect(await readFile(notOurs, 'utf8')).toBe('just some notes\nand more\n');
+  });
+});
+
+describe('reattaching through the sessions (reliability #148)', () => {
+  it('an answer recorded but never written as a line is read again from /result, not sent again', async () => {
+    const out = join(dir, 'lost.jsonl');
+    const items = await file('lost-items.jsonl', '{"id":"x","prompt":"q x"}\n{"id":"y","prompt":"q y"}\n');
+    expect((await rig.run(['batch', items, '-j', '1', '--out', out])).code).toBe(0);
+    const [kept, lost] = (await readFile(out, 'utf8')).split('\n');
+    // The run died after y's session recorded its answer and before its line reached the file.
+    await writeFile(out, `${kept}\n`);
+    const posts = chatPosts(rig);
+    const r = await rig.run(['batch', items, '-j', '1', '--out', out, '--resume']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('1 done, 1 to follow, 0 to run');
+    expect(chatPosts(rig)).toBe(posts);
+    const again = parse(await readFile(out, 'utf8'));
+    expect(again.map((l) => l['id'])).toEqual(['x', 'y']);
+    const before = JSON.parse(lost ?? '{}') as Line;
+    expect(again[1]).toMatchObject({ status: 'ok', session: before['session'], job_id: before['job_id'] });
+    expect(again[1]?.['answer']).toBe(before['answer']);
+  });
+  it('a batch stopped before its first line: the sessions name the batch, and its running item is followed', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const out = join(dir, 'early.jsonl');
+      const items = await file('early-items.txt', 'q one\nq two\n');
+      const run = held.start(['batch', items, '-j', '2', '--out', out]);
+      const a = await held.sim.control.nextJob();
+      const b = await held.sim.control.nextJob();
+      run.interrupt();
+      expect((await run.result).code).toBe(130);
+      expect(await readFile(out, 'utf8').catch(() => '')).toBe('');
+      const listed = JSON.parse((await held.run(['sessions', 'ls', '--json'])).stdout) as Array<{ batch: string }>;
+      const batchId = listed[0]?.batch;
+      expect(typeof batchId).toBe('string');
+      const again = held.start(['batch', items, '-j', '2', '--out', out, '--resume']);
+      held.sim.control.release(a);
+      held.sim.control.release(b);
+      const r = await again.result;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`resuming ${String(batchId)}: 0 done, 2 to follow, 0 to run`);
+      expect(chatPosts(held)).toBe(2);
+      const lines = parse(await readFile(out, 'utf8'));
+      expect(lines.map((l) => l['id']).sort()).toEqual(['line-1', 'line-2']);
+      expect(lines.every((l) => l['batch'] === batchId && l['status'] === 'ok')).toBe(true);
+    } finally {
+      await held.close();
+    }
+  });
+});
+
+describe('--retry-errors (reliability #149)', () => {
+  it('runs again only the items whose last line is error or failed, never a gate failure or an ok one', async () => {
+    const faulty = await makeRig({ faults: ['fail-at-round=1;times=1'] });
+    try {
+      const missing = join(dir, 'later.txt');
+      const items = await file(
+        'mix.jsonl',
+        [
+          '{"id":"f","prompt":"q f"}',
+          '{"id":"g","prompt":"q g","gates":{"min-convergence":0.999}}',
+          `{"id":"e","prompt":"q e","files":["${missing}"]}`,
+          '{"id":"k","prompt":"q k"}',
+        ].join('\n') + '\n',
+      );
+      const out = join(dir, 'mix-results.jsonl');
+      const first = await faulty.run(['batch', items, '-j', '1', '--out', out]);
+      expect(first.code).toBe(3);
+      const status = (lines: Line[]): Record<string, unknown> =>
+        Object.fromEntries([...lastById(lines)].map(([id, l]) => [id, l['status']]));
+      expect(status(parse(await readFile(out, 'utf8')))).toEqual({
+        f: 'failed',
+        g: 'gate_failed',
+        e: 'error',
+        k: 'ok',
+      });
+      await writeFile(missing, 'now it exists\n');
+      // Without --retry-errors, every item has its line: nothing runs.
+      const posts = chatPosts(faulty);
+      const plain = await faulty.run(['batch', items, '-j', '1', '--out', out, '--resume']);
+      expect(plain.code).toBe(3);
+      expect(chatPosts(faulty)).toBe(posts);
+      const retry = await faulty.run(['batch', items, '-j', '1', '--out', out, '--resume', '--retry-errors']);
+      expect(chatPosts(faulty) - posts).toBe(2);
+      const lines = parse(await readFile(out, 'utf8'));
+      expect(status(lines)).toEqual({ f: 'ok', g: 'gate_failed', e: 'ok', k: 'ok' });
+      expect(lines.filter((l) => l['id'] === 'g')).toHaveLength(1);
+      expect(lines.filter((l) => l['id'] === 'k')).toHaveLength(1);
+      // The gate failure that stands is the batch's worst status now.
+      expect(retry.code, retry.stderr).toBe(12);
+    } finally {
+      await faulty.close();
+    }
+  });
+});
+
+describe('the batch id on its sessions (reliability #151)', () => {
+  it('each item session records {id, item, request_hash, out}; sessions ls --batch lists exactly them', async () => {
+    const out = join(dir, 'ids.jsonl');
+    const items = await file('ids.jsonl-items.jsonl', '{"id":"p","prompt":"q p"}\n{"id":"q","prompt":"q q"}\n');
+    const r = await rig.run(['batch', items, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = parse(await readFile(out, 'utf8'));
+    const batchId = String(lines[0]?.['batch']);
+    for (const l of lines) {
+      const s = await rig.session<{ batch: unknown }>(String(l['session']));
+      expect(s.batch).toEqual({ id: batchId, item: l['id'], request_hash: l['request_hash'], out });
+    }
+    // Another session outside the batch, which the filter leaves out.
+    expect((await rig.run(['ask', 'not in a batch', '-p', 'fast'])).code).toBe(0);
+    const ls = await rig.run(['sessions', 'ls', '--batch', batchId, '-o', 'json']);
+    expect(ls.code, ls.stderr).toBe(0);
+    const listed = JSON.parse(ls.stdout) as Array<{ id: string; batch: string | null }>;
+    expect(listed.map((s) => s.id).sort()).toEqual(lines.map((l) => String(l['session'])).sort());
+    expect(listed.every((s) => s.batch === batchId)).toBe(true);
+    const all = JSON.parse((await rig.run(['sessions', 'ls', '--json'])).stdout) as Array<{ batch: string | null }>;
+    expect(all.some((s) => s.batch === null)).toBe(true);
+  });
+});
+
+/** A clock whose sleeps wait until the test lets them end, so a test sees who waits and for how long. */
+function gateClock(): Clock & { sleeps: number[]; waiting(n: number): Promise<void>; wake(): void } {
+  const sleeps: number[] = [];
+  let pending: Array<() => void> = [];
+  let watchers: Array<() => void> = [];
+  return {
+    sleeps,
+    now: () => new Date(),
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        sleeps.push(ms);
+        pending.push(resolve);
+        signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+        for (const w of watchers) w();
+      }),
+    waiting: (n) =>
+      new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (pending.length >= n) {
+            watchers = watchers.filter((w) => w !== check);
+            resolve();
+          }
+        };
+        watchers.push(check);
+        check();
+      }),
+    wake: () => {
+      const all = pending;
+      pending = [];
+      for (const r of all) r();
+    },
+  };
+}
+
+describe('a shared back-off (reliability #150)', () => {
+  it('one 429 with Retry-After holds every item of the batch: no start until the wait has passed', async () => {
+    const held = await makeRig({ hold: true, faults: ['status=429;retry-after=7;times=1'] });
+    try {
+      const clock = gateClock();
+      const items = await file('bo.txt', 'q one\nq two\nq three\n');
+      const run = held.start(['batch', items, '-j', '2'], { clock });
+      // Two starts at once: one is turned away (and waits), the other's deliberation is held.
+      await clock.waiting(1);
+      const first = await held.sim.control.nextJob();
+      expect(chatPosts(held)).toBe(2);
+      // That item ends; the third starts, and waits behind the other item's back-off.
+      held.sim.control.release(first);
+      await clock.waiting(2);
+      expect(chatPosts(held)).toBe(2);
+      for (const ms of clock.sleeps) {
+        expect(ms).toBeGreaterThan(5_000);
+        expect(ms).toBeLessThanOrEqual(7_000);
+      }
+      clock.wake();
+      held.sim.control.release(await held.sim.control.nextJob());
+      held.sim.control.release(await held.sim.control.nextJob());
+      const r = await run.result;
+      expect(r.code, r.stderr).toBe(0);
+      expect(parse(r.stdout).map((l) => l['status'])).toEqual(['ok', 'ok', 'ok']);
+      expect(chatPosts(held)).toBe(4);
+      expect(clock.sleeps).toHaveLength(2);
+    } finally {
+      await held.close();
+    }
+  });
+  it('a server that always answers 429 ends each item as error after its four sends', async () => {
+    const busy = await makeRig({ faults: ['status=429;retry-after=1'] });
+    try {
+      const clock = instantClock();
+      const items = await file('busy.txt', 'q one\nq two\n');
+      const r = await busy.run(['batch', items, '-j', '2'], { clock });
+      const lines = parse(r.stdout);
+      expect(lines.map((l) => l['status'])).toEqual(['error', 'error']);
+      expect(lines.every((l) => l['exit_code'] === 5)).toBe(true);
+      expect(chatPosts(busy)).toBe(8);
+      expect(r.code).toBe(5);
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+describe('items on stdin (reliability #152)', () => {
+  it('an open stdin that never ends is bounded by --timeout: exit 124, nothing sent', async () => {
+    const posts = chatPosts(rig);
+    const r = await rig.run(['batch', '-', '--timeout', '1'], { openStdin: true, clock: instantClock() });
+    expect(r.code).toBe(124);
+    expect(r.stderr).toContain('--timeout');
+    expect(chatPosts(rig)).toBe(posts);
+  });
+});
