@@ -312,7 +312,10 @@ export async function followPending(
  * plain OpenAI-compatible server, which has no council at all: the file's council and rounds
  * would send it to a deliberation endpoint it does not have.
  */
-function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | undefined; rounds: number | undefined } {
+export function councilChoice(
+  ctx: Context,
+  opts: TurnOptions,
+): { agents: string[] | undefined; rounds: number | undefined } {
   const { settings } = ctx.globals;
   if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
   const policyNamed =

@@ -26,6 +26,12 @@ export interface SessionInit {
   title: string;
   /** The turn lease of a session created to run a turn at once. */
   claim?: TurnClaim;
+  /**
+   * A conversation id derived from an --idempotency-key (turn/idempotency.ts), so the job the
+   * orchestrator mints under it can be found again from another machine; else a random one.
+   */
+  conversationId?: string;
+  idempotency?: Session['idempotency'];
 }
 
 /** Creates and stores a session (a fork without a prompt has no turn of its own). */
@@ -40,7 +46,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
       // The settings' policy: -p, else NSED_POLICY, else the config file's, else `*` (the orchestrator's first).
       init.opts.model ?? toModel(init.opts.policy ?? ctx.globals.settings.policy.value),
     orchestrator: init.orchestrator,
-    conversation_id: newConversationId(ctx.randomHex),
+    conversation_id: init.conversationId ?? newConversationId(ctx.randomHex),
     turns: init.turns ?? [],
   };
   if (init.opts.system !== undefined) session.system = init.opts.system;
@@ -49,6 +55,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
   if (init.forkedFrom !== undefined) session.forked_from = init.forkedFrom;
   if (init.tools !== undefined) session.tools = structuredClone(init.tools);
   if (init.claim !== undefined) session.claim = init.claim;
+  if (init.idempotency !== undefined) session.idempotency = init.idempotency;
   await (await ctx.store()).create(session);
   return session;
 }
