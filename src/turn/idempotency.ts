@@ -339,6 +339,7 @@ export async function runKeyed(
       return followPending(ctx, conn, decision.session, decision.pending, decision.start, {
         reports: request.turn.reports,
         gates,
+        schema: request.turn.schema,
       });
     case 'submit': {
       if (decision.why === 'unlisted')

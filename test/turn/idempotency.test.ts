@@ -251,6 +251,41 @@ describe.each(['default', 'strict'] as const)(
       expect(await sessionsIn(home)).toHaveLength(1);
     });
 
+    it('checks the answer it takes against --schema as the first run did: the same structured answer, or exit 14 again (reliability #135)', async () => {
+      const r = await open({ profile });
+      const schema = JSON.stringify({
+        type: 'object',
+        required: ['verdict'],
+        properties: { verdict: { type: 'string' } },
+      });
+      const keyed = [
+        'ask',
+        '-p',
+        'fast',
+        '--schema',
+        schema,
+        '--idempotency-key',
+        'ci-1234/schema',
+        'Is the cache safe?',
+      ];
+      const first = await r.run([...keyed, '-o', 'json']);
+      // The strict profile does not honour response_format: the answer never matches (14).
+      expect(first.code, first.stderr).toBe(profile === 'default' ? 0 : 14);
+      const sent = starts(r);
+      const again = await r.run([...keyed, '-o', 'json'], { env: { NSED_HOME: await freshHome() } });
+      expect(again.code, again.stderr).toBe(first.code);
+      const [before, after] = [JSON.parse(first.stdout), JSON.parse(again.stdout)] as Array<Record<string, unknown>>;
+      expect(after?.['structured']).toEqual(before?.['structured']);
+      expect(after?.['content']).toEqual(before?.['content']);
+      expect(starts(r)).toBe(sent);
+      // And from the first runner's store, the replay: the same code, nothing sent (reliability #134).
+      const requests = r.sim.requests.length;
+      const replay = await r.run([...keyed, '-o', 'json']);
+      expect(replay.code, replay.stderr).toBe(first.code);
+      expect((JSON.parse(replay.stdout) as Record<string, unknown>)['structured']).toEqual(before?.['structured']);
+      expect(r.sim.requests.length).toBe(requests);
+    });
+
     it('refuses a changed question under the key, from the job id alone (reliability #136)', async () => {
       const r = await open({ profile });
       expect((await r.run([...ASK, '-o', 'final'])).code).toBe(0);
