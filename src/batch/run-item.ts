@@ -5,6 +5,7 @@ import type { Connection } from '../connection.js';
 import type { InputOptions } from '../commands/shared/input-flags.js';
 import { prepareTurnInput } from '../commands/shared/turn-input.js';
 import { executeTurn } from '../turn/execute-turn.js';
+import { runKeyed } from '../turn/idempotency.js';
 import { startSession } from '../turn/start-session.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { Gates } from '../verdict.js';
@@ -35,6 +36,8 @@ export interface ItemBase {
   input: InputOptions;
   gates: Gates | undefined;
   batchId: string;
+  /** --idempotency-key: each item runs under `<key>/<item id>` (README "Re-runs that never pay twice"). */
+  idempotency?: { key: string; force: boolean };
 }
 
 /**
@@ -88,13 +91,19 @@ export async function runItem(
     const prepared = await prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
     const gates = item.gates === undefined ? base.gates : { ...base.gates, ...item.gates };
     const turn = { ...prepared.turn, gates };
-    const { session, userTurnId } = await startSession(itemCtx, {
-      prompt: prepared.prompt,
-      attachments: prepared.attachments,
-      opts: turn,
-      orchestrator: conn.orchestrator,
-    });
-    code = await executeTurn(itemCtx, conn, session, userTurnId, turn, true);
+    const keyed = base.idempotency;
+    if (keyed !== undefined) {
+      const request = { prompt: prepared.prompt, attachments: prepared.attachments, turn };
+      code = await runKeyed(itemCtx, conn, `${keyed.key}/${item.id}`, request, keyed.force);
+    } else {
+      const { session, userTurnId } = await startSession(itemCtx, {
+        prompt: prepared.prompt,
+        attachments: prepared.attachments,
+        opts: turn,
+        orchestrator: conn.orchestrator,
+      });
+      code = await executeTurn(itemCtx, conn, session, userTurnId, turn, true);
+    }
   } catch (err) {
     thrown =
       err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);

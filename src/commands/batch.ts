@@ -5,6 +5,7 @@ import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef, type ParsedArgv } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import {
   FILE_FLAGS,
   SCHEMA_FLAGS,
@@ -49,6 +50,8 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     describe: 'exit 0 when this share of items is ok (0-1 or 80%)',
   },
   { name: 'shard', type: 'string', group: GROUP, describe: 'run only shard I of N (I/N, by a hash of each id)' },
+  // Per item: the key plus the item's id, so a re-run batch pays for no item twice.
+  ...IDEMPOTENCY_FLAGS,
 ];
 
 export interface BatchOptions {
@@ -61,6 +64,7 @@ export interface BatchOptions {
   turn: TurnOptions;
   gates: GateRequest;
   input: InputOptions;
+  idempotency?: IdempotencyOptions;
 }
 
 /** `nsed batch FILE|-`: many deliberations from one file, a JSON line per item as it ends. */
@@ -119,7 +123,13 @@ export const batch: CommandDef<BatchOptions> = {
     const t = opts.turn;
     return runBatch(ctx, {
       items,
-      base: { turn: t, input: { ...opts.input, template: undefined }, gates, batchId: `batch-${ctx.randomHex(6)}` },
+      base: {
+        turn: t,
+        input: { ...opts.input, template: undefined },
+        gates,
+        batchId: `batch-${ctx.randomHex(6)}`,
+        ...(opts.idempotency === undefined ? {} : { idempotency: opts.idempotency }),
+      },
       jobs: opts.jobs,
       sink,
       minPassRate: opts.minPassRate,
@@ -156,7 +166,13 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),
+    ...idempotencyOf(argv),
   };
+}
+
+function idempotencyOf(argv: ParsedArgv): { idempotency?: IdempotencyOptions } {
+  const idempotency = parseIdempotencyFlags(argv);
+  return idempotency === undefined ? {} : { idempotency };
 }
 
 function passRate(text: string | undefined): number | undefined {

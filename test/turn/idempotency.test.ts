@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -338,4 +338,39 @@ describe('an orchestrator without GET /deliberations (docs/reliability.md #138)'
       expect(r.sim.requests.length).toBe(sent);
     },
   );
+});
+
+describe('batch --idempotency-key: a key per item (docs/reliability.md #134, #135)', () => {
+  it('re-running a finished batch with the same key sends no start, from the store or an empty one (reliability #134, #135)', async () => {
+    const r = await open();
+    const dir = await freshHome();
+    const items = join(dir, 'items.jsonl');
+    await writeFile(
+      items,
+      ['{"id":"cache","prompt":"Design a cache"}', '{"id":"queue","prompt":"Design a queue"}', ''].join('\n'),
+    );
+    const batch = ['batch', items, '-p', 'fast', '-j', '2', '--idempotency-key', 'ci-77/batch'];
+    const lines = (out: string) =>
+      out
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { id: string; status: string; answer: string; job_id: string })
+        .sort((a, b) => a.id.localeCompare(b.id));
+    const first = await r.run(batch);
+    expect(first.code, first.stderr).toBe(0);
+    expect(starts(r)).toBe(2);
+    const sessions = await sessionsIn(r.home);
+    expect(sessions.map((s) => s.idempotency?.key).sort()).toEqual(['ci-77/batch/cache', 'ci-77/batch/queue']);
+
+    const again = await r.run(batch);
+    expect(again.code, again.stderr).toBe(0);
+    const fresh = await r.run(batch, { env: { NSED_HOME: await freshHome() } });
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(starts(r)).toBe(2);
+    const strip = (l: ReturnType<typeof lines>) =>
+      l.map(({ id, status, answer, job_id }) => ({ id, status, answer, job_id }));
+    expect(strip(lines(again.stdout))).toEqual(strip(lines(first.stdout)));
+    expect(strip(lines(fresh.stdout))).toEqual(strip(lines(first.stdout)));
+    expect(await sessionsIn(r.home)).toHaveLength(2);
+  });
 });
