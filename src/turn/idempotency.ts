@@ -149,7 +149,8 @@ export async function decideKeyed(
     const last = known.turns.findLast((t) => t.role === 'assistant');
     if (known.claim === undefined && last?.status === 'complete') return { kind: 'replay', session: known, turn: last };
   }
-  const found = await findOnServer(ctx, conn, id);
+  const { agents, rounds } = councilChoice(ctx, request.turn);
+  const found = await findOnServer(ctx, conn, id, agents !== undefined || rounds !== undefined);
   switch (found.kind) {
     case 'changed':
       return force
@@ -228,10 +229,10 @@ const NATIVE_JOB = /^idem-([0-9a-f]{16})([0-9a-f]{16})$/;
  * Looks the key up on the orchestrator: `GET /deliberations` lists its jobs, and a job under the
  * key's thread or room carries the request hash in its id. The newest job of the same request is
  * the key's (by the `-<ms>` suffix, then the counter); a job of another request is a changed
- * question. Without the listing (404, 405), the native room is asked for by name; a compat job
- * cannot be found then.
+ * question. Without the listing (404, 405), a native turn's room is asked for by name; a compat
+ * job cannot be found then.
  */
-async function findOnServer(ctx: Context, conn: Connection, id: KeyIdentity): Promise<Found> {
+async function findOnServer(ctx: Context, conn: Connection, id: KeyIdentity, native: boolean): Promise<Found> {
   const tag = id.conversationId.slice('thread-'.length, 'thread-'.length + 16);
   const mine = id.conversationId.slice('thread-'.length + 16);
   let jobs: Array<{ job_id: string }>;
@@ -240,9 +241,11 @@ async function findOnServer(ctx: Context, conn: Connection, id: KeyIdentity): Pr
   } catch (err) {
     const e = toNsedError(err);
     if (e.code !== 'not_found' && e.status !== 405) throw e;
+    if (!native) return { kind: 'unlisted' };
+    // The native room is named by the key and the request: a 404 says it never started.
     const room = keyedRoomId(id.conversationId);
     const state = await askJobState(conn.client, room, ctx.signal);
-    return state.kind === 'gone' ? { kind: 'unlisted' } : { kind: 'found', jobId: room, state };
+    return state.kind === 'gone' ? { kind: 'none' } : { kind: 'found', jobId: room, state };
   }
   let best: { jobId: string; ms: number; n: number } | undefined;
   let other: string | undefined;

@@ -189,6 +189,37 @@ describe('the same key for another question (docs/reliability.md #136)', () => {
   });
 });
 
+describe('a native keyed turn without GET /deliberations (docs/reliability.md #137, #138)', () => {
+  it('asks for the keyed room by name: found, its answer is taken; never started, the turn is sent without a warning (reliability #137)', async () => {
+    const r = await open();
+    const first = await r.run([...NATIVE, '-o', 'json']);
+    expect(first.code, first.stderr).toBe(0);
+    r.sim.setFaults(['all:status=404;times=1']);
+    const again = await r.run([...NATIVE, '-o', 'json'], { env: { NSED_HOME: await freshHome() } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(answer(again.stdout)).toMatchObject({
+      job_id: answer(first.stdout).job_id,
+      content: answer(first.stdout).content,
+    });
+    expect(starts(r)).toBe(1);
+    r.sim.setFaults(['all:status=405;times=1']);
+    const other = [
+      'ask',
+      '--agents',
+      'CortexA,CortexB',
+      '--rounds',
+      '1',
+      '--idempotency-key',
+      'ci-1234/new',
+      'Pick a queue',
+    ];
+    const sent = await r.run([...other, '-o', 'final'], { env: { NSED_HOME: await freshHome() } });
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stderr).toBe('');
+    expect(starts(r)).toBe(2);
+  });
+});
+
 describe('a key whose deliberation gave no answer (docs/reliability.md #139)', () => {
   it('asks again after a failed deliberation, in a new session the key then names (reliability #139)', async () => {
     const r = await open();
