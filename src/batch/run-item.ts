@@ -6,6 +6,7 @@ import type { InputOptions } from '../commands/shared/input-flags.js';
 import { prepareTurnInput } from '../commands/shared/turn-input.js';
 import { executeTurn } from '../turn/execute-turn.js';
 import { followLeftTurn } from '../turn/follow-left.js';
+import { runKeyed } from '../turn/idempotency.js';
 import { startSession } from '../turn/start-session.js';
 import type { PendingJob, Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
@@ -39,6 +40,8 @@ export interface ItemBase {
   batchId: string;
   /** The results file, absolute, recorded on each item's session for --resume. */
   out?: string | undefined;
+  /** --idempotency-key: each item runs under `<key>/<item id>` (README "Re-runs that never pay twice"). */
+  idempotency?: { key: string; force: boolean };
 }
 
 /** A deliberation an earlier run of the batch left for an item: its session, and the job to read when it has no marker. */
@@ -79,17 +82,23 @@ export async function runItem(
     };
     const prepared = await prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
     const turn = { ...prepared.turn, gates: itemGates(item, base) };
+    const batch = {
+      id: base.batchId,
+      item: item.id,
+      request_hash: hash,
+      ...(base.out === undefined ? {} : { out: base.out }),
+    };
+    const keyed = base.idempotency;
+    if (keyed !== undefined) {
+      const request = { prompt: prepared.prompt, attachments: prepared.attachments, turn, batch };
+      return runKeyed(itemCtx, conn, `${keyed.key}/${item.id}`, request, keyed.force);
+    }
     const { session, userTurnId } = await startSession(itemCtx, {
       prompt: prepared.prompt,
       attachments: prepared.attachments,
       opts: turn,
       orchestrator: conn.orchestrator,
-      batch: {
-        id: base.batchId,
-        item: item.id,
-        request_hash: hash,
-        ...(base.out === undefined ? {} : { out: base.out }),
-      },
+      batch,
     });
     return executeTurn(itemCtx, conn, session, userTurnId, turn, true);
   });

@@ -2,6 +2,7 @@ import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import { INPUT_FLAGS, parseInputOptions, type InputOptions } from './shared/input-flags.js';
 import { promptWords } from './shared/prompt.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
@@ -13,13 +14,15 @@ export interface AskOptions {
   gates: GateRequest;
   /** -f, --schema, --template and their companions. */
   input: InputOptions;
+  /** --idempotency-key and --force; absent without a key. */
+  idempotency?: IdempotencyOptions;
 }
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
 export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
-  flags: [...TURN_FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS],
+  flags: [...TURN_FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS, ...IDEMPOTENCY_FLAGS],
   conflicts: TURN_CONFLICTS,
   positionals: [
     {
@@ -37,17 +40,25 @@ export const ask: CommandDef<AskOptions> = {
     ],
     ['nsed ask --template review.md --var file=src/app.ts', 'the prompt from a template with variables'],
     ['nsed ask -m llama3.2 --url http://localhost:11434 "hello"', 'any OpenAI-compatible server: the model as given'],
+    [
+      'nsed ask --idempotency-key "$GITHUB_RUN_ID-$GITHUB_JOB-review" "Review this"',
+      'a CI step that, re-run, follows or replays its deliberation instead of paying again',
+    ],
   ],
   epilog:
     'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
     ' nsed waits at most 500 ms for its first byte; a silent stdin is then left unread, with a warning. Use - (or -f -) to wait for a slow producer.',
   fast: { positional: 'prompt' },
-  parse: (argv) => ({
-    prompt: promptWords(argv['prompt'], argv['--']),
-    turn: parseTurnOptions(argv),
-    gates: parseGateFlags(argv),
-    input: parseInputOptions(argv),
-  }),
+  parse: (argv) => {
+    const idempotency = parseIdempotencyFlags(argv);
+    return {
+      prompt: promptWords(argv['prompt'], argv['--']),
+      turn: parseTurnOptions(argv),
+      gates: parseGateFlags(argv),
+      input: parseInputOptions(argv),
+      ...(idempotency === undefined ? {} : { idempotency }),
+    };
+  },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     // A report file that could never be written is refused before a deliberation is spent on it.
@@ -63,6 +74,12 @@ export const ask: CommandDef<AskOptions> = {
     await ctx.store();
     const conn = await ctx.connect();
     try {
+      const keyed = opts.idempotency;
+      if (keyed !== undefined) {
+        // Only a keyed run pays for hashing (node:crypto): the plain ask path stays light.
+        const { runKeyed } = await import('../turn/idempotency.js');
+        return await runKeyed(ctx, conn, keyed.key, { prompt, attachments, turn }, keyed.force);
+      }
       const { session, userTurnId } = await startSession(ctx, {
         prompt,
         attachments,

@@ -7,6 +7,7 @@ import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef, type ParsedArgv } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
+import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import {
   FILE_FLAGS,
   SCHEMA_FLAGS,
@@ -82,6 +83,8 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     group: GROUP,
     describe: 'with --resume: run again the items whose last line is error or failed (never a gate failure)',
   },
+  // Per item: the key plus the item's id, so a re-run batch pays for no item twice.
+  ...IDEMPOTENCY_FLAGS,
 ];
 
 export interface BatchOptions {
@@ -97,6 +100,7 @@ export interface BatchOptions {
   turn: TurnOptions;
   gates: GateRequest;
   input: InputOptions;
+  idempotency?: IdempotencyOptions;
 }
 
 /** `nsed batch FILE|-`: many deliberations from one file, a JSON line per item as it ends. */
@@ -194,6 +198,7 @@ export const batch: CommandDef<BatchOptions> = {
         gates,
         batchId: plan?.batchId ?? `batch-${ctx.randomHex(6)}`,
         out,
+        ...(opts.idempotency === undefined ? {} : { idempotency: opts.idempotency }),
       },
       jobs: opts.jobs,
       sink,
@@ -236,7 +241,13 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),
+    ...idempotencyOf(argv),
   };
+}
+
+function idempotencyOf(argv: ParsedArgv): { idempotency?: IdempotencyOptions } {
+  const idempotency = parseIdempotencyFlags(argv);
+  return idempotency === undefined ? {} : { idempotency };
 }
 
 function passRate(text: string | undefined): number | undefined {

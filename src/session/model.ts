@@ -147,6 +147,17 @@ export interface BatchRef {
   out?: string;
 }
 
+/**
+ * The `--idempotency-key` a session was started under, and the hash of the request it was asked
+ * for: a second run with the same key finds it (README "Re-runs that never pay twice"). Absent on
+ * every other session, and on stores written before the key existed.
+ */
+export interface IdempotencyRecord {
+  key: string;
+  /** SHA-256, hex, of the resolved request (prompt, context, files, council, system, tools, schema). */
+  request_hash: string;
+}
+
 /** The seed's ChatSession, plus nsed's bookkeeping (docs/protocol.md §13). */
 export interface Session {
   version: number;
@@ -167,6 +178,7 @@ export interface Session {
   /** The tools offered last (definitions only: how to run them is never stored), re-sent on continue. */
   tools?: ToolDefinition[];
   batch?: BatchRef;
+  idempotency?: IdempotencyRecord;
   turns: Turn[];
   [extra: string]: unknown;
 }

@@ -40,10 +40,20 @@ export function buildChatRequest(
 }
 
 /**
+ * The room of a session's first job when it runs under an --idempotency-key: named from its
+ * conversation id (`thread-<key hash><request hash>` becomes `idem-<key hash><request hash>`),
+ * so a re-run on a machine that never saw the session asks for that room by name.
+ */
+export function keyedRoomId(conversationId: string): string {
+  return `idem-${conversationId.replace(/^thread-/, '')}`;
+}
+
+/**
  * The native request: a fresh room per turn (`<session>_<16 hex>`, so a retry never meets a
  * 409 from the previous turn), the branch's conversation id, the messages form (the server
  * derives user_query and new_turn), and the system prompt as system_instructions, since a
- * system turn inside messages is rejected (docs/protocol.md §3.3.2).
+ * system turn inside messages is rejected (docs/protocol.md §3.3.2). The first job of a session
+ * started under an --idempotency-key runs in its keyed room instead (keyedRoomId).
  */
 export function buildNativeRequest(
   session: Session,
@@ -52,7 +62,10 @@ export function buildNativeRequest(
   userTools?: UserTool[],
 ): TurnStart {
   const body: DeliberationRequest = {
-    room_id: `${session.id}_${roomSuffix}`,
+    room_id:
+      session.idempotency !== undefined && !session.turns.some((t) => t.job_id !== undefined)
+        ? keyedRoomId(session.conversation_id)
+        : `${session.id}_${roomSuffix}`,
     conversation_id: session.conversation_id,
     messages: lineageMessages(session).map((m) => ({ role: m.role, content: m.content })),
   };

@@ -8,7 +8,7 @@ import { newTurnId } from '../session/index.js';
 import { sessionAgents, type PendingJob, type Session } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
-import { withResponseFormat, withSchemaInstruction, repairPrompt } from './answer-schema.js';
+import { withResponseFormat, withSchemaInstruction, repairPrompt, type AnswerSchema } from './answer-schema.js';
 import { assertFree, newClaim, releaseClaim } from './claim.js';
 import { TurnRecorder } from './record-turn.js';
 import { runTurn, type TurnDeps, type TurnSpec } from './run-turn.js';
@@ -208,11 +208,16 @@ export async function followTurn(
   conn: Connection,
   spec: TurnSpec,
   tools?: DeclaredTools,
-  how: { saved: boolean; reports?: ReportOptions | undefined } = { saved: true },
+  how: { saved: boolean; reports?: ReportOptions | undefined; schema?: AnswerSchema | undefined } = { saved: true },
 ): Promise<number> {
   const progress = progressOf(ctx);
   const deps = await turnDeps(ctx, conn, spec, await lazyRenderer(ctx, how, progress)(), tools);
-  await withReports(ctx, spec, how, progress, () => runTurn(deps, spec));
+  // A followed job's answer is checked against --schema, with no corrective turn of its own.
+  const schema = how.schema;
+  const checked = schema === undefined ? deps : { ...deps, answer: { schema, attempt: schema.retries } };
+  const transcript = await withReports(ctx, spec, how, progress, () => runTurn(checked, spec));
+  if (schema !== undefined && transcript.schemaErrors !== null)
+    throw schemaMismatch(ctx, spec.sessionId, transcript.schemaErrors, 0);
   await assertStdoutWritten(ctx.io);
   return 0;
 }
@@ -286,7 +291,7 @@ export async function followPending(
   session: Session,
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
-  extras: { reports?: ReportOptions | undefined; gates?: Gates | undefined } = {},
+  extras: { reports?: ReportOptions | undefined; gates?: Gates | undefined; schema?: AnswerSchema | undefined } = {},
 ): Promise<number> {
   const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
   const spec: TurnSpec = {
@@ -303,7 +308,11 @@ export async function followPending(
   const agents = sessionAgents(session);
   if (spec.path === 'native' && agents !== undefined) spec.agents = agents;
   // Attached to a job that may be blocked on a call: the call waits for its answer, never refused.
-  return followTurn(ctx, conn, spec, recordedTools(session.tools), { saved: true, reports: extras.reports });
+  return followTurn(ctx, conn, spec, recordedTools(session.tools), {
+    saved: true,
+    reports: extras.reports,
+    schema: extras.schema,
+  });
 }
 
 /**
@@ -312,7 +321,10 @@ export async function followPending(
  * plain OpenAI-compatible server, which has no council at all: the file's council and rounds
  * would send it to a deliberation endpoint it does not have.
  */
-function councilChoice(ctx: Context, opts: TurnOptions): { agents: string[] | undefined; rounds: number | undefined } {
+export function councilChoice(
+  ctx: Context,
+  opts: TurnOptions,
+): { agents: string[] | undefined; rounds: number | undefined } {
   const { settings } = ctx.globals;
   if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
   const policyNamed =

@@ -29,6 +29,12 @@ export interface SessionInit {
   claim?: TurnClaim;
   /** The batch item the session runs (`nsed batch`). */
   batch?: BatchRef;
+  /**
+   * A conversation id derived from an --idempotency-key (turn/idempotency.ts), so the job the
+   * orchestrator mints under it can be found again from another machine; else a random one.
+   */
+  conversationId?: string;
+  idempotency?: Session['idempotency'];
 }
 
 /** Creates and stores a session (a fork without a prompt has no turn of its own). */
@@ -43,7 +49,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
       // The settings' policy: -p, else NSED_POLICY, else the config file's, else `*` (the orchestrator's first).
       init.opts.model ?? toModel(init.opts.policy ?? ctx.globals.settings.policy.value),
     orchestrator: init.orchestrator,
-    conversation_id: newConversationId(ctx.randomHex),
+    conversation_id: init.conversationId ?? newConversationId(ctx.randomHex),
     turns: init.turns ?? [],
   };
   if (init.opts.system !== undefined) session.system = init.opts.system;
@@ -53,6 +59,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
   if (init.tools !== undefined) session.tools = structuredClone(init.tools);
   if (init.claim !== undefined) session.claim = init.claim;
   if (init.batch !== undefined) session.batch = { ...init.batch };
+  if (init.idempotency !== undefined) session.idempotency = init.idempotency;
   await (await ctx.store()).create(session);
   return session;
 }

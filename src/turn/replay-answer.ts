@@ -1,0 +1,94 @@
+import type { Context } from '../context.js';
+import { NsedError, markReported } from '../errors.js';
+import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
+import { progressMode } from '../output/progress-mode.js';
+import { createRenderer } from '../output/renderer.js';
+import { assertStdoutWritten } from '../output/session-write.js';
+import { oneLine } from '../terminal/sanitize.js';
+import { sessionAgents, type Session, type Turn } from '../session/index.js';
+import { deriveVerdict, judgeGates, type Gates, type GateResult } from '../verdict.js';
+
+/**
+ * Prints a recorded answer as the run that got it printed it, sending nothing: the same events
+ * (turn-start, job, reasoning, rounds, text, verdict, finish) in whatever output mode this run asks for, and the
+ * same exit code: the gates given now judge the recorded verdict again (12, 13), and an answer
+ * that did not match its --schema is exit 14 again (docs/reliability.md #134). Writes nothing to
+ * the store.
+ */
+export async function replayAnswer(
+  ctx: Context,
+  session: Session,
+  turn: Turn,
+  how: { url: string; gates?: Gates | undefined },
+): Promise<number> {
+  const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
+  const renderer = await createRenderer(ctx.globals.output, ctx.io, {
+    showSessionHint: ctx.io.stderrIsTTY && progress === 'live',
+    now: () => ctx.clock.now().getTime(),
+    progress,
+  });
+  const agents = sessionAgents(session);
+  const verdict = turn.verdict ?? deriveVerdict({ rounds: turn.rounds ?? [], reasoning: turn.reasoning });
+  const gate: GateResult | null =
+    how.gates === undefined || Object.keys(how.gates).length === 0 ? null : judgeGates(verdict, how.gates);
+  const jobId = turn.job_id ?? null;
+  renderer.onEvent({
+    type: 'turn-start',
+    session: session.id,
+    turn: turn.id,
+    policy: agents === undefined ? (turn.policy_id ?? session.active_policy) : null,
+    agents: agents ?? null,
+    path: turn.path ?? 'compat',
+    url: how.url,
+  });
+  if (jobId !== null) renderer.onEvent({ type: 'job', job_id: jobId });
+  // The milestones and rounds as recorded, so -o json and NDJSON carry what the first run's did.
+  for (const line of (turn.reasoning ?? '').split('\n'))
+    if (line !== '') renderer.onEvent({ type: 'reasoning', text: line });
+  for (const r of turn.rounds ?? []) renderer.onEvent({ type: 'round', ...r });
+  if (turn.content !== '') renderer.onEvent({ type: 'text', text: turn.content });
+  renderer.onEvent({ type: 'verdict', verdict });
+  const errors = Array.isArray(turn.schema_errors) ? turn.schema_errors : undefined;
+  renderer.onEvent({
+    type: 'finish',
+    finish_reason: turn.finish_reason ?? 'stop',
+    content: turn.content,
+    session: session.id,
+    turn: turn.id,
+    job_id: jobId,
+    ...(turn.diverged === true ? { diverged: true as const } : {}),
+    verdict,
+    gate,
+    ...('structured' in turn ? { structured: turn.structured } : {}),
+    ...(errors === undefined ? {} : { schema_errors: errors }),
+  });
+  await renderer.close();
+  await assertStdoutWritten(ctx.io);
+  const failure = gate === null ? undefined : gateFailure(gate);
+  if (gate !== null && failure !== undefined) {
+    for (const line of gateProblemLines(gate)) ctx.io.stderr.write(`${line}\n`);
+    throw reported(
+      new NsedError(failure.code, failure.message, {
+        hint: `the recorded answer is printed; judge it again with 'nsed gate -s ${session.id}'`,
+      }),
+    );
+  }
+  if (errors !== undefined && errors.length > 0) {
+    for (const e of errors)
+      ctx.io.stderr.write(`schema error at ${oneLine(e.path, 200)}: ${oneLine(e.message, 300)}\n`);
+    throw reported(
+      new NsedError(
+        'schema_mismatch',
+        `the recorded answer does not match --schema (${errors.length} error${errors.length === 1 ? '' : 's'})`,
+        { hint: `the answer is recorded in session ${session.id}; -o json prints it with its schema_errors` },
+      ),
+    );
+  }
+  return 0;
+}
+
+/** The finish was the run's terminal event, so no NDJSON error follows it. */
+function reported(err: NsedError): NsedError {
+  markReported(err);
+  return err;
+}
