@@ -8,3 +8,4 @@ export * from './paths.js';
 export * from './policy-cache.js';
 export * from './random-hex.js';
 export * from './store.js';
+export * from './target.js';
