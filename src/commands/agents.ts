@@ -11,23 +11,9 @@ export const agents: CommandDef<Record<string, never>> = {
   ],
   parse: () => ({}),
   run: async (_opts, ctx) => {
-    const conn = await ctx.connect();
-    let list: AgentInfo[];
-    try {
-      list = await conn.client.agents({ signal: ctx.signal });
-    } finally {
-      await conn.close();
-    }
-    const { renderListing, listingFormat } = await import('../output/listing.js');
-    const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
-    if (list.length === 0 && format !== 'json' && !ctx.io.quiet)
-      ctx.io.stderr.write('the orchestrator has no agents registered\n');
-    await (
-      await import('../output/session-write.js')
-    ).writeStdout(
-      ctx.io,
-      renderListing(list, AGENT_COLUMNS, format, (a) => a),
-    );
+    const { fetchListing, printListing } = await import('./shared/listing.js');
+    const { items } = await fetchListing(ctx, (client, signal) => client.agents({ signal }));
+    await printListing(ctx, items, AGENT_COLUMNS, 'the orchestrator has no agents registered');
     return 0;
   },
 };

@@ -11,23 +11,9 @@ export const models: CommandDef<Record<string, never>> = {
   ],
   parse: () => ({}),
   run: async (_opts, ctx) => {
-    const conn = await ctx.connect();
-    let list: ModelInfo[];
-    try {
-      list = await conn.client.models({ signal: ctx.signal });
-    } finally {
-      await conn.close();
-    }
-    const { renderListing, listingFormat } = await import('../output/listing.js');
-    const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
-    if (list.length === 0 && format !== 'json' && !ctx.io.quiet)
-      ctx.io.stderr.write('the orchestrator lists no models\n');
-    await (
-      await import('../output/session-write.js')
-    ).writeStdout(
-      ctx.io,
-      renderListing(list, MODEL_COLUMNS, format, (m) => m),
-    );
+    const { fetchListing, printListing } = await import('./shared/listing.js');
+    const { items } = await fetchListing(ctx, (client, signal) => client.models({ signal }));
+    await printListing(ctx, items, MODEL_COLUMNS, 'the orchestrator lists no models');
     return 0;
   },
 };
