@@ -3,5 +3,5 @@
 export * from './client.js';
 export { DOCUMENTED_FINISH, isUsableCall } from './decode-chunk.js';
 export { proxyDisplay, proxySettings } from './dispatcher.js';
-export { eofError } from './stream-processor.js';
+export { eofError } from './sse-processor.js';
 export { toolCallEventOf } from './tool-call-events.js';

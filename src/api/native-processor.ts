@@ -3,9 +3,9 @@ import { NsedError } from '../errors.js';
 import { isRecord, type Rec } from './decode-chunk.js';
 import type { StreamEvent } from '../events.js';
 import { sanitizeServerText } from './redact.js';
-import { createSseReader, type SseMessage } from './sse.js';
+import type { SseMessage } from './sse.js';
+import { createSseProcessor, type StreamProcessor } from './sse-processor.js';
 import { toolCallEventOf } from './tool-call-events.js';
-import { eofError, type StreamProcessor } from './stream-processor.js';
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 /** A number the server reported, or null: the verdict never turns a missing value into 0. */
@@ -21,14 +21,11 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
  * stream's deltas use. Unknown event names are skipped (forward compatibility).
  */
 export function createNativeProcessor(opts: { maxEventBytes?: number; token?: string } = {}): StreamProcessor {
-  let index = 0;
-  let done = false;
-  let out: StreamEvent[] = [];
   let total = 0;
   let round = 0;
   let proposals: Candidate[] = [];
 
-  const data = (m: SseMessage): Rec => {
+  const data = (m: SseMessage, index: number): Rec => {
     try {
       const v = JSON.parse(m.data) as unknown;
       return isRecord(v) ? v : {};
@@ -39,20 +36,19 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
     }
   };
 
-  function onMessage(m: SseMessage): void {
-    index++;
-    if (done) return;
+  // A job stream that ends without job_complete is incomplete, not a failed job (the shell's eof).
+  function decode(m: SseMessage, index: number, out: StreamEvent[]): boolean {
     switch (m.event) {
       case 'round_start': {
-        const d = data(m);
+        const d = data(m, index);
         round = num(d['round']);
         total = num(d['total_rounds']) || total;
         proposals = [];
         out.push({ type: 'reasoning', text: `Round ${round}/${total} started`, index });
-        return;
+        return false;
       }
       case 'proposal_submitted': {
-        const d = data(m);
+        const d = data(m, index);
         proposals.push({
           agent_id: str(d['agent_id']),
           score: 0,
@@ -70,10 +66,10 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
           candidates: proposals.map((c) => ({ ...c })),
           index,
         });
-        return;
+        return false;
       }
       case 'round_summary': {
-        const d = data(m);
+        const d = data(m, index);
         const r = num(d['round']) || round;
         const scores = Array.isArray(d['proposal_scores']) ? d['proposal_scores'].filter(isRecord) : [];
         const candidates = scores.map((s) => {
@@ -105,10 +101,10 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
             text: `Round ${r} complete — convergence: ${Math.round(convergence * 100)}%`,
             index,
           });
-        return;
+        return false;
       }
       case 'user_injection': {
-        const d = data(m);
+        const d = data(m, index);
         out.push({
           type: 'injection',
           message: str(d['message']),
@@ -116,19 +112,18 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
           sequence: num(d['sequence']),
           index,
         });
-        return;
+        return false;
       }
       case 'tool_call_pending':
       case 'tool_call_responded':
       case 'tool_call_expired': {
-        const e = toolCallEventOf(m.event, data(m), index);
+        const e = toolCallEventOf(m.event, data(m, index), index);
         if (e !== undefined) out.push(e);
-        return;
+        return false;
       }
       case 'job_complete': {
-        const d = data(m);
+        const d = data(m, index);
         const status = str(d['status']);
-        done = true;
         if (status === 'Success') {
           const author = str(d['best_proposal_author']);
           if (author !== '')
@@ -143,12 +138,12 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
           const text = str(d['best_proposal_content']);
           if (text !== '') out.push({ type: 'text', text, index });
           out.push({ type: 'end', finish_reason: 'stop', index });
-          return;
+          return true;
         }
         const reason = status.replace(/^failed:\s*/i, '');
         if (/^cancell?ed$/i.test(reason)) {
           out.push({ type: 'end', finish_reason: 'cancelled', index });
-          return;
+          return true;
         }
         throw new NsedError(
           'server',
@@ -157,33 +152,9 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
       }
       default:
         // connected, keepalive, agent_working, evaluation_submitted, round_complete, timeout, …
-        return;
+        return false;
     }
   }
 
-  const reader = createSseReader(
-    onMessage,
-    opts.maxEventBytes === undefined ? {} : { maxEventBytes: opts.maxEventBytes },
-  );
-  return {
-    push(bytes, sink) {
-      if (done) return;
-      out = sink;
-      reader.push(bytes);
-    },
-    end(sink) {
-      if (!done) {
-        out = sink;
-        reader.end();
-      }
-      // A job stream that ends without job_complete is incomplete, not a failed job.
-      if (!done) throw eofError();
-    },
-    get done() {
-      return done;
-    },
-    get events() {
-      return index;
-    },
-  };
+  return createSseProcessor(opts, decode);
 }

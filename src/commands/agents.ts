@@ -1,41 +1,21 @@
 import type { AgentInfo } from '../protocol/wire.js';
-import type { CommandDef } from './command.js';
+import { listingCommand } from './shared/listing-command.js';
 
 /** `nsed agents`: the orchestrator's registered agents (`GET /agents`), the names `--agents` takes. */
-export const agents: CommandDef<Record<string, never>> = {
+export const agents = listingCommand<AgentInfo>({
   command: 'agents',
   describe: "list the orchestrator's agents (what --agents takes)",
   examples: [
     ['nsed agents', 'a table on a terminal, tab-separated lines in a pipe'],
     ["nsed agents -o json | jq -r '.[] | select(.is_online) | .agent_id'", 'the agents online now'],
   ],
-  parse: () => ({}),
-  run: async (_opts, ctx) => {
-    const conn = await ctx.connect();
-    let list: AgentInfo[];
-    try {
-      list = await conn.client.agents({ signal: ctx.signal });
-    } finally {
-      await conn.close();
-    }
-    const { renderListing, listingFormat } = await import('../output/listing.js');
-    const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
-    if (list.length === 0 && format !== 'json' && !ctx.io.quiet)
-      ctx.io.stderr.write('the orchestrator has no agents registered\n');
-    await (
-      await import('../output/session-write.js')
-    ).writeStdout(
-      ctx.io,
-      renderListing(list, AGENT_COLUMNS, format, (a) => a),
-    );
-    return 0;
-  },
-};
-
-const AGENT_COLUMNS = [
-  { header: 'AGENT', cell: (a: AgentInfo) => a.agent_id, max: 40 },
-  { header: 'MODEL', cell: (a: AgentInfo) => a.model_name, max: 40 },
-  { header: 'PROVIDER', cell: (a: AgentInfo) => a.provider_id, max: 20 },
-  { header: 'ONLINE', cell: (a: AgentInfo) => (a.is_online ? 'yes' : 'no') },
-  { header: 'CAPABILITIES', cell: (a: AgentInfo) => a.capability_tags.join(','), max: 40 },
-];
+  ask: (client, signal) => client.agents({ signal }),
+  columns: [
+    { header: 'AGENT', cell: (a) => a.agent_id, max: 40 },
+    { header: 'MODEL', cell: (a) => a.model_name, max: 40 },
+    { header: 'PROVIDER', cell: (a) => a.provider_id, max: 20 },
+    { header: 'ONLINE', cell: (a) => (a.is_online ? 'yes' : 'no') },
+    { header: 'CAPABILITIES', cell: (a) => a.capability_tags.join(','), max: 40 },
+  ],
+  none: 'the orchestrator has no agents registered',
+});

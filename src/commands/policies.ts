@@ -39,19 +39,16 @@ export const policies: CommandDef<PoliciesOptions> = {
       ctx.io.stdout.write(tags.map((t) => `${t}\n`).join(''));
       return 0;
     }
-    const conn = await ctx.connect();
-    let list: PolicyInfo[];
-    try {
-      list = await conn.client.policies({ signal: ctx.signal, ...(opts.tag === undefined ? {} : { tag: opts.tag }) });
-    } finally {
-      await conn.close();
-    }
+    const { fetchListing, printListing } = await import('./shared/listing.js');
+    const { items: list, orchestrator } = await fetchListing(ctx, (client, signal) =>
+      client.policies({ signal, ...(opts.tag === undefined ? {} : { tag: opts.tag }) }),
+    );
     // The orchestrator may ignore ?tag=; filtering here too keeps the promise of --tag.
     const shown = opts.tag === undefined ? list : list.filter((p) => p.tags.includes(opts.tag ?? ''));
     if (opts.tag === undefined) {
       try {
         await cache.writePolicyCache(resolveHome(ctx.env, ctx.globals.home), {
-          url: conn.orchestrator,
+          url: orchestrator,
           tags: list.flatMap((p) => p.tags),
           now: ctx.clock.now(),
         });
@@ -59,15 +56,8 @@ export const policies: CommandDef<PoliciesOptions> = {
         // No store root (HOME unset): completion simply offers nothing.
       }
     }
-    const { renderListing, listingFormat } = await import('../output/listing.js');
-    const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
-    const text = renderListing(shown, POLICY_COLUMNS, format, (p) => p);
-    if (shown.length === 0 && format !== 'json' && !ctx.io.quiet) {
-      ctx.io.stderr.write(
-        opts.tag === undefined ? 'the orchestrator has no policies\n' : `no policy has the tag '${opts.tag}'\n`,
-      );
-    }
-    await (await import('../output/session-write.js')).writeStdout(ctx.io, text);
+    const none = opts.tag === undefined ? 'the orchestrator has no policies' : `no policy has the tag '${opts.tag}'`;
+    await printListing(ctx, shown, POLICY_COLUMNS, none);
     return 0;
   },
 };

@@ -9,3 +9,4 @@ export * from './policy-cache.js';
 export * from './random-hex.js';
 export * from './store.js';
 export * from './key-index.js';
+export * from './target.js';

@@ -10,6 +10,7 @@ import { DOCUMENTED_FINISH } from '../api/index.js';
 import { waitingMessage } from '../output/progress-state.js';
 import { followStream, settle, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
+import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './stream-replay.js';
 import { ToolDriver } from './tool-driver.js';
 import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
 import { settleDiverged } from './diverged.js';
@@ -61,7 +62,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       case 'injection': {
         // A replay after a reconnect delivers injections again; the transcript keeps each once,
         // and only a new one is recorded and shown (renderers see every injection once).
-        const injection: NsedEvent = { type: 'injection', message: e.message, round: e.round, sequence: e.sequence };
+        const injection = injectionEvent(e);
         const before = transcript;
         transcript = applyEvent(transcript, injection);
         if (transcript === before) return;
@@ -71,14 +72,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       }
       case 'end':
         // The orchestrator names passthrough and moderator answers only on the full response.
-        if (e.mode !== undefined)
-          emit({ type: 'reasoning', text: `${e.mode} mode: one agent answered, without a deliberation` });
+        if (e.mode !== undefined) emit(modeNote(e.mode));
         transcript = applyEvent(transcript, e);
         return;
-      default: {
-        const { index: _index, ...event } = e;
-        emit(event as NsedEvent);
-      }
+      default:
+        emit(withoutIndex(e));
     }
   };
 
@@ -101,13 +99,13 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     jobId: () => jobId,
   });
   const applyStream = (e: StreamEvent): void => {
-    if (e.type === 'tool-result' && (driver.owns(e.id) || settled(transcript, e.id))) return;
+    if (e.type === 'tool-result' && (driver.owns(e.id) || hasResult(transcript, e.id))) return;
     if (e.type === 'tool-call') {
       const { index: _index, live, ...call } = e;
-      if (transcript.toolCalls.some((c) => c.id === call.id)) return;
+      if (hasCall(transcript, call.id)) return;
       emit(call);
       // A live call waits while the job runs on; one that closed a compat answer is settled below.
-      if (live === true && !settled(transcript, call.id)) driver.onLive(call);
+      if (live === true && !hasResult(transcript, call.id)) driver.onLive(call);
       return;
     }
     apply(e);
@@ -400,8 +398,6 @@ function record(
   };
   deps.recorder.answer(error === undefined ? entry : { ...entry, error });
 }
-
-const settled = (t: Transcript, callId: string): boolean => t.toolResults.some((r) => r.id === callId);
 
 /** Exit 10: the job waits, blocked on calls nsed could not settle; the message names them and the way on. */
 function pendingError(sessionId: string, waiting: readonly CallToAnswer[]): NsedError {

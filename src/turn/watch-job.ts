@@ -4,6 +4,7 @@ import type { TurnPath } from '../session/index.js';
 import { deriveVerdict } from '../verdict.js';
 import { followStream, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
+import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './stream-replay.js';
 import { applyEvent, divergedFrom, emptyTranscript } from '../transcript.js';
 import type { FollowDeps } from './turn-spec.js';
 
@@ -51,13 +52,12 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
         void noteJob(e.job_id);
         return;
       case 'end':
-        if (e.mode !== undefined)
-          emit({ type: 'reasoning', text: `${e.mode} mode: one agent answered, without a deliberation` });
+        if (e.mode !== undefined) emit(modeNote(e.mode));
         transcript = applyEvent(transcript, e);
         return;
       case 'injection': {
         // The transcript keeps each injection once; a replay's copy is not shown again.
-        const injection: NsedEvent = { type: 'injection', message: e.message, round: e.round, sequence: e.sequence };
+        const injection = injectionEvent(e);
         const before = transcript;
         transcript = applyEvent(transcript, injection);
         if (transcript !== before) renderer.onEvent(injection);
@@ -65,16 +65,14 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
       }
       case 'tool-call': {
         const { index: _index, live: _live, ...call } = e;
-        if (!transcript.toolCalls.some((c) => c.id === call.id)) emit(call);
+        if (!hasCall(transcript, call.id)) emit(call);
         return;
       }
       case 'tool-result':
-        if (!transcript.toolResults.some((r) => r.id === e.id)) emit(e);
+        if (!hasResult(transcript, e.id)) emit(e);
         return;
-      default: {
-        const { index: _index, ...event } = e;
-        emit(event as NsedEvent);
-      }
+      default:
+        emit(withoutIndex(e));
     }
   };
 

@@ -3,12 +3,12 @@ import { NsedError } from '../errors.js';
 import { createRenderer } from '../output/renderer.js';
 import { progressMode } from '../output/progress-mode.js';
 import { assertStdoutWritten } from '../output/session-write.js';
-import { sessionAgents, type Session } from '../session/index.js';
+import { readNamedSession, sessionAgents, type SessionTarget } from '../session/index.js';
 import { askJobState } from './job-result.js';
 import { watchJob, type WatchSpec } from './watch-job.js';
 
 /** What `nsed watch` names: a session (-s ID, --last) or a deliberation id. */
-export type WatchTarget = { kind: 'id'; id: string } | { kind: 'last' } | { kind: 'job'; jobId: string };
+export type WatchTarget = SessionTarget | { kind: 'job'; jobId: string };
 
 /**
  * Finds the job a watch follows and follows it. The session is only read (no lock, no listing
@@ -16,7 +16,8 @@ export type WatchTarget = { kind: 'id'; id: string } | { kind: 'last' } | { kind
  * know, the watch exits 7 as resume does, and a job that already ended gives its outcome at once.
  */
 export async function followWatch(ctx: Context, target: WatchTarget, agents: readonly string[]): Promise<number> {
-  const session = target.kind === 'job' ? undefined : await readOnly(ctx, target);
+  const session =
+    target.kind === 'job' ? undefined : await readNamedSession(await ctx.store(), target, { readOnly: true });
   const pending = session?.pending_job;
   const jobId = target.kind === 'job' ? target.jobId : pending?.job_id;
   if (jobId === undefined) throw nothingRunning(`nothing is running in session ${session?.id ?? ''}`, session?.id);
@@ -50,13 +51,6 @@ export async function followWatch(ctx: Context, target: WatchTarget, agents: rea
   } finally {
     await conn.close();
   }
-}
-
-/** The session the target names, read without writing anything (docs/architecture.md). */
-async function readOnly(ctx: Context, target: { kind: 'id'; id: string } | { kind: 'last' }): Promise<Session> {
-  const store = await ctx.store();
-  const id = target.kind === 'id' ? await store.resolve(target.id) : await store.latest({ readOnly: true });
-  return store.read(id);
 }
 
 function nothingRunning(message: string, sessionId: string | undefined): NsedError {

@@ -1,24 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../harness/cli.js';
 import { parseNdjson } from '../harness/ndjson.js';
-import { runPieces, sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
+import { scriptedRig } from '../harness/scripted-rig.js';
+import { runPieces, sseHead } from '../harness/scripted-server.js';
 
 /**
  * An error sent inside a 200 stream exits as the same error does as an HTTP status
  * (docs/reliability.md #19, C9): the real CLI against a loopback server that answers both ways.
  */
 
-let server: ScriptedServer | undefined;
-let home: string | undefined;
-afterEach(async () => {
-  await server?.close();
-  if (home !== undefined) await rm(home, { recursive: true, force: true });
-  server = undefined;
-  home = undefined;
-});
+const rig = scriptedRig('stream-errors');
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -37,8 +28,7 @@ async function ask(
   as: 'stream' | 'status',
   status: number,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  await server?.close();
-  server = await startServer((_req, res) => {
+  const server = await rig.serve((_req, res) => {
     if (as === 'status') {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(body);
@@ -47,9 +37,8 @@ async function ask(
     sseHead(res);
     res.end(`data: ${body}\n\n`);
   });
-  home ??= await mkdtemp(join(tmpdir(), 'nsed-stream-errors-'));
   return runCliInProcess(['ask', '--url', server.url, '-o', 'ndjson', 'x'], {
-    env: { NSED_HOME: home, NO_COLOR: '1' },
+    env: { NSED_HOME: await rig.home(), NO_COLOR: '1' },
   });
 }
 

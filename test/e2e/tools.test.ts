@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/wire.js';
 import { makeToolKit, type ToolKit } from './fixtures/tools.js';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { makeRig, parseNdjson, waitForOutput, withRig, type Rig } from '../harness/rig.js';
 
 // Calls wait up to ten minutes for their result: every answer in these tests comes from the
 // test's own step, never from a race against the simulator's clock.
@@ -37,22 +37,38 @@ const chatBodies = () =>
     .filter((r) => r.path === '/v1/chat/completions')
     .map((r) => r.body as { messages: ChatMessage[]; tools?: unknown[] });
 const events = (stdout: string) => parseNdjson(stdout);
+const CALCULATE = 'Use the calculator to compute 2+2';
+/** `ask` on the compat path (a policy), offering the tools of `tools`. */
+const compatAsk = (tools: string, output: string, prompt = CALCULATE): string[] => [
+  'ask',
+  '-p',
+  'fast',
+  '--tools',
+  tools,
+  '-o',
+  output,
+  prompt,
+];
+/** `ask` on the native path (a council of two agents, two rounds), offering the tools of `tools`. */
+const nativeAsk = (tools: string, output: string, prompt = CALCULATE): string[] => [
+  'ask',
+  '--agents',
+  'A1,B2',
+  '--rounds',
+  '2',
+  '--tools',
+  tools,
+  '-o',
+  output,
+  prompt,
+];
 const ofType = (stdout: string, type: string) => events(stdout).filter((e) => e['type'] === type);
 
 describe('a declared tool runs and the council uses its result', () => {
   it('compat: runs the calculator for 2+2, sends the result back on the same thread, and the same job answers with it', async () => {
     const tools = await kit.toolsFile(['calculator']);
     const before = chatBodies().length;
-    const r = await rig.run([
-      'ask',
-      '-p',
-      'fast',
-      '--tools',
-      tools,
-      '-o',
-      'ndjson',
-      'Use the calculator to compute 2+2',
-    ]);
+    const r = await rig.run(compatAsk(tools, 'ndjson'));
     expect(r.code, r.stderr).toBe(0);
     const [call] = ofType(r.stdout, 'tool-call');
     expect(call).toMatchObject({ name: 'calculator', arguments: '{"expr":"2+2"}' });
@@ -87,18 +103,7 @@ describe('a declared tool runs and the council uses its result', () => {
 
   it('native: offers the tool as user_tools and answers the live call through the tool-call endpoint', async () => {
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.run([
-      'ask',
-      '--agents',
-      'A1,B2',
-      '--rounds',
-      '2',
-      '--tools',
-      tools,
-      '-o',
-      'json',
-      'Use the calculator to compute 2+2',
-    ]);
+    const r = await rig.run(nativeAsk(tools, 'json'));
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { content: string; job_id: string };
     expect(out.content).toContain('`calculator` returned “4”');
@@ -114,7 +119,7 @@ describe('a declared tool runs and the council uses its result', () => {
 
   it('passes the arguments on stdin and in NSED_TOOL_* variables, and never the bearer token', async () => {
     const tools = await kit.toolsFile(['env']);
-    const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Use the env tool on 6*7'], {
+    const r = await rig.run(compatAsk(tools, 'ndjson', 'Use the env tool on 6*7'), {
       env: { NSED_TOKEN: 'secret-token-123' },
     });
     expect(r.code, r.stderr).toBe(0);
@@ -127,7 +132,7 @@ describe('only declared tools run, and a failing tool still lets the turn end', 
   it('answers a call to an undeclared tool with an error result and runs nothing (the canary stays absent)', async () => {
     rig.sim.setFaults(['call-tool=touch_canary;times=1']);
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, '-o', 'ndjson', 'Plan a cache'], {
+    const r = await rig.run(compatAsk(tools, 'ndjson', 'Plan a cache'), {
       env: { PATH: `${kit.dir}:${process.env['PATH'] ?? ''}` },
     });
     rig.sim.setFaults([]);
@@ -145,16 +150,7 @@ describe('only declared tools run, and a failing tool still lets the turn end', 
     ['big', 'capped', {}, /was cut at 1048576 bytes/],
   ])('a %s tool yields a %s result and the deliberation still answers', async (name, status, extra, text) => {
     const tools = await kit.toolsFile([name], { [name]: extra });
-    const r = await rig.run([
-      'ask',
-      '-p',
-      'fast',
-      '--tools',
-      tools,
-      '-o',
-      'ndjson',
-      `Use the ${name} tool to check 2+2`,
-    ]);
+    const r = await rig.run(compatAsk(tools, 'ndjson', `Use the ${name} tool to check 2+2`));
     expect(r.code, r.stderr).toBe(0);
     const [result] = ofType(r.stdout, 'tool-result');
     expect(result).toMatchObject({ status });
@@ -216,8 +212,7 @@ describe('a call nsed cannot run waits for its result', () => {
   });
 
   it('two continue --tool-result on one session: one answers, the other exits 7 and sends nothing (the turn lease)', async () => {
-    const held = await makeRig({ hold: true, toolWaitMs: 10 * 60_000 });
-    try {
+    await withRig({ hold: true, toolWaitMs: 10 * 60_000 }, async (held) => {
       const tools = await kit.offerOnlyFile();
       const asking = held.start(['ask', '-p', 'fast', '--tools', tools, 'Use the calculator to compute 2+2']);
       const jobId = await held.sim.control.nextJob();
@@ -264,37 +259,17 @@ describe('a call nsed cannot run waits for its result', () => {
       const late = await held.run(['continue', '-s', session, '--tool-result', `${callId}=-`], { stdin: '6\n' });
       expect(late.code).toBe(7);
       expect(late.stderr).toContain(`nothing in session ${session} waits for a tool result`);
-    } finally {
-      await held.close();
-    }
+    });
   });
 
   it('prints the call as a tool-call event and ends with finish_reason tool_calls in NDJSON, and in the -o json object', async () => {
     const tools = await kit.offerOnlyFile();
-    const nd = await rig.run([
-      'ask',
-      '-p',
-      'fast',
-      '--tools',
-      tools,
-      '-o',
-      'ndjson',
-      'Use the calculator to compute 2+2',
-    ]);
+    const nd = await rig.run(compatAsk(tools, 'ndjson'));
     expect(nd.code).toBe(10);
     const evs = events(nd.stdout);
     expect(evs.filter((e) => e['type'] === 'tool-call')).toHaveLength(1);
     expect(evs.at(-1)).toMatchObject({ type: 'finish', finish_reason: 'tool_calls' });
-    const js = await rig.run([
-      'ask',
-      '-p',
-      'fast',
-      '--tools',
-      tools,
-      '-o',
-      'json',
-      'Use the calculator to compute 2+2',
-    ]);
+    const js = await rig.run(compatAsk(tools, 'json'));
     expect(js.code).toBe(10);
     expect(JSON.parse(js.stdout)).toMatchObject({
       finish_reason: 'tool_calls',
@@ -304,21 +279,7 @@ describe('a call nsed cannot run waits for its result', () => {
 
   it('native: a second process answers the pending call while the first streams, and the first shows it arriving', async () => {
     const tools = await kit.offerOnlyFile();
-    const first = rig.spawn(
-      [
-        'ask',
-        '--agents',
-        'A1,B2',
-        '--rounds',
-        '2',
-        '--tools',
-        tools,
-        '-o',
-        'ndjson',
-        'Use the calculator to compute 2+2',
-      ],
-      { timeoutMs: 120_000 },
-    );
+    const first = rig.spawn(nativeAsk(tools, 'ndjson'), { timeoutMs: 120_000 });
     let out = '';
     first.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     await waitForOutput(first, (o) => o.includes('"type":"tool-call"'), 60_000);
@@ -341,21 +302,9 @@ describe('a call nsed cannot run waits for its result', () => {
 
 describe('a call nobody answers', () => {
   it('native: the call expires, is shown and recorded as expired, and the council answers without it', async () => {
-    const quick = await makeRig({ toolWaitMs: 1 });
-    try {
+    await withRig({ toolWaitMs: 1 }, async (quick) => {
       const tools = await kit.offerOnlyFile();
-      const r = await quick.run([
-        'ask',
-        '--agents',
-        'A1,B2',
-        '--rounds',
-        '2',
-        '--tools',
-        tools,
-        '-o',
-        'ndjson',
-        'Use the calculator to compute 2+2',
-      ]);
+      const r = await quick.run(nativeAsk(tools, 'ndjson'));
       expect(r.code, r.stderr).toBe(0);
       const [call] = ofType(r.stdout, 'tool-call');
       expect(ofType(r.stdout, 'tool-result')).toEqual([
@@ -367,9 +316,7 @@ describe('a call nobody answers', () => {
       expect(saved.turns[1]?.tool_calls).toEqual([expect.objectContaining({ id: call?.['id'], status: 'expired' })]);
       const shown = await quick.run(['sessions', 'show', session]);
       expect(shown.stdout).toContain('→ no answer (expired)');
-    } finally {
-      await quick.close();
-    }
+    });
   });
 });
 
@@ -380,8 +327,7 @@ describe('a call nobody answers', () => {
  * listens on its live-only named-event stream and has shown the first round, then runs free.
  */
 async function askWhileListening(strict: Rig, tools: string) {
-  const args = ['ask', '--agents', 'A1,B2', '--rounds', '2', '--tools', tools, '-o', 'ndjson'];
-  const running = strict.start([...args, 'Use the calculator to compute 2+2']);
+  const running = strict.start(nativeAsk(tools, 'ndjson'));
   const jobId = await strict.sim.control.nextJob();
   await strict.sim.control.attached(jobId);
   strict.sim.control.release(jobId, 1);
@@ -394,8 +340,7 @@ describe('the native tool loop on the named-event stream (profile strict)', () =
   it('a declared calculator answers 2+2 through the tool-call endpoint, and the answer uses it', async () => {
     // Held until the process reads its stream (it shows the first proposals, so it has listed
     // the pending calls already): the call can reach it only as tool_call_pending.
-    const strict = await makeRig({ profile: 'strict', hold: true, toolWaitMs: 10 * 60_000 });
-    try {
+    await withRig({ profile: 'strict', hold: true, toolWaitMs: 10 * 60_000 }, async (strict) => {
       const r = await askWhileListening(strict, await kit.toolsFile(['calculator']));
       expect(r.code, r.stderr).toBe(0);
       const [call] = ofType(r.stdout, 'tool-call');
@@ -410,16 +355,13 @@ describe('the native tool loop on the named-event stream (profile strict)', () =
       expect(sent.some((q) => q.method === 'GET' && q.path === `/job/${jobId}/stream`)).toBe(true);
       const answer = sent.find((q) => q.method === 'POST' && q.path.startsWith(`/deliberation/${jobId}/tool-calls/`));
       expect(answer?.body).toEqual({ result: '4' });
-    } finally {
-      await strict.close();
-    }
+    });
   });
 
   it('an expired call arrives as tool_call_expired, and is shown and recorded as expired', async () => {
     // Held until the client reads its live-only stream, so the call and its expiry happen while
     // it listens; then the call expires at once and the council goes on without it.
-    const strict = await makeRig({ profile: 'strict', hold: true, toolWaitMs: 1 });
-    try {
+    await withRig({ profile: 'strict', hold: true, toolWaitMs: 1 }, async (strict) => {
       const r = await askWhileListening(strict, await kit.offerOnlyFile());
       const jobId = r.jobId;
       expect(r.code, r.stderr).toBe(0);
@@ -435,16 +377,14 @@ describe('the native tool loop on the named-event stream (profile strict)', () =
       const shown = await strict.run(['sessions', 'show', session]);
       expect(shown.stdout).toContain('→ no answer (expired)');
       expect(strict.sim.requests.some((q) => q.method === 'GET' && q.path === `/job/${jobId}/stream`)).toBe(true);
-    } finally {
-      await strict.close();
-    }
+    });
   });
 });
 
 describe('replaying a tool turn', () => {
   it('continue, fork and export --format messages carry the call and its result in the OpenAI shape', async () => {
     const tools = await kit.toolsFile(['calculator']);
-    const r = await rig.run(['ask', '-p', 'fast', '--tools', tools, '-o', 'json', 'Use the calculator to compute 2+2']);
+    const r = await rig.run(compatAsk(tools, 'json'));
     expect(r.code, r.stderr).toBe(0);
     const { session } = JSON.parse(r.stdout) as { session: string };
     const callId = (await read(session)).turns[1]?.tool_calls?.[0]?.['id'];
@@ -490,16 +430,7 @@ describe.each(['bare-done', 'close'])('a tool round on a server whose job stream
     const tools = await kit.toolsFile(['calculator']);
     const asked = resultRequests();
     rig.sim.setFaults([`end=${ending}`]);
-    const r = await rig.run([
-      'ask',
-      '-p',
-      'fast',
-      '--tools',
-      tools,
-      '-o',
-      'ndjson',
-      'Use the calculator to compute 2+2',
-    ]);
+    const r = await rig.run(compatAsk(tools, 'ndjson'));
     rig.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(0);
     expect(ofType(r.stdout, 'tool-result')).toEqual([expect.objectContaining({ content: '4', status: 'ok' })]);
@@ -519,18 +450,7 @@ describe.each(['bare-done', 'close'])('a tool round on a server whose job stream
     const tools = await kit.toolsFile(['calculator']);
     const asked = resultRequests();
     rig.sim.setFaults([`submit:end=${ending}`]);
-    const r = await rig.run([
-      'ask',
-      '--agents',
-      'A1,B2',
-      '--rounds',
-      '2',
-      '--tools',
-      tools,
-      '-o',
-      'json',
-      'Use the calculator to compute 2+2',
-    ]);
+    const r = await rig.run(nativeAsk(tools, 'json'));
     rig.sim.setFaults([]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { content: string; finish_reason: string };

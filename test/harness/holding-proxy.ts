@@ -1,4 +1,7 @@
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterEach } from 'vitest';
+import type { SimOptions } from '../../src/sim/server.js';
+import { makeRig, type Rig } from './rig.js';
 import { startServer, type ScriptedServer, type Seen } from './scripted-server.js';
 
 /**
@@ -55,4 +58,32 @@ export async function startHoldingProxy(target: string, answer: StartAnswer): Pr
     });
   });
   return { server, url: server.url, started, close: () => server.close() };
+}
+
+/** A rig whose runs reach its simulator through a holding proxy: `env` points NSED_URL at the proxy. */
+export interface ProxiedRig {
+  rig: Rig;
+  proxy: HoldingProxy;
+  env: { NSED_URL: string };
+}
+
+/**
+ * Opens a rig behind a holding proxy per call, both closed after each test (call once at the top
+ * of a test file): the set-up of every test of a start whose answer the proxy holds or cuts.
+ */
+export function proxiedRigs(): (answer: StartAnswer, simOpts?: SimOptions) => Promise<ProxiedRig> {
+  const open: Array<{ rig: Rig; proxy?: HoldingProxy }> = [];
+  afterEach(async () => {
+    for (const o of open.splice(0)) {
+      await o.proxy?.close();
+      await o.rig.close();
+    }
+  });
+  return async (answer, simOpts = {}) => {
+    const entry: { rig: Rig; proxy?: HoldingProxy } = { rig: await makeRig(simOpts) };
+    open.push(entry);
+    const proxy = await startHoldingProxy(entry.rig.sim.url, answer);
+    entry.proxy = proxy;
+    return { rig: entry.rig, proxy, env: { NSED_URL: proxy.url } };
+  };
 }

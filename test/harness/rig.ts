@@ -51,3 +51,13 @@ export async function makeRig(simOpts: SimOptions = {}): Promise<Rig> {
 export { parseNdjson } from './ndjson.js';
 export { CLI, spawnCli, waitForOutput, type RunResult } from './process.js';
 export { instantClock, runCliInProcess, type CliResult, type CliRun } from './cli.js';
+
+/** A rig of its own for one test (a held, strict or quick simulator), closed however the test ends. */
+export async function withRig<T>(simOpts: SimOptions, use: (rig: Rig) => Promise<T>): Promise<T> {
+  const rig = await makeRig(simOpts);
+  try {
+    return await use(rig);
+  } finally {
+    await rig.close();
+  }
+}

@@ -1,12 +1,11 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chunk } from '../api/fixtures.js';
 import { instantClock, runCliInProcess } from '../harness/cli.js';
 import { parseNdjson } from '../harness/ndjson.js';
-import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
+import { scriptedRig, sendJson } from '../harness/scripted-rig.js';
+import { sseHead } from '../harness/scripted-server.js';
 
 /**
  * A replay that differs is never recorded as a clean answer (docs/reliability.md #33, #37, C5):
@@ -26,25 +25,11 @@ const REPLAYED = PIECES.map(reversed).join('');
 const RECORDED = (REPLAYED + MORE.join('')).trim();
 const SPLICE = SHOWN + MORE.join('');
 
-let server: ScriptedServer | undefined;
-let home: string | undefined;
-afterEach(async () => {
-  await server?.close();
-  if (home !== undefined) await rm(home, { recursive: true, force: true });
-  server = undefined;
-  home = undefined;
-});
-
-const json = (res: ServerResponse, status: number, value: unknown): void => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
-};
+const rig = scriptedRig('replay');
 
 async function run(args: string[], result: 'completed' | 'running' = 'completed') {
   let asked = 0;
-  await server?.close();
-  if (home !== undefined) await rm(home, { recursive: true, force: true });
-  server = await startServer((_req, res, seen) => {
+  const server = await rig.serve((_req, res, seen) => {
     const role = ev(chunk({ role: 'assistant', nsed_session_id: JOB }));
     if (seen.url === '/v1/chat/completions') {
       sseHead(res, { 'x-nsed-session-id': JOB });
@@ -56,7 +41,11 @@ async function run(args: string[], result: 'completed' | 'running' = 'completed'
       asked += 1;
       // Running when the drop is settled, then as the job ended.
       const done = asked > 1 && result === 'completed';
-      return json(res, 200, { job_id: JOB, status: done ? 'completed' : 'running', result: done ? RECORDED : null });
+      return sendJson(res, 200, {
+        job_id: JOB,
+        status: done ? 'completed' : 'running',
+        result: done ? RECORDED : null,
+      });
     }
     if (seen.url.endsWith('/resume')) {
       sseHead(res, { 'x-nsed-session-id': JOB });
@@ -65,9 +54,9 @@ async function run(args: string[], result: 'completed' | 'running' = 'completed'
       res.end(role + replay + more + ev(chunk({}, 'stop')) + ev('[DONE]'));
       return;
     }
-    return json(res, 404, { error: 'not found' });
+    return sendJson(res, 404, { error: 'not found' });
   });
-  home = await mkdtemp(join(tmpdir(), 'nsed-replay-'));
+  const home = await rig.home({ fresh: true });
   const r = await runCliInProcess(['ask', '--url', server.url, ...args, 'x'], {
     env: { NSED_HOME: home, NO_COLOR: '1' },
     clock: instantClock(),
@@ -142,7 +131,7 @@ describe('a replay that differs after a resume (docs/reliability.md #33, #37)', 
 
   it('shows the mark in sessions show and in every export (reliability #33)', async () => {
     const r = await run(['-o', 'final']);
-    const env = { NSED_HOME: home ?? '', NO_COLOR: '1' };
+    const env = { NSED_HOME: rig.homeDir, NO_COLOR: '1' };
     const show = await runCliInProcess(['sessions', 'show', r.id], { env });
     expect(show.stdout).toContain('REPLAY DIFFERED');
     const md = await runCliInProcess(['sessions', 'export', r.id, '--format', 'markdown'], { env });

@@ -1,8 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { NsedEvent } from '../../src/events.js';
 import { createClient } from '../../src/api/client.js';
 import type { Context } from '../../src/context.js';
@@ -12,7 +9,8 @@ import type { SessionStore } from '../../src/session/store.js';
 import { TurnRecorder } from '../../src/turn/record-turn.js';
 import { runTurn, type TurnSpec } from '../../src/turn/run-turn.js';
 import { chunk } from '../api/fixtures.js';
-import { sseHead, startServer, type Route, type ScriptedServer } from '../harness/scripted-server.js';
+import { scriptedRig, sendJson } from '../harness/scripted-rig.js';
+import { sseHead, type Route } from '../harness/scripted-server.js';
 
 /**
  * How a turn ends when the stream does not say it plainly (issue 9 items 3, 4, 5;
@@ -28,14 +26,7 @@ const STOP = ev(chunk({}, 'stop'));
 const DONE = ev('[DONE]');
 const ROLE = ev(chunk({ role: 'assistant', nsed_session_id: JOB }));
 
-let server: ScriptedServer | undefined;
-let home: string | undefined;
-afterEach(async () => {
-  await server?.close();
-  if (home !== undefined) await rm(home, { recursive: true, force: true });
-  server = undefined;
-  home = undefined;
-});
+const rig = scriptedRig('endings');
 
 /** Ends the response (a close without [DONE] unless the body has it), or holds it open. */
 function stream(res: ServerResponse, body: string, end: 'end' | 'hold' = 'end'): void {
@@ -43,11 +34,6 @@ function stream(res: ServerResponse, body: string, end: 'end' | 'hold' = 'end'):
   if (end === 'end') res.end(body);
   else res.write(body);
 }
-
-const json = (res: ServerResponse, status: number, value: unknown): void => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
-};
 
 interface Routes {
   chat: Route;
@@ -58,16 +44,16 @@ interface Routes {
 async function turn(
   routes: Routes,
 ): Promise<{ events: NsedEvent[]; error: unknown; session: Session; store: SessionStore; seen: string[] }> {
-  server = await startServer((req, res, seen) => {
+  const server = await rig.serve((req, res, seen) => {
     const url = seen.url;
     if (url === '/v1/chat/completions') return routes.chat(req, res, seen);
     if (url.endsWith('/resume'))
-      return (routes.resume ?? ((_q, r) => json(r, 404, { error: 'not found' })))(req, res, seen);
+      return (routes.resume ?? ((_q, r) => sendJson(r, 404, { error: 'not found' })))(req, res, seen);
     if (url.endsWith('/result'))
-      return (routes.result ?? ((_q, r) => json(r, 404, { error: 'not found' })))(req, res, seen);
-    return json(res, 404, { error: 'not found' });
+      return (routes.result ?? ((_q, r) => sendJson(r, 404, { error: 'not found' })))(req, res, seen);
+    return sendJson(res, 404, { error: 'not found' });
   });
-  home = await mkdtemp(join(tmpdir(), 'nsed-endings-'));
+  const home = await rig.home({ fresh: true });
   const store = openFileStore(home);
   const now = new Date('2026-11-30T10:00:00Z');
   const id = '20261130-0000abcd';
@@ -146,7 +132,7 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
   const result =
     (status: string, value: string | null = null): Route =>
     (_q, res) =>
-      json(res, 200, { job_id: JOB, status, result: value });
+      sendJson(res, 200, { job_id: JOB, status, result: value });
 
   it('bare [DONE] of a completed job: the answer /result gives, the unshown rest shown', async () => {
     const r = await turn({
@@ -218,7 +204,7 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
     const r = await turn({
       chat: (_q, res) => stream(res, ROLE + text('The ') + DONE),
       result: (_q, res) =>
-        json(res, 200, { job_id: JOB, status: results++ === 0 ? 'running: round 2' : 'completed', result: null }),
+        sendJson(res, 200, { job_id: JOB, status: results++ === 0 ? 'running: round 2' : 'completed', result: null }),
       resume: (_q, res) => stream(res, ROLE + text('The ') + text('answer.') + STOP + DONE),
     });
     expect(r.error).toBeUndefined();
@@ -249,8 +235,8 @@ describe('no answer given up while the server may still produce it (issue 9 item
   it('resume answering 503 every time leaves the turn interrupted with its marker, exit 6', async () => {
     const r = await turn({
       chat: (_q, res) => stream(res, ROLE + text('part')),
-      resume: (_q, res) => json(res, 503, { error: 'deploying' }),
-      result: (_q, res) => json(res, 200, { job_id: JOB, status: 'running', result: null }),
+      resume: (_q, res) => sendJson(res, 503, { error: 'deploying' }),
+      result: (_q, res) => sendJson(res, 200, { job_id: JOB, status: 'running', result: null }),
     });
     expect(r.error).toMatchObject({ code: 'network', exitCode: 6 });
     expect(r.events.at(-1)).toMatchObject({
@@ -264,7 +250,7 @@ describe('no answer given up while the server may still produce it (issue 9 item
   });
 });
 
-const running: Route = (_q, res) => json(res, 200, { job_id: JOB, status: 'running', result: null });
+const running: Route = (_q, res) => sendJson(res, 200, { job_id: JOB, status: 'running', result: null });
 
 describe('a replay that differs is reported, never spliced silently (issue 9 item 4, reliability #33, C5)', () => {
   it('catches other text of the same length in the replayed prefix', async () => {

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
-import { startHoldingProxy, type HoldingProxy } from '../harness/holding-proxy.js';
+import { parseNdjson, type Rig } from '../harness/rig.js';
+import { proxiedRigs } from '../harness/holding-proxy.js';
 
 /**
  * No answer is lost between the request and the response headers (docs/reliability.md #97, #98):
@@ -10,14 +10,7 @@ import { startHoldingProxy, type HoldingProxy } from '../harness/holding-proxy.j
  * SIGTERM); nothing here waits on a clock.
  */
 
-let rig: Rig | undefined;
-let proxy: HoldingProxy | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  await rig?.close();
-  proxy = undefined;
-  rig = undefined;
-});
+const behindProxy = proxiedRigs();
 
 async function only(r: Rig): Promise<Session> {
   const { readdir } = await import('node:fs/promises');
@@ -28,11 +21,18 @@ async function only(r: Rig): Promise<Session> {
 
 const assistants = (s: Session) => s.turns.filter((t) => t.role === 'assistant');
 
+/** The held job runs to its end; then resume records the answer it gave, for the one session there is. */
+async function releaseAndResume(rig: Rig, job: string, env: Record<string, string>): Promise<void> {
+  rig.sim.control.release(job);
+  await rig.sim.control.ended(job);
+  const resumed = await rig.run(['resume', '-s', (await only(rig)).id, '-o', 'final'], { env });
+  expect(resumed.code).toBe(0);
+  expect(assistants(await only(rig))).toMatchObject([{ status: 'complete', job_id: job }]);
+}
+
 describe('a signal between the request and its headers (docs/reliability.md #97)', () => {
   it('keeps the claim, names what works, and resume records the answer the job gave (reliability #97)', async () => {
-    rig = await makeRig({ hold: true });
-    proxy = await startHoldingProxy(rig.sim.url, 'hold-headers');
-    const env = { NSED_URL: proxy.url };
+    const { rig, proxy, env } = await behindProxy('hold-headers', { hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
     const job = await rig.sim.control.nextJob();
     await proxy.started;
@@ -62,9 +62,7 @@ describe('a signal between the request and its headers (docs/reliability.md #97)
   });
 
   it('continue finds the job still running and refuses with the way on (reliability #97, #54)', async () => {
-    rig = await makeRig({ hold: true });
-    proxy = await startHoldingProxy(rig.sim.url, 'hold-headers');
-    const env = { NSED_URL: proxy.url };
+    const { rig, proxy, env } = await behindProxy('hold-headers', { hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
     const job = await rig.sim.control.nextJob();
     await proxy.started;
@@ -82,9 +80,7 @@ describe('a signal between the request and its headers (docs/reliability.md #97)
 
 describe('a real SIGTERM between the request and its headers (docs/reliability.md #97, #71)', () => {
   it('leaves the claim for resume, which records the answer (reliability #97, #71)', async () => {
-    rig = await makeRig({ hold: true });
-    proxy = await startHoldingProxy(rig.sim.url, 'hold-headers');
-    const env = { NSED_URL: proxy.url };
+    const { rig, proxy, env } = await behindProxy('hold-headers', { hold: true });
     const child = rig.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
     const job = await rig.sim.control.nextJob();
     await proxy.started;
@@ -94,19 +90,13 @@ describe('a real SIGTERM between the request and its headers (docs/reliability.m
     const left = await only(rig);
     expect(left.claim?.abandoned).toEqual(expect.any(String));
     expect(cut.stderr).toContain(`nsed resume -s ${left.id}`);
-    rig.sim.control.release(job);
-    await rig.sim.control.ended(job);
-    const resumed = await rig.run(['resume', '-s', left.id, '-o', 'final'], { env });
-    expect(resumed.code).toBe(0);
-    expect(assistants(await only(rig))).toMatchObject([{ status: 'complete', job_id: job }]);
+    await releaseAndResume(rig, job, env);
   });
 });
 
 describe('a reset between the request and its headers (docs/reliability.md #97, #44)', () => {
   it('records the turn interrupted and resume finds the job the request started (reliability #97, #44)', async () => {
-    rig = await makeRig({ hold: true });
-    proxy = await startHoldingProxy(rig.sim.url, 'reset');
-    const env = { NSED_URL: proxy.url };
+    const { rig, env } = await behindProxy('reset', { hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
     const job = await rig.sim.control.nextJob();
     const cut = await run.result;
@@ -115,19 +105,13 @@ describe('a reset between the request and its headers (docs/reliability.md #97, 
     expect(left.claim?.abandoned).toEqual(expect.any(String));
     expect(assistants(left)).toMatchObject([{ status: 'interrupted' }]);
     expect(cut.stderr).toContain(`nsed resume -s ${left.id}`);
-    rig.sim.control.release(job);
-    await rig.sim.control.ended(job);
-    const resumed = await rig.run(['resume', '-s', left.id, '-o', 'final'], { env });
-    expect(resumed.code).toBe(0);
-    expect(assistants(await only(rig))).toMatchObject([{ status: 'complete', job_id: job }]);
+    await releaseAndResume(rig, job, env);
   });
 });
 
 describe('a --no-stream answer cut off after its headers (docs/reliability.md #98)', () => {
   it('keeps the job id, records the turn interrupted, and resume recovers it through /result (reliability #98)', async () => {
-    rig = await makeRig();
-    proxy = await startHoldingProxy(rig.sim.url, 'cut-body');
-    const env = { NSED_URL: proxy.url };
+    const { rig, proxy, env } = await behindProxy('cut-body');
     const cut = await rig.run(['ask', '--no-stream', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
     const up = await proxy.started;
     const job = String(up.headers['x-nsed-session-id']);

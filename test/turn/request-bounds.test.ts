@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chunk } from '../api/fixtures.js';
 import { instantClock, runCliInProcess } from '../harness/cli.js';
 import { parseNdjson } from '../harness/ndjson.js';
-import { sseHead, startServer, type Route, type ScriptedServer, type Seen } from '../harness/scripted-server.js';
+import { scriptedRig, sendJson } from '../harness/scripted-rig.js';
+import { sseHead, type Route, type Seen } from '../harness/scripted-server.js';
 
 /**
  * Every loop that sends requests has a bound that holds whatever the server answers
@@ -19,29 +16,14 @@ const JOB = 'oc-storm-1700000000000';
 const ev = (json: string): string => `data: ${json}\n\n`;
 const DONE = ev('[DONE]');
 
-let server: ScriptedServer | undefined;
-let home: string | undefined;
-afterEach(async () => {
-  await server?.close();
-  if (home !== undefined) await rm(home, { recursive: true, force: true });
-  server = undefined;
-  home = undefined;
-});
+const rig = scriptedRig('bounds');
 
-const json = (res: ServerResponse, status: number, value: unknown): void => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
-};
-
-const posts = (path: string): number =>
-  (server?.seen ?? []).filter((s) => s.method === 'POST' && s.url === path).length;
-const requests = (suffix: string): number => (server?.seen ?? []).filter((s) => s.url.endsWith(suffix)).length;
+const posts = (path: string): number => rig.server.seen.filter((s) => s.method === 'POST' && s.url === path).length;
+const requests = (suffix: string): number => rig.server.seen.filter((s) => s.url.endsWith(suffix)).length;
 
 async function ask(route: Route, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  await server?.close();
-  if (home !== undefined) await rm(home, { recursive: true, force: true });
-  server = await startServer(route);
-  home = await mkdtemp(join(tmpdir(), 'nsed-bounds-'));
+  const server = await rig.serve(route);
+  const home = await rig.home({ fresh: true });
   return runCliInProcess(['ask', '--url', server.url, ...args], {
     env: { NSED_HOME: home, NO_COLOR: '1' },
     clock: instantClock(),
@@ -52,7 +34,7 @@ async function ask(route: Route, args: string[]): Promise<{ code: number; stdout
 function toolCallsEnding(toolCalls: (n: number) => unknown[] | undefined): Route {
   let n = 0;
   return (_req, res, seen: Seen) => {
-    if (seen.url !== '/v1/chat/completions') return json(res, 404, { error: 'not found' });
+    if (seen.url !== '/v1/chat/completions') return sendJson(res, 404, { error: 'not found' });
     n += 1;
     const calls = toolCalls(n);
     const streaming = (JSON.parse(seen.body) as { stream?: boolean }).stream === true;
@@ -142,10 +124,10 @@ describe('tool rounds per turn (docs/reliability.md #91)', () => {
 function oneMoreEachTime(start: 'chat' | 'submit'): Route {
   let connections = 0;
   return (_req, res, seen) => {
-    if (seen.url.endsWith('/result')) return json(res, 200, { job_id: JOB, status: 'running', result: null });
-    if (start === 'submit' && seen.url === '/deliberation') return json(res, 202, { job_id: JOB });
+    if (seen.url.endsWith('/result')) return sendJson(res, 200, { job_id: JOB, status: 'running', result: null });
+    if (start === 'submit' && seen.url === '/deliberation') return sendJson(res, 202, { job_id: JOB });
     if (start === 'chat' && seen.url === '/v1/chat/completions') connections = 0;
-    else if (!seen.url.endsWith('/resume')) return json(res, 404, { error: 'not found' });
+    else if (!seen.url.endsWith('/resume')) return sendJson(res, 404, { error: 'not found' });
     connections += 1;
     sseHead(res, { 'x-nsed-session-id': JOB });
     let body = ev(chunk({ role: 'assistant', nsed_session_id: JOB }));
@@ -180,19 +162,19 @@ describe('live tool calls answered per turn (docs/reliability.md #93)', () => {
     let release: () => void = () => undefined;
     const answered = new Promise<void>((resolve) => (release = resolve));
     const answers = (): number =>
-      (server?.seen ?? []).filter((s) => s.method === 'POST' && s.url.includes('/tool-calls/')).length;
+      rig.server.seen.filter((s) => s.method === 'POST' && s.url.includes('/tool-calls/')).length;
     const route: Route = (_req, res, seen) => {
-      if (seen.url === '/deliberation') return json(res, 202, { job_id: JOB });
+      if (seen.url === '/deliberation') return sendJson(res, 202, { job_id: JOB });
       if (seen.url.includes('/tool-calls?')) {
         const pending = ids.map((call_id) => ({ call_id, tool_name: 'calculator', status: 'Pending', arguments: {} }));
-        return json(res, 200, { tool_calls: pending });
+        return sendJson(res, 200, { tool_calls: pending });
       }
       if (seen.url.includes('/tool-calls/')) {
-        json(res, 200, { ok: true });
+        sendJson(res, 200, { ok: true });
         if (answers() === 16) release();
         return;
       }
-      if (!seen.url.endsWith('/resume')) return json(res, 404, { error: 'not found' });
+      if (!seen.url.endsWith('/resume')) return sendJson(res, 404, { error: 'not found' });
       sseHead(res, { 'x-nsed-session-id': JOB });
       let body = ev(chunk({ role: 'assistant', nsed_session_id: JOB }));
       for (const call_id of ids)
@@ -250,26 +232,26 @@ describe('sends of a start request (docs/reliability.md #94, #45, #46, #44)', ()
 describe('reconciling what an earlier run left (docs/reliability.md #95)', () => {
   it('asks /result once before continue and resume, and sends no turn while the job runs (reliability #95)', async () => {
     const route: Route = (_req, res, seen) => {
-      if (seen.url.endsWith('/result')) return json(res, 200, { job_id: JOB, status: 'running', result: null });
-      if (seen.url.endsWith('/resume')) return json(res, 503, { error: 'busy' });
-      if (seen.url !== '/v1/chat/completions') return json(res, 404, { error: 'not found' });
+      if (seen.url.endsWith('/result')) return sendJson(res, 200, { job_id: JOB, status: 'running', result: null });
+      if (seen.url.endsWith('/resume')) return sendJson(res, 503, { error: 'busy' });
+      if (seen.url !== '/v1/chat/completions') return sendJson(res, 404, { error: 'not found' });
       sseHead(res, { 'x-nsed-session-id': JOB });
       res.end(ev(chunk({ role: 'assistant', nsed_session_id: JOB })) + ev(chunk({ content: 'part' })));
     };
     const first = await ask(route, ['-o', 'ndjson', 'x']);
     expect(first.code).toBe(6);
     const session = String(parseNdjson(first.stdout)[0]?.['session']);
-    const url = server?.url ?? '';
-    const env = { NSED_HOME: home ?? '', NO_COLOR: '1' };
-    const since = server?.seen.length ?? 0;
+    const url = rig.server.url;
+    const env = { NSED_HOME: rig.homeDir, NO_COLOR: '1' };
+    const since = rig.server.seen.length;
     const cont = await runCliInProcess(['continue', '--url', url, '-s', session, 'y'], { env, clock: instantClock() });
     expect(cont.code).toBe(7);
-    const during = (server?.seen ?? []).slice(since);
+    const during = rig.server.seen.slice(since);
     expect(during.map((s) => `${s.method} ${s.url}`)).toEqual([`GET /deliberation/${JOB}/result`]);
-    const before = server?.seen.length ?? 0;
+    const before = rig.server.seen.length;
     const resumed = await runCliInProcess(['resume', '--url', url, '-s', session], { env, clock: instantClock() });
     expect(resumed.code).not.toBe(0);
-    const asked = (server?.seen ?? []).slice(before).map((s) => `${s.method} ${s.url}`);
+    const asked = rig.server.seen.slice(before).map((s) => `${s.method} ${s.url}`);
     expect(asked.filter((a) => a.endsWith('/result'))).toHaveLength(1);
     expect(asked.filter((a) => a.startsWith('POST') && !a.endsWith('/resume'))).toEqual([]);
   });

@@ -2,15 +2,15 @@ import { EXPORT_FORMATS, type ExportFormat } from '../../output/export/format-na
 import { usageError } from '../../errors.js';
 import { stringFlag, type CommandDef } from '../command.js';
 import {
-  parseShownSession,
-  readShown,
-  SHOWN_SESSION_FLAGS,
-  SHOWN_SESSION_POSITIONAL,
-  type ShownSession,
-} from './target.js';
+  parseSessionTarget,
+  readTarget,
+  SESSION_ID_POSITIONAL,
+  SESSION_TARGET_FLAGS,
+  type SessionTarget,
+} from '../shared/session-target.js';
 
 export interface ExportOptions {
-  target: ShownSession;
+  target: SessionTarget;
   format: ExportFormat;
   /** The file to write (files/outside-file.ts says how); undefined (or `-`): standard output. */
   out: string | undefined;
@@ -24,9 +24,9 @@ export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
   describe:
     'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML), or html (one self-contained page: verdict, charts, every round)',
-  positionals: [SHOWN_SESSION_POSITIONAL],
+  positionals: [SESSION_ID_POSITIONAL],
   flags: [
-    ...SHOWN_SESSION_FLAGS,
+    ...SESSION_TARGET_FLAGS,
     { name: 'format', alias: 'f', type: 'string', choices: EXPORT_FORMATS, default: 'json', describe: 'export format' },
     {
       name: 'out',
@@ -53,7 +53,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
     const out = stringFlag(argv, 'out');
     if (out === '') throw usageError('--out needs a file name');
     return {
-      target: parseShownSession(argv),
+      target: parseSessionTarget(argv, { positional: true }),
       format: EXPORT_FORMATS.find((f) => f === argv['format']) ?? 'json',
       out: out === '-' ? undefined : out,
     };
@@ -61,7 +61,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
   run: async (opts, ctx) => {
     const { renderExport } = await import('../../output/export/formats.js');
     const { format } = opts;
-    const text = renderExport(format, await readShown(ctx, opts.target));
+    const text = renderExport(format, await readTarget(ctx, opts.target, { shown: true }));
     const file = opts.out;
     if (file !== undefined) {
       await (await import('../../files/outside-file.js')).writeOutsideFile(file, text);

@@ -1,15 +1,15 @@
 import { usageError } from '../../errors.js';
 import type { CommandDef } from '../command.js';
 import {
-  parseShownSession,
-  readShown,
-  SHOWN_SESSION_FLAGS,
-  SHOWN_SESSION_POSITIONAL,
-  type ShownSession,
-} from './target.js';
+  parseSessionTarget,
+  readTarget,
+  SESSION_ID_POSITIONAL,
+  SESSION_TARGET_FLAGS,
+  type SessionTarget,
+} from '../shared/session-target.js';
 
 export interface ShowOptions {
-  target: ShownSession;
+  target: SessionTarget;
   /** Add the recorded rounds: candidates, scores and claim verdicts. */
   rounds: boolean;
   json: boolean;
@@ -23,9 +23,9 @@ export interface ShowOptions {
 export const show: CommandDef<ShowOptions> = {
   command: 'show [id]',
   describe: 'print a session: every turn with its role, policy, job and time',
-  positionals: [SHOWN_SESSION_POSITIONAL],
+  positionals: [SESSION_ID_POSITIONAL],
   flags: [
-    ...SHOWN_SESSION_FLAGS,
+    ...SESSION_TARGET_FLAGS,
     {
       name: 'rounds',
       type: 'boolean',
@@ -49,7 +49,7 @@ export const show: CommandDef<ShowOptions> = {
     if (json && (argv['output'] === 'ndjson' || argv['output'] === 'final')) {
       throw usageError(`--json and -o ${String(argv['output'])} ask for two different outputs`, 'pick one');
     }
-    return { target: parseShownSession(argv), rounds: argv['rounds'] === true, json };
+    return { target: parseSessionTarget(argv, { positional: true }), rounds: argv['rounds'] === true, json };
   },
   run: async (opts, ctx) => {
     const [{ sessionDocument }, { renderTranscript }, { inertJson }, { writeStdout }] = await Promise.all([
@@ -58,7 +58,7 @@ export const show: CommandDef<ShowOptions> = {
       import('../../output/export/inert-json.js'),
       import('../../output/session-write.js'),
     ]);
-    const session = await readShown(ctx, opts.target);
+    const session = await readTarget(ctx, opts.target, { shown: true });
     const mode = ctx.globals.output;
     if (mode === 'ndjson') {
       await writeStdout(ctx.io, (await import('../../output/export/formats.js')).renderExport('ndjson', session));

@@ -1,12 +1,12 @@
 import type { Context } from '../../context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
+import { redactDeep } from '../../secrets.js';
 import { oneLine } from '../../terminal/sanitize.js';
-import type { Session } from '../../session/index.js';
+import { readNamedSession, type Session, type SessionTarget } from '../../session/index.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
-import type { FlagDef } from './flag-def.js';
+import type { FlagDef, PositionalDef } from './flag-def.js';
 
-/** Which session a command acts on: an id (or a unique prefix of one), or the latest. */
-export type SessionTarget = { kind: 'id'; id: string } | { kind: 'last' };
+export type { SessionTarget } from '../../session/index.js';
 
 /** `-s ID | --last`: a shared group of every command that acts on one session. */
 export const SESSION_TARGET_FLAGS: readonly FlagDef[] = [
@@ -24,18 +24,49 @@ export const SESSION_TARGET_FLAGS: readonly FlagDef[] = [
 
 export const SESSION_TARGET_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['session', 'last']];
 
-export function parseSessionTarget(argv: ParsedArgv): SessionTarget {
-  const id = stringFlag(argv, 'session');
+/** `[id]` of `sessions show` and `export`: the session named as a word, beside `-s ID` and `--last`. */
+export const SESSION_ID_POSITIONAL: PositionalDef = {
+  name: 'id',
+  describe: 'session id (a unique prefix is enough; or -s ID)',
+  complete: 'session',
+};
+
+/**
+ * The one session `-s ID` or `--last` names; with `positional`, also an id word (before or
+ * after `--`, as SESSION_ID_POSITIONAL declares it), where the parse refuses two names itself.
+ */
+export function parseSessionTarget(argv: ParsedArgv, opts: { positional?: boolean } = {}): SessionTarget {
+  const flag = stringFlag(argv, 'session');
+  const last = argv['last'] === true;
+  if (opts.positional !== true) {
+    if (flag !== undefined) return { kind: 'id', id: flag };
+    if (last) return { kind: 'last' };
+    throw usageError('name a session with -s ID or --last', "list sessions with 'nsed sessions ls'");
+  }
+  const words = [argv['id'], ...(Array.isArray(argv['--']) ? argv['--'] : [])].filter(
+    (w): w is string => typeof w === 'string',
+  );
+  const ids = flag === undefined ? words : [...words, flag];
+  if (ids.length > 1) throw usageError('name one session', `got ${ids.length} ids`);
+  const id = ids[0];
+  if (id !== undefined && last) throw usageError('name a session by id or with --last, not both');
   if (id !== undefined) return { kind: 'id', id };
-  if (argv['last'] === true) return { kind: 'last' };
-  throw usageError('name a session with -s ID or --last', "list sessions with 'nsed sessions ls'");
+  if (last) return { kind: 'last' };
+  throw usageError('name a session: an id, -s ID or --last', "list sessions with 'nsed sessions ls'");
 }
 
-/** Reads the session the target names from the context's store. */
-export async function readTarget(ctx: Context, target: SessionTarget): Promise<Session> {
-  const store = await ctx.store();
-  const id = target.kind === 'id' ? await store.resolve(target.id) : await store.latest();
-  return store.read(id);
+/**
+ * Reads the session the target names from the context's store. `shown`: for printing or
+ * exporting, so also a file an older nsed wrote passes the run's secrets (docs/reliability.md #89);
+ * never for a session that is written back.
+ */
+export async function readTarget(
+  ctx: Context,
+  target: SessionTarget,
+  opts: { shown?: boolean } = {},
+): Promise<Session> {
+  const session = await readNamedSession(await ctx.store(), target);
+  return opts.shown === true ? redactDeep(session, (text) => ctx.secrets.redact(text)) : session;
 }
 
 /**

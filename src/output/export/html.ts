@@ -1,12 +1,13 @@
 import type { Candidate, NsedRound, Verdict as ClaimVerdict } from '../../protocol/wire.js';
 import type { Session } from '../../session/index.js';
-import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../../verdict.js';
+import type { CouncilVerdict, GateResult, VerdictCounts } from '../../verdict.js';
 import { leaderOf } from '../progress-state.js';
 import { axisFor, lineChart, PALETTE, type Series } from './html/charts.js';
 import { esc, markdownHtml } from './html/escape.js';
 import { REPORT_CSS } from './html/style.js';
 import { sessionDocument, type SessionDocument, type TurnDocument } from './json.js';
 import { percent, score } from './markdown-cells.js';
+import { claimsByVerdict, GATE_EXPECT, gateValue, VERDICT_ORDER } from './verdict-cells.js';
 
 /**
  * The second wall behind the escaping: even if some text slipped through as markup, the page may
@@ -15,8 +16,6 @@ import { percent, score } from './markdown-cells.js';
  */
 export const REPORT_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
-
-const VERDICT_ORDER: readonly ClaimVerdict[] = ['wrong', 'contested', 'unverified', 'unknown', 'verified'];
 
 /** A proposal longer than this is shown cut in its summary line; the whole text is one click away. */
 const TEASER_CHARS = 140;
@@ -153,9 +152,9 @@ function verdictFacts(v: CouncilVerdict | null, middle: string): string {
   ]);
   const out = [`<dl class="facts verdict">${rows.map(([k, d]) => `<dt>${k}</dt><dd>${d}</dd>`).join('')}</dl>`, middle];
   if (v.claims.chosen !== null) {
-    const items: string[] = [];
-    for (const verdict of VERDICT_ORDER)
-      for (const c of v.claims.chosen[verdict] ?? []) items.push(claimItem(verdict, c.claim, c.reason));
+    const items = claimsByVerdict(v).flatMap(({ verdict, claims }) =>
+      claims.map((c) => claimItem(verdict, c.claim, c.reason)),
+    );
     if (items.length > 0)
       out.push('<h3>Claims of the chosen proposal</h3>', `<ul class="claims">${items.join('')}</ul>`);
   }
@@ -174,25 +173,11 @@ const claimItem = (verdict: string, text: string, reason: string | null | undefi
     reason == null || reason === '' ? '' : ` <span class="reason">— ${esc(reason)}</span>`
   }</li>`;
 
-const EXPECT: Record<GateCheck['name'], string> = {
-  'min-convergence': '≥',
-  'max-wrong': '≤',
-  'max-contested': '≤',
-  'min-score': '≥',
-  'min-margin': '≥',
-};
-
-function gateValue(name: GateCheck['name'], n: number | null): string {
-  if (n === null || !Number.isFinite(n)) return 'not reported';
-  if (name === 'max-wrong' || name === 'max-contested') return String(n);
-  return name === 'min-convergence' ? percent(n) : score(n);
-}
-
 function gateTable(gate: GateResult | null): string {
   if (gate === null) return '<p>No gates were set for this turn.</p>';
   const rows = gate.checks.map(
     (c) =>
-      `<tr><td><code>${esc(c.name)}</code></td><td>${EXPECT[c.name] ?? ''} ${esc(gateValue(c.name, c.expected))}</td><td>${esc(
+      `<tr><td><code>${esc(c.name)}</code></td><td>${GATE_EXPECT[c.name] ?? ''} ${esc(gateValue(c.name, c.expected))}</td><td>${esc(
         gateValue(c.name, c.actual),
       )}</td><td class="st-${esc(c.status)}">${c.status === 'pass' ? '✓' : '✗'} ${esc(c.status)}</td></tr>`,
   );

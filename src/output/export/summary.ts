@@ -3,6 +3,7 @@ import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../..
 import { leaderOf } from '../progress-state.js';
 import { bytes, cell, clip, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import type { ReportTurn } from './report-turn.js';
+import { claimsByVerdict, GATE_EXPECT, gateValue, VERDICT_ORDER } from './verdict-cells.js';
 
 /** GitHub refuses a step summary over 1 MiB (and shows none of it); a report stays below. */
 export const SUMMARY_LIMIT_BYTES = 1024 * 1024;
@@ -22,7 +23,6 @@ const BUDGET = {
 };
 
 /** Claim verdicts in the order a reader needs them: what is wrong first. */
-const VERDICT_ORDER: readonly ClaimVerdict[] = ['wrong', 'contested', 'unverified', 'unknown', 'verified'];
 const VERDICT_MARK: Record<ClaimVerdict, string> = {
   wrong: '✗ wrong',
   contested: '⚠ contested',
@@ -84,20 +84,6 @@ function capped(t: ReportTurn, lines: readonly string[], budget: number, what: (
   return dropped === 0 ? kept : [...kept, '', truncated(t, what(dropped))];
 }
 
-const EXPECT: Record<GateCheck['name'], string> = {
-  'min-convergence': '≥',
-  'max-wrong': '≤',
-  'max-contested': '≤',
-  'min-score': '≥',
-  'min-margin': '≥',
-};
-
-function gateValue(name: GateCheck['name'], n: number | null): string {
-  if (n === null || !Number.isFinite(n)) return 'not reported';
-  if (name === 'max-wrong' || name === 'max-contested') return String(n);
-  return name === 'min-convergence' ? percent(n) : score(n);
-}
-
 export function gateMark(status: GateCheck['status']): string {
   return status === 'pass' ? '✓ pass' : status === 'fail' ? '✗ fail' : '✗ inconclusive';
 }
@@ -109,7 +95,7 @@ function gateLines(gate: GateResult | null): string[] {
     ['Check', 'Expected', 'Actual', 'Result'],
     gate.checks.map((c) => [
       codeCell(c.name),
-      `${EXPECT[c.name] ?? ''} ${gateValue(c.name, c.expected)}`,
+      `${GATE_EXPECT[c.name] ?? ''} ${gateValue(c.name, c.expected)}`,
       gateValue(c.name, c.actual),
       gateMark(c.status),
     ]),
@@ -224,9 +210,7 @@ function roundLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
 function claimLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
   if (v === null || v.claims.chosen === null) return ['_Not reported._'];
   const lines: string[] = [];
-  for (const verdict of VERDICT_ORDER) {
-    const claims = v.claims.chosen[verdict] ?? [];
-    if (claims.length === 0) continue;
+  for (const { verdict, claims } of claimsByVerdict(v)) {
     lines.push(`#### ${VERDICT_MARK[verdict]} (${claims.length})`, '');
     for (const c of claims)
       lines.push(`- ${inline(c.claim, 1000)}${c.reason === null ? '' : ` — _${inline(c.reason, 1000)}_`}`);
