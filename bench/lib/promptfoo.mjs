@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { baseEnv, runProcess } from './proc.mjs';
 
 const SOURCE = fileURLToPath(new URL('../promptfoo/', import.meta.url));
+// The discard port: nothing listens on it here, so a connection to it is refused at once.
+const DEAD_END = 'http://127.0.0.1:9';
 const MAIN = path.join('node_modules', 'promptfoo', 'dist', 'src', 'main.js');
 
 async function installDir() {
@@ -49,8 +51,11 @@ export async function ensurePromptfoo(log) {
 /**
  * The environment promptfoo runs in: its own config and database directory under the run's
  * temp dir, and everything that would reach past loopback turned off (telemetry, the update
- * check, sharing, remote generation). The adaptive scheduler is off so that `-j` is the
- * concurrency, as it is for the other clients.
+ * check, sharing, remote generation). Even so, promptfoo 0.123.1 posts one "telemetry disabled"
+ * event to r.promptfoo.app (seen with strace as a DNS query for it): every request not to
+ * loopback is sent to a proxy on a closed loopback port, which promptfoo's fetch honours, so it
+ * fails there without a lookup. The adaptive scheduler is off so that `-j` is the concurrency,
+ * as it is for the other clients.
  */
 export function promptfooEnv(configDir) {
   const env = baseEnv({
@@ -61,6 +66,9 @@ export function promptfooEnv(configDir) {
     PROMPTFOO_DISABLE_REMOTE_GENERATION: '1',
     PROMPTFOO_DISABLE_REDTEAM_REMOTE_GENERATION: '1',
     PROMPTFOO_DISABLE_ADAPTIVE_SCHEDULER: '1',
+    HTTPS_PROXY: DEAD_END,
+    HTTP_PROXY: DEAD_END,
+    NO_PROXY: '127.0.0.1,localhost',
   });
   for (const key of Object.keys(env)) if (/^OPENAI_/.test(key)) delete env[key];
   return env;
