@@ -1,13 +1,16 @@
-// `node bench/profile.mjs SCENARIO [--top=N] [--from=MS] [--to=MS] [--timeline=MS]`: runs the built CLI once
-// under --cpu-prof against the bench server and prints the heaviest frames, self and
+// `node bench/profile.mjs SCENARIO [--top=N] [--from=MS] [--to=MS] [--timeline=MS] [--items=N]`: runs the
+// built CLI once under --cpu-prof against the bench server (the batch scenarios: against `nsed sim`
+// as the batch figures run it, N items, default 1,000) and prints the heaviest frames, self and
 // inclusive. This is how the notes in bench/RESULTS.md on missed targets were made.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { batchPrompts } from './lib/batch-check.mjs';
 import { summarize, timeline } from './lib/cpu-profile.mjs';
 import { baseEnv, CLI, runNode } from './lib/proc.mjs';
 import { startServer } from './lib/server.mjs';
+import { startSimProcess } from './lib/sim.mjs';
 import { bundleStore, loadStore } from './store/bundle-store.mjs';
 import { generateLongSession, generateStore } from './store/generate.mjs';
 
@@ -29,20 +32,37 @@ const SCENARIOS = {
   'sessions-ls': () => [CLI, 'sessions', 'ls'],
   'sessions-ls-empty': () => [CLI, 'sessions', 'ls'],
   'sessions-show': (_url, longId) => [CLI, 'sessions', 'show', longId],
+  batch: (_url, _longId, sim) => [CLI, 'batch', sim.items, '-j', '16', '-p', 'fast', '--url', sim.url],
+  'batch-no-save': (_url, _longId, sim) => [
+    CLI,
+    'batch',
+    sim.items,
+    '-j',
+    '16',
+    '-p',
+    'fast',
+    '--no-save',
+    '--url',
+    sim.url,
+  ],
 };
 
 const [scenario] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const opt = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 if (!scenario || !(scenario in SCENARIOS)) {
   console.error(
-    `usage: node bench/profile.mjs ${Object.keys(SCENARIOS).join('|')} [--top=N] [--from=MS] [--to=MS] [--timeline=MS]`,
+    `usage: node bench/profile.mjs ${Object.keys(SCENARIOS).join('|')} [--top=N] [--from=MS] [--to=MS] [--timeline=MS] [--items=N]`,
   );
   process.exit(2);
 }
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'nsed-profile-'));
 const server = await startServer();
+// The batch figures' simulator and items (bench/figures/batch.mjs).
+const sim = scenario.startsWith('batch') ? await startSimProcess(['--round-ms', '25']) : undefined;
 try {
+  const items = path.join(tmp, 'items.txt');
+  if (sim) await writeFile(items, `${batchPrompts(opt('items', 1000)).join('\n')}\n`);
   const home = path.join(tmp, 'home');
   let longId = '';
   if (scenario.startsWith('sessions-') && scenario !== 'sessions-ls-empty') {
@@ -55,9 +75,9 @@ try {
     '--cpu-prof',
     `--cpu-prof-dir=${tmp}`,
     '--cpu-prof-interval=100',
-    ...SCENARIOS[scenario](server.url, longId),
+    ...SCENARIOS[scenario](server.url, longId, { url: sim?.url, items }),
   ];
-  const { ms } = await runNode(args, { env: baseEnv({ NSED_HOME: home }) });
+  const { ms } = await runNode(args, { env: baseEnv({ NSED_HOME: home }), timeoutMs: 10 * 60_000 });
   const [file] = (await readdir(tmp)).filter((f) => f.endsWith('.cpuprofile'));
   const { totalMs, self, inclusive } = await summarize(path.join(tmp, file), {
     fromMs: opt('from', 0),
@@ -83,6 +103,7 @@ try {
     }
   }
 } finally {
+  await sim?.close();
   await server.close();
   await rm(tmp, { recursive: true, force: true });
 }

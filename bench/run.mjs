@@ -1,9 +1,12 @@
 // `npm run bench`: every figure is a ratio of nsed's median to a floor's median, measured side by
 // side in this run on loopback. Targets are reported, never enforced. `--only=a,b` runs some
-// figures and writes nothing. Temp stores live under os.tmpdir() and are removed at the end.
+// figures and writes nothing; `npm run bench -- NAME...` too, at full size where a figure has
+// one (batch: 1,000 items through every client). Temp stores live under os.tmpdir() and are
+// removed at the end.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { batch } from './figures/batch.mjs';
 import { contention } from './figures/contention.mjs';
 import { latency } from './figures/latency.mjs';
 import { listing } from './figures/listing.mjs';
@@ -18,12 +21,16 @@ import { snapshotCli } from './lib/snapshot-cli.mjs';
 import { round } from './lib/stats.mjs';
 import { bundleStore, loadStore } from './store/bundle-store.mjs';
 
-const FIGURES = { startup, 'one-shot': oneShot, listing, throughput, memory, latency, contention };
+const FIGURES = { startup, 'one-shot': oneShot, listing, throughput, memory, latency, contention, batch };
 
-const only = process.argv
-  .find((a) => a.startsWith('--only='))
-  ?.slice('--only='.length)
-  .split(',');
+const named = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const only =
+  named.length > 0
+    ? named
+    : process.argv
+        .find((a) => a.startsWith('--only='))
+        ?.slice('--only='.length)
+        .split(',');
 const unknown = (only ?? []).filter((n) => !(n in FIGURES));
 if (unknown.length > 0) {
   console.error(`unknown figure ${unknown.join(', ')}; choose from ${Object.keys(FIGURES).join(', ')}`);
@@ -55,6 +62,7 @@ let storeModule;
 const ctx = {
   tmp,
   server,
+  full: named.length > 0,
   // Bundled once, on first use, by the figures that drive the real store.
   store: () => (storeModule ??= bundleStore(tmp).then(async (bundle) => ({ ...(await loadStore(bundle)), bundle }))),
 };

@@ -1,6 +1,6 @@
 // Child processes for the figures: wall time from spawn to exit, output, and peak RSS.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ export function useCli(file) {
   return file;
 }
 const MAXRSS_HOOK = new URL('./maxrss-hook.mjs', import.meta.url).href;
+const USAGE_HOOK = new URL('./usage-hook.mjs', import.meta.url).href;
 const GNU_TIME = '/usr/bin/time';
 
 /**
@@ -32,10 +33,24 @@ export function baseEnv(extra = {}) {
  * Runs `node args` to completion. `ms` is spawn to exit; stdout is kept when `keep` is set,
  * else only counted. A run that fails is an error: a figure built on failed runs is no figure.
  */
-export function runNode(args, { env = baseEnv(), keep = false, timeoutMs = 120_000, onStdout } = {}) {
+export function runNode(args, opts = {}) {
+  return runProcess(process.execPath, args, opts);
+}
+
+/**
+ * `runNode` for any program (xargs, a shell), with `stdinFile` as its standard input. `what`
+ * names the run in its error.
+ */
+export function runProcess(
+  file,
+  args,
+  { env = baseEnv(), keep = false, timeoutMs = 120_000, onStdout, stdinFile, what } = {},
+) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdin = stdinFile === undefined ? 'ignore' : openSync(stdinFile, 'r');
+    const child = spawn(file, args, { env, stdio: [stdin, 'pipe', 'pipe'] });
+    if (typeof stdin === 'number') closeSync(stdin);
     let ended = 0;
     let bytes = 0;
     const out = [];
@@ -57,7 +72,8 @@ export function runNode(args, { env = baseEnv(), keep = false, timeoutMs = 120_0
       clearTimeout(timer);
       const stdout = keep ? Buffer.concat(out).toString('utf8') : '';
       if (code !== 0) {
-        reject(new Error(`node ${args.map((a) => path.basename(a)).join(' ')} exited ${code ?? signal}: ${gist(err)}`));
+        const name = what ?? `${path.basename(file)} ${args.map((a) => path.basename(a)).join(' ')}`;
+        reject(new Error(`${name} exited ${code ?? signal}: ${gist(err)}`));
         return;
       }
       resolve({ ms: ended - started, bytes, stdout, stderr: err });
@@ -118,6 +134,23 @@ export async function peakRssKib(args, { env = baseEnv(), tmp }) {
     const kib = Number(lines.at(-1));
     if (!Number.isFinite(kib) || kib <= 0) throw new Error(`no peak RSS in ${side}: ${lines.join(' | ')}`);
     return kib;
+  } finally {
+    await rm(side, { force: true });
+  }
+}
+
+/**
+ * Runs `node args` with the usage hook preloaded: the run's wall time and output as `runNode`
+ * gives them, and its own CPU time (user + system), peak RSS and live heap after a collection.
+ */
+export async function runNodeWithUsage(args, { env = baseEnv(), tmp, ...opts }) {
+  const side = path.join(tmp, `usage-${process.pid}-${Math.random().toString(16).slice(2)}`);
+  try {
+    const run = await runNode(['--expose-gc', '--import', USAGE_HOOK, ...args], {
+      ...opts,
+      env: { ...env, BENCH_USAGE_FILE: side },
+    });
+    return { ...run, usage: JSON.parse(await readFile(side, 'utf8')) };
   } finally {
     await rm(side, { force: true });
   }

@@ -1,0 +1,208 @@
+// Figure 8: many deliberations from one command (README "Many deliberations from one file").
+// `nsed batch` at -j 16 against `nsed sim` with a short round time, against the simulator's own
+// time for the same jobs run back to back in this process ÷ 16 (what a client that cost
+// nothing would take); its CPU per item and its peak RSS at 1,000 items against 100; and the
+// same items through `xargs -P16 nsed ask` and promptfoo's `openai:chat` provider, interleaved.
+// The default run compares the three clients on 100 items and times the floor on the first 100
+// jobs (every job has the same phases, so it scales); `npm run bench -- batch` does all of it
+// on 1,000.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { atMost, below, figure } from '../lib/figure.mjs';
+import { batchPrompts, checkBatchLines, checkPromptfooOutput } from '../lib/batch-check.mjs';
+import { baseEnv, CLI, runNodeWithUsage, runProcess } from '../lib/proc.mjs';
+import { ensurePromptfoo, promptfooEnv, promptfooVersion, writeEval } from '../lib/promptfoo.mjs';
+import { backToBack, startSimProcess } from '../lib/sim.mjs';
+import { interleave, median, round } from '../lib/stats.mjs';
+
+const JOBS = 16;
+// Short, yet long enough that 16 jobs in flight outlast what a client may spend on one item
+// (the CPU target, 5 ms): a fast-policy job is three phases, ~75 ms, so the ideal batch of
+// 1,000 is ~4.7 s, and a client within its CPU budget can keep up with it.
+const ROUND_MS = 25;
+const POLICY = 'fast';
+const MODEL = `nsed:${POLICY}`;
+const ITEMS = 1_000;
+const SMALL = 100;
+const ROUNDS = 2;
+const PROBE = 5;
+const CPU_BUDGET_MS = 5;
+const RUN_TIMEOUT_MS = 20 * 60_000;
+const n = (count) => count.toLocaleString('en');
+
+/** Runs `fn(url)` against a fresh `nsed sim`, so no run meets the jobs another one left behind. */
+async function withSim(fn) {
+  const sim = await startSimProcess(['--round-ms', String(ROUND_MS)]);
+  try {
+    return await fn(sim.url);
+  } finally {
+    await sim.close();
+  }
+}
+
+export async function batch({ tmp, full = false }) {
+  const dir = await mkdtemp(path.join(tmp, 'batch-'));
+  const compared = full ? ITEMS : SMALL;
+  const floorItems = full ? ITEMS : SMALL;
+  const prompts = batchPrompts(ITEMS);
+  const itemsFile = async (count) => {
+    const file = path.join(dir, `items-${count}.txt`);
+    await writeFile(file, prompts.slice(0, count).join('\n') + '\n');
+    return file;
+  };
+  const files = { [ITEMS]: await itemsFile(ITEMS), [SMALL]: await itemsFile(SMALL), [PROBE]: await itemsFile(PROBE) };
+  const fresh = (name) => mkdtemp(path.join(dir, `${name}-`));
+  const usage = { [ITEMS]: [], [SMALL]: [] };
+
+  const runBatch = (count, record) =>
+    withSim(async (url) => {
+      const home = await fresh('batch-home');
+      const run = await runNodeWithUsage([CLI, 'batch', files[count], '-j', String(JOBS), '-p', POLICY, '--url', url], {
+        env: baseEnv({ NSED_HOME: home }),
+        tmp: dir,
+        keep: true,
+        timeoutMs: RUN_TIMEOUT_MS,
+      });
+      checkBatchLines(run.stdout, count);
+      if (record) usage[count].push(run.usage);
+      await rm(home, { recursive: true, force: true });
+      return run.ms;
+    });
+
+  // xargs exits 123 when any of its `nsed ask` runs failed, which runProcess reports.
+  const runXargs = (count) =>
+    withSim(async (url) => {
+      const home = await fresh('xargs-home');
+      const args = ['-d', '\n', '-P', String(JOBS), '-n', '1', process.execPath, CLI, 'ask', '-q', '-o', 'final'];
+      const run = await runProcess('xargs', [...args, '-p', POLICY, '--url', url], {
+        env: baseEnv({ NSED_HOME: home }),
+        stdinFile: files[count],
+        timeoutMs: RUN_TIMEOUT_MS,
+        what: `xargs -P${JOBS} nsed ask`,
+      });
+      if (run.bytes === 0) throw new Error('xargs -P nsed ask printed no answers');
+      await rm(home, { recursive: true, force: true });
+      return run.ms;
+    });
+
+  let promptfoo;
+  let promptfooMissing;
+  try {
+    promptfoo = await ensurePromptfoo((line) => console.log(`  ${line}`));
+  } catch (err) {
+    promptfooMissing = `promptfoo could not be installed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  const runPromptfoo = (count) =>
+    withSim(async (url) => {
+      const evalDir = await fresh('promptfoo');
+      const config = await writeEval(evalDir, { url, model: MODEL, prompts: prompts.slice(0, count) });
+      const out = path.join(evalDir, 'out.json');
+      const run = await runProcess(
+        process.execPath,
+        [
+          promptfoo,
+          'eval',
+          '-c',
+          config,
+          '-j',
+          String(JOBS),
+          '--no-cache',
+          '--no-progress-bar',
+          '--no-table',
+          '-o',
+          out,
+        ],
+        { env: promptfooEnv(path.join(evalDir, 'config')), timeoutMs: RUN_TIMEOUT_MS, what: 'promptfoo eval' },
+      );
+      checkPromptfooOutput(await readFile(out, 'utf8'), count);
+      await rm(evalDir, { recursive: true, force: true });
+      return run.ms;
+    });
+
+  // One small run of each client first: it checks that each does the work, and loads each
+  // from disk once before anything is timed (promptfoo is 1.5 GB of node_modules).
+  await runBatch(PROBE, false);
+  await runXargs(PROBE);
+  if (promptfoo !== undefined) {
+    try {
+      await runPromptfoo(PROBE);
+    } catch (err) {
+      promptfooMissing = `promptfoo did not run: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+  const canPromptfoo = promptfooMissing === undefined;
+
+  const floorPrompts = prompts.slice(0, floorItems);
+  const variants = {
+    floor: async () =>
+      ((await backToBack(dir, floorPrompts, { roundMs: ROUND_MS, model: MODEL })) * (ITEMS / floorItems)) / JOBS,
+    batch: () => runBatch(ITEMS, true),
+    batchSmall: () => runBatch(SMALL, true),
+    xargs: () => runXargs(compared),
+  };
+  if (canPromptfoo) variants.promptfoo = () => runPromptfoo(compared);
+  const s = await interleave(variants, ROUNDS, { warmup: 0 });
+
+  const cpuPerItem = (count) => usage[count].map((u) => (u.user_ms + u.system_ms) / count);
+  const mib = (count, key) => usage[count].map((u) => u[key] / (key === 'maxrss_kib' ? 1024 : 1024 * 1024));
+  const common = { jobs: JOBS, round_ms: ROUND_MS, policy: POLICY };
+  const heapAt = (count) => round(median(mib(count, 'heap_after_gc_bytes')), 1);
+  const cpuSmall = round(median(cpuPerItem(SMALL)), 2);
+  const out = [
+    figure({
+      name: `batch ${n(ITEMS)} items -j ${JOBS}, wall time`,
+      floorName: `the same jobs back to back in-process ÷ ${JOBS}${floorItems === ITEMS ? '' : `, timed on the first ${n(floorItems)}`}`,
+      nsed: s.batch,
+      floor: s.floor,
+      unit: 'ms',
+      target: atMost(1.2),
+      extra: { ...common, items: ITEMS, floor_items_timed: floorItems },
+      note: `--round-ms ${ROUND_MS}, -p ${POLICY}`,
+    }),
+    figure({
+      name: `batch client CPU per item, ${n(ITEMS)} items`,
+      floorName: `the target, ${CPU_BUDGET_MS} ms per item`,
+      nsed: cpuPerItem(ITEMS),
+      floor: cpuPerItem(ITEMS).map(() => CPU_BUDGET_MS),
+      unit: 'ms',
+      target: { text: `≤ ${CPU_BUDGET_MS} ms`, ok: (_r, v) => v <= CPU_BUDGET_MS },
+      extra: { ...common, cpu_per_item_at_100_ms: cpuSmall, cpu_via: 'process.resourceUsage() at exit, user + system' },
+      note: `user + system of the batch process; ${cpuSmall} ms per item at ${SMALL} items`,
+    }),
+    figure({
+      name: `batch peak RSS, ${n(ITEMS)} items / ${n(SMALL)} items`,
+      floorName: `nsed batch itself at ${n(SMALL)} items`,
+      nsed: mib(ITEMS, 'maxrss_kib'),
+      floor: mib(SMALL, 'maxrss_kib'),
+      unit: 'MiB',
+      target: atMost(1.2),
+      extra: { ...common, heap_after_gc_mib: { [ITEMS]: heapAt(ITEMS), [SMALL]: heapAt(SMALL) } },
+      note: `live heap after a full collection at exit ${heapAt(ITEMS)} / ${heapAt(SMALL)} MiB`,
+    }),
+    figure({
+      name: `batch vs xargs -P${JOBS} nsed ask, ${n(compared)} items`,
+      floorName: `xargs -P${JOBS} nsed ask -o final, a process per item`,
+      nsed: compared === ITEMS ? s.batch : s.batchSmall,
+      floor: s.xargs,
+      unit: 'ms',
+      target: below(1),
+      extra: { ...common, items: compared },
+    }),
+  ];
+  const pfName = `batch vs promptfoo ${await promptfooVersion()} openai:chat, ${n(compared)} items`;
+  out.push(
+    canPromptfoo
+      ? figure({
+          name: pfName,
+          floorName: `promptfoo eval -j ${JOBS}, the openai:chat provider at the simulator's /v1`,
+          nsed: compared === ITEMS ? s.batch : s.batchSmall,
+          floor: s.promptfoo,
+          unit: 'ms',
+          target: below(1),
+          extra: { ...common, items: compared },
+        })
+      : { name: pfName, skipped: promptfooMissing },
+  );
+  await rm(dir, { recursive: true, force: true });
+  return out;
+}
