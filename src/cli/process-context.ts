@@ -3,6 +3,7 @@
 // exits. Only cli/ touches `process`. Node modules a run may never need (timers/promises, tty)
 // are fetched on first use; ids come from session/random-hex.ts, without node:crypto.
 import type * as Timers from 'node:timers/promises';
+import { setMaxListeners } from 'node:events';
 import { fstatSync } from 'node:fs';
 import type * as Tty from 'node:tty';
 import type { ProcessContext } from '../context.js';
@@ -13,6 +14,9 @@ import { randomHex } from '../session/index.js';
 /** Installs the signal handlers and returns the run's ProcessContext. Call once, first. */
 export function processContext(): ProcessContext {
   const controller = new AbortController();
+  // Every running request listens on the one interrupt and lets go when it ends; a batch at
+  // -j 16 holds sixteen at once, which is no leak (Node warns past ten).
+  setMaxListeners(0, controller.signal);
   let signalExit: number | undefined;
   const onSignal = (code: number) => () => {
     if (signalExit !== undefined && code === ExitCode.interrupted) {
