@@ -1,21 +1,9 @@
 import { ExitCode } from '../errors.js';
+import { BATCH_STATUS_ORDER, type BatchItemStatus } from '../output/export/batch-report.js';
 
-/** How an item ended, on its result line (README "Batches"). */
-export type ItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'error';
-
-/**
- * Worst first: the batch exits with the code of the first item (by index) of the worst status
- * present. An item nsed could not run (`error`: network, auth, a file) outranks a deliberation
- * that ran and failed, which outranks one cancelled, then the gates' verdicts.
- */
-export const STATUS_ORDER: readonly ItemStatus[] = [
-  'error',
-  'failed',
-  'cancelled',
-  'inconclusive',
-  'gate_failed',
-  'ok',
-];
+/** How an item ended, on its result line (README "Batches"); worst first in STATUS_ORDER. */
+export type ItemStatus = BatchItemStatus;
+export const STATUS_ORDER = BATCH_STATUS_ORDER;
 
 /**
  * An item's status from its `-o json` object (undefined when the turn never started) and its

@@ -1,37 +1,15 @@
 // What a batch leaves for a CI page and a terminal (README "Batches"): --summary and --junit with
 // one entry per item (also after a signal), --no-save writing nothing, and the live bar on a
 // pseudo-terminal against plain lines on a pipe. Against the simulator over real HTTP.
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, type TestSuites } from 'junit2json';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { makeRig } from '../harness/rig.js';
+import { deliberations, resultLines, useBatchRig } from '../harness/batch-rig.js';
 import { haveScript, onTerminal } from '../everyday/pty.js';
 
-let rig: Rig;
-let dir: string;
-beforeAll(async () => {
-  rig = await makeRig();
-  dir = await mkdtemp(join(tmpdir(), 'nsed-batch-reports-'));
-});
-afterAll(async () => {
-  await rig.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-const lines = (text: string): Record<string, unknown>[] =>
-  text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-const file = async (name: string, text: string): Promise<string> => {
-  const p = join(dir, name);
-  await writeFile(p, text);
-  return p;
-};
-const deliberations = (r: Rig): number =>
-  r.sim.requests.filter((q) => q.method === 'POST' && /completions|deliberation/.test(q.path)).length;
+const batch = useBatchRig('batch-reports');
 
 async function junit(path: string): Promise<TestSuites> {
   const doc = await parse(await readFile(path, 'utf8'));
@@ -48,11 +26,11 @@ const MIX =
 
 describe('--summary and --junit (reliability #153)', () => {
   it('write one entry per item: a JUnit case each (failure, error, pass) and a summary row each', async () => {
-    const items = await file('mix.jsonl', MIX);
-    const [md, xml] = [join(dir, 'mix.md'), join(dir, 'mix.xml')];
-    const r = await rig.run(['batch', items, '-j', '1', '--summary', md, '--junit', xml]);
+    const items = await batch.file('mix.jsonl', MIX);
+    const [md, xml] = [join(batch.dir, 'mix.md'), join(batch.dir, 'mix.xml')];
+    const r = await batch.rig.run(['batch', items, '-j', '1', '--summary', md, '--junit', xml]);
     expect(r.code, r.stderr).toBe(3);
-    const out = Object.fromEntries(lines(r.stdout).map((l) => [l['id'], l]));
+    const out = Object.fromEntries(resultLines(r.stdout).map((l) => [l['id'], l]));
     const doc = await junit(xml);
     expect(doc).toMatchObject({ tests: 3, failures: 1, errors: 1, skipped: 0 });
     const cases = casesOf(doc);
@@ -72,8 +50,8 @@ describe('--summary and --junit (reliability #153)', () => {
   it('after a signal: the finished item passes, the interrupted and never-run ones are skipped (reliability #146)', async () => {
     const held = await makeRig({ hold: true });
     try {
-      const items = await file('three.txt', 'q one\nq two\nq three\n');
-      const [md, xml] = [join(dir, 'sig.md'), join(dir, 'sig.xml')];
+      const items = await batch.file('three.txt', 'q one\nq two\nq three\n');
+      const [md, xml] = [join(batch.dir, 'sig.md'), join(batch.dir, 'sig.xml')];
       const run = held.start(['batch', items, '-j', '1', '--summary', md, '--junit', xml]);
       held.sim.control.release(await held.sim.control.nextJob());
       await run.output((o) => o.includes('[1/3] line-1 ok'));
@@ -96,37 +74,44 @@ describe('--summary and --junit (reliability #153)', () => {
   });
 
   it('a report that could never be written is exit 2 before anything is sent; one file for both is refused', async () => {
-    const items = await file('one.txt', 'q one\n');
-    const before = deliberations(rig);
-    const missing = await rig.run(['batch', items, '--summary', join(dir, 'no', 'such', 'folder', 's.md')]);
+    const items = await batch.file('one.txt', 'q one\n');
+    const before = deliberations(batch.rig);
+    const missing = await batch.rig.run(['batch', items, '--summary', join(batch.dir, 'no', 'such', 'folder', 's.md')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^nsed: --summary .*: the folder .* does not exist\n/);
-    const folder = await rig.run(['batch', items, '--junit', dir]);
+    const folder = await batch.rig.run(['batch', items, '--junit', batch.dir]);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toContain('is a folder');
-    const same = await rig.run(['batch', items, '--summary', join(dir, 'x'), '--junit', join(dir, 'x')]);
+    const same = await batch.rig.run([
+      'batch',
+      items,
+      '--summary',
+      join(batch.dir, 'x'),
+      '--junit',
+      join(batch.dir, 'x'),
+    ]);
     expect(same.code).toBe(2);
     expect(same.stderr).toContain('--summary and --junit name the same file');
-    expect(deliberations(rig)).toBe(before);
+    expect(deliberations(batch.rig)).toBe(before);
   });
 
   it('a report the disk refuses is exit 11, after every result line is out', async () => {
-    const items = await file('two.txt', 'q one\nq two\n');
-    const r = await rig.run(['batch', items, '--junit', '/dev/full']);
+    const items = await batch.file('two.txt', 'q one\nq two\n');
+    const r = await batch.rig.run(['batch', items, '--junit', '/dev/full']);
     expect(r.code).toBe(11);
-    expect(lines(r.stdout).map((l) => l['status'])).toEqual(['ok', 'ok']);
+    expect(resultLines(r.stdout).map((l) => l['status'])).toEqual(['ok', 'ok']);
     expect(r.stderr).toMatch(/nsed: .*ENOSPC/);
   });
 });
 
 describe('--no-save (reliability #154)', () => {
   it('writes no session, not even the store; result lines say session: null; the reports still come', async () => {
-    const home = join(dir, 'never');
-    const items = await file('ns.txt', 'q one\nq two\n');
-    const md = join(dir, 'ns.md');
-    const r = await rig.run(['batch', items, '--no-save', '--summary', md], { env: { NSED_HOME: home } });
+    const home = join(batch.dir, 'never');
+    const items = await batch.file('ns.txt', 'q one\nq two\n');
+    const md = join(batch.dir, 'ns.md');
+    const r = await batch.rig.run(['batch', items, '--no-save', '--summary', md], { env: { NSED_HOME: home } });
     expect(r.code, r.stderr).toBe(0);
-    const out = lines(r.stdout);
+    const out = resultLines(r.stdout);
     expect(out).toHaveLength(2);
     for (const l of out) {
       expect(l).toMatchObject({ status: 'ok', session: null });
@@ -145,44 +130,54 @@ describe('progress on a terminal and off it (reliability #155)', () => {
   /** The erase code as a word, so the patterns below can name it. */
   const shown = (text: string): string => text.replaceAll(ERASE, '<erase>');
   it('in-process, on a terminal with colour: the bar in place of the item lines, erased before the summary', async () => {
-    const items = await file('tty.txt', 'q one\nq two\nq three\n');
-    const r = await rig.run(['batch', items, '-j', '2'], { tty: true, env: { TERM: 'xterm', NO_COLOR: '' } });
+    const items = await batch.file('tty.txt', 'q one\nq two\nq three\n');
+    const r = await batch.rig.run(['batch', items, '-j', '2'], { tty: true, env: { TERM: 'xterm', NO_COLOR: '' } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/\[\d\/3\] line-/);
     expect(shown(r.stderr)).toMatch(/^\r<erase>\[[#-]+\] 0\/3 · \d running/);
     expect(shown(r.stderr)).toMatch(/\r<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok\n$/);
-    expect(lines(r.stdout)).toHaveLength(3);
+    expect(resultLines(r.stdout)).toHaveLength(3);
   });
 
   it.skipIf(!haveScript)(
     'on a sized pseudo-terminal: the live bar, redrawn in place, then the summary line',
     async () => {
-      const items = await file('pty.txt', 'q one\nq two\nq three\n');
-      const out = join(dir, 'pty.jsonl');
-      const r = await onTerminal(rig, ['batch', items, '-j', '2', '--out', out], { NO_COLOR: '', TERM: 'xterm' }, 100);
+      const items = await batch.file('pty.txt', 'q one\nq two\nq three\n');
+      const out = join(batch.dir, 'pty.jsonl');
+      const r = await onTerminal(
+        batch.rig,
+        ['batch', items, '-j', '2', '--out', out],
+        { NO_COLOR: '', TERM: 'xterm' },
+        100,
+      );
       expect(r.code, r.screen).toBe(0);
       const draws = r.screen.split(ERASE).filter((p) => /^\[[#-]+\] \d\/3 · /.test(p));
       expect(draws.length, r.screen).toBeGreaterThanOrEqual(1);
       for (const d of draws) expect(d.length, d).toBeLessThan(100);
       expect(r.screen).not.toMatch(/\[\d\/3\] line-/);
       expect(shown(r.screen)).toMatch(/<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok\n/);
-      expect(lines(await readFile(out, 'utf8'))).toHaveLength(3);
+      expect(resultLines(await readFile(out, 'utf8'))).toHaveLength(3);
     },
   );
 
   it.skipIf(!haveScript)('NO_COLOR and TERM=dumb on a terminal get the plain lines, as a pipe does', async () => {
-    const items = await file('plain.txt', 'q one\nq two\n');
+    const items = await batch.file('plain.txt', 'q one\nq two\n');
     const plain = /\[1\/2\] line-\d ok [\d.]+s\n\[2\/2\] line-\d ok [\d.]+s\nbatch batch-[0-9a-f]+: 2\/2 items/;
     for (const env of [
       { NO_COLOR: '1', TERM: 'xterm' },
       { NO_COLOR: '', TERM: 'dumb' },
     ]) {
-      const r = await onTerminal(rig, ['batch', items, '-j', '1', '--out', join(dir, `${env.TERM}.jsonl`)], env, 100);
+      const r = await onTerminal(
+        batch.rig,
+        ['batch', items, '-j', '1', '--out', join(batch.dir, `${env.TERM}.jsonl`)],
+        env,
+        100,
+      );
       expect(r.code, r.screen).toBe(0);
       expect(r.screen, JSON.stringify(env)).toMatch(plain);
       expect(r.screen).not.toContain(ERASE);
     }
-    const piped = await rig.runProcess(['batch', items, '-j', '1']);
+    const piped = await batch.rig.runProcess(['batch', items, '-j', '1']);
     expect(piped.code).toBe(0);
     expect(piped.stderr).toMatch(plain);
     expect(piped.stderr).not.toContain('\x1b');

@@ -1,50 +1,29 @@
 // `nsed batch --resume`, `--retry-errors`, the batch id on sessions and the shared back-off,
 // against the simulator over real HTTP (docs/reliability.md #147-#152).
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/context.js';
 import { instantClock } from '../harness/cli.js';
 import { makeRig, type Rig } from '../harness/rig.js';
+import { type ResultLine, resultLines, useBatchRig } from '../harness/batch-rig.js';
 
-let rig: Rig;
-let dir: string;
-beforeAll(async () => {
-  rig = await makeRig();
-  dir = await mkdtemp(join(tmpdir(), 'nsed-batch-resume-'));
-});
-afterAll(async () => {
-  await rig.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const batch = useBatchRig('batch-resume');
 
-type Line = Record<string, unknown>;
-const parse = (text: string): Line[] =>
-  text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as Line];
-      } catch {
-        return [];
-      }
-    });
-const file = async (name: string, text: string): Promise<string> => {
-  const p = join(dir, name);
-  await writeFile(p, text);
-  return p;
-};
+type Line = ResultLine;
+const parse = resultLines;
 const chatPosts = (r: Rig): number =>
   r.sim.requests.filter((q) => q.method === 'POST' && q.path.startsWith('/v1/chat/completions')).length;
 const lastById = (lines: Line[]): Map<string, Line> => new Map(lines.map((l) => [String(l['id']), l]));
 
 describe('--resume with the same --out (reliability #147)', () => {
   it('skips finished items, runs an edited one again, ignores a cut last line and appends after it', async () => {
-    const out = join(dir, 'r1.jsonl');
-    const v1 = await file('v1.jsonl', '{"id":"a","prompt":"Design a cache"}\n{"id":"b","prompt":"Design a queue"}\n');
-    const first = await rig.run(['batch', v1, '--out', out]);
+    const out = join(batch.dir, 'r1.jsonl');
+    const v1 = await batch.file(
+      'v1.jsonl',
+      '{"id":"a","prompt":"Design a cache"}\n{"id":"b","prompt":"Design a queue"}\n',
+    );
+    const first = await batch.rig.run(['batch', v1, '--out', out]);
     expect(first.code, first.stderr).toBe(0);
     const before = parse(await readFile(out, 'utf8'));
     expect(before).toHaveLength(2);
@@ -52,15 +31,15 @@ describe('--resume with the same --out (reliability #147)', () => {
     // A crash in the middle of a write: the line is cut, with no newline after it.
     await appendFile(out, '{"id":"c","status":"o');
     // b is edited (its request hash changes), c is new, a is as it was.
-    const v2 = await file(
+    const v2 = await batch.file(
       'v2.jsonl',
       '{"id":"a","prompt":"Design a cache"}\n{"id":"b","prompt":"Design a fair queue"}\n{"id":"c","prompt":"Pick a database"}\n',
     );
-    const posts = chatPosts(rig);
-    const again = await rig.run(['batch', v2, '--out', out, '--resume']);
+    const posts = chatPosts(batch.rig);
+    const again = await batch.rig.run(['batch', v2, '--out', out, '--resume']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`resuming ${String(batchId)}: 1 done, 0 to follow, 2 to run`);
-    expect(chatPosts(rig) - posts).toBe(2);
+    expect(chatPosts(batch.rig) - posts).toBe(2);
     const text = await readFile(out, 'utf8');
     // The cut line is left as it was, and the new lines start on a line of their own.
     expect(text).toContain('{"id":"c","status":"o\n{');
@@ -72,26 +51,26 @@ describe('--resume with the same --out (reliability #147)', () => {
     expect(last.get('b')?.['request_hash']).not.toBe(before[1]?.['request_hash']);
     expect(new Set(after.map((l) => l['batch']))).toEqual(new Set([batchId]));
     // Nothing left to do: a third run sends nothing.
-    const third = await rig.run(['batch', v2, '--out', out, '--resume']);
+    const third = await batch.rig.run(['batch', v2, '--out', out, '--resume']);
     expect(third.code, third.stderr).toBe(0);
-    expect(chatPosts(rig) - posts).toBe(2);
+    expect(chatPosts(batch.rig) - posts).toBe(2);
     expect(parse(await readFile(out, 'utf8'))).toHaveLength(4);
   });
   it('--resume without --out, and --retry-errors without --resume, are exit 2 with nothing sent', async () => {
-    const items = await file('u.txt', 'q one\n');
-    const posts = chatPosts(rig);
-    const a = await rig.run(['batch', items, '--resume']);
+    const items = await batch.file('u.txt', 'q one\n');
+    const posts = chatPosts(batch.rig);
+    const a = await batch.rig.run(['batch', items, '--resume']);
     expect(a.code).toBe(2);
     expect(a.stderr).toContain('--resume needs the --out FILE');
-    const b = await rig.run(['batch', items, '--out', join(dir, 'u.jsonl'), '--retry-errors']);
+    const b = await batch.rig.run(['batch', items, '--out', join(batch.dir, 'u.jsonl'), '--retry-errors']);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('--retry-errors goes with --resume');
-    expect(chatPosts(rig)).toBe(posts);
+    expect(chatPosts(batch.rig)).toBe(posts);
   });
   it('refuses to append to a file that holds no result lines (exit 2, the file untouched)', async () => {
-    const items = await file('w.txt', 'q one\n');
-    const notOurs = await file('notes.jsonl', 'just some notes\nand more\n');
-    const r = await rig.run(['batch', items, '--out', notOurs, '--resume']);
+    const items = await batch.file('w.txt', 'q one\n');
+    const notOurs = await batch.file('notes.jsonl', 'just some notes\nand more\n');
+    const r = await batch.rig.run(['batch', items, '--out', notOurs, '--resume']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('holds no result lines');
     expect(await readFile(notOurs, 'utf8')).toBe('just some notes\nand more\n');
@@ -100,17 +79,17 @@ describe('--resume with the same --out (reliability #147)', () => {
 
 describe('reattaching through the sessions (reliability #148)', () => {
   it('an answer recorded but never written as a line is read again from /result, not sent again', async () => {
-    const out = join(dir, 'lost.jsonl');
-    const items = await file('lost-items.jsonl', '{"id":"x","prompt":"q x"}\n{"id":"y","prompt":"q y"}\n');
-    expect((await rig.run(['batch', items, '-j', '1', '--out', out])).code).toBe(0);
+    const out = join(batch.dir, 'lost.jsonl');
+    const items = await batch.file('lost-items.jsonl', '{"id":"x","prompt":"q x"}\n{"id":"y","prompt":"q y"}\n');
+    expect((await batch.rig.run(['batch', items, '-j', '1', '--out', out])).code).toBe(0);
     const [kept, lost] = (await readFile(out, 'utf8')).split('\n');
     // The run died after y's session recorded its answer and before its line reached the file.
     await writeFile(out, `${kept}\n`);
-    const posts = chatPosts(rig);
-    const r = await rig.run(['batch', items, '-j', '1', '--out', out, '--resume']);
+    const posts = chatPosts(batch.rig);
+    const r = await batch.rig.run(['batch', items, '-j', '1', '--out', out, '--resume']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('1 done, 1 to follow, 0 to run');
-    expect(chatPosts(rig)).toBe(posts);
+    expect(chatPosts(batch.rig)).toBe(posts);
     const again = parse(await readFile(out, 'utf8'));
     expect(again.map((l) => l['id'])).toEqual(['x', 'y']);
     const before = JSON.parse(lost ?? '{}') as Line;
@@ -120,8 +99,8 @@ describe('reattaching through the sessions (reliability #148)', () => {
   it('a batch stopped before its first line: the sessions name the batch, and its running item is followed', async () => {
     const held = await makeRig({ hold: true });
     try {
-      const out = join(dir, 'early.jsonl');
-      const items = await file('early-items.txt', 'q one\nq two\n');
+      const out = join(batch.dir, 'early.jsonl');
+      const items = await batch.file('early-items.txt', 'q one\nq two\n');
       const run = held.start(['batch', items, '-j', '2', '--out', out]);
       const a = await held.sim.control.nextJob();
       const b = await held.sim.control.nextJob();
@@ -151,8 +130,8 @@ describe('--retry-errors (reliability #149)', () => {
   it('runs again only the items whose last line is error or failed, never a gate failure or an ok one', async () => {
     const faulty = await makeRig({ faults: ['fail-at-round=1;times=1'] });
     try {
-      const missing = join(dir, 'later.txt');
-      const items = await file(
+      const missing = join(batch.dir, 'later.txt');
+      const items = await batch.file(
         'mix.jsonl',
         [
           '{"id":"f","prompt":"q f"}',
@@ -161,7 +140,7 @@ describe('--retry-errors (reliability #149)', () => {
           '{"id":"k","prompt":"q k"}',
         ].join('\n') + '\n',
       );
-      const out = join(dir, 'mix-results.jsonl');
+      const out = join(batch.dir, 'mix-results.jsonl');
       const first = await faulty.run(['batch', items, '-j', '1', '--out', out]);
       expect(first.code).toBe(3);
       const status = (lines: Line[]): Record<string, unknown> =>
@@ -194,24 +173,26 @@ describe('--retry-errors (reliability #149)', () => {
 
 describe('the batch id on its sessions (reliability #151)', () => {
   it('each item session records {id, item, request_hash, out}; sessions ls --batch lists exactly them', async () => {
-    const out = join(dir, 'ids.jsonl');
-    const items = await file('ids.jsonl-items.jsonl', '{"id":"p","prompt":"q p"}\n{"id":"q","prompt":"q q"}\n');
-    const r = await rig.run(['batch', items, '--out', out]);
+    const out = join(batch.dir, 'ids.jsonl');
+    const items = await batch.file('ids.jsonl-items.jsonl', '{"id":"p","prompt":"q p"}\n{"id":"q","prompt":"q q"}\n');
+    const r = await batch.rig.run(['batch', items, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     const lines = parse(await readFile(out, 'utf8'));
     const batchId = String(lines[0]?.['batch']);
     for (const l of lines) {
-      const s = await rig.session<{ batch: unknown }>(String(l['session']));
+      const s = await batch.rig.session<{ batch: unknown }>(String(l['session']));
       expect(s.batch).toEqual({ id: batchId, item: l['id'], request_hash: l['request_hash'], out });
     }
     // Another session outside the batch, which the filter leaves out.
-    expect((await rig.run(['ask', 'not in a batch', '-p', 'fast'])).code).toBe(0);
-    const ls = await rig.run(['sessions', 'ls', '--batch', batchId, '-o', 'json']);
+    expect((await batch.rig.run(['ask', 'not in a batch', '-p', 'fast'])).code).toBe(0);
+    const ls = await batch.rig.run(['sessions', 'ls', '--batch', batchId, '-o', 'json']);
     expect(ls.code, ls.stderr).toBe(0);
     const listed = JSON.parse(ls.stdout) as Array<{ id: string; batch: string | null }>;
     expect(listed.map((s) => s.id).sort()).toEqual(lines.map((l) => String(l['session'])).sort());
     expect(listed.every((s) => s.batch === batchId)).toBe(true);
-    const all = JSON.parse((await rig.run(['sessions', 'ls', '--json'])).stdout) as Array<{ batch: string | null }>;
+    const all = JSON.parse((await batch.rig.run(['sessions', 'ls', '--json'])).stdout) as Array<{
+      batch: string | null;
+    }>;
     expect(all.some((s) => s.batch === null)).toBe(true);
   });
 });
@@ -255,7 +236,7 @@ describe('a shared back-off (reliability #150)', () => {
     const held = await makeRig({ hold: true, faults: ['status=429;retry-after=7;times=1'] });
     try {
       const clock = gateClock();
-      const items = await file('bo.txt', 'q one\nq two\nq three\n');
+      const items = await batch.file('bo.txt', 'q one\nq two\nq three\n');
       const run = held.start(['batch', items, '-j', '2'], { clock });
       // Two starts at once: one is turned away (and waits), the other's deliberation is held.
       await clock.waiting(1);
@@ -285,7 +266,7 @@ describe('a shared back-off (reliability #150)', () => {
     const busy = await makeRig({ faults: ['status=429;retry-after=1'] });
     try {
       const clock = instantClock();
-      const items = await file('busy.txt', 'q one\nq two\n');
+      const items = await batch.file('busy.txt', 'q one\nq two\n');
       const r = await busy.run(['batch', items, '-j', '2'], { clock });
       const lines = parse(r.stdout);
       expect(lines.map((l) => l['status'])).toEqual(['error', 'error']);
@@ -300,10 +281,10 @@ describe('a shared back-off (reliability #150)', () => {
 
 describe('items on stdin (reliability #152)', () => {
   it('an open stdin that never ends is bounded by --timeout: exit 124, nothing sent', async () => {
-    const posts = chatPosts(rig);
-    const r = await rig.run(['batch', '-', '--timeout', '1'], { openStdin: true, clock: instantClock() });
+    const posts = chatPosts(batch.rig);
+    const r = await batch.rig.run(['batch', '-', '--timeout', '1'], { openStdin: true, clock: instantClock() });
     expect(r.code).toBe(124);
     expect(r.stderr).toContain('--timeout');
-    expect(chatPosts(rig)).toBe(posts);
+    expect(chatPosts(batch.rig)).toBe(posts);
   });
 });

@@ -3,6 +3,20 @@ import type { CouncilVerdict, GateResult } from '../../verdict.js';
 /** How an item ended, as its result line says (README "Batches"). */
 export type BatchItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'error';
 
+/**
+ * Worst first: the batch exits with the code of the first item (by index) of the worst status
+ * present. An item nsed could not run (`error`: network, auth, a file) outranks a deliberation
+ * that ran and failed, which outranks one cancelled, then the gates' verdicts.
+ */
+export const BATCH_STATUS_ORDER: readonly BatchItemStatus[] = [
+  'error',
+  'failed',
+  'cancelled',
+  'inconclusive',
+  'gate_failed',
+  'ok',
+];
+
 /** An item's status in a report: a finished one's, or why it has no result line. */
 export type EntryStatus = BatchItemStatus | 'interrupted' | 'not-run';
 
@@ -62,16 +76,7 @@ export function worstFirst(entries: readonly BatchEntry[]): BatchEntry[] {
 
 /** Counts per status, in the order of the batch's summary line (README "Batches"). */
 export function countsOf(entries: readonly BatchEntry[]): Array<[EntryStatus, number]> {
-  const order: Array<EntryStatus> = [
-    'error',
-    'failed',
-    'cancelled',
-    'inconclusive',
-    'gate_failed',
-    'ok',
-    'interrupted',
-    'not-run',
-  ];
+  const order: readonly EntryStatus[] = [...BATCH_STATUS_ORDER, 'interrupted', 'not-run'];
   return order
     .map((s): [EntryStatus, number] => [s, entries.filter((e) => statusOfEntry(e) === s).length])
     .filter(([, n]) => n > 0);

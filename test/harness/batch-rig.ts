@@ -1,0 +1,66 @@
+// What the batch tests share: one simulator rig and one temp folder per file, the items written
+// into it, the result lines read back, and the deliberations the simulator was asked to start.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { makeRig, type Rig } from './rig.js';
+
+export type ResultLine = Record<string, unknown>;
+
+export interface BatchRig {
+  /** The rig of the file, opened in beforeAll. */
+  readonly rig: Rig;
+  /** The temp folder of the file. */
+  readonly dir: string;
+  /** Writes `text` to `name` in the folder; its path. */
+  file(name: string, text: string): Promise<string>;
+}
+
+/** Opens a rig and a temp folder before the file's tests and closes both after them. */
+export function useBatchRig(prefix: string): BatchRig {
+  let rig: Rig | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    rig = await makeRig();
+    dir = await mkdtemp(join(tmpdir(), `nsed-${prefix}-`));
+  });
+  afterAll(async () => {
+    await rig?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  const must = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`the batch rig's ${what} is opened in beforeAll`);
+    return v;
+  };
+  return {
+    get rig() {
+      return must(rig, 'rig');
+    },
+    get dir() {
+      return must(dir, 'folder');
+    },
+    async file(name, text) {
+      const p = join(must(dir, 'folder'), name);
+      await writeFile(p, text);
+      return p;
+    },
+  };
+}
+
+/** The result lines of a batch's output; a line that is not JSON (a cut last line) is skipped. */
+export const resultLines = (text: string): ResultLine[] =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as ResultLine];
+      } catch {
+        return [];
+      }
+    });
+
+/** The deliberations the simulator was asked to start, on either surface. */
+export const deliberations = (r: Rig): number =>
+  r.sim.requests.filter((q) => q.method === 'POST' && /completions|deliberation/.test(q.path)).length;
