@@ -88,19 +88,22 @@ const noConnection = {
 
 /**
  * dist/ask.cjs runs only the `ask` shapes the prescan reads, and -f, --schema and --template are
- * not among them (they go to dist/main.js): the JSON Schema validator and the glob expander
- * (280 KB) would only be parsed there, never run. The bundle gets stand-ins that say so.
+ * not among them (they go to dist/main.js): the JSON Schema validator, the glob expander and
+ * the Markdown renderer of the HTML report (`--html`; some 400 KB in all) would only be parsed there, never
+ * run. The bundle gets stand-ins that say so.
  */
 const noInputLibraries = {
   name: 'no-input-libraries',
   setup(b) {
-    b.onResolve({ filter: /^(ajv\/dist\/2020\.js|tinyglobby)$/ }, (args) => ({
+    b.onResolve({ filter: /^(ajv\/dist\/2020\.js|tinyglobby|markdown-it)$/ }, (args) => ({
       path: args.path,
       namespace: 'no-input-library',
     }));
     b.onLoad({ filter: /.*/, namespace: 'no-input-library' }, (args) => ({
-      contents: `const missing = () => { throw new Error('dist/ask.cjs has no ${args.path}; bin/nsed.cjs sends -f, --schema and --template to dist/main.js'); };
-export default { default: missing };
+      // A function, so that `new` on the stand-in (markdown-it, Ajv) says the same as a call.
+      contents: `function missing() { throw new Error('dist/ask.cjs has no ${args.path}; bin/nsed.cjs sends -f, --schema, --template and --html to dist/main.js'); }
+missing.default = missing;
+export default missing;
 export const glob = missing;`,
       loader: 'js',
     }));

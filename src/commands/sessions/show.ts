@@ -61,7 +61,9 @@ export const show: CommandDef<ShowOptions> = {
     const session = await readTarget(ctx, opts.target, { shown: true });
     const mode = ctx.globals.output;
     if (mode === 'ndjson') {
-      await writeStdout(ctx.io, (await import('../../output/export/formats.js')).renderExport('ndjson', session));
+      // The ndjson export alone: formats.js would pull the HTML report and markdown-it into the
+      // listing's fast bundle (dist/fast.cjs), which every `sessions ls` compiles.
+      await writeStdout(ctx.io, (await import('../../output/export/ndjson.js')).ndjsonExport(session));
       return 0;
     }
     // The transcript shows rounds only with --rounds; json and final keep the whole document.

@@ -24,6 +24,8 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'html',
+    // dist/ask.cjs is built without markdown-it (scripts/build.mjs): an ask with --html runs from dist/main.js.
+    fast: false,
     type: 'string',
     valueName: 'FILE',
     complete: 'file',
