@@ -160,6 +160,8 @@ export const FACES = [
       { by: ['src/context.ts'], files: ['src/session/file-store.ts', 'src/session/memory-overlay.ts'] },
       // The one atomic write names its temp files with the store's own random ids (no node:crypto).
       { by: ['src/files/'], files: ['src/session/random-hex.ts'] },
+      // A batch holds its results file with the store's own cross-process lock for its whole run.
+      { by: ['src/batch/out-lock.ts'], files: ['src/session/lock.ts'] },
     ],
   },
 ];

@@ -173,40 +173,43 @@ export const batch: CommandDef<BatchOptions> = {
       gates,
     };
     const out = opts.out === undefined ? undefined : resolvePath(opts.out);
-    if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
-    if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
-    const store = await ctx.store();
-    const plan =
-      opts.resume && out !== undefined
-        ? await (
-            await import('../batch/resume-plan.js')
-          ).planResume(ctx, store, {
-            items,
-            shared,
-            out,
-            retryErrors: opts.retryErrors,
-            noSave: t.save === false,
-          })
-        : undefined;
-    const sink =
-      out === undefined ? sinks.stdoutSink(ctx.io) : await sinks.fileSink(out, { freshLine: plan?.cutTail === true });
-    return runBatch(ctx, {
-      items: plan?.toRun ?? items,
-      base: {
-        turn: t,
-        input: { ...opts.input, template: undefined },
-        gates,
-        batchId: plan?.batchId ?? `batch-${ctx.randomHex(6)}`,
-        out,
-        ...(opts.idempotency === undefined ? {} : { idempotency: opts.idempotency }),
-      },
-      jobs: opts.jobs,
-      sink,
-      minPassRate: opts.minPassRate,
-      reports: opts.reports,
-      shared,
-      ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
-    });
+    const go = async (): Promise<number> => {
+      if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
+      if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
+      const store = await ctx.store();
+      const plan =
+        opts.resume && out !== undefined
+          ? await (
+              await import('../batch/resume-plan.js')
+            ).planResume(ctx, store, {
+              items,
+              shared,
+              out,
+              retryErrors: opts.retryErrors,
+              noSave: t.save === false,
+            })
+          : undefined;
+      const sink =
+        out === undefined ? sinks.stdoutSink(ctx.io) : await sinks.fileSink(out, { freshLine: plan?.cutTail === true });
+      return runBatch(ctx, {
+        items: plan?.toRun ?? items,
+        base: {
+          turn: t,
+          input: { ...opts.input, template: undefined },
+          gates,
+          batchId: plan?.batchId ?? `batch-${ctx.randomHex(6)}`,
+          out,
+          ...(opts.idempotency === undefined ? {} : { idempotency: opts.idempotency }),
+        },
+        jobs: opts.jobs,
+        sink,
+        minPassRate: opts.minPassRate,
+        reports: opts.reports,
+        shared,
+        ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
+      });
+    };
+    return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);
   },
 };
 

@@ -1,12 +1,12 @@
 // `nsed batch --resume`, `--retry-errors`, the batch id on sessions and the shared back-off,
 // against the simulator over real HTTP (docs/reliability.md #147-#152).
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/context.js';
 import { instantClock } from '../harness/cli.js';
 import { makeRig, type Rig } from '../harness/rig.js';
-import { type ResultLine, resultLines, useBatchRig } from '../harness/batch-rig.js';
+import { deliberations, type ResultLine, resultLines, useBatchRig } from '../harness/batch-rig.js';
 
 const batch = useBatchRig('batch-resume');
 
@@ -286,5 +286,39 @@ describe('items on stdin (reliability #152)', () => {
     expect(r.code).toBe(124);
     expect(r.stderr).toContain('--timeout');
     expect(chatPosts(batch.rig)).toBe(posts);
+  });
+});
+
+describe('one batch per results file (reliability #156)', () => {
+  it('a second batch on the --out of a running one is refused (exit 7) and sends nothing; the first goes on', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const items = await batch.file('locked.jsonl', '{"id":"a","prompt":"Design a cache"}\n');
+      const out = join(batch.dir, 'locked-results.jsonl');
+      const first = held.start(['batch', items, '--out', out]);
+      const job = await held.sim.control.nextJob();
+      const starts = deliberations(held);
+      for (const args of [
+        ['batch', items, '--out', out, '--resume'],
+        ['batch', items, '--out', out],
+      ]) {
+        const second = await held.run(args);
+        expect(second.code, second.stderr).toBe(7);
+        expect(second.stderr).toContain('is being written by another nsed batch');
+        expect(second.stderr.trim().split('\n')[0]).toMatch(/^nsed: /);
+      }
+      expect(deliberations(held)).toBe(starts);
+      held.sim.control.release(job);
+      const r = await first.result;
+      expect(r.code, r.stderr).toBe(0);
+      expect(resultLines(await readFile(out, 'utf8')).map((l) => l['id'])).toEqual(['a']);
+      // Once the first has ended, the file is free again.
+      const after = await held.run(['batch', items, '--out', out, '--resume']);
+      expect(after.code, after.stderr).toBe(0);
+      expect(deliberations(held)).toBe(starts);
+      expect((await readdir(batch.dir)).filter((f) => f.includes('.lock'))).toEqual([]);
+    } finally {
+      await held.close();
+    }
   });
 });
