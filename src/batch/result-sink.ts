@@ -8,6 +8,8 @@ export interface ResultSink {
   close(): Promise<void>;
 }
 
+const NO_SYNC = new Set(['EINVAL', 'ENOTSUP']);
+
 const ioError = (what: string, err: unknown): NsedError =>
   new NsedError('io', `cannot write ${what}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { cause: err });
 
@@ -45,7 +47,10 @@ export async function fileSink(file: string, opts: { freshLine?: boolean } = {})
         try {
           await handle.appendFile(prefix + line, 'utf8');
           prefix = '';
-          await handle.sync();
+          // A device (`--out /dev/null`) has nothing to make durable and refuses the fsync.
+          await handle.sync().catch((err: unknown) => {
+            if (!NO_SYNC.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+          });
         } catch (err) {
           throw ioError(file, err);
         }

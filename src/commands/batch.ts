@@ -209,7 +209,9 @@ export const batch: CommandDef<BatchOptions> = {
         ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
       });
     };
-    return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);
+    if (out === undefined) return go();
+    await refuseFifo(out);
+    return (await import('../batch/out-lock.js')).holdingResults(out, go);
   },
 };
 
@@ -276,6 +278,19 @@ async function readItemsFile(path: string, flag = 'batch'): Promise<string> {
 }
 
 /** A results file that already holds lines is never appended to by a fresh batch: its lines would mix. */
+/**
+ * A FIFO as --out: opening it blocks until a reader comes, which may be never, and every line is
+ * fsynced; the result lines go to stdout for a reader (docs/reliability.md #157).
+ */
+async function refuseFifo(out: string): Promise<void> {
+  const fifo = await stat(out).then(
+    (s) => s.isFIFO(),
+    () => false,
+  );
+  if (fifo)
+    throw usageError(`--out ${out} is a FIFO`, 'leave --out out: the result lines go to stdout, for a pipe to read');
+}
+
 async function refuseExisting(out: string): Promise<void> {
   const size = await stat(out).then(
     (s) => s.size,

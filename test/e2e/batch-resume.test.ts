@@ -1,5 +1,6 @@
 // `nsed batch --resume`, `--retry-errors`, the batch id on sessions and the shared back-off,
 // against the simulator over real HTTP (docs/reliability.md #147-#152).
+import { execFileSync } from 'node:child_process';
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -320,5 +321,25 @@ describe('one batch per results file (reliability #156)', () => {
     } finally {
       await held.close();
     }
+  });
+});
+
+describe('a FIFO or a device as --out (reliability #157)', () => {
+  it('/dev/null takes the lines (a device refuses the fsync, and has nothing to keep)', async () => {
+    const items = await batch.file('devnull.jsonl', '{"id":"a","prompt":"Design a cache"}\n');
+    const r = await batch.rig.run(['batch', items, '--out', '/dev/null']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('1/1 items');
+  });
+  it('is refused with exit 2 before anything is sent, instead of waiting for a reader', async () => {
+    const items = await batch.file('fifo.jsonl', '{"id":"a","prompt":"Design a cache"}\n');
+    const fifo = join(batch.dir, 'results.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const starts = deliberations(batch.rig);
+    const r = await batch.rig.run(['batch', items, '--out', fifo]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('is a FIFO');
+    expect(deliberations(batch.rig)).toBe(starts);
   });
 });
