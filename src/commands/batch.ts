@@ -1,6 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
-import { notFound, NsedError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import type { BatchFormat } from '../batch/items.js';
 import type { ReportOptions } from '../turn/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
@@ -140,6 +140,7 @@ export const batch: CommandDef<BatchOptions> = {
       { runBatch },
       sinks,
       { inShard, parseShard },
+      { readText },
     ] = await Promise.all([
       import('../batch/items.js'),
       import('../batch/resolve.js'),
@@ -147,16 +148,17 @@ export const batch: CommandDef<BatchOptions> = {
       import('../batch/run-batch.js'),
       import('../batch/result-sink.js'),
       import('../batch/shard.js'),
+      import('./shared/turn-input.js'),
     ]);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     const source = opts.file === '-' ? '(stdin)' : opts.file;
     // Bounded by --timeout as every read of stdin to its end is (docs/reliability.md #111).
     const text =
-      opts.file === '-' ? await readStdin(ctx, 'the items', MAX_STDIN_BYTES) : await readItemsFile(opts.file);
+      opts.file === '-' ? await readStdin(ctx, 'the items', MAX_STDIN_BYTES) : await readText(opts.file, 'batch');
     const template =
       opts.input.template === undefined
         ? undefined
-        : parseTemplate(await readItemsFile(opts.input.template, '--template'), opts.input.template);
+        : parseTemplate(await readText(opts.input.template, '--template'), opts.input.template);
     // Every item is parsed, checked and filled before the first request: a bad line sends nothing.
     const all = resolveItems(parseItems(text, formatOf(opts.file, opts.format), source), template);
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
@@ -209,9 +211,7 @@ export const batch: CommandDef<BatchOptions> = {
         ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
       });
     };
-    if (out === undefined) return go();
-    await refuseFifo(out);
-    return (await import('../batch/out-lock.js')).holdingResults(out, go);
+    return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);
   },
 };
 
@@ -267,30 +267,7 @@ function passRate(text: string | undefined): number | undefined {
   return n;
 }
 
-async function readItemsFile(path: string, flag = 'batch'): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(`${flag} ${path}: no such file`);
-    throw new NsedError('usage', `${flag} ${path}: cannot read it (${code ?? 'unreadable'})`);
-  }
-}
-
 /** A results file that already holds lines is never appended to by a fresh batch: its lines would mix. */
-/**
- * A FIFO as --out: opening it blocks until a reader comes, which may be never, and every line is
- * fsynced; the result lines go to stdout for a reader (docs/reliability.md #157).
- */
-async function refuseFifo(out: string): Promise<void> {
-  const fifo = await stat(out).then(
-    (s) => s.isFIFO(),
-    () => false,
-  );
-  if (fifo)
-    throw usageError(`--out ${out} is a FIFO`, 'leave --out out: the result lines go to stdout, for a pipe to read');
-}
-
 async function refuseExisting(out: string): Promise<void> {
   const size = await stat(out).then(
     (s) => s.size,

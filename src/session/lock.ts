@@ -29,6 +29,8 @@ export interface LockRequest {
   timeoutMs: number;
   /** Called once when the wait passes WAIT_NOTICE_MS, with the holder's pid when known. */
   onWait?: (pid: number | undefined) => void;
+  /** The error when another holder keeps it past `timeoutMs` (default: exit 8, the store's). */
+  held?: (pid: number | undefined) => Error;
 }
 
 export const STALE_MS = 10_000;
@@ -217,6 +219,7 @@ export async function withLock<T>(req: LockRequest, fn: (held: HeldLock) => Prom
     if (await takeOver(lockPath, owner)) continue;
     const waited = Date.now() - start;
     if (waited >= req.timeoutMs) {
+      if (req.held !== undefined) throw req.held(owner?.pid);
       const who = owner ? ` (pid ${owner.pid})` : '';
       throw storeError(`${req.label} is locked by another nsed process${who}`, {
         hint: `try again when it has finished; a lock left by a crashed process expires after ${STALE_MS / 1000} s`,

@@ -325,6 +325,15 @@ describe('one batch per results file (reliability #156)', () => {
 });
 
 describe('a FIFO or a device as --out (reliability #157)', () => {
+  it('a folder that does not exist is exit 11 naming the file, before anything is sent', async () => {
+    const items = await batch.file('nofolder.jsonl', '{"id":"a","prompt":"Design a cache"}\n');
+    const out = join(batch.dir, 'no-such-folder', 'results.jsonl');
+    const starts = deliberations(batch.rig);
+    const r = await batch.rig.run(['batch', items, '--out', out]);
+    expect(r.code, r.stderr).toBe(11);
+    expect(r.stderr).toContain(`cannot write --out ${out}: ENOENT`);
+    expect(deliberations(batch.rig)).toBe(starts);
+  });
   it('/dev/null takes the lines (a device refuses the fsync, and has nothing to keep)', async () => {
     const items = await batch.file('devnull.jsonl', '{"id":"a","prompt":"Design a cache"}\n');
     const r = await batch.rig.run(['batch', items, '--out', '/dev/null']);

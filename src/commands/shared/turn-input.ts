@@ -116,7 +116,8 @@ async function loadSchema(source: string, name: string | undefined, retries: num
   return compileAnswerSchema(schema, { name, retries, source: label });
 }
 
-async function readText(path: string, flag: string): Promise<string> {
+/** A file the command line names as input, read whole: a missing one is exit 3, an unreadable one exit 2. */
+export async function readText(path: string, flag: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
