@@ -1,7 +1,12 @@
 // The listing index takes appends without a lock (docs/reliability.md #58): a compaction that
 // runs meanwhile must carry them over, not lose them to its rename. Driven by call order, not
-// timing: compact() has measured the journal when it first yields, and the append lands then.
+// timing: the index lock is held when compact() is asked for, so it measures the journal and
+// waits; the append and the lock's release then happen in the same tick, before compact() can
+// read anything. (With a free lock its first yield is its read of the journal, in flight on the
+// thread pool, and the append could land on either side of it.)
+import fs from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { IndexJournal, journalEntry } from '../../src/session/index-journal.js';
 import { summarizeSession } from '../../src/session/store.js';
@@ -12,10 +17,17 @@ const entry = (id: string, title: string) =>
 
 describe('the listing index under a compaction', () => {
   it('keeps a line appended while it compacts, for a session the compaction did not know', async () => {
-    const journal = new IndexJournal(await tempHome());
+    const home = await tempHome();
+    const journal = new IndexJournal(home);
     for (let i = 0; i < 40; i++) await journal.append([entry('a', `a${i}`)]);
+    const lock = `${home}/index.lock`;
+    fs.mkdirSync(lock);
+    fs.writeFileSync(`${lock}/owner`, `${process.pid} ${os.hostname()} test-holder`);
     const compacting = journal.compact(new Set(['a']));
-    await journal.append([entry('b', 'created meanwhile')]);
+    // No await until the lock is gone: append() does its I/O synchronously.
+    const appended = journal.append([entry('b', 'created meanwhile')]);
+    fs.rmSync(lock, { recursive: true });
+    await appended;
     await compacting;
     const { entries, lines } = await journal.load();
     expect(entries.get('a')?.title).toBe('a39');
