@@ -33,6 +33,8 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
     const at = doc.forked_from.turn === null ? '' : ` at turn ${oneLine(doc.forked_from.turn, 40)}`;
     out.push(`forked from ${oneLine(doc.forked_from.session, 80)}${at}`);
   }
+  if (doc.batch !== null) out.push(`batch ${oneLine(doc.batch.id, 80)} · item ${oneLine(doc.batch.item, 120)}`);
+  if (doc.idempotency !== null) out.push(`idempotency key ${oneLine(doc.idempotency.key, 200)}`);
   if (doc.pending_job !== null) {
     out.push(
       `running: deliberation ${oneLine(String(doc.pending_job.job_id), 80)} (follow it with 'nsed resume -s ${doc.id}')`,

@@ -195,6 +195,17 @@ describe('the batch id on its sessions (reliability #151)', () => {
       batch: string | null;
     }>;
     expect(all.some((s) => s.batch === null)).toBe(true);
+    // sessions show says which batch and item a session ran as, in its header and its document.
+    const first = String(lines[0]?.['session']);
+    const shown = await batch.rig.run(['sessions', 'show', first]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.split('\n')).toContain(`batch ${batchId} · item ${String(lines[0]?.['id'])}`);
+    const doc = JSON.parse((await batch.rig.run(['sessions', 'show', first, '--json'])).stdout) as {
+      batch: unknown;
+      idempotency: unknown;
+    };
+    expect(doc.batch).toEqual({ id: batchId, item: lines[0]?.['id'], request_hash: lines[0]?.['request_hash'], out });
+    expect(doc.idempotency).toBeNull();
   });
 });
 

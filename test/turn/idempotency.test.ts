@@ -113,6 +113,17 @@ describe('a re-run with the store (docs/reliability.md #133, #134)', () => {
     expect(passing.stdout.trim()).toBe(String(answer(first.stdout).content).trim());
     expect(r.sim.requests.length).toBe(sent);
     expect(await sessionsIn(r.home)).toHaveLength(1);
+    // sessions show names the key the session was started under.
+    const id = answer(first.stdout).session;
+    const shown = await r.run(['sessions', 'show', id]);
+    expect(shown.stdout.split('\n')).toContain('idempotency key ci-1234/review');
+    const doc = JSON.parse((await r.run(['sessions', 'show', id, '--json'])).stdout) as {
+      idempotency: { key: string; request_hash: string } | null;
+      batch: unknown;
+    };
+    expect(doc.idempotency?.key).toBe('ci-1234/review');
+    expect(doc.idempotency?.request_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(doc.batch).toBeNull();
   });
 
   it('a first run that failed gate is exit 12 again on the re-run, sending nothing (reliability #134)', async () => {

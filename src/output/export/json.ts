@@ -2,6 +2,8 @@ import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
 import {
   sessionPolicy,
   type Attachment,
+  type BatchRef,
+  type IdempotencyRecord,
   type PendingJob,
   type RecordedToolCall,
   type Session,
@@ -69,6 +71,10 @@ export interface SessionDocument {
   /** The council chosen with --agents/--rounds, reused by later turns; null when none was. */
   council: { agents: string[] | null; rounds: number | null } | null;
   pending_job: PendingJob | null;
+  /** The `nsed batch` item this session ran as (`sessions ls --batch`); null when it was not one. */
+  batch: BatchRef | null;
+  /** The `--idempotency-key` it was started under, with its request's hash; null when none was. */
+  idempotency: IdempotencyRecord | null;
   turns: TurnDocument[];
 }
 
@@ -100,8 +106,22 @@ export function sessionDocument(s: Session, opts: { rounds?: boolean } = {}): Se
     forked_from: fork === undefined ? null : { session: fork.session, turn: str(fork.turn) },
     council: councilDocument(s.council),
     pending_job: isObject(s.pending_job) ? s.pending_job : null,
+    batch: batchDocument(s.batch),
+    idempotency: idempotencyDocument(s.idempotency),
     turns: s.turns.map((t) => turnDocument(t, withRounds)),
   };
+}
+
+function batchDocument(b: unknown): BatchRef | null {
+  if (!isObject(b) || str(b.id) === null || str(b.item) === null || str(b.request_hash) === null) return null;
+  const ref: BatchRef = { id: b.id as string, item: b.item as string, request_hash: b.request_hash as string };
+  if (str(b.out) !== null) ref.out = b.out as string;
+  return ref;
+}
+
+function idempotencyDocument(k: unknown): IdempotencyRecord | null {
+  if (!isObject(k) || str(k.key) === null || str(k.request_hash) === null) return null;
+  return { key: k.key as string, request_hash: k.request_hash as string };
 }
 
 function councilDocument(c: unknown): SessionDocument['council'] {
