@@ -170,9 +170,13 @@ describe('export --format json and markdown', () => {
       'forked_from',
       'council',
       'pending_job',
+      'batch',
+      'idempotency',
       'turns',
     ]);
     expect(doc['system']).toBe('Answer briefly');
+    expect(doc['batch']).toBeNull();
+    expect(doc['idempotency']).toBeNull();
     for (const t of doc.turns) {
       expect(Object.keys(t)).toEqual([
         'id',
