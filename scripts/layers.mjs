@@ -97,6 +97,7 @@ export const LAYERS = [
     deny: [
       'src/api/',
       'src/turn/',
+      'src/batch/',
       'src/commands/',
       'src/docs/',
       'src/sim/',
@@ -108,8 +109,14 @@ export const LAYERS = [
   },
   {
     from: 'src/turn/',
+    deny: ['src/commands/', 'src/batch/', 'src/docs/', 'src/sim/'],
+    why: 'a turn is run from a Context; the commands that parse argv, and a batch of turns, sit above it',
+  },
+  {
+    from: 'src/batch/',
     deny: ['src/commands/', 'src/docs/', 'src/sim/'],
-    why: 'a turn is run from a Context; the commands that parse argv sit above it',
+    except: ['src/commands/shared/'],
+    why: "a batch runs many turns from a Context, reading each item's input with the readers every command shares (commands/shared/); the commands that parse argv, `nsed batch` among them, sit above it",
   },
   {
     from: 'src/context.ts',

@@ -56,6 +56,16 @@ describe('the layer arrows in lint', () => {
       /must not import src\/turn\//,
     ],
     [
+      'src/batch/x.ts',
+      "import { batchCommand } from '../commands/batch.js';\nexport const b = batchCommand;\n",
+      /src\/batch\/ must not import src\/commands\//,
+    ],
+    [
+      'src/turn/x.ts',
+      "import type { BatchItem } from '../batch/items.js';\nexport type B = BatchItem;\n",
+      /src\/turn\/ must not import src\/batch\//,
+    ],
+    [
       'src/transcript.ts',
       "import type { Session } from './session/model.js';\nexport type S = Session;\n",
       /src\/transcript\.ts may import only/,
@@ -102,6 +112,10 @@ describe('the layer arrows in lint', () => {
       'export type X = [NsedEvent, NsedError, typeof applyEvent, Session];',
     ].join('\n');
     expect(await arrowMessages('src/output/x.ts', `${ok}\n`)).toEqual([]);
+    // A batch reads its items' input with the readers every command shares, and runs turns.
+    const batch =
+      "import { prepareTurnInput } from '../commands/shared/turn-input.js';\nimport { executeTurn } from '../turn/execute-turn.js';\nexport const x = [prepareTurnInput, executeTurn];\n";
+    expect(await arrowMessages('src/batch/x.ts', batch)).toEqual([]);
   });
 });
 
