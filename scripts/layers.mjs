@@ -98,6 +98,7 @@ export const LAYERS = [
       'src/api/',
       'src/turn/',
       'src/batch/',
+      'src/input/',
       'src/commands/',
       'src/docs/',
       'src/sim/',
@@ -109,14 +110,18 @@ export const LAYERS = [
   },
   {
     from: 'src/turn/',
+    deny: ['src/commands/', 'src/batch/', 'src/input/', 'src/docs/', 'src/sim/'],
+    why: 'a turn is run from a Context with its input read; the commands that parse argv, the readers of their input, and a batch of turns sit above it',
+  },
+  {
+    from: 'src/input/',
     deny: ['src/commands/', 'src/batch/', 'src/docs/', 'src/sim/'],
-    why: 'a turn is run from a Context; the commands that parse argv, and a batch of turns, sit above it',
+    why: "a turn's input (its words or stdin, -f files, a template, a schema, a gates file) is read through a Context before anything is sent; the commands and the batch that ask for it sit above",
   },
   {
     from: 'src/batch/',
     deny: ['src/commands/', 'src/docs/', 'src/sim/'],
-    except: ['src/commands/shared/'],
-    why: "a batch runs many turns from a Context, reading each item's input with the readers every command shares (commands/shared/); the commands that parse argv, `nsed batch` among them, sit above it",
+    why: "a batch reads each item's input (input/) and runs it as a turn, from a Context; the commands that parse argv, `nsed batch` among them, sit above it",
   },
   {
     from: 'src/context.ts',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { usageError } from '../errors.js';
-import { parseGatesFile } from '../commands/shared/gates-file.js';
+import { parseGatesFile } from '../input/gates-file.js';
 import { renderTemplate, type Template } from '../turn/template.js';
 import type { Gates } from '../verdict.js';
 import type { BatchItem } from './items.js';

@@ -5,7 +5,7 @@
 // loads the full CLI (cli/main.ts). Resolving, linking and compiling the ~45 ES-module chunks an
 // ask loads from dist/main.js cost it more than the prescan saved (bench/RESULTS.md).
 import { ask } from '../commands/ask.js';
-import { STDIN_MARKER } from '../commands/shared/prompt.js';
+import { STDIN_MARKER } from '../input/prompt.js';
 import { fastEntries, prescan } from './prescan.js';
 import { finish, isTTY, processContext, processStreams } from './process-context.js';
 import { runSelected } from './run-command.js';

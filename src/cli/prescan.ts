@@ -1,7 +1,7 @@
 import type { CommandDef, ParsedArgv } from '../commands/command.js';
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
 import type { FlagDef } from '../commands/shared/flag-def.js';
-import { STDIN_MARKER } from '../commands/shared/prompt.js';
+import { STDIN_MARKER } from '../input/prompt.js';
 
 /** A command the fast path may read, by the words that name it (`['sessions', 'ls']`). */
 export interface FastEntry {

@@ -8,7 +8,7 @@ import {
 } from '../commands/command.js';
 import { GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
-import { STDIN_MARKER } from '../commands/shared/prompt.js';
+import { STDIN_MARKER } from '../input/prompt.js';
 import { runSecrets, type ContextParts, type ProcessContext } from '../context.js';
 import { commandBuilder } from '../commands/shared/build-command.js';
 import { exitCodeEpilog } from '../docs/topics.js';

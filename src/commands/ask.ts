@@ -3,8 +3,9 @@ import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
-import { INPUT_FLAGS, parseInputOptions, type InputOptions } from './shared/input-flags.js';
-import { promptWords } from './shared/prompt.js';
+import type { InputOptions } from '../input/turn-input.js';
+import { INPUT_FLAGS, parseInputOptions } from './shared/input-flags.js';
+import { promptWords } from '../input/prompt.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
 
 export interface AskOptions {
@@ -64,7 +65,7 @@ export const ask: CommandDef<AskOptions> = {
     // A report file that could never be written is refused before a deliberation is spent on it.
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
     const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([
-      import('./shared/turn-input.js'),
+      import('../input/turn-input.js'),
       import('../turn/start-session.js'),
       import('../turn/execute-turn.js'),
     ]);

@@ -8,14 +8,9 @@ import { stringFlag, type CommandDef, type ParsedArgv } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
-import {
-  FILE_FLAGS,
-  SCHEMA_FLAGS,
-  TEMPLATE_FLAGS,
-  parseInputOptions,
-  type InputOptions,
-} from './shared/input-flags.js';
-import { readStdin, STDIN_MARKER } from './shared/prompt.js';
+import type { InputOptions } from '../input/turn-input.js';
+import { FILE_FLAGS, SCHEMA_FLAGS, TEMPLATE_FLAGS, parseInputOptions } from './shared/input-flags.js';
+import { readStdin, STDIN_MARKER } from '../input/prompt.js';
 import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
 
@@ -148,7 +143,7 @@ export const batch: CommandDef<BatchOptions> = {
       import('../batch/run-batch.js'),
       import('../batch/result-sink.js'),
       import('../batch/shard.js'),
-      import('./shared/turn-input.js'),
+      import('../input/turn-input.js'),
     ]);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     const source = opts.file === '-' ? '(stdin)' : opts.file;

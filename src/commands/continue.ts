@@ -6,8 +6,9 @@ import type { TurnOptions } from '../turn/turn-options.js';
 import { stringList, type CommandDef } from './command.js';
 import type { Gates } from '../verdict.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
-import { INPUT_FLAGS, parseInputOptions, type InputOptions } from './shared/input-flags.js';
-import { promptWords } from './shared/prompt.js';
+import type { InputOptions } from '../input/turn-input.js';
+import { INPUT_FLAGS, parseInputOptions } from './shared/input-flags.js';
+import { promptWords } from '../input/prompt.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -86,7 +87,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       { newTurnId },
       { councilOf, withRecordedCouncil },
     ] = await Promise.all([
-      import('./shared/turn-input.js'),
+      import('../input/turn-input.js'),
       import('../turn/execute-turn.js'),
       import('../turn/reconcile.js'),
       import('../turn/claim.js'),

@@ -3,8 +3,9 @@ import { withoutSaving } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, stringList, type CommandDef } from './command.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
-import { INPUT_FLAGS, parseInputOptions, type InputOptions } from './shared/input-flags.js';
-import { promptWords } from './shared/prompt.js';
+import type { InputOptions } from '../input/turn-input.js';
+import { INPUT_FLAGS, parseInputOptions } from './shared/input-flags.js';
+import { promptWords } from '../input/prompt.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
 
 export interface ForkOptions {
@@ -83,7 +84,7 @@ export const fork: CommandDef<ForkOptions> = {
         import('../session/index.js'),
         import('../turn/start-session.js'),
         import('../turn/turn-options.js'),
-        import('./shared/turn-input.js'),
+        import('../input/turn-input.js'),
       ],
     );
     if (!turnInput.namesPrompt(opts.prompt, opts.input)) turnInput.assertNoInputWithoutPrompt(opts.input);

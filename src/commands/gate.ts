@@ -12,7 +12,7 @@ import {
   parseGateFlags,
   type GateRequest,
 } from './shared/gate-flags.js';
-import { STDIN_MARKER, readAll } from './shared/prompt.js';
+import { STDIN_MARKER, readAll } from '../input/prompt.js';
 import {
   parseSessionTarget,
   readTarget,

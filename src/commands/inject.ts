@@ -1,5 +1,5 @@
 import type { CommandDef } from './command.js';
-import { promptWords, readPrompt } from './shared/prompt.js';
+import { promptWords, readPrompt } from '../input/prompt.js';
 import {
   assertNsedSession,
   parseSessionTarget,

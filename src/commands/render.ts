@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { stringFlag, type CommandDef } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
-import { STDIN_MARKER } from './shared/prompt.js';
+import { STDIN_MARKER } from '../input/prompt.js';
 
 export const RENDER_FLAGS: readonly FlagDef[] = [
   {

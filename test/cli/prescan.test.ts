@@ -12,7 +12,7 @@ import type { CommandDef, ParsedArgv } from '../../src/commands/command.js';
 import { GLOBAL_FLAGS, parseGlobalOptions } from '../../src/commands/global-options.js';
 import { ask } from '../../src/commands/ask.js';
 import type { FlagDef } from '../../src/commands/shared/flag-def.js';
-import { STDIN_MARKER } from '../../src/commands/shared/prompt.js';
+import { STDIN_MARKER } from '../../src/input/prompt.js';
 import type { LoadedConfig } from '../../src/config-file.js';
 
 /** A config file's output and idle timeout apply only where no flag gave one, with either parser. */

@@ -13,7 +13,7 @@ import { exportCommand } from '../../src/commands/sessions/export.js';
 import { ls } from '../../src/commands/sessions/ls.js';
 import { rm } from '../../src/commands/sessions/rm.js';
 import { show } from '../../src/commands/sessions/show.js';
-import { STDIN_MARKER } from '../../src/commands/shared/prompt.js';
+import { STDIN_MARKER } from '../../src/input/prompt.js';
 import { sim } from '../../src/commands/sim.js';
 import { watch } from '../../src/commands/watch.js';
 import { forAgents } from '../../src/turn/watch-job.js';

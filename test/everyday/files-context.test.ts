@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_FILE_BYTES, MAX_TOTAL_BYTES } from '../../src/commands/shared/attachments.js';
+import { MAX_FILE_BYTES, MAX_TOTAL_BYTES } from '../../src/input/attachments.js';
 import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 let rig: Rig;

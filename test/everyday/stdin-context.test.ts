@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STDIN_FIRST_BYTE_MS, withContext } from '../../src/commands/shared/prompt.js';
+import { STDIN_FIRST_BYTE_MS, withContext } from '../../src/input/prompt.js';
 import { CLI, makeRig, type Rig } from '../harness/rig.js';
 
 let rig: Rig;

@@ -61,9 +61,24 @@ describe('the layer arrows in lint', () => {
       /src\/batch\/ must not import src\/commands\//,
     ],
     [
+      'src/batch/x.ts',
+      "import { INPUT_FLAGS } from '../commands/shared/input-flags.js';\nexport const f = INPUT_FLAGS;\n",
+      /src\/batch\/ must not import src\/commands\//,
+    ],
+    [
       'src/turn/x.ts',
       "import type { BatchItem } from '../batch/items.js';\nexport type B = BatchItem;\n",
       /src\/turn\/ must not import src\/batch\//,
+    ],
+    [
+      'src/input/x.ts',
+      "import { INPUT_FLAGS } from '../commands/shared/input-flags.js';\nexport const f = INPUT_FLAGS;\n",
+      /src\/input\/ must not import src\/commands\//,
+    ],
+    [
+      'src/turn/x.ts',
+      "import { readPrompt } from '../input/prompt.js';\nexport const r = readPrompt;\n",
+      /src\/turn\/ must not import src\/input\//,
     ],
     [
       'src/transcript.ts',
@@ -112,9 +127,9 @@ describe('the layer arrows in lint', () => {
       'export type X = [NsedEvent, NsedError, typeof applyEvent, Session];',
     ].join('\n');
     expect(await arrowMessages('src/output/x.ts', `${ok}\n`)).toEqual([]);
-    // A batch reads its items' input with the readers every command shares, and runs turns.
+    // A batch reads its items' input with the readers every command uses, and runs turns.
     const batch =
-      "import { prepareTurnInput } from '../commands/shared/turn-input.js';\nimport { executeTurn } from '../turn/execute-turn.js';\nexport const x = [prepareTurnInput, executeTurn];\n";
+      "import { prepareTurnInput } from '../input/turn-input.js';\nimport { executeTurn } from '../turn/execute-turn.js';\nexport const x = [prepareTurnInput, executeTurn];\n";
     expect(await arrowMessages('src/batch/x.ts', batch)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { usageError } from '../../errors.js';
 import { GATE_NAMES, type GateName, type Gates } from '../../verdict.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
-import { parseGateValue, parseGatesFile } from './gates-file.js';
+import { parseGateValue, parseGatesFile } from '../../input/gates-file.js';
 
 const GROUP = 'Gates (judge the completed turn; exit 12 failed, 13 inconclusive):';
 

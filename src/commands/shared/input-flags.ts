@@ -1,7 +1,8 @@
 import { usageError } from '../../errors.js';
+import { STDIN_MARKER } from '../../input/prompt.js';
+import type { InputOptions } from '../../input/turn-input.js';
 import { stringFlag, stringList, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
-import { STDIN_MARKER } from './prompt.js';
 
 export const DEFAULT_SCHEMA_RETRIES = 1;
 const MAX_SCHEMA_RETRIES = 5;
@@ -93,18 +94,6 @@ export const TEMPLATE_FLAGS: readonly FlagDef[] = [
 ];
 
 export const INPUT_FLAGS: readonly FlagDef[] = [...FILE_FLAGS, ...SCHEMA_FLAGS, ...TEMPLATE_FLAGS];
-
-/** What a turn is made of beyond its words (ask, continue, fork): files, a schema, a template. */
-export interface InputOptions {
-  files: string[];
-  schema: string | undefined;
-  schemaName: string | undefined;
-  schemaRetries: number;
-  template: string | undefined;
-  /** `--var NAME=VALUE` as given. */
-  vars: string[];
-  varsFile: string | undefined;
-}
 
 /** The input flags, checked; a bad value is a usage error. */
 export function parseInputOptions(argv: ParsedArgv): InputOptions {

@@ -5,7 +5,7 @@ import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';
 import { followUpBody } from '../../turn/tool-round.js';
 import type { TranscriptToolCall, TranscriptToolResult } from '../../transcript.js';
-import { readStdin, type PromptContext } from './prompt.js';
+import { readStdin, type PromptContext } from '../../input/prompt.js';
 
 export interface GivenResult {
   id: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseGateFlags } from '../../src/commands/shared/gate-flags.js';
-import { parseGatesFile } from '../../src/commands/shared/gates-file.js';
+import { parseGatesFile } from '../../src/input/gates-file.js';
 import { NsedError } from '../../src/errors.js';
 import { gateSummary, verdictSummary } from '../../src/output/verdict-line.js';
 import { deriveVerdict, judgeGates } from '../../src/verdict.js';

@@ -1,5 +1,5 @@
-import type { Context } from '../../context.js';
-import { NsedError, usageError } from '../../errors.js';
+import type { Context } from '../context.js';
+import { NsedError, usageError } from '../errors.js';
 
 /**
  * yargs drops a lone `-` from positionals, so run-cli swaps it for this marker before

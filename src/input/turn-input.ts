@@ -1,12 +1,23 @@
 import { readFile } from 'node:fs/promises';
-import { NsedError, notFound, usageError } from '../../errors.js';
-import { oneLine } from '../../terminal/sanitize.js';
-import type { AnswerSchema } from '../../turn/answer-schema.js';
-import { parseTemplate, parseVarFlag, renderTemplate, varsObject, type RenderedTemplate } from '../../turn/template.js';
-import type { TurnOptions } from '../../turn/turn-options.js';
+import { NsedError, notFound, usageError } from '../errors.js';
+import { oneLine } from '../terminal/sanitize.js';
+import type { AnswerSchema } from '../turn/answer-schema.js';
+import { parseTemplate, parseVarFlag, renderTemplate, varsObject, type RenderedTemplate } from '../turn/template.js';
+import type { TurnOptions } from '../turn/turn-options.js';
 import { readAttachments, withAttachments, type ReadAttachment } from './attachments.js';
-import type { InputOptions } from './input-flags.js';
 import { readPrompt, type PromptContext } from './prompt.js';
+
+/** What a turn is made of beyond its words (ask, continue, fork): files, a schema, a template. */
+export interface InputOptions {
+  files: string[];
+  schema: string | undefined;
+  schemaName: string | undefined;
+  schemaRetries: number;
+  template: string | undefined;
+  /** `--var NAME=VALUE` as given. */
+  vars: string[];
+  varsFile: string | undefined;
+}
 
 /** What a turn sends, assembled from its words, template, files and schema before anything is sent. */
 export interface TurnInput {
@@ -112,7 +123,7 @@ async function loadSchema(source: string, name: string | undefined, retries: num
   } catch (err) {
     throw usageError(`--schema ${label} is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
   }
-  const { compileAnswerSchema } = await import('../../turn/schema-compile.js');
+  const { compileAnswerSchema } = await import('../turn/schema-compile.js');
   return compileAnswerSchema(schema, { name, retries, source: label });
 }
 

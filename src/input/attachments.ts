@@ -1,8 +1,8 @@
 import type { createHash as CreateHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { NsedError, notFound, usageError } from '../../errors.js';
-import type { Attachment } from '../../session/index.js';
+import { NsedError, notFound, usageError } from '../errors.js';
+import type { Attachment } from '../session/index.js';
 import { fenced, readStdin, type PromptContext } from './prompt.js';
 
 /**
