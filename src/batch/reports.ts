@@ -1,9 +1,11 @@
 import type { Context } from '../context.js';
 import { toNsedError, type NsedError } from '../errors.js';
 import type { BatchEntry, BatchItemLine, BatchReport } from '../output/export/batch-report.js';
+import { recordedGate, recordedVerdict } from '../output/export/report-turn.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { ReportOptions } from '../turn/report-options.js';
 import { writeReportFile } from '../turn/write-reports.js';
+import type { EarlierLine } from './earlier-results.js';
 import type { BatchProgress } from './progress.js';
 import type { ResolvedItem } from './resolve.js';
 import type { ResultLine } from './run-item.js';
@@ -16,13 +18,18 @@ export interface BatchOutcome {
   wallMs: number;
   items: readonly ResolvedItem[];
   lines: readonly ResultLine[];
+  /** --resume: the lines an earlier run wrote for the items not run again. */
+  earlier?: readonly EarlierLine[];
   progress: Pick<BatchProgress, 'durations' | 'interruptedIds'>;
 }
 
-/** One entry per item in file order: its line, or why it has none. */
+/**
+ * One entry per item in file order: its line, or why it has none. After --resume that is every
+ * item of the batch: the ones this run ran and the ones an earlier run finished.
+ */
 export function batchReport(o: BatchOutcome): BatchReport {
   const byId = new Map(o.lines.map((l) => [l.id, l]));
-  const entries: BatchEntry[] = o.items.map((item) => {
+  const ran: BatchEntry[] = o.items.map((item) => {
     const line = byId.get(item.id);
     return {
       id: item.id,
@@ -31,6 +38,13 @@ export function batchReport(o: BatchOutcome): BatchReport {
       ms: o.progress.durations.get(item.id) ?? null,
     };
   });
+  const before = (o.earlier ?? []).map((l): BatchEntry => ({
+    id: l.id,
+    index: l.index,
+    ended: earlierLine(l),
+    ms: null,
+  }));
+  const entries = before.length === 0 ? ran : [...before, ...ran].sort((a, b) => a.index - b.index);
   return { batch: o.batch, saved: o.saved, started: new Date(o.startedMs).toISOString(), wallMs: o.wallMs, entries };
 }
 
@@ -44,6 +58,30 @@ const itemLine = (l: ResultLine): BatchItemLine => ({
   gate: (l.gate ?? null) as BatchItemLine['gate'],
   error: l.error,
 });
+
+const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/**
+ * An earlier run's line as a report shows it. The results file is the user's to edit: fields
+ * that do not have their documented shape are left out, never trusted.
+ */
+function earlierLine(l: EarlierLine): BatchItemLine {
+  const o = l as unknown as Record<string, unknown>;
+  const e = o['error'] as Record<string, unknown> | null | undefined;
+  const error =
+    typeof e === 'object' && e !== null && typeof e['code'] === 'string' && typeof e['message'] === 'string'
+      ? { code: e['code'], exit_code: l.exit_code, message: e['message'] }
+      : null;
+  return {
+    session: strOrNull(o['session']),
+    job_id: strOrNull(o['job_id']),
+    status: l.status,
+    exit_code: l.exit_code,
+    verdict: recordedVerdict(o['verdict']),
+    gate: recordedGate(o['gate']),
+    error,
+  };
+}
 
 /**
  * `--summary FILE` and `--junit FILE` of a batch, written once at its end (also after a signal,

@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import type { ReportOptions } from '../turn/report-options.js';
+import type { EarlierLine } from './earlier-results.js';
 import { batchProgress } from './progress.js';
 import { writeBatchReports } from './reports.js';
 import { requestHash, type ResolvedItem } from './resolve.js';
@@ -21,8 +22,11 @@ export interface BatchRun {
   reports?: ReportOptions | undefined;
   /** --resume: the deliberations a killed run left, by item id, followed instead of sent again. */
   left?: ReadonlyMap<string, LeftItem>;
-  /** --resume: the earlier lines that stand (their items are not run again), for the exit code. */
-  earlier?: readonly { index: number; status: ResultLine['status']; exit_code: number }[];
+  /**
+   * --resume: the earlier lines that stand (their items are not run again). They count in the
+   * exit code, the summary line and the reports as this run's own lines do: the batch is one.
+   */
+  earlier?: readonly EarlierLine[];
 }
 
 /**
@@ -82,7 +86,8 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   }
   if (writeError !== undefined) throw writeError;
   const wallMs = ctx.clock.now().getTime() - started;
-  summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs);
+  const earlier = run.earlier ?? [];
+  summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs, earlier);
   await writeBatchReports(ctx, run.reports, {
     batch: run.base.batchId,
     saved: run.base.turn.save !== false,
@@ -90,22 +95,40 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
     wallMs,
     items: run.items,
     lines,
+    earlier,
     progress,
   });
   const signalled = ctx.signalExit();
   if (signalled !== undefined) return signalled;
-  return batchExit([...(run.earlier ?? []), ...lines], run.minPassRate);
+  return batchExit([...earlier, ...lines], run.minPassRate);
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
-function summaryLine(ctx: Context, batchId: string, tally: Tally, total: number, ms: number): void {
-  if (ctx.io.quiet) return;
-  const counts = STATUS_ORDER.filter((s) => tally.counts[s] > 0)
+const countsOf = (tally: Tally): string =>
+  STATUS_ORDER.filter((s) => tally.counts[s] > 0)
     .map((s) => `${tally.counts[s]} ${s}`)
     .join(', ');
+
+/** `batch B: 3/4 items in 2.1s: 2 ok, 1 failed (1 not run)`, and after --resume what the earlier run had finished. */
+function summaryLine(
+  ctx: Context,
+  batchId: string,
+  tally: Tally,
+  total: number,
+  ms: number,
+  earlier: readonly EarlierLine[],
+): void {
+  if (ctx.io.quiet) return;
+  const counts = countsOf(tally);
   const notRun = total - tally.total;
+  let before = '';
+  if (earlier.length > 0) {
+    const done = emptyTally();
+    for (const l of earlier) done.counts[l.status]++;
+    before = `; ${earlier.length} finished earlier: ${countsOf(done)}`;
+  }
   ctx.io.stderr.write(
-    `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}\n`,
+    `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}${before}\n`,
   );
 }

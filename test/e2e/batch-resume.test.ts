@@ -158,8 +158,33 @@ describe('--retry-errors (reliability #149)', () => {
       const plain = await faulty.run(['batch', items, '-j', '1', '--out', out, '--resume']);
       expect(plain.code).toBe(3);
       expect(chatPosts(faulty)).toBe(posts);
-      const retry = await faulty.run(['batch', items, '-j', '1', '--out', out, '--resume', '--retry-errors']);
+      const junit = join(batch.dir, 'mix-junit.xml');
+      const summary = join(batch.dir, 'mix-summary.md');
+      const retry = await faulty.run([
+        'batch',
+        items,
+        '-j',
+        '1',
+        '--out',
+        out,
+        '--resume',
+        '--retry-errors',
+        '--junit',
+        junit,
+        '--summary',
+        summary,
+      ]);
       expect(chatPosts(faulty) - posts).toBe(2);
+      // The summary line and the reports are the whole batch's: the two items run now and the two
+      // whose earlier lines stand, the gate failure among them.
+      expect(retry.stderr).toMatch(/: 2\/2 items in [\d.]+s: 2 ok; 2 finished earlier: 1 gate_failed, 1 ok\n/);
+      const xml = await readFile(junit, 'utf8');
+      expect([...xml.matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((m) => m[1])).toEqual(['f', 'g', 'e', 'k']);
+      expect(xml).toMatch(/tests="4" failures="1" errors="0"/);
+      expect(xml).toMatch(/name="g"[^>]*>\s*<failure [^>]*type="gate_failed"/);
+      const md = await readFile(summary, 'utf8');
+      expect(md).toMatch(/\| `g` \| ✗ gate_failed \|/);
+      expect(md).toMatch(/\| `k` \| ✓ ok \|/);
       const lines = parse(await readFile(out, 'utf8'));
       expect(status(lines)).toEqual({ f: 'ok', g: 'gate_failed', e: 'ok', k: 'ok' });
       expect(lines.filter((l) => l['id'] === 'g')).toHaveLength(1);
