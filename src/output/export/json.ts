@@ -113,15 +113,16 @@ export function sessionDocument(s: Session, opts: { rounds?: boolean } = {}): Se
 }
 
 function batchDocument(b: unknown): BatchRef | null {
-  if (!isObject(b) || str(b.id) === null || str(b.item) === null || str(b.request_hash) === null) return null;
-  const ref: BatchRef = { id: b.id as string, item: b.item as string, request_hash: b.request_hash as string };
-  if (str(b.out) !== null) ref.out = b.out as string;
-  return ref;
+  if (!isObject(b)) return null;
+  const [id, item, hash, out] = [str(b.id), str(b.item), str(b.request_hash), str(b.out)];
+  if (id === null || item === null || hash === null) return null;
+  return out === null ? { id, item, request_hash: hash } : { id, item, request_hash: hash, out };
 }
 
 function idempotencyDocument(k: unknown): IdempotencyRecord | null {
-  if (!isObject(k) || str(k.key) === null || str(k.request_hash) === null) return null;
-  return { key: k.key as string, request_hash: k.request_hash as string };
+  if (!isObject(k)) return null;
+  const [key, hash] = [str(k.key), str(k.request_hash)];
+  return key === null || hash === null ? null : { key, request_hash: hash };
 }
 
 function councilDocument(c: unknown): SessionDocument['council'] {
