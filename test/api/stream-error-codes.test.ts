@@ -42,7 +42,7 @@ async function ask(
   });
 }
 
-describe('an error inside a 200 stream (docs/reliability.md #19)', () => {
+describe('an error inside a 200 stream (reliability #19)', () => {
   for (const [body, status, exit] of CASES) {
     it(`exits ${exit} for ${body}, as the same error does as HTTP ${status} (reliability #19, C9)`, async () => {
       const inStream = await ask(body, 'stream', status);

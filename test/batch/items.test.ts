@@ -26,7 +26,7 @@ describe('CSV (RFC 4180)', () => {
   });
 });
 
-describe('batch items (docs/reliability.md #140)', () => {
+describe('batch items (reliability #140)', () => {
   it('the format comes from the extension unless --format says', () => {
     expect(formatOf('a.jsonl', undefined)).toBe('jsonl');
     expect(formatOf('a.CSV', undefined)).toBe('csv');

@@ -338,7 +338,7 @@ function leaveAtFirstByte(
   );
 }
 
-describe('a reader that leaves early (docs/reliability.md #69)', () => {
+describe('a reader that leaves early (reliability #69)', () => {
   it('ends sessions show quietly with exit 0 on both paths', async () => {
     const env = { NSED_HOME: full, NSED_CONFIG: noConfig, NO_COLOR: '1' };
     // One child at a time: the answer (1.5 MB) fills the pipe, so each is still writing when its

@@ -312,7 +312,7 @@ describe('the same gates on continue, fork … PROMPT and resume', () => {
     expect(JSON.parse(forked.stdout)).toMatchObject({ status: 'complete', gate: { status: 'pass' } });
   });
 
-  it('resume judges the turn it finishes (docs/reliability.md #42: interrupted, then resumed)', async () => {
+  it('resume judges the turn it finishes (reliability #42: interrupted, then resumed)', async () => {
     const held = await makeRig({ hold: true });
     try {
       const run = held.start(['ask', '-o', 'json', QUESTION]);

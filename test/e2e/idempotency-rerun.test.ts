@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const STEP = ['ask', '-p', 'fast', '--idempotency-key', '9137-review-step', 'Review the release notes'];
 
-describe('a re-run on a new runner (docs/reliability.md #135)', () => {
+describe('a re-run on a new runner (reliability #135)', () => {
   it("follows the first runner's deliberation while it runs, sends no second start, and records it there (reliability #135)", async () => {
     const first = rig.spawn([...STEP, '-o', 'ndjson'], { timeoutMs: 120_000 });
     const job = await rig.sim.control.nextJob();

@@ -56,7 +56,7 @@ describe('-o json: one object in every outcome', () => {
     });
   });
 
-  it('failed (docs/reliability.md #19): status failed and the server error, exit 5; gates are not judged', async () => {
+  it('failed (reliability #19): status failed and the server error, exit 5; gates are not judged', async () => {
     rig.sim.setFaults(['fail-at-round=1']);
     const { run, job } = await held(['--min-score', '0']);
     rig.sim.control.release(job);
@@ -84,7 +84,7 @@ describe('-o json: one object in every outcome', () => {
     });
   });
 
-  it('interrupted (Ctrl-C, docs/reliability.md #42): status interrupted, exit 130', async () => {
+  it('interrupted (Ctrl-C, reliability #42): status interrupted, exit 130', async () => {
     const { run } = await held([]);
     run.interrupt(130);
     const r = await run.result;
@@ -92,7 +92,7 @@ describe('-o json: one object in every outcome', () => {
     expect(one(r.stdout)).toMatchObject({ status: 'interrupted', error: { code: 'interrupted', exit_code: 130 } });
   });
 
-  it('timed out (--timeout, docs/reliability.md #52): status interrupted, exit 124', async () => {
+  it('timed out (--timeout, reliability #52): status interrupted, exit 124', async () => {
     const { run } = await held(['--timeout', '0.5']);
     // The job stays parked: only the client's own deadline can end this run.
     const r = await run.result;

@@ -105,7 +105,7 @@ describe('nsed sessions ls', () => {
         'forked_from',
         'batch',
       ]);
-    // None of these ran in a batch (reliability #151).
+    // None of these ran in a batch (docs/reliability.md #151).
     expect(list.every((s) => s['batch'] === null)).toBe(true);
     const fork = list.find((s) => s['id'] === ids.fork);
     const mainTurns = (await stored(ids.main)).turns;

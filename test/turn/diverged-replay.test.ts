@@ -71,7 +71,7 @@ async function run(args: string[], result: 'completed' | 'running' = 'completed'
 
 const warning = (stderr: string): string[] => stderr.split('\n').filter((l) => l.startsWith('nsed: warning:'));
 
-describe('a replay that differs after a resume (docs/reliability.md #33, #37)', () => {
+describe('a replay that differs after a resume (reliability #33, #37)', () => {
   it('final prints and records the recorded answer, with a warning on stderr (reliability #33, C5)', async () => {
     const r = await run(['-o', 'final']);
     expect(r.code).toBe(0);

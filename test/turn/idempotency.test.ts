@@ -63,7 +63,7 @@ async function sessionsIn(home: string): Promise<Session[]> {
 const answer = (stdout: string): { content: string; job_id: string; session: string } =>
   JSON.parse(stdout) as { content: string; job_id: string; session: string };
 
-describe('a re-run with the store (docs/reliability.md #133, #134)', () => {
+describe('a re-run with the store (reliability #133, #134)', () => {
   it('reattaches to the deliberation still running instead of starting another (reliability #133)', async () => {
     const r = await open({ hold: true });
     const first = r.start([...ASK, '-o', 'ndjson']);
@@ -138,7 +138,7 @@ describe('a re-run with the store (docs/reliability.md #133, #134)', () => {
   });
 });
 
-describe('the same key for another question (docs/reliability.md #136)', () => {
+describe('the same key for another question (reliability #136)', () => {
   it('is exit 2 naming the key, sending nothing; --force runs it under the key (reliability #136)', async () => {
     const r = await open();
     expect((await r.run([...ASK, '-o', 'final'])).code).toBe(0);
@@ -200,7 +200,7 @@ describe('the same key for another question (docs/reliability.md #136)', () => {
   });
 });
 
-describe('a native keyed turn without GET /deliberations (docs/reliability.md #137, #138)', () => {
+describe('a native keyed turn without GET /deliberations (reliability #137, #138)', () => {
   it('asks for the keyed room by name: found, its answer is taken; never started, the turn is sent without a warning (reliability #137)', async () => {
     const r = await open();
     const first = await r.run([...NATIVE, '-o', 'json']);
@@ -231,7 +231,7 @@ describe('a native keyed turn without GET /deliberations (docs/reliability.md #1
   });
 });
 
-describe('a key whose deliberation gave no answer (docs/reliability.md #139)', () => {
+describe('a key whose deliberation gave no answer (reliability #139)', () => {
   it('asks again after a failed deliberation, in a new session the key then names (reliability #139)', async () => {
     const r = await open();
     r.sim.setFaults(['fail-at-round=1;times=1']);
@@ -320,7 +320,7 @@ describe.each(['default', 'strict'] as const)(
       expect(after?.['structured']).toEqual(before?.['structured']);
       expect(after?.['content']).toEqual(before?.['content']);
       expect(starts(r)).toBe(sent);
-      // And from the first runner's store, the replay: the same code, nothing sent (reliability #134).
+      // And from the first runner's store, the replay: the same code, nothing sent (docs/reliability.md #134).
       const requests = r.sim.requests.length;
       const replay = await r.run([...keyed, '-o', 'json']);
       expect(replay.code, replay.stderr).toBe(first.code);
@@ -363,7 +363,7 @@ describe.each(['default', 'strict'] as const)(
   },
 );
 
-describe('an orchestrator without GET /deliberations (docs/reliability.md #138)', () => {
+describe('an orchestrator without GET /deliberations (reliability #138)', () => {
   it.each([404, 405])(
     'says so in one line and sends the turn when the store is empty (%i, reliability #138)',
     async (status) => {
@@ -382,7 +382,7 @@ describe('an orchestrator without GET /deliberations (docs/reliability.md #138)'
   );
 });
 
-describe('batch --idempotency-key: a key per item (docs/reliability.md #134, #135)', () => {
+describe('batch --idempotency-key: a key per item (reliability #134, #135)', () => {
   it('re-running a finished batch with the same key sends no start, from the store or an empty one (reliability #134, #135)', async () => {
     const r = await open();
     const dir = await freshHome();

@@ -30,7 +30,7 @@ async function releaseAndResume(rig: Rig, job: string, env: Record<string, strin
   expect(assistants(await only(rig))).toMatchObject([{ status: 'complete', job_id: job }]);
 }
 
-describe('a signal between the request and its headers (docs/reliability.md #97)', () => {
+describe('a signal between the request and its headers (reliability #97)', () => {
   it('keeps the claim, names what works, and resume records the answer the job gave (reliability #97)', async () => {
     const { rig, proxy, env } = await behindProxy('hold-headers', { hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
@@ -78,7 +78,7 @@ describe('a signal between the request and its headers (docs/reliability.md #97)
   });
 });
 
-describe('a real SIGTERM between the request and its headers (docs/reliability.md #97, #71)', () => {
+describe('a real SIGTERM between the request and its headers (reliability #97, #71)', () => {
   it('leaves the claim for resume, which records the answer (reliability #97, #71)', async () => {
     const { rig, proxy, env } = await behindProxy('hold-headers', { hold: true });
     const child = rig.spawn(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
@@ -94,7 +94,7 @@ describe('a real SIGTERM between the request and its headers (docs/reliability.m
   });
 });
 
-describe('a reset between the request and its headers (docs/reliability.md #97, #44)', () => {
+describe('a reset between the request and its headers (reliability #97, #44)', () => {
   it('records the turn interrupted and resume finds the job the request started (reliability #97, #44)', async () => {
     const { rig, env } = await behindProxy('reset', { hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x'], { env });
@@ -109,7 +109,7 @@ describe('a reset between the request and its headers (docs/reliability.md #97, 
   });
 });
 
-describe('a --no-stream answer cut off after its headers (docs/reliability.md #98)', () => {
+describe('a --no-stream answer cut off after its headers (reliability #98)', () => {
   it('keeps the job id, records the turn interrupted, and resume recovers it through /result (reliability #98)', async () => {
     const { rig, proxy, env } = await behindProxy('cut-body');
     const cut = await rig.run(['ask', '--no-stream', '-o', 'ndjson', '-p', 'fast', 'x'], { env });

@@ -38,7 +38,7 @@ const assistants = (s: Session) => s.turns.filter((t) => t.role === 'assistant')
 const cancels = (r: Rig, job: string) =>
   r.sim.requests.filter((q) => q.method === 'POST' && q.path === `/deliberation/${job}/cancel`);
 
-describe('--on-exit cancel (docs/reliability.md #130)', () => {
+describe('--on-exit cancel (reliability #130)', () => {
   it('a signal cancels the held job, records the turn cancelled and keeps the exit code (reliability #130)', async () => {
     rig = await makeRig({ hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '--on-exit', 'cancel', '-p', 'fast', 'x']);
@@ -119,7 +119,7 @@ describe('--on-exit cancel (docs/reliability.md #130)', () => {
   });
 });
 
-describe('a cancel the orchestrator never answers (docs/reliability.md #132)', () => {
+describe('a cancel the orchestrator never answers (reliability #132)', () => {
   it('is given up after the connect timeout, said on stderr, and the exit code stays', async () => {
     const JOB = 'oc-thread-1-1700000000000';
     let cancelSeen!: () => void;

@@ -69,7 +69,7 @@ const UNUSABLE: Array<[string, (n: number) => unknown[] | undefined]> = [
   ['arguments that are not JSON', () => [{ id: 'call_1', ...fn('calculator', '{"x":') }]],
 ];
 
-describe('a tool_calls ending with no usable call (docs/reliability.md #90)', () => {
+describe('a tool_calls ending with no usable call (reliability #90)', () => {
   for (const mode of ['stream', 'no-stream'] as const) {
     for (const [what, calls] of UNUSABLE) {
       it(`sends nothing again and exits 5 on ${what} (${mode}, reliability #90)`, async () => {
@@ -102,7 +102,7 @@ describe('a tool_calls ending with no usable call (docs/reliability.md #90)', ()
   });
 });
 
-describe('tool rounds per turn (docs/reliability.md #91)', () => {
+describe('tool rounds per turn (reliability #91)', () => {
   for (const max of [0, 2]) {
     it(`sends at most --max-tool-calls + 1 follow-ups to a council that always asks again (max ${max}, reliability #91)`, async () => {
       const r = await ask(
@@ -136,7 +136,7 @@ function oneMoreEachTime(start: 'chat' | 'submit'): Route {
   };
 }
 
-describe('resumes per turn (docs/reliability.md #92)', () => {
+describe('resumes per turn (reliability #92)', () => {
   it('stops resuming a compat stream that drops after one more event every time (reliability #92, #31)', async () => {
     const r = await ask(oneMoreEachTime('chat'), ['-o', 'ndjson', 'x']);
     expect(posts('/v1/chat/completions')).toBe(1);
@@ -155,7 +155,7 @@ describe('resumes per turn (docs/reliability.md #92)', () => {
   });
 });
 
-describe('live tool calls answered per turn (docs/reliability.md #93)', () => {
+describe('live tool calls answered per turn (reliability #93)', () => {
   it('answers at most --max-tool-calls + 16 live calls of a stream that never stops asking (reliability #93)', async () => {
     const CALLS = 100;
     const ids = Array.from({ length: CALLS }, (_, i) => `call_${i}`);
@@ -190,7 +190,7 @@ describe('live tool calls answered per turn (docs/reliability.md #93)', () => {
   });
 });
 
-describe('sends of a start request (docs/reliability.md #94, #45, #46, #44)', () => {
+describe('sends of a start request (reliability #94, #45, #46, #44)', () => {
   for (const status of [429, 503]) {
     it(`sends a start turned away with ${status} and Retry-After at most 4 times (reliability #94, #45)`, async () => {
       const r = await ask(
@@ -229,7 +229,7 @@ describe('sends of a start request (docs/reliability.md #94, #45, #46, #44)', ()
   });
 });
 
-describe('reconciling what an earlier run left (docs/reliability.md #95)', () => {
+describe('reconciling what an earlier run left (reliability #95)', () => {
   it('asks /result once before continue and resume, and sends no turn while the job runs (reliability #95)', async () => {
     const route: Route = (_req, res, seen) => {
       if (seen.url.endsWith('/result')) return sendJson(res, 200, { job_id: JOB, status: 'running', result: null });
