@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Job } from './job.js';
-import { canonicalJson } from './policies.js';
+import { canonicalJson } from '../protocol/canonical-json.js';
 
 /** What enters the dedup key: everything that shapes the answer, and the thread it is asked on. */
 export interface DedupKeyParts {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../protocol/canonical-json.js';
 import { fromModel } from '../protocol/policy-ref.js';
 import type { PolicyInfo } from '../protocol/wire.js';
 import { DEFAULT_COUNCIL } from './agents.js';
@@ -14,18 +15,6 @@ export interface SimPolicy {
   effort: number;
   mode: PolicyMode;
   agents: string[];
-}
-
-/** JSON with keys sorted at every level and no whitespace: the content-addressing form. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 function policy(

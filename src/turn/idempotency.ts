@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { NsedError, toNsedError } from '../errors.js';
+import { canonicalJson } from '../protocol/canonical-json.js';
 import { toModel } from '../protocol/policy-ref.js';
 import {
   newTurnId,
@@ -66,18 +67,6 @@ export type KeyDecision =
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
-/** JSON with every object's keys sorted, so equal requests hash equally whatever built them. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * The hash of what the turn asks: the prompt (with its context and files), the files' content
  * hashes, the model or policy, the council and rounds, the system prompt, the tools offered and
@@ -89,7 +78,7 @@ export async function requestHash(ctx: Context, request: KeyedRequest): Promise<
   const { agents, rounds } = councilChoice(ctx, opts);
   const declared = await loadDeclaredTools(opts, undefined);
   return sha256(
-    canonical({
+    canonicalJson({
       v: 1,
       prompt: request.prompt,
       files: request.attachments.map((a) => a.sha256),
