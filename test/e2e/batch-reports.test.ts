@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse, type TestSuites } from 'junit2json';
 import { describe, expect, it } from 'vitest';
 import { makeRig } from '../harness/rig.js';
-import { deliberations, resultLines, useBatchRig } from '../harness/batch-rig.js';
+import { deliberations, interruptedAfterFirst, resultLines, useBatchRig } from '../harness/batch-rig.js';
 import { haveScript, onTerminal } from '../everyday/pty.js';
 
 const batch = useBatchRig('batch-reports');
@@ -52,13 +52,7 @@ describe('--summary and --junit (reliability #153)', () => {
     try {
       const items = await batch.file('three.txt', 'q one\nq two\nq three\n');
       const [md, xml] = [join(batch.dir, 'sig.md'), join(batch.dir, 'sig.xml')];
-      const run = held.start(['batch', items, '-j', '1', '--summary', md, '--junit', xml]);
-      held.sim.control.release(await held.sim.control.nextJob());
-      await run.output((o) => o.includes('[1/3] line-1 ok'));
-      await held.sim.control.nextJob();
-      run.interrupt();
-      const r = await run.result;
-      expect(r.code).toBe(130);
+      await interruptedAfterFirst(held, items, ['--summary', md, '--junit', xml]);
       const doc = await junit(xml);
       expect(doc).toMatchObject({ tests: 3, failures: 0, errors: 0, skipped: 2 });
       const cases = casesOf(doc);

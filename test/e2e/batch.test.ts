@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRig } from '../harness/rig.js';
-import { deliberations, resultLines, useBatchRig } from '../harness/batch-rig.js';
+import { deliberations, interruptedAfterFirst, resultLines, useBatchRig } from '../harness/batch-rig.js';
 import { until } from '../harness/sse.js';
 
 const batch = useBatchRig('batch');
@@ -191,13 +191,7 @@ describe('a signal mid-batch (reliability #146)', () => {
     const held = await makeRig({ hold: true });
     try {
       const items = await batch.file('three.txt', 'q one\nq two\nq three\n');
-      const run = held.start(['batch', items, '-j', '1']);
-      held.sim.control.release(await held.sim.control.nextJob());
-      await run.output((o) => o.includes('[1/3] line-1 ok'));
-      await held.sim.control.nextJob();
-      run.interrupt();
-      const r = await run.result;
-      expect(r.code).toBe(130);
+      const r = await interruptedAfterFirst(held, items);
       expect(resultLines(r.stdout).map((l) => l['id'])).toEqual(['line-1']);
       expect(held.sim.control.stats().started).toBe(2);
       expect(r.stderr).toContain('(2 not run)');

@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { makeRig, type Rig } from './rig.js';
 
 export type ResultLine = Record<string, unknown>;
@@ -64,3 +64,22 @@ export const resultLines = (text: string): ResultLine[] =>
 /** The deliberations the simulator was asked to start, on either surface. */
 export const deliberations = (r: Rig): number =>
   r.sim.requests.filter((q) => q.method === 'POST' && /completions|deliberation/.test(q.path)).length;
+
+/**
+ * Three items one at a time on a held simulator: the first is let finish, the second is running
+ * when the batch is interrupted (SIGINT). The batch's own result, which must be exit 130.
+ */
+export async function interruptedAfterFirst(
+  held: Rig,
+  items: string,
+  flags: readonly string[] = [],
+): Promise<Awaited<ReturnType<Rig['run']>>> {
+  const run = held.start(['batch', items, '-j', '1', ...flags]);
+  held.sim.control.release(await held.sim.control.nextJob());
+  await run.output((o) => o.includes('[1/3] line-1 ok'));
+  await held.sim.control.nextJob();
+  run.interrupt();
+  const r = await run.result;
+  expect(r.code).toBe(130);
+  return r;
+}

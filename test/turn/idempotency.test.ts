@@ -249,22 +249,32 @@ describe('a key whose deliberation gave no answer (reliability #139)', () => {
   });
 });
 
+/**
+ * A first run under the key, held on the simulator once its job is recorded, and a second run
+ * with an empty store that must find that job and follow it; then the job is released. Both end 0,
+ * and the second answers from the first's job.
+ */
+async function followedFromEmptyStore(r: Rig, args: readonly string[]) {
+  const first = r.start([...args, '-o', 'ndjson']);
+  const job = await r.sim.control.nextJob();
+  await first.output((out) => out.includes('"type":"job"'), 60_000);
+  const home = await freshHome();
+  const second = r.start([...args, '-o', 'json'], { env: { NSED_HOME: home } });
+  await second.output((out) => out.includes('is still running'), 60_000);
+  r.sim.control.release(job);
+  const [a, b] = await Promise.all([first.result, second.result]);
+  expect(a.code, a.stderr).toBe(0);
+  expect(b.code, b.stderr).toBe(0);
+  expect(answer(b.stdout).job_id).toBe(job);
+  return { job, home, a, b };
+}
+
 describe.each(['default', 'strict'] as const)(
   'a re-run with an empty store, simulator profile %s (docs/reliability.md #135)',
   (profile) => {
     it('finds the running deliberation on the orchestrator and follows it, sending no second start (reliability #135)', async () => {
       const r = await open({ hold: true, profile });
-      const first = r.start([...ASK, '-o', 'ndjson']);
-      const job = await r.sim.control.nextJob();
-      await first.output((out) => out.includes('"type":"job"'), 60_000);
-      const home = await freshHome();
-      const second = r.start([...ASK, '-o', 'json'], { env: { NSED_HOME: home } });
-      await second.output((out) => out.includes('is still running'), 60_000);
-      r.sim.control.release(job);
-      const [a, b] = await Promise.all([first.result, second.result]);
-      expect(a.code, a.stderr).toBe(0);
-      expect(b.code, b.stderr).toBe(0);
-      expect(answer(b.stdout).job_id).toBe(job);
+      const { home, a, b } = await followedFromEmptyStore(r, ASK);
       expect(answer(b.stdout).content).toBe(String(parseNdjson(a.stdout).at(-1)?.['content']));
       expect(starts(r)).toBe(1);
       // Recorded as a session of the new store, under the key: its own re-run sends nothing.
@@ -343,18 +353,8 @@ describe.each(['default', 'strict'] as const)(
 
     it('on the native path, finds the keyed room while it runs and after it ended (reliability #137)', async () => {
       const r = await open({ hold: true, profile });
-      const first = r.start([...NATIVE, '-o', 'ndjson']);
-      const job = await r.sim.control.nextJob();
+      const { job, b } = await followedFromEmptyStore(r, NATIVE);
       expect(job).toMatch(/^idem-[0-9a-f]{32}$/);
-      await first.output((out) => out.includes('"type":"job"'), 60_000);
-      const home = await freshHome();
-      const second = r.start([...NATIVE, '-o', 'json'], { env: { NSED_HOME: home } });
-      await second.output((out) => out.includes('is still running'), 60_000);
-      r.sim.control.release(job);
-      const [a, b] = await Promise.all([first.result, second.result]);
-      expect(a.code, a.stderr).toBe(0);
-      expect(b.code, b.stderr).toBe(0);
-      expect(answer(b.stdout).job_id).toBe(job);
       const after = await r.run([...NATIVE, '-o', 'json'], { env: { NSED_HOME: await freshHome() } });
       expect(after.code, after.stderr).toBe(0);
       expect(answer(after.stdout).content).toBe(answer(b.stdout).content);
