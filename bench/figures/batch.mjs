@@ -98,9 +98,9 @@ export async function batch({ tmp, full = false }) {
       const config = await writeEval(evalDir, { url, model: MODEL, prompts: prompts.slice(0, count) });
       const out = path.join(evalDir, 'out.json');
       const run = await runProcess(
-        process.execPath,
+        promptfoo.node,
         [
-          promptfoo,
+          promptfoo.main,
           'eval',
           '-c',
           config,

@@ -29,23 +29,63 @@ export async function promptfooVersion() {
   return pkg.dependencies.promptfoo;
 }
 
-/** promptfoo's CLI entry, installed with `npm ci` first when it is missing (a few minutes, once). */
+/** `major.minor.patch` of a version string, as numbers. */
+const parts = (v) => v.replace(/^v/, '').split('.').map(Number);
+const atLeast = (have, want) => {
+  const [a, b] = [parts(have), parts(want)];
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return true;
+};
+
+/**
+ * A Node that promptfoo's `engines` allows: this one when it is new enough, else the registry's
+ * `node` package at the major promptfoo needs, run through npx (promptfoo 0.123.1 wants 22.22 or
+ * later and `npm ci` refuses it on Node 20 with EBADENGINE, so the figure went missing on the
+ * machines that ship 20). Its own npm then installs promptfoo, and it runs promptfoo's CLI.
+ */
+async function promptfooNode(log) {
+  const pkg = JSON.parse(await readFile(path.join(SOURCE, 'package-lock.json'), 'utf8'));
+  const wanted = pkg.packages?.['node_modules/promptfoo']?.engines?.node ?? '>=0';
+  const floor = /(\d+\.\d+\.\d+)/.exec(wanted)?.[1] ?? '0.0.0';
+  if (atLeast(process.version, floor)) return process.execPath;
+  const major = parts(floor)[0];
+  log(`promptfoo needs Node ${wanted}; this is ${process.version}: using npx node@${major}`);
+  const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+  const run = await runProcess(npx, ['-y', `node@${major}`, '-p', 'process.execPath + " " + process.version'], {
+    env: { ...process.env },
+    keep: true,
+    timeoutMs: 5 * 60_000,
+    what: `npx node@${major}`,
+  });
+  const [node, version] = run.stdout.trim().split(' ');
+  if (node === undefined || version === undefined || !atLeast(version, floor))
+    throw new Error(`npx node@${major} gave ${run.stdout.trim() || 'nothing'}, not a Node ${wanted}`);
+  return node;
+}
+
+/**
+ * promptfoo's CLI entry and the Node to run it with, installed with `npm ci` first when it is
+ * missing (a few minutes, once). npm runs under that Node (its directory first on PATH), so the
+ * engine check is the one promptfoo will run under.
+ */
 export async function ensurePromptfoo(log) {
+  const node = await promptfooNode(log);
   const dir = await installDir();
   const main = path.join(dir, MAIN);
-  if (existsSync(main)) return main;
+  if (existsSync(main)) return { node, main };
   log(`installing promptfoo into ${dir} (npm ci, once)`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   for (const f of ['package.json', 'package-lock.json']) await copyFile(path.join(SOURCE, f), path.join(dir, f));
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const PATH = `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`;
   await runProcess(npm, ['ci', '--prefix', dir, '--no-audit', '--no-fund'], {
-    env: { ...process.env },
+    env: { ...process.env, PATH },
     timeoutMs: 15 * 60_000,
     what: 'npm ci (promptfoo)',
   });
   if (!existsSync(main)) throw new Error(`npm ci left no ${MAIN} in ${dir}`);
-  return main;
+  return { node, main };
 }
 
 /**
