@@ -1,5 +1,28 @@
+import {
+  ballotsOf,
+  dissentersOf,
+  trajectoryOf,
+  trustOf,
+  worseVerdict,
+  normalise,
+  type Ballots,
+  type Dissenter,
+  type Trajectory,
+  type Trust,
+  type TrustSources,
+} from './ballots.js';
+import type { CouncilDetails } from './protocol/details.js';
 import { convergenceByRound } from './protocol/milestone.js';
-import type { Candidate, JobChosen, NsedFinalized, NsedRound, Verdict as ClaimVerdict } from './protocol/wire.js';
+import type {
+  AgentInfo,
+  Candidate,
+  JobChosen,
+  NsedFinalized,
+  NsedRound,
+  Verdict as ClaimVerdict,
+} from './protocol/wire.js';
+
+export type { Ballot, BallotCell, Ballots, Dissenter, Trajectory, Trust } from './ballots.js';
 
 /**
  * What the council concluded, as data: the contract that `-o json` (`verdict`), NDJSON (the
@@ -7,7 +30,7 @@ import type { Candidate, JobChosen, NsedFinalized, NsedRound, Verdict as ClaimVe
  * reports share (docs/ndjson.md). Every value is null when the server did not report it; nothing
  * here is ever guessed. Versioned apart from the NDJSON schema, so a report reader can tell.
  */
-export const VERDICT_VERSION = 1;
+export const VERDICT_VERSION = 2;
 
 /** How many claims carry each verdict. */
 export type VerdictCounts = Record<ClaimVerdict, number>;
@@ -26,8 +49,8 @@ export interface CouncilVerdict {
     planned: number | null;
   };
   convergence: {
-    /** Each round's convergence (0-1) that the server reported, in round order. */
-    per_round: Array<{ round: number; value: number }>;
+    /** Each round's convergence (0-1) that the server reported, in round order; null when none was. */
+    per_round: Array<{ round: number; value: number }> | null;
     /** The last reported value, or null. */
     final: number | null;
     /** How many final rounds in a row were at or above `final` (1 when only the last was), or null. */
@@ -41,20 +64,36 @@ export interface CouncilVerdict {
   margin: number | null;
   /** Each agent's score in the last scored round, or null when no round was scored. */
   scores: Record<string, number> | null;
+  /** Null when the last scored round's candidates carry no claims at all. */
   claims: {
-    /** The chosen proposal's claims grouped by verdict, or null when it has none reported. */
+    /** The chosen proposal's claims grouped by verdict (a claim sent twice keeps its worst verdict), or null. */
     chosen: Record<ClaimVerdict, VerdictClaim[]> | null;
     /** Counts of `chosen`, or null with it. */
     chosen_counts: VerdictCounts | null;
-    /** The same counts over every candidate of the last scored round, or null. */
-    all_counts: VerdictCounts | null;
-  };
-  /** Agents below the chosen one by more than the dissent rule (docs/ndjson.md), or null. */
-  dissent: string[] | null;
+    /** The same counts over every candidate of the last scored round. */
+    all_counts: VerdictCounts;
+  } | null;
+  /** The evaluators whose stance toward the chosen proposal is disagree or strong_disagree; null when stances are unknown. */
+  dissent: Dissenter[] | null;
+  /** Each evaluator's ballot on the chosen proposal, and the final round's matrix (from `/details`), or null. */
+  ballots: Ballots | null;
+  /** Endorsements, agreement, synthetic share, decisiveness, controversy and diversity (docs/ndjson.md §4b). */
+  trust: Trust;
+  /** The leader per round, lead changes, when convergence settled, claims the chosen proposal dropped; null without rounds. */
+  trajectory: Trajectory | null;
 }
 
 /** The checks a gate can make (`--min-convergence` and the others, or a `--gates` file). */
-export type GateName = 'min-convergence' | 'max-wrong' | 'max-contested' | 'min-score' | 'min-margin';
+export type GateName =
+  | 'min-convergence'
+  | 'max-wrong'
+  | 'max-contested'
+  | 'min-score'
+  | 'min-margin'
+  | 'min-agreement'
+  | 'min-endorse'
+  | 'min-endorse-share'
+  | 'max-synthetic';
 
 export type GateStatus = 'pass' | 'fail' | 'inconclusive';
 
@@ -65,12 +104,22 @@ export interface GateCheck {
   /** What the verdict says, or null when the server did not report it (then `inconclusive`). */
   actual: number | null;
   status: GateStatus;
+  /** Why an `inconclusive` check could not be judged (absent on the others). */
+  reason?: InconclusiveReason;
 }
+
+/**
+ * Why a check could not be judged, for machines: the server did not report the value, or the
+ * convergence rests on a final round whose votes were mostly synthetic stand-ins.
+ */
+export type InconclusiveReason = 'not_reported' | 'synthetic_votes';
 
 /** All checks combined with AND: any `fail` fails; otherwise any `inconclusive` is inconclusive. */
 export interface GateResult {
   status: GateStatus;
   checks: GateCheck[];
+  /** The first inconclusive check's reason, when the result is inconclusive. */
+  reason?: InconclusiveReason;
 }
 
 /** The checks in the order they are judged and shown. */
@@ -80,18 +129,19 @@ export const GATE_NAMES: readonly GateName[] = [
   'max-contested',
   'min-score',
   'min-margin',
+  'min-agreement',
+  'min-endorse',
+  'min-endorse-share',
+  'max-synthetic',
 ];
+
+/** The synthetic share of the final round above which a convergence gate is inconclusive, unless --max-synthetic says. */
+export const DEFAULT_MAX_SYNTHETIC = 0.5;
 
 /** The thresholds a run sets (flags and a `--gates` file merged); an absent name is not checked. */
 export type Gates = Partial<Record<GateName, number>>;
 
 const CLAIM_VERDICTS: readonly ClaimVerdict[] = ['verified', 'contested', 'unverified', 'wrong', 'unknown'];
-
-/**
- * An agent dissents when its final score trails the chosen one's by more than the larger of the
- * margin and this gap (docs/ndjson.md "The verdict"), so a close runner-up never counts.
- */
-export const DISSENT_MIN_GAP = 0.1;
 
 /**
  * What a verdict is derived from: the fold of a turn's events (the transcript reducer's fields of
@@ -102,6 +152,14 @@ export interface VerdictSources {
   readonly reasoning: string | null | undefined;
   readonly finalized?: NsedFinalized | undefined;
   readonly chosen?: JobChosen | undefined;
+  /** `/details` read once the turn ended, or null when the server has none (then no ballots). */
+  readonly details?: CouncilDetails | null | undefined;
+  /** The council's agents as `/agents` lists them, for its diversity; null when not listed. */
+  readonly agents?: readonly AgentInfo[] | null | undefined;
+  /** The native round summary's trust figures of the last scored round. */
+  readonly summary?: TrustSources['summary'];
+  /** A turn that failed names no chosen agent: it has no answer to choose. */
+  readonly failed?: boolean | undefined;
 }
 
 /** Differences of scores rounded to 6 places, so 0.87 - 0.80 compares as 0.07 against a gate. */
@@ -119,8 +177,8 @@ export function deriveVerdict(src: VerdictSources): CouncilVerdict {
   const scored = lastByRound(src.rounds.filter((r) => r.scored));
   const last = scored.at(-1);
   const convergence = convergenceOf(scored, src.reasoning ?? '');
-  const chosen = chosenOf(src, last);
-  const runnerUp = runnerUpOf(last, chosen?.agent);
+  const chosen = src.failed === true ? null : chosenOf(src, last);
+  const runnerUp = chosen === null ? null : runnerUpOf(last, chosen.agent);
   const margin =
     chosen !== null && finite(chosen.score) && runnerUp !== null ? round6(chosen.score - runnerUp.score) : null;
   const scores = last === undefined ? null : Object.fromEntries(last.candidates.map((c) => [c.agent_id, c.score]));
@@ -129,20 +187,38 @@ export function deriveVerdict(src: VerdictSources): CouncilVerdict {
   const chosenClaims = claimsReported && chosenCandidate !== undefined ? groupClaims(chosenCandidate) : null;
   const planned = positive(src.chosen?.total_rounds) ?? positive(src.rounds.at(-1)?.total_rounds);
   const completed = positive(src.chosen?.rounds_completed) ?? (scored.length > 0 ? scored.length : null);
+  const details = src.details ?? null;
+  const ballots = ballotsOf(details, chosen?.agent ?? null);
+  const agents = src.agents ?? null;
+  const leaders = scored.flatMap((r) => {
+    const top = topOf(r.candidates);
+    return top === undefined ? [] : [{ round: r.round, agent: top.agent_id }];
+  });
   return {
-    v: 1,
+    v: 2,
     rounds: { completed, planned },
     convergence,
     chosen,
     runner_up: runnerUp,
     margin,
     scores,
-    claims: {
-      chosen: chosenClaims,
-      chosen_counts: chosenClaims === null ? null : countsOf(chosenClaims),
-      all_counts: claimsReported && last !== undefined ? countClaims(last.candidates) : null,
-    },
-    dissent: dissentOf(chosen, margin, last),
+    claims:
+      claimsReported && last !== undefined
+        ? {
+            chosen: chosenClaims,
+            chosen_counts: chosenClaims === null ? null : countsOf(chosenClaims),
+            all_counts: countClaims(last.candidates),
+          }
+        : null,
+    dissent: dissentersOf(ballots),
+    ballots,
+    trust: trustOf({ details, ballots, agents, summary: src.summary }),
+    trajectory: trajectoryOf(
+      leaders,
+      convergence.per_round,
+      last === undefined ? null : last.candidates,
+      chosen?.agent ?? null,
+    ),
   };
 }
 
@@ -166,12 +242,13 @@ function convergenceOf(scored: readonly NsedRound[], reasoning: string): Council
   } else {
     for (const [round, value] of convergenceByRound(reasoning)) values.set(round, value);
   }
-  const per_round = [...values.entries()].sort((a, b) => a[0] - b[0]).map(([round, value]) => ({ round, value }));
-  const final = per_round.at(-1)?.value ?? null;
+  const sorted = [...values.entries()].sort((a, b) => a[0] - b[0]).map(([round, value]) => ({ round, value }));
+  const per_round = sorted.length === 0 ? null : sorted;
+  const final = sorted.at(-1)?.value ?? null;
   let held: number | null = null;
   if (final !== null) {
     held = 0;
-    for (let i = per_round.length - 1; i >= 0 && (per_round[i]?.value ?? -Infinity) >= final; i--) held++;
+    for (let i = sorted.length - 1; i >= 0 && (sorted[i]?.value ?? -Infinity) >= final; i--) held++;
   }
   return { per_round, final, held };
 }
@@ -210,10 +287,17 @@ function groupClaims(c: Candidate): Record<ClaimVerdict, VerdictClaim[]> {
     ClaimVerdict,
     VerdictClaim[]
   >;
+  // A claim the server sends twice keeps its worst verdict (docs/protocol.md §4.4), listed once.
+  const merged = new Map<string, { claim: string; verdict: ClaimVerdict; reason: string | null }>();
   for (const k of c.claims) {
     const verdict = CLAIM_VERDICTS.includes(k.verdict) ? k.verdict : 'unknown';
-    out[verdict].push({ claim: k.claim, reason: k.reason ?? null });
+    const key = normalise(k.claim);
+    const seen = merged.get(key);
+    if (seen === undefined) merged.set(key, { claim: k.claim, verdict, reason: k.reason ?? null });
+    else if (worseVerdict(seen.verdict, verdict) !== seen.verdict)
+      merged.set(key, { claim: seen.claim, verdict, reason: k.reason ?? null });
   }
+  for (const m of merged.values()) out[m.verdict].push({ claim: m.claim, reason: m.reason });
   return out;
 }
 
@@ -233,32 +317,29 @@ function countClaims(candidates: readonly Candidate[]): VerdictCounts {
   return out;
 }
 
-function dissentOf(
-  chosen: CouncilVerdict['chosen'],
-  margin: number | null,
-  last: NsedRound | undefined,
-): string[] | null {
-  if (chosen === null || !finite(chosen.score) || last === undefined) return null;
-  const gap = Math.max(margin ?? 0, DISSENT_MIN_GAP);
-  const top = chosen.score;
-  return last.candidates
-    .filter((c) => c.agent_id !== chosen.agent && finite(c.score) && round6(top - c.score) > gap)
-    .map((c) => c.agent_id);
-}
-
 /** The value each gate reads from a verdict, or null when the server did not report it. */
 export function gateActual(verdict: CouncilVerdict, name: GateName): number | null {
   switch (name) {
     case 'min-convergence':
       return verdict.convergence.final;
     case 'max-wrong':
-      return verdict.claims.chosen_counts?.wrong ?? null;
+      return verdict.claims?.chosen_counts?.wrong ?? null;
     case 'max-contested':
-      return verdict.claims.chosen_counts?.contested ?? null;
+      return verdict.claims?.chosen_counts?.contested ?? null;
     case 'min-score':
       return verdict.chosen?.score ?? null;
     case 'min-margin':
       return verdict.margin;
+    case 'min-agreement':
+      return verdict.trust.agreement;
+    case 'min-endorse':
+      return verdict.trust.endorse?.count ?? null;
+    case 'min-endorse-share': {
+      const e = verdict.trust.endorse;
+      return e === null || e.of === 0 ? null : Math.round((e.count / e.of) * 1e6) / 1e6;
+    }
+    case 'max-synthetic':
+      return verdict.trust.synthetic_share.final;
   }
 }
 
@@ -276,12 +357,77 @@ export function judgeGates(verdict: CouncilVerdict, gates: Gates): GateResult {
     if (expected === undefined) continue;
     const actual = gateActual(verdict, name);
     const ok = actual !== null && (isMinimum(name) ? actual >= expected : actual <= expected);
-    checks.push({ name, expected, actual, status: actual === null ? 'inconclusive' : ok ? 'pass' : 'fail' });
+    const check: GateCheck = { name, expected, actual, status: actual === null ? 'inconclusive' : ok ? 'pass' : 'fail' };
+    if (actual === null) check.reason = 'not_reported';
+    else if (name === 'min-convergence' && restsOnStandIns(verdict, gates)) {
+      // Convergence reached by stand-in votes is no agreement: never a pass (docs/ndjson.md §4c).
+      check.status = 'inconclusive';
+      check.reason = 'synthetic_votes';
+    }
+    checks.push(check);
   }
   const status: GateStatus = checks.some((c) => c.status === 'fail')
     ? 'fail'
     : checks.some((c) => c.status === 'inconclusive')
       ? 'inconclusive'
       : 'pass';
-  return { status, checks };
+  const reason = status === 'inconclusive' ? checks.find((c) => c.reason !== undefined)?.reason : undefined;
+  return reason === undefined ? { status, checks } : { status, checks, reason };
+}
+
+/** The final round's synthetic share is above --max-synthetic (default 0.5). */
+const restsOnStandIns = (verdict: CouncilVerdict, gates: Gates): boolean => {
+  const share = verdict.trust.synthetic_share.final;
+  return share !== null && share > (gates['max-synthetic'] ?? DEFAULT_MAX_SYNTHETIC);
+};
+
+const record = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const numOrNull = (x: unknown): boolean => x === null || (typeof x === 'number' && Number.isFinite(x));
+
+/** The trust figures of a verdict recorded before they existed (version 1): all unknown. */
+const UNKNOWN_TRUST: Trust = {
+  endorse: null,
+  agreement: null,
+  synthetic_share: { final: null, all: null },
+  decisiveness: null,
+  controversy: null,
+  diversity: null,
+};
+
+/**
+ * A verdict read back from a file nsed or a person wrote (a recorded turn, a saved `-o json`):
+ * version 2 as it is, version 1 upgraded (its score-gap dissent, which named no stance, becomes
+ * unknown; no ballots, trust unknown), anything else null, so a reader says "not reported"
+ * rather than guess. Every number a gate reads is checked to be a number or null.
+ */
+export function readVerdict(v: unknown): CouncilVerdict | null {
+  if (!record(v) || (v['v'] !== 1 && v['v'] !== 2)) return null;
+  const { rounds, convergence, claims, chosen } = v;
+  if (!record(rounds) || !record(convergence) || !numOrNull(convergence['final']) || !numOrNull(v['margin'])) return null;
+  if (chosen !== null && (!record(chosen) || !numOrNull(chosen['score']))) return null;
+  if (claims !== null && !record(claims)) return null;
+  if (record(claims)) {
+    const counts = claims['chosen_counts'];
+    if (counts !== null && counts !== undefined && (!record(counts) || !Object.values(counts).every(numOrNull))) return null;
+  }
+  if (v['v'] === 2) {
+    const trust = v['trust'];
+    if (!record(trust) || !numOrNull(trust['agreement']) || !record(trust['synthetic_share'])) return null;
+    return v as unknown as CouncilVerdict;
+  }
+  const perRound = convergence['per_round'];
+  const v1Claims = record(claims) && claims['all_counts'] !== null ? claims : null;
+  return {
+    ...(v as unknown as CouncilVerdict),
+    v: 2,
+    convergence: {
+      ...(convergence as unknown as CouncilVerdict['convergence']),
+      per_round: Array.isArray(perRound) && perRound.length > 0 ? (perRound as Array<{ round: number; value: number }>) : null,
+    },
+    claims: v1Claims as CouncilVerdict['claims'],
+    dissent: null,
+    ballots: null,
+    trust: UNKNOWN_TRUST,
+    trajectory: null,
+  };
 }

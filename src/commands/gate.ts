@@ -180,24 +180,9 @@ async function savedVerdict(
     const exit = typeof error['exit_code'] === 'number' ? error['exit_code'] : undefined;
     throw notCompleted(`the turn in ${where}`, status, exit);
   }
-  const verdict = saved['verdict'];
-  if (!isVerdict(verdict))
-    throw usageError(`${where} holds no verdict (v 1)`, 'save the run with -o json from this nsed version');
+  const { readVerdict } = await import('../verdict.js');
+  const verdict = readVerdict(saved['verdict']);
+  if (verdict === null)
+    throw usageError(`${where} holds no verdict (v 1 or 2)`, 'save the run with -o json from this nsed version');
   return verdict;
-}
-
-/** Enough of the shape for every gate to read its value; each value is then a number or null. */
-function isVerdict(v: unknown): v is CouncilVerdict {
-  if (!isObject(v) || v['v'] !== 1) return false;
-  const conv = v['convergence'];
-  const claims = v['claims'];
-  const numOrNull = (x: unknown): boolean => x === null || (typeof x === 'number' && Number.isFinite(x));
-  if (!isObject(conv) || !numOrNull(conv['final']) || !numOrNull(v['margin']) || !isObject(claims)) return false;
-  const chosen = v['chosen'];
-  if (chosen !== null && (!isObject(chosen) || !numOrNull(chosen['score']))) return false;
-  const counts = claims['chosen_counts'];
-  return (
-    counts === null ||
-    (isObject(counts) && numOrNull(counts['wrong'] ?? null) && numOrNull(counts['contested'] ?? null))
-  );
 }

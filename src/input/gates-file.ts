@@ -10,16 +10,31 @@ const PERCENT = /^\s*(-?\d+(?:\.\d+)?)\s*%\s*$/;
  */
 export function parseGateValue(name: GateName, raw: string | number, where: string): number {
   const text = String(raw).trim();
-  const pct = name === 'min-convergence' ? PERCENT.exec(text) : null;
+  const pct = SHARES.includes(name) ? PERCENT.exec(text) : null;
   const n = pct !== null ? Number(pct[1]) / 100 : text === '' ? Number.NaN : Number(text);
   const shown = oneLine(text, 40);
   if (!Number.isFinite(n)) throw usageError(`${where} needs a number, not '${shown}'`, example(name));
-  if (name === 'max-wrong' || name === 'max-contested') {
+  if (name === 'max-wrong' || name === 'max-contested' || name === 'min-endorse') {
     if (!Number.isInteger(n) || n < 0) throw usageError(`${where} must be a whole number from 0, not '${shown}'`);
   }
-  if (name === 'min-convergence' && (n < 0 || n > 1))
+  if (SHARES.includes(name) && (n < 0 || n > 1))
     throw usageError(`${where} must be from 0 to 1 (or 0% to 100%), not '${shown}'`, example(name));
+  if (name === 'min-agreement' && (n < -1 || n > 1))
+    throw usageError(`${where} must be from -1 to 1 (Fleiss' kappa), not '${shown}'`, example(name));
   return n;
+}
+
+/** The gates whose value is a share: 0-1, or a percentage. */
+const SHARES: readonly GateName[] = ['min-convergence', 'min-endorse-share', 'max-synthetic'];
+
+/**
+ * The gate a flag or key sets: `--min-endorse` is a count of evaluators (`2`) or, as a
+ * percentage (`60%`), a share of them (`min-endorse-share`); every other name sets itself.
+ */
+export function gateEntry(name: GateName, raw: string | number, where: string): [GateName, number] {
+  if (name === 'min-endorse' && PERCENT.test(String(raw)))
+    return ['min-endorse-share', parseGateValue('min-endorse-share', raw, where)];
+  return [name, parseGateValue(name, raw, where)];
 }
 
 function example(name: GateName): string {
@@ -33,6 +48,13 @@ function example(name: GateName): string {
       return 'e.g. --min-score 0.6';
     case 'min-margin':
       return 'e.g. --min-margin 0.05';
+    case 'min-agreement':
+      return 'e.g. --min-agreement 0.4 (kappa, from -1 to 1)';
+    case 'min-endorse':
+    case 'min-endorse-share':
+      return 'e.g. --min-endorse 2 (evaluators) or --min-endorse 60% (a share)';
+    case 'max-synthetic':
+      return 'e.g. --max-synthetic 0.25 or --max-synthetic 25%';
   }
 }
 
@@ -65,7 +87,8 @@ export function parseGatesFile(text: string, path: string): Gates {
     }
     if (typeof raw !== 'number' && typeof raw !== 'string')
       throw usageError(`gate '${name}' in --gates ${where} needs a number`, example(name));
-    gates[name] = parseGateValue(name, raw, `gate '${name}' in --gates ${where}`);
+    const [gate, n] = gateEntry(name, raw, `gate '${name}' in --gates ${where}`);
+    gates[gate] = n;
   }
   return gates;
 }

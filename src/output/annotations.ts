@@ -35,7 +35,7 @@ function claimCommands(
  * `summary` names the summary file, or how to write one.
  */
 export function workflowAnnotations(verdict: CouncilVerdict | null, summary: string): string {
-  const chosen = verdict?.claims.chosen ?? null;
+  const chosen = verdict?.claims?.chosen ?? null;
   const agent = verdict?.chosen?.agent ?? 'the chosen agent';
   const wrong = chosen?.wrong ?? [];
   const contested = chosen?.contested ?? [];

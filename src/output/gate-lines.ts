@@ -7,6 +7,10 @@ const MEASURE: Record<GateName, string> = {
   'max-contested': 'contested claims of the chosen proposal',
   'min-score': "the chosen proposal's score",
   'min-margin': 'margin over the runner-up',
+  'min-agreement': "the evaluators' agreement on the chosen proposal's claims (kappa)",
+  'min-endorse': 'real evaluators endorsing the chosen proposal',
+  'min-endorse-share': 'share of real evaluators endorsing the chosen proposal',
+  'max-synthetic': 'share of synthetic evaluations in the final round',
 };
 
 /** Four decimals at most: a score of 0.8 shows as 0.8, a float residue never shows. */
@@ -23,7 +27,9 @@ export function checkSentence(c: GateCheck): string {
     case 'fail':
       return `gate ${c.name} failed: ${what} ${formatNumber(c.actual ?? 0)}, expected ${bound(c)}`;
     case 'inconclusive':
-      return `gate ${c.name} inconclusive: the server did not report the ${what} (expected ${bound(c)})`;
+      return c.reason === 'synthetic_votes'
+        ? `gate ${c.name} inconclusive: ${what} ${formatNumber(c.actual ?? 0)} rests on a final round whose evaluations were mostly synthetic stand-ins (expected ${bound(c)}; see --max-synthetic)`
+        : `gate ${c.name} inconclusive: the server did not report the ${what} (expected ${bound(c)})`;
   }
 }
 

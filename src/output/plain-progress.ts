@@ -33,6 +33,10 @@ const OP: Record<GateCheck['name'], string> = {
   'max-contested': '<=',
   'min-score': '>=',
   'min-margin': '>=',
+  'min-agreement': '>=',
+  'min-endorse': '>=',
+  'min-endorse-share': '>=',
+  'max-synthetic': '<=',
 };
 
 /** `gate max-wrong <= 0: actual 2 · fail` per check, then `gate fail: 1 of 3 checks failed`. */

@@ -23,14 +23,15 @@ export function verdictSummary(v: CouncilVerdict): string {
   }
   if (v.margin !== null && v.runner_up !== null)
     parts.push(`margin ${formatNumber(v.margin)} over ${oneLine(v.runner_up.agent, 40)}`);
-  const counts = v.claims.chosen_counts;
+  const counts = v.claims?.chosen_counts ?? null;
   parts.push(
     counts === null
       ? 'claims not reported'
       : `claims ${counts.verified} verified, ${counts.contested} contested, ${counts.wrong} wrong`,
   );
+  if (v.trust.endorse !== null) parts.push(`endorsed ${v.trust.endorse.count} of ${v.trust.endorse.of}`);
   if (v.dissent !== null && v.dissent.length > 0)
-    parts.push(`dissent ${v.dissent.map((a) => oneLine(a, 40)).join(', ')}`);
+    parts.push(`dissent ${v.dissent.map((d) => oneLine(d.agent, 40)).join(', ')}`);
   return parts.join(' · ');
 }
 

@@ -19,8 +19,8 @@ describe('--annotate: GitHub workflow commands', () => {
 
   it('caps each kind at 10 and says how many more there were', () => {
     const v = fullVerdict();
-    const chosen = { ...v.claims.chosen!, wrong: claims(25, 'w'), contested: claims(12, 'c') };
-    const lines = workflowAnnotations({ ...v, claims: { ...v.claims, chosen } }, 'x')
+    const chosen = { ...v.claims!.chosen!, wrong: claims(25, 'w'), contested: claims(12, 'c') };
+    const lines = workflowAnnotations({ ...v, claims: { ...v.claims!, chosen } }, 'x')
       .trimEnd()
       .split('\n');
     expect(lines.filter((l) => l.startsWith('::error '))).toHaveLength(ANNOTATION_CAP);
@@ -42,8 +42,8 @@ describe('--annotate: GitHub workflow commands', () => {
     expect(escapeData('50% done\r\n::set-env name=X::1')).toBe('50%25 done%0D%0A::set-env name=X::1');
     expect(escapeProperty('a:b,c%\n')).toBe('a%3Ab%2Cc%25%0A');
     const v = fullVerdict({ chosen: { agent: 'Ev:il,Agent', score: 1, source: 'finalized' } });
-    const chosen = { ...v.claims.chosen!, wrong: [{ claim: 'x\n::error::forged', reason: '100%' }], contested: [] };
-    const out = workflowAnnotations({ ...v, claims: { ...v.claims, chosen } }, 's');
+    const chosen = { ...v.claims!.chosen!, wrong: [{ claim: 'x\n::error::forged', reason: '100%' }], contested: [] };
+    const out = workflowAnnotations({ ...v, claims: { ...v.claims!, chosen } }, 's');
     expect(out.split('\n')[0]).toBe('::error title=Wrong claim of Ev%3Ail%2CAgent::x%0A::error::forged — 100%25');
     expect(out.split('\n').filter((l) => l.startsWith('::'))).toHaveLength(2);
   });

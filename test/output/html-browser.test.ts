@@ -128,7 +128,7 @@ describe.skipIf(!haveBrowser)('the HTML report in chromium', () => {
       verdict.chosen?.agent,
     );
     expect(await page.locator('#answer svg.chart polyline[data-series="convergence"]').count()).toBe(
-      verdict.convergence.per_round.length > 0 ? 1 : 0,
+      (verdict.convergence.per_round?.length ?? 0) > 0 ? 1 : 0,
     );
     await page.close();
   });

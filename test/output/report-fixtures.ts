@@ -48,7 +48,7 @@ const group = (wrong: VerdictClaim[], contested: VerdictClaim[], verified: Verdi
 });
 
 export const fullVerdict = (over: Partial<CouncilVerdict> = {}): CouncilVerdict => ({
-  v: 1,
+  v: 2,
   rounds: { completed: 2, planned: 2 },
   convergence: {
     per_round: [
@@ -71,21 +71,60 @@ export const fullVerdict = (over: Partial<CouncilVerdict> = {}): CouncilVerdict 
     chosen_counts: { verified: 1, contested: 1, unverified: 0, wrong: 1, unknown: 0 },
     all_counts: { verified: 1, contested: 1, unverified: 0, wrong: 2, unknown: 0 },
   },
-  dissent: ['CortexB'],
+  dissent: [{ agent: 'CortexB', stance: 'disagree', reason: 'the index exists' }],
+  ballots: {
+    round: 2,
+    chosen: [
+      { evaluator: 'CortexB', stance: 'disagree', score: -0.2, synthetic: false, claims: [], disagreements: [], reason: 'the index exists' },
+      { evaluator: 'CortexC', stance: 'agree', score: 0.8, synthetic: true, claims: [], disagreements: [], reason: null },
+    ],
+    matrix: [
+      { evaluator: 'CortexB', target: 'CortexA', score: -0.2, stance: 'disagree', synthetic: false },
+      { evaluator: 'CortexC', target: 'CortexA', score: 0.8, stance: 'agree', synthetic: true },
+      { evaluator: 'CortexA', target: 'CortexB', score: 0.5, stance: 'neutral', synthetic: false },
+    ],
+  },
+  trust: {
+    endorse: { count: 0, of: 1 },
+    agreement: null,
+    synthetic_share: { final: 0.3333, all: 0.2 },
+    decisiveness: 0.4,
+    controversy: null,
+    diversity: { families: ['claude', 'gpt'], providers: ['anthropic', 'openai'] },
+  },
+  trajectory: {
+    leaders: [
+      { round: 1, agent: 'CortexB' },
+      { round: 2, agent: 'CortexA' },
+    ],
+    lead_changes: [2],
+    settled_round: 2,
+    dropped_claims: [],
+  },
   ...over,
 });
 
 /** A verdict where the server reported nothing: every field null (per_round empty). */
 export const nullVerdict: CouncilVerdict = {
-  v: 1,
+  v: 2,
   rounds: { completed: null, planned: null },
-  convergence: { per_round: [], final: null, held: null },
+  convergence: { per_round: null, final: null, held: null },
   chosen: null,
   runner_up: null,
   margin: null,
   scores: null,
-  claims: { chosen: null, chosen_counts: null, all_counts: null },
+  claims: null,
   dissent: null,
+  ballots: null,
+  trust: {
+    endorse: null,
+    agreement: null,
+    synthetic_share: { final: null, all: null },
+    decisiveness: null,
+    controversy: null,
+    diversity: null,
+  },
+  trajectory: null,
 };
 
 export const passingGate: GateResult = {

@@ -48,7 +48,7 @@ describe('the verdict from compat rounds and the reasoning milestone (docs/ndjso
   });
 
   it('takes rounds and convergence per round, final and how long it held', () => {
-    expect(v.v).toBe(1);
+    expect(v.v).toBe(2);
     expect(v.rounds).toEqual({ completed: 3, planned: 3 });
     expect(v.convergence).toEqual({
       per_round: [
@@ -70,46 +70,70 @@ describe('the verdict from compat rounds and the reasoning milestone (docs/ndjso
   });
 
   it("groups the chosen proposal's claims by verdict, with counts, and counts over all candidates", () => {
-    expect(v.claims.chosen).toEqual({
+    expect(v.claims?.chosen).toEqual({
       verified: [{ claim: 'sorts in O(n log n)', reason: 'textbook' }],
       contested: [],
       unverified: [],
       wrong: [{ claim: 'no locks needed', reason: 'races' }],
       unknown: [],
     });
-    expect(v.claims.chosen_counts).toEqual({ verified: 1, contested: 0, unverified: 0, wrong: 1, unknown: 0 });
-    expect(v.claims.all_counts).toEqual({ verified: 1, contested: 1, unverified: 1, wrong: 1, unknown: 0 });
+    expect(v.claims?.chosen_counts).toEqual({ verified: 1, contested: 0, unverified: 0, wrong: 1, unknown: 0 });
+    expect(v.claims?.all_counts).toEqual({ verified: 1, contested: 1, unverified: 1, wrong: 1, unknown: 0 });
   });
 
-  it('counts as dissent only an agent below the chosen score by more than max(margin, 0.1)', () => {
-    expect(v.dissent).toEqual(['C']);
+  it('names no dissent from scores: without ballots, stances are unknown', () => {
+    expect(v.dissent).toBeNull();
+    expect(v.ballots).toBeNull();
+  });
+
+  it('follows the leader round by round: the lead changed in round 2, convergence settled in round 2', () => {
+    expect(v.trajectory).toEqual({
+      leaders: [
+        { round: 1, agent: 'B' },
+        { round: 2, agent: 'A' },
+        { round: 3, agent: 'A' },
+      ],
+      lead_changes: [2],
+      settled_round: 2,
+      dropped_claims: [],
+    });
   });
 });
 
 describe('the verdict with each source missing: null, never guessed', () => {
   it('nothing reported at all', () => {
     expect(deriveVerdict({ rounds: [], reasoning: '' })).toEqual({
-      v: 1,
+      v: 2,
       rounds: { completed: null, planned: null },
-      convergence: { per_round: [], final: null, held: null },
+      convergence: { per_round: null, final: null, held: null },
       chosen: null,
       runner_up: null,
       margin: null,
       scores: null,
-      claims: { chosen: null, chosen_counts: null, all_counts: null },
+      claims: null,
       dissent: null,
+      ballots: null,
+      trust: {
+        endorse: null,
+        agreement: null,
+        synthetic_share: { final: null, all: null },
+        decisiveness: null,
+        controversy: null,
+        diversity: null,
+      },
+      trajectory: null,
     } satisfies CouncilVerdict);
   });
 
   it('rounds without milestones (the strict profile): convergence null, the rest from the rounds', () => {
     const v = deriveVerdict({ rounds: [lastRound], reasoning: 'Consensus reached' });
-    expect(v.convergence).toEqual({ per_round: [], final: null, held: null });
+    expect(v.convergence).toEqual({ per_round: null, final: null, held: null });
     expect(v.chosen?.agent).toBe('A');
   });
 
   it('rounds whose candidates carry no claims (the native stream has none): claims null', () => {
     const v = deriveVerdict({ rounds: [round(1, [cand('A', 0.9), cand('B', 0.2)])], reasoning: null });
-    expect(v.claims).toEqual({ chosen: null, chosen_counts: null, all_counts: null });
+    expect(v.claims).toBeNull();
     expect(judgeGates(v, { 'max-wrong': 0 }).status).toBe('inconclusive');
   });
 
@@ -117,7 +141,7 @@ describe('the verdict with each source missing: null, never guessed', () => {
     const v = deriveVerdict({ rounds: [round(1, [cand('A', 0.9)])], reasoning: '' });
     expect(v.runner_up).toBeNull();
     expect(v.margin).toBeNull();
-    expect(v.dissent).toEqual([]);
+    expect(v.dissent).toBeNull();
   });
 });
 
@@ -131,7 +155,7 @@ describe('the verdict from nsed_finalized (a pick) and from the native structure
     expect(v.chosen).toEqual({ agent: 'B', score: 0.75, source: 'finalized' });
     expect(v.runner_up).toEqual({ agent: 'A', score: 0.8 });
     expect(v.margin).toBe(-0.05);
-    expect(v.claims.chosen_counts?.contested).toBe(1);
+    expect(v.claims?.chosen_counts?.contested).toBe(1);
   });
 
   it('round_summary and job_complete, through the native processor and the transcript, beat the milestone text', () => {

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { usageError } from '../../errors.js';
-import { GATE_NAMES, type GateName, type Gates } from '../../verdict.js';
+import { GATE_NAMES, type Gates } from '../../verdict.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
-import { parseGateValue, parseGatesFile } from '../../input/gates-file.js';
+import { gateEntry, parseGatesFile } from '../../input/gates-file.js';
 
 const GROUP = 'Gates (judge the completed turn; exit 12 failed, 13 inconclusive):';
 
@@ -48,6 +48,28 @@ export const GATE_FLAGS: readonly FlagDef[] = [
     describe: 'fail unless the chosen proposal leads the runner-up by at least M',
   },
   {
+    name: 'min-agreement',
+    type: 'string',
+    group: GROUP,
+    sample: '0.4',
+    describe: "fail unless the real evaluators agree on the chosen proposal's claims at least K (Fleiss' kappa, -1 to 1)",
+  },
+  {
+    name: 'min-endorse',
+    type: 'string',
+    group: GROUP,
+    sample: '2',
+    describe: 'fail unless at least N real evaluators (or P% of them: 60%) agree with the chosen proposal',
+  },
+  {
+    name: 'max-synthetic',
+    type: 'string',
+    group: GROUP,
+    sample: '25%',
+    describe:
+      'fail when more than P of the final round\'s evaluations are synthetic stand-ins; above it (default 50%) a convergence gate is inconclusive',
+  },
+  {
     name: 'gates',
     type: 'string',
     group: GROUP,
@@ -70,7 +92,8 @@ export function parseGateFlags(argv: ParsedArgv): GateRequest {
     const raw = argv[name];
     if (raw === undefined) continue;
     if (Array.isArray(raw)) throw usageError(`--${name} is given more than once`);
-    flags[name] = parseGateValue(name, String(raw), `--${name}`);
+    const [key, n] = gateEntry(name, String(raw), `--${name}`);
+    flags[key] = n;
   }
   const file = stringFlag(argv, 'gates');
   if (file !== undefined && file.trim() === '') throw usageError('--gates is empty', 'e.g. --gates gates.json');
@@ -99,4 +122,7 @@ export async function loadGates(r: GateRequest): Promise<Gates | undefined> {
 }
 
 /** The gate names as flags, for messages. */
-export const gateFlagList = (): string => GATE_NAMES.map((n: GateName) => `--${n}`).join(', ');
+export const gateFlagList = (): string =>
+  GATE_FLAGS.filter((f) => f.name !== 'gates')
+    .map((f) => `--${f.name}`)
+    .join(', ');

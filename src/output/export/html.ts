@@ -7,7 +7,15 @@ import { esc, markdownHtml } from './html/escape.js';
 import { REPORT_CSS } from './html/style.js';
 import { sessionDocument, type SessionDocument, type TurnDocument } from './json.js';
 import { percent, score } from './markdown-cells.js';
-import { claimsByVerdict, GATE_EXPECT, gateValue, VERDICT_ORDER } from './verdict-cells.js';
+import {
+  claimsByVerdict,
+  dissentWords,
+  endorseWords,
+  GATE_EXPECT,
+  gateValue,
+  syntheticWords,
+  VERDICT_ORDER,
+} from './verdict-cells.js';
 
 /**
  * The second wall behind the escaping: even if some text slipped through as markup, the page may
@@ -144,14 +152,14 @@ function verdictFacts(v: CouncilVerdict | null, middle: string): string {
     'Rounds',
     `${v.rounds.completed ?? 'not reported'} completed of ${v.rounds.planned ?? 'not reported'} planned`,
   ]);
-  rows.push(['Claims of the chosen proposal', countsList(v.claims.chosen_counts)]);
-  rows.push(['Claims of all final candidates', countsList(v.claims.all_counts)]);
-  rows.push([
-    'Dissent',
-    v.dissent === null ? 'not reported' : v.dissent.length === 0 ? 'none' : v.dissent.map(esc).join(', '),
-  ]);
+  rows.push(['Claims of the chosen proposal', countsList(v.claims?.chosen_counts ?? null)]);
+  rows.push(['Claims of all final candidates', countsList(v.claims?.all_counts ?? null)]);
+  rows.push(['Dissent', dissentWords(v, esc)]);
+  rows.push(['Endorsed by', endorseWords(v.trust)]);
+  rows.push(['Agreement on claims (kappa)', v.trust.agreement === null ? 'not reported' : score(v.trust.agreement)]);
+  rows.push(['Synthetic evaluations', syntheticWords(v.trust)]);
   const out = [`<dl class="facts verdict">${rows.map(([k, d]) => `<dt>${k}</dt><dd>${d}</dd>`).join('')}</dl>`, middle];
-  if (v.claims.chosen !== null) {
+  if (v.claims?.chosen != null) {
     const items = claimsByVerdict(v).flatMap(({ verdict, claims }) =>
       claims.map((c) => claimItem(verdict, c.claim, c.reason)),
     );

@@ -12,7 +12,7 @@ import {
   type TurnStatus,
 } from '../../session/index.js';
 import { sessionState, type SessionState } from '../../session/index.js';
-import { deriveVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
+import { deriveVerdict, readVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
 export const SESSION_DOCUMENT_VERSION = 1;
@@ -169,7 +169,8 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
  */
 function verdictOf(t: Turn, rounds: NsedRound[]): CouncilVerdict | null {
   if (t.role !== 'assistant' || t.kind === 'injection') return null;
-  if (isObject(t.verdict) && t.verdict.v === 1) return t.verdict as unknown as CouncilVerdict;
+  const recorded = readVerdict(t.verdict);
+  if (recorded !== null) return recorded;
   return deriveVerdict({ rounds, reasoning: str(t.reasoning) });
 }
 

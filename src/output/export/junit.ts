@@ -36,6 +36,10 @@ const GATE_WORDS: Record<GateCheck['name'], string> = {
   'max-contested': 'contested claims at most',
   'min-score': 'chosen score at least',
   'min-margin': 'margin at least',
+  'min-agreement': 'agreement (kappa) at least',
+  'min-endorse': 'real endorsements at least',
+  'min-endorse-share': 'share of real endorsements at least',
+  'max-synthetic': 'synthetic share of the final round at most',
 };
 
 /** One test case per gate check; with no gates one for the turn; an error when it did not complete. */
@@ -51,12 +55,14 @@ function casesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult
     const actual = c.actual === null ? 'not reported by the server' : String(c.actual);
     const message =
       c.status === 'inconclusive'
-        ? `inconclusive: ${GATE_WORDS[c.name] ?? c.name} ${c.expected}, but the server did not report the value`
+        ? c.reason === 'synthetic_votes'
+          ? `inconclusive: ${GATE_WORDS[c.name] ?? c.name} ${c.expected}, but the final round's evaluations were mostly synthetic stand-ins`
+          : `inconclusive: ${GATE_WORDS[c.name] ?? c.name} ${c.expected}, but the server did not report the value`
         : `${GATE_WORDS[c.name] ?? c.name} ${c.expected}, actual ${actual}`;
     const detail = [
       message,
       `chosen: ${verdict?.chosen?.agent ?? 'not reported'}`,
-      `claims of the chosen proposal: ${countsLine(verdict?.claims.chosen_counts ?? null)}`,
+      `claims of the chosen proposal: ${countsLine(verdict?.claims?.chosen_counts ?? null)}`,
     ].join('\n');
     return {
       name,

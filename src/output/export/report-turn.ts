@@ -1,7 +1,7 @@
 import { notFound } from '../../errors.js';
 import type { NsedRound } from '../../protocol/wire.js';
 import type { RecordedToolCall, Session, TurnStatus } from '../../session/index.js';
-import type { CouncilVerdict, GateResult } from '../../verdict.js';
+import { readVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
 /**
@@ -79,17 +79,8 @@ function injectionsOf(turns: readonly TurnDocument[], answer: TurnDocument): Rep
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/**
- * The verdict a turn recorded, when it has the shape of version 1; anything else (an older
- * record, a hand edit) is no verdict, so a report says "not reported" rather than guess.
- */
-export function recordedVerdict(v: unknown): CouncilVerdict | null {
-  if (!isObject(v) || v['v'] !== 1) return null;
-  const { rounds, convergence, claims } = v;
-  if (!isObject(rounds) || !isObject(convergence) || !isObject(claims)) return null;
-  if (!Array.isArray(convergence['per_round'])) return null;
-  return v as unknown as CouncilVerdict;
-}
+/** The verdict a turn recorded (the one reader: verdict.ts `readVerdict`). */
+export const recordedVerdict = (v: unknown): CouncilVerdict | null => readVerdict(v);
 
 export function recordedGate(g: unknown): GateResult | null {
   if (!isObject(g) || typeof g['status'] !== 'string' || !Array.isArray(g['checks'])) return null;

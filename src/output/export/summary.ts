@@ -3,7 +3,15 @@ import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../..
 import { leaderOf } from '../progress-state.js';
 import { bytes, cell, clip, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import type { ReportTurn } from './report-turn.js';
-import { claimsByVerdict, GATE_EXPECT, gateValue, VERDICT_ORDER } from './verdict-cells.js';
+import {
+  claimsByVerdict,
+  dissentWords,
+  endorseWords,
+  GATE_EXPECT,
+  gateValue,
+  syntheticWords,
+  VERDICT_ORDER,
+} from './verdict-cells.js';
 
 /** GitHub refuses a step summary over 1 MiB (and shows none of it); a report stays below. */
 export const SUMMARY_LIMIT_BYTES = 1024 * 1024;
@@ -120,12 +128,7 @@ function verdictLines(v: CouncilVerdict | null): string[] {
       ? ''
       : `, held for ${v.convergence.held} final round${v.convergence.held === 1 ? '' : 's'}`;
   const rounds = `${v.rounds.completed ?? 'not reported'} completed of ${v.rounds.planned ?? 'not reported'} planned`;
-  const dissent =
-    v.dissent === null
-      ? 'not reported'
-      : v.dissent.length === 0
-        ? 'none'
-        : v.dissent.map((a) => inline(a, 80)).join(', ');
+  const dissent = dissentWords(v, (a) => inline(a, 80));
   const scores =
     v.scores === null
       ? 'not reported'
@@ -139,9 +142,12 @@ function verdictLines(v: CouncilVerdict | null): string[] {
     `- Margin: ${score(v.margin)}`,
     `- Convergence: ${percent(v.convergence.final)}${held}`,
     `- Rounds: ${rounds}`,
-    `- Claims of the chosen proposal: ${countsLine(v.claims.chosen_counts)}`,
-    `- Claims of all final candidates: ${countsLine(v.claims.all_counts)}`,
+    `- Claims of the chosen proposal: ${countsLine(v.claims?.chosen_counts ?? null)}`,
+    `- Claims of all final candidates: ${countsLine(v.claims?.all_counts ?? null)}`,
     `- Dissent: ${dissent}`,
+    `- Endorsed by: ${endorseWords(v.trust)}`,
+    `- Agreement on claims (kappa): ${v.trust.agreement === null ? 'not reported' : score(v.trust.agreement)}`,
+    `- Synthetic evaluations: ${syntheticWords(v.trust)}`,
     `- Final scores: ${clip(scores, BUDGET.scores)}`,
   ];
 }
@@ -208,7 +214,7 @@ function roundLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
 }
 
 function claimLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
-  if (v === null || v.claims.chosen === null) return ['_Not reported._'];
+  if (v === null || v.claims?.chosen == null) return ['_Not reported._'];
   const lines: string[] = [];
   for (const { verdict, claims } of claimsByVerdict(v)) {
     lines.push(`#### ${VERDICT_MARK[verdict]} (${claims.length})`, '');

@@ -1,0 +1,142 @@
+import type { Verdict } from './wire.js';
+
+/**
+ * `GET /deliberation/{id}/details` (docs/protocol.md §3.5) read leniently into the ballots nsed
+ * shows: every evaluation each author's proposal received, round by round, with the evaluator's
+ * stance, score, claim verdicts, disagreements and whether it was a synthetic stand-in for an
+ * evaluator that timed out. The server is untrusted: every list and string is capped, a field of
+ * the wrong type counts as not reported (null), and an entry without a round or an author is
+ * skipped.
+ */
+
+export type Stance = 'strong_agree' | 'agree' | 'neutral' | 'disagree' | 'strong_disagree';
+export const STANCES: readonly Stance[] = ['strong_agree', 'agree', 'neutral', 'disagree', 'strong_disagree'];
+
+export type Confidence = 'high' | 'medium' | 'low';
+
+export interface DetailsClaim {
+  /** The server's claim id when it sent one; claims are matched by it, else by their text. */
+  id: string | null;
+  claim: string;
+  verdict: Verdict;
+  reason: string | null;
+}
+
+export interface DetailsDisagreement {
+  position: string;
+  confidence: Confidence | null;
+}
+
+export interface DetailsEvaluation {
+  evaluator: string;
+  score: number | null;
+  stance: Stance | null;
+  /** True for an evaluation the orchestrator injected for an evaluator that timed out; null when not said. */
+  synthetic: boolean | null;
+  justification: string | null;
+  claims: DetailsClaim[];
+  disagreements: DetailsDisagreement[];
+}
+
+export interface DetailsEntry {
+  round: number;
+  author: string;
+  score: number | null;
+  evaluations: DetailsEvaluation[];
+}
+
+export interface DetailsRound {
+  round: number;
+  convergence: number | null;
+  decisiveness: number | null;
+}
+
+export interface CouncilDetails {
+  entries: DetailsEntry[];
+  rounds: DetailsRound[];
+  /** `final_result.author_agent_id`, or null. */
+  finalAuthor: string | null;
+}
+
+/** Caps on what one answer may hold (docs/reliability.md #220). */
+export const DETAILS_LIMITS = { entries: 2_000, evaluations: 200, claims: 200, text: 2_000, id: 200 } as const;
+
+const VERDICTS: readonly Verdict[] = ['verified', 'contested', 'unverified', 'wrong', 'unknown'];
+const CONFIDENCES: readonly Confidence[] = ['high', 'medium', 'low'];
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const text = (v: unknown, cap: number = DETAILS_LIMITS.text): string | null =>
+  typeof v === 'string' ? v.slice(0, cap) : null;
+const list = (v: unknown, cap: number): unknown[] => (Array.isArray(v) ? v.slice(0, cap) : []);
+const oneOf = <T extends string>(v: unknown, known: readonly T[]): T | null =>
+  typeof v === 'string' && (known as readonly string[]).includes(v.toLowerCase()) ? (v.toLowerCase() as T) : null;
+
+function claimOf(v: unknown): DetailsClaim | undefined {
+  if (!isRecord(v)) return undefined;
+  const claim = text(v['claim']);
+  if (claim === null || claim.trim() === '') return undefined;
+  return {
+    id: text(v['claim_id'], DETAILS_LIMITS.id),
+    claim,
+    // A verdict outside the five known ones counts as unknown, as in the verdict (docs/ndjson.md §4b).
+    verdict: oneOf(v['verdict'], VERDICTS) ?? 'unknown',
+    reason: text(v['reason']),
+  };
+}
+
+function disagreementOf(v: unknown): DetailsDisagreement | undefined {
+  if (!isRecord(v)) return undefined;
+  const position = text(v['evaluator_position']);
+  if (position === null) return undefined;
+  return { position, confidence: oneOf(v['confidence'], CONFIDENCES) };
+}
+
+function evaluationOf(v: unknown): DetailsEvaluation | undefined {
+  if (!isRecord(v)) return undefined;
+  const evaluator = text(v['evaluator_agent_id'] ?? v['evaluator_id'], DETAILS_LIMITS.id);
+  if (evaluator === null || evaluator === '') return undefined;
+  // The evaluation's fields sit under `evaluation` (the reference server), or beside the id.
+  const e = isRecord(v['evaluation']) ? v['evaluation'] : v;
+  const synthetic = typeof e['synthetic'] === 'boolean' ? e['synthetic'] : typeof v['synthetic'] === 'boolean' ? v['synthetic'] : null;
+  return {
+    evaluator,
+    score: num(e['score']),
+    stance: oneOf(e['stance'], STANCES),
+    synthetic,
+    justification: text(e['justification']),
+    claims: list(e['claim_assessments'], DETAILS_LIMITS.claims).flatMap((c) => claimOf(c) ?? []),
+    disagreements: list(e['disagreements'], DETAILS_LIMITS.claims).flatMap((d) => disagreementOf(d) ?? []),
+  };
+}
+
+function entryOf(v: unknown): DetailsEntry | undefined {
+  if (!isRecord(v)) return undefined;
+  const round = num(v['round']);
+  const author = text(v['author_agent_id'], DETAILS_LIMITS.id);
+  if (round === null || author === null || author === '') return undefined;
+  return {
+    round,
+    author,
+    score: num(v['aggregated_score']),
+    evaluations: list(v['evaluations'], DETAILS_LIMITS.evaluations).flatMap((e) => evaluationOf(e) ?? []),
+  };
+}
+
+function roundOf(v: unknown): DetailsRound | undefined {
+  if (!isRecord(v)) return undefined;
+  const round = num(v['round']);
+  if (round === null) return undefined;
+  return { round, convergence: num(v['convergence_score']), decisiveness: num(v['decisiveness']) };
+}
+
+/** The ballots of a `/details` answer, or null when it is not an object with a `history` list. */
+export function parseDetails(v: unknown): CouncilDetails | null {
+  if (!isRecord(v) || !Array.isArray(v['history'])) return null;
+  const final = isRecord(v['final_result']) ? text(v['final_result']['author_agent_id'], DETAILS_LIMITS.id) : null;
+  return {
+    entries: list(v['history'], DETAILS_LIMITS.entries).flatMap((e) => entryOf(e) ?? []),
+    rounds: list(v['rounds'], DETAILS_LIMITS.entries).flatMap((r) => roundOf(r) ?? []),
+    finalAuthor: final === '' ? null : final,
+  };
+}
