@@ -32,8 +32,13 @@ export const LAYERS = [
   },
   {
     from: 'src/verdict.ts',
+    allow: ['src/protocol/', 'src/ballots.ts'],
+    why: "the council's verdict is derived from the wire's rounds and milestones and the ballots alone: a leaf that events.ts, output/, turn/ and the reports share",
+  },
+  {
+    from: 'src/ballots.ts',
     allow: ['src/protocol/'],
-    why: "the council's verdict is derived from the wire's rounds and milestones alone: a leaf that events.ts, output/, turn/ and the reports share",
+    why: 'who voted how, and the trust figures: pure functions over /details and /agents that the verdict reads',
   },
   {
     from: 'src/transcript.ts',

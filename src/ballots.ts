@@ -84,12 +84,16 @@ const claimKey = (c: { id: string | null; claim: string }): string =>
 export const normalise = (claim: string): string => claim.trim().replace(/\s+/g, ' ').toLowerCase();
 
 /** The final round's evaluations of each proposal, and the round number. */
-function finalRound(details: CouncilDetails, chosen: string): { round: number; evaluations: Map<string, DetailsEvaluation[]> } | null {
+function finalRound(
+  details: CouncilDetails,
+  chosen: string,
+): { round: number; evaluations: Map<string, DetailsEvaluation[]> } | null {
   const ofChosen = details.entries.filter((e) => e.author === chosen);
   if (ofChosen.length === 0) return null;
   const round = Math.max(...ofChosen.map((e) => e.round));
   const evaluations = new Map<string, DetailsEvaluation[]>();
-  for (const e of details.entries) if (e.round === round) evaluations.set(e.author, [...(evaluations.get(e.author) ?? []), ...e.evaluations]);
+  for (const e of details.entries)
+    if (e.round === round) evaluations.set(e.author, [...(evaluations.get(e.author) ?? []), ...e.evaluations]);
   return { round, evaluations };
 }
 
@@ -98,7 +102,10 @@ function ballotOf(e: DetailsEvaluation): Ballot {
   for (const c of e.claims) {
     const key = claimKey(c);
     const seen = merged.get(key);
-    merged.set(key, { claim: seen?.claim ?? c.claim, verdict: seen === undefined ? c.verdict : worseVerdict(seen.verdict, c.verdict) });
+    merged.set(key, {
+      claim: seen?.claim ?? c.claim,
+      verdict: seen === undefined ? c.verdict : worseVerdict(seen.verdict, c.verdict),
+    });
   }
   return {
     evaluator: e.evaluator,
@@ -118,7 +125,8 @@ export function ballotsOf(details: CouncilDetails | null, chosen: string | null)
   if (final === null) return null;
   const matrix: BallotCell[] = [];
   for (const [target, evaluations] of final.evaluations)
-    for (const e of evaluations) matrix.push({ evaluator: e.evaluator, target, score: e.score, stance: e.stance, synthetic: e.synthetic });
+    for (const e of evaluations)
+      matrix.push({ evaluator: e.evaluator, target, score: e.score, stance: e.stance, synthetic: e.synthetic });
   // One ballot per evaluator: a repeated evaluation of the same proposal keeps the last.
   const byEvaluator = new Map<string, Ballot>();
   for (const e of final.evaluations.get(chosen) ?? []) byEvaluator.set(e.evaluator, ballotOf(e));
@@ -202,7 +210,9 @@ export interface TrustSources {
   /** The council's agents as `/agents` lists them (only those in the council), or null when not listed. */
   agents: readonly AgentInfo[] | null;
   /** The native round summary's figures for the final round, when the stream carried them. */
-  summary?: { decisiveness: number | null; controversy: number | null; real: number | null; synthetic: number | null } | undefined;
+  summary?:
+    | { decisiveness: number | null; controversy: number | null; real: number | null; synthetic: number | null }
+    | undefined;
 }
 
 export function trustOf(src: TrustSources): Trust {
@@ -211,7 +221,10 @@ export function trustOf(src: TrustSources): Trust {
   const endorse =
     realWithStance.length === 0
       ? null
-      : { count: realWithStance.filter((b) => ENDORSING.includes(b.stance as Stance)).length, of: realWithStance.length };
+      : {
+          count: realWithStance.filter((b) => ENDORSING.includes(b.stance as Stance)).length,
+          of: realWithStance.length,
+        };
   const finalCells = ballots?.matrix ?? [];
   const allEvaluations = details?.entries.flatMap((e) => e.evaluations) ?? [];
   const syntheticFinal =
@@ -222,14 +235,21 @@ export function trustOf(src: TrustSources): Trust {
         : null;
   const decisiveness =
     details?.rounds.find((r) => r.round === ballots?.round)?.decisiveness ?? src.summary?.decisiveness ?? null;
-  const families = src.agents === null ? null : [...new Set(src.agents.map((a) => familyOf(a.model_name)).filter((f) => f !== ''))].sort();
-  const providers = src.agents === null ? null : [...new Set(src.agents.map((a) => a.provider_id).filter((p) => p !== ''))].sort();
+  const families =
+    src.agents === null
+      ? null
+      : [...new Set(src.agents.map((a) => familyOf(a.model_name)).filter((f) => f !== ''))].sort();
+  const providers =
+    src.agents === null ? null : [...new Set(src.agents.map((a) => a.provider_id).filter((p) => p !== ''))].sort();
   return {
     endorse,
     agreement: fleissKappa(ballots?.chosen ?? []),
     synthetic_share: {
       final: syntheticFinal,
-      all: details === null ? null : share(allEvaluations.filter((e) => e.synthetic === true).length, allEvaluations.length),
+      all:
+        details === null
+          ? null
+          : share(allEvaluations.filter((e) => e.synthetic === true).length, allEvaluations.length),
     },
     decisiveness,
     controversy: src.summary?.controversy ?? null,
@@ -241,12 +261,16 @@ export function trustOf(src: TrustSources): Trust {
 export function trajectoryOf(
   leaders: ReadonlyArray<{ round: number; agent: string }>,
   convergence: ReadonlyArray<{ round: number; value: number }> | null,
-  lastRound: ReadonlyArray<{ agent_id: string; claims: ReadonlyArray<{ claim: string; verdict: ClaimVerdict }> }> | null,
+  lastRound: ReadonlyArray<{
+    agent_id: string;
+    claims: ReadonlyArray<{ claim: string; verdict: ClaimVerdict }>;
+  }> | null,
   chosen: string | null,
 ): Trajectory | null {
   if (leaders.length === 0 && (convergence === null || convergence.length === 0)) return null;
   const lead_changes: number[] = [];
-  for (let i = 1; i < leaders.length; i++) if (leaders[i]?.agent !== leaders[i - 1]?.agent) lead_changes.push(leaders[i]?.round ?? 0);
+  for (let i = 1; i < leaders.length; i++)
+    if (leaders[i]?.agent !== leaders[i - 1]?.agent) lead_changes.push(leaders[i]?.round ?? 0);
   const final = convergence?.at(-1)?.value;
   const settled = final === undefined ? undefined : convergence?.find((c) => c.value >= final);
   const made = new Set((lastRound?.find((c) => c.agent_id === chosen)?.claims ?? []).map((c) => normalise(c.claim)));

@@ -357,7 +357,12 @@ export function judgeGates(verdict: CouncilVerdict, gates: Gates): GateResult {
     if (expected === undefined) continue;
     const actual = gateActual(verdict, name);
     const ok = actual !== null && (isMinimum(name) ? actual >= expected : actual <= expected);
-    const check: GateCheck = { name, expected, actual, status: actual === null ? 'inconclusive' : ok ? 'pass' : 'fail' };
+    const check: GateCheck = {
+      name,
+      expected,
+      actual,
+      status: actual === null ? 'inconclusive' : ok ? 'pass' : 'fail',
+    };
     if (actual === null) check.reason = 'not_reported';
     else if (name === 'min-convergence' && restsOnStandIns(verdict, gates)) {
       // Convergence reached by stand-in votes is no agreement: never a pass (docs/ndjson.md §4c).
@@ -403,12 +408,14 @@ const UNKNOWN_TRUST: Trust = {
 export function readVerdict(v: unknown): CouncilVerdict | null {
   if (!record(v) || (v['v'] !== 1 && v['v'] !== 2)) return null;
   const { rounds, convergence, claims, chosen } = v;
-  if (!record(rounds) || !record(convergence) || !numOrNull(convergence['final']) || !numOrNull(v['margin'])) return null;
+  if (!record(rounds) || !record(convergence) || !numOrNull(convergence['final']) || !numOrNull(v['margin']))
+    return null;
   if (chosen !== null && (!record(chosen) || !numOrNull(chosen['score']))) return null;
   if (claims !== null && !record(claims)) return null;
   if (record(claims)) {
     const counts = claims['chosen_counts'];
-    if (counts !== null && counts !== undefined && (!record(counts) || !Object.values(counts).every(numOrNull))) return null;
+    if (counts !== null && counts !== undefined && (!record(counts) || !Object.values(counts).every(numOrNull)))
+      return null;
   }
   if (v['v'] === 2) {
     const trust = v['trust'];
@@ -422,7 +429,8 @@ export function readVerdict(v: unknown): CouncilVerdict | null {
     v: 2,
     convergence: {
       ...(convergence as unknown as CouncilVerdict['convergence']),
-      per_round: Array.isArray(perRound) && perRound.length > 0 ? (perRound as Array<{ round: number; value: number }>) : null,
+      per_round:
+        Array.isArray(perRound) && perRound.length > 0 ? (perRound as Array<{ round: number; value: number }>) : null,
     },
     claims: v1Claims as CouncilVerdict['claims'],
     dissent: null,

@@ -94,6 +94,8 @@ export interface NsedClient {
   toolCalls(jobId: string, opts?: { status?: 'pending'; signal?: AbortSignal }): Promise<PendingToolCall[]>;
   policies(opts?: { signal?: AbortSignal; tag?: string }): Promise<PolicyInfo[]>;
   agents(opts?: { signal?: AbortSignal }): Promise<AgentInfo[]>;
+  /** `GET /deliberation/{id}/details` as sent (docs/protocol.md §3.5): protocol/details.ts reads it leniently. */
+  details(jobId: string, opts?: { signal?: AbortSignal }): Promise<unknown>;
   models(opts?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
   /** `GET /health`, the one route that needs no token. */
   health(opts?: { signal?: AbortSignal }): Promise<HealthInfo>;
@@ -380,6 +382,13 @@ export function createClient(cfg: ClientConfig): NsedClient {
     },
     async agents(opts = {}) {
       return json({ method: 'GET', path: '/agents', signal: opts.signal }, { subject: 'GET /agents' }, parseAgents);
+    },
+    async details(jobId, opts = {}) {
+      return json(
+        { method: 'GET', path: `${job(jobId)}/details`, signal: opts.signal },
+        jobDescribe(jobId, 'job %s'),
+        (v) => v,
+      );
     },
     async models(opts = {}) {
       return json(

@@ -98,7 +98,8 @@ function evaluationOf(v: unknown): DetailsEvaluation | undefined {
   if (evaluator === null || evaluator === '') return undefined;
   // The evaluation's fields sit under `evaluation` (the reference server), or beside the id.
   const e = isRecord(v['evaluation']) ? v['evaluation'] : v;
-  const synthetic = typeof e['synthetic'] === 'boolean' ? e['synthetic'] : typeof v['synthetic'] === 'boolean' ? v['synthetic'] : null;
+  const synthetic =
+    typeof e['synthetic'] === 'boolean' ? e['synthetic'] : typeof v['synthetic'] === 'boolean' ? v['synthetic'] : null;
   return {
     evaluator,
     score: num(e['score']),

@@ -1,3 +1,4 @@
+import { checkAgentNames } from './ballot-sources.js';
 import type { SchemaError } from '../events.js';
 import { NsedError, markReported, notFound } from '../errors.js';
 import { progressMode, type ProgressMode } from '../output/progress-mode.js';
@@ -161,6 +162,8 @@ async function startTurn(
   let start: TurnStart;
   const schema = opts.schema;
   if (native) {
+    // Names the server does not list are refused before anything is sent (docs/reliability.md #221).
+    if (agents !== undefined) await checkAgentNames(conn.client, agents, ctx.signal);
     const policyId = agents === undefined ? await resolvePolicyId(conn, model) : undefined;
     start = buildNativeRequest(
       session,

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CouncilVerdict } from '../../src/verdict.js';
 import { makeRig, type Rig } from '../harness/rig.js';
 import { deliberationSession, HOSTILE } from './html-fixtures.js';
+import { fullVerdict } from './report-fixtures.js';
 
 /** Where .ci/run installs Debian's chromium (`apt-get install -y chromium`). */
 const CHROMIUM = process.env['NSED_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -130,6 +131,40 @@ describe.skipIf(!haveBrowser)('the HTML report in chromium', () => {
     expect(await page.locator('#answer svg.chart polyline[data-series="convergence"]').count()).toBe(
       (verdict.convergence.per_round?.length ?? 0) > 0 ? 1 : 0,
     );
+    await page.close();
+  });
+
+  it('shows the ballots as an evaluator × proposal matrix: a cell per evaluation, coloured by stance, stand-ins marked synthetic', async () => {
+    const s = deliberationSession({ rounds: 2, candidates: 2 });
+    s.id = '20261201-ballots';
+    const answer = s.turns.findLast((t) => t.role === 'assistant' && t.status === 'complete');
+    if (answer === undefined) throw new Error('the fixture has no answer');
+    (answer as unknown as Record<string, unknown>)['verdict'] = fullVerdict();
+    await writeFile(join(rig.home, 'sessions', `${s.id}.json`), JSON.stringify(s));
+    const file = join(dir, 'ballots.html');
+    const r = await rig.run(['sessions', 'export', s.id, '--format', 'html', '--out', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const { page, errors, requests, url } = await open(file);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+    const matrix = page.locator('#answer table.ballots');
+    expect(await matrix.isVisible()).toBe(true);
+    expect(await matrix.locator('thead th').allInnerTexts()).toEqual(['Evaluator / proposal', 'CortexA', 'CortexB']);
+    expect(await matrix.locator('thead th.chosen').innerText()).toBe('CortexA');
+    expect(await matrix.locator('tbody th').allInnerTexts()).toEqual(['CortexB', 'CortexC', 'CortexA']);
+    // Three evaluations, three empty cells (nobody evaluates their own proposal here).
+    expect(await matrix.locator('td.cell:not(.none)').count()).toBe(3);
+    expect(await matrix.locator('td.cell.none').count()).toBe(3);
+    expect(await matrix.locator('td.s-disagree').innerText()).toContain('disagree');
+    const standIn = matrix.locator('td.synthetic');
+    expect(await standIn.count()).toBe(1);
+    expect(await standIn.getAttribute('title')).toBe('agree, synthetic');
+    // Stances are told apart by colour as well as by word.
+    type Styled = { getComputedStyle(el: unknown): { backgroundColor: string } };
+    const bg = (sel: string): Promise<string> =>
+      matrix.locator(sel).evaluate((el) => (globalThis as unknown as Styled).getComputedStyle(el).backgroundColor);
+    expect(await bg('td.s-disagree')).not.toBe(await bg('td.s-neutral'));
+    expect(await page.locator('script').count()).toBe(0);
     await page.close();
   });
 

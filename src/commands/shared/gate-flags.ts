@@ -52,7 +52,8 @@ export const GATE_FLAGS: readonly FlagDef[] = [
     type: 'string',
     group: GROUP,
     sample: '0.4',
-    describe: "fail unless the real evaluators agree on the chosen proposal's claims at least K (Fleiss' kappa, -1 to 1)",
+    describe:
+      "fail unless the real evaluators agree on the chosen proposal's claims at least K (Fleiss' kappa, -1 to 1)",
   },
   {
     name: 'min-endorse',
@@ -67,7 +68,7 @@ export const GATE_FLAGS: readonly FlagDef[] = [
     group: GROUP,
     sample: '25%',
     describe:
-      'fail when more than P of the final round\'s evaluations are synthetic stand-ins; above it (default 50%) a convergence gate is inconclusive',
+      "fail when more than P of the final round's evaluations are synthetic stand-ins; above it (default 50%) a convergence gate is inconclusive",
   },
   {
     name: 'gates',

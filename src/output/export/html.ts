@@ -159,6 +159,8 @@ function verdictFacts(v: CouncilVerdict | null, middle: string): string {
   rows.push(['Agreement on claims (kappa)', v.trust.agreement === null ? 'not reported' : score(v.trust.agreement)]);
   rows.push(['Synthetic evaluations', syntheticWords(v.trust)]);
   const out = [`<dl class="facts verdict">${rows.map(([k, d]) => `<dt>${k}</dt><dd>${d}</dd>`).join('')}</dl>`, middle];
+  const matrix = ballotMatrix(v);
+  if (matrix !== '') out.push(matrix);
   if (v.claims?.chosen != null) {
     const items = claimsByVerdict(v).flatMap(({ verdict, claims }) =>
       claims.map((c) => claimItem(verdict, c.claim, c.reason)),
@@ -167,6 +169,36 @@ function verdictFacts(v: CouncilVerdict | null, middle: string): string {
       out.push('<h3>Claims of the chosen proposal</h3>', `<ul class="claims">${items.join('')}</ul>`);
   }
   return out.join('\n');
+}
+
+/**
+ * The final round's ballots: a row per evaluator, a column per proposal, each cell the score the
+ * evaluator gave, coloured by its stance; a synthetic stand-in is hatched and marked "synthetic".
+ */
+function ballotMatrix(v: CouncilVerdict): string {
+  const b = v.ballots;
+  if (b === null || b.matrix.length === 0) return '';
+  const targets = [...new Set(b.matrix.map((c) => c.target))];
+  const evaluators = [...new Set(b.matrix.map((c) => c.evaluator))];
+  const head = targets
+    .map((t) => `<th${t === v.chosen?.agent ? ' class="chosen" title="the chosen proposal"' : ''}>${esc(t)}</th>`)
+    .join('');
+  const rows = evaluators.map((e) => {
+    const cells = targets.map((t) => {
+      const c = b.matrix.find((x) => x.evaluator === e && x.target === t);
+      if (c === undefined) return '<td class="cell none">—</td>';
+      const stance = c.stance ?? 'unknown';
+      const classes = ['cell', `s-${stance}`, ...(c.synthetic === true ? ['synthetic'] : [])].join(' ');
+      const label = `${stance.replace('_', ' ')}${c.synthetic === true ? ', synthetic' : ''}`;
+      return `<td class="${esc(classes)}" title="${esc(label)}">${score(c.score)}<br><small>${esc(label)}</small></td>`;
+    });
+    return `<tr><th scope="row">${esc(e)}</th>${cells.join('')}</tr>`;
+  });
+  return [
+    `<h3>Ballots of round ${b.round}</h3>`,
+    `<table class="ballots"><thead><tr><th>Evaluator / proposal</th>${head}</tr></thead>`,
+    `<tbody>${rows.join('')}</tbody></table>`,
+  ].join('');
 }
 
 function countsList(c: VerdictCounts | null): string {

@@ -28,6 +28,14 @@ blockquote{margin:.4em 0;padding:.2em 12px;border-left:4px solid var(--line);col
 .answer{border:1px solid var(--line);border-radius:8px;padding:4px 16px;background:var(--panel)}
 .answer pre{background:var(--bg)}
 .badge{display:inline-block;padding:0 7px;border-radius:10px;font-size:.8em;font-weight:600;border:1px solid currentColor;white-space:nowrap;vertical-align:baseline}
+table.ballots td.cell{text-align:center;border:1px solid var(--line)}
+table.ballots td.s-strong_agree{background:color-mix(in srgb,var(--verified) 35%,transparent)}
+table.ballots td.s-agree{background:color-mix(in srgb,var(--verified) 18%,transparent)}
+table.ballots td.s-neutral{background:color-mix(in srgb,var(--unverified) 14%,transparent)}
+table.ballots td.s-disagree{background:color-mix(in srgb,var(--wrong) 18%,transparent)}
+table.ballots td.s-strong_disagree{background:color-mix(in srgb,var(--wrong) 35%,transparent)}
+table.ballots td.synthetic{background-image:repeating-linear-gradient(45deg,transparent 0 5px,var(--line) 5px 7px);font-style:italic}
+table.ballots th.chosen{text-decoration:underline}
 .v-verified{color:var(--verified)}.v-contested{color:var(--contested)}.v-unverified{color:var(--unverified)}.v-wrong{color:var(--wrong)}.v-unknown{color:var(--unknown)}
 .st-pass{color:var(--verified)}.st-fail,.st-failed,.st-cancelled{color:var(--wrong)}.st-inconclusive,.st-interrupted{color:var(--contested)}
 .counts{display:flex;flex-wrap:wrap;gap:6px;margin:0;padding:0;list-style:none}

@@ -1,0 +1,96 @@
+import type { NsedClient } from '../api/index.js';
+import { NsedError } from '../errors.js';
+import { parseDetails, type CouncilDetails } from '../protocol/details.js';
+import type { AgentInfo, NsedRound } from '../protocol/wire.js';
+import { oneLine } from '../terminal/sanitize.js';
+
+/**
+ * What the verdict reads besides the turn's own events: the ballots of `GET /deliberation/{id}/details`
+ * and the council's agents of `GET /agents` (docs/ndjson.md §4b). Both are asked once, after the
+ * answer, each bounded by SIDE_READ_MS; a server that has neither (404, an error, a wrong shape, a
+ * stall) leaves them null, and the verdict then says "not reported" (docs/reliability.md #221).
+ */
+export const SIDE_READ_MS = 10_000;
+
+export interface BallotSources {
+  details: CouncilDetails | null;
+  agents: readonly AgentInfo[] | null;
+}
+
+const bounded = (signal: AbortSignal): AbortSignal => AbortSignal.any([signal, AbortSignal.timeout(SIDE_READ_MS)]);
+
+async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The agents `/agents` lists, or null when it lists none (a server without the route, or one that
+ * keeps its registry to itself): then names cannot be checked and diversity is unknown.
+ */
+export async function listedAgents(client: NsedClient, signal: AbortSignal): Promise<AgentInfo[] | null> {
+  const listed = await orNull(() => client.agents({ signal: bounded(signal) }));
+  return listed === null || listed.length === 0 ? null : listed;
+}
+
+/**
+ * `--agents` names checked before anything is sent: a name the server does not list is exit 2,
+ * naming the unknown and listing the known, instead of a council that fails late or silently
+ * shrinks. Returns the listing for the verdict's diversity (null: the server lists none, no check).
+ */
+export async function checkAgentNames(
+  client: NsedClient,
+  names: readonly string[],
+  signal: AbortSignal,
+): Promise<AgentInfo[] | null> {
+  const listed = await listedAgents(client, signal);
+  if (listed === null) return null;
+  const known = new Set(listed.map((a) => a.agent_id));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    const shown = (xs: readonly string[]): string => xs.map((x) => oneLine(x, 60)).join(', ');
+    // Unsent: the turn is forgotten, so no session is left that never asked anything.
+    throw new NsedError(
+      'usage',
+      `unknown agent${unknown.length === 1 ? '' : 's'} ${shown(unknown)}: the orchestrator lists ${shown([...known].slice(0, 20))}${known.size > 20 ? ', …' : ''}`,
+      { hint: "'nsed agents' lists them", unsent: true },
+    );
+  }
+  return listed;
+}
+
+/** The ballots and the council's agents for a job that ended; `listing` when it was read already. */
+export async function ballotSources(
+  client: NsedClient,
+  jobId: string | undefined,
+  rounds: readonly NsedRound[],
+  listing: readonly AgentInfo[] | null | undefined,
+  signal: AbortSignal,
+): Promise<BallotSources> {
+  if (jobId === undefined) return { details: null, agents: null };
+  const [raw, agents] = await Promise.all([
+    orNull(() => client.details(jobId, { signal: bounded(signal) })),
+    listing === undefined ? listedAgents(client, signal) : Promise.resolve(listing),
+  ]);
+  const details = parseDetails(raw);
+  return { details, agents: agents === null ? null : councilOf(agents, details, rounds) };
+}
+
+/** The listed agents that took part: authors and evaluators of the details, else the candidates of the rounds. */
+function councilOf(
+  agents: readonly AgentInfo[],
+  details: CouncilDetails | null,
+  rounds: readonly NsedRound[],
+): AgentInfo[] | null {
+  const ids = new Set<string>();
+  for (const e of details?.entries ?? []) {
+    ids.add(e.author);
+    for (const x of e.evaluations) ids.add(x.evaluator);
+  }
+  for (const r of rounds) for (const c of r.candidates) ids.add(c.agent_id);
+  const council = agents.filter((a) => ids.has(a.agent_id));
+  return council.length === 0 ? null : council;
+}
