@@ -1,3 +1,4 @@
+import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { renderExport } from '../../src/output/export/formats.js';
 import { reportOf } from '../../src/output/export/report-turn.js';
@@ -45,6 +46,22 @@ describe('the step summary (--summary, export --format summary)', () => {
     expect(md).toContain('- round 1, #1: mind the rollback');
     expect(md).toContain('| `calculator` | `{"x":2}` | ok | 0 | 4 |');
     expect(md).not.toContain('Truncated');
+  });
+
+  it('shows who voted how: rendered as GitHub renders it, a ballot table with a row per evaluator, stand-ins marked', () => {
+    const md = summaryMarkdown(reportTurn(), fullVerdict(), null);
+    const html = new MarkdownIt({ html: false }).render(md);
+    const section = html.slice(html.indexOf('<h3>Ballots of round 2</h3>'));
+    const table = section.slice(0, section.indexOf('</table>')).replace(/\n/g, '');
+    expect(table).toContain('<th>Evaluator</th><th>Stance</th><th>Score</th><th>Synthetic</th>');
+    const rows = table.split('<tr>').slice(2);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain('<td>CortexB</td><td>disagree</td><td>-0.20</td><td>no</td>');
+    expect(rows[0]).toContain('<td>the index exists</td>');
+    expect(rows[1]).toContain('<td>CortexC</td><td>agree</td><td>0.80</td><td>yes (a stand-in)</td>');
+    expect(md).toContain('- Endorsed by: 0 of 1 real evaluators');
+    expect(md).toContain('- Synthetic evaluations: 33% of the final round, 20% of all');
+    expect(md).toContain('- Dissent: CortexB (disagree)');
   });
 
   it('says "not reported" for every verdict field the server did not report, never a guessed value', () => {
@@ -177,7 +194,7 @@ describe('the step summary (--summary, export --format summary)', () => {
     expect(renderExport('summary', s)).toContain('## nsed · ✓ gates passed');
   });
 
-  it('reads no verdict from a record that does not hold version 1 of it', () => {
+  it('reads no verdict from a record that does not hold a known version of it whole', () => {
     const s = sessionWith({ verdict: { v: 2, chosen: 'x' }, gate: 'pass' } as unknown as Partial<Turn>);
     expect(reportOf(s)).toMatchObject({ verdict: null, gate: null });
   });

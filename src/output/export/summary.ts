@@ -26,6 +26,7 @@ const BUDGET = {
   rounds: 128 * 1024,
   scores: 16 * 1024,
   claims: 192 * 1024,
+  ballots: 32 * 1024,
   injections: 32 * 1024,
   tools: 32 * 1024,
 };
@@ -55,6 +56,8 @@ export function summaryMarkdown(t: ReportTurn, verdict: CouncilVerdict | null, g
   out.push('### Answer', '', ...answerLines(t), '');
   out.push('### Convergence by round', '', ...roundLines(t, verdict), '');
   out.push('### Claims of the chosen proposal', '', ...claimLines(t, verdict), '');
+  if (verdict?.ballots != null)
+    out.push(`### Ballots of round ${verdict.ballots.round}`, '', ...ballotLines(t, verdict), '');
   if (t.injections.length > 0) out.push('### Injections', '', ...injectionLines(t), '');
   if (t.toolCalls.length > 0) out.push('### Tool calls', '', ...toolLines(t), '');
   const text = `${out.join('\n').replace(/\n+$/, '')}\n`;
@@ -224,6 +227,21 @@ function claimLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
   }
   if (lines.length === 0) return ['_The chosen proposal made no claims._'];
   return capped(t, lines, BUDGET.claims, () => 'the claims');
+}
+
+/** Who voted how on the chosen proposal: a row per evaluator, stand-ins marked. */
+function ballotLines(t: ReportTurn, v: CouncilVerdict): string[] {
+  const rows = (v.ballots?.chosen ?? []).map((b) => [
+    cell(b.evaluator, 80),
+    b.stance === null ? 'not reported' : b.stance.replace('_', ' '),
+    score(b.score),
+    b.synthetic === true ? 'yes (a stand-in)' : b.synthetic === false ? 'no' : 'not reported',
+    b.claims.length === 0 ? '—' : b.claims.map((c) => `${c.verdict}`).join(', '),
+    cell(b.disagreements[0]?.position ?? b.reason ?? '', 160),
+  ]);
+  if (rows.length === 0) return ['_No evaluation of the chosen proposal was reported._'];
+  const lines = table(['Evaluator', 'Stance', 'Score', 'Synthetic', 'Claim verdicts', 'Position'], rows);
+  return capped(t, lines, BUDGET.ballots, (d) => `the ballots (${d} of ${rows.length} left out)`);
 }
 
 function injectionLines(t: ReportTurn): string[] {
