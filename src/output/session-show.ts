@@ -5,10 +5,13 @@ import type { SessionDocument, TurnDocument } from './export/json.js';
 import { plainPaint, roundPicture, type Paint } from './round-picture.js';
 import { relativeTime, shortTime } from './session-time.js';
 import { gateSummary, verdictSummary } from './verdict-line.js';
+import type { CouncilVerdict } from '../verdict.js';
 
 export interface ShowOptions {
   /** --rounds: the recorded rounds, candidates, scores and claim verdicts under each answer. */
   rounds: boolean;
+  /** --ballots: who voted how on each chosen proposal, stand-ins marked, and the trust figures. */
+  ballots?: boolean;
   /** stdout is a terminal: server text is sanitised and times are relative. */
   terminal: boolean;
   now: Date;
@@ -59,6 +62,7 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
     if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))
       out.push('', `  ${verdictSummary(t.verdict)}`);
     if (t.gate !== null) out.push(`  ${gateSummary(t.gate)}`);
+    if (opts.ballots === true && t.verdict !== null) out.push(...ballotLines(t.verdict));
   });
   return `${out.join('\n')}\n`;
 }
@@ -117,5 +121,46 @@ function candidateLines(c: Candidate, paint: Paint): string[] {
     const reason = claim.reason === undefined || claim.reason === '' ? '' : ` (${oneLine(claim.reason, 80)})`;
     lines.push(`      ${paint.verdict(claim.verdict, claim.verdict.padEnd(10))} ${oneLine(claim.claim, 100)}${reason}`);
   }
+  return lines;
+}
+
+/**
+ * `--ballots`: a line per evaluator of the chosen proposal (`CortexB  disagree  -0.20  1 wrong,
+ * 2 verified  — position`), a stand-in marked `synthetic`, then the trust figures.
+ */
+function ballotLines(v: CouncilVerdict): string[] {
+  const b = v.ballots;
+  if (b === null) return ['  ballots: not reported by the server'];
+  const width = Math.min(24, Math.max(...b.chosen.map((x) => oneLine(x.evaluator, 24).length), 9));
+  const lines = [`  ballots of round ${b.round} on ${oneLine(v.chosen?.agent ?? 'the chosen proposal', 40)}:`];
+  for (const x of b.chosen) {
+    const counts = new Map<string, number>();
+    for (const c of x.claims) counts.set(c.verdict, (counts.get(c.verdict) ?? 0) + 1);
+    const claims = [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(', ');
+    const why = x.disagreements[0]?.position ?? x.reason;
+    lines.push(
+      [
+        `    ${oneLine(x.evaluator, 24).padEnd(width)}`,
+        (x.stance ?? 'stance not reported').replace('_', ' ').padEnd(15),
+        (x.score === null ? '—' : x.score.toFixed(2)).padStart(5),
+        x.synthetic === true ? 'synthetic' : '',
+        claims,
+        why == null || why === '' ? '' : `— ${oneLine(why, 100)}`,
+      ]
+        .filter((p) => p !== '')
+        .join('  '),
+    );
+  }
+  const t = v.trust;
+  const endorse = t.endorse === null ? 'not reported' : `${t.endorse.count} of ${t.endorse.of} real evaluators`;
+  const kappa = t.agreement === null ? 'not reported' : t.agreement.toFixed(2);
+  const pct = (n: number | null): string => (n === null ? 'not reported' : `${Math.round(n * 100)}%`);
+  lines.push(
+    `  endorsed by ${endorse} · agreement (kappa) ${kappa} · synthetic ${pct(t.synthetic_share.final)} of the final round`,
+  );
+  if (t.diversity !== null && t.diversity.families.length === 1)
+    lines.push(
+      `  warning: every agent of the council is of one model family (${oneLine(t.diversity.families[0] ?? '', 40)})`,
+    );
   return lines;
 }

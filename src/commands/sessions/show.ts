@@ -12,6 +12,8 @@ export interface ShowOptions {
   target: SessionTarget;
   /** Add the recorded rounds: candidates, scores and claim verdicts. */
   rounds: boolean;
+  /** Add each answer's ballots: who voted how on the chosen proposal, and the trust figures. */
+  ballots: boolean;
   json: boolean;
 }
 
@@ -33,6 +35,13 @@ export const show: CommandDef<ShowOptions> = {
       describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim',
     },
     {
+      name: 'ballots',
+      type: 'boolean',
+      default: false,
+      describe:
+        "add each answer's ballots: every evaluator's stance, score and claim verdicts on the chosen proposal, stand-ins marked, and the agreement",
+    },
+    {
       name: 'json',
       type: 'boolean',
       default: false,
@@ -49,7 +58,12 @@ export const show: CommandDef<ShowOptions> = {
     if (json && (argv['output'] === 'ndjson' || argv['output'] === 'final')) {
       throw usageError(`--json and -o ${String(argv['output'])} ask for two different outputs`, 'pick one');
     }
-    return { target: parseSessionTarget(argv, { positional: true }), rounds: argv['rounds'] === true, json };
+    return {
+      target: parseSessionTarget(argv, { positional: true }),
+      rounds: argv['rounds'] === true,
+      ballots: argv['ballots'] === true,
+      json,
+    };
   },
   run: async (opts, ctx) => {
     const [{ sessionDocument }, { renderTranscript }, { inertJson }, { writeStdout }] = await Promise.all([
@@ -93,6 +107,7 @@ export const show: CommandDef<ShowOptions> = {
     }
     const text = renderTranscript(doc, {
       rounds: opts.rounds,
+      ballots: opts.ballots,
       terminal,
       now: ctx.clock.now(),
       ...(paint === undefined ? {} : { paint }),
