@@ -53,7 +53,7 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
   verdict: {
     when: 'right before finish: what the council concluded, as data (v 1; each value null when not reported)',
     fields: {
-      verdict: '{v, rounds, convergence, chosen, runner_up, margin, scores, claims, dissent}',
+      verdict: '{v, rounds, convergence, chosen, runner_up, margin, scores, claims, dissent, ballots, trust, trajectory}',
     },
   },
   'tool-call': {
