@@ -30,6 +30,8 @@ export type NsedEvent =
       candidates: Candidate[];
       /** The native round summary's convergence_score; absent where the server reported none (compat). */
       convergence?: number;
+      /** The native round summary's decisiveness; absent where the server reported none. */
+      decisiveness?: number;
     }
   | { type: 'text'; text: string }
   | { type: 'injection'; message: string; round: number; sequence: number }

@@ -212,7 +212,7 @@ export function deriveVerdict(src: VerdictSources): CouncilVerdict {
         : null,
     dissent: dissentersOf(ballots),
     ballots,
-    trust: trustOf({ details, ballots, agents, summary: src.summary }),
+    trust: trustOf({ details, ballots, agents, summary: src.summary ?? roundSummary(last, chosen?.agent) }),
     trajectory: trajectoryOf(
       leaders,
       convergence.per_round,
@@ -223,6 +223,20 @@ export function deriveVerdict(src: VerdictSources): CouncilVerdict {
 }
 
 const positive = (n: number | null | undefined): number | null => (finite(n) && n > 0 ? n : null);
+
+/** The native round summary's trust figures of a round (absent on the compat path): summed counts, the chosen's controversy. */
+function roundSummary(last: NsedRound | undefined, chosen: string | undefined): TrustSources['summary'] {
+  if (last === undefined) return undefined;
+  const counted = last.candidates.filter((c) => finite(c.real_evals) || finite(c.synthetic_evals));
+  const controversy = last.candidates.find((c) => c.agent_id === chosen)?.controversy;
+  if (counted.length === 0 && !finite(last.decisiveness) && !finite(controversy)) return undefined;
+  return {
+    decisiveness: finite(last.decisiveness) ? last.decisiveness : null,
+    controversy: finite(controversy) ? controversy : null,
+    real: counted.length === 0 ? null : counted.reduce((n, c) => n + (c.real_evals ?? 0), 0),
+    synthetic: counted.length === 0 ? null : counted.reduce((n, c) => n + (c.synthetic_evals ?? 0), 0),
+  };
+}
 
 /** One scored round per number, the latest kept (a replay after a resume repeats rounds). */
 function lastByRound(rounds: readonly NsedRound[]): NsedRound[] {

@@ -75,15 +75,23 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
         const candidates = scores.map((s) => {
           const id = str(s['agent_id']);
           const p = proposals.find((c) => c.agent_id === id);
+          const real = reported(s['real_eval_count']);
+          const synthetic = reported(s['synthetic_eval_count']);
+          const controversy = reported(s['controversy_score']);
           return {
             agent_id: id,
             score: num(s['aggregated_score']),
             content_preview: p?.content_preview ?? '',
             thought_preview: p?.thought_preview ?? '',
             claims: [],
+            // How the server weighed the round, for the verdict's trust figures (docs/ndjson.md §4b).
+            ...(real === null ? {} : { real_evals: real }),
+            ...(synthetic === null ? {} : { synthetic_evals: synthetic }),
+            ...(controversy === null ? {} : { controversy }),
           };
         });
         const convergence = reported(d['convergence_score']);
+        const decisiveness = reported(d['decisiveness']);
         out.push({
           type: 'round',
           round: r,
@@ -93,6 +101,7 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
           candidates,
           // Structured, for the verdict; the milestone below is what a person watching reads.
           ...(convergence === null ? {} : { convergence }),
+          ...(decisiveness === null ? {} : { decisiveness }),
           index,
         });
         if (convergence !== null)

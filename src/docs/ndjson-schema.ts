@@ -28,8 +28,10 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       total_rounds: 'rounds planned',
       progress: 'fraction done, 0 to 1',
       scored: 'true once the round is evaluated',
-      candidates: 'array of {agent_id, score, content_preview, thought_preview, claims: [{claim, verdict, reason?}]}',
+      candidates:
+        'array of {agent_id, score, content_preview, thought_preview, claims: [{claim, verdict, reason?}], real_evals?, synthetic_evals?, controversy?}',
       convergence: "the round's convergence (native round_summary.convergence_score); absent where not reported",
+      decisiveness: "the round's decisiveness (native round_summary.decisiveness); absent where not reported",
     },
   },
   text: { when: 'a piece of the answer', fields: { text: 'the piece; concatenated in order they are the answer' } },

@@ -17,6 +17,13 @@ export interface Candidate {
   content_preview: string;
   thought_preview: string;
   claims: Claim[];
+  /**
+   * Not on the compat wire: the native `round_summary`'s `real_eval_count`,
+   * `synthetic_eval_count` and `controversy_score` of this proposal, when reported.
+   */
+  real_evals?: number;
+  synthetic_evals?: number;
+  controversy?: number;
 }
 
 /** `delta.nsed_round` (docs/protocol.md §4.4). */
@@ -31,6 +38,8 @@ export interface NsedRound {
    * nsed's `round` event carries (docs/ndjson.md). Absent when the server reported none.
    */
   convergence?: number;
+  /** Not on the compat wire: the native `round_summary.decisiveness`, when reported. */
+  decisiveness?: number;
 }
 
 /** `delta.nsed_injected` (docs/protocol.md §4.5). */
