@@ -1,4 +1,4 @@
-import type { Verdict } from './wire.js';
+import type { Candidate, JobChosen, NsedRound, Verdict } from './wire.js';
 
 /**
  * `GET /deliberation/{id}/details` (docs/protocol.md §3.5) read leniently into the ballots nsed
@@ -42,6 +42,8 @@ export interface DetailsEntry {
   round: number;
   author: string;
   score: number | null;
+  /** The proposal's text (capped), for the rounds rebuilt from the history. */
+  content: string;
   evaluations: DetailsEvaluation[];
 }
 
@@ -56,6 +58,10 @@ export interface CouncilDetails {
   rounds: DetailsRound[];
   /** `final_result.author_agent_id`, or null. */
   finalAuthor: string | null;
+  /** `final_result.aggregated_score`, or null. */
+  finalScore: number | null;
+  /** `total_rounds` where the server sends it, or null. */
+  totalRounds: number | null;
 }
 
 /** Caps on what one answer may hold (docs/reliability.md #220). */
@@ -116,10 +122,12 @@ function entryOf(v: unknown): DetailsEntry | undefined {
   const round = num(v['round']);
   const author = text(v['author_agent_id'], DETAILS_LIMITS.id);
   if (round === null || author === null || author === '') return undefined;
+  const proposal = isRecord(v['proposal']) ? v['proposal'] : {};
   return {
     round,
     author,
     score: num(v['aggregated_score']),
+    content: text(proposal['content'], PREVIEW) ?? '',
     evaluations: list(v['evaluations'], DETAILS_LIMITS.evaluations).flatMap((e) => evaluationOf(e) ?? []),
   };
 }
@@ -134,10 +142,62 @@ function roundOf(v: unknown): DetailsRound | undefined {
 /** The ballots of a `/details` answer, or null when it is not an object with a `history` list. */
 export function parseDetails(v: unknown): CouncilDetails | null {
   if (!isRecord(v) || !Array.isArray(v['history'])) return null;
-  const final = isRecord(v['final_result']) ? text(v['final_result']['author_agent_id'], DETAILS_LIMITS.id) : null;
+  const result = isRecord(v['final_result']) ? v['final_result'] : {};
+  const final = text(result['author_agent_id'], DETAILS_LIMITS.id);
+  const total = num(v['total_rounds']);
   return {
     entries: list(v['history'], DETAILS_LIMITS.entries).flatMap((e) => entryOf(e) ?? []),
     rounds: list(v['rounds'], DETAILS_LIMITS.entries).flatMap((r) => roundOf(r) ?? []),
     finalAuthor: final === '' ? null : final,
+    finalScore: num(result['aggregated_score']),
+    totalRounds: total !== null && total > 0 ? total : null,
+  };
+}
+
+/** A rebuilt proposal keeps this much of its text, as a live round's preview would. */
+const PREVIEW = 4_000;
+
+/**
+ * The scored rounds of a deliberation rebuilt from its history, in the shape the native stream's
+ * round summaries give (scores per author, the round's convergence), for the rounds a client
+ * did not see live: a stream it closed when `/result` already said completed, or a job that
+ * ended while it was away (docs/reliability.md #223).
+ */
+export function roundsOfDetails(d: CouncilDetails): NsedRound[] {
+  const numbers = [...new Set(d.entries.map((e) => e.round))].sort((a, b) => a - b);
+  const total = d.totalRounds ?? numbers.at(-1) ?? 0;
+  return numbers.map((round) => {
+    const candidates: Candidate[] = d.entries
+      .filter((e) => e.round === round)
+      .map((e) => ({
+        agent_id: e.author,
+        score: e.score ?? 0,
+        content_preview: e.content,
+        thought_preview: '',
+        claims: [],
+      }));
+    const convergence = d.rounds.find((r) => r.round === round)?.convergence ?? null;
+    const decisiveness = d.rounds.find((r) => r.round === round)?.decisiveness ?? null;
+    return {
+      round,
+      total_rounds: total,
+      progress: total > 0 ? Math.min(1, round / total) : 1,
+      scored: true,
+      candidates,
+      ...(convergence === null ? {} : { convergence }),
+      ...(decisiveness === null ? {} : { decisiveness }),
+    };
+  });
+}
+
+/** The chosen proposal as `job_complete` would name it, from `final_result`, or null. */
+export function chosenOfDetails(d: CouncilDetails): JobChosen | null {
+  if (d.finalAuthor === null) return null;
+  const rounds = new Set(d.entries.map((e) => e.round)).size;
+  return {
+    agent_id: d.finalAuthor,
+    score: d.finalScore,
+    rounds_completed: rounds > 0 ? rounds : null,
+    total_rounds: d.totalRounds,
   };
 }

@@ -62,6 +62,15 @@ export async function checkAgentNames(
   return listed;
 }
 
+/** `/details` read and parsed, bounded; null when the server has none to give. */
+export async function readDetails(
+  client: NsedClient,
+  jobId: string,
+  signal: AbortSignal,
+): Promise<CouncilDetails | null> {
+  return parseDetails(await orNull(() => client.details(jobId, { signal: bounded(signal) })));
+}
+
 /** The ballots and the council's agents for a job that ended; `listing` when it was read already. */
 export async function ballotSources(
   client: NsedClient,
@@ -71,11 +80,10 @@ export async function ballotSources(
   signal: AbortSignal,
 ): Promise<BallotSources> {
   if (jobId === undefined) return { details: null, agents: null };
-  const [raw, agents] = await Promise.all([
-    orNull(() => client.details(jobId, { signal: bounded(signal) })),
+  const [details, agents] = await Promise.all([
+    readDetails(client, jobId, signal),
     listing === undefined ? listedAgents(client, signal) : Promise.resolve(listing),
   ]);
-  const details = parseDetails(raw);
   return { details, agents: agents === null ? null : councilOf(agents, details, rounds) };
 }
 

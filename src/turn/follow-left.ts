@@ -57,12 +57,16 @@ export async function followLeftTurn(
       });
     }
     case 'completed':
+      // A native job is attached even once it ended: its stream is live only, so the follower
+      // asks /result at once and rebuilds the rounds and verdict from /details (docs/reliability.md #223).
       return followPending(
         ctx,
         conn,
         session,
         pending,
-        { kind: 'result', jobId: pending.job_id, content: state.answer },
+        pending.path === 'native'
+          ? { kind: 'attach', jobId: pending.job_id }
+          : { kind: 'result', jobId: pending.job_id, content: state.answer },
         follow,
       );
     case 'running':

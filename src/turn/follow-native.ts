@@ -4,6 +4,8 @@ import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } fr
 import { settlementOf } from './job-result.js';
 import type { FollowDeps } from './turn-spec.js';
 import { toolCallEventOf } from '../api/index.js';
+import { chosenOfDetails, roundsOfDetails } from '../protocol/details.js';
+import { readDetails } from './ballot-sources.js';
 
 /**
  * Follows a native job the way the reference client does: the named-event stream, which is
@@ -14,8 +16,19 @@ import { toolCallEventOf } from '../api/index.js';
  * A tool call made before the attach is not on the stream either: the pending calls are listed
  * once the stream is open, so none waits unseen until it expires.
  */
-export async function followNative(deps: FollowDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<void> {
+export async function followNative(
+  deps: FollowDeps,
+  jobId: string,
+  applyEvent: (e: StreamEvent) => void,
+): Promise<void> {
   const { ctx, client, renderer } = deps;
+  // What the stream showed, so an end told by /result adds only what the stream did not.
+  const seen: Seen = { rounds: new Set(), chosen: false };
+  const apply = (e: StreamEvent): void => {
+    if (e.type === 'round' && e.scored) seen.rounds.add(e.round);
+    if (e.type === 'chosen') seen.chosen = true;
+    applyEvent(e);
+  };
   const budget = new ResumeBudget();
   let last: NsedError | undefined;
   for (;;) {
@@ -36,7 +49,7 @@ export async function followNative(deps: FollowDeps, jobId: string, apply: (e: S
       last = e;
       continue;
     }
-    if (await settled(deps, jobId, apply)) {
+    if (await settled(deps, jobId, apply, seen)) {
       stream.abort();
       return;
     }
@@ -55,17 +68,29 @@ export async function followNative(deps: FollowDeps, jobId: string, apply: (e: S
       if (ctx.signal.aborted) throw err;
       const e = toNsedError(err);
       if (e.drop === undefined) throw e;
-      if (await settled(deps, jobId, apply)) return;
+      if (await settled(deps, jobId, apply, seen)) return;
       last = e;
     }
   }
 }
 
-/** Asks `/result`; a job that is over is finished from it (true), one still running is not (false). */
-async function settled(deps: FollowDeps, jobId: string, apply: (e: StreamEvent) => void): Promise<boolean> {
+interface Seen {
+  rounds: Set<number>;
+  chosen: boolean;
+}
+
+/**
+ * Asks `/result`; a job that is over is finished from it (true), one still running is not
+ * (false). A completed job's rounds and chosen proposal that the stream did not carry (it ended
+ * before the attach, or between the attach and this answer, with its last events still unread)
+ * are rebuilt from `/details`, so the verdict is what a run that stayed connected would have
+ * recorded (docs/reliability.md #223).
+ */
+async function settled(deps: FollowDeps, jobId: string, apply: (e: StreamEvent) => void, seen: Seen): Promise<boolean> {
   const s = settlementOf(await deps.client.result(jobId, { signal: deps.ctx.signal }));
   switch (s.kind) {
     case 'completed':
+      await fromHistory(deps, jobId, apply, seen);
       if (s.answer !== '') apply({ type: 'text', text: s.answer, index: 0 });
       apply({ type: 'end', finish_reason: 'stop', index: 0 });
       return true;
@@ -77,6 +102,20 @@ async function settled(deps: FollowDeps, jobId: string, apply: (e: StreamEvent) 
     case 'running':
       return false;
   }
+}
+
+/** The rounds and the chosen proposal the stream did not show, from `/details` (none when it has no history). */
+async function fromHistory(
+  deps: FollowDeps,
+  jobId: string,
+  apply: (e: StreamEvent) => void,
+  seen: Seen,
+): Promise<void> {
+  const details = await readDetails(deps.client, jobId, deps.ctx.signal);
+  if (details === null) return;
+  for (const r of roundsOfDetails(details)) if (!seen.rounds.has(r.round)) apply({ type: 'round', ...r, index: 0 });
+  const chosen = seen.chosen ? null : chosenOfDetails(details);
+  if (chosen !== null) apply({ type: 'chosen', ...chosen, index: 0 });
 }
 
 /**
