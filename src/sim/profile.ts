@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { NsedError } from '../errors.js';
 import type { JobEnding } from './job.js';
+import type { MeterMode } from './metering.js';
 import { quoted } from './quote.js';
+
+export type MilestoneWording = 'seed' | 'reworded';
 
 export const PROFILE_NAMES = ['default', 'strict'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -25,16 +28,23 @@ export interface SimProfile {
   /** Identical requests are answered from the same job (a flag can override it). */
   dedup: boolean;
   /**
-   * Chat streams carry the reasoning milestones (`Round N complete — convergence: P%`, ...). The
-   * seeds document one example and no contract, so strict sends none: a client that reads
-   * convergence from prose then has nothing to read.
+   * How chat streams word the reasoning milestones the seed says rounds are emitted as. `seed`:
+   * the seed's example (`Round N complete — convergence: P%`, ...). The seeds document one
+   * example and no contract, so strict words them its own way (`Scored round N of M; agreement
+   * 0.45`): a client that reads convergence from the seed's wording then has nothing to read.
    */
-  milestones: boolean;
+  milestones: MilestoneWording;
   /**
    * The final answer honours `response_format` (chat), `text.format` (Responses) and a schema
    * worded into native `system_instructions`; nothing says an orchestrator does.
    */
   answerFormat: boolean;
+  /**
+   * What the council reports about its cost: `full` (tokens and dollars, prices in `/agents`);
+   * the seeds promise no cost, so strict reports tokens only and lists no prices.
+   */
+  meter: MeterMode;
+  prices: boolean;
 }
 
 const PROFILES: Record<ProfileName, SimProfile> = {
@@ -44,8 +54,10 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     instantRoom: true,
     resumeNative: true,
     dedup: false,
-    milestones: true,
+    milestones: 'seed',
     answerFormat: true,
+    meter: 'full',
+    prices: true,
   },
   strict: {
     name: 'strict',
@@ -53,8 +65,10 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     instantRoom: false,
     resumeNative: false,
     dedup: true,
-    milestones: false,
+    milestones: 'reworded',
     answerFormat: false,
+    meter: 'tokens',
+    prices: false,
   },
 };
 
