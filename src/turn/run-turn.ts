@@ -18,6 +18,7 @@ import { cancelOnExit, cancelsOnExit } from './cancel-on-exit.js';
 import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
+import { ballotSources } from './ballot-sources.js';
 import { deriveVerdict, judgeGates, type CouncilVerdict, type GateResult } from '../verdict.js';
 
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
@@ -213,7 +214,11 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
     if (transcript.diverged && status === 'complete')
       transcript = await settleDiverged(deps, transcript, spec.sessionId);
-    const verdict = deriveVerdict(transcript);
+    const verdict = deriveVerdict({
+      ...transcript,
+      ...(await ballotSources(deps.client, jobId, transcript.rounds, undefined, ctx.signal)),
+    });
+    warnOneFamily(deps, verdict);
     const answer = deps.answer;
     const checked =
       status === 'complete' && answer !== undefined ? checkAnswer(answer.schema, transcript.content) : undefined;
@@ -274,7 +279,8 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       raw.drop === undefined &&
       (ctx.signal.aborted || raw.code === 'network' || raw.code === 'timeout' || raw.code === 'interrupted');
     let e = classify(err, ctx, spec.sessionId, jobId, startUnseen);
-    const verdict = deriveVerdict(transcript);
+    // A failed deliberation names no chosen agent: it has no answer (docs/ndjson.md §4b).
+    const verdict = deriveVerdict({ ...transcript, failed: raw.code === 'server' && raw.drop === undefined });
     let recorded: 'failed' | 'interrupted' | 'cancelled' | null = neverSent ? null : 'cancelled';
     // --on-exit cancel: the job stops on the orchestrator before the run exits, with the exit code
     // the signal or deadline gave (docs/reliability.md #130).
@@ -323,6 +329,15 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     markReported(final);
     throw final;
   }
+}
+
+/** A council of one model family is one vote many times over: said once on stderr (docs/ndjson.md §4b). */
+function warnOneFamily(deps: TurnDeps, verdict: CouncilVerdict): void {
+  const d = verdict.trust.diversity;
+  if (d !== null && d.families.length === 1)
+    deps.ctx.io.stderr.write(
+      `nsed: warning: every agent of the council is of one model family (${d.families[0] ?? ''}): its votes are less independent than their number says\n`,
+    );
 }
 
 /** What ended the run, for the message of a cancel on exit. */
