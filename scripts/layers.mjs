@@ -27,7 +27,7 @@ export const LAYERS = [
   { from: 'src/errors.ts', allow: [], why: 'the error type and exit codes are a leaf every layer imports' },
   {
     from: 'src/events.ts',
-    allow: ['src/protocol/', 'src/verdict.ts'],
+    allow: ['src/protocol/', 'src/verdict.ts', 'src/usage.ts'],
     why: 'the event union is a leaf that api/ produces and output/, turn/ consume',
   },
   {
@@ -36,13 +36,18 @@ export const LAYERS = [
     why: "the council's verdict is derived from the wire's rounds and milestones and the ballots alone: a leaf that events.ts, output/, turn/ and the reports share",
   },
   {
+    from: 'src/usage.ts',
+    allow: ['src/protocol/'],
+    why: "what a turn cost, derived from the server's token_usage, totals, budget and prices alone: a leaf the turn, the reports and the gates share",
+  },
+  {
     from: 'src/ballots.ts',
     allow: ['src/protocol/'],
     why: 'who voted how, and the trust figures: pure functions over /details and /agents that the verdict reads',
   },
   {
     from: 'src/transcript.ts',
-    allow: ['src/events.ts', 'src/protocol/'],
+    allow: ['src/events.ts', 'src/protocol/', 'src/usage.ts'],
     why: 'the transcript is a pure fold of the event union: a leaf that turn/ records and output/ renders from',
   },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },

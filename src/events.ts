@@ -1,4 +1,5 @@
 import type { Candidate, JobChosen } from './protocol/wire.js';
+import type { Usage } from './usage.js';
 import type { CouncilVerdict, GateResult } from './verdict.js';
 
 /**
@@ -50,6 +51,8 @@ export type NsedEvent =
     }
   | { type: 'reconnect'; attempt: number; reason: string }
   | { type: 'verdict'; verdict: CouncilVerdict }
+  /** What the turn has cost so far: sent when the figures change, and once more before the verdict. */
+  | { type: 'usage'; usage: Usage }
   | {
       type: 'finish';
       finish_reason: string;
@@ -62,6 +65,8 @@ export type NsedEvent =
       verdict: CouncilVerdict | null;
       /** The gates' result, or null when none were set (or the turn stopped at a tool call). */
       gate: GateResult | null;
+      /** What the turn cost (docs/ndjson.md "Usage"); every figure null when the server reported none. Absent in an export of a turn recorded before usage was kept. */
+      usage?: Usage;
       /** With --schema only: the answer parsed, or null when it does not match the schema. */
       structured?: unknown;
       /** With --schema only, when the answer does not match it: what the validator said. */
@@ -82,6 +87,8 @@ export type NsedEvent =
       gate: GateResult | null;
       /** How the turn was recorded (failed, interrupted, cancelled), or null when none was. */
       status: 'failed' | 'interrupted' | 'cancelled' | null;
+      /** What the turn had cost when it ended, or null when no turn ran. */
+      usage?: Usage | null;
     };
 
 /** One complaint of the JSON Schema validator: where in the answer (a JSON Pointer), and what. */
@@ -111,7 +118,9 @@ export type EventOf<T extends EventType> = Extract<NsedEvent, { type: T }>;
  * position of the SSE data event in the stream that produced it (1-based), the resume cursor.
  */
 export type StreamEvent =
-  | (EventOf<'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'chosen' | 'tool-result'> & {
+  | (EventOf<
+      'job' | 'reasoning' | 'round' | 'text' | 'injection' | 'finalized' | 'chosen' | 'tool-result' | 'usage'
+    > & {
       index: number;
     })
   /** `live`: the agent waits while the job runs on (answer through the tool-call endpoint). */

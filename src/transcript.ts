@@ -1,3 +1,4 @@
+import type { Usage } from './usage.js';
 import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from './events.js';
 import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from './protocol/wire.js';
 
@@ -29,6 +30,8 @@ export interface Transcript {
   finalized?: NsedFinalized;
   /** The native job_complete's pick, for the verdict (src/verdict.ts). */
   chosen?: JobChosen;
+  /** What the turn cost, as last reported (a `usage` event), or null before any was. */
+  usage: Usage | null;
   jobId: string | null;
   finishReason: string | null;
   /**
@@ -53,6 +56,7 @@ export function emptyTranscript(): Transcript {
     toolResults: [],
     finalized: undefined,
     chosen: undefined,
+    usage: null,
     jobId: null,
     finishReason: null,
     diverged: false,
@@ -73,6 +77,7 @@ function copy(t: Transcript): Transcript {
     reasoning: t.reasoning,
     rounds: t.rounds,
     injections: t.injections,
+    usage: t.usage,
     toolCalls: t.toolCalls,
     toolResults: t.toolResults,
     finalized: t.finalized,
@@ -156,6 +161,11 @@ export function applyEvent(t: Transcript, e: NsedEvent | StreamEvent): Transcrip
     case 'job': {
       const next = copy(t);
       next.jobId = e.job_id;
+      return next;
+    }
+    case 'usage': {
+      const next = copy(t);
+      next.usage = e.usage;
       return next;
     }
     case 'end':

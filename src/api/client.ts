@@ -96,6 +96,8 @@ export interface NsedClient {
   agents(opts?: { signal?: AbortSignal }): Promise<AgentInfo[]>;
   /** `GET /deliberation/{id}/details` as sent (docs/protocol.md §3.5): protocol/details.ts reads it leniently. */
   details(jobId: string, opts?: { signal?: AbortSignal }): Promise<unknown>;
+  /** `GET /deliberation/{id}/budget` as sent (docs/protocol.md §3.7): protocol/details.ts reads it leniently. */
+  budget(jobId: string, opts?: { signal?: AbortSignal }): Promise<unknown>;
   models(opts?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
   /** `GET /health`, the one route that needs no token. */
   health(opts?: { signal?: AbortSignal }): Promise<HealthInfo>;
@@ -386,6 +388,13 @@ export function createClient(cfg: ClientConfig): NsedClient {
     async details(jobId, opts = {}) {
       return json(
         { method: 'GET', path: `${job(jobId)}/details`, signal: opts.signal },
+        jobDescribe(jobId, 'job %s'),
+        (v) => v,
+      );
+    },
+    async budget(jobId, opts = {}) {
+      return json(
+        { method: 'GET', path: `${job(jobId)}/budget`, signal: opts.signal },
         jobDescribe(jobId, 'job %s'),
         (v) => v,
       );

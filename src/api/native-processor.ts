@@ -1,3 +1,5 @@
+import { tokenUsageOf } from '../protocol/details.js';
+import { usageOf } from '../usage.js';
 import type { Candidate } from '../protocol/wire.js';
 import { NsedError } from '../errors.js';
 import { isRecord, type Rec } from './decode-chunk.js';
@@ -133,6 +135,9 @@ export function createNativeProcessor(opts: { maxEventBytes?: number; token?: st
       case 'job_complete': {
         const d = data(m, index);
         const status = str(d['status']);
+        // The job's totals, reported or not (docs/ndjson.md "Usage"): unknown stays null.
+        const totals = tokenUsageOf(d['token_usage']);
+        if (totals !== null) out.push({ type: 'usage', usage: usageOf({ totals }), index });
         if (status === 'Success') {
           const author = str(d['best_proposal_author']);
           if (author !== '')

@@ -126,6 +126,10 @@ export function parseAgents(v: unknown): AgentInfo[] | undefined {
     };
     if (typeof a['operator'] === 'string') info.operator = a['operator'];
     if (typeof a['description'] === 'string') info.description = a['description'];
+    for (const k of ['input_price_per_mtok', 'output_price_per_mtok', 'estimated_cost_per_round'] as const) {
+      const n = a[k];
+      if (typeof n === 'number' && Number.isFinite(n) && n >= 0) info[k] = n;
+    }
     out.push(info);
   }
   return out;

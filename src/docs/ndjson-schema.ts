@@ -52,10 +52,18 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       total_rounds: 'rounds planned, or null',
     },
   },
+  usage: {
+    when: "what the turn has cost so far: when the server's figures change, and once more before the verdict",
+    fields: {
+      usage:
+        '{input_tokens, output_tokens, cost_usd, cost_source: reported|estimated|unknown}; a figure the server did not report is null, never 0',
+    },
+  },
   verdict: {
     when: 'right before finish: what the council concluded, as data (v 1; each value null when not reported)',
     fields: {
-      verdict: '{v, rounds, convergence, chosen, runner_up, margin, scores, claims, dissent, ballots, trust, trajectory}',
+      verdict:
+        '{v, rounds, convergence, chosen, runner_up, margin, scores, claims, dissent, ballots, trust, trajectory}',
     },
   },
   'tool-call': {
@@ -89,6 +97,8 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
         "present (true) when a resume's replay differed from what was shown: the text events are spliced from two texts, and content is the orchestrator's recorded answer (GET /result) when it gave one",
       verdict: 'the verdict (as the verdict event)',
       gate: '{status: pass|fail|inconclusive, checks: [{name, expected, actual, status}]}, or null without gates',
+      usage:
+        'what the turn cost: {input_tokens, output_tokens, cost_usd, cost_source}, each figure null when not reported',
       structured: 'with --schema: the answer parsed as JSON, or null when it does not match the schema',
       schema_errors: 'with --schema, when the answer does not match it: [{path, message}]',
     },
@@ -123,6 +133,7 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       message: 'one line',
       verdict: 'what the council had reported when the turn ended, or null when no turn ran',
       gate: 'always null: gates judge only completed turns',
+      usage: 'what the turn had cost when it ended, or null when no turn ran',
       status: 'how the turn was recorded: failed, interrupted or cancelled; null when none was',
     },
   },

@@ -1,5 +1,6 @@
 import type { EventOf } from '../events.js';
 import { ExitCode } from '../errors.js';
+import { UNKNOWN_USAGE } from '../usage.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import { applyEvent, emptyTranscript } from '../transcript.js';
@@ -36,6 +37,7 @@ export function createJsonRenderer(io: IO): Renderer {
         finish_reason: e.type === 'finish' ? e.finish_reason : transcript.finishReason,
         verdict: e.verdict,
         gate: e.gate,
+        usage: transcript.usage ?? (e.type === 'error' && e.status === null ? null : UNKNOWN_USAGE),
         ...(e.type === 'finish' && e.diverged === true ? { diverged: true } : {}),
         ...(e.type !== 'finish' || e.structured === undefined
           ? {}

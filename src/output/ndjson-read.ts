@@ -31,6 +31,7 @@ const FIELDS: { readonly [T in EventType]: Readonly<Record<string, Kind>> } = {
   reconnect: { attempt: 'n', reason: 's' },
   chosen: { agent_id: 's', score: 'n?', rounds_completed: 'n?', total_rounds: 'n?' },
   verdict: { verdict: 'object?' },
+  usage: { usage: 'object?' },
   'schema-retry': { turn: 's', attempt: 'n', retries: 'n', errors: 'list' },
   finish: {
     finish_reason: 's',

@@ -163,6 +163,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
       case 'reasoning':
       case 'chosen':
       case 'verdict':
+      case 'usage':
         return;
       case 'schema-retry':
         // The corrective answer starts on a line of its own, and a --no-stream one is shown too.

@@ -27,8 +27,28 @@ export interface DetailsDisagreement {
   confidence: Confidence | null;
 }
 
+/** One model call's `token_usage` (docs/protocol.md §3.5), or a job's totals in the same shape. */
+export interface TokenUsage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  reported_cost_usd: number | null;
+}
+
+/** A `token_usage` object read leniently, or null when there is none. */
+export function tokenUsageOf(v: unknown): TokenUsage | null {
+  if (!isRecord(v)) return null;
+  const out = {
+    input_tokens: num(v['input_tokens']),
+    output_tokens: num(v['output_tokens']),
+    reported_cost_usd: num(v['reported_cost_usd']),
+  };
+  return out.input_tokens === null && out.output_tokens === null && out.reported_cost_usd === null ? null : out;
+}
+
 export interface DetailsEvaluation {
   evaluator: string;
+  /** The evaluation call's `token_usage`, or null. */
+  usage: TokenUsage | null;
   score: number | null;
   stance: Stance | null;
   /** True for an evaluation the orchestrator injected for an evaluator that timed out; null when not said. */
@@ -44,6 +64,8 @@ export interface DetailsEntry {
   score: number | null;
   /** The proposal's text (capped), for the rounds rebuilt from the history. */
   content: string;
+  /** The proposal call's `token_usage`, or null. */
+  usage: TokenUsage | null;
   evaluations: DetailsEvaluation[];
 }
 
@@ -108,6 +130,7 @@ function evaluationOf(v: unknown): DetailsEvaluation | undefined {
     typeof e['synthetic'] === 'boolean' ? e['synthetic'] : typeof v['synthetic'] === 'boolean' ? v['synthetic'] : null;
   return {
     evaluator,
+    usage: tokenUsageOf(e['token_usage']),
     score: num(e['score']),
     stance: oneOf(e['stance'], STANCES),
     synthetic,
@@ -128,6 +151,7 @@ function entryOf(v: unknown): DetailsEntry | undefined {
     author,
     score: num(v['aggregated_score']),
     content: text(proposal['content'], PREVIEW) ?? '',
+    usage: tokenUsageOf(proposal['token_usage']),
     evaluations: list(v['evaluations'], DETAILS_LIMITS.evaluations).flatMap((e) => evaluationOf(e) ?? []),
   };
 }
@@ -199,5 +223,32 @@ export function chosenOfDetails(d: CouncilDetails): JobChosen | null {
     score: d.finalScore,
     rounds_completed: rounds > 0 ? rounds : null,
     total_rounds: d.totalRounds,
+  };
+}
+
+/** Every call of the history with its agent and `token_usage`; null when any call reports none. */
+export function callsOfDetails(d: CouncilDetails): Array<{ agent: string; usage: TokenUsage }> | null {
+  const calls: Array<{ agent: string; usage: TokenUsage }> = [];
+  for (const e of d.entries) {
+    if (e.usage === null) return null;
+    calls.push({ agent: e.author, usage: e.usage });
+    for (const x of e.evaluations) {
+      if (x.usage === null) return null;
+      calls.push({ agent: x.evaluator, usage: x.usage });
+    }
+  }
+  return calls.length === 0 ? null : calls;
+}
+
+/** `GET /deliberation/{id}/budget`'s figures (docs/protocol.md §3.7), or null without a `budget` object. */
+export function budgetOf(
+  v: unknown,
+): { input_tokens: number | null; output_tokens: number | null; estimated_cost_usd: number | null } | null {
+  if (!isRecord(v) || !isRecord(v['budget'])) return null;
+  const b = v['budget'];
+  return {
+    input_tokens: num(b['total_input_tokens']),
+    output_tokens: num(b['total_output_tokens']),
+    estimated_cost_usd: num(b['estimated_cost_usd']),
   };
 }

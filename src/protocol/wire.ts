@@ -239,6 +239,10 @@ export interface AgentInfo {
   capability_tags: string[];
   operator?: string;
   description?: string;
+  /** Dollars per million tokens in and out, and per round, where `/agents` lists them. */
+  input_price_per_mtok?: number;
+  output_price_per_mtok?: number;
+  estimated_cost_per_round?: number;
 }
 
 /** One entry of `GET /v1/models` (the OpenAI list shape). */

@@ -1,5 +1,6 @@
 import type { LiveSim } from '../protocol/live-sim.js';
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
+import type { Usage } from '../usage.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 export type { LiveSim };
@@ -67,6 +68,8 @@ export interface Turn {
   diverged?: boolean;
   /** Assistant turns: what the council concluded (docs/ndjson.md "The verdict"). */
   verdict?: CouncilVerdict;
+  /** Assistant turns: what the turn cost (docs/ndjson.md "Usage"). */
+  usage?: Usage;
   /** Assistant turns judged by gates: their result (a failed gate still records the answer). */
   gate?: GateResult;
   /** User turns: the files attached with -f, in prompt order. */

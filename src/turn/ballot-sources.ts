@@ -1,6 +1,7 @@
 import type { NsedClient } from '../api/index.js';
 import { NsedError } from '../errors.js';
-import { parseDetails, type CouncilDetails } from '../protocol/details.js';
+import { budgetOf, callsOfDetails, parseDetails, type CouncilDetails, type TokenUsage } from '../protocol/details.js';
+import { UNKNOWN_USAGE, usageOf, type Prices, type Usage } from '../usage.js';
 import type { AgentInfo, NsedRound } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
 
@@ -15,6 +16,11 @@ export const SIDE_READ_MS = 10_000;
 export interface BallotSources {
   details: CouncilDetails | null;
   agents: readonly AgentInfo[] | null;
+}
+
+/** The ballots, the council's agents and what the turn cost, read once the turn ended. */
+export interface TurnEndSources extends BallotSources {
+  usage: Usage;
 }
 
 const bounded = (signal: AbortSignal): AbortSignal => AbortSignal.any([signal, AbortSignal.timeout(SIDE_READ_MS)]);
@@ -71,20 +77,53 @@ export async function readDetails(
   return parseDetails(await orNull(() => client.details(jobId, { signal: bounded(signal) })));
 }
 
-/** The ballots and the council's agents for a job that ended; `listing` when it was read already. */
-export async function ballotSources(
+/**
+ * The ballots, the council's agents and the usage of a job that ended (`listing` when the agents
+ * were read already; `reported`, the usage the stream carried): `/details`, `/agents` and
+ * `/budget`, asked together, each bounded. The usage is the job's reported totals, else its
+ * calls' (dollars reported, else tokens at the listed prices), else `/budget`'s (docs/ndjson.md "Usage").
+ */
+export async function turnEndSources(
   client: NsedClient,
   jobId: string | undefined,
   rounds: readonly NsedRound[],
-  listing: readonly AgentInfo[] | null | undefined,
+  reported: Usage | null,
   signal: AbortSignal,
-): Promise<BallotSources> {
-  if (jobId === undefined) return { details: null, agents: null };
-  const [details, agents] = await Promise.all([
+): Promise<TurnEndSources> {
+  if (jobId === undefined) return { details: null, agents: null, usage: reported ?? UNKNOWN_USAGE };
+  const [details, listed, budget] = await Promise.all([
     readDetails(client, jobId, signal),
-    listing === undefined ? listedAgents(client, signal) : Promise.resolve(listing),
+    listedAgents(client, signal),
+    orNull(() => client.budget(jobId, { signal: bounded(signal) })),
   ]);
-  return { details, agents: agents === null ? null : councilOf(agents, details, rounds) };
+  const agents = listed === null ? null : councilOf(listed, details, rounds);
+  const usage = usageOf({
+    totals: totalsOf(reported),
+    calls: details === null ? null : callsOfDetails(details),
+    budget: budgetOf(budget),
+    prices: pricesOf(listed),
+  });
+  return { details, agents, usage };
+}
+
+/** A reported usage back in the `token_usage` shape, so it ranks first as the job's totals. */
+const totalsOf = (u: Usage | null): TokenUsage | null =>
+  u === null
+    ? null
+    : {
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+        reported_cost_usd: u.cost_source === 'reported' ? u.cost_usd : null,
+      };
+
+/** Each listed agent's per-token prices, where `/agents` lists both. */
+function pricesOf(agents: readonly AgentInfo[] | null): Map<string, Prices> | null {
+  if (agents === null) return null;
+  const out = new Map<string, Prices>();
+  for (const a of agents)
+    if (a.input_price_per_mtok !== undefined && a.output_price_per_mtok !== undefined)
+      out.set(a.agent_id, { input: a.input_price_per_mtok, output: a.output_price_per_mtok });
+  return out.size === 0 ? null : out;
 }
 
 /** The listed agents that took part: authors and evaluators of the details, else the candidates of the rounds. */

@@ -133,6 +133,7 @@ export class TurnRecorder {
         ),
       );
     if (a.verdict !== undefined) turn.verdict = a.verdict;
+    if (t.usage !== null) turn.usage = t.usage;
     if (a.gate !== undefined && a.gate !== null) turn.gate = a.gate;
     if (a.error !== undefined) turn.error = a.error;
     if (t.diverged) turn.diverged = true;

@@ -18,7 +18,8 @@ import { cancelOnExit, cancelsOnExit } from './cancel-on-exit.js';
 import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../transcript.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
-import { ballotSources } from './ballot-sources.js';
+import { turnEndSources } from './ballot-sources.js';
+import { UNKNOWN_USAGE } from '../usage.js';
 import { deriveVerdict, judgeGates, type CouncilVerdict, type GateResult } from '../verdict.js';
 
 export type { TurnDeps, TurnSpec } from './turn-spec.js';
@@ -214,11 +215,10 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
     const status: TurnStatus = finishReason === 'cancelled' ? 'cancelled' : 'complete';
     if (transcript.diverged && status === 'complete')
       transcript = await settleDiverged(deps, transcript, spec.sessionId);
-    const verdict = deriveVerdict({
-      ...transcript,
-      ...(await ballotSources(deps.client, jobId, transcript.rounds, undefined, ctx.signal)),
-    });
+    const ended = await turnEndSources(deps.client, jobId, transcript.rounds, transcript.usage, ctx.signal);
+    const verdict = deriveVerdict({ ...transcript, ...ended });
     warnOneFamily(deps, verdict);
+    emit({ type: 'usage', usage: ended.usage });
     const answer = deps.answer;
     const checked =
       status === 'complete' && answer !== undefined ? checkAnswer(answer.schema, transcript.content) : undefined;
@@ -254,6 +254,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       ...(transcript.diverged ? { diverged: true as const } : {}),
       verdict,
       gate,
+      usage: transcript.usage ?? UNKNOWN_USAGE,
       ...(checked === undefined
         ? {}
         : checked.valid
@@ -324,6 +325,7 @@ export async function runTurn(deps: TurnDeps, spec: TurnSpec): Promise<Transcrip
       verdict,
       gate: null,
       status: recorded,
+      usage: recorded === null ? null : (transcript.usage ?? UNKNOWN_USAGE),
     });
     await renderer.close();
     markReported(final);

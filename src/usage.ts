@@ -1,0 +1,151 @@
+/**
+ * What a turn cost, as data (docs/ndjson.md "Usage"): tokens in and out, dollars, and where the
+ * dollars came from. Unknown is `null`, never 0: a server that reports nothing gives a usage whose
+ * every figure is null and whose `cost_source` is `unknown`, and sums keep unknown turns apart.
+ */
+
+import type { TokenUsage } from './protocol/details.js';
+
+export type { TokenUsage } from './protocol/details.js';
+
+export type CostSource = 'reported' | 'estimated' | 'unknown';
+
+export interface Usage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  /** `reported` by the server, `estimated` from prices × tokens (or the server's own estimate), `unknown`. */
+  cost_source: CostSource;
+}
+
+export const UNKNOWN_USAGE: Usage = { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: 'unknown' };
+
+/** What `GET /deliberation/{id}/budget` says so far (docs/protocol.md §3.7). */
+export interface BudgetFigures {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  estimated_cost_usd: number | null;
+}
+
+/** An agent's prices, dollars per million tokens, as `/agents` lists them. */
+export interface Prices {
+  input: number;
+  output: number;
+}
+
+export interface UsageSources {
+  /** The job's totals (native `job_complete.token_usage`). */
+  totals?: TokenUsage | null | undefined;
+  /** Each call of the history with its agent (`/details`). */
+  calls?: ReadonlyArray<{ agent: string; usage: TokenUsage }> | null | undefined;
+  /** `/budget`'s figures. */
+  budget?: BudgetFigures | null | undefined;
+  /** The compat stream's `usage` (tokens only). */
+  stream?: { input_tokens: number; output_tokens: number } | null | undefined;
+  /** Prices per agent, for an estimate where the server reports tokens but no dollars. */
+  prices?: ReadonlyMap<string, Prices> | null | undefined;
+}
+
+const finite = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+const cents = (n: number): number => Math.round(n * 1e8) / 1e8;
+
+/** Sums a figure over items; null when any item lacks it (a partial sum would read as a total). */
+function total<T>(items: readonly T[], of: (t: T) => number | null): number | null {
+  if (items.length === 0) return null;
+  let sum = 0;
+  for (const t of items) {
+    const n = of(t);
+    if (!finite(n)) return null;
+    sum += n;
+  }
+  return sum;
+}
+
+/**
+ * The turn's usage from what the server sent, in the order it is trusted: the job's reported
+ * totals; the calls of its history (their reported dollars, else their tokens at each agent's
+ * listed prices, an estimate); `/budget`'s totals and estimate; the compat stream's tokens.
+ */
+export function usageOf(src: UsageSources): Usage {
+  const calls = src.calls ?? [];
+  const callTokens = {
+    input: total(calls, (c) => c.usage.input_tokens),
+    output: total(calls, (c) => c.usage.output_tokens),
+  };
+  const input =
+    pick(src.totals?.input_tokens, callTokens.input, src.budget?.input_tokens, src.stream?.input_tokens) ?? null;
+  const output =
+    pick(src.totals?.output_tokens, callTokens.output, src.budget?.output_tokens, src.stream?.output_tokens) ?? null;
+  const base = { input_tokens: input, output_tokens: output };
+  if (finite(src.totals?.reported_cost_usd))
+    return { ...base, cost_usd: cents(src.totals.reported_cost_usd), cost_source: 'reported' };
+  const reported = total(calls, (c) => c.usage.reported_cost_usd);
+  if (reported !== null) return { ...base, cost_usd: cents(reported), cost_source: 'reported' };
+  const estimate = estimated(calls, src.prices);
+  if (estimate !== null) return { ...base, cost_usd: cents(estimate), cost_source: 'estimated' };
+  if (finite(src.budget?.estimated_cost_usd))
+    return { ...base, cost_usd: cents(src.budget.estimated_cost_usd), cost_source: 'estimated' };
+  return { ...base, cost_usd: null, cost_source: 'unknown' };
+}
+
+const pick = (...xs: Array<number | null | undefined>): number | undefined => xs.find(finite);
+
+/** Σ tokens × the calling agent's prices; null when a call's tokens or its agent's prices are missing. */
+function estimated(
+  calls: ReadonlyArray<{ agent: string; usage: TokenUsage }>,
+  prices: ReadonlyMap<string, Prices> | null | undefined,
+): number | null {
+  if (prices == null || calls.length === 0) return null;
+  return total(calls, (c) => {
+    const p = prices.get(c.agent);
+    const { input_tokens: i, output_tokens: o } = c.usage;
+    if (p === undefined || !finite(i) || !finite(o)) return null;
+    return (i * p.input + o * p.output) / 1e6;
+  });
+}
+
+/** A session's or a batch's total: known figures summed, the turns that reported none counted apart. */
+export interface UsageTotal {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  /** Turns whose cost is unknown: their dollars are in no sum. */
+  unknown_cost_turns: number;
+  turns: number;
+}
+
+export function sumUsage(list: readonly Usage[]): UsageTotal {
+  const known = (of: (u: Usage) => number | null): number | null => {
+    const xs = list.map(of).filter(finite);
+    return xs.length === 0 ? null : cents(xs.reduce((a, b) => a + b, 0));
+  };
+  return {
+    input_tokens: known((u) => u.input_tokens),
+    output_tokens: known((u) => u.output_tokens),
+    cost_usd: known((u) => u.cost_usd),
+    unknown_cost_turns: list.filter((u) => u.cost_usd === null).length,
+    turns: list.length,
+  };
+}
+
+/** `$0.042` (three significant decimals under a dollar), or `cost unknown`. */
+export function dollars(u: Pick<Usage, 'cost_usd' | 'cost_source'>): string {
+  if (u.cost_usd === null) return 'cost unknown';
+  const text = u.cost_usd < 1 ? u.cost_usd.toPrecision(2).replace(/0+$/, '').replace(/\.$/, '') : u.cost_usd.toFixed(2);
+  return `$${text}${u.cost_source === 'estimated' ? ' (estimated)' : ''}`;
+}
+
+/** Reads a recorded or saved usage; anything not of its shape is unknown. */
+export function readUsage(v: unknown): Usage {
+  if (typeof v !== 'object' || v === null) return UNKNOWN_USAGE;
+  const r = v as Record<string, unknown>;
+  const n = (x: unknown): number | null => (typeof x === 'number' && finite(x) ? x : null);
+  const source = r['cost_source'];
+  const cost = n(r['cost_usd']);
+  return {
+    input_tokens: n(r['input_tokens']),
+    output_tokens: n(r['output_tokens']),
+    cost_usd: cost,
+    cost_source: cost === null ? 'unknown' : source === 'reported' || source === 'estimated' ? source : 'unknown',
+  };
+}
