@@ -232,6 +232,7 @@ describe('sessions', () => {
     expect(show.parse({ id: '2026', rounds: true, json: false })).toEqual({
       target: { kind: 'id', id: '2026' },
       rounds: true,
+      ballots: false,
       json: false,
     });
     expect(show.parse({ last: true })).toMatchObject({ target: { kind: 'last' } });

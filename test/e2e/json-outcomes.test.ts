@@ -41,7 +41,7 @@ describe('-o json: one object in every outcome', () => {
     rig.sim.control.release(job);
     const r = await run.result;
     expect(r.code, r.stderr).toBe(0);
-    expect(one(r.stdout)).toMatchObject({ status: 'complete', gate: null, error: null, verdict: { v: 1 } });
+    expect(one(r.stdout)).toMatchObject({ status: 'complete', gate: null, error: null, verdict: { v: 2 } });
   });
 
   it('gate failed: status complete, the gate, and the error gate_failed with exit 12', async () => {
@@ -67,7 +67,7 @@ describe('-o json: one object in every outcome', () => {
       job_id: job,
       gate: null,
       error: { code: 'server', exit_code: 5 },
-      verdict: { v: 1, chosen: null },
+      verdict: { v: 2, chosen: null },
     });
   });
 

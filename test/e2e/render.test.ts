@@ -84,7 +84,7 @@ describe('render equals the live text output (issue 22 item 4)', () => {
     const tools = await kit.toolsFile(['calculator']);
     for (const path of [
       ['-p', 'fast'],
-      ['--agents', 'A1,B2', '--rounds', '2'],
+      ['--agents', 'CortexA,CortexB', '--rounds', '2'],
     ]) {
       const text = await holdsToText(rig, (mode) =>
         rig.run(['ask', ...path, '--tools', tools, ...mode, 'Use the calculator to compute 2+2']),

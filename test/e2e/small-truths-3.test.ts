@@ -26,7 +26,7 @@ const ofType = (stdout: string, type: string) => parseNdjson(stdout).filter((e) 
 describe('native tool names (issue 23 item 7)', () => {
   it('keeps the declared name on the native path in NDJSON, text, the store and every export', async () => {
     const tools = await kit.toolsFile(['calculator']);
-    const council = ['--agents', 'A1,B2', '--rounds', '2', '--tools', tools];
+    const council = ['--agents', 'CortexA,CortexB', '--rounds', '2', '--tools', tools];
     const r = await rig.run(['ask', ...council, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
     expect(r.code, r.stderr).toBe(0);
     expect(ofType(r.stdout, 'tool-call').map((e) => e['name'])).toEqual(['calculator']);

@@ -53,7 +53,7 @@ const compatAsk = (tools: string, output: string, prompt = CALCULATE): string[] 
 const nativeAsk = (tools: string, output: string, prompt = CALCULATE): string[] => [
   'ask',
   '--agents',
-  'A1,B2',
+  'CortexA,CortexB',
   '--rounds',
   '2',
   '--tools',

@@ -75,8 +75,24 @@ export const fullVerdict = (over: Partial<CouncilVerdict> = {}): CouncilVerdict 
   ballots: {
     round: 2,
     chosen: [
-      { evaluator: 'CortexB', stance: 'disagree', score: -0.2, synthetic: false, claims: [], disagreements: [], reason: 'the index exists' },
-      { evaluator: 'CortexC', stance: 'agree', score: 0.8, synthetic: true, claims: [], disagreements: [], reason: null },
+      {
+        evaluator: 'CortexB',
+        stance: 'disagree',
+        score: -0.2,
+        synthetic: false,
+        claims: [],
+        disagreements: [],
+        reason: 'the index exists',
+      },
+      {
+        evaluator: 'CortexC',
+        stance: 'agree',
+        score: 0.8,
+        synthetic: true,
+        claims: [],
+        disagreements: [],
+        reason: null,
+      },
     ],
     matrix: [
       { evaluator: 'CortexB', target: 'CortexA', score: -0.2, stance: 'disagree', synthetic: false },

@@ -111,8 +111,13 @@ async function turn(
   } finally {
     await client.close();
   }
-  return { events, error, session: await store.read(id), store, seen: server.seen.map((s) => `${s.method} ${s.url}`) };
+  // The verdict's side reads once a turn ended (/details, /agents, /budget: docs/ndjson.md §4b)
+  // ask nothing about how the turn ended, so they are left out of what each test counts.
+  const seen = server.seen.map((s) => `${s.method} ${s.url}`).filter((s) => !SIDE_READ.test(s));
+  return { events, error, session: await store.read(id), store, seen };
 }
+
+const SIDE_READ = /^GET \/(agents|deliberation\/[^/]+\/(details|budget))$/;
 
 const answer = (s: Session) => s.turns.find((t) => t.role === 'assistant');
 

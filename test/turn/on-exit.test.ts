@@ -59,7 +59,7 @@ describe('--on-exit cancel (reliability #130)', () => {
 
   it('on the native path (--agents) too (reliability #130)', async () => {
     rig = await makeRig({ hold: true });
-    const run = rig.start(['ask', '-o', 'ndjson', '--on-exit', 'cancel', '--agents', 'A1,A2', 'x']);
+    const run = rig.start(['ask', '-o', 'ndjson', '--on-exit', 'cancel', '--agents', 'CortexA,CortexB', 'x']);
     const job = await rig.sim.control.nextJob();
     await run.output((o) => o.includes('"type":"job"'));
     run.interrupt(143);
