@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall, ToolDefinition } from '../protocol/wire.js';
 import { isRecord } from './http-util.js';
 import { quoted } from './quote.js';
+import { type ToolChoice, readToolChoice } from './tool-choice.js';
 
 export interface ChatRequestIn {
   model: unknown;
@@ -9,9 +10,66 @@ export interface ChatRequestIn {
   tools: ToolDefinition[];
   /** `stream_options.include_usage`: a last chunk with `choices: []` and `usage`. */
   includeUsage: boolean;
+  toolChoice: ToolChoice;
 }
 
-export type ChatParse = { ok: true; value: ChatRequestIn } | { ok: false; message: string };
+/** A refusal names the field it is about (`param` in OpenAI's error body), or null for the whole body. */
+export type ChatParse = { ok: true; value: ChatRequestIn } | { ok: false; message: string; param: string | null };
+
+const refuse = (message: string, param: string | null): ChatParse => ({ ok: false, message, param });
+
+/** OpenAI's numeric sampling fields and their ranges; a wrong type or range is a 400 there. */
+const NUMBER_FIELDS: ReadonlyArray<[string, number, number]> = [
+  ['temperature', 0, 2],
+  ['top_p', 0, 1],
+  ['frequency_penalty', -2, 2],
+  ['presence_penalty', -2, 2],
+];
+
+/**
+ * The request fields whose type OpenAI checks before anything runs: a wrong type is a 400
+ * naming the field (an OpenAI-compatible server does not answer 200 to `stream: "yes"`).
+ */
+function wrongType(body: Record<string, unknown>): ChatParse | undefined {
+  for (const [key, lo, hi] of NUMBER_FIELDS) {
+    const v = body[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi)
+      return refuse(`'${key}' must be a number from ${lo} to ${hi}`, key);
+  }
+  for (const key of ['max_tokens', 'max_completion_tokens', 'n']) {
+    const v = body[key];
+    if (v !== undefined && v !== null && (typeof v !== 'number' || !Number.isInteger(v) || v < 1))
+      return refuse(`'${key}' must be a whole number of at least 1`, key);
+  }
+  for (const key of ['stream', 'parallel_tool_calls', 'logprobs', 'store']) {
+    const v = body[key];
+    if (v !== undefined && v !== null && typeof v !== 'boolean') return refuse(`'${key}' must be a boolean`, key);
+  }
+  if (body.stream_options !== undefined && body.stream_options !== null && !isRecord(body.stream_options))
+    return refuse("'stream_options' must be an object", 'stream_options');
+  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools))
+    return refuse("'tools' must be an array of tool objects", 'tools');
+  return undefined;
+}
+
+/** Offered function tools; an entry that is not a tool object, or a function without a name, is refused. */
+function toolsIn(v: unknown): ToolDefinition[] | ChatParse {
+  const out: ToolDefinition[] = [];
+  for (const [i, t] of (Array.isArray(v) ? v : []).entries()) {
+    if (!isRecord(t) || typeof t.type !== 'string')
+      return refuse(`tools[${i}] must be an object with a 'type'`, `tools[${i}]`);
+    if (t.type !== 'function') continue;
+    if (!isRecord(t.function) || typeof t.function.name !== 'string' || t.function.name === '')
+      return refuse(`tools[${i}].function must be an object with a 'name'`, `tools[${i}].function`);
+    out.push(t as unknown as ToolDefinition);
+  }
+  return out;
+}
+
+/** A message's content: a string, an array of parts, or null/absent; anything else is refused. */
+const contentTypeOk = (v: unknown): boolean =>
+  v === undefined || v === null || typeof v === 'string' || Array.isArray(v);
 
 /** OpenAI content may be a string or an array of parts; only text parts carry meaning here. */
 function contentOf(v: unknown): string | null {
@@ -34,17 +92,21 @@ function toolCallsOf(v: unknown): ToolCall[] | undefined {
   });
 }
 
-/** Validates the parts of a chat request the simulator reads; everything else is ignored. */
+/** Validates the parts of a chat request the simulator reads, and the types OpenAI checks; the rest is ignored. */
 export function parseChatRequest(body: unknown): ChatParse {
-  if (!isRecord(body)) return { ok: false, message: 'the request body must be a JSON object' };
+  if (!isRecord(body)) return refuse('the request body must be a JSON object', null);
   if (!Array.isArray(body.messages) || body.messages.length === 0)
-    return { ok: false, message: "'messages' must be a non-empty array" };
+    return refuse("'messages' must be a non-empty array", 'messages');
   const messages: ChatMessage[] = [];
   for (const [i, m] of body.messages.entries()) {
     if (!isRecord(m) || typeof m.role !== 'string')
-      return { ok: false, message: `messages[${i}] must be an object with a string 'role'` };
+      return refuse(`messages[${i}] must be an object with a string 'role'`, `messages[${i}]`);
     if (!['system', 'user', 'assistant', 'tool', 'developer'].includes(m.role))
-      return { ok: false, message: `messages[${i}] has an unsupported role ${quoted(m.role)}` };
+      return refuse(`messages[${i}] has an unsupported role ${quoted(m.role)}`, `messages[${i}].role`);
+    if (!contentTypeOk(m.content))
+      return refuse(`messages[${i}].content must be a string or an array of content parts`, `messages[${i}].content`);
+    if (m.role === 'tool' && (typeof m.tool_call_id !== 'string' || m.tool_call_id === ''))
+      return refuse(`messages[${i}] has role 'tool' but no 'tool_call_id'`, `messages[${i}].tool_call_id`);
     const msg: ChatMessage = {
       role: m.role === 'developer' ? 'system' : (m.role as ChatMessage['role']),
       content: contentOf(m.content),
@@ -54,14 +116,25 @@ export function parseChatRequest(body: unknown): ChatParse {
     if (typeof m.tool_call_id === 'string') msg.tool_call_id = m.tool_call_id;
     messages.push(msg);
   }
-  if (body.model === undefined) return { ok: false, message: "'model' is required" };
-  const tools = Array.isArray(body.tools)
-    ? body.tools.filter(
-        (t): t is ToolDefinition => isRecord(t) && isRecord(t.function) && typeof t.function.name === 'string',
-      )
-    : [];
+  if (body.model === undefined) return refuse("'model' is required", 'model');
+  const typed = wrongType(body);
+  if (typed !== undefined) return typed;
+  const tools = toolsIn(body.tools);
+  if (!Array.isArray(tools)) return tools;
+  const choice = readToolChoice(body.tool_choice, tools);
+  if (!choice.ok) return refuse(choice.message, 'tool_choice');
   const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
-  return { ok: true, value: { model: body.model, messages, stream: body.stream === true, tools, includeUsage } };
+  return {
+    ok: true,
+    value: {
+      model: body.model,
+      messages,
+      stream: body.stream === true,
+      tools,
+      includeUsage,
+      toolChoice: choice.choice,
+    },
+  };
 }
 
 /**

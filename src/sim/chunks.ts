@@ -19,12 +19,14 @@ export function chunk(stamp: ChunkStamp, delta: ChunkDelta, finish: FinishReason
 
 /** A failure inside the stream: no choices, an OpenAI-style error object (docs/reliability.md #19). */
 export function errorChunk(stamp: ChunkStamp, message: string): ChatCompletionChunk {
+  // OpenAI's error object carries `param` too (null: no request field is at fault).
+  const error = { message, type: 'server_error', param: null, code: 'deliberation_failed' };
   return {
     id: stamp.id,
     object: 'chat.completion.chunk',
     created: stamp.created,
     model: stamp.model,
     choices: [],
-    error: { message, type: 'server_error' },
+    error,
   };
 }

@@ -8,6 +8,7 @@ import type { SimPolicy } from './policies.js';
 import { startJob, structuredPlan } from './start-job.js';
 import type { AnswerFormat } from './answer-format.js';
 import { textContext } from './text-context.js';
+import type { ToolChoice } from './tool-choice.js';
 import { forcedToolCall, planToolCall } from './tool-plan.js';
 
 export interface CompatJobSpec {
@@ -21,6 +22,8 @@ export interface CompatJobSpec {
   format?: AnswerFormat | undefined;
   /** The thread the request is on, for the `schema=violate-once` fault. */
   thread: string;
+  /** The request's `tool_choice` (auto when it named none). */
+  toolChoice?: ToolChoice;
 }
 
 /**
@@ -37,7 +40,7 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
   const toolCall =
     policy.mode === 'deliberation'
       ? (forcedToolCall(faults.callTool) ??
-        planToolCall(spec.tools, question, toolResults.length > 0, text, String(ctx.seed)))
+        planToolCall(spec.tools, question, toolResults.length > 0, text, String(ctx.seed), spec.toolChoice))
       : undefined;
   const structured = structuredPlan(ctx, faults, spec.format, spec.thread);
   return startJob(ctx, {

@@ -11,6 +11,8 @@ export interface DedupKeyParts {
   thread: string | undefined;
   /** The answer format asked for, when one was (left out of the key otherwise). */
   format?: unknown;
+  /** The request's `tool_choice`, when it forced or forbade a call (left out of the key otherwise). */
+  toolChoice?: unknown;
 }
 
 export function dedupKey(parts: DedupKeyParts): string {

@@ -12,6 +12,7 @@ import {
 } from './council.js';
 import type { SimControl } from './hold.js';
 import type { Job } from './job.js';
+import type { MilestoneWording } from './profile.js';
 import type { TimerSet } from './timers.js';
 
 export interface DeliberationPlan {
@@ -27,8 +28,8 @@ export interface DeliberationPlan {
   toolCall?: ToolCall;
   /** How long the blocked agent waits before the call expires and it goes on without. */
   toolWaitMs: number;
-  /** Whether chat streams carry the reasoning milestones (the profile's choice). */
-  milestones: boolean;
+  /** How chat streams word the reasoning milestones (the profile's choice). */
+  milestones: MilestoneWording;
   /** The winning prose as the request asked for the answer (JSON for `response_format`); as is otherwise. */
   finalAnswer?: (prose: string) => string;
 }
@@ -83,13 +84,14 @@ export function runDeliberation(plan: DeliberationPlan): void {
   let proposals: Proposal[] = [];
   let previous: RoundOutcome | undefined;
   const say = (text: string): void => {
-    if (plan.milestones) job.push(chunk(job.stamp, { reasoning_content: text }));
+    job.push(chunk(job.stamp, { reasoning_content: text }));
   };
+  const seedWords = plan.milestones === 'seed';
 
   const runPhase = (phase: Phase): boolean => {
     const r = phase.round;
     if (phase.kind === 'propose') {
-      say(`Round ${r}/${total} — proposals from ${names}`);
+      say(seedWords ? `Round ${r}/${total} — proposals from ${names}` : `Proposals (round ${r} of ${total}): ${names}`);
       job.emit('round_start', { round: r, total_rounds: total, is_resuming: false });
       for (const m of council.members) job.emit('agent_working', { round: r, agent_id: m.id, action: 'propose' });
       proposals = propose(council, r, influences, previous);
@@ -118,7 +120,7 @@ export function runDeliberation(plan: DeliberationPlan): void {
         job.end('failed', 'error', { failure: reason, last: errorChunk(job.stamp, `deliberation failed: ${reason}`) });
         return false;
       }
-      say(`Round ${r} — evaluations from ${names}`);
+      say(seedWords ? `Round ${r} — evaluations from ${names}` : `Evaluating (round ${r}): ${names}`);
       for (const m of council.members) job.emit('agent_working', { round: r, agent_id: m.id, action: 'evaluate' });
       const outcome = evaluate(council, r, proposals);
       job.history.push(outcome);
@@ -135,7 +137,11 @@ export function runDeliberation(plan: DeliberationPlan): void {
           },
         }),
       );
-      say(`Round ${r} complete — convergence: ${Math.round(outcome.convergence * 100)}%`);
+      say(
+        seedWords
+          ? `Round ${r} complete — convergence: ${Math.round(outcome.convergence * 100)}%`
+          : `Scored round ${r} of ${total}; agreement ${outcome.convergence.toFixed(2)}`,
+      );
       if (plan.toolCall && r === 1) {
         block(outcome.leader, plan.toolCall, r);
         return false;
@@ -144,7 +150,11 @@ export function runDeliberation(plan: DeliberationPlan): void {
     }
     if (!previous) return false;
     const score = previous.scores.find((s) => s.agent_id === previous?.leader)?.score ?? 0;
-    say(`Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`);
+    say(
+      seedWords
+        ? `Consensus — ${previous.leader}'s proposal selected (score ${score.toFixed(2)})`
+        : `Chosen: ${previous.leader} (${score.toFixed(2)})`,
+    );
     const prose = composeAnswer({
       text: council.text,
       members: council.members,

@@ -108,7 +108,14 @@ async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, quer
 export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now();
   const method = req.method ?? 'GET';
-  const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  // A path is read as a path: `//` or `//x` would otherwise be read as a host (a protocol-relative URL).
+  const raw = req.url ?? '/';
+  let url: URL;
+  try {
+    url = raw.startsWith('/') ? new URL(`http://sim.invalid${raw}`) : new URL(raw);
+  } catch {
+    return sendJson(res, 400, { error: 'the request target is not a valid path' });
+  }
   // Test control is neither recorded nor authenticated: tests count the orchestrator requests.
   if (deps.controlRoutes && url.pathname.startsWith(CONTROL_PREFIX))
     return handleControl(deps.ctx.control, req, res, url);
@@ -129,9 +136,9 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     routed !== undefined && deps.withoutRoutes.has(routed.name === 'model' ? 'models' : routed.name)
       ? undefined
       : routed;
-  let raw: string;
+  let body: string;
   try {
-    raw = await readBody(req);
+    body = await readBody(req);
   } catch (err) {
     if (err instanceof BodyTooLarge) {
       res.setHeader('connection', 'close');
@@ -139,9 +146,9 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     }
     return;
   }
-  if (raw !== '') {
-    const parsed = parseJson(raw);
-    record.body = parsed.ok ? parsed.value : raw;
+  if (body !== '') {
+    const parsed = parseJson(body);
+    record.body = parsed.ok ? parsed.value : body;
   }
   if (match?.name !== 'health' && !authorized(deps.token, req.headers.authorization))
     return sendError(res, match, 401, 'unauthorized');
@@ -161,5 +168,5 @@ export async function handleRequest(deps: HandlerDeps, req: IncomingMessage, res
     }
     if (statusFault(res, match, faults)) return;
   }
-  await dispatch(deps.ctx, match, { req, res, raw, faults, id: match.id, sub: match.sub }, url.searchParams);
+  await dispatch(deps.ctx, match, { req, res, raw: body, faults, id: match.id, sub: match.sub }, url.searchParams);
 }

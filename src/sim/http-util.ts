@@ -66,7 +66,10 @@ export function sendText(res: ServerResponse, status: number, text: string): voi
   res.end(text);
 }
 
-/** The OpenAI-style error body the compat surface answers with. */
+/**
+ * The OpenAI-style error body the compat surface answers with: `message`, `type`, `param` (the
+ * request field at fault, or null) and `code`, as OpenAI's published spec has it.
+ */
 export function sendOpenAiError(
   res: ServerResponse,
   status: number,
@@ -74,8 +77,9 @@ export function sendOpenAiError(
   type: string,
   code: string,
   headers: Record<string, string> = {},
+  param: string | null = null,
 ): void {
-  sendJson(res, status, { error: { message, type, code } }, headers);
+  sendJson(res, status, { error: { message, type, param, code } }, headers);
 }
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -3,6 +3,8 @@ import { NsedError } from '../errors.js';
 import type { JobEnding } from './job.js';
 import { quoted } from './quote.js';
 
+export type MilestoneWording = 'seed' | 'reworded';
+
 export const PROFILE_NAMES = ['default', 'strict'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
@@ -25,11 +27,12 @@ export interface SimProfile {
   /** Identical requests are answered from the same job (a flag can override it). */
   dedup: boolean;
   /**
-   * Chat streams carry the reasoning milestones (`Round N complete — convergence: P%`, ...). The
-   * seeds document one example and no contract, so strict sends none: a client that reads
-   * convergence from prose then has nothing to read.
+   * How chat streams word the reasoning milestones the seed says rounds are emitted as. `seed`:
+   * the seed's example (`Round N complete — convergence: P%`, ...). The seeds document one
+   * example and no contract, so strict words them its own way (`Scored round N of M; agreement
+   * 0.45`): a client that reads convergence from the seed's wording then has nothing to read.
    */
-  milestones: boolean;
+  milestones: MilestoneWording;
   /**
    * The final answer honours `response_format` (chat), `text.format` (Responses) and a schema
    * worded into native `system_instructions`; nothing says an orchestrator does.
@@ -44,7 +47,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     instantRoom: true,
     resumeNative: true,
     dedup: false,
-    milestones: true,
+    milestones: 'seed',
     answerFormat: true,
   },
   strict: {
@@ -53,7 +56,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     instantRoom: false,
     resumeNative: false,
     dedup: true,
-    milestones: false,
+    milestones: 'reworded',
     answerFormat: false,
   },
 };

@@ -26,6 +26,31 @@ const KINDS: Array<[RegExp, Kind]> = [
   [/^(?:name|title|subject|topic|label|summary|description|reason)$/i, 'label'],
 ];
 
+/**
+ * A command the question gives: in backticks, or after `run:`/`execute:` (or `run "…"`) to the
+ * end of its line. "run: ls" is `ls`, never `echo run`.
+ */
+const COMMAND_PATTERNS: readonly RegExp[] = [
+  /`([^`\n]{1,200})`/,
+  /\b(?:run|execute|exec)\s*:\s*([^\n]{1,200})/i,
+  /\b(?:run|execute)\s+(?:the\s+command\s+)?["“]([^"”\n]{1,200})["”]/i,
+];
+
+/** Characters that make a command need a shell (pipes, redirections, expansions, quotes). */
+const NEEDS_SHELL = /[|&;<>()$`\\"'*?[\]{}~!#]/;
+
+/** Words that join a field name's parts but say nothing (`with_escalated_permissions`, `timeout_ms`). */
+const FILLER_WORDS = new Set(['with', 'is', 'use', 'to', 'of', 'the', 'a', 'an', 'ms', 'in', 'for', 'by']);
+
+/** A field name as the words a question would use for it: `timeout_ms` -> "timeout". */
+const wordsOf = (field: string): string =>
+  field
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w !== '' && !FILLER_WORDS.has(w))
+    .join(' ');
+
 const kindOf = (field: string): Kind | undefined => KINDS.find(([re]) => re.test(field))?.[1];
 
 const all = (re: RegExp, text: string): string[] => [...text.matchAll(re)].map((m) => m[0]);
@@ -45,6 +70,8 @@ export class QuestionHints {
   private readonly paths: string[];
   private readonly urls: string[];
   private readonly emails: string[];
+  /** The command the question gives to run, if it gives one. */
+  readonly command: string | undefined;
 
   constructor(question: string) {
     this.question = question;
@@ -57,6 +84,15 @@ export class QuestionHints {
     this.urls = all(URL_LIKE, question);
     this.emails = all(EMAIL, question);
     this.paths = all(PATH_LIKE, question).filter((p) => !this.urls.some((u) => u.includes(p)) && !/^\d/.test(p));
+    this.command = COMMAND_PATTERNS.map((re) => re.exec(question)?.[1]?.trim()).find(
+      (c) => c !== undefined && c !== '',
+    );
+  }
+
+  /** Whether the question names the field itself ("with a timeout of 5000", "escalated permissions"). */
+  namesField(field: string): boolean {
+    const words = wordsOf(field);
+    return words.length >= 3 && this.question.toLowerCase().includes(words);
   }
 
   /** Whether the question itself supplies a value for this field (so an optional field is worth filling). */
@@ -74,6 +110,8 @@ export class QuestionHints {
         return this.urls.length > 0;
       case 'email':
         return this.emails.length > 0;
+      case 'command':
+        return this.command !== undefined;
       default:
         return false;
     }
@@ -90,7 +128,7 @@ export class QuestionHints {
       case 'text':
         return shorten(this.question, 200) || this.topic;
       case 'command':
-        return `echo ${shellWord(this.topic)}`;
+        return this.command ?? `echo ${shellWord(this.topic)}`;
       case 'path':
         return this.paths[variant] ?? '.';
       case 'url':
@@ -106,9 +144,15 @@ export class QuestionHints {
     }
   }
 
-  /** A command as an argument vector (a shell tool's `command: string[]`). */
+  /**
+   * A command as an argument vector (a shell tool's `command: string[]`, run execvp-style as
+   * codex runs it): the question's command split into words, or handed to `bash -lc` when it
+   * needs a shell; `echo` of the topic when the question gives none.
+   */
   argv(): string[] {
-    return ['echo', this.topic];
+    const c = this.command;
+    if (c === undefined) return ['echo', this.topic];
+    return NEEDS_SHELL.test(c) ? ['bash', '-lc', c] : c.split(/\s+/);
   }
 
   /** Whether the field names a command (an array of strings is then an argument vector). */

@@ -6,23 +6,29 @@ import type { Job } from './job.js';
 import { streamJob } from './sse-writer.js';
 import { chatUsage, usageChunk } from './usage.js';
 
-/** The `chat.completion` object of a finished job, or of an answer closed by a tool call (docs/protocol.md §3.1.4). */
+/**
+ * The `chat.completion` object of a finished job, or of an answer closed by a tool call (docs/protocol.md §3.1.4),
+ * with the fields OpenAI's published spec requires even when empty: the message's `refusal` and
+ * the choice's `logprobs`, both null.
+ */
 export function completionOf(
   job: Job,
   closedByToolCall = false,
 ): ChatCompletion & { usage: ReturnType<typeof chatUsage> } {
   const finish = closedByToolCall ? 'tool_calls' : (job.finishReason ?? 'stop');
-  const message: ChatCompletion['choices'][number]['message'] = {
+  const message: ChatCompletion['choices'][number]['message'] & { refusal: null } = {
     role: 'assistant',
     content: closedByToolCall ? null : job.answer,
+    refusal: null,
   };
   if (closedByToolCall && job.toolCalls) message.tool_calls = job.toolCalls;
+  const choice = { index: 0, message, logprobs: null, finish_reason: finish };
   const out: ChatCompletion & { usage: ReturnType<typeof chatUsage> } = {
     id: job.stamp.id,
     object: 'chat.completion',
     created: job.stamp.created,
     model: job.stamp.model,
-    choices: [{ index: 0, message, finish_reason: finish }],
+    choices: [choice],
     usage: chatUsage(job),
   };
   if (job.info.mode !== 'deliberation') out.nsed_metadata = { mode: job.info.mode };

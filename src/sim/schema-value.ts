@@ -73,7 +73,8 @@ class Generator {
       case 'number':
         return this.number(s, false, variant);
       case 'boolean':
-        return this.rng.chance(0.5);
+        // A flag the question names ("with escalated permissions") is set; others are drawn.
+        return this.hints.namesField(field) || this.rng.chance(0.5);
       case 'null':
         return null;
       default:
@@ -127,8 +128,12 @@ class Generator {
     const min = typeof s.minProperties === 'number' ? s.minProperties : 0;
     const chosen = new Set<string>();
     for (const key of Object.keys(props)) {
-      // Optional fields: the ones the question answers, and some others, never all by rule.
-      const wanted = required.has(key) || (depth < MAX_DEPTH && (this.hints.supplies(key) || this.rng.chance(0.35)));
+      // Optional fields only when asked for, as a model fills them: the question supplies or
+      // names the field, or its description says to always set it. Never at random: codex's
+      // shell tool must not get a justification or an escalation nobody asked for.
+      const wanted =
+        required.has(key) ||
+        (depth < MAX_DEPTH && (this.hints.supplies(key) || this.hints.namesField(key) || descriptionAsks(props[key])));
       if (wanted && (required.has(key) || chosen.size < max - required.size)) chosen.add(key);
     }
     for (const key of required) chosen.add(key);
@@ -150,8 +155,15 @@ class Generator {
     const max = typeof s.maxItems === 'number' ? s.maxItems : Infinity;
     const closed = items === false ? prefix.length : Infinity;
     const itemSchema = isRecord(items) ? this.flatten(items, depth) : {};
-    if (this.hints.isCommand(field) && typeOf(itemSchema) === 'string' && min <= 2 && max >= 2 && prefix.length === 0)
-      return this.hints.argv();
+    const argv = this.hints.argv();
+    if (
+      this.hints.isCommand(field) &&
+      typeOf(itemSchema) === 'string' &&
+      min <= argv.length &&
+      max >= argv.length &&
+      prefix.length === 0
+    )
+      return argv;
     const wanted = depth >= MAX_DEPTH ? 0 : Math.max(prefix.length, 1 + this.rng.int(2));
     const count = Math.min(Math.max(wanted, min), max, closed);
     const out: JsonValue[] = [];
@@ -227,6 +239,13 @@ class Generator {
     while (length(out) < min) out = out === '' ? filler : `${out} ${filler}`;
     return length(out) > max ? cut(out, max) : out;
   }
+}
+
+/** A field description that asks for the field every time ("Always set…", "Must be given…"), never a conditional one. */
+function descriptionAsks(schema: unknown): boolean {
+  const d = isRecord(schema) && typeof schema.description === 'string' ? schema.description : '';
+  if (/\bonly (?:set|if|when)\b|\boptional\b/i.test(d)) return false;
+  return /^\s*(?:always\b|must\b|required\b)/i.test(d) || /\b(?:always (?:set|include|provide)|is required)\b/i.test(d);
 }
 
 function uuidFrom(rng: Rng): string {

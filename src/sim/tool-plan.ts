@@ -4,6 +4,7 @@ import { isRecord } from './http-util.js';
 import { ARITHMETIC } from './question-hints.js';
 import { valueForSchema } from './schema-value.js';
 import { type TextContext, shorten } from './text-context.js';
+import type { ToolChoice } from './tool-choice.js';
 
 /** The question the council puts to a person through `ask_user`, with the choices it sees. */
 function askUserArguments(text: TextContext): Record<string, unknown> {
@@ -37,7 +38,9 @@ const ASKS_THE_PERSON = /\bask (?:me|the user)\b|\bcheck with me\b/i;
 
 /**
  * The council calls a client tool when the request offers tools and the question names one
- * (or, for `ask_user`, asks to be asked), unless this request already carries tool results.
+ * (or, for `ask_user`, asks to be asked), unless this request already carries tool results —
+ * under `tool_choice: "auto"`. `none` never calls; a forced function is called whatever the
+ * question says; `required` calls the tool the question names, else the first offered.
  */
 export function planToolCall(
   tools: readonly ToolDefinition[],
@@ -45,11 +48,19 @@ export function planToolCall(
   hasResults: boolean,
   text: TextContext,
   seed: string,
+  choice: ToolChoice = { kind: 'auto' },
 ): ToolCall | undefined {
-  if (hasResults || tools.length === 0) return undefined;
+  if (choice.kind === 'none' || tools.length === 0) return undefined;
   const named = (t: ToolDefinition): boolean => t.function.name !== '' && question.includes(t.function.name);
   const asked = (t: ToolDefinition): boolean => t.function.name === ASK_USER && ASKS_THE_PERSON.test(question);
-  const tool = tools.find(named) ?? tools.find(asked);
+  const tool =
+    choice.kind === 'function'
+      ? tools.find((t) => t.function.name === choice.name)
+      : choice.kind === 'required'
+        ? (tools.find(named) ?? tools.find(asked) ?? tools[0])
+        : hasResults
+          ? undefined
+          : (tools.find(named) ?? tools.find(asked));
   if (!tool) return undefined;
   return {
     id: `call_${randomBytes(12).toString('hex')}`,

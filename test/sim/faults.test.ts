@@ -95,6 +95,8 @@ describe('stream faults', () => {
     expect(errorChunk?.error).toEqual({
       message: 'deliberation failed: quorum lost in round 2 (simulated fault)',
       type: 'server_error',
+      param: null,
+      code: 'deliberation_failed',
     });
     expect(r.data[r.data.length - 1]).toBe('[DONE]');
     expect(r.chunks.filter((c) => c.choices[0]?.delta.nsed_round?.scored)).toHaveLength(1);

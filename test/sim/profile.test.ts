@@ -137,6 +137,15 @@ describe('passthrough and moderator without a room (strict; GAP: session id for 
     },
   );
 
+  it("strict emits the rounds as reasoning_content, in words of its own (never the seed example's convergence line)", async () => {
+    const s = await sim({ profile: 'strict' });
+    const r = await readSse(await post(`${s.url}/v1/chat/completions`, ask('Pick a queue', { model: 'nsed:fast' })));
+    const reasoning = deltas(r.chunks).flatMap((d) => (d.reasoning_content === undefined ? [] : [d.reasoning_content]));
+    expect(reasoning).toContain('Proposals (round 1 of 1): CortexA, CortexB, CortexC');
+    expect(reasoning.some((t) => /^Scored round 1 of 1; agreement \d\.\d\d$/.test(t))).toBe(true);
+    expect(reasoning.join('\n')).not.toMatch(/complete\W+convergence/i);
+  });
+
   it('strict: a blocking moderator answer carries nsed_metadata.mode and no session header', async () => {
     const s = await sim({ profile: 'strict' });
     const res = await post(

@@ -113,6 +113,7 @@ export class ResponseBuilder {
         this.event('response.function_call_arguments.done', {
           item_id: item.id,
           output_index: this.indexOf(item),
+          name: item.name,
           arguments: args,
         }),
       );
@@ -244,7 +245,7 @@ export class ResponseBuilder {
           item_id: item.id,
           output_index: this.indexOf(item),
           content_index: 0,
-          part: { type: 'output_text', text: '', annotations: [] },
+          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
         }),
       );
     }
@@ -274,7 +275,8 @@ export class ResponseBuilder {
     const out: ResponseEvent[] = [];
     const at = { item_id: item.id, output_index: this.indexOf(item) };
     if (item.type === 'message') {
-      const part = { type: 'output_text', text: this.text, annotations: [] };
+      // OpenAI's spec: an output_text part carries `annotations` and `logprobs`, empty here.
+      const part = { type: 'output_text', text: this.text, annotations: [], logprobs: [] };
       out.push(this.event('response.output_text.done', { ...at, content_index: 0, text: this.text, logprobs: [] }));
       out.push(this.event('response.content_part.done', { ...at, content_index: 0, part }));
       item.content = [part];

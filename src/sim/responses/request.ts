@@ -3,7 +3,8 @@ import type { ChatMessage } from '../../protocol/wire.js';
 import { type AnswerFormat, responsesAnswerFormat } from '../answer-format.js';
 import { isRecord } from '../http-util.js';
 import { quoted } from '../quote.js';
-import { inputToMessages } from './input.js';
+import { readToolChoice, type ToolChoice } from '../tool-choice.js';
+import { inputToMessages, toolsOf } from './input.js';
 import type { ResponseStore } from './store.js';
 
 /** A Responses request read into the thread it continues and the fields its response echoes. */
@@ -26,6 +27,7 @@ export interface ResponsesPlan {
   format: AnswerFormat | undefined;
   /** What the response object echoes of the request. */
   echo: Record<string, unknown>;
+  toolChoice: ToolChoice;
 }
 
 export interface RequestError {
@@ -60,6 +62,15 @@ export function readResponsesRequest(raw: unknown, store: ResponseStore, honourF
   if (!isRecord(raw)) return bad('the request body must be a JSON object');
   const body = raw;
   if (typeof body.model !== 'string' || body.model === '') return bad("'model' is required", 'model');
+  for (const key of ['stream', 'store', 'parallel_tool_calls', 'background'])
+    if (body[key] !== undefined && body[key] !== null && typeof body[key] !== 'boolean')
+      return bad(`'${key}' must be a boolean`, key);
+  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools))
+    return bad("'tools' must be an array of tool objects", 'tools');
+  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input))
+    return bad("'input' must be a string or an array of input items", 'input');
+  const choice = readToolChoice(body.tool_choice, toolsOf(body.tools));
+  if (!choice.ok) return bad(choice.message, 'tool_choice');
   const reasoningIn = isRecord(body.reasoning) ? body.reasoning : undefined;
   const effortIn = typeof reasoningIn?.effort === 'string' ? reasoningIn.effort : undefined;
   let thread: ChatMessage[] = [];
@@ -141,6 +152,7 @@ export function readResponsesRequest(raw: unknown, store: ResponseStore, honourF
       store: stored,
       format: format.format,
       echo,
+      toolChoice: choice.choice,
     },
   };
 }

@@ -12,8 +12,8 @@ import { resolvePolicy } from '../policies.js';
 import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
 
-const invalid = (rq: RouteInput, message: string): void =>
-  sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request');
+const invalid = (rq: RouteInput, message: string, param: string | null = null): void =>
+  sendOpenAiError(rq.res, 400, message, 'invalid_request_error', 'invalid_request', {}, param);
 
 /**
  * `POST /v1/chat/completions`. With dedup on, an identical request is answered from its job
@@ -26,13 +26,14 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const body = parseJson(rq.raw);
   if (!body.ok) return invalid(rq, 'the request body is not valid JSON');
   const parsed = parseChatRequest(body.value);
-  if (!parsed.ok) return invalid(rq, parsed.message);
-  const { model, messages, stream, tools, includeUsage } = parsed.value;
+  if (!parsed.ok) return invalid(rq, parsed.message, parsed.param);
+  const { model, messages, stream, tools, includeUsage, toolChoice } = parsed.value;
   const asked = ctx.profile.answerFormat && isRecord(body.value) ? chatAnswerFormat(body.value) : undefined;
-  if (asked?.ok === false) return invalid(rq, asked.message);
+  if (asked?.ok === false) return invalid(rq, asked.message, 'response_format');
   const format = asked?.format;
   const resolved = resolvePolicy(ctx.policies, model);
-  if (!resolved.ok) return sendOpenAiError(rq.res, 404, resolved.message, 'invalid_request_error', 'model_not_found');
+  if (!resolved.ok)
+    return sendOpenAiError(rq.res, 404, resolved.message, 'invalid_request_error', 'model_not_found', {}, 'model');
   const policy = resolved.policy;
 
   const header = rq.req.headers[Headers.opencodeSession];
@@ -48,6 +49,7 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
           tools: body.value.tools,
           thread: base,
           format,
+          ...(toolChoice.kind === 'auto' ? {} : { toolChoice }),
         });
   const cached = key === undefined ? undefined : ctx.dedup?.hitAt(key);
   if (cached) return respondWithJob(ctx, rq, cached.job, stream, { from: cached.from, includeUsage });
@@ -72,7 +74,16 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   }
 
   const id = base === undefined ? ctx.jobs.mintRoomId() : ctx.jobs.mintThreadJobId(base, Date.now());
-  const job = startCompatJob(ctx, rq.faults, { id, model, policy, messages, tools, format, thread: base ?? id });
+  const job = startCompatJob(ctx, rq.faults, {
+    id,
+    model,
+    policy,
+    messages,
+    tools,
+    format,
+    thread: base ?? id,
+    toolChoice,
+  });
   if (key !== undefined) ctx.dedup?.claim(key, job);
   return respondWithJob(ctx, rq, job, stream, { includeUsage });
 }

@@ -105,6 +105,7 @@ function answeringJob(ctx: SimContext, rq: RouteInput, p: Plan, policy: SimPolic
           tools,
           thread: undefined,
           format: p.format,
+          ...(p.toolChoice.kind === 'auto' ? {} : { toolChoice: p.toolChoice }),
         });
   const hit = key === undefined ? undefined : ctx.dedup?.hitAt(key);
   if (hit !== undefined) return hit;
@@ -121,6 +122,7 @@ function answeringJob(ctx: SimContext, rq: RouteInput, p: Plan, policy: SimPolic
     tools,
     format: p.format,
     thread: p.thread,
+    toolChoice: p.toolChoice,
   });
   if (key !== undefined) ctx.dedup?.claim(key, job);
   return { job, from: 0 };
