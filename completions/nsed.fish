@@ -332,6 +332,7 @@ complete -c nsed -n '__nsed_is \'sim\'' -l token -x -d 'require this bearer toke
 complete -c nsed -n '__nsed_is \'sim\'' -l fault -x -d 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)'
 complete -c nsed -n '__nsed_is \'sim\'' -l without-route -x -a 'inject cancel resume details models deliberations responses job-stream' -d 'answer 404 on this route, like an older orchestrator (repeatable)'
 complete -c nsed -n '__nsed_is \'sim\'' -l hold -d 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes'
+complete -c nsed -n '__nsed_is \'sim\'' -l single-family -d 'make every agent one model family (the default council spans two)'
 complete -c nsed -n '__nsed_at \'fork\' \'0\'' -a '(__nsed_session_ids)'
 complete -c nsed -n '__nsed_at \'sessions show\' \'0\'' -a '(__nsed_session_ids)'
 complete -c nsed -n '__nsed_at \'sessions export\' \'0\'' -a '(__nsed_session_ids)'

@@ -31,6 +31,8 @@ export interface SimOptions {
   dedupTtlS: number;
   /** Hold each deliberation at its phase boundaries until released through the /_sim/ routes. */
   hold: boolean;
+  /** Every agent of one model family: a council without diversity. */
+  singleFamily: boolean;
 }
 
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
@@ -90,6 +92,12 @@ export const sim: CommandDef<SimOptions> = {
       default: false,
       describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
     },
+    {
+      name: 'single-family',
+      type: 'boolean',
+      default: false,
+      describe: 'make every agent one model family (the default council spans two)',
+    },
   ],
   examples: [
     ['nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port'],
@@ -111,6 +119,7 @@ export const sim: CommandDef<SimOptions> = {
     dedup: typeof argv['dedup'] === 'boolean' ? argv['dedup'] : undefined,
     dedupTtlS: nonNegative(argv, 'dedup-ttl'),
     hold: argv['hold'] === true,
+    singleFamily: argv['single-family'] === true,
   }),
   run: async (opts, ctx) => {
     const [{ serveSim }, { parseFaultSpec }, { parseProfile }] = await Promise.all([
@@ -140,6 +149,7 @@ export const sim: CommandDef<SimOptions> = {
         dedupTtlMs: opts.dedupTtlS * 1000,
         withoutRoutes: opts.withoutRoutes,
         hold: opts.hold,
+        singleFamily: opts.singleFamily,
       },
       { stdout: io.stdout, stderr: io.stderr },
       ctx.signal,

@@ -58,6 +58,7 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
     },
     text,
     toolResults,
+    council: faults,
     ...(faults.failAtRound === undefined ? {} : { failAtRound: faults.failAtRound }),
     ...(faults.end === undefined ? {} : { ending: faults.end }),
     ...(toolCall === undefined ? {} : { toolCall }),

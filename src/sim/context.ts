@@ -27,6 +27,8 @@ export interface SimContext {
   historyTtlMs: number;
   /** Holds deliberations at phase boundaries for tests; inert unless a test turns holding on. */
   control: SimControl;
+  /** Every agent of one model family (`--single-family`): a council without diversity. */
+  singleFamily: boolean;
   /** Threads whose first structured answer the `schema=violate-once` fault has already broken. */
   violatedThreads: Set<string>;
 }

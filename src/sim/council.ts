@@ -12,6 +12,7 @@ import {
   THOUGHTS,
   TRADEOFFS,
 } from './phrases.js';
+import type { TokenUsage } from './metering.js';
 import { type Rng, rngFor } from './rng.js';
 import { type TextContext, fill, shorten } from './text-context.js';
 
@@ -41,6 +42,8 @@ export interface Proposal {
   claims: string[];
   /** The proposal's concrete advice, quoted in the final answer. */
   advice: string;
+  /** What writing it used, when the server reports it (set as the job is metered). */
+  token_usage?: TokenUsage;
 }
 
 export interface Evaluation {
@@ -49,6 +52,8 @@ export interface Evaluation {
   score: number;
   justification: string;
   claim_assessments: Claim[];
+  /** What making it used, when the server reports it (set as the job is metered). */
+  token_usage?: TokenUsage;
 }
 
 export interface RoundOutcome {

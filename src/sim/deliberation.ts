@@ -12,6 +12,7 @@ import {
 } from './council.js';
 import type { SimControl } from './hold.js';
 import type { Job } from './job.js';
+import type { TokenUsage } from './metering.js';
 import type { MilestoneWording } from './profile.js';
 import type { TimerSet } from './timers.js';
 
@@ -47,12 +48,44 @@ function argsObject(call: ToolCall): Record<string, unknown> {
 
 const progress = (n: number): number => Math.round(n * 1000) / 1000;
 
+/** Charges each proposal to the job's meter: it read the task and, after round 1, the previous proposals. */
+function meterProposals(job: Job, round: number, proposals: Proposal[], previous: RoundOutcome | undefined): void {
+  const context = previous === undefined ? '' : previous.proposals.map((p) => p.content).join('\n');
+  for (const p of proposals) {
+    const usage = job.meter.charge(
+      p.agent_id,
+      round,
+      `${job.info.query}\n${context}`,
+      `${p.content}\n${p.thought_process}`,
+    );
+    if (usage !== undefined) p.token_usage = usage;
+  }
+}
+
+/** Charges each evaluation to its evaluator: it read the task and the proposal, and wrote its judgement. */
+function meterEvaluations(job: Job, o: RoundOutcome): void {
+  for (const e of o.evaluations) {
+    const target = o.proposals.find((p) => p.agent_id === e.target_id)?.content ?? '';
+    const wrote = [e.justification, ...e.claim_assessments.map((c) => `${c.claim} ${c.reason ?? ''}`)].join('\n');
+    const usage = job.meter.charge(e.evaluator_agent_id, o.round, `${job.info.query}\n${target}`, wrote);
+    if (usage !== undefined) e.token_usage = usage;
+  }
+}
+
+const withUsage = (usage: TokenUsage | undefined): { token_usage?: TokenUsage } =>
+  usage === undefined ? {} : { token_usage: usage };
+
 /** The native events of one evaluated round: each evaluator's scores, the summary, the round's end. */
 function emitEvaluation(job: Job, o: RoundOutcome, total: number): void {
   for (const evaluator of new Set(o.evaluations.map((e) => e.evaluator_agent_id))) {
     const evaluations = o.evaluations
       .filter((e) => e.evaluator_agent_id === evaluator)
-      .map((e) => ({ target_id: e.target_id, score: e.score, justification: e.justification }));
+      .map((e) => ({
+        target_id: e.target_id,
+        score: e.score,
+        justification: e.justification,
+        ...withUsage(e.token_usage),
+      }));
     job.emit('evaluation_submitted', { round: o.round, evaluator_id: evaluator, evaluations });
   }
   const proposal_scores = o.scores.map((s) => {
@@ -95,12 +128,14 @@ export function runDeliberation(plan: DeliberationPlan): void {
       job.emit('round_start', { round: r, total_rounds: total, is_resuming: false });
       for (const m of council.members) job.emit('agent_working', { round: r, agent_id: m.id, action: 'propose' });
       proposals = propose(council, r, influences, previous);
+      meterProposals(job, r, proposals, previous);
       for (const p of proposals)
         job.emit('proposal_submitted', {
           round: r,
           agent_id: p.agent_id,
           content: p.content,
           thought_process: p.thought_process,
+          ...withUsage(p.token_usage),
         });
       proposals.forEach((_, k) => {
         const nsed_round = {
@@ -123,6 +158,7 @@ export function runDeliberation(plan: DeliberationPlan): void {
       say(seedWords ? `Round ${r} — evaluations from ${names}` : `Evaluating (round ${r}): ${names}`);
       for (const m of council.members) job.emit('agent_working', { round: r, agent_id: m.id, action: 'evaluate' });
       const outcome = evaluate(council, r, proposals);
+      meterEvaluations(job, outcome);
       job.history.push(outcome);
       emitEvaluation(job, outcome, total);
       previous = outcome;

@@ -6,12 +6,21 @@ function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
   return {
     round: o.round,
     author_agent_id: agent,
-    proposal: { content: p?.content ?? '', thought_process: p?.thought_process ?? '' },
+    proposal: {
+      content: p?.content ?? '',
+      thought_process: p?.thought_process ?? '',
+      ...(p?.token_usage === undefined ? {} : { token_usage: p.token_usage }),
+    },
     evaluations: o.evaluations
       .filter((e) => e.target_id === agent)
       .map((e) => ({
         evaluator_agent_id: e.evaluator_agent_id,
-        evaluation: { score: e.score, justification: e.justification, claim_assessments: e.claim_assessments },
+        evaluation: {
+          score: e.score,
+          justification: e.justification,
+          claim_assessments: e.claim_assessments,
+          ...(e.token_usage === undefined ? {} : { token_usage: e.token_usage }),
+        },
       })),
     aggregated_score: o.scores.find((s) => s.agent_id === agent)?.score ?? 0,
   };

@@ -1,5 +1,6 @@
 import { NsedError } from '../errors.js';
 import { JOB_ENDINGS, type JobEnding } from './job.js';
+import { METER_MODES, type MeterMode } from './metering.js';
 import { quoted } from './quote.js';
 
 /** What can go wrong on purpose, for testing clients against real sockets. */
@@ -22,6 +23,12 @@ export interface FaultSpec {
    * turn is tested.
    */
   schema?: 'violate-once';
+  /** How much the job started by this request reports about its cost (see MeterMode). */
+  meter?: MeterMode;
+  /** `budget=404`: the job's `/budget` answers 404, as a server without the endpoint would. */
+  budgetMissing?: boolean;
+  /** `evaluator-timeout=AGENT`: that evaluator times out every round; its evaluations are synthetic stand-ins. */
+  evaluatorTimeout?: string;
   times?: number;
 }
 
@@ -81,6 +88,22 @@ export function parseFaultSpec(spec: string): FaultSpec {
       case 'schema':
         if (value !== 'violate-once') throw bad(`fault 'schema' is violate-once, got ${quoted(value ?? '')}`);
         out.schema = value;
+        break;
+      case 'meter':
+        if (!(METER_MODES as readonly string[]).includes(value ?? ''))
+          throw bad(`fault 'meter' is one of ${METER_MODES.join(', ')}, got ${quoted(value ?? '')}`);
+        out.meter = value as MeterMode;
+        break;
+      case 'budget':
+        if (value !== '404') throw bad(`fault 'budget' is 404, got ${quoted(value ?? '')}`);
+        out.budgetMissing = true;
+        break;
+      case 'evaluator-timeout':
+        if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value))
+          throw bad(
+            `fault 'evaluator-timeout' needs an agent id (letters, digits, - and _), got ${quoted(value ?? '')}`,
+          );
+        out.evaluatorTimeout = value;
         break;
       case 'status': {
         const status = whole(key, value, 100);

@@ -18,6 +18,7 @@ import {
   handlePolicies,
 } from './routes/discovery.js';
 import {
+  handleBudget,
   handleCancel,
   handleDetails,
   handleInject,
@@ -77,6 +78,8 @@ async function dispatch(ctx: SimContext, match: RouteMatch, rq: RouteInput, quer
       return handleResult(ctx, rq);
     case 'details':
       return handleDetails(ctx, rq);
+    case 'budget':
+      return handleBudget(ctx, rq);
     case 'inject':
       return handleInject(ctx, rq);
     case 'cancel':

@@ -15,6 +15,8 @@ export function runInstant(
   finalAnswer: (prose: string) => string = (p) => p,
 ): void {
   const answer = finalAnswer(composeInstantAnswer(text, mode, agent));
+  // One agent, one call: what it used is the job's whole bill.
+  job.meter.charge(agent, 1, job.info.query, answer);
   job.push(chunk(job.stamp, job.roomless ? { role: 'assistant' } : { role: 'assistant', nsed_session_id: job.id }));
   job.push(chunk(job.stamp, { content: answer }), true);
   job.answer = answer;

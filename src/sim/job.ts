@@ -2,6 +2,7 @@ import type { ChatCompletionChunk, FinishReason, InjectAck, NsedInjected, ToolCa
 import type { ChunkStamp } from './chunks.js';
 import type { RoundOutcome } from './council.js';
 import type { PolicyMode } from './policies.js';
+import { Meter } from './metering.js';
 import { ToolCallBook } from './tool-calls.js';
 
 export type JobStatus = 'running' | 'completed' | 'failed';
@@ -77,6 +78,10 @@ export class Job {
   /** The calls that closed the latest compat segment (its `finish_reason: "tool_calls"`). */
   toolCalls: ToolCall[] | undefined;
   readonly tools = new ToolCallBook();
+  /** What the job has used so far, live (`/budget`, `token_usage`); start-job sets the mode. */
+  meter = new Meter('full', Date.now());
+  /** `budget=404`: this job's `/budget` is not served. */
+  budgetMissing = false;
   finishReason: FinishReason | undefined;
   readonly history: RoundOutcome[] = [];
   readonly log: LogEntry[] = [];
@@ -166,9 +171,16 @@ export class Job {
       best_proposal_content: this.answer ?? '',
       best_proposal_score: final?.scores.find((x) => x.agent_id === final.leader)?.score ?? 0,
       best_proposal_author: final?.leader ?? this.info.agents[0] ?? '',
+      // The job's totals, in the `token_usage` shape of each evaluation (docs/protocol.md, the simulator).
+      ...this.totalsField(),
     });
     this.notify();
     this.resolveFinished();
+  }
+
+  private totalsField(): { token_usage?: unknown } {
+    const totals = this.meter.totals();
+    return totals === undefined ? {} : { token_usage: totals };
   }
 
   /** `/result` status text: `running`, `completed`, `failed: <reason>`. */

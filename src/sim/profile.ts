@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { NsedError } from '../errors.js';
 import type { JobEnding } from './job.js';
+import type { MeterMode } from './metering.js';
 import { quoted } from './quote.js';
 
 export type MilestoneWording = 'seed' | 'reworded';
@@ -38,6 +39,12 @@ export interface SimProfile {
    * worded into native `system_instructions`; nothing says an orchestrator does.
    */
   answerFormat: boolean;
+  /**
+   * What the council reports about its cost: `full` (tokens and dollars, prices in `/agents`);
+   * the seeds promise no cost, so strict reports tokens only and lists no prices.
+   */
+  meter: MeterMode;
+  prices: boolean;
 }
 
 const PROFILES: Record<ProfileName, SimProfile> = {
@@ -49,6 +56,8 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     dedup: false,
     milestones: 'seed',
     answerFormat: true,
+    meter: 'full',
+    prices: true,
   },
   strict: {
     name: 'strict',
@@ -58,6 +67,8 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     dedup: true,
     milestones: 'reworded',
     answerFormat: false,
+    meter: 'tokens',
+    prices: false,
   },
 };
 

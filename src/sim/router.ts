@@ -9,6 +9,7 @@ export type RouteName =
   | 'deliberations'
   | 'result'
   | 'details'
+  | 'budget'
   | 'inject'
   | 'cancel'
   | 'resume'
@@ -42,6 +43,7 @@ const FIXED: Record<string, RouteName> = {
 const JOB: Record<string, RouteName> = {
   'GET result': 'result',
   'GET details': 'details',
+  'GET budget': 'budget',
   'POST inject': 'inject',
   'POST cancel': 'cancel',
   'POST resume': 'resume',

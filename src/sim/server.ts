@@ -40,6 +40,8 @@ export interface SimOptions {
   hold?: boolean;
   /** Serve the test control under `/_sim/` (implied by `hold`). */
   control?: boolean;
+  /** Every agent of one model family, for clients that warn about a council without diversity. */
+  singleFamily?: boolean;
   /** Milliseconds since the epoch, for the history TTL; a test passes its own to expire jobs. */
   now?: () => number;
 }
@@ -97,6 +99,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     historyTtlMs: opts.historyTtlMs ?? SIM_DEFAULTS.historyTtlMs,
     control,
     violatedThreads: new Set(),
+    singleFamily: opts.singleFamily === true,
   };
   const requests: SimRequestRecord[] = [];
   const deps = {

@@ -8,6 +8,7 @@ import { runDeliberation } from './deliberation.js';
 import { runInstant } from './instant.js';
 import { Job, type JobEnding, type JobInfo } from './job.js';
 import type { FaultSpec } from './faults.js';
+import { Meter } from './metering.js';
 import { endingFor } from './profile.js';
 import type { TextContext } from './text-context.js';
 
@@ -23,6 +24,8 @@ export interface NewJob {
   toolCall?: ToolCall;
   /** The format the final answer must take (`response_format` and its kin), when one was asked. */
   structured?: StructuredPlan;
+  /** The job-wide faults of the request that started it: metering, `/budget`, a timed-out evaluator. */
+  council?: Pick<FaultSpec, 'meter' | 'budgetMissing' | 'evaluatorTimeout'>;
 }
 
 /**
@@ -55,6 +58,8 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
   const roomless = mode !== 'deliberation' && !ctx.profile.instantRoom;
   const failedEnding = endingFor(ctx.profile, ctx.seed, spec.id, spec.ending);
   const job = new Job(spec.id, stamp, spec.info, spec.ending, { failedEnding, roomless });
+  job.meter = new Meter(spec.council?.meter ?? ctx.profile.meter, Date.now());
+  job.budgetMissing = spec.council?.budgetMissing === true;
   // A roomless answer is never registered: no route can find it afterwards.
   if (!roomless) ctx.jobs.add(job);
   ctx.control.jobStarted(job, mode === 'deliberation');

@@ -1,8 +1,6 @@
 import type { ChatCompletionChunk } from '../protocol/wire.js';
 import type { Job } from './job.js';
-
-/** A plausible token count: about four characters a token, as OpenAI's rule of thumb says. */
-export const tokens = (text: string): number => Math.ceil(text.length / 4);
+import { tokens } from './metering.js';
 
 export interface ChatUsage {
   prompt_tokens: number;

@@ -106,7 +106,7 @@ describe('nsed agents and nsed models', { timeout: 120_000 }, () => {
   it('agents: TSV on a pipe, JSON on request', async () => {
     const r = await rig.run(['agents']);
     expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('CortexA\tsim-small\tsim\tyes\tsimplicity');
+    expect(r.stdout.split('\n')[0]).toBe('CortexA\tsimlm-small\tsim-labs\tyes\tsimplicity');
     const json = JSON.parse((await rig.run(['agents', '-o', 'json'])).stdout) as Array<{
       agent_id: string;
       is_online: boolean;
@@ -126,7 +126,7 @@ describe('nsed agents and nsed models', { timeout: 120_000 }, () => {
   it.skipIf(!hasScript)('agents draws a table on a terminal', async () => {
     const lines = (await onTerminal(['agents'])).trimEnd().split('\n');
     expect(lines[0]).toMatch(/^AGENT\s+MODEL\s+PROVIDER\s+ONLINE\s+CAPABILITIES$/);
-    expect(lines[1]).toMatch(/^CortexA\s+sim-small\s+sim\s+yes\s+simplicity$/);
+    expect(lines[1]).toMatch(/^CortexA\s+simlm-small\s+sim-labs\s+yes\s+simplicity$/);
   });
 
   it('a listing against a token-guarded orchestrator without the token exits 4', async () => {

@@ -1,42 +1,9 @@
-import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { getJson, post, sim } from '../harness/sse.js';
+import { openNative } from './native-events.js';
 
 // Jobs never advance on their own here; the test releases them phase by phase (sim.control).
 const HELD = { hold: true };
-
-interface Named {
-  event: string;
-  data: unknown;
-}
-
-/** Opens the native stream and collects named events; `stopWhen` ends reading early. */
-async function openNative(url: string, id: string) {
-  const res = await fetch(`${url}/job/${id}/stream`);
-  const events: Named[] = [];
-  const waiters: Array<{ check: () => boolean; resolve: () => void }> = [];
-  const parser = createParser({
-    onEvent: (e) => {
-      events.push({ event: e.event ?? 'message', data: JSON.parse(e.data) as unknown });
-      for (const w of waiters.splice(0)) {
-        if (w.check()) w.resolve();
-        else waiters.push(w);
-      }
-    },
-  });
-  const reader = res.body?.getReader();
-  const decoder = new TextDecoder();
-  const done = (async () => {
-    for (;;) {
-      const chunk = await reader?.read();
-      if (!chunk || chunk.done) return;
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
-    }
-  })();
-  const until = (check: () => boolean): Promise<void> =>
-    check() ? Promise.resolve() : new Promise((resolve) => waiters.push({ check, resolve }));
-  return { res, events, done, until, names: () => events.map((e) => e.event), close: () => reader?.cancel() };
-}
 
 const submit = (url: string, room: string) =>
   post(`${url}/deliberation`, {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionChunk, ChatMessage } from '../../protocol/wire.js';
-import { tokens } from '../usage.js';
+import { tokens } from '../metering.js';
 
 /** One Responses API stream event (its `type` is also the SSE event name). */
 export type ResponseEvent = { type: string } & Record<string, unknown>;

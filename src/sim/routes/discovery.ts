@@ -41,8 +41,10 @@ export function handleModel(ctx: SimContext, rq: RouteInput): void {
   });
 }
 
-export function handleAgents(_ctx: SimContext, rq: RouteInput): void {
-  sendJson(rq.res, 200, agentListing());
+/** `GET /agents`: prices unless the profile or a `meter=none` fault says the server reports no cost. */
+export function handleAgents(ctx: SimContext, rq: RouteInput): void {
+  const prices = ctx.profile.prices && rq.faults.meter !== 'none';
+  sendJson(rq.res, 200, agentListing({ prices, singleFamily: ctx.singleFamily }));
 }
 
 export function handleHealth(_ctx: SimContext, rq: RouteInput): void {

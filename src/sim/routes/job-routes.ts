@@ -26,6 +26,19 @@ export function handleResult(ctx: SimContext, rq: RouteInput): void {
     });
 }
 
+/**
+ * `GET /deliberation/{id}/budget` (docs/protocol.md §3.7): time, rounds, and what the job has
+ * used so far, live while it runs; tokens and dollars only as the job's metering reports them;
+ * 404 for an unknown job and under the `budget=404` fault.
+ */
+export function handleBudget(ctx: SimContext, rq: RouteInput): void {
+  const job = found(ctx, rq);
+  if (!job) return;
+  if (job.budgetMissing) return sendJson(rq.res, 404, { error: 'not found' });
+  const rounds = { completed: job.history.length, total: job.info.totalRounds };
+  sendJson(rq.res, 200, { job_id: job.id, budget: job.meter.budget(Date.now(), rounds) });
+}
+
 export function handleDetails(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (job) sendJson(rq.res, 200, detailsOf(job));

@@ -37,6 +37,7 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
     },
     text,
     toolResults: [],
+    council: rq.faults,
     ...(rq.faults.failAtRound === undefined ? {} : { failAtRound: rq.faults.failAtRound }),
     ...(rq.faults.end === undefined ? {} : { ending: rq.faults.end }),
     ...(toolCall === undefined ? {} : { toolCall }),
