@@ -76,6 +76,12 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     group: GROUP,
     describe: 'with --resume: run again the items whose last line is error or failed (never a gate failure)',
   },
+  {
+    name: 'allow-outside-files',
+    type: 'boolean',
+    group: GROUP,
+    describe: 'let an item\'s "files" name files outside the batch file\'s folder (trusted batch files only)',
+  },
   // Per item: the key plus the item's id, so a re-run batch pays for no item twice.
   ...IDEMPOTENCY_FLAGS,
 ];
@@ -90,6 +96,8 @@ export interface BatchOptions {
   reports: ReportOptions | undefined;
   resume: boolean;
   retryErrors: boolean;
+  /** --allow-outside-files: an item's files may lie outside the batch file's folder. */
+  allowOutsideFiles: boolean;
   turn: TurnOptions;
   gates: GateRequest;
   input: InputOptions;
@@ -153,8 +161,11 @@ export const batch: CommandDef<BatchOptions> = {
         ? undefined
         : parseTemplate(await readFlagFile(opts.input.template, '--template', ctx), opts.input.template);
     // Every item is parsed, checked and filled before the first request: a bad line sends nothing.
-    const all = resolveItems(parseItems(text, formatOf(opts.file, opts.format), source), template);
+    const parsedItems = parseItems(text, formatOf(opts.file, opts.format), source);
+    const all = resolveItems(parsedItems, template);
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
+    if (!opts.allowOutsideFiles)
+      await (await import('../batch/item-files.js')).confineItemFiles(parsedItems, opts.file);
     const gates = await loadGates(opts.gates, ctx);
     const t = opts.turn;
     const shared = {
@@ -238,6 +249,7 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     reports: parseReportOptions(argv),
     resume,
     retryErrors,
+    allowOutsideFiles: argv['allow-outside-files'] === true,
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),

@@ -49,7 +49,7 @@ export async function readAttachments(specs: readonly string[], ctx: PromptConte
       add(attachment('-', Buffer.from(text, 'utf8')));
       continue;
     }
-    for (const path of await expand(spec)) {
+    for (const path of await expandFileSpec(spec)) {
       if (seen.has(path)) continue;
       seen.add(path);
       add(
@@ -69,7 +69,7 @@ export async function readAttachments(specs: readonly string[], ctx: PromptConte
 }
 
 /** One path, or the sorted matches of a glob; a glob matching nothing is exit 3 naming it. */
-async function expand(spec: string): Promise<string[]> {
+export async function expandFileSpec(spec: string): Promise<string[]> {
   if (!GLOB_CHARS.test(spec) || (await exists(spec))) return [spec];
   const { glob } = await import('tinyglobby');
   // Matches read as the pattern was written: relative to the current directory, or absolute.
