@@ -179,8 +179,9 @@ export const batch: CommandDef<BatchOptions> = {
       gates,
     };
     const out = opts.out === undefined ? undefined : resolvePath(opts.out);
-    // A results file that could never be written is refused before an item is paid for.
-    if (opts.out !== undefined) await (await import('../files/outside-file.js')).checkOutsidePath(opts.out, '--out');
+    // A results file whose links loop is refused before an item is paid for (a missing folder is
+    // refused when the file is opened, also before: exit 11).
+    if (opts.out !== undefined) await (await import('../files/outside-file.js')).statRefusingLoop(opts.out, '--out');
     const go = async (): Promise<number> => {
       if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
       if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);

@@ -89,19 +89,24 @@ export async function writeOutsideFile(
  */
 export async function checkOutsidePath(file: string, label: string): Promise<void> {
   const target = path.resolve(file);
-  let st: fs.Stats | undefined;
-  try {
-    st = await stat(target);
-  } catch (err) {
-    if (errCode(err) === 'ELOOP')
-      throw usageError(`${label} ${file} is a loop of symbolic links`, 'name a regular file, or fix the links');
-  }
+  const st = await statRefusingLoop(file, label);
   if (st?.isDirectory() === true)
     throw usageError(`${label} ${file} is a folder`, `name a file in it, e.g. ${path.join(file, 'nsed-report')}`);
   if (st !== undefined) return;
   const dir = await stat(path.dirname(target)).catch(() => undefined);
   if (dir === undefined || !dir.isDirectory())
     throw usageError(`${label} ${file}: the folder ${path.dirname(target)} does not exist`, 'create it first');
+}
+
+/** What the path names, links followed; undefined where nothing is; a loop of links is exit 2. */
+export async function statRefusingLoop(file: string, label: string): Promise<fs.Stats | undefined> {
+  try {
+    return await stat(path.resolve(file));
+  } catch (err) {
+    if (errCode(err) === 'ELOOP')
+      throw usageError(`${label} ${file} is a loop of symbolic links`, 'name a regular file, or fix the links');
+    return undefined;
+  }
 }
 
 /**
