@@ -137,3 +137,11 @@ describe('a report path that cannot be written is refused before anything is sen
     }
   });
 });
+
+describe('the config file on a device (reliability #179)', () => {
+  it('NSED_CONFIG=/dev/zero is exit 8 naming the file, after at most its cap is read', async () => {
+    const r = await rig.run(['sessions', 'ls'], { env: { NSED_CONFIG: '/dev/zero' } });
+    expect(r.code).toBe(8);
+    expect(r.stderr).toContain('nsed: cannot read the config file /dev/zero: EFBIG');
+  });
+});
