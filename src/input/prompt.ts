@@ -1,6 +1,6 @@
 import type { Context } from '../context.js';
 import { usageError } from '../errors.js';
-import { MAX_FLAG_FILE_BYTES, boundsOf, readInputText, readStreamBytes } from '../files/read-input.js';
+import { MAX_FLAG_FILE_BYTES, boundsOf, readInputText, readStreamBytes, type WaitNotice } from '../files/read-input.js';
 
 /**
  * yargs drops a lone `-` from positionals, so run-cli swaps it for this marker before
@@ -72,7 +72,7 @@ export async function readPrompt(
     text = words.join(' ');
     if (rules.context === true && !io.stdinIsTTY) {
       const context = (await startsWithin(io.stdin, STDIN_FIRST_BYTE_MS))
-        ? await readStdin(ctx, 'the piped context')
+        ? await readStdin(ctx, 'the piped context', MAX_STDIN_BYTES, { notice: false })
         : undefined;
       if (context === undefined) {
         const waited = io.verbose ? ` (waited ${STDIN_FIRST_BYTE_MS} ms)` : '';
@@ -119,21 +119,28 @@ export function fenced(body: string, info = ''): string {
  * (130), at most `maxBytes`; after STDIN_NOTICE_MS of silence one line on stderr says what nsed
  * waits for, so a forgotten pipe is not mistaken for a hang.
  */
-export async function readStdin(ctx: PromptContext, what: string, maxBytes = MAX_STDIN_BYTES): Promise<string> {
+export async function readStdin(
+  ctx: PromptContext,
+  what: string,
+  maxBytes = MAX_STDIN_BYTES,
+  // Piped context is read only once its first byte came: nothing to say while it flows.
+  { notice = true }: { notice?: boolean } = {},
+): Promise<string> {
   const { io } = ctx;
+  const waiting: WaitNotice = {
+    afterMs: STDIN_NOTICE_MS,
+    say: () => {
+      if (!io.quiet)
+        io.stderr.write(`waiting for ${what} on standard input… (end it with Ctrl-D; --timeout bounds the wait)\n`);
+    },
+  };
   const bytes = await readStreamBytes(io.stdin, {
     label: 'standard input',
     maxBytes,
     ...boundsOf(ctx),
     overCapHint: 'give it as a file',
     timeoutHint: `nsed read ${what} there; close the pipe (or give the words) to go on`,
-    onWait: {
-      afterMs: STDIN_NOTICE_MS,
-      say: () => {
-        if (!io.quiet)
-          io.stderr.write(`waiting for ${what} on standard input… (end it with Ctrl-D; --timeout bounds the wait)\n`);
-      },
-    },
+    ...(notice ? { onWait: waiting } : {}),
   });
   return bytes.toString('utf8');
 }
