@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import type { SessionStore } from '../session/index.js';
 import { oneLine } from '../terminal/sanitize.js';
+import { boundsOf } from '../files/read-input.js';
 import { readEarlierResults, stillStands, type EarlierLine } from './earlier-results.js';
 import { findLeftItems } from './left-items.js';
 import { requestHash, type ResolvedItem } from './resolve.js';
@@ -33,7 +34,7 @@ export interface ResumePlan {
  * item a killed run left running is followed through its session; every other item runs.
  */
 export async function planResume(ctx: Context, store: SessionStore, input: ResumeInput): Promise<ResumePlan> {
-  const results = await readEarlierResults(input.out);
+  const results = await readEarlierResults(input.out, boundsOf(ctx));
   const hashes = new Map(input.items.map((i) => [i.id, requestHash(i, input.shared)]));
   const earlier: EarlierLine[] = [];
   const rest: ResolvedItem[] = [];

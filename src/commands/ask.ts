@@ -71,7 +71,7 @@ export const ask: CommandDef<AskOptions> = {
     ]);
     const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
     const { prompt, attachments } = input;
-    const turn = { ...input.turn, gates: await loadGates(opts.gates) };
+    const turn = { ...input.turn, gates: await loadGates(opts.gates, ctx) };
     await ctx.store();
     const conn = await ctx.connect();
     try {

@@ -10,15 +10,13 @@ import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './share
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
 import { FILE_FLAGS, SCHEMA_FLAGS, TEMPLATE_FLAGS, parseInputOptions } from './shared/input-flags.js';
-import { readStdin, STDIN_MARKER } from '../input/prompt.js';
+import { MAX_STDIN_BYTES, readFlagFile, readStdin, STDIN_MARKER } from '../input/prompt.js';
 import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
 
 const GROUP = 'Batch:';
 export const DEFAULT_JOBS = 4;
 const MAX_JOBS = 256;
-/** A batch file is data, not a stream without end. */
-const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** A single-turn report flag, worded for the batch: the same file, one entry per item. */
 const batchReportFlag = (name: 'summary' | 'junit', describe: string): FlagDef => {
@@ -78,6 +76,12 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     group: GROUP,
     describe: 'with --resume: run again the items whose last line is error or failed (never a gate failure)',
   },
+  {
+    name: 'allow-outside-files',
+    type: 'boolean',
+    group: GROUP,
+    describe: 'let an item\'s "files" name files outside the batch file\'s folder (trusted batch files only)',
+  },
   // Per item: the key plus the item's id, so a re-run batch pays for no item twice.
   ...IDEMPOTENCY_FLAGS,
 ];
@@ -92,6 +96,8 @@ export interface BatchOptions {
   reports: ReportOptions | undefined;
   resume: boolean;
   retryErrors: boolean;
+  /** --allow-outside-files: an item's files may lie outside the batch file's folder. */
+  allowOutsideFiles: boolean;
   turn: TurnOptions;
   gates: GateRequest;
   input: InputOptions;
@@ -135,7 +141,6 @@ export const batch: CommandDef<BatchOptions> = {
       { runBatch },
       sinks,
       { inShard, parseShard },
-      { readText },
     ] = await Promise.all([
       import('../batch/items.js'),
       import('../batch/resolve.js'),
@@ -143,21 +148,25 @@ export const batch: CommandDef<BatchOptions> = {
       import('../batch/run-batch.js'),
       import('../batch/result-sink.js'),
       import('../batch/shard.js'),
-      import('../input/turn-input.js'),
     ]);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     const source = opts.file === '-' ? '(stdin)' : opts.file;
     // Bounded by --timeout as every read of stdin to its end is (docs/reliability.md #111).
     const text =
-      opts.file === '-' ? await readStdin(ctx, 'the items', MAX_STDIN_BYTES) : await readText(opts.file, 'batch');
+      opts.file === '-'
+        ? await readStdin(ctx, 'the items', MAX_STDIN_BYTES)
+        : await readFlagFile(opts.file, 'the batch file', ctx, MAX_STDIN_BYTES);
     const template =
       opts.input.template === undefined
         ? undefined
-        : parseTemplate(await readText(opts.input.template, '--template'), opts.input.template);
+        : parseTemplate(await readFlagFile(opts.input.template, '--template', ctx), opts.input.template);
     // Every item is parsed, checked and filled before the first request: a bad line sends nothing.
-    const all = resolveItems(parseItems(text, formatOf(opts.file, opts.format), source), template);
+    const parsedItems = parseItems(text, formatOf(opts.file, opts.format), source);
+    const all = resolveItems(parsedItems, template);
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
-    const gates = await loadGates(opts.gates);
+    if (!opts.allowOutsideFiles)
+      await (await import('../batch/item-files.js')).confineItemFiles(parsedItems, opts.file);
+    const gates = await loadGates(opts.gates, ctx);
     const t = opts.turn;
     const shared = {
       policy: t.policy,
@@ -170,6 +179,9 @@ export const batch: CommandDef<BatchOptions> = {
       gates,
     };
     const out = opts.out === undefined ? undefined : resolvePath(opts.out);
+    // A results file whose links loop is refused before an item is paid for (a missing folder is
+    // refused when the file is opened, also before: exit 11).
+    if (opts.out !== undefined) await (await import('../files/outside-file.js')).statRefusingLoop(opts.out, '--out');
     const go = async (): Promise<number> => {
       if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
       if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
@@ -238,6 +250,7 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     reports: parseReportOptions(argv),
     resume,
     retryErrors,
+    allowOutsideFiles: argv['allow-outside-files'] === true,
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),

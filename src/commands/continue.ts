@@ -75,7 +75,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
-    const gates = await loadGates(opts.gates);
+    const gates = await loadGates(opts.gates, ctx);
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx, gates);
     const [
       { prepareTurnInput },
@@ -137,11 +137,12 @@ export const continueCommand: CommandDef<ContinueOptions> = {
  * their results go back on the same thread, and the same deliberation is followed to its answer.
  */
 async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: Gates | undefined): Promise<number> {
-  const [{ followTurn }, results, { loadDeclaredTools }, lease] = await Promise.all([
+  const [{ followTurn }, results, { loadDeclaredTools }, lease, { boundsOf }] = await Promise.all([
     import('../turn/execute-turn.js'),
     import('./shared/tool-results.js'),
     import('../turn/turn-options.js'),
     import('../turn/claim.js'),
+    import('../files/read-input.js'),
   ]);
   const given = results.parseToolResultFlags(opts.toolResults);
   const session = await readTarget(ctx, opts.target);
@@ -163,7 +164,7 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: G
     });
     try {
       const judged = gates === undefined ? spec : { ...spec, gates };
-      return await followTurn(ctx, conn, judged, await loadDeclaredTools(opts.turn, session.tools), {
+      return await followTurn(ctx, conn, judged, await loadDeclaredTools(opts.turn, session.tools, boundsOf(ctx)), {
         saved: opts.turn.save !== false,
         reports: opts.turn.reports,
       });

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, usageError, type ErrorCode, type ExitCodeValue } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -12,7 +11,7 @@ import {
   parseGateFlags,
   type GateRequest,
 } from './shared/gate-flags.js';
-import { STDIN_MARKER, readAll } from '../input/prompt.js';
+import { MAX_STDIN_BYTES, STDIN_MARKER, readFlagFile, readStdin } from '../input/prompt.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -78,16 +77,14 @@ export const gate: CommandDef<GateOptions> = {
     const mode = ctx.globals.output;
     if (mode !== 'text' && mode !== 'json')
       throw usageError(`nsed gate prints text or json, not ${mode}`, 'use -o json for the gate result as JSON');
-    const gates = await loadGates(opts.gates);
+    const gates = await loadGates(opts.gates, ctx);
     const [{ judgeGates }, { gateCheckLines, gateFailure }, { toJsonLine }] = await Promise.all([
       import('../verdict.js'),
       import('../output/gate-lines.js'),
       import('../output/ndjson.js'),
     ]);
     const verdict =
-      opts.source.kind === 'file'
-        ? await savedVerdict(opts.source.path, ctx.io)
-        : await recordedVerdict(ctx, opts.source);
+      opts.source.kind === 'file' ? await savedVerdict(opts.source.path, ctx) : await recordedVerdict(ctx, opts.source);
     const result = judgeGates(verdict, gates ?? {});
     ctx.io.stdout.write(
       mode === 'json'
@@ -150,22 +147,16 @@ function notCompleted(what: string, status: string, exitCode?: number): NsedErro
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The verdict of a saved `-o json` object (a file, or stdin with `-`). */
-async function savedVerdict(
-  path: string,
-  io: { stdin: NodeJS.ReadableStream; stdinIsTTY: boolean },
-): Promise<CouncilVerdict> {
+async function savedVerdict(path: string, ctx: Context): Promise<CouncilVerdict> {
   const where = path === '-' ? 'standard input' : oneLine(path, 200);
   let text: string;
   if (path === '-') {
-    if (io.stdinIsTTY)
+    if (ctx.io.stdinIsTTY)
       throw usageError('--from - reads a saved -o json object from standard input, which is a terminal');
-    text = await readAll(io.stdin);
+    text = await readStdin(ctx, 'the saved -o json object');
   } else {
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      throw usageError(`cannot read --from ${where}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-    }
+    // A saved -o json object holds the whole answer: read with standard input's cap.
+    text = await readFlagFile(path, '--from', ctx, MAX_STDIN_BYTES);
   }
   let saved: unknown;
   try {

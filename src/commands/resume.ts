@@ -43,7 +43,7 @@ export const resume: CommandDef<ResumeOptions> = {
       import('../errors.js'),
       import('../turn/claim.js'),
     ]);
-    const gates = await loadGates(opts.gates);
+    const gates = await loadGates(opts.gates, ctx);
     const found = await readTarget(ctx, opts.target);
     const id = found.id;
     const claimed = found.pending_job === undefined && found.claim !== undefined && lease.claimLeft(found.claim);

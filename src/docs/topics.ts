@@ -124,9 +124,14 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   bug: { short: 'bug', meaning: 'unexpected failure (a bug in nsed: the message says so)' },
   usage: {
     short: 'usage',
-    meaning: 'usage: bad flags or arguments, an invalid id, an --out or config path that is a folder',
+    meaning:
+      "usage: bad flags or arguments, an invalid id, an --out or config path that is a folder; a report path (--summary, --junit, --html) whose folder is missing or whose links loop, or a --out whose links loop (all before anything is sent); a file a flag names that is a device, a folder or past its cap; a batch item's file outside the batch file's folder",
   },
-  notFound: { short: 'not found', meaning: 'not found: session, turn, job or policy' },
+  notFound: {
+    short: 'not found',
+    meaning:
+      'not found: session, turn, job or policy; a file a flag names (-f, --schema, --template, --vars, --gates, --tools, --token-file, a batch file, ...) or a glob that matches nothing',
+  },
   auth: { short: 'auth', meaning: 'authentication: the orchestrator answered 401 or 403' },
   server: { short: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },
   network: {

@@ -83,6 +83,33 @@ export async function writeOutsideFile(
 }
 
 /**
+ * Checked before anything is spent (a deliberation, a batch): a path the write would refuse for
+ * its shape is a usage error (exit 2) now, not a failure after the work: its folder is missing,
+ * it names a folder, or its links loop (README "Files nsed writes").
+ */
+export async function checkOutsidePath(file: string, label: string): Promise<void> {
+  const target = path.resolve(file);
+  const st = await statRefusingLoop(file, label);
+  if (st?.isDirectory() === true)
+    throw usageError(`${label} ${file} is a folder`, `name a file in it, e.g. ${path.join(file, 'nsed-report')}`);
+  if (st !== undefined) return;
+  const dir = await stat(path.dirname(target)).catch(() => undefined);
+  if (dir === undefined || !dir.isDirectory())
+    throw usageError(`${label} ${file}: the folder ${path.dirname(target)} does not exist`, 'create it first');
+}
+
+/** What the path names, links followed; undefined where nothing is; a loop of links is exit 2. */
+export async function statRefusingLoop(file: string, label: string): Promise<fs.Stats | undefined> {
+  try {
+    return await stat(path.resolve(file));
+  } catch (err) {
+    if (errCode(err) === 'ELOOP')
+      throw usageError(`${label} ${file} is a loop of symbolic links`, 'name a regular file, or fix the links');
+    return undefined;
+  }
+}
+
+/**
  * The file a path finally names once its links are followed, even when that file does not exist
  * yet (a dangling link names the file it would create). Relative links resolve against the
  * folder of the link.

@@ -1,4 +1,5 @@
 import type { SchemaError } from '../events.js';
+import { boundsOf } from '../files/read-input.js';
 import { NsedError, markReported, notFound } from '../errors.js';
 import { progressMode, type ProgressMode } from '../output/progress-mode.js';
 import { createRenderer, type Renderer } from '../output/renderer.js';
@@ -149,7 +150,7 @@ async function startTurn(
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(ctx, opts);
   const native = agents !== undefined || rounds !== undefined;
-  const declared = await loadDeclaredTools(opts, session.tools);
+  const declared = await loadDeclaredTools(opts, session.tools, boundsOf(ctx));
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {
     await (

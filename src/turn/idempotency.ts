@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { boundsOf } from '../files/read-input.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { NsedError, toNsedError } from '../errors.js';
@@ -76,7 +77,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8
 export async function requestHash(ctx: Context, request: KeyedRequest): Promise<string> {
   const opts = request.turn;
   const { agents, rounds } = councilChoice(ctx, opts);
-  const declared = await loadDeclaredTools(opts, undefined);
+  const declared = await loadDeclaredTools(opts, undefined, boundsOf(ctx));
   return sha256(
     canonicalJson({
       v: 1,

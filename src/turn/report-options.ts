@@ -1,6 +1,4 @@
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
-import { usageError } from '../errors.js';
+import { checkOutsidePath } from '../files/outside-file.js';
 
 /** The CI reports a run writes once its turn ends (README "CI"). */
 export interface ReportOptions {
@@ -19,7 +17,8 @@ export const wantsReports = (r: ReportOptions | undefined): r is ReportOptions =
 
 /**
  * Checked before the turn is sent: a report file that could never be written (its folder is
- * missing, or it names a folder) is a usage error while nothing has been spent on a deliberation.
+ * missing, it names a folder, or its links loop) is a usage error while nothing has been spent
+ * on a deliberation.
  */
 export async function checkReportFiles(r: ReportOptions | undefined): Promise<void> {
   for (const [flag, file] of [
@@ -27,13 +26,6 @@ export async function checkReportFiles(r: ReportOptions | undefined): Promise<vo
     ['--junit', r?.junit],
     ['--html', r?.html],
   ] as const) {
-    if (file === undefined) continue;
-    const target = path.resolve(file);
-    const dir = await stat(path.dirname(target)).catch(() => undefined);
-    if (dir === undefined || !dir.isDirectory())
-      throw usageError(`${flag} ${file}: the folder ${path.dirname(target)} does not exist`, 'create it first');
-    const existing = await stat(target).catch(() => undefined);
-    if (existing?.isDirectory() === true)
-      throw usageError(`${flag} ${file} is a folder`, `name a file in it, e.g. ${path.join(file, 'nsed-report')}`);
+    if (file !== undefined) await checkOutsidePath(file, flag);
   }
 }

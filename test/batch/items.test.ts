@@ -53,6 +53,18 @@ describe('batch items (reliability #140)', () => {
     const [a] = parseItems('id,topic\nr1,"caches, fast"\n', 'csv', 'r.csv');
     expect(a).toMatchObject({ id: 'r1', vars: { topic: 'caches, fast' } });
   });
+  it('a UTF-8 byte order mark before the first line is not part of it, in every format (reliability #175)', () => {
+    expect(parseItems('\ufeff{"id":"a","prompt":"hi"}\n', 'jsonl', 'i.jsonl')).toMatchObject([
+      { id: 'a', prompt: 'hi' },
+    ]);
+    expect(parseItems('\ufeffid,topic\nr1,x\n', 'csv', 'r.csv')).toMatchObject([{ id: 'r1', vars: { topic: 'x' } }]);
+    expect(parseItems('\ufeffhello\n', 'lines', 'p.txt')).toMatchObject([{ prompt: 'hello' }]);
+  });
+  it('refuses a CSV header that names a column twice, naming it, instead of letting the last win (reliability #175)', () => {
+    expect(() => parseItems('id,topic,topic\nr1,a,b\n', 'csv', 'r.csv')).toThrow(
+      "r.csv line 1: column 'topic' is named twice",
+    );
+  });
   it('refuses a duplicate id naming both lines, before anything runs', () => {
     expect(() => parseItems('{"id":"a","prompt":"x"}\n{"id":"a","prompt":"y"}\n', 'jsonl', 'i.jsonl')).toThrow(
       "i.jsonl line 2: id 'a' is also on line 1",

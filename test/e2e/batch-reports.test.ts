@@ -19,14 +19,14 @@ async function junit(path: string): Promise<TestSuites> {
 const casesOf = (doc: TestSuites) => Object.fromEntries((doc.testsuite?.[0]?.testcase ?? []).map((c) => [c.name, c]));
 
 /** ok, a failed gate, and an item nsed cannot run (its -f file is missing). */
-const MIX =
+const mix = (dir: string): string =>
   '{"id":"pass","prompt":"q p","gates":{"min-convergence":0}}\n' +
   '{"id":"gated","prompt":"q g","gates":{"min-convergence":0.999}}\n' +
-  '{"id":"nofile","prompt":"q n","files":["/nonexistent/nsed-batch-file"]}\n';
+  `{"id":"nofile","prompt":"q n","files":["${dir}/nonexistent/nsed-batch-file"]}\n`;
 
 describe('--summary and --junit (reliability #153)', () => {
   it('write one entry per item: a JUnit case each (failure, error, pass) and a summary row each', async () => {
-    const items = await batch.file('mix.jsonl', MIX);
+    const items = await batch.file('mix.jsonl', mix(batch.dir));
     const [md, xml] = [join(batch.dir, 'mix.md'), join(batch.dir, 'mix.xml')];
     const r = await batch.rig.run(['batch', items, '-j', '1', '--summary', md, '--junit', xml]);
     expect(r.code, r.stderr).toBe(3);
