@@ -16,7 +16,7 @@ import { makeRig, type Rig } from '../harness/rig.js';
 let rig: Rig;
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig();
+  rig = await makeRig({ control: true });
   dir = await mkdtemp(join(tmpdir(), 'nsed-outputs-'));
 });
 afterAll(async () => {
@@ -102,6 +102,23 @@ describe('step outputs', () => {
     const got = parseGithubFile(await readFile(outputs, 'utf8'));
     expect(got.get('gate')).toBe('none');
     expect(got.has('answer-file')).toBe(false);
+  });
+
+  it('a retried step under the same idempotency key replays the answer, sends nothing, and writes the same outputs again', async () => {
+    const started = async (): Promise<number> =>
+      ((await (await fetch(`${rig.sim.url}/_sim/stats`)).json()) as { started: number }).started;
+    const args = ['ask', '-p', 'fast', '-o', 'final', '--idempotency-key', 'run-1-job-review', 'Retry me?'];
+    const [first, again] = [join(dir, 'first-outputs'), join(dir, 'again-outputs')];
+    expect((await runTo(args, join(dir, 'first.md'), { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: first })).code).toBe(0);
+    const before = await started();
+    const r = await runTo(args, join(dir, 'again.md'), { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: again });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('sending nothing');
+    expect(await started()).toBe(before);
+    const [a, b] = [parseGithubFile(await readFile(first, 'utf8')), parseGithubFile(await readFile(again, 'utf8'))];
+    for (const name of ['session-id', 'job-id', 'status', 'exit-code', 'convergence', 'chosen-agent', 'gate'])
+      expect(b.get(name), name).toBe(a.get(name));
+    expect(b.get('answer-file')).toBe(join(dir, 'again.md'));
   });
 
   it('batch appends its counts per status and the exit code', async () => {
