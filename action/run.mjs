@@ -91,6 +91,8 @@ if (batch !== '') {
   flag('jobs', input('jobs'));
   flag('min-pass-rate', input('min-pass-rate'));
 } else if (truthy('annotate')) args.push('--annotate');
+// Flags without an input of their own (or added to nsed later, such as findings, SARIF and Code
+// Quality reports: each gets an input in action.yml and a flag() line above) pass through `args`.
 args.push(...lines('args'));
 if (batch === '' && input('prompt') !== '') args.push('--', input('prompt'));
 

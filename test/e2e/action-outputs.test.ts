@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubOutputText } from '../../src/output/github-output.js';
+import { stepOutputFile } from '../../src/turn/report-options.js';
 import { parseGithubFile } from '../harness/github-files.js';
 import { WAIT_MS } from '../harness/limits.js';
 import { CLI } from '../harness/process.js';
@@ -163,5 +164,28 @@ describe('the multi-line form (reliability #195)', () => {
     expect(got.get('status')).toBe('complete');
     expect([...got.keys()]).toEqual(['chosen-agent', 'status']);
     expect(text).toContain('chosen-agent<<nsed_bb\n');
+  });
+});
+
+describe('where step outputs go', () => {
+  it('to --github-output FILE, else to $GITHUB_OUTPUT only when GITHUB_ACTIONS is true', () => {
+    expect(stepOutputFile({ githubOutput: 'mine.txt' }, { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: 'gh.txt' })).toBe(
+      'mine.txt',
+    );
+    expect(stepOutputFile(undefined, { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: 'gh.txt' })).toBe('gh.txt');
+    // Another CI (or a shell) that happens to have GITHUB_OUTPUT set: nothing is written.
+    expect(stepOutputFile(undefined, { GITHUB_OUTPUT: 'gh.txt' })).toBeUndefined();
+    expect(stepOutputFile(undefined, { GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: '' })).toBeUndefined();
+  });
+
+  it('refuses an empty --github-output or --junit-name before anything is sent (exit 2)', async () => {
+    for (const args of [
+      ['--github-output', ''],
+      ['--junit-name', ' '],
+    ]) {
+      const r = await rig.run(['ask', '-p', 'fast', ...args, 'q']);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^nsed: --(github-output needs a file name|junit-name needs a name)/);
+    }
   });
 });
