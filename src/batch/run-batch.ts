@@ -20,6 +20,8 @@ export interface BatchRun {
   shared: Readonly<Record<string, unknown>>;
   /** --summary FILE, --junit FILE: one entry per item, written once at the end. */
   reports?: ReportOptions | undefined;
+  /** The items file as named (`-` for stdin): the JUnit suite's default name. */
+  source?: string | undefined;
   /** --resume: the deliberations a killed run left, by item id, followed instead of sent again. */
   left?: ReadonlyMap<string, LeftItem>;
   /**
@@ -88,8 +90,12 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   const wallMs = ctx.clock.now().getTime() - started;
   const earlier = run.earlier ?? [];
   summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs, earlier);
+  const exitCode = ctx.signalExit() ?? batchExit([...earlier, ...lines], run.minPassRate);
   await writeBatchReports(ctx, run.reports, {
     batch: run.base.batchId,
+    source: run.source,
+    exitCode,
+    out: run.base.out,
     saved: run.base.turn.save !== false,
     startedMs: started,
     wallMs,
@@ -98,9 +104,7 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
     earlier,
     progress,
   });
-  const signalled = ctx.signalExit();
-  if (signalled !== undefined) return signalled;
-  return batchExit([...earlier, ...lines], run.minPassRate);
+  return exitCode;
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;

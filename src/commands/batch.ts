@@ -19,7 +19,7 @@ export const DEFAULT_JOBS = 4;
 const MAX_JOBS = 256;
 
 /** A single-turn report flag, worded for the batch: the same file, one entry per item. */
-const batchReportFlag = (name: 'summary' | 'junit', describe: string): FlagDef => {
+const batchReportFlag = (name: 'summary' | 'junit' | 'junit-name' | 'github-output', describe: string): FlagDef => {
   const def = REPORT_FLAGS.find((f) => f.name === name);
   if (def === undefined) throw new Error(`no --${name} among the report flags`);
   return { ...def, group: GROUP, describe };
@@ -62,6 +62,11 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
   batchReportFlag(
     'junit',
     'write a JUnit XML report to FILE at the end: one test case per item (works with --no-save)',
+  ),
+  batchReportFlag('junit-name', "the JUnit test suite's name, the same on every run (default: the batch file's name)"),
+  batchReportFlag(
+    'github-output',
+    'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
   ),
   {
     name: 'resume',
@@ -214,6 +219,7 @@ export const batch: CommandDef<BatchOptions> = {
         sink,
         minPassRate: opts.minPassRate,
         reports: opts.reports,
+        source: opts.file,
         shared,
         ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
       });

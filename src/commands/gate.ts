@@ -12,6 +12,7 @@ import {
   type GateRequest,
 } from './shared/gate-flags.js';
 import { MAX_STDIN_BYTES, STDIN_MARKER, readFlagFile, readStdin } from '../input/prompt.js';
+import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -21,6 +22,8 @@ import {
 } from './shared/session-target.js';
 
 export interface GateOptions {
+  /** --github-output FILE (else `$GITHUB_OUTPUT` under GitHub Actions): the step outputs. */
+  githubOutput?: string | undefined;
   /** A recorded turn (-s ID | --last, --turn N), or a saved `-o json` object (--from FILE|-). */
   source: { kind: 'session'; target: SessionTarget; turn: string | undefined } | { kind: 'file'; path: string };
   gates: GateRequest;
@@ -53,6 +56,7 @@ export const gate: CommandDef<GateOptions> = {
       sample: 'turn.json',
     },
     ...GATE_FLAGS,
+    ...REPORT_FLAGS.filter((f) => f.name === 'github-output'),
   ],
   conflicts: SESSION_TARGET_CONFLICTS,
   examples: [
@@ -66,12 +70,13 @@ export const gate: CommandDef<GateOptions> = {
     if (!hasGates(gates)) throw usageError('name at least one gate', `${gateFlagList()}, or --gates FILE`);
     const from = stringFlag(argv, 'from');
     const turn = stringFlag(argv, 'turn');
+    const githubOutput = parseReportOptions(argv)?.githubOutput;
     if (from !== undefined) {
       if (argv['session'] !== undefined || argv['last'] === true || turn !== undefined)
         throw usageError('--from judges a saved object: not with -s, --last or --turn');
-      return { source: { kind: 'file', path: from === STDIN_MARKER ? '-' : from }, gates };
+      return { source: { kind: 'file', path: from === STDIN_MARKER ? '-' : from }, gates, githubOutput };
     }
-    return { source: { kind: 'session', target: parseSessionTarget(argv), turn }, gates };
+    return { source: { kind: 'session', target: parseSessionTarget(argv), turn }, gates, githubOutput };
   },
   run: async (opts, ctx) => {
     const mode = ctx.globals.output;
@@ -83,8 +88,11 @@ export const gate: CommandDef<GateOptions> = {
       import('../output/gate-lines.js'),
       import('../output/ndjson.js'),
     ]);
-    const verdict =
-      opts.source.kind === 'file' ? await savedVerdict(opts.source.path, ctx) : await recordedVerdict(ctx, opts.source);
+    const judged =
+      opts.source.kind === 'file'
+        ? { verdict: await savedVerdict(opts.source.path, ctx), session: null }
+        : await recordedVerdict(ctx, opts.source);
+    const { verdict } = judged;
     const result = judgeGates(verdict, gates ?? {});
     ctx.io.stdout.write(
       mode === 'json'
@@ -94,8 +102,20 @@ export const gate: CommandDef<GateOptions> = {
             .join(''),
     );
     const failure = gateFailure(result);
-    if (failure === undefined) return 0;
-    const err = new NsedError(failure.code, failure.message);
+    const err = failure === undefined ? undefined : new NsedError(failure.code, failure.message);
+    const outputs = (await import('../turn/report-options.js')).stepOutputFile(opts, ctx.env);
+    if (outputs !== undefined) {
+      const [{ writeStepOutputs }, { verdictOutputs }] = await Promise.all([
+        import('../turn/write-reports.js'),
+        import('../output/github-output.js'),
+      ]);
+      await writeStepOutputs(ctx, outputs, [
+        ['session-id', judged.session ?? ''],
+        ['exit-code', String(err?.exitCode ?? ExitCode.ok)],
+        ...verdictOutputs(verdict, result),
+      ]);
+    }
+    if (err === undefined) return 0;
     // stdout holds the result already: no failure object after it.
     markReported(err);
     throw err;
@@ -106,7 +126,7 @@ export const gate: CommandDef<GateOptions> = {
 async function recordedVerdict(
   ctx: Context,
   source: Extract<GateOptions['source'], { kind: 'session' }>,
-): Promise<CouncilVerdict> {
+): Promise<{ verdict: CouncilVerdict; session: string }> {
   const [{ resolveTurnRef }, { turnDocument }] = await Promise.all([
     import('../session/index.js'),
     import('../output/export/json.js'),
@@ -122,7 +142,7 @@ async function recordedVerdict(
     throw usageError(`turn ${source.turn ?? ''} of session ${session.id} is not an answer`, 'name an assistant turn');
   const doc = turnDocument(turn);
   if (doc.status !== 'complete') throw notCompleted(`turn ${doc.id} of session ${session.id}`, doc.status);
-  return doc.verdict ?? unreachableVerdict();
+  return { verdict: doc.verdict ?? unreachableVerdict(), session: session.id };
 }
 
 function unreachableVerdict(): never {

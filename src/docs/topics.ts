@@ -60,6 +60,16 @@ const OTHER_ENVIRONMENT: Described[] = [
     describe:
       'set (not empty, not false) as CI runners do: with --progress auto, progress off a terminal is plain lines',
   },
+  {
+    name: 'GITHUB_ACTIONS',
+    describe:
+      'true (as GitHub Actions sets it) with GITHUB_OUTPUT set: ask, continue, resume, batch and gate append step outputs to GITHUB_OUTPUT',
+  },
+  {
+    name: 'GITHUB_OUTPUT',
+    describe:
+      'the step outputs file under GitHub Actions (session-id, status, exit-code, convergence, gate, …); --github-output FILE names another',
+  },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   {
     name: 'FORCE_COLOR',

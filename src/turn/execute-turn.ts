@@ -234,7 +234,7 @@ async function withReports<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   const after = { saved: how.saved, reports: how.reports, plain: progress === 'plain' };
-  if (!wantsReports(how.reports) && !after.plain) return run();
+  if (!wantsReports(how.reports, ctx.env) && !after.plain) return run();
   const write = async (err?: unknown): Promise<void> =>
     (await import('./write-reports.js')).writeReports(ctx, spec, after, err);
   let result: T;

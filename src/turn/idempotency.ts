@@ -326,7 +326,11 @@ export async function runKeyed(
       throw decision.error;
     case 'replay':
       say(`answered before in session ${decision.session.id}; printing the recorded answer, sending nothing`);
-      return replayAnswer(ctx, decision.session, decision.turn, { url: conn.url, gates });
+      return replayAnswer(ctx, decision.session, decision.turn, {
+        url: conn.url,
+        gates,
+        reports: request.turn.reports,
+      });
     case 'attach':
       say(
         decision.ended

@@ -7,6 +7,7 @@ import { assertStdoutWritten } from '../output/session-write.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { sessionAgents, type Session, type Turn } from '../session/index.js';
 import { deriveVerdict, judgeGates, type Gates, type GateResult } from '../verdict.js';
+import { wantsReports, type ReportOptions } from './report-options.js';
 
 /**
  * Prints a recorded answer as the run that got it printed it, sending nothing: the same events
@@ -19,8 +20,42 @@ export async function replayAnswer(
   ctx: Context,
   session: Session,
   turn: Turn,
-  how: { url: string; gates?: Gates | undefined },
+  how: { url: string; gates?: Gates | undefined; reports?: ReportOptions | undefined },
 ): Promise<number> {
+  try {
+    await replay(ctx, session, turn, how);
+  } catch (err) {
+    await replayReports(ctx, session, turn, how.reports, err);
+    throw err;
+  }
+  await replayReports(ctx, session, turn, how.reports);
+  return 0;
+}
+
+/**
+ * The replayed turn's CI reports and step outputs, as the run that got the answer wrote them
+ * (turn/write-reports.ts), so a retried step still leaves its summary, JUnit file and outputs.
+ * The gate lines were printed by the replay itself.
+ */
+async function replayReports(
+  ctx: Context,
+  session: Session,
+  turn: Turn,
+  reports: ReportOptions | undefined,
+  failure?: unknown,
+): Promise<void> {
+  if (!wantsReports(reports, ctx.env)) return;
+  const { writeReports } = await import('./write-reports.js');
+  const spec = { sessionId: session.id, assistantTurnId: turn.id, policy: turn.policy_id ?? session.active_policy };
+  await writeReports(ctx, spec, { reports, saved: true, plain: false }, failure);
+}
+
+async function replay(
+  ctx: Context,
+  session: Session,
+  turn: Turn,
+  how: { url: string; gates?: Gates | undefined },
+): Promise<void> {
   const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
   const renderer = await createRenderer(ctx.globals.output, ctx.io, {
     showSessionHint: ctx.io.stderrIsTTY && progress === 'live',
@@ -84,7 +119,6 @@ export async function replayAnswer(
       ),
     );
   }
-  return 0;
 }
 
 /** The finish was the run's terminal event, so no NDJSON error follows it. */

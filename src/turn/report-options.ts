@@ -10,10 +10,31 @@ export interface ReportOptions {
   html?: string;
   /** `--annotate`: GitHub workflow commands on stderr. */
   annotate: boolean;
+  /** `--junit-name NAME`: the JUnit suite's name (default: the session title, or the batch file's name). */
+  junitName?: string;
+  /** `--github-output FILE`: step outputs appended to FILE (default under GitHub Actions: `$GITHUB_OUTPUT`). */
+  githubOutput?: string;
 }
 
-export const wantsReports = (r: ReportOptions | undefined): r is ReportOptions =>
-  r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.html !== undefined || r.annotate);
+/**
+ * Where the step outputs go (README "Step outputs"): `--github-output FILE`, else `$GITHUB_OUTPUT`
+ * when the run is a GitHub Actions step (`GITHUB_ACTIONS=true`), else nowhere.
+ */
+export function stepOutputFile(
+  r: Pick<ReportOptions, 'githubOutput'> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (r?.githubOutput !== undefined) return r.githubOutput;
+  const file = env['GITHUB_OUTPUT'];
+  return env['GITHUB_ACTIONS'] === 'true' && file !== undefined && file !== '' ? file : undefined;
+}
+
+export const wantsReports = (
+  r: ReportOptions | undefined,
+  env: Readonly<Record<string, string | undefined>> = {},
+): boolean =>
+  stepOutputFile(r, env) !== undefined ||
+  (r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.html !== undefined || r.annotate));
 
 /**
  * Checked before the turn is sent: a report file that could never be written (its folder is
@@ -25,6 +46,7 @@ export async function checkReportFiles(r: ReportOptions | undefined): Promise<vo
     ['--summary', r?.summary],
     ['--junit', r?.junit],
     ['--html', r?.html],
+    ['--github-output', r?.githubOutput],
   ] as const) {
     if (file !== undefined) await checkOutsidePath(file, flag);
   }
