@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { withoutSaving, type Context } from '../context.js';
 import { NsedError } from '../errors.js';
 import type { Connection } from '../connection.js';
@@ -9,6 +9,7 @@ import { runKeyed } from '../turn/idempotency.js';
 import { startSession } from '../turn/start-session.js';
 import type { PendingJob, Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
+import { resultOf, type TurnResult } from '../turn/turn-result.js';
 import type { Gates } from '../verdict.js';
 import type { IO } from '../terminal/io.js';
 import type { ResolvedItem } from './resolve.js';
@@ -51,8 +52,8 @@ export interface LeftItem {
 
 /**
  * Runs one item as `ask` runs its turn, on the batch's shared connection, with its own quiet IO:
- * the turn renders `-o json` into memory, and that one object (which every outcome prints) is
- * read back into the result line. Nothing of the item reaches the terminal.
+ * the turn's result (turn-result.ts), returned or carried by the error that ended it, is the
+ * result line. Nothing of the item reaches the terminal.
  */
 export async function runItem(
   ctx: Context,
@@ -127,18 +128,17 @@ export async function reattachItem(
 const itemGates = (item: ResolvedItem, base: ItemBase): Gates | undefined =>
   item.gates === undefined ? base.gates : { ...base.gates, ...item.gates };
 
-/** Runs `turn` with the item's own quiet IO and reads its `-o json` object back into the line. */
+/** Runs `turn` with the item's own quiet IO (nothing of it reaches the terminal) and makes its line from the turn's result. */
 async function asItem(
   ctx: Context,
   item: ResolvedItem,
   hash: string,
   base: ItemBase,
-  turn: (itemCtx: Context) => Promise<number>,
+  turn: (itemCtx: Context) => Promise<TurnResult>,
 ): Promise<ResultLine> {
-  const stdout = new Collector();
   const io: IO = {
-    stdout,
-    stderr: new Collector(),
+    stdout: discard(),
+    stderr: discard(),
     // A terminal stdin is never read as piped context: every item's prompt is its own.
     stdin: Readable.from([]),
     stdoutIsTTY: false,
@@ -149,78 +149,56 @@ async function asItem(
     verbose: false,
     dumb: true,
   };
-  const quiet: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'json', progress: 'none', quiet: true } };
+  // `final` renders least (one write at the end); the line is made from the result, not from output.
+  const quiet: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'final', progress: 'none', quiet: true } };
   const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
-  let code: number;
+  let result: TurnResult | undefined;
   let thrown: NsedError | undefined;
   try {
-    code = await turn(itemCtx);
+    result = await turn(itemCtx);
   } catch (err) {
+    result = resultOf(err);
     thrown =
       err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
-    code = thrown.exitCode;
   }
-  const line = resultLine(item, hash, base.batchId, stdout.text(), code, thrown);
+  const line = resultLine(item, hash, base.batchId, result, thrown);
   // With --no-save the item's session lived in memory only: an id no store holds would send a
   // reader to `sessions show` for nothing (README "Batches").
   return base.turn.save === false ? { ...line, session: null } : line;
 }
 
+/** A result line from the turn's result (undefined when the turn never started) and the error that ended the run. */
 function resultLine(
   item: ResolvedItem,
   hash: string,
   batch: string,
-  json: string,
-  code: number,
+  result: TurnResult | undefined,
   thrown: NsedError | undefined,
 ): ResultLine {
-  const obj = lastObject(json);
   const error =
-    (obj?.['error'] as ResultLine['error'] | undefined) ??
+    result?.error ??
     (thrown === undefined ? null : { code: thrown.code, exit_code: thrown.exitCode, message: thrown.message });
   // A start the orchestrator turned away (429/503, or the batch's back-off cap) started no
   // deliberation that could have failed: nsed could not run the item.
   const refused = thrown !== undefined && thrown.code === 'server' && (thrown.nothingStarted || thrown.unsent);
-  const status = refused ? 'error' : statusOf(obj === undefined ? undefined : String(obj['status']), error?.code);
+  const status = refused ? 'error' : statusOf(result?.status, error?.code);
   const line: ResultLine = {
     id: item.id,
     index: item.index,
     batch,
     request_hash: hash,
-    session: typeof obj?.['session'] === 'string' ? obj['session'] : null,
-    job_id: typeof obj?.['job_id'] === 'string' ? obj['job_id'] : null,
+    session: result?.session ?? null,
+    job_id: result?.job ?? null,
     status,
-    exit_code: error?.exit_code ?? code,
-    answer: typeof obj?.['content'] === 'string' ? obj['content'] : '',
-    verdict: obj?.['verdict'] ?? null,
-    gate: obj?.['gate'] ?? null,
+    exit_code: error?.exit_code ?? result?.exitCode ?? thrown?.exitCode ?? 0,
+    answer: result?.answer ?? '',
+    verdict: result?.verdict ?? null,
+    gate: result?.gate ?? null,
     error,
   };
-  if (obj !== undefined && 'structured' in obj) line.structured = obj['structured'];
+  if (result !== undefined && 'structured' in result) line.structured = result.structured;
   return line;
 }
 
-function lastObject(text: string): Record<string, unknown> | undefined {
-  const lines = text.split('\n').filter((l) => l.trim() !== '');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      const v: unknown = JSON.parse(lines[i] ?? '');
-      if (typeof v === 'object' && v !== null && 'status' in v) return v as Record<string, unknown>;
-    } catch {
-      // Not the object; the one before may be.
-    }
-  }
-  return undefined;
-}
-
-/** An in-memory stdout: the item's `-o json` object lands here. */
-class Collector extends PassThrough {
-  private readonly chunks: Buffer[] = [];
-  constructor() {
-    super();
-    this.on('data', (c: Buffer) => this.chunks.push(c));
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
+/** The item's stdout and stderr: nothing of an item reaches the terminal. */
+const discard = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() });

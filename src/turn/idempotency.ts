@@ -22,6 +22,7 @@ import { askJobState, type JobState } from './job-result.js';
 import { replayAnswer } from './replay-answer.js';
 import { createSession, startSession, titleFrom, userTurn } from './start-session.js';
 import { loadDeclaredTools, type TurnOptions } from './turn-options.js';
+import type { TurnResult } from './turn-result.js';
 
 /**
  * `--idempotency-key KEY`: re-runs that never pay twice (README "Re-runs that never pay twice",
@@ -314,7 +315,7 @@ export async function runKeyed(
   key: string,
   request: KeyedRequest,
   force = false,
-): Promise<number> {
+): Promise<TurnResult> {
   const decision = await decideKeyed(ctx, conn, key, request, force);
   const say = (text: string): void => {
     if (!ctx.io.quiet) ctx.io.stderr.write(`nsed: idempotency key '${shown(key)}': ${text}\n`);

@@ -7,6 +7,7 @@ import { assertStdoutWritten } from '../output/session-write.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { sessionAgents, type Session, type Turn } from '../session/index.js';
 import { deriveVerdict, judgeGates, type Gates, type GateResult } from '../verdict.js';
+import { failedWith, withResult, type TurnResult } from './turn-result.js';
 
 /**
  * Prints a recorded answer as the run that got it printed it, sending nothing: the same events
@@ -20,7 +21,7 @@ export async function replayAnswer(
   session: Session,
   turn: Turn,
   how: { url: string; gates?: Gates | undefined },
-): Promise<number> {
+): Promise<TurnResult> {
   const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
   const renderer = await createRenderer(ctx.globals.output, ctx.io, {
     showSessionHint: ctx.io.stderrIsTTY && progress === 'live',
@@ -64,6 +65,19 @@ export async function replayAnswer(
   });
   await renderer.close();
   await assertStdoutWritten(ctx.io);
+  const result: TurnResult = {
+    session: session.id,
+    turn: turn.id,
+    job: jobId,
+    status: 'complete',
+    answer: turn.content,
+    ...('structured' in turn ? { structured: turn.structured } : {}),
+    verdict,
+    gate,
+    usage: null,
+    error: null,
+    exitCode: 0,
+  };
   const failure = gate === null ? undefined : gateFailure(gate);
   if (gate !== null && failure !== undefined) {
     for (const line of gateProblemLines(gate)) ctx.io.stderr.write(`${line}\n`);
@@ -71,6 +85,7 @@ export async function replayAnswer(
       new NsedError(failure.code, failure.message, {
         hint: `the recorded answer is printed; judge it again with 'nsed gate -s ${session.id}'`,
       }),
+      result,
     );
   }
   if (errors !== undefined && errors.length > 0) {
@@ -82,13 +97,14 @@ export async function replayAnswer(
         `the recorded answer does not match --schema (${errors.length} error${errors.length === 1 ? '' : 's'})`,
         { hint: `the answer is recorded in session ${session.id}; -o json prints it with its schema_errors` },
       ),
+      result,
     );
   }
-  return 0;
+  return result;
 }
 
-/** The finish was the run's terminal event, so no NDJSON error follows it. */
-function reported(err: NsedError): NsedError {
+/** The finish was the run's terminal event, so no NDJSON error follows it; the result goes with the error. */
+function reported(err: NsedError, result: TurnResult): NsedError {
   markReported(err);
-  return err;
+  return withResult(err, failedWith(result, err));
 }
