@@ -2,10 +2,11 @@ import { Readable, Writable } from 'node:stream';
 import { withoutSaving, type Context } from '../context.js';
 import { NsedError } from '../errors.js';
 import type { Connection } from '../connection.js';
-import { prepareTurnInput, type InputOptions } from '../input/turn-input.js';
+import { prepareTurnInput, type InputOptions, type TurnInput } from '../input/turn-input.js';
 import { executeTurn } from '../turn/execute-turn.js';
 import { followLeftTurn } from '../turn/follow-left.js';
 import { runKeyed } from '../turn/idempotency.js';
+import { requestHash } from '../turn/request-identity.js';
 import { startSession } from '../turn/start-session.js';
 import type { PendingJob, Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
@@ -55,53 +56,81 @@ export interface LeftItem {
  * the turn's result (turn-result.ts), returned or carried by the error that ended it, is the
  * result line. Nothing of the item reaches the terminal.
  */
-export async function runItem(
+export async function runItem(ctx: Context, conn: Connection, item: ResolvedItem, base: ItemBase): Promise<ResultLine> {
+  // Known once the item's input is read; an item whose input cannot be read has none ('').
+  let hash = '';
+  return asItem(
+    ctx,
+    item,
+    () => hash,
+    base,
+    async (itemCtx) => {
+      const prepared = await prepareItem(itemCtx, item, base);
+      hash = await requestHash(itemCtx, prepared);
+      const turn = { ...prepared.turn, gates: itemGates(item, base) };
+      const batch = {
+        id: base.batchId,
+        item: item.id,
+        request_hash: hash,
+        ...(base.out === undefined ? {} : { out: base.out }),
+      };
+      const keyed = base.idempotency;
+      if (keyed !== undefined) {
+        const request = { prompt: prepared.prompt, attachments: prepared.attachments, turn, batch };
+        return runKeyed(itemCtx, conn, `${keyed.key}/${item.id}`, request, keyed.force);
+      }
+      const { session, userTurnId } = await startSession(itemCtx, {
+        prompt: prepared.prompt,
+        attachments: prepared.attachments,
+        opts: turn,
+        orchestrator: conn.orchestrator,
+        batch,
+      });
+      return executeTurn(itemCtx, conn, session, userTurnId, turn, true);
+    },
+  );
+}
+
+/** The item's input read as `ask` reads its own: the command line's flags, with what the item gives. */
+async function prepareItem(itemCtx: Context, item: ResolvedItem, base: ItemInputBase): Promise<TurnInput> {
+  const turnOpts: TurnOptions = {
+    ...base.turn,
+    ...(item.system === undefined ? {} : { system: item.system }),
+    ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
+    ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
+    ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
+    ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
+  };
+  delete turnOpts.reports;
+  const input: InputOptions = {
+    ...base.input,
+    files: [...base.input.files, ...item.files],
+    schema: base.input.schema ?? item.schema,
+    template: undefined,
+    vars: [],
+    varsFile: undefined,
+  };
+  return prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
+}
+
+/** What an item's request is made of beside the item: the command line's turn flags and inputs. */
+export type ItemInputBase = Pick<ItemBase, 'turn' | 'input'>;
+
+/**
+ * The hash of the item's request (src/turn/request-identity.ts), as its line records it:
+ * undefined when its input cannot be read (the item then runs, and its line says why).
+ */
+export async function itemRequestHash(
   ctx: Context,
-  conn: Connection,
   item: ResolvedItem,
-  hash: string,
-  base: ItemBase,
-): Promise<ResultLine> {
-  return asItem(ctx, item, hash, base, async (itemCtx) => {
-    const turnOpts: TurnOptions = {
-      ...base.turn,
-      ...(item.system === undefined ? {} : { system: item.system }),
-      ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
-      ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
-      ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
-      ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
-    };
-    delete turnOpts.reports;
-    const input: InputOptions = {
-      ...base.input,
-      files: [...base.input.files, ...item.files],
-      schema: base.input.schema ?? item.schema,
-      template: undefined,
-      vars: [],
-      varsFile: undefined,
-    };
-    const prepared = await prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
-    const turn = { ...prepared.turn, gates: itemGates(item, base) };
-    const batch = {
-      id: base.batchId,
-      item: item.id,
-      request_hash: hash,
-      ...(base.out === undefined ? {} : { out: base.out }),
-    };
-    const keyed = base.idempotency;
-    if (keyed !== undefined) {
-      const request = { prompt: prepared.prompt, attachments: prepared.attachments, turn, batch };
-      return runKeyed(itemCtx, conn, `${keyed.key}/${item.id}`, request, keyed.force);
-    }
-    const { session, userTurnId } = await startSession(itemCtx, {
-      prompt: prepared.prompt,
-      attachments: prepared.attachments,
-      opts: turn,
-      orchestrator: conn.orchestrator,
-      batch,
-    });
-    return executeTurn(itemCtx, conn, session, userTurnId, turn, true);
-  });
+  base: ItemInputBase,
+): Promise<string | undefined> {
+  const itemCtx = quietContext(ctx);
+  try {
+    return await requestHash(itemCtx, await prepareItem(itemCtx, item, base));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -117,11 +146,16 @@ export async function reattachItem(
   base: ItemBase,
   left: LeftItem,
 ): Promise<ResultLine> {
-  return asItem(ctx, item, hash, base, (itemCtx) =>
-    followLeftTurn(itemCtx, conn, left.session, {
-      gates: itemGates(item, base),
-      ...(left.pending === undefined ? {} : { pending: left.pending }),
-    }),
+  return asItem(
+    ctx,
+    item,
+    () => hash,
+    base,
+    (itemCtx) =>
+      followLeftTurn(itemCtx, conn, left.session, {
+        gates: itemGates(item, base),
+        ...(left.pending === undefined ? {} : { pending: left.pending }),
+      }),
   );
 }
 
@@ -132,10 +166,29 @@ const itemGates = (item: ResolvedItem, base: ItemBase): Gates | undefined =>
 async function asItem(
   ctx: Context,
   item: ResolvedItem,
-  hash: string,
+  hash: () => string,
   base: ItemBase,
   turn: (itemCtx: Context) => Promise<TurnResult>,
 ): Promise<ResultLine> {
+  const quiet = quietContext(ctx);
+  const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
+  let result: TurnResult | undefined;
+  let thrown: NsedError | undefined;
+  try {
+    result = await turn(itemCtx);
+  } catch (err) {
+    result = resultOf(err);
+    thrown =
+      err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
+  }
+  const line = resultLine(item, hash(), base.batchId, result, thrown);
+  // With --no-save the item's session lived in memory only: an id no store holds would send a
+  // reader to `sessions show` for nothing (README "Batches").
+  return base.turn.save === false ? { ...line, session: null } : line;
+}
+
+/** An item's own quiet IO: nothing of it reaches the terminal, and no terminal stdin is read. */
+function quietContext(ctx: Context): Context {
   const io: IO = {
     stdout: discard(),
     stderr: discard(),
@@ -150,21 +203,7 @@ async function asItem(
     dumb: true,
   };
   // `final` renders least (one write at the end); the line is made from the result, not from output.
-  const quiet: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'final', progress: 'none', quiet: true } };
-  const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
-  let result: TurnResult | undefined;
-  let thrown: NsedError | undefined;
-  try {
-    result = await turn(itemCtx);
-  } catch (err) {
-    result = resultOf(err);
-    thrown =
-      err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
-  }
-  const line = resultLine(item, hash, base.batchId, result, thrown);
-  // With --no-save the item's session lived in memory only: an id no store holds would send a
-  // reader to `sessions show` for nothing (README "Batches").
-  return base.turn.save === false ? { ...line, session: null } : line;
+  return { ...ctx, io, globals: { ...ctx.globals, output: 'final', progress: 'none', quiet: true } };
 }
 
 /** A result line from the turn's result (undefined when the turn never started) and the error that ended the run. */

@@ -159,16 +159,7 @@ export const batch: CommandDef<BatchOptions> = {
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
     const gates = await loadGates(opts.gates);
     const t = opts.turn;
-    const shared = {
-      policy: t.policy,
-      model: t.model,
-      system: t.system,
-      agents: t.agents,
-      rounds: t.rounds,
-      files: opts.input.files,
-      schema: opts.input.schema,
-      gates,
-    };
+    const input = { ...opts.input, template: undefined };
     const out = opts.out === undefined ? undefined : resolvePath(opts.out);
     const go = async (): Promise<number> => {
       if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
@@ -180,7 +171,8 @@ export const batch: CommandDef<BatchOptions> = {
               await import('../batch/resume-plan.js')
             ).planResume(ctx, store, {
               items,
-              shared,
+              base: { turn: t, input },
+              gates,
               out,
               retryErrors: opts.retryErrors,
               noSave: t.save === false,
@@ -192,7 +184,7 @@ export const batch: CommandDef<BatchOptions> = {
         items: plan?.toRun ?? items,
         base: {
           turn: t,
-          input: { ...opts.input, template: undefined },
+          input,
           gates,
           batchId: plan?.batchId ?? `batch-${ctx.randomHex(6)}`,
           out,
@@ -202,8 +194,7 @@ export const batch: CommandDef<BatchOptions> = {
         sink,
         minPassRate: opts.minPassRate,
         reports: opts.reports,
-        shared,
-        ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
+        ...(plan === undefined ? {} : { left: plan.left, hashes: plan.hashes, earlier: plan.earlier }),
       });
     };
     return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);
