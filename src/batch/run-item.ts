@@ -86,7 +86,7 @@ export async function runItem(ctx: Context, conn: Connection, item: ResolvedItem
         orchestrator: conn.orchestrator,
         batch,
       });
-      return executeTurn(itemCtx, conn, session, userTurnId, turn, true);
+      return executeTurn(itemCtx, conn, session, userTurnId, turn, { fresh: true });
     },
   );
 }

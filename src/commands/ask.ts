@@ -87,7 +87,7 @@ export const ask: CommandDef<AskOptions> = {
         opts: turn,
         orchestrator: conn.orchestrator,
       });
-      return (await executeTurn(ctx, conn, session, userTurnId, turn, true)).exitCode;
+      return (await executeTurn(ctx, conn, session, userTurnId, turn, { fresh: true })).exitCode;
     } finally {
       await conn.close();
     }

@@ -27,7 +27,8 @@ import type { Gates } from '../verdict.js';
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
  * recorded (and, for a new turn, the session claimed for it): picks the path (native when the
  * council is chosen per request), builds the request from the lineage, and streams it through
- * the renderer into the store.
+ * the renderer into the store. `fresh`: the session was created for this turn, and is removed
+ * again if its request never left.
  */
 export async function executeTurn(
   ctx: Context,
@@ -35,8 +36,9 @@ export async function executeTurn(
   session: Session,
   userTurnId: string,
   opts: TurnOptions,
-  fresh = false,
+  how: { fresh?: boolean } = {},
 ): Promise<TurnResult> {
+  const fresh = how.fresh === true;
   const out = lazyRenderer(ctx, { saved: opts.save !== false }, progressOf(ctx));
   let turn = { session, userTurnId, fresh };
   for (let attempt = 0; ; attempt++) {

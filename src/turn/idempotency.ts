@@ -319,7 +319,7 @@ export async function runKeyed(
         ...(request.batch === undefined ? {} : { batch: request.batch }),
       });
       if (request.turn.save !== false) await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, session.id);
-      return executeTurn(ctx, conn, session, userTurnId, request.turn, true);
+      return executeTurn(ctx, conn, session, userTurnId, request.turn, { fresh: true });
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import type { SchemaError } from '../events.js';
 import { NsedError, markReported } from '../errors.js';
 import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
 import { progressMode } from '../output/progress-mode.js';
@@ -78,12 +79,24 @@ export async function replayAnswer(
     error: null,
     exitCode: 0,
   };
+  refuseRecorded(ctx, session.id, { gate, errors }, result);
+  return result;
+}
+
+/** The recorded answer's gate failure (12, 13) or schema mismatch (14), as the first run ended with it. */
+function refuseRecorded(
+  ctx: Context,
+  sessionId: string,
+  recorded: { gate: GateResult | null; errors: SchemaError[] | undefined },
+  result: TurnResult,
+): void {
+  const { gate, errors } = recorded;
   const failure = gate === null ? undefined : gateFailure(gate);
   if (gate !== null && failure !== undefined) {
     for (const line of gateProblemLines(gate)) ctx.io.stderr.write(`${line}\n`);
     throw reported(
       new NsedError(failure.code, failure.message, {
-        hint: `the recorded answer is printed; judge it again with 'nsed gate -s ${session.id}'`,
+        hint: `the recorded answer is printed; judge it again with 'nsed gate -s ${sessionId}'`,
       }),
       result,
     );
@@ -95,12 +108,11 @@ export async function replayAnswer(
       new NsedError(
         'schema_mismatch',
         `the recorded answer does not match --schema (${errors.length} error${errors.length === 1 ? '' : 's'})`,
-        { hint: `the answer is recorded in session ${session.id}; -o json prints it with its schema_errors` },
+        { hint: `the answer is recorded in session ${sessionId}; -o json prints it with its schema_errors` },
       ),
       result,
     );
   }
-  return result;
 }
 
 /** The finish was the run's terminal event, so no NDJSON error follows it; the result goes with the error. */
