@@ -96,9 +96,10 @@ const RETRIED: ReadonlySet<ItemStatus> = new Set<ItemStatus>(['error', 'failed']
 
 /**
  * Whether an item's earlier line stands: it exists for the same request (an edited item runs
- * again), and --retry-errors does not ask for it again.
+ * again), and --retry-errors does not ask for it again. An empty hash is an item whose input
+ * could not be read: its request is unknown, and its line (an error) stands as any error does.
  */
 export function stillStands(line: EarlierLine | undefined, hash: string, retryErrors: boolean): line is EarlierLine {
-  if (line === undefined || line.request_hash !== hash) return false;
+  if (line === undefined || (line.request_hash !== hash && line.request_hash !== '')) return false;
   return !(retryErrors && RETRIED.has(line.status));
 }

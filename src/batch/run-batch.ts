@@ -3,7 +3,7 @@ import type { ReportOptions } from '../turn/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
 import { batchProgress } from './progress.js';
 import { writeBatchReports } from './reports.js';
-import { requestHash, type ResolvedItem } from './resolve.js';
+import type { ResolvedItem } from './resolve.js';
 import { SharedBackoff } from './backoff.js';
 import type { ResultSink } from './result-sink.js';
 import { reattachItem, runItem, type ItemBase, type LeftItem, type ResultLine } from './run-item.js';
@@ -16,14 +16,14 @@ export interface BatchRun {
   jobs: number;
   sink: ResultSink;
   minPassRate: number | undefined;
-  /** What the request hash covers beside the item itself (the shared flags that shape the request). */
-  shared: Readonly<Record<string, unknown>>;
   /** --summary FILE, --junit FILE: one entry per item, written once at the end. */
   reports?: ReportOptions | undefined;
   /** The items file as named (`-` for stdin): the JUnit suite's default name. */
   source?: string | undefined;
   /** --resume: the deliberations a killed run left, by item id, followed instead of sent again. */
   left?: ReadonlyMap<string, LeftItem>;
+  /** --resume: the request hash of each item, by id (an item run now finds its own). */
+  hashes?: ReadonlyMap<string, string>;
   /**
    * --resume: the earlier lines that stand (their items are not run again). They count in the
    * exit code, the summary line and the reports as this run's own lines do: the batch is one.
@@ -54,12 +54,11 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
       if (item === undefined) return;
       const itemStart = ctx.clock.now().getTime();
       progress.started(item);
-      const hash = requestHash(item, run.shared);
       const left = run.left?.get(item.id);
       const line =
         left === undefined
-          ? await runItem(ctx, conn, item, hash, run.base)
-          : await reattachItem(ctx, conn, item, hash, run.base, left);
+          ? await runItem(ctx, conn, item, run.base)
+          : await reattachItem(ctx, conn, item, run.hashes?.get(item.id) ?? '', run.base, left);
       // An interrupt ends the running items as cancelled; they are not finished, so no line:
       // --resume reattaches them through their sessions.
       if (ctx.signal.aborted && line.status === 'cancelled') {

@@ -173,16 +173,7 @@ export const batch: CommandDef<BatchOptions> = {
       await (await import('../batch/item-files.js')).confineItemFiles(parsedItems, opts.file);
     const gates = await loadGates(opts.gates, ctx);
     const t = opts.turn;
-    const shared = {
-      policy: t.policy,
-      model: t.model,
-      system: t.system,
-      agents: t.agents,
-      rounds: t.rounds,
-      files: opts.input.files,
-      schema: opts.input.schema,
-      gates,
-    };
+    const input = { ...opts.input, template: undefined };
     const out = opts.out === undefined ? undefined : resolvePath(opts.out);
     // A results file whose links loop is refused before an item is paid for (a missing folder is
     // refused when the file is opened, also before: exit 11).
@@ -197,7 +188,8 @@ export const batch: CommandDef<BatchOptions> = {
               await import('../batch/resume-plan.js')
             ).planResume(ctx, store, {
               items,
-              shared,
+              base: { turn: t, input },
+              gates,
               out,
               retryErrors: opts.retryErrors,
               noSave: t.save === false,
@@ -209,7 +201,7 @@ export const batch: CommandDef<BatchOptions> = {
         items: plan?.toRun ?? items,
         base: {
           turn: t,
-          input: { ...opts.input, template: undefined },
+          input,
           gates,
           batchId: plan?.batchId ?? `batch-${ctx.randomHex(6)}`,
           out,
@@ -220,8 +212,7 @@ export const batch: CommandDef<BatchOptions> = {
         minPassRate: opts.minPassRate,
         reports: opts.reports,
         source: opts.file,
-        shared,
-        ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
+        ...(plan === undefined ? {} : { left: plan.left, hashes: plan.hashes, earlier: plan.earlier }),
       });
     };
     return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);

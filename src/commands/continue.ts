@@ -125,7 +125,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         s.turns.push(userTurn(userTurnId, input.prompt, ctx.clock.now(), input.attachments));
         s.claim = claim;
       });
-      return await executeTurn(ctx, conn, session, userTurnId, turn);
+      return (await executeTurn(ctx, conn, session, userTurnId, turn)).exitCode;
     } finally {
       await conn.close();
     }
@@ -164,10 +164,9 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: G
     });
     try {
       const judged = gates === undefined ? spec : { ...spec, gates };
-      return await followTurn(ctx, conn, judged, await loadDeclaredTools(opts.turn, session.tools, boundsOf(ctx)), {
-        saved: opts.turn.save !== false,
-        reports: opts.turn.reports,
-      });
+      const tools = await loadDeclaredTools(opts.turn, session.tools, boundsOf(ctx));
+      const how = { saved: opts.turn.save !== false, reports: opts.turn.reports };
+      return (await followTurn(ctx, conn, judged, tools, how)).exitCode;
     } finally {
       await lease.releaseClaim(store, before.id, claim.token).catch(() => undefined);
     }

@@ -132,7 +132,7 @@ export const fork: CommandDef<ForkOptions> = {
         tools: parent.tools,
       };
       const { session, userTurnId } = await startSession(ctx, init);
-      return await executeTurn(ctx, conn, session, userTurnId, judged, true);
+      return (await executeTurn(ctx, conn, session, userTurnId, judged, { fresh: true })).exitCode;
     } finally {
       await conn.close();
     }

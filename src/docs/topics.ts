@@ -239,7 +239,7 @@ export const EXPORT_FORMATS_DOC: Described[] = [
 ];
 
 export const SIM_FAULTS =
-  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|end=bare-done|end=close|call-tool=NAME|times=N';
+  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|result-text=TEXT|fail-at-round=N|end=bare-done|end=close|call-tool=NAME|times=N';
 
 /** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
 export const EXAMPLES: Array<{ command: string; describe: string }> = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/batch/csv.js';
 import { formatOf, parseItems } from '../../src/batch/items.js';
-import { requestHash, resolveItems } from '../../src/batch/resolve.js';
+import { resolveItems } from '../../src/batch/resolve.js';
 import { inShard, parseShard } from '../../src/batch/shard.js';
 import { batchExit, statusOf } from '../../src/batch/status.js';
 import { parseTemplate } from '../../src/turn/template.js';
@@ -88,19 +88,6 @@ describe('templates per item', () => {
     expect(() => resolveItems(extra, template)).toThrow("item 'e' (line 1): variable 'tpoic' is not used");
     const noTemplate = parseItems('{"id":"v","topic":"x"}\n', 'jsonl', 'i.jsonl');
     expect(() => resolveItems(noTemplate, undefined)).toThrow("variable 'topic' but there is no --template");
-  });
-  it('the request hash changes when the item does, not when only its position does', () => {
-    const [a] = resolveItems(parseItems('{"id":"a","prompt":"x"}\n', 'jsonl', 'i'), undefined);
-    const [moved] = resolveItems(
-      parseItems('{"id":"z","prompt":"q"}\n{"id":"a","prompt":"x"}\n', 'jsonl', 'i'),
-      undefined,
-    ).slice(1);
-    const [edited] = resolveItems(parseItems('{"id":"a","prompt":"x!"}\n', 'jsonl', 'i'), undefined);
-    expect(a && moved && edited).toBeTruthy();
-    if (!a || !moved || !edited) return;
-    expect(requestHash(moved, {})).toBe(requestHash(a, {}));
-    expect(requestHash(edited, {})).not.toBe(requestHash(a, {}));
-    expect(requestHash(a, { policy: 'deep' })).not.toBe(requestHash(a, {}));
   });
 });
 

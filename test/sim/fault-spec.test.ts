@@ -19,6 +19,7 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('stall-ms=5000; stall-after=4')).toEqual({ stallMs: 5000, stallAfter: 4 });
     expect(parseFaultSpec('malformed-at=2;times=1')).toEqual({ malformedAt: 2, times: 1 });
     expect(parseFaultSpec('eof-without-done')).toEqual({ eofWithoutDone: true });
+    expect(parseFaultSpec('result-text=Another answer')).toEqual({ resultText: 'Another answer' });
     expect(parseFaultSpec('fail-at-round=2;')).toEqual({ failAtRound: 2 });
     expect(parseFaultSpec('end=bare-done;fail-at-round=1')).toEqual({ end: 'bare-done', failAtRound: 1 });
     expect(parseFaultSpec('end=close')).toEqual({ end: 'close' });
