@@ -1,4 +1,4 @@
-import { closeSync, constants as fsConstants, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants as fsConstants, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
 import {
@@ -78,16 +78,31 @@ export interface LoadedConfig {
  * The file's text. Synchronous: every command reads this small file first thing, and
  * node:fs/promises (with readline and the file watchers it loads) costs an empty `sessions ls`
  * 3-6 ms (bench/RESULTS.md). Opened without blocking, so a FIFO in its place reads as empty
- * instead of waiting forever for a writer (docs/reliability.md #83).
+ * instead of waiting forever for a writer (docs/reliability.md #83); read at most
+ * MAX_CONFIG_BYTES + 1 bytes, so `NSED_CONFIG=/dev/zero` is an error (EFBIG), not a memory leak
+ * without end (docs/reliability.md #179).
  */
 function readConfigText(file: string): string {
   const fd = openSync(file, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   try {
-    return readFileSync(fd, 'utf8');
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_CONFIG_BYTES) throw Object.assign(new Error('config file too large'), { code: 'EFBIG' });
+      chunks.push(chunk.subarray(0, n));
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
   } finally {
     closeSync(fd);
   }
 }
+
+/** Far past any config file nsed writes; short of filling memory from a device. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** One small JSON read; a missing file is an empty config, an unreadable one an error (exit 8). */
 export async function loadConfig(env: Env): Promise<LoadedConfig> {

@@ -1,10 +1,14 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { usageError } from './errors.js';
+import { readInputText, type ReadBounds } from './files/read-input.js';
 import { isLoopbackHost } from './protocol/loopback.js';
 import type { TokenSource } from './settings.js';
 
 /** Marker recorded as a session's orchestrator when it ran on the in-process simulator. */
 export const SIM_ORCHESTRATOR = 'sim';
+
+/** A token file holds one token: past this it is the wrong file. */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024;
 
 /**
  * The bearer token from where the settings say it is (RunSettings.token): the trimmed contents
@@ -16,20 +20,17 @@ export async function readToken(
   from: string,
   env: Readonly<Record<string, string | undefined>>,
   warn: (line: string) => void,
+  bounds: ReadBounds = {},
 ): Promise<string | undefined> {
   if (source.kind === 'none') return undefined;
   if (source.kind === 'env') return env[source.name]?.trim();
   const label = from === 'token_file' ? 'token_file (config file)' : from;
   const tokenFile = source.file;
-  let text: string;
-  try {
-    text = await readFile(tokenFile, 'utf8');
-    const mode = (await stat(tokenFile)).mode;
-    if ((mode & 0o077) !== 0) warn(`warning: token file ${tokenFile} is readable by other users; chmod 600 it`);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw usageError(`cannot read ${label} ${tokenFile}: ${code}`, 'check the path and its permissions');
-  }
+  // Read by the one reader of files a flag names (README "Files nsed reads"): a FIFO or a device
+  // in its place cannot hold the run past --timeout.
+  const text = await readInputText(tokenFile, { label, maxBytes: MAX_TOKEN_FILE_BYTES, ...bounds });
+  const mode = (await stat(tokenFile)).mode;
+  if ((mode & 0o077) !== 0) warn(`warning: token file ${tokenFile} is readable by other users; chmod 600 it`);
   const token = text.trim();
   if (token === '') throw usageError(`${label} ${tokenFile} is empty`);
   return token;

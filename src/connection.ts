@@ -24,6 +24,9 @@ export interface ConnectInput {
   };
   /** Told the token once it is read, so nothing this run writes carries it. */
   secrets?: Pick<Secrets, 'add'>;
+  /** The run's signal, which ends the wait for a token file on a FIFO as --timeout does. */
+  signal?: AbortSignal;
+  signalExit?(): number | undefined;
 }
 
 export interface Connection {
@@ -98,7 +101,12 @@ export async function connect(
     const session = recorded !== undefined && recorded !== SIM_ORCHESTRATOR && urlIsDefault ? recorded : undefined;
     ({ value: url, source } =
       session === undefined ? settings.url : { value: session.replace(/\/+$/, ''), source: 'session' as const });
-    token = await readToken(settings.token.value, settings.token.from, ctx.env, warn);
+    token = await readToken(settings.token.value, settings.token.from, ctx.env, warn, {
+      timeoutS: globals.timeoutS,
+      signal: ctx.signal,
+      signalExit: () => ctx.signalExit?.(),
+      sleep: ctx.sleep,
+    });
     ctx.secrets?.add(token);
   }
   const { createClient } = await import('./api/index.js');

@@ -102,6 +102,8 @@ export function createContext(
             sleep: (ms, s) => base.clock.sleep(ms, s),
             globals,
             secrets,
+            signal: base.signal,
+            signalExit: () => base.signalExit(),
           },
           recorded,
           target,

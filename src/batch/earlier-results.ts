@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readInputText, type ReadBounds } from '../files/read-input.js';
 import { NsedError, usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { STATUS_ORDER, type ItemStatus } from './status.js';
@@ -27,20 +27,25 @@ export interface EarlierResults {
 
 const STATUSES = new Set<string>(STATUS_ORDER);
 
+/** The largest results file --resume reads back: far past any batch nsed writes, short of filling memory. */
+const MAX_RESULTS_BYTES = 1024 * 1024 * 1024;
+
 /**
  * Reads `--out FILE` for `--resume` (docs/reliability.md #147). The file is never rewritten: a
  * line cut by a crash stays, ignored, and new lines are appended after it. A missing or empty
  * file is a batch that wrote nothing yet; a file with text but no result line at all is not
  * this batch's (exit 2, and nothing is appended to it).
  */
-export async function readEarlierResults(file: string): Promise<EarlierResults> {
+export async function readEarlierResults(file: string, bounds: ReadBounds): Promise<EarlierResults> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // By the one reader (README "Files nsed reads"): a device or a silent FIFO named as --out
+    // cannot hold --resume past --timeout, nor fill memory.
+    text = await readInputText(file, { label: '--out', maxBytes: MAX_RESULTS_BYTES, ...bounds });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { last: new Map(), batchId: undefined, cutTail: false, skipped: 0 };
-    throw new NsedError('io', `--out ${oneLine(file, 200)}: cannot read it (${code ?? 'unreadable'})`, { cause: err });
+    if (err instanceof NsedError && err.code === 'not_found')
+      return { last: new Map(), batchId: undefined, cutTail: false, skipped: 0 };
+    throw err;
   }
   const parts = text.split('\n');
   // The text after the last newline is a line no run finished writing (or nothing at all).
@@ -91,9 +96,10 @@ const RETRIED: ReadonlySet<ItemStatus> = new Set<ItemStatus>(['error', 'failed']
 
 /**
  * Whether an item's earlier line stands: it exists for the same request (an edited item runs
- * again), and --retry-errors does not ask for it again.
+ * again), and --retry-errors does not ask for it again. An empty hash is an item whose input
+ * could not be read: its request is unknown, and its line (an error) stands as any error does.
  */
 export function stillStands(line: EarlierLine | undefined, hash: string, retryErrors: boolean): line is EarlierLine {
-  if (line === undefined || line.request_hash !== hash) return false;
+  if (line === undefined || (line.request_hash !== hash && line.request_hash !== '')) return false;
   return !(retryErrors && RETRIED.has(line.status));
 }

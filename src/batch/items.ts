@@ -47,7 +47,10 @@ const OVERRIDE_KEYS = new Set(['policy', 'model', 'agents', 'rounds', 'system', 
  * a duplicate, or a bad line, is a usage error naming the line, raised before anything is sent
  * (docs/reliability.md #140).
  */
-export function parseItems(text: string, format: BatchFormat, source: string): BatchItem[] {
+export function parseItems(raw: string, format: BatchFormat, source: string): BatchItem[] {
+  // A UTF-8 byte order mark (Windows editors write one) is not part of the first line, as in
+  // the config file.
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
   const items =
     format === 'jsonl' ? jsonlItems(text, source) : format === 'csv' ? csvItems(text, source) : lineItems(text);
   const seen = new Map<string, number>();
@@ -79,12 +82,19 @@ function csvItems(text: string, source: string): BatchItem[] {
   const [header, ...rows] = parsed.rows;
   if (header === undefined) return [];
   const names = header.cells.map((c) => c.trim());
-  for (const name of names)
+  for (const [i, name] of names.entries()) {
     if (!VAR_NAME.test(name))
       throw usageError(
         `${oneLine(source, 200)} line ${header.line}: column '${oneLine(name, 40)}' is not a variable name`,
         'the header row names the variables: letters, digits, _ . -',
       );
+    // Two columns of one name would leave the first's values unsent, silently.
+    if (names.indexOf(name) !== i)
+      throw usageError(
+        `${oneLine(source, 200)} line ${header.line}: column '${name}' is named twice`,
+        'give each column its own name',
+      );
+  }
   return rows.map((row, index) => {
     if (row.cells.length !== names.length)
       throw usageError(

@@ -1,10 +1,13 @@
+import path from 'node:path';
 import type { Context } from '../context.js';
 import { toNsedError, type NsedError } from '../errors.js';
 import type { BatchEntry, BatchItemLine, BatchReport } from '../output/export/batch-report.js';
 import { recordedGate, recordedVerdict } from '../output/export/report-turn.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { ReportOptions } from '../turn/report-options.js';
-import { writeReportFile } from '../turn/write-reports.js';
+import { writeReportFile, writeStepOutputs } from '../turn/write-reports.js';
+import { stepOutputFile } from '../turn/report-options.js';
+import { batchOutputs } from '../output/github-output.js';
 import type { EarlierLine } from './earlier-results.js';
 import type { BatchProgress } from './progress.js';
 import type { ResolvedItem } from './resolve.js';
@@ -13,6 +16,12 @@ import type { ResultLine } from './run-item.js';
 /** What the reports are made of: every item of the run, the lines of those that finished. */
 export interface BatchOutcome {
   batch: string;
+  /** The items file as named on the command line (`-` for stdin): the JUnit suite's default name. */
+  source?: string | undefined;
+  /** The batch's exit code, for the step outputs. */
+  exitCode: number;
+  /** The results file (--out), absolute, for the step outputs. */
+  out?: string | undefined;
   saved: boolean;
   startedMs: number;
   wallMs: number;
@@ -27,7 +36,7 @@ export interface BatchOutcome {
  * One entry per item in file order: its line, or why it has none. After --resume that is every
  * item of the batch: the ones this run ran and the ones an earlier run finished.
  */
-export function batchReport(o: BatchOutcome): BatchReport {
+export function batchReport(o: BatchOutcome, junitName?: string): BatchReport {
   const byId = new Map(o.lines.map((l) => [l.id, l]));
   const ran: BatchEntry[] = o.items.map((item) => {
     const line = byId.get(item.id);
@@ -45,7 +54,15 @@ export function batchReport(o: BatchOutcome): BatchReport {
     ms: null,
   }));
   const entries = before.length === 0 ? ran : [...before, ...ran].sort((a, b) => a.index - b.index);
-  return { batch: o.batch, saved: o.saved, started: new Date(o.startedMs).toISOString(), wallMs: o.wallMs, entries };
+  const name = junitName ?? (o.source === undefined ? undefined : o.source === '-' ? 'stdin' : path.basename(o.source));
+  return {
+    batch: o.batch,
+    ...(name === undefined ? {} : { name }),
+    saved: o.saved,
+    started: new Date(o.startedMs).toISOString(),
+    wallMs: o.wallMs,
+    entries,
+  };
 }
 
 /** The line's own values; the verdict and gate are the objects the item's `-o json` printed. */
@@ -84,7 +101,7 @@ function earlierLine(l: EarlierLine): BatchItemLine {
 }
 
 /**
- * `--summary FILE` and `--junit FILE` of a batch, written once at its end (also after a signal,
+ * `--summary FILE`, `--junit FILE` and the step outputs of a batch, written once at its end (also after a signal,
  * with what finished), each by the rule for files outside the store (turn/write-reports.ts).
  * A report that cannot be written is exit 11 once the results are out; after a signal it is a
  * warning, since the signal's exit code is the one that matters.
@@ -94,8 +111,13 @@ export async function writeBatchReports(
   reports: ReportOptions | undefined,
   outcome: BatchOutcome,
 ): Promise<void> {
-  if (reports === undefined || (reports.summary === undefined && reports.junit === undefined)) return;
-  const report = batchReport(outcome);
+  const outputs = stepOutputFile(reports, ctx.env);
+  if (
+    outputs === undefined &&
+    (reports === undefined || (reports.summary === undefined && reports.junit === undefined))
+  )
+    return;
+  const report = batchReport(outcome, reports?.junitName);
   const problems: NsedError[] = [];
   const write = async (file: string | undefined, render: () => Promise<string>): Promise<void> => {
     if (file === undefined) return;
@@ -105,10 +127,14 @@ export async function writeBatchReports(
       problems.push(toNsedError(e));
     }
   };
-  await write(reports.summary, async () =>
+  await write(reports?.summary, async () =>
     (await import('../output/export/batch-summary.js')).batchSummaryMarkdown(report),
   );
-  await write(reports.junit, async () => (await import('../output/export/batch-junit.js')).batchJunitXml(report));
+  await write(reports?.junit, async () => (await import('../output/export/batch-junit.js')).batchJunitXml(report));
+  if (outputs !== undefined) {
+    const values = batchOutputs(report, { exitCode: outcome.exitCode, resultsFile: outcome.out });
+    await writeStepOutputs(ctx, outputs, values).catch((e: unknown) => problems.push(toNsedError(e)));
+  }
   const first = problems[0];
   if (first === undefined) return;
   if (!ctx.signal.aborted) throw first;

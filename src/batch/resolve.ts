@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { usageError } from '../errors.js';
 import { parseGatesFile } from '../input/gates-file.js';
 import { renderTemplate, type Template } from '../turn/template.js';
@@ -77,16 +76,4 @@ function resolveItem(item: BatchItem, template: Template | undefined): ResolvedI
   if (o.rounds !== undefined) out.rounds = o.rounds;
   if (o.gates !== undefined) out.gates = parseGatesFile(JSON.stringify(o.gates), `item ${item.id}`);
   return out;
-}
-
-/**
- * The hash naming an item's resolved request (prompt, files, model or council, system, gates,
- * schema), recorded on its result line: --resume reruns an item whose hash changed.
- */
-export function requestHash(item: ResolvedItem, shared: Readonly<Record<string, unknown>>): string {
-  const { id: _id, index: _index, ...request } = item;
-  return createHash('sha256')
-    .update(JSON.stringify({ ...shared, ...request }))
-    .digest('hex')
-    .slice(0, 32);
 }

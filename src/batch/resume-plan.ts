@@ -1,14 +1,20 @@
 import type { Context } from '../context.js';
 import type { SessionStore } from '../session/index.js';
 import { oneLine } from '../terminal/sanitize.js';
+import { boundsOf } from '../files/read-input.js';
 import { readEarlierResults, stillStands, type EarlierLine } from './earlier-results.js';
 import { findLeftItems } from './left-items.js';
-import { requestHash, type ResolvedItem } from './resolve.js';
-import type { LeftItem } from './run-item.js';
+import type { ResolvedItem } from './resolve.js';
+import { itemRequestHash, type ItemInputBase, type LeftItem } from './run-item.js';
+import { judgedUnder } from './same-gates.js';
+import type { Gates } from '../verdict.js';
 
 export interface ResumeInput {
   items: readonly ResolvedItem[];
-  shared: Readonly<Record<string, unknown>>;
+  /** The command line's turn flags and inputs: with each item, its request (src/turn/request-identity.ts). */
+  base: ItemInputBase;
+  /** The command line's gates; an item's own gates go on top of them. */
+  gates: Gates | undefined;
   /** The results file, absolute. */
   out: string;
   retryErrors: boolean;
@@ -22,6 +28,8 @@ export interface ResumePlan {
   /** What runs now: the items left running first (they are paid for), then the rest in file order. */
   toRun: ResolvedItem[];
   left: Map<string, LeftItem>;
+  /** Each item's request hash, by id (none for an item whose input cannot be read). */
+  hashes: Map<string, string>;
   /** The lines that stand for the items not run again. */
   earlier: EarlierLine[];
   cutTail: boolean;
@@ -33,13 +41,19 @@ export interface ResumePlan {
  * item a killed run left running is followed through its session; every other item runs.
  */
 export async function planResume(ctx: Context, store: SessionStore, input: ResumeInput): Promise<ResumePlan> {
-  const results = await readEarlierResults(input.out);
-  const hashes = new Map(input.items.map((i) => [i.id, requestHash(i, input.shared)]));
+  const results = await readEarlierResults(input.out, boundsOf(ctx));
+  const hashes = new Map<string, string>();
+  for (const item of input.items) {
+    const hash = await itemRequestHash(ctx, item, input.base);
+    if (hash !== undefined) hashes.set(item.id, hash);
+  }
   const earlier: EarlierLine[] = [];
   const rest: ResolvedItem[] = [];
   for (const item of input.items) {
     const line = results.last.get(item.id);
-    if (stillStands(line, hashes.get(item.id) ?? '', input.retryErrors)) earlier.push(line);
+    // Gates are outside the request: an answer judged under other gates is run again, as before.
+    const gates = item.gates === undefined ? input.gates : { ...input.gates, ...item.gates };
+    if (stillStands(line, hashes.get(item.id) ?? '', input.retryErrors) && judgedUnder(line, gates)) earlier.push(line);
     else rest.push(item);
   }
   const found = input.noSave
@@ -60,5 +74,5 @@ export async function planResume(ctx: Context, store: SessionStore, input: Resum
       `resuming ${found.batchId ?? 'a new batch'}: ${earlier.length} done, ${found.left.size} to follow, ${toRun.length - found.left.size} to run\n`,
     );
   }
-  return { batchId: found.batchId, toRun, left: found.left, earlier, cutTail: results.cutTail };
+  return { batchId: found.batchId, toRun, left: found.left, hashes, earlier, cutTail: results.cutTail };
 }

@@ -1,9 +1,10 @@
+import { sumUsage } from '../usage.js';
 import type { Context } from '../context.js';
 import type { ReportOptions } from '../turn/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
 import { batchProgress } from './progress.js';
 import { writeBatchReports } from './reports.js';
-import { requestHash, type ResolvedItem } from './resolve.js';
+import type { ResolvedItem } from './resolve.js';
 import { SharedBackoff } from './backoff.js';
 import type { ResultSink } from './result-sink.js';
 import { reattachItem, runItem, type ItemBase, type LeftItem, type ResultLine } from './run-item.js';
@@ -16,12 +17,14 @@ export interface BatchRun {
   jobs: number;
   sink: ResultSink;
   minPassRate: number | undefined;
-  /** What the request hash covers beside the item itself (the shared flags that shape the request). */
-  shared: Readonly<Record<string, unknown>>;
   /** --summary FILE, --junit FILE: one entry per item, written once at the end. */
   reports?: ReportOptions | undefined;
+  /** The items file as named (`-` for stdin): the JUnit suite's default name. */
+  source?: string | undefined;
   /** --resume: the deliberations a killed run left, by item id, followed instead of sent again. */
   left?: ReadonlyMap<string, LeftItem>;
+  /** --resume: the request hash of each item, by id (an item run now finds its own). */
+  hashes?: ReadonlyMap<string, string>;
   /**
    * --resume: the earlier lines that stand (their items are not run again). They count in the
    * exit code, the summary line and the reports as this run's own lines do: the batch is one.
@@ -52,12 +55,11 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
       if (item === undefined) return;
       const itemStart = ctx.clock.now().getTime();
       progress.started(item);
-      const hash = requestHash(item, run.shared);
       const left = run.left?.get(item.id);
       const line =
         left === undefined
-          ? await runItem(ctx, conn, item, hash, run.base)
-          : await reattachItem(ctx, conn, item, hash, run.base, left);
+          ? await runItem(ctx, conn, item, run.base)
+          : await reattachItem(ctx, conn, item, run.hashes?.get(item.id) ?? '', run.base, left);
       // An interrupt ends the running items as cancelled; they are not finished, so no line:
       // --resume reattaches them through their sessions.
       if (ctx.signal.aborted && line.status === 'cancelled') {
@@ -87,9 +89,13 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
   if (writeError !== undefined) throw writeError;
   const wallMs = ctx.clock.now().getTime() - started;
   const earlier = run.earlier ?? [];
-  summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs, earlier);
+  summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs, earlier, lines);
+  const exitCode = ctx.signalExit() ?? batchExit([...earlier, ...lines], run.minPassRate);
   await writeBatchReports(ctx, run.reports, {
     batch: run.base.batchId,
+    source: run.source,
+    exitCode,
+    out: run.base.out,
     saved: run.base.turn.save !== false,
     startedMs: started,
     wallMs,
@@ -98,9 +104,7 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
     earlier,
     progress,
   });
-  const signalled = ctx.signalExit();
-  if (signalled !== undefined) return signalled;
-  return batchExit([...earlier, ...lines], run.minPassRate);
+  return exitCode;
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
@@ -118,8 +122,15 @@ function summaryLine(
   total: number,
   ms: number,
   earlier: readonly EarlierLine[],
+  lines: readonly ResultLine[],
 ): void {
   if (ctx.io.quiet) return;
+  // What this run's items cost: known dollars summed, the items whose cost is unknown counted apart.
+  const spent = sumUsage(lines.flatMap((l) => (l.usage === null ? [] : [l.usage])));
+  const cost =
+    spent.turns === 0
+      ? ''
+      : `; cost ${spent.cost_usd === null ? 'unknown' : `$${spent.cost_usd.toFixed(4)}`}${spent.unknown_cost_turns > 0 && spent.cost_usd !== null ? ` (${spent.unknown_cost_turns} item${spent.unknown_cost_turns === 1 ? '' : 's'} unknown)` : ''}`;
   const counts = countsOf(tally);
   const notRun = total - tally.total;
   let before = '';
@@ -129,6 +140,6 @@ function summaryLine(
     before = `; ${earlier.length} finished earlier: ${countsOf(done)}`;
   }
   ctx.io.stderr.write(
-    `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}${before}\n`,
+    `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}${before}${cost}\n`,
   );
 }

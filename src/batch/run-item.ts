@@ -1,14 +1,17 @@
-import { PassThrough, Readable } from 'node:stream';
+import type { Usage } from '../usage.js';
+import { Readable, Writable } from 'node:stream';
 import { withoutSaving, type Context } from '../context.js';
 import { NsedError } from '../errors.js';
 import type { Connection } from '../connection.js';
-import { prepareTurnInput, type InputOptions } from '../input/turn-input.js';
+import { prepareTurnInput, type InputOptions, type TurnInput } from '../input/turn-input.js';
 import { executeTurn } from '../turn/execute-turn.js';
 import { followLeftTurn } from '../turn/follow-left.js';
 import { runKeyed } from '../turn/idempotency.js';
+import { requestHash } from '../turn/request-identity.js';
 import { startSession } from '../turn/start-session.js';
 import type { PendingJob, Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
+import { resultOf, type TurnResult } from '../turn/turn-result.js';
 import type { Gates } from '../verdict.js';
 import type { IO } from '../terminal/io.js';
 import type { ResolvedItem } from './resolve.js';
@@ -28,6 +31,8 @@ export interface ResultLine {
   structured?: unknown;
   verdict: unknown;
   gate: unknown;
+  /** What the item cost (docs/ndjson.md "Usage"), or null when its turn never started. */
+  usage: Usage | null;
   error: { code: string; exit_code: number; message: string } | null;
 }
 
@@ -51,56 +56,84 @@ export interface LeftItem {
 
 /**
  * Runs one item as `ask` runs its turn, on the batch's shared connection, with its own quiet IO:
- * the turn renders `-o json` into memory, and that one object (which every outcome prints) is
- * read back into the result line. Nothing of the item reaches the terminal.
+ * the turn's result (turn-result.ts), returned or carried by the error that ended it, is the
+ * result line. Nothing of the item reaches the terminal.
  */
-export async function runItem(
+export async function runItem(ctx: Context, conn: Connection, item: ResolvedItem, base: ItemBase): Promise<ResultLine> {
+  // Known once the item's input is read; an item whose input cannot be read has none ('').
+  let hash = '';
+  return asItem(
+    ctx,
+    item,
+    () => hash,
+    base,
+    async (itemCtx) => {
+      const prepared = await prepareItem(itemCtx, item, base);
+      hash = await requestHash(itemCtx, prepared);
+      const turn = { ...prepared.turn, gates: itemGates(item, base) };
+      const batch = {
+        id: base.batchId,
+        item: item.id,
+        request_hash: hash,
+        ...(base.out === undefined ? {} : { out: base.out }),
+      };
+      const keyed = base.idempotency;
+      if (keyed !== undefined) {
+        const request = { prompt: prepared.prompt, attachments: prepared.attachments, turn, batch };
+        return runKeyed(itemCtx, conn, `${keyed.key}/${item.id}`, request, keyed.force);
+      }
+      const { session, userTurnId } = await startSession(itemCtx, {
+        prompt: prepared.prompt,
+        attachments: prepared.attachments,
+        opts: turn,
+        orchestrator: conn.orchestrator,
+        batch,
+      });
+      return executeTurn(itemCtx, conn, session, userTurnId, turn, { fresh: true });
+    },
+  );
+}
+
+/** The item's input read as `ask` reads its own: the command line's flags, with what the item gives. */
+async function prepareItem(itemCtx: Context, item: ResolvedItem, base: ItemInputBase): Promise<TurnInput> {
+  const turnOpts: TurnOptions = {
+    ...base.turn,
+    ...(item.system === undefined ? {} : { system: item.system }),
+    ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
+    ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
+    ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
+    ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
+  };
+  delete turnOpts.reports;
+  const input: InputOptions = {
+    ...base.input,
+    files: [...base.input.files, ...item.files],
+    schema: base.input.schema ?? item.schema,
+    template: undefined,
+    vars: [],
+    varsFile: undefined,
+  };
+  return prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
+}
+
+/** What an item's request is made of beside the item: the command line's turn flags and inputs. */
+export type ItemInputBase = Pick<ItemBase, 'turn' | 'input'>;
+
+/**
+ * The hash of the item's request (src/turn/request-identity.ts), as its line records it:
+ * undefined when its input cannot be read (the item then runs, and its line says why).
+ */
+export async function itemRequestHash(
   ctx: Context,
-  conn: Connection,
   item: ResolvedItem,
-  hash: string,
-  base: ItemBase,
-): Promise<ResultLine> {
-  return asItem(ctx, item, hash, base, async (itemCtx) => {
-    const turnOpts: TurnOptions = {
-      ...base.turn,
-      ...(item.system === undefined ? {} : { system: item.system }),
-      ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
-      ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
-      ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
-      ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
-    };
-    delete turnOpts.reports;
-    const input: InputOptions = {
-      ...base.input,
-      files: [...base.input.files, ...item.files],
-      schema: base.input.schema ?? item.schema,
-      template: undefined,
-      vars: [],
-      varsFile: undefined,
-    };
-    const prepared = await prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
-    const turn = { ...prepared.turn, gates: itemGates(item, base) };
-    const batch = {
-      id: base.batchId,
-      item: item.id,
-      request_hash: hash,
-      ...(base.out === undefined ? {} : { out: base.out }),
-    };
-    const keyed = base.idempotency;
-    if (keyed !== undefined) {
-      const request = { prompt: prepared.prompt, attachments: prepared.attachments, turn, batch };
-      return runKeyed(itemCtx, conn, `${keyed.key}/${item.id}`, request, keyed.force);
-    }
-    const { session, userTurnId } = await startSession(itemCtx, {
-      prompt: prepared.prompt,
-      attachments: prepared.attachments,
-      opts: turn,
-      orchestrator: conn.orchestrator,
-      batch,
-    });
-    return executeTurn(itemCtx, conn, session, userTurnId, turn, true);
-  });
+  base: ItemInputBase,
+): Promise<string | undefined> {
+  const itemCtx = quietContext(ctx);
+  try {
+    return await requestHash(itemCtx, await prepareItem(itemCtx, item, base));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -116,29 +149,52 @@ export async function reattachItem(
   base: ItemBase,
   left: LeftItem,
 ): Promise<ResultLine> {
-  return asItem(ctx, item, hash, base, (itemCtx) =>
-    followLeftTurn(itemCtx, conn, left.session, {
-      gates: itemGates(item, base),
-      ...(left.pending === undefined ? {} : { pending: left.pending }),
-    }),
+  return asItem(
+    ctx,
+    item,
+    () => hash,
+    base,
+    (itemCtx) =>
+      followLeftTurn(itemCtx, conn, left.session, {
+        gates: itemGates(item, base),
+        ...(left.pending === undefined ? {} : { pending: left.pending }),
+      }),
   );
 }
 
 const itemGates = (item: ResolvedItem, base: ItemBase): Gates | undefined =>
   item.gates === undefined ? base.gates : { ...base.gates, ...item.gates };
 
-/** Runs `turn` with the item's own quiet IO and reads its `-o json` object back into the line. */
+/** Runs `turn` with the item's own quiet IO (nothing of it reaches the terminal) and makes its line from the turn's result. */
 async function asItem(
   ctx: Context,
   item: ResolvedItem,
-  hash: string,
+  hash: () => string,
   base: ItemBase,
-  turn: (itemCtx: Context) => Promise<number>,
+  turn: (itemCtx: Context) => Promise<TurnResult>,
 ): Promise<ResultLine> {
-  const stdout = new Collector();
+  const quiet = quietContext(ctx);
+  const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
+  let result: TurnResult | undefined;
+  let thrown: NsedError | undefined;
+  try {
+    result = await turn(itemCtx);
+  } catch (err) {
+    result = resultOf(err);
+    thrown =
+      err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
+  }
+  const line = resultLine(item, hash(), base.batchId, result, thrown);
+  // With --no-save the item's session lived in memory only: an id no store holds would send a
+  // reader to `sessions show` for nothing (README "Batches").
+  return base.turn.save === false ? { ...line, session: null } : line;
+}
+
+/** An item's own quiet IO: nothing of it reaches the terminal, and no terminal stdin is read. */
+function quietContext(ctx: Context): Context {
   const io: IO = {
-    stdout,
-    stderr: new Collector(),
+    stdout: discard(),
+    stderr: discard(),
     // A terminal stdin is never read as piped context: every item's prompt is its own.
     stdin: Readable.from([]),
     stdoutIsTTY: false,
@@ -149,78 +205,43 @@ async function asItem(
     verbose: false,
     dumb: true,
   };
-  const quiet: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'json', progress: 'none', quiet: true } };
-  const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
-  let code: number;
-  let thrown: NsedError | undefined;
-  try {
-    code = await turn(itemCtx);
-  } catch (err) {
-    thrown =
-      err instanceof NsedError ? err : new NsedError('bug', `item failed: ${String((err as Error).message ?? err)}`);
-    code = thrown.exitCode;
-  }
-  const line = resultLine(item, hash, base.batchId, stdout.text(), code, thrown);
-  // With --no-save the item's session lived in memory only: an id no store holds would send a
-  // reader to `sessions show` for nothing (README "Batches").
-  return base.turn.save === false ? { ...line, session: null } : line;
+  // `final` renders least (one write at the end); the line is made from the result, not from output.
+  return { ...ctx, io, globals: { ...ctx.globals, output: 'final', progress: 'none', quiet: true } };
 }
 
+/** A result line from the turn's result (undefined when the turn never started) and the error that ended the run. */
 function resultLine(
   item: ResolvedItem,
   hash: string,
   batch: string,
-  json: string,
-  code: number,
+  result: TurnResult | undefined,
   thrown: NsedError | undefined,
 ): ResultLine {
-  const obj = lastObject(json);
   const error =
-    (obj?.['error'] as ResultLine['error'] | undefined) ??
+    result?.error ??
     (thrown === undefined ? null : { code: thrown.code, exit_code: thrown.exitCode, message: thrown.message });
   // A start the orchestrator turned away (429/503, or the batch's back-off cap) started no
   // deliberation that could have failed: nsed could not run the item.
   const refused = thrown !== undefined && thrown.code === 'server' && (thrown.nothingStarted || thrown.unsent);
-  const status = refused ? 'error' : statusOf(obj === undefined ? undefined : String(obj['status']), error?.code);
+  const status = refused ? 'error' : statusOf(result?.status, error?.code);
   const line: ResultLine = {
     id: item.id,
     index: item.index,
     batch,
     request_hash: hash,
-    session: typeof obj?.['session'] === 'string' ? obj['session'] : null,
-    job_id: typeof obj?.['job_id'] === 'string' ? obj['job_id'] : null,
+    session: result?.session ?? null,
+    job_id: result?.job ?? null,
     status,
-    exit_code: error?.exit_code ?? code,
-    answer: typeof obj?.['content'] === 'string' ? obj['content'] : '',
-    verdict: obj?.['verdict'] ?? null,
-    gate: obj?.['gate'] ?? null,
+    exit_code: error?.exit_code ?? result?.exitCode ?? thrown?.exitCode ?? 0,
+    answer: result?.answer ?? '',
+    verdict: result?.verdict ?? null,
+    gate: result?.gate ?? null,
+    usage: result?.usage ?? null,
     error,
   };
-  if (obj !== undefined && 'structured' in obj) line.structured = obj['structured'];
+  if (result !== undefined && 'structured' in result) line.structured = result.structured;
   return line;
 }
 
-function lastObject(text: string): Record<string, unknown> | undefined {
-  const lines = text.split('\n').filter((l) => l.trim() !== '');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      const v: unknown = JSON.parse(lines[i] ?? '');
-      if (typeof v === 'object' && v !== null && 'status' in v) return v as Record<string, unknown>;
-    } catch {
-      // Not the object; the one before may be.
-    }
-  }
-  return undefined;
-}
-
-/** An in-memory stdout: the item's `-o json` object lands here. */
-class Collector extends PassThrough {
-  private readonly chunks: Buffer[] = [];
-  constructor() {
-    super();
-    this.on('data', (c: Buffer) => this.chunks.push(c));
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
+/** The item's stdout and stderr: nothing of an item reaches the terminal. */
+const discard = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() });

@@ -71,7 +71,7 @@ export const ask: CommandDef<AskOptions> = {
     ]);
     const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
     const { prompt, attachments } = input;
-    const turn = { ...input.turn, gates: await loadGates(opts.gates) };
+    const turn = { ...input.turn, gates: await loadGates(opts.gates, ctx) };
     await ctx.store();
     const conn = await ctx.connect();
     try {
@@ -79,7 +79,7 @@ export const ask: CommandDef<AskOptions> = {
       if (keyed !== undefined) {
         // Only a keyed run pays for hashing (node:crypto): the plain ask path stays light.
         const { runKeyed } = await import('../turn/idempotency.js');
-        return await runKeyed(ctx, conn, keyed.key, { prompt, attachments, turn }, keyed.force);
+        return (await runKeyed(ctx, conn, keyed.key, { prompt, attachments, turn }, keyed.force)).exitCode;
       }
       const { session, userTurnId } = await startSession(ctx, {
         prompt,
@@ -87,7 +87,7 @@ export const ask: CommandDef<AskOptions> = {
         opts: turn,
         orchestrator: conn.orchestrator,
       });
-      return await executeTurn(ctx, conn, session, userTurnId, turn, true);
+      return (await executeTurn(ctx, conn, session, userTurnId, turn, { fresh: true })).exitCode;
     } finally {
       await conn.close();
     }

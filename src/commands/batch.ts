@@ -10,18 +10,16 @@ import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './share
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
 import { FILE_FLAGS, SCHEMA_FLAGS, TEMPLATE_FLAGS, parseInputOptions } from './shared/input-flags.js';
-import { readStdin, STDIN_MARKER } from '../input/prompt.js';
+import { MAX_STDIN_BYTES, readFlagFile, readStdin, STDIN_MARKER } from '../input/prompt.js';
 import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
 
 const GROUP = 'Batch:';
 export const DEFAULT_JOBS = 4;
 const MAX_JOBS = 256;
-/** A batch file is data, not a stream without end. */
-const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 /** A single-turn report flag, worded for the batch: the same file, one entry per item. */
-const batchReportFlag = (name: 'summary' | 'junit', describe: string): FlagDef => {
+const batchReportFlag = (name: 'summary' | 'junit' | 'junit-name' | 'github-output', describe: string): FlagDef => {
   const def = REPORT_FLAGS.find((f) => f.name === name);
   if (def === undefined) throw new Error(`no --${name} among the report flags`);
   return { ...def, group: GROUP, describe };
@@ -65,6 +63,11 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     'junit',
     'write a JUnit XML report to FILE at the end: one test case per item (works with --no-save)',
   ),
+  batchReportFlag('junit-name', "the JUnit test suite's name, the same on every run (default: the batch file's name)"),
+  batchReportFlag(
+    'github-output',
+    'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
+  ),
   {
     name: 'resume',
     type: 'boolean',
@@ -77,6 +80,12 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     type: 'boolean',
     group: GROUP,
     describe: 'with --resume: run again the items whose last line is error or failed (never a gate failure)',
+  },
+  {
+    name: 'allow-outside-files',
+    type: 'boolean',
+    group: GROUP,
+    describe: 'let an item\'s "files" name files outside the batch file\'s folder (trusted batch files only)',
   },
   // Per item: the key plus the item's id, so a re-run batch pays for no item twice.
   ...IDEMPOTENCY_FLAGS,
@@ -92,6 +101,8 @@ export interface BatchOptions {
   reports: ReportOptions | undefined;
   resume: boolean;
   retryErrors: boolean;
+  /** --allow-outside-files: an item's files may lie outside the batch file's folder. */
+  allowOutsideFiles: boolean;
   turn: TurnOptions;
   gates: GateRequest;
   input: InputOptions;
@@ -135,7 +146,6 @@ export const batch: CommandDef<BatchOptions> = {
       { runBatch },
       sinks,
       { inShard, parseShard },
-      { readText },
     ] = await Promise.all([
       import('../batch/items.js'),
       import('../batch/resolve.js'),
@@ -143,33 +153,31 @@ export const batch: CommandDef<BatchOptions> = {
       import('../batch/run-batch.js'),
       import('../batch/result-sink.js'),
       import('../batch/shard.js'),
-      import('../input/turn-input.js'),
     ]);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     const source = opts.file === '-' ? '(stdin)' : opts.file;
     // Bounded by --timeout as every read of stdin to its end is (docs/reliability.md #111).
     const text =
-      opts.file === '-' ? await readStdin(ctx, 'the items', MAX_STDIN_BYTES) : await readText(opts.file, 'batch');
+      opts.file === '-'
+        ? await readStdin(ctx, 'the items', MAX_STDIN_BYTES)
+        : await readFlagFile(opts.file, 'the batch file', ctx, MAX_STDIN_BYTES);
     const template =
       opts.input.template === undefined
         ? undefined
-        : parseTemplate(await readText(opts.input.template, '--template'), opts.input.template);
+        : parseTemplate(await readFlagFile(opts.input.template, '--template', ctx), opts.input.template);
     // Every item is parsed, checked and filled before the first request: a bad line sends nothing.
-    const all = resolveItems(parseItems(text, formatOf(opts.file, opts.format), source), template);
+    const parsedItems = parseItems(text, formatOf(opts.file, opts.format), source);
+    const all = resolveItems(parsedItems, template);
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
-    const gates = await loadGates(opts.gates);
+    if (!opts.allowOutsideFiles)
+      await (await import('../batch/item-files.js')).confineItemFiles(parsedItems, opts.file);
+    const gates = await loadGates(opts.gates, ctx);
     const t = opts.turn;
-    const shared = {
-      policy: t.policy,
-      model: t.model,
-      system: t.system,
-      agents: t.agents,
-      rounds: t.rounds,
-      files: opts.input.files,
-      schema: opts.input.schema,
-      gates,
-    };
+    const input = { ...opts.input, template: undefined };
     const out = opts.out === undefined ? undefined : resolvePath(opts.out);
+    // A results file whose links loop is refused before an item is paid for (a missing folder is
+    // refused when the file is opened, also before: exit 11).
+    if (opts.out !== undefined) await (await import('../files/outside-file.js')).statRefusingLoop(opts.out, '--out');
     const go = async (): Promise<number> => {
       if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
       if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
@@ -180,7 +188,8 @@ export const batch: CommandDef<BatchOptions> = {
               await import('../batch/resume-plan.js')
             ).planResume(ctx, store, {
               items,
-              shared,
+              base: { turn: t, input },
+              gates,
               out,
               retryErrors: opts.retryErrors,
               noSave: t.save === false,
@@ -192,7 +201,7 @@ export const batch: CommandDef<BatchOptions> = {
         items: plan?.toRun ?? items,
         base: {
           turn: t,
-          input: { ...opts.input, template: undefined },
+          input,
           gates,
           batchId: plan?.batchId ?? `batch-${ctx.randomHex(6)}`,
           out,
@@ -202,8 +211,8 @@ export const batch: CommandDef<BatchOptions> = {
         sink,
         minPassRate: opts.minPassRate,
         reports: opts.reports,
-        shared,
-        ...(plan === undefined ? {} : { left: plan.left, earlier: plan.earlier }),
+        source: opts.file,
+        ...(plan === undefined ? {} : { left: plan.left, hashes: plan.hashes, earlier: plan.earlier }),
       });
     };
     return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);
@@ -238,6 +247,7 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     reports: parseReportOptions(argv),
     resume,
     retryErrors,
+    allowOutsideFiles: argv['allow-outside-files'] === true,
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),

@@ -75,7 +75,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
-    const gates = await loadGates(opts.gates);
+    const gates = await loadGates(opts.gates, ctx);
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx, gates);
     const [
       { prepareTurnInput },
@@ -125,7 +125,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
         s.turns.push(userTurn(userTurnId, input.prompt, ctx.clock.now(), input.attachments));
         s.claim = claim;
       });
-      return await executeTurn(ctx, conn, session, userTurnId, turn);
+      return (await executeTurn(ctx, conn, session, userTurnId, turn)).exitCode;
     } finally {
       await conn.close();
     }
@@ -137,11 +137,12 @@ export const continueCommand: CommandDef<ContinueOptions> = {
  * their results go back on the same thread, and the same deliberation is followed to its answer.
  */
 async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: Gates | undefined): Promise<number> {
-  const [{ followTurn }, results, { loadDeclaredTools }, lease] = await Promise.all([
+  const [{ followTurn }, results, { loadDeclaredTools }, lease, { boundsOf }] = await Promise.all([
     import('../turn/execute-turn.js'),
     import('./shared/tool-results.js'),
     import('../turn/turn-options.js'),
     import('../turn/claim.js'),
+    import('../files/read-input.js'),
   ]);
   const given = results.parseToolResultFlags(opts.toolResults);
   const session = await readTarget(ctx, opts.target);
@@ -163,10 +164,9 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: G
     });
     try {
       const judged = gates === undefined ? spec : { ...spec, gates };
-      return await followTurn(ctx, conn, judged, await loadDeclaredTools(opts.turn, session.tools), {
-        saved: opts.turn.save !== false,
-        reports: opts.turn.reports,
-      });
+      const tools = await loadDeclaredTools(opts.turn, session.tools, boundsOf(ctx));
+      const how = { saved: opts.turn.save !== false, reports: opts.turn.reports };
+      return (await followTurn(ctx, conn, judged, tools, how)).exitCode;
     } finally {
       await lease.releaseClaim(store, before.id, claim.token).catch(() => undefined);
     }

@@ -19,7 +19,11 @@ export const doctor: CommandDef<Record<string, never>> = {
   parse: () => ({}),
   run: async (_opts, ctx) => {
     const checks = await import('./shared/doctor-checks.js');
-    const [{ readToken }, { settingLines }] = await Promise.all([import('../config.js'), import('../settings.js')]);
+    const [{ readToken }, { settingLines }, { boundsOf }] = await Promise.all([
+      import('../config.js'),
+      import('../settings.js'),
+      import('../files/read-input.js'),
+    ]);
     const { toNsedError, ExitCode } = await import('../errors.js');
     const out: Check[] = [checks.nodeCheck(process.version), checks.configCheck(ctx)];
     const { globals } = ctx;
@@ -37,7 +41,13 @@ export const doctor: CommandDef<Record<string, never>> = {
     let tokenOk = true;
     if (!globals.sim) {
       try {
-        const token = await readToken(settings.token.value, settings.token.from, ctx.env, () => undefined);
+        const token = await readToken(
+          settings.token.value,
+          settings.token.from,
+          ctx.env,
+          () => undefined,
+          boundsOf(ctx),
+        );
         if (token !== undefined)
           tokenState = `a token from ${settings.token.source === 'config' ? 'token_file (config)' : settings.token.from}`;
       } catch (err) {

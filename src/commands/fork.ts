@@ -117,7 +117,7 @@ export const fork: CommandDef<ForkOptions> = {
       return 0;
     }
 
-    const judged = { ...inherited, gates: await loadGates(opts.gates) };
+    const judged = { ...inherited, gates: await loadGates(opts.gates, ctx) };
     const { executeTurn } = await import('../turn/execute-turn.js');
     const conn = await ctx.connect(parent.orchestrator);
     try {
@@ -132,7 +132,7 @@ export const fork: CommandDef<ForkOptions> = {
         tools: parent.tools,
       };
       const { session, userTurnId } = await startSession(ctx, init);
-      return await executeTurn(ctx, conn, session, userTurnId, judged, true);
+      return (await executeTurn(ctx, conn, session, userTurnId, judged, { fresh: true })).exitCode;
     } finally {
       await conn.close();
     }

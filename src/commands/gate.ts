@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, usageError, type ErrorCode, type ExitCodeValue } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -12,7 +11,8 @@ import {
   parseGateFlags,
   type GateRequest,
 } from './shared/gate-flags.js';
-import { STDIN_MARKER, readAll } from '../input/prompt.js';
+import { MAX_STDIN_BYTES, STDIN_MARKER, readFlagFile, readStdin } from '../input/prompt.js';
+import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -22,6 +22,8 @@ import {
 } from './shared/session-target.js';
 
 export interface GateOptions {
+  /** --github-output FILE (else `$GITHUB_OUTPUT` under GitHub Actions): the step outputs. */
+  githubOutput?: string | undefined;
   /** A recorded turn (-s ID | --last, --turn N), or a saved `-o json` object (--from FILE|-). */
   source: { kind: 'session'; target: SessionTarget; turn: string | undefined } | { kind: 'file'; path: string };
   gates: GateRequest;
@@ -54,6 +56,7 @@ export const gate: CommandDef<GateOptions> = {
       sample: 'turn.json',
     },
     ...GATE_FLAGS,
+    ...REPORT_FLAGS.filter((f) => f.name === 'github-output'),
   ],
   conflicts: SESSION_TARGET_CONFLICTS,
   examples: [
@@ -67,27 +70,29 @@ export const gate: CommandDef<GateOptions> = {
     if (!hasGates(gates)) throw usageError('name at least one gate', `${gateFlagList()}, or --gates FILE`);
     const from = stringFlag(argv, 'from');
     const turn = stringFlag(argv, 'turn');
+    const githubOutput = parseReportOptions(argv)?.githubOutput;
     if (from !== undefined) {
       if (argv['session'] !== undefined || argv['last'] === true || turn !== undefined)
         throw usageError('--from judges a saved object: not with -s, --last or --turn');
-      return { source: { kind: 'file', path: from === STDIN_MARKER ? '-' : from }, gates };
+      return { source: { kind: 'file', path: from === STDIN_MARKER ? '-' : from }, gates, githubOutput };
     }
-    return { source: { kind: 'session', target: parseSessionTarget(argv), turn }, gates };
+    return { source: { kind: 'session', target: parseSessionTarget(argv), turn }, gates, githubOutput };
   },
   run: async (opts, ctx) => {
     const mode = ctx.globals.output;
     if (mode !== 'text' && mode !== 'json')
       throw usageError(`nsed gate prints text or json, not ${mode}`, 'use -o json for the gate result as JSON');
-    const gates = await loadGates(opts.gates);
+    const gates = await loadGates(opts.gates, ctx);
     const [{ judgeGates }, { gateCheckLines, gateFailure }, { toJsonLine }] = await Promise.all([
       import('../verdict.js'),
       import('../output/gate-lines.js'),
       import('../output/ndjson.js'),
     ]);
-    const verdict =
+    const judged =
       opts.source.kind === 'file'
-        ? await savedVerdict(opts.source.path, ctx.io)
+        ? { verdict: await savedVerdict(opts.source.path, ctx), session: null }
         : await recordedVerdict(ctx, opts.source);
+    const { verdict } = judged;
     const result = judgeGates(verdict, gates ?? {});
     ctx.io.stdout.write(
       mode === 'json'
@@ -97,8 +102,20 @@ export const gate: CommandDef<GateOptions> = {
             .join(''),
     );
     const failure = gateFailure(result);
-    if (failure === undefined) return 0;
-    const err = new NsedError(failure.code, failure.message);
+    const err = failure === undefined ? undefined : new NsedError(failure.code, failure.message);
+    const outputs = (await import('../turn/report-options.js')).stepOutputFile(opts, ctx.env);
+    if (outputs !== undefined) {
+      const [{ writeStepOutputs }, { verdictOutputs }] = await Promise.all([
+        import('../turn/write-reports.js'),
+        import('../output/github-output.js'),
+      ]);
+      await writeStepOutputs(ctx, outputs, [
+        ['session-id', judged.session ?? ''],
+        ['exit-code', String(err?.exitCode ?? ExitCode.ok)],
+        ...verdictOutputs(verdict, result),
+      ]);
+    }
+    if (err === undefined) return 0;
     // stdout holds the result already: no failure object after it.
     markReported(err);
     throw err;
@@ -109,7 +126,7 @@ export const gate: CommandDef<GateOptions> = {
 async function recordedVerdict(
   ctx: Context,
   source: Extract<GateOptions['source'], { kind: 'session' }>,
-): Promise<CouncilVerdict> {
+): Promise<{ verdict: CouncilVerdict; session: string }> {
   const [{ resolveTurnRef }, { turnDocument }] = await Promise.all([
     import('../session/index.js'),
     import('../output/export/json.js'),
@@ -125,7 +142,7 @@ async function recordedVerdict(
     throw usageError(`turn ${source.turn ?? ''} of session ${session.id} is not an answer`, 'name an assistant turn');
   const doc = turnDocument(turn);
   if (doc.status !== 'complete') throw notCompleted(`turn ${doc.id} of session ${session.id}`, doc.status);
-  return doc.verdict ?? unreachableVerdict();
+  return { verdict: doc.verdict ?? unreachableVerdict(), session: session.id };
 }
 
 function unreachableVerdict(): never {
@@ -150,22 +167,16 @@ function notCompleted(what: string, status: string, exitCode?: number): NsedErro
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The verdict of a saved `-o json` object (a file, or stdin with `-`). */
-async function savedVerdict(
-  path: string,
-  io: { stdin: NodeJS.ReadableStream; stdinIsTTY: boolean },
-): Promise<CouncilVerdict> {
+async function savedVerdict(path: string, ctx: Context): Promise<CouncilVerdict> {
   const where = path === '-' ? 'standard input' : oneLine(path, 200);
   let text: string;
   if (path === '-') {
-    if (io.stdinIsTTY)
+    if (ctx.io.stdinIsTTY)
       throw usageError('--from - reads a saved -o json object from standard input, which is a terminal');
-    text = await readAll(io.stdin);
+    text = await readStdin(ctx, 'the saved -o json object');
   } else {
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      throw usageError(`cannot read --from ${where}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-    }
+    // A saved -o json object holds the whole answer: read with standard input's cap.
+    text = await readFlagFile(path, '--from', ctx, MAX_STDIN_BYTES);
   }
   let saved: unknown;
   try {

@@ -72,7 +72,7 @@ export const inject: CommandDef<InjectOptions> = {
           .write(`injected into deliberation ${sanitizeForTerminal(sent.pending.job_id)} at round ${round ?? '?'} (sequence ${sequence ?? '?'})
 `);
       const store = await ctx.store();
-      return await followPending(ctx, conn, await store.read(session.id), sent.pending);
+      return (await followPending(ctx, conn, await store.read(session.id), sent.pending)).exitCode;
     } finally {
       await conn.close();
     }

@@ -1,4 +1,3 @@
-import type { FileHandle } from 'node:fs/promises';
 import { stringFlag, type CommandDef } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
 import { STDIN_MARKER } from '../input/prompt.js';
@@ -11,6 +10,9 @@ export const RENDER_FLAGS: readonly FlagDef[] = [
     describe: 'also write the progress lines text mode wrote to stderr (off a terminal), on stderr',
   },
 ];
+
+/** A saved stream larger than this is not one nsed wrote: refused, so no line can grow without end. */
+const MAX_RENDER_BYTES = 256 * 1024 * 1024;
 
 export interface RenderOptions {
   /** A saved stream, or '-' for standard input. */
@@ -39,32 +41,33 @@ export const render: CommandDef<RenderOptions> = {
     return { file: file === undefined || file === STDIN_MARKER ? '-' : file, stderr: argv['stderr'] === true };
   },
   run: async (opts, ctx) => {
-    const { renderStream } = await import('../output/render-stream.js');
-    const { usageError } = await import('../errors.js');
-    let input: NodeJS.ReadableStream;
-    let handle: FileHandle | undefined;
-    if (opts.file === '-') {
-      if (ctx.io.stdinIsTTY)
-        throw usageError('nsed render reads a saved stream: name a file, or pipe one in', 'nsed render run.ndjson');
-      input = ctx.io.stdin;
-    } else {
-      const { open } = await import('node:fs/promises');
-      try {
-        handle = await open(opts.file, 'r');
-      } catch (err) {
-        throw usageError(`cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-      }
-      input = handle.createReadStream({ encoding: 'utf8' });
-    }
+    const [{ renderStream }, { usageError }, { Readable }, reader] = await Promise.all([
+      import('../output/render-stream.js'),
+      import('../errors.js'),
+      import('node:stream'),
+      import('../files/read-input.js'),
+    ]);
+    if (opts.file === '-' && ctx.io.stdinIsTTY)
+      throw usageError('nsed render reads a saved stream: name a file, or pipe one in', 'nsed render run.ndjson');
+    // Read by the one reader (README "Files nsed reads"), as it arrives: a live `| nsed render -`
+    // shows each event when it comes, and a silent pipe is still bounded by --timeout and Ctrl-C.
+    const bounds = { ...reader.boundsOf(ctx), maxBytes: MAX_RENDER_BYTES };
+    const chunks =
+      opts.file === '-'
+        ? reader.boundedChunks(ctx.io.stdin, { ...bounds, label: 'standard input' })
+        : reader.inputChunks(opts.file, { ...bounds, label: 'nsed render' });
+    if (ctx.io.verbose && !ctx.io.quiet)
+      ctx.io.stderr.write(`reading ${opts.file === '-' ? 'standard input' : opts.file}\n`);
+    const input = Readable.from(chunks, { objectMode: false });
     try {
       await renderStream(input, ctx.io, {
         stderr: opts.stderr,
         name: opts.file === '-' ? 'standard input' : opts.file,
       });
     } finally {
-      // A line it cannot read stops the render before the end of the file: the handle is closed
-      // here, not left to the garbage collector (an error since Node 26).
-      await handle?.close().catch(() => undefined);
+      // A line it cannot read stops the render before the end of the file: the reader lets its
+      // file go here, not left to the garbage collector (an error since Node 26).
+      input.destroy();
     }
     await (await import('../output/session-write.js')).assertStdoutWritten(ctx.io);
     return 0;

@@ -43,7 +43,7 @@ export const resume: CommandDef<ResumeOptions> = {
       import('../errors.js'),
       import('../turn/claim.js'),
     ]);
-    const gates = await loadGates(opts.gates);
+    const gates = await loadGates(opts.gates, ctx);
     const found = await readTarget(ctx, opts.target);
     const id = found.id;
     const claimed = found.pending_job === undefined && found.claim !== undefined && lease.claimLeft(found.claim);
@@ -62,7 +62,7 @@ export const resume: CommandDef<ResumeOptions> = {
     // A turn cut off before the orchestrator named its job left its claim: the job it may have
     // started is looked up in GET /deliberations, as for a dead owner's (docs/reliability.md #97).
     try {
-      return await followLeftTurn(ctx, conn, found, { reports: opts.reports, gates });
+      return (await followLeftTurn(ctx, conn, found, { reports: opts.reports, gates })).exitCode;
     } finally {
       await conn.close();
     }

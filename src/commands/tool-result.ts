@@ -53,7 +53,7 @@ export const toolResult: CommandDef<ToolResultOptions> = {
       const pending = await sendToolResult(ctx, conn, session, opts.callId, value);
       if (!opts.wait) return 0;
       const store = await ctx.store();
-      return await followPending(ctx, conn, await store.read(session.id), pending);
+      return (await followPending(ctx, conn, await store.read(session.id), pending)).exitCode;
     } finally {
       await conn.close();
     }

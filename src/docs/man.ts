@@ -25,6 +25,7 @@ const FAULT_KEYS: Described[] = [
     name: 'eof-without-done',
     describe: 'end the response right after the first content chunk, without a finish chunk or [DONE]',
   },
+  { name: 'result-text=TEXT', describe: "GET /result of a completed job answers TEXT instead of the job's answer" },
   { name: 'fail-at-round=N', describe: 'the deliberation fails when round N is evaluated' },
   {
     name: 'end=bare-done|close',

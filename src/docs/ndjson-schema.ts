@@ -94,7 +94,7 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
       turn: 'assistant turn id',
       job_id: 'deliberation id, or null',
       diverged:
-        "present (true) when a resume's replay differed from what was shown: the text events are spliced from two texts, and content is the orchestrator's recorded answer (GET /result) when it gave one",
+        "present (true) when a resume's replay differed from what was shown, or /result completed a stream closed early with another text: the text events are not the answer, and content is the orchestrator's recorded answer (GET /result) when it gave one",
       verdict: 'the verdict (as the verdict event)',
       gate: '{status: pass|fail|inconclusive, checks: [{name, expected, actual, status}]}, or null without gates',
       usage:

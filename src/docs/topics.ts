@@ -60,6 +60,16 @@ const OTHER_ENVIRONMENT: Described[] = [
     describe:
       'set (not empty, not false) as CI runners do: with --progress auto, progress off a terminal is plain lines',
   },
+  {
+    name: 'GITHUB_ACTIONS',
+    describe:
+      'true (as GitHub Actions sets it) with GITHUB_OUTPUT set: ask, continue, resume, batch and gate append step outputs to GITHUB_OUTPUT',
+  },
+  {
+    name: 'GITHUB_OUTPUT',
+    describe:
+      'the step outputs file under GitHub Actions (session-id, status, exit-code, convergence, gate, …); --github-output FILE names another',
+  },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   {
     name: 'FORCE_COLOR',
@@ -124,9 +134,14 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   bug: { short: 'bug', meaning: 'unexpected failure (a bug in nsed: the message says so)' },
   usage: {
     short: 'usage',
-    meaning: 'usage: bad flags or arguments, an invalid id, an --out or config path that is a folder',
+    meaning:
+      "usage: bad flags or arguments, an invalid id, an --out or config path that is a folder; a report path (--summary, --junit, --html) whose folder is missing or whose links loop, or a --out whose links loop (all before anything is sent); a file a flag names that is a device, a folder or past its cap; a batch item's file outside the batch file's folder",
   },
-  notFound: { short: 'not found', meaning: 'not found: session, turn, job or policy' },
+  notFound: {
+    short: 'not found',
+    meaning:
+      'not found: session, turn, job or policy; a file a flag names (-f, --schema, --template, --vars, --gates, --tools, --token-file, a batch file, ...) or a glob that matches nothing',
+  },
   auth: { short: 'auth', meaning: 'authentication: the orchestrator answered 401 or 403' },
   server: { short: 'server', meaning: 'server: 5xx, a failed deliberation, a malformed stream' },
   network: {
@@ -224,7 +239,7 @@ export const EXPORT_FORMATS_DOC: Described[] = [
 ];
 
 export const SIM_FAULTS =
-  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|fail-at-round=N|end=bare-done|end=close|call-tool=NAME|times=N';
+  '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|result-text=TEXT|fail-at-round=N|end=bare-done|end=close|call-tool=NAME|times=N';
 
 /** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
 export const EXAMPLES: Array<{ command: string; describe: string }> = [

@@ -19,6 +19,11 @@ import { writeAtomic } from './atomic-write.js';
  *   own descriptor, which is written as it is, whatever it is: a pipe, a socket (a parent that
  *   spawned nsed from Node.js, systemd), or a file the shell opened (`>>` still appends).
  *
+ * With `append`, a regular file (or a path where nothing is) is appended to instead of replaced:
+ * opened with O_APPEND (created 0600 when missing), written whole and fsynced, so what others
+ * wrote to it stays (GitHub's `$GITHUB_OUTPUT`, README "Step outputs"); every other kind of
+ * target is treated as above.
+ *
  * A failed write is exit 11 (io) naming the file and the error.
  */
 export interface OutsideWriteOptions {
@@ -30,10 +35,12 @@ export interface OutsideWriteOptions {
   waitMs?: number;
   /** The pause between two tries while waiting; tests make the wait short, never the pause racy. */
   pauseMs?: number;
+  /** Appends to a regular file instead of replacing it (see above). */
+  append?: boolean;
 }
 
 /** How the target was written, for the caller's tests and messages. */
-export type OutsideKind = 'replaced' | 'device' | 'fifo' | 'socket' | 'descriptor';
+export type OutsideKind = 'replaced' | 'appended' | 'device' | 'fifo' | 'socket' | 'descriptor';
 
 const DEFAULT_WAIT_MS = 10_000;
 const MAX_LINKS = 40;
@@ -62,6 +69,10 @@ export async function writeOutsideFile(
     const real = await finalTarget(target, label);
     try {
       if (opts.makeDirs === true) await mkdir(path.dirname(real), { recursive: true, mode: 0o700 });
+      if (opts.append === true) {
+        appendWhole(real, Buffer.from(data, 'utf8'));
+        return 'appended';
+      }
       await writeAtomic(real, data);
     } catch (err) {
       throw ioError(label, target, err);
@@ -80,6 +91,33 @@ export async function writeOutsideFile(
     return 'socket';
   }
   throw usageError(`${label}${target} is a block device; nsed does not write to it`, 'name a regular file');
+}
+
+/**
+ * Checked before anything is spent (a deliberation, a batch): a path the write would refuse for
+ * its shape is a usage error (exit 2) now, not a failure after the work: its folder is missing,
+ * it names a folder, or its links loop (README "Files nsed writes").
+ */
+export async function checkOutsidePath(file: string, label: string): Promise<void> {
+  const target = path.resolve(file);
+  const st = await statRefusingLoop(file, label);
+  if (st?.isDirectory() === true)
+    throw usageError(`${label} ${file} is a folder`, `name a file in it, e.g. ${path.join(file, 'nsed-report')}`);
+  if (st !== undefined) return;
+  const dir = await stat(path.dirname(target)).catch(() => undefined);
+  if (dir === undefined || !dir.isDirectory())
+    throw usageError(`${label} ${file}: the folder ${path.dirname(target)} does not exist`, 'create it first');
+}
+
+/** What the path names, links followed; undefined where nothing is; a loop of links is exit 2. */
+export async function statRefusingLoop(file: string, label: string): Promise<fs.Stats | undefined> {
+  try {
+    return await stat(path.resolve(file));
+  } catch (err) {
+    if (errCode(err) === 'ELOOP')
+      throw usageError(`${label} ${file} is a loop of symbolic links`, 'name a regular file, or fix the links');
+    return undefined;
+  }
 }
 
 /**
@@ -130,6 +168,17 @@ function descriptorOf(p: string): number | undefined {
   const m = FD_PATH.exec(p);
   if (m === null || (m[1] !== undefined && m[1] !== 'self' && Number(m[1]) !== process.pid)) return undefined;
   return Number(m[2]);
+}
+
+/** One append of the whole text, fsynced before the file is closed; a regular file takes every byte or fails. */
+function appendWhole(file: string, bytes: Buffer): void {
+  const fd = fs.openSync(file, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT, 0o600);
+  try {
+    for (let off = 0; off < bytes.length;) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 const NON_BLOCK = fsConstants.O_WRONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOCTTY ?? 0);

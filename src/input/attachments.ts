@@ -1,7 +1,8 @@
 import type { createHash as CreateHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import { NsedError, notFound, usageError } from '../errors.js';
+import { notFound, usageError } from '../errors.js';
+import { boundsOf, readInputFile } from '../files/read-input.js';
 import type { Attachment } from '../session/index.js';
 import { fenced, readStdin, type PromptContext } from './prompt.js';
 
@@ -44,26 +45,42 @@ export async function readAttachments(specs: readonly string[], ctx: PromptConte
   };
   for (const spec of specs) {
     if (spec === '-') {
-      const text = await readStdin(ctx, 'the file -f -');
+      const text = await readStdin(ctx, 'the file -f -', MAX_FILE_BYTES);
       add(attachment('-', Buffer.from(text, 'utf8')));
       continue;
     }
-    for (const path of await expand(spec)) {
+    for (const path of await expandFileSpec(spec)) {
       if (seen.has(path)) continue;
       seen.add(path);
-      add(attachment(path, await readChecked(path)));
+      add(
+        attachment(
+          path,
+          await readInputFile(path, {
+            label: '-f',
+            maxBytes: MAX_FILE_BYTES,
+            overCapHint: 'attach the part that matters',
+            ...boundsOf(ctx),
+          }),
+        ),
+      );
     }
   }
   return out;
 }
 
 /** One path, or the sorted matches of a glob; a glob matching nothing is exit 3 naming it. */
-async function expand(spec: string): Promise<string[]> {
+export async function expandFileSpec(spec: string): Promise<string[]> {
   if (!GLOB_CHARS.test(spec) || (await exists(spec))) return [spec];
   const { glob } = await import('tinyglobby');
   // Matches read as the pattern was written: relative to the current directory, or absolute.
   const found = await glob([spec], { onlyFiles: true, expandDirectories: false, absolute: isAbsolute(spec) });
-  if (found.length === 0) throw notFound(`-f ${spec}: no file matches`, 'quote the pattern so that nsed expands it');
+  // A pattern that reaches nsed unexpanded matched nothing in the shell either (or the shell does
+  // not expand), so quoting it cannot help: the hint says where it was matched from instead.
+  if (found.length === 0)
+    throw notFound(
+      `-f ${spec}: no file matches`,
+      isAbsolute(spec) ? 'check the pattern' : 'check the pattern: it is matched from the current folder',
+    );
   return found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -74,43 +91,6 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function readChecked(path: string): Promise<Buffer> {
-  let size: number;
-  try {
-    const st = await stat(path);
-    if (st.isDirectory())
-      throw usageError(
-        `-f ${path} is a directory`,
-        `attach its files with a glob: -f '${path.replace(/\/$/, '')}/**/*'`,
-      );
-    size = st.size;
-  } catch (err) {
-    if (err instanceof NsedError) throw err;
-    throw fileError(path, err);
-  }
-  if (size > MAX_FILE_BYTES) throw overCap(path);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw fileError(path, err);
-  }
-  if (bytes.length > MAX_FILE_BYTES) throw overCap(path);
-  return bytes;
-}
-
-const overCap = (path: string): NsedError =>
-  usageError(
-    `-f ${path} is larger than ${MAX_FILE_BYTES / 1024} KiB, the cap per file`,
-    'attach the part that matters',
-  );
-
-function fileError(path: string, err: unknown): NsedError {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT' || code === 'ENOTDIR') return notFound(`-f ${path}: no such file`);
-  return usageError(`-f ${path}: cannot read it (${code ?? 'unreadable'})`);
 }
 
 /** Text only: a NUL byte or bytes that are not UTF-8 mark a file the prompt cannot carry. */

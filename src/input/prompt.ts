@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
-import { NsedError, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
+import { MAX_FLAG_FILE_BYTES, boundsOf, readInputText, readStreamBytes, type WaitNotice } from '../files/read-input.js';
 
 /**
  * yargs drops a lone `-` from positionals, so run-cli swaps it for this marker before
@@ -31,7 +32,7 @@ export function promptWords(v: unknown, afterDashes?: unknown): string[] {
 export const STDIN_NOTICE_MS = 3000;
 
 /** What reading the prompt needs from the Context: the streams, the clock and --timeout. */
-export type PromptContext = Pick<Context, 'io' | 'clock' | 'globals' | 'signal'>;
+export type PromptContext = Pick<Context, 'io' | 'clock' | 'globals' | 'signal' | 'signalExit'>;
 
 export interface PromptRules {
   /** Noun for messages: `prompt`, `message`. */
@@ -70,7 +71,9 @@ export async function readPrompt(
   } else {
     text = words.join(' ');
     if (rules.context === true && !io.stdinIsTTY) {
-      const context = await readIfPrompt(io.stdin, STDIN_FIRST_BYTE_MS);
+      const context = (await startsWithin(io.stdin, STDIN_FIRST_BYTE_MS))
+        ? await readStdin(ctx, 'the piped context', MAX_STDIN_BYTES, { notice: false })
+        : undefined;
       if (context === undefined) {
         const waited = io.verbose ? ` (waited ${STDIN_FIRST_BYTE_MS} ms)` : '';
         io.stderr.write(
@@ -111,72 +114,59 @@ export function fenced(body: string, info = ''): string {
 }
 
 /**
- * Standard input to its end, for a prompt or a file that must be waited for (`-`, `-f -`):
- * bounded by --timeout (exit 124), and after STDIN_NOTICE_MS of silence one line on stderr says
- * what nsed waits for, so a forgotten pipe is not mistaken for a hang.
+ * Standard input to its end, for a prompt or a file that must be waited for (`-`, `-f -`), read
+ * by the one reader (src/files/read-input.ts): bounded by --timeout (exit 124), ended by Ctrl-C
+ * (130), at most `maxBytes`; after STDIN_NOTICE_MS of silence one line on stderr says what nsed
+ * waits for, so a forgotten pipe is not mistaken for a hang.
  */
-export async function readStdin(ctx: PromptContext, what: string, maxBytes?: number): Promise<string> {
-  const { io, clock } = ctx;
-  const stop = new AbortController();
-  const onAbort = (): void => stop.abort();
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  let arrived = false;
-  const timers: Promise<never>[] = [];
-  clock.sleep(STDIN_NOTICE_MS, stop.signal).then(
-    () => {
-      if (!arrived && !io.quiet)
+export async function readStdin(
+  ctx: PromptContext,
+  what: string,
+  maxBytes = MAX_STDIN_BYTES,
+  // Piped context is read only once its first byte came: nothing to say while it flows.
+  { notice = true }: { notice?: boolean } = {},
+): Promise<string> {
+  const { io } = ctx;
+  const waiting: WaitNotice = {
+    afterMs: STDIN_NOTICE_MS,
+    say: () => {
+      if (!io.quiet)
         io.stderr.write(`waiting for ${what} on standard input… (end it with Ctrl-D; --timeout bounds the wait)\n`);
     },
-    () => undefined,
-  );
-  const timeoutS = ctx.globals.timeoutS;
-  if (timeoutS !== undefined) {
-    timers.push(
-      clock.sleep(Math.round(timeoutS * 1000), stop.signal).then(() => {
-        throw new NsedError('timeout', `nothing ended standard input within --timeout ${timeoutS} s`, {
-          hint: `nsed read ${what} there; close the pipe (or give the words) to go on`,
-        });
-      }),
-    );
-  }
-  try {
-    let bytes = 0;
-    const all = readAll(io.stdin, (size) => {
-      arrived = true;
-      bytes += size;
-      if (maxBytes !== undefined && bytes > maxBytes)
-        throw usageError(
-          `${what} on standard input passes ${Math.round(maxBytes / 1024 / 1024)} MiB`,
-          'give it as a file',
-        );
-    });
-    return await Promise.race([all, ...timers]);
-  } catch (err) {
-    // Nobody will read the rest, and an open handle must not keep the process alive.
-    (io.stdin as { destroy?: () => void }).destroy?.();
-    throw err;
-  } finally {
-    stop.abort();
-    ctx.signal.removeEventListener('abort', onAbort);
-  }
+  };
+  const bytes = await readStreamBytes(io.stdin, {
+    label: 'standard input',
+    maxBytes,
+    ...boundsOf(ctx),
+    overCapHint: 'give it as a file',
+    timeoutHint: `nsed read ${what} there; close the pipe (or give the words) to go on`,
+    ...(notice ? { onWait: waiting } : {}),
+  });
+  return bytes.toString('utf8');
 }
 
-/** `onChunk` is told each chunk's size before it is kept; what it throws ends the read. */
-export async function readAll(stream: NodeJS.ReadableStream, onChunk?: (bytes: number) => void): Promise<string> {
-  const decoder = new TextDecoder('utf-8');
-  let out = '';
-  for await (const chunk of stream) {
-    onChunk?.(typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength);
-    out += typeof chunk === 'string' ? chunk : decoder.decode(chunk as Uint8Array, { stream: true });
-  }
-  return out + decoder.decode();
+/** The most standard input read to its end may hold: past it, the input belongs in a file. */
+export const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A text file a flag names (`--schema`, `--gates`, `--tools`, `--template`, `--vars`, the batch
+ * file, a tool's result), read by the one reader: a missing file is exit 3, a device or a folder
+ * exit 2, a FIFO waited for within --timeout, and at most `maxBytes` read.
+ */
+export async function readFlagFile(
+  path: string,
+  flag: string,
+  ctx: PromptContext,
+  maxBytes = MAX_FLAG_FILE_BYTES,
+): Promise<string> {
+  return readInputText(path, { label: flag, maxBytes, ...boundsOf(ctx) });
 }
 
 /**
- * The whole stream if its first byte (or its end) comes within `ms`; undefined otherwise, and
- * then the stream is let go: nobody will read it, and an open handle must not keep us alive.
+ * Whether the stream's first byte (or its end) comes within `ms`; when it does not, the stream
+ * is let go: nobody will read it, and an open handle must not keep us alive.
  */
-async function readIfPrompt(stream: NodeJS.ReadableStream, ms: number): Promise<string | undefined> {
+async function startsWithin(stream: NodeJS.ReadableStream, ms: number): Promise<boolean> {
   const started = await new Promise<boolean>((resolve) => {
     const done = (ok: boolean): void => {
       clearTimeout(timer);
@@ -194,7 +184,6 @@ async function readIfPrompt(stream: NodeJS.ReadableStream, ms: number): Promise<
   if (!started) {
     stream.pause();
     (stream as { destroy?: () => void }).destroy?.();
-    return undefined;
   }
-  return readAll(stream);
+  return started;
 }

@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { NsedError, notFound, usageError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { AnswerSchema } from '../turn/answer-schema.js';
 import { parseTemplate, parseVarFlag, renderTemplate, varsObject, type RenderedTemplate } from '../turn/template.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { readAttachments, withAttachments, type ReadAttachment } from './attachments.js';
-import { readPrompt, type PromptContext } from './prompt.js';
+import { readFlagFile, readPrompt, type PromptContext } from './prompt.js';
 
 /** What a turn is made of beyond its words (ask, continue, fork): files, a schema, a template. */
 export interface InputOptions {
@@ -53,7 +52,7 @@ export async function prepareTurnInput(
   }
   const schemaSource = input.schema ?? rendered?.schema;
   const schema =
-    schemaSource === undefined ? undefined : await loadSchema(schemaSource, input.schemaName, input.schemaRetries);
+    schemaSource === undefined ? undefined : await loadSchema(schemaSource, input.schemaName, input.schemaRetries, ctx);
   const files = [...(rendered?.files ?? []), ...input.files];
   const stdinIsFile = files.includes('-');
   const promptWords = rendered === undefined ? words : [rendered.prompt];
@@ -80,10 +79,10 @@ export function assertNoInputWithoutPrompt(input: InputOptions): void {
 
 async function loadTemplate(input: InputOptions, ctx: PromptContext): Promise<RenderedTemplate> {
   const path = input.template ?? '';
-  const template = parseTemplate(await readText(path, '--template'), path);
+  const template = parseTemplate(await readFlagFile(path, '--template', ctx), path);
   let vars: Record<string, string> = {};
   if (input.varsFile !== undefined) {
-    const text = await readText(input.varsFile, '--vars');
+    const text = await readFlagFile(input.varsFile, '--vars', ctx);
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -112,10 +111,19 @@ async function loadTemplate(input: InputOptions, ctx: PromptContext): Promise<Re
   return result;
 }
 
-/** A --schema: its JSON text when it starts with `{`, else the file it names. */
-async function loadSchema(source: string, name: string | undefined, retries: number): Promise<AnswerSchema> {
-  const inline = source.trim().startsWith('{');
-  const text = inline ? source : await readText(source, '--schema');
+/**
+ * A --schema: a value that is JSON (starts with `{` or `[`, or parses whole) is the schema itself,
+ * so `[1]` is refused as "not an object" rather than looked for as a file; anything else names
+ * a file (README "Structured answers"). A file whose name reads as JSON is named `./1`.
+ */
+async function loadSchema(
+  source: string,
+  name: string | undefined,
+  retries: number,
+  ctx: PromptContext,
+): Promise<AnswerSchema> {
+  const inline = isJsonValue(source);
+  const text = inline ? source : await readFlagFile(source, '--schema', ctx);
   const label = inline ? '(inline)' : source;
   let schema: unknown;
   try {
@@ -127,13 +135,13 @@ async function loadSchema(source: string, name: string | undefined, retries: num
   return compileAnswerSchema(schema, { name, retries, source: label });
 }
 
-/** A file the command line names as input, read whole: a missing one is exit 3, an unreadable one exit 2. */
-export async function readText(path: string, flag: string): Promise<string> {
+function isJsonValue(source: string): boolean {
+  const t = source.trim();
+  if (t.startsWith('{') || t.startsWith('[')) return true;
   try {
-    return await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(`${flag} ${path}: no such file`);
-    throw new NsedError('usage', `${flag} ${path}: cannot read it (${code ?? 'unreadable'})`);
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
   }
 }

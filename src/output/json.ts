@@ -82,7 +82,7 @@ export function createJsonRenderer(io: IO): Renderer {
 }
 
 /** A turn that ended before anything was recorded (its request never left): how it ended, by its error. */
-function unrecordedStatus(code: string): 'failed' | 'interrupted' | 'cancelled' {
+export function unrecordedStatus(code: string): 'failed' | 'interrupted' | 'cancelled' {
   if (code === 'interrupted' || code === 'timeout') return 'interrupted';
   return code === 'cancelled' ? 'cancelled' : 'failed';
 }

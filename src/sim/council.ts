@@ -27,6 +27,8 @@ export interface CouncilInput {
   text: TextContext;
   members: CouncilMember[];
   totalRounds: number;
+  /** Fault `evaluator-timeout=AGENT`: this evaluator times out every round; stand-ins replace its evaluations. */
+  timedOut?: string;
 }
 
 /** What steers later proposals: injected guidance and tool results, added as text only. */
@@ -46,21 +48,54 @@ export interface Proposal {
   token_usage?: TokenUsage;
 }
 
+/** How an evaluator stands toward a proposal (docs/protocol.md §3.5). */
+export type Stance = 'strong_agree' | 'agree' | 'neutral' | 'disagree' | 'strong_disagree';
+
+/** Where an evaluator parts from a proposal: the claims it disputes, its own position, how sure it is. */
+export interface Disagreement {
+  proposal_claims: string[];
+  evaluator_position: string;
+  confidence: 'high' | 'medium' | 'low';
+}
+
 export interface Evaluation {
   evaluator_agent_id: string;
   target_id: string;
   score: number;
   justification: string;
   claim_assessments: Claim[];
+  stance: Stance;
+  disagreements: Disagreement[];
+  /** A stand-in the orchestrator injected because the evaluator timed out. */
+  synthetic: boolean;
   /** What making it used, when the server reports it (set as the job is metered). */
   token_usage?: TokenUsage;
+}
+
+/** Per proposal: its score from the real evaluations, how split they were, and how many were real or stand-ins. */
+export interface ProposalScore {
+  agent_id: string;
+  score: number;
+  /** The population standard deviation of its real evaluations' scores (0 when fewer than two). */
+  controversy: number;
+  real: number;
+  synthetic: number;
+}
+
+/** How far the council's claims are settled: the share of distinct claims whose worst verdict is `verified`. */
+export interface ClaimConvergence {
+  claim_convergence: number | null;
+  total_claims: number;
+  leader_claim_convergence: number | null;
+  leader_total_claims: number;
 }
 
 export interface RoundOutcome {
   round: number;
   proposals: Proposal[];
   evaluations: Evaluation[];
-  scores: Array<{ agent_id: string; score: number }>;
+  scores: ProposalScore[];
+  claims: ClaimConvergence;
   candidates: Candidate[];
   convergence: number;
   decisiveness: number;
@@ -141,12 +176,86 @@ export function propose(
 
 const quality = (input: CouncilInput, agent: string): number => rngFor(input.key, 'quality', agent).range(0.05, 0.55);
 
+/**
+ * How hard each evaluator is to please in a round, subtracted from its scores before its stances
+ * are read off. Each round of a council of three or more, one member other than the round's
+ * leader (picked from the seed) is the sceptic, with a bar of 0.55, so some evaluator doubts even the proposal the others endorse;
+ * within a round every evaluator's stance rises with its score.
+ */
+function strictnessOf(input: CouncilInput, round: number, leader: string): (evaluator: string) => number {
+  const others = input.members.map((m) => m.id).filter((id) => id !== leader);
+  // A council of two has no sceptic: its only other evaluator would then always dissent.
+  const sceptic =
+    input.members.length < 3 ? undefined : others[rngFor(input.key, 'sceptic', round).int(Math.max(1, others.length))];
+  return (evaluator) => (evaluator === sceptic ? 0.55 : rngFor(input.key, 'strictness', evaluator).range(0, 0.15));
+}
+
+/** The stance a score means to an evaluator of this strictness (documented in README: the simulator). */
+export function stanceOf(score: number, strict: number): Stance {
+  const a = score - strict;
+  if (a >= 0.7) return 'strong_agree';
+  if (a >= 0.45) return 'agree';
+  if (a >= 0.3) return 'neutral';
+  if (a >= 0.1) return 'disagree';
+  return 'strong_disagree';
+}
+
+const CONFIDENCE: ReadonlyArray<Disagreement['confidence']> = ['high', 'medium', 'low'];
+
+/**
+ * The evaluator's disagreements: each claim it judged contested or wrong, with its reason as its
+ * position; an evaluator that disagrees overall but disputes no claim names the proposal's first.
+ */
+function disagreementsOf(claims: readonly Claim[], stance: Stance, rng: Rng, t: TextContext): Disagreement[] {
+  const out: Disagreement[] = claims
+    .filter((c) => c.verdict === 'contested' || c.verdict === 'wrong')
+    .map((c) => ({
+      proposal_claims: [c.claim],
+      evaluator_position: c.reason ?? 'not supported by the proposal',
+      confidence: c.verdict === 'wrong' ? 'high' : (CONFIDENCE[1 + rng.int(2)] ?? 'medium'),
+    }));
+  const first = claims[0];
+  if (out.length === 0 && (stance === 'disagree' || stance === 'strong_disagree') && first !== undefined)
+    out.push({
+      proposal_claims: [first.claim],
+      evaluator_position: fill(`the case for {t1} is weaker than this proposal assumes`, t),
+      confidence: stance === 'strong_disagree' ? 'high' : 'medium',
+    });
+  return out;
+}
+
+/** The stand-in for a timed-out evaluator: neutral, no claims judged, marked synthetic. */
+const syntheticEvaluation = (evaluator: string, target: string): Evaluation => ({
+  evaluator_agent_id: evaluator,
+  target_id: target,
+  score: 0,
+  justification: 'evaluator timed out; neutral stand-in evaluation injected',
+  claim_assessments: [],
+  stance: 'neutral',
+  disagreements: [],
+  synthetic: true,
+});
+
+const stdev = (xs: readonly number[]): number => {
+  if (xs.length < 2) return 0;
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length);
+};
+
+/** The share of these merged claims that are verified; null when there are none. */
+const verifiedShare = (claims: readonly Claim[]): number | null =>
+  claims.length === 0 ? null : round2(claims.filter((c) => c.verdict === 'verified').length / claims.length);
+
 export function evaluate(input: CouncilInput, round: number, proposals: readonly Proposal[]): RoundOutcome {
   const t = input.text;
   const evaluations: Evaluation[] = [];
   for (const target of proposals) {
     for (const evaluator of input.members) {
       if (evaluator.id === target.agent_id) continue;
+      if (evaluator.id === input.timedOut) {
+        evaluations.push(syntheticEvaluation(evaluator.id, target.agent_id));
+        continue;
+      }
       const rng = rngFor(input.key, 'evaluate', round, evaluator.id, target.agent_id);
       const score = round2(
         clamp(quality(input, target.agent_id) + (0.25 * round) / input.totalRounds + rng.range(-0.15, 0.15), -1, 1),
@@ -179,13 +288,25 @@ export function evaluate(input: CouncilInput, round: number, proposals: readonly
         score,
         justification: fill(rng.pick(JUSTIFICATIONS), t),
         claim_assessments,
+        // Read off once the round's leader is known (below).
+        stance: 'neutral',
+        disagreements: [],
+        synthetic: false,
       });
     }
   }
-  const scores = proposals.map((p) => {
+  // A stand-in moves no score: a proposal's score is the mean of its real evaluations.
+  const scores: ProposalScore[] = proposals.map((p) => {
     const mine = evaluations.filter((e) => e.target_id === p.agent_id);
-    const mean = mine.length === 0 ? 0 : mine.reduce((s, e) => s + e.score, 0) / mine.length;
-    return { agent_id: p.agent_id, score: round2(mean) };
+    const real = mine.filter((e) => !e.synthetic).map((e) => e.score);
+    const mean = real.length === 0 ? 0 : real.reduce((s, x) => s + x, 0) / real.length;
+    return {
+      agent_id: p.agent_id,
+      score: round2(mean),
+      controversy: round2(stdev(real)),
+      real: real.length,
+      synthetic: mine.length - real.length,
+    };
   });
   const ranked = [...scores].sort((a, b) => b.score - a.score);
   const top = ranked[0]?.score ?? 0;
@@ -201,6 +322,29 @@ export function evaluate(input: CouncilInput, round: number, proposals: readonly
       0.99,
     ),
   );
+  const leader = ranked[0]?.agent_id ?? '';
+  const bar = strictnessOf(input, round, leader);
+  for (const e of evaluations) {
+    if (e.synthetic) continue;
+    e.stance = stanceOf(e.score, bar(e.evaluator_agent_id));
+    // Its own stream, so the stances leave every other choice of the seed as it was.
+    const doubt = rngFor(input.key, 'disagreements', round, e.evaluator_agent_id, e.target_id);
+    e.disagreements = disagreementsOf(e.claim_assessments, e.stance, doubt, t);
+  }
+  const allClaims = mergeClaims(
+    evaluations.flatMap((e) => e.claim_assessments),
+    Infinity,
+  );
+  const leaderClaims = mergeClaims(
+    evaluations.filter((e) => e.target_id === leader).flatMap((e) => e.claim_assessments),
+    Infinity,
+  );
+  const claims: ClaimConvergence = {
+    claim_convergence: verifiedShare(allClaims),
+    total_claims: allClaims.length,
+    leader_claim_convergence: verifiedShare(leaderClaims),
+    leader_total_claims: leaderClaims.length,
+  };
   const candidates: Candidate[] = proposals.map((p) => ({
     agent_id: p.agent_id,
     score: scores.find((s) => s.agent_id === p.agent_id)?.score ?? 0,
@@ -213,10 +357,11 @@ export function evaluate(input: CouncilInput, round: number, proposals: readonly
     proposals: [...proposals],
     evaluations,
     scores,
+    claims,
     candidates,
     convergence,
     decisiveness: round2(top - second),
-    leader: ranked[0]?.agent_id ?? '',
+    leader,
   };
 }
 

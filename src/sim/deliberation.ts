@@ -75,29 +75,55 @@ function meterEvaluations(job: Job, o: RoundOutcome): void {
 const withUsage = (usage: TokenUsage | undefined): { token_usage?: TokenUsage } =>
   usage === undefined ? {} : { token_usage: usage };
 
+/**
+ * The `round_summary` of an evaluated round (docs/protocol.md §5): per proposal its score, its
+ * controversy (the spread of its real scores) and how many evaluations were real or stand-ins;
+ * the round's decisiveness (the lead over the runner-up) and how far its claims are settled.
+ */
+export function roundSummaryOf(o: RoundOutcome): Record<string, unknown> {
+  return {
+    round: o.round,
+    convergence_score: o.convergence,
+    proposal_scores: o.scores.map((s) => ({
+      agent_id: s.agent_id,
+      aggregated_score: s.score,
+      controversy_score: s.controversy,
+      real_eval_count: s.real,
+      synthetic_eval_count: s.synthetic,
+    })),
+    decisiveness: o.decisiveness,
+    controversy_scores: Object.fromEntries(o.scores.map((s) => [s.agent_id, s.controversy])),
+    ...o.claims,
+  };
+}
+
 /** The native events of one evaluated round: each evaluator's scores, the summary, the round's end. */
-function emitEvaluation(job: Job, o: RoundOutcome, total: number): void {
-  for (const evaluator of new Set(o.evaluations.map((e) => e.evaluator_agent_id))) {
-    const evaluations = o.evaluations
+function emitEvaluation(job: Job, o: RoundOutcome, total: number, budgetedSecs: number): void {
+  // A timed-out evaluator submits nothing: its stand-ins show only in the counts and /details.
+  const real = o.evaluations.filter((e) => !e.synthetic);
+  for (const evaluator of new Set(real.map((e) => e.evaluator_agent_id))) {
+    const evaluations = real
       .filter((e) => e.evaluator_agent_id === evaluator)
       .map((e) => ({
         target_id: e.target_id,
         score: e.score,
         justification: e.justification,
+        stance: e.stance,
+        claim_assessments: e.claim_assessments,
+        disagreements: e.disagreements,
         ...withUsage(e.token_usage),
       }));
     job.emit('evaluation_submitted', { round: o.round, evaluator_id: evaluator, evaluations });
   }
-  const proposal_scores = o.scores.map((s) => {
-    const real = o.evaluations.filter((e) => e.target_id === s.agent_id).length;
-    return { agent_id: s.agent_id, aggregated_score: s.score, real_eval_count: real, synthetic_eval_count: 0 };
-  });
-  job.emit('round_summary', {
-    round: o.round,
-    convergence_score: o.convergence,
-    proposal_scores,
-    decisiveness: o.decisiveness,
-  });
+  if (real.length < o.evaluations.length)
+    job.emit('budget_phase_complete', {
+      round: o.round,
+      phase: 'evaluate',
+      budgeted_secs: budgetedSecs,
+      actual_secs: budgetedSecs,
+      under_budget: false,
+    });
+  job.emit('round_summary', roundSummaryOf(o));
   job.emit('round_complete', { round: o.round, total_rounds: total, proposals_count: o.proposals.length });
 }
 
@@ -160,7 +186,7 @@ export function runDeliberation(plan: DeliberationPlan): void {
       const outcome = evaluate(council, r, proposals);
       meterEvaluations(job, outcome);
       job.history.push(outcome);
-      emitEvaluation(job, outcome, total);
+      emitEvaluation(job, outcome, total, plan.roundMs / 1000);
       previous = outcome;
       job.push(
         chunk(job.stamp, {

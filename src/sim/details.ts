@@ -1,4 +1,5 @@
 import type { RoundOutcome } from './council.js';
+import { roundSummaryOf } from './deliberation.js';
 import type { Job } from './job.js';
 
 function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
@@ -19,6 +20,9 @@ function entryOf(o: RoundOutcome, agent: string): Record<string, unknown> {
           score: e.score,
           justification: e.justification,
           claim_assessments: e.claim_assessments,
+          stance: e.stance,
+          disagreements: e.disagreements,
+          synthetic: e.synthetic,
           ...(e.token_usage === undefined ? {} : { token_usage: e.token_usage }),
         },
       })),
@@ -54,12 +58,8 @@ export function detailsOf(job: Job): Record<string, unknown> {
     query: job.info.query,
     history,
     final_result: finalResult,
-    rounds: job.history.map((o) => ({
-      round: o.round,
-      convergence_score: o.convergence,
-      decisiveness: o.decisiveness,
-      leader: o.leader,
-    })),
+    // Each round as its round_summary reports it, and its leader.
+    rounds: job.history.map((o) => ({ ...roundSummaryOf(o), leader: o.leader })),
     total_rounds: job.info.totalRounds,
     rounds_completed: job.history.length,
     agents: job.info.agents,

@@ -12,6 +12,8 @@ export interface FaultSpec {
   stallAfter?: number;
   malformedAt?: number;
   eofWithoutDone?: boolean;
+  /** `GET /result` of a completed job answers this text instead of the job's answer. */
+  resultText?: string;
   failAtRound?: number;
   /** How the job started by this request ends its streams (see JobEnding); overrides the profile. */
   end?: JobEnding;
@@ -121,6 +123,10 @@ export function parseFaultSpec(spec: string): FaultSpec {
           throw bad(`fault 'end' is one of ${JOB_ENDINGS.join(', ')}, got ${quoted(value ?? '')}`);
         }
         out.end = value as JobEnding;
+        break;
+      case 'result-text':
+        if (value === undefined || value === '') throw bad(`fault 'result-text' needs a text, got ${quoted(part)}`);
+        out.resultText = value;
         break;
       case 'eof-without-done':
         if (value !== undefined && value !== 'true' && value !== '1')

@@ -79,6 +79,7 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
       text: spec.text,
       members: membersOf(spec.info.agents),
       totalRounds: spec.info.totalRounds,
+      ...(spec.council?.evaluatorTimeout === undefined ? {} : { timedOut: spec.council.evaluatorTimeout }),
     },
     influences: { guidance: [], toolResults: spec.toolResults },
     roundMs: ctx.roundMs,

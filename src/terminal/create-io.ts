@@ -1,4 +1,5 @@
 import type { IO } from './io.js';
+import { stdoutFile } from './stdout-file.js';
 
 type Tty = { isTTY?: boolean };
 
@@ -75,5 +76,9 @@ export function createIO(
     quiet: flags.quiet === true,
     verbose: flags.verbose === true,
     dumb: env['TERM'] === 'dumb',
+    // Asked only by the step outputs: reading it creates process.stdout.
+    get stdoutFile() {
+      return stdoutFile(streams.stdout);
+    },
   };
 }

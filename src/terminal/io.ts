@@ -17,4 +17,6 @@ export interface IO {
   readonly verbose: boolean;
   /** TERM=dumb: the terminal shows lines but cannot move the cursor. */
   readonly dumb: boolean;
+  /** The regular file stdout writes to (`> answer.md`), when it is one (terminal/stdout-file.ts). */
+  readonly stdoutFile?: string | undefined;
 }

@@ -1,5 +1,6 @@
 import { checkAgentNames } from './ballot-sources.js';
 import type { SchemaError } from '../events.js';
+import { boundsOf } from '../files/read-input.js';
 import { NsedError, markReported, notFound } from '../errors.js';
 import { progressMode, type ProgressMode } from '../output/progress-mode.js';
 import { createRenderer, type Renderer } from '../output/renderer.js';
@@ -12,11 +13,12 @@ import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-re
 import { withResponseFormat, withSchemaInstruction, repairPrompt, type AnswerSchema } from './answer-schema.js';
 import { assertFree, newClaim, releaseClaim } from './claim.js';
 import { TurnRecorder } from './record-turn.js';
-import { runTurn, type TurnDeps, type TurnSpec } from './run-turn.js';
+import { playTurn, type TurnDeps, type TurnSpec } from './run-turn.js';
+import { failedWith, withResult, type TurnResult } from './turn-result.js';
 import { userTurn } from './start-session.js';
-import type { Transcript } from '../transcript.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { Connection } from '../connection.js';
+import type { Transcript } from '../transcript.js';
 import type { Context } from '../context.js';
 import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
 import { wantsReports, type ReportOptions } from './report-options.js';
@@ -27,7 +29,8 @@ import type { Gates } from '../verdict.js';
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already
  * recorded (and, for a new turn, the session claimed for it): picks the path (native when the
  * council is chosen per request), builds the request from the lineage, and streams it through
- * the renderer into the store.
+ * the renderer into the store. `fresh`: the session was created for this turn, and is removed
+ * again if its request never left.
  */
 export async function executeTurn(
   ctx: Context,
@@ -35,23 +38,28 @@ export async function executeTurn(
   session: Session,
   userTurnId: string,
   opts: TurnOptions,
-  fresh = false,
-): Promise<number> {
+  how: { fresh?: boolean } = {},
+): Promise<TurnResult> {
+  const fresh = how.fresh === true;
   const out = lazyRenderer(ctx, { saved: opts.save !== false }, progressOf(ctx));
   let turn = { session, userTurnId, fresh };
   for (let attempt = 0; ; attempt++) {
     const current = turn;
-    const transcript = await forgettingUnsent(ctx, current, () =>
+    const { transcript, result } = await forgettingUnsent(ctx, current, () =>
       startTurn(ctx, conn, current.session, current.userTurnId, opts, out, attempt),
     );
     const errors = transcript.schemaErrors;
-    if (opts.schema === undefined || errors === null) break;
-    if (attempt >= opts.schema.retries) throw schemaMismatch(ctx, session.id, errors, attempt);
+    if (opts.schema === undefined || errors === null) {
+      await assertStdoutWritten(ctx.io);
+      return result;
+    }
+    if (attempt >= opts.schema.retries) throw mismatched(result, schemaMismatch(ctx, session.id, errors, attempt));
     turn = { ...(await claimCorrection(ctx, session.id, errors)), fresh: false };
   }
-  await assertStdoutWritten(ctx.io);
-  return 0;
 }
+
+/** The run's error is the schema mismatch, and its result says so. */
+const mismatched = (result: TurnResult, err: NsedError): NsedError => withResult(err, failedWith(result, err));
 
 /** One turn's start; a failure before its request left takes the turn (or the new session) back. */
 async function forgettingUnsent<T>(
@@ -146,11 +154,11 @@ async function startTurn(
   opts: TurnOptions,
   renderer: () => Promise<Renderer>,
   attempt: number,
-): Promise<Transcript> {
+): Promise<{ transcript: Transcript; result: TurnResult }> {
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(ctx, opts);
   const native = agents !== undefined || rounds !== undefined;
-  const declared = await loadDeclaredTools(opts, session.tools);
+  const declared = await loadDeclaredTools(opts, session.tools, boundsOf(ctx));
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {
     await (
@@ -197,7 +205,7 @@ async function startTurn(
   const deps = await turnDeps(ctx, conn, spec, await renderer(), tools);
   // Each corrective turn (--schema) rewrites the reports, so they describe the last answer.
   return withReports(ctx, spec, { saved: opts.save !== false, reports: opts.reports }, progressOf(ctx), () =>
-    runTurn(schema === undefined ? deps : { ...deps, answer: { schema, attempt } }, spec),
+    playTurn(schema === undefined ? deps : { ...deps, answer: { schema, attempt } }, spec),
   );
 }
 
@@ -212,17 +220,17 @@ export async function followTurn(
   spec: TurnSpec,
   tools?: DeclaredTools,
   how: { saved: boolean; reports?: ReportOptions | undefined; schema?: AnswerSchema | undefined } = { saved: true },
-): Promise<number> {
+): Promise<TurnResult> {
   const progress = progressOf(ctx);
   const deps = await turnDeps(ctx, conn, spec, await lazyRenderer(ctx, how, progress)(), tools);
   // A followed job's answer is checked against --schema, with no corrective turn of its own.
   const schema = how.schema;
   const checked = schema === undefined ? deps : { ...deps, answer: { schema, attempt: schema.retries } };
-  const transcript = await withReports(ctx, spec, how, progress, () => runTurn(checked, spec));
+  const { transcript, result } = await withReports(ctx, spec, how, progress, () => playTurn(checked, spec));
   if (schema !== undefined && transcript.schemaErrors !== null)
-    throw schemaMismatch(ctx, spec.sessionId, transcript.schemaErrors, 0);
+    throw mismatched(result, schemaMismatch(ctx, spec.sessionId, transcript.schemaErrors, 0));
   await assertStdoutWritten(ctx.io);
-  return 0;
+  return result;
 }
 
 const progressOf = (ctx: Context): ProgressMode => progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
@@ -236,7 +244,7 @@ async function withReports<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   const after = { saved: how.saved, reports: how.reports, plain: progress === 'plain' };
-  if (!wantsReports(how.reports) && !after.plain) return run();
+  if (!wantsReports(how.reports, ctx.env) && !after.plain) return run();
   const write = async (err?: unknown): Promise<void> =>
     (await import('./write-reports.js')).writeReports(ctx, spec, after, err);
   let result: T;
@@ -295,7 +303,7 @@ export async function followPending(
   pending: PendingJob,
   start: TurnStart = { kind: 'attach', jobId: pending.job_id },
   extras: { reports?: ReportOptions | undefined; gates?: Gates | undefined; schema?: AnswerSchema | undefined } = {},
-): Promise<number> {
+): Promise<TurnResult> {
   const existing = session.turns.find((t) => t.role === 'assistant' && t.job_id === pending.job_id);
   const spec: TurnSpec = {
     sessionId: session.id,

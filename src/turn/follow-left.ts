@@ -8,6 +8,7 @@ import { followPending } from './execute-turn.js';
 import { askJobState } from './job-result.js';
 import { clearPending, GONE_REASON, recordJobEnd } from './reconcile.js';
 import type { ReportOptions } from './report-options.js';
+import type { TurnResult } from './turn-result.js';
 
 /** Whether a session holds a turn some earlier run left to follow: a pending job, or a claim nobody will finish. */
 export function hasLeftTurn(session: Session): boolean {
@@ -26,7 +27,7 @@ export async function followLeftTurn(
   conn: Connection,
   found: Session,
   extras: { reports?: ReportOptions | undefined; gates?: Gates | undefined; pending?: PendingJob } = {},
-): Promise<number> {
+): Promise<TurnResult> {
   const id = found.id;
   const store = await ctx.store();
   const claimed = found.pending_job === undefined && found.claim !== undefined && claimLeft(found.claim);

@@ -27,25 +27,8 @@ export async function followStream(
   onDiverged: () => void = () => undefined,
 ): Promise<StreamOutcome> {
   const { ctx } = deps;
-  let stream: EventStream;
-  if (spec.path === 'native' && (spec.start.kind === 'submit' || spec.start.kind === 'attach')) {
-    const jobId =
-      spec.start.kind === 'attach'
-        ? spec.start.jobId
-        : (await deps.client.submit(spec.start.body, { signal: ctx.signal })).job_id;
-    await noteJob(jobId);
-    try {
-      // Where the orchestrator offers /resume for this job, its replay shows every round.
-      stream = await deps.client.resume(jobId, { signal: ctx.signal });
-    } catch (err) {
-      if (ctx.signal.aborted || toNsedError(err).code !== 'not_found') throw err;
-      // Where it does not, the job is followed the reference client's way.
-      await followNative(deps, jobId, apply);
-      return { kind: 'ended' };
-    }
-  } else {
-    stream = await open(deps, spec.start, noteJob);
-  }
+  let stream = await openJob(deps, spec, apply, noteJob);
+  if (stream === undefined) return { kind: 'ended' };
   if (stream.jobId !== undefined) await noteJob(stream.jobId);
   let applied = 0;
   let appliedPrint = FNV_OFFSET;
@@ -118,6 +101,35 @@ export async function followStream(
       appliedAtLastDrop = applied;
       stream = await reconnect(deps, job, e, budget, (n) => (attempt = n));
     }
+  }
+}
+
+/**
+ * The job's stream: a native job's `/resume` replay where the orchestrator offers it (else the
+ * job is followed the reference client's way, to its end: undefined), or the start's own stream.
+ */
+async function openJob(
+  deps: FollowDeps,
+  spec: Pick<TurnSpec, 'path' | 'start'>,
+  apply: (e: StreamEvent) => void,
+  noteJob: (id: string) => Promise<void>,
+): Promise<EventStream | undefined> {
+  const { ctx } = deps;
+  if (spec.path !== 'native' || (spec.start.kind !== 'submit' && spec.start.kind !== 'attach'))
+    return open(deps, spec.start, noteJob);
+  const jobId =
+    spec.start.kind === 'attach'
+      ? spec.start.jobId
+      : (await deps.client.submit(spec.start.body, { signal: ctx.signal })).job_id;
+  await noteJob(jobId);
+  try {
+    // Where the orchestrator offers /resume for this job, its replay shows every round.
+    return await deps.client.resume(jobId, { signal: ctx.signal });
+  } catch (err) {
+    if (ctx.signal.aborted || toNsedError(err).code !== 'not_found') throw err;
+    // Where it does not, the job is followed the reference client's way.
+    await followNative(deps, jobId, apply);
+    return undefined;
   }
 }
 

@@ -1,27 +1,23 @@
-import { createHash } from 'node:crypto';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { NsedError, toNsedError } from '../errors.js';
-import { canonicalJson } from '../protocol/canonical-json.js';
-import { toModel } from '../protocol/policy-ref.js';
 import {
   newTurnId,
   readKeyPointer,
   writeKeyPointer,
-  type Attachment,
   type BatchRef,
   type PendingJob,
   type Session,
   type Turn,
 } from '../session/index.js';
-import { offeredDefinitions } from '../tools/declared.js';
 import { keyedRoomId, type TurnStart } from './build-request.js';
 import { claimConflict, claimLeft } from './claim.js';
 import { councilChoice, executeTurn, followPending } from './execute-turn.js';
 import { askJobState, type JobState } from './job-result.js';
 import { replayAnswer } from './replay-answer.js';
 import { createSession, startSession, titleFrom, userTurn } from './start-session.js';
-import { loadDeclaredTools, type TurnOptions } from './turn-options.js';
+import { requestHash, sha256, type AskedRequest } from './request-identity.js';
+import type { TurnResult } from './turn-result.js';
 
 /**
  * `--idempotency-key KEY`: re-runs that never pay twice (README "Re-runs that never pay twice",
@@ -33,12 +29,8 @@ import { loadDeclaredTools, type TurnOptions } from './turn-options.js';
  * job would be an injection into it (docs/protocol.md §6.2).
  */
 
-/** What a turn is asked with, once everything it sends is read (ask, or one batch item). */
-export interface KeyedRequest {
-  /** The prompt as sent: words, piped context and the -f files below them. */
-  prompt: string;
-  attachments: readonly Attachment[];
-  turn: TurnOptions;
+/** What a turn is asked with (request-identity.ts), and the batch item it runs, if any. */
+export interface KeyedRequest extends AskedRequest {
   /** The batch item it runs, recorded on its session (not part of the request's hash). */
   batch?: BatchRef;
 }
@@ -64,33 +56,6 @@ export type KeyDecision =
   | { kind: 'submit'; identity: KeyIdentity; why?: string }
   /** The key was used for another question (exit 2), or its turn is being sent right now (exit 7). */
   | { kind: 'refused'; error: NsedError };
-
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/**
- * The hash of what the turn asks: the prompt (with its context and files), the files' content
- * hashes, the model or policy, the council and rounds, the system prompt, the tools offered and
- * the answer schema. Gates, output modes and timeouts judge or show an answer without changing
- * the question, so they are left out: the same question under other gates replays the answer.
- */
-export async function requestHash(ctx: Context, request: KeyedRequest): Promise<string> {
-  const opts = request.turn;
-  const { agents, rounds } = councilChoice(ctx, opts);
-  const declared = await loadDeclaredTools(opts, undefined);
-  return sha256(
-    canonicalJson({
-      v: 1,
-      prompt: request.prompt,
-      files: request.attachments.map((a) => a.sha256),
-      model: opts.model ?? toModel(opts.policy ?? ctx.globals.settings.policy.value),
-      agents,
-      rounds,
-      system: opts.system ?? null,
-      tools: declared === undefined ? [] : offeredDefinitions(declared),
-      schema: opts.schema === undefined ? null : { name: opts.schema.name, schema: opts.schema.schema },
-    }),
-  );
-}
 
 export async function keyIdentity(ctx: Context, key: string, request: KeyedRequest): Promise<KeyIdentity> {
   const keyHash = sha256(`nsed idempotency key\u0000${key}`);
@@ -314,7 +279,7 @@ export async function runKeyed(
   key: string,
   request: KeyedRequest,
   force = false,
-): Promise<number> {
+): Promise<TurnResult> {
   const decision = await decideKeyed(ctx, conn, key, request, force);
   const say = (text: string): void => {
     if (!ctx.io.quiet) ctx.io.stderr.write(`nsed: idempotency key '${shown(key)}': ${text}\n`);
@@ -325,7 +290,11 @@ export async function runKeyed(
       throw decision.error;
     case 'replay':
       say(`answered before in session ${decision.session.id}; printing the recorded answer, sending nothing`);
-      return replayAnswer(ctx, decision.session, decision.turn, { url: conn.url, gates });
+      return replayAnswer(ctx, decision.session, decision.turn, {
+        url: conn.url,
+        gates,
+        reports: request.turn.reports,
+      });
     case 'attach':
       say(
         decision.ended
@@ -354,7 +323,7 @@ export async function runKeyed(
         ...(request.batch === undefined ? {} : { batch: request.batch }),
       });
       if (request.turn.save !== false) await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, session.id);
-      return executeTurn(ctx, conn, session, userTurnId, request.turn, true);
+      return executeTurn(ctx, conn, session, userTurnId, request.turn, { fresh: true });
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import type { SchemaError } from '../events.js';
 import { NsedError, markReported } from '../errors.js';
 import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
 import { progressMode } from '../output/progress-mode.js';
@@ -7,6 +8,8 @@ import { assertStdoutWritten } from '../output/session-write.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { sessionAgents, type Session, type Turn } from '../session/index.js';
 import { deriveVerdict, judgeGates, type Gates, type GateResult } from '../verdict.js';
+import { wantsReports, type ReportOptions } from './report-options.js';
+import { failedWith, withResult, type TurnResult } from './turn-result.js';
 
 /**
  * Prints a recorded answer as the run that got it printed it, sending nothing: the same events
@@ -19,8 +22,43 @@ export async function replayAnswer(
   ctx: Context,
   session: Session,
   turn: Turn,
+  how: { url: string; gates?: Gates | undefined; reports?: ReportOptions | undefined },
+): Promise<TurnResult> {
+  let result: TurnResult;
+  try {
+    result = await replay(ctx, session, turn, how);
+  } catch (err) {
+    await replayReports(ctx, session, turn, how.reports, err);
+    throw err;
+  }
+  await replayReports(ctx, session, turn, how.reports);
+  return result;
+}
+
+/**
+ * The replayed turn's CI reports and step outputs, as the run that got the answer wrote them
+ * (turn/write-reports.ts), so a retried step still leaves its summary, JUnit file and outputs.
+ * The gate lines were printed by the replay itself.
+ */
+async function replayReports(
+  ctx: Context,
+  session: Session,
+  turn: Turn,
+  reports: ReportOptions | undefined,
+  failure?: unknown,
+): Promise<void> {
+  if (!wantsReports(reports, ctx.env)) return;
+  const { writeReports } = await import('./write-reports.js');
+  const spec = { sessionId: session.id, assistantTurnId: turn.id, policy: turn.policy_id ?? session.active_policy };
+  await writeReports(ctx, spec, { reports, saved: true, plain: false }, failure);
+}
+
+async function replay(
+  ctx: Context,
+  session: Session,
+  turn: Turn,
   how: { url: string; gates?: Gates | undefined },
-): Promise<number> {
+): Promise<TurnResult> {
   const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
   const renderer = await createRenderer(ctx.globals.output, ctx.io, {
     showSessionHint: ctx.io.stderrIsTTY && progress === 'live',
@@ -64,13 +102,39 @@ export async function replayAnswer(
   });
   await renderer.close();
   await assertStdoutWritten(ctx.io);
+  const result: TurnResult = {
+    session: session.id,
+    turn: turn.id,
+    job: jobId,
+    status: 'complete',
+    answer: turn.content,
+    ...('structured' in turn ? { structured: turn.structured } : {}),
+    verdict,
+    gate,
+    usage: turn.usage ?? null,
+    error: null,
+    exitCode: 0,
+  };
+  refuseRecorded(ctx, session.id, { gate, errors }, result);
+  return result;
+}
+
+/** The recorded answer's gate failure (12, 13) or schema mismatch (14), as the first run ended with it. */
+function refuseRecorded(
+  ctx: Context,
+  sessionId: string,
+  recorded: { gate: GateResult | null; errors: SchemaError[] | undefined },
+  result: TurnResult,
+): void {
+  const { gate, errors } = recorded;
   const failure = gate === null ? undefined : gateFailure(gate);
   if (gate !== null && failure !== undefined) {
     for (const line of gateProblemLines(gate)) ctx.io.stderr.write(`${line}\n`);
     throw reported(
       new NsedError(failure.code, failure.message, {
-        hint: `the recorded answer is printed; judge it again with 'nsed gate -s ${session.id}'`,
+        hint: `the recorded answer is printed; judge it again with 'nsed gate -s ${sessionId}'`,
       }),
+      result,
     );
   }
   if (errors !== undefined && errors.length > 0) {
@@ -80,15 +144,15 @@ export async function replayAnswer(
       new NsedError(
         'schema_mismatch',
         `the recorded answer does not match --schema (${errors.length} error${errors.length === 1 ? '' : 's'})`,
-        { hint: `the answer is recorded in session ${session.id}; -o json prints it with its schema_errors` },
+        { hint: `the answer is recorded in session ${sessionId}; -o json prints it with its schema_errors` },
       ),
+      result,
     );
   }
-  return 0;
 }
 
-/** The finish was the run's terminal event, so no NDJSON error follows it. */
-function reported(err: NsedError): NsedError {
+/** The finish was the run's terminal event, so no NDJSON error follows it; the result goes with the error. */
+function reported(err: NsedError, result: TurnResult): NsedError {
   markReported(err);
-  return err;
+  return withResult(err, failedWith(result, err));
 }

@@ -1,6 +1,4 @@
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
-import { usageError } from '../errors.js';
+import { checkOutsidePath } from '../files/outside-file.js';
 
 /** The CI reports a run writes once its turn ends (README "CI"). */
 export interface ReportOptions {
@@ -12,28 +10,44 @@ export interface ReportOptions {
   html?: string;
   /** `--annotate`: GitHub workflow commands on stderr. */
   annotate: boolean;
+  /** `--junit-name NAME`: the JUnit suite's name (default: the session title, or the batch file's name). */
+  junitName?: string;
+  /** `--github-output FILE`: step outputs appended to FILE (default under GitHub Actions: `$GITHUB_OUTPUT`). */
+  githubOutput?: string;
 }
 
-export const wantsReports = (r: ReportOptions | undefined): r is ReportOptions =>
-  r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.html !== undefined || r.annotate);
+/**
+ * Where the step outputs go (README "Step outputs"): `--github-output FILE`, else `$GITHUB_OUTPUT`
+ * when the run is a GitHub Actions step (`GITHUB_ACTIONS=true`), else nowhere.
+ */
+export function stepOutputFile(
+  r: Pick<ReportOptions, 'githubOutput'> | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (r?.githubOutput !== undefined) return r.githubOutput;
+  const file = env['GITHUB_OUTPUT'];
+  return env['GITHUB_ACTIONS'] === 'true' && file !== undefined && file !== '' ? file : undefined;
+}
+
+export const wantsReports = (
+  r: ReportOptions | undefined,
+  env: Readonly<Record<string, string | undefined>> = {},
+): boolean =>
+  stepOutputFile(r, env) !== undefined ||
+  (r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.html !== undefined || r.annotate));
 
 /**
  * Checked before the turn is sent: a report file that could never be written (its folder is
- * missing, or it names a folder) is a usage error while nothing has been spent on a deliberation.
+ * missing, it names a folder, or its links loop) is a usage error while nothing has been spent
+ * on a deliberation.
  */
 export async function checkReportFiles(r: ReportOptions | undefined): Promise<void> {
   for (const [flag, file] of [
     ['--summary', r?.summary],
     ['--junit', r?.junit],
     ['--html', r?.html],
+    ['--github-output', r?.githubOutput],
   ] as const) {
-    if (file === undefined) continue;
-    const target = path.resolve(file);
-    const dir = await stat(path.dirname(target)).catch(() => undefined);
-    if (dir === undefined || !dir.isDirectory())
-      throw usageError(`${flag} ${file}: the folder ${path.dirname(target)} does not exist`, 'create it first');
-    const existing = await stat(target).catch(() => undefined);
-    if (existing?.isDirectory() === true)
-      throw usageError(`${flag} ${file} is a folder`, `name a file in it, e.g. ${path.join(file, 'nsed-report')}`);
+    if (file !== undefined) await checkOutsidePath(file, flag);
   }
 }

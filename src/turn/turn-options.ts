@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { usageError } from '../errors.js';
+import { MAX_FLAG_FILE_BYTES, readInputText, type ReadBounds } from '../files/read-input.js';
 import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/index.js';
 import type { ReportOptions } from './report-options.js';
@@ -87,16 +86,13 @@ export function recordedTools(
 export async function loadDeclaredTools(
   o: TurnOptions,
   recorded: readonly ToolDefinition[] | undefined,
+  bounds: ReadBounds,
 ): Promise<DeclaredTools | undefined> {
   if (!declaresTools(o)) return recordedTools(recorded, o.maxToolCalls);
   let fromFile: DeclaredTool[] = [];
   if (o.toolsFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(o.toolsFile, 'utf8');
-    } catch (err) {
-      throw usageError(`cannot read --tools ${o.toolsFile}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-    }
+    // Read by the one reader of files a flag names (README "Files nsed reads").
+    const text = await readInputText(o.toolsFile, { label: '--tools', maxBytes: MAX_FLAG_FILE_BYTES, ...bounds });
     fromFile = parseToolsFile(text, o.toolsFile);
   }
   return declareTools(fromFile, o.toolFlags.map(parseToolFlag), o.askUser, o.maxToolCalls);

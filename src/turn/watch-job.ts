@@ -5,7 +5,7 @@ import { deriveVerdict } from '../verdict.js';
 import { followStream, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './stream-replay.js';
-import { applyEvent, divergedFrom, emptyTranscript } from '../transcript.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../transcript.js';
 import type { FollowDeps } from './turn-spec.js';
 
 /** The job a watch follows, and what it knows of it (a bare job id knows no session nor policy). */
@@ -34,49 +34,8 @@ export interface WatchSpec {
  */
 export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<number> {
   const { renderer } = deps;
-  let transcript = emptyTranscript();
-  const emit = (e: NsedEvent): void => {
-    transcript = applyEvent(transcript, e);
-    const shown = forAgents(e, spec.agents);
-    if (shown !== undefined) renderer.onEvent(shown);
-  };
-  let named = false;
-  const noteJob = async (id: string): Promise<void> => {
-    if (named) return;
-    named = true;
-    emit({ type: 'job', job_id: id });
-  };
-  const apply = (e: StreamEvent): void => {
-    switch (e.type) {
-      case 'job':
-        void noteJob(e.job_id);
-        return;
-      case 'end':
-        if (e.mode !== undefined) emit(modeNote(e.mode));
-        transcript = applyEvent(transcript, e);
-        return;
-      case 'injection': {
-        // The transcript keeps each injection once; a replay's copy is not shown again.
-        const injection = injectionEvent(e);
-        const before = transcript;
-        transcript = applyEvent(transcript, injection);
-        if (transcript !== before) renderer.onEvent(injection);
-        return;
-      }
-      case 'tool-call': {
-        const { index: _index, live: _live, ...call } = e;
-        if (!hasCall(transcript, call.id)) emit(call);
-        return;
-      }
-      case 'tool-result':
-        if (!hasResult(transcript, e.id)) emit(e);
-        return;
-      default:
-        emit(withoutIndex(e));
-    }
-  };
-
-  emit({
+  const w = watched(deps, spec);
+  w.emit({
     type: 'turn-start',
     session: spec.session,
     turn: '',
@@ -86,45 +45,20 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
     url: spec.url,
   });
   try {
-    let outcome: StreamOutcome = { kind: 'ended' };
-    if (spec.answer !== undefined) {
-      await noteJob(spec.jobId);
-      apply({ type: 'text', text: spec.answer, index: 0 });
-      apply({ type: 'end', finish_reason: 'stop', index: 0 });
-    } else {
-      outcome = await followStream(
-        deps,
-        { path: spec.path, start: { kind: 'attach', jobId: spec.jobId } },
-        apply,
-        () => spec.jobId,
-        noteJob,
-        () => {
-          transcript = divergedFrom(transcript);
-        },
-      );
-    }
-    if (outcome.kind === 'settled') {
-      const s = outcome.settlement;
-      if (s.kind === 'failed')
-        throw new NsedError('server', `deliberation ${spec.jobId} failed: ${s.reason}`.slice(0, 300));
-      if (s.kind === 'completed') {
-        const rest = unshownRest(transcript.content, s.answer);
-        if (rest !== undefined && rest !== '') apply({ type: 'text', text: rest, index: 0 });
-      }
-      apply({ type: 'end', finish_reason: s.kind === 'cancelled' ? 'cancelled' : 'stop', index: 0 });
-    }
-    if (transcript.finishReason === 'cancelled')
+    await readJob(deps, spec, w);
+    if (w.transcript.finishReason === 'cancelled')
       throw new NsedError('cancelled', `deliberation ${spec.jobId} was cancelled`);
-    const verdict = deriveVerdict(transcript);
-    emit({ type: 'verdict', verdict });
-    emit({
+    const t = w.transcript;
+    const verdict = deriveVerdict(t);
+    w.emit({ type: 'verdict', verdict });
+    w.emit({
       type: 'finish',
-      finish_reason: transcript.finishReason ?? 'stop',
-      content: transcript.content,
+      finish_reason: t.finishReason ?? 'stop',
+      content: t.content,
       session: spec.session,
       turn: '',
       job_id: spec.jobId,
-      ...(transcript.diverged ? { diverged: true as const } : {}),
+      ...(t.diverged ? { diverged: true as const } : {}),
       verdict,
       gate: null,
     });
@@ -132,12 +66,12 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
     return 0;
   } catch (err) {
     const e = ended(err, deps, spec.jobId);
-    emit({
+    w.emit({
       type: 'error',
       code: e.code,
       exit_code: e.exitCode,
       message: e.message,
-      verdict: deriveVerdict(transcript),
+      verdict: deriveVerdict(w.transcript),
       gate: null,
       status: null,
     });
@@ -145,6 +79,94 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
     markReported(e);
     throw e;
   }
+}
+
+/** What a watch knows of the job so far, and how each event reaches the renderer (shown once each). */
+interface Watched {
+  transcript: Transcript;
+  emit: (e: NsedEvent) => void;
+  apply: (e: StreamEvent) => void;
+  noteJob: (id: string) => Promise<void>;
+}
+
+function watched(deps: FollowDeps, spec: WatchSpec): Watched {
+  const { renderer } = deps;
+  let named = false;
+  const w: Watched = {
+    transcript: emptyTranscript(),
+    emit: (e) => {
+      w.transcript = applyEvent(w.transcript, e);
+      const shown = forAgents(e, spec.agents);
+      if (shown !== undefined) renderer.onEvent(shown);
+    },
+    noteJob: async (id) => {
+      if (named) return;
+      named = true;
+      w.emit({ type: 'job', job_id: id });
+    },
+    apply: (e) => {
+      switch (e.type) {
+        case 'job':
+          void w.noteJob(e.job_id);
+          return;
+        case 'end':
+          if (e.mode !== undefined) w.emit(modeNote(e.mode));
+          w.transcript = applyEvent(w.transcript, e);
+          return;
+        case 'injection': {
+          // The transcript keeps each injection once; a replay's copy is not shown again.
+          const injection = injectionEvent(e);
+          const before = w.transcript;
+          w.transcript = applyEvent(w.transcript, injection);
+          if (w.transcript !== before) renderer.onEvent(injection);
+          return;
+        }
+        case 'tool-call': {
+          const { index: _index, live: _live, ...call } = e;
+          if (!hasCall(w.transcript, call.id)) w.emit(call);
+          return;
+        }
+        case 'tool-result':
+          if (!hasResult(w.transcript, e.id)) w.emit(e);
+          return;
+        default:
+          w.emit(withoutIndex(e));
+      }
+    },
+  };
+  return w;
+}
+
+/**
+ * Reads the job to its end: its recorded answer, or its stream followed as a resume follows it;
+ * a stream closed early is settled by /result, and the rest of its answer shown.
+ */
+async function readJob(deps: FollowDeps, spec: WatchSpec, w: Watched): Promise<void> {
+  if (spec.answer !== undefined) {
+    await w.noteJob(spec.jobId);
+    w.apply({ type: 'text', text: spec.answer, index: 0 });
+    w.apply({ type: 'end', finish_reason: 'stop', index: 0 });
+    return;
+  }
+  const outcome: StreamOutcome = await followStream(
+    deps,
+    { path: spec.path, start: { kind: 'attach', jobId: spec.jobId } },
+    w.apply,
+    () => spec.jobId,
+    w.noteJob,
+    () => {
+      w.transcript = divergedFrom(w.transcript);
+    },
+  );
+  if (outcome.kind !== 'settled') return;
+  const s = outcome.settlement;
+  if (s.kind === 'failed')
+    throw new NsedError('server', `deliberation ${spec.jobId} failed: ${s.reason}`.slice(0, 300));
+  if (s.kind === 'completed') {
+    const rest = unshownRest(w.transcript.content, s.answer);
+    if (rest !== undefined && rest !== '') w.apply({ type: 'text', text: rest, index: 0 });
+  }
+  w.apply({ type: 'end', finish_reason: s.kind === 'cancelled' ? 'cancelled' : 'stop', index: 0 });
 }
 
 /** How a watch ended other than by a completed job; Ctrl-C only detaches (the job goes on). */

@@ -1,15 +1,16 @@
 import type { Context } from '../context.js';
-import { NsedError, markReported, toNsedError } from '../errors.js';
+import { ExitCode, NsedError, markReported, toNsedError } from '../errors.js';
 import { workflowAnnotations } from '../output/annotations.js';
 import { junitXml } from '../output/export/junit.js';
 import { reportOf, type ReportInput } from '../output/export/report-turn.js';
 import { summaryMarkdown } from '../output/export/summary.js';
 import { writeOutsideFile } from '../files/outside-file.js';
+import { githubOutputText, turnOutputs, type StepOutputs } from '../output/github-output.js';
 import { gateProgressLines } from '../output/plain-progress.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { Session } from '../session/index.js';
-import type { ReportOptions } from './report-options.js';
+import { stepOutputFile, type ReportOptions } from './report-options.js';
 import type { TurnSpec } from './turn-spec.js';
 
 export interface AfterTurn {
@@ -37,7 +38,8 @@ export async function writeReports(
   const files =
     reports !== undefined &&
     (reports.summary !== undefined || reports.junit !== undefined || reports.html !== undefined);
-  if (!files && reports?.annotate !== true && !how.plain) return;
+  const outputs = stepOutputFile(reports, ctx.env);
+  if (!files && outputs === undefined && reports?.annotate !== true && !how.plain) return;
   const { input, session } = await recordedReport(ctx, spec, how.saved, failure);
   const err = safeWriter(ctx.io.stderr);
   if (how.plain && input.gate !== null && !ctx.io.quiet)
@@ -52,12 +54,21 @@ export async function writeReports(
     }
   };
   await write(reports?.summary, () => summaryMarkdown(input.turn, input.verdict, input.gate));
-  await write(reports?.junit, () => junitXml(input.turn, input.verdict, input.gate));
+  await write(reports?.junit, () => junitXml(input.turn, input.verdict, input.gate, reports?.junitName));
   if (reports?.html !== undefined) {
     const { htmlReport } = await import('../output/export/html.js');
     await write(reports.html, () => htmlReport(session ?? sessionOfReport(input), { saved: how.saved }));
   }
   if (reports?.annotate === true) err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports)));
+  if (outputs !== undefined) {
+    const exitCode = stepExitCode(ctx, failure, session, spec.assistantTurnId);
+    const values = turnOutputs(input.turn, input.verdict, input.gate, { exitCode, answerFile: ctx.io.stdoutFile });
+    try {
+      await writeStepOutputs(ctx, outputs, values);
+    } catch (e) {
+      problems.push(toNsedError(e));
+    }
+  }
   await err.drain();
   const first = problems[0];
   if (first === undefined) return;
@@ -85,6 +96,33 @@ export async function writeReportFile(file: string, text: string): Promise<void>
 }
 
 /**
+ * The exit code the run ends with, as far as the reports can tell: the failure's (a signal's
+ * own code when one ended it); an answer recorded with schema errors is 14, unless the
+ * corrective turn that follows rewrites the outputs (the last value of a name is the one GitHub
+ * keeps); otherwise 0.
+ */
+function stepExitCode(ctx: Context, failure: unknown, session: Session | undefined, turnId: string): number {
+  if (failure !== undefined) return ctx.signalExit() ?? toNsedError(failure).exitCode;
+  const errors = session?.turns.find((t) => t.id === turnId)?.schema_errors;
+  return Array.isArray(errors) && errors.length > 0 ? ExitCode.schemaMismatch : ExitCode.ok;
+}
+
+/**
+ * Step outputs appended to `file` (`$GITHUB_OUTPUT`, `--github-output`) in GitHub's multi-line
+ * form, by the rule for files outside the store, appending: what earlier steps and commands
+ * wrote there stays. Redacted like every file nsed writes (the token is never a value).
+ */
+export async function writeStepOutputs(ctx: Context, file: string, values: StepOutputs): Promise<void> {
+  const text = ctx.secrets.redact(githubOutputText(values, ctx.randomHex));
+  try {
+    await writeOutsideFile(file, text, { append: true, label: 'the step outputs file' });
+  } catch (e) {
+    const cause = toNsedError(e);
+    throw new NsedError('io', cause.message, { cause, ...(cause.hint === undefined ? {} : { hint: cause.hint }) });
+  }
+}
+
+/**
  * The assistant turn as recorded, with its session (what `--html` shows); a turn that never got
  * recorded is reported from how it failed, without a session.
  */
@@ -104,6 +142,7 @@ async function recordedReport(
     const input: ReportInput = {
       turn: {
         session: spec.sessionId,
+        title: '',
         saved,
         turn: spec.assistantTurnId,
         question,

@@ -23,6 +23,7 @@ const runNow: ResultLine = {
   answer: 'fine',
   verdict: fullVerdict(),
   gate: null,
+  usage: null,
   error: null,
 };
 
@@ -33,6 +34,7 @@ const outcome = (before: EarlierLine[]) =>
   batchReport({
     batch: 'batch-0123456789ab',
     saved: true,
+    exitCode: 0,
     startedMs: Date.parse('2026-12-01T12:00:00.000Z'),
     wallMs: 2_000,
     items: [item('b', 1)],

@@ -279,8 +279,10 @@ describe('sim', () => {
       dedup: undefined,
       dedupTtlS: 30,
       hold: false,
+      singleFamily: false,
     });
     expect(sim.parse({ ...defaults, hold: true })).toMatchObject({ hold: true });
+    expect(sim.parse({ ...defaults, 'single-family': true })).toMatchObject({ singleFamily: true });
   });
 
   it('reads the dedup switch as given; the profile is a setting (--profile, else NSED_SIM_PROFILE)', () => {

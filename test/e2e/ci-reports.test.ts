@@ -53,7 +53,7 @@ describe('--summary and --junit from a run', () => {
     expect(md).not.toContain('sessions export'); // nothing to export: the run was not saved
     const doc = await junit(xml);
     expect(doc).toMatchObject({ tests: 1, failures: 0, errors: 0 });
-    expect(doc.testsuite?.[0]?.testcase?.[0]?.name).toBe('deliberation completed');
+    expect(doc.testsuite?.[0]?.testcase?.[0]?.name).toBe('deliberation');
     expect(await exists(home)).toBe(false);
   });
 

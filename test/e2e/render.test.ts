@@ -247,10 +247,10 @@ describe('render refuses what it cannot read, and skips what it does not know', 
     expect(r.stderr).toBe('session s · policy nsed:fast\n');
   });
 
-  it('an unreadable file is exit 2; an empty stream renders nothing', async () => {
+  it('a missing file is exit 3 (not found), as for every file a flag names; an empty stream renders nothing', async () => {
     const r = await rig.run(['render', join(dir, 'no-such.ndjson')]);
-    expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toMatch(/^nsed: cannot read .*no-such\.ndjson: ENOENT$/);
+    expect(r.code).toBe(3);
+    expect(r.stderr.split('\n')[0]).toMatch(/^nsed: nsed render .*no-such\.ndjson: no such file$/);
     const empty = await rig.run(['render'], { stdin: '' });
     expect(empty).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });

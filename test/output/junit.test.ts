@@ -15,7 +15,7 @@ describe('the JUnit report (--junit, export --format junit)', () => {
     const doc = await read(junitXml(reportTurn(), fullVerdict(), failingGate));
     expect(doc).toMatchObject({ name: 'nsed', tests: 4, failures: 3, errors: 0 });
     const suite = doc.testsuite?.[0];
-    expect(suite).toMatchObject({ tests: 4, failures: 3, errors: 0, skipped: 0, name: 'nsed 20261201-abc job job-42' });
+    expect(suite).toMatchObject({ tests: 4, failures: 3, errors: 0, skipped: 0, name: 'Is the migration plan safe?' });
     expect(suite?.properties).toContainEqual({ name: 'policy', value: 'nsed:deep' });
     const cases = suite?.testcase ?? [];
     expect(cases.map((c) => c.name)).toEqual([
@@ -46,7 +46,7 @@ describe('the JUnit report (--junit, export --format junit)', () => {
     for (const verdict of [null, nullVerdict]) {
       const doc = await read(junitXml(reportTurn(), verdict, null));
       expect(doc).toMatchObject({ tests: 1, failures: 0, errors: 0 });
-      expect(doc.testsuite?.[0]?.testcase?.[0]?.name).toBe('deliberation completed');
+      expect(doc.testsuite?.[0]?.testcase?.[0]?.name).toBe('deliberation');
     }
   });
 

@@ -18,6 +18,7 @@ export function round(n: number, total: number, candidates: Candidate[]): NsedRo
 
 export const reportTurn = (over: Partial<ReportTurn> = {}): ReportTurn => ({
   session: '20261201-abc',
+  title: 'Is the migration plan safe?',
   saved: true,
   turn: 't2',
   question: 'Is the migration plan safe?',

@@ -19,10 +19,13 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('stall-ms=5000; stall-after=4')).toEqual({ stallMs: 5000, stallAfter: 4 });
     expect(parseFaultSpec('malformed-at=2;times=1')).toEqual({ malformedAt: 2, times: 1 });
     expect(parseFaultSpec('eof-without-done')).toEqual({ eofWithoutDone: true });
+    expect(parseFaultSpec('result-text=Another answer')).toEqual({ resultText: 'Another answer' });
     expect(parseFaultSpec('fail-at-round=2;')).toEqual({ failAtRound: 2 });
     expect(parseFaultSpec('end=bare-done;fail-at-round=1')).toEqual({ end: 'bare-done', failAtRound: 1 });
     expect(parseFaultSpec('end=close')).toEqual({ end: 'close' });
     expect(parseFaultSpec('schema=violate-once')).toEqual({ schema: 'violate-once' });
+    expect(parseFaultSpec('meter=runaway;budget=404')).toEqual({ meter: 'runaway', budgetMissing: true });
+    expect(parseFaultSpec('evaluator-timeout=CortexB')).toEqual({ evaluatorTimeout: 'CortexB' });
   });
 
   it.each([
@@ -35,6 +38,9 @@ describe('parseFaultSpec', () => {
     ['eof-without-done=maybe', /takes no value/],
     ['end=sometimes', /'end' is one of chunk, bare-done, close, got 'sometimes'/],
     ['schema=violate-always', /'schema' is violate-once, got 'violate-always'/],
+    ['meter=free', /'meter' is one of full, tokens, none, runaway, got 'free'/],
+    ['budget=500', /'budget' is 404, got '500'/],
+    ['evaluator-timeout=', /'evaluator-timeout' needs an agent id/],
     [`bogus=${'x'.repeat(100_000)}`, /^unknown fault 'bogus' in 'bogus=x{194}…'$/],
   ])('refuses %j with a usage error naming the bad part', (spec, message) => {
     const err = failure(() => parseFaultSpec(spec));

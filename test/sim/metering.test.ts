@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SimOptions } from '../../src/sim/server.js';
 import { getJson, post, sim } from '../harness/sse.js';
-import { openNative } from './native-events.js';
+import { runHeldNative } from './native-events.js';
 
 // Jobs never advance on their own here; the test releases them phase by phase (sim.control).
 const HELD = { hold: true };
@@ -47,12 +47,12 @@ const sum = (xs: number[]): number => Math.round(xs.reduce((a, b) => a + b, 0) *
 /** Runs a held native job to its end with the named-event stream attached; its events. */
 async function runNative(opts: SimOptions, headers: Record<string, string> = {}) {
   const s = await sim({ ...HELD, ...opts });
-  expect((await submit(s.url, 'room-m', headers)).status).toBe(202);
-  const stream = await openNative(s.url, 'room-m');
-  await s.control.attached('room-m');
-  s.control.release('room-m');
-  await stream.done;
-  return { s, events: stream.events };
+  const events = await runHeldNative(
+    s,
+    { room_id: 'room-m', user_query: 'Design a queue', agent_names: ['CortexA', 'CortexB'], deliberation_rounds: 2 },
+    headers,
+  );
+  return { s, events };
 }
 
 describe('the simulator meters', () => {

@@ -7,6 +7,7 @@ import { executeTurn } from '../../src/turn/execute-turn.js';
 import { reconcilePending } from '../../src/turn/reconcile.js';
 import { TurnRecorder } from '../../src/turn/record-turn.js';
 import { runTurn } from '../../src/turn/run-turn.js';
+import { resultOf } from '../../src/turn/turn-result.js';
 import { injectMessage } from '../../src/turn/send-injection.js';
 import { createSession, startSession } from '../../src/turn/start-session.js';
 import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';
@@ -59,7 +60,7 @@ describe('startSession and executeTurn', () => {
       opts: OPTS,
       orchestrator: rig.conn.orchestrator,
     });
-    expect(await executeTurn(rig.ctx, rig.conn, session, userTurnId, OPTS)).toBe(0);
+    expect((await executeTurn(rig.ctx, rig.conn, session, userTurnId, OPTS)).exitCode).toBe(0);
     const out = events(rig);
     expect(out.filter((e) => e.type === 'finish' || e.type === 'error')).toEqual([
       expect.objectContaining({ type: 'finish', session: session.id }),
@@ -72,6 +73,43 @@ describe('startSession and executeTurn', () => {
       status: 'complete',
       content: out.at(-1)?.content,
       job_id: out.at(-1)?.job_id,
+    });
+  });
+
+  it('executeTurn returns the turn as a value: the same session, job, status, answer and verdict the finish event carries, usage unknown', async () => {
+    rig = await contextRig();
+    const { session, userTurnId } = await startSession(rig.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
+    const result = await executeTurn(rig.ctx, rig.conn, session, userTurnId, OPTS);
+    const finish = events(rig).at(-1);
+    expect(result).toEqual({
+      session: session.id,
+      turn: finish?.turn,
+      job: finish?.job_id,
+      status: 'complete',
+      answer: finish?.content,
+      verdict: finish?.verdict,
+      gate: null,
+      usage: null,
+      error: null,
+      exitCode: 0,
+    });
+  });
+
+  it('a turn that fails throws its error carrying the result: status, partial answer and the error as -o json names them', async () => {
+    rig = await contextRig({ sim: { faults: ['fail-at-round=1'] } });
+    const { session, userTurnId } = await startSession(rig.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
+    const err = await executeTurn(rig.ctx, rig.conn, session, userTurnId, OPTS).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const last = events(rig).at(-1);
+    expect(last).toMatchObject({ type: 'error', status: 'failed' });
+    expect(resultOf(err)).toMatchObject({
+      session: session.id,
+      status: 'failed',
+      error: { code: last?.code, exit_code: last?.exit_code, message: last?.message },
+      exitCode: last?.exit_code,
+      usage: null,
     });
   });
 

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { usageError } from '../../errors.js';
 import { GATE_NAMES, type Gates } from '../../verdict.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
 import { gateEntry, parseGatesFile } from '../../input/gates-file.js';
+import { readFlagFile, type PromptContext } from '../../input/prompt.js';
 
 const GROUP = 'Gates (judge the completed turn; exit 12 failed, 13 inconclusive):';
 
@@ -105,20 +105,12 @@ export const hasGates = (r: GateRequest): boolean => r.file !== undefined || Obj
 
 /**
  * The gates of this run, combined: the file's, then the flags' over them. Read before any request
- * is sent, so a bad file stops the run with exit 2 and nothing started. Undefined: no gates.
+ * is sent, so a bad file stops the run (exit 2; a missing one exit 3) and nothing started. Undefined: no gates.
  */
-export async function loadGates(r: GateRequest): Promise<Gates | undefined> {
+export async function loadGates(r: GateRequest, ctx: PromptContext): Promise<Gates | undefined> {
   if (!hasGates(r)) return undefined;
   let fromFile: Gates = {};
-  if (r.file !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(r.file, 'utf8');
-    } catch (err) {
-      throw usageError(`cannot read --gates ${r.file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-    }
-    fromFile = parseGatesFile(text, r.file);
-  }
+  if (r.file !== undefined) fromFile = parseGatesFile(await readFlagFile(r.file, '--gates', ctx), r.file);
   return { ...fromFile, ...r.flags };
 }
 

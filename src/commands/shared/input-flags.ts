@@ -14,6 +14,7 @@ const MAX_SCHEMA_RETRIES = 5;
 export const FILE_FLAGS: readonly FlagDef[] = [
   {
     name: 'file',
+    shapesRequest: true,
     fast: false,
     valueName: 'PATH',
     complete: 'file',
@@ -31,6 +32,7 @@ export const FILE_FLAGS: readonly FlagDef[] = [
 export const SCHEMA_FLAGS: readonly FlagDef[] = [
   {
     name: 'schema',
+    shapesRequest: true,
     fast: false,
     valueName: 'FILE|JSON',
     complete: 'file',
@@ -42,6 +44,7 @@ export const SCHEMA_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'schema-name',
+    shapesRequest: true,
     fast: false,
     valueName: 'NAME',
     sample: 'answer',
@@ -63,6 +66,7 @@ export const SCHEMA_FLAGS: readonly FlagDef[] = [
 export const TEMPLATE_FLAGS: readonly FlagDef[] = [
   {
     name: 'template',
+    shapesRequest: true,
     fast: false,
     valueName: 'FILE',
     complete: 'file',
@@ -73,6 +77,7 @@ export const TEMPLATE_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'var',
+    shapesRequest: true,
     fast: false,
     valueName: 'NAME=VALUE',
     sample: 'lang=ts',
@@ -83,6 +88,7 @@ export const TEMPLATE_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'vars',
+    shapesRequest: true,
     fast: false,
     valueName: 'FILE',
     complete: 'file',

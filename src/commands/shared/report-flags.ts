@@ -34,6 +34,23 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
       'write the session as one self-contained HTML page to FILE: verdict, charts, every round (works with --no-save)',
   },
   {
+    name: 'junit-name',
+    type: 'string',
+    valueName: 'NAME',
+    sample: 'council-review',
+    describe:
+      "the JUnit test suite's name, the same on every run so trackers follow its tests (default: the session title)",
+  },
+  {
+    name: 'github-output',
+    type: 'string',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'outputs.txt',
+    describe:
+      'append step outputs (session-id, status, exit-code, convergence, gate, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
+  },
+  {
     name: 'annotate',
     type: 'boolean',
     describe:
@@ -42,10 +59,15 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
 ];
 
 /**
- * `--summary FILE`, `--junit FILE`, `--html FILE`, `--annotate` (undefined when none is given);
+ * `--summary FILE`, `--junit FILE`, `--html FILE`, `--junit-name`, `--github-output FILE`, `--annotate` (undefined when none is given);
  * a report file needs a name, and one file cannot hold two reports.
  */
-const EXAMPLE_FILE: Record<string, string> = { summary: 'summary.md', junit: 'nsed.xml', html: 'report.html' };
+const EXAMPLE_FILE: Record<string, string> = {
+  summary: 'summary.md',
+  junit: 'nsed.xml',
+  html: 'report.html',
+  'github-output': '"$GITHUB_OUTPUT"',
+};
 
 export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined {
   const file = (name: string): string | undefined => {
@@ -58,11 +80,24 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
   const summary = file('summary');
   const junit = file('junit');
   const html = file('html');
-  if (summary === undefined && junit === undefined && html === undefined && argv['annotate'] !== true) return undefined;
+  const githubOutput = file('github-output');
+  const junitName = argv['junit-name'];
+  if (junitName !== undefined && (typeof junitName !== 'string' || junitName.trim() === ''))
+    throw usageError('--junit-name needs a name', 'e.g. --junit-name council-review');
+  if (
+    summary === undefined &&
+    junit === undefined &&
+    html === undefined &&
+    githubOutput === undefined &&
+    junitName === undefined &&
+    argv['annotate'] !== true
+  )
+    return undefined;
   const named = [
     ['--summary', summary],
     ['--junit', junit],
     ['--html', html],
+    ['--github-output', githubOutput],
   ] as const;
   for (const [i, [a, fa]] of named.entries())
     for (const [b, fb] of named.slice(i + 1))
@@ -72,6 +107,8 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ...(summary === undefined ? {} : { summary }),
     ...(junit === undefined ? {} : { junit }),
     ...(html === undefined ? {} : { html }),
+    ...(githubOutput === undefined ? {} : { githubOutput }),
+    ...(junitName === undefined ? {} : { junitName: junitName.trim() }),
     annotate: argv['annotate'] === true,
   };
 }

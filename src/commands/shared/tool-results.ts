@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { NsedError, notFound, usageError } from '../../errors.js';
 import type { Session, Turn } from '../../session/index.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';
 import { followUpBody } from '../../turn/tool-round.js';
 import type { TranscriptToolCall, TranscriptToolResult } from '../../transcript.js';
-import { readStdin, type PromptContext } from '../../input/prompt.js';
+import { readFlagFile, readStdin, type PromptContext } from '../../input/prompt.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../tools/declared.js';
 
 export interface GivenResult {
   id: string;
@@ -33,13 +33,9 @@ export function parseToolResultFlags(list: readonly string[]): GivenResult[] {
 async function readValue(g: GivenResult, ctx: PromptContext): Promise<string> {
   // Bounded by --timeout like every read of standard input (docs/reliability.md #111).
   if (g.source === '-') return (await readStdin(ctx, `the result of ${g.id}`)).replace(/\r?\n$/, '');
-  try {
-    return (await readFile(g.source, 'utf8')).replace(/\r?\n$/, '');
-  } catch (err) {
-    throw usageError(
-      `cannot read the result for ${g.id} from ${g.source}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`,
-    );
-  }
+  // A tool's result is capped as a declared tool's output is (src/tools/declared.ts).
+  const text = await readFlagFile(g.source, `--tool-result (${g.id})`, ctx, DEFAULT_MAX_OUTPUT_BYTES);
+  return text.replace(/\r?\n$/, '');
 }
 
 /** The turn of the session's running job that stopped at tool calls, and the calls still unanswered. */

@@ -12,6 +12,7 @@ const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export const CORE_TURN_FLAGS: readonly FlagDef[] = [
   {
     name: 'policy',
+    shapesRequest: true,
     alias: 'p',
     type: 'string',
     env: 'NSED_POLICY',
@@ -23,12 +24,19 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'model',
+    shapesRequest: true,
     alias: 'm',
     type: 'string',
     describe: 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)',
     sample: 'llama3.2',
   },
-  { name: 'system', type: 'string', describe: 'system instructions for the council', valueName: 'TEXT' },
+  {
+    name: 'system',
+    shapesRequest: true,
+    type: 'string',
+    describe: 'system instructions for the council',
+    valueName: 'TEXT',
+  },
   {
     name: 'title',
     type: 'string',
@@ -49,15 +57,23 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'agents',
+    shapesRequest: true,
     type: 'string',
     configKey: 'agents',
     describe: 'choose the council: A,B,C (native /deliberation path)',
     valueName: 'A,B,C',
     sample: 'CortexA,CortexB',
   },
-  { name: 'rounds', type: 'number', configKey: 'rounds', describe: 'deliberation rounds (native /deliberation path)' },
+  {
+    name: 'rounds',
+    shapesRequest: true,
+    type: 'number',
+    configKey: 'rounds',
+    describe: 'deliberation rounds (native /deliberation path)',
+  },
   {
     name: 'tools',
+    shapesRequest: true,
     type: 'string',
     describe: 'JSON file of tools to offer the council; a tool with a "command" argv runs when called',
     valueName: 'FILE',
@@ -66,13 +82,19 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
   },
   {
     name: 'tool',
+    shapesRequest: true,
     type: 'string',
     repeatable: true,
     describe: 'offer a tool that runs PROGRAM (arguments as JSON on stdin): NAME=PROGRAM, repeatable',
     valueName: 'NAME=PROGRAM',
     sample: 'calculator=./calc.js',
   },
-  { name: 'ask-user', type: 'boolean', describe: 'offer the ask_user tool: the council may ask you a question' },
+  {
+    name: 'ask-user',
+    shapesRequest: true,
+    type: 'boolean',
+    describe: 'offer the ask_user tool: the council may ask you a question',
+  },
   {
     name: 'max-tool-calls',
     type: 'number',

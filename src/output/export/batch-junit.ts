@@ -45,19 +45,22 @@ function problemOf(e: BatchEntry): Problem | undefined {
 /**
  * `nsed batch --junit FILE`: the batch as one JUnit test suite with one test case per item (its
  * id the case's name, its deliberation's wall time the case's time), so the test reporters of
- * GitHub and GitLab list which items passed, failed or were skipped.
+ * GitHub and GitLab list which items passed, failed or were skipped. The suite is named by
+ * `--junit-name`, else for the batch file (`r.name`), never for the batch id that each fresh run
+ * draws anew: the names are the same on every run, so trackers follow each item's test (README
+ * "CI"). Valid by Jenkins' junit-10 schema: `skipped` only on `<testsuite>`.
  */
 export function batchJunitXml(r: BatchReport): string {
   const cases = r.entries.map((e) => ({ e, problem: problemOf(e) }));
   const count = (kind: Problem['kind']): number => cases.filter((c) => c.problem?.kind === kind).length;
   const time = (ms: number | null): string => ((ms ?? 0) / 1000).toFixed(3);
-  const counts = `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}" skipped="${count('skipped')}"`;
+  const counts = `tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}"`;
   // The JUnit schema's timestamp is a local date-time to the second: no zone, no fraction.
   const stamp = xml(r.started.replace(/(\.\d+)?Z$/, ''), 40);
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="nsed batch" ${counts} time="${time(r.wallMs)}">`,
-    `  <testsuite name="nsed batch ${xml(r.batch, 200)}" ${counts} time="${time(r.wallMs)}" timestamp="${stamp}">`,
+    `  <testsuite name="${xml(r.name ?? 'nsed batch', 300)}" ${counts} skipped="${count('skipped')}" time="${time(r.wallMs)}" timestamp="${stamp}">`,
     '    <properties>',
     `      <property name="batch" value="${xml(r.batch, 200)}"/>`,
     `      <property name="saved" value="${r.saved}"/>`,

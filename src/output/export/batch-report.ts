@@ -47,6 +47,8 @@ export interface BatchEntry {
 /** The `--summary` and `--junit` reports of `nsed batch`: one entry per item of the run. */
 export interface BatchReport {
   batch: string;
+  /** The JUnit suite's name: `--junit-name`, else the batch file's name (`stdin` for `-`). */
+  name?: string;
   /** The items' sessions are in the store (false with --no-save). */
   saved: boolean;
   /** When the batch started (ISO 8601). */

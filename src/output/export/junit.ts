@@ -48,7 +48,8 @@ function casesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult
     const message = `the deliberation ended ${t.status}${t.error === null ? '' : `: ${t.error}`}`;
     return [{ name: 'deliberation', problem: { kind: 'error', type: t.status, message, detail: message } }];
   }
-  if (gate === null || gate.checks.length === 0) return [{ name: 'deliberation completed' }];
+  // The same name whether the deliberation completed or not, so a tracker follows one test.
+  if (gate === null || gate.checks.length === 0) return [{ name: 'deliberation' }];
   return gate.checks.map((c) => {
     const name = `${c.name} ${c.expected}`;
     if (c.status === 'pass') return { name };
@@ -72,29 +73,59 @@ function casesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult
 }
 
 /**
+ * The suite's name: `--junit-name`, else the session's title (its question's first line), else
+ * `nsed`. Never the session or job id, which change on every run: GitLab's test history, Jenkins'
+ * trends and flakiness trackers key a test on its suite and case names (README "CI").
+ */
+export function suiteName(t: Pick<ReportTurn, 'title'>, junitName?: string): string {
+  const name = junitName ?? t.title.trim();
+  return name === '' ? 'nsed' : name;
+}
+
+/** What changes from run to run goes into `<properties>`: the ids, the policy, the verdict; unknown values are left out. */
+function propertiesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult | null): Array<[string, string]> {
+  const num = (n: number | null | undefined): string | null => (n === null || n === undefined ? null : String(n));
+  return (
+    [
+      ['session', t.session],
+      ['turn', t.turn],
+      ['job', t.jobId],
+      ['policy', t.policy],
+      ['status', t.status],
+      ['convergence', num(verdict?.convergence.final)],
+      ['chosen', verdict?.chosen?.agent ?? null],
+      ['chosen_score', num(verdict?.chosen?.score)],
+      ['margin', num(verdict?.margin)],
+      ['gate', gate === null || gate.checks.length === 0 ? null : gate.status],
+    ] as Array<[string, string | null]>
+  ).filter((p): p is [string, string] => p[1] !== null);
+}
+
+/**
  * `--junit FILE` and `export --format junit`: the turn as a JUnit XML report, one test case per
  * gate check (README "CI"), so the test reporters of GitHub and GitLab list what the council's
- * verdict passed and failed. A turn that did not complete is an error, never a pass.
+ * verdict passed and failed. A turn that did not complete is an error, never a pass. Names are
+ * stable across runs of the same job (`suiteName`; a case is named for its check), and the file
+ * is valid by Jenkins' junit-10 schema (no `skipped` on `<testsuites>`) and GitLab's parser
+ * (`testsuites` > `testsuite` > `testcase` with `failure`/`error` children).
  */
-export function junitXml(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult | null): string {
+export function junitXml(
+  t: ReportTurn,
+  verdict: CouncilVerdict | null,
+  gate: GateResult | null,
+  junitName?: string,
+): string {
   const cases = casesOf(t, verdict, gate);
   const failures = cases.filter((c) => c.problem?.kind === 'failure').length;
   const errors = cases.filter((c) => c.problem?.kind === 'error').length;
-  const counts = `tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0"`;
-  const suite = `nsed ${t.session}${t.jobId === null ? '' : ` job ${t.jobId}`}`;
+  const counts = `tests="${cases.length}" failures="${failures}" errors="${errors}"`;
   // The JUnit schema's timestamp is a local date-time to the second: no zone, no fraction.
   const stamp = t.ts === null ? '' : ` timestamp="${xml(t.ts.replace(/(\.\d+)?Z$/, ''), 40)}"`;
-  const props = [
-    ['session', t.session],
-    ['turn', t.turn],
-    ['job', t.jobId],
-    ['policy', t.policy],
-    ['status', t.status],
-  ].filter((p): p is [string, string] => p[1] !== null);
+  const props = propertiesOf(t, verdict, gate);
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="nsed" ${counts} time="0">`,
-    `  <testsuite name="${xml(suite, 300)}" ${counts} time="0"${stamp}>`,
+    `  <testsuite name="${xml(suiteName(t, junitName), 300)}" ${counts} skipped="0" time="0"${stamp}>`,
     '    <properties>',
     ...props.map(([name, value]) => `      <property name="${name}" value="${xml(value, 300)}"/>`),
     '    </properties>',

@@ -11,6 +11,8 @@ import { sessionDocument, type TurnDocument } from './json.js';
  */
 export interface ReportTurn {
   session: string;
+  /** The session's title (its question's first line, or --title): the JUnit suite's default name. */
+  title: string;
   /** The session is in the store (false with --no-save): only then can a report point at it. */
   saved: boolean;
   turn: string | null;
@@ -52,6 +54,7 @@ export function reportOf(s: Session, opts: { turnId?: string; saved?: boolean } 
   return {
     turn: {
       session: s.id,
+      title: s.title,
       saved: opts.saved !== false,
       turn: t.id,
       question: question?.content ?? '',

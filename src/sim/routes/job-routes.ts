@@ -22,7 +22,7 @@ export function handleResult(ctx: SimContext, rq: RouteInput): void {
     sendJson(rq.res, 200, {
       job_id: job.id,
       status: job.statusText(),
-      result: job.status === 'completed' ? job.answer : null,
+      result: job.status === 'completed' ? (rq.faults.resultText ?? job.answer) : null,
     });
 }
 

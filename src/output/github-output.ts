@@ -1,0 +1,93 @@
+import type { BatchItemStatus, BatchReport } from './export/batch-report.js';
+import { statusOfEntry } from './export/batch-report.js';
+import type { ReportTurn } from './export/report-turn.js';
+import type { CouncilVerdict, GateResult } from '../verdict.js';
+
+/**
+ * Step outputs (README "Step outputs"): what a later step of a GitHub Actions job reads as
+ * `steps.<id>.outputs.<name>` instead of parsing a file. A value is a string; a value the server
+ * did not report (or nsed does not know) is the empty string, never 0. Never the token, never the
+ * answer's text: the answer is in `answer-file` when it went to a file.
+ */
+export type StepOutputs = ReadonlyArray<readonly [name: string, value: string]>;
+
+/** `pass` / `fail` / `inconclusive` of the gates the run set, `none` when it set none. */
+export type GateOutput = GateResult['status'] | 'none';
+
+const num = (n: number | null | undefined): string => (n === null || n === undefined ? '' : String(n));
+
+/** The outputs of one turn (`ask`, `continue`, `resume`) once it ended, from its recorded report. */
+export function turnOutputs(
+  t: Pick<ReportTurn, 'session' | 'saved' | 'jobId' | 'status'>,
+  verdict: CouncilVerdict | null,
+  gate: GateResult | null,
+  ended: { exitCode: number; answerFile?: string | undefined },
+): StepOutputs {
+  return [
+    // With --no-save there is no session to name: it never reached the store.
+    ['session-id', t.saved ? t.session : ''],
+    ['job-id', t.jobId ?? ''],
+    ['status', t.status],
+    ['exit-code', String(ended.exitCode)],
+    ...verdictOutputs(verdict, gate),
+    ...(ended.answerFile === undefined ? [] : ([['answer-file', ended.answerFile]] as const)),
+  ];
+}
+
+/** `convergence`, `chosen-agent` and `gate`: what the gate command gives too. */
+export function verdictOutputs(verdict: CouncilVerdict | null, gate: GateResult | null): StepOutputs {
+  return [
+    ['convergence', num(verdict?.convergence.final)],
+    ['chosen-agent', verdict?.chosen?.agent ?? ''],
+    ['gate', gate === null || gate.checks.length === 0 ? 'none' : gate.status],
+  ];
+}
+
+/** Item statuses as output names: `items-ok`, `items-gate-failed`, … */
+const COUNTED: ReadonlyArray<BatchItemStatus | 'interrupted' | 'not-run'> = [
+  'ok',
+  'gate_failed',
+  'inconclusive',
+  'failed',
+  'cancelled',
+  'error',
+  'interrupted',
+  'not-run',
+];
+
+/**
+ * The outputs of a batch: its id, the exit code, `status` (the worst item status present, the
+ * one the exit code comes from; `ok` when all are), `items` and a count per status.
+ */
+export function batchOutputs(
+  r: BatchReport,
+  ended: { exitCode: number; resultsFile?: string | undefined },
+): StepOutputs {
+  const counts = new Map<string, number>();
+  for (const e of r.entries) counts.set(statusOfEntry(e), (counts.get(statusOfEntry(e)) ?? 0) + 1);
+  const worst = COUNTED.find((s) => s !== 'ok' && (counts.get(s) ?? 0) > 0) ?? 'ok';
+  return [
+    ['batch-id', r.batch],
+    ['status', worst],
+    ['exit-code', String(ended.exitCode)],
+    ['items', String(r.entries.length)],
+    ...COUNTED.map((s) => [`items-${s.replace('_', '-')}`, String(counts.get(s) ?? 0)] as const),
+    ...(ended.resultsFile === undefined ? [] : ([['results-file', ended.resultsFile]] as const)),
+  ];
+}
+
+/**
+ * The outputs in GitHub's multi-line form (`name<<DELIM`, the value, `DELIM`), one delimiter per
+ * value drawn from `randomHex` and drawn again in the (astronomically unlikely) case that the
+ * value holds it, so no value can end its own entry early or add an output of its own
+ * (docs/reliability.md #195).
+ */
+export function githubOutputText(outputs: StepOutputs, randomHex: (bytes: number) => string): string {
+  let out = '';
+  for (const [name, value] of outputs) {
+    let delim = `nsed_${randomHex(16)}`;
+    while (value.includes(delim) || name.includes(delim)) delim = `nsed_${randomHex(16)}`;
+    out += `${name}<<${delim}\n${value}\n${delim}\n`;
+  }
+  return out;
+}

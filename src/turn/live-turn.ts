@@ -1,0 +1,107 @@
+import type { NsedEvent, StreamEvent } from '../events.js';
+import type { PendingJob } from '../session/index.js';
+import { declareTools, type DeclaredTools } from '../tools/declared.js';
+import { applyEvent, emptyTranscript, type Transcript } from '../transcript.js';
+import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './stream-replay.js';
+import { ToolDriver } from './tool-driver.js';
+import type { TurnDeps, TurnSpec } from './turn-spec.js';
+
+/**
+ * One running turn's state: the transcript folded from its events and the job it runs as. Every
+ * event goes through here to the renderer (data flows one way: typed events -> renderer &
+ * recorder); the loop (turn-loop.ts) feeds it and finishTurn (finish-turn.ts) reads it.
+ */
+export class LiveTurn {
+  transcript: Transcript = emptyTranscript();
+  jobId: string | undefined;
+  readonly declared: DeclaredTools;
+  readonly driver: ToolDriver;
+
+  constructor(
+    readonly deps: TurnDeps,
+    readonly spec: TurnSpec,
+  ) {
+    this.declared = deps.tools ?? declareTools([], [], false);
+    this.driver = new ToolDriver({
+      ctx: deps.ctx,
+      client: deps.client,
+      declared: this.declared,
+      sessionId: spec.sessionId,
+      emit: this.emit,
+      jobId: () => this.jobId,
+    });
+  }
+
+  readonly emit = (e: NsedEvent): void => {
+    this.transcript = applyEvent(this.transcript, e);
+    this.deps.renderer.onEvent(e);
+  };
+
+  /** Resolves once the pending marker is durable; the job is shown only after that (docs/reliability.md #36). */
+  readonly noteJob = async (id: string): Promise<void> => {
+    if (this.jobId !== undefined) return;
+    this.jobId = id;
+    const { ctx, recorder, liveSim } = this.deps;
+    const marker: PendingJob = {
+      job_id: id,
+      turn: this.spec.userTurnId,
+      path: this.spec.path,
+      policy: this.spec.policy,
+      started: ctx.clock.now().toISOString(),
+    };
+    // Where a second terminal finds a job that lives only in this process (--sim).
+    if (liveSim !== undefined) marker.sim = liveSim;
+    await recorder.pending(marker);
+    this.emit({ type: 'job', job_id: id });
+  };
+
+  /** One event of the job's own stream (no tool calls: applyStream settles those first). */
+  readonly apply = (e: StreamEvent): void => {
+    switch (e.type) {
+      case 'job':
+        // Normally known from the response header already; a server without the header names
+        // the job in the first chunk, and then the marker is written in the background.
+        void this.noteJob(e.job_id);
+        return;
+      case 'injection':
+        this.applyInjection(e);
+        return;
+      case 'end':
+        // The orchestrator names passthrough and moderator answers only on the full response.
+        if (e.mode !== undefined) this.emit(modeNote(e.mode));
+        this.transcript = applyEvent(this.transcript, e);
+        return;
+      default:
+        this.emit(withoutIndex(e));
+    }
+  };
+
+  /** Any event of the stream, tool calls included: a live call waits while the job runs on. */
+  readonly applyStream = (e: StreamEvent): void => {
+    if (e.type === 'tool-result' && (this.driver.owns(e.id) || hasResult(this.transcript, e.id))) return;
+    if (e.type === 'tool-call') {
+      const { index: _index, live, ...call } = e;
+      if (hasCall(this.transcript, call.id)) return;
+      this.emit(call);
+      // A live call waits while the job runs on; one that closed a compat answer is settled by the loop.
+      if (live === true && !hasResult(this.transcript, call.id)) this.driver.onLive(call);
+      return;
+    }
+    this.apply(e);
+  };
+
+  /**
+   * A replay after a reconnect delivers injections again; the transcript keeps each once, and
+   * only a new one is recorded and shown (renderers see every injection once).
+   */
+  private applyInjection(e: Extract<StreamEvent, { type: 'injection' }>): void {
+    const injection = injectionEvent(e);
+    const before = this.transcript;
+    this.transcript = applyEvent(this.transcript, injection);
+    if (this.transcript === before) return;
+    const { recorder, ctx, renderer } = this.deps;
+    if (this.jobId !== undefined)
+      recorder.injection(this.jobId, e, this.deps.newTurnId(), ctx.clock.now().toISOString());
+    renderer.onEvent(injection);
+  }
+}
