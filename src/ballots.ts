@@ -209,6 +209,8 @@ export interface TrustSources {
   ballots: Ballots | null;
   /** The council's agents as `/agents` lists them (only those in the council), or null when not listed. */
   agents: readonly AgentInfo[] | null;
+  /** The chosen agent, whose controversy the figures report. */
+  chosen?: string | undefined;
   /** The native round summary's figures for the final round, when the stream carried them. */
   summary?:
     | { decisiveness: number | null; controversy: number | null; real: number | null; synthetic: number | null }
@@ -233,8 +235,8 @@ export function trustOf(src: TrustSources): Trust {
       : src.summary?.real != null && src.summary.synthetic != null
         ? share(src.summary.synthetic, src.summary.real + src.summary.synthetic)
         : null;
-  const decisiveness =
-    details?.rounds.find((r) => r.round === ballots?.round)?.decisiveness ?? src.summary?.decisiveness ?? null;
+  const finalRound = details?.rounds.find((r) => r.round === ballots?.round);
+  const decisiveness = finalRound?.decisiveness ?? src.summary?.decisiveness ?? null;
   const families =
     src.agents === null
       ? null
@@ -252,7 +254,10 @@ export function trustOf(src: TrustSources): Trust {
           : share(allEvaluations.filter((e) => e.synthetic === true).length, allEvaluations.length),
     },
     decisiveness,
-    controversy: src.summary?.controversy ?? null,
+    controversy:
+      (src.chosen === undefined ? undefined : finalRound?.controversy.get(src.chosen)) ??
+      src.summary?.controversy ??
+      null,
     diversity: families === null || providers === null ? null : { families, providers },
   };
 }

@@ -212,7 +212,13 @@ export function deriveVerdict(src: VerdictSources): CouncilVerdict {
         : null,
     dissent: dissentersOf(ballots),
     ballots,
-    trust: trustOf({ details, ballots, agents, summary: src.summary ?? roundSummary(last, chosen?.agent) }),
+    trust: trustOf({
+      details,
+      ballots,
+      agents,
+      chosen: chosen?.agent,
+      summary: src.summary ?? roundSummary(last, chosen?.agent),
+    }),
     trajectory: trajectoryOf(
       leaders,
       convergence.per_round,

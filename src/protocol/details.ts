@@ -73,6 +73,8 @@ export interface DetailsRound {
   round: number;
   convergence: number | null;
   decisiveness: number | null;
+  /** Each proposal's controversy (`controversy_scores`, or `proposal_scores[].controversy_score`), by author. */
+  controversy: Map<string, number>;
 }
 
 export interface CouncilDetails {
@@ -160,7 +162,18 @@ function roundOf(v: unknown): DetailsRound | undefined {
   if (!isRecord(v)) return undefined;
   const round = num(v['round']);
   if (round === null) return undefined;
-  return { round, convergence: num(v['convergence_score']), decisiveness: num(v['decisiveness']) };
+  const controversy = new Map<string, number>();
+  const byAuthor = isRecord(v['controversy_scores']) ? v['controversy_scores'] : {};
+  for (const [author, n] of Object.entries(byAuthor).slice(0, DETAILS_LIMITS.evaluations)) {
+    const x = num(n);
+    if (x !== null) controversy.set(author.slice(0, DETAILS_LIMITS.id), x);
+  }
+  for (const p of list(v['proposal_scores'], DETAILS_LIMITS.evaluations)) {
+    const author = isRecord(p) ? text(p['agent_id'], DETAILS_LIMITS.id) : null;
+    const x = isRecord(p) ? num(p['controversy_score']) : null;
+    if (author !== null && x !== null) controversy.set(author, x);
+  }
+  return { round, convergence: num(v['convergence_score']), decisiveness: num(v['decisiveness']), controversy };
 }
 
 /** The ballots of a `/details` answer, or null when it is not an object with a `history` list. */
