@@ -73,3 +73,96 @@ describe('a native deliberation whose end the stream did not carry (reliability 
     });
   });
 });
+
+describe('gates on trust, on both paths (docs/ndjson.md §4c)', () => {
+  interface Json {
+    verdict: {
+      v: number;
+      trust: { endorse: { count: number; of: number } | null; agreement: number | null };
+      ballots: { chosen: Array<{ evaluator: string; stance: string | null }> } | null;
+      dissent: Array<{ agent: string; stance: string }> | null;
+    };
+    gate: { status: string; reason?: string; checks: Array<{ name: string; status: string; reason?: string }> } | null;
+    usage: { input_tokens: number | null; cost_usd: number | null; cost_source: string };
+  }
+  const PATHS = [
+    ['compat', ['-p', 'fast']],
+    ['native', ['--agents', 'CortexA,CortexB,CortexC', '--rounds', '2']],
+  ] as const;
+
+  it.each(PATHS)(
+    '%s: the ballots, endorsements and agreement come from /details, and their gates pass and fail on them',
+    async (_path, council) => {
+      const base = await rig.run(['ask', '-o', 'json', ...council, 'Choose a queue for the billing events']);
+      expect(base.code, base.stderr).toBe(0);
+      const v = (JSON.parse(base.stdout) as Json).verdict;
+      expect(v.v).toBe(2);
+      expect(v.ballots?.chosen.length).toBeGreaterThan(0);
+      const endorse = v.trust.endorse;
+      const agreement = v.trust.agreement;
+      if (endorse === null || agreement === null)
+        throw new Error('the simulator reported no stances or claim verdicts');
+      // Dissent is the evaluators whose stance disagrees, and only those.
+      expect(v.dissent?.map((d) => d.agent).sort()).toEqual(
+        (v.ballots?.chosen ?? [])
+          .filter((b) => b.stance === 'disagree' || b.stance === 'strong_disagree')
+          .map((b) => b.evaluator)
+          .sort(),
+      );
+      const judge = async (gates: string[]): Promise<{ code: number; json: Json }> => {
+        const r = await rig.run(['ask', '-o', 'json', ...council, ...gates, 'Choose a queue for the billing events']);
+        return { code: r.code, json: JSON.parse(r.stdout) as Json };
+      };
+      const pass = await judge(['--min-endorse', String(endorse.count), '--min-agreement', String(agreement)]);
+      expect(pass.code).toBe(0);
+      expect(pass.json.gate?.status).toBe('pass');
+      const fail = await judge(['--min-endorse', String(endorse.of + 1)]);
+      expect(fail.code).toBe(12);
+      expect(fail.json.gate?.checks).toEqual([expect.objectContaining({ name: 'min-endorse', status: 'fail' })]);
+      const share = await judge(['--min-endorse', '100%']);
+      expect(share.json.gate?.checks[0]?.name).toBe('min-endorse-share');
+    },
+  );
+
+  it('a council whose evaluator timed out: its stand-in votes are synthetic, and a convergence gate above --max-synthetic is inconclusive (reliability #222)', async () => {
+    await withRig({ faults: ['all:evaluator-timeout=CortexB'] }, async (own) => {
+      const r = await own.run([
+        'ask',
+        '-o',
+        'json',
+        '--agents',
+        'CortexA,CortexB,CortexC',
+        '--rounds',
+        '2',
+        '--min-convergence',
+        '0',
+        '--max-synthetic',
+        '0.1',
+        'Choose a queue for the billing events',
+      ]);
+      expect(r.code, r.stderr).toBe(12);
+      const json = JSON.parse(r.stdout) as Json & { verdict: { trust: { synthetic_share: { final: number } } } };
+      expect(json.verdict.trust.synthetic_share.final).toBeGreaterThan(0.1);
+      expect(json.gate?.checks).toEqual([
+        expect.objectContaining({ name: 'min-convergence', status: 'inconclusive', reason: 'synthetic_votes' }),
+        expect.objectContaining({ name: 'max-synthetic', status: 'fail' }),
+      ]);
+      expect(r.stderr).toContain('mostly synthetic stand-ins');
+    });
+  });
+
+  it('what the turn cost: tokens and dollars the server reported, in -o json and the recorded turn; a server that reports none leaves every figure null', async () => {
+    const r = await rig.run(['ask', '-o', 'json', '-p', 'fast', 'Choose a queue for the billing events']);
+    const json = JSON.parse(r.stdout) as Json & { session: string };
+    expect(json.usage.cost_source).toBe('reported');
+    expect(json.usage.cost_usd).toBeGreaterThan(0);
+    const stored = await rig.session<{ turns: Array<{ role: string; usage?: unknown }> }>(json.session);
+    expect(stored.turns.find((t) => t.role === 'assistant')?.usage).toEqual(json.usage);
+    await withRig({ faults: ['all:meter=none'] }, async (own) => {
+      const none = await own.run(['ask', '-o', 'json', '-p', 'fast', 'Choose a queue for the billing events']);
+      const u = (JSON.parse(none.stdout) as Json).usage;
+      expect(u.cost_usd).toBeNull();
+      expect(u.cost_source).toBe('unknown');
+    });
+  });
+});
