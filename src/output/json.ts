@@ -37,7 +37,7 @@ export function createJsonRenderer(io: IO): Renderer {
         finish_reason: e.type === 'finish' ? e.finish_reason : transcript.finishReason,
         verdict: e.verdict,
         gate: e.gate,
-        usage: transcript.usage ?? (e.type === 'error' && e.status === null ? null : UNKNOWN_USAGE),
+        usage: e.usage ?? transcript.usage ?? (e.type === 'error' && e.status === null ? null : UNKNOWN_USAGE),
         ...(e.type === 'finish' && e.diverged === true ? { diverged: true } : {}),
         ...(e.type !== 'finish' || e.structured === undefined
           ? {}

@@ -143,7 +143,8 @@ async function finishError(live: LiveTurn, end: ErrorEnd): Promise<never> {
     verdict,
     gate: null,
     status: recorded,
-    usage: recorded === null ? null : (live.transcript.usage ?? UNKNOWN_USAGE),
+    // What the server had reported of the turn's cost before it ended; null when nothing was.
+    usage: recorded === null ? null : live.transcript.usage,
   });
   await deps.renderer.close();
   markReported(final);

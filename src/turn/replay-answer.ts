@@ -7,7 +7,8 @@ import { createRenderer } from '../output/renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { sessionAgents, type Session, type Turn } from '../session/index.js';
-import { deriveVerdict, judgeGates, type Gates, type GateResult } from '../verdict.js';
+import { readUsage } from '../usage.js';
+import { deriveVerdict, judgeGates, readVerdict, type Gates, type GateResult } from '../verdict.js';
 import { wantsReports, type ReportOptions } from './report-options.js';
 import { failedWith, withResult, type TurnResult } from './turn-result.js';
 
@@ -66,7 +67,7 @@ async function replay(
     progress,
   });
   const agents = sessionAgents(session);
-  const verdict = turn.verdict ?? deriveVerdict({ rounds: turn.rounds ?? [], reasoning: turn.reasoning });
+  const verdict = readVerdict(turn.verdict) ?? deriveVerdict({ rounds: turn.rounds ?? [], reasoning: turn.reasoning });
   const gate: GateResult | null =
     how.gates === undefined || Object.keys(how.gates).length === 0 ? null : judgeGates(verdict, how.gates);
   const jobId = turn.job_id ?? null;
@@ -85,6 +86,8 @@ async function replay(
     if (line !== '') renderer.onEvent({ type: 'reasoning', text: line });
   for (const r of turn.rounds ?? []) renderer.onEvent({ type: 'round', ...r });
   if (turn.content !== '') renderer.onEvent({ type: 'text', text: turn.content });
+  const usage = turn.usage === undefined ? null : readUsage(turn.usage);
+  if (usage !== null) renderer.onEvent({ type: 'usage', usage });
   renderer.onEvent({ type: 'verdict', verdict });
   const errors = Array.isArray(turn.schema_errors) ? turn.schema_errors : undefined;
   renderer.onEvent({
@@ -97,6 +100,7 @@ async function replay(
     ...(turn.diverged === true ? { diverged: true as const } : {}),
     verdict,
     gate,
+    ...(usage === null ? {} : { usage }),
     ...('structured' in turn ? { structured: turn.structured } : {}),
     ...(errors === undefined ? {} : { schema_errors: errors }),
   });
@@ -111,7 +115,7 @@ async function replay(
     ...('structured' in turn ? { structured: turn.structured } : {}),
     verdict,
     gate,
-    usage: turn.usage ?? null,
+    usage,
     error: null,
     exitCode: 0,
   };

@@ -2,6 +2,7 @@ import type { NsedEvent, StreamEvent } from '../events.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
 import type { TurnPath } from '../session/index.js';
 import { deriveVerdict } from '../verdict.js';
+import { turnEndSources } from './ballot-sources.js';
 import { followStream, type StreamOutcome } from './follow-stream.js';
 import { unshownRest } from './settle.js';
 import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './stream-replay.js';
@@ -48,8 +49,17 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
     await readJob(deps, spec, w);
     if (w.transcript.finishReason === 'cancelled')
       throw new NsedError('cancelled', `deliberation ${spec.jobId} was cancelled`);
+    // The same reads the owner makes once the answer is in (read-only), so both see one verdict and cost.
+    const ended = await turnEndSources(
+      deps.client,
+      spec.jobId,
+      w.transcript.rounds,
+      w.transcript.usage,
+      deps.ctx.signal,
+    );
+    w.emit({ type: 'usage', usage: ended.usage });
     const t = w.transcript;
-    const verdict = deriveVerdict(t);
+    const verdict = deriveVerdict({ ...t, ...ended });
     w.emit({ type: 'verdict', verdict });
     w.emit({
       type: 'finish',
@@ -61,6 +71,7 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
       ...(t.diverged ? { diverged: true as const } : {}),
       verdict,
       gate: null,
+      usage: ended.usage,
     });
     await renderer.close();
     return 0;

@@ -132,7 +132,7 @@ describe('progress on a terminal and off it (reliability #155)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/\[\d\/3\] line-/);
     expect(shown(r.stderr)).toMatch(/^\r<erase>\[[#-]+\] 0\/3 · \d running/);
-    expect(shown(r.stderr)).toMatch(/\r<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok\n$/);
+    expect(shown(r.stderr)).toMatch(/\r<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok; cost \$[\d.]+\n$/);
     expect(resultLines(r.stdout)).toHaveLength(3);
   });
 
@@ -152,7 +152,7 @@ describe('progress on a terminal and off it (reliability #155)', () => {
       expect(draws.length, r.screen).toBeGreaterThanOrEqual(1);
       for (const d of draws) expect(d.length, d).toBeLessThan(100);
       expect(r.screen).not.toMatch(/\[\d\/3\] line-/);
-      expect(shown(r.screen)).toMatch(/<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok\n/);
+      expect(shown(r.screen)).toMatch(/<erase>batch batch-[0-9a-f]+: 3\/3 items in [\d.]+s: 3 ok; cost \$[\d.]+\n/);
       expect(resultLines(await readFile(out, 'utf8'))).toHaveLength(3);
     },
   );

@@ -177,7 +177,9 @@ describe('--retry-errors (reliability #149)', () => {
       expect(chatPosts(faulty) - posts).toBe(2);
       // The summary line and the reports are the whole batch's: the two items run now and the two
       // whose earlier lines stand, the gate failure among them (docs/reliability.md #158).
-      expect(retry.stderr).toMatch(/: 2\/2 items in [\d.]+s: 2 ok; 2 finished earlier: 1 gate_failed, 1 ok\n/);
+      expect(retry.stderr).toMatch(
+        /: 2\/2 items in [\d.]+s: 2 ok; 2 finished earlier: 1 gate_failed, 1 ok; cost \$[\d.]+\n/,
+      );
       const xml = await readFile(junit, 'utf8');
       expect([...xml.matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((m) => m[1])).toEqual(['f', 'g', 'e', 'k']);
       expect(xml).toMatch(/tests="4" failures="1" errors="0"/);

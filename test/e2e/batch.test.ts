@@ -21,7 +21,7 @@ describe('inputs (reliability #140)', () => {
     for (const l of out) {
       expect(l).toMatchObject({ status: 'ok', exit_code: 0, error: null });
       expect(String(l['answer'])).toContain('The council recommends');
-      expect(l['verdict']).toMatchObject({ v: 1 });
+      expect(l['verdict']).toMatchObject({ v: 2 });
       const session = await batch.rig.session<{ turns: { role: string; content: string }[] }>(String(l['session']));
       expect(session.turns[0]?.content).toBe(
         { a: 'Design a cache', b: 'Design a queue', c: 'Pick a database' }[String(l['id'])],
@@ -106,7 +106,7 @@ describe('concurrency and failures (reliability #141, #142)', () => {
     expect(String((bad?.['error'] as { message: string }).message)).toContain('missing.txt');
     expect(out.filter((l) => l['status'] === 'ok')).toHaveLength(3);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/batch batch-[0-9a-f]+: 4\/4 items in [\d.]+s: 1 error, 3 ok\n$/);
+    expect(r.stderr).toMatch(/batch batch-[0-9a-f]+: 4\/4 items in [\d.]+s: 1 error, 3 ok; cost \$[\d.]+\n$/);
   });
   it('a deliberation that fails on the orchestrator is `failed`, beside ok ones', async () => {
     const faulty = await makeRig({ faults: ['fail-at-round=1;times=1'] });
@@ -181,7 +181,7 @@ describe('exit codes, pass rate, shards, progress (reliability #144, #145)', () 
     const items = await batch.file('p.txt', 'q one\nq two\n');
     const r = await batch.rig.run(['batch', items, '-j', '1']);
     expect(r.stderr).toMatch(
-      /^\[1\/2\] line-1 ok [\d.]+s\n\[2\/2\] line-2 ok [\d.]+s\nbatch batch-[0-9a-f]+: 2\/2 items in [\d.]+s: 2 ok\n$/,
+      /^\[1\/2\] line-1 ok [\d.]+s\n\[2\/2\] line-2 ok [\d.]+s\nbatch batch-[0-9a-f]+: 2\/2 items in [\d.]+s: 2 ok; cost \$[\d.]+\n$/,
     );
   });
 });

@@ -65,9 +65,9 @@ describe('export --format ndjson', () => {
     }
     // The comparison is not vacuous: it holds the answer, the scored rounds and the job.
     const core = comparableEvents(exported[1] ?? []);
-    expect(core.map((e) => e['type'])).toEqual(['turn-start', 'job', 'round', 'text', 'verdict', 'finish']);
+    expect(core.map((e) => e['type'])).toEqual(['turn-start', 'job', 'round', 'text', 'usage', 'verdict', 'finish']);
     // The verdict the live run printed is the one the store kept and the export replays.
-    expect(core[4]?.['verdict']).toMatchObject({ v: 1, chosen: { source: 'last_round' } });
+    expect(core[5]?.['verdict']).toMatchObject({ v: 2, chosen: { source: 'last_round' } });
     expect(core[3]?.['text']).toBe(live[1]?.find((e) => e['type'] === 'finish')?.['content']);
   });
 
@@ -197,6 +197,7 @@ describe('export --format json and markdown', () => {
         'rounds',
         'tool_calls',
         'verdict',
+        'usage',
         'gate',
         'attachments',
         'structured',

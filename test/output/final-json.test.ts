@@ -88,6 +88,8 @@ describe('json output', () => {
       error: null,
       verdict: null,
       gate: null,
+      // No usage event came: every figure unknown, never 0.
+      usage: { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: 'unknown' },
     });
     expect(stderr.text).toBe('');
   });

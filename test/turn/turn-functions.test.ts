@@ -76,7 +76,7 @@ describe('startSession and executeTurn', () => {
     });
   });
 
-  it('executeTurn returns the turn as a value: the same session, job, status, answer and verdict the finish event carries, usage unknown', async () => {
+  it('executeTurn returns the turn as a value: the same session, job, status, answer, verdict and usage the finish event carries', async () => {
     rig = await contextRig();
     const { session, userTurnId } = await startSession(rig.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
     const result = await executeTurn(rig.ctx, rig.conn, session, userTurnId, OPTS);
@@ -89,10 +89,11 @@ describe('startSession and executeTurn', () => {
       answer: finish?.content,
       verdict: finish?.verdict,
       gate: null,
-      usage: null,
+      usage: finish?.usage,
       error: null,
       exitCode: 0,
     });
+    expect(result.usage).toMatchObject({ cost_source: 'reported' });
   });
 
   it('a turn that fails throws its error carrying the result: status, partial answer and the error as -o json names them', async () => {

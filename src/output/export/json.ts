@@ -12,6 +12,7 @@ import {
   type TurnStatus,
 } from '../../session/index.js';
 import { sessionState, type SessionState } from '../../session/index.js';
+import { readUsage, type Usage } from '../../usage.js';
 import { deriveVerdict, readVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
@@ -47,6 +48,8 @@ export interface TurnDocument {
   verdict: CouncilVerdict | null;
   /** The gates' result when the run that recorded the answer set any, else null. */
   gate: GateResult | null;
+  /** Assistant answers: what the turn cost (docs/ndjson.md "Usage"); null on other turns and on answers recorded before it was kept. */
+  usage: Usage | null;
   /** User turns: the files attached with -f (path, size, sha256); their text is in `content`. */
   attachments: Attachment[];
   /** Assistant turns asked for a --schema: the answer parsed, or null (also when it did not match). */
@@ -154,6 +157,7 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     rounds: withRounds ? rounds : [],
     tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
     verdict: verdictOf(t, rounds),
+    usage: t.role === 'assistant' && t.kind !== 'injection' && t.usage !== undefined ? readUsage(t.usage) : null,
     gate: isGateResult(t.gate) ? t.gate : null,
     attachments: Array.isArray(t.attachments) ? t.attachments.filter(isObject).map(attachmentOf) : [],
     structured: t.structured ?? null,

@@ -74,6 +74,7 @@ function turnEvents(
       scored: r.scored,
       candidates: r.candidates,
       ...(r.convergence === undefined ? {} : { convergence: r.convergence }),
+      ...(r.decisiveness === undefined ? {} : { decisiveness: r.decisiveness }),
     });
   }
   events.push(...rest.map(injectionEvent));
@@ -84,6 +85,7 @@ function turnEvents(
   }
   if (t.content !== '') events.push({ type: 'text', text: t.content });
   if (t.status === 'complete') {
+    if (t.usage !== null) events.push({ type: 'usage', usage: t.usage });
     if (t.verdict !== null) events.push({ type: 'verdict', verdict: t.verdict });
     events.push({
       type: 'finish',
@@ -95,6 +97,7 @@ function turnEvents(
       ...(t.diverged ? { diverged: true as const } : {}),
       verdict: t.verdict,
       gate: t.gate,
+      ...(t.usage === null ? {} : { usage: t.usage }),
       // A --schema answer, as its live finish carried it.
       ...(t.schema_errors !== null
         ? { structured: null, schema_errors: t.schema_errors }
@@ -113,6 +116,7 @@ function turnEvents(
       verdict: t.verdict,
       gate: null,
       status: t.status,
+      usage: t.usage,
     });
   }
   return events;
@@ -128,9 +132,12 @@ function turnEvents(
 export function comparableEvents(lines: ReadonlyArray<Record<string, unknown>>): Array<Record<string, unknown>> {
   const DROPPED = new Set(['reasoning', 'reconnect', 'finalized', 'chosen', 'tool-result']);
   const out: Array<Record<string, unknown>> = [];
-  for (const line of lines) {
+  // The usage a live stream sent as the figures changed: only the last, the turn's, is kept.
+  const lastUsage = lines.findLastIndex((l) => l.type === 'usage');
+  for (const [i, line] of lines.entries()) {
     const { seq: _seq, ...e } = line;
     if (typeof e.type !== 'string' || DROPPED.has(e.type)) continue;
+    if (e.type === 'usage' && i !== lastUsage) continue;
     if (e.type === 'round' && e.scored === false) continue;
     if (e.type === 'turn-start') delete e.url;
     const last = out.at(-1);
