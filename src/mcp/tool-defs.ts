@@ -219,7 +219,11 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     description: 'A new session holding the turns up to `at` (default: all), then the question as its next turn.',
     inputSchema: {
       type: 'object',
-      properties: { session: SESSION, at: str('a turn id to branch after'), ...TURN_INPUT },
+      properties: {
+        session: SESSION,
+        at: str('the last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)'),
+        ...TURN_INPUT,
+      },
       required: ['session', 'question'],
     },
     outputSchema: TURN_STATE,
@@ -231,7 +235,10 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     description: 'Send guidance into the running deliberation of a session; it lands at the next phase boundary.',
     inputSchema: {
       type: 'object',
-      properties: { session: SESSION, message: { type: 'string', minLength: 1 } },
+      properties: {
+        session: SESSION,
+        message: { type: 'string', minLength: 1, description: 'the guidance, as the council will read it' },
+      },
       required: ['session', 'message'],
     },
     outputSchema: {
@@ -264,7 +271,11 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     description: 'Answer a tool call or ask_user question that wait returned in pending_calls.',
     inputSchema: {
       type: 'object',
-      properties: { session: SESSION, call_id: { type: 'string', minLength: 1 }, value: { type: 'string' } },
+      properties: {
+        session: SESSION,
+        call_id: { type: 'string', minLength: 1, description: 'the id of a call in pending_calls' },
+        value: { type: 'string', description: 'the result the council reads (for ask_user: the answer)' },
+      },
       required: ['session', 'call_id', 'value'],
     },
     outputSchema: {
@@ -308,7 +319,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
       properties: {
         state: {
           type: 'string',
-          enum: ['running', 'complete', 'interrupted', 'failed', 'cancelled', 'empty'],
+          enum: ['ok', 'running', 'interrupted', 'failed', 'cancelled'],
           description: 'only sessions in this state',
         },
         policy: str('only sessions of this policy'),

@@ -7,6 +7,7 @@ import {
   CallToolResultSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import ajvModule from 'ajv/dist/2020.js';
@@ -58,6 +59,8 @@ async function connect(
   return { client, stderr: () => err, close: () => client.close() };
 }
 
+const resourceText = (c: { text: string } | { blob: string } | undefined): string =>
+  c !== undefined && 'text' in c ? c.text : '';
 const structured = (r: unknown): Structured => (r as CallToolResult).structuredContent as Structured;
 const text = (r: unknown): string =>
   ((r as CallToolResult).content ?? []).flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
@@ -123,7 +126,7 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     expect(stored.turns.at(-1)?.content).toBe(s['content']);
   });
 
-  it('a bad argument is a tool error with the nsed error code and hint, and the server goes on', async () => {
+  it('a bad argument is a tool error with the nsed error code and hint, and the server goes on (reliability #214, #215)', async () => {
     const r = await host.client.callTool({ name: 'deliberate', arguments: { question: 'x', agents: ['A'] } });
     expect((r as CallToolResult).isError).toBe(true);
     expect(text(r)).toMatch(/^usage \(exit 2\): deliberate: invalid arguments at \/agents/);
@@ -189,7 +192,7 @@ describe('nsed mcp on a held simulator: progress, steering and cancelling', { ti
     await held.close();
   });
 
-  it('sends a progress notification for the start, each phase and the answer, as each happens', async () => {
+  it('sends a progress notification for the start, each phase and the answer, as each happens (reliability #212)', async () => {
     const log = progressLog();
     const call = host.client.callTool(
       { name: 'deliberate', arguments: { question: 'Plan the database migration', policy: 'fast', timeout_s: 55 } },
@@ -208,7 +211,7 @@ describe('nsed mcp on a held simulator: progress, steering and cancelling', { ti
     expect(log.messages.at(-1)).toBe('answer ready');
   });
 
-  it('wait:false returns the session and job at once; wait then loops to the end, each call bounded', async () => {
+  it('wait:false returns the session and job at once; wait then loops to the end, each call bounded (reliability #211)', async () => {
     const r = await host.client.callTool({
       name: 'deliberate',
       arguments: { question: 'Design a rate limiter', policy: 'fast', wait: false },
@@ -273,7 +276,7 @@ describe('nsed mcp on a held simulator: progress, steering and cancelling', { ti
     expect(done.stdout).toContain('Prefer a write-through cache');
   });
 
-  it('cancel stops the deliberation on the orchestrator; wait then reports it cancelled', async () => {
+  it('cancel stops the deliberation on the orchestrator; wait then reports it cancelled (reliability #210)', async () => {
     const r = await host.client.callTool({
       name: 'deliberate',
       arguments: { question: 'Choose a message queue', policy: 'fast', wait: false },
@@ -330,7 +333,7 @@ describe('nsed mcp: the council asks, the host answers', { timeout: 180_000 }, (
     }
   });
 
-  it('an ask_user question goes to the person through elicitation when the host supports it', async () => {
+  it('an ask_user question goes to the person through elicitation when the host supports it (reliability #218)', async () => {
     const asked: string[] = [];
     const host = await connect(rig, {
       elicit: (message) => {
@@ -402,7 +405,7 @@ describe('nsed mcp: hosts that come and go, and Streamable HTTP', { timeout: 180
     }
   });
 
-  it('serves Streamable HTTP on loopback to a client that presents the token, and 401 to one that does not', async () => {
+  it('serves Streamable HTTP on loopback to a client that presents the token, and 401 to one that does not (reliability #216)', async () => {
     const token = 'mcp-test-token-0123456789abcdef';
     const server = held.spawn(['mcp', '--http', '0'], { env: { NSED_MCP_TOKEN: token }, stdin: 'inherit-open' });
     try {
@@ -436,9 +439,75 @@ describe('nsed mcp: hosts that come and go, and Streamable HTTP', { timeout: 180
     }
   });
 
-  it('--http without NSED_MCP_TOKEN is refused with exit 2 before it listens', async () => {
+  it('--http without NSED_MCP_TOKEN is refused with exit 2 before it listens (reliability #216)', async () => {
     const r = await held.runProcess(['mcp', '--http', '0']);
     expect(r.code).toBe(ExitCode.usage);
     expect(r.stderr).toContain('--http needs NSED_MCP_TOKEN');
+  });
+});
+
+describe('nsed mcp: resources and the bearer token', { timeout: 180_000 }, () => {
+  const token = 'mcp-canary-token-9f8e7d6c5b4a';
+  let rig: Rig;
+  let host: Connected;
+  beforeAll(async () => {
+    rig = await makeRig({ token });
+    host = await connect(rig, { env: { NSED_TOKEN: token } });
+  });
+  afterAll(async () => {
+    await host.close();
+    await rig.close();
+  });
+
+  it('lists each session as a resource, reads it as markdown and JSON and its report as HTML, and says when a subscribed one gets a turn', async () => {
+    const r = await host.client.callTool({
+      name: 'deliberate',
+      arguments: { question: 'Design a cache for a read-heavy API', policy: 'fast' },
+    });
+    const session = String(structured(r)['session']);
+    const links = ((r as CallToolResult).content ?? []).flatMap((c) => (c.type === 'resource_link' ? [c.uri] : []));
+    expect(links).toEqual([`nsed://sessions/${session}`, `nsed://sessions/${session}/report.html`]);
+    const { resources } = await host.client.listResources();
+    expect(resources.map((x) => x.uri)).toContain(`nsed://sessions/${session}`);
+    const read = await host.client.readResource({ uri: `nsed://sessions/${session}` });
+    expect(read.contents.map((c) => c.mimeType)).toEqual(['text/markdown', 'application/json']);
+    expect(JSON.parse(resourceText(read.contents[1]))).toMatchObject({ id: session });
+    const html = await host.client.readResource({ uri: `nsed://sessions/${session}/report.html` });
+    expect(resourceText(html.contents[0])).toMatch(/^<!doctype html>/i);
+
+    const updated: string[] = [];
+    let heard: () => void = () => undefined;
+    const told = new Promise<void>((resolve) => (heard = resolve));
+    host.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updated.push(n.params.uri);
+      heard();
+    });
+    await host.client.subscribeResource({ uri: `nsed://sessions/${session}` });
+    const next = await host.client.callTool({
+      name: 'continue',
+      arguments: { session, question: 'And how would you invalidate it?' },
+    });
+    expect(structured(next), text(next)).toMatchObject({ session, done: true, status: 'complete' });
+    await told;
+    expect(updated).toEqual([`nsed://sessions/${session}`]);
+  });
+
+  it('never puts the bearer token in a result, a log message or a resource (reliability #217)', async () => {
+    const r = await host.client.callTool({
+      name: 'deliberate',
+      arguments: { question: `Should the cache key of a request include ${token} as its prefix?`, policy: 'fast' },
+    });
+    const session = String(structured(r)['session']);
+    const seen = [
+      JSON.stringify(r),
+      JSON.stringify(await host.client.callTool({ name: 'verdict', arguments: { session } })),
+      JSON.stringify(await host.client.callTool({ name: 'sessions', arguments: {} })),
+      JSON.stringify(await host.client.readResource({ uri: `nsed://sessions/${session}` })),
+      JSON.stringify(await host.client.readResource({ uri: `nsed://sessions/${session}/report.html` })),
+      host.stderr(),
+    ];
+    // The council quotes the question: the token's place shows it was there and was replaced.
+    expect(seen[0]).toContain('request include *** ');
+    for (const s of seen) expect(s).not.toContain(token);
   });
 });
