@@ -34,4 +34,7 @@ export const runInject = (session: string, message: string): Run =>
 export const runCancel = (session: string): Run => prepared(cancel, { session });
 export const runToolResult = (session: string, callId: string, value: string): Run =>
   prepared(toolResult, { session, 'call-id': callId, value: [value], wait: false });
+/** `continue --tool-result ID=-`: the answer to a call the turn stopped at, read from stdin. */
+export const runContinueWithResult = (session: string, callId: string): Run =>
+  prepared(continueCommand, { session, 'tool-result': [`${callId}=-`] });
 export const runSessionsLs = (argv: ParsedArgv): Run => prepared(ls, argv);

@@ -30,6 +30,8 @@ export class SessionFeed {
   followed = false;
   ended: RunEnd | undefined;
   jobId: string | null = null;
+  /** The current turn's surface: on the chat surface a call usually ends the answer (exit 10) rather than waiting live. */
+  path: 'compat' | 'native' | null = null;
   /** The seq of the current turn's start: the state describes events from there on. */
   private turnFrom = 0;
 
@@ -44,6 +46,7 @@ export class SessionFeed {
       this.turnFrom = this.seq + 1;
       this.ended = undefined;
       this.jobId = null;
+      this.path = event.path;
     }
     if (event.type === 'job') this.jobId = event.job_id;
     this.seq += 1;

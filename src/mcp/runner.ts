@@ -94,17 +94,25 @@ export class Runner {
     return f;
   }
 
-  private context(output: OutputMode, onLine: (line: string) => void): { ctx: Context; close: () => void } {
+  /**
+   * `stdin`: what the command reads as standard input (a piped value, as `continue --tool-result
+   * ID=-` reads it); without it, a terminal nobody types at.
+   */
+  private context(
+    output: OutputMode,
+    onLine: (line: string) => void,
+    stdin?: string,
+  ): { ctx: Context; close: () => void } {
     const stdout = lineSink(onLine);
     const stderr = lineSink((line) => {
       if (line.trim() !== '')
         this.log(/^nsed: warning/.test(line) ? 'warning' : 'info', this.base.secrets.redact(line));
     });
     const io = createIO(
-      { stdout, stderr, stdin: Readable.from([]) },
+      { stdout, stderr, stdin: Readable.from(stdin === undefined ? [] : [stdin]) },
       this.base.env,
       { noColor: true },
-      (which) => which === 'stdin',
+      (which) => which === 'stdin' && stdin === undefined,
     );
     const ctx: Context = {
       ...this.base,
@@ -136,22 +144,26 @@ export class Runner {
    * events go to the feed of the session its turn starts in; the run outlives the tool call that
    * started it, and ends by itself (every wait inside it is bounded, docs/reliability.md#bounds).
    */
-  start(run: (ctx: Context) => Promise<number>): Started {
+  start(run: (ctx: Context) => Promise<number>, stdin?: string): Started {
     let feed: SessionFeed | undefined;
     let named: (s: string | undefined) => void = () => undefined;
     const session = new Promise<string | undefined>((resolve) => (named = resolve));
-    const { ctx, close } = this.context('ndjson', (line) => {
-      const e = eventOf(line);
-      if (e === undefined) return;
-      if (e.type === 'turn-start' && e.session !== '' && feed?.session !== e.session) {
-        feed = this.feed(e.session);
-        feed.followed = true;
-        named(e.session);
-      }
-      if (feed === undefined) return;
-      feed.push(e);
-      for (const o of this.observers) o(feed.session, e);
-    });
+    const { ctx, close } = this.context(
+      'ndjson',
+      (line) => {
+        const e = eventOf(line);
+        if (e === undefined) return;
+        if (e.type === 'turn-start' && e.session !== '' && feed?.session !== e.session) {
+          feed = this.feed(e.session);
+          feed.followed = true;
+          named(e.session);
+        }
+        if (feed === undefined) return;
+        feed.push(e);
+        for (const o of this.observers) o(feed.session, e);
+      },
+      stdin,
+    );
     const ended = settle(run(ctx)).then((end) => {
       close();
       feed?.end(end);

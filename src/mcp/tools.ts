@@ -144,9 +144,15 @@ export class McpTools {
     return dir;
   }
 
-  /** Done, or waiting on a call the host must answer (one being asked through elicitation is not yet). */
+  /**
+   * Done, or waiting on a call the host must answer (one being asked through elicitation is not
+   * yet). On the chat surface the answer that carries a call ends the turn (exit 10), answered
+   * then on the same thread: the run's end is awaited first, so answer_tool_call picks the way
+   * that fits; a live call there still returns as `waiting` at the call's bound.
+   */
   private settled(feed: SessionFeed): boolean {
     if (feed.ended !== undefined || feedState(feed, feed.last).done) return true;
+    if (feed.path === 'compat') return false;
     return pendingCalls(feed.turnEvents()).some((c) => !this.asking.has(c.id));
   }
 
@@ -268,17 +274,37 @@ export class McpTools {
     };
   }
 
+  /**
+   * A call the turn stopped at (the answer ended at `tool_calls`, exit 10) is answered on the
+   * same thread, as `continue --tool-result` answers it, and that turn runs here; a call the
+   * running job waits on is answered through its endpoint, as `nsed tool-result` does.
+   */
   async answer(args: Args): Promise<ToolAnswer> {
-    const { runToolResult } = await import('./commands.js');
+    const commands = await import('./commands.js');
     const store = await this.ctx.store();
     const id = await store.resolve(String(args['session']));
     const callId = String(args['call_id']);
-    const got = await this.runner.capture('ndjson', runToolResult(id, callId, String(args['value'])));
-    if (got.end.error !== undefined) throw runError(got.end.error);
-    const session = await store.read(id);
+    const value = String(args['value']);
+    const before = await store.read(id);
+    const jobId = before.pending_job?.job_id ?? '';
+    const stopped = before.turns.some(
+      (t) =>
+        t.role === 'assistant' &&
+        t.job_id === jobId &&
+        t.finish_reason === 'tool_calls' &&
+        t.tool_calls?.some((c) => c.id === callId && c.status === undefined),
+    );
+    if (stopped && this.runner.feeds.get(id)?.followed !== true) {
+      const started = this.runner.start(commands.runContinueWithResult(id, callId), value);
+      if ((await started.session) === undefined)
+        throw runError((await started.ended).error) ?? new NsedError('bug', 'the answer did not start a turn');
+    } else {
+      const got = await this.runner.capture('ndjson', commands.runToolResult(id, callId, value));
+      if (got.end.error !== undefined) throw runError(got.end.error);
+    }
     return {
       text: `answered ${callId}; call wait to follow the deliberation`,
-      structured: { session: id, job_id: session.pending_job?.job_id ?? '', call_id: callId },
+      structured: { session: id, job_id: jobId, call_id: callId },
       session: id,
     };
   }

@@ -40,7 +40,9 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
   const calls = pendingCalls(events);
   const fresh = events.filter((s) => s.seq > after).map((s) => s.event);
   let status: TurnState['status'];
-  if (terminal?.type === 'finish') status = 'complete';
+  // An answer that ended at tool calls (exit 10) is no answer yet: the calls wait for theirs.
+  if (terminal?.type === 'finish' && terminal.finish_reason === 'tool_calls' && calls.length > 0) status = 'waiting';
+  else if (terminal?.type === 'finish') status = 'complete';
   else if (terminal?.type === 'error') status = ERROR_STATUS[terminal.code] ?? terminal.status ?? 'failed';
   else if (feed.ended !== undefined) status = feed.ended.code === 0 ? 'complete' : 'failed';
   else if (calls.length > 0) status = 'waiting';
@@ -55,7 +57,7 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
     rounds: roundsOf(fresh),
     injections: fresh.flatMap((e) => (e.type === 'injection' ? [{ message: e.message, round: e.round }] : [])),
     pending_calls: calls,
-    content: terminal?.type === 'finish' ? terminal.content : null,
+    content: terminal?.type === 'finish' && status === 'complete' ? terminal.content : null,
     verdict: terminal?.verdict ?? null,
     gate: terminal?.gate ?? null,
     usage: null,

@@ -126,6 +126,44 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     expect(stored.turns.at(-1)?.content).toBe(s['content']);
   });
 
+  it('fork branches a session and runs its question; verdict reads the last answer with its ballots', async () => {
+    const first = structured(
+      await host.client.callTool({
+        name: 'deliberate',
+        arguments: { question: 'Choose a database for an event log', policy: 'fast' },
+      }),
+    );
+    const f = await host.client.callTool({
+      name: 'fork',
+      arguments: { session: String(first['session']), question: 'And if writes dominate?', at: '1' },
+    });
+    const forked = structured(f);
+    expect(forked, text(f)).toMatchObject({ done: true, status: 'complete' });
+    expect(forked['session']).not.toBe(first['session']);
+    const stored = await rig.session<{ forked_from: { session: string }; turns: Array<{ role: string }> }>(
+      String(forked['session']),
+    );
+    expect(stored.forked_from.session).toBe(first['session']);
+    expect(stored.turns.map((t) => t.role)).toEqual(['user', 'user', 'assistant']);
+    const v = structured(
+      await host.client.callTool({ name: 'verdict', arguments: { session: String(first['session']) } }),
+    );
+    expect(v).toMatchObject({ session: first['session'], status: 'complete', content: first['content'], usage: null });
+    expect(v['verdict']).toEqual(first['verdict']);
+    expect((v['ballots'] as Array<{ agent_id: string }>).map((b) => b.agent_id).sort()).toEqual(
+      Object.keys((first['verdict'] as { scores: Record<string, number> }).scores).sort(),
+    );
+  });
+
+  it('the same idempotency key on a retry replays the recorded answer: one deliberation, one session', async () => {
+    const args = { question: 'Review the retry policy', policy: 'fast', idempotency_key: 'mcp-retry-1' };
+    const before = rig.sim.control.stats().started;
+    const one = structured(await host.client.callTool({ name: 'deliberate', arguments: args }));
+    const two = structured(await host.client.callTool({ name: 'deliberate', arguments: args }));
+    expect(rig.sim.control.stats().started - before).toBe(1);
+    expect(two).toMatchObject({ session: one['session'], content: one['content'], done: true });
+  });
+
   it('a bad argument is a tool error with the nsed error code and hint, and the server goes on (reliability #214, #215)', async () => {
     const r = await host.client.callTool({ name: 'deliberate', arguments: { question: 'x', agents: ['A'] } });
     expect((r as CallToolResult).isError).toBe(true);
@@ -333,6 +371,34 @@ describe('nsed mcp: the council asks, the host answers', { timeout: 180_000 }, (
     }
   });
 
+  it('a call the answer stopped at (the chat surface) is answered on the same thread, and the turn goes on to its answer', async () => {
+    const host = await connect(rig);
+    try {
+      const r = await host.client.callTool({
+        name: 'deliberate',
+        arguments: {
+          question: 'Use the calculator to compute 2+2',
+          policy: 'fast',
+          tools: [{ name: 'calculator', parameters: { type: 'object', properties: { expr: { type: 'string' } } } }],
+        },
+      });
+      const s = structured(r);
+      expect(s, text(r)).toMatchObject({ status: 'waiting', done: false, content: null });
+      const [call] = s['pending_calls'] as Array<{ id: string; name: string; arguments: string }>;
+      expect(call).toMatchObject({ name: 'calculator', arguments: '{"expr":"2+2"}' });
+      const a = await host.client.callTool({
+        name: 'answer_tool_call',
+        arguments: { session: String(s['session']), call_id: String(call?.id), value: '4' },
+      });
+      expect((a as CallToolResult).isError, text(a)).toBeFalsy();
+      const end = await waitToEnd(host.client, String(s['session']));
+      expect(end.last).toMatchObject({ done: true, status: 'complete', pending_calls: [] });
+      expect(String(end.last['content'])).toContain('returned “4”');
+    } finally {
+      await host.close();
+    }
+  });
+
   it('an ask_user question goes to the person through elicitation when the host supports it (reliability #218)', async () => {
     const asked: string[] = [];
     const host = await connect(rig, {
@@ -403,6 +469,23 @@ describe('nsed mcp: hosts that come and go, and Streamable HTTP', { timeout: 180
     } finally {
       await second.close();
     }
+  });
+
+  it('a host that disconnects with --on-exit cancel set cancels its deliberation on the way out (reliability #213)', async () => {
+    const first = await connect(held, { env: { NSED_ON_EXIT: 'cancel' } });
+    const r = await first.client.callTool({
+      name: 'deliberate',
+      arguments: { question: 'Choose a message queue', policy: 'fast', wait: false },
+    });
+    const { session, job_id: job } = structured(r) as { session: string; job_id: string };
+    await first.close();
+    await held.sim.control.ended(job);
+    expect(held.sim.requests.some((q) => q.path === `/deliberation/${job}/cancel`)).toBe(true);
+    const stored = await held.session<{ pending_job?: unknown; turns: Array<{ role: string; status: string }> }>(
+      session,
+    );
+    expect(stored.pending_job).toBeUndefined();
+    expect(stored.turns.at(-1)).toMatchObject({ role: 'assistant', status: 'cancelled' });
   });
 
   it('serves Streamable HTTP on loopback to a client that presents the token, and 401 to one that does not (reliability #216)', async () => {
