@@ -136,13 +136,7 @@ export function leaderOf(round: EventOf<'round'>): string | null {
   return round.scored && best !== undefined ? best.agent_id : null;
 }
 
-/** The events a `wait` returns for: something a host may act on or show. */
+/** The events a `wait` returns for before the end: something a host may act on or show. */
 export function notable(e: NsedEvent): boolean {
-  return (
-    (e.type === 'round' && e.scored) ||
-    e.type === 'tool-call' ||
-    e.type === 'injection' ||
-    e.type === 'finish' ||
-    e.type === 'error'
-  );
+  return (e.type === 'round' && e.scored) || e.type === 'tool-call' || e.type === 'injection';
 }

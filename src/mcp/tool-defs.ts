@@ -89,6 +89,7 @@ const TURN_STATE: JsonSchema = {
     content: nullable('string', 'the answer once done (null before)'),
     verdict: { type: ['object', 'null'], description: 'the council verdict (docs/ndjson.md "The verdict")' },
     gate: { type: ['object', 'null'], description: 'the gates result, or null when no gate was set' },
+    structured: { description: 'with a schema: the answer parsed, or null when it does not match' },
     usage: {
       type: ['object', 'null'],
       description: 'token and cost figures; null while the orchestrator reports none',

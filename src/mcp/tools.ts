@@ -151,7 +151,8 @@ export class McpTools {
    * that fits; a live call there still returns as `waiting` at the call's bound.
    */
   private settled(feed: SessionFeed): boolean {
-    if (feed.ended !== undefined || feedState(feed, feed.last).done) return true;
+    // The run ends just after its turn's terminal event; awaited, so the result says how it ended (a gate, exit 12).
+    if (feed.ended !== undefined || (!feed.followed && feedState(feed, feed.last).done)) return true;
     if (feed.path === 'compat') return false;
     return pendingCalls(feed.turnEvents()).some((c) => !this.asking.has(c.id));
   }

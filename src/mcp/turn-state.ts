@@ -16,6 +16,8 @@ export interface TurnState {
   content: string | null;
   verdict: CouncilVerdict | null;
   gate: GateResult | null;
+  /** With a `schema`: the answer parsed, or null when it does not match (as `-o json`). */
+  structured?: unknown;
   /** No orchestrator reports token or cost figures to nsed yet: unknown is null, never 0. */
   usage: null;
   error: { code: string; exit_code: number; message: string } | null;
@@ -60,11 +62,13 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
     content: terminal?.type === 'finish' && status === 'complete' ? terminal.content : null,
     verdict: terminal?.verdict ?? null,
     gate: terminal?.gate ?? null,
+    ...(terminal?.type === 'finish' && terminal.structured !== undefined ? { structured: terminal.structured } : {}),
     usage: null,
+    // As -o json: the turn's error, or how a completed one failed its gates or schema (exit 12, 13, 14).
     error:
       terminal?.type === 'error'
         ? { code: terminal.code, exit_code: terminal.exit_code, message: terminal.message }
-        : endError === undefined || terminal !== undefined
+        : endError === undefined
           ? null
           : { code: endError.code, exit_code: endError.exit_code, message: endError.message },
   };

@@ -155,6 +155,28 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     );
   });
 
+  it('a schema shapes the answer (structured in the result) and gates judge it, as -o json shows them', async () => {
+    const schema = {
+      type: 'object',
+      properties: { choice: { type: 'string' }, reasons: { type: 'array', items: { type: 'string' } } },
+      required: ['choice', 'reasons'],
+    };
+    const r = await host.client.callTool({
+      name: 'deliberate',
+      arguments: {
+        question: 'Pick a queue for the billing events',
+        policy: 'fast',
+        schema,
+        gates: { 'min-convergence': 0.999 },
+      },
+    });
+    const s = structured(r);
+    expect(s, text(r)).toMatchObject({ done: true, status: 'complete' });
+    expect(s['structured']).toMatchObject({ choice: expect.any(String), reasons: expect.any(Array) });
+    expect(s['gate']).toMatchObject({ status: 'fail', checks: [{ name: 'min-convergence' }] });
+    expect(s['error']).toMatchObject({ code: 'gate_failed', exit_code: ExitCode.gateFailed });
+  });
+
   it('the same idempotency key on a retry replays the recorded answer: one deliberation, one session', async () => {
     const args = { question: 'Review the retry policy', policy: 'fast', idempotency_key: 'mcp-retry-1' };
     const before = rig.sim.control.stats().started;
