@@ -99,19 +99,26 @@ export class McpTools {
     if (typeof args['idempotency_key'] === 'string') argv['idempotency-key'] = args['idempotency_key'];
     const gates = args['gates'];
     if (typeof gates === 'object' && gates !== null) for (const [k, v] of Object.entries(gates)) argv[k] = String(v);
-    const toolsDir = await this.toolsFile(args['tools'], argv);
     const commands = await import('./commands.js');
+    const toolsDir = await this.toolsFile(args['tools'], argv);
+    const forget = (): Promise<void> =>
+      toolsDir === undefined ? Promise.resolve() : rm(toolsDir, { recursive: true, force: true });
     let run: (ctx: Context) => Promise<number>;
-    if (name === 'deliberate') run = commands.runAsk(argv);
-    else if (name === 'continue') run = commands.runContinue({ ...argv, session: String(args['session']) });
-    else
-      run = commands.runFork({
-        ...argv,
-        source: String(args['session']),
-        ...(typeof args['at'] === 'string' ? { at: args['at'] } : {}),
-      });
+    try {
+      if (name === 'deliberate') run = commands.runAsk(argv);
+      else if (name === 'continue') run = commands.runContinue({ ...argv, session: String(args['session']) });
+      else
+        run = commands.runFork({
+          ...argv,
+          source: String(args['session']),
+          ...(typeof args['at'] === 'string' ? { at: args['at'] } : {}),
+        });
+    } catch (err) {
+      await forget();
+      throw err;
+    }
     const started = this.runner.start(run);
-    if (toolsDir !== undefined) void started.ended.finally(() => rm(toolsDir, { recursive: true, force: true }));
+    void started.ended.finally(forget);
     const session = await started.session;
     if (session === undefined) {
       const end = await started.ended;
