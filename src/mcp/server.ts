@@ -113,6 +113,7 @@ export class McpHub {
             ...(a.session === undefined ? [] : sessionLinks(a.session)),
           ],
           structuredContent: redactDeep(a.structured, redact),
+          ...(a.isError === true ? { isError: true } : {}),
         };
       } catch (err) {
         return toolError(err, (t) => this.ctx.secrets.redact(t));

@@ -64,7 +64,11 @@ const ROUNDS = {
 const ERROR = {
   type: ['object', 'null'],
   description: 'how the deliberation ended other than completed: nsed error code, exit code, message',
-  properties: { code: { type: 'string' }, exit_code: { type: 'integer' }, message: { type: 'string' } },
+  properties: {
+    code: { type: 'string' },
+    exit_code: { type: ['integer', 'null'], description: 'null when only the store was read' },
+    message: { type: 'string' },
+  },
 };
 
 /** The state of a deliberation: what deliberate, wait, continue and fork answer. */

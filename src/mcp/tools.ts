@@ -127,10 +127,10 @@ export class McpTools {
     const feed = this.runner.feed(session);
     if (args['wait'] === false) {
       await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, env);
-      return this.state(feedState(feed, 0));
+      return this.state(feedState(feed, 0), feed);
     }
     await this.until(feed, () => this.settled(feed), timeoutMs(args), env);
-    return this.state(feedState(feed, 0));
+    return this.state(feedState(feed, 0), feed);
   }
 
   /** The council's tools as a tools file (its parser checks each entry, as for --tools), with no command: the host answers. */
@@ -220,11 +220,20 @@ export class McpTools {
     }
   }
 
-  private state(s: TurnState): ToolAnswer {
+  /**
+   * A turn that failed or was cut off is a tool error (its text nsed's error line and hint), with
+   * the state beside it; one that answered is not, even when its gates failed (the error says so).
+   */
+  private state(s: TurnState, feed?: SessionFeed): ToolAnswer {
+    const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
+    const hint = feed?.ended?.error?.hint;
     return {
-      text: stateText(s),
+      text: failed
+        ? `${s.error?.code} (exit ${s.error?.exit_code}): ${s.error?.message}${hint === undefined ? '' : `\nhint: ${hint}`}\nsession ${s.session ?? '?'}`
+        : stateText(s),
       structured: s as unknown as Record<string, unknown>,
       ...(s.session === null ? {} : { session: s.session }),
+      ...(failed ? { isError: true } : {}),
     };
   }
 
@@ -257,7 +266,7 @@ export class McpTools {
     const f = feed;
     const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
     await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), env);
-    return this.state(feedState(f, after));
+    return this.state(feedState(f, after), f);
   }
 
   private async inject(args: Args): Promise<ToolAnswer> {

@@ -20,7 +20,7 @@ export interface TurnState {
   structured?: unknown;
   /** No orchestrator reports token or cost figures to nsed yet: unknown is null, never 0. */
   usage: null;
-  error: { code: string; exit_code: number; message: string } | null;
+  error: { code: string; exit_code: number | null; message: string } | null;
 }
 
 const ERROR_STATUS: Record<string, TurnState['status']> = {
@@ -114,7 +114,8 @@ export function storedState(session: Session, seq: number): TurnState {
     verdict: turn?.verdict ?? null,
     gate: turn?.gate ?? null,
     usage: null,
-    error: turn?.error === undefined ? null : { code: turn.status, exit_code: 0, message: turn.error },
+    // The store keeps how the turn ended, not the exit code of the run that recorded it.
+    error: turn?.error === undefined ? null : { code: turn.status, exit_code: null, message: turn.error },
   };
 }
 

@@ -126,6 +126,19 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     expect(stored.turns.at(-1)?.content).toBe(s['content']);
   });
 
+  it('a deliberation that fails is a tool error with the error line and hint, its session still named (reliability #215)', async () => {
+    const down = await connect(rig, { env: { NSED_URL: 'http://127.0.0.1:9' } });
+    try {
+      const r = await down.client.callTool({ name: 'deliberate', arguments: { question: 'Is anyone there?' } });
+      expect((r as CallToolResult).isError).toBe(true);
+      expect(text(r)).toMatch(/^network \(exit 6\): cannot reach the orchestrator at 127\.0\.0\.1:9/);
+      expect(text(r)).toMatch(/\nsession \d{8}-[0-9a-f]+$/);
+      expect(structured(r)).toMatchObject({ done: true, status: 'failed', error: { code: 'network', exit_code: 6 } });
+    } finally {
+      await down.close();
+    }
+  });
+
   it('fork branches a session and runs its question; verdict reads the last answer with its ballots', async () => {
     const first = structured(
       await host.client.callTool({
