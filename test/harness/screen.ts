@@ -101,24 +101,23 @@ export function onScreen(args: string[], opts: ScreenOptions): ScreenRun {
     if (v !== undefined) env[k] = v;
   const child = spawn(
     'python3',
-    [PTY_RUN, String(opts.columns), String(rowsTall), pipeStdout ? 'fd3' : 'terminal', '--', process.execPath, CLI, ...args],
+    [
+      PTY_RUN,
+      String(opts.columns),
+      String(rowsTall),
+      pipeStdout ? 'fd3' : 'terminal',
+      '--',
+      process.execPath,
+      CLI,
+      ...args,
+    ],
     { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] },
   );
   const keys = child.stdin as Writable;
   // What the terminal answers to a query (a cursor position report) goes back as typed input.
   term.onData((d) => keys.write(d));
   let ended: Row[] | undefined;
-  const rows = (): Row[] => {
-    if (ended !== undefined) return ended;
-    const buffer = term.buffer.active;
-    const out: Row[] = [];
-    for (let i = 0; i < buffer.length; i++) {
-      const line = buffer.getLine(i);
-      if (line !== undefined) out.push({ text: line.translateToString(true), wrapped: line.isWrapped });
-    }
-    while (out.length > 0 && out[out.length - 1]?.text === '' && out[out.length - 1]?.wrapped === false) out.pop();
-    return out;
-  };
+  const rows = (): Row[] => ended ?? rowsOf(term);
   const problems: string[] = [];
   const seen = new Set<string>();
   let liveFrames = 0;
@@ -166,9 +165,13 @@ export function onScreen(args: string[], opts: ScreenOptions): ScreenRun {
       new Promise<void>((resolve, reject) => {
         const check = (): void => {
           if (predicate({ rows: rows(), liveFrames })) done();
-          else if (ended !== undefined) done(new Error(`the command ended before the screen showed ${what}:\n${screen()}`));
+          else if (ended !== undefined)
+            done(new Error(`the command ended before the screen showed ${what}:\n${screen()}`));
         };
-        const screen = (): string => rows().map((r) => `  |${r.text}`).join('\n');
+        const screen = (): string =>
+          rows()
+            .map((r) => `  |${r.text}`)
+            .join('\n');
         const timer = setTimeout(() => done(new Error(`timed out waiting for ${what}:\n${screen()}`)), WAIT_MS);
         const done = (err?: Error): void => {
           clearTimeout(timer);
@@ -181,6 +184,30 @@ export function onScreen(args: string[], opts: ScreenOptions): ScreenRun {
       }),
     result,
   };
+}
+
+/** Every row `bytes` leave on an emulator of `columns` columns: for bytes captured in-process. */
+export function drawOn(bytes: string, columns: number, rowsTall = 24): Promise<Row[]> {
+  const term = new xterm.Terminal({ cols: columns, rows: rowsTall, scrollback: 100_000, allowProposedApi: true });
+  return new Promise((resolve) =>
+    term.write(bytes, () => {
+      const rows = rowsOf(term);
+      term.dispose();
+      resolve(rows);
+    }),
+  );
+}
+
+/** The buffer's rows, scrollback first, without the empty rows below the last one written. */
+function rowsOf(term: InstanceType<typeof xterm.Terminal>): Row[] {
+  const buffer = term.buffer.active;
+  const out: Row[] = [];
+  for (let i = 0; i < buffer.length; i++) {
+    const line = buffer.getLine(i);
+    if (line !== undefined) out.push({ text: line.translateToString(true), wrapped: line.isWrapped });
+  }
+  while (out.length > 0 && out[out.length - 1]?.text === '' && out[out.length - 1]?.wrapped === false) out.pop();
+  return out;
 }
 
 /** The text of every row, for a failure message or a comparison. */
