@@ -210,5 +210,15 @@ function rowsOf(term: InstanceType<typeof xterm.Terminal>): Row[] {
   return out;
 }
 
+/** The lines as written: each row joined with the rows that continue it (a line wider than the terminal). */
+export function logicalLines(rows: readonly Row[]): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
+    if (r.wrapped && out.length > 0) out[out.length - 1] += r.text;
+    else out.push(r.text);
+  }
+  return out;
+}
+
 /** The text of every row, for a failure message or a comparison. */
 export const texts = (rows: readonly Row[]): string[] => rows.map((r) => r.text);
