@@ -52,10 +52,11 @@ export function isCredentialName(name: string): boolean {
 const BEARER_CREDENTIAL = /\b(Bearer|Basic)\s+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}/gi;
 // No URL part holds a control character (RFC 3986), so a credential-shaped part ends at one: the
 // colour code after a parameter's value is a terminal's, never replaced with the value.
-// scheme://user:password@host — the userinfo, up to the @ that ends it. No `\b` before the scheme:
-// after a colour code (`ESC[2mhttps://`) there is none, and a longer scheme word changes nothing.
+// scheme://user:password@host — the userinfo, up to the @ that ends it. The scheme starts a word,
+// or follows a colour code (`ESC[2mhttps://`, where there is no word boundary); never anywhere
+// inside a word, which would try every position of a long one (quadratic on a 1.5 MB answer).
 // eslint-disable-next-line no-control-regex
-const USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^\s\x00-\x1f\x7f/?#@"'<>\\]+@/gi;
+const USERINFO = /(?:\b|(?<=\x1b\[[0-9;]*m))([a-z][a-z0-9+.-]*:\/\/)[^\s\x00-\x1f\x7f/?#@"'<>\\]+@/gi;
 // ?name=value, &name=value or ;name=value, in a URL or in prose quoting one.
 // eslint-disable-next-line no-control-regex
 const QUERY_PARAM = /([?&;])([^\s\x00-\x1f\x7f=&#?;"'<>\\]+)=([^\s\x00-\x1f\x7f&#;"'<>\\]*)/g;
