@@ -182,8 +182,9 @@ export class StreamRedactor {
 }
 
 /**
- * A copy of `value` with `redact` applied to every string in it. String by string, not over the
- * JSON text, so that no replacement can break a document's syntax.
+ * A copy of `value` with `redact` applied to every string in it, object keys as well as values
+ * (a verdict's `scores` is keyed by the server's agent ids, which may echo the token). String by
+ * string, not over the JSON text, so that no replacement can break a document's syntax.
  */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   return mapStrings(value, redact) as T;
@@ -195,9 +196,22 @@ function mapStrings(value: unknown, fn: (text: string) => string): unknown {
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     // defineProperty: a `__proto__` key read from a file stays a key, never a prototype.
-    for (const [k, v] of Object.entries(value))
-      Object.defineProperty(out, k, { value: mapStrings(v, fn), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value)) {
+      const key = distinctKey(out, fn(k));
+      Object.defineProperty(out, key, {
+        value: mapStrings(v, fn),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out;
   }
   return value;
+}
+
+/** `key`, or `key (2)`, `key (3)`...: two keys that redact alike stay two entries. */
+function distinctKey(out: Record<string, unknown>, key: string): string {
+  if (!Object.hasOwn(out, key)) return key;
+  for (let n = 2; ; n++) if (!Object.hasOwn(out, `${key} (${n})`)) return `${key} (${n})`;
 }

@@ -114,10 +114,16 @@ describe('known tokens (reliability #89)', () => {
     expect(redactCredentials(long)).toBe(long);
   });
 
-  it('redacts a document string by string, keys kept, a __proto__ key staying a key', () => {
+  it('redacts a document string by string, a __proto__ key staying a key', () => {
     const doc = JSON.parse('{"a": ["x canary-1234", 3, null, {"__proto__": "canary-1234"}], "true": true}') as unknown;
     const out = redactDeep(doc, (t) => redactSecrets(t, 'canary-1234'));
     expect(JSON.stringify(out)).toBe('{"a":["x ***",3,null,{"__proto__":"***"}],"true":true}');
     expect(JSON.stringify(doc)).toContain('canary-1234');
+  });
+
+  it('redacts the keys of a document too, two keys that redact alike staying two entries', () => {
+    const doc = { scores: { 'Cortex-canary-1234': 0.4, 'Cortex-***': 0.3, CortexA: 0.9 } };
+    const out = redactDeep(doc, (t) => redactSecrets(t, 'canary-1234'));
+    expect(out).toEqual({ scores: { 'Cortex-***': 0.4, 'Cortex-*** (2)': 0.3, CortexA: 0.9 } });
   });
 });
