@@ -6,7 +6,8 @@ import { startServer, type ScriptedServer, type Seen } from './scripted-server.j
 
 /**
  * A loopback proxy in front of a real simulator that passes every request on, but decides what
- * the client gets back of the start request (`POST /v1/chat/completions`): nothing at all (the
+ * the client gets back of the start request (`POST /v1/chat/completions`, or the request a test
+ * names): nothing at all (the
  * headers held until the test ends, so a signal lands between the request and its headers), or
  * a reset instead of the headers, or the headers and the first bytes of the body, then a cut. The
  * simulator runs the job in every case.
@@ -21,7 +22,14 @@ export interface HoldingProxy {
   close(): Promise<void>;
 }
 
-export async function startHoldingProxy(target: string, answer: StartAnswer): Promise<HoldingProxy> {
+/** The start request, the one held or cut unless a test names another. */
+const isStart = (seen: Seen): boolean => seen.method === 'POST' && seen.url === '/v1/chat/completions';
+
+export async function startHoldingProxy(
+  target: string,
+  answer: StartAnswer,
+  faulted: (seen: Seen) => boolean = isStart,
+): Promise<HoldingProxy> {
   let onStarted: (res: IncomingMessage) => void = () => undefined;
   const started = new Promise<IncomingMessage>((resolve) => (onStarted = resolve));
   const upstream = new URL(target);
@@ -34,7 +42,7 @@ export async function startHoldingProxy(target: string, answer: StartAnswer): Pr
     out.end(seen.body);
   };
   const server = await startServer((req, res: ServerResponse, seen) => {
-    if (seen.method === 'POST' && seen.url === '/v1/chat/completions') {
+    if (faulted(seen)) {
       forward(req, seen, (up) => {
         onStarted(up);
         if (answer === 'hold-headers') return;
