@@ -4,6 +4,7 @@ import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import { applyEvent, emptyTranscript } from '../transcript.js';
 import { gateFailure } from './gate-lines.js';
+import { schemaMismatchMessage } from './schema-lines.js';
 import { toJsonLine } from './ndjson.js';
 import type { Renderer } from './renderer-types.js';
 
@@ -18,6 +19,8 @@ export function createJsonRenderer(io: IO): Renderer {
   const out = safeWriter(io.stdout);
   let transcript = emptyTranscript();
   let start: EventOf<'turn-start'> | undefined;
+  // Corrective turns (--schema) so far: the exit-14 message counts them, as stderr's does.
+  let corrections = 0;
   const write = (e: EventOf<'finish' | 'error'>, fields: Record<string, unknown>): void => {
     out.write(
       toJsonLine({
@@ -58,18 +61,10 @@ export function createJsonRenderer(io: IO): Renderer {
         start = e;
         transcript = emptyTranscript();
       }
+      if (e.type === 'schema-retry') corrections += 1;
       transcript = applyEvent(transcript, e);
       if (e.type === 'finish') {
-        const failure = e.gate === null ? undefined : gateFailure(e.gate);
-        const error =
-          failure === undefined
-            ? null
-            : {
-                code: failure.code,
-                exit_code: failure.code === 'gate_failed' ? ExitCode.gateFailed : ExitCode.inconclusive,
-                message: failure.message,
-              };
-        write(e, { status: 'complete', error });
+        write(e, { status: 'complete', error: finishError(e, corrections) });
       } else if (e.type === 'error' && start !== undefined) {
         const error = { code: e.code, exit_code: e.exit_code, message: e.message };
         write(e, { status: e.status ?? unrecordedStatus(e.code), error });
@@ -77,6 +72,33 @@ export function createJsonRenderer(io: IO): Renderer {
     },
     close: () => out.drain(),
   };
+}
+
+/**
+ * Why a turn that answered still exits non-zero, or null: an answer that does not match --schema
+ * (exit 14; it is recorded, its status stays `complete`), else a gate that failed or could not
+ * be judged.
+ */
+function finishError(e: EventOf<'finish'>, corrections: number): JsonError | null {
+  if (e.schema_errors !== undefined && e.schema_errors.length > 0)
+    return {
+      code: 'schema_mismatch',
+      exit_code: ExitCode.schemaMismatch,
+      message: schemaMismatchMessage(e.schema_errors.length, corrections),
+    };
+  const failure = e.gate === null ? undefined : gateFailure(e.gate);
+  if (failure === undefined) return null;
+  return {
+    code: failure.code,
+    exit_code: failure.code === 'gate_failed' ? ExitCode.gateFailed : ExitCode.inconclusive,
+    message: failure.message,
+  };
+}
+
+interface JsonError {
+  code: string;
+  exit_code: number;
+  message: string;
 }
 
 /** A turn that ended before anything was recorded (its request never left): how it ended, by its error. */

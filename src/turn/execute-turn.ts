@@ -1,5 +1,6 @@
 import type { SchemaError } from '../events.js';
 import { boundsOf } from '../files/read-input.js';
+import { schemaMismatchMessage } from '../output/schema-lines.js';
 import { NsedError, markReported, notFound } from '../errors.js';
 import { progressMode, type ProgressMode } from '../output/progress-mode.js';
 import { createRenderer, type Renderer } from '../output/renderer.js';
@@ -111,12 +112,9 @@ async function claimCorrection(
  */
 function schemaMismatch(ctx: Context, sessionId: string, errors: readonly SchemaError[], retries: number): NsedError {
   for (const e of errors) ctx.io.stderr.write(`schema error at ${oneLine(e.path, 200)}: ${oneLine(e.message, 300)}\n`);
-  const tries = retries === 0 ? '' : `, after ${retries} corrective turn${retries === 1 ? '' : 's'}`;
-  const err = new NsedError(
-    'schema_mismatch',
-    `the answer does not match --schema (${errors.length} error${errors.length === 1 ? '' : 's'}${tries})`,
-    { hint: `the answer is recorded in session ${sessionId}; -o json prints it with its schema_errors` },
-  );
+  const err = new NsedError('schema_mismatch', schemaMismatchMessage(errors.length, retries), {
+    hint: `the answer is recorded in session ${sessionId}; -o json prints it with its schema_errors`,
+  });
   markReported(err);
   return err;
 }
