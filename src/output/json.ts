@@ -6,7 +6,7 @@ import { applyEvent, emptyTranscript } from '../transcript.js';
 import { gateFailure } from './gate-lines.js';
 import { schemaMismatchMessage } from './schema-lines.js';
 import { toJsonLine } from './ndjson.js';
-import type { Renderer } from './renderer-types.js';
+import type { Renderer, RendererOptions } from './renderer-types.js';
 
 /**
  * `-o json`: one object when the turn ends, in every outcome (README "Output modes"): completed,
@@ -15,17 +15,20 @@ import type { Renderer } from './renderer-types.js';
  * show` and the store keep); content is the finish event's, as in every other mode. A run that
  * fails before its turn starts prints nothing here (the command's error report covers it).
  */
-export function createJsonRenderer(io: IO): Renderer {
+export function createJsonRenderer(io: IO, opts: Pick<RendererOptions, 'newSession'> = {}): Renderer {
   const out = safeWriter(io.stdout);
   let transcript = emptyTranscript();
   let start: EventOf<'turn-start'> | undefined;
   // Corrective turns (--schema) so far: the exit-14 message counts them, as stderr's does.
   let corrections = 0;
   const write = (e: EventOf<'finish' | 'error'>, fields: Record<string, unknown>): void => {
+    // A turn that never reached the orchestrator is not recorded (its error has no status): its
+    // turn id names nothing, nor does the id of a session created for it.
+    const unrecorded = e.type === 'error' && (e.status ?? null) === null;
     out.write(
       toJsonLine({
-        session: start?.session ?? null,
-        turn: start?.turn ?? null,
+        session: unrecorded && opts.newSession === true ? null : (start?.session ?? null),
+        turn: unrecorded ? null : (start?.turn ?? null),
         job_id: (e.type === 'finish' ? e.job_id : null) ?? transcript.jobId,
         policy: start?.policy ?? null,
         agents: start?.agents ?? null,

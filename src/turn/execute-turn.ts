@@ -41,7 +41,7 @@ export async function executeTurn(
   how: { fresh?: boolean } = {},
 ): Promise<TurnResult> {
   const fresh = how.fresh === true;
-  const out = lazyRenderer(ctx, { saved: opts.save !== false }, progressOf(ctx));
+  const out = lazyRenderer(ctx, { saved: opts.save !== false, newSession: fresh }, progressOf(ctx));
   let turn = { session, userTurnId, fresh };
   for (let attempt = 0; ; attempt++) {
     const current = turn;
@@ -257,7 +257,11 @@ async function withReports<T>(
  * The renderer of a run, made when its first turn starts and kept for the corrective turns that
  * may follow it. `saved` false (--no-save): no hint to continue a session that will not exist.
  */
-function lazyRenderer(ctx: Context, how: { saved: boolean }, progress: ProgressMode): () => Promise<Renderer> {
+function lazyRenderer(
+  ctx: Context,
+  how: { saved: boolean; newSession?: boolean },
+  progress: ProgressMode,
+): () => Promise<Renderer> {
   let made: Promise<Renderer> | undefined;
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
   return () =>
@@ -265,6 +269,7 @@ function lazyRenderer(ctx: Context, how: { saved: boolean }, progress: ProgressM
       showSessionHint: how.saved && ctx.io.stderrIsTTY && progress === 'live',
       now: () => ctx.clock.now().getTime(),
       progress,
+      newSession: how.newSession === true,
     }));
 }
 
