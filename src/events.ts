@@ -30,6 +30,11 @@ export type NsedEvent =
       candidates: Candidate[];
       /** The native round summary's convergence_score; absent where the server reported none (compat). */
       convergence?: number;
+      /**
+       * `nsed watch --agent`: the candidates are a selection, and this is the scored round's leader
+       * among all of them (null when it had none), so the selected agent is never called leader.
+       */
+      leader?: { agent_id: string; score: number } | null;
     }
   | { type: 'text'; text: string }
   | { type: 'injection'; message: string; round: number; sequence: number }
