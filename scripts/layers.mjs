@@ -159,6 +159,16 @@ export const LAYERS = [
     allow: ['src/errors.ts', 'src/protocol/', 'src/output/modes.ts', 'src/files/'],
     why: 'the config file is read and checked with nothing but the error type and the list of output modes, and written as every file outside the store is',
   },
+  {
+    from: 'src/mcp/tool-defs.ts',
+    allow: [],
+    why: "the MCP tools' names and schemas are data: the server lists them and docs/ writes README's tool reference from them",
+  },
+  {
+    from: 'src/mcp/',
+    deny: ['src/commands/index.ts', 'src/commands/mcp.ts', 'src/docs/', 'src/sim/', 'src/api/', 'src/batch/'],
+    why: "the MCP server runs the CLI's own commands (their parse and run) against a Context of its own; the command table and `nsed mcp` itself sit above it, and the orchestrator is reached only through those commands",
+  },
   { from: 'src/commands/', deny: [], why: 'commands may use every layer below the entry' },
   {
     from: 'src/docs/',

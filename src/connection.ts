@@ -4,7 +4,7 @@ import type { RunSettings, SettingSource } from './settings.js';
 import { NsedError } from './errors.js';
 import { isAlive } from './process-alive.js';
 import type { LiveSim } from './protocol/live-sim.js';
-import { redactUrl, type Secrets } from './secrets.js';
+import { redactSecrets, type Secrets } from './secrets.js';
 import { sanitizeForTerminal } from './terminal/sanitize.js';
 import type { IO } from './terminal/io.js';
 
@@ -111,8 +111,9 @@ export async function connect(
   }
   const { createClient } = await import('./api/index.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
-  // The client sends no query string and refuses userinfo; what is shown and stored drops them too.
-  const shown = redactUrl(url);
+  // The client sends no query string and refuses userinfo; what is shown and stored drops them
+  // too, and the token itself should the URL's path hold it (docs/reliability.md #89).
+  const shown = redactSecrets(url, token);
   if (verbose) warn(`url ${shown} (${URL_SOURCE_WORDS[source]})`);
   const debug =
     ctx.env['NSED_DEBUG'] === '1'

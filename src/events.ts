@@ -33,6 +33,11 @@ export type NsedEvent =
       convergence?: number;
       /** The native round summary's decisiveness; absent where the server reported none. */
       decisiveness?: number;
+      /**
+       * `nsed watch --agent`: the candidates are a selection, and this is the scored round's leader
+       * among all of them (null when it had none), so the selected agent is never called leader.
+       */
+      leader?: { agent_id: string; score: number } | null;
     }
   | { type: 'text'; text: string }
   | { type: 'injection'; message: string; round: number; sequence: number }

@@ -50,10 +50,16 @@ export function isCredentialName(name: string): boolean {
 // A credential after the scheme word: six characters or more with a digit or a symbol in them,
 // so that prose ("the bearer token", "a basic idea") is left alone.
 const BEARER_CREDENTIAL = /\b(Bearer|Basic)\s+(?=[A-Za-z]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{6,}/gi;
-// scheme://user:password@host — the userinfo, up to the @ that ends it.
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>\\]+@/gi;
+// No URL part holds a control character (RFC 3986), so a credential-shaped part ends at one: the
+// colour code after a parameter's value is a terminal's, never replaced with the value.
+// scheme://user:password@host — the userinfo, up to the @ that ends it. The scheme starts a word,
+// or follows a colour code (`ESC[2mhttps://`, where there is no word boundary); never anywhere
+// inside a word, which would try every position of a long one (quadratic on a 1.5 MB answer).
+// eslint-disable-next-line no-control-regex
+const USERINFO = /(?:\b|(?<=\x1b\[[0-9;]*m))([a-z][a-z0-9+.-]*:\/\/)[^\s\x00-\x1f\x7f/?#@"'<>\\]+@/gi;
 // ?name=value, &name=value or ;name=value, in a URL or in prose quoting one.
-const QUERY_PARAM = /([?&;])([^\s=&#?;"'<>\\]+)=([^\s&#;"'<>\\]*)/g;
+// eslint-disable-next-line no-control-regex
+const QUERY_PARAM = /([?&;])([^\s\x00-\x1f\x7f=&#?;"'<>\\]+)=([^\s\x00-\x1f\x7f&#;"'<>\\]*)/g;
 
 /** Credential-shaped parts of `text` (Bearer credentials, URL userinfo, credential parameters) as `***`. */
 export function redactCredentials(text: string): string {
@@ -118,13 +124,29 @@ export class Secrets {
 // parameter, URL scheme or authority, or a Bearer/Basic keyword (or a prefix of one) with what
 // may be the first characters of its credential.
 const OPEN_TAIL =
-  /(?:[?&;][^\s&#;"'<>\\]*|[a-z][a-z0-9+.-]*:(?:\/\/[^\s/?#"'<>\\]*|\/)?|\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]*|\b(?:Bearer|Basic)|\b(?:B|Be|Bea|Bear|Beare|Ba|Bas|Basi))$/i;
+  // eslint-disable-next-line no-control-regex
+  /(?:[?&;][^\s\x00-\x1f\x7f&#;"'<>\\]*|[a-z][a-z0-9+.-]*:(?:\/\/[^\s\x00-\x1f\x7f/?#"'<>\\]*|\/)?|\b(?:Bearer|Basic)\s+[A-Za-z0-9._~+/=-]*|\b(?:Bearer|Basic)|\b(?:B|Be|Bea|Bear|Beare|Ba|Bas|Basi))$/i;
 const MAX_HELD = 4096;
+
+// A terminal escape sequence, whole (CSI such as a spinner's `ESC[?2026h`; OSC, DCS, SOS, PM or APC
+// up to BEL or ST; a two-byte escape) or cut off by the end of the text.
+const ESCAPE_SEQUENCE =
+  // eslint-disable-next-line no-control-regex
+  /\x1b(?:\[[0-?]*[ -/]*(?:[@-~]|$)|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\|\x1b?$)|[ -/]*(?:[0-~]|$))/g;
+
+/** Where the text after the last escape sequence of `text` begins (its length when one is cut off at the end). */
+function afterLastEscape(text: string): number {
+  let end = 0;
+  if (text.includes('\x1b')) for (const m of text.matchAll(ESCAPE_SEQUENCE)) end = m.index + m[0].length;
+  return end;
+}
 
 /**
  * Redacts text that arrives in pieces. What could be the first part of a secret (a prefix of a
  * known token, an unfinished URL, parameter or Bearer credential) is held back, unredacted, until
  * the next piece shows what it is, or until `end`; everything before it is redacted and passed on.
+ * A terminal escape sequence is never held back nor cut: no secret spans one, so only the text
+ * after the last of them is looked at (docs/reliability.md #165).
  */
 export class StreamRedactor {
   private held = '';
@@ -144,7 +166,8 @@ export class StreamRedactor {
     return rest;
   }
 
-  private tailToHold(text: string): number {
+  private tailToHold(whole: string): number {
+    const text = whole.slice(afterLastEscape(whole));
     let keep = OPEN_TAIL.exec(text)?.[0].length ?? 0;
     for (const token of this.secrets.tokens) {
       for (let n = Math.min(token.length - 1, text.length); n > keep; n--) {
@@ -159,8 +182,9 @@ export class StreamRedactor {
 }
 
 /**
- * A copy of `value` with `redact` applied to every string in it. String by string, not over the
- * JSON text, so that no replacement can break a document's syntax.
+ * A copy of `value` with `redact` applied to every string in it, object keys as well as values
+ * (a verdict's `scores` is keyed by the server's agent ids, which may echo the token). String by
+ * string, not over the JSON text, so that no replacement can break a document's syntax.
  */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   return mapStrings(value, redact) as T;
@@ -172,9 +196,22 @@ function mapStrings(value: unknown, fn: (text: string) => string): unknown {
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     // defineProperty: a `__proto__` key read from a file stays a key, never a prototype.
-    for (const [k, v] of Object.entries(value))
-      Object.defineProperty(out, k, { value: mapStrings(v, fn), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value)) {
+      const key = distinctKey(out, fn(k));
+      Object.defineProperty(out, key, {
+        value: mapStrings(v, fn),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out;
   }
   return value;
+}
+
+/** `key`, or `key (2)`, `key (3)`...: two keys that redact alike stay two entries. */
+function distinctKey(out: Record<string, unknown>, key: string): string {
+  if (!Object.hasOwn(out, key)) return key;
+  for (let n = 2; ; n++) if (!Object.hasOwn(out, `${key} (${n})`)) return `${key} (${n})`;
 }

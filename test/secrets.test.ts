@@ -84,10 +84,46 @@ describe('known tokens (reliability #89)', () => {
     expect(r.end()).toBe('');
   });
 
-  it('redacts a document string by string, keys kept, a __proto__ key staying a key', () => {
+  it("passes every terminal escape sequence through whole, at once: a spinner's `ESC[?2026h` is never cut at its `?` (reliability #165)", () => {
+    const secrets = new Secrets();
+    secrets.add('canary-0123456789');
+    const r = secrets.streaming();
+    for (const seq of [
+      '\x1b[?2026h',
+      '\x1b[?2026l',
+      '\x1b[38;5;12m',
+      '\x1b[1;2H',
+      '\x1b]8;;https://h/?a=1\x07',
+      '\x1b]0;c\x1b\\',
+    ])
+      expect(r.push(seq), JSON.stringify(seq)).toBe(seq);
+    expect(r.push('frame\x1b[?2026l')).toBe('frame\x1b[?2026l');
+    // What follows a sequence is judged on its own: an unfinished parameter there is still held.
+    expect(r.push('\x1b[2mhttps://h/?token=ab')).toBe('\x1b[2mhttps://h/');
+    expect(r.push('c1\x1b[22m\n')).toBe('?token=***\x1b[22m\n');
+    expect(r.end()).toBe('');
+  });
+
+  it("ends a credential-shaped part at a control character: the escape after a parameter's value stays", () => {
+    expect(redactCredentials('at https://h/?token=abc123\x1b[0m done')).toBe('at https://h/?token=***\x1b[0m done');
+    expect(redactCredentials('\x1b[2mhttps://user:pw@h/\x1b[22m')).toBe('\x1b[2mhttps://***@h/\x1b[22m');
+  });
+
+  it('takes linear time on a long word: a scheme is looked for at word starts, not at every letter', () => {
+    const long = 'x'.repeat(1_500_000);
+    expect(redactCredentials(long)).toBe(long);
+  });
+
+  it('redacts a document string by string, a __proto__ key staying a key', () => {
     const doc = JSON.parse('{"a": ["x canary-1234", 3, null, {"__proto__": "canary-1234"}], "true": true}') as unknown;
     const out = redactDeep(doc, (t) => redactSecrets(t, 'canary-1234'));
     expect(JSON.stringify(out)).toBe('{"a":["x ***",3,null,{"__proto__":"***"}],"true":true}');
     expect(JSON.stringify(doc)).toContain('canary-1234');
+  });
+
+  it('redacts the keys of a document too, two keys that redact alike staying two entries', () => {
+    const doc = { scores: { 'Cortex-canary-1234': 0.4, 'Cortex-***': 0.3, CortexA: 0.9 } };
+    const out = redactDeep(doc, (t) => redactSecrets(t, 'canary-1234'));
+    expect(out).toEqual({ scores: { 'Cortex-***': 0.4, 'Cortex-*** (2)': 0.3, CortexA: 0.9 } });
   });
 });

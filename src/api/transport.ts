@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { NsedError } from '../errors.js';
 import { connectError, errorCodes, isConnectPhaseError } from './network-errors.js';
 import { displayUrl, hostPort } from './redact.js';
+import { redactSecrets } from '../secrets.js';
 import { RequestGuard, seconds } from './request-guard.js';
 
 /** One orchestrator connection as every request sees it. */
@@ -57,7 +58,7 @@ export interface Sent {
   res: Dispatcher.ResponseData;
   /** Owned by the caller from here on: dispose it when the body is done. */
   guard: RequestGuard;
-  /** Full path as sent, for messages. */
+  /** Full path as sent, for messages: the token out, should the URL's path hold it (docs/reliability.md #89). */
   path: string;
   url: URL;
 }
@@ -100,6 +101,9 @@ export function failureAfterSend(
 export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
   const path = `${t.basePath}${spec.path}`;
   const url = new URL(`${t.base.origin}${path}`);
+  // What messages name: every message about this request carries the path, and the URL's path
+  // may hold the token (docs/reliability.md #89).
+  const shown = redactSecrets(path, t.token);
   const headers: Record<string, string> = { accept: spec.accept, 'user-agent': 'nsed', ...spec.headers };
   let body: string | undefined;
   if (spec.json !== undefined) {
@@ -121,7 +125,7 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
       guard.dispose();
       wire.stop();
       // Nothing was sent: the turn may be forgotten as one that never left.
-      throw unsentIf(true, failureAfterSend(held, t, guard, { method: spec.method, path }));
+      throw unsentIf(true, failureAfterSend(held, t, guard, { method: spec.method, path: shown }));
     }
   }
   t.log?.(`${spec.method} ${displayUrl(url)}`);
@@ -144,7 +148,7 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
       );
       wire.stop();
       t.log?.(`${res.statusCode} ${spec.method} ${displayUrl(url)} (${seconds(t.now() - started)} s)`);
-      return { res, guard, path, url };
+      return { res, guard, path: shown, url };
     } catch (err) {
       const retryable = guard.reason === undefined && !(err instanceof NsedError) && isConnectPhaseError(err);
       const pause = CONNECT_BACKOFF_MS[attempt];
@@ -160,7 +164,11 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
           wire.stop();
           throw unsentIf(
             !wire.sent,
-            failureAfterSend(slept, t, guard, { method: spec.method, path, headersTimeoutMs: spec.headersTimeoutMs }),
+            failureAfterSend(slept, t, guard, {
+              method: spec.method,
+              path: shown,
+              headersTimeoutMs: spec.headersTimeoutMs,
+            }),
           );
         }
       }
@@ -168,7 +176,7 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
       wire.stop();
       const failure = failureAfterSend(err, t, guard, {
         method: spec.method,
-        path,
+        path: shown,
         headersTimeoutMs: spec.headersTimeoutMs,
       });
       throw unsentIf(!wire.sent && (retryable || guard.reason !== undefined), failure);

@@ -1,5 +1,6 @@
 import { sumUsage } from '../usage.js';
 import type { Context } from '../context.js';
+import { redactDeep } from '../secrets.js';
 import type { ReportOptions } from '../turn/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
 import { batchProgress } from './progress.js';
@@ -70,7 +71,9 @@ export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
       tally.counts[line.status]++;
       tally.total++;
       try {
-        await run.sink.write(`${JSON.stringify(line)}\n`);
+        // A result line is a record, as a session file is: redacted key by key and string by
+        // string, the answer with the rest (docs/reliability.md #89).
+        await run.sink.write(`${JSON.stringify(redactDeep(line, (text) => ctx.secrets.redact(text)))}\n`);
       } catch (err) {
         writeError ??= err;
         return;

@@ -70,7 +70,12 @@ export const doctor: CommandDef<Record<string, never>> = {
     const failing = out.find((c) => !c.ok && c.exitCode !== undefined);
     const code = failing?.exitCode ?? ExitCode.ok;
     // Every setting and where it came from, the token as where it is read from, never its value.
-    const shown = settingLines(settings);
+    // With --sim the URL setting is not what this run uses: the list says so rather than name a default.
+    const shown = settingLines(settings).map((s) =>
+      s.name === 'url' && globals.sim
+        ? { ...s, value: '(an in-process simulator)', source: 'flag' as const, from: '--sim' }
+        : s,
+    );
     const text =
       globals.output === 'json' || globals.output === 'ndjson'
         ? `${JSON.stringify(

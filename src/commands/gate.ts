@@ -76,6 +76,12 @@ export const gate: CommandDef<GateOptions> = {
         throw usageError('--from judges a saved object: not with -s, --last or --turn');
       return { source: { kind: 'file', path: from === STDIN_MARKER ? '-' : from }, gates, githubOutput };
     }
+    // Nothing named: a saved object is as likely as a session (`nsed gate < turn.json` reads nothing).
+    if (argv['session'] === undefined && argv['last'] !== true)
+      throw usageError(
+        'name what to judge: a session with -s ID or --last, or a saved -o json object with --from FILE',
+        'for an object on standard input (nsed gate --from - < turn.json), pass --from -',
+      );
     return { source: { kind: 'session', target: parseSessionTarget(argv), turn }, gates, githubOutput };
   },
   run: async (opts, ctx) => {

@@ -10,6 +10,7 @@ import { doctor } from './doctor.js';
 import { fork } from './fork.js';
 import { gate } from './gate.js';
 import { inject } from './inject.js';
+import { mcp } from './mcp.js';
 import { models } from './models.js';
 import { policies } from './policies.js';
 import { render } from './render.js';
@@ -38,6 +39,7 @@ export const commands: readonly CommandEntry[] = [
   models,
   config,
   doctor,
+  mcp,
   sim,
   completionCommand(() => commands),
 ];

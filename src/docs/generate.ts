@@ -1,11 +1,12 @@
 import { commands } from '../commands/index.js';
 import { completionScript } from './completions.js';
 import { renderManPage } from './man.js';
+import { withMcpToolReference } from './mcp-tools.js';
 import { withOptionTables } from './readme-tables.js';
 
-/** README.md with its option tables written from the flag tables (the rest of it is prose). */
+/** README.md with its option tables written from the flag tables and its MCP tool reference from the tools' schemas (the rest is prose). */
 export function generatedReadme(readme: string): string {
-  return withOptionTables(readme, commands);
+  return withMcpToolReference(withOptionTables(readme, commands));
 }
 
 /**

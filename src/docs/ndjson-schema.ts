@@ -32,6 +32,8 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
         'array of {agent_id, score, content_preview, thought_preview, claims: [{claim, verdict, reason?}], real_evals?, synthetic_evals?, controversy?}',
       convergence: "the round's convergence (native round_summary.convergence_score); absent where not reported",
       decisiveness: "the round's decisiveness (native round_summary.decisiveness); absent where not reported",
+      leader:
+        'watch --agent only, on a scored round: {agent_id, score} of the leader among all its candidates (null when none)',
     },
   },
   text: { when: 'a piece of the answer', fields: { text: 'the piece; concatenated in order they are the answer' } },

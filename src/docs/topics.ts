@@ -87,6 +87,11 @@ const OTHER_ENVIRONMENT: Described[] = [
   },
   { name: 'LV', describe: 'options of lv when it pages (default -c, keep colours)' },
   { name: 'NSED_DEBUG', describe: '1 prints request lines and stack traces on stderr (never the token)' },
+  {
+    name: 'NSED_MCP_TOKEN',
+    describe:
+      'the token every request to nsed mcp --http must present as Authorization: Bearer (16 characters or more)',
+  },
   { name: 'HTTPS_PROXY', describe: 'proxy for https:// orchestrators (https_proxy wins, as in curl)' },
   {
     name: 'HTTP_PROXY',

@@ -5,8 +5,9 @@ import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import { applyEvent, emptyTranscript } from '../transcript.js';
 import { gateFailure } from './gate-lines.js';
+import { schemaMismatchMessage } from './schema-lines.js';
 import { toJsonLine } from './ndjson.js';
-import type { Renderer } from './renderer-types.js';
+import type { Renderer, RendererOptions } from './renderer-types.js';
 
 /**
  * `-o json`: one object when the turn ends, in every outcome (README "Output modes"): completed,
@@ -15,15 +16,20 @@ import type { Renderer } from './renderer-types.js';
  * show` and the store keep); content is the finish event's, as in every other mode. A run that
  * fails before its turn starts prints nothing here (the command's error report covers it).
  */
-export function createJsonRenderer(io: IO): Renderer {
+export function createJsonRenderer(io: IO, opts: Pick<RendererOptions, 'newSession'> = {}): Renderer {
   const out = safeWriter(io.stdout);
   let transcript = emptyTranscript();
   let start: EventOf<'turn-start'> | undefined;
+  // Corrective turns (--schema) so far: the exit-14 message counts them, as stderr's does.
+  let corrections = 0;
   const write = (e: EventOf<'finish' | 'error'>, fields: Record<string, unknown>): void => {
+    // A turn that never reached the orchestrator is not recorded (its error has no status): its
+    // turn id names nothing, nor does the id of a session created for it.
+    const unrecorded = e.type === 'error' && (e.status ?? null) === null;
     out.write(
       toJsonLine({
-        session: start?.session ?? null,
-        turn: start?.turn ?? null,
+        session: unrecorded && opts.newSession === true ? null : (start?.session ?? null),
+        turn: unrecorded ? null : (start?.turn ?? null),
         job_id: (e.type === 'finish' ? e.job_id : null) ?? transcript.jobId,
         policy: start?.policy ?? null,
         agents: start?.agents ?? null,
@@ -60,18 +66,10 @@ export function createJsonRenderer(io: IO): Renderer {
         start = e;
         transcript = emptyTranscript();
       }
+      if (e.type === 'schema-retry') corrections += 1;
       transcript = applyEvent(transcript, e);
       if (e.type === 'finish') {
-        const failure = e.gate === null ? undefined : gateFailure(e.gate);
-        const error =
-          failure === undefined
-            ? null
-            : {
-                code: failure.code,
-                exit_code: failure.code === 'gate_failed' ? ExitCode.gateFailed : ExitCode.inconclusive,
-                message: failure.message,
-              };
-        write(e, { status: 'complete', error });
+        write(e, { status: 'complete', error: finishError(e, corrections) });
       } else if (e.type === 'error' && start !== undefined) {
         const error = { code: e.code, exit_code: e.exit_code, message: e.message };
         write(e, { status: e.status ?? unrecordedStatus(e.code), error });
@@ -79,6 +77,33 @@ export function createJsonRenderer(io: IO): Renderer {
     },
     close: () => out.drain(),
   };
+}
+
+/**
+ * Why a turn that answered still exits non-zero, or null: an answer that does not match --schema
+ * (exit 14; it is recorded, its status stays `complete`), else a gate that failed or could not
+ * be judged.
+ */
+function finishError(e: EventOf<'finish'>, corrections: number): JsonError | null {
+  if (e.schema_errors !== undefined && e.schema_errors.length > 0)
+    return {
+      code: 'schema_mismatch',
+      exit_code: ExitCode.schemaMismatch,
+      message: schemaMismatchMessage(e.schema_errors.length, corrections),
+    };
+  const failure = e.gate === null ? undefined : gateFailure(e.gate);
+  if (failure === undefined) return null;
+  return {
+    code: failure.code,
+    exit_code: failure.code === 'gate_failed' ? ExitCode.gateFailed : ExitCode.inconclusive,
+    message: failure.message,
+  };
+}
+
+interface JsonError {
+  code: string;
+  exit_code: number;
+  message: string;
 }
 
 /** A turn that ended before anything was recorded (its request never left): how it ended, by its error. */

@@ -3,7 +3,7 @@ import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { GateCheck, GateResult } from '../verdict.js';
-import { contestedClaims, leaderOf } from './progress-state.js';
+import { contestedClaims, leaderText } from './progress-state.js';
 import type { Renderer } from './renderer-types.js';
 
 /** The milestone after a scored round: `Round 3 complete — convergence: 81%` (docs/ndjson.md, `reasoning`). */
@@ -18,11 +18,8 @@ export function plainRoundLine(e: EventOf<'round'>, convergence: number | undefi
   const n = e.candidates.length;
   const parts = [`round ${e.round}/${e.total_rounds}`, `${n} candidate${n === 1 ? '' : 's'}`];
   if (convergence !== undefined) parts.push(`convergence ${Math.round(convergence * 100)}%`);
-  const leader = leaderOf(e.candidates);
-  if (leader !== undefined) {
-    const score = Number.isFinite(leader.score) ? leader.score.toFixed(2) : '?';
-    parts.push(`leader ${oneLine(leader.agent_id, 40)} ${score}`);
-  }
+  const leader = leaderText(e);
+  if (leader !== undefined) parts.push(leader);
   parts.push(`${contestedClaims(e.candidates)} contested`);
   return parts.join(' · ');
 }

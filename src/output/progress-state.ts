@@ -1,4 +1,4 @@
-import type { NsedEvent } from '../events.js';
+import type { EventOf, NsedEvent } from '../events.js';
 import { convergenceMilestones } from '../protocol/milestone.js';
 import type { Candidate } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -12,7 +12,8 @@ export interface ProgressState {
   totalRounds: number;
   /** From the "Round N complete — convergence: 45%" milestone, when the server sends one. */
   convergence: number | undefined;
-  leader: { agent: string; score: number } | undefined;
+  /** What the line says of the latest scored round's leader (leaderText). */
+  leader: string | undefined;
   /** Claims judged contested or wrong in the latest scored round. */
   contested: number;
 }
@@ -35,6 +36,23 @@ export function leaderOf(candidates: readonly Candidate[]): Candidate | undefine
   return leader;
 }
 
+/**
+ * The leader part of a round's line: `leader CortexA 0.82`; when the candidates are a selection
+ * (`watch --agent`), each selected agent by its name and score, then the whole round's leader:
+ * `CortexB 0.61 · leader CortexA 0.82`. Undefined when there is nothing to say.
+ */
+export function leaderText(e: Pick<EventOf<'round'>, 'candidates' | 'leader'>): string | undefined {
+  const shown = (c: { agent_id: string; score: number }): string =>
+    `${oneLine(c.agent_id, 40)} ${Number.isFinite(c.score) ? c.score.toFixed(2) : '?'}`;
+  if (e.leader === undefined) {
+    const leader = leaderOf(e.candidates);
+    return leader === undefined ? undefined : `leader ${shown(leader)}`;
+  }
+  const parts = e.candidates.map(shown);
+  if (e.leader !== null) parts.push(`leader ${shown(e.leader)}`);
+  return parts.length === 0 ? undefined : parts.join(' · ');
+}
+
 export function contestedClaims(candidates: readonly Candidate[]): number {
   return candidates.reduce(
     (n, c) => n + c.claims.filter((k) => k.verdict === 'contested' || k.verdict === 'wrong').length,
@@ -52,11 +70,10 @@ export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
     case 'round': {
       const next: ProgressState = { ...s, round: e.round, totalRounds: e.total_rounds };
       if (!e.scored) return { ...next, phase: 'proposing' };
-      const leader = leaderOf(e.candidates);
       return {
         ...next,
         phase: 'evaluating',
-        leader: leader === undefined ? s.leader : { agent: leader.agent_id, score: leader.score },
+        leader: leaderText(e) ?? s.leader,
         contested: contestedClaims(e.candidates),
       };
     }
@@ -86,10 +103,7 @@ export function progressLine(s: ProgressState, elapsedMs: number): string {
   if (s.round > 0) parts.push(`round ${s.round}/${s.totalRounds}`);
   parts.push(`${Math.max(0, Math.floor(elapsedMs / 1000))}s`);
   if (s.convergence !== undefined) parts.push(`convergence ${Math.round(s.convergence * 100)}%`);
-  if (s.leader !== undefined) {
-    const score = Number.isFinite(s.leader.score) ? s.leader.score.toFixed(2) : '?';
-    parts.push(`leader ${oneLine(s.leader.agent, 40)} ${score}`);
-  }
+  if (s.leader !== undefined) parts.push(s.leader);
   if (s.contested > 0) parts.push(`${s.contested} contested`);
   return parts.join(' · ');
 }

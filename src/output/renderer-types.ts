@@ -17,4 +17,9 @@ export interface RendererOptions {
   now?: () => number;
   /** --progress, resolved for this run: `live` (the default) as before, `plain` lines, or `none`. */
   progress?: ProgressMode;
+  /**
+   * The turn's session was created for it: a turn that never reached the orchestrator takes it
+   * away again, so `-o json` then names no session (README "Output modes").
+   */
+  newSession?: boolean;
 }

@@ -19,7 +19,7 @@ export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOpt
     case 'final':
       return endsAtTerminalEvent(await watched((await import('./final.js')).createFinalRenderer(io), io, opts));
     case 'json':
-      return endsAtTerminalEvent(await watched((await import('./json.js')).createJsonRenderer(io), io, opts));
+      return endsAtTerminalEvent(await watched((await import('./json.js')).createJsonRenderer(io, opts), io, opts));
     default:
       return assertNever(mode);
   }
@@ -42,7 +42,7 @@ async function steady(mode: OutputMode, io: IO, opts: RendererOptions): Promise<
       case 'final':
         return (await import('./final.js')).createFinalRenderer(io);
       case 'json':
-        return (await import('./json.js')).createJsonRenderer(io);
+        return (await import('./json.js')).createJsonRenderer(io, opts);
       default:
         return assertNever(mode);
     }

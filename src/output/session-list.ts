@@ -31,11 +31,22 @@ export function listItem(s: SessionSummary): SessionListItem {
 }
 
 const TITLE_WIDTH = 48;
+/** A title cut shorter than this says nothing; columns are dropped instead. */
+const MIN_TITLE = 10;
 const HEADER = ['ID', 'TITLE', 'POLICY', 'TURNS', 'UPDATED', 'STATE'];
+const TITLE = 1;
+/** What a narrow terminal drops first when a title at MIN_TITLE still does not fit: POLICY, TURNS, UPDATED. */
+const DROP_ORDER = [2, 3, 4];
+const GAP = '  ';
 
-/** A terminal: aligned columns under a header, titles cut to fit, times relative to `now`. */
-export function sessionTable(items: readonly SessionSummary[], now: Date): string {
-  const rows = items.map((s) => [
+/**
+ * A terminal: aligned columns under a header, titles cut to fit, times relative to `now`. Given
+ * the terminal's `width`, every session stays one row, as gh's tables do: the title is cut to
+ * what the other columns leave, then the least useful columns are dropped; the id and the state
+ * always stay, and only a terminal too narrow even for those gets rows cut with `…`.
+ */
+export function sessionTable(items: readonly SessionSummary[], now: Date, width?: number): string {
+  const cells = items.map((s) => [
     oneLine(s.id, 80),
     oneLine(s.title, TITLE_WIDTH),
     oneLine(policyCell(s), 40),
@@ -43,14 +54,39 @@ export function sessionTable(items: readonly SessionSummary[], now: Date): strin
     relativeTime(s.updated, now),
     s.state,
   ]);
-  const widths = HEADER.map((h, c) => Math.max(h.length, ...rows.map((r) => [...(r[c] ?? '')].length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((cell, c) =>
-        c === 3 ? cell.padStart(widths[c] ?? 0) : c === cells.length - 1 ? cell : padEnd(cell, widths[c] ?? 0),
-      )
-      .join('  ');
-  return [line(HEADER), ...rows.map(line)].map((l) => `${l}\n`).join('');
+  const widthOf = (rows: readonly string[][]): number[] =>
+    HEADER.map((h, c) => Math.max(h.length, ...rows.map((r) => [...(r[c] ?? '')].length)));
+  const natural = widthOf(cells);
+  const room = width !== undefined && Number.isFinite(width) && width > 0 ? Math.floor(width) : Infinity;
+  const titleNeeds = Math.min(MIN_TITLE, natural[TITLE] ?? 0);
+  let shown = HEADER.map((_, c) => c);
+  let left = Infinity;
+  for (const drop of [undefined, ...DROP_ORDER]) {
+    if (drop !== undefined) shown = shown.filter((c) => c !== drop);
+    const others = shown.reduce((sum, c) => (c === TITLE ? sum : sum + (natural[c] ?? 0)), 0);
+    left = room - others - GAP.length * (shown.length - 1);
+    if (left >= titleNeeds) break;
+  }
+  // Below MIN_TITLE only when nothing else is left to drop: a short title beats a cut state.
+  const titleWidth = Math.max(HEADER[TITLE]?.length ?? 0, Math.min(natural[TITLE] ?? 0, left));
+  const rows = cells.map((r) =>
+    titleWidth < (natural[TITLE] ?? 0) ? r.with(TITLE, oneLine(r[TITLE] ?? '', titleWidth)) : r,
+  );
+  const widths = widthOf(rows);
+  const line = (row: readonly string[]): string => {
+    const text = shown
+      .map((c, k) => {
+        const cell = row[c] ?? '';
+        const w = widths[c] ?? 0;
+        if (c === 3) return cell.padStart(w);
+        return k === shown.length - 1 ? cell : padEnd(cell, w);
+      })
+      .join(GAP);
+    // A terminal too narrow even for the id and the state: the row is cut, never wrapped.
+    const chars = [...text];
+    return chars.length <= room ? text : `${chars.slice(0, Math.max(0, room - 1)).join('')}…`;
+  };
+  return [HEADER, ...rows].map((r) => `${line(r)}\n`).join('');
 }
 
 /** A pipe: one tab-separated line per session, the same columns, `updated` as ISO; no header. */

@@ -9,7 +9,7 @@ import {
   contestedClaims,
   continueHint,
   initialProgress,
-  leaderOf,
+  leaderText,
   progressLine,
 } from './progress-state.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
@@ -40,14 +40,15 @@ export function sessionLine(start: EventOf<'turn-start'>): string {
  * `round 2/5 · 3 candidates · leader CortexA 0.47 · 2 contested` (the leader is the first
  * highest score; the contested count appears only when some claim is contested or wrong).
  */
-export function roundLine(e: Pick<EventOf<'round'>, 'round' | 'total_rounds' | 'candidates'>, contested = 0): string {
+export function roundLine(
+  e: Pick<EventOf<'round'>, 'round' | 'total_rounds' | 'candidates' | 'leader'>,
+  contested = 0,
+): string {
   const n = e.candidates.length;
   const line = `round ${e.round}/${e.total_rounds} · ${n} candidate${n === 1 ? '' : 's'}`;
-  const leader = leaderOf(e.candidates);
+  const leader = leaderText(e);
   const tail = contested > 0 ? ` · ${contested} contested` : '';
-  if (leader === undefined) return `${line}${tail}`;
-  const score = Number.isFinite(leader.score) ? leader.score.toFixed(2) : '?';
-  return `${line} · leader ${oneLine(leader.agent_id, 40)} ${score}${tail}`;
+  return leader === undefined ? `${line}${tail}` : `${line} · ${leader}${tail}`;
 }
 
 /** `tool result calculator · exit 0 · 12 ms: 4`; how a call was settled, on one line. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { storeError } from '../errors.js';
 import { writeAtomic } from '../files/atomic-write.js';
 import { isValidId } from './ids.js';
+import { withLock, type LockRequest } from './lock.js';
 
 /**
  * Which session an `--idempotency-key` names, kept beside the sessions as one small file per key
@@ -49,4 +50,24 @@ export async function writeKeyPointer(home: string, keyHash: string, key: string
   } catch (err) {
     throw storeError(`cannot record the idempotency key in ${keysDir(home)}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Runs `fn` holding the key's claim: a lock beside its pointer file, so that of two runs under
+ * one key started at once, one looks, records its session and points the key at it before the
+ * other looks at all (docs/reliability.md #133). Held while deciding, never while a turn runs.
+ */
+export async function withKeyClaim<T>(
+  home: string,
+  keyHash: string,
+  lock: Pick<LockRequest, 'label' | 'timeoutMs' | 'onWait' | 'held'>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const file = pointerFile(home, keyHash);
+  try {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw storeError(`cannot record the idempotency key in ${keysDir(home)}: ${(err as Error).message}`);
+  }
+  return withLock({ ...lock, target: file }, () => fn());
 }

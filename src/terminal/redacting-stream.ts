@@ -7,6 +7,14 @@ export interface RedactingStream {
 }
 
 /**
+ * The methods of a tty.WriteStream that draw by calling `this.write` (readline's cursor helpers).
+ * Bound to the wrapper, so a cursor move takes the one ordered path every write takes: bound to
+ * the stream itself, ora's `cursorTo(0)` overtook text the redactor held back and cut its
+ * `ESC[?2026h` in two on the screen (docs/reliability.md #165).
+ */
+const DRAWS_THROUGH_WRITE = new Set<PropertyKey>(['cursorTo', 'moveCursor', 'clearLine', 'clearScreenDown']);
+
+/**
  * `stream` with every write redacted by the run's secrets (docs/reliability.md #89). Everything
  * else (isTTY, columns, events, the descriptor the pager hands on) is the stream's own, so the
  * spinner and the pager see the terminal they draw on.
@@ -36,7 +44,8 @@ export function redactingStream(stream: NodeJS.WritableStream, secrets: Secrets)
     get(target, prop) {
       if (prop === 'write') return hooked ?? write;
       const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      return (value as (...a: unknown[]) => unknown).bind(DRAWS_THROUGH_WRITE.has(prop) ? proxy : target);
     },
     set(target, prop, value: unknown) {
       if (prop === 'write') hooked = value;

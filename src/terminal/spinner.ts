@@ -60,7 +60,8 @@ export async function startSpinner(io: IO, text: string): Promise<Spinner> {
  */
 export async function createSpinner(io: IO, text: string): Promise<Spinner> {
   if (!canAnimate(io)) return inert;
-  const { default: ora } = await import('ora');
+  // string-width is ora's own measure (it counts the rows a frame takes with it), loaded with it.
+  const [{ default: ora }, { default: stringWidth }] = await Promise.all([import('ora'), import('string-width')]);
   const spinner = ora({
     text,
     stream: io.stderr,
@@ -80,9 +81,9 @@ export async function createSpinner(io: IO, text: string): Promise<Spinner> {
     },
     update(next) {
       // One row only: a status line that wraps would leave its first half behind on every redraw.
+      // The frame and its space take 2 columns, and the last column is left free (docs/reliability.md #165).
       const columns = (io.stderr as { columns?: number }).columns ?? 80;
-      if (state !== 'stopped')
-        spinner.text = next.length > columns - 3 ? `${next.slice(0, Math.max(0, columns - 4))}…` : next;
+      if (state !== 'stopped') spinner.text = fitColumns(next, columns - 3, stringWidth);
     },
     clearWhile(write) {
       if (state !== 'spinning') {
@@ -101,4 +102,21 @@ export async function createSpinner(io: IO, text: string): Promise<Spinner> {
       return state === 'spinning';
     },
   };
+}
+
+/**
+ * `text` cut to `max` terminal columns, with `…` where it was cut. Measured by display width,
+ * grapheme by grapheme: a CJK character takes two columns, an emoji sequence is never split.
+ */
+export function fitColumns(text: string, max: number, width: (s: string) => number): string {
+  if (width(text) <= max) return text;
+  let out = '';
+  let used = 0;
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    const w = width(segment);
+    if (used + w > max - 1) break;
+    out += segment;
+    used += w;
+  }
+  return `${out}…`;
 }

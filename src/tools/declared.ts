@@ -126,7 +126,8 @@ export function parseToolFlag(spec: string): DeclaredTool {
   return {
     definition: {
       type: 'function',
-      function: { name, description: `runs ${program}`, parameters: { type: 'object' } },
+      // The program's path is this machine's business: the orchestrator is told the name only.
+      function: { name, description: `the local tool ${name}`, parameters: { type: 'object' } },
     },
     command: { argv: [program], timeoutMs: DEFAULT_TIMEOUT_S * 1000, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES },
   };

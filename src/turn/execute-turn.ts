@@ -1,6 +1,7 @@
 import { checkAgentNames } from './ballot-sources.js';
 import type { SchemaError } from '../events.js';
 import { boundsOf } from '../files/read-input.js';
+import { schemaMismatchMessage } from '../output/schema-lines.js';
 import { NsedError, markReported, notFound } from '../errors.js';
 import { progressMode, type ProgressMode } from '../output/progress-mode.js';
 import { createRenderer, type Renderer } from '../output/renderer.js';
@@ -41,7 +42,7 @@ export async function executeTurn(
   how: { fresh?: boolean } = {},
 ): Promise<TurnResult> {
   const fresh = how.fresh === true;
-  const out = lazyRenderer(ctx, { saved: opts.save !== false }, progressOf(ctx));
+  const out = lazyRenderer(ctx, { saved: opts.save !== false, newSession: fresh }, progressOf(ctx));
   let turn = { session, userTurnId, fresh };
   for (let attempt = 0; ; attempt++) {
     const current = turn;
@@ -112,12 +113,9 @@ async function claimCorrection(
  */
 function schemaMismatch(ctx: Context, sessionId: string, errors: readonly SchemaError[], retries: number): NsedError {
   for (const e of errors) ctx.io.stderr.write(`schema error at ${oneLine(e.path, 200)}: ${oneLine(e.message, 300)}\n`);
-  const tries = retries === 0 ? '' : `, after ${retries} corrective turn${retries === 1 ? '' : 's'}`;
-  const err = new NsedError(
-    'schema_mismatch',
-    `the answer does not match --schema (${errors.length} error${errors.length === 1 ? '' : 's'}${tries})`,
-    { hint: `the answer is recorded in session ${sessionId}; -o json prints it with its schema_errors` },
-  );
+  const err = new NsedError('schema_mismatch', schemaMismatchMessage(errors.length, retries), {
+    hint: `the answer is recorded in session ${sessionId}; -o json prints it with its schema_errors`,
+  });
   markReported(err);
   return err;
 }
@@ -262,7 +260,11 @@ async function withReports<T>(
  * The renderer of a run, made when its first turn starts and kept for the corrective turns that
  * may follow it. `saved` false (--no-save): no hint to continue a session that will not exist.
  */
-function lazyRenderer(ctx: Context, how: { saved: boolean }, progress: ProgressMode): () => Promise<Renderer> {
+function lazyRenderer(
+  ctx: Context,
+  how: { saved: boolean; newSession?: boolean },
+  progress: ProgressMode,
+): () => Promise<Renderer> {
   let made: Promise<Renderer> | undefined;
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
   return () =>
@@ -270,6 +272,7 @@ function lazyRenderer(ctx: Context, how: { saved: boolean }, progress: ProgressM
       showSessionHint: how.saved && ctx.io.stderrIsTTY && progress === 'live',
       now: () => ctx.clock.now().getTime(),
       progress,
+      newSession: how.newSession === true,
     }));
 }
 

@@ -123,8 +123,10 @@ async function openJob(
       : (await deps.client.submit(spec.start.body, { signal: ctx.signal })).job_id;
   await noteJob(jobId);
   try {
-    // Where the orchestrator offers /resume for this job, its replay shows every round.
-    return await deps.client.resume(jobId, { signal: ctx.signal });
+    // Where the orchestrator offers /resume for this job, its replay shows every round. The
+    // first resume is retried as every later one is: a connection reset before its headers (a
+    // stale pooled socket) costs a retry, not the turn (docs/reliability.md #53).
+    return await reconnect(deps, jobId, undefined, new ResumeBudget(), () => undefined);
   } catch (err) {
     if (ctx.signal.aborted || toNsedError(err).code !== 'not_found') throw err;
     // Where it does not, the job is followed the reference client's way.
@@ -200,22 +202,28 @@ async function open(deps: FollowDeps, start: TurnStart, noteJob: (id: string) =>
   }
 }
 
+/**
+ * Resumes the job within the budget: after `cause` (a drop), or, without one, first at once.
+ * A 404 is `gone`; what is worth another try is tried again after a pause.
+ */
 async function reconnect(
   deps: FollowDeps,
   jobId: string,
-  cause: NsedError,
+  cause: NsedError | undefined,
   budget: ResumeBudget,
   onAttempt: (attempt: number) => void,
 ): Promise<EventStream> {
   const { ctx, client, renderer } = deps;
   let last = cause;
   for (;;) {
-    const next = budget.next();
-    if ('spent' in next) throw gaveUp(jobId, last, next.spent);
-    const { attempt } = next;
-    onAttempt(attempt);
-    renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
-    await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
+    if (last !== undefined) {
+      const next = budget.next();
+      if ('spent' in next) throw gaveUp(jobId, last, next.spent);
+      const { attempt } = next;
+      onAttempt(attempt);
+      renderer.onEvent({ type: 'reconnect', attempt, reason: dropReason(last) });
+      await ctx.clock.sleep(reconnectDelayMs(attempt, last, Math.random), ctx.signal);
+    }
     try {
       return await client.resume(jobId, { signal: ctx.signal });
     } catch (err) {

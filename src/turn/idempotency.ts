@@ -9,6 +9,8 @@ import {
   type PendingJob,
   type Session,
   type Turn,
+  type TurnClaim,
+  withKeyClaim,
 } from '../session/index.js';
 import { keyedRoomId, type TurnStart } from './build-request.js';
 import { claimConflict, claimLeft } from './claim.js';
@@ -54,11 +56,16 @@ export type KeyDecision =
   | { kind: 'attach'; session: Session; pending: PendingJob; start: TurnStart; ended: boolean }
   /** Nothing to reuse: send the turn under the key's names. */
   | { kind: 'submit'; identity: KeyIdentity; why?: string }
+  /** Another live run is sending the key's turn and has no job id yet: wait for it, then follow. */
+  | { kind: 'sending'; session: Session; claim: TurnClaim }
   /** The key was used for another question (exit 2), or its turn is being sent right now (exit 7). */
   | { kind: 'refused'; error: NsedError };
 
+/** SHA-256 of the key, hex: names its pointer file and its claim. */
+const keyHashOf = (key: string): string => sha256(`nsed idempotency key\u0000${key}`);
+
 export async function keyIdentity(ctx: Context, key: string, request: KeyedRequest): Promise<KeyIdentity> {
-  const keyHash = sha256(`nsed idempotency key\u0000${key}`);
+  const keyHash = keyHashOf(key);
   const hash = await requestHash(ctx, request);
   return { key, keyHash, requestHash: hash, conversationId: `thread-${keyHash.slice(0, 16)}${hash.slice(0, 16)}` };
 }
@@ -102,7 +109,7 @@ export async function decideKeyed(
       return { kind: 'submit', identity: id, why: endedWithout(pending.job_id, state) };
     }
     if (known.claim !== undefined && !claimLeft(known.claim))
-      return { kind: 'refused', error: claimConflict(known.id, known.claim) };
+      return { kind: 'sending', session: known, claim: known.claim };
     const last = known.turns.findLast((t) => t.role === 'assistant');
     if (known.claim === undefined && last?.status === 'complete') return { kind: 'replay', session: known, turn: last };
   }
@@ -280,10 +287,19 @@ export async function runKeyed(
   request: KeyedRequest,
   force = false,
 ): Promise<TurnResult> {
-  const decision = await decideKeyed(ctx, conn, key, request, force);
   const say = (text: string): void => {
     if (!ctx.io.quiet) ctx.io.stderr.write(`nsed: idempotency key '${shown(key)}': ${text}\n`);
   };
+  let claimed = await claimKey(ctx, conn, key, request, force, say);
+  // Another run is sending the key's turn: once its job id is recorded, it is followed.
+  for (let waits = 0; claimed.decision.kind === 'sending'; waits++) {
+    const { session, claim } = claimed.decision;
+    if (waits === MAX_SENDING_WAITS) throw claimConflict(session.id, claim);
+    say(`session ${session.id} is sending this question in another nsed process; waiting for its deliberation`);
+    await untilSent(ctx, session.id, claim);
+    claimed = await claimKey(ctx, conn, key, request, force, say);
+  }
+  const { decision, started } = claimed;
   const gates = request.turn.gates;
   switch (decision.kind) {
     case 'refused':
@@ -312,18 +328,90 @@ export async function runKeyed(
           'the orchestrator does not list its deliberations (GET /deliberations), so one started elsewhere cannot be found; sending',
         );
       else if (decision.why !== undefined && decision.why !== 'forced') say(`${decision.why}; asking again`);
-      const id = decision.identity;
-      const { session, userTurnId } = await startSession(ctx, {
-        prompt: request.prompt,
-        attachments: request.attachments,
-        opts: request.turn,
-        orchestrator: conn.orchestrator,
-        conversationId: id.conversationId,
-        idempotency: { key: id.key, request_hash: id.requestHash },
-        ...(request.batch === undefined ? {} : { batch: request.batch }),
-      });
-      if (request.turn.save !== false) await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, session.id);
-      return executeTurn(ctx, conn, session, userTurnId, request.turn, { fresh: true });
+      if (started === undefined) throw new NsedError('bug', 'a keyed turn to send has no session');
+      return executeTurn(ctx, conn, started.session, started.userTurnId, request.turn, { fresh: true });
     }
+  }
+}
+
+/** Waits for a run sending the key's turn this many times before refusing, as a busy session is (exit 7). */
+const MAX_SENDING_WAITS = 3;
+
+/**
+ * Decides under the key's claim (session/key-index.ts) and, when the turn is to be sent, records
+ * its session, claimed, and points the key at it before the claim is let go: a second run under
+ * the key started at the same moment then finds that session and follows its deliberation
+ * instead of sending the question again (docs/reliability.md #133). Nothing is sent under the
+ * claim but the look-ups.
+ */
+async function claimKey(
+  ctx: Context,
+  conn: Connection,
+  key: string,
+  request: KeyedRequest,
+  force: boolean,
+  say: (text: string) => void,
+): Promise<{ decision: KeyDecision; started?: { session: Session; userTurnId: string } }> {
+  const decideAndStart = async (): Promise<{
+    decision: KeyDecision;
+    started?: { session: Session; userTurnId: string };
+  }> => {
+    const decision = await decideKeyed(ctx, conn, key, request, force);
+    if (decision.kind !== 'submit') return { decision };
+    const id = decision.identity;
+    const started = await startSession(ctx, {
+      prompt: request.prompt,
+      attachments: request.attachments,
+      opts: request.turn,
+      orchestrator: conn.orchestrator,
+      conversationId: id.conversationId,
+      idempotency: { key: id.key, request_hash: id.requestHash },
+      ...(request.batch === undefined ? {} : { batch: request.batch }),
+    });
+    if (request.turn.save !== false)
+      await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, started.session.id);
+    return { decision, started };
+  };
+  // A run that saves nothing leaves no pointer for another run to find: there is nothing to claim.
+  if (request.turn.save === false) return decideAndStart();
+  const home = (await ctx.store()).home;
+  return withKeyClaim(
+    home,
+    keyHashOf(key),
+    {
+      label: `idempotency key '${shown(key)}'`,
+      // The other run holds it while it asks the orchestrator, each request bounded by the idle timeout.
+      timeoutMs: Math.round(ctx.globals.idleTimeoutS * 1000),
+      onWait: () => say('another nsed process is looking this key up; waiting for it'),
+      held: (pid) =>
+        new NsedError(
+          'conflict',
+          `idempotency key '${shown(key)}' is held by another nsed process${pid === undefined ? '' : ` (pid ${pid})`}`,
+          { hint: 'run the command again when it has sent its question' },
+        ),
+    },
+    decideAndStart,
+  );
+}
+
+/**
+ * Waits, bounded by the idle timeout (the other run's own bound on its start), until the session
+ * another run is sending has its job id recorded, or that run let its claim go (it failed, or
+ * died: then the key is decided again).
+ */
+async function untilSent(ctx: Context, sessionId: string, claim: TurnClaim): Promise<void> {
+  const store = await ctx.store();
+  const limitMs = ctx.globals.idleTimeoutS * 1000;
+  let pause = 25;
+  for (let waited = 0; waited < limitMs; waited += pause, pause = Math.min(pause * 2, 500)) {
+    await ctx.clock.sleep(pause, ctx.signal);
+    let s: Session;
+    try {
+      s = await store.read(sessionId);
+    } catch (err) {
+      if (toNsedError(err).code === 'not_found') return;
+      throw err;
+    }
+    if (s.pending_job !== undefined || s.claim?.token !== claim.token || claimLeft(s.claim)) return;
   }
 }

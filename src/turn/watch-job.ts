@@ -1,4 +1,5 @@
 import type { NsedEvent, StreamEvent } from '../events.js';
+import { leaderOf } from '../output/progress-state.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../errors.js';
 import type { TurnPath } from '../session/index.js';
 import { deriveVerdict } from '../verdict.js';
@@ -200,5 +201,8 @@ export function forAgents(e: NsedEvent, agents: readonly string[]): NsedEvent | 
   if (e.type !== 'round' || agents.length === 0) return e;
   const candidates = e.candidates.filter((c) => agents.includes(c.agent_id));
   if (!e.scored && candidates.length === 0) return undefined;
-  return { ...e, candidates };
+  if (!e.scored) return { ...e, candidates };
+  // The leader is the whole council's, as the verdict is: a selected agent is not the leader for being shown alone.
+  const leader = leaderOf(e.candidates);
+  return { ...e, candidates, leader: leader === undefined ? null : { agent_id: leader.agent_id, score: leader.score } };
 }

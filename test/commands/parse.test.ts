@@ -515,8 +515,14 @@ describe('watch --agent filter', () => {
     ({ type: 'round', round: 1, total_rounds: 2, progress: 0.5, scored, candidates: agents.map(candidate) }) as const;
 
   it('keeps only the named agents in a round, drops an unscored round of others, leaves other events alone', () => {
-    expect(forAgents(round(true, ['CortexA', 'CortexB']), ['CortexB'])).toEqual(round(true, ['CortexB']));
-    expect(forAgents(round(true, ['CortexA']), ['CortexB'])).toEqual(round(true, []));
+    // A scored round also names the whole round's leader (the first highest score), never the one shown for being alone.
+    const leaderA = { leader: { agent_id: 'CortexA', score: 0.5 } };
+    expect(forAgents(round(true, ['CortexA', 'CortexB']), ['CortexB'])).toEqual({
+      ...round(true, ['CortexB']),
+      ...leaderA,
+    });
+    expect(forAgents(round(true, ['CortexA']), ['CortexB'])).toEqual({ ...round(true, []), ...leaderA });
+    expect(forAgents(round(true, []), ['CortexB'])).toEqual({ ...round(true, []), leader: null });
     expect(forAgents(round(false, ['CortexA']), ['CortexB'])).toBeUndefined();
     expect(forAgents(round(false, ['CortexA']), [])).toEqual(round(false, ['CortexA']));
     const text = { type: 'text', text: 'CortexA says' } as const;

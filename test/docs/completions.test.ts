@@ -177,6 +177,7 @@ describe('completing on a real store', () => {
       'models',
       'config',
       'doctor',
+      'mcp',
       'sim',
       'completion',
     ]);

@@ -3,7 +3,7 @@
 // appears nowhere in the store's files, in an export (any format, stdout or --out), in `sessions
 // show`, in doctor's report or on stderr. (The answer a turn prints on stdout is the server's,
 // byte for byte: that stream is the user's, and it is not redacted.)
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRig, parseNdjson, runCliInProcess, type CliResult, type Rig } from '../harness/rig.js';
@@ -54,6 +54,7 @@ function echoRoute(): Parameters<typeof startServer>[0] {
           round: 1,
           total_rounds: 1,
           progress: 1,
+          scored: true,
           candidates: [
             {
               agent_id: 'CortexA',
@@ -62,6 +63,8 @@ function echoRoute(): Parameters<typeof startServer>[0] {
               thought_preview: `thought about ${CANARY}`,
               claims: [{ claim: `the token is ${CANARY}`, verdict: 'correct' }],
             },
+            // An agent id is a key of the verdict's scores: the token in it is redacted as a key.
+            { agent_id: `Cortex-${CANARY}`, score: 0.4, content_preview: 'a second proposal' },
           ],
         },
       }),
@@ -73,7 +76,7 @@ function echoRoute(): Parameters<typeof startServer>[0] {
   };
 }
 
-describe('a token the server echoes back (reliability #89)', () => {
+describe('a token the server echoes back, in a value or a key (reliability #89)', () => {
   let server: ScriptedServer;
   let home: string;
   let env: Record<string, string>;
@@ -91,7 +94,8 @@ describe('a token the server echoes back (reliability #89)', () => {
     env = { NSED_HOME: home, NSED_URL: server.url, NSED_TOKEN: CANARY, NO_COLOR: '1' };
     let id = '';
     for (const mode of ['text', 'json', 'ndjson', 'final']) {
-      const r = await run(['ask', '-o', mode, '-p', 'deep', 'What is my token?']);
+      const reports = ['--summary', join(home, `summary-${mode}.md`), '--junit', join(home, `junit-${mode}.xml`)];
+      const r = await run(['ask', '-o', mode, '-p', 'deep', ...reports, 'What is my token?']);
       expect(r.code, r.stderr).toBe(0);
       expectNoCanary(`ask -o ${mode} stderr`, r.stderr);
       // The answer on stdout is the server's own (not vacuous: the canary did travel).
@@ -113,6 +117,9 @@ describe('a token the server echoes back (reliability #89)', () => {
     const answer = doc.turns.findLast((t) => t.role === 'assistant');
     expect(answer?.content).toBe('The answer repeats *** and https://example.com/x?api_key=***&page=2.');
     expect(answer?.reasoning).toBe('thinking with ***\nin mind');
+    // The agent id that held the token is a key of the scores: redacted as a key, its score kept.
+    const verdict = (answer as unknown as { verdict: { scores: Record<string, number> } }).verdict;
+    expect(verdict.scores).toEqual({ CortexA: 0.9, 'Cortex-***': 0.4 });
 
     for (const format of FORMATS) {
       const r = await run(['sessions', 'export', id, '--format', format]);
@@ -124,6 +131,18 @@ describe('a token the server echoes back (reliability #89)', () => {
     }
     const doctor = await run(['doctor']);
     expectNoCanary('doctor', doctor.stdout + doctor.stderr);
+
+    // A batch's result lines, on stdout and in --out, and its reports.
+    const items = join(home, 'items.jsonl');
+    await writeFile(items, '{"id":"one","prompt":"What is my token?"}\n');
+    const batchOut = join(home, 'results.jsonl');
+    const batch = await run(['batch', items, '-p', 'deep', '--out', batchOut, '--summary', join(home, 'batch.md')]);
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(JSON.parse(await readFile(batchOut, 'utf8'))).toMatchObject({ id: 'one', status: 'ok' });
+    expectNoCanary('batch', batch.stdout + batch.stderr);
+    const toStdout = await run(['batch', items, '-p', 'deep']);
+    expect(toStdout.code, toStdout.stderr).toBe(0);
+    expectNoCanary('batch result lines on stdout', toStdout.stdout + toStdout.stderr);
 
     const files = await filesUnder(home);
     expect(files.filter((f) => f.file.endsWith('.json')).length).toBeGreaterThanOrEqual(4);
@@ -170,5 +189,31 @@ describe('a token in the URL query string (reliability #88)', () => {
     expect(bad.code).toBe(2);
     expectNoCanary('a bad URL', bad.stderr, QUERY_CANARY);
     for (const { file, text } of await filesUnder(rig.home)) expectNoCanary(file, text, QUERY_CANARY);
+  });
+});
+
+describe('a token in the URL path (reliability #180)', () => {
+  let rig: Rig;
+  beforeAll(async () => {
+    rig = await makeRig();
+  });
+  afterAll(async () => {
+    await rig.close();
+  });
+
+  it('is *** in the error message of every output mode, as on stderr', async () => {
+    const env = { NSED_URL: `${rig.sim.url}/${CANARY}/x`, NSED_TOKEN: CANARY };
+    const json = await rig.run(['ask', '-o', 'json', 'Design a cache'], { env });
+    expect(json.code, json.stderr).toBe(3);
+    const error = (JSON.parse(json.stdout) as { error: { message: string } }).error;
+    expect(error.message).toContain('POST /***/x/v1/chat/completions');
+    expectNoCanary('ask -o json', json.stdout + json.stderr);
+    const ndjson = await rig.run(['ask', '-o', 'ndjson', 'Design a cache'], { env });
+    expect(ndjson.code, ndjson.stderr).toBe(3);
+    const events = parseNdjson(ndjson.stdout);
+    expect(events[0]?.['url']).toBe(`${rig.sim.url}/***/x`);
+    expect(events.at(-1)).toMatchObject({ type: 'error', message: expect.stringContaining('/***/x/') as unknown });
+    expectNoCanary('ask -o ndjson', ndjson.stdout + ndjson.stderr);
+    for (const { file, text } of await filesUnder(rig.home)) expectNoCanary(file, text);
   });
 });

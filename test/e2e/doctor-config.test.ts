@@ -70,6 +70,18 @@ describe('nsed doctor', { timeout: 120_000 }, () => {
     expect(r.stdout).not.toContain('✗');
   });
 
+  it('with --sim, the url setting is the in-process simulator, never a default it does not use', async () => {
+    const r = await rig.run(['doctor', '--sim'], { env: { NSED_URL: '' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('✓ url: (an in-process simulator) (from --sim;');
+    expect(r.stdout).toMatch(/^ {2}url: \(an in-process simulator\) \(--sim\)$/m);
+    expect(r.stdout).not.toContain('localhost:8080');
+    const json = JSON.parse((await rig.run(['doctor', '--sim', '-o', 'json'], { env: { NSED_URL: '' } })).stdout) as {
+      settings: Record<string, { value: string }>;
+    };
+    expect(json.settings['url']?.value).toBe('(an in-process simulator)');
+  });
+
   it('a wrong token: ✗ token with the fix, exit 4, and the token is never printed', async () => {
     const guarded = await startSim({ host: '127.0.0.1', port: 0, roundMs: 3, token: 'right-token' });
     try {

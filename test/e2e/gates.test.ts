@@ -273,6 +273,11 @@ describe('nsed gate: re-judging offline, from a session or a saved -o json objec
     });
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
     expect(fromStdin.stdout).toMatch(/^✓ gate max-wrong passed: .* expected at most 5$/m);
+    // Piped in without --from: the refusal names --from - as the way to read it.
+    const piped = await rig.run(['gate', '--max-wrong', '5'], { stdin: await readFile(saved, 'utf8') });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('a saved -o json object with --from FILE');
+    expect(piped.stderr).toContain('pass --from -');
   });
 
   it('a failed turn keeps its own code; bad input is exit 2 naming the problem', async () => {

@@ -1,3 +1,7 @@
+import { readdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeRig, type Rig } from '../harness/rig.js';
 
@@ -98,6 +102,29 @@ describe('-o json: one object in every outcome', () => {
     const r = await run.result;
     expect(r.code).toBe(124);
     expect(one(r.stdout)).toMatchObject({ status: 'interrupted', error: { code: 'timeout', exit_code: 124 } });
+  });
+
+  it('a turn that never reached the orchestrator names no turn, nor the session created for it', async () => {
+    // A loopback port nothing listens on: the request is refused before anything is sent.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const env = { NSED_URL: `http://127.0.0.1:${port}` };
+    const before = await readdir(join(rig.home, 'sessions')).catch(() => [] as string[]);
+    const ask = await rig.run(['ask', '-o', 'json', 'Design a cache'], { env });
+    expect(ask.code, ask.stderr).toBe(6);
+    expect(one(ask.stdout)).toMatchObject({ session: null, turn: null, status: 'failed', error: { code: 'network' } });
+    expect(await readdir(join(rig.home, 'sessions')).catch(() => [] as string[])).toEqual(before);
+
+    // Continued, the session stays (it is stored), the turn that never left does not.
+    const first = rig.start(['ask', '-o', 'json', 'Design a cache']);
+    rig.sim.control.release(await rig.sim.control.nextJob());
+    const done = one((await first.result).stdout);
+    expect(done['status']).toBe('complete');
+    const cont = await rig.run(['continue', '-s', String(done['session']), '-o', 'json', 'And then?'], { env });
+    expect(cont.code, cont.stderr).toBe(6);
+    expect(one(cont.stdout)).toMatchObject({ session: done['session'], turn: null, status: 'failed' });
   });
 
   it('a failure before the turn starts (no such session) is one object too; a usage error prints nothing', async () => {

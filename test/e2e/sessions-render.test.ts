@@ -46,9 +46,10 @@ function session(id: string, updated: string, over: Partial<Session> = {}): Sess
   };
 }
 
-function run(args: string[], tty: boolean): Promise<CliResult> {
+function run(args: string[], tty: boolean, columns?: number): Promise<CliResult> {
   return runCliInProcess([...args, '--home', home], {
     tty,
+    ...(columns === undefined ? {} : { columns }),
     clock: instantClock(() => NOW),
     randomHex: (n) => '0'.repeat(n * 2),
   });
@@ -73,7 +74,8 @@ afterAll(async () => {
 
 describe('sessions ls on a terminal', () => {
   it('prints an aligned table with times relative to the context clock', async () => {
-    const r = await run(['sessions', 'ls'], true);
+    // Wide enough for every column and a whole 48-character title.
+    const r = await run(['sessions', 'ls'], true, 160);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID +TITLE +POLICY +TURNS +UPDATED +STATE$/);

@@ -165,8 +165,15 @@ describe('nsed watch: a read-only follower of a running deliberation', { timeout
     const only = (agents: string[]): Event[] =>
       all.flatMap((e) => {
         if (e['type'] !== 'round') return [e];
-        const candidates = (e['candidates'] as Array<{ agent_id: string }>).filter((c) => agents.includes(c.agent_id));
-        return e['scored'] !== true && candidates.length === 0 ? [] : [{ ...e, candidates }];
+        const all = e['candidates'] as Array<{ agent_id: string; score: number }>;
+        const candidates = all.filter((c) => agents.includes(c.agent_id));
+        if (e['scored'] !== true) return candidates.length === 0 ? [] : [{ ...e, candidates }];
+        // A scored round names the whole council's leader beside the selection.
+        const best = all.reduce<{ agent_id: string; score: number } | null>(
+          (b, c) => (b === null || c.score > b.score ? { agent_id: c.agent_id, score: c.score } : b),
+          null,
+        );
+        return [{ ...e, candidates, leader: best }];
       });
     const e1 = comparable(parseNdjson(r1.stdout));
     const e2 = comparable(parseNdjson(r2.stdout));

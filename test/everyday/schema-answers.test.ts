@@ -162,6 +162,14 @@ describe('--schema on the compat path (a plain OpenAI-style server, -m)', () => 
       expect(obj['structured']).toBeNull();
       expect(obj['content']).toBe(WRONG);
       expect(obj['schema_errors']).toHaveLength(2);
+      // The answer is recorded (complete), and the object says why the run still failed, as stderr does.
+      expect(obj['status']).toBe('complete');
+      expect(obj['error']).toEqual({
+        code: 'schema_mismatch',
+        exit_code: 14,
+        message: 'the answer does not match --schema (2 errors, after 2 corrective turns)',
+      });
+      expect(json.stderr).toContain('nsed: the answer does not match --schema (2 errors, after 2 corrective turns)');
       const session = await readSession(p.home, String(obj['session']));
       const last = session.turns.at(-1);
       expect(last?.['content']).toBe(WRONG);

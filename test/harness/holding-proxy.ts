@@ -6,8 +6,10 @@ import { startServer, type ScriptedServer, type Seen } from './scripted-server.j
 
 /**
  * A loopback proxy in front of a real simulator that passes every request on, but decides what
- * the client gets back of the start request (`POST /v1/chat/completions`): nothing at all (the
- * headers held until the test ends, so a signal lands between the request and its headers), or
+ * the client gets back of the start request (`POST /v1/chat/completions`, or the request a test
+ * names): nothing at all (the
+ * headers held until the test releases them or ends, so a signal lands between the request and
+ * its headers), or
  * a reset instead of the headers, or the headers and the first bytes of the body, then a cut. The
  * simulator runs the job in every case.
  */
@@ -18,13 +20,23 @@ export interface HoldingProxy {
   url: string;
   /** Resolves once the simulator has answered the start's headers (the job exists there). */
   started: Promise<IncomingMessage>;
+  /** 'hold-headers': passes on what the held requests were answered, as if nothing had been held. */
+  release(): void;
   close(): Promise<void>;
 }
 
-export async function startHoldingProxy(target: string, answer: StartAnswer): Promise<HoldingProxy> {
+/** The start request, the one held or cut unless a test names another. */
+const isStart = (seen: Seen): boolean => seen.method === 'POST' && seen.url === '/v1/chat/completions';
+
+export async function startHoldingProxy(
+  target: string,
+  answer: StartAnswer,
+  faulted: (seen: Seen) => boolean = isStart,
+): Promise<HoldingProxy> {
   let onStarted: (res: IncomingMessage) => void = () => undefined;
   const started = new Promise<IncomingMessage>((resolve) => (onStarted = resolve));
   const upstream = new URL(target);
+  const held: Array<() => void> = [];
   const forward = (req: IncomingMessage, seen: Seen, onResponse: (res: IncomingMessage) => void): void => {
     const out = request(
       { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: req.headers },
@@ -34,10 +46,16 @@ export async function startHoldingProxy(target: string, answer: StartAnswer): Pr
     out.end(seen.body);
   };
   const server = await startServer((req, res: ServerResponse, seen) => {
-    if (seen.method === 'POST' && seen.url === '/v1/chat/completions') {
+    if (faulted(seen)) {
       forward(req, seen, (up) => {
         onStarted(up);
-        if (answer === 'hold-headers') return;
+        if (answer === 'hold-headers') {
+          held.push(() => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          });
+          return;
+        }
         if (answer === 'reset') {
           res.destroy();
           up.destroy();
@@ -57,7 +75,15 @@ export async function startHoldingProxy(target: string, answer: StartAnswer): Pr
       up.pipe(res);
     });
   });
-  return { server, url: server.url, started, close: () => server.close() };
+  return {
+    server,
+    url: server.url,
+    started,
+    release: () => {
+      for (const go of held.splice(0)) go();
+    },
+    close: () => server.close(),
+  };
 }
 
 /** A rig whose runs reach its simulator through a holding proxy: `env` points NSED_URL at the proxy. */

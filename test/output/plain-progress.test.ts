@@ -28,6 +28,29 @@ describe('--progress plain (renderers)', () => {
     }
   });
 
+  it('names a selected agent (watch --agent) by its name and the round leader as leader, in every line', async () => {
+    const round: NsedEvent = {
+      type: 'round',
+      round: 2,
+      total_rounds: 3,
+      progress: 0.6,
+      scored: true,
+      candidates: [candidate('CortexB', 0.61)],
+      leader: { agent_id: 'CortexA', score: 0.82 },
+    };
+    const plain = memoryIO();
+    await render('final', plain.io, [turnStart, round, finish], { progress: 'plain' });
+    expect(lines(plain.stderr.text)).toContain(
+      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82 · 0 contested',
+    );
+    const text = memoryIO();
+    await render('text', text.io, [turnStart, round, finish]);
+    expect(text.stderr.text + text.stdout.text).toContain(
+      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82',
+    );
+    expect(text.stderr.text + text.stdout.text).not.toContain('leader CortexB');
+  });
+
   it("gives a round the convergence of the milestone right after it, and only that round's", async () => {
     const { io, stderr } = memoryIO();
     const contested = { ...candidate('CortexA', 0.5), claims: [{ claim: 'x', verdict: 'wrong' as const }] };

@@ -100,6 +100,38 @@ describe('the step summary (--summary, export --format summary)', () => {
     expect(md).toContain('> **failed:** quorum lost');
   });
 
+  it('says no gate was judged for a turn that did not complete, never that none was set', () => {
+    const failed = summaryMarkdown(reportTurn({ status: 'failed', error: 'quorum lost' }), null, null);
+    expect(failed).toContain('### Gates\n\n_No gate was judged: the turn failed before an answer._\n');
+    expect(failed).not.toContain('No gates were set');
+    const cut = summaryMarkdown(reportTurn({ status: 'interrupted', error: 'reset' }), null, null);
+    expect(cut).toContain('_No gate was judged: the turn was interrupted before an answer._');
+  });
+
+  it("escapes the answer's raw HTML as the rounds' and claims' is, leaving code as written", () => {
+    const answer =
+      'See <img src="https://tracker.example/p.png"> and `<kbd>`.\n\n```html\n<img src=x>\n```\n<script>x</script>';
+    const md = summaryMarkdown(reportTurn({ answer }), null, null);
+    expect(md).toContain('See &lt;img src="https://tracker.example/p.png"> and `<kbd>`.');
+    expect(md).toContain('```html\n<img src=x>\n```\n&lt;script>x&lt;/script>');
+  });
+
+  it('cuts a very large question at its budget, says "Truncated" and closes the fence the cut left open', () => {
+    const question = ['Review this:', '```ts', ...Array.from({ length: 5000 }, (_, i) => `const a${i} = ${i};`)].join(
+      '\n',
+    );
+    const md = summaryMarkdown(reportTurn({ question }), null, null);
+    const part = md.slice(md.indexOf('### Question'), md.indexOf('### Answer'));
+    expect(part).toMatch(/\n> ```\n\n> \*\*Truncated:\*\* the question \(\d+ of 5002 lines left out\), to stay under/);
+    expect(part).not.toContain('…');
+    expect((part.match(/^> ```/gm) ?? []).length % 2).toBe(0);
+    // One line longer than the whole budget is cut inside it, and says so.
+    const long = summaryMarkdown(reportTurn({ question: `\`\`\`\n${'y'.repeat(100_000)}` }), null, null);
+    expect(long).toContain('> ```\n> ```\n\n> **Truncated:** the question (1 of 2 lines left out)');
+    const oneLine = summaryMarkdown(reportTurn({ question: 'z'.repeat(100_000) }), null, null);
+    expect(oneLine).toContain('> **Truncated:** the question (cut inside its first line)');
+  });
+
   it("puts the answer's own headings under its section, leaving fenced code as written", () => {
     const answer = '## Plan\n\n# Top\n\n###### Deep\n\n```md\n## not a heading\n```\n#hashtag';
     const md = summaryMarkdown(reportTurn({ answer }), null, null);

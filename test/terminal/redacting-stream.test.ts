@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Secrets } from '../../src/secrets.js';
 import { redactingStream } from '../../src/terminal/redacting-stream.js';
-import { Capture, settle } from './memory-io.js';
+import { Capture, FakeTerminal, settle } from './memory-io.js';
 
 const TOKEN = 'canary-5e6f7a8b9c';
 
@@ -51,5 +51,21 @@ describe('a redacting stderr', () => {
     await settle();
     expect(hookedCalls).toBe(1);
     expect(capture.text).toBe('hooked ***\nafter\n');
+  });
+
+  it('sends a cursor move through the same ordered path as text: it never overtakes what is held back (reliability #165)', async () => {
+    const secrets = new Secrets();
+    secrets.add(TOKEN);
+    const terminal = new FakeTerminal();
+    const { stream } = redactingStream(terminal, secrets);
+    const cursor = stream as unknown as FakeTerminal;
+    stream.write('see http:');
+    cursor.cursorTo(0);
+    stream.write('\x1b[?2026h');
+    cursor.clearLine(1);
+    cursor.moveCursor(0, -1);
+    stream.write('x\n');
+    await settle();
+    expect(terminal.text).toBe('see http:\x1b[1G\x1b[?2026h\x1b[0K\x1b[1Ax\n');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSpinner, startSpinner } from '../../src/terminal/spinner.js';
+import { drawOn } from '../harness/screen.js';
 import { memoryIO, settle } from './memory-io.js';
 import { renderScreen } from './screen.js';
 
@@ -20,6 +21,29 @@ describe('startSpinner', () => {
     await settle();
     expect(spinner.spinning).toBe(false);
     expect(renderScreen(stderr.text)).toEqual(['a progress line']);
+  });
+
+  it('fits the status row to the terminal by display width: wide characters from the server never wrap it (reliability #165)', async () => {
+    const { io, stderr } = memoryIO({ stderrTerminal: true });
+    (io.stderr as { columns?: number }).columns = 40;
+    const spinner = await startSpinner(io, 'deliberating');
+    spinner.update('evaluating · leader 数据库专家数据库专家数据库专家数据库专家 0.75');
+    spinner.clearWhile(() => stderr.write('a line\n'));
+    await settle();
+    const cjk = await drawOn(stderr.text, 40);
+    spinner.update('evaluating · leader 🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻🧑‍💻 0.75');
+    spinner.clearWhile(() => stderr.write('another\n'));
+    await settle();
+    const emoji = await drawOn(stderr.text, 40);
+    spinner.stop();
+    expect(cjk.filter((r) => r.wrapped)).toEqual([]);
+    expect(cjk.map((r) => r.text)).toEqual(['a line', expect.stringMatching(/^\S evaluating · leader 数据.*…$/u)]);
+    expect(emoji.filter((r) => r.wrapped)).toEqual([]);
+    expect(emoji.map((r) => r.text)).toEqual([
+      'a line',
+      'another',
+      expect.stringMatching(/^\S evaluating · leader 🧑‍💻.*…$/u),
+    ]);
   });
 
   it('draws nothing when stderr is a pipe (reliability #70)', async () => {

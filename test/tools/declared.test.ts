@@ -68,6 +68,18 @@ describe('declaring tools', () => {
     expect(usage(() => parseToolFlag('=x')).message).toMatch(/is not NAME=PROGRAM/);
   });
 
+  it('tells the orchestrator the name of a --tool, never the path of its program', () => {
+    const d = declareTools([parseToolFlag('calc=/home/dev/private/bin/calc.js')], [], false);
+    const offered = offeredDefinitions(d);
+    expect(offered).toEqual([
+      {
+        type: 'function',
+        function: { name: 'calc', description: 'the local tool calc', parameters: { type: 'object' } },
+      },
+    ]);
+    expect(JSON.stringify([offered, userToolsOf(offered)])).not.toContain('/home/dev');
+  });
+
   it('refuses a name declared twice, and offers ask_user only when asked', () => {
     const calc = parseToolFlag('calc=./calc.js');
     expect(usage(() => declareTools([calc], [calc], false)).message).toMatch(/declared twice/);

@@ -103,7 +103,11 @@ export const ls: CommandDef<LsOptions> = {
     if (opts.format === 'ids') text = chosen.map((s) => `${s.id}\n`).join('');
     else if (opts.format === 'json' || globals.output === 'json') text = list.sessionJson(chosen.map(list.listItem));
     else if (globals.output === 'ndjson') text = list.sessionNdjson(chosen.map(list.listItem));
-    else if (ctx.io.stdoutIsTTY) text = chosen.length === 0 ? '' : list.sessionTable(chosen, ctx.clock.now());
+    else if (ctx.io.stdoutIsTTY)
+      text =
+        chosen.length === 0
+          ? ''
+          : list.sessionTable(chosen, ctx.clock.now(), (ctx.io.stdout as { columns?: number }).columns);
     else text = list.sessionLines(chosen);
     if (text === '' && ctx.io.stdoutIsTTY && !ctx.io.quiet) {
       if (!ctx.io.quiet)

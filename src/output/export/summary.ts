@@ -50,9 +50,9 @@ const VERDICT_MARK: Record<ClaimVerdict, string> = {
 export function summaryMarkdown(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult | null): string {
   const out: string[] = [`## nsed · ${outcome(t, gate)}`, '', meta(t), ''];
   if (t.error !== null && t.status !== 'complete') out.push(`> **${t.status}:** ${inline(t.error)}`, '');
-  out.push('### Gates', '', ...gateLines(gate), '');
+  out.push('### Gates', '', ...gateLines(t, gate), '');
   out.push('### Verdict', '', ...verdictLines(verdict), '');
-  out.push('### Question', '', ...quoted(t.question), '');
+  out.push('### Question', '', ...quoted(t), '');
   out.push('### Answer', '', ...answerLines(t), '');
   out.push('### Convergence by round', '', ...roundLines(t, verdict), '');
   out.push('### Claims of the chosen proposal', '', ...claimLines(t, verdict), '');
@@ -99,7 +99,10 @@ export function gateMark(status: GateCheck['status']): string {
   return status === 'pass' ? '✓ pass' : status === 'fail' ? '✗ fail' : '✗ inconclusive';
 }
 
-function gateLines(gate: GateResult | null): string[] {
+function gateLines(t: ReportTurn, gate: GateResult | null): string[] {
+  // A turn that did not complete has no answer to judge: whatever gates were set, none was judged.
+  if (gate === null && t.status !== 'complete')
+    return [`_No gate was judged: the turn ${t.status === 'failed' ? 'failed' : `was ${t.status}`} before an answer._`];
   if (gate === null) return ['_No gates were set for this turn._'];
   if (gate.checks.length === 0) return ['_The gate had no checks._'];
   return table(
@@ -155,25 +158,93 @@ function verdictLines(v: CouncilVerdict | null): string[] {
   ];
 }
 
-function quoted(text: string): string[] {
-  if (text.trim() === '') return ['_(no question recorded)_'];
-  const lines = clip(text.replace(/\s+$/, ''), BUDGET.question).split('\n');
-  return lines.map((l) => `> ${l.replaceAll('<', '&lt;')}`);
+/** The question as a block quote, within its budget; a cut says so and closes a fence it left open. */
+function quoted(t: ReportTurn): string[] {
+  if (t.question.trim() === '') return ['_(no question recorded)_'];
+  const text = t.question.replace(/\s+$/, '');
+  const lines = text.split('\n');
+  const quote = (l: string): string => `> ${l.replaceAll('<', '&lt;')}`;
+  const { kept, dropped } = fitLines(lines.map(quote), BUDGET.question);
+  if (dropped === 0) return kept;
+  // One line longer than the whole budget: its first characters (4 bytes each at most, escaped).
+  const head =
+    kept.length > 0
+      ? kept
+      : [
+          quote(
+            Array.from(lines[0] ?? '')
+              .slice(0, BUDGET.question / 8)
+              .join(''),
+          ),
+        ];
+  const fence = openFence(head.map((l) => l.slice(2)));
+  const what = kept.length > 0 ? `${dropped} of ${lines.length} lines left out` : 'cut inside its first line';
+  return [...head, ...(fence === undefined ? [] : [`> ${fence}`]), '', truncated(t, `the question (${what})`)];
 }
 
 function answerLines(t: ReportTurn): string[] {
   if (t.answer.trim() === '') return ['_(no answer)_'];
-  const lines = demoteHeadings(t.answer.replace(/\s+$/, '').split('\n'));
+  const lines = escapeHtml(demoteHeadings(t.answer.replace(/\s+$/, '').split('\n')));
   const { kept, dropped } = fitLines(lines, BUDGET.answer);
   if (dropped === 0) return kept;
   // A cut inside a fenced block would turn the rest of the summary into code.
-  const fences = kept.filter((l) => /^\s{0,3}(```|~~~)/.test(l)).length;
+  const fence = openFence(kept);
   return [
     ...kept,
-    ...(fences % 2 === 1 ? ['```'] : []),
+    ...(fence === undefined ? [] : [fence]),
     '',
     truncated(t, `the answer (${dropped} of ${lines.length} lines left out)`),
   ];
+}
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+
+/** The fence that closes the fenced block `lines` leave open, if they leave one open. */
+function openFence(lines: readonly string[]): string | undefined {
+  let open: string | undefined;
+  for (const l of lines) {
+    const marker = FENCE.exec(l)?.[1];
+    if (marker === undefined) continue;
+    if (open === undefined) open = marker;
+    else if (marker[0] === open[0] && marker.length >= open.length) open = undefined;
+  }
+  return open;
+}
+
+/**
+ * The answer's raw HTML made text, as the rounds' and claims' is (`<` as `&lt;`): an `<img src>`
+ * an agent wrote is not fetched by whoever opens the summary. Fenced blocks and inline code show
+ * their text as it is already, so they are left alone.
+ */
+function escapeHtml(lines: readonly string[]): string[] {
+  let fence: string | undefined;
+  return lines.map((l) => {
+    const marker = FENCE.exec(l)?.[1];
+    if (marker !== undefined) {
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      return l;
+    }
+    return fence === undefined ? escapeOutsideCodeSpans(l) : l;
+  });
+}
+
+function escapeOutsideCodeSpans(line: string): string {
+  let out = '';
+  let i = 0;
+  while (i < line.length) {
+    const tick = line.indexOf('`', i);
+    if (tick === -1) return out + line.slice(i).replaceAll('<', '&lt;');
+    out += line.slice(i, tick).replaceAll('<', '&lt;');
+    let end = tick;
+    while (line[end] === '`') end++;
+    const close = line.indexOf(line.slice(tick, end), end);
+    // An unmatched run of backticks is text: go on after it.
+    const upTo = close === -1 ? end : close + (end - tick);
+    out += line.slice(tick, upTo);
+    i = upTo;
+  }
+  return out;
 }
 
 /**

@@ -1,0 +1,80 @@
+import { usageError } from '../errors.js';
+import { isLoopbackHost } from '../protocol/loopback.js';
+import { stringFlag, type CommandDef } from './command.js';
+
+export interface McpOptions {
+  /** --http PORT: Streamable HTTP instead of stdio. */
+  http: number | undefined;
+  host: string;
+}
+
+/**
+ * `nsed mcp [--http PORT [--host HOST]]`: the council as MCP tools for a coding agent (README
+ * "nsed mcp"). Over stdio by default; the same store, settings, lease and config as every other
+ * command, so what it starts is a session `nsed watch`, `inject` and `cancel` reach, and back.
+ */
+export const mcp: CommandDef<McpOptions> = {
+  command: 'mcp',
+  describe: 'serve the council as MCP tools to a coding agent (stdio, or --http on loopback)',
+  flags: [
+    {
+      name: 'http',
+      type: 'number',
+      describe: 'serve Streamable HTTP on this port (0 = a free one) instead of stdio; needs NSED_MCP_TOKEN',
+      valueName: 'PORT',
+      sample: '0',
+    },
+    {
+      name: 'host',
+      type: 'string',
+      default: '127.0.0.1',
+      describe: 'the address --http listens on; other than loopback only when named here',
+      valueName: 'HOST',
+      sample: '127.0.0.1',
+    },
+  ],
+  examples: [
+    ['claude mcp add nsed -- nsed mcp', 'give Claude Code the council'],
+    ['NSED_MCP_TOKEN=… nsed mcp --http 8765', 'Streamable HTTP on 127.0.0.1:8765/mcp'],
+  ],
+  parse: (argv) => {
+    const raw = argv['http'];
+    if (raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 65535))
+      throw usageError('--http must be a port from 0 to 65535');
+    const host = stringFlag(argv, 'host') ?? '127.0.0.1';
+    if (host.trim() === '') throw usageError('--host is empty', 'e.g. --host 127.0.0.1');
+    return { http: raw, host };
+  },
+  run: async (opts, ctx) => {
+    const [{ serveMcp, httpListen }, { createIO }, { createContext }] = await Promise.all([
+      import('../mcp/serve.js'),
+      import('../terminal/create-io.js'),
+      import('../context.js'),
+    ]);
+    if (opts.http === undefined && opts.host !== '127.0.0.1')
+      throw usageError('--host goes with --http', 'nsed mcp --http 8765 --host 127.0.0.1');
+    if (opts.http !== undefined && !isLoopbackHost(opts.host))
+      ctx.io.stderr.write(
+        `nsed: warning: serving MCP on ${opts.host}, beyond this machine; every request needs the token\n`,
+      );
+    const listen =
+      opts.http === undefined
+        ? { kind: 'stdio' as const }
+        : httpListen(opts.host, opts.http, ctx.env['NSED_MCP_TOKEN']);
+    // stdout is the protocol: whatever below would print there (a notice, a hint) goes to stderr.
+    const io = createIO(
+      { stdout: ctx.io.stderr, stderr: ctx.io.stderr, stdin: ctx.io.stdin },
+      ctx.env,
+      { noColor: true, quiet: ctx.io.quiet, verbose: ctx.io.verbose },
+      (which) => (which === 'stdin' ? ctx.io.stdinIsTTY : ctx.io.stderrIsTTY),
+    );
+    const serverCtx = createContext(
+      ctx,
+      io,
+      ctx.globals,
+      { store: () => ctx.store(), connect: ctx.connect },
+      ctx.secrets,
+    );
+    return serveMcp(serverCtx, listen, { stdin: ctx.io.stdin, stdout: ctx.io.stdout }, process.cwd());
+  },
+};

@@ -1,0 +1,206 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from '../context.js';
+import { NsedError, toNsedError } from '../errors.js';
+import { redactDeep } from '../secrets.js';
+import { VERSION } from '../version.js';
+import { progressReporter } from './progress.js';
+import { readSessionResource, SESSION_TEMPLATE, sessionResources, sessionUri } from './resources.js';
+import type { LogLevel, Runner } from './runner.js';
+import { MCP_TOOLS } from './tool-defs.js';
+import { McpTools } from './tools.js';
+import { workspaceRoots } from './workspace.js';
+
+/** How long a host has to answer `roots/list` before the working directory stands in for its roots. */
+const ROOTS_BOUND_MS = 10_000;
+/** How long the person has to answer a council question put through elicitation before wait shows it instead. */
+const ELICIT_BOUND_MS = 10 * 60_000;
+
+const INSTRUCTIONS =
+  'nsed asks a council of models (an NSED deliberation) and returns its answer with a verdict. ' +
+  'A deliberation takes minutes: call deliberate (it waits up to timeout_s), and while done is false call wait ' +
+  'with the session and after=seq. Steer with inject, stop with cancel, answer the council with answer_tool_call.';
+
+/**
+ * The servers of one `nsed mcp` process (one over stdio; one per session over HTTP) share one
+ * Runner, so a deliberation started by one host is the same session every host and terminal
+ * sees. Logs and resource updates go to every server that is connected.
+ */
+export class McpHub {
+  private readonly servers = new Set<Server>();
+  private readonly subscribed = new Map<Server, Set<string>>();
+  readonly runner: Runner;
+
+  constructor(
+    private readonly ctx: Context,
+    makeRunner: (log: (level: LogLevel, text: string) => void) => Runner,
+    private readonly cwd: string,
+  ) {
+    this.runner = makeRunner((level, text) => this.log(level, text));
+    // A subscribed session whose turn ended has a new turn in its resource.
+    this.runner.observe((session, e) => {
+      if (e.type !== 'finish' && e.type !== 'error') return;
+      const uri = sessionUri(session);
+      for (const [server, uris] of this.subscribed)
+        if (uris.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => undefined);
+    });
+  }
+
+  log(level: LogLevel, text: string): void {
+    const data = this.ctx.secrets.redact(text);
+    for (const s of this.servers) void s.sendLoggingMessage({ level, logger: 'nsed', data }).catch(() => undefined);
+  }
+
+  /** A new MCP server for one connection; `closed` is called when its transport closes. */
+  server(): Server {
+    const server = new Server(
+      { name: 'nsed', version: VERSION },
+      {
+        capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: false } },
+        instructions: INSTRUCTIONS,
+      },
+    );
+    const uris = new Set<string>();
+    this.subscribed.set(server, uris);
+    this.servers.add(server);
+    server.onclose = () => {
+      this.servers.delete(server);
+      this.subscribed.delete(server);
+    };
+    const tools = new McpTools(this.ctx, this.runner, (question, options) => this.elicit(server, question, options));
+
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: MCP_TOOLS.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        annotations: { title: t.title, readOnlyHint: t.readOnly, openWorldHint: true },
+      })),
+    }));
+
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+      const token = extra._meta?.progressToken;
+      try {
+        const a = await tools.call(req.params.name, req.params.arguments ?? {}, {
+          signal: extra.signal,
+          roots: () => this.roots(server),
+          ...(token === undefined
+            ? {}
+            : {
+                watch: progressReporter(this.ctx.clock, (progress, message) =>
+                  extra.sendNotification({
+                    method: 'notifications/progress',
+                    params: { progressToken: token, progress, message: this.ctx.secrets.redact(message) },
+                  }),
+                ),
+              }),
+        });
+        const redact = (t: string): string => this.ctx.secrets.redact(t);
+        return {
+          content: [
+            { type: 'text', text: redact(a.text) },
+            ...(a.session === undefined ? [] : sessionLinks(a.session)),
+          ],
+          structuredContent: redactDeep(a.structured, redact),
+          ...(a.isError === true ? { isError: true } : {}),
+        };
+      } catch (err) {
+        return toolError(err, (t) => this.ctx.secrets.redact(t));
+      }
+    });
+
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+      resources: await sessionResources(await this.ctx.store()),
+    }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [SESSION_TEMPLATE] }));
+    server.setRequestHandler(ReadResourceRequestSchema, async (req) => ({
+      contents: await readSessionResource(this.ctx, req.params.uri),
+    }));
+    server.setRequestHandler(SubscribeRequestSchema, (req) => {
+      uris.add(req.params.uri);
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+      uris.delete(req.params.uri);
+      return {};
+    });
+    return server;
+  }
+
+  /** The host's declared roots (asked each time: they may change), else the working directory. */
+  private async roots(server: Server): Promise<string[]> {
+    let declared: string[] | undefined;
+    if (server.getClientCapabilities()?.roots !== undefined) {
+      try {
+        const got = await server.listRoots(undefined, { timeout: ROOTS_BOUND_MS });
+        declared = got.roots.map((r) => r.uri);
+      } catch {
+        declared = undefined;
+      }
+    }
+    return workspaceRoots(declared, this.cwd);
+  }
+
+  private async elicit(server: Server, question: string, options: readonly string[]): Promise<string | undefined> {
+    if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
+    // The choices are suggestions, as on a terminal (tools/ask-person.ts): any words are an answer.
+    const answer = {
+      type: 'string' as const,
+      title: 'Answer',
+      ...(options.length === 0 ? {} : { description: `for example: ${options.join(' / ')}` }),
+    };
+    const got = await server.elicitInput(
+      {
+        message: `The council asks: ${question}`,
+        requestedSchema: { type: 'object', properties: { answer }, required: ['answer'] },
+      },
+      { timeout: ELICIT_BOUND_MS },
+    );
+    const value = got.content?.['answer'];
+    return got.action === 'accept' && typeof value === 'string' ? value : undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.runner.close();
+    await Promise.allSettled([...this.servers].map((s) => s.close()));
+  }
+}
+
+/** The session's resources beside a tool's text: its transcript and its HTML report. */
+function sessionLinks(session: string): CallToolResult['content'] {
+  return [
+    {
+      type: 'resource_link',
+      uri: sessionUri(session),
+      name: `session ${session}`,
+      mimeType: 'text/markdown',
+    },
+    {
+      type: 'resource_link',
+      uri: `${sessionUri(session)}/report.html`,
+      name: `session ${session} report`,
+      mimeType: 'text/html',
+    },
+  ];
+}
+
+/** An MCP tool error: nsed's error code, exit code, message and hint; the server goes on. */
+export function toolError(err: unknown, redact: (t: string) => string): CallToolResult {
+  const e = err instanceof NsedError ? err : toNsedError(err);
+  const hint = e.hint === undefined ? '' : `\nhint: ${e.hint}`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: redact(`${e.code} (exit ${e.exitCode}): ${e.message}${hint}`) }],
+  };
+}

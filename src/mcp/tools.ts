@@ -1,0 +1,389 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ajvModule from 'ajv/dist/2020.js';
+import type { Context } from '../context.js';
+import { NsedError, usageError } from '../errors.js';
+import type { NsedEvent } from '../events.js';
+import { readTarget } from '../commands/shared/session-target.js';
+import type { SessionFeed } from './feed.js';
+import { notable, pendingCalls } from './feed.js';
+import type { Runner } from './runner.js';
+import { MCP_TOOLS, WAIT_DEFAULT_S, type McpToolDef } from './tool-defs.js';
+import { feedState, stateText, storedState, verdictLine, type TurnState } from './turn-state.js';
+import { confineFiles } from './workspace.js';
+
+/** How long `wait: false` waits for the orchestrator to name the job: its connect and first event are bounded alike. */
+const START_BOUND_MS = 30_000;
+
+/** One tool call's answer: the short text, the structured content, and whether it is an error. */
+export interface ToolAnswer {
+  text: string;
+  structured: Record<string, unknown>;
+  isError?: boolean;
+  /** The session the answer is about: its resources are linked beside the text. */
+  session?: string;
+}
+
+/** What a tool call may use of the host: its progress token, its roots, its cancellation. */
+export interface CallEnv {
+  signal: AbortSignal;
+  /** Called for every event of the session while the call runs (progress notifications). */
+  watch?: (feed: SessionFeed) => () => void;
+  roots(): Promise<string[]>;
+}
+
+type Args = Record<string, unknown>;
+
+/** The server's tools, each reusing the command it stands for (ask, continue, fork, inject, cancel, tool-result). */
+export class McpTools {
+  private readonly validators = new Map<string, ReturnType<InstanceType<typeof ajvModule.default>['compile']>>();
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly runner: Runner,
+    /**
+     * Puts a council question to the person through the host (MCP elicitation): the answer, or
+     * undefined when the host cannot ask or the person declined (then `wait` shows the call).
+     */
+    private readonly ask: (question: string, options: readonly string[]) => Promise<string | undefined>,
+  ) {
+    const ajv = new ajvModule.default({ allErrors: true, strict: false, logger: false });
+    for (const t of MCP_TOOLS) this.validators.set(t.name, ajv.compile(t.inputSchema));
+  }
+
+  async call(name: string, args: Args, env: CallEnv): Promise<ToolAnswer> {
+    const def = MCP_TOOLS.find((t) => t.name === name);
+    if (def === undefined) throw usageError(`unknown tool '${name.slice(0, 60)}'`, 'tools/list names them');
+    this.check(def, args);
+    switch (def.name) {
+      case 'deliberate':
+      case 'continue':
+      case 'fork':
+        return this.turn(def.name, args, env);
+      case 'wait':
+        return this.wait(args, env);
+      case 'inject':
+        return this.inject(args);
+      case 'cancel':
+        return this.cancel(args);
+      case 'answer_tool_call':
+        return this.answer(args);
+      case 'verdict':
+        return this.verdict(args);
+      default:
+        return this.sessions(args);
+    }
+  }
+
+  private check(def: McpToolDef, args: Args): void {
+    const validate = this.validators.get(def.name);
+    if (validate === undefined || validate(args)) return;
+    const first = validate.errors?.[0];
+    const where = first?.instancePath === '' || first === undefined ? '' : ` at ${first.instancePath}`;
+    throw usageError(
+      `${def.name}: invalid arguments${where}: ${first?.message ?? 'see the inputSchema'}`.slice(0, 300),
+    );
+  }
+
+  /** deliberate, continue, fork: the command's own parse and run, in the background. */
+  private async turn(name: 'deliberate' | 'continue' | 'fork', args: Args, env: CallEnv): Promise<ToolAnswer> {
+    const question = String(args['question']);
+    if (question.trim() === '-') throw usageError('question: "-" would read stdin, which is the protocol stream');
+    const files = Array.isArray(args['files']) ? await confineFiles(args['files'].map(String), await env.roots()) : [];
+    const argv: Args = { prompt: [question], file: files };
+    for (const k of ['policy', 'rounds'] as const) if (args[k] !== undefined) argv[k] = args[k];
+    if (Array.isArray(args['agents'])) argv['agents'] = args['agents'].map(String).join(',');
+    if (args['schema'] !== undefined) argv['schema'] = JSON.stringify(args['schema']);
+    if (args['ask_user'] === true) argv['ask-user'] = true;
+    if (typeof args['idempotency_key'] === 'string') argv['idempotency-key'] = args['idempotency_key'];
+    const gates = args['gates'];
+    if (typeof gates === 'object' && gates !== null) for (const [k, v] of Object.entries(gates)) argv[k] = String(v);
+    const commands = await import('./commands.js');
+    const toolsDir = await this.toolsFile(args['tools'], argv);
+    const forget = (): Promise<void> =>
+      toolsDir === undefined ? Promise.resolve() : rm(toolsDir, { recursive: true, force: true });
+    let run: (ctx: Context) => Promise<number>;
+    try {
+      if (name === 'deliberate') run = commands.runAsk(argv);
+      else if (name === 'continue') run = commands.runContinue({ ...argv, session: String(args['session']) });
+      else
+        run = commands.runFork({
+          ...argv,
+          source: String(args['session']),
+          ...(typeof args['at'] === 'string' ? { at: args['at'] } : {}),
+        });
+    } catch (err) {
+      await forget();
+      throw err;
+    }
+    const started = this.runner.start(run);
+    void started.ended.finally(forget);
+    const session = await started.session;
+    if (session === undefined) {
+      const end = await started.ended;
+      throw runError(end.error) ?? new NsedError('bug', `${name} ended before its turn started`);
+    }
+    const feed = this.runner.feed(session);
+    if (args['wait'] === false) {
+      await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, env);
+      return this.state(feedState(feed, 0), feed);
+    }
+    await this.until(feed, () => this.settled(feed), timeoutMs(args), env);
+    return this.state(feedState(feed, 0), feed);
+  }
+
+  /** The council's tools as a tools file (its parser checks each entry, as for --tools), with no command: the host answers. */
+  private async toolsFile(tools: unknown, argv: Args): Promise<string | undefined> {
+    if (!Array.isArray(tools) || tools.length === 0) return undefined;
+    const entries = tools.map((t: Record<string, unknown>) => ({
+      type: 'function',
+      function: {
+        name: t['name'],
+        ...(t['description'] === undefined ? {} : { description: t['description'] }),
+        ...(t['parameters'] === undefined ? {} : { parameters: t['parameters'] }),
+      },
+    }));
+    const dir = await mkdtemp(join(tmpdir(), 'nsed-mcp-tools-'));
+    const file = join(dir, 'tools.json');
+    await writeFile(file, JSON.stringify(entries), { mode: 0o600 });
+    argv['tools'] = file;
+    return dir;
+  }
+
+  /**
+   * Done, or waiting on a call the host must answer (one being asked through elicitation is not
+   * yet). On the chat surface the answer that carries a call ends the turn (exit 10), answered
+   * then on the same thread: the run's end is awaited first, so answer_tool_call picks the way
+   * that fits; a live call there still returns as `waiting` at the call's bound.
+   */
+  private settled(feed: SessionFeed): boolean {
+    // The run ends just after its turn's terminal event; awaited, so the result says how it ended (a gate, exit 12).
+    if (feed.ended !== undefined || (!feed.followed && feedState(feed, feed.last).done)) return true;
+    if (feed.path === 'compat') return false;
+    return pendingCalls(feed.turnEvents()).some((c) => !this.asking.has(c.id));
+  }
+
+  /** ask_user calls put to the person through elicitation (each is asked once), and those still being asked or answered so. */
+  private readonly asked = new Set<string>();
+  private readonly asking = new Set<string>();
+
+  /** Asks the person each ask_user question of the turn not asked yet; an answer goes back as answer_tool_call sends it. */
+  private elicitPending(feed: SessionFeed): void {
+    for (const call of pendingCalls(feed.turnEvents())) {
+      if (call.name !== 'ask_user' || call.question === null || this.asked.has(call.id)) continue;
+      this.asked.add(call.id);
+      this.asking.add(call.id);
+      void this.ask(call.question, call.options)
+        .then(async (value) => {
+          if (value === undefined) return false;
+          await this.answer({ session: feed.session, call_id: call.id, value });
+          return true;
+        })
+        .catch((err: unknown) => {
+          this.runner.log(
+            'warning',
+            `could not put the council's question to the person: ${String(err).slice(0, 300)}`,
+          );
+          return false;
+        })
+        .then((answered) => {
+          // Declined or failed: the call is the host's to answer through wait and answer_tool_call.
+          if (!answered) this.asking.delete(call.id);
+          feed.poke();
+        });
+    }
+  }
+
+  /**
+   * Waits until `done()` holds, the bound passes, the host cancels the call, or the server
+   * closes; whichever comes first. Nothing here polls: the feed wakes it on each event.
+   */
+  private async until(feed: SessionFeed, done: () => boolean, ms: number, env: CallEnv): Promise<void> {
+    const bound = new AbortController();
+    void this.ctx.clock.sleep(ms, bound.signal).then(
+      () => bound.abort(),
+      () => undefined,
+    );
+    const signal = AbortSignal.any([bound.signal, env.signal, this.runner.signal]);
+    const stopWatching = env.watch?.(feed);
+    this.elicitPending(feed);
+    const stopAsking = feed.listen((s) => {
+      if (s.event.type === 'tool-call') this.elicitPending(feed);
+    });
+    try {
+      while (!done() && !signal.aborted) await feed.changed(signal);
+    } finally {
+      bound.abort();
+      stopWatching?.();
+      stopAsking();
+    }
+  }
+
+  /**
+   * A turn that failed or was cut off is a tool error (its text nsed's error line and hint), with
+   * the state beside it; one that answered is not, even when its gates failed (the error says so).
+   */
+  private state(s: TurnState, feed?: SessionFeed): ToolAnswer {
+    const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
+    const hint = feed?.ended?.error?.hint;
+    return {
+      text: failed
+        ? `${s.error?.code} (exit ${s.error?.exit_code}): ${s.error?.message}${hint === undefined ? '' : `\nhint: ${hint}`}\nsession ${s.session ?? '?'}`
+        : stateText(s),
+      structured: s as unknown as Record<string, unknown>,
+      ...(s.session === null ? {} : { session: s.session }),
+      ...(failed ? { isError: true } : {}),
+    };
+  }
+
+  private async wait(args: Args, env: CallEnv): Promise<ToolAnswer> {
+    const store = await this.ctx.store();
+    const id = await store.resolve(String(args['session']));
+    const after = typeof args['after'] === 'number' ? args['after'] : 0;
+    let feed = this.runner.feeds.get(id);
+    if (feed?.followed !== true) {
+      const session = await store.read(id);
+      const pending = session.pending_job;
+      if (pending !== undefined && feed?.ended?.error?.code !== 'tool_pending') {
+        // Started elsewhere. An owner that went away (its turn kept as interrupted) left the job
+        // to whoever follows it next: resumed and recorded, as `nsed resume` does. A live owner
+        // (a terminal, another server) records it itself: followed read-only, as `nsed watch`.
+        const left = session.turns.some(
+          (t) => t.role === 'assistant' && t.job_id === pending.job_id && t.status === 'interrupted',
+        );
+        const commands = await import('./commands.js');
+        const started = this.runner.start(left ? commands.runResume(id) : commands.runWatch(id));
+        const named = await started.session;
+        if (named === undefined) {
+          const end = await started.ended;
+          if (end.error !== undefined && end.error.code !== 'conflict') throw runError(end.error);
+        }
+        feed = this.runner.feeds.get(id);
+      }
+      if (feed === undefined) return this.state(storedState(await store.read(id), 0));
+    }
+    const f = feed;
+    const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
+    await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), env);
+    return this.state(feedState(f, after), f);
+  }
+
+  private async inject(args: Args): Promise<ToolAnswer> {
+    const { runInject } = await import('./commands.js');
+    const got = await this.runner.capture('ndjson', runInject(String(args['session']), String(args['message'])));
+    const e = acknowledged(got.events, 'injected', got.end.error);
+    return {
+      text: `injected into deliberation ${e.job_id} at round ${e.round ?? '?'}`,
+      structured: { session: e.session, job_id: e.job_id, sequence: e.sequence, round: e.round },
+      session: e.session,
+    };
+  }
+
+  private async cancel(args: Args): Promise<ToolAnswer> {
+    const { runCancel } = await import('./commands.js');
+    const got = await this.runner.capture('ndjson', runCancel(String(args['session'])));
+    const e = acknowledged(got.events, 'cancelled', got.end.error);
+    return {
+      text: `cancelled deliberation ${e.job_id}`,
+      structured: { session: e.session, job_id: e.job_id },
+      session: e.session,
+    };
+  }
+
+  /**
+   * A call the turn stopped at (the answer ended at `tool_calls`, exit 10) is answered on the
+   * same thread, as `continue --tool-result` answers it, and that turn runs here; a call the
+   * running job waits on is answered through its endpoint, as `nsed tool-result` does.
+   */
+  async answer(args: Args): Promise<ToolAnswer> {
+    const commands = await import('./commands.js');
+    const store = await this.ctx.store();
+    const id = await store.resolve(String(args['session']));
+    const callId = String(args['call_id']);
+    const value = String(args['value']);
+    const before = await store.read(id);
+    const jobId = before.pending_job?.job_id ?? '';
+    const stopped = before.turns.some(
+      (t) =>
+        t.role === 'assistant' &&
+        t.job_id === jobId &&
+        t.finish_reason === 'tool_calls' &&
+        t.tool_calls?.some((c) => c.id === callId && c.status === undefined),
+    );
+    if (stopped && this.runner.feeds.get(id)?.followed !== true) {
+      const started = this.runner.start(commands.runContinueWithResult(id, callId), value);
+      if ((await started.session) === undefined)
+        throw runError((await started.ended).error) ?? new NsedError('bug', 'the answer did not start a turn');
+    } else {
+      const got = await this.runner.capture('ndjson', commands.runToolResult(id, callId, value));
+      if (got.end.error !== undefined) throw runError(got.end.error);
+    }
+    return {
+      text: `answered ${callId}; call wait to follow the deliberation`,
+      structured: { session: id, job_id: jobId, call_id: callId },
+      session: id,
+    };
+  }
+
+  private async verdict(args: Args): Promise<ToolAnswer> {
+    const session = await readTarget(this.ctx, { kind: 'id', id: String(args['session']) }, { shown: true });
+    const turn = session.turns.findLast((t) => t.role === 'assistant');
+    const last = turn?.rounds?.findLast((r) => r.scored);
+    const ballots = (last?.candidates ?? []).map((c) => ({ agent_id: c.agent_id, score: c.score, claims: c.claims }));
+    const structured = {
+      session: session.id,
+      turn: turn?.id ?? null,
+      status: turn?.status ?? null,
+      content: turn?.content ?? null,
+      verdict: turn?.verdict ?? null,
+      gate: turn?.gate ?? null,
+      ballots,
+      usage: null,
+    };
+    return {
+      text:
+        turn === undefined
+          ? `session ${session.id} has no answer yet`
+          : `${verdictLine(session.id, turn.verdict)} · ${turn.status}`,
+      structured,
+      session: session.id,
+    };
+  }
+
+  private async sessions(args: Args): Promise<ToolAnswer> {
+    const { runSessionsLs } = await import('./commands.js');
+    const limit = typeof args['limit'] === 'number' ? args['limit'] : 20;
+    const got = await this.runner.capture(
+      'json',
+      runSessionsLs({ limit, json: true, ...pick(args, ['state', 'policy']) }),
+    );
+    if (got.end.error !== undefined) throw runError(got.end.error);
+    const sessions = JSON.parse(got.lines.join('\n') || '[]') as unknown[];
+    return { text: `${sessions.length} session${sessions.length === 1 ? '' : 's'}`, structured: { sessions } };
+  }
+}
+
+const pick = (o: Args, keys: readonly string[]): Args =>
+  Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+
+function timeoutMs(args: Args): number {
+  const s = typeof args['timeout_s'] === 'number' ? args['timeout_s'] : WAIT_DEFAULT_S;
+  return Math.round(s * 1000);
+}
+
+function runError(e: { code: string; message: string; hint?: string | undefined } | undefined): NsedError | undefined {
+  if (e === undefined) return undefined;
+  return new NsedError(e.code as NsedError['code'], e.message, e.hint === undefined ? {} : { hint: e.hint });
+}
+
+/** The one acknowledgement event of inject --no-wait or cancel, or the error the command ended with. */
+function acknowledged<T extends 'injected' | 'cancelled'>(
+  events: readonly NsedEvent[],
+  type: T,
+  error: { code: string; message: string; hint?: string | undefined } | undefined,
+): Extract<NsedEvent, { type: T }> {
+  const e = events.find((x): x is Extract<NsedEvent, { type: T }> => x.type === type);
+  if (e !== undefined) return e;
+  throw runError(error) ?? new NsedError('bug', `no ${type} acknowledgement`);
+}

@@ -1,0 +1,68 @@
+// What a person at a terminal sees while `ask` deliberates (docs/reliability.md #165): the real CLI
+// on a pseudo-terminal, its bytes drawn by a terminal emulator, the job held by the simulator
+// so the spinner turns for as long as the test looks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRig, type Rig } from '../harness/rig.js';
+import { HAS_PTY, logicalLines, NO_PTY, onScreen, texts } from '../harness/screen.js';
+
+const SPINNER = /[\u2800-\u28ff] \S/;
+const WIDTHS = [40, 79, 120];
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await makeRig({ hold: true });
+});
+afterAll(() => rig.close());
+
+/** A person's environment: colour on, no NO_COLOR. */
+const env = (): Record<string, string> => ({ NSED_HOME: rig.home, NSED_URL: rig.sim.url });
+
+describe.skipIf(!HAS_PTY)(HAS_PTY ? 'ask on a terminal' : NO_PTY, () => {
+  for (const columns of WIDTHS) {
+    it(`draws one status row that never wraps, no stray characters, and leaves nothing when it ends, at ${columns} columns (reliability #165)`, async () => {
+      const run = onScreen(['ask', '-p', 'fast', 'Plan the database migration'], {
+        columns,
+        env: env(),
+        stdout: 'pipe',
+        live: SPINNER,
+      });
+      const job = await rig.sim.control.nextJob();
+      await run.until('the spinner turning while the job is held', (s) => s.liveFrames >= 12);
+      rig.sim.control.release(job);
+      const r = await run.result;
+      expect(r.code, texts(r.rows).join('\n')).toBe(0);
+      expect(r.problems).toEqual([]);
+      expect(r.rows.filter((row) => SPINNER.test(row.text))).toEqual([]);
+      expect(r.cursor).toEqual({ x: 0, row: '' });
+      expect(r.stdout).not.toBe('');
+      // What is left is exactly the lines nsed printed, whole: the session, the round, the way on.
+      expect(logicalLines(r.rows)).toEqual([
+        expect.stringMatching(/^session \S+ · job \S+ · policy nsed:fast$/),
+        expect.stringMatching(/^round 1\/1 · 3 candidates · leader \S+ [\d.]+ · \d+ contested$/),
+        expect.stringMatching(/^session \S+ · continue: nsed continue -s \S+ "…"$/),
+      ]);
+    });
+
+    it(`with the answer on the same terminal, the answer's lines are never cut into by the status row, at ${columns} columns (reliability #165)`, async () => {
+      const run = onScreen(['ask', '-p', 'fast', 'Plan the database migration'], {
+        columns,
+        env: env(),
+        live: SPINNER,
+      });
+      const job = await rig.sim.control.nextJob();
+      await run.until('the spinner turning while the job is held', (s) => s.liveFrames >= 12);
+      rig.sim.control.release(job);
+      const r = await run.result;
+      expect(r.code, texts(r.rows).join('\n')).toBe(0);
+      expect(r.problems).toEqual([]);
+      expect(r.rows.filter((row) => SPINNER.test(row.text))).toEqual([]);
+      expect(r.cursor).toEqual({ x: 0, row: '' });
+      // The answer as the simulator wrote it is on the screen, its lines whole.
+      const answer = await rig.run(['sessions', 'show', '--last', '-o', 'final']);
+      const lines = logicalLines(r.rows);
+      const answerLines = answer.stdout.split('\n').filter((x) => x.trim() !== '');
+      expect(answerLines.length).toBeGreaterThan(0);
+      for (const l of answerLines) expect(lines).toContain(l);
+    });
+  }
+});
