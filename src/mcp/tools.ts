@@ -330,7 +330,10 @@ export class McpTools {
     const session = await readTarget(this.ctx, { kind: 'id', id: String(args['session']) }, { shown: true });
     const turn = session.turns.findLast((t) => t.role === 'assistant');
     const last = turn?.rounds?.findLast((r) => r.scored);
-    const ballots = (last?.candidates ?? []).map((c) => ({ agent_id: c.agent_id, score: c.score, claims: c.claims }));
+    // Who voted how, as the verdict keeps it (docs/ndjson.md §4b); the last round's scores where it has none.
+    const ballots =
+      turn?.verdict?.ballots?.chosen ??
+      (last?.candidates ?? []).map((c) => ({ agent_id: c.agent_id, score: c.score, claims: c.claims }));
     const structured = {
       session: session.id,
       turn: turn?.id ?? null,
@@ -339,7 +342,7 @@ export class McpTools {
       verdict: turn?.verdict ?? null,
       gate: turn?.gate ?? null,
       ballots,
-      usage: null,
+      usage: turn?.usage ?? null,
     };
     return {
       text:

@@ -1,5 +1,6 @@
 import type { EventOf, NsedEvent } from '../events.js';
 import type { Session, Turn } from '../session/index.js';
+import type { Usage } from '../usage.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 import { leaderOf, pendingCalls, type PendingCall, type SessionFeed } from './feed.js';
 
@@ -19,7 +20,8 @@ export interface TurnState {
   /** With a `schema`: the answer parsed, or null when it does not match (as `-o json`). */
   structured?: unknown;
   /** No orchestrator reports token or cost figures to nsed yet: unknown is null, never 0. */
-  usage: null;
+  /** What the turn cost (docs/ndjson.md "Usage"), or null while nothing was reported. */
+  usage: Usage | null;
   error: { code: string; exit_code: number | null; message: string } | null;
 }
 
@@ -50,6 +52,7 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
   else if (calls.length > 0) status = 'waiting';
   else status = feed.jobId === null ? 'starting' : 'running';
   const endError = feed.ended?.error;
+  const lastUsage = events.findLast((s) => s.event.type === 'usage')?.event;
   return {
     session: feed.session,
     job_id: terminal?.type === 'finish' ? (terminal.job_id ?? feed.jobId) : feed.jobId,
@@ -63,7 +66,8 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
     verdict: terminal?.verdict ?? null,
     gate: terminal?.gate ?? null,
     ...(terminal?.type === 'finish' && terminal.structured !== undefined ? { structured: terminal.structured } : {}),
-    usage: null,
+    // The last figures the stream reported, as -o json names them.
+    usage: lastUsage?.type === 'usage' ? lastUsage.usage : (terminal?.usage ?? null),
     // As -o json: the turn's error, or how a completed one failed its gates or schema (exit 12, 13, 14).
     error:
       terminal?.type === 'error'
@@ -113,7 +117,7 @@ export function storedState(session: Session, seq: number): TurnState {
     content: turn === undefined ? null : turn.content,
     verdict: turn?.verdict ?? null,
     gate: turn?.gate ?? null,
-    usage: null,
+    usage: turn?.usage ?? null,
     // The store keeps how the turn ended, not the exit code of the run that recorded it.
     error: turn?.error === undefined ? null : { code: turn.status, exit_code: null, message: turn.error },
   };
