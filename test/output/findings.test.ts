@@ -70,7 +70,7 @@ describe('reading findings at a JSON Pointer', () => {
   });
 });
 
-describe('placing a finding in the checkout (reliability #202)', () => {
+describe('placing a finding in the checkout (reliability #203)', () => {
   it('keeps a file and lines the checkout has; refuses absolute paths, .., links out, missing files and lines', async () => {
     const w = new Workspace(ws);
     expect(await w.place('./src//retry.py', 50, null)).toEqual({ ok: true, path: 'src/retry.py' });
@@ -95,7 +95,7 @@ describe('placing a finding in the checkout (reliability #202)', () => {
   });
 });
 
-describe('the reports of placed findings', () => {
+describe('the reports of placed findings (reliability #202)', () => {
   it('--annotate puts each on its line, escaped by the workflow-command rules: no newline or :: gets through', () => {
     const hostile = finding({
       path: 'src/a,b:c.py',
