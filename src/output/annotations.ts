@@ -54,7 +54,7 @@ export function workflowAnnotations(
   else {
     parts.push(verdict.chosen === null ? 'no chosen proposal reported' : `${verdict.chosen.agent} chosen`);
     if (chosen === null) parts.push('claims not reported');
-    else parts.push(`${wrong.length} wrong, ${contested.length} contested`);
+    else parts.push(`claims of the chosen proposal: ${wrong.length} wrong, ${contested.length} contested`);
   }
   if (findings.length > 0) parts.push(`${findings.length} finding${findings.length === 1 ? '' : 's'} on lines`);
   const bySeverity = (s: FindingSeverity): number => findings.filter((f) => f.severity === s).length;

@@ -3,6 +3,7 @@ import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../..
 import { leaderOf } from '../progress-state.js';
 import { bytes, cell, clip, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import type { ReportTurn } from './report-turn.js';
+import { GATE_MEASURE } from '../gate-lines.js';
 import { claimsByVerdict, GATE_EXPECT, gateValue, VERDICT_ORDER } from './verdict-cells.js';
 
 /** GitHub refuses a step summary over 1 MiB (and shows none of it); a report stays below. */
@@ -95,9 +96,10 @@ function gateLines(t: ReportTurn, gate: GateResult | null): string[] {
   if (gate === null) return ['_No gates were set for this turn._'];
   if (gate.checks.length === 0) return ['_The gate had no checks._'];
   return table(
-    ['Check', 'Expected', 'Actual', 'Result'],
+    ['Check', 'Measures', 'Expected', 'Actual', 'Result'],
     gate.checks.map((c) => [
       codeCell(c.name),
+      GATE_MEASURE[c.name],
       `${GATE_EXPECT[c.name] ?? ''} ${gateValue(c.name, c.expected)}`,
       gateValue(c.name, c.actual),
       gateMark(c.status),
@@ -274,7 +276,10 @@ function roundLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
       count('contested'),
     ];
   });
-  const lines = table(['Round', 'Convergence', 'Leader', 'Score', 'Candidates', 'Wrong', 'Contested'], rows);
+  const lines = table(
+    ['Round', 'Convergence', 'Leader', 'Score', 'Candidates', 'Wrong (all candidates)', 'Contested (all candidates)'],
+    rows,
+  );
   return capped(t, lines, BUDGET.rounds, (d) => `the round table (${d} of ${rows.length} rounds left out)`);
 }
 
