@@ -10,6 +10,13 @@ import { clearPending, GONE_REASON, recordJobEnd } from './reconcile.js';
 import type { ReportOptions } from './report-options.js';
 import type { TurnResult } from './turn-result.js';
 
+/**
+ * Why the gates of a turn rebuilt from `/result` alone are inconclusive (docs/reliability.md
+ * #200): the job ended while nsed was away, and its rounds cannot be read again.
+ */
+export const NO_HISTORY =
+  'the deliberation ended while nsed was away, and the orchestrator replays no round history of a native job (its answer came from /result alone), so the verdict has no rounds to judge';
+
 /** Whether a session holds a turn some earlier run left to follow: a pending job, or a claim nobody will finish. */
 export function hasLeftTurn(session: Session): boolean {
   return session.pending_job !== undefined || (session.claim !== undefined && claimLeft(session.claim));
@@ -76,7 +83,14 @@ export async function followLeftTurn(
       const how = followStart(pending.job_id, state) ?? {
         start: { kind: 'result' as const, jobId: pending.job_id, content: '' },
       };
-      return followPending(ctx, conn, session, pending, how.start, follow);
+      if (how.start.kind !== 'result') return followPending(ctx, conn, session, pending, how.start, follow);
+      try {
+        return await followPending(ctx, conn, session, pending, how.start, follow);
+      } catch (err) {
+        // The gate says why it cannot judge: not a server that forgot, but a history never kept.
+        if (err instanceof NsedError && err.code === 'inconclusive') ctx.io.stderr.write(`nsed: ${NO_HISTORY}\n`);
+        throw err;
+      }
     }
   }
 }

@@ -38,7 +38,7 @@ const running = async (): Promise<number> => {
 };
 
 /** Spawns `args`, waits until `jobs` deliberations are recorded as running, kills it with -9, lets them end. */
-async function killedWhileRunning(args: string[], jobs: number): Promise<void> {
+async function killedWhileRunning(args: string[], jobs: number): Promise<string[]> {
   const before = await running();
   const child = rig.spawn(args);
   const ids: string[] = [];
@@ -50,6 +50,7 @@ async function killedWhileRunning(args: string[], jobs: number): Promise<void> {
     rig.sim.control.release(id);
     await rig.sim.control.ended(id);
   }
+  return ids;
 }
 
 describe('a deliberation that ended while nsed was dead', () => {
@@ -80,6 +81,23 @@ describe('a deliberation that ended while nsed was dead', () => {
     const session = await rig.session<{ turns: Array<{ role: string; rounds?: unknown[] }> }>(id);
     const first = session.turns.find((t) => t.role === 'assistant');
     expect(first?.rounds?.length).toBe((base.out.verdict.rounds as { completed: number }).completed);
+  });
+
+  it('watch of the ended job shows the rounds and verdict of the uninterrupted run (reliability #200)', async () => {
+    const prompt = 'Pick the isolation level for the ledger';
+    const base = await uninterrupted(prompt);
+    const [job] = await killedWhileRunning(['ask', prompt], 1);
+    const watched = await rig.run(['watch', job ?? '', '-o', 'json']);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect((JSON.parse(watched.stdout) as Out).verdict).toEqual(base.out.verdict);
+  });
+
+  it('a native job, whose history is not replayed: resume records its answer and the gate says why it is inconclusive (reliability #200)', async () => {
+    await killedWhileRunning(['ask', '--agents', 'CortexA,CortexB', '--rounds', '2', 'Shard the users table?'], 1);
+    const resumed = await rig.run(['resume', '--last', '-o', 'json', ...GATE]);
+    expect(resumed.code, resumed.stderr).toBe(13);
+    expect(resumed.stderr).toContain('the orchestrator replays no round history of a native job');
+    expect((JSON.parse(resumed.stdout) as { content: string }).content).not.toBe('');
   });
 
   it('batch --resume gives the items left running the verdicts and gate of uninterrupted runs (reliability #200)', async () => {
