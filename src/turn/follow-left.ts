@@ -11,8 +11,8 @@ import type { ReportOptions } from './report-options.js';
 import type { TurnResult } from './turn-result.js';
 
 /**
- * Why the gates of a turn rebuilt from `/result` alone are inconclusive (docs/reliability.md
- * #200): the job ended while nsed was away, and its rounds cannot be read again.
+ * Why the gates of a turn rebuilt from `/result` alone are inconclusive
+ * (docs/reliability.md #200): the job ended while nsed was away, and its rounds cannot be read again.
  */
 export const NO_HISTORY =
   'the deliberation ended while nsed was away, and the orchestrator replays no round history of a native job (its answer came from /result alone), so the verdict has no rounds to judge';
