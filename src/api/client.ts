@@ -1,3 +1,4 @@
+import { parseDetails, type DetailsHistory } from './parse-details.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AgentInfo,
@@ -84,6 +85,8 @@ export interface NsedClient {
   /** `GET /job/{id}/stream`: the native named events, live only (no replay). */
   jobStream(jobId: string, opts?: { signal?: AbortSignal }): Promise<EventStream>;
   result(jobId: string, opts?: { signal?: AbortSignal }): Promise<JobResult>;
+  /** `GET /deliberation/{id}/details`: an ended job's round history (protocol section 3.5), as stream events would give it. */
+  details(jobId: string, opts?: { signal?: AbortSignal }): Promise<DetailsHistory>;
   /** The caller's own jobs (protocol section 3.14). */
   deliberations(opts?: { signal?: AbortSignal }): Promise<Array<{ job_id: string; status: string }>>;
   inject(jobId: string, message: string, opts?: { signal?: AbortSignal }): Promise<InjectAck>;
@@ -320,6 +323,13 @@ export function createClient(cfg: ClientConfig): NsedClient {
         { method: 'GET', path: `${job(jobId)}/result`, signal: opts.signal },
         jobDescribe(jobId, 'job %s'),
         (v) => parseJobResult(v, jobId),
+      );
+    },
+    async details(jobId, opts = {}) {
+      return json(
+        { method: 'GET', path: `${job(jobId)}/details`, signal: opts.signal },
+        jobDescribe(jobId, 'job %s'),
+        parseDetails,
       );
     },
     async deliberations(opts = {}) {

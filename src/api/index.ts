@@ -4,4 +4,5 @@ export * from './client.js';
 export { DOCUMENTED_FINISH, isUsableCall } from './decode-chunk.js';
 export { proxyDisplay, proxySettings } from './dispatcher.js';
 export { eofError } from './sse-processor.js';
+export type { DetailsHistory } from './parse-details.js';
 export { toolCallEventOf } from './tool-call-events.js';

@@ -1,3 +1,4 @@
+import type { DetailsHistory } from '../api/index.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { NsedError, notFound } from '../errors.js';
@@ -15,7 +16,7 @@ import type { TurnResult } from './turn-result.js';
  * (docs/reliability.md #200): the job ended while nsed was away, and its rounds cannot be read again.
  */
 export const NO_HISTORY =
-  'the deliberation ended while nsed was away, and the orchestrator replays no round history of a native job (its answer came from /result alone), so the verdict has no rounds to judge';
+  'the deliberation ended while nsed was away, and the orchestrator gave back no round history of this native job (its answer came from /result alone), so the verdict has no rounds to judge';
 
 /** Whether a session holds a turn some earlier run left to follow: a pending job, or a claim nobody will finish. */
 export function hasLeftTurn(session: Session): boolean {
@@ -84,11 +85,14 @@ export async function followLeftTurn(
         start: { kind: 'result' as const, jobId: pending.job_id, content: '' },
       };
       if (how.start.kind !== 'result') return followPending(ctx, conn, session, pending, how.start, follow);
+      const history = await readHistory(conn, pending.job_id, ctx.signal);
+      const start = history === undefined ? how.start : { ...how.start, history };
       try {
-        return await followPending(ctx, conn, session, pending, how.start, follow);
+        return await followPending(ctx, conn, session, pending, start, follow);
       } catch (err) {
         // The gate says why it cannot judge: not a server that forgot, but a history never kept.
-        if (err instanceof NsedError && err.code === 'inconclusive') ctx.io.stderr.write(`nsed: ${NO_HISTORY}\n`);
+        if (history === undefined && err instanceof NsedError && err.code === 'inconclusive')
+          ctx.io.stderr.write(`nsed: ${NO_HISTORY}\n`);
         throw err;
       }
     }
@@ -111,4 +115,22 @@ function neverStarted(session: Session, turnId: string | undefined): string | un
   if (after.length === 1 && cut?.role === 'assistant' && cut.job_id === undefined && cut.status === 'interrupted')
     return turnId;
   return undefined;
+}
+
+/**
+ * The rounds of an ended native job, from `/details` where the server keeps them
+ * (docs/reliability.md #200); undefined when it has none to give (no such route, an expired
+ * history, a body of another shape): then the answer alone is recorded.
+ */
+async function readHistory(
+  conn: Connection,
+  jobId: string,
+  signal: AbortSignal | undefined,
+): Promise<DetailsHistory | undefined> {
+  try {
+    const history = await conn.client.details(jobId, signal === undefined ? {} : { signal });
+    return history.rounds.length > 0 ? history : undefined;
+  } catch {
+    return undefined;
+  }
 }

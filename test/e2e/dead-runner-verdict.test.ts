@@ -25,8 +25,8 @@ interface Out {
 }
 
 /** The uninterrupted run of `prompt`: its verdict, gate and exit code, released as it goes. */
-async function uninterrupted(prompt: string): Promise<{ out: Out; code: number }> {
-  const run = rig.start(['ask', '-o', 'json', ...GATE, prompt]);
+async function uninterrupted(prompt: string, council: string[] = []): Promise<{ out: Out; code: number }> {
+  const run = rig.start(['ask', '-o', 'json', ...council, ...GATE, prompt]);
   rig.sim.control.release(await rig.sim.control.nextJob());
   const r = await run.result;
   return { out: JSON.parse(r.stdout) as Out, code: r.code };
@@ -92,12 +92,25 @@ describe('a deliberation that ended while nsed was dead', () => {
     expect((JSON.parse(watched.stdout) as Out).verdict).toEqual(base.out.verdict);
   });
 
-  it('a native job, whose history is not replayed: resume records its answer and the gate says why it is inconclusive (reliability #200)', async () => {
-    await killedWhileRunning(['ask', '--agents', 'CortexA,CortexB', '--rounds', '2', 'Shard the users table?'], 1);
+  it('a native job: resume reads its rounds back from /details, so its convergence, scores, chosen agent, gate and exit code are those of the uninterrupted run (reliability #200)', async () => {
+    const council = ['--agents', 'CortexA,CortexB', '--rounds', '2'];
+    const prompt = 'Shard the users table?';
+    const base = await uninterrupted(prompt, council);
+    expect(base.out.verdict.convergence.final).not.toBeNull();
+    await killedWhileRunning(['ask', ...council, prompt], 1);
     const resumed = await rig.run(['resume', '--last', '-o', 'json', ...GATE]);
-    expect(resumed.code, resumed.stderr).toBe(13);
-    expect(resumed.stderr).toContain('the orchestrator replays no round history of a native job');
-    expect((JSON.parse(resumed.stdout) as { content: string }).content).not.toBe('');
+    expect(resumed.code, resumed.stderr).toBe(base.code);
+    const out = JSON.parse(resumed.stdout) as { verdict: Record<string, unknown>; gate: unknown };
+    const b = base.out.verdict as unknown as Record<string, unknown>;
+    // What /details keeps: the rounds, their scores and convergence, the chosen proposal. Its
+    // history carries no claims, so those stay unreported (null) rather than guessed.
+    for (const k of ['rounds', 'convergence', 'margin', 'scores', 'runner_up', 'dissent'])
+      expect(out.verdict[k], k).toEqual(b[k]);
+    expect(out.verdict['chosen']).toMatchObject({
+      agent: (b['chosen'] as { agent: string }).agent,
+      score: (b['chosen'] as { score: number }).score,
+    });
+    expect(out.gate).toEqual(base.out.gate);
   });
 
   it('batch --resume gives the items left running the verdicts and gate of uninterrupted runs (reliability #200)', async () => {
