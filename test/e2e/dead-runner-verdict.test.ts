@@ -5,7 +5,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'node:http';
 import { proxiedRigs } from '../harness/holding-proxy.js';
+import { startServer } from '../harness/scripted-server.js';
 import { makeRig, type Rig } from '../harness/rig.js';
 import { until } from '../harness/sse.js';
 
@@ -111,6 +113,44 @@ describe('a deliberation that ended while nsed was dead', () => {
       score: (b['chosen'] as { score: number }).score,
     });
     expect(out.gate).toEqual(base.out.gate);
+  });
+
+  it('a native job on a server that keeps no round history: the answer is recorded and the inconclusive gate says why (reliability #200)', async () => {
+    // The simulator behind a loopback proxy that has no /details, as a server that keeps no history.
+    const upstream = new URL(rig.sim.url);
+    const proxy = await startServer((req, res, seen) => {
+      if (seen.url.endsWith('/details')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+        return;
+      }
+      const out = request(
+        { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      out.on('error', () => res.destroy());
+      out.end(seen.body);
+    });
+    try {
+      const env = { NSED_URL: proxy.url };
+      const council = ['--agents', 'CortexA,CortexB', '--rounds', '2'];
+      const child = rig.spawn(['ask', ...council, 'Cache the sessions where?'], { env });
+      const job = await rig.sim.control.nextJob();
+      await until(async () => (await running()) === 1);
+      child.kill('SIGKILL');
+      await child.result;
+      rig.sim.control.release(job);
+      await rig.sim.control.ended(job);
+      const resumed = await rig.run(['resume', '--last', '-o', 'json', ...GATE], { env });
+      expect(resumed.code, resumed.stderr).toBe(13);
+      expect(resumed.stderr).toContain('gave back no round history of this native job');
+      expect((JSON.parse(resumed.stdout) as { content: string }).content).not.toBe('');
+      expect(proxy.seen.some((s) => s.url.endsWith('/details'))).toBe(true);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('batch --resume gives the items left running the verdicts and gate of uninterrupted runs (reliability #200)', async () => {
