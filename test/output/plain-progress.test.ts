@@ -41,7 +41,7 @@ describe('--progress plain (renderers)', () => {
     const plain = memoryIO();
     await render('final', plain.io, [turnStart, round, finish], { progress: 'plain' });
     expect(lines(plain.stderr.text)).toContain(
-      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82 · 0 contested',
+      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82 · all candidates: 0 wrong, 0 contested',
     );
     const text = memoryIO();
     await render('text', text.io, [turnStart, round, finish]);
