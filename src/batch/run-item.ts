@@ -6,6 +6,7 @@ import type { Connection } from '../connection.js';
 import { prepareTurnInput, type InputOptions, type TurnInput } from '../input/turn-input.js';
 import { executeTurn } from '../turn/execute-turn.js';
 import { followLeftTurn } from '../turn/follow-left.js';
+import { assertFree, newClaim } from '../turn/claim.js';
 import { runKeyed } from '../turn/idempotency.js';
 import { requestHash } from '../turn/request-identity.js';
 import { startSession } from '../turn/start-session.js';
@@ -158,8 +159,36 @@ export async function reattachItem(
       followLeftTurn(itemCtx, conn, left.session, {
         gates: itemGates(item, base),
         ...(left.pending === undefined ? {} : { pending: left.pending }),
+        unsent: async (session, userTurnId) => sendUnsent(itemCtx, conn, session, userTurnId, item, base),
       }),
   );
+}
+
+/**
+ * The item's turn was recorded but its start never reached the orchestrator (killed in between,
+ * docs/reliability.md #201): it is sent now, as the recorded turn of the same session, claimed
+ * again in one locked write (a turn its dead owner recorded as interrupted is dropped).
+ */
+async function sendUnsent(
+  itemCtx: Context,
+  conn: Connection,
+  found: Session,
+  userTurnId: string,
+  item: ResolvedItem,
+  base: ItemBase,
+) {
+  const prepared = await prepareItem(itemCtx, item, base);
+  const turn = { ...prepared.turn, gates: itemGates(item, base) };
+  const claim = newClaim(userTurnId, itemCtx.clock.now(), itemCtx.randomHex);
+  const session = await (
+    await itemCtx.store()
+  ).update(found.id, (s) => {
+    assertFree(s);
+    const at = s.turns.findIndex((t) => t.id === userTurnId);
+    s.turns = s.turns.slice(0, at + 1);
+    s.claim = claim;
+  });
+  return executeTurn(itemCtx, conn, session, userTurnId, turn, { fresh: session.turns.length === 1 });
 }
 
 const itemGates = (item: ResolvedItem, base: ItemBase): Gates | undefined =>

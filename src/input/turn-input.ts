@@ -1,3 +1,4 @@
+import { REVIEW_SCHEMA, REVIEW_SCHEMA_NAME } from './review-schema.js';
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { AnswerSchema } from '../turn/answer-schema.js';
@@ -114,7 +115,8 @@ async function loadTemplate(input: InputOptions, ctx: PromptContext): Promise<Re
 /**
  * A --schema: a value that is JSON (starts with `{` or `[`, or parses whole) is the schema itself,
  * so `[1]` is refused as "not an object" rather than looked for as a file; anything else names
- * a file (README "Structured answers"). A file whose name reads as JSON is named `./1`.
+ * a file (README "Structured answers"). A file whose name reads as JSON is named `./1`. `review`
+ * is the code-review schema nsed ships (README "Findings on the changed lines"): a file named so is `./review`.
  */
 async function loadSchema(
   source: string,
@@ -122,6 +124,10 @@ async function loadSchema(
   retries: number,
   ctx: PromptContext,
 ): Promise<AnswerSchema> {
+  if (source === REVIEW_SCHEMA_NAME) {
+    const { compileAnswerSchema } = await import('../turn/schema-compile.js');
+    return compileAnswerSchema(REVIEW_SCHEMA, { name, retries, source: 'review (built in)' });
+  }
   const inline = isJsonValue(source);
   const text = inline ? source : await readFlagFile(source, '--schema', ctx);
   const label = inline ? '(inline)' : source;

@@ -1,7 +1,10 @@
 import { isMinimum, type GateCheck, type GateName, type GateResult } from '../verdict.js';
 
-/** What each gate reads, in words (docs/ndjson.md "Gates"). */
-const MEASURE: Record<GateName, string> = {
+/**
+ * What each gate reads, in words (docs/ndjson.md "Gates"): the one wording every gate line, the
+ * plain progress and the JUnit report use, so a count always says whose claims it counts.
+ */
+export const GATE_MEASURE: Record<GateName, string> = {
   'min-convergence': 'convergence',
   'max-wrong': 'wrong claims of the chosen proposal',
   'max-contested': 'contested claims of the chosen proposal',
@@ -20,7 +23,7 @@ const bound = (c: GateCheck): string => `${isMinimum(c.name) ? 'at least' : 'at 
 
 /** One check in a sentence: `gate max-wrong failed: wrong claims of the chosen proposal 2, expected at most 0`. */
 export function checkSentence(c: GateCheck): string {
-  const what = MEASURE[c.name];
+  const what = GATE_MEASURE[c.name];
   switch (c.status) {
     case 'pass':
       return `gate ${c.name} passed: ${what} ${formatNumber(c.actual ?? 0)}, expected ${bound(c)}`;

@@ -3,15 +3,16 @@ import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { GateCheck, GateResult } from '../verdict.js';
-import { contestedClaims, leaderText } from './progress-state.js';
+import { GATE_MEASURE } from './gate-lines.js';
+import { leaderText, roundClaims, roundClaimsText } from './progress-state.js';
 import type { Renderer } from './renderer-types.js';
 
 /** The milestone after a scored round: `Round 3 complete — convergence: 81%` (docs/ndjson.md, `reasoning`). */
 const MILESTONE = /\bround\s+(\d+)\b.*?convergence:?\s*(\d+(?:\.\d+)?)\s*%/i;
 
 /**
- * `round 2/5 · 3 candidates · convergence 81% · leader CortexA 0.82 · 1 contested`: one line
- * per scored round; the contested count (contested or wrong claims) is there even when 0, and
+ * `round 2/5 · 3 candidates · convergence 81% · leader CortexA 0.82 · all candidates: 0 wrong,
+ * 1 contested`: one line per scored round; the counts of all candidates' claims are there even when 0, and
  * the convergence only when the server reported it for this round.
  */
 export function plainRoundLine(e: EventOf<'round'>, convergence: number | undefined): string {
@@ -20,7 +21,7 @@ export function plainRoundLine(e: EventOf<'round'>, convergence: number | undefi
   if (convergence !== undefined) parts.push(`convergence ${Math.round(convergence * 100)}%`);
   const leader = leaderText(e);
   if (leader !== undefined) parts.push(leader);
-  parts.push(`${contestedClaims(e.candidates)} contested`);
+  parts.push(roundClaimsText(roundClaims(e.candidates)));
   return parts.join(' · ');
 }
 
@@ -36,11 +37,11 @@ const OP: Record<GateCheck['name'], string> = {
   'max-synthetic': '<=',
 };
 
-/** `gate max-wrong <= 0: actual 2 · fail` per check, then `gate fail: 1 of 3 checks failed`. */
+/** `gate max-wrong <= 0 (wrong claims of the chosen proposal): actual 2 · fail` per check, then `gate fail: 1 of 3 checks failed`. */
 export function gateProgressLines(gate: GateResult): string[] {
   const lines = gate.checks.map((c) => {
     const actual = c.actual === null ? 'not reported' : String(c.actual);
-    return `gate ${c.name} ${OP[c.name] ?? ''} ${c.expected}: actual ${actual} · ${c.status}`;
+    return `gate ${c.name} ${OP[c.name] ?? ''} ${c.expected} (${GATE_MEASURE[c.name]}): actual ${actual} · ${c.status}`;
   });
   const failed = gate.checks.filter((c) => c.status === 'fail').length;
   const open = gate.checks.filter((c) => c.status === 'inconclusive').length;

@@ -14,8 +14,8 @@ export interface ProgressState {
   convergence: number | undefined;
   /** What the line says of the latest scored round's leader (leaderText). */
   leader: string | undefined;
-  /** Claims judged contested or wrong in the latest scored round. */
-  contested: number;
+  /** The claims of all candidates judged wrong, and contested, in the latest scored round. */
+  claims: RoundClaims;
 }
 
 export const initialProgress: ProgressState = {
@@ -24,7 +24,7 @@ export const initialProgress: ProgressState = {
   totalRounds: 0,
   convergence: undefined,
   leader: undefined,
-  contested: 0,
+  claims: { wrong: 0, contested: 0 },
 };
 
 const ROUND = /^\s*round\s+(\d+)(?:\s*\/\s*(\d+))?/i;
@@ -53,12 +53,26 @@ export function leaderText(e: Pick<EventOf<'round'>, 'candidates' | 'leader'>): 
   return parts.length === 0 ? undefined : parts.join(' · ');
 }
 
-export function contestedClaims(candidates: readonly Candidate[]): number {
-  return candidates.reduce(
-    (n, c) => n + c.claims.filter((k) => k.verdict === 'contested' || k.verdict === 'wrong').length,
-    0,
-  );
+/**
+ * One word per count (docs/ndjson.md "The verdict"): a round's counts are of the claims of ALL
+ * its candidates, wrong and contested apart, and always shown with those words; the gates, the
+ * verdict line and `--annotate` count the claims of the chosen proposal only, and say so.
+ */
+export interface RoundClaims {
+  wrong: number;
+  contested: number;
 }
+
+export function roundClaims(candidates: readonly Candidate[]): RoundClaims {
+  const count = (v: 'wrong' | 'contested'): number =>
+    candidates.reduce((n, c) => n + c.claims.filter((k) => k.verdict === v).length, 0);
+  return { wrong: count('wrong'), contested: count('contested') };
+}
+
+/** `all candidates: 1 wrong, 2 contested`: the words every progress line uses for a round's counts. */
+export const roundClaimsText = (c: RoundClaims): string => `all candidates: ${c.wrong} wrong, ${c.contested} contested`;
+
+const anyClaims = (c: RoundClaims): boolean => c.wrong > 0 || c.contested > 0;
 
 /**
  * Folds one event. The phase comes from what the protocol carries: unscored rounds are proposals
@@ -74,7 +88,7 @@ export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
         ...next,
         phase: 'evaluating',
         leader: leaderText(e) ?? s.leader,
-        contested: contestedClaims(e.candidates),
+        claims: roundClaims(e.candidates),
       };
     }
     case 'reasoning': {
@@ -97,14 +111,14 @@ export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
   }
 }
 
-/** `proposing · round 2/5 · 12s · convergence 45% · leader CortexA 0.47 · 2 contested` */
+/** `proposing · round 2/5 · 12s · convergence 45% · leader CortexA 0.47 · all candidates: 0 wrong, 2 contested` */
 export function progressLine(s: ProgressState, elapsedMs: number): string {
   const parts: string[] = [s.phase === 'starting' ? 'deliberating' : s.phase];
   if (s.round > 0) parts.push(`round ${s.round}/${s.totalRounds}`);
   parts.push(`${Math.max(0, Math.floor(elapsedMs / 1000))}s`);
   if (s.convergence !== undefined) parts.push(`convergence ${Math.round(s.convergence * 100)}%`);
   if (s.leader !== undefined) parts.push(s.leader);
-  if (s.contested > 0) parts.push(`${s.contested} contested`);
+  if (anyClaims(s.claims)) parts.push(roundClaimsText(s.claims));
   return parts.join(' · ');
 }
 

@@ -21,7 +21,7 @@ export function noteFor(e: NsedEvent, start: EventOf<'turn-start'> | undefined, 
     case 'job':
       return jobLine(start, e.job_id);
     case 'round':
-      return e.scored ? roundLine(e, s.contested) : undefined;
+      return e.scored ? roundLine(e, s.claims) : undefined;
     case 'injection':
       return `injected at round ${e.round} (#${e.sequence}): ${oneLine(e.message, 80)}`;
     case 'finalized':

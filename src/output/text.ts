@@ -6,7 +6,9 @@ import { createSpinner } from '../terminal/spinner.js';
 import { createStyle } from '../terminal/style.js';
 import {
   advanceProgress,
-  contestedClaims,
+  roundClaims,
+  roundClaimsText,
+  type RoundClaims,
   continueHint,
   initialProgress,
   leaderText,
@@ -37,17 +39,17 @@ export function sessionLine(start: EventOf<'turn-start'>): string {
 }
 
 /**
- * `round 2/5 · 3 candidates · leader CortexA 0.47 · 2 contested` (the leader is the first
- * highest score; the contested count appears only when some claim is contested or wrong).
+ * `round 2/5 · 3 candidates · leader CortexA 0.47 · all candidates: 0 wrong, 2 contested` (the
+ * leader is the first highest score; the counts appear only when some claim is wrong or contested).
  */
 export function roundLine(
   e: Pick<EventOf<'round'>, 'round' | 'total_rounds' | 'candidates' | 'leader'>,
-  contested = 0,
+  claims: RoundClaims = { wrong: 0, contested: 0 },
 ): string {
   const n = e.candidates.length;
   const line = `round ${e.round}/${e.total_rounds} · ${n} candidate${n === 1 ? '' : 's'}`;
   const leader = leaderText(e);
-  const tail = contested > 0 ? ` · ${contested} contested` : '';
+  const tail = claims.wrong > 0 || claims.contested > 0 ? ` · ${roundClaimsText(claims)}` : '';
   return leader === undefined ? `${line}${tail}` : `${line} · ${leader}${tail}`;
 }
 
@@ -138,7 +140,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         namedSession = start !== undefined;
         return;
       case 'round':
-        if (e.scored) note(roundLine(e, contestedClaims(e.candidates)));
+        if (e.scored) note(roundLine(e, roundClaims(e.candidates)));
         return;
       case 'text':
         answer(e.text);

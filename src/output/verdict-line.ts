@@ -5,7 +5,7 @@ import { formatNumber } from './gate-lines.js';
 /**
  * The verdict in one line, as `sessions show` and the markdown export print it under an answer:
  * `verdict · 3/3 rounds · convergence 0.87 (held 1) · chosen CortexA 0.78 · margin 0.22 over
- * CortexB · claims 1 verified, 3 contested, 0 wrong · dissent CortexC`. What the server did not
+ * CortexB · claims of the chosen proposal: 1 verified, 3 contested, 0 wrong · dissent CortexC`. What the server did not
  * report says so ("not reported"), never a guess.
  */
 export function verdictSummary(v: CouncilVerdict): string {
@@ -27,7 +27,7 @@ export function verdictSummary(v: CouncilVerdict): string {
   parts.push(
     counts === null
       ? 'claims not reported'
-      : `claims ${counts.verified} verified, ${counts.contested} contested, ${counts.wrong} wrong`,
+      : `claims of the chosen proposal: ${counts.verified} verified, ${counts.contested} contested, ${counts.wrong} wrong`,
   );
   if (v.trust.endorse !== null) parts.push(`endorsed ${v.trust.endorse.count} of ${v.trust.endorse.of}`);
   if (v.dissent !== null && v.dissent.length > 0)

@@ -265,3 +265,16 @@ export function budgetOf(
     estimated_cost_usd: num(b['estimated_cost_usd']),
   };
 }
+
+/** An ended job's rounds and chosen proposal as the native stream would have told them. */
+export interface DetailsHistory {
+  rounds: NsedRound[];
+  chosen: JobChosen | null;
+}
+
+/** The rounds and the choice of a `/details` answer, or undefined when it holds no round. */
+export function historyOf(d: CouncilDetails | null): DetailsHistory | undefined {
+  if (d === null) return undefined;
+  const rounds = roundsOfDetails(d);
+  return rounds.length === 0 ? undefined : { rounds, chosen: chosenOfDetails(d) };
+}

@@ -1,3 +1,4 @@
+import type { DetailsHistory } from '../protocol/details.js';
 import type {
   ChatCompletionRequest,
   ChatMessage,
@@ -13,7 +14,12 @@ export type TurnStart =
   | { kind: 'submit'; body: DeliberationRequest }
   | { kind: 'attach'; jobId: string }
   /** A job that already finished: its answer, as GET /result gave it. */
-  | { kind: 'result'; jobId: string; content: string };
+  /**
+   * An ended job's answer from `/result`; `history`: its rounds read back from `/details` where
+   * the server keeps them (a native job found ended, docs/reliability.md #200), shown and
+   * recorded before the answer as the stream would have shown them.
+   */
+  | { kind: 'result'; jobId: string; content: string; history?: DetailsHistory };
 
 export interface NativeChoice {
   agents: string[] | undefined;

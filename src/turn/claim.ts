@@ -3,7 +3,6 @@ import type { NsedClient } from '../api/index.js';
 import { NsedError, toNsedError } from '../errors.js';
 import { isAlive } from '../process-alive.js';
 import type { Session, TurnClaim, SessionStore } from '../session/index.js';
-import { runningConflict } from './reconcile.js';
 
 /**
  * The turn lease: one turn at a time per session. A command that sends a turn checks that
@@ -31,6 +30,12 @@ export function claimOwnerDead(claim: TurnClaim): boolean {
  */
 export function claimLeft(claim: TurnClaim): boolean {
   return claim.abandoned !== undefined || claimOwnerDead(claim);
+}
+
+export function runningConflict(sessionId: string, jobId: string): NsedError {
+  return new NsedError('conflict', `session ${sessionId} has a deliberation still running (${jobId})`, {
+    hint: `steer it with 'nsed inject -s ${sessionId} MESSAGE', or follow it with 'nsed resume -s ${sessionId}'`,
+  });
 }
 
 /** Run inside the locked update that claims the session: refuses, writing nothing, when it is busy. */
@@ -66,9 +71,23 @@ export async function reconcileDeadClaim(
   session: Session,
   signal?: AbortSignal,
 ): Promise<Session> {
+  return (await settleDeadClaim(client, store, session, signal)).session;
+}
+
+/**
+ * reconcileDeadClaim, also saying whether the orchestrator listed its deliberations: only then
+ * does a claim matched to no job prove its request never reached the server (docs/reliability.md #201).
+ */
+export async function settleDeadClaim(
+  client: NsedClient,
+  store: SessionStore,
+  session: Session,
+  signal?: AbortSignal,
+): Promise<{ session: Session; listed: boolean }> {
   const claim = session.claim;
-  if (claim === undefined || !claimLeft(claim)) return session;
+  if (claim === undefined || !claimLeft(claim)) return { session, listed: false };
   let jobs: Array<{ job_id: string; status: string }>;
+  let listed = true;
   try {
     jobs = await client.deliberations(signal === undefined ? {} : { signal });
   } catch (err) {
@@ -76,9 +95,10 @@ export async function reconcileDeadClaim(
     // its owner is gone and a job it started, if any, can no longer be followed from here.
     if (toNsedError(err).code !== 'not_found') throw err;
     jobs = [];
+    listed = false;
   }
   const job = startedBy(session, claim, jobs);
-  return store.update(session.id, (s) => {
+  const settled = await store.update(session.id, (s) => {
     if (s.claim?.token !== claim.token) return;
     delete s.claim;
     if (job === undefined || s.pending_job !== undefined) return;
@@ -96,6 +116,7 @@ export async function reconcileDeadClaim(
     };
     s.server_thread = job;
   });
+  return { session: settled, listed };
 }
 
 /** The newest job the claim's request could have started that the session has not recorded. */

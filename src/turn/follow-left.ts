@@ -1,14 +1,23 @@
+import { historyOf, type DetailsHistory } from '../protocol/details.js';
+import { readDetails } from './ballot-sources.js';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
 import { NsedError, notFound } from '../errors.js';
 import type { PendingJob, Session } from '../session/index.js';
 import type { Gates } from '../verdict.js';
-import { claimLeft, reconcileDeadClaim } from './claim.js';
+import { claimLeft, settleDeadClaim } from './claim.js';
 import { followPending } from './execute-turn.js';
-import { askJobState } from './job-result.js';
+import { askJobState, followStart } from './job-result.js';
 import { clearPending, GONE_REASON, recordJobEnd } from './reconcile.js';
 import type { ReportOptions } from './report-options.js';
 import type { TurnResult } from './turn-result.js';
+
+/**
+ * Why the gates of a turn rebuilt from `/result` alone are inconclusive
+ * (docs/reliability.md #200): the job ended while nsed was away, and its rounds cannot be read again.
+ */
+export const NO_HISTORY =
+  'the deliberation ended while nsed was away, and the orchestrator gave back no round history of this native job (its answer came from /result alone), so the verdict has no rounds to judge';
 
 /** Whether a session holds a turn some earlier run left to follow: a pending job, or a claim nobody will finish. */
 export function hasLeftTurn(session: Session): boolean {
@@ -26,13 +35,25 @@ export async function followLeftTurn(
   ctx: Context,
   conn: Connection,
   found: Session,
-  extras: { reports?: ReportOptions | undefined; gates?: Gates | undefined; pending?: PendingJob } = {},
+  extras: {
+    reports?: ReportOptions | undefined;
+    gates?: Gates | undefined;
+    pending?: PendingJob;
+    /** Sends a turn whose start never reached the orchestrator (a batch item, docs/reliability.md #201). */
+    unsent?: (session: Session, userTurnId: string) => Promise<TurnResult>;
+  } = {},
 ): Promise<TurnResult> {
   const id = found.id;
   const store = await ctx.store();
   const claimed = found.pending_job === undefined && found.claim !== undefined && claimLeft(found.claim);
-  const session = claimed ? await reconcileDeadClaim(conn.client, store, found, ctx.signal) : found;
+  const settled = claimed
+    ? await settleDeadClaim(conn.client, store, found, ctx.signal)
+    : { session: found, listed: false };
+  const session = settled.session;
   const pending = session.pending_job ?? extras.pending;
+  const unsentTurn = claimed && settled.listed ? neverStarted(session, found.claim?.turn) : undefined;
+  if (pending === undefined && unsentTurn !== undefined && extras.unsent !== undefined)
+    return extras.unsent(session, unsentTurn);
   if (pending === undefined) {
     throw new NsedError('conflict', `nothing is running in session ${id}`, {
       hint: `the orchestrator lists no deliberation the interrupted turn started; ask again with 'nsed continue -s ${id}'`,
@@ -58,19 +79,54 @@ export async function followLeftTurn(
       });
     }
     case 'completed':
-      // A native job is attached even once it ended: its stream is live only, so the follower
-      // asks /result at once and rebuilds the rounds and verdict from /details (docs/reliability.md #223).
-      return followPending(
-        ctx,
-        conn,
-        session,
-        pending,
-        pending.path === 'native'
-          ? { kind: 'attach', jobId: pending.job_id }
-          : { kind: 'result', jobId: pending.job_id, content: state.answer },
-        follow,
-      );
-    case 'running':
-      return followPending(ctx, conn, session, pending, { kind: 'attach', jobId: pending.job_id }, follow);
+    case 'running': {
+      // An ended job is replayed where the server keeps its history, so the turn gets the rounds
+      // and verdict it would have had (docs/reliability.md #200); its answer alone otherwise.
+      const how = followStart(pending.job_id, state) ?? {
+        start: { kind: 'result' as const, jobId: pending.job_id, content: '' },
+      };
+      if (how.start.kind !== 'result') return followPending(ctx, conn, session, pending, how.start, follow);
+      const history = await readHistory(conn, pending.job_id, ctx.signal);
+      const start = history === undefined ? how.start : { ...how.start, history };
+      try {
+        return await followPending(ctx, conn, session, pending, start, follow);
+      } catch (err) {
+        // The gate says why it cannot judge: not a server that forgot, but a history never kept.
+        if (history === undefined && err instanceof NsedError && err.code === 'inconclusive')
+          ctx.io.stderr.write(`nsed: ${NO_HISTORY}\n`);
+        throw err;
+      }
+    }
   }
+}
+
+/**
+ * The user turn a dead owner claimed, when its request provably never reached the orchestrator:
+ * the orchestrator listed its deliberations and none answers the claim (settleDeadClaim found no
+ * job), and the turn is the session's last, answered by nothing or by the turn its owner recorded
+ * as interrupted before a job was named. Undefined otherwise: then nothing may be sent again.
+ */
+function neverStarted(session: Session, turnId: string | undefined): string | undefined {
+  if (turnId === undefined || session.pending_job !== undefined) return undefined;
+  const at = session.turns.findIndex((t) => t.id === turnId);
+  if (at === -1 || session.turns[at]?.role !== 'user') return undefined;
+  const after = session.turns.slice(at + 1);
+  const cut = after[0];
+  if (after.length === 0) return turnId;
+  if (after.length === 1 && cut?.role === 'assistant' && cut.job_id === undefined && cut.status === 'interrupted')
+    return turnId;
+  return undefined;
+}
+
+/**
+ * The rounds of an ended native job, from `/details` where the server keeps them
+ * (docs/reliability.md #200); undefined when it has none to give (no such route, an expired
+ * history, a body of another shape): then the answer alone is recorded.
+ */
+async function readHistory(
+  conn: Connection,
+  jobId: string,
+  signal: AbortSignal | undefined,
+): Promise<DetailsHistory | undefined> {
+  return historyOf(await readDetails(conn.client, jobId, signal ?? new AbortController().signal));
 }

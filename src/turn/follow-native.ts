@@ -4,7 +4,7 @@ import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } fr
 import { settlementOf } from './job-result.js';
 import type { FollowDeps } from './turn-spec.js';
 import { toolCallEventOf } from '../api/index.js';
-import { chosenOfDetails, roundsOfDetails } from '../protocol/details.js';
+import { historyOf } from '../protocol/details.js';
 import { readDetails } from './ballot-sources.js';
 
 /**
@@ -111,11 +111,9 @@ async function fromHistory(
   apply: (e: StreamEvent) => void,
   seen: Seen,
 ): Promise<void> {
-  const details = await readDetails(deps.client, jobId, deps.ctx.signal);
-  if (details === null) return;
-  for (const r of roundsOfDetails(details)) if (!seen.rounds.has(r.round)) apply({ type: 'round', ...r, index: 0 });
-  const chosen = seen.chosen ? null : chosenOfDetails(details);
-  if (chosen !== null) apply({ type: 'chosen', ...chosen, index: 0 });
+  const history = historyOf(await readDetails(deps.client, jobId, deps.ctx.signal));
+  for (const r of history?.rounds ?? []) if (!seen.rounds.has(r.round)) apply({ type: 'round', ...r, index: 0 });
+  if (!seen.chosen && history?.chosen != null) apply({ type: 'chosen', ...history.chosen, index: 0 });
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 import { keyedRoomId, type TurnStart } from './build-request.js';
 import { claimConflict, claimLeft } from './claim.js';
 import { councilChoice, executeTurn, followPending } from './execute-turn.js';
-import { askJobState, type JobState } from './job-result.js';
+import { askJobState, followStart, type JobState } from './job-result.js';
 import { replayAnswer } from './replay-answer.js';
 import { createSession, startSession, titleFrom, userTurn } from './start-session.js';
 import { requestHash, sha256, type AskedRequest } from './request-identity.js';
@@ -104,7 +104,7 @@ export async function decideKeyed(
     const pending = known.pending_job;
     if (pending !== undefined) {
       const state = await askJobState(conn.client, pending.job_id, ctx.signal);
-      const follow = followable(pending.job_id, state);
+      const follow = followStart(pending.job_id, state);
       if (follow !== undefined) return { kind: 'attach', session: known, pending, ...follow };
       return { kind: 'submit', identity: id, why: endedWithout(pending.job_id, state) };
     }
@@ -125,7 +125,7 @@ export async function decideKeyed(
     case 'none':
       return { kind: 'submit', identity: id };
     case 'found': {
-      const follow = followable(found.jobId, found.state);
+      const follow = followStart(found.jobId, found.state);
       if (follow === undefined) return { kind: 'submit', identity: id, why: endedWithout(found.jobId, found.state) };
       const session = await recordFound(ctx, id, request, conn.orchestrator, found.jobId, known);
       const pending = session.pending_job;
@@ -133,20 +133,6 @@ export async function decideKeyed(
       return { kind: 'attach', session, pending, ...follow };
     }
   }
-}
-
-/**
- * How a known job is followed: attached while it runs. Once it answered, a compat job is
- * attached all the same: `/resume` replays a finished job's whole history (docs/protocol.md
- * §3.12), rounds included, so the verdict the gates judge is the one the first run saw. A
- * native job's named-event stream is live only, so its answer is taken from `/result`, without
- * rounds.
- */
-function followable(jobId: string, state: JobState): { start: TurnStart; ended: boolean } | undefined {
-  if (state.kind === 'running') return { start: { kind: 'attach', jobId }, ended: false };
-  if (state.kind !== 'completed' || state.answer === '') return undefined;
-  if (jobId.startsWith('oc-')) return { start: { kind: 'attach', jobId }, ended: true };
-  return { start: { kind: 'result', jobId, content: state.answer }, ended: true };
 }
 
 /** Why a known job is not reused: it gave no answer to reuse, so a re-run asks again. */

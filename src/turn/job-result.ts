@@ -2,6 +2,7 @@ import type { NsedClient } from '../api/index.js';
 import { toNsedError } from '../errors.js';
 import { statusWord } from '../protocol/job-status.js';
 import type { JobResult } from '../protocol/wire.js';
+import type { TurnStart } from './build-request.js';
 
 /**
  * What the orchestrator says became of a job, from `GET /deliberation/{id}/result`. It is the one
@@ -43,4 +44,20 @@ export async function askJobState(client: NsedClient, jobId: string, signal?: Ab
     if (e.code === 'not_found') return { kind: 'gone' };
     throw e;
   }
+}
+
+/**
+ * How a known job is followed, by whatever path found it (resume, continue's reconcile, a batch
+ * item a killed run left, `watch`, an idempotency key): attached while it runs. Once it answered,
+ * a compat job is attached all the same: `/resume` replays a finished job's whole history
+ * (docs/protocol.md §3.12), rounds included, so the rounds and verdict recorded are the ones a
+ * run that stayed connected recorded (docs/reliability.md #200). A native job's named-event
+ * stream is live only, so its answer is taken from `/result`, without rounds. Undefined: the job
+ * ended with no answer to follow.
+ */
+export function followStart(jobId: string, state: JobState): { start: TurnStart; ended: boolean } | undefined {
+  if (state.kind === 'running') return { start: { kind: 'attach', jobId }, ended: false };
+  if (state.kind !== 'completed' || state.answer === '') return undefined;
+  if (jobId.startsWith('oc-')) return { start: { kind: 'attach', jobId }, ended: true };
+  return { start: { kind: 'result', jobId, content: state.answer }, ended: true };
 }

@@ -1,13 +1,17 @@
+import { PassThrough } from 'node:stream';
 import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
-import { NsedError } from '../errors.js';
 import { upsertAssistantTurn } from '../session/index.js';
 import { newTurnId } from '../session/index.js';
 import type { PendingJob, Session, TurnStatus } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
-import { askJobState } from './job-result.js';
+import { askJobState, followStart, type JobState } from './job-result.js';
+import type { IO } from '../terminal/io.js';
 
 export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';
+
+// The refusal lives with the turn lease, which reconcile's replay reaches through execute-turn.
+export { runningConflict } from './claim.js';
 
 export const GONE_REASON = 'the orchestrator no longer knows this deliberation';
 
@@ -40,6 +44,7 @@ export async function reconcilePending(ctx: Context, conn: Connection, session: 
     await clearPending(store, session.id, pending.job_id);
     return 'cleared';
   }
+  if (await recordReplayed(ctx, conn, session, pending, state)) return 'recorded';
   await store.update(session.id, (s) => {
     upsertAssistantTurn(s, {
       id: newTurnId(ctx.randomHex),
@@ -58,6 +63,35 @@ export async function reconcilePending(ctx: Context, conn: Connection, session: 
   return 'recorded';
 }
 
+/**
+ * An ended job whose server keeps its history is recorded as a run that stayed connected would
+ * have recorded it, rounds and verdict included (docs/reliability.md #200): the same follow as
+ * `nsed resume`, its output going nowhere, since this command prints its own turn. False when
+ * the job cannot be replayed (a native job, or the replay failed): the answer alone is recorded.
+ */
+async function recordReplayed(
+  ctx: Context,
+  conn: Connection,
+  session: Session,
+  pending: PendingJob,
+  state: JobState,
+): Promise<boolean> {
+  const how = followStart(pending.job_id, state);
+  if (how?.start.kind !== 'attach') return false;
+  const sink = new PassThrough();
+  sink.resume();
+  const io: IO = { ...ctx.io, stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, quiet: true };
+  const silent: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'json', progress: 'none', quiet: true } };
+  const { followPending } = await import('./execute-turn.js');
+  try {
+    await followPending(silent, conn, session, pending, how.start);
+    return true;
+  } catch {
+    // The replay is a better record, not the only one: the answer /result gave still stands.
+    return false;
+  }
+}
+
 /** Drops the marker of a job that is over; `why` is noted on a turn an earlier run left unfinished. */
 export async function clearPending(store: SessionStore, id: string, jobId: string, why?: string): Promise<void> {
   await store.update(id, (s) => {
@@ -65,12 +99,6 @@ export async function clearPending(store: SessionStore, id: string, jobId: strin
     const turn = s.turns.find((t) => t.role === 'assistant' && t.job_id === jobId);
     if (turn !== undefined && turn.status === 'complete') return;
     if (turn !== undefined && why !== undefined) turn.error = why;
-  });
-}
-
-export function runningConflict(sessionId: string, jobId: string): NsedError {
-  return new NsedError('conflict', `session ${sessionId} has a deliberation still running (${jobId})`, {
-    hint: `steer it with 'nsed inject -s ${sessionId} MESSAGE', or follow it with 'nsed resume -s ${sessionId}'`,
   });
 }
 

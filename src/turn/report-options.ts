@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { usageError } from '../errors.js';
 import { checkOutsidePath } from '../files/outside-file.js';
 
 /** The CI reports a run writes once its turn ends (README "CI"). */
@@ -14,6 +16,14 @@ export interface ReportOptions {
   junitName?: string;
   /** `--github-output FILE`: step outputs appended to FILE (default under GitHub Actions: `$GITHUB_OUTPUT`). */
   githubOutput?: string;
+  /** `--findings POINTER`: where the findings are in the --schema answer (README "Findings on the changed lines"). */
+  findings?: string;
+  /** `--sarif FILE`: the findings as SARIF 2.1.0. */
+  sarif?: string;
+  /** `--codequality FILE`: the findings as GitLab's Code Quality report. */
+  codequality?: string;
+  /** `--workspace DIR`: the checkout the findings point into (default: the current folder). */
+  workspace?: string;
 }
 
 /**
@@ -34,7 +44,13 @@ export const wantsReports = (
   env: Readonly<Record<string, string | undefined>> = {},
 ): boolean =>
   stepOutputFile(r, env) !== undefined ||
-  (r !== undefined && (r.summary !== undefined || r.junit !== undefined || r.html !== undefined || r.annotate));
+  (r !== undefined &&
+    (r.summary !== undefined ||
+      r.junit !== undefined ||
+      r.html !== undefined ||
+      r.sarif !== undefined ||
+      r.codequality !== undefined ||
+      r.annotate));
 
 /**
  * Checked before the turn is sent: a report file that could never be written (its folder is
@@ -47,7 +63,14 @@ export async function checkReportFiles(r: ReportOptions | undefined): Promise<vo
     ['--junit', r?.junit],
     ['--html', r?.html],
     ['--github-output', r?.githubOutput],
+    ['--sarif', r?.sarif],
+    ['--codequality', r?.codequality],
   ] as const) {
     if (file !== undefined) await checkOutsidePath(file, flag);
+  }
+  if (r?.workspace !== undefined) {
+    const dir = await stat(r.workspace).catch(() => undefined);
+    if (dir === undefined || !dir.isDirectory())
+      throw usageError(`--workspace ${r.workspace} is not a folder`, 'name the checkout the findings point into');
   }
 }

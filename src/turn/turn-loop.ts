@@ -1,4 +1,6 @@
 import { DOCUMENTED_FINISH } from '../api/index.js';
+import type { DetailsHistory } from '../protocol/details.js';
+import type { StreamEvent } from '../events.js';
 import { NsedError } from '../errors.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { divergedFrom } from '../transcript.js';
@@ -73,6 +75,7 @@ async function readAnswer(live: LiveTurn, start: TurnStart): Promise<StreamOutco
   }
   if (start.kind === 'result') {
     await live.noteJob(start.jobId);
+    for (const e of historyEvents(start.history)) live.apply(e);
     live.apply({ type: 'text', text: start.content, index: 1 });
     live.apply({ type: 'end', finish_reason: 'stop', index: 1 });
     return { kind: 'ended' };
@@ -171,4 +174,21 @@ function checkedEnd(live: LiveTurn, divergence: Divergence | undefined): TurnEnd
   return divergence === undefined
     ? { kind: 'completed', ...withCheck }
     : { kind: 'diverged', divergence, ...withCheck };
+}
+
+/** The rounds and choice `/details` gave back, as the native stream's events (api/native-processor.ts). */
+function historyEvents(history: DetailsHistory | undefined): StreamEvent[] {
+  if (history === undefined) return [];
+  const out: StreamEvent[] = [];
+  for (const r of history.rounds) {
+    out.push({ type: 'round', ...r, index: 1 });
+    if (r.convergence !== undefined)
+      out.push({
+        type: 'reasoning',
+        text: `Round ${r.round} complete — convergence: ${Math.round(r.convergence * 100)}%`,
+        index: 1,
+      });
+  }
+  if (history.chosen !== null) out.push({ type: 'chosen', ...history.chosen, index: 1 });
+  return out;
 }

@@ -4,7 +4,7 @@ import { createRenderer } from '../output/renderer.js';
 import { progressMode } from '../output/progress-mode.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { readNamedSession, sessionAgents, type SessionTarget } from '../session/index.js';
-import { askJobState } from './job-result.js';
+import { askJobState, followStart } from './job-result.js';
 import { watchJob, type WatchSpec } from './watch-job.js';
 
 /** What `nsed watch` names: a session (-s ID, --last) or a deliberation id. */
@@ -29,16 +29,19 @@ export async function followWatch(ctx: Context, target: WatchTarget, agents: rea
     if (state.kind === 'cancelled') throw new NsedError('cancelled', `deliberation ${jobId} was cancelled`);
     if (state.kind === 'failed')
       throw new NsedError('server', `deliberation ${jobId} failed: ${state.reason.slice(0, 300)}`);
+    const replayed = state.kind === 'completed' && followStart(jobId, state)?.start.kind === 'attach';
     const spec: WatchSpec = {
       jobId,
       session: session?.id ?? '',
       policy: pending?.policy ?? '',
       council: (session === undefined ? undefined : sessionAgents(session)) ?? null,
       // A job named by id alone: /resume where offered, else the native job stream.
-      path: pending?.path ?? 'native',
+      path: pending?.path ?? (replayed ? 'compat' : 'native'),
       url: conn.url,
       agents,
-      ...(state.kind === 'completed' ? { answer: state.answer } : {}),
+      // An ended compat job is replayed, so the watch shows its rounds and verdict
+      // (docs/reliability.md #200); any other ended job shows the answer /result gave.
+      ...(state.kind === 'completed' && !replayed ? { answer: state.answer } : {}),
     };
     const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
     const renderer = await createRenderer(ctx.globals.output, ctx.io, {

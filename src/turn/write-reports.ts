@@ -6,6 +6,8 @@ import { reportOf, type ReportInput } from '../output/export/report-turn.js';
 import { summaryMarkdown } from '../output/export/summary.js';
 import { writeOutsideFile } from '../files/outside-file.js';
 import { githubOutputText, turnOutputs, type StepOutputs } from '../output/github-output.js';
+import { Workspace } from '../files/workspace-file.js';
+import { readFindings, type PlacedFinding } from '../output/findings.js';
 import { gateProgressLines } from '../output/plain-progress.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -37,7 +39,11 @@ export async function writeReports(
   const reports = how.reports;
   const files =
     reports !== undefined &&
-    (reports.summary !== undefined || reports.junit !== undefined || reports.html !== undefined);
+    (reports.summary !== undefined ||
+      reports.junit !== undefined ||
+      reports.html !== undefined ||
+      reports.sarif !== undefined ||
+      reports.codequality !== undefined);
   const outputs = stepOutputFile(reports, ctx.env);
   if (!files && outputs === undefined && reports?.annotate !== true && !how.plain) return;
   const { input, session } = await recordedReport(ctx, spec, how.saved, failure);
@@ -59,7 +65,16 @@ export async function writeReports(
     const { htmlReport } = await import('../output/export/html.js');
     await write(reports.html, () => htmlReport(session ?? sessionOfReport(input), { saved: how.saved }));
   }
-  if (reports?.annotate === true) err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports)));
+  const placed = reports?.findings === undefined ? [] : await placedFindings(ctx, reports, session, spec, err);
+  if (reports?.sarif !== undefined) {
+    const { sarifReport } = await import('../output/export/sarif.js');
+    await write(reports.sarif, () => sarifReport(input.turn, input.verdict, input.gate, placed));
+  }
+  if (reports?.codequality !== undefined) {
+    const { codeQualityReport } = await import('../output/export/codequality.js');
+    await write(reports.codequality, () => codeQualityReport(placed));
+  }
+  if (reports?.annotate === true) err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports), placed));
   if (outputs !== undefined) {
     const exitCode = stepExitCode(ctx, failure, session, spec.assistantTurnId);
     const values = turnOutputs(input.turn, input.verdict, input.gate, { exitCode, answerFile: ctx.io.stdoutFile });
@@ -79,6 +94,43 @@ export async function writeReports(
     throw first;
   }
   for (const p of problems) ctx.io.stderr.write(`nsed: warning: ${oneLine(p.message, 300)}\n`);
+}
+
+/**
+ * The findings of the turn's --schema answer at the --findings pointer that are real places in
+ * the checkout (docs/reliability.md #202). The server is untrusted: each finding refused (an
+ * absolute path, `..`, a link out, a missing file or line) and each item that is no finding is
+ * dropped with one warning line, and counted in a last line; none reaches a report.
+ */
+async function placedFindings(
+  ctx: Context,
+  reports: ReportOptions,
+  session: Session | undefined,
+  spec: Pick<TurnSpec, 'assistantTurnId'>,
+  err: { write(text: string): void },
+): Promise<PlacedFinding[]> {
+  const pointer = reports.findings ?? '';
+  const turn = session?.turns.find((t) => t.id === spec.assistantTurnId);
+  if (turn === undefined || !('structured' in turn)) return [];
+  const read = readFindings(turn.structured, pointer);
+  const warn = (text: string): void => err.write(`nsed: warning: finding ${oneLine(text, 300)}\n`);
+  for (const p of read.problems) warn(`${p}: dropped`);
+  const workspace = new Workspace(reports.workspace ?? process.cwd());
+  const placed: PlacedFinding[] = [];
+  let dropped = read.problems.length;
+  for (const f of read.findings) {
+    const at = await workspace.place(f.file, f.line, f.endLine);
+    if (at.ok) placed.push({ ...f, path: at.path });
+    else {
+      dropped++;
+      warn(`at ${f.file}:${f.line} dropped: ${at.why}`);
+    }
+  }
+  if (dropped > 0)
+    err.write(
+      `nsed: warning: ${dropped} finding${dropped === 1 ? '' : 's'} dropped, ${placed.length} kept (README "Findings on the changed lines")\n`,
+    );
+  return placed;
 }
 
 /**

@@ -29,7 +29,17 @@ const used: Array<{ action: string; with: Record<string, string> }> = [];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nsed-action-'));
   actionPath = join(dir, 'action');
-  for (const entry of ['action.yml', 'action', 'package.json', 'package-lock.json', 'bin', 'scripts', 'src', 'docs'])
+  for (const entry of [
+    'action.yml',
+    'action',
+    'package.json',
+    'package-lock.json',
+    'bin',
+    'scripts',
+    'schemas',
+    'src',
+    'docs',
+  ])
     await cp(join(ROOT, entry), join(actionPath, entry), { recursive: true });
   await symlink(join(ROOT, 'node_modules'), join(actionPath, 'node_modules'), 'dir');
   // The test control (`/_sim/stats`: how many deliberations were started) without holding any.

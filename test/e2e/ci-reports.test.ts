@@ -88,7 +88,7 @@ describe('--summary and --junit from a run', () => {
     ]);
     const md = await rig.run(['sessions', 'export', id, '--format', 'summary']);
     expect(md.stdout.split('\n')[0]).toBe('## nsed · ✗ gate failed');
-    expect(md.stdout).toContain('| `max-wrong` | ≤ 0 | 1 | ✗ fail |');
+    expect(md.stdout).toContain('| `max-wrong` | wrong claims of the chosen proposal | ≤ 0 | 1 | ✗ fail |');
     expect(md.stdout).toContain('- Chosen: **CortexA**, score 0.82');
   });
 

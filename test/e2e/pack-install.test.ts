@@ -40,6 +40,7 @@ beforeAll(async () => {
     'completions',
     'docs',
     'man',
+    'schemas',
     'scripts',
     'src',
   ])
@@ -72,6 +73,11 @@ describe('the packed tarball, installed globally', { timeout: 300_000 }, () => {
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
       expect(manifest.scripts?.[hook]).toBeUndefined();
     expect(manifest.man).toEqual(['./man/nsed.1']);
+    // The review schema ships as a file too, for --schema FILE (README "Findings on the changed lines").
+    const review = JSON.parse(
+      await readFile(join(prefix, 'lib', 'node_modules', 'nsed', 'schemas', 'review.schema.json'), 'utf8'),
+    ) as { title: string };
+    expect(review.title).toBe('code_review');
   });
 
   it('runs nsed ask --sim from the prefix', async () => {

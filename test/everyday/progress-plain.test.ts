@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 const JOB_LINE = /^session [\w-]+ · job [\w-]+ · policy \S+$/;
-const ROUND_LINE = /^round (\d+)\/(\d+) · \d+ candidates? · convergence \d+% · leader \w+ \d\.\d\d · \d+ contested$/;
+const ROUND_LINE =
+  /^round (\d+)\/(\d+) · \d+ candidates? · convergence \d+% · leader \w+ \d\.\d\d · all candidates: \d+ wrong, \d+ contested$/;
 
 /** The stderr lines of a plain run: one job line, then one line per scored round, in order. */
 function expectPlain(stderr: string, rounds: number): void {

@@ -34,16 +34,18 @@ describe('the progress line: phase, round, elapsed, convergence, leader, contest
     });
     fold({ type: 'reasoning', text: 'Round 1 complete — convergence: 45%' });
     expect(progressLine(s, 12_400)).toBe(
-      'evaluating · round 1/3 · 12s · convergence 45% · leader B 0.61 · 2 contested',
+      'evaluating · round 1/3 · 12s · convergence 45% · leader B 0.61 · all candidates: 1 wrong, 1 contested',
     );
     fold({ type: 'text', text: 'The answer' });
     expect(s.phase).toBe('consensus');
   });
 
-  it('the round line counts contested claims only when there are some', () => {
+  it('the round line counts the wrong and contested claims of all candidates, in those words, only when there are some', () => {
     const e = { round: 2, total_rounds: 5, candidates: [candidate('A', 0.5)] };
     expect(roundLine(e)).toBe('round 2/5 · 1 candidate · leader A 0.50');
-    expect(roundLine(e, 3)).toBe('round 2/5 · 1 candidate · leader A 0.50 · 3 contested');
+    expect(roundLine(e, { wrong: 1, contested: 3 })).toBe(
+      'round 2/5 · 1 candidate · leader A 0.50 · all candidates: 1 wrong, 3 contested',
+    );
   });
 });
 

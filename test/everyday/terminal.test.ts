@@ -15,7 +15,9 @@ describe.skipIf(!haveScript)('a terminal worth watching (on a pseudo-terminal vi
     const r = await onTerminal(rig, ['ask', '-o', 'final', 'Design a cache']);
     expect(r.code).toBe(0);
     expect(r.screen).toMatch(/^proposing · round 1\/3 · \d+s$/m);
-    expect(r.screen).toMatch(/^round 1\/3 · 3 candidates · leader \S+ \d\.\d\d( · \d+ contested)?$/m);
+    expect(r.screen).toMatch(
+      /^round 1\/3 · 3 candidates · leader \S+ \d\.\d\d( · all candidates: \d+ wrong, \d+ contested)?$/m,
+    );
     expect(r.screen).toMatch(/^evaluating · round 2\/3 · \d+s · convergence \d+% · leader \S+ \d\.\d\d/m);
     expect(r.screen).toMatch(/^consensus · round 3\/3 · /m);
     const hint = /^session (\S+) · continue: nsed continue -s (\S+) "…"$/m.exec(r.screen);

@@ -11,14 +11,16 @@ import { startServer, type ScriptedServer, type Seen } from './scripted-server.j
  * headers held until the test releases them or ends, so a signal lands between the request and
  * its headers), or
  * a reset instead of the headers, or the headers and the first bytes of the body, then a cut. The
- * simulator runs the job in every case.
+ * simulator runs the job in every case but `keep-first`: the first start is kept from the
+ * simulator (it never reaches it, and its client waits), every later one is passed on, so a
+ * client killed meanwhile has recorded a turn that no server has seen.
  */
-export type StartAnswer = 'hold-headers' | 'reset' | 'cut-body';
+export type StartAnswer = 'hold-headers' | 'reset' | 'cut-body' | 'keep-first';
 
 export interface HoldingProxy {
   server: ScriptedServer;
   url: string;
-  /** Resolves once the simulator has answered the start's headers (the job exists there). */
+  /** Resolves once the simulator has answered the start's headers (the job exists there); with `keep-first`, once the first start has arrived. */
   started: Promise<IncomingMessage>;
   /** 'hold-headers': passes on what the held requests were answered, as if nothing had been held. */
   release(): void;
@@ -45,8 +47,14 @@ export async function startHoldingProxy(
     out.on('error', () => undefined);
     out.end(seen.body);
   };
+  let kept = false;
   const server = await startServer((req, res: ServerResponse, seen) => {
-    if (faulted(seen)) {
+    if (answer === 'keep-first' && !kept && faulted(seen)) {
+      kept = true;
+      onStarted(req);
+      return;
+    }
+    if (answer !== 'keep-first' && faulted(seen)) {
       forward(req, seen, (up) => {
         onStarted(up);
         if (answer === 'hold-headers') {

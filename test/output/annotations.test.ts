@@ -12,7 +12,7 @@ describe('--annotate: GitHub workflow commands', () => {
     expect(out.split('\n')).toEqual([
       '::error title=Wrong claim of CortexA::The table has no index — it has one since v2',
       '::warning title=Contested claim of CortexA::Downtime is zero',
-      '::notice title=nsed council::CortexA chosen · 1 wrong, 1 contested · summary: summary.md',
+      '::notice title=nsed council::CortexA chosen · claims of the chosen proposal: 1 wrong, 1 contested · summary: summary.md',
       '',
     ]);
   });
@@ -26,7 +26,7 @@ describe('--annotate: GitHub workflow commands', () => {
     expect(lines.filter((l) => l.startsWith('::error '))).toHaveLength(ANNOTATION_CAP);
     expect(lines.filter((l) => l.startsWith('::warning '))).toHaveLength(ANNOTATION_CAP);
     expect(lines.at(-1)).toBe(
-      '::notice title=nsed council::CortexA chosen · 25 wrong, 12 contested · 17 more not annotated · summary: x',
+      '::notice title=nsed council::CortexA chosen · claims of the chosen proposal: 25 wrong, 12 contested · 17 more not annotated · summary: x',
     );
     expect(lines).toHaveLength(21);
   });

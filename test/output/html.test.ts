@@ -49,7 +49,9 @@ describe('the HTML report', () => {
       /<dt>Claims of the chosen proposal<\/dt><dd><ul class="counts"><li class="badge v-wrong">\d+ wrong/,
     );
     expect(html).toContain('<h3>Gates: <span class="st-fail">fail</span></h3>');
-    expect(html).toContain('<td><code>max-wrong</code></td><td>≤ 0</td><td>1</td><td class="st-fail">✗ fail</td>');
+    expect(html).toContain(
+      '<td><code>max-wrong</code></td><td>wrong claims of the chosen proposal</td><td>≤ 0</td><td>1</td><td class="st-fail">✗ fail</td>',
+    );
   });
 
   it('draws the charts as inline SVG: one convergence line, one score line per agent with the chosen one marked', () => {

@@ -32,7 +32,7 @@ describe('the JUnit report (--junit, export --format junit)', () => {
     expect(cases[2]?.failure).toBeUndefined();
     expect(cases[3]?.failure?.[0]).toMatchObject({ type: 'inconclusive' });
     expect(cases[3]?.failure?.[0]?.message).toMatch(
-      /^inconclusive: margin at least 0.05, but the server did not report/,
+      /^inconclusive: margin over the runner-up at least 0.05, but the server did not report/,
     );
   });
 

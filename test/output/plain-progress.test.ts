@@ -10,10 +10,10 @@ import { candidate, finish, lines, render, script, turnStart } from './script.js
 /** `script`'s plain lines: its one milestone comes before the round, so no round carries it. */
 const plainScript = [
   'session s1 · job job-1 · policy nsed:deep',
-  'round 1/5 · 3 candidates · leader CortexA 0.47 · 0 contested',
+  'round 1/5 · 3 candidates · leader CortexA 0.47 · all candidates: 0 wrong, 0 contested',
   'injected at round 2 (#1): focus on latency',
   'reconnecting (attempt 1): the stream ended before the deliberation finished (no [DONE])',
-  'round 2/5 · 1 candidate · leader CortexA 0.90 · 0 contested',
+  'round 2/5 · 1 candidate · leader CortexA 0.90 · all candidates: 0 wrong, 0 contested',
   'finalized · CortexA chosen at round 2',
 ];
 
@@ -41,7 +41,7 @@ describe('--progress plain (renderers)', () => {
     const plain = memoryIO();
     await render('final', plain.io, [turnStart, round, finish], { progress: 'plain' });
     expect(lines(plain.stderr.text)).toContain(
-      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82 · 0 contested',
+      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82 · all candidates: 0 wrong, 0 contested',
     );
     const text = memoryIO();
     await render('text', text.io, [turnStart, round, finish]);
@@ -77,9 +77,9 @@ describe('--progress plain (renderers)', () => {
       { progress: 'plain' },
     );
     expect(lines(stderr.text)).toEqual([
-      'round 1/3 · 2 candidates · convergence 62% · leader CortexA 0.50 · 1 contested',
-      'round 2/3 · 2 candidates · leader CortexA 0.50 · 1 contested',
-      'round 3/3 · 2 candidates · leader CortexA 0.50 · 1 contested',
+      'round 1/3 · 2 candidates · convergence 62% · leader CortexA 0.50 · all candidates: 1 wrong, 0 contested',
+      'round 2/3 · 2 candidates · leader CortexA 0.50 · all candidates: 1 wrong, 0 contested',
+      'round 3/3 · 2 candidates · leader CortexA 0.50 · all candidates: 1 wrong, 0 contested',
     ]);
   });
 
@@ -105,10 +105,10 @@ describe('--progress plain (renderers)', () => {
 
   it('states each gate check with expected and actual, then the outcome', () => {
     expect(gateProgressLines(failingGate)).toEqual([
-      'gate min-convergence >= 0.9: actual 0.81 · fail',
-      'gate max-wrong <= 0: actual 1 · fail',
-      'gate max-contested <= 3: actual 1 · pass',
-      'gate min-margin >= 0.05: actual not reported · inconclusive',
+      'gate min-convergence >= 0.9 (convergence): actual 0.81 · fail',
+      'gate max-wrong <= 0 (wrong claims of the chosen proposal): actual 1 · fail',
+      'gate max-contested <= 3 (contested claims of the chosen proposal): actual 1 · pass',
+      'gate min-margin >= 0.05 (margin over the runner-up): actual not reported · inconclusive',
       'gate fail: 2 of 4 checks failed, 1 inconclusive',
     ]);
     expect(gateProgressLines(passingGate).at(-1)).toBe('gate pass: 0 of 2 checks failed');

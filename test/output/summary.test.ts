@@ -24,10 +24,10 @@ describe('the step summary (--summary, export --format summary)', () => {
     const md = summaryMarkdown(reportTurn(), fullVerdict(), failingGate);
     expect(md.split('\n')[0]).toBe('## nsed · ✗ gate failed');
     expect(md).toContain('session `20261201-abc` · job `job-42` · policy `nsed:deep`');
-    expect(md).toContain('| `min-convergence` | ≥ 90% | 81% | ✗ fail |');
-    expect(md).toContain('| `max-wrong` | ≤ 0 | 1 | ✗ fail |');
-    expect(md).toContain('| `max-contested` | ≤ 3 | 1 | ✓ pass |');
-    expect(md).toContain('| `min-margin` | ≥ 0.05 | not reported | ✗ inconclusive |');
+    expect(md).toContain('| `min-convergence` | convergence | ≥ 90% | 81% | ✗ fail |');
+    expect(md).toContain('| `max-wrong` | wrong claims of the chosen proposal | ≤ 0 | 1 | ✗ fail |');
+    expect(md).toContain('| `max-contested` | contested claims of the chosen proposal | ≤ 3 | 1 | ✓ pass |');
+    expect(md).toContain('| `min-margin` | margin over the runner-up | ≥ 0.05 | not reported | ✗ inconclusive |');
     expect(md).toContain('- Chosen: **CortexA**, score 0.82 (from job complete)');
     expect(md).toContain('- Runner-up: CortexB, score 0.75');
     expect(md).toContain('- Margin: 0.07');
@@ -199,7 +199,7 @@ describe('the step summary (--summary, export --format summary)', () => {
     const fences = md.slice(0, md.indexOf('### Convergence by round')).match(/^```/gm) ?? [];
     expect(fences.length % 2).toBe(0);
     // What matters most survives whole: the gates, the verdict and every round.
-    expect(md).toContain('| `max-wrong` | ≤ 0 | 1 | ✗ fail |');
+    expect(md).toContain('| `max-wrong` | wrong claims of the chosen proposal | ≤ 0 | 1 | ✗ fail |');
     expect(afterAnswer).toContain('| 200/200 | 100% | CortexH |');
     expect(afterAnswer.match(/^\| \d+\/200 \|/gm)).toHaveLength(200);
   });

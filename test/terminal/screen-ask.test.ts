@@ -38,7 +38,9 @@ describe.skipIf(!HAS_PTY)(HAS_PTY ? 'ask on a terminal' : NO_PTY, () => {
       // What is left is exactly the lines nsed printed, whole: the session, the round, the way on.
       expect(logicalLines(r.rows)).toEqual([
         expect.stringMatching(/^session \S+ · job \S+ · policy nsed:fast$/),
-        expect.stringMatching(/^round 1\/1 · 3 candidates · leader \S+ [\d.]+ · \d+ contested$/),
+        expect.stringMatching(
+          /^round 1\/1 · 3 candidates · leader \S+ [\d.]+ · all candidates: \d+ wrong, \d+ contested$/,
+        ),
         expect.stringMatching(/^session \S+ · continue: nsed continue -s \S+ "…"$/),
       ]);
     });

@@ -87,6 +87,9 @@ const OUTSIDE: Record<string, string[]> = {
   force: ['--idempotency-key', 'k', '--force'],
   'idempotency-key': ['--idempotency-key', 'k'],
   'schema-retries': ['--schema', SCHEMA, '--schema-retries', '3'],
+  // The findings reports need findings to write: with --findings, they still leave the identity alone.
+  sarif: ['--findings', '/findings', '--sarif', 'nsed.sarif'],
+  codequality: ['--findings', '/findings', '--codequality', 'gl-code-quality.json'],
 };
 
 describe('the request identity (one definition of "the same request")', () => {

@@ -24,14 +24,14 @@ describe('the reports of a recorded turn', () => {
     await writeReports(rig.ctx, spec, { saved: true, plain: true, reports: { annotate: true } });
     await settle();
     expect(rig.mem.stderr.text.slice(before).trimEnd().split('\n')).toEqual([
-      'gate min-convergence >= 0.9: actual 0.81 · fail',
-      'gate max-wrong <= 0: actual 1 · fail',
-      'gate max-contested <= 3: actual 1 · pass',
-      'gate min-margin >= 0.05: actual not reported · inconclusive',
+      'gate min-convergence >= 0.9 (convergence): actual 0.81 · fail',
+      'gate max-wrong <= 0 (wrong claims of the chosen proposal): actual 1 · fail',
+      'gate max-contested <= 3 (contested claims of the chosen proposal): actual 1 · pass',
+      'gate min-margin >= 0.05 (margin over the runner-up): actual not reported · inconclusive',
       'gate fail: 2 of 4 checks failed, 1 inconclusive',
       '::error title=Wrong claim of CortexA::The table has no index — it has one since v2',
       '::warning title=Contested claim of CortexA::Downtime is zero',
-      '::notice title=nsed council::CortexA chosen · 1 wrong, 1 contested · summary: nsed sessions export 20261201-abc --format summary',
+      '::notice title=nsed council::CortexA chosen · claims of the chosen proposal: 1 wrong, 1 contested · summary: nsed sessions export 20261201-abc --format summary',
     ]);
   });
 

@@ -1,5 +1,7 @@
 import { usageError } from '../../errors.js';
 import type { ReportOptions } from '../../turn/report-options.js';
+import { pointerTokens, REVIEW_FINDINGS_POINTER } from '../../output/findings.js';
+import { REVIEW_SCHEMA_NAME } from '../../input/review-schema.js';
 import type { ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
 
@@ -54,7 +56,39 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
     name: 'annotate',
     type: 'boolean',
     describe:
-      'GitHub workflow commands on stderr: ::error:: per wrong claim, ::warning:: per contested one, a ::notice::',
+      'GitHub workflow commands on stderr: one per finding on its line (--findings), ::error:: per wrong claim, ::warning:: per contested one, a ::notice::',
+  },
+  {
+    name: 'findings',
+    type: 'string',
+    valueName: 'POINTER',
+    sample: '/findings',
+    describe:
+      'the JSON Pointer of the findings array in the --schema answer (items: file, line, end_line, severity, message, title); --schema review implies /findings',
+  },
+  {
+    name: 'sarif',
+    type: 'string',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'nsed.sarif',
+    describe: 'write the findings as SARIF 2.1.0 to FILE, for code scanning (needs --findings or --schema review)',
+  },
+  {
+    name: 'codequality',
+    type: 'string',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'gl-code-quality.json',
+    describe: "write the findings as GitLab's Code Quality report to FILE (needs --findings or --schema review)",
+  },
+  {
+    name: 'workspace',
+    type: 'string',
+    valueName: 'DIR',
+    complete: 'dir',
+    sample: '.',
+    describe: 'the checkout the findings point into (default: the current folder); a finding outside it is dropped',
   },
 ];
 
@@ -67,6 +101,9 @@ const EXAMPLE_FILE: Record<string, string> = {
   junit: 'nsed.xml',
   html: 'report.html',
   'github-output': '"$GITHUB_OUTPUT"',
+  sarif: 'nsed.sarif',
+  codequality: 'gl-code-quality.json',
+  workspace: '.',
 };
 
 export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined {
@@ -84,20 +121,33 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
   const junitName = argv['junit-name'];
   if (junitName !== undefined && (typeof junitName !== 'string' || junitName.trim() === ''))
     throw usageError('--junit-name needs a name', 'e.g. --junit-name council-review');
+  const sarif = file('sarif');
+  const codequality = file('codequality');
+  const workspace = file('workspace');
+  const findings = findingsPointer(argv);
   if (
     summary === undefined &&
     junit === undefined &&
     html === undefined &&
     githubOutput === undefined &&
     junitName === undefined &&
+    sarif === undefined &&
+    codequality === undefined &&
     argv['annotate'] !== true
   )
     return undefined;
+  if (findings === undefined && (sarif !== undefined || codequality !== undefined))
+    throw usageError(
+      `${sarif === undefined ? '--codequality' : '--sarif'} writes findings: name them with --findings POINTER`,
+      'e.g. --findings /findings, or ask with --schema review, which has them there',
+    );
   const named = [
     ['--summary', summary],
     ['--junit', junit],
     ['--html', html],
     ['--github-output', githubOutput],
+    ['--sarif', sarif],
+    ['--codequality', codequality],
   ] as const;
   for (const [i, [a, fa]] of named.entries())
     for (const [b, fb] of named.slice(i + 1))
@@ -109,6 +159,22 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ...(html === undefined ? {} : { html }),
     ...(githubOutput === undefined ? {} : { githubOutput }),
     ...(junitName === undefined ? {} : { junitName: junitName.trim() }),
+    ...(sarif === undefined ? {} : { sarif }),
+    ...(codequality === undefined ? {} : { codequality }),
+    ...(findings === undefined ? {} : { findings }),
+    ...(workspace === undefined ? {} : { workspace }),
     annotate: argv['annotate'] === true,
   };
+}
+
+/** --findings, checked as a JSON Pointer; `--schema review` implies `/findings`. */
+function findingsPointer(argv: ParsedArgv): string | undefined {
+  const v = argv['findings'];
+  if (v === undefined) return argv['schema'] === REVIEW_SCHEMA_NAME ? REVIEW_FINDINGS_POINTER : undefined;
+  if (typeof v !== 'string' || pointerTokens(v) === undefined)
+    throw usageError(
+      `--findings ${typeof v === 'string' ? v.slice(0, 80) : ''} is not a JSON Pointer`,
+      "e.g. --findings /findings: '/' then the property names, '~1' for a '/' in one",
+    );
+  return v;
 }

@@ -7,6 +7,7 @@ import { esc, markdownHtml } from './html/escape.js';
 import { REPORT_CSS } from './html/style.js';
 import { sessionDocument, type SessionDocument, type TurnDocument } from './json.js';
 import { percent, score } from './markdown-cells.js';
+import { GATE_MEASURE } from '../gate-lines.js';
 import {
   claimsByVerdict,
   dissentWords,
@@ -217,13 +218,13 @@ function gateTable(gate: GateResult | null): string {
   if (gate === null) return '<p>No gates were set for this turn.</p>';
   const rows = gate.checks.map(
     (c) =>
-      `<tr><td><code>${esc(c.name)}</code></td><td>${GATE_EXPECT[c.name] ?? ''} ${esc(gateValue(c.name, c.expected))}</td><td>${esc(
+      `<tr><td><code>${esc(c.name)}</code></td><td>${esc(GATE_MEASURE[c.name])}</td><td>${GATE_EXPECT[c.name] ?? ''} ${esc(gateValue(c.name, c.expected))}</td><td>${esc(
         gateValue(c.name, c.actual),
       )}</td><td class="st-${esc(c.status)}">${c.status === 'pass' ? '✓' : '✗'} ${esc(c.status)}</td></tr>`,
   );
   return [
     `<h3>Gates: <span class="st-${esc(gate.status)}">${esc(gate.status)}</span></h3>`,
-    '<table class="gates"><thead><tr><th>Check</th><th>Expected</th><th>Actual</th><th>Result</th></tr></thead>',
+    '<table class="gates"><thead><tr><th>Check</th><th>Measures</th><th>Expected</th><th>Actual</th><th>Result</th></tr></thead>',
     `<tbody>${rows.join('')}</tbody></table>`,
   ].join('');
 }
@@ -358,8 +359,10 @@ function roundsOf(doc: SessionDocument, index: number, t: TurnDocument): string 
       convergence.has(r.round) ? `convergence ${percent(convergence.get(r.round))}` : '',
       leader === undefined ? '' : `leader ${esc(leader.agent_id)} ${score(leader.score)}`,
       `${r.candidates.length} candidate${r.candidates.length === 1 ? '' : 's'}`,
-      count('wrong') > 0 ? `<span class="v-wrong">${count('wrong')} wrong</span>` : '',
-      count('contested') > 0 ? `<span class="v-contested">${count('contested')} contested</span>` : '',
+      // The words of every round count (progress-state.ts roundClaimsText): all candidates' claims.
+      count('wrong') > 0 || count('contested') > 0
+        ? `all candidates: <span class="v-wrong">${count('wrong')} wrong</span>, <span class="v-contested">${count('contested')} contested</span>`
+        : '',
       landed.length > 0
         ? `<span class="v-inject">${landed.length} injection${landed.length === 1 ? '' : 's'}</span>`
         : '',

@@ -1,4 +1,5 @@
-import type { CouncilVerdict, GateCheck, GateResult } from '../../verdict.js';
+import { isMinimum, type CouncilVerdict, type GateCheck, type GateResult } from '../../verdict.js';
+import { GATE_MEASURE } from '../gate-lines.js';
 import { countsLine } from './summary.js';
 import type { ReportTurn } from './report-turn.js';
 
@@ -30,17 +31,9 @@ interface Case {
   problem?: { kind: 'failure' | 'error'; type: string; message: string; detail: string };
 }
 
-const GATE_WORDS: Record<GateCheck['name'], string> = {
-  'min-convergence': 'convergence at least',
-  'max-wrong': 'wrong claims at most',
-  'max-contested': 'contested claims at most',
-  'min-score': 'chosen score at least',
-  'min-margin': 'margin at least',
-  'min-agreement': 'agreement (kappa) at least',
-  'min-endorse': 'real endorsements at least',
-  'min-endorse-share': 'share of real endorsements at least',
-  'max-synthetic': 'synthetic share of the final round at most',
-};
+/** `contested claims of the chosen proposal at most`: the gate lines' words (gate-lines.ts). */
+const gateWords = (name: GateCheck['name']): string =>
+  `${GATE_MEASURE[name]} ${isMinimum(name) ? 'at least' : 'at most'}`;
 
 /** One test case per gate check; with no gates one for the turn; an error when it did not complete. */
 function casesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult | null): Case[] {
@@ -57,9 +50,9 @@ function casesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateResult
     const message =
       c.status === 'inconclusive'
         ? c.reason === 'synthetic_votes'
-          ? `inconclusive: ${GATE_WORDS[c.name] ?? c.name} ${c.expected}, but the final round's evaluations were mostly synthetic stand-ins`
-          : `inconclusive: ${GATE_WORDS[c.name] ?? c.name} ${c.expected}, but the server did not report the value`
-        : `${GATE_WORDS[c.name] ?? c.name} ${c.expected}, actual ${actual}`;
+          ? `inconclusive: ${gateWords(c.name)} ${c.expected}, but the final round's evaluations were mostly synthetic stand-ins`
+          : `inconclusive: ${gateWords(c.name)} ${c.expected}, but the server did not report the value`
+        : `${gateWords(c.name)} ${c.expected}, actual ${actual}`;
     const detail = [
       message,
       `chosen: ${verdict?.chosen?.agent ?? 'not reported'}`,

@@ -3,6 +3,7 @@ import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../..
 import { leaderOf } from '../progress-state.js';
 import { bytes, cell, clip, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import type { ReportTurn } from './report-turn.js';
+import { GATE_MEASURE } from '../gate-lines.js';
 import {
   claimsByVerdict,
   dissentWords,
@@ -106,9 +107,10 @@ function gateLines(t: ReportTurn, gate: GateResult | null): string[] {
   if (gate === null) return ['_No gates were set for this turn._'];
   if (gate.checks.length === 0) return ['_The gate had no checks._'];
   return table(
-    ['Check', 'Expected', 'Actual', 'Result'],
+    ['Check', 'Measures', 'Expected', 'Actual', 'Result'],
     gate.checks.map((c) => [
       codeCell(c.name),
+      GATE_MEASURE[c.name],
       `${GATE_EXPECT[c.name] ?? ''} ${gateValue(c.name, c.expected)}`,
       gateValue(c.name, c.actual),
       gateMark(c.status),
@@ -283,7 +285,10 @@ function roundLines(t: ReportTurn, v: CouncilVerdict | null): string[] {
       count('contested'),
     ];
   });
-  const lines = table(['Round', 'Convergence', 'Leader', 'Score', 'Candidates', 'Wrong', 'Contested'], rows);
+  const lines = table(
+    ['Round', 'Convergence', 'Leader', 'Score', 'Candidates', 'Wrong (all candidates)', 'Contested (all candidates)'],
+    rows,
+  );
   return capped(t, lines, BUDGET.rounds, (d) => `the round table (${d} of ${rows.length} rounds left out)`);
 }
 
