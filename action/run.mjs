@@ -74,8 +74,20 @@ for (const f of lines('files')) args.push('-f', f);
 flag('schema', input('schema'));
 flag('template', input('template'));
 for (const v of lines('vars')) args.push('--var', v);
-for (const g of ['min-convergence', 'max-wrong', 'max-contested', 'min-score', 'min-margin', 'gates'])
+for (const g of [
+  'min-convergence',
+  'max-wrong',
+  'max-contested',
+  'min-score',
+  'min-margin',
+  'min-agreement',
+  'min-endorse',
+  'max-synthetic',
+  'gates',
+])
   flag(g, input(g));
+// Findings on the changed lines (README "Findings on the changed lines"): --schema review implies /findings.
+for (const f of ['findings', 'workspace', 'sarif', 'codequality']) flag(f, input(f));
 flag('idempotency-key', key);
 flag('on-exit', input('on-exit'));
 flag('timeout', input('timeout'));
