@@ -4,6 +4,8 @@
 // they mean the same (README "Output modes"): session, job_id, status, done, content, verdict,
 // gate, usage.
 
+import { GATE_NAMES, type GateName } from '../verdict.js';
+
 /** A JSON Schema object, as MCP's tools/list carries it. */
 export type JsonSchema = { type: 'object'; [key: string]: unknown };
 
@@ -103,16 +105,23 @@ const TURN_STATE: JsonSchema = {
   required: ['session', 'job_id', 'status', 'done', 'seq', 'content', 'verdict', 'gate', 'usage'],
 };
 
+/** Each gate's value as the --gates file holds it: one entry per gate the CLI knows (the compiler checks). */
+const GATE_TYPES: Record<GateName, { type: string }> = {
+  'min-convergence': { type: 'number' },
+  'max-wrong': { type: 'integer' },
+  'max-contested': { type: 'integer' },
+  'min-score': { type: 'number' },
+  'min-margin': { type: 'number' },
+  'min-agreement': { type: 'number' },
+  'min-endorse': { type: 'integer' },
+  'min-endorse-share': { type: 'number' },
+  'max-synthetic': { type: 'number' },
+};
+
 const GATES = {
   type: 'object',
   description: 'the gates the answer is judged against, as the --gates file holds them',
-  properties: {
-    'min-convergence': { type: 'number' },
-    'max-wrong': { type: 'integer' },
-    'max-contested': { type: 'integer' },
-    'min-score': { type: 'number' },
-    'min-margin': { type: 'number' },
-  },
+  properties: Object.fromEntries(GATE_NAMES.map((n) => [n, GATE_TYPES[n]])),
   additionalProperties: false,
 };
 

@@ -98,7 +98,11 @@ export class McpTools {
     if (args['ask_user'] === true) argv['ask-user'] = true;
     if (typeof args['idempotency_key'] === 'string') argv['idempotency-key'] = args['idempotency_key'];
     const gates = args['gates'];
-    if (typeof gates === 'object' && gates !== null) for (const [k, v] of Object.entries(gates)) argv[k] = String(v);
+    // A share of endorsements is --min-endorse as a percentage (docs/ndjson.md §4c).
+    if (typeof gates === 'object' && gates !== null)
+      for (const [k, v] of Object.entries(gates))
+        if (k === 'min-endorse-share') argv['min-endorse'] = `${Number(v) * 100}%`;
+        else argv[k] = String(v);
     const commands = await import('./commands.js');
     const toolsDir = await this.toolsFile(args['tools'], argv);
     const forget = (): Promise<void> =>

@@ -7,17 +7,10 @@ import type { PendingJob, Session } from '../session/index.js';
 import type { Gates } from '../verdict.js';
 import { claimLeft, settleDeadClaim } from './claim.js';
 import { followPending } from './execute-turn.js';
-import { askJobState, followStart } from './job-result.js';
+import { askJobState, followStart, NO_HISTORY } from './job-result.js';
 import { clearPending, GONE_REASON, recordJobEnd } from './reconcile.js';
 import type { ReportOptions } from './report-options.js';
 import type { TurnResult } from './turn-result.js';
-
-/**
- * Why the gates of a turn rebuilt from `/result` alone are inconclusive
- * (docs/reliability.md #200): the job ended while nsed was away, and its rounds cannot be read again.
- */
-export const NO_HISTORY =
-  'the deliberation ended while nsed was away, and the orchestrator gave back no round history of this native job (its answer came from /result alone), so the verdict has no rounds to judge';
 
 /** Whether a session holds a turn some earlier run left to follow: a pending job, or a claim nobody will finish. */
 export function hasLeftTurn(session: Session): boolean {

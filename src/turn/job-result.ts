@@ -48,16 +48,24 @@ export async function askJobState(client: NsedClient, jobId: string, signal?: Ab
 
 /**
  * How a known job is followed, by whatever path found it (resume, continue's reconcile, a batch
- * item a killed run left, `watch`, an idempotency key): attached while it runs. Once it answered,
- * a compat job is attached all the same: `/resume` replays a finished job's whole history
- * (docs/protocol.md §3.12), rounds included, so the rounds and verdict recorded are the ones a
- * run that stayed connected recorded (docs/reliability.md #200). A native job's named-event
- * stream is live only, so its answer is taken from `/result`, without rounds. Undefined: the job
- * ended with no answer to follow.
+ * item a killed run left, `watch`, an idempotency key): attached while it runs, and attached all
+ * the same once it answered, whatever its path: `/resume` replays a finished job's whole history
+ * (docs/protocol.md §3.12), rounds and claims included, so the rounds and verdict recorded are
+ * the ones a run that stayed connected recorded (docs/reliability.md #200). Where a native job
+ * has no `/resume`, its live stream says nothing of an ended job, so the follower takes the answer
+ * from `/result` and the rounds from `/details` (turn/follow-native.ts, docs/reliability.md #223).
+ * No job id is read for what path it took: that is the server's naming, not a contract.
+ * Undefined: the job ended with no answer to follow.
  */
 export function followStart(jobId: string, state: JobState): { start: TurnStart; ended: boolean } | undefined {
   if (state.kind === 'running') return { start: { kind: 'attach', jobId }, ended: false };
   if (state.kind !== 'completed' || state.answer === '') return undefined;
-  if (jobId.startsWith('oc-')) return { start: { kind: 'attach', jobId }, ended: true };
-  return { start: { kind: 'result', jobId, content: state.answer }, ended: true };
+  return { start: { kind: 'attach', jobId }, ended: true };
 }
+
+/**
+ * Why the gates of a turn rebuilt from `/result` alone are inconclusive
+ * (docs/reliability.md #200): the job ended while nsed was away, and its rounds cannot be read again.
+ */
+export const NO_HISTORY =
+  'the deliberation ended while nsed was away, and the orchestrator gave back no round history of this native job (its answer came from /result alone), so the verdict has no rounds to judge';

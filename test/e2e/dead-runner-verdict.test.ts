@@ -116,10 +116,11 @@ describe('a deliberation that ended while nsed was dead', () => {
   });
 
   it('a native job on a server that keeps no round history: the answer is recorded and the inconclusive gate says why (reliability #200)', async () => {
-    // The simulator behind a loopback proxy that has no /details, as a server that keeps no history.
+    // The simulator behind a loopback proxy with neither /details nor /resume, as a server that
+    // keeps no history: the answer comes from /result alone.
     const upstream = new URL(rig.sim.url);
     const proxy = await startServer((req, res, seen) => {
-      if (seen.url.endsWith('/details')) {
+      if (seen.url.endsWith('/details') || seen.url.endsWith('/resume')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
         return;
       }

@@ -106,7 +106,7 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     }
   });
 
-  it('deliberate with wait:true returns the answer, verdict and null usage, valid against its outputSchema', async () => {
+  it('deliberate with wait:true returns the answer, verdict and usage, valid against its outputSchema', async () => {
     const r = await host.client.callTool({
       name: 'deliberate',
       arguments: { question: 'Design a cache for a read-heavy API', policy: 'fast' },
@@ -119,7 +119,7 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     expect(s['status']).toBe('complete');
     expect(String(s['content'])).toContain('cache');
     expect(s['verdict']).toMatchObject({ convergence: { final: expect.any(Number) } });
-    expect(s['usage']).toBeNull();
+    expect(s['usage']).toMatchObject({ cost_source: 'reported', cost_usd: expect.any(Number) });
     expect(text(r)).toContain(String(s['content']));
     // The same session, as the CLI's store holds it.
     const stored = await rig.session<{ turns: Array<{ role: string; content: string }> }>(String(s['session']));
@@ -161,10 +161,13 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     const v = structured(
       await host.client.callTool({ name: 'verdict', arguments: { session: String(first['session']) } }),
     );
-    expect(v).toMatchObject({ session: first['session'], status: 'complete', content: first['content'], usage: null });
+    expect(v).toMatchObject({ session: first['session'], status: 'complete', content: first['content'] });
+    expect(v['usage']).toEqual(first['usage']);
     expect(v['verdict']).toEqual(first['verdict']);
-    expect((v['ballots'] as Array<{ agent_id: string }>).map((b) => b.agent_id).sort()).toEqual(
-      Object.keys((first['verdict'] as { scores: Record<string, number> }).scores).sort(),
+    // Who voted how on the chosen proposal, as the verdict keeps it.
+    const ballots = (first['verdict'] as { ballots: { chosen: Array<{ evaluator: string }> } }).ballots.chosen;
+    expect((v['ballots'] as Array<{ evaluator: string }>).map((b) => b.evaluator)).toEqual(
+      ballots.map((b) => b.evaluator),
     );
   });
 

@@ -46,7 +46,7 @@ describe.skipIf(!HAS_PTY)(HAS_PTY ? 'a batch on a terminal' : NO_PTY, () => {
       expect(r.rows.filter((row) => BAR.test(row.text))).toEqual([]);
       expect(r.cursor).toEqual({ x: 0, row: '' });
       // Where the bar was, the summary: the whole screen is that one line.
-      expect(texts(r.rows).join('')).toMatch(/^batch \S+: 3\/3 items in \S+: 3 ok$/);
+      expect(texts(r.rows).join('')).toMatch(/^batch \S+: 3\/3 items in \S+: 3 ok; cost \$[\d.]+$/);
       expect(r.stdout.trim().split('\n')).toHaveLength(3);
     });
   }
