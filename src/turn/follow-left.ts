@@ -8,6 +8,7 @@ import type { Gates } from '../verdict.js';
 import { claimLeft, settleDeadClaim } from './claim.js';
 import { followPending } from './execute-turn.js';
 import { askJobState, followStart, NO_HISTORY } from './job-result.js';
+import { resultOf } from './turn-result.js';
 import { clearPending, GONE_REASON, recordJobEnd } from './reconcile.js';
 import type { ReportOptions } from './report-options.js';
 import type { TurnResult } from './turn-result.js';
@@ -77,15 +78,16 @@ export async function followLeftTurn(
       // and verdict it would have had (docs/reliability.md #200); its answer alone otherwise.
       const how = followStart(pending.job_id, state) ?? {
         start: { kind: 'result' as const, jobId: pending.job_id, content: '' },
+        ended: true,
       };
-      if (how.start.kind !== 'result') return followPending(ctx, conn, session, pending, how.start, follow);
-      const history = await readHistory(conn, pending.job_id, ctx.signal);
+      const history = how.start.kind === 'result' ? await readHistory(conn, pending.job_id, ctx.signal) : undefined;
       const start = history === undefined ? how.start : { ...how.start, history };
       try {
         return await followPending(ctx, conn, session, pending, start, follow);
       } catch (err) {
         // The gate says why it cannot judge: not a server that forgot, but a history never kept.
-        if (history === undefined && err instanceof NsedError && err.code === 'inconclusive')
+        const rounds = resultOf(err)?.verdict.rounds.completed ?? null;
+        if (how.ended && rounds === null && err instanceof NsedError && err.code === 'inconclusive')
           ctx.io.stderr.write(`nsed: ${NO_HISTORY}\n`);
         throw err;
       }

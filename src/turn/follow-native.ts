@@ -6,7 +6,6 @@ import type { FollowDeps } from './turn-spec.js';
 import { toolCallEventOf } from '../api/index.js';
 import { historyOf } from '../protocol/details.js';
 import { readDetails } from './ballot-sources.js';
-import { NO_HISTORY } from './job-result.js';
 
 /**
  * Follows a native job the way the reference client does: the named-event stream, which is
@@ -113,8 +112,6 @@ async function fromHistory(
   seen: Seen,
 ): Promise<void> {
   const history = historyOf(await readDetails(deps.client, jobId, deps.ctx.signal));
-  // Nothing of the rounds reached nsed and the server keeps none: the gates will say not reported; this says why.
-  if (history === undefined && seen.rounds.size === 0) deps.ctx.io.stderr.write(`nsed: warning: ${NO_HISTORY}\n`);
   for (const r of history?.rounds ?? []) if (!seen.rounds.has(r.round)) apply({ type: 'round', ...r, index: 0 });
   if (!seen.chosen && history?.chosen != null) apply({ type: 'chosen', ...history.chosen, index: 0 });
 }
