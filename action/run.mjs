@@ -83,6 +83,7 @@ for (const g of [
   'min-agreement',
   'min-endorse',
   'max-synthetic',
+  'max-cost',
   'gates',
 ])
   flag(g, input(g));

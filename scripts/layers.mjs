@@ -32,7 +32,7 @@ export const LAYERS = [
   },
   {
     from: 'src/verdict.ts',
-    allow: ['src/protocol/', 'src/ballots.ts'],
+    allow: ['src/protocol/', 'src/ballots.ts', 'src/usage.ts'],
     why: "the council's verdict is derived from the wire's rounds and milestones and the ballots alone: a leaf that events.ts, output/, turn/ and the reports share",
   },
   {

@@ -12,6 +12,7 @@ import {
   type TrustSources,
 } from './ballots.js';
 import type { CouncilDetails } from './protocol/details.js';
+import type { Usage } from './usage.js';
 import { convergenceByRound } from './protocol/milestone.js';
 import type {
   AgentInfo,
@@ -93,7 +94,8 @@ export type GateName =
   | 'min-agreement'
   | 'min-endorse'
   | 'min-endorse-share'
-  | 'max-synthetic';
+  | 'max-synthetic'
+  | 'max-cost';
 
 export type GateStatus = 'pass' | 'fail' | 'inconclusive';
 
@@ -133,6 +135,7 @@ export const GATE_NAMES: readonly GateName[] = [
   'min-endorse',
   'min-endorse-share',
   'max-synthetic',
+  'max-cost',
 ];
 
 /** The synthetic share of the final round above which a convergence gate is inconclusive, unless --max-synthetic says. */
@@ -338,7 +341,7 @@ function countClaims(candidates: readonly Candidate[]): VerdictCounts {
 }
 
 /** The value each gate reads from a verdict, or null when the server did not report it. */
-export function gateActual(verdict: CouncilVerdict, name: GateName): number | null {
+export function gateActual(verdict: CouncilVerdict, name: GateName, usage: Usage | null = null): number | null {
   switch (name) {
     case 'min-convergence':
       return verdict.convergence.final;
@@ -360,6 +363,9 @@ export function gateActual(verdict: CouncilVerdict, name: GateName): number | nu
     }
     case 'max-synthetic':
       return verdict.trust.synthetic_share.final;
+    case 'max-cost':
+      // Judged after the fact on what the turn cost; an unknown cost is never a pass (docs/ndjson.md §4c).
+      return usage?.cost_usd ?? null;
   }
 }
 
@@ -370,12 +376,12 @@ export const isMinimum = (name: GateName): boolean => name.startsWith('min-');
  * Judges the verdict against every gate set, combined with AND: any failed check fails the
  * whole; otherwise any check whose value is null makes it inconclusive (never a silent pass).
  */
-export function judgeGates(verdict: CouncilVerdict, gates: Gates): GateResult {
+export function judgeGates(verdict: CouncilVerdict, gates: Gates, usage: Usage | null = null): GateResult {
   const checks: GateCheck[] = [];
   for (const name of GATE_NAMES) {
     const expected = gates[name];
     if (expected === undefined) continue;
-    const actual = gateActual(verdict, name);
+    const actual = gateActual(verdict, name, usage);
     const ok = actual !== null && (isMinimum(name) ? actual >= expected : actual <= expected);
     const check: GateCheck = {
       name,

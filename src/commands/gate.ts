@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import { ExitCode, NsedError, markReported, usageError, type ErrorCode, type ExitCodeValue } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
+import type { Usage } from '../usage.js';
 import type { CouncilVerdict } from '../verdict.js';
 import { stringFlag, type CommandDef } from './command.js';
 import {
@@ -96,10 +97,10 @@ export const gate: CommandDef<GateOptions> = {
     ]);
     const judged =
       opts.source.kind === 'file'
-        ? { verdict: await savedVerdict(opts.source.path, ctx), session: null }
+        ? { ...(await savedVerdict(opts.source.path, ctx)), session: null }
         : await recordedVerdict(ctx, opts.source);
-    const { verdict } = judged;
-    const result = judgeGates(verdict, gates ?? {});
+    const { verdict, usage } = judged;
+    const result = judgeGates(verdict, gates ?? {}, usage);
     ctx.io.stdout.write(
       mode === 'json'
         ? toJsonLine(result)
@@ -132,7 +133,7 @@ export const gate: CommandDef<GateOptions> = {
 async function recordedVerdict(
   ctx: Context,
   source: Extract<GateOptions['source'], { kind: 'session' }>,
-): Promise<{ verdict: CouncilVerdict; session: string }> {
+): Promise<{ verdict: CouncilVerdict; usage: Usage | null; session: string }> {
   const [{ resolveTurnRef }, { turnDocument }] = await Promise.all([
     import('../session/index.js'),
     import('../output/export/json.js'),
@@ -148,7 +149,7 @@ async function recordedVerdict(
     throw usageError(`turn ${source.turn ?? ''} of session ${session.id} is not an answer`, 'name an assistant turn');
   const doc = turnDocument(turn);
   if (doc.status !== 'complete') throw notCompleted(`turn ${doc.id} of session ${session.id}`, doc.status);
-  return { verdict: doc.verdict ?? unreachableVerdict(), session: session.id };
+  return { verdict: doc.verdict ?? unreachableVerdict(), usage: doc.usage, session: session.id };
 }
 
 function unreachableVerdict(): never {
@@ -173,7 +174,7 @@ function notCompleted(what: string, status: string, exitCode?: number): NsedErro
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The verdict of a saved `-o json` object (a file, or stdin with `-`). */
-async function savedVerdict(path: string, ctx: Context): Promise<CouncilVerdict> {
+async function savedVerdict(path: string, ctx: Context): Promise<{ verdict: CouncilVerdict; usage: Usage | null }> {
   const where = path === '-' ? 'standard input' : oneLine(path, 200);
   let text: string;
   if (path === '-') {
@@ -197,9 +198,9 @@ async function savedVerdict(path: string, ctx: Context): Promise<CouncilVerdict>
     const exit = typeof error['exit_code'] === 'number' ? error['exit_code'] : undefined;
     throw notCompleted(`the turn in ${where}`, status, exit);
   }
-  const { readVerdict } = await import('../verdict.js');
+  const [{ readVerdict }, { readUsage }] = await Promise.all([import('../verdict.js'), import('../usage.js')]);
   const verdict = readVerdict(saved['verdict']);
   if (verdict === null)
     throw usageError(`${where} holds no verdict (v 1 or 2)`, 'save the run with -o json from this nsed version');
-  return verdict;
+  return { verdict, usage: saved['usage'] === undefined ? null : readUsage(saved['usage']) };
 }

@@ -19,6 +19,8 @@ export function parseGateValue(name: GateName, raw: string | number, where: stri
   }
   if (SHARES.includes(name) && (n < 0 || n > 1))
     throw usageError(`${where} must be from 0 to 1 (or 0% to 100%), not '${shown}'`, example(name));
+  if (name === 'max-cost' && n < 0)
+    throw usageError(`${where} must be a number of dollars from 0, not '${shown}'`, example(name));
   if (name === 'min-agreement' && (n < -1 || n > 1))
     throw usageError(`${where} must be from -1 to 1 (Fleiss' kappa), not '${shown}'`, example(name));
   return n;
@@ -55,6 +57,8 @@ function example(name: GateName): string {
       return 'e.g. --min-endorse 2 (evaluators) or --min-endorse 60% (a share)';
     case 'max-synthetic':
       return 'e.g. --max-synthetic 0.25 or --max-synthetic 25%';
+    case 'max-cost':
+      return 'e.g. --max-cost 0.50 (dollars)';
   }
 }
 

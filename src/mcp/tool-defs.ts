@@ -116,6 +116,7 @@ const GATE_TYPES: Record<GateName, { type: string }> = {
   'min-endorse': { type: 'integer' },
   'min-endorse-share': { type: 'number' },
   'max-synthetic': { type: 'number' },
+  'max-cost': { type: 'number' },
 };
 
 const GATES = {

@@ -14,6 +14,7 @@ export const GATE_MEASURE: Record<GateName, string> = {
   'min-endorse': 'real evaluators endorsing the chosen proposal',
   'min-endorse-share': 'share of real evaluators endorsing the chosen proposal',
   'max-synthetic': 'share of synthetic evaluations in the final round',
+  'max-cost': 'what the turn cost, in dollars',
 };
 
 /** Four decimals at most: a score of 0.8 shows as 0.8, a float residue never shows. */

@@ -35,6 +35,7 @@ const OP: Record<GateCheck['name'], string> = {
   'min-endorse': '>=',
   'min-endorse-share': '>=',
   'max-synthetic': '<=',
+  'max-cost': '<=',
 };
 
 /** `gate max-wrong <= 0 (wrong claims of the chosen proposal): actual 2 · fail` per check, then `gate fail: 1 of 3 checks failed`. */

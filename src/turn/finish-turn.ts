@@ -201,7 +201,7 @@ function warnOneFamily(live: LiveTurn, verdict: CouncilVerdict): void {
 function judged(verdict: CouncilVerdict, live: LiveTurn): GateResult | null {
   const gates = live.spec.gates;
   if (gates === undefined || Object.keys(gates).length === 0) return null;
-  return judgeGates(verdict, gates);
+  return judgeGates(verdict, gates, live.transcript.usage);
 }
 
 /**

@@ -69,7 +69,9 @@ async function replay(
   const agents = sessionAgents(session);
   const verdict = readVerdict(turn.verdict) ?? deriveVerdict({ rounds: turn.rounds ?? [], reasoning: turn.reasoning });
   const gate: GateResult | null =
-    how.gates === undefined || Object.keys(how.gates).length === 0 ? null : judgeGates(verdict, how.gates);
+    how.gates === undefined || Object.keys(how.gates).length === 0
+      ? null
+      : judgeGates(verdict, how.gates, turn.usage === undefined ? null : readUsage(turn.usage));
   const jobId = turn.job_id ?? null;
   renderer.onEvent({
     type: 'turn-start',

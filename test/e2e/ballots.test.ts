@@ -166,3 +166,25 @@ describe('gates on trust, on both paths (docs/ndjson.md §4c)', () => {
     });
   });
 });
+
+describe('a gate on what the turn cost (docs/ndjson.md §4c)', () => {
+  it('passes under the cost, fails over it, is judged again by nsed gate, and is inconclusive when the server meters nothing', async () => {
+    const q = ['ask', '-o', 'json', '-p', 'fast', 'Choose a queue for the billing events'];
+    const base = JSON.parse((await rig.run(q)).stdout) as { usage: { cost_usd: number } };
+    const cost = base.usage.cost_usd;
+    expect(cost).toBeGreaterThan(0);
+    const under = await rig.run([...q, '--max-cost', String(cost * 2)]);
+    expect(under.code, under.stderr).toBe(0);
+    const over = await rig.run([...q, '--max-cost', String(cost / 2)]);
+    expect(over.code).toBe(12);
+    expect(over.stderr).toContain('gate max-cost failed: what the turn cost, in dollars');
+    const again = await rig.run(['gate', '--last', '--max-cost', String(cost * 2)]);
+    expect(again.code, again.stderr).toBe(0);
+    await withRig({ faults: ['all:meter=none'] }, async (own) => {
+      const unknown = await own.run([...q, '--max-cost', '100']);
+      expect(unknown.code).toBe(13);
+      const json = JSON.parse(unknown.stdout) as { gate: { reason: string; checks: Array<{ actual: unknown }> } };
+      expect(json.gate).toMatchObject({ reason: 'not_reported', checks: [{ actual: null }] });
+    });
+  });
+});

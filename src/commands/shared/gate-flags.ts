@@ -71,6 +71,14 @@ export const GATE_FLAGS: readonly FlagDef[] = [
       "fail when more than P of the final round's evaluations are synthetic stand-ins; above it (default 50%) a convergence gate is inconclusive",
   },
   {
+    name: 'max-cost',
+    type: 'string',
+    group: GROUP,
+    sample: '0.50',
+    describe:
+      'fail when the turn cost more than USD dollars, judged after it ends (an unknown cost is inconclusive, never a pass)',
+  },
+  {
     name: 'gates',
     type: 'string',
     group: GROUP,

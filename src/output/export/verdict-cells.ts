@@ -25,12 +25,14 @@ export const GATE_EXPECT: Record<GateCheck['name'], string> = {
   'min-endorse': '≥',
   'min-endorse-share': '≥',
   'max-synthetic': '≤',
+  'max-cost': '≤',
 };
 
 /** A gate's expected or actual value as a report shows it: a count, a percentage or a score. */
 export function gateValue(name: GateCheck['name'], n: number | null): string {
   if (n === null || !Number.isFinite(n)) return 'not reported';
   if (name === 'max-wrong' || name === 'max-contested' || name === 'min-endorse') return String(n);
+  if (name === 'max-cost') return `$${n}`;
   return name === 'min-convergence' || name === 'min-endorse-share' || name === 'max-synthetic' ? percent(n) : score(n);
 }
 
