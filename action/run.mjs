@@ -83,7 +83,7 @@ for (const g of [
   'min-agreement',
   'min-endorse',
   'max-synthetic',
-  'max-cost',
+  'max-cost-gate',
   'gates',
 ])
   flag(g, input(g));

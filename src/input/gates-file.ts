@@ -58,7 +58,7 @@ function example(name: GateName): string {
     case 'max-synthetic':
       return 'e.g. --max-synthetic 0.25 or --max-synthetic 25%';
     case 'max-cost':
-      return 'e.g. --max-cost 0.50 (dollars)';
+      return 'e.g. --max-cost-gate 0.50 (dollars)';
   }
 }
 

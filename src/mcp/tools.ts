@@ -1,3 +1,5 @@
+import { gateFlagOf } from '../commands/shared/gate-flags.js';
+import { GATE_NAMES, type GateName } from '../verdict.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,7 +104,7 @@ export class McpTools {
     if (typeof gates === 'object' && gates !== null)
       for (const [k, v] of Object.entries(gates))
         if (k === 'min-endorse-share') argv['min-endorse'] = `${Number(v) * 100}%`;
-        else argv[k] = String(v);
+        else argv[GATE_NAMES.includes(k as GateName) ? gateFlagOf(k as GateName) : k] = String(v);
     const commands = await import('./commands.js');
     const toolsDir = await this.toolsFile(args['tools'], argv);
     const forget = (): Promise<void> =>

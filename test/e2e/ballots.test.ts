@@ -173,15 +173,15 @@ describe('a gate on what the turn cost (docs/ndjson.md §4c)', () => {
     const base = JSON.parse((await rig.run(q)).stdout) as { usage: { cost_usd: number } };
     const cost = base.usage.cost_usd;
     expect(cost).toBeGreaterThan(0);
-    const under = await rig.run([...q, '--max-cost', String(cost * 2)]);
+    const under = await rig.run([...q, '--max-cost-gate', String(cost * 2)]);
     expect(under.code, under.stderr).toBe(0);
-    const over = await rig.run([...q, '--max-cost', String(cost / 2)]);
+    const over = await rig.run([...q, '--max-cost-gate', String(cost / 2)]);
     expect(over.code).toBe(12);
     expect(over.stderr).toContain('gate max-cost failed: what the turn cost, in dollars');
-    const again = await rig.run(['gate', '--last', '--max-cost', String(cost * 2)]);
+    const again = await rig.run(['gate', '--last', '--max-cost-gate', String(cost * 2)]);
     expect(again.code, again.stderr).toBe(0);
     await withRig({ faults: ['all:meter=none'] }, async (own) => {
-      const unknown = await own.run([...q, '--max-cost', '100']);
+      const unknown = await own.run([...q, '--max-cost-gate', '100']);
       expect(unknown.code).toBe(13);
       const json = JSON.parse(unknown.stdout) as { gate: { reason: string; checks: Array<{ actual: unknown }> } };
       expect(json.gate).toMatchObject({ reason: 'not_reported', checks: [{ actual: null }] });

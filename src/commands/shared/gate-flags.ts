@@ -1,9 +1,15 @@
 import { usageError } from '../../errors.js';
-import { GATE_NAMES, type Gates } from '../../verdict.js';
+import { GATE_NAMES, type GateName, type Gates } from '../../verdict.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
 import { gateEntry, parseGatesFile } from '../../input/gates-file.js';
 import { readFlagFile, type PromptContext } from '../../input/prompt.js';
+
+/** The gate whose flag is not its name: the cost gate, whose plain name belongs to the cap. */
+const GATE_FLAG = { max_cost: 'max-cost-gate' } as const;
+
+/** The flag that sets a gate (the gates-file key is the gate's name). */
+export const gateFlagOf = (name: GateName): string => (name === 'max-cost' ? GATE_FLAG.max_cost : name);
 
 const GROUP = 'Gates (judge the completed turn; exit 12 failed, 13 inconclusive):';
 
@@ -71,12 +77,13 @@ export const GATE_FLAGS: readonly FlagDef[] = [
       "fail when more than P of the final round's evaluations are synthetic stand-ins; above it (default 50%) a convergence gate is inconclusive",
   },
   {
-    name: 'max-cost',
+    // Its own name: `--max-cost` is the cap that stops a deliberation (docs/ndjson.md §4c); this only judges.
+    name: GATE_FLAG.max_cost,
     type: 'string',
     group: GROUP,
     sample: '0.50',
     describe:
-      'fail when the turn cost more than USD dollars, judged after it ends (an unknown cost is inconclusive, never a pass)',
+      'fail when the turn cost more than USD dollars, judged after it ends (the gates-file key is max-cost; an unknown cost is inconclusive, never a pass)',
   },
   {
     name: 'gates',
@@ -98,10 +105,11 @@ export interface GateRequest {
 export function parseGateFlags(argv: ParsedArgv): GateRequest {
   const flags: Gates = {};
   for (const name of GATE_NAMES) {
-    const raw = argv[name];
+    const flag = gateFlagOf(name);
+    const raw = argv[flag];
     if (raw === undefined) continue;
-    if (Array.isArray(raw)) throw usageError(`--${name} is given more than once`);
-    const [key, n] = gateEntry(name, String(raw), `--${name}`);
+    if (Array.isArray(raw)) throw usageError(`--${flag} is given more than once`);
+    const [key, n] = gateEntry(name, String(raw), `--${flag}`);
     flags[key] = n;
   }
   const file = stringFlag(argv, 'gates');
