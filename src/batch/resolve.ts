@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import { parseGatesFile } from '../input/gates-file.js';
-import { renderTemplate, type Template } from '../turn/template.js';
+import { renderTemplate, type Template } from '../input/template.js';
 import type { Gates } from '../verdict.js';
 import type { BatchItem } from './items.js';
 

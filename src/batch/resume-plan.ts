@@ -11,7 +11,7 @@ import type { Gates } from '../verdict.js';
 
 export interface ResumeInput {
   items: readonly ResolvedItem[];
-  /** The command line's turn flags and inputs: with each item, its request (src/turn/request-identity.ts). */
+  /** The command line's turn flags and inputs: with each item, its request (src/turn/idempotency/request-identity.ts). */
   base: ItemInputBase;
   /** The command line's gates; an item's own gates go on top of them. */
   gates: Gates | undefined;

@@ -1,7 +1,7 @@
 import { sumUsage } from '../usage.js';
 import type { Context } from '../context.js';
 import { redactDeep } from '../secrets.js';
-import type { ReportOptions } from '../turn/report-options.js';
+import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
 import { batchProgress } from './progress.js';
 import { writeBatchReports } from './reports.js';

@@ -5,10 +5,10 @@ import { NsedError } from '../errors.js';
 import type { Connection } from '../connection.js';
 import { prepareTurnInput, type InputOptions, type TurnInput } from '../input/turn-input.js';
 import { executeTurn } from '../turn/execute-turn.js';
-import { followLeftTurn } from '../turn/follow-left.js';
-import { assertFree, newClaim } from '../turn/claim.js';
-import { runKeyed } from '../turn/idempotency.js';
-import { requestHash } from '../turn/request-identity.js';
+import { followLeftTurn } from '../turn/follow/follow-left.js';
+import { assertFree, newClaim } from '../turn/idempotency/claim.js';
+import { runKeyed } from '../turn/idempotency/idempotency.js';
+import { requestHash } from '../turn/idempotency/request-identity.js';
 import { startSession } from '../turn/start-session.js';
 import type { PendingJob, Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
@@ -121,7 +121,7 @@ async function prepareItem(itemCtx: Context, item: ResolvedItem, base: ItemInput
 export type ItemInputBase = Pick<ItemBase, 'turn' | 'input'>;
 
 /**
- * The hash of the item's request (src/turn/request-identity.ts), as its line records it:
+ * The hash of the item's request (src/turn/idempotency/request-identity.ts), as its line records it:
  * undefined when its input cannot be read (the item then runs, and its line says why).
  */
 export async function itemRequestHash(

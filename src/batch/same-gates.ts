@@ -5,7 +5,7 @@ import type { EarlierLine } from './earlier-results.js';
 
 /**
  * Whether an earlier line was judged under these gates. Gates are outside the request's
- * identity (src/turn/request-identity.ts): they judge an answer without changing the question.
+ * identity (src/turn/idempotency/request-identity.ts): they judge an answer without changing the question.
  * An answered item's line records the checks it was judged by (name and expected value), so a
  * line judged under other gates does not stand and its item runs again; a line with no answer
  * to judge (error, failed, cancelled) was judged by nothing, and stands whatever the gates.

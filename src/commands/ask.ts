@@ -63,7 +63,7 @@ export const ask: CommandDef<AskOptions> = {
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     // A report file that could never be written is refused before a deliberation is spent on it.
-    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
+    await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
     const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([
       import('../input/turn-input.js'),
       import('../turn/start-session.js'),
@@ -78,7 +78,7 @@ export const ask: CommandDef<AskOptions> = {
       const keyed = opts.idempotency;
       if (keyed !== undefined) {
         // Only a keyed run pays for hashing (node:crypto): the plain ask path stays light.
-        const { runKeyed } = await import('../turn/idempotency.js');
+        const { runKeyed } = await import('../turn/idempotency/idempotency.js');
         return (await runKeyed(ctx, conn, keyed.key, { prompt, attachments, turn }, keyed.force)).exitCode;
       }
       const { session, userTurnId } = await startSession(ctx, {

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import type { BatchFormat } from '../batch/items.js';
-import type { ReportOptions } from '../turn/report-options.js';
+import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef, type ParsedArgv } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
@@ -149,7 +149,7 @@ export const batch: CommandDef<BatchOptions> = {
     ] = await Promise.all([
       import('../batch/items.js'),
       import('../batch/resolve.js'),
-      import('../turn/template.js'),
+      import('../input/template.js'),
       import('../batch/run-batch.js'),
       import('../batch/result-sink.js'),
       import('../batch/shard.js'),
@@ -180,7 +180,8 @@ export const batch: CommandDef<BatchOptions> = {
     if (opts.out !== undefined) await (await import('../files/outside-file.js')).statRefusingLoop(opts.out, '--out');
     const go = async (): Promise<number> => {
       if (out !== undefined && !opts.resume) await refuseExisting(opts.out ?? out);
-      if (opts.reports !== undefined) await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
+      if (opts.reports !== undefined)
+        await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.reports);
       const store = await ctx.store();
       const plan =
         opts.resume && out !== undefined

@@ -74,7 +74,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
+    await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
     const gates = await loadGates(opts.gates, ctx);
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx, gates);
     const [
@@ -89,8 +89,8 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     ] = await Promise.all([
       import('../input/turn-input.js'),
       import('../turn/execute-turn.js'),
-      import('../turn/reconcile.js'),
-      import('../turn/claim.js'),
+      import('../turn/follow/reconcile.js'),
+      import('../turn/idempotency/claim.js'),
       import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),
       import('../session/index.js'),
@@ -141,7 +141,7 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: G
     import('../turn/execute-turn.js'),
     import('./shared/tool-results.js'),
     import('../turn/turn-options.js'),
-    import('../turn/claim.js'),
+    import('../turn/idempotency/claim.js'),
     import('../files/read-input.js'),
   ]);
   const given = results.parseToolResultFlags(opts.toolResults);

@@ -78,7 +78,7 @@ export const fork: CommandDef<ForkOptions> = {
   },
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    await (await import('../turn/report-options.js')).checkReportFiles(opts.turn.reports);
+    await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
     const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }, turnInput] = await Promise.all(
       [
         import('../session/index.js'),

@@ -110,10 +110,10 @@ export const gate: CommandDef<GateOptions> = {
     );
     const failure = gateFailure(result);
     const err = failure === undefined ? undefined : new NsedError(failure.code, failure.message);
-    const outputs = (await import('../turn/report-options.js')).stepOutputFile(opts, ctx.env);
+    const outputs = (await import('../turn/reports/report-options.js')).stepOutputFile(opts, ctx.env);
     if (outputs !== undefined) {
       const [{ writeStepOutputs }, { verdictOutputs }] = await Promise.all([
-        import('../turn/write-reports.js'),
+        import('../turn/reports/write-reports.js'),
         import('../output/github-output.js'),
       ]);
       await writeStepOutputs(ctx, outputs, [

@@ -44,7 +44,7 @@ export const inject: CommandDef<InjectOptions> = {
   run: async (opts, ctx) => {
     const [{ followPending }, { injectMessage }, { acknowledge }, { sanitizeForTerminal }] = await Promise.all([
       import('../turn/execute-turn.js'),
-      import('../turn/send-injection.js'),
+      import('../turn/steer/send-injection.js'),
       import('../output/acknowledge.js'),
       import('../terminal/sanitize.js'),
     ]);

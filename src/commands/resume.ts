@@ -1,4 +1,4 @@
-import type { ReportOptions } from '../turn/report-options.js';
+import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { CommandDef } from './command.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
@@ -37,11 +37,11 @@ export const resume: CommandDef<ResumeOptions> = {
     };
   },
   run: async (opts, ctx) => {
-    await (await import('../turn/report-options.js')).checkReportFiles(opts.reports);
+    await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.reports);
     const [{ followLeftTurn }, { NsedError }, lease] = await Promise.all([
-      import('../turn/follow-left.js'),
+      import('../turn/follow/follow-left.js'),
       import('../errors.js'),
-      import('../turn/claim.js'),
+      import('../turn/idempotency/claim.js'),
     ]);
     const gates = await loadGates(opts.gates, ctx);
     const found = await readTarget(ctx, opts.target);

@@ -3,7 +3,7 @@ import type { CommandDef } from './command.js';
 import { stringFlag, stringList } from './command.js';
 import type { FlagDef } from './shared/flag-def.js';
 import { SESSION_TARGET_CONFLICTS, SESSION_TARGET_FLAGS } from './shared/session-target.js';
-import type { WatchTarget } from '../turn/watch-target.js';
+import type { WatchTarget } from '../turn/watch/watch-target.js';
 
 export interface WatchOptions {
   target: WatchTarget;
@@ -64,7 +64,7 @@ export const watch: CommandDef<WatchOptions> = {
     return { target, agents };
   },
   run: async (opts, ctx) => {
-    const [{ followWatch }] = await Promise.all([import('../turn/watch-target.js')]);
+    const [{ followWatch }] = await Promise.all([import('../turn/watch/watch-target.js')]);
     return followWatch(ctx, opts.target, opts.agents);
   },
 };

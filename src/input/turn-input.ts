@@ -1,8 +1,8 @@
 import { REVIEW_SCHEMA, REVIEW_SCHEMA_NAME } from './review-schema.js';
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
-import type { AnswerSchema } from '../turn/answer-schema.js';
-import { parseTemplate, parseVarFlag, renderTemplate, varsObject, type RenderedTemplate } from '../turn/template.js';
+import type { AnswerSchema } from '../turn/schema/answer-schema.js';
+import { parseTemplate, parseVarFlag, renderTemplate, varsObject, type RenderedTemplate } from './template.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { readAttachments, withAttachments, type ReadAttachment } from './attachments.js';
 import { readFlagFile, readPrompt, type PromptContext } from './prompt.js';
@@ -125,7 +125,7 @@ async function loadSchema(
   ctx: PromptContext,
 ): Promise<AnswerSchema> {
   if (source === REVIEW_SCHEMA_NAME) {
-    const { compileAnswerSchema } = await import('../turn/schema-compile.js');
+    const { compileAnswerSchema } = await import('../turn/schema/schema-compile.js');
     return compileAnswerSchema(REVIEW_SCHEMA, { name, retries, source: 'review (built in)' });
   }
   const inline = isJsonValue(source);
@@ -137,7 +137,7 @@ async function loadSchema(
   } catch (err) {
     throw usageError(`--schema ${label} is not valid JSON: ${(err as Error).message.slice(0, 120)}`);
   }
-  const { compileAnswerSchema } = await import('../turn/schema-compile.js');
+  const { compileAnswerSchema } = await import('../turn/schema/schema-compile.js');
   return compileAnswerSchema(schema, { name, retries, source: label });
 }
 

@@ -45,7 +45,7 @@ class StreamWriter implements SafeWriter {
     } catch (err) {
       this.pending -= 1;
       this.fail(err);
-      this.settle();
+      this.wakeDrainers();
     }
   }
 
@@ -54,7 +54,7 @@ class StreamWriter implements SafeWriter {
   private readonly written = (err?: Error | null): void => {
     this.pending -= 1;
     if (err) this.fail(err);
-    this.settle();
+    this.wakeDrainers();
   };
 
   drain(): Promise<void> {
@@ -69,10 +69,10 @@ class StreamWriter implements SafeWriter {
     if (typeof code !== 'string' || !READER_GONE.has(code)) {
       this.error = err instanceof Error ? err : new Error(String(err));
     }
-    this.settle();
+    this.wakeDrainers();
   }
 
-  private settle(): void {
+  private wakeDrainers(): void {
     if (!this.isClosed && this.pending > 0) return;
     const waiters = this.waiters;
     this.waiters = [];

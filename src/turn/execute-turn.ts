@@ -11,8 +11,8 @@ import { newTurnId } from '../session/index.js';
 import { sessionAgents, type PendingJob, type Session } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
 import { buildChatRequest, buildNativeRequest, type TurnStart } from './build-request.js';
-import { withResponseFormat, withSchemaInstruction, repairPrompt, type AnswerSchema } from './answer-schema.js';
-import { assertFree, newClaim, releaseClaim } from './claim.js';
+import { withResponseFormat, withSchemaInstruction, repairPrompt, type AnswerSchema } from './schema/answer-schema.js';
+import { assertFree, newClaim, releaseClaim } from './idempotency/claim.js';
 import { TurnRecorder } from './record-turn.js';
 import { playTurn, type TurnDeps, type TurnSpec } from './run-turn.js';
 import { failedWith, withResult, type TurnResult } from './turn-result.js';
@@ -22,7 +22,7 @@ import type { Connection } from '../connection.js';
 import type { Transcript } from '../transcript.js';
 import type { Context } from '../context.js';
 import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
-import { wantsReports, type ReportOptions } from './report-options.js';
+import { wantsReports, type ReportOptions } from './reports/report-options.js';
 import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 import type { Gates } from '../verdict.js';
 
@@ -244,7 +244,7 @@ async function withReports<T>(
   const after = { saved: how.saved, reports: how.reports, plain: progress === 'plain' };
   if (!wantsReports(how.reports, ctx.env) && !after.plain) return run();
   const write = async (err?: unknown): Promise<void> =>
-    (await import('./write-reports.js')).writeReports(ctx, spec, after, err);
+    (await import('./reports/write-reports.js')).writeReports(ctx, spec, after, err);
   let result: T;
   try {
     result = await run();

@@ -2,8 +2,8 @@ import type { NsedEvent, StreamEvent } from '../events.js';
 import type { PendingJob } from '../session/index.js';
 import { declareTools, type DeclaredTools } from '../tools/declared.js';
 import { applyEvent, emptyTranscript, type Transcript } from '../transcript.js';
-import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './stream-replay.js';
-import { ToolDriver } from './tool-driver.js';
+import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './follow/stream-replay.js';
+import { ToolDriver } from './tools/tool-driver.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   upsertAssistantTurn,
   upsertInjection,
 } from '../session/index.js';
-import type { AnswerCheck } from './answer-schema.js';
+import type { AnswerCheck } from './schema/answer-schema.js';
 import type { Transcript, TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 

@@ -11,7 +11,7 @@ import {
   type TurnClaim,
 } from '../session/index.js';
 import type { Context } from '../context.js';
-import { newClaim } from './claim.js';
+import { newClaim } from './idempotency/claim.js';
 import { councilOf, type TurnOptions } from './turn-options.js';
 
 /** A new session's parts; the policy, system and title flags win over what is inherited. */

@@ -1,6 +1,6 @@
 import type { NsedError } from '../errors.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
-import type { AnswerCheck } from './answer-schema.js';
+import type { AnswerCheck } from './schema/answer-schema.js';
 
 /**
  * Why the answer kept is not the text shown: a resume's replay differed from it (`replay`), or

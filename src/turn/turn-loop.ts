@@ -4,15 +4,15 @@ import type { StreamEvent } from '../events.js';
 import { NsedError } from '../errors.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import { divergedFrom } from '../transcript.js';
-import { checkAnswer } from './answer-schema.js';
+import { checkAnswer } from './schema/answer-schema.js';
 import type { TurnStart } from './build-request.js';
 import { completionEvents } from './completion-events.js';
-import { recordedAnswer } from './diverged.js';
+import { recordedAnswer } from './follow/diverged.js';
 import { endOfError } from './error-end.js';
-import { followStream, settle, type StreamOutcome } from './follow-stream.js';
+import { followStream, settle, type StreamOutcome } from './follow/follow-stream.js';
 import type { LiveTurn } from './live-turn.js';
-import { unshownRest } from './settle.js';
-import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tool-round.js';
+import { unshownRest } from './follow/unshown-rest.js';
+import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tools/tool-round.js';
 import type { Divergence, TurnEnd } from './turn-end.js';
 
 /** Where the loop over a turn's events stopped: the stream's own end or /result's word, or calls left waiting. */

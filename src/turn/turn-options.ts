@@ -1,9 +1,9 @@
 import { MAX_FLAG_FILE_BYTES, readInputText, type ReadBounds } from '../files/read-input.js';
 import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/index.js';
-import type { ReportOptions } from './report-options.js';
+import type { ReportOptions } from './reports/report-options.js';
 import type { Gates } from '../verdict.js';
-import type { AnswerSchema } from './answer-schema.js';
+import type { AnswerSchema } from './schema/answer-schema.js';
 import {
   ASK_USER,
   DEFAULT_MAX_TOOL_CALLS,

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import type { Renderer } from '../output/renderer-types.js';
 import type { LiveSim, TurnPath } from '../session/index.js';
 import type { DeclaredTools } from '../tools/declared.js';
-import type { AnswerSchema } from './answer-schema.js';
+import type { AnswerSchema } from './schema/answer-schema.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
 import type { TranscriptToolCall, TranscriptToolResult } from '../transcript.js';

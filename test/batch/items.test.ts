@@ -4,7 +4,7 @@ import { formatOf, parseItems } from '../../src/batch/items.js';
 import { resolveItems } from '../../src/batch/resolve.js';
 import { inShard, parseShard } from '../../src/batch/shard.js';
 import { batchExit, statusOf } from '../../src/batch/status.js';
-import { parseTemplate } from '../../src/turn/template.js';
+import { parseTemplate } from '../../src/input/template.js';
 
 describe('CSV (RFC 4180)', () => {
   it('reads quoted commas, doubled quotes, line breaks inside quotes and CRLF', () => {

@@ -3,7 +3,7 @@ import type { EarlierLine } from '../../src/batch/earlier-results.js';
 import { judgedUnder } from '../../src/batch/same-gates.js';
 
 /**
- * Gates are outside the request's identity (src/turn/request-identity.ts), so `batch --resume`
+ * Gates are outside the request's identity (src/turn/idempotency/request-identity.ts), so `batch --resume`
  * tells a line judged under other gates by the checks it records (docs/reliability.md #161).
  */
 const line = (status: EarlierLine['status'], gate: unknown): EarlierLine =>

@@ -16,7 +16,7 @@ import { show } from '../../src/commands/sessions/show.js';
 import { STDIN_MARKER } from '../../src/input/prompt.js';
 import { sim } from '../../src/commands/sim.js';
 import { watch } from '../../src/commands/watch.js';
-import { forAgents } from '../../src/turn/watch-job.js';
+import { forAgents } from '../../src/turn/watch/watch-job.js';
 
 // The parse steps read argv as yargs leaves it (absent flags missing, defaults filled in) and
 // do no I/O: a bad value is a usage error (exit 2) before anything is opened.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubOutputText } from '../../src/output/github-output.js';
-import { stepOutputFile } from '../../src/turn/report-options.js';
+import { stepOutputFile } from '../../src/turn/reports/report-options.js';
 import { parseGithubFile } from '../harness/github-files.js';
 import { WAIT_MS } from '../harness/limits.js';
 import { CLI } from '../harness/process.js';

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RESUME_ATTEMPTS } from '../../src/turn/reconnect.js';
+import { MAX_RESUME_ATTEMPTS } from '../../src/turn/follow/reconnect.js';
 import { instantClock, makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 
 let rig: Rig;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RESUME_ATTEMPTS } from '../../src/turn/reconnect.js';
+import { MAX_RESUME_ATTEMPTS } from '../../src/turn/follow/reconnect.js';
 import { instantClock, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA_INSTRUCTION } from '../../src/turn/answer-schema.js';
+import { SCHEMA_INSTRUCTION } from '../../src/turn/schema/answer-schema.js';
 import { runCliInProcess, type CliOptions } from '../harness/cli.js';
 import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventStream, NsedClient } from '../../src/api/client.js';
 import type { NsedEvent, StreamEvent } from '../../src/events.js';
 import { NsedError } from '../../src/errors.js';
-import { followStream } from '../../src/turn/follow-stream.js';
+import { followStream } from '../../src/turn/follow/follow-stream.js';
 import type { TurnDeps, TurnSpec } from '../../src/turn/run-turn.js';
 
 /** A stream over scripted events that fails with a drop after `dropAfter` of them, if given. */

@@ -9,11 +9,11 @@ import { parseWords } from '../../src/cli/run-cli.js';
 import { ask, type AskOptions } from '../../src/commands/ask.js';
 import type { Context } from '../../src/context.js';
 import { prepareTurnInput } from '../../src/input/turn-input.js';
-import { requestHash } from '../../src/turn/request-identity.js';
+import { requestHash } from '../../src/turn/idempotency/request-identity.js';
 import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';
 
 /**
- * "The same request" is defined once (src/turn/request-identity.ts), for --idempotency-key and
+ * "The same request" is defined once (src/turn/idempotency/request-identity.ts), for --idempotency-key and
  * `batch --resume` alike. The flag table marks the flags that shape a request (`shapesRequest`):
  * each marked flag must change the identity and each unmarked flag of `ask` must leave it as it
  * is, so a new flag that shapes the request and is not in the identity fails here.

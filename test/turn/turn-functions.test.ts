@@ -4,11 +4,11 @@ import type { NsedEvent, StreamEvent } from '../../src/events.js';
 import type { Session } from '../../src/session/model.js';
 import { buildChatRequest } from '../../src/turn/build-request.js';
 import { executeTurn } from '../../src/turn/execute-turn.js';
-import { reconcilePending } from '../../src/turn/reconcile.js';
+import { reconcilePending } from '../../src/turn/follow/reconcile.js';
 import { TurnRecorder } from '../../src/turn/record-turn.js';
 import { runTurn } from '../../src/turn/run-turn.js';
 import { resultOf } from '../../src/turn/turn-result.js';
-import { injectMessage } from '../../src/turn/send-injection.js';
+import { injectMessage } from '../../src/turn/steer/send-injection.js';
 import { createSession, startSession } from '../../src/turn/start-session.js';
 import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';
 

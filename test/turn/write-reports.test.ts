@@ -2,7 +2,7 @@
 // plain gate lines and the annotations show them (the recorder writes both; docs/ndjson.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Turn } from '../../src/session/model.js';
-import { writeReports } from '../../src/turn/write-reports.js';
+import { writeReports } from '../../src/turn/reports/write-reports.js';
 import { contextRig, type ContextRig } from '../harness/context-rig.js';
 import { failingGate, fullVerdict, sessionWith } from '../output/report-fixtures.js';
 import { settle } from '../terminal/memory-io.js';

@@ -44,7 +44,7 @@ export interface FlagDef {
   /** A value the generated parser tests give the flag (default: from its choices or type). */
   sample?: string;
   /**
-   * The flag changes what a turn asks (src/turn/request-identity.ts): two runs that differ in it
+   * The flag changes what a turn asks (src/turn/idempotency/request-identity.ts): two runs that differ in it
    * are not "the same request" for --idempotency-key and `batch --resume`. A test fails when a
    * flag so marked leaves the identity unchanged, or one not marked changes it.
    */

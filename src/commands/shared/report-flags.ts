@@ -1,5 +1,5 @@
 import { usageError } from '../../errors.js';
-import type { ReportOptions } from '../../turn/report-options.js';
+import type { ReportOptions } from '../../turn/reports/report-options.js';
 import { pointerTokens, REVIEW_FINDINGS_POINTER } from '../../output/findings.js';
 import { REVIEW_SCHEMA_NAME } from '../../input/review-schema.js';
 import type { ParsedArgv } from '../command.js';

@@ -2,7 +2,7 @@ import { NsedError, notFound, usageError } from '../../errors.js';
 import type { Session, Turn } from '../../session/index.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';
-import { followUpBody } from '../../turn/tool-round.js';
+import { followUpBody } from '../../turn/tools/tool-round.js';
 import type { TranscriptToolCall, TranscriptToolResult } from '../../transcript.js';
 import { readFlagFile, readStdin, type PromptContext } from '../../input/prompt.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../tools/declared.js';

@@ -1,6 +1,6 @@
 import { usageError } from '../../errors.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
-import type { ReportOptions } from '../../turn/report-options.js';
+import type { ReportOptions } from '../../turn/reports/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
 import { stringFlag, stringList, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';

@@ -1,10 +1,10 @@
-import type { Context } from '../context.js';
-import { NsedError } from '../errors.js';
-import { createRenderer } from '../output/renderer.js';
-import { progressMode } from '../output/progress-mode.js';
-import { assertStdoutWritten } from '../output/session-write.js';
-import { readNamedSession, sessionAgents, type SessionTarget } from '../session/index.js';
-import { askJobState, followStart } from './job-result.js';
+import type { Context } from '../../context.js';
+import { NsedError } from '../../errors.js';
+import { createRenderer } from '../../output/renderer.js';
+import { progressMode } from '../../output/progress-mode.js';
+import { assertStdoutWritten } from '../../output/session-write.js';
+import { readNamedSession, sessionAgents, type SessionTarget } from '../../session/index.js';
+import { askJobState, followStart } from '../follow/job-result.js';
 import { watchJob, type WatchSpec } from './watch-job.js';
 
 /** What `nsed watch` names: a session (-s ID, --last) or a deliberation id. */

@@ -1,11 +1,11 @@
-import { type EventStream, DOCUMENTED_FINISH, eofError } from '../api/index.js';
-import type { StreamEvent } from '../events.js';
-import { NsedError, toNsedError } from '../errors.js';
-import type { TurnStart } from './build-request.js';
+import { type EventStream, DOCUMENTED_FINISH, eofError } from '../../api/index.js';
+import type { StreamEvent } from '../../events.js';
+import { NsedError, toNsedError } from '../../errors.js';
+import type { TurnStart } from '../build-request.js';
 import { followNative } from './follow-native.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf, type Settlement } from './job-result.js';
-import type { FollowDeps, TurnSpec } from './turn-spec.js';
+import type { FollowDeps, TurnSpec } from '../turn-spec.js';
 
 /** How a followed stream ended: by a documented finish, or as the orchestrator's /result says. */
 export type StreamOutcome =

@@ -1,19 +1,19 @@
-import type { Context } from '../context.js';
-import { ExitCode, NsedError, markReported, toNsedError } from '../errors.js';
-import { workflowAnnotations } from '../output/annotations.js';
-import { junitXml } from '../output/export/junit.js';
-import { reportOf, type ReportInput } from '../output/export/report-turn.js';
-import { summaryMarkdown } from '../output/export/summary.js';
-import { writeOutsideFile } from '../files/outside-file.js';
-import { githubOutputText, turnOutputs, type StepOutputs } from '../output/github-output.js';
-import { Workspace } from '../files/workspace-file.js';
-import { readFindings, type PlacedFinding } from '../output/findings.js';
-import { gateProgressLines } from '../output/plain-progress.js';
-import { safeWriter } from '../terminal/safe-writer.js';
-import { oneLine } from '../terminal/sanitize.js';
-import type { Session } from '../session/index.js';
+import type { Context } from '../../context.js';
+import { ExitCode, NsedError, markReported, toNsedError } from '../../errors.js';
+import { workflowAnnotations } from '../../output/annotations.js';
+import { junitXml } from '../../output/export/junit.js';
+import { reportOf, type ReportInput } from '../../output/export/report-turn.js';
+import { summaryMarkdown } from '../../output/export/summary.js';
+import { writeOutsideFile } from '../../files/outside-file.js';
+import { githubOutputText, turnOutputs, type StepOutputs } from '../../output/github-output.js';
+import { Workspace } from '../../files/workspace-file.js';
+import { readFindings, type PlacedFinding } from '../../output/findings.js';
+import { gateProgressLines } from '../../output/plain-progress.js';
+import { safeWriter } from '../../terminal/safe-writer.js';
+import { oneLine } from '../../terminal/sanitize.js';
+import type { Session } from '../../session/index.js';
 import { stepOutputFile, type ReportOptions } from './report-options.js';
-import type { TurnSpec } from './turn-spec.js';
+import type { TurnSpec } from '../turn-spec.js';
 
 export interface AfterTurn {
   reports?: ReportOptions | undefined;
@@ -62,16 +62,16 @@ export async function writeReports(
   await write(reports?.summary, () => summaryMarkdown(input.turn, input.verdict, input.gate));
   await write(reports?.junit, () => junitXml(input.turn, input.verdict, input.gate, reports?.junitName));
   if (reports?.html !== undefined) {
-    const { htmlReport } = await import('../output/export/html.js');
+    const { htmlReport } = await import('../../output/export/html.js');
     await write(reports.html, () => htmlReport(session ?? sessionOfReport(input), { saved: how.saved }));
   }
   const placed = reports?.findings === undefined ? [] : await placedFindings(ctx, reports, session, spec, err);
   if (reports?.sarif !== undefined) {
-    const { sarifReport } = await import('../output/export/sarif.js');
+    const { sarifReport } = await import('../../output/export/sarif.js');
     await write(reports.sarif, () => sarifReport(input.turn, input.verdict, input.gate, placed));
   }
   if (reports?.codequality !== undefined) {
-    const { codeQualityReport } = await import('../output/export/codequality.js');
+    const { codeQualityReport } = await import('../../output/export/codequality.js');
     await write(reports.codequality, () => codeQualityReport(placed));
   }
   if (reports?.annotate === true) err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports), placed));

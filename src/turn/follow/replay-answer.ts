@@ -1,16 +1,16 @@
-import type { Context } from '../context.js';
-import type { SchemaError } from '../events.js';
-import { NsedError, markReported } from '../errors.js';
-import { gateFailure, gateProblemLines } from '../output/gate-lines.js';
-import { progressMode } from '../output/progress-mode.js';
-import { createRenderer } from '../output/renderer.js';
-import { assertStdoutWritten } from '../output/session-write.js';
-import { oneLine } from '../terminal/sanitize.js';
-import { sessionAgents, type Session, type Turn } from '../session/index.js';
-import { readUsage } from '../usage.js';
-import { deriveVerdict, judgeGates, readVerdict, type Gates, type GateResult } from '../verdict.js';
-import { wantsReports, type ReportOptions } from './report-options.js';
-import { failedWith, withResult, type TurnResult } from './turn-result.js';
+import type { Context } from '../../context.js';
+import type { SchemaError } from '../../events.js';
+import { NsedError, markReported } from '../../errors.js';
+import { gateFailure, gateProblemLines } from '../../output/gate-lines.js';
+import { progressMode } from '../../output/progress-mode.js';
+import { createRenderer } from '../../output/renderer.js';
+import { assertStdoutWritten } from '../../output/session-write.js';
+import { oneLine } from '../../terminal/sanitize.js';
+import { sessionAgents, type Session, type Turn } from '../../session/index.js';
+import { readUsage } from '../../usage.js';
+import { deriveVerdict, judgeGates, readVerdict, type Gates, type GateResult } from '../../verdict.js';
+import { wantsReports, type ReportOptions } from '../reports/report-options.js';
+import { failedWith, withResult, type TurnResult } from '../turn-result.js';
 
 /**
  * Prints a recorded answer as the run that got it printed it, sending nothing: the same events
@@ -49,7 +49,7 @@ async function replayReports(
   failure?: unknown,
 ): Promise<void> {
   if (!wantsReports(reports, ctx.env)) return;
-  const { writeReports } = await import('./write-reports.js');
+  const { writeReports } = await import('../reports/write-reports.js');
   const spec = { sessionId: session.id, assistantTurnId: turn.id, policy: turn.policy_id ?? session.active_policy };
   await writeReports(ctx, spec, { reports, saved: true, plain: false }, failure);
 }

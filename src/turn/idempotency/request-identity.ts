@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { Context } from '../context.js';
-import { boundsOf } from '../files/read-input.js';
-import { canonicalJson } from '../protocol/canonical-json.js';
-import { toModel } from '../protocol/policy-ref.js';
-import type { ToolDefinition } from '../protocol/wire.js';
-import type { Attachment } from '../session/index.js';
-import { offeredDefinitions } from '../tools/declared.js';
-import { councilChoice } from './execute-turn.js';
-import { loadDeclaredTools, type TurnOptions } from './turn-options.js';
+import type { Context } from '../../context.js';
+import { boundsOf } from '../../files/read-input.js';
+import { canonicalJson } from '../../protocol/canonical-json.js';
+import { toModel } from '../../protocol/policy-ref.js';
+import type { ToolDefinition } from '../../protocol/wire.js';
+import type { Attachment } from '../../session/index.js';
+import { offeredDefinitions } from '../../tools/declared.js';
+import { councilChoice } from '../execute-turn.js';
+import { loadDeclaredTools, type TurnOptions } from '../turn-options.js';
 
 /**
  * "The same request", defined once (docs/architecture.md): what a turn asks, as the

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTemplate, parseVarFlag, renderTemplate, varsObject } from '../../src/turn/template.js';
+import { parseTemplate, parseVarFlag, renderTemplate, varsObject } from '../../src/input/template.js';
 import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 describe('the template engine (pure: batch renders its items with it too)', () => {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { usageError } from '../errors.js';
-import { checkOutsidePath } from '../files/outside-file.js';
+import { usageError } from '../../errors.js';
+import { checkOutsidePath } from '../../files/outside-file.js';
 
 /** The CI reports a run writes once its turn ends (README "CI"). */
 export interface ReportOptions {

@@ -1,5 +1,5 @@
 import ajvModule from 'ajv/dist/2020.js';
-import { usageError } from '../errors.js';
+import { usageError } from '../../errors.js';
 import type { AnswerSchema } from './answer-schema.js';
 
 /**

@@ -1,11 +1,11 @@
-import type { StreamEvent } from '../events.js';
-import { NsedError, toNsedError } from '../errors.js';
+import type { StreamEvent } from '../../events.js';
+import { NsedError, toNsedError } from '../../errors.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf } from './job-result.js';
-import type { FollowDeps } from './turn-spec.js';
-import { toolCallEventOf } from '../api/index.js';
-import { historyOf } from '../protocol/details.js';
-import { readDetails } from './ballot-sources.js';
+import type { FollowDeps } from '../turn-spec.js';
+import { toolCallEventOf } from '../../api/index.js';
+import { historyOf } from '../../protocol/details.js';
+import { readDetails } from '../ballot-sources.js';
 
 /**
  * Follows a native job the way the reference client does: the named-event stream, which is

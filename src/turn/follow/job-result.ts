@@ -1,8 +1,8 @@
-import type { NsedClient } from '../api/index.js';
-import { toNsedError } from '../errors.js';
-import { statusWord } from '../protocol/job-status.js';
-import type { JobResult } from '../protocol/wire.js';
-import type { TurnStart } from './build-request.js';
+import type { NsedClient } from '../../api/index.js';
+import { toNsedError } from '../../errors.js';
+import { statusWord } from '../../protocol/job-status.js';
+import type { JobResult } from '../../protocol/wire.js';
+import type { TurnStart } from '../build-request.js';
 
 /**
  * What the orchestrator says became of a job, from `GET /deliberation/{id}/result`. It is the one

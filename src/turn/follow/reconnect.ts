@@ -1,4 +1,4 @@
-import type { NsedError } from '../errors.js';
+import type { NsedError } from '../../errors.js';
 
 /** Bounded automatic resume (docs/protocol.md §3.12, docs/reliability.md #31, #39, #45). */
 export const MAX_RESUME_ATTEMPTS = 5;

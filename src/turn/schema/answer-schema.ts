@@ -1,5 +1,5 @@
-import type { SchemaError } from '../events.js';
-import type { ChatCompletionRequest, DeliberationRequest } from '../protocol/wire.js';
+import type { SchemaError } from '../../events.js';
+import type { ChatCompletionRequest, DeliberationRequest } from '../../protocol/wire.js';
 
 /**
  * The words that carry a --schema on the native path, where the request has no response_format:

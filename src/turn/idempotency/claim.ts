@@ -1,8 +1,8 @@
 import os from 'node:os';
-import type { NsedClient } from '../api/index.js';
-import { NsedError, toNsedError } from '../errors.js';
-import { isAlive } from '../process-alive.js';
-import type { Session, TurnClaim, SessionStore } from '../session/index.js';
+import type { NsedClient } from '../../api/index.js';
+import { NsedError, toNsedError } from '../../errors.js';
+import { isAlive } from '../../process-alive.js';
+import type { Session, TurnClaim, SessionStore } from '../../session/index.js';
 
 /**
  * The turn lease: one turn at a time per session. A command that sends a turn checks that

@@ -1,12 +1,12 @@
-import { NsedError, toNsedError } from '../errors.js';
-import { upsertInjection, newTurnId, type PendingJob, type Session } from '../session/index.js';
-import { isLiveStatus } from '../protocol/job-status.js';
-import { buildChatRequest } from './build-request.js';
-import { sanitizeForTerminal } from '../terminal/sanitize.js';
-import type { Connection } from '../connection.js';
-import type { Context } from '../context.js';
-import { followPending } from './execute-turn.js';
-import { reconcilePending } from './reconcile.js';
+import { NsedError, toNsedError } from '../../errors.js';
+import { upsertInjection, newTurnId, type PendingJob, type Session } from '../../session/index.js';
+import { isLiveStatus } from '../../protocol/job-status.js';
+import { buildChatRequest } from '../build-request.js';
+import { sanitizeForTerminal } from '../../terminal/sanitize.js';
+import type { Connection } from '../../connection.js';
+import type { Context } from '../../context.js';
+import { followPending } from '../execute-turn.js';
+import { reconcilePending } from '../follow/reconcile.js';
 
 /** Where the orchestrator placed the message; unknown (null) through the compat fallback. */
 export interface Placed {

@@ -1,8 +1,8 @@
-import type { Context } from '../context.js';
-import { oneLine } from '../terminal/sanitize.js';
+import type { Context } from '../../context.js';
+import { oneLine } from '../../terminal/sanitize.js';
 import { settle } from './follow-stream.js';
-import type { Divergence } from './turn-end.js';
-import type { FollowDeps } from './turn-spec.js';
+import type { Divergence } from '../turn-end.js';
+import type { FollowDeps } from '../turn-spec.js';
 
 /**
  * The orchestrator's recorded answer for a turn whose replay differed from what was shown
