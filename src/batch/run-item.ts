@@ -81,7 +81,7 @@ export async function runItem(ctx: Context, conn: Connection, item: ResolvedItem
       const keyed = base.idempotency;
       if (keyed !== undefined) {
         const request = { prompt: prepared.prompt, attachments: prepared.attachments, turn, batch };
-        return runKeyed(itemCtx, conn, `${keyed.key}/${item.id}`, request, keyed.force);
+        return runKeyed(itemCtx, conn, { key: `${keyed.key}/${item.id}`, force: keyed.force }, request);
       }
       const { session, userTurnId } = await startSession(itemCtx, {
         prompt: prepared.prompt,

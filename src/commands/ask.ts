@@ -79,7 +79,7 @@ export const ask: CommandDef<AskOptions> = {
       if (keyed !== undefined) {
         // Only a keyed run pays for hashing (node:crypto): the plain ask path stays light.
         const { runKeyed } = await import('../turn/idempotency/idempotency.js');
-        return (await runKeyed(ctx, conn, keyed.key, { prompt, attachments, turn }, keyed.force)).exitCode;
+        return (await runKeyed(ctx, conn, keyed, { prompt, attachments, turn })).exitCode;
       }
       const { session, userTurnId } = await startSession(ctx, {
         prompt,

@@ -53,7 +53,7 @@ export const inject: CommandDef<InjectOptions> = {
     assertNsedSession(session);
     const conn = await ctx.connect(session.orchestrator, { pending: session.pending_job, needsJob: true });
     try {
-      const sent = await injectMessage(ctx, conn, session, message, opts.wait);
+      const sent = await injectMessage(ctx, conn, session, message, { wait: opts.wait });
       const { sequence, round } = sent.placed;
       if (!opts.wait) {
         // The acknowledgement is the whole result: one terminal event in every output mode.

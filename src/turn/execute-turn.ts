@@ -73,7 +73,7 @@ async function forgettingUnsent<T>(
   } catch (err) {
     const store = await ctx.store();
     if (err instanceof NsedError && err.unsent) {
-      await forgetTurn(store, turn.session, turn.userTurnId, turn.fresh);
+      await forgetTurn(store, turn.session, turn);
     } else {
       // A failure before the turn was recorded (a policy lookup, a tools file) must not leave the
       // session claimed; once recorded, the claim is gone already and this writes nothing.
@@ -126,7 +126,11 @@ function schemaMismatch(ctx: Context, sessionId: string, errors: readonly Schema
  * tools it offered put back as they were and its claim on the session released, so `--last`
  * and the listing show what really happened. The error itself is what the user sees.
  */
-async function forgetTurn(store: SessionStore, before: Session, userTurnId: string, fresh: boolean): Promise<void> {
+async function forgetTurn(
+  store: SessionStore,
+  before: Session,
+  { userTurnId, fresh }: { userTurnId: string; fresh: boolean },
+): Promise<void> {
   const claim = before.claim?.turn === userTurnId ? before.claim : undefined;
   try {
     if (fresh) await store.remove(before.id);

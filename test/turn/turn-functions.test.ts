@@ -178,7 +178,7 @@ describe('injectMessage', () => {
   it('lands in the running job and is recorded as an injection turn with its round and sequence', async () => {
     rig = await contextRig({ sim: HELD });
     const { session, stream, pending } = await heldTurn(rig);
-    const sent = await injectMessage(rig.ctx, rig.conn, pending, 'focus on latency', false);
+    const sent = await injectMessage(rig.ctx, rig.conn, pending, 'focus on latency', { wait: false });
     // Where it landed is returned; the command, not this function, shows it in the output mode.
     expect(sent).toMatchObject({
       kind: 'acknowledged',
@@ -195,7 +195,7 @@ describe('injectMessage', () => {
   it('is a conflict (exit 7) when nothing is running', async () => {
     rig = await contextRig();
     const { session } = await startSession(rig.ctx, { prompt: 'q', opts: OPTS, orchestrator: 'x' });
-    await expect(injectMessage(rig.ctx, rig.conn, session, 'm', false)).rejects.toMatchObject({
+    await expect(injectMessage(rig.ctx, rig.conn, session, 'm', { wait: false })).rejects.toMatchObject({
       code: 'conflict',
       exitCode: 7,
     });
@@ -208,7 +208,7 @@ describe('injectMessage', () => {
     if (start.kind !== 'chat') throw new Error('compat request expected');
     const { jobId } = await rig.conn.client.chat(start.body, { threadKey: start.threadKey });
     const pending = await pendingOn(rig, session, userTurnId, jobId ?? '');
-    await expect(injectMessage(rig.ctx, rig.conn, pending, 'too late', false)).rejects.toMatchObject({
+    await expect(injectMessage(rig.ctx, rig.conn, pending, 'too late', { wait: false })).rejects.toMatchObject({
       code: 'conflict',
     });
     const saved = await rig.store.read(session.id);

@@ -1,6 +1,7 @@
 import { usageError } from '../../errors.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { FlagDef } from './flag-def.js';
+import type { KeyedRun } from '../../turn/idempotency/idempotency.js';
 
 /** What a key may hold: what CI variables expand to, and `/` to join them; no spaces or quotes. */
 const KEY = /^[A-Za-z0-9._:@+=#/-]{1,200}$/;
@@ -30,10 +31,8 @@ export const IDEMPOTENCY_FLAGS: readonly FlagDef[] = [
   },
 ];
 
-export interface IdempotencyOptions {
-  key: string;
-  force: boolean;
-}
+/** The key and --force, as the turn runs them. */
+export type IdempotencyOptions = KeyedRun;
 
 /** The key, checked; undefined when none was given (then --force is refused: it would do nothing). */
 export function parseIdempotencyFlags(argv: ParsedArgv): IdempotencyOptions | undefined {

@@ -81,6 +81,12 @@ function reusedKey(key: string, where: string): NsedError {
   );
 }
 
+/** A run under an idempotency key; `force` runs a new question under a key already used for another. */
+export interface KeyedRun {
+  key: string;
+  force: boolean;
+}
+
 /**
  * Decides what a run under `key` does, looking before it sends: first the store (the session the
  * key names), then the orchestrator (its listing, or the native room by name), so the same key
@@ -90,9 +96,8 @@ function reusedKey(key: string, where: string): NsedError {
 export async function decideKeyed(
   ctx: Context,
   conn: Connection,
-  key: string,
+  { key, force }: KeyedRun,
   request: KeyedRequest,
-  force = false,
 ): Promise<KeyDecision> {
   const id = await keyIdentity(ctx, key, request);
   const known = await keyedSession(ctx, id, conn.orchestrator);
@@ -114,7 +119,7 @@ export async function decideKeyed(
     if (known.claim === undefined && last?.status === 'complete') return { kind: 'replay', session: known, turn: last };
   }
   const { agents, rounds } = councilChoice(ctx, request.turn);
-  const found = await findOnServer(ctx, conn, id, agents !== undefined || rounds !== undefined);
+  const found = await findOnServer(ctx, conn, id, { native: agents !== undefined || rounds !== undefined });
   switch (found.kind) {
     case 'changed':
       return force
@@ -182,7 +187,12 @@ const NATIVE_JOB = /^idem-([0-9a-f]{16})([0-9a-f]{16})$/;
  * question. Without the listing (404, 405), a native turn's room is asked for by name; a compat
  * job cannot be found then.
  */
-async function findOnServer(ctx: Context, conn: Connection, id: KeyIdentity, native: boolean): Promise<Found> {
+async function findOnServer(
+  ctx: Context,
+  conn: Connection,
+  id: KeyIdentity,
+  { native }: { native: boolean },
+): Promise<Found> {
   const tag = id.conversationId.slice('thread-'.length, 'thread-'.length + 16);
   const mine = id.conversationId.slice('thread-'.length + 16);
   let jobs: Array<{ job_id: string }>;
@@ -269,21 +279,21 @@ async function recordFound(
 export async function runKeyed(
   ctx: Context,
   conn: Connection,
-  key: string,
+  keyed: KeyedRun,
   request: KeyedRequest,
-  force = false,
 ): Promise<TurnResult> {
+  const { key } = keyed;
   const say = (text: string): void => {
     if (!ctx.io.quiet) ctx.io.stderr.write(`nsed: idempotency key '${shown(key)}': ${text}\n`);
   };
-  let claimed = await claimKey(ctx, conn, key, request, force, say);
+  let claimed = await claimKey(ctx, conn, keyed, request, say);
   // Another run is sending the key's turn: once its job id is recorded, it is followed.
   for (let waits = 0; claimed.decision.kind === 'sending'; waits++) {
     const { session, claim } = claimed.decision;
     if (waits === MAX_SENDING_WAITS) throw claimConflict(session.id, claim);
     say(`session ${session.id} is sending this question in another nsed process; waiting for its deliberation`);
     await untilSent(ctx, session.id, claim);
-    claimed = await claimKey(ctx, conn, key, request, force, say);
+    claimed = await claimKey(ctx, conn, keyed, request, say);
   }
   const { decision, started } = claimed;
   const gates = request.turn.gates;
@@ -333,16 +343,15 @@ const MAX_SENDING_WAITS = 3;
 async function claimKey(
   ctx: Context,
   conn: Connection,
-  key: string,
+  keyed: KeyedRun,
   request: KeyedRequest,
-  force: boolean,
   say: (text: string) => void,
 ): Promise<{ decision: KeyDecision; started?: { session: Session; userTurnId: string } }> {
   const decideAndStart = async (): Promise<{
     decision: KeyDecision;
     started?: { session: Session; userTurnId: string };
   }> => {
-    const decision = await decideKeyed(ctx, conn, key, request, force);
+    const decision = await decideKeyed(ctx, conn, keyed, request);
     if (decision.kind !== 'submit') return { decision };
     const id = decision.identity;
     const started = await startSession(ctx, {
@@ -360,6 +369,7 @@ async function claimKey(
   };
   // A run that saves nothing leaves no pointer for another run to find: there is nothing to claim.
   if (request.turn.save === false) return decideAndStart();
+  const { key } = keyed;
   const home = (await ctx.store()).home;
   return withKeyClaim(
     home,

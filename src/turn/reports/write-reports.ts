@@ -46,7 +46,7 @@ export async function writeReports(
       reports.codequality !== undefined);
   const outputs = stepOutputFile(reports, ctx.env);
   if (!files && outputs === undefined && reports?.annotate !== true && !how.plain) return;
-  const { input, session } = await recordedReport(ctx, spec, how.saved, failure);
+  const { input, session } = await recordedReport(ctx, spec, { saved: how.saved }, failure);
   const err = safeWriter(ctx.io.stderr);
   if (how.plain && input.gate !== null && !ctx.io.quiet)
     for (const line of gateProgressLines(input.gate)) err.write(`${line}\n`);
@@ -181,7 +181,7 @@ export async function writeStepOutputs(ctx: Context, file: string, values: StepO
 async function recordedReport(
   ctx: Context,
   spec: Pick<TurnSpec, 'sessionId' | 'assistantTurnId' | 'policy'>,
-  saved: boolean,
+  { saved }: { saved: boolean },
   failure: unknown,
 ): Promise<{ input: ReportInput; session?: Session }> {
   let question = '';

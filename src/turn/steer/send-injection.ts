@@ -28,7 +28,7 @@ export async function injectMessage(
   conn: Connection,
   session: Session,
   message: string,
-  wait: boolean,
+  how: { wait: boolean },
 ): Promise<Injected> {
   const pending = session.pending_job;
   if (pending === undefined) throw nothingRunning(session.id);
@@ -43,7 +43,7 @@ export async function injectMessage(
       throw nothingRunning(session.id);
     }
     if (e.code !== 'not_found' && e.status !== 405) throw e;
-    return compatFallback(ctx, conn, session, pending, message, wait);
+    return compatFallback(ctx, conn, session, pending, message, how);
   }
   await recordInjection(ctx, session.id, pending.job_id, message, {
     round: ack.injected_at_round,
@@ -83,7 +83,7 @@ async function compatFallback(
   session: Session,
   pending: PendingJob,
   message: string,
-  wait: boolean,
+  { wait }: { wait: boolean },
 ): Promise<Injected> {
   const result = await conn.client.result(pending.job_id, { signal: ctx.signal }).catch(() => undefined);
   if (result === undefined || !isLiveStatus(result.status)) throw nothingRunning(session.id);
