@@ -1,4 +1,7 @@
 import type { NsedClient } from '../api/index.js';
+import type { NsedEvent } from '../events.js';
+import type { Transcript } from '../transcript.js';
+import { deriveVerdict, type CouncilVerdict } from '../verdict.js';
 import { NsedError } from '../errors.js';
 import { budgetOf, callsOfDetails, parseDetails, type CouncilDetails, type TokenUsage } from '../protocol/details.js';
 import { UNKNOWN_USAGE, usageOf, type Prices, type Usage } from '../usage.js';
@@ -104,6 +107,23 @@ export async function turnEndSources(
     prices: pricesOf(listed),
   });
   return { details, agents, usage };
+}
+
+/**
+ * The council's verdict once its job answered: the end's sources read (the same reads for the
+ * run that owns the job and for a watcher, so both see one verdict and one cost), the usage
+ * emitted as an event, and the verdict derived from the transcript it updated.
+ */
+export async function verdictAtEnd(
+  turn: { readonly transcript: Transcript; emit(e: NsedEvent): void },
+  client: NsedClient,
+  jobId: string | undefined,
+  signal: AbortSignal,
+): Promise<{ verdict: CouncilVerdict; usage: Usage }> {
+  const { rounds, usage: reported } = turn.transcript;
+  const ended = await turnEndSources(client, jobId, rounds, reported, signal);
+  turn.emit({ type: 'usage', usage: ended.usage });
+  return { verdict: deriveVerdict({ ...turn.transcript, ...ended }), usage: ended.usage };
 }
 
 /** A reported usage back in the `token_usage` shape, so it ranks first as the job's totals. */

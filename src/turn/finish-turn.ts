@@ -7,7 +7,7 @@ import type { CallToAnswer } from '../tools/answer-call.js';
 import { deriveVerdict, judgeGates, type CouncilVerdict, type GateResult } from '../verdict.js';
 import { UNKNOWN_USAGE } from '../usage.js';
 import type { AnswerCheck } from './schema/answer-schema.js';
-import { turnEndSources } from './ballot-sources.js';
+import { verdictAtEnd } from './ballot-sources.js';
 import { warnDiverged } from './follow/diverged.js';
 import { endOfError } from './error-end.js';
 import type { LiveTurn } from './live-turn.js';
@@ -44,16 +44,8 @@ async function finishAnswered(live: LiveTurn, end: AnsweredEnd): Promise<TurnRes
   const divergence = end.kind === 'completed' ? undefined : end.divergence;
   if (divergence !== undefined) warnDiverged(deps.ctx, divergence, spec.sessionId);
   // The ballots, the council's agents and the usage, read once the answer is in (docs/ndjson.md §4b).
-  const ended = await turnEndSources(
-    deps.client,
-    live.jobId,
-    live.transcript.rounds,
-    live.transcript.usage,
-    deps.ctx.signal,
-  );
-  live.emit({ type: 'usage', usage: ended.usage });
+  const { verdict } = await verdictAtEnd(live, deps.client, live.jobId, deps.ctx.signal);
   const t = live.transcript;
-  const verdict = deriveVerdict({ ...t, ...ended });
   warnOneFamily(live, verdict);
   const checked = end.checked;
   const retrying = end.kind === 'schema-retry';

@@ -3,7 +3,7 @@ import { leaderOf } from '../../output/progress-state.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../../errors.js';
 import type { TurnPath } from '../../session/index.js';
 import { deriveVerdict } from '../../verdict.js';
-import { turnEndSources } from '../ballot-sources.js';
+import { verdictAtEnd } from '../ballot-sources.js';
 import { followStream, type StreamOutcome } from '../follow/follow-stream.js';
 import { unshownRest } from '../follow/unshown-rest.js';
 import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from '../follow/stream-replay.js';
@@ -51,16 +51,8 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
     if (w.transcript.finishReason === 'cancelled')
       throw new NsedError('cancelled', `deliberation ${spec.jobId} was cancelled`);
     // The same reads the owner makes once the answer is in (read-only), so both see one verdict and cost.
-    const ended = await turnEndSources(
-      deps.client,
-      spec.jobId,
-      w.transcript.rounds,
-      w.transcript.usage,
-      deps.ctx.signal,
-    );
-    w.emit({ type: 'usage', usage: ended.usage });
+    const { verdict, usage } = await verdictAtEnd(w, deps.client, spec.jobId, deps.ctx.signal);
     const t = w.transcript;
-    const verdict = deriveVerdict({ ...t, ...ended });
     w.emit({ type: 'verdict', verdict });
     w.emit({
       type: 'finish',
@@ -72,7 +64,7 @@ export async function watchJob(deps: FollowDeps, spec: WatchSpec): Promise<numbe
       ...(t.diverged ? { diverged: true as const } : {}),
       verdict,
       gate: null,
-      usage: ended.usage,
+      usage,
     });
     await renderer.close();
     return 0;
