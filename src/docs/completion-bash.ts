@@ -1,9 +1,9 @@
-import { GENERATED_NOTE, optionWords, sessionPositional, type CompletionModel } from './completion-model.js';
+import { GENERATED_NOTE, optionWords, positionalCompletions, type CompletionModel } from './completion-model.js';
 import type { OptionRef } from './reference.js';
 
 /** A case pattern matching `<command>|<flag>`; `*` stands for any command (a global option). */
 const pattern = (cmd: string, flag: string): string => (cmd === '*' ? `*"|${flag}"` : `"${cmd}|${flag}"`);
-const words = (list: string[]): string => list.join(' ');
+const words = (list: readonly string[]): string => list.join(' ');
 
 /** Pairs of (command key or `*`, option) covering every option that takes a value. */
 function valueOptions(m: CompletionModel): Array<{ keys: string[]; option: OptionRef }> {
@@ -122,19 +122,10 @@ export function bashCompletion(m: CompletionModel): string {
 }
 
 function positionalCases(m: CompletionModel): string[] {
-  const out: string[] = [];
-  for (const c of m.commands) {
-    const keys = c.keys.map((k) => `"${k}"`).join('|');
-    const ids = sessionPositional(c);
-    if (ids !== undefined) {
-      const when = ids.variadic ? `npos >= ${ids.index}` : `npos == ${ids.index}`;
-      out.push(`    ${keys}) ((${when})) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;`);
-      continue;
-    }
-    const choice = c.positionals.findIndex((p) => p.complete === 'choices');
-    const p = c.positionals[choice];
-    if (p !== undefined)
-      out.push(`    ${keys}) ((npos == ${choice})) && COMPREPLY=($(compgen -W "${words(p.choices)}" -- "$cur")) ;;`);
-  }
-  return out;
+  return positionalCompletions(m).map((p) => {
+    if (p.kind === 'choices')
+      return `    ${p.keys}) ((npos == ${p.index})) && COMPREPLY=($(compgen -W "${words(p.choices)}" -- "$cur")) ;;`;
+    const when = p.variadic ? `npos >= ${p.index}` : `npos == ${p.index}`;
+    return `    ${p.keys}) ((${when})) && COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;`;
+  });
 }

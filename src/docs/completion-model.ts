@@ -56,3 +56,25 @@ export function sessionPositional(c: CompletionCommand): { index: number; variad
   const p = c.positionals[index];
   return p === undefined ? undefined : { index, variadic: p.variadic };
 }
+
+/** What a command's positional completes: session ids (from `index`, one or every word on), or a list of choices. */
+export type PositionalCompletion =
+  | { kind: 'session'; keys: string; index: number; variadic: boolean }
+  | { kind: 'choices'; keys: string; index: number; choices: readonly string[] };
+
+/** Each command's completing positional, its command words quoted for a shell's case (`"sessions show"|"show"`). */
+export function positionalCompletions(m: CompletionModel): PositionalCompletion[] {
+  const out: PositionalCompletion[] = [];
+  for (const c of m.commands) {
+    const keys = c.keys.map((k) => `"${k}"`).join('|');
+    const ids = sessionPositional(c);
+    if (ids !== undefined) {
+      out.push({ kind: 'session', keys, ...ids });
+      continue;
+    }
+    const index = c.positionals.findIndex((p) => p.complete === 'choices');
+    const p = c.positionals[index];
+    if (p !== undefined) out.push({ kind: 'choices', keys, index, choices: p.choices });
+  }
+  return out;
+}

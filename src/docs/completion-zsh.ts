@@ -1,4 +1,4 @@
-import { GENERATED_NOTE, optionWords, sessionPositional, type CompletionModel } from './completion-model.js';
+import { GENERATED_NOTE, optionWords, positionalCompletions, type CompletionModel } from './completion-model.js';
 import type { OptionRef } from './reference.js';
 
 const quote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
@@ -135,17 +135,9 @@ export function zshCompletion(m: CompletionModel): string {
 }
 
 function positionalCases(m: CompletionModel): string[] {
-  const out: string[] = [];
-  for (const c of m.commands) {
-    const keys = c.keys.map((k) => `"${k}"`).join('|');
-    const ids = sessionPositional(c);
-    if (ids !== undefined) {
-      out.push(`    (${keys}) (( npos ${ids.variadic ? '>=' : '=='} ${ids.index} )) && _nsed_session_ids ;;`);
-      continue;
-    }
-    const choice = c.positionals.findIndex((p) => p.complete === 'choices');
-    const p = c.positionals[choice];
-    if (p !== undefined) out.push(`    (${keys}) (( npos == ${choice} )) && compadd -- ${p.choices.join(' ')} ;;`);
-  }
-  return out;
+  return positionalCompletions(m).map((p) =>
+    p.kind === 'choices'
+      ? `    (${p.keys}) (( npos == ${p.index} )) && compadd -- ${p.choices.join(' ')} ;;`
+      : `    (${p.keys}) (( npos ${p.variadic ? '>=' : '=='} ${p.index} )) && _nsed_session_ids ;;`,
+  );
 }
