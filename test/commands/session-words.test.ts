@@ -1,10 +1,10 @@
 // The words every command reads the same way (issue 23 item 7, issue 18 item 3): `--`, `-s ID`
 // and `--last` on sessions show, export and rm and on fork; a repeated single-valued flag ends
 // with its last value. Against the simulator and a real temp store.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig({ roundMs: 0 });
 let first = '';
 let second = '';
 
@@ -15,13 +15,8 @@ async function ask(...args: string[]): Promise<string> {
 }
 
 beforeAll(async () => {
-  rig = await makeRig({ roundMs: 0 });
   first = await ask('-p', 'fast', 'first question');
   second = await ask('-p', 'fast', 'second question');
-});
-
-afterAll(async () => {
-  await rig.close();
 });
 
 async function shownId(args: string[]): Promise<string> {

@@ -5,14 +5,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 
 const CANARY = 'canary-token-6f1d2e';
 
-let rig: Rig;
+const rig = useRig({ roundMs: 0, token: CANARY });
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig({ roundMs: 0, token: CANARY });
   dir = await mkdtemp(join(tmpdir(), 'nsed-settings-'));
   const config = join(dir, 'config.json');
   await writeFile(config, JSON.stringify({ policy: 'deep', rounds: 2, idle_timeout: 45 }));
@@ -20,7 +19,6 @@ beforeAll(async () => {
   rig.env['NSED_TOKEN'] = CANARY;
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseNdjson, useRig } from '../harness/rig.js';
 
 /**
  * `inject --no-wait` and `cancel` speak every output mode (issue 9 item 8): one terminal event
@@ -7,13 +7,9 @@ import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
  * on is held open by the simulator, so it is running for as long as the test needs.
  */
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
+const rig = useRig();
 afterAll(async () => {
   rig.sim.control.releaseAll();
-  await rig.close();
 });
 
 /** Starts an ask whose deliberation stays running; resolves once its job id is recorded. */

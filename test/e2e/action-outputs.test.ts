@@ -12,16 +12,14 @@ import { stepOutputFile } from '../../src/turn/reports/report-options.js';
 import { parseGithubFile } from '../harness/github-files.js';
 import { WAIT_MS } from '../harness/limits.js';
 import { CLI } from '../harness/process.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig({ control: true });
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig({ control: true });
   dir = await mkdtemp(join(tmpdir(), 'nsed-outputs-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

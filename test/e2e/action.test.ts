@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAction, type ActionRun, type UsesStandIn } from '../harness/action-runner.js';
 import { startGithubApi, type GithubApi } from '../harness/github-api.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NSED_TOKEN = 'sk-nsed-action-canary-7f3a9c';
@@ -22,7 +22,7 @@ const PR = 7;
 
 let dir: string;
 let actionPath: string;
-let rig: Rig;
+const rig = useRig({ control: true });
 let github: GithubApi;
 const used: Array<{ action: string; with: Record<string, string> }> = [];
 
@@ -43,7 +43,6 @@ beforeAll(async () => {
     await cp(join(ROOT, entry), join(actionPath, entry), { recursive: true });
   await symlink(join(ROOT, 'node_modules'), join(actionPath, 'node_modules'), 'dir');
   // The test control (`/_sim/stats`: how many deliberations were started) without holding any.
-  rig = await makeRig({ control: true });
   github = await startGithubApi({ owner: 'acme', repo: 'widgets', token: GITHUB_TOKEN });
   // A busy pull request: the action's comment is found past the first page of 100.
   for (let i = 0; i < 130; i++) github.seed(PR, `comment ${i}`);
@@ -51,7 +50,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await rig?.close();
   await github?.close();
   await rm(dir, { recursive: true, force: true });
 });

@@ -3,20 +3,14 @@
 // from /dev/urandom where there is one). Only a real process shows what it loaded.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { useRig } from '../harness/rig.js';
 
 // Preloaded into the CLI process: at exit, lists the built-in modules it loaded on stderr.
 const SPY = `process.on('exit', () => process.stderr.write('[modules ' + process.moduleLoadList.join(',') + ']\\n'));`;
 const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 describe('the cost of a one-shot ask', () => {
   it('answers without loading node:http2 or node:crypto, and leaves no lock or temp file behind', async () => {

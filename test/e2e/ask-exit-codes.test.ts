@@ -1,18 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RESUME_ATTEMPTS } from '../../src/turn/follow/reconnect.js';
-import { instantClock, makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { instantClock, makeRig, parseNdjson, waitForOutput, useRig } from '../harness/rig.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
+const rig = useRig();
 afterEach(() => {
   rig.sim.setFaults([]);
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 const session = (id: string): Promise<Record<string, unknown>> => rig.session(id);
@@ -158,13 +152,7 @@ describe('exit codes of nsed ask', () => {
 });
 
 describe('signals mid-stream, through a real process (held deliberations)', () => {
-  let held: Rig;
-  beforeAll(async () => {
-    held = await makeRig({ hold: true });
-  });
-  afterAll(async () => {
-    await held.close();
-  });
+  const held = useRig({ hold: true });
 
   /** Starts `nsed <args>`, lets the held job run `phases` phases, and waits until `marker` shows. */
   async function midStream(args: string[], marker: string, phases = 1) {

@@ -1,19 +1,13 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { parseNdjson, useRig } from '../harness/rig.js';
 
 const ESC = String.fromCharCode(27);
 const ANSI = new RegExp(`${ESC}[\\[\\]]`);
 const PROMPT = 'Design a distributed cache';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 async function sessionFiles(): Promise<Array<Record<string, unknown>>> {
   const dir = join(rig.home, 'sessions');

@@ -1,16 +1,10 @@
 import { spawn } from 'node:child_process';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, makeRig, useRig } from '../harness/rig.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 function bash(
   script: string,

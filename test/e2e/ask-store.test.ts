@@ -1,16 +1,10 @@
 import { spawn } from 'node:child_process';
 import { chmod, readFile, readdir, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, parseNdjson, type CliResult, type Rig, type RunResult } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, makeRig, parseNdjson, type CliResult, type RunResult, useRig } from '../harness/rig.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 async function sessionIds(home: string): Promise<string[]> {
   return (await readdir(join(home, 'sessions')))

@@ -1,18 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, useRig } from '../harness/rig.js';
 
 const QUESTION = 'Plan our database migration; ask me what matters';
 // util-linux `script` gives the CLI a real pseudo-terminal on stdin and stderr.
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig({ toolWaitMs: 10 * 60_000 });
-});
-afterAll(() => rig.close());
+const rig = useRig({ toolWaitMs: 10 * 60_000 });
 
 /** Runs `nsed args` under `script`, answers `reply` once the question's prompt shows, and collects the screen. */
 function onTerminal(args: string[], reply: string): Promise<{ code: number | null; screen: string }> {

@@ -1,19 +1,13 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, withRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { withRig, useRig } from '../harness/rig.js';
 import { until } from '../harness/sse.js';
 
 // Who voted how, end to end against the simulator over real HTTP: the names of a council checked
 // before anything is sent, and the ballots of /details in the verdict (docs/ndjson.md §4b).
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 const sent = (method: string, path: RegExp): number =>
   rig.sim.requests.filter((r) => r.method === method && path.test(r.path)).length;

@@ -5,17 +5,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 import { until } from '../harness/sse.js';
 
-let rig: Rig;
+const rig = useRig({ hold: true });
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig({ hold: true });
   dir = await mkdtemp(join(tmpdir(), 'nsed-batch-kill-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

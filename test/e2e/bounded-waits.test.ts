@@ -4,20 +4,19 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeRig, type Rig } from '../harness/rig.js';
+import { CLI, useRig } from '../harness/rig.js';
 
 /**
  * Issue 9 item 2: every wait is bounded. A terminal that reports 0 columns, a proxy that never
  * answers CONNECT, a server that never sends headers (docs/reliability.md #28, #50, #52, #70).
  */
 
-let rig: Rig;
+const rig = useRig();
 let blackHole: Server;
 let blackHolePort: number;
 const held = new Set<Socket>();
 
 beforeAll(async () => {
-  rig = await makeRig();
   // Reads whatever arrives (a CONNECT, a request) and never answers.
   blackHole = createServer((s) => {
     held.add(s);
@@ -31,7 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of held) s.destroy();
   await new Promise<void>((resolve) => blackHole.close(() => resolve()));
-  await rig.close();
 });
 
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;

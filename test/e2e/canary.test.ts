@@ -6,7 +6,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, runCliInProcess, type CliResult, type Rig } from '../harness/rig.js';
+import { parseNdjson, runCliInProcess, type CliResult, useRig } from '../harness/rig.js';
 import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 import { tempHome } from '../harness/temp-store.js';
 
@@ -151,14 +151,8 @@ describe('a token the server echoes back, in a value or a key (reliability #89)'
 });
 
 describe('a token in the URL query string (reliability #88)', () => {
-  let rig: Rig;
+  const rig = useRig();
   const QUERY_CANARY = 'qcanary-41d9e0c2a7';
-  beforeAll(async () => {
-    rig = await makeRig();
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
 
   it('is stored, shown and exported as ***, with the rest of the URL kept', async () => {
     const url = `${rig.sim.url}/?token=${QUERY_CANARY}&region=eu`;
@@ -193,13 +187,7 @@ describe('a token in the URL query string (reliability #88)', () => {
 });
 
 describe('a token in the URL path (reliability #180)', () => {
-  let rig: Rig;
-  beforeAll(async () => {
-    rig = await makeRig();
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
+  const rig = useRig();
 
   it('is *** in the error message of every output mode, as on stderr', async () => {
     const env = { NSED_URL: `${rig.sim.url}/${CANARY}/x`, NSED_TOKEN: CANARY };

@@ -5,19 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, type TestSuites } from 'junit2json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { makeRig, parseNdjson, useRig } from '../harness/rig.js';
 import { until } from '../harness/sse.js';
 import { failingGate, fullVerdict } from '../output/report-fixtures.js';
 
-let rig: Rig;
-let failing: Rig;
+const rig = useRig();
+const failing = useRig({ faults: ['fail-at-round=2'] });
 let dir: string;
 beforeAll(async () => {
-  [rig, failing] = await Promise.all([makeRig(), makeRig({ faults: ['fail-at-round=2'] })]);
   dir = await mkdtemp(join(tmpdir(), 'nsed-reports-'));
 });
 afterAll(async () => {
-  await Promise.all([rig.close(), failing.close()]);
   await rm(dir, { recursive: true, force: true });
 });
 

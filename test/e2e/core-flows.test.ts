@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import type { ProfileName } from '../../src/sim/profile.js';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { parseNdjson, waitForOutput, type Rig, useRig } from '../harness/rig.js';
 import { until } from '../harness/sse.js';
 
 interface Saved {
@@ -30,17 +30,9 @@ const MODES = ['text', 'ndjson', 'final', 'json'] as const;
 
 // The kill -9 tests spawn CLI processes; on a loaded two-core machine that alone can pass 30 s.
 describe.each(PROFILES)('core flows, profile %s', { timeout: 180_000 }, (_name, profile, endFaults) => {
-  let rig: Rig;
+  const rig = useRig({ profile, faults: endFaults });
   // Jobs here wait for the test: each phase runs only when released through held.sim.control.
-  let held: Rig;
-  beforeAll(async () => {
-    rig = await makeRig({ profile, faults: endFaults });
-    held = await makeRig({ profile, faults: endFaults, hold: true });
-  });
-  afterAll(async () => {
-    await rig.close();
-    await held.close();
-  });
+  const held = useRig({ profile, faults: endFaults, hold: true });
 
   const read = async (r: Rig, id: string): Promise<Saved> =>
     JSON.parse(await readFile(join(r.home, 'sessions', `${id}.json`), 'utf8')) as Saved;

@@ -5,16 +5,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig();
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig();
   dir = await mkdtemp(join(tmpdir(), 'nsed-count-words-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

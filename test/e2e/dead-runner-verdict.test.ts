@@ -4,20 +4,14 @@
 // stayed connected would have judged. Real processes, since only a real process is killed so.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { proxiedRigs } from '../harness/holding-proxy.js';
 import { startServer } from '../harness/scripted-server.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 import { until } from '../harness/sse.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig({ hold: true });
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig({ hold: true });
 
 const GATE = ['--min-convergence', '50%'];
 

@@ -7,17 +7,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectError } from '../../src/api/network-errors.js';
-import { CLI, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { CLI, makeRig, parseNdjson, useRig } from '../harness/rig.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 

@@ -8,19 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim } from '../../src/sim/server.js';
-import { instantClock, makeRig, type Rig } from '../harness/rig.js';
+import { instantClock, useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig();
 let dir: string;
 let config: string;
 beforeAll(async () => {
-  rig = await makeRig();
   dir = await mkdtemp(join(tmpdir(), 'nsed-config-'));
   config = join(dir, 'nsed', 'config.json');
   rig.env['NSED_CONFIG'] = config;
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_RESUME_ATTEMPTS } from '../../src/turn/follow/reconnect.js';
-import { instantClock, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { instantClock, parseNdjson, type Rig, useRig } from '../harness/rig.js';
 
 /**
  * Endings through the CLI (in-process) against `nsed sim` (issue 9 items 3, 5, 7): the simulator ends
@@ -15,18 +15,12 @@ interface Saved {
   turns: Array<{ role: string; status: string; content: string }>;
 }
 
-let fast: Rig;
+const fast = useRig();
 // Deliberations the simulator holds at a phase boundary, so the cancel from a second terminal
 // lands while the job runs, however slow the machine.
-let held: Rig;
-beforeAll(async () => {
-  fast = await makeRig();
-  held = await makeRig();
-});
+const held = useRig();
 afterAll(async () => {
   held.sim.control.releaseAll();
-  await fast.close();
-  await held.close();
 });
 
 const read = async (rig: Rig, id: string): Promise<Saved> =>

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { parseNdjson, useRig } from '../harness/rig.js';
 
 /**
  * A stream that closes without [DONE] after the first piece of the answer, whose /result then
@@ -11,14 +11,12 @@ import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
  */
 
 const OTHER = 'The recorded answer, which is not what was streamed.';
-let rig: Rig;
+const rig = useRig();
 const homes: string[] = [];
 beforeAll(async () => {
-  rig = await makeRig();
   rig.sim.setFaults([`all:eof-without-done;result-text=${OTHER}`]);
 });
 afterAll(async () => {
-  await rig.close();
   await Promise.all(homes.map((h) => rm(h, { recursive: true, force: true })));
 });
 

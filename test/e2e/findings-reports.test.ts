@@ -6,15 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../harness/cli.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 import { startPlainServer } from '../everyday/plain-server.js';
 
-let rig: Rig;
+const rig = useRig();
 let root: string;
 let ws: string;
 const FILES = ['src/retry.py', 'src/http/client.ts'];
 beforeAll(async () => {
-  rig = await makeRig();
   root = await mkdtemp(join(tmpdir(), 'nsed-findings-e2e-'));
   ws = join(root, 'checkout');
   await mkdir(join(ws, 'src', 'http'), { recursive: true });
@@ -23,7 +22,6 @@ beforeAll(async () => {
   await symlink(join(root, 'outside.txt'), join(ws, 'escape.txt'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(root, { recursive: true, force: true });
 });
 

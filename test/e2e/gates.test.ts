@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CouncilVerdict, GateName } from '../../src/verdict.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { makeRig, parseNdjson, type Rig, useRig } from '../harness/rig.js';
 
 // Issue 19: the verdict as data, gates on it (exit 12 failed, 13 inconclusive) and `nsed gate`,
 // against the simulator over real HTTP. Thresholds come from an ungated run of the same question
@@ -11,13 +11,7 @@ import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 const QUESTION = 'Design a cache';
 const NATIVE = ['--agents', 'CortexA,CortexB,CortexC'];
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 interface JsonTurn {
   session: string;
@@ -147,13 +141,7 @@ describe('NDJSON: the verdict event before finish, and the gate on finish (never
 });
 
 describe('gates under --profile strict: no milestones, so compat convergence is null (inconclusive)', () => {
-  let strict: Rig;
-  beforeAll(async () => {
-    strict = await makeRig({ profile: 'strict', hold: true });
-  });
-  afterAll(async () => {
-    await strict.close();
-  });
+  const strict = useRig({ profile: 'strict', hold: true });
 
   /** Runs the turn held until it is seen listening, then free: the live-only native stream misses nothing. */
   async function heldAsk(args: string[]) {

@@ -6,16 +6,14 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig();
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig();
   dir = await mkdtemp(join(tmpdir(), 'nsed-html-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { parseNdjson, waitForOutput, useRig } from '../harness/rig.js';
 
 /**
  * A CI step re-run on a new runner (issue 21 item 2, docs/reliability.md #135): the built CLI
@@ -11,14 +11,12 @@ import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js
  * request log shows a single start.
  */
 
-let rig: Rig;
+const rig = useRig({ hold: true });
 let fresh: string;
 beforeAll(async () => {
-  rig = await makeRig({ hold: true });
   fresh = await mkdtemp(join(tmpdir(), 'nsed-idem-runner-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(fresh, { recursive: true, force: true });
 });
 

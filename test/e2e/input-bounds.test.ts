@@ -7,19 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDevice } from '../harness/device-node.js';
-import { makeRig, waitForOutput, type Rig } from '../harness/rig.js';
+import { waitForOutput, useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig();
 let dir: string;
 let template: string;
 beforeAll(async () => {
-  rig = await makeRig();
   dir = await mkdtemp(join(tmpdir(), 'nsed-input-bounds-'));
   template = join(dir, 'review.md');
   await writeFile(template, 'Review {{thing}}\n');
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

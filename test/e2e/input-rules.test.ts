@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type CliResult, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { type CliResult, useRig } from '../harness/rig.js';
 
 /** Issue 9 item 9: input rules. Bad input gets one clear line and a documented exit code. */
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 function lastUserMessage(): unknown {
   const chat = rig.sim.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);

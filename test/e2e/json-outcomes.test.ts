@@ -2,24 +2,18 @@ import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useRig } from '../harness/rig.js';
 
 // Issue 19 item 6: `-o json` prints one object in every outcome of a turn, with status, verdict,
 // gate and error; only a usage error before a turn starts prints nothing. The held simulator
 // decides when a deliberation is "still running" (no test races a timer).
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig({ hold: true });
-});
+const rig = useRig({ hold: true });
 afterEach(() => {
   rig.sim.setFaults([]);
   // Each job a test left parked runs out; later jobs still start held.
   for (const j of rig.sim.control.jobs()) if (!j.ended) rig.sim.control.release(j.jobId);
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 function one(stdout: string): Record<string, unknown> {

@@ -14,7 +14,7 @@ import ajvModule from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { MCP_TOOLS } from '../../src/mcp/tool-defs.js';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { parseNdjson, waitForOutput, type Rig, useRig } from '../harness/rig.js';
 import { CLI } from '../harness/process.js';
 import { WAIT_MS } from '../harness/limits.js';
 
@@ -84,15 +84,13 @@ async function waitToEnd(
 }
 
 describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () => {
-  let rig: Rig;
+  const rig = useRig();
   let host: Connected;
   beforeAll(async () => {
-    rig = await makeRig();
     host = await connect(rig);
   });
   afterAll(async () => {
     await host.close();
-    await rig.close();
   });
 
   it('lists every tool with an input and an output schema that compile', async () => {
@@ -257,15 +255,13 @@ function progressLog(): {
 }
 
 describe('nsed mcp on a held simulator: progress, steering and cancelling', { timeout: 180_000 }, () => {
-  let held: Rig;
+  const held = useRig({ hold: true });
   let host: Connected;
   beforeAll(async () => {
-    held = await makeRig({ hold: true });
     host = await connect(held);
   });
   afterAll(async () => {
     await host.close();
-    await held.close();
   });
 
   it('sends a progress notification for the start, each phase and the answer, as each happens (reliability #212)', async () => {
@@ -371,13 +367,7 @@ describe('nsed mcp on a held simulator: progress, steering and cancelling', { ti
 });
 
 describe('nsed mcp: the council asks, the host answers', { timeout: 180_000 }, () => {
-  let rig: Rig;
-  beforeAll(async () => {
-    rig = await makeRig();
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
+  const rig = useRig();
 
   it('a council tool call surfaces in the result and is answered through answer_tool_call', async () => {
     const host = await connect(rig);
@@ -470,13 +460,7 @@ describe('nsed mcp: the council asks, the host answers', { timeout: 180_000 }, (
 });
 
 describe('nsed mcp: hosts that come and go, and Streamable HTTP', { timeout: 180_000 }, () => {
-  let held: Rig;
-  beforeAll(async () => {
-    held = await makeRig({ hold: true });
-  });
-  afterAll(async () => {
-    await held.close();
-  });
+  const held = useRig({ hold: true });
 
   it('a host that disconnects mid-deliberation leaves it running and resumable; a new host waits it to its end (reliability #213)', async () => {
     const first = await connect(held);
@@ -569,15 +553,13 @@ describe('nsed mcp: hosts that come and go, and Streamable HTTP', { timeout: 180
 
 describe('nsed mcp: resources and the bearer token', { timeout: 180_000 }, () => {
   const token = 'mcp-canary-token-9f8e7d6c5b4a';
-  let rig: Rig;
+  const rig = useRig({ token });
   let host: Connected;
   beforeAll(async () => {
-    rig = await makeRig({ token });
     host = await connect(rig, { env: { NSED_TOKEN: token } });
   });
   afterAll(async () => {
     await host.close();
-    await rig.close();
   });
 
   it('lists each session as a resource, reads it as markdown and JSON and its report as HTML, and says when a subscribed one gets a turn', async () => {

@@ -5,21 +5,17 @@ import { execFileSync, spawn } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeDevice } from '../harness/device-node.js';
-import { CLI, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { CLI, parseNdjson, useRig } from '../harness/rig.js';
 import { tempHome } from '../harness/temp-store.js';
 
-let rig: Rig;
+const rig = useRig();
 let id = '';
 beforeAll(async () => {
-  rig = await makeRig();
   const ask = await rig.run(['ask', '-o', 'ndjson', 'Design a cache']);
   expect(ask.code).toBe(0);
   id = String(parseNdjson(ask.stdout)[0]?.['session']);
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 function sh(script: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {

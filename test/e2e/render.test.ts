@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
 import { makeToolKit, type ToolKit } from './fixtures/tools.js';
 import { startPlainServer } from '../everyday/plain-server.js';
-import { makeRig, parseNdjson, type CliResult, type CliRun, type Rig } from '../harness/rig.js';
+import { parseNdjson, type CliResult, type CliRun, type Rig, useRig } from '../harness/rig.js';
 
 /**
  * `nsed render` (issue 22 item 4): every scenario runs once with -o text and once with -o ndjson
@@ -15,18 +15,15 @@ import { makeRig, parseNdjson, type CliResult, type CliRun, type Rig } from '../
  * so it is not in the stream either.
  */
 
-let rig: Rig;
-let held: Rig;
+const rig = useRig({ toolWaitMs: 10 * 60_000 });
+const held = useRig({ hold: true });
 let kit: ToolKit;
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig({ toolWaitMs: 10 * 60_000 });
-  held = await makeRig({ hold: true });
   kit = await makeToolKit();
   dir = await mkdtemp(join(tmpdir(), 'nsed-render-'));
 });
 afterAll(async () => {
-  await Promise.all([rig.close(), held.close()]);
   await rm(kit.dir, { recursive: true, force: true });
   await rm(dir, { recursive: true, force: true });
 });

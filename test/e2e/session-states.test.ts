@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeToolKit } from './fixtures/tools.js';
-import { instantClock, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { instantClock, parseNdjson, useRig } from '../harness/rig.js';
 
 /**
  * Issue 9 item 6: true states. Every state a session can be in is recorded as it happened and
@@ -11,19 +11,9 @@ import { instantClock, makeRig, parseNdjson, type Rig } from '../harness/rig.js'
  * orchestrator leaves no session behind (docs/reliability.md #43).
  */
 
-let rig: Rig;
+const rig = useRig();
 /** Rounds that never end on their own: a job stays running until it is cancelled. */
-let slow: Rig;
-
-beforeAll(async () => {
-  rig = await makeRig();
-  slow = await makeRig({ roundMs: 600_000 });
-});
-
-afterAll(async () => {
-  await slow.close();
-  await rig.close();
-});
+const slow = useRig({ roundMs: 600_000 });
 
 const ids = async (state: string): Promise<string[]> => {
   const r = await rig.run(['sessions', 'ls', '--state', state, '--ids']);

@@ -2,17 +2,16 @@ import { spawn } from 'node:child_process';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { comparableEvents } from '../../src/output/export/ndjson.js';
-import { CLI, instantClock, makeRig, parseNdjson, runCliInProcess, type CliResult, type Rig } from '../harness/rig.js';
+import { CLI, instantClock, makeRig, parseNdjson, runCliInProcess, type CliResult, useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig();
 let id = '';
 /** The live NDJSON of the session's two turns, as `ask` and `continue` printed them. */
 const live: Array<Array<Record<string, unknown>>> = [];
 
 beforeAll(async () => {
-  rig = await makeRig();
   const first = await rig.run([
     'ask',
     '-o',
@@ -27,10 +26,6 @@ beforeAll(async () => {
   const second = await rig.run(['continue', '-s', id, '-o', 'ndjson', '-p', 'fast', 'And for writes?']);
   expect(second.code).toBe(0);
   live.push(parseNdjson(second.stdout));
-});
-
-afterAll(async () => {
-  await rig.close();
 });
 
 /** Exports against the store alone (no orchestrator set: an export needs no network). */

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { comparableEvents } from '../../src/output/export/ndjson.js';
-import { instantClock, makeRig, parseNdjson, runCliInProcess, type CliResult, type Rig } from '../harness/rig.js';
+import { instantClock, parseNdjson, runCliInProcess, type CliResult, useRig } from '../harness/rig.js';
 
 interface StoredTurn {
   id: string;
@@ -14,7 +14,7 @@ interface StoredTurn {
   policy_id?: string;
 }
 
-let rig: Rig;
+const rig = useRig();
 
 /** The reading commands need no network: run against a store alone, with no orchestrator set. */
 function nsed(args: string[], home = rig.home): Promise<CliResult> {
@@ -36,7 +36,6 @@ async function stored(id: string, home = rig.home): Promise<{ turns: StoredTurn[
 }
 
 beforeAll(async () => {
-  rig = await makeRig();
   const first = await rig.run(['ask', '-o', 'ndjson', 'Design a cache for a read-heavy API']);
   expect(first.code).toBe(0);
   ids.main = String(parseNdjson(first.stdout)[0]?.['session']);
@@ -53,10 +52,6 @@ beforeAll(async () => {
   failedLive = parseNdjson(failed.stdout);
   ids.failed = String(failedLive[0]?.['session']);
 }, 30_000);
-
-afterAll(async () => {
-  await rig.close();
-});
 
 describe('nsed sessions ls', () => {
   it('lists every session newest activity first as tab-separated lines when piped', async () => {
@@ -231,13 +226,7 @@ describe('nsed sessions rm', () => {
 });
 
 describe('sessions touched by inject and cancel from a second terminal (the deliberation held open)', () => {
-  let slow: Rig;
-  beforeAll(async () => {
-    slow = await makeRig({ hold: true });
-  });
-  afterAll(async () => {
-    await slow.close();
-  });
+  const slow = useRig({ hold: true });
 
   /** Starts `nsed ask`, lets its first round be scored, and leaves the job parked. */
   async function running(args: string[]) {

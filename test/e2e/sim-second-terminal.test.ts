@@ -1,24 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseNdjson, waitForOutput, useRig } from '../harness/rig.js';
 
 /**
  * Issue 9 item 11: a deliberation started with --sim lives in its owner's process. A second
  * terminal reaches it there while the owner lives, and is told plainly once the owner is gone.
  */
 
-let rig: Rig;
+const rig = useRig();
 // No NSED_URL: the sessions run on the owner's in-process simulator, whose rounds never end on
 // their own, so the job is certainly still running when the second terminal acts.
 let env: Record<string, string | undefined>;
 
 beforeAll(async () => {
-  rig = await makeRig();
   env = { NSED_URL: undefined, NSED_SIM_ROUND_MS: '600000' };
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 async function session(id: string): Promise<{

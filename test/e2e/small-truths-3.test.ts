@@ -2,22 +2,20 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeToolKit, type ToolKit } from './fixtures/tools.js';
 import { startPlainServer } from '../everyday/plain-server.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { makeRig, parseNdjson, useRig } from '../harness/rig.js';
 
 /**
  * Issue 23 item 7, the client's small truths, each seen through the real CLI (in-process)
  * against the simulator over real HTTP.
  */
 
-let rig: Rig;
+const rig = useRig({ toolWaitMs: 10 * 60_000 });
 let kit: ToolKit;
 beforeAll(async () => {
   // Calls wait ten minutes for their result: the answer always comes from the test's own step.
-  rig = await makeRig({ toolWaitMs: 10 * 60_000 });
   kit = await makeToolKit();
 });
 afterAll(async () => {
-  await rig.close();
   await rm(kit.dir, { recursive: true, force: true });
 });
 

@@ -1,22 +1,16 @@
 import { copyFile, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { instantClock, makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { instantClock, parseNdjson, useRig } from '../harness/rig.js';
 
 /**
  * Issue 9 item 10: small truths, each seen through the real CLI against the simulator: in-process,
  * but for the first, which shows the real process's stdout on a pipe.
  */
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
+const rig = useRig();
 afterEach(() => {
   rig.sim.setFaults([]);
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 const sessionOf = (r: { stdout: string }): string =>

@@ -1,17 +1,11 @@
 // Standard input as a real process sees it: a pipe the test holds open and closes only once the
 // process has said what it waits for, so nothing here races a clock (docs/reliability.md #110, #111).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STDIN_FIRST_BYTE_MS, STDIN_NOTICE_MS } from '../../src/input/prompt.js';
 import type { Clock } from '../../src/context.js';
-import { makeRig, waitForOutput, type Rig } from '../harness/rig.js';
+import { waitForOutput, useRig } from '../harness/rig.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 const lastUserMessage = (): string => {
   const req = rig.sim.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { parseNdjson, useRig } from '../harness/rig.js';
 
 interface SavedTurn {
   id: string;
@@ -19,13 +19,7 @@ interface Saved {
   turns: SavedTurn[];
 }
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 async function read(id: string): Promise<Saved> {
   return JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as Saved;

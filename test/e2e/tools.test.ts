@@ -4,18 +4,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/protocol/wire.js';
 import { makeToolKit, type ToolKit } from './fixtures/tools.js';
-import { makeRig, parseNdjson, waitForOutput, withRig, type Rig } from '../harness/rig.js';
+import { parseNdjson, waitForOutput, withRig, type Rig, useRig } from '../harness/rig.js';
 
 // Calls wait up to ten minutes for their result: every answer in these tests comes from the
 // test's own step, never from a race against the simulator's clock.
-let rig: Rig;
+const rig = useRig({ toolWaitMs: 10 * 60_000 });
 let kit: ToolKit;
 beforeAll(async () => {
-  rig = await makeRig({ toolWaitMs: 10 * 60_000 });
   kit = await makeToolKit();
 });
 afterAll(async () => {
-  await rig.close();
   await rm(kit.dir, { recursive: true, force: true });
 });
 

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
-import { makeRig, parseNdjson, type Rig, type RunResult } from '../harness/rig.js';
+import { parseNdjson, type RunResult, useRig } from '../harness/rig.js';
 
 /**
  * The turn lease (issue 9 item 1): one turn at a time per session, decided in one locked step
@@ -14,13 +14,9 @@ import { makeRig, parseNdjson, type Rig, type RunResult } from '../harness/rig.j
  * running" is a fact the test sets, not a race against the clock.
  */
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
+const rig = useRig();
 afterAll(async () => {
   rig.sim.control.releaseAll();
-  await rig.close();
 });
 
 const file = (id: string): string => join(rig.home, 'sessions', `${id}.json`);

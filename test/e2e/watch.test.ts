@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/errors.js';
-import { makeRig, parseNdjson, type CliRun, type Rig } from '../harness/rig.js';
+import { parseNdjson, type CliRun, useRig } from '../harness/rig.js';
 import { until } from '../harness/sse.js';
 
 type Event = Record<string, unknown>;
@@ -42,13 +42,7 @@ const comparable = (events: readonly Event[]): Event[] =>
 
 describe('nsed watch: a read-only follower of a running deliberation', { timeout: 180_000 }, () => {
   // Every job here waits for the test: a phase runs only when released through held.sim.control.
-  let held: Rig;
-  beforeAll(async () => {
-    held = await makeRig({ hold: true });
-  });
-  afterAll(async () => {
-    await held.close();
-  });
+  const held = useRig({ hold: true });
 
   /** Starts the owner's run (-o ndjson) and waits until its job is named and its marker written. */
   async function startOwner(args: string[]): Promise<{ owner: CliRun; session: string; job: string }> {
@@ -273,13 +267,7 @@ describe(
   'nsed watch where the orchestrator offers no /resume for a native job (strict profile)',
   { timeout: 180_000 },
   () => {
-    let strict: Rig;
-    beforeAll(async () => {
-      strict = await makeRig({ hold: true, profile: 'strict' });
-    });
-    afterAll(async () => {
-      await strict.close();
-    });
+    const strict = useRig({ hold: true, profile: 'strict' });
 
     it('follows the live job stream and settles the end from /result, as resume does', async () => {
       const owner = strict.start([

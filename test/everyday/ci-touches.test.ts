@@ -2,16 +2,14 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig({ token: 'sekrit-token-123' });
 let fresh: string;
 beforeAll(async () => {
-  rig = await makeRig({ token: 'sekrit-token-123' });
   fresh = await mkdtemp(join(tmpdir(), 'nsed-nosave-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(fresh, { recursive: true, force: true });
 });
 

@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FILE_BYTES, MAX_TOTAL_BYTES } from '../../src/input/attachments.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { parseNdjson, useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig();
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig();
   dir = await mkdtemp(join(tmpdir(), 'nsed-files-'));
   await mkdir(join(dir, 'src', 'deep'), { recursive: true });
   await writeFile(join(dir, 'notes.txt'), 'Reads: 40k/s.\n');
@@ -22,7 +21,6 @@ beforeAll(async () => {
   await writeFile(join(dir, 'big.txt'), 'x'.repeat(MAX_FILE_BYTES + 1));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

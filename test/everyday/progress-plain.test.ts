@@ -5,16 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTPUT_MODES } from '../../src/output/modes.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { makeRig, parseNdjson, useRig } from '../harness/rig.js';
 
-let rig: Rig;
+const rig = useRig();
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig();
   dir = await mkdtemp(join(tmpdir(), 'nsed-progress-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

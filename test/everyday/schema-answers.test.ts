@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA_INSTRUCTION } from '../../src/turn/schema/answer-schema.js';
 import { runCliInProcess, type CliOptions } from '../harness/cli.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { makeRig, parseNdjson, useRig } from '../harness/rig.js';
 import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 import { startPlainServer, type PlainServer } from './plain-server.js';
 
@@ -260,13 +260,7 @@ describe('--schema on the compat path (a plain OpenAI-style server, -m)', () => 
 });
 
 describe('--schema against the simulator, which ignores response_format like --profile strict (reliability #115)', () => {
-  let rig: Rig;
-  beforeAll(async () => {
-    rig = await makeRig({ profile: 'strict' });
-  });
-  afterAll(async () => {
-    await rig.close();
-  });
+  const rig = useRig({ profile: 'strict' });
 
   it('nsed validates locally and asks for a correction, whatever the server did with the schema', async () => {
     const r = await rig.run(['ask', '--schema', schemaFile, '-o', 'json', 'Review this file']);

@@ -1,17 +1,16 @@
 import { chmod, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { convergenceByRound, roundPicture, sparkline } from '../../src/output/round-picture.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { parseNdjson, useRig } from '../harness/rig.js';
 import { candidate } from '../output/script.js';
 import { haveScript, onTerminal } from './pty.js';
 
-let rig: Rig;
+const rig = useRig();
 let id: string;
 let pager: string;
 let paged: string;
 beforeAll(async () => {
-  rig = await makeRig();
   const r = await rig.run(['ask', '-o', 'json', 'Design a cache']);
   id = (JSON.parse(r.stdout) as { session: string }).session;
   // A fake pager that records what it was given, and shows it, as less -FRX would on a short text.
@@ -19,9 +18,6 @@ beforeAll(async () => {
   paged = join(rig.home, 'paged.txt');
   await writeFile(pager, `#!/bin/sh\ntee "${paged}"\n`);
   await chmod(pager, 0o755);
-});
-afterAll(async () => {
-  await rig.close();
 });
 
 const exists = (p: string) =>

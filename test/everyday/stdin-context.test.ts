@@ -1,15 +1,9 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STDIN_FIRST_BYTE_MS, withContext } from '../../src/input/prompt.js';
-import { CLI, makeRig, type Rig } from '../harness/rig.js';
+import { CLI, useRig } from '../harness/rig.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 /** The user message of the newest chat request the simulator received. */
 function lastUserMessage(): string {

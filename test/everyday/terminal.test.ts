@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { useRig } from '../harness/rig.js';
 import { haveScript, onTerminal } from './pty.js';
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig();
-});
-afterAll(async () => {
-  await rig.close();
-});
+const rig = useRig();
 
 describe.skipIf(!haveScript)('a terminal worth watching (on a pseudo-terminal via script)', () => {
   it('-o final shows the phase, round, convergence, leader and contested claims while it runs, then the answer and the continue hint', async () => {

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { makeRig, type Rig } from './rig.js';
+import { useRig, type Rig } from './rig.js';
 
 export type ResultLine = Record<string, unknown>;
 
@@ -19,14 +19,12 @@ export interface BatchRig {
 
 /** Opens a rig and a temp folder before the file's tests and closes both after them. */
 export function useBatchRig(prefix: string): BatchRig {
-  let rig: Rig | undefined;
+  const rig = useRig();
   let dir: string | undefined;
   beforeAll(async () => {
-    rig = await makeRig();
     dir = await mkdtemp(join(tmpdir(), `nsed-${prefix}-`));
   });
   afterAll(async () => {
-    await rig?.close();
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
   const must = <T>(v: T | undefined, what: string): T => {
@@ -34,9 +32,7 @@ export function useBatchRig(prefix: string): BatchRig {
     return v;
   };
   return {
-    get rig() {
-      return must(rig, 'rig');
-    },
+    rig,
     get dir() {
       return must(dir, 'folder');
     },

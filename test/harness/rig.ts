@@ -3,6 +3,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
 import { startCli, type CliOptions, type CliResult, type CliRun } from './cli.js';
 import { spawnCli, type CliProcess, type RunOptions, type RunResult } from './process.js';
@@ -60,4 +61,28 @@ export async function withRig<T>(simOpts: SimOptions, use: (rig: Rig) => Promise
   } finally {
     await rig.close();
   }
+}
+
+/**
+ * The rig of a test file or describe block: made in its beforeAll, closed in its afterAll (after
+ * the block's own afterAll hooks, which vitest runs in reverse order). Call it where the block's
+ * hooks are declared; the value it returns stands for the rig from the first test on, and reading
+ * it earlier (at collection time) throws instead of handing out a rig that does not exist yet.
+ */
+export function useRig(simOpts: SimOptions = {}): Rig {
+  let current: Rig | undefined;
+  beforeAll(async () => {
+    current = await makeRig(simOpts);
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  // A proxy rather than a copy of Rig's members: a member added to Rig needs nothing here.
+  return new Proxy({} as Rig, {
+    get(_target, key) {
+      if (current === undefined) throw new Error('useRig: the rig exists from beforeAll to afterAll');
+      return Reflect.get(current, key) as unknown;
+    },
+  });
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTemplate, parseVarFlag, renderTemplate, varsObject } from '../../src/input/template.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { parseNdjson, useRig } from '../harness/rig.js';
 
 describe('the template engine (pure: batch renders its items with it too)', () => {
   it('fills {{name}} and {{ name }}; a value holding {{x}} is not expanded again', () => {
@@ -80,10 +80,9 @@ describe('the template engine (pure: batch renders its items with it too)', () =
 });
 
 describe('--template, --var and --vars on ask, continue and fork', () => {
-  let rig: Rig;
+  const rig = useRig();
   let dir: string;
   beforeAll(async () => {
-    rig = await makeRig();
     dir = await mkdtemp(join(tmpdir(), 'nsed-template-'));
     await writeFile(join(dir, 'app.ts'), 'export const app = 1;\n');
     await writeFile(
@@ -93,7 +92,6 @@ describe('--template, --var and --vars on ask, continue and fork', () => {
     await writeFile(join(dir, 'vars.json'), JSON.stringify({ file: 'app.ts', focus: 'naming' }));
   });
   afterAll(async () => {
-    await rig.close();
     await rm(dir, { recursive: true, force: true });
   });
   const lastChat = () =>

@@ -1,8 +1,8 @@
 // What a person sees when the council asks them a question (`--ask-user`, README "Giving the
 // council tools") on a terminal (docs/reliability.md #165): the real CLI on a pseudo-terminal,
 // drawn by a terminal emulator; the question waits for the person, who answers by typing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { useRig } from '../harness/rig.js';
 import { HAS_PTY, NO_PTY, onScreen, texts } from '../harness/screen.js';
 
 const SPINNER = /[\u2800-\u28ff] \S/;
@@ -10,11 +10,7 @@ const WIDTHS = [40, 79, 120];
 const QUESTION = 'Plan our database migration; ask me what matters';
 const PROMPT = /^answer \(1-\d+ or text\)> /;
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig({ toolWaitMs: 10 * 60_000 });
-});
-afterAll(() => rig.close());
+const rig = useRig({ toolWaitMs: 10 * 60_000 });
 
 describe.skipIf(!HAS_PTY)(HAS_PTY ? '--ask-user on a terminal' : NO_PTY, () => {
   for (const columns of WIDTHS) {

@@ -1,18 +1,14 @@
 // What a person at a terminal sees while `ask` deliberates (docs/reliability.md #165): the real CLI
 // on a pseudo-terminal, its bytes drawn by a terminal emulator, the job held by the simulator
 // so the spinner turns for as long as the test looks.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it } from 'vitest';
+import { useRig } from '../harness/rig.js';
 import { HAS_PTY, logicalLines, NO_PTY, onScreen, texts } from '../harness/screen.js';
 
 const SPINNER = /[\u2800-\u28ff] \S/;
 const WIDTHS = [40, 79, 120];
 
-let rig: Rig;
-beforeAll(async () => {
-  rig = await makeRig({ hold: true });
-});
-afterAll(() => rig.close());
+const rig = useRig({ hold: true });
 
 /** A person's environment: colour on, no NO_COLOR. */
 const env = (): Record<string, string> => ({ NSED_HOME: rig.home, NSED_URL: rig.sim.url });

@@ -5,20 +5,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { useRig } from '../harness/rig.js';
 import { HAS_PTY, NO_PTY, onScreen, texts } from '../harness/screen.js';
 
 const BAR = /\d+\/\d+ · \d+ running/;
 const WIDTHS = [40, 79, 120];
 
-let rig: Rig;
+const rig = useRig({ hold: true });
 let dir: string;
 beforeAll(async () => {
-  rig = await makeRig({ hold: true });
   dir = await mkdtemp(join(tmpdir(), 'nsed-screen-batch-'));
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,7 +1,7 @@
 // `sessions ls` on terminals of three widths (docs/reliability.md #165): the real CLI on a
 // pseudo-terminal, drawn by a terminal emulator; one row per session, none wrapped, as gh's tables.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useRig } from '../harness/rig.js';
 import { HAS_PTY, NO_PTY, onScreen, texts } from '../harness/screen.js';
 
 const QUESTIONS = [
@@ -10,10 +10,9 @@ const QUESTIONS = [
   'Schätze die Kosten für den Umzug der Datenbank auf den neuen Cluster und begründe sie',
 ];
 
-let rig: Rig;
+const rig = useRig();
 let ids: string[];
 beforeAll(async () => {
-  rig = await makeRig();
   ids = [];
   for (const q of QUESTIONS) {
     const r = await rig.run(['ask', '-p', 'fast', q]);
@@ -21,7 +20,6 @@ beforeAll(async () => {
     ids.push(/session (\S+)/.exec(r.stderr)?.[1] ?? '');
   }
 });
-afterAll(() => rig.close());
 
 describe.skipIf(!HAS_PTY)(HAS_PTY ? 'sessions ls on a terminal' : NO_PTY, () => {
   for (const columns of [40, 79, 120])
