@@ -5,6 +5,7 @@
 // command's positionals. Each is parsed both ways and the typed options compared (global and
 // the command's own, with and without a config file, the parse steps' usage errors included),
 // so a flag added to a table is held to yargs without anyone writing a list.
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { fastEntries, prescan, type FastEntry } from '../../src/cli/prescan.js';
 import { FAST_ENTRIES, parseWords } from '../../src/cli/run-cli.js';
@@ -189,27 +190,120 @@ describe('the prescan against yargs, cases generated from the flag tables', () =
     });
   }
 
-  // Issue 18 item 2: a flag the prescan read under a wrong key passed the whole suite.
+  // A flag the prescan read under a wrong key once passed the whole suite: the generated cases
+  // must catch it. The mutated tables are run against yargs only on the shapes the mutation can
+  // change (see `touching`), and the rest is shown, without yargs, to read exactly as before.
   it('fails when the prescan reads a table with a wrong key (a typo) or without a flag', async () => {
     const typo = {
       ...ask,
       flags: (ask.flags ?? []).map((f) => (f.name === 'max-tool-calls' ? { ...f, name: 'max-tool-call' } : f)),
     };
+    const changed = changedFlags(flagsOf(ask), flagsOf(typo));
+    expect(changed.map((f) => f.name).sort()).toEqual(['max-tool-call', 'max-tool-calls']);
+
     const generated = generate(fastEntries([], ask)[0] as FastEntry, flagsOf(ask));
-    const withTypo = await mismatches(generated.shapes, generated.mustTake, fastEntries([], typo));
+    const touched = touching(generated.shapes, changed);
+    expect(touched.length).toBeGreaterThan(0);
+    expect(touched.length).toBeLessThan(generated.shapes.length / 10);
+    expect(readsAlike(generated.shapes, changed, fastEntries([], typo))).toEqual([]);
+    const withTypo = await mismatches(touched, generated.mustTake, fastEntries([], typo));
     expect(withTypo.found.length).toBeGreaterThan(0);
     expect(withTypo.found.every((m) => m.includes('--max-tool-calls'))).toBe(true);
 
     // The typo'd table's own cases: the prescan takes a spelling yargs refuses.
     const own = generate(fastEntries([], typo)[0] as FastEntry, flagsOf(typo));
-    const fromTypo = await mismatches(own.shapes, new Set(), fastEntries([], typo));
+    expect(readsAlike(own.shapes, changed, fastEntries([], typo))).toEqual([]);
+    const fromTypo = await mismatches(touching(own.shapes, changed), new Set(), fastEntries([], typo));
     expect(fromTypo.found.some((m) => /max-tool-call\b.*Unknown argument/.test(m))).toBe(true);
 
     const globalTypo = GLOBAL_FLAGS.map((f) => (f.name === 'idle-timeout' ? { ...f, alias: 'i' } : f));
     const aliased = await mismatches([['ask', '-i', '5', 'q']], new Set(), FAST_ENTRIES, globalTypo);
     expect(aliased.found).toEqual([expect.stringContaining('Unknown argument')]);
   });
+
+  it('counts a shape as touched by a changed flag when it writes the flag, or always when the flag has a default', () => {
+    const flag: FlagDef = { name: 'max-tool-calls', type: 'number', describe: 'x' };
+    const shapes = [
+      ['ask', '--max-tool-calls', '5', 'q'],
+      ['ask', '--max-tool-calls=5'],
+      ['ask', '--no-save', 'q'],
+      ['ask', 'q', '--max-tool-callsx'],
+    ];
+    expect(touching(shapes, [flag])).toEqual(shapes.slice(0, 2));
+    expect(
+      touching(shapes, [
+        { ...flag, alias: 'k' },
+        { ...flag, name: 'save', type: 'boolean' },
+      ]),
+    ).toEqual(shapes.slice(0, 3));
+    expect(touching(shapes, [{ ...flag, default: 8 }])).toEqual(shapes);
+    // A conflict names flags by name: a changed flag that is half of one touches the other's shapes too.
+    expect(touching([['ask', '-p', 'x']], [flag], [['max-tool-calls', 'policy']])).toHaveLength(1);
+  });
 });
+
+/**
+ * The flags whose definitions differ between two tables (by name): a renamed flag is both its
+ * old and its new definition.
+ */
+function changedFlags(before: readonly FlagDef[], after: readonly FlagDef[]): FlagDef[] {
+  const differs = (f: FlagDef, other: readonly FlagDef[]) => !other.some((g) => isDeepStrictEqual(f, g));
+  return [...before.filter((f) => differs(f, after)), ...after.filter((f) => differs(f, before))];
+}
+
+/**
+ * The shapes whose reading a change to `changed` can alter. The prescan reads a table through
+ * three doors (src/cli/prescan.ts): the spellings of the flags a shape writes, the defaults it
+ * fills into every reading, and the command's conflicting pairs. So a shape is touched when it
+ * writes a spelling of a changed flag (`--name`, `--name=…`, `--no-name`, the alias) or of the
+ * other half of a conflict with one, and every shape is touched by a changed flag with a default.
+ * `readsAlike` checks the claim on every shape left out, so a fourth door would fail the test
+ * rather than hide a mutation.
+ */
+function touching(
+  shapes: readonly (readonly string[])[],
+  changed: readonly FlagDef[],
+  conflicts: readonly (readonly [string, string])[] = ask.conflicts ?? [],
+): string[][] {
+  if (changed.some((f) => f.default !== undefined)) return shapes.map((s) => [...s]);
+  const names = new Set(changed.map((f) => f.name));
+  for (const [a, b] of conflicts) {
+    if (names.has(a)) names.add(b);
+    if (names.has(b)) names.add(a);
+  }
+  const all = [...GLOBAL_FLAGS, ...(ask.flags ?? []), ...changed].filter((f) => names.has(f.name));
+  const spelled = new Set<string>();
+  for (const f of all) {
+    spelled.add(`--${f.name}`);
+    spelled.add(`--no-${f.name}`);
+    if (f.alias !== undefined) spelled.add(f.alias.length === 1 ? `-${f.alias}` : `--${f.alias}`);
+  }
+  const writes = (w: string) => spelled.has(w.startsWith('--') && w.includes('=') ? w.slice(0, w.indexOf('=')) : w);
+  return shapes.filter((s) => s.some(writes)).map((s) => [...s]);
+}
+
+/**
+ * The shapes `touching` leaves out that the prescan reads differently under `mutated` than under
+ * the real tables (which the generated matrix above holds to yargs): none, or the filter is unsound.
+ */
+function readsAlike(
+  shapes: readonly (readonly string[])[],
+  changed: readonly FlagDef[],
+  mutated: readonly FastEntry[],
+): string[] {
+  const touched = new Set(touching(shapes, changed).map((s) => s.join('\u0001')));
+  const differ: string[] = [];
+  for (const shape of shapes) {
+    if (touched.has(shape.join('\u0001'))) continue;
+    const args = words(shape);
+    const real = prescan(args, FAST_ENTRIES);
+    const other = prescan(args, mutated);
+    if (!isDeepStrictEqual(real?.argv, other?.argv) || real?.def.parse !== other?.def.parse) {
+      differ.push(shape.join(' '));
+    }
+  }
+  return differ;
+}
 
 /** Prompt words, among them ones yargs might read as something else (numbers, commands, keys of an object). */
 const PROMPTS: string[][] = [
