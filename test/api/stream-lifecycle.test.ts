@@ -75,18 +75,24 @@ describe('stream lifecycle', () => {
   });
 
   it('does not time out while keep-alive comments arrive (reliability #6, #29)', async () => {
-    // 1.5 s of comments 100 ms apart against a 1 s idle limit: longer than the limit in all,
-    // with a tenfold margin between comments for a busy machine.
+    // Silence is measured on the test's clock, which moves 40 ms per comment and nowhere else:
+    // 15 comments are 0.6 s of it against a 0.1 s idle limit, so only counting each comment keeps
+    // the stream alive, and a busy machine's pauses are no silence. After each comment the server
+    // waits until the client's idle watch has looked at the clock again (once to start waiting,
+    // once when its timer wakes), so the watch judges every gap, however slow the machine.
+    const clock = testClock();
     const { client } = await setup(
       async (_q, res) => {
         sseHead(res);
-        for (let i = 0; i < 15; i++) {
+        for (let i = 0; i < 15 && !res.destroyed; i++) {
+          const looked = clock.reads(2);
           res.write(': keep-alive\n\n');
-          await sleep(100);
+          clock.advance(40);
+          await looked;
         }
         res.end(TEXT + ev('[DONE]'));
       },
-      { idleTimeoutMs: 1_000 },
+      { idleTimeoutMs: 100, now: clock.now },
     );
     const out = await drain(await client.chatStream(request));
     expect(out.error).toBeUndefined();
@@ -111,18 +117,19 @@ describe('stream lifecycle', () => {
   });
 
   it('stops at the turn deadline with a timeout and no drop (reliability #52)', async () => {
+    // The server never ends the stream: only the deadline can. It passes on the test's clock once
+    // the stream is open, so what ends the turn does not depend on the machine's speed.
+    const clock = testClock();
     const { client } = await setup(
-      async (_q, res) => {
+      (_q, res) => {
         sseHead(res);
-        for (let i = 0; i < 30 && !res.destroyed; i++) {
-          res.write(': keep-alive\n\n');
-          await sleep(50);
-        }
+        res.write(': keep-alive\n\n');
       },
-      { deadline: Date.now() + 400, idleTimeoutMs: 60_000 },
+      { deadline: clock.now() + 400, idleTimeoutMs: 60_000, now: clock.now },
     );
-    // The server would end without [DONE] (an eof drop) after 1.5 s: a timeout shows the deadline.
-    const out = await drain(await client.chatStream(request));
+    const stream = await client.chatStream(request);
+    clock.advance(400);
+    const out = await drain(stream);
     expect(out.error).toMatchObject({ code: 'timeout', exitCode: 124, drop: undefined });
     expect(out.error?.message).toContain('--timeout');
   });
@@ -206,3 +213,26 @@ describe('stream lifecycle', () => {
     expect(() => stream[Symbol.asyncIterator]()).toThrow(/only once/);
   });
 });
+
+/**
+ * A clock that moves only when the test moves it; `reads(n)` resolves once the client has read it
+ * n more times (how a test knows the client has looked at the time, without guessing a pause).
+ */
+function testClock(): { now: () => number; advance(ms: number): void; reads(n: number): Promise<void> } {
+  let t = 1_700_000_000_000;
+  const waiters: Array<{ left: number; resolve: () => void }> = [];
+  return {
+    now: () => {
+      for (const w of [...waiters]) {
+        if (--w.left > 0) continue;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      return t;
+    },
+    advance: (ms) => {
+      t += ms;
+    },
+    reads: (n) => new Promise<void>((resolve) => waiters.push({ left: n, resolve })),
+  };
+}

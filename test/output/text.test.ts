@@ -145,10 +145,10 @@ describe('text output', () => {
     const { io, stdout } = memoryIO({ sharedTerminal: true, env: { NO_COLOR: '1' } });
     const renderer = await createRenderer('text', io);
     for (const e of script.slice(0, 5)) renderer.onEvent(e);
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(renderScreen(stdout.text).at(-1)).toMatch(
-      /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] evaluating · round 1\/5 · \d+s · convergence 45% · leader CortexA 0\.47$/,
-    );
+    // The spinner draws the new progress on its next frame: wait for that frame, however late it comes.
+    const frame = /^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] evaluating · round 1\/5 · \d+s · convergence 45% · leader CortexA 0\.47$/;
+    await stdout.until((text) => frame.test(renderScreen(text).at(-1) ?? ''));
+    expect(renderScreen(stdout.text).at(-1)).toMatch(frame);
     for (const e of script.slice(5)) renderer.onEvent(e);
     await renderer.close();
     await settle();
@@ -166,7 +166,7 @@ describe('text output', () => {
   it('starts no spinner before the turn starts, so an unused renderer cannot keep the process alive', async () => {
     const { io, stderr } = memoryIO({ stderrTerminal: true });
     const renderer = await createRenderer('text', io);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A started spinner draws its first frame at once (ora renders in start()), so nothing to wait for.
     expect(stderr.text).toBe('');
     await renderer.close();
   });

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { createIO } from '../../src/terminal/create-io.js';
 import type { IO } from '../../src/terminal/io.js';
+import { WAIT_MS } from '../harness/limits.js';
 
 /** A PassThrough that records everything written to it, optionally dressed as a terminal. */
 export class Capture extends PassThrough {
@@ -18,6 +19,27 @@ export class Capture extends PassThrough {
 
   get text(): string {
     return this.chunks.join('');
+  }
+
+  /**
+   * Resolves once what was written so far satisfies `holds`, looking again at each write: a test
+   * waits for the output it expects, never for a guessed time (WAIT_MS only guards against a hang).
+   */
+  async until(holds: (text: string) => boolean): Promise<void> {
+    if (holds(this.text)) return;
+    await new Promise<void>((resolve, reject) => {
+      const look = (): void => {
+        if (!holds(this.text)) return;
+        clearTimeout(timer);
+        this.off('data', look);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.off('data', look);
+        reject(new Error(`the output never matched; it ends: ${JSON.stringify(this.text.slice(-300))}`));
+      }, WAIT_MS);
+      this.on('data', look);
+    });
   }
 }
 
