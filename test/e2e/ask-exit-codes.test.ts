@@ -198,3 +198,17 @@ describe('signals mid-stream, through a real process (held deliberations)', () =
     expect(r.code).toBe(143);
   });
 });
+
+describe('a busy orchestrator', () => {
+  it('a first request refused with 429 and Retry-After, and no job id, is sent again and answered (reliability #45)', async () => {
+    rig.sim.setFaults(['status=429;retry-after=1;times=1']);
+    const before = rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length;
+    const clock = instantClock();
+    const r = await rig.run(['ask', '-p', 'fast', 'a busy question'], { clock });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/429/);
+    expect(rig.sim.requests.filter((q) => q.path === '/v1/chat/completions').length - before).toBe(2);
+    // The second asked for, waited on the CLI's clock before the start was sent again.
+    expect(clock.sleeps).toEqual([1000]);
+  });
+});

@@ -41,6 +41,13 @@ describe('nsed ask in a shell pipeline', () => {
     expect(saved.turns.at(-1)?.content.startsWith('## Design a cache\n')).toBe(true);
   });
 
+  it('text mode ends stdout with a newline when the answer has none, on a pipe as on a terminal', async () => {
+    const r = await rig.runProcess(['ask', '-p', 'fast', 'a question']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.endsWith('%._\n')).toBe(true);
+    expect(r.stdout.endsWith('\n\n')).toBe(false);
+  });
+
   it('a full disk behind > (/dev/full) is exit 11 (io) naming ENOSPC, with the session still saved (reliability #62, #65, #85)', async () => {
     const home = join(rig.home, 'full');
     const r = await bash(`"${process.execPath}" "${CLI}" ask -o final "Design a cache" > /dev/full`, {

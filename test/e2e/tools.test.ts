@@ -456,3 +456,30 @@ describe.each(['bare-done', 'close'])('a tool round on a server whose job stream
     expect(resultRequests()).toBeGreaterThan(asked);
   });
 });
+
+describe('native tool names', () => {
+  it('keeps the declared name on the native path in NDJSON, text, the store and every export', async () => {
+    const tools = await kit.toolsFile(['calculator']);
+    const council = ['--agents', 'CortexA,CortexB', '--rounds', '2', '--tools', tools];
+    const r = await rig.run(['ask', ...council, '-o', 'ndjson', 'Use the calculator to compute 2+2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(ofType(r.stdout, 'tool-call').map((e) => e['name'])).toEqual(['calculator']);
+    expect(ofType(r.stdout, 'tool-result').map((e) => e['name'])).toEqual(['calculator']);
+    const id = String(ofType(r.stdout, 'turn-start')[0]?.['session']);
+
+    const saved = await rig.session<{ turns: Array<{ tool_calls?: Array<{ name: string }> }> }>(id);
+    expect(saved.turns.flatMap((t) => t.tool_calls ?? []).map((c) => c.name)).toEqual(['calculator']);
+    for (const format of ['json', 'ndjson', 'markdown', 'messages', 'thread']) {
+      const out = await rig.run(['sessions', 'export', id, '--format', format]);
+      expect(out.code).toBe(0);
+      expect(out.stdout, format).not.toContain('user_calculator');
+    }
+    const exported = parseNdjson((await rig.run(['sessions', 'export', id, '--format', 'ndjson'])).stdout);
+    expect(exported.filter((e) => e['type'] === 'tool-call').map((e) => e['name'])).toEqual(['calculator']);
+
+    const text = await rig.run(['ask', ...council, 'Use the calculator to compute 2+2']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(/tool call calculator/);
+    expect(text.stderr + text.stdout).not.toContain('user_calculator');
+  });
+});
