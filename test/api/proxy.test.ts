@@ -103,7 +103,7 @@ describe('proxies (reliability #50)', () => {
     await c.close();
   });
 
-  it('a proxy that accepts the connection and never answers CONNECT fails within the connect timeout (issue 9 item 2)', async () => {
+  it('a proxy that accepts the connection and never answers CONNECT fails within the connect timeout', async () => {
     const held: Socket[] = [];
     const blackHole = createNetServer((sock) => {
       held.push(sock);

@@ -16,7 +16,7 @@ describe('native tool-call events', () => {
     expect(toolCallEventOf('tool_call_pending', pending, 3)).toEqual({
       type: 'tool-call',
       id: 'c1',
-      // The declared name: the agent saw it behind a `user_` prefix (issue 23 item 7).
+      // The declared name: the agent saw it behind a `user_` prefix.
       name: 'calc',
       arguments: '{"expr":"2+2"}',
       index: 3,

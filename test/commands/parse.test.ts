@@ -217,7 +217,7 @@ describe('sessions', () => {
     expect(rm.parse({ ids: 'a', force: true })).toEqual({ ids: ['a'], last: false, force: true });
   });
 
-  // Issue 23 item 7: `--`, -s ID and --last on sessions show, export and rm as on every other command.
+  // `--`, -s ID and --last on sessions show, export and rm as on every other command.
   it('rm, show and export take ids after --, -s ID and --last', () => {
     expect(rm.parse({ ids: ['a'], '--': ['-b'], session: 'c' })).toMatchObject({ ids: ['a', '-b', 'c'] });
     expect(rm.parse({ last: true })).toMatchObject({ ids: [], last: true });
@@ -358,7 +358,7 @@ describe('global options', () => {
     });
   });
 
-  // Issue 18 item 3: every setting resolved once, flag > env > config > default, with its source.
+  // Every setting resolved once, flag > env > config > default, with its source.
   it('resolves every setting once, each with where it came from', () => {
     const config = {
       path: '/c.json',

@@ -96,7 +96,7 @@ describe('commands run against a Context', () => {
       expect.objectContaining({ status: 'cancelled', job_id: job.jobId }),
     ]);
     expect(saved.turns.filter((t) => t.role === 'user')).toHaveLength(1);
-    // The rig speaks -o ndjson: the acknowledgement is the one terminal event (issue 9 item 8).
+    // The rig speaks -o ndjson: the acknowledgement is the one terminal event.
     expect(
       rig.mem.stdout.text
         .trim()

@@ -1,4 +1,4 @@
-// The words every command reads the same way (issue 23 item 7, issue 18 item 3): `--`, `-s ID`
+// The words every command reads the same way: `--`, `-s ID`
 // and `--last` on sessions show, export and rm and on fork; a repeated single-valued flag ends
 // with its last value. Against the simulator and a real temp store.
 import { beforeAll, describe, expect, it } from 'vitest';

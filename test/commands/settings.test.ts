@@ -1,4 +1,4 @@
-// Issue 18 item 3: the settings of a run are resolved once at the edge, each with its source, and
+// The settings of a run are resolved once at the edge, each with its source, and
 // shown by `nsed doctor` and `--verbose`; a token is named by where it is read from, never shown.
 // Against the simulator, with a real config file and store.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -96,6 +96,17 @@ describe('citations in code, tests and README', () => {
     expect(bare).toEqual([]);
   });
 
+  it('name no issue number in tests: a test says what it proves, and cites docs/reliability.md #N for a scenario', async () => {
+    const named: string[] = [];
+    for (const { file, lines } of await sources()) {
+      if (!file.startsWith('test/')) continue;
+      lines.forEach((line, i) => {
+        if (/\bissues? \d+/i.test(line)) named.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+    expect(named).toEqual([]);
+  });
+
   it('point at sections of docs/protocol.md that exist', async () => {
     const sections = sectionNumbers(await doc('protocol.md'));
     expect(sections.size).toBeGreaterThan(20);
@@ -192,7 +203,7 @@ describe('docs/ndjson.md', () => {
     expect(problems).toEqual([]);
   });
 
-  it("says finalized is a user's pick, as the wire's nsed_finalized is, never the council's choice (issue 23 item 7)", async () => {
+  it("says finalized is a user's pick, as the wire's nsed_finalized is, never the council's choice", async () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
     const rows = [await doc('ndjson.md'), readme].map((t) =>
       t.split('\n').find((l) => l.startsWith('| `finalized` |')),

@@ -213,7 +213,7 @@ complete -C "nsed sessions sh"; echo ---; complete -C "nsed sessions show "; ech
     expect(afterFork).toEqual([]);
   });
 
-  it.skipIf(!hasZsh)('zsh completes -p to a whole tag that holds a colon (issue 23 item 7)', async () => {
+  it.skipIf(!hasZsh)('zsh completes -p to a whole tag that holds a colon', async () => {
     // A real interactive zsh on a pseudo-terminal (zpty): TAB completes the line, then a key bound
     // to a widget prints the buffer, and the read waits for that print (no sleep, no timing).
     const cache = path.join(dir, 'store', 'policies-cache.json');

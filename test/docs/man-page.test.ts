@@ -97,7 +97,7 @@ describe('README.md against the same source', () => {
     }
   });
 
-  // Issue 18 item 1: README's option tables are written from the flag tables (npm run docs).
+  // README's option tables are written from the flag tables (npm run docs).
   it('holds the option tables the flag tables make', async () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme).toContain('<!-- options: global -->\n| option | default | meaning |');

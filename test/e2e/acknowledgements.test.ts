@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseNdjson, useRig } from '../harness/rig.js';
 
 /**
- * `inject --no-wait` and `cancel` speak every output mode (issue 9 item 8): one terminal event
+ * `inject --no-wait` and `cancel` speak every output mode: one terminal event
  * with -o ndjson, one object with -o json, on success as on failure. The deliberation they act
  * on is held open by the simulator, so it is running for as long as the test needs.
  */
@@ -26,7 +26,7 @@ async function running() {
   return { child, session: String(events[0]?.['session']), job: String(events[1]?.['job_id']) };
 }
 
-describe('inject --no-wait and cancel in every output mode (issue 9 item 8)', () => {
+describe('inject --no-wait and cancel in every output mode', () => {
   it('-o ndjson: exactly one line each, the terminal event injected or cancelled', async () => {
     const { child, session, job } = await running();
     const injected = await rig.run(['inject', '-s', session, '--no-wait', '-o', 'ndjson', 'Keep it small']);

@@ -96,7 +96,7 @@ describe('exit codes of nsed ask', () => {
     }
   });
 
-  it('a stream that closes without [DONE] on every try is settled by /result, not resumed forever (issue 9 item 5, reliability #26)', async () => {
+  it('a stream that closes without [DONE] on every try is settled by /result, not resumed forever (reliability #26)', async () => {
     const reference = parseNdjson((await rig.run(['ask', '-o', 'ndjson', 'Design a cache'])).stdout);
     rig.sim.setFaults(['all:eof-without-done']);
     const r = await rig.run(['ask', '-o', 'ndjson', 'Design a cache']);

@@ -26,13 +26,13 @@ describe.each([
     const finish = parseNdjson(ndjson.stdout).find((e) => e['type'] === 'finish');
     const r = await rig.run(['ask', ...extra, PROMPT]);
     expect(r.code).toBe(0);
-    // Ended by a newline like -o final, though the answer itself has none (issue 9 item 10).
+    // Ended by a newline like -o final, though the answer itself has none.
     const content = String(finish?.['content']);
     expect(content.endsWith('\n')).toBe(false);
     expect(r.stdout).toBe(`${content}\n`);
     expect(r.stdout).not.toMatch(ANSI);
     expect(r.stderr).toMatch(/round \d+\/\d+ · 3 candidates · leader \w+ -?\d\.\d\d/);
-    // A council chosen with --agents is labelled with its agents, not a policy (issue 23 item 7).
+    // A council chosen with --agents is labelled with its agents, not a policy.
     expect(r.stderr).toMatch(
       path === 'native' ? /^session \S+ · job \S+ · agents Cortex/m : /^session \S+ · job \S+ · policy nsed:\*/m,
     );

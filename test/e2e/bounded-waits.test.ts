@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, useRig } from '../harness/rig.js';
 
 /**
- * Issue 9 item 2: every wait is bounded. A terminal that reports 0 columns, a proxy that never
+ * Every wait is bounded. A terminal that reports 0 columns, a proxy that never
  * answers CONNECT, a server that never sends headers (docs/reliability.md #28, #50, #52, #70).
  */
 
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
-describe('bounded waits (issue 9 item 2)', () => {
+describe('bounded waits', () => {
   it.skipIf(!hasScript)(
     'a pseudo-terminal that reports 0 columns gets no spinner flood, and the command ends (reliability #70)',
     async () => {

@@ -51,7 +51,7 @@ describe('a council chosen with --agents is recorded on the session', () => {
   });
 });
 
-describe('a council chosen with --agents is not labelled with a policy (issue 23 item 7)', () => {
+describe('a council chosen with --agents is not labelled with a policy', () => {
   const council = ['--agents', 'CortexA,CortexB', '--rounds', '2'];
 
   it('turn-start, -o json, text, the store, exports, sessions ls and show name the agents, not nsed:*', async () => {
@@ -126,7 +126,7 @@ describe('a council chosen with --agents is not labelled with a policy (issue 23
   });
 });
 
-describe('a resumed council turn keeps its label (issue 23 item 7)', () => {
+describe('a resumed council turn keeps its label', () => {
   it('resume after a detach labels the turn with the agents, in NDJSON and the store', async () => {
     const held = await makeRig({ hold: true });
     try {

@@ -6,7 +6,7 @@ import { useRig } from '../harness/rig.js';
 
 const rig = useRig();
 
-describe('nsed doctor against a plain OpenAI-compatible server (issue 23 item 7)', () => {
+describe('nsed doctor against a plain OpenAI-compatible server', () => {
   it('says that -m works there, and exits 0, instead of "not ready"', async () => {
     const plain = await startPlainServer('Plain answer.');
     try {

@@ -5,7 +5,7 @@ import { MAX_RESUME_ATTEMPTS } from '../../src/turn/follow/reconnect.js';
 import { instantClock, parseNdjson, type Rig, useRig } from '../harness/rig.js';
 
 /**
- * Endings through the CLI (in-process) against `nsed sim` (issue 9 items 3, 5, 7): the simulator ends
+ * Endings through the CLI (in-process) against `nsed sim`: the simulator ends
  * completed, failed and cancelled jobs with a bare [DONE] or a close (fault `end=`), and nsed
  * records what GET /result says, with the exit code of that outcome.
  */
@@ -78,7 +78,7 @@ describe.each(['bare-done', 'close'])('a job whose streams end with end=%s', (en
   }, 120_000);
 });
 
-describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
+describe('no answer given up (reliability #46, C6)', () => {
   it('resume answering 503 every time: exit 6, turn interrupted with its marker; nsed resume then recovers the answer', async () => {
     fast.sim.setFaults([]);
     const reference = parseNdjson((await fast.run(['ask', '-o', 'ndjson', 'Design a rate limiter'])).stdout);
@@ -108,7 +108,7 @@ describe('no answer given up (issue 9 item 3, reliability #46, C6)', () => {
     ]);
   }, 120_000);
 
-  it('resume with nothing running exits 7, as inject and cancel do (issue 9 item 7)', async () => {
+  it('resume with nothing running exits 7, as inject and cancel do', async () => {
     fast.sim.setFaults([]);
     const done = await fast.run(['ask', '-p', 'fast', '-o', 'ndjson', 'A quick one']);
     const id = sessionOf(done.stdout);

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CouncilVerdict, GateName } from '../../src/verdict.js';
 import { makeRig, parseNdjson, type Rig, useRig } from '../harness/rig.js';
 
-// Issue 19: the verdict as data, gates on it (exit 12 failed, 13 inconclusive) and `nsed gate`,
+// The verdict as data, gates on it (exit 12 failed, 13 inconclusive) and `nsed gate`,
 // against the simulator over real HTTP. Thresholds come from an ungated run of the same question
 // (the simulator is deterministic per seed and question), so no test depends on its numbers.
 

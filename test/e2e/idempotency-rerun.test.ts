@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNdjson, waitForOutput, useRig } from '../harness/rig.js';
 
 /**
- * A CI step re-run on a new runner (issue 21 item 2, docs/reliability.md #135): the built CLI
+ * A CI step re-run on a new runner (docs/reliability.md #135): the built CLI
  * twice, as two processes, the second with a store of its own that has never seen the session.
  * The first run's job is held open while the second decides, then released; the simulator's
  * request log shows a single start.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type CliResult, useRig } from '../harness/rig.js';
 
-/** Issue 9 item 9: input rules. Bad input gets one clear line and a documented exit code. */
+/** Input rules. Bad input gets one clear line and a documented exit code. */
 
 const rig = useRig();
 
@@ -21,7 +21,7 @@ function expectUsage(r: CliResult, message: RegExp): void {
   expect(lines.length).toBeLessThanOrEqual(2);
 }
 
-describe('input rules (issue 9 item 9)', () => {
+describe('input rules', () => {
   it('sends the words after -- as the prompt, flags and all', async () => {
     const r = await rig.run(['ask', '-o', 'final', '-p', 'fast', '--', '-x', 'is', 'a', 'flag?']);
     expect(r.code).toBe(0);

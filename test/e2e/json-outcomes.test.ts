@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useRig } from '../harness/rig.js';
 
-// Issue 19 item 6: `-o json` prints one object in every outcome of a turn, with status, verdict,
+// `-o json` prints one object in every outcome of a turn, with status, verdict,
 // gate and error; only a usage error before a turn starts prints nothing. The held simulator
 // decides when a deliberation is "still running" (no test races a timer).
 

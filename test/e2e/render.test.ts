@@ -8,7 +8,7 @@ import { startPlainServer } from '../everyday/plain-server.js';
 import { parseNdjson, type CliResult, type CliRun, type Rig, useRig } from '../harness/rig.js';
 
 /**
- * `nsed render` (issue 22 item 4): every scenario runs once with -o text and once with -o ndjson
+ * `nsed render`: every scenario runs once with -o text and once with -o ndjson
  * against the same deterministic simulator, and the rendered NDJSON must equal the text run's
  * stdout byte for byte, and its stderr (--stderr) line for line once the ids each run drew
  * (session, job, call) are set aside. The hint line nsed prints after an error is not an event,
@@ -66,7 +66,7 @@ async function holdsToText(r: Rig, run: (mode: string[]) => Promise<CliResult>, 
   return text;
 }
 
-describe('render equals the live text output (issue 22 item 4)', () => {
+describe('render equals the live text output', () => {
   it.each([
     ['a one-round policy', ['-p', 'fast']],
     ['a five-round policy', ['-p', 'deep']],

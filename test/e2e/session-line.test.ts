@@ -6,7 +6,7 @@ import { makeRig, useRig } from '../harness/rig.js';
 
 const rig = useRig();
 
-describe('the session id on stderr where no job names it (issue 23 item 7)', () => {
+describe('the session id on stderr where no job names it', () => {
   it('-m against a plain OpenAI-compatible server: text mode names the session on stderr', async () => {
     const plain = await startPlainServer('Plain answer.');
     try {

@@ -6,7 +6,7 @@ import { makeToolKit } from './fixtures/tools.js';
 import { instantClock, parseNdjson, useRig } from '../harness/rig.js';
 
 /**
- * Issue 9 item 6: true states. Every state a session can be in is recorded as it happened and
+ * True states. Every state a session can be in is recorded as it happened and
  * listed by `sessions ls` (and accepted by `--state`); a request that never reached the
  * orchestrator leaves no session behind (docs/reliability.md #43).
  */
@@ -26,7 +26,7 @@ const sessionOf = (r: { stdout: string }): string => {
   return String(start?.['session']);
 };
 
-describe('true states in the store and the listing (issue 9 item 6)', () => {
+describe('true states in the store and the listing', () => {
   it('lists ok, running, interrupted, failed and cancelled sessions, each under its own --state', async () => {
     const ok = await rig.run(['ask', '-o', 'ndjson', '-p', 'fast', 'an answered question']);
     expect(ok.code).toBe(0);

@@ -116,7 +116,7 @@ describe('nsed sessions ls', () => {
     expect(await ids1('--policy', 'fast')).toEqual([ids.fast]);
     expect(await ids1('--policy', 'nsed:fast')).toEqual([ids.fast]);
     expect(await ids1('-n', '2')).toEqual([ids.failed, ids.fast]);
-    // A failed turn is listed as failed, not ok (issue 9 item 6).
+    // A failed turn is listed as failed, not ok.
     expect(await ids1('--state', 'failed')).toEqual([ids.failed]);
     const ok = await ids1('--state', 'ok', '--policy', '*', '-n', '1');
     expect(ok).toHaveLength(1);

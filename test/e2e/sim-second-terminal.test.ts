@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseNdjson, waitForOutput, useRig } from '../harness/rig.js';
 
 /**
- * Issue 9 item 11: a deliberation started with --sim lives in its owner's process. A second
+ * A deliberation started with --sim lives in its owner's process. A second
  * terminal reaches it there while the owner lives, and is told plainly once the owner is gone.
  */
 
@@ -24,7 +24,7 @@ async function session(id: string): Promise<{
   return JSON.parse(await readFile(join(rig.home, 'sessions', `${id}.json`), 'utf8')) as never;
 }
 
-describe('--sim sessions from a second terminal (issue 9 item 11)', () => {
+describe('--sim sessions from a second terminal', () => {
   it("inject and cancel reach the owner's in-process simulator while the owner runs", async () => {
     const owner = rig.spawn(['ask', '--sim', '-p', 'deep', '-o', 'ndjson', 'Plan the migration'], {
       env,

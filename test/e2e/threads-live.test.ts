@@ -284,7 +284,7 @@ describe('a running deliberation refuses a second turn, and can be cancelled', (
       const cancel = await rig.run(['cancel', '-s', id]);
       expect(cancel.code, cancel.stderr).toBe(0);
       const r1 = await first.result;
-      // Cancelled is not a server failure: its own code and NDJSON error code (issue 9 item 7).
+      // Cancelled is not a server failure: its own code and NDJSON error code.
       expect(r1.code).toBe(9);
       expect(parseNdjson(r1.stdout).at(-1)).toMatchObject({ type: 'error', code: 'cancelled', exit_code: 9 });
       expect(rig.sim.control.job(job)).toMatchObject({ ended: true, phases: 1 });

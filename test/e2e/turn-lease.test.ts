@@ -7,7 +7,7 @@ import type { Session } from '../../src/session/model.js';
 import { parseNdjson, type RunResult, useRig } from '../harness/rig.js';
 
 /**
- * The turn lease (issue 9 item 1): one turn at a time per session, decided in one locked step
+ * The turn lease: one turn at a time per session, decided in one locked step
  * before the request leaves: real processes where they race or die (kill -9), in-process for
  * the turns around them. Timing is driven by the simulator: its
  * deliberations wait at their first phase boundary until the test releases them, so "still
@@ -52,7 +52,7 @@ function firstExits(results: Array<Promise<RunResult>>, n: number): Promise<RunR
   });
 }
 
-describe('one turn at a time per session (issue 9 item 1)', () => {
+describe('one turn at a time per session', () => {
   it('8 parallel continues: exactly one runs, seven exit 7 with the inject/resume hint and write nothing', async () => {
     const id = await newSession();
     const before = await read(id);

@@ -9,7 +9,7 @@ import { makeRig, type Rig } from '../harness/rig.js';
 import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 import { session, tempHome, turn } from '../harness/temp-store.js';
 
-// One reading of GET /result (issue 18): a job the orchestrator reports `cancelled` outright is
+// One reading of GET /result: a job the orchestrator reports `cancelled` outright is
 // cancelled everywhere nsed asks, so `continue` records it and goes on instead of waiting on a
 // job that will never run again (docs/reliability.md #46: a pending marker is settled from /result).
 
@@ -113,7 +113,7 @@ describe('a pending job whose /result says {"status":"cancelled"}', () => {
   });
 });
 
-describe('resume after a passthrough answer under --profile strict (issue 23 item 7)', () => {
+describe('resume after a passthrough answer under --profile strict', () => {
   it('says the turn had no deliberation to follow and exits 7, as the default profile does', async () => {
     rig = await makeRig({ profile: 'strict' });
     const first = await rig.run(['ask', '-p', 'passthrough', '-o', 'json', 'hi']);

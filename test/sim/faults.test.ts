@@ -58,7 +58,7 @@ describe('stream faults', () => {
     expect(r.chunks.filter((c) => c.choices[0]?.delta.content !== undefined)).toHaveLength(1);
   });
 
-  it('end=bare-done ends completed and failed jobs with [DONE] and no closing chunk; /result tells them apart (issue 9 item 5)', async () => {
+  it('end=bare-done ends completed and failed jobs with [DONE] and no closing chunk; /result tells them apart', async () => {
     const s = await sim();
     const ok = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), {
       [FAULT]: 'end=bare-done',
@@ -73,7 +73,7 @@ describe('stream faults', () => {
     expect(await statusOf(s.url, failed.headers.get('x-nsed-session-id') ?? '')).toMatch(/^failed: /);
   });
 
-  it('end=close closes the streams of a job, replays included, with neither a closing chunk nor [DONE] (issue 9 item 5)', async () => {
+  it('end=close closes the streams of a job, replays included, with neither a closing chunk nor [DONE]', async () => {
     const s = await sim();
     const r = await postSse(chatUrl(s.url), ask('Design a cache', { model: 'nsed:fast' }), { [FAULT]: 'end=close' });
     expect(r.error).toBeUndefined();

@@ -13,7 +13,7 @@ interface Usage {
   total_tokens: number;
 }
 
-describe('usage on chat completions, in both shapes OpenAI sends (issue 23 item 8)', () => {
+describe('usage on chat completions, in both shapes OpenAI sends', () => {
   it('a non-streaming completion carries usage', async () => {
     const s = await sim();
     const body = (await (
@@ -59,7 +59,7 @@ describe('usage on chat completions, in both shapes OpenAI sends (issue 23 item 
   });
 });
 
-describe('the Responses object as OpenAI sends it (issue 23 item 8)', () => {
+describe('the Responses object as OpenAI sends it', () => {
   it('has no reasoning item unless the request asked for reasoning', async () => {
     const s = await sim();
     const r = await clientOf(s.url).responses.create({ model: 'nsed:fast', input: 'Pick a queue' });
@@ -171,7 +171,7 @@ describe('the Responses object as OpenAI sends it (issue 23 item 8)', () => {
   });
 });
 
-describe('GET /v1/models and /v1/models/{id} (issue 23 item 8)', () => {
+describe('GET /v1/models and /v1/models/{id}', () => {
   it('answers the model object for a listed id, OpenAI 404 for another; models have a real, fixed created time', async () => {
     const s = await sim();
     const list = (await getJson(`${s.url}/v1/models`)).body as { data: Array<{ id: string; created: number }> };
@@ -192,7 +192,7 @@ describe('GET /v1/models and /v1/models/{id} (issue 23 item 8)', () => {
   });
 });
 
-describe('client-injected context is not an earlier turn (issue 23 item 8)', () => {
+describe('client-injected context is not an earlier turn', () => {
   it('an <environment_context> or <user_instructions> user message is neither the question nor the earlier one', async () => {
     const s = await sim();
     const body = (await (
@@ -211,7 +211,7 @@ describe('client-injected context is not an earlier turn (issue 23 item 8)', () 
   });
 });
 
-describe('errors do not echo huge fields (issue 23 item 7)', () => {
+describe('errors do not echo huge fields', () => {
   it('quotes at most 200 characters of a 100,000-character value, with an ellipsis', async () => {
     const s = await sim();
     const huge = 'r'.repeat(100_000);

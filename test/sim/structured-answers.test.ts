@@ -40,7 +40,7 @@ async function chat(s: SimServer, format: unknown, extra: Record<string, unknown
 
 const parse = (text: string): unknown => JSON.parse(text) as unknown;
 
-describe('response_format on /v1/chat/completions (issue 20 item 2)', () => {
+describe('response_format on /v1/chat/completions', () => {
   it('json_schema: the final answer is a JSON value that validates, on both the blocking and the streamed answer', async () => {
     const s = await sim();
     const { content } = await chat(s, JSON_SCHEMA);

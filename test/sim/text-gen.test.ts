@@ -72,7 +72,7 @@ describe('claim merging', () => {
   });
 });
 
-describe('a council that sometimes raises more claims than the cap (issue 23 item 7)', () => {
+describe('a council that sometimes raises more claims than the cap', () => {
   it('gathers up to 10 distinct claims per candidate on the default council, and the cap of 8 keeps the worst', () => {
     let over = 0;
     let most = 0;

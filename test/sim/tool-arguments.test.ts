@@ -65,7 +65,7 @@ async function chatCall(url: string, tools: unknown[], question: string, headers
   return { name: call?.function.name, args: JSON.parse(call?.function.arguments ?? 'null') as unknown };
 }
 
-describe('tool-call arguments fit the tool JSON Schema (issue 23 item 8)', () => {
+describe('tool-call arguments fit the tool JSON Schema', () => {
   it('codex-like: the shell call over the Responses API validates (required command, closed object) and carries an argv', async () => {
     const s = await sim(HOLD);
     const res = await post(`${s.url}/v1/responses`, {

@@ -80,7 +80,7 @@ describe('createSpinner', () => {
   });
 });
 
-describe('a terminal of 0 columns (issue 9 item 2)', () => {
+describe('a terminal of 0 columns', () => {
   it('draws nothing: a pty nobody sized must not be flooded with cursor codes', async () => {
     const { io, stderr } = memoryIO({ stderrTerminal: true });
     (io.stderr as { columns?: number }).columns = 0;

@@ -13,8 +13,8 @@ import { scriptedRig, sendJson } from '../harness/scripted-rig.js';
 import { sseHead, type Route } from '../harness/scripted-server.js';
 
 /**
- * How a turn ends when the stream does not say it plainly (issue 9 items 3, 4, 5;
- * docs/reliability.md #23, #26, #33, #46, C5, C6): a scripted orchestrator over real HTTP, the
+ * How a turn ends when the stream does not say it plainly
+ * (docs/reliability.md #23, #26, #33, #46, C5, C6): a scripted orchestrator over real HTTP, the
  * real client, the real turn loop and a real temp store. Only the clock is a stand-in (backoff
  * sleeps return at once).
  */
@@ -121,7 +121,7 @@ const SIDE_READ = /^GET \/(agents|deliberation\/[^/]+\/(details|budget))$/;
 
 const answer = (s: Session) => s.turns.find((t) => t.role === 'assistant');
 
-describe('stop or tool_calls ends the turn without [DONE] (issue 9 item 5, reliability #23)', () => {
+describe('stop or tool_calls ends the turn without [DONE] (reliability #23)', () => {
   it('a stop finish ends the turn though the connection stays open and [DONE] never comes', async () => {
     const r = await turn({ chat: (_q, res) => stream(res, ROLE + text('The answer.') + STOP, 'hold') });
     expect(r.error).toBeUndefined();
@@ -133,7 +133,7 @@ describe('stop or tool_calls ends the turn without [DONE] (issue 9 item 5, relia
   });
 });
 
-describe('an ending the seeds do not define is judged by GET /result (issue 9 item 5)', () => {
+describe('an ending the seeds do not define is judged by GET /result', () => {
   const result =
     (status: string, value: string | null = null): Route =>
     (_q, res) =>
@@ -236,7 +236,7 @@ describe('an ending the seeds do not define is judged by GET /result (issue 9 it
   });
 });
 
-describe('no answer given up while the server may still produce it (issue 9 item 3, reliability #46, C6)', () => {
+describe('no answer given up while the server may still produce it (reliability #46, C6)', () => {
   it('resume answering 503 every time leaves the turn interrupted with its marker, exit 6', async () => {
     const r = await turn({
       chat: (_q, res) => stream(res, ROLE + text('part')),
@@ -257,7 +257,7 @@ describe('no answer given up while the server may still produce it (issue 9 item
 
 const running: Route = (_q, res) => sendJson(res, 200, { job_id: JOB, status: 'running', result: null });
 
-describe('a replay that differs is reported, never spliced silently (issue 9 item 4, reliability #33, C5)', () => {
+describe('a replay that differs is reported, never spliced silently (reliability #33, C5)', () => {
   it('catches other text of the same length in the replayed prefix', async () => {
     const r = await turn({
       chat: (_q, res) => stream(res, ROLE + text('abc') + text('def')),

@@ -7,7 +7,7 @@ import type { SimOptions } from '../../src/sim/server.js';
 import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 /**
- * `--idempotency-key` (issue 21 item 2, docs/reliability.md #133-#139): a re-run with the same key
+ * `--idempotency-key` (docs/reliability.md #133-#139): a re-run with the same key
  * and question follows the running deliberation or replays the recorded answer, from the store
  * or, with an empty store, from what the orchestrator lists; it never sends a second start. The
  * simulator holds jobs until the test releases them; its request log counts what was sent.

@@ -32,7 +32,7 @@ describe('the transcript reducer', () => {
     expect(t.reasoning).toBe(milestones.join('\n'));
   });
 
-  it('keeps reasoning milestones apart, never run together (issue 9 item 10)', () => {
+  it('keeps reasoning milestones apart, never run together', () => {
     const t = fold([
       { type: 'reasoning', text: 'Round 1 — evaluations from CortexA, CortexB, CortexC' },
       { type: 'reasoning', text: 'Round 1 complete — convergence: 86%' },
