@@ -5,7 +5,7 @@ import { openFileStore } from '../../src/session/file-store.js';
 import type { Session } from '../../src/session/model.js';
 import { chunk } from '../api/fixtures.js';
 import { runCliInProcess } from '../harness/cli.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { testRig, type Rig } from '../harness/rig.js';
 import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 import { session, tempHome, turn } from '../harness/temp-store.js';
 
@@ -26,9 +26,7 @@ let server: ScriptedServer | undefined;
 let rig: Rig | undefined;
 afterEach(async () => {
   await server?.close();
-  await rig?.close();
   server = undefined;
-  rig = undefined;
 });
 
 describe('a pending job whose /result says {"status":"cancelled"}', () => {
@@ -115,7 +113,7 @@ describe('a pending job whose /result says {"status":"cancelled"}', () => {
 
 describe('resume after a passthrough answer under --profile strict', () => {
   it('says the turn had no deliberation to follow and exits 7, as the default profile does', async () => {
-    rig = await makeRig({ profile: 'strict' });
+    rig = await testRig({ profile: 'strict' });
     const first = await rig.run(['ask', '-p', 'passthrough', '-o', 'json', 'hi']);
     expect(first.code).toBe(0);
     expect((JSON.parse(first.stdout) as { job_id: unknown }).job_id).toBeNull();

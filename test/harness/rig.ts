@@ -3,7 +3,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
 import { startCli, type CliOptions, type CliResult, type CliRun } from './cli.js';
 import { spawnCli, type CliProcess, type RunOptions, type RunResult } from './process.js';
@@ -52,6 +52,16 @@ export async function makeRig(simOpts: SimOptions = {}): Promise<Rig> {
 export { parseNdjson } from './ndjson.js';
 export { CLI, spawnCli, waitForOutput, type RunResult } from './process.js';
 export { instantClock, runCliInProcess, type CliResult, type CliRun } from './cli.js';
+
+/**
+ * A rig for the current test, closed when it finishes, however it ends (the test's own hook: with
+ * isolate: false a module-level afterEach would belong to the first importing file only).
+ */
+export async function testRig(simOpts: SimOptions = {}): Promise<Rig> {
+  const rig = await makeRig(simOpts);
+  onTestFinished(() => rig.close());
+  return rig;
+}
 
 /** A rig of its own for one test (a held, strict or quick simulator), closed however the test ends. */
 export async function withRig<T>(simOpts: SimOptions, use: (rig: Rig) => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHoldingProxy, type HoldingProxy } from '../harness/holding-proxy.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { testRig, type Rig } from '../harness/rig.js';
 
 /**
  * Two runs under one `--idempotency-key`, started at once on one store
@@ -17,9 +17,7 @@ let rig: Rig | undefined;
 let proxy: HoldingProxy | undefined;
 afterEach(async () => {
   await proxy?.close();
-  await rig?.close();
   proxy = undefined;
-  rig = undefined;
 });
 
 const COMPAT = ['ask', '-p', 'fast', '--idempotency-key', 'ci-77/race', 'Review the cache design'];
@@ -40,7 +38,7 @@ describe('two runs under one key started at once (reliability #133)', () => {
     ['native', NATIVE],
   ] as const) {
     it(`${path}: one start, one session, and the second run follows the first one's deliberation (reliability #133)`, async () => {
-      rig = await makeRig({ hold: true });
+      rig = await testRig({ hold: true });
       let lookups = 0;
       let secondLookup: () => void = () => undefined;
       const raced = new Promise<void>((resolve) => (secondLookup = resolve));

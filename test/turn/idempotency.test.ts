@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
 import type { SimOptions } from '../../src/sim/server.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { testRig, parseNdjson, type Rig } from '../harness/rig.js';
 
 /**
  * `--idempotency-key` (docs/reliability.md #133-#139): a re-run with the same key
@@ -16,13 +16,11 @@ import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
 let rig: Rig | undefined;
 const homes: string[] = [];
 afterEach(async () => {
-  await rig?.close();
-  rig = undefined;
   for (const h of homes.splice(0)) await rm(h, { recursive: true, force: true });
 });
 
 async function open(opts: SimOptions = {}): Promise<Rig> {
-  rig = await makeRig(opts);
+  rig = await testRig(opts);
   return rig;
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHoldingProxy, type HoldingProxy } from '../harness/holding-proxy.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { testRig, type Rig } from '../harness/rig.js';
 
 /**
  * The native path's first `POST /deliberation/{id}/resume` meets what a stale pooled socket
@@ -13,11 +13,10 @@ describe('a connection reset before the headers of the native path first resume 
   let proxy: HoldingProxy | undefined;
   afterEach(async () => {
     await proxy?.close();
-    await rig?.close();
   });
 
   it('is retried, and the turn ends complete with the job answer', async () => {
-    rig = await makeRig();
+    rig = await testRig();
     let resumes = 0;
     proxy = await startHoldingProxy(
       rig.sim.url,

@@ -7,7 +7,7 @@ import type { Session } from '../../src/session/model.js';
 import { CANCEL_BOUND_MS } from '../../src/turn/cancel-on-exit.js';
 import { chunk } from '../api/fixtures.js';
 import { realClock, startCli } from '../harness/cli.js';
-import { makeRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
+import { testRig, parseNdjson, waitForOutput, type Rig } from '../harness/rig.js';
 import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 
 /**
@@ -20,10 +20,8 @@ let rig: Rig | undefined;
 let server: ScriptedServer | undefined;
 let home: string | undefined;
 afterEach(async () => {
-  await rig?.close();
   await server?.close();
   if (home !== undefined) await rm(home, { recursive: true, force: true });
-  rig = undefined;
   server = undefined;
   home = undefined;
 });
@@ -40,7 +38,7 @@ const cancels = (r: Rig, job: string) =>
 
 describe('--on-exit cancel (reliability #130)', () => {
   it('a signal cancels the held job, records the turn cancelled and keeps the exit code (reliability #130)', async () => {
-    rig = await makeRig({ hold: true });
+    rig = await testRig({ hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '--on-exit', 'cancel', '-p', 'fast', 'x']);
     const job = await rig.sim.control.nextJob();
     await run.output((o) => o.includes('"type":"job"'));
@@ -58,7 +56,7 @@ describe('--on-exit cancel (reliability #130)', () => {
   });
 
   it('on the native path (--agents) too (reliability #130)', async () => {
-    rig = await makeRig({ hold: true });
+    rig = await testRig({ hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '--on-exit', 'cancel', '--agents', 'CortexA,CortexB', 'x']);
     const job = await rig.sim.control.nextJob();
     await run.output((o) => o.includes('"type":"job"'));
@@ -70,7 +68,7 @@ describe('--on-exit cancel (reliability #130)', () => {
   });
 
   it('detach, the default, sends no cancel and leaves the job to resume (reliability #130)', async () => {
-    rig = await makeRig({ hold: true });
+    rig = await testRig({ hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '-p', 'fast', 'x']);
     const job = await rig.sim.control.nextJob();
     await run.output((o) => o.includes('"type":"job"'));
@@ -84,7 +82,7 @@ describe('--on-exit cancel (reliability #130)', () => {
 
   it('--timeout with NSED_ON_EXIT=cancel cancels the job it could not wait for, exit 124 (reliability #131)', async () => {
     // The job is held and never released: the deadline is the only way this run can end.
-    rig = await makeRig({ hold: true });
+    rig = await testRig({ hold: true });
     const run = rig.start(['ask', '-o', 'ndjson', '--timeout', '1', '-p', 'fast', 'x'], {
       env: { NSED_ON_EXIT: 'cancel' },
       clock: realClock,
@@ -99,7 +97,7 @@ describe('--on-exit cancel (reliability #130)', () => {
   });
 
   it('refuses an NSED_ON_EXIT it does not know, before anything is sent', async () => {
-    rig = await makeRig();
+    rig = await testRig();
     const r = await rig.run(['ask', '-p', 'fast', 'x'], { env: { NSED_ON_EXIT: 'kill' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('NSED_ON_EXIT must be one of detach, cancel');
@@ -107,7 +105,7 @@ describe('--on-exit cancel (reliability #130)', () => {
   });
 
   it('a real SIGTERM cancels the job before the process exits 143 (reliability #130)', async () => {
-    rig = await makeRig({ hold: true });
+    rig = await testRig({ hold: true });
     const child = rig.spawn(['ask', '-o', 'ndjson', '--on-exit', 'cancel', '-p', 'fast', 'x']);
     const job = await rig.sim.control.nextJob();
     await waitForOutput(child, (o) => o.includes('"type":"job"'), 60_000);
