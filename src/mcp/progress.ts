@@ -45,19 +45,23 @@ export function progressMessage(e: NsedEvent): string | undefined {
 
 /**
  * A `watch` for one tool call: sends a notification per event of the feed and a heartbeat in
- * between, with `progress` rising by one each time, until the returned stop is called.
+ * between, with `progress` rising by one each time, until the returned stop is called. The
+ * notifications go one after another, and stop resolves once the last has gone, so the tool's
+ * result never overtakes the progress that came before it.
  */
 export function progressReporter(
   clock: Clock,
   send: (progress: number, message: string) => Promise<void>,
-): (feed: SessionFeed) => () => void {
+): (feed: SessionFeed) => () => Promise<void> {
   return (feed) => {
     let n = 0;
     let last = 'deliberating';
+    let sent = Promise.resolve();
     const notify = (message: string): void => {
       n += 1;
       last = message;
-      void send(n, message).catch(() => undefined);
+      const progress = n;
+      sent = sent.then(() => send(progress, message)).catch(() => undefined);
     };
     notify(feed.jobId === null ? 'deliberation starting' : `following deliberation ${feed.jobId}`);
     const stopListening = feed.listen((s) => {
@@ -75,6 +79,7 @@ export function progressReporter(
     return () => {
       stop.abort();
       stopListening();
+      return sent;
     };
   };
 }

@@ -31,7 +31,7 @@ export interface ToolAnswer {
 export interface CallEnv {
   signal: AbortSignal;
   /** Called for every event of the session while the call runs (progress notifications). */
-  watch?: (feed: SessionFeed) => () => void;
+  watch?: (feed: SessionFeed) => () => Promise<void>;
   roots(): Promise<string[]>;
 }
 
@@ -221,8 +221,8 @@ export class McpTools {
       while (!done() && !signal.aborted) await feed.changed(signal);
     } finally {
       bound.abort();
-      stopWatching?.();
       stopAsking();
+      await stopWatching?.();
     }
   }
 

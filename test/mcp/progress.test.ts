@@ -75,6 +75,33 @@ describe('progress notifications while a tool call waits on a deliberation', () 
     expect(clock.sleeping()).toBe(0);
   });
 
+  it('sends its notifications in order, and its stop resolves only once the last has gone, so a result never overtakes its progress', async () => {
+    const clock = manualClock();
+    const gone: string[] = [];
+    const releases: Array<() => void> = [];
+    const feed = new SessionFeed('s1');
+    // Each send is held until the test releases it, as a slow host transport would hold it.
+    const stop = progressReporter(
+      clock,
+      (_p, m) => new Promise<void>((resolve) => releases.push(() => resolve(void gone.push(m)))),
+    )(feed);
+    feed.push({ type: 'job', job_id: 'job-1' });
+    feed.push({ type: 'finalized', chosen_agent_id: 'CortexA', round: 1 });
+    let stopped = false;
+    const stopping = stop().then(() => (stopped = true));
+    for (let i = 0; i < 3; i++) {
+      await settle();
+      expect(stopped).toBe(false);
+      releases[i]?.();
+    }
+    await stopping;
+    expect(gone).toEqual([
+      'deliberation starting',
+      'deliberation job-1 started',
+      'converged: CortexA chosen at round 1',
+    ]);
+  });
+
   it('says nothing for the answer text itself, and names the end', () => {
     expect(progressMessage({ type: 'text', text: 'partial answer' })).toBeUndefined();
     expect(progressMessage({ type: 'finalized', chosen_agent_id: 'CortexA', round: 2 })).toBe(
