@@ -162,7 +162,8 @@ export async function buildCli(outdir = `${root}dist`) {
   await Promise.all([
     build({
       ...common,
-      entryPoints: { main: 'src/cli/main.ts' },
+      // dist/promptfoo.js: the promptfoo provider (provider/promptfoo.mjs loads it), sharing the chunks.
+      entryPoints: { main: 'src/cli/main.ts', promptfoo: 'src/cli/promptfoo.ts' },
       outdir,
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',

@@ -169,6 +169,17 @@ export const LAYERS = [
     deny: ['src/commands/index.ts', 'src/commands/mcp.ts', 'src/docs/', 'src/sim/', 'src/api/', 'src/batch/'],
     why: "the MCP server runs the CLI's own commands (their parse and run) against a Context of its own; the command table and `nsed mcp` itself sit above it, and the orchestrator is reached only through those commands",
   },
+  {
+    from: 'src/promptfoo/',
+    allow: [
+      'src/promptfoo/',
+      'src/errors.ts',
+      'src/usage.ts',
+      'src/turn/turn-result.ts',
+      'src/commands/shared/flag-def.ts',
+    ],
+    why: "the promptfoo provider's pieces are pure: its config as words of the command's own flags, and a turn's result as promptfoo's response; the entry (src/cli/promptfoo.ts) runs the turn",
+  },
   { from: 'src/commands/', deny: [], why: 'commands may use every layer below the entry' },
   {
     from: 'src/docs/',

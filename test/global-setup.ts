@@ -3,7 +3,8 @@
 // swap the bundle under running processes. The directory is laid out as the package is
 // (bin/nsed.cjs, dist/, package.json), and processes start from the bin, so every process test
 // takes the route a user's command takes: the bin's own --version, the CommonJS entries for the
-// plain shapes of ask, sessions ls/show and --help, the ES-module bundle for the rest.
+// plain shapes of ask, sessions ls/show and --help, the ES-module bundle for the rest; and
+// provider/promptfoo.mjs, the promptfoo provider as the package ships it.
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await mkdir(join(dir, 'bin'));
   await copyFile(join(root, 'bin', 'nsed.cjs'), join(dir, 'bin', 'nsed.cjs'));
   await copyFile(join(root, 'package.json'), join(dir, 'package.json'));
+  await mkdir(join(dir, 'provider'));
+  await copyFile(join(root, 'provider', 'promptfoo.mjs'), join(dir, 'provider', 'promptfoo.mjs'));
   project.provide('cliBin', join(dir, 'bin', 'nsed.cjs'));
   project.provide('cliDist', join(dir, 'dist'));
   return () => rm(dir, { recursive: true, force: true });

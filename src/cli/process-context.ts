@@ -6,10 +6,21 @@ import type * as Timers from 'node:timers/promises';
 import { setMaxListeners } from 'node:events';
 import { fstatSync } from 'node:fs';
 import type * as Tty from 'node:tty';
-import type { ProcessContext } from '../context.js';
+import type { Clock, ProcessContext } from '../context.js';
 import { fdStdout } from '../terminal/fd-stdout.js';
 import { ExitCode } from '../errors.js';
 import { randomHex } from '../session/index.js';
+
+/** The wall clock, and sleeps on Node's timers. */
+export const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (ms, signal) =>
+    (process.getBuiltinModule('node:timers/promises') as typeof Timers).setTimeout(
+      ms,
+      undefined,
+      signal === undefined ? undefined : { signal },
+    ),
+};
 
 /** Installs the signal handlers and returns the run's ProcessContext. Call once, first. */
 export function processContext(): ProcessContext {
@@ -31,15 +42,7 @@ export function processContext(): ProcessContext {
   process.on('SIGHUP', onSignal(ExitCode.sighup));
   return {
     env: process.env,
-    clock: {
-      now: () => new Date(),
-      sleep: (ms, signal) =>
-        (process.getBuiltinModule('node:timers/promises') as typeof Timers).setTimeout(
-          ms,
-          undefined,
-          signal === undefined ? undefined : { signal },
-        ),
-    },
+    clock: systemClock,
     signal: controller.signal,
     signalExit: () => signalExit,
     // Ids without loading node:crypto (15-25 ms) where the kernel's generator can be read (session/random-hex.ts).

@@ -122,7 +122,7 @@ async function runWith(
  * The config file, read once per run after the words are parsed (help and a lone --version
  * never read it). A broken file stops every command but the ones that report it themselves.
  */
-async function readConfigFor(
+export async function readConfigFor(
   def: CommandDef,
   env: ProcessContext['env'],
   streams: Pick<Streams, 'stderr'>,

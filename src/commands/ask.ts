@@ -1,4 +1,5 @@
-import { withoutSaving } from '../context.js';
+import { withoutSaving, type Context } from '../context.js';
+import type { TurnResult } from '../turn/turn-result.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
@@ -60,36 +61,43 @@ export const ask: CommandDef<AskOptions> = {
       ...(idempotency === undefined ? {} : { idempotency }),
     };
   },
-  run: async (opts, given) => {
-    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
-    // A report file that could never be written is refused before a deliberation is spent on it.
-    await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
-    const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([
-      import('../input/turn-input.js'),
-      import('../turn/start-session.js'),
-      import('../turn/execute-turn.js'),
-    ]);
-    const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
-    const { prompt, attachments } = input;
-    const turn = { ...input.turn, gates: await loadGates(opts.gates, ctx) };
-    await ctx.store();
-    const conn = await ctx.connect();
-    try {
-      const keyed = opts.idempotency;
-      if (keyed !== undefined) {
-        // Only a keyed run pays for hashing (node:crypto): the plain ask path stays light.
-        const { runKeyed } = await import('../turn/idempotency/idempotency.js');
-        return (await runKeyed(ctx, conn, keyed, { prompt, attachments, turn })).exitCode;
-      }
-      const { session, userTurnId } = await startSession(ctx, {
-        prompt,
-        attachments,
-        opts: turn,
-        orchestrator: conn.orchestrator,
-      });
-      return (await executeTurn(ctx, conn, session, userTurnId, turn, { fresh: true })).exitCode;
-    } finally {
-      await conn.close();
-    }
-  },
+  run: async (opts, given) => (await askTurn(opts, given)).exitCode,
 };
+
+/**
+ * `ask`'s turn, to its result (src/turn/turn-result.ts): the command maps it to its exit code, and
+ * the promptfoo provider (src/cli/promptfoo.ts) to promptfoo's response. A turn that ended on an
+ * error throws it, carrying its result (`resultOf`).
+ */
+export async function askTurn(opts: AskOptions, given: Context): Promise<TurnResult> {
+  const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+  // A report file that could never be written is refused before a deliberation is spent on it.
+  await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
+  const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([
+    import('../input/turn-input.js'),
+    import('../turn/start-session.js'),
+    import('../turn/execute-turn.js'),
+  ]);
+  const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
+  const { prompt, attachments } = input;
+  const turn = { ...input.turn, gates: await loadGates(opts.gates, ctx) };
+  await ctx.store();
+  const conn = await ctx.connect();
+  try {
+    const keyed = opts.idempotency;
+    if (keyed !== undefined) {
+      // Only a keyed run pays for hashing (node:crypto): the plain ask path stays light.
+      const { runKeyed } = await import('../turn/idempotency/idempotency.js');
+      return await runKeyed(ctx, conn, keyed, { prompt, attachments, turn });
+    }
+    const { session, userTurnId } = await startSession(ctx, {
+      prompt,
+      attachments,
+      opts: turn,
+      orchestrator: conn.orchestrator,
+    });
+    return await executeTurn(ctx, conn, session, userTurnId, turn, { fresh: true });
+  } finally {
+    await conn.close();
+  }
+}

@@ -9,7 +9,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -40,6 +40,7 @@ beforeAll(async () => {
     'completions',
     'docs',
     'man',
+    'provider',
     'schemas',
     'scripts',
     'src',
@@ -98,6 +99,24 @@ describe('the packed tarball, installed globally', { timeout: 300_000 }, () => {
     expect(show.stdout).toBe(stdout);
     const help = await run(join(prefix, 'bin', 'nsed'), ['sessions', '--help'], { env, timeout: 120_000 });
     expect(help.stdout).toContain('nsed sessions ls');
+  });
+
+  it('ships the promptfoo provider, which runs a turn from the installed package', async () => {
+    // README "promptfoo": the file promptfoo is given, loaded as promptfoo loads it (an import).
+    const file = join(prefix, 'lib', 'node_modules', 'nsed', 'provider', 'promptfoo.mjs');
+    const { default: Provider } = (await import(pathToFileURL(file).href)) as {
+      default: new (o: { id?: string; config?: unknown }) => {
+        id(): string;
+        callApi(prompt: string): Promise<{ output?: string; error?: string; metadata?: Record<string, unknown> }>;
+      };
+    };
+    const provider = new Provider({ config: { sim: true, policy: 'fast', home: join(dir, 'promptfoo-store') } });
+    expect(provider.id()).toBe('nsed');
+    const r = await provider.callApi('hi');
+    expect(r.error).toBeUndefined();
+    expect(r.output).toContain('_Chosen:');
+    expect(r.metadata?.['status']).toBe('complete');
+    expect(String(r.metadata?.['session'])).toMatch(/^\d{8}-[0-9a-f]{8}$/);
   });
 
   it.runIf(hasMan)('man -w nsed finds the linked page under the prefix', async () => {
