@@ -1,4 +1,5 @@
 import type { EventOf, NsedEvent } from '../events.js';
+import { convergenceByRound } from '../protocol/milestone.js';
 import type { Session, Turn } from '../session/index.js';
 import type { Usage } from '../usage.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
@@ -59,7 +60,7 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
     status,
     done: status !== 'starting' && status !== 'running' && status !== 'waiting',
     seq: feed.last,
-    rounds: roundsOf(fresh),
+    rounds: roundsOf(fresh, milestonesOf(events)),
     injections: fresh.flatMap((e) => (e.type === 'injection' ? [{ message: e.message, round: e.round }] : [])),
     pending_calls: calls,
     content: terminal?.type === 'finish' && status === 'complete' ? terminal.content : null,
@@ -78,13 +79,29 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
   };
 }
 
-function roundsOf(events: readonly NsedEvent[]): TurnState['rounds'] {
+/**
+ * The scored rounds among `events`. The compat surface reports a round's convergence only in its
+ * reasoning milestone (docs/protocol.md §4.3), which the verdict reads too: `said` holds the turn's
+ * milestones, so a round's convergence here is the one its verdict shows.
+ */
+function roundsOf(events: readonly NsedEvent[], said: ReadonlyMap<number, number>): TurnState['rounds'] {
   return events.flatMap((e) =>
     e.type === 'round' && e.scored
-      ? [{ round: e.round, total_rounds: e.total_rounds, convergence: e.convergence ?? null, leader: leaderOf(e) }]
+      ? [
+          {
+            round: e.round,
+            total_rounds: e.total_rounds,
+            convergence: e.convergence ?? said.get(e.round) ?? null,
+            leader: leaderOf(e),
+          },
+        ]
       : [],
   );
 }
+
+/** The convergence milestones in the turn's reasoning, per round. */
+const milestonesOf = (events: ReadonlyArray<{ event: NsedEvent }>): Map<number, number> =>
+  convergenceByRound(events.map((s) => (s.event.type === 'reasoning' ? s.event.text : '')).join(''));
 
 const TURN_STATUS: Record<Turn['status'], TurnState['status']> = {
   complete: 'complete',
