@@ -14,7 +14,7 @@ import { toNsedError, usageError, type NsedError } from '../errors.js';
 import { configWords } from '../promptfoo/config-words.js';
 import { providerResponse, type PromptfooResponse } from '../promptfoo/response.js';
 import { randomHex } from '../session/index.js';
-import type { Secrets } from '../secrets.js';
+import { redactDeep, type Secrets } from '../secrets.js';
 import { createIO } from '../terminal/create-io.js';
 import type { IO } from '../terminal/io.js';
 import { resultOf, type TurnResult } from '../turn/turn-result.js';
@@ -91,9 +91,9 @@ export default class NsedProvider {
       result = resultOf(err);
       thrown = toNsedError(err);
     }
-    const response = providerResponse(result, thrown);
-    // The token never reaches promptfoo's results (docs/reliability.md #89): what nsed says is redacted.
-    return response.error === undefined ? response : { ...response, error: secrets.redact(response.error) };
+    // The token never reaches promptfoo's results (docs/reliability.md #89, #256): every string of
+    // the response (the answer, the error, the metadata) passes through the run's secrets, as MCP's do.
+    return redactDeep(providerResponse(result, thrown), (t) => secrets.redact(t));
   }
 }
 

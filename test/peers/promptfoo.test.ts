@@ -43,7 +43,7 @@ let results: PfResult[] = [];
 let written = '';
 
 /** The tests of the config below, in order: each runs on the one provider it names. */
-const TESTS = ['council', 'unmetered', 'unmetered-cost', 'token-in-config', 'exec'] as const;
+const TESTS = ['council', 'unmetered', 'unmetered-cost', 'token-in-config', 'exec', 'echo'] as const;
 
 const resultOf = (test: (typeof TESTS)[number]): PfResult => {
   const r = results.find((x) => x.testIdx === TESTS.indexOf(test));
@@ -120,6 +120,9 @@ beforeAll(async () => {
     '    assert:',
     '      - type: icontains',
     '        value: index',
+    // The council repeats the question, which holds the token: the response must not.
+    `  - vars: { question: "Is ${TOKEN} a safe cache key?" }`,
+    '    providers: [council]',
     '',
   ].join('\n');
   await writeFile(join(dir, 'promptfooconfig.yaml'), config);
@@ -203,12 +206,16 @@ describe('the promptfoo provider, run by promptfoo eval', () => {
     expect(String(judged.error)).toMatch(/do not return cost/);
   });
 
-  it('refuses a token in the provider config, naming NSED_TOKEN, and never writes the real token (reliability #256)', async (ctx) => {
+  it('refuses a token in the provider config, naming NSED_TOKEN, and returns no token, even one the council repeats (reliability #256)', async (ctx) => {
     if (missing !== undefined) ctx.skip(missing);
     const r = resultOf('token-in-config');
     expect(r.success).toBe(false);
     expect(r.response?.error ?? r.error).toMatch(/cannot set token.*NSED_TOKEN/);
-    expect(written).not.toContain(TOKEN);
+    expect(written.replaceAll(`Is ${TOKEN} a safe cache key?`, '')).not.toContain(TOKEN);
+    // What the provider returns is redacted even where the council repeats the token back.
+    const echo = resultOf('echo');
+    expect(String(echo.response?.output)).toContain('a safe cache key');
+    expect(JSON.stringify(echo.response)).not.toContain(TOKEN);
   });
 
   it('runs README’s exec: recipe as written: the prompt is the question, promptfoo’s two JSON arguments are not', async (ctx) => {
