@@ -17,12 +17,17 @@ const rounds = opt('rounds', 2);
 const toFile = process.argv.includes('--out');
 const clis = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'nsed-batch-ab-'));
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 try {
   const prompts = batchPrompts(items);
   const file = path.join(tmp, 'items.txt');
   await writeFile(file, `${prompts.join('\n')}\n`);
-  const floorMs = ((await backToBack(tmp, prompts.slice(0, 100), { roundMs: 25, model: 'nsed:fast' })) * (items / 100)) / 16;
+  const floorMs =
+    ((await backToBack(tmp, prompts.slice(0, 100), { roundMs: 25, model: 'nsed:fast' })) * (items / 100)) / 16;
   console.log(`floor (simulator alone ÷ 16): ${(floorMs / 1000).toFixed(2)} s; load ${load()}`);
   for (let r = 0; r < rounds; r++) {
     for (const cli of r % 2 === 0 ? clis : [...clis].reverse()) {

@@ -197,19 +197,24 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   // Most records hold nothing to redact: one walk that allocates nothing says so, and the record
   // is returned as it is; only one that changes is copied (showing a 1,000-turn session spent a
   // third of its time copying it, bench/RESULTS.md).
-  return changes(value, redact) ? (mapStrings(value, redact) as T) : value;
+  return changes(value, redact, new Set()) ? (mapStrings(value, redact) as T) : value;
 }
 
-/** Whether mapStrings would return anything but an equal copy of `value`. */
-function changes(value: unknown, fn: (text: string) => string): boolean {
+/** Whether mapStrings would return anything but an equal copy of `value`; `keys`: keys known to stay. */
+function changes(value: unknown, fn: (text: string) => string, keys: Set<string>): boolean {
   if (typeof value === 'string') return fn(value) !== value;
-  if (Array.isArray(value)) return value.some((v) => changes(v, fn));
+  if (Array.isArray(value)) return value.some((v) => changes(v, fn, keys));
   if (typeof value === 'object' && value !== null) {
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return true;
     for (const k in value) {
       if (!Object.hasOwn(value, k)) continue;
-      if (fn(k) !== k || changes((value as Record<string, unknown>)[k], fn)) return true;
+      // A record repeats a few keys thousands of times (`role`, `content`): each is asked once.
+      if (!keys.has(k)) {
+        if (fn(k) !== k) return true;
+        keys.add(k);
+      }
+      if (changes((value as Record<string, unknown>)[k], fn, keys)) return true;
     }
   }
   return false;

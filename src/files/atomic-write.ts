@@ -60,8 +60,8 @@ export const realDisk: DiskOps = {
 };
 
 /**
- * The real disk for many writes at once in one process (the batch's store, docs/reliability.md
- * #260): the same synchronous calls, except the fsyncs, which go through the thread pool, so
+ * The real disk for many writes at once in one process (the batch's store,
+ * docs/reliability.md #260): the same synchronous calls, except the fsyncs, which go through the thread pool, so
  * the event loop serves the other turns' streams while the disk syncs, and the file system
  * commits the fsyncs that wait together in one journal commit.
  */

@@ -64,7 +64,10 @@ const prompt = (trial: number, id: string): string => `trial ${trial} item ${id}
 /** The deliberations the simulator was asked to start for this trial's items. */
 const startsOf = (trial: number): number =>
   rig.sim.requests.filter(
-    (q) => q.method === 'POST' && q.path.startsWith('/v1/chat/completions') && JSON.stringify(q.body).includes(`"trial ${trial} item `),
+    (q) =>
+      q.method === 'POST' &&
+      q.path.startsWith('/v1/chat/completions') &&
+      JSON.stringify(q.body).includes(`"trial ${trial} item `),
   ).length;
 
 let kills = 0;
@@ -103,7 +106,10 @@ async function trial(n: number, killAt: number): Promise<void> {
   expect(resumed.code, `${where}: ${resumed.stderr}`).toBe(0);
   const lines = wholeLines(await readFile(out, 'utf8'));
   expect(lines.map((l) => l.id).sort(), where).toEqual(ITEMS);
-  expect(lines.every((l) => l.status === 'ok'), where).toBe(true);
+  expect(
+    lines.every((l) => l.status === 'ok'),
+    where,
+  ).toBe(true);
   expect(startsOf(n), `${where}: a deliberation was started twice`).toBe(ITEMS.length);
   await rm(home, { recursive: true, force: true });
 }
