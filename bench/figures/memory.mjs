@@ -44,7 +44,7 @@ export async function memory({ tmp, server }) {
       nsed: s[`nsed${top}`],
       floor: s[`nsed${mid}`],
       unit: 'MiB',
-      // Issue 32's table: no more than the floor client grows over the same range.
+      // No more than the floor client grows over the same range (the floor's own growth is the bar).
       target: { text: `≤ the floor client's ${round(floorGrowth, 2)}`, ok: (r) => r <= floorGrowth },
       extra: { floor_client_growth: round(floorGrowth, 3), peak_rss_via: method },
       note: `the undici floor client grows ${round(floorGrowth, 2)}× over the same range`,
