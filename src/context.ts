@@ -83,6 +83,7 @@ export function createContext(
   secrets: Secrets = runSecrets(base.env),
 ): Context {
   let store: Promise<SessionStore> | undefined;
+  let groupStore: Promise<SessionStore> | undefined;
   const ctx: Context = {
     ...base,
     io,
@@ -111,7 +112,19 @@ export function createContext(
         );
       }),
   };
+  if (parts.store === undefined) groupCommitStores.set(ctx, () => (groupStore ??= openStore(ctx, true)));
   return ctx;
+}
+
+const groupCommitStores = new WeakMap<Context, () => Promise<SessionStore>>();
+
+/**
+ * The same Context, its store in group-commit mode (many turns at once in this process: `nsed
+ * batch`, docs/reliability.md #260). A store the caller handed in (a test's) stays as it is.
+ */
+export function groupCommitting(ctx: Context): Context {
+  const store = groupCommitStores.get(ctx);
+  return store === undefined ? ctx : { ...ctx, store };
 }
 
 /** The secrets of a run, knowing NSED_TOKEN from the start. */
@@ -122,15 +135,22 @@ export function runSecrets(env: ProcessContext['env']): Secrets {
 }
 
 /** The store under --home / NSED_HOME / XDG_DATA_HOME. */
-async function openStore(ctx: Context): Promise<SessionStore> {
-  const [{ openFileStore }, { resolveHome }] = await Promise.all([
-    import('./session/file-store.js'),
-    import('./session/index.js'),
-  ]);
+async function openStore(ctx: Context, groupCommit = false): Promise<SessionStore> {
+  const [{ openFileStore }, { resolveHome }, { realDisk, poolSyncDisk }, { killHook, killingDisk }] = await Promise.all(
+    [
+      import('./session/file-store.js'),
+      import('./session/index.js'),
+      import('./files/atomic-write.js'),
+      import('./files/kill-hook.js'),
+    ],
+  );
+  const boundary = killHook(ctx.env);
   const { io } = ctx;
   const home = resolveHome(ctx.env, ctx.globals.home);
   if (io.verbose && !io.quiet) io.stderr.write(`store ${home}\n`);
   return openFileStore(home, {
+    groupCommit,
+    ...(boundary === undefined ? {} : { disk: killingDisk(groupCommit ? poolSyncDisk : realDisk, boundary) }),
     now: () => ctx.clock.now(),
     redact: (text) => ctx.secrets.redact(text),
     // A wait is bounded by the store; saying whose lock it is tells the user what to look at.

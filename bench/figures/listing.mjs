@@ -51,7 +51,7 @@ export async function listing({ tmp, store }) {
         nsed: s.ls,
         floor: s.floor,
         unit: 'ms',
-        target: atMost(3),
+        target: atMost(2),
         extra: { sessions: listed, stdout_lines: lines },
       }),
     );
@@ -66,7 +66,7 @@ export async function listing({ tmp, store }) {
         nsed: s.show,
         floor: s.floor,
         unit: 'ms',
-        target: atMost(2),
+        target: atMost(1.5),
         extra: { turns: TURNS, stdout_bytes: bytes },
       }),
     );

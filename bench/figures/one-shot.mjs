@@ -27,7 +27,7 @@ export async function oneShot({ tmp, server }) {
       nsed: s.nsed,
       floor: s.floor,
       unit: 'ms',
-      target: atMost(2),
+      target: atMost(1.25),
     }),
   ];
 }

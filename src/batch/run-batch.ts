@@ -1,5 +1,5 @@
 import { sumUsage } from '../usage.js';
-import type { Context } from '../context.js';
+import { groupCommitting, type Context } from '../context.js';
 import { redactDeep } from '../secrets.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
@@ -40,7 +40,9 @@ export interface BatchRun {
  * A failure of one item is its line; only a signal stops the batch from starting more items
  * (the ones never started get no line, so a re-run with --resume runs them).
  */
-export async function runBatch(ctx: Context, run: BatchRun): Promise<number> {
+export async function runBatch(given: Context, run: BatchRun): Promise<number> {
+  // Many turns at once: the writes that end together share their fsyncs (docs/reliability.md #260).
+  const ctx = groupCommitting(given);
   const started = ctx.clock.now().getTime();
   const lines: ResultLine[] = [];
   const tally: Tally = emptyTally();

@@ -197,7 +197,12 @@ export const batch: CommandDef<BatchOptions> = {
             })
           : undefined;
       const sink =
-        out === undefined ? sinks.stdoutSink(ctx.io) : await sinks.fileSink(out, { freshLine: plan?.cutTail === true });
+        out === undefined
+          ? sinks.stdoutSink(ctx.io)
+          : await sinks.fileSink(out, {
+              freshLine: plan?.cutTail === true,
+              boundary: (await import('../files/kill-hook.js')).killHook(ctx.env),
+            });
       return runBatch(ctx, {
         items: plan?.toRun ?? items,
         base: {

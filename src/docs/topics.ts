@@ -107,6 +107,11 @@ const OTHER_ENVIRONMENT: Described[] = [
     describe: '0 turns off certificate checks (Node.js); nsed warns when it is set for an https:// orchestrator',
   },
   { name: 'NSED_SIM_ROUND_MS', describe: '--sim: milliseconds per phase of the in-process simulator (default 120)' },
+  {
+    name: 'NSED_TEST_KILL_AT_WRITE',
+    describe:
+      "a test hook, never a setting: N makes the process kill itself (SIGKILL) before its Nth file write (nsed's crash tests)",
+  },
   { name: 'SHELL', describe: 'nsed completion without an argument picks the shell named here' },
   { name: 'USERPROFILE', describe: 'Windows: the user home, where HOME is not set' },
 ];

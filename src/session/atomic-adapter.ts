@@ -18,6 +18,8 @@ export interface AtomicAdapterOptions<T> {
   redact?: (text: string) => string;
 
   disk?: DiskOps;
+  /** Makes each write's rename durable instead of its own directory fsync (a group commit). */
+  syncDir?: (dir: string) => Promise<void>;
 }
 
 // Temp files of a write, and lock directories renamed aside for removal (lock.ts).
@@ -124,6 +126,7 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
         exclusive: this.opts.mode === 'create',
         disk: this.disk,
         ...(this.opts.beforeCommit === undefined ? {} : { beforeCommit: this.opts.beforeCommit }),
+        ...(this.opts.syncDir === undefined ? {} : { syncDir: this.opts.syncDir }),
       });
     } catch (err) {
       if (errCode(err) === 'EEXIST' && this.opts.mode === 'create') {

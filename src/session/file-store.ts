@@ -3,7 +3,8 @@ import { lstat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { notFound, storeError, usageError, type NsedError } from '../errors.js';
-import { realDisk, type DiskOps } from '../files/atomic-write.js';
+import { fsyncDir, poolSyncDisk, realDisk, type DiskOps } from '../files/atomic-write.js';
+import { SyncGroup } from '../files/sync-group.js';
 import { AtomicJsonAdapter, decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { IndexJournal, listSessions } from './index-journal.js';
@@ -29,6 +30,13 @@ export interface FileStoreOptions {
   disk?: DiskOps;
   /** Applied to every string a session file gets (the run's secrets, docs/reliability.md #89). */
   redact?: (text: string) => string;
+  /**
+   * Many turns at once in this process (`nsed batch`, docs/reliability.md #260): the writes that
+   * end together share one directory fsync, and fsyncs run on the thread pool (the real disk's
+   * `poolSyncDisk` unless `disk` is given) so the event loop serves the other turns meanwhile.
+   * Every write still resolves only once it is durable, and holds its session's lock until then.
+   */
+  groupCommit?: boolean;
 }
 
 /** The lock was taken over (the process slept past the stale time) before our rename. */
@@ -48,6 +56,9 @@ class FileStore implements SessionStore {
   private readonly now: () => Date;
   private readonly disk: DiskOps;
   private ready: Promise<void> | undefined;
+  private swept: Promise<void> | undefined;
+  /** The directory fsync the writes that end together share (groupCommit only). */
+  private readonly dirSync: SyncGroup | undefined;
 
   constructor(
     readonly home: string,
@@ -56,13 +67,18 @@ class FileStore implements SessionStore {
     this.dir = sessionsDir(home);
     this.journal = new IndexJournal(home);
     this.now = opts.now ?? (() => new Date());
-    this.disk = opts.disk ?? realDisk;
+    this.disk = opts.disk ?? (opts.groupCommit === true ? poolSyncDisk : realDisk);
+    const dir = this.dir;
+    this.dirSync = opts.groupCommit === true ? new SyncGroup(() => fsyncDir(dir, this.disk)) : undefined;
   }
 
   async create(session: Session): Promise<void> {
     const file = sessionFile(this.dir, session.id);
     await this.ensureDirs();
-    await removeStaleTemps(this.dir, readdirSync(this.dir));
+    // A batch's store sweeps once: its thousand creates would list the growing directory a
+    // thousand times, and what dead processes leave meanwhile is swept by the next run.
+    if (this.dirSync === undefined) await removeStaleTemps(this.dir, readdirSync(this.dir));
+    else await (this.swept ??= removeStaleTemps(this.dir, readdirSync(this.dir)));
     await this.locked(session.id, file, async (beforeCommit) => {
       const adapter = this.adapter(file, session.id, 'create', beforeCommit);
       const db = new Low<Session | null>(adapter, { ...session, version: SESSION_VERSION });
@@ -220,8 +236,15 @@ class FileStore implements SessionStore {
       disk: this.disk,
       ...(beforeCommit ? { beforeCommit } : {}),
       ...(this.opts.redact ? { redact: this.opts.redact } : {}),
+      ...(this.dirSync === undefined ? {} : { syncDir: this.syncDir }),
     });
   }
+
+  /** Session files live in one directory: its group fsync (see groupCommit). */
+  private readonly syncDir = async (dir: string): Promise<void> => {
+    if (this.dirSync !== undefined && dir === this.dir) return this.dirSync.sync();
+    return fsyncDir(dir, this.disk);
+  };
 
   private missing(id: string): NsedError {
     return notFound(`no session '${id}'`, 'run `nsed sessions ls` to see the sessions');

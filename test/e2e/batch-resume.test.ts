@@ -236,17 +236,25 @@ describe('the batch id on its sessions (reliability #151)', () => {
   });
 });
 
-/** A clock whose sleeps wait until the test lets them end, so a test sees who waits and for how long. */
+/**
+ * A clock whose sleeps wait until the test lets them end, so a test sees who waits and for how
+ * long. Its time stands still until then (wake moves it on by the longest wait): with the real
+ * time, a Retry-After of 7 s could run out on a loaded machine before the next item asks the
+ * back-off, which then had nothing left to wait for.
+ */
 function gateClock(): Clock & { sleeps: number[]; waiting(n: number): Promise<void>; wake(): void } {
   const sleeps: number[] = [];
   let pending: Array<() => void> = [];
   let watchers: Array<() => void> = [];
+  let at = Date.now();
+  let longest = 0;
   return {
     sleeps,
-    now: () => new Date(),
+    now: () => new Date(at),
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
         sleeps.push(ms);
+        longest = Math.max(longest, ms);
         pending.push(resolve);
         signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
         for (const w of watchers) w();
@@ -263,6 +271,8 @@ function gateClock(): Clock & { sleeps: number[]; waiting(n: number): Promise<vo
         check();
       }),
     wake: () => {
+      at += longest;
+      longest = 0;
       const all = pending;
       pending = [];
       for (const r of all) r();
