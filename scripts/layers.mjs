@@ -41,6 +41,11 @@ export const LAYERS = [
     why: "what a turn cost, derived from the server's token_usage, totals, budget and prices alone: a leaf the turn, the reports and the gates share",
   },
   {
+    from: 'src/spend-cap.ts',
+    allow: ['src/errors.ts', 'src/usage.ts'],
+    why: 'a spend cap is its values, checked once for every place they come from, and whether a usage crossed it: a leaf the settings, the turn, batch and MCP share',
+  },
+  {
     from: 'src/ballots.ts',
     allow: ['src/protocol/'],
     why: 'who voted how, and the trust figures: pure functions over /details and /agents that the verdict reads',
@@ -156,7 +161,7 @@ export const LAYERS = [
   },
   {
     from: 'src/config-file.ts',
-    allow: ['src/errors.ts', 'src/protocol/', 'src/output/modes.ts', 'src/files/'],
+    allow: ['src/errors.ts', 'src/protocol/', 'src/output/modes.ts', 'src/files/', 'src/spend-cap.ts'],
     why: 'the config file is read and checked with nothing but the error type and the list of output modes, and written as every file outside the store is',
   },
   {

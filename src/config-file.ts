@@ -1,6 +1,7 @@
 import { closeSync, constants as fsConstants, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
+import { parseMaxCost, parseMaxTokens } from './spend-cap.js';
 import {
   ON_EXIT_CHOICES,
   OUTPUT_MODES,
@@ -24,6 +25,9 @@ export interface ConfigValues {
   token_file?: string;
   progress?: ProgressChoice;
   on_exit?: OnExit;
+  /** The spend cap of every turn (src/spend-cap.ts). */
+  max_cost?: number;
+  max_tokens?: number;
 }
 
 export type ConfigKey = keyof ConfigValues;
@@ -44,6 +48,8 @@ const KEY_SET = {
   token_file: true,
   progress: true,
   on_exit: true,
+  max_cost: true,
+  max_tokens: true,
 } as const satisfies Record<ConfigKey, true>;
 
 const KNOWN = Object.keys(KEY_SET) as ConfigKey[];
@@ -186,6 +192,8 @@ export function valueFromText(key: ConfigKey, text: string): unknown {
   switch (key) {
     case 'rounds':
     case 'idle_timeout':
+    case 'max_cost':
+    case 'max_tokens':
       return text.trim() === '' ? NaN : Number(text);
     case 'color':
       if (['true', 'on', 'yes', '1'].includes(text)) return true;
@@ -262,6 +270,12 @@ export function checkValue(key: ConfigKey, value: unknown, base: string, home?: 
       if (choice === undefined) throw bad(`one of ${ON_EXIT_CHOICES.join(', ')}`);
       return choice;
     }
+    case 'max_cost':
+      if (typeof value !== 'number') throw bad('a positive number of dollars');
+      return parseMaxCost(value, key);
+    case 'max_tokens':
+      if (typeof value !== 'number') throw bad('a positive whole number of tokens');
+      return parseMaxTokens(value, key);
     case 'token_file': {
       if (typeof value !== 'string' || value.trim() === '') throw bad('a file path');
       const p = value.startsWith('~/') && home !== undefined ? path.join(home, value.slice(2)) : value;

@@ -18,6 +18,8 @@ export const ExitCode = {
   gateFailed: 12,
   inconclusive: 13,
   schemaMismatch: 14,
+  /** A spend cap (--max-cost, --max-tokens) was crossed: the deliberation was cancelled there. */
+  costCap: 15,
   timeout: 124,
   sighup: 129,
   interrupted: 130,
@@ -43,6 +45,7 @@ export type ErrorCode =
   | 'gate_failed'
   | 'inconclusive'
   | 'schema_mismatch'
+  | 'cost_cap'
   | 'bug';
 
 export type StreamDrop = 'eof' | 'reset' | 'idle' | 'malformed';
@@ -63,6 +66,7 @@ const exitFor: Record<ErrorCode, ExitCodeValue> = {
   gate_failed: ExitCode.gateFailed,
   inconclusive: ExitCode.inconclusive,
   schema_mismatch: ExitCode.schemaMismatch,
+  cost_cap: ExitCode.costCap,
   bug: ExitCode.bug,
 };
 

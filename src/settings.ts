@@ -44,6 +44,9 @@ export interface RunSettings {
   policy: Setting<string>;
   agents: Setting<string[] | undefined>;
   rounds: Setting<number | undefined>;
+  /** The spend cap of a turn (src/spend-cap.ts): dollars, and tokens in plus out. */
+  maxCostUsd: Setting<number | undefined>;
+  maxTokens: Setting<number | undefined>;
   /** The in-process simulator of --sim (and `nsed sim`): its profile and its pace. */
   simProfile: Setting<string>;
   simRoundMs: Setting<number>;
@@ -81,6 +84,8 @@ export function settingLines(s: RunSettings): SettingLine[] {
     { name: 'policy', ...s.policy, value: s.policy.value },
     { name: 'agents', ...s.agents, value: show(s.agents.value) },
     { name: 'rounds', ...s.rounds, value: show(s.rounds.value) },
+    { name: 'max_cost', ...s.maxCostUsd, value: show(s.maxCostUsd.value) },
+    { name: 'max_tokens', ...s.maxTokens, value: show(s.maxTokens.value) },
     { name: 'sim_profile', ...s.simProfile, value: s.simProfile.value },
     { name: 'sim_round_ms', ...s.simRoundMs, value: String(s.simRoundMs.value) },
     { name: 'sim_token', ...s.simToken, value: s.simToken.value === undefined ? '(none)' : '(set)' },

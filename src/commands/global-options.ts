@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import type { LoadedConfig } from '../config-file.js';
 import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
+import { parseMaxCost, parseMaxTokens } from '../spend-cap.js';
 import { ON_EXIT_CHOICES, OUTPUT_MODES, PROGRESS_CHOICES } from '../output/modes.js';
 import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
 import type { ParsedArgv } from './command.js';
@@ -305,6 +306,27 @@ export function parseGlobalOptions(
     { flag: (v) => (typeof v === 'number' ? v : undefined), config: () => file.rounds },
     undefined,
   );
+  // The spend cap: every layer checked by the one parser, so a bad NSED_MAX_COST is refused as a bad flag is.
+  const maxCostUsd = layered<number | undefined>(
+    turnFlag('max-cost'),
+    sources,
+    {
+      flag: (v) => parseMaxCost(v, '--max-cost'),
+      env: (v) => parseMaxCost(v, 'NSED_MAX_COST'),
+      config: () => file.max_cost,
+    },
+    undefined,
+  );
+  const maxTokens = layered<number | undefined>(
+    turnFlag('max-tokens'),
+    sources,
+    {
+      flag: (v) => parseMaxTokens(v, '--max-tokens'),
+      env: (v) => parseMaxTokens(v, 'NSED_MAX_TOKENS'),
+      config: () => file.max_tokens,
+    },
+    undefined,
+  );
   const simProfile = layered(SIM_PROFILE_FLAG, sources, { flag: asString, env: (v) => v.trim() }, 'default');
   const simToken = layered<string | undefined>(SIM_TOKEN_FLAG, sources, { flag: asString, env: (v) => v }, undefined);
   const roundMs = Number(env[SIM_ROUND_MS_ENV]);
@@ -325,6 +347,8 @@ export function parseGlobalOptions(
     policy,
     agents,
     rounds,
+    maxCostUsd,
+    maxTokens,
     simProfile,
     simRoundMs,
     simToken,

@@ -145,7 +145,7 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   usage: {
     short: 'usage',
     meaning:
-      "usage: bad flags or arguments, an invalid id, an --out or config path that is a folder; a report path (--summary, --junit, --html) whose folder is missing or whose links loop, or a --out whose links loop (all before anything is sent); a file a flag names that is a device, a folder or past its cap; a batch item's file outside the batch file's folder",
+      "usage: bad flags or arguments, an invalid id, an --out or config path that is a folder; a report path (--summary, --junit, --html) whose folder is missing or whose links loop, or a --out whose links loop (all before anything is sent); a file a flag names that is a device, a folder or past its cap; a batch item's file outside the batch file's folder; a spend cap (--max-cost, --max-tokens) on a server that cannot meter it, without --allow-unmetered",
   },
   notFound: {
     short: 'not found',
@@ -191,6 +191,11 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
     short: 'schema mismatch',
     meaning:
       'schema mismatch: the answer does not match --schema, after the council had its --schema-retries to fix it',
+  },
+  costCap: {
+    short: 'cost cap',
+    meaning:
+      'cost cap: the deliberation reached --max-cost or --max-tokens and was cancelled on the orchestrator; the turn is recorded with the verdict it had reached',
   },
   timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
   sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },

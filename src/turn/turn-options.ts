@@ -2,6 +2,7 @@ import { MAX_FLAG_FILE_BYTES, readInputText, type ReadBounds } from '../files/re
 import type { ToolDefinition } from '../protocol/wire.js';
 import type { Council } from '../session/index.js';
 import type { ReportOptions } from './reports/report-options.js';
+import type { TurnCap } from '../spend-cap.js';
 import type { Gates } from '../verdict.js';
 import type { AnswerSchema } from './schema/answer-schema.js';
 import {
@@ -37,6 +38,8 @@ export interface TurnOptions {
   gates?: Gates | undefined;
   /** --schema, compiled: the answer must match it, or the council gets `retries` turns to fix it. */
   schema?: AnswerSchema;
+  /** --max-cost, --max-tokens, --allow-unmetered (or an MCP tool's cost cap); settings fill what is absent. */
+  cap?: TurnCap;
 }
 
 /**

@@ -7,6 +7,7 @@ import { continueCommand } from '../../src/commands/continue.js';
 import { toolResult } from '../../src/commands/tool-result.js';
 import { fork } from '../../src/commands/fork.js';
 import { parseGlobalOptions } from '../../src/commands/global-options.js';
+import { parseConfigText } from '../../src/config-file.js';
 import { inject } from '../../src/commands/inject.js';
 import { resume } from '../../src/commands/resume.js';
 import { exportCommand } from '../../src/commands/sessions/export.js';
@@ -122,8 +123,44 @@ describe('ask', () => {
     [{ model: ' ' }, /--model is empty/],
     [{ model: 'gpt-4o', policy: 'deep' }, /-m\/--model and -p\/--policy are exclusive/],
     [{ 'max-tool-calls': -1 }, /--max-tool-calls must be a whole number/],
+    [{ 'max-cost': 0 }, /^--max-cost must be a positive number of dollars/],
+    [{ 'max-cost': -1 }, /--max-cost must be a positive number/],
+    [{ 'max-cost': Number.NaN }, /--max-cost must be a positive number/],
+    [{ 'max-cost': Number.POSITIVE_INFINITY }, /--max-cost must be a positive number/],
+    [{ 'max-tokens': 0 }, /^--max-tokens must be a positive whole number of tokens/],
+    [{ 'max-tokens': 2.5 }, /--max-tokens must be a positive whole number/],
+    [{ 'max-tokens': Number.NaN }, /--max-tokens/],
   ])('refuses %o', (flags, message) => {
     expect(parseError(() => ask.parse({ ...turnDefaults, ...flags }))).toEqual(usage(message));
+  });
+
+  it('reads the spend cap: dollars, tokens and --allow-unmetered', () => {
+    expect(ask.parse({ ...turnDefaults, 'max-cost': 0.25, 'max-tokens': 5000 }).turn.cap).toEqual({
+      maxCostUsd: 0.25,
+      maxTokens: 5000,
+    });
+    expect(ask.parse({ ...turnDefaults, 'max-cost': 1, 'allow-unmetered': true }).turn.cap).toEqual({
+      maxCostUsd: 1,
+      allowUnmetered: true,
+    });
+    expect(ask.parse({ ...turnDefaults }).turn.cap).toBeUndefined();
+  });
+
+  it('refuses a bad spend cap from the environment or the config file as it refuses a bad flag', () => {
+    expect(parseError(() => parseGlobalOptions({}, undefined, { NSED_MAX_COST: 'lots' }, ask.flags))).toEqual(
+      usage(/^NSED_MAX_COST must be a positive number of dollars/),
+    );
+    expect(parseError(() => parseGlobalOptions({}, undefined, { NSED_MAX_TOKENS: '-3' }, ask.flags))).toEqual(
+      usage(/^NSED_MAX_TOKENS must be a positive whole number of tokens/),
+    );
+    expect(() => parseConfigText('{"max_cost": 0}', '/c.json')).toThrow(
+      /max_cost must be a positive number of dollars/,
+    );
+    expect(() => parseConfigText('{"max_tokens": "many"}', '/c.json')).toThrow(/max_tokens must be a positive whole/);
+    expect(parseConfigText('{"max_cost": 0.5, "max_tokens": 900}', '/c.json').values).toEqual({
+      max_cost: 0.5,
+      max_tokens: 900,
+    });
   });
 
   it('ignores a flag value of the wrong type rather than passing it on', () => {
@@ -373,11 +410,18 @@ describe('global options', () => {
         color: false,
         token_file: '/tf',
         progress: 'plain' as const,
+        max_cost: 0.5,
       },
       unknown: [],
       error: undefined,
     };
-    const env = { NSED_URL: 'http://env/', NSED_POLICY: ' envp ', NSED_TOKEN: 'secret', NSED_SIM_PROFILE: 'strict' };
+    const env = {
+      NSED_URL: 'http://env/',
+      NSED_POLICY: ' envp ',
+      NSED_TOKEN: 'secret',
+      NSED_SIM_PROFILE: 'strict',
+      NSED_MAX_TOKENS: '20000',
+    };
     const sources = (o: ReturnType<typeof parseGlobalOptions>) =>
       Object.fromEntries(Object.entries(o.settings).map(([k, v]) => [k, [v.value, v.source]]));
     // ask has the turn flags: -p is the policy.
@@ -395,6 +439,8 @@ describe('global options', () => {
         policy: ['p', 'flag'],
         agents: [['A', 'B'], 'config'],
         rounds: [2, 'flag'],
+        maxCostUsd: [0.5, 'config'],
+        maxTokens: [20000, 'env'],
         simProfile: ['strict', 'env'],
         simRoundMs: [120, 'default'],
         simToken: [undefined, 'default'],

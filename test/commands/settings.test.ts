@@ -99,7 +99,7 @@ describe('the config keys come from the flag tables', () => {
     const { CONFIGURABLE } = await import('../../src/commands/config/shared.js');
     const { isConfigKey, unknownKeyError } = await import('../../src/config-file.js');
     const keys = CONFIGURABLE.map((f) => f.configKey ?? '');
-    expect(keys.length).toBe(10);
+    expect(keys.length).toBe(12);
     for (const k of keys) expect(isConfigKey(k), k).toBe(true);
     // The refusal lists the known keys: exactly the tables' ones.
     const listed = (unknownKeyError('nope').hint ?? '').replace('known keys: ', '').split(', ');

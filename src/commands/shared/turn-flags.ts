@@ -1,4 +1,5 @@
 import { usageError } from '../../errors.js';
+import { parseMaxCost, parseMaxTokens, type TurnCap } from '../../spend-cap.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
 import type { ReportOptions } from '../../turn/reports/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
@@ -101,6 +102,33 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
     describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
     valueName: 'N',
   },
+  // The spend cap (src/spend-cap.ts) is a ceiling on what a turn spends, not a part of what it
+  // asks: the same question under another cap is the same request, so none of these shapes it.
+  {
+    name: 'max-cost',
+    type: 'number',
+    env: 'NSED_MAX_COST',
+    configKey: 'max_cost',
+    describe: 'stop the deliberation once it has cost USD dollars: cancel it and exit 15',
+    details:
+      "nsed watches the stream's usage (else GET /deliberation/{id}/budget) and cancels the deliberation on the orchestrator once its cost reaches USD. A server that cannot meter is refused before anything is sent (exit 2), unless --allow-unmetered. Not --max-cost-gate, which judges a completed turn's cost.",
+    valueName: 'USD',
+    sample: '0.5',
+  },
+  {
+    name: 'max-tokens',
+    type: 'number',
+    env: 'NSED_MAX_TOKENS',
+    configKey: 'max_tokens',
+    describe: 'stop the deliberation once it has used N tokens (in plus out): cancel it and exit 15',
+    valueName: 'N',
+    sample: '20000',
+  },
+  {
+    name: 'allow-unmetered',
+    type: 'boolean',
+    describe: 'run under --max-cost/--max-tokens even where the server reports no usage (the cap cannot stop it)',
+  },
 ];
 
 /** The turn flags of ask, continue and fork: one shared group each command spreads into its table. */
@@ -162,8 +190,24 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     toolFlags: stringList(argv, 'tool'),
     askUser: argv['ask-user'] === true,
     maxToolCalls: maxToolCalls(argv['max-tool-calls']),
+    ...capOf(argv),
     ...reportsOf(argv),
   };
+}
+
+/**
+ * The cap the flags set. NSED_MAX_COST, NSED_MAX_TOKENS and the config keys are settings
+ * (RunSettings), which the turn applies where no flag is given.
+ */
+function capOf(argv: ParsedArgv): { cap?: TurnCap } {
+  const cost = argv['max-cost'];
+  const tokens = argv['max-tokens'];
+  const cap: TurnCap = {
+    ...(cost === undefined ? {} : { maxCostUsd: parseMaxCost(cost, '--max-cost') }),
+    ...(tokens === undefined ? {} : { maxTokens: parseMaxTokens(tokens, '--max-tokens') }),
+    ...(argv['allow-unmetered'] === true ? { allowUnmetered: true } : {}),
+  };
+  return Object.keys(cap).length === 0 ? {} : { cap };
 }
 
 function reportsOf(argv: ParsedArgv): { reports?: ReportOptions } {

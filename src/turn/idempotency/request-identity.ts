@@ -19,7 +19,9 @@ import { loadDeclaredTools, type TurnOptions } from '../turn-options.js';
  * Outside it, on purpose: gates (--min-convergence, --gates ...) and reports judge or show an
  * answer without changing the question, so the same question under other gates is the same
  * request (its recorded verdict is judged again); so are output modes, timeouts, --title,
- * --no-save, --no-stream and the number of tool calls or corrective turns nsed allows.
+ * --no-save, --no-stream and the number of tool calls or corrective turns nsed allows. So is the
+ * spend cap (--max-cost, --max-tokens, --allow-unmetered): a ceiling on what nsed lets the
+ * deliberation spend, not a part of what it asks, so a re-run under another cap finds the same job.
  */
 export interface RequestIdentity {
   /** The version of this description: a change of what it holds changes every hash. */
