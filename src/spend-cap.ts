@@ -10,7 +10,7 @@
  */
 
 import { usageError } from './errors.js';
-import type { Usage } from './usage.js';
+import { dollars, type Prices, type Usage } from './usage.js';
 
 export interface SpendCap {
   /** Dollars; the cap is crossed when the usage's cost reaches or passes it. */
@@ -47,6 +47,16 @@ export function parseMaxTokens(v: unknown, name: string): number {
   return n;
 }
 
+/** A cap a turn enforces, with the prices its dollars are estimated at where the server reports only tokens. */
+export interface MeteredCap extends SpendCap {
+  /**
+   * The highest input and output prices `/agents` lists: `/budget`'s tokens (which name no agent)
+   * priced at them bound the real cost from above, so an estimated cap stops no later than a
+   * reported one would. null: the server listed none.
+   */
+  ceiling: Prices | null;
+}
+
 /** What crossed a cap, as the turn records and says it. */
 export interface CapCrossed {
   /** Which cap: dollars or tokens. */
@@ -73,9 +83,9 @@ export function capCrossed(cap: SpendCap, usage: Usage): CapCrossed | undefined 
   return undefined;
 }
 
-/** `the cost cap of $0.50 ($0.62 spent)` / `the token cap of 20000 (23110 used)`. */
+/** `the cost cap of $0.5 ($0.62 spent)` / `the token cap of 20000 (23110 used)`. */
 export function describeCrossed(c: CapCrossed): string {
   return c.cap === 'cost'
-    ? `the cost cap of $${c.limit} ($${c.spent} spent)`
+    ? `the cost cap of $${c.limit} (${dollars({ cost_usd: c.spent, cost_source: 'reported' })} spent)`
     : `the token cap of ${c.limit} (${c.spent} used)`;
 }

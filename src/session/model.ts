@@ -78,6 +78,11 @@ export interface Turn {
   structured?: unknown;
   /** ...and, when it did not match, what the validator said. */
   schema_errors?: Array<{ path: string; message: string }>;
+  /**
+   * Assistant turns a spend cap stopped (--max-cost, --max-tokens): which cap, its limit and what
+   * had been spent when nsed cancelled the deliberation; the turn is `cancelled`, its verdict kept.
+   */
+  capped?: { cap: 'cost' | 'tokens'; limit: number; spent: number };
   [extra: string]: unknown;
 }
 

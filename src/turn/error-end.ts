@@ -2,6 +2,7 @@ import type { Context } from '../context.js';
 import { ExitCode, NsedError, toNsedError, type ExitCodeValue } from '../errors.js';
 import { cancelOnExit, cancelsOnExit } from './cancel-on-exit.js';
 import type { LiveTurn } from './live-turn.js';
+import { capError } from './spend-watch.js';
 import type { ErrorEnd } from './turn-end.js';
 
 /**
@@ -24,6 +25,9 @@ export async function endOfError(live: LiveTurn, err: unknown): Promise<ErrorEnd
     raw.status === undefined &&
     raw.drop === undefined &&
     (ctx.signal.aborted || raw.code === 'network' || raw.code === 'timeout' || raw.code === 'interrupted');
+  // The cap cancelled the job, and its stream ended in an error (a cancelled job's, or a drop).
+  if (live.capped !== undefined && !ctx.signal.aborted)
+    return { kind: 'capped', stop: live.capped, error: capError(live.capped, jobId, live.spec.sessionId) };
   const error = classify(err, ctx, { sessionId: live.spec.sessionId, jobId, startUnseen });
   if (neverSent) return { kind: 'unsent', error };
   if (live.transcript.finishReason === 'cancelled') return { kind: 'cancelled', error, recorded: true };

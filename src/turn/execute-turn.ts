@@ -1,4 +1,5 @@
 import { checkAgentNames } from './ballot-sources.js';
+import { meterCap, turnCapOf } from './spend-watch.js';
 import type { SchemaError } from '../events.js';
 import { boundsOf } from '../files/read-input.js';
 import { schemaMismatchMessage } from '../output/schema-lines.js';
@@ -160,6 +161,9 @@ async function startTurn(
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(ctx, opts);
   const native = agents !== undefined || rounds !== undefined;
+  // A spend cap the server cannot meter is refused before anything is sent (README "Spend caps").
+  const asked = turnCapOf(ctx, opts);
+  const cap = asked === undefined ? undefined : await meterCap(conn.client, asked, conn.url, ctx.signal);
   const declared = await loadDeclaredTools(opts, session.tools, boundsOf(ctx));
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {
@@ -200,6 +204,7 @@ async function startTurn(
     start,
     stream: native || opts.stream,
     ...(opts.gates === undefined ? {} : { gates: opts.gates }),
+    ...(cap === undefined ? {} : { cap }),
   };
   if (agents !== undefined) spec.agents = agents;
   // No tools offered still bounds the tool rounds by --max-tool-calls (docs/reliability.md #91).

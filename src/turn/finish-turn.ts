@@ -7,6 +7,7 @@ import type { CallToAnswer } from '../tools/answer-call.js';
 import { deriveVerdict, judgeGates, type CouncilVerdict, type GateResult } from '../verdict.js';
 import { UNKNOWN_USAGE } from '../usage.js';
 import type { AnswerCheck } from './schema/answer-schema.js';
+import type { CapCrossed } from '../spend-cap.js';
 import { verdictAtEnd } from './ballot-sources.js';
 import { warnDiverged } from './follow/diverged.js';
 import { endOfError } from './error-end.js';
@@ -118,7 +119,13 @@ async function finishError(live: LiveTurn, end: ErrorEnd): Promise<never> {
   if (recorded !== null && !(end.kind === 'cancelled' && end.recorded)) {
     const message = end.kind === 'cancelled' ? end.message : end.error.message;
     const startUnseen = (end.kind === 'interrupted' || end.kind === 'timed-out') && end.startUnseen;
-    record(live, recorded, { verdict, gate: null, ...(message === undefined ? {} : { error: message }), startUnseen });
+    record(live, recorded, {
+      verdict,
+      gate: null,
+      ...(message === undefined ? {} : { error: message }),
+      startUnseen,
+      ...(end.kind === 'capped' ? { capped: end.stop.crossed } : {}),
+    });
   }
   // A turn that could not be saved fails as a store error (exit 8), whatever else went wrong.
   let final = end.error;
@@ -151,6 +158,7 @@ function recordedStatus(end: ErrorEnd): 'failed' | 'interrupted' | 'cancelled' |
     case 'unsent':
       return null;
     case 'cancelled':
+    case 'capped':
       return 'cancelled';
     case 'failed':
       return 'failed';
@@ -229,6 +237,8 @@ interface RecordOptions {
   checked?: AnswerCheck;
   /** Sent, and no job named: the claim stays for `resume` (docs/reliability.md #97). */
   startUnseen?: boolean;
+  /** A spend cap stopped the turn: which, and what had been spent. */
+  capped?: CapCrossed;
 }
 
 function record(live: LiveTurn, status: TurnStatus, o: RecordOptions): void {
@@ -247,6 +257,7 @@ function record(live: LiveTurn, status: TurnStatus, o: RecordOptions): void {
     keepPending: o.keepPending ?? false,
     ...(o.checked === undefined ? {} : { checked: o.checked }),
     startUnseen: o.startUnseen ?? false,
+    ...(o.capped === undefined ? {} : { capped: o.capped }),
   };
   deps.recorder.answer(o.error === undefined ? entry : { ...entry, error: o.error });
 }

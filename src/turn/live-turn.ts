@@ -3,6 +3,7 @@ import type { PendingJob } from '../session/index.js';
 import { declareTools, type DeclaredTools } from '../tools/declared.js';
 import { applyEvent, emptyTranscript, type Transcript } from '../transcript.js';
 import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './follow/stream-replay.js';
+import type { CapStop } from './turn-end.js';
 import { ToolDriver } from './tools/tool-driver.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
@@ -16,6 +17,8 @@ export class LiveTurn {
   jobId: string | undefined;
   readonly declared: DeclaredTools;
   readonly driver: ToolDriver;
+  /** Set by the spend watch (spend-watch.ts) once the cap was crossed and the cancel sent. */
+  capped: CapStop | undefined;
 
   constructor(
     readonly deps: TurnDeps,

@@ -13,6 +13,7 @@ import {
 import type { AnswerCheck } from './schema/answer-schema.js';
 import type { Transcript, TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
+import type { CapCrossed } from '../spend-cap.js';
 
 /** A call as the session keeps it: what was asked and, once settled, how. */
 function recordedCall(c: TranscriptToolCall, r: TranscriptToolResult | undefined): RecordedToolCall {
@@ -107,6 +108,8 @@ export class TurnRecorder {
      * headers): the claim stays, marked abandoned, so `resume` can find the job (docs/reliability.md #97).
      */
     startUnseen?: boolean;
+    /** A spend cap stopped the turn (spend-watch.ts): which cap, its limit and what had been spent. */
+    capped?: CapCrossed;
   }): void {
     const t = a.transcript;
     const turn: Turn = {
@@ -137,6 +140,7 @@ export class TurnRecorder {
     if (a.gate !== undefined && a.gate !== null) turn.gate = a.gate;
     if (a.error !== undefined) turn.error = a.error;
     if (t.diverged) turn.diverged = true;
+    if (a.capped !== undefined) turn.capped = { ...a.capped };
     if (a.checked !== undefined) {
       turn.structured = a.checked.valid ? a.checked.value : null;
       if (!a.checked.valid) turn.schema_errors = a.checked.errors;

@@ -3,6 +3,7 @@ import type { Transcript } from '../transcript.js';
 import { endOfError } from './error-end.js';
 import { finishTurn, passesThrough } from './finish-turn.js';
 import { LiveTurn } from './live-turn.js';
+import { watchSpend } from './spend-watch.js';
 import type { TurnEnd } from './turn-end.js';
 import type { TurnResult } from './turn-result.js';
 import { concludeTurn, followEvents } from './turn-loop.js';
@@ -31,12 +32,16 @@ export async function playTurn(
     path: spec.path,
     url: deps.url,
   });
+  // A spend cap is watched beside the loop; it cancels the job, and the loop's end says why.
+  const watch = spec.cap === undefined ? undefined : watchSpend(live, spec.cap);
   let end: TurnEnd;
   try {
     const loop = await followEvents(live);
+    await watch?.stop();
     await live.driver.close();
     end = await concludeTurn(live, loop);
   } catch (err) {
+    await watch?.stop();
     if (err instanceof NsedError && passesThrough(err)) throw err;
     await live.driver.close();
     end = await endOfError(live, err);

@@ -1,6 +1,8 @@
 import type { NsedError } from '../errors.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import type { AnswerCheck } from './schema/answer-schema.js';
+import type { CapCrossed } from '../spend-cap.js';
+import type { CancelOutcome } from './cancel-on-exit.js';
 
 /**
  * Why the answer kept is not the text shown: a resume's replay differed from it (`replay`), or
@@ -10,6 +12,12 @@ import type { AnswerCheck } from './schema/answer-schema.js';
 export interface Divergence {
   cause: 'replay' | 'result';
   recorded: boolean;
+}
+
+/** How a spend cap stopped a turn: what crossed it, and whether the orchestrator took the cancel. */
+export interface CapStop {
+  crossed: CapCrossed;
+  cancel: CancelOutcome;
 }
 
 /**
@@ -37,6 +45,11 @@ export type TurnEnd =
   | { kind: 'interrupted'; error: NsedError; startUnseen: boolean }
   /** --timeout (or the idle timeout) ended the run; recorded as interrupted, as above. */
   | { kind: 'timed-out'; error: NsedError; startUnseen: boolean }
+  /**
+   * A spend cap was crossed while the deliberation ran (spend-watch.ts): it was cancelled on the
+   * orchestrator, and the turn is recorded cancelled with the verdict it had reached (exit 15).
+   */
+  | { kind: 'capped'; error: NsedError; stop: CapStop }
   /** The request never reached the orchestrator: nothing is recorded; the command forgets the turn. */
   | { kind: 'unsent'; error: NsedError };
 

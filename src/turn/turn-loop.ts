@@ -13,7 +13,8 @@ import { followStream, settle, type StreamOutcome } from './follow/follow-stream
 import type { LiveTurn } from './live-turn.js';
 import { unshownRest } from './follow/unshown-rest.js';
 import { followUpBody, maxFollowUps, noUsableCall, openCalls, tooManyToolRounds } from './tools/tool-round.js';
-import type { Divergence, TurnEnd } from './turn-end.js';
+import { capError } from './spend-watch.js';
+import type { CapStop, Divergence, TurnEnd } from './turn-end.js';
 
 /** Where the loop over a turn's events stopped: the stream's own end or /result's word, or calls left waiting. */
 export interface LoopEnd {
@@ -108,6 +109,8 @@ function unsettledAnswer(jobId: string, finish: string | null): never {
  * text), a replay that differed, and with --schema whether a corrective turn follows.
  */
 export async function concludeTurn(live: LiveTurn, loop: LoopEnd): Promise<TurnEnd> {
+  // The cap cancelled the job: however its stream ended, the cap is why (spend-watch.ts).
+  if (live.capped !== undefined) return cappedEnd(live, live.capped);
   if (loop.waiting.length > 0) return { kind: 'tool-calls-pending', waiting: loop.waiting };
   let divergence: Divergence | undefined;
   if (loop.outcome.kind === 'settled') {
@@ -138,6 +141,11 @@ export async function concludeTurn(live: LiveTurn, loop: LoopEnd): Promise<TurnE
     divergence = { cause: 'replay', recorded: recorded !== undefined };
   }
   return checkedEnd(live, divergence);
+}
+
+/** The end of a turn a spend cap stopped, with the verdict it had reached. */
+export function cappedEnd(live: LiveTurn, stop: CapStop): TurnEnd {
+  return { kind: 'capped', stop, error: capError(stop, live.jobId, live.spec.sessionId) };
 }
 
 /**

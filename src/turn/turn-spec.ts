@@ -4,6 +4,7 @@ import type { Renderer } from '../output/renderer-types.js';
 import type { LiveSim, TurnPath } from '../session/index.js';
 import type { DeclaredTools } from '../tools/declared.js';
 import type { AnswerSchema } from './schema/answer-schema.js';
+import type { MeteredCap } from '../spend-cap.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
 import type { TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
@@ -55,4 +56,6 @@ export interface TurnSpec {
   toolRound?: { calls: TranscriptToolCall[]; results: TranscriptToolResult[]; base: TurnStart };
   /** The gates the completed turn's verdict is judged against (--min-convergence, --gates FILE...). */
   gates?: Gates;
+  /** --max-cost, --max-tokens: the deliberation is cancelled once its live usage crosses them (spend-watch.ts). */
+  cap?: MeteredCap;
 }

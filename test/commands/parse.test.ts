@@ -146,7 +146,7 @@ describe('ask', () => {
     expect(ask.parse({ ...turnDefaults }).turn.cap).toBeUndefined();
   });
 
-  it('refuses a bad spend cap from the environment or the config file as it refuses a bad flag', () => {
+  it('refuses a bad spend cap from the environment or the config file as it refuses a bad flag (reliability #231)', () => {
     expect(parseError(() => parseGlobalOptions({}, undefined, { NSED_MAX_COST: 'lots' }, ask.flags))).toEqual(
       usage(/^NSED_MAX_COST must be a positive number of dollars/),
     );
