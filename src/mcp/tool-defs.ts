@@ -144,6 +144,21 @@ const TURN_INPUT = {
   },
   schema: { type: 'object', description: 'a JSON Schema the answer must match (as --schema)' },
   gates: GATES,
+  max_cost: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    description:
+      'a cost cap in dollars (as --max-cost): the deliberation is cancelled once it has cost this much, and the error says cost_cap',
+  },
+  max_tokens: {
+    type: 'integer',
+    minimum: 1,
+    description: 'a cap on tokens in plus out (as --max-tokens), likewise',
+  },
+  allow_unmetered: {
+    type: 'boolean',
+    description: 'run under a cap even where the server cannot meter it (as --allow-unmetered)',
+  },
   tools: {
     type: 'array',
     description: 'tools offered to the council, answered by you with answer_tool_call (never run by nsed)',

@@ -99,6 +99,10 @@ export class McpTools {
     if (args['schema'] !== undefined) argv['schema'] = JSON.stringify(args['schema']);
     if (args['ask_user'] === true) argv['ask-user'] = true;
     if (typeof args['idempotency_key'] === 'string') argv['idempotency-key'] = args['idempotency_key'];
+    // The spend cap, read by the turn's own parse (src/spend-cap.ts) as the flags are.
+    if (args['max_cost'] !== undefined) argv['max-cost'] = args['max_cost'];
+    if (args['max_tokens'] !== undefined) argv['max-tokens'] = args['max_tokens'];
+    if (args['allow_unmetered'] === true) argv['allow-unmetered'] = true;
     const gates = args['gates'];
     // A share of endorsements is --min-endorse as a percentage (docs/ndjson.md §4c).
     if (typeof gates === 'object' && gates !== null)

@@ -614,3 +614,50 @@ describe('nsed mcp: resources and the bearer token', { timeout: 180_000 }, () =>
     for (const s of seen) expect(s).not.toContain(token);
   });
 });
+
+describe('nsed mcp: a cost cap on deliberate', { timeout: 180_000 }, () => {
+  let held: Rig;
+  let host: Connected;
+  beforeAll(async () => {
+    // From round 2 every call costs fifty times more: the cap is crossed while the job is parked.
+    held = await makeRig({ hold: true, faults: ['all:meter=runaway'] });
+    host = await connect(held);
+  });
+  afterAll(async () => {
+    await host.close();
+    await held.close();
+  });
+
+  it('max_cost cancels the deliberation on the orchestrator once crossed, and the result says cost_cap (reliability #230)', async () => {
+    const call = host.client.callTool({
+      name: 'deliberate',
+      arguments: { question: 'Design a cache', policy: 'deep', max_cost: 0.02, timeout_s: 55 },
+    });
+    const job = await held.sim.control.nextJob();
+    held.sim.control.release(job, 3);
+    await held.sim.control.phases(job, 3);
+    await held.sim.control.parked(job);
+    const r = await call;
+    const cancels = held.sim.requests.filter((q) => q.method === 'POST' && q.path === `/deliberation/${job}/cancel`);
+    expect(cancels).toHaveLength(1);
+    expect(text(r)).toMatch(/ended cancelled: stopped at the cost cap of \$0\.02/);
+    const s = structured(r);
+    expect(s).toMatchObject({
+      job_id: job,
+      status: 'cancelled',
+      done: true,
+      error: { code: 'cost_cap', exit_code: 15 },
+    });
+    // The verdict it had reached is kept: round 1 was scored.
+    expect((s['verdict'] as { rounds: { completed: number } }).rounds.completed).toBeGreaterThanOrEqual(1);
+    expect((s['usage'] as { cost_usd: number }).cost_usd).toBeGreaterThanOrEqual(0.02);
+  });
+
+  it('a cap that is not a positive number is refused by the input schema, before anything is sent', async () => {
+    const before = held.sim.requests.length;
+    const r = await host.client.callTool({ name: 'deliberate', arguments: { question: 'x', max_cost: 0 } });
+    expect((r as CallToolResult).isError).toBe(true);
+    expect(text(r)).toMatch(/max_cost/);
+    expect(held.sim.requests.slice(before).filter((q) => q.method === 'POST')).toEqual([]);
+  });
+});
