@@ -12,6 +12,7 @@ import { latency } from './figures/latency.mjs';
 import { listing } from './figures/listing.mjs';
 import { memory } from './figures/memory.mjs';
 import { oneShot } from './figures/one-shot.mjs';
+import { spendCap } from './figures/spend-cap.mjs';
 import { startup } from './figures/startup.mjs';
 import { throughput } from './figures/throughput.mjs';
 import { formatLine } from './lib/figure.mjs';
@@ -21,7 +22,17 @@ import { snapshotCli } from './lib/snapshot-cli.mjs';
 import { round } from './lib/stats.mjs';
 import { bundleStore, loadStore } from './store/bundle-store.mjs';
 
-const FIGURES = { startup, 'one-shot': oneShot, listing, throughput, memory, latency, contention, batch };
+const FIGURES = {
+  startup,
+  'one-shot': oneShot,
+  'spend-cap': spendCap,
+  listing,
+  throughput,
+  memory,
+  latency,
+  contention,
+  batch,
+};
 
 const named = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const only =

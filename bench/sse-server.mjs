@@ -10,8 +10,10 @@
 //   /fixed/<chunks>/<total>/v1/...   a <total>-character answer split into <chunks> chunks
 //   /stamp/<events>/<ms>/v1/...      one chunk every <ms> ms whose content is
 //                                    "<CLOCK_MONOTONIC ns at write>\n"
-// Also POST /deliberation/{id}/resume (the same stream again, from the start) and
-// GET /deliberation/{id}/result. Prints "listening <url>" when ready.
+// Also POST /deliberation/{id}/resume (the same stream again, from the start),
+// GET /deliberation/{id}/result, GET /deliberation/{id}/budget (what the job used: its tokens, as
+// docs/protocol.md §3.7 shows them) and GET /agents (one agent with its per-token prices, so a
+// spend cap is not refused as unmetered). Prints "listening <url>" when ready.
 import { once } from 'node:events';
 import http from 'node:http';
 
@@ -73,6 +75,26 @@ function content(spec) {
     .join('');
 }
 
+/** One agent, priced as an NSED orchestrator lists it (docs/protocol.md §3.15). */
+const AGENTS = [
+  { agent_id: 'BenchA', model_name: 'bench', is_online: true, input_price_per_mtok: 1, output_price_per_mtok: 4 },
+];
+
+/** What a job used: the question's and the answer's tokens, about four characters a token. */
+function budget(jobId, spec) {
+  const output = Math.ceil(content(spec).length / 4);
+  return {
+    job_id: jobId,
+    budget: {
+      scope: 'standard',
+      rounds_completed: 1,
+      total_rounds: 1,
+      total_input_tokens: 8,
+      total_output_tokens: output,
+    },
+  };
+}
+
 const jobs = new Map();
 let counter = 0;
 
@@ -81,7 +103,7 @@ const server = http.createServer({ noDelay: true }, (req, res) => {
   const body = [];
   req.on('data', (d) => body.push(d));
   req.on('end', () => {
-    const job = /^\/deliberation\/([A-Za-z0-9_-]+)\/(resume|result)$/.exec(spec.rest);
+    const job = /^\/deliberation\/([A-Za-z0-9_-]+)\/(resume|result|budget)$/.exec(spec.rest);
     if (req.method === 'POST' && spec.rest === '/v1/chat/completions') {
       const jobId = `bench-${process.pid}-${++counter}`;
       jobs.set(jobId, spec);
@@ -106,6 +128,10 @@ const server = http.createServer({ noDelay: true }, (req, res) => {
       res
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ job_id: job[1], status: 'completed', result: content(jobs.get(job[1])) }));
+    } else if (job && jobs.has(job[1]) && req.method === 'GET' && job[2] === 'budget') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(budget(job[1], jobs.get(job[1]))));
+    } else if (req.method === 'GET' && spec.rest === '/agents') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(AGENTS));
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not Found' }));
     }
