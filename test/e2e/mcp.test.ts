@@ -616,16 +616,14 @@ describe('nsed mcp: resources and the bearer token', { timeout: 180_000 }, () =>
 });
 
 describe('nsed mcp: a cost cap on deliberate', { timeout: 180_000 }, () => {
-  let held: Rig;
+  // From round 2 every call costs fifty times more: the cap is crossed while the job is parked.
+  const held = useRig({ hold: true, faults: ['all:meter=runaway'] });
   let host: Connected;
   beforeAll(async () => {
-    // From round 2 every call costs fifty times more: the cap is crossed while the job is parked.
-    held = await makeRig({ hold: true, faults: ['all:meter=runaway'] });
     host = await connect(held);
   });
   afterAll(async () => {
     await host.close();
-    await held.close();
   });
 
   it('max_cost cancels the deliberation on the orchestrator once crossed, and the result says cost_cap (reliability #230)', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
 import type { SimOptions } from '../../src/sim/server.js';
-import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
+import { parseNdjson, testRig, type Rig } from '../harness/rig.js';
 
 /**
  * Spend caps (README "Spend caps", docs/reliability.md #230-#232): a deliberation whose live
@@ -14,12 +14,9 @@ import { makeRig, parseNdjson, type Rig } from '../harness/rig.js';
  * times round 1, so the cap is crossed while the job is parked: nothing races the watch.
  */
 
-let rig: Rig | undefined;
 let dir: string | undefined;
 afterEach(async () => {
-  await rig?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  rig = undefined;
   dir = undefined;
 });
 
@@ -42,7 +39,7 @@ const PATHS = [
 describe('a spend cap crossed mid-deliberation (reliability #230)', () => {
   for (const [name, council] of PATHS) {
     it(`cancels the deliberation, keeps its verdict and exits 15, on ${name} (reliability #230)`, async () => {
-      rig = await makeRig({ hold: true, faults: ['all:meter=runaway'] });
+      const rig = await testRig({ hold: true, faults: ['all:meter=runaway'] });
       const run = rig.start(['ask', '-o', 'ndjson', '--max-cost', '0.02', ...council, 'Design a cache']);
       const job = await rig.sim.control.nextJob();
       await runIntoRound2(rig, job);
@@ -75,7 +72,7 @@ describe('a spend cap crossed mid-deliberation (reliability #230)', () => {
   }
 
   it('a token cap stops it the same way, and -o json says so in its object (reliability #230)', async () => {
-    rig = await makeRig({ hold: true, faults: ['all:meter=runaway'] });
+    const rig = await testRig({ hold: true, faults: ['all:meter=runaway'] });
     const run = rig.start(['ask', '-o', 'json', '--max-tokens', '20000', '-p', 'deep', 'Design a cache']);
     const job = await rig.sim.control.nextJob();
     await runIntoRound2(rig, job);
@@ -97,7 +94,7 @@ describe('a cap the server cannot meter (reliability #231)', () => {
   ];
   for (const [name, opts] of unmetered) {
     it(`is refused before any request on ${name} (reliability #231)`, async () => {
-      rig = await makeRig(opts);
+      const rig = await testRig(opts);
       const r = await rig.run(['ask', '-o', 'ndjson', '--max-cost', '1', '-p', 'fast', 'x']);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^nsed: --max-cost cannot be enforced: .* lists no prices for its agents/m);
@@ -109,14 +106,14 @@ describe('a cap the server cannot meter (reliability #231)', () => {
   }
 
   it('--allow-unmetered runs it anyway (reliability #231)', async () => {
-    rig = await makeRig({ faults: ['all:meter=none'] });
+    const rig = await testRig({ faults: ['all:meter=none'] });
     const r = await rig.run(['ask', '-o', 'json', '--max-cost', '1', '--allow-unmetered', '-p', 'fast', 'x']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'complete', usage: { cost_usd: null } });
   });
 
   it('the config key and the environment variable set the cap as the flag does (reliability #231)', async () => {
-    rig = await makeRig({ profile: 'strict' });
+    const rig = await testRig({ profile: 'strict' });
     dir = await mkdtemp(join(tmpdir(), 'nsed-caps-'));
     const config = join(dir, 'config.json');
     await writeFile(config, JSON.stringify({ max_cost: 0.5 }));
@@ -130,7 +127,7 @@ describe('a cap the server cannot meter (reliability #231)', () => {
   });
 
   it('a bad cap is one usage line, whatever it came from, and nothing is sent (reliability #231)', async () => {
-    rig = await makeRig();
+    const rig = await testRig();
     for (const [args, env, line] of [
       [['--max-cost', '-1'], {}, /^nsed: --max-cost must be a positive number of dollars/m],
       [['--max-tokens', '1.5'], {}, /^nsed: --max-tokens must be a positive whole number of tokens/m],
@@ -146,7 +143,7 @@ describe('a cap the server cannot meter (reliability #231)', () => {
 
 describe('a server whose /budget is missing (reliability #232)', () => {
   it('says once that the cap can act only on the stream’s usage, and the turn completes (reliability #232)', async () => {
-    rig = await makeRig({ hold: true, faults: ['budget=404'] });
+    const rig = await testRig({ hold: true, faults: ['budget=404'] });
     const run = rig.start(['ask', '-o', 'final', '--max-cost', '5', '-p', 'fast', 'x']);
     const job = await rig.sim.control.nextJob();
     await run.output((o) => o.includes('reports no live usage'));
