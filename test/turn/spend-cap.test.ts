@@ -105,6 +105,26 @@ describe('a cap the server cannot meter (reliability #231)', () => {
     });
   }
 
+  it('continue and fork refuse it the same way, and the session keeps only the turns it had (reliability #231)', async () => {
+    const rig = await testRig({ profile: 'strict' });
+    const first = await rig.run(['ask', '-o', 'json', '-p', 'fast', 'first question']);
+    expect(first.code).toBe(0);
+    const session = String((JSON.parse(first.stdout) as { session: string }).session);
+    const sent = posts(rig).length;
+    for (const args of [
+      ['continue', '-s', session, '--max-cost', '1', 'more'],
+      ['fork', session, '--max-tokens', '100', 'another way'],
+    ]) {
+      const r = await rig.run(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/cannot be enforced/);
+    }
+    expect(posts(rig)).toHaveLength(sent);
+    expect((await rig.session<Session>(session)).turns).toHaveLength(2);
+    // The fork that was never sent is not left behind either.
+    expect(JSON.parse((await rig.run(['sessions', 'ls', '--json'])).stdout)).toHaveLength(1);
+  });
+
   it('--allow-unmetered runs it anyway (reliability #231)', async () => {
     const rig = await testRig({ faults: ['all:meter=none'] });
     const r = await rig.run(['ask', '-o', 'json', '--max-cost', '1', '--allow-unmetered', '-p', 'fast', 'x']);
