@@ -163,7 +163,10 @@ async function startTurn(
   const native = agents !== undefined || rounds !== undefined;
   // A spend cap the server cannot meter is refused before anything is sent (README "Spend caps").
   const asked = turnCapOf(ctx, opts);
-  const cap = asked === undefined ? undefined : await meterCap(conn.client, asked, conn.url, ctx.signal);
+  const cap =
+    asked === undefined
+      ? undefined
+      : await meterCap(conn.client, asked, { server: conn.url, blocking: !native && !opts.stream }, ctx.signal);
   const declared = await loadDeclaredTools(opts, session.tools, boundsOf(ctx));
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {

@@ -40,20 +40,28 @@ export function turnCapOf(ctx: Context, opts: Pick<TurnOptions, 'cap'>): TurnCap
  * its agents are the one sign available before sending, and the simulator lists none exactly
  * where it reports no dollars (`--profile strict`, `meter=none`). Without them, a cap is refused
  * (exit 2, nothing sent) unless `--allow-unmetered`; with them, the prices bound the estimate.
+ * A blocking answer (`--no-stream`) is refused likewise: it may name its deliberation only when it
+ * ends, and a deliberation nsed cannot name, it cannot cancel.
  */
 export async function meterCap(
   client: NsedClient,
   cap: TurnCap,
-  server: string,
+  how: { server: string; blocking: boolean },
   signal: AbortSignal,
 ): Promise<MeteredCap> {
+  const flag = cap.maxCostUsd !== undefined ? '--max-cost' : '--max-tokens';
+  if (how.blocking && !cap.allowUnmetered)
+    throw new NsedError(
+      'usage',
+      `${flag} cannot be enforced with --no-stream: the answer may name its deliberation only when it ends, too late to stop it`,
+      { hint: 'drop --no-stream, or add --allow-unmetered to run it without the cap', unsent: true },
+    );
   const listed = await listedAgents(client, signal);
   const ceiling = ceilingOf(listed);
   if (ceiling === null && !cap.allowUnmetered) {
-    const flag = cap.maxCostUsd !== undefined ? '--max-cost' : '--max-tokens';
     throw new NsedError(
       'usage',
-      `${flag} cannot be enforced: ${oneLine(server, 200)} lists no prices for its agents (GET /agents), so nsed cannot tell what a deliberation costs`,
+      `${flag} cannot be enforced: ${oneLine(how.server, 200)} lists no prices for its agents (GET /agents), so nsed cannot tell what a deliberation costs`,
       {
         hint: '--allow-unmetered runs it anyway, stopped by the cap only where the server reports its usage',
         unsent: true,

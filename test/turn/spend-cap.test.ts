@@ -125,6 +125,14 @@ describe('a cap the server cannot meter (reliability #231)', () => {
     expect(JSON.parse((await rig.run(['sessions', 'ls', '--json'])).stdout)).toHaveLength(1);
   });
 
+  it('--no-stream is refused with a cap: its deliberation may be named only when it ends (reliability #231)', async () => {
+    const rig = await testRig();
+    const r = await rig.run(['ask', '--no-stream', '--max-cost', '1', '-p', 'fast', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^nsed: --max-cost cannot be enforced with --no-stream/m);
+    expect(posts(rig)).toEqual([]);
+  });
+
   it('--allow-unmetered runs it anyway (reliability #231)', async () => {
     const rig = await testRig({ faults: ['all:meter=none'] });
     const r = await rig.run(['ask', '-o', 'json', '--max-cost', '1', '--allow-unmetered', '-p', 'fast', 'x']);
