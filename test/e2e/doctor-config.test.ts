@@ -160,7 +160,7 @@ describe('nsed config', { timeout: 120_000 }, () => {
     const unknown = await rig.run(['config', 'set', 'colour', 'false']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      "nsed: unknown config key 'colour'\nhint: known keys: url, policy, agents, rounds, idle_timeout, output, color, token_file, progress, on_exit\n",
+      "nsed: unknown config key 'colour'\nhint: known keys: url, policy, agents, rounds, idle_timeout, output, color, token_file, progress, on_exit, max_cost, max_tokens\n",
     );
     const token = await rig.run(['config', 'set', 'token', 's3cret']);
     expect(token.code).toBe(2);
@@ -170,6 +170,11 @@ describe('nsed config', { timeout: 120_000 }, () => {
     expect(rounds.stderr).toContain('rounds must be a whole number from 1 to 100');
     const output = await rig.run(['config', 'set', 'output', 'yaml']);
     expect(output.code).toBe(2);
+    const cap = await rig.run(['config', 'set', 'max_cost', '0']);
+    expect(cap.code).toBe(2);
+    expect(cap.stderr).toContain('max_cost must be a positive number of dollars');
+    expect((await rig.run(['config', 'set', 'max_tokens', '20000'])).code).toBe(0);
+    await rig.run(['config', 'unset', 'max_tokens']);
   });
 
   it('a file that cannot be parsed is never overwritten: exit 8 naming it, for set and for any command', async () => {
