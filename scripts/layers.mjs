@@ -46,6 +46,11 @@ export const LAYERS = [
     why: 'a spend cap is its values, checked once for every place they come from, and whether a usage crossed it: a leaf the settings, the turn, batch and MCP share',
   },
   {
+    from: 'src/estimate.ts',
+    allow: ['src/usage.ts'],
+    why: 'what a turn may cost before it is sent, from the listed per-round prices and the rounds alone: a pure leaf the commands plumb',
+  },
+  {
     from: 'src/ballots.ts',
     allow: ['src/protocol/'],
     why: 'who voted how, and the trust figures: pure functions over /details and /agents that the verdict reads',

@@ -47,7 +47,8 @@ export interface UsageSources {
 }
 
 const finite = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
-const cents = (n: number): number => Math.round(n * 1e8) / 1e8;
+/** Dollars rounded to 1e-8, so sums of prices read as the prices do (no 0.30000000000000004). */
+export const cents = (n: number): number => Math.round(n * 1e8) / 1e8;
 
 /** Sums a figure over items; null when any item lacks it (a partial sum would read as a total). */
 function total<T>(items: readonly T[], of: (t: T) => number | null): number | null {
@@ -131,9 +132,12 @@ export function sumUsage(list: readonly Usage[]): UsageTotal {
 /** `$0.042` (three significant decimals under a dollar), or `cost unknown`. */
 export function dollars(u: Pick<Usage, 'cost_usd' | 'cost_source'>): string {
   if (u.cost_usd === null) return 'cost unknown';
-  const text = u.cost_usd < 1 ? u.cost_usd.toPrecision(2).replace(/0+$/, '').replace(/\.$/, '') : u.cost_usd.toFixed(2);
-  return `$${text}${u.cost_source === 'estimated' ? ' (estimated)' : ''}`;
+  return `${usd(u.cost_usd)}${u.cost_source === 'estimated' ? ' (estimated)' : ''}`;
 }
+
+/** A sum of dollars as `dollars` shows it: `$0.042`, `$1.50`. */
+export const usd = (n: number): string =>
+  `$${n < 1 ? n.toPrecision(2).replace(/0+$/, '').replace(/\.$/, '') : n.toFixed(2)}`;
 
 /** Reads a recorded or saved usage; anything not of its shape is unknown. */
 export function readUsage(v: unknown): Usage {

@@ -91,6 +91,9 @@ function policyOf(v: Rec): PolicyInfo | undefined {
   const sla = v['sla'];
   if (isRecord(sla) && typeof sla['job_timeout_secs'] === 'number')
     p.sla = { job_timeout_secs: sla['job_timeout_secs'] };
+  const agents = v['agents'];
+  if (Array.isArray(agents) && agents.length > 0 && agents.every((a) => typeof a === 'string' && a !== ''))
+    p.agents = agents as string[];
   return p;
 }
 

@@ -8,6 +8,7 @@ import type { InputOptions } from '../input/turn-input.js';
 import { INPUT_FLAGS, parseInputOptions } from './shared/input-flags.js';
 import { promptWords } from '../input/prompt.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
+import { ESTIMATE_FLAG, parseEstimate } from './shared/estimate-flag.js';
 
 export interface AskOptions {
   /** The prompt's words as given; `-` stands for standard input, read only when the turn runs. */
@@ -18,13 +19,15 @@ export interface AskOptions {
   input: InputOptions;
   /** --idempotency-key and --force; absent without a key. */
   idempotency?: IdempotencyOptions;
+  /** --estimate: print what the turn may cost and send nothing. */
+  estimate?: boolean;
 }
 
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
 export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
-  flags: [...TURN_FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS, ...IDEMPOTENCY_FLAGS],
+  flags: [...TURN_FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS, ...IDEMPOTENCY_FLAGS, ESTIMATE_FLAG],
   conflicts: TURN_CONFLICTS,
   positionals: [
     {
@@ -46,6 +49,7 @@ export const ask: CommandDef<AskOptions> = {
       'nsed ask --idempotency-key "$GITHUB_RUN_ID-$GITHUB_JOB-review" "Review this"',
       'a CI step that, re-run, follows or replays its deliberation instead of paying again',
     ],
+    ['nsed ask --estimate -p deep "Design a cache"', 'what the turn is expected to cost; nothing is sent'],
   ],
   epilog:
     'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
@@ -59,9 +63,20 @@ export const ask: CommandDef<AskOptions> = {
       gates: parseGateFlags(argv),
       input: parseInputOptions(argv),
       ...(idempotency === undefined ? {} : { idempotency }),
+      ...(parseEstimate(argv) ? { estimate: true } : {}),
     };
   },
-  run: async (opts, given) => (await askTurn(opts, given)).exitCode,
+  run: async (opts, given) => {
+    if (opts.estimate === true) {
+      // Before any input is read or any session made: the estimate needs the council, not the prompt.
+      const [{ printTurnEstimate }, { sessionModel }] = await Promise.all([
+        import('./shared/estimate-flag.js'),
+        import('../turn/start-session.js'),
+      ]);
+      return printTurnEstimate(given, undefined, sessionModel(given, opts.turn), opts.turn);
+    }
+    return (await askTurn(opts, given)).exitCode;
+  },
 };
 
 /**

@@ -22,3 +22,16 @@ export function toModel(policy: string): string {
 export function fromModel(model: string): string | undefined {
   return model.startsWith(MODEL_PREFIX) ? model.slice(MODEL_PREFIX.length) : undefined;
 }
+
+/**
+ * The listed policy a model string names: `*` is the first (docs/protocol.md §3.1.2), else the
+ * one whose id, name or tag it is; undefined when none matches.
+ */
+export function matchPolicy<P extends { policy_id: string; name: string; tags: readonly string[] }>(
+  policies: readonly P[],
+  model: string,
+): P | undefined {
+  const ref = fromModel(model) ?? model;
+  if (ref === '*') return policies[0];
+  return policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
+}

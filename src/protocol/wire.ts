@@ -228,6 +228,11 @@ export interface PolicyInfo {
   is_role_based: boolean;
   mode?: string;
   sla?: { job_timeout_secs: number };
+  /**
+   * The policy's council, where the listing names it (its `config.agents`): nothing documents
+   * that `GET /policies` does (docs/protocol.md §3.15), so absent means not known.
+   */
+  agents?: string[];
 }
 
 /** One entry of `GET /agents`; the optional fields are the orchestrator's own. */

@@ -80,8 +80,10 @@ export function resolvePolicy(registry: readonly SimPolicy[], model: unknown): R
   return { ok: false, message: `model ${quoted(shown)} not found: no policy carries the tag or id ${quoted(rest)}` };
 }
 
-export function policyInfo(p: SimPolicy): PolicyInfo {
+/** A policy as `GET /policies` lists it; `council`: with its agents (the profile's `policyCouncil`). */
+export function policyInfo(p: SimPolicy, council = false): PolicyInfo {
   return {
+    ...(council ? { agents: [...p.agents] } : {}),
     policy_id: p.policy_id,
     name: p.name,
     tags: [...p.tags],

@@ -45,6 +45,11 @@ export interface SimProfile {
    */
   meter: MeterMode;
   prices: boolean;
+  /**
+   * `GET /policies` names each policy's council (`agents`); nothing says a listing does
+   * (docs/protocol.md §3.15 shows `max_rounds` and `effort` only), so strict names none.
+   */
+  policyCouncil: boolean;
 }
 
 const PROFILES: Record<ProfileName, SimProfile> = {
@@ -58,6 +63,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     answerFormat: true,
     meter: 'full',
     prices: true,
+    policyCouncil: true,
   },
   strict: {
     name: 'strict',
@@ -69,6 +75,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     answerFormat: false,
     meter: 'tokens',
     prices: false,
+    policyCouncil: false,
   },
 };
 

@@ -7,7 +7,7 @@ import { NsedError, markReported, notFound } from '../errors.js';
 import { progressMode, type ProgressMode } from '../output/progress-mode.js';
 import { createRenderer, type Renderer } from '../output/renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
-import { fromModel } from '../protocol/policy-ref.js';
+import { fromModel, matchPolicy } from '../protocol/policy-ref.js';
 import { newTurnId } from '../session/index.js';
 import { sessionAgents, type PendingJob, type Session } from '../session/index.js';
 import type { SessionStore } from '../session/index.js';
@@ -366,11 +366,7 @@ export function councilChoice(
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */
 async function resolvePolicyId(conn: Connection, model: string): Promise<string> {
   const ref = fromModel(model) ?? model;
-  const policies = await conn.client.policies();
-  const match =
-    ref === '*'
-      ? policies[0]
-      : policies.find((p) => p.policy_id === ref || p.name === ref || p.name === model || p.tags.includes(ref));
+  const match = matchPolicy(await conn.client.policies(), model);
   if (match === undefined)
     throw notFound(
       `unknown policy '${ref}'`,

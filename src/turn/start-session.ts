@@ -37,6 +37,13 @@ export interface SessionInit {
   idempotency?: Session['idempotency'];
 }
 
+/**
+ * The model string a new session sends: -m as given, else the settings' policy: -p, else
+ * NSED_POLICY, else the config file's, else `*` (the orchestrator's first).
+ */
+export const sessionModel = (ctx: Context, opts: Pick<TurnOptions, 'policy' | 'model'>): string =>
+  opts.model ?? toModel(opts.policy ?? ctx.globals.settings.policy.value);
+
 /** Creates and stores a session (a fork without a prompt has no turn of its own). */
 export async function createSession(ctx: Context, init: SessionInit, now = ctx.clock.now()): Promise<Session> {
   const session: Session = {
@@ -45,9 +52,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     title: init.opts.title ?? init.title,
     created: now.toISOString(),
     updated: now.toISOString(),
-    active_policy:
-      // The settings' policy: -p, else NSED_POLICY, else the config file's, else `*` (the orchestrator's first).
-      init.opts.model ?? toModel(init.opts.policy ?? ctx.globals.settings.policy.value),
+    active_policy: sessionModel(ctx, init.opts),
     orchestrator: init.orchestrator,
     conversation_id: init.conversationId ?? newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

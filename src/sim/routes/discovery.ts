@@ -12,7 +12,11 @@ export function handleDeliberations(ctx: SimContext, rq: RouteInput): void {
 export function handlePolicies(ctx: SimContext, rq: RouteInput, query: URLSearchParams): void {
   const tag = query.get('tag');
   const list = ctx.policies.filter((p) => tag === null || p.tags.includes(tag));
-  sendJson(rq.res, 200, list.map(policyInfo));
+  sendJson(
+    rq.res,
+    200,
+    list.map((p) => policyInfo(p, ctx.profile.policyCouncil)),
+  );
 }
 
 /**

@@ -1,0 +1,45 @@
+import type { Context } from '../../context.js';
+import type { TurnOptions } from '../../turn/turn-options.js';
+import type { ParsedArgv } from '../command.js';
+import type { FlagDef } from './flag-def.js';
+
+/**
+ * `--estimate` of ask, continue, fork and batch: what the turn (each item) is expected to cost,
+ * from `GET /agents` and the policy's rounds, with nothing sent (README "What a council costs").
+ */
+export const ESTIMATE_FLAG: FlagDef = {
+  name: 'estimate',
+  type: 'boolean',
+  describe: "print what it is expected to cost (/agents' prices × the rounds), as a range, and send nothing",
+};
+
+export const parseEstimate = (argv: ParsedArgv): boolean => argv['estimate'] === true;
+
+/**
+ * Prints the estimate of the turn `turn` would run under `model` on `orchestrator`: text, or one
+ * object with -o json or ndjson (docs/ndjson.md "Estimate"). Only GETs are sent; exit 0, also
+ * when the cost is unknown (the estimate then says so and why).
+ */
+export async function printTurnEstimate(
+  ctx: Context,
+  orchestrator: string | undefined,
+  model: string,
+  turn: TurnOptions,
+): Promise<number> {
+  const [{ readEstimateSources, estimateOf }, lines, { toJsonLine }] = await Promise.all([
+    import('../../turn/estimate-turn.js'),
+    import('../../output/estimate-lines.js'),
+    import('../../output/ndjson.js'),
+  ]);
+  const conn = await ctx.connect(orchestrator);
+  try {
+    const estimate = estimateOf(ctx, model, turn, await readEstimateSources(conn.client, ctx.signal));
+    ctx.io.stdout.write(machine(ctx) ? toJsonLine(estimate) : lines.estimateText(estimate));
+    return 0;
+  } finally {
+    await conn.close();
+  }
+}
+
+/** -o json and -o ndjson print the estimate as one object; text and final as lines. */
+export const machine = (ctx: Context): boolean => ctx.globals.output === 'json' || ctx.globals.output === 'ndjson';
