@@ -81,9 +81,11 @@ export function estimateTurn(input: EstimateInput): TurnEstimate {
   else assumes.push(`the council is ${input.council.join(', ')} (${input.councilFrom})`);
   const rounds = input.maxRounds === null ? null : { min: Math.min(1, input.maxRounds), max: input.maxRounds };
   if (rounds === null) assumes.push(`the rounds are not known: ${input.roundsFrom}`);
+  else if (rounds.min === rounds.max)
+    assumes.push(`the deliberation runs ${rounds.max} round${rounds.max === 1 ? '' : 's'} (${input.roundsFrom})`);
   else
     assumes.push(
-      `the deliberation runs at least ${rounds.min} round${rounds.min === 1 ? '' : 's'} (the council converges early) and at most ${rounds.max} (${input.roundsFrom})`,
+      `the deliberation runs at least ${rounds.min} round (the council converges early) and at most ${rounds.max} (${input.roundsFrom})`,
     );
   if (input.listing === null) assumes.push('GET /agents lists no agents, so no prices');
   else if (input.council !== null) {

@@ -97,15 +97,7 @@ export async function runItem(ctx: Context, conn: Connection, item: ResolvedItem
 
 /** The item's input read as `ask` reads its own: the command line's flags, with what the item gives. */
 async function prepareItem(itemCtx: Context, item: ResolvedItem, base: ItemInputBase): Promise<TurnInput> {
-  const turnOpts: TurnOptions = {
-    ...base.turn,
-    ...(item.system === undefined ? {} : { system: item.system }),
-    ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
-    ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
-    ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
-    ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
-  };
-  delete turnOpts.reports;
+  const turnOpts = itemTurnOptions(item, base.turn);
   const input: InputOptions = {
     ...base.input,
     files: [...base.input.files, ...item.files],
@@ -115,6 +107,20 @@ async function prepareItem(itemCtx: Context, item: ResolvedItem, base: ItemInput
     varsFile: undefined,
   };
   return prepareTurnInput([item.prompt], input, turnOpts, itemCtx);
+}
+
+/** The command line's turn flags with what the item gives (its system, model, policy, agents, rounds). */
+export function itemTurnOptions(item: ResolvedItem, turn: TurnOptions): TurnOptions {
+  const turnOpts: TurnOptions = {
+    ...turn,
+    ...(item.system === undefined ? {} : { system: item.system }),
+    ...(item.model === undefined ? {} : { model: item.model, policy: undefined, agents: undefined }),
+    ...(item.policy === undefined ? {} : { policy: item.policy, model: undefined, agents: undefined }),
+    ...(item.agents === undefined ? {} : { agents: item.agents, policy: undefined, model: undefined }),
+    ...(item.rounds === undefined ? {} : { rounds: item.rounds }),
+  };
+  delete turnOpts.reports;
+  return turnOpts;
 }
 
 /** What an item's request is made of beside the item: the command line's turn flags and inputs. */

@@ -2,6 +2,8 @@ import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import type { BatchFormat } from '../batch/items.js';
+import type { ResolvedItem } from '../batch/resolve.js';
+import type { Context } from '../context.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, type CommandDef, type ParsedArgv } from './command.js';
@@ -13,6 +15,7 @@ import { FILE_FLAGS, SCHEMA_FLAGS, TEMPLATE_FLAGS, parseInputOptions } from './s
 import { MAX_STDIN_BYTES, readFlagFile, readStdin, STDIN_MARKER } from '../input/prompt.js';
 import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
+import { ESTIMATE_FLAG, parseEstimate } from './shared/estimate-flag.js';
 
 const GROUP = 'Batch:';
 export const DEFAULT_JOBS = 4;
@@ -107,6 +110,8 @@ export interface BatchOptions {
   gates: GateRequest;
   input: InputOptions;
   idempotency?: IdempotencyOptions;
+  /** --estimate: print what each item and the batch may cost, and run nothing. */
+  estimate?: boolean;
 }
 
 /** `nsed batch FILE|-`: many deliberations from one file, a JSON line per item as it ends. */
@@ -123,6 +128,7 @@ export const batch: CommandDef<BatchOptions> = {
     ...TEMPLATE_FLAGS.slice(0, 1),
     ...GATE_FLAGS,
     ...BATCH_FLAGS,
+    ESTIMATE_FLAG,
   ],
   conflicts: TURN_CONFLICTS,
   examples: [
@@ -132,6 +138,7 @@ export const batch: CommandDef<BatchOptions> = {
       'nsed batch evals.jsonl --min-convergence 60% --summary "$GITHUB_STEP_SUMMARY" --junit nsed.xml',
       'gate each item; a summary row and a JUnit case per item',
     ],
+    ['nsed batch evals.jsonl --estimate', 'what each item and the whole batch are expected to cost; nothing is sent'],
   ],
   epilog:
     'Each result line: id, index, session, job_id, status (ok, gate_failed, inconclusive, failed, cancelled, error), answer, verdict, gate, error.' +
@@ -171,6 +178,7 @@ export const batch: CommandDef<BatchOptions> = {
     const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
     if (!opts.allowOutsideFiles)
       await (await import('../batch/item-files.js')).confineItemFiles(parsedItems, opts.file);
+    if (opts.estimate === true) return printBatchEstimate(ctx, items, opts.turn);
     const gates = await loadGates(opts.gates, ctx);
     const t = opts.turn;
     const input = { ...opts.input, template: undefined };
@@ -258,7 +266,27 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),
     ...idempotencyOf(argv),
+    ...(parseEstimate(argv) ? { estimate: true } : {}),
   };
+}
+
+/** `batch --estimate`: each item's estimate and the total, text or one object; only GETs are sent. */
+async function printBatchEstimate(ctx: Context, items: readonly ResolvedItem[], turn: TurnOptions): Promise<number> {
+  const [{ estimateItems }, { readEstimateSources }, lines, { toJsonLine }, { machine }] = await Promise.all([
+    import('../batch/estimate-items.js'),
+    import('../turn/estimate-turn.js'),
+    import('../output/estimate-lines.js'),
+    import('../output/ndjson.js'),
+    import('./shared/estimate-flag.js'),
+  ]);
+  const conn = await ctx.connect();
+  try {
+    const estimate = estimateItems(ctx, items, turn, await readEstimateSources(conn.client, ctx.signal));
+    ctx.io.stdout.write(machine(ctx) ? toJsonLine(estimate) : lines.batchEstimateText(estimate));
+    return 0;
+  } finally {
+    await conn.close();
+  }
 }
 
 function idempotencyOf(argv: ParsedArgv): { idempotency?: IdempotencyOptions } {

@@ -17,6 +17,7 @@ import {
   type SessionTarget,
 } from './shared/session-target.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
+import { ESTIMATE_FLAG, parseEstimate } from './shared/estimate-flag.js';
 
 export interface ContinueOptions {
   target: SessionTarget;
@@ -27,6 +28,8 @@ export interface ContinueOptions {
   /** -f, --schema, --template and their companions. */
   input: InputOptions;
   gates: GateRequest;
+  /** --estimate: print what the turn may cost and send nothing. */
+  estimate?: boolean;
 }
 
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
@@ -47,6 +50,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     },
     ...INPUT_FLAGS,
     ...GATE_FLAGS,
+    ESTIMATE_FLAG,
   ],
   conflicts: [...TURN_CONFLICTS, ...SESSION_TARGET_CONFLICTS],
   examples: [
@@ -63,6 +67,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
       toolResults: stringList(argv, 'tool-result'),
       input: parseInputOptions(argv),
       gates: parseGateFlags(argv),
+      ...(parseEstimate(argv) ? { estimate: true } : {}),
     };
     if (opts.toolResults.length > 0 && (opts.prompt.length > 0 || opts.input.template !== undefined)) {
       throw usageError(
@@ -75,6 +80,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   run: async (opts, given) => {
     const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
     await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
+    if (opts.estimate === true) return estimateNext(opts, ctx);
     const gates = await loadGates(opts.gates, ctx);
     if (opts.toolResults.length > 0) return continueWithResults(opts, ctx, gates);
     const [
@@ -131,6 +137,22 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     }
   },
 };
+
+/**
+ * `continue --estimate`: the next turn's council as the turn would choose it (the flags, else the
+ * session's recorded council and policy), priced; the session is only read, nothing is claimed or sent.
+ */
+async function estimateNext(opts: ContinueOptions, ctx: Context): Promise<number> {
+  const [{ printTurnEstimate }, { toModel }, { withRecordedCouncil }] = await Promise.all([
+    import('./shared/estimate-flag.js'),
+    import('../protocol/policy-ref.js'),
+    import('../turn/turn-options.js'),
+  ]);
+  const found = await readTarget(ctx, opts.target);
+  const turn = withRecordedCouncil(opts.turn, found.council);
+  const model = turn.model ?? (turn.policy === undefined ? found.active_policy : toModel(turn.policy));
+  return printTurnEstimate(ctx, found.orchestrator, model, turn);
+}
 
 /**
  * `continue --tool-result CALL_ID=FILE`: the turn stopped (exit 10) at calls nsed could not run;

@@ -7,6 +7,7 @@ import type { InputOptions } from '../input/turn-input.js';
 import { INPUT_FLAGS, parseInputOptions } from './shared/input-flags.js';
 import { promptWords } from '../input/prompt.js';
 import { parseTurnOptions, TURN_CONFLICTS, TURN_FLAGS } from './shared/turn-flags.js';
+import { ESTIMATE_FLAG, parseEstimate } from './shared/estimate-flag.js';
 
 export interface ForkOptions {
   /** The parent session: an id or a unique prefix. */
@@ -19,6 +20,8 @@ export interface ForkOptions {
   /** -f, --schema, --template and their companions (with a prompt only). */
   input: InputOptions;
   gates: GateRequest;
+  /** --estimate: print what a turn on the fork may cost; no fork is made and nothing is sent. */
+  estimate?: boolean;
 }
 
 /**
@@ -44,6 +47,7 @@ export const fork: CommandDef<ForkOptions> = {
     },
     ...INPUT_FLAGS,
     ...GATE_FLAGS,
+    ESTIMATE_FLAG,
   ],
   conflicts: TURN_CONFLICTS,
   examples: [
@@ -63,6 +67,7 @@ export const fork: CommandDef<ForkOptions> = {
       prompt,
       input: parseInputOptions(argv),
       gates: parseGateFlags(argv),
+      ...(parseEstimate(argv) ? { estimate: true } : {}),
     };
     const r = opts.turn.reports;
     if (
@@ -87,8 +92,10 @@ export const fork: CommandDef<ForkOptions> = {
         import('../input/turn-input.js'),
       ],
     );
-    if (!turnInput.namesPrompt(opts.prompt, opts.input)) turnInput.assertNoInputWithoutPrompt(opts.input);
-    const input = turnInput.namesPrompt(opts.prompt, opts.input)
+    // --estimate reads no input: the council, not the prompt, says what a turn costs.
+    const prompted = opts.estimate !== true && turnInput.namesPrompt(opts.prompt, opts.input);
+    if (opts.estimate !== true && !prompted) turnInput.assertNoInputWithoutPrompt(opts.input);
+    const input = prompted
       ? await turnInput.prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx)
       : undefined;
     const store = await ctx.store();
@@ -103,6 +110,14 @@ export const fork: CommandDef<ForkOptions> = {
     const own = withRecordedCouncil(input?.turn ?? opts.turn, parent.council);
     const named = own.policy !== undefined || own.model !== undefined;
     const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
+    if (opts.estimate === true) {
+      // The turn a prompt would run on the fork, priced: no fork is made, nothing is sent.
+      const [{ printTurnEstimate }, { sessionModel }] = await Promise.all([
+        import('./shared/estimate-flag.js'),
+        import('../turn/start-session.js'),
+      ]);
+      return printTurnEstimate(ctx, parent.orchestrator, sessionModel(ctx, inherited), inherited);
+    }
 
     if (input === undefined) {
       const session = await createSession(ctx, {

@@ -62,7 +62,7 @@ export function estimateOf(ctx: Context, model: string, opts: TurnOptions, sourc
     const policy = agents === undefined && sources.policies !== null ? matchPolicy(sources.policies, model) : undefined;
     const policyName = policy === undefined ? '' : oneLine(policy.name, 60);
     const council = ((): Pick<EstimateInput, 'council' | 'councilFrom'> => {
-      if (agents !== undefined) return { council: agents, councilFrom: 'the agents asked for' };
+      if (agents !== undefined) return { council: agents, councilFrom: 'named for this turn' };
       if (sources.policies === null)
         return { council: null, councilFrom: 'GET /policies could not be read, so the policy is not known' };
       if (policy === undefined) return { council: null, councilFrom: `no policy in GET /policies matches '${shown}'` };
@@ -74,7 +74,7 @@ export function estimateOf(ctx: Context, model: string, opts: TurnOptions, sourc
       return { council: policy.agents, councilFrom: `policy ${policyName}` };
     })();
     const round = ((): Pick<EstimateInput, 'maxRounds' | 'roundsFrom'> => {
-      if (rounds !== undefined) return { maxRounds: rounds, roundsFrom: 'the rounds asked for' };
+      if (rounds !== undefined) return { maxRounds: rounds, roundsFrom: 'the rounds named for this turn' };
       if (agents !== undefined)
         return {
           maxRounds: SERVER_DEFAULT_ROUNDS,
