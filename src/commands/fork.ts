@@ -95,9 +95,7 @@ export const fork: CommandDef<ForkOptions> = {
     // --estimate reads no input: the council, not the prompt, says what a turn costs.
     const prompted = opts.estimate !== true && turnInput.namesPrompt(opts.prompt, opts.input);
     if (opts.estimate !== true && !prompted) turnInput.assertNoInputWithoutPrompt(opts.input);
-    const input = prompted
-      ? await turnInput.prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx)
-      : undefined;
+    const input = prompted ? await turnInput.prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx) : undefined;
     const store = await ctx.store();
     const parent = await store.read(await store.resolve(opts.source));
     const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;

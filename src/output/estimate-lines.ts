@@ -48,8 +48,7 @@ function totalText(total: { low: UsageTotal; high: UsageTotal }): string {
   const n = total.high.turns;
   const unknown = Math.max(total.low.unknown_cost_turns, total.high.unknown_cost_turns);
   const sum = range(total.low, total.high);
-  const apart =
-    unknown === 0 ? '' : ` (${unknown} item${unknown === 1 ? '' : 's'} of unknown cost, not in the sum)`;
+  const apart = unknown === 0 ? '' : ` (${unknown} item${unknown === 1 ? '' : 's'} of unknown cost, not in the sum)`;
   return `total for ${n} item${n === 1 ? '' : 's'}: ${sum}${total.low.cost_usd === null ? '' : ' (estimated)'}${apart}\n`;
 }
 

@@ -10,7 +10,7 @@ import type { FlagDef } from './flag-def.js';
 export const ESTIMATE_FLAG: FlagDef = {
   name: 'estimate',
   type: 'boolean',
-  describe: "print what it is expected to cost (/agents' prices × the rounds), as a range, and send nothing",
+  describe: "print what it is expected to cost (/agents' prices times the rounds), as a range, and send nothing",
 };
 
 export const parseEstimate = (argv: ParsedArgv): boolean => argv['estimate'] === true;
