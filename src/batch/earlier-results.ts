@@ -1,6 +1,7 @@
 import { readInputText, type ReadBounds } from '../files/read-input.js';
 import { NsedError, usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
+import { readUsage, type Usage } from '../usage.js';
 import { STATUS_ORDER, type ItemStatus } from './status.js';
 
 /** What a results line must hold for `--resume` to count its item as run. */
@@ -11,6 +12,8 @@ export interface EarlierLine {
   request_hash: string;
   status: ItemStatus;
   exit_code: number;
+  /** What the item cost (docs/ndjson.md "Usage"), as the line recorded it; null when its turn never started. */
+  usage?: unknown;
 }
 
 /** A results file as an earlier run of the batch left it. */
@@ -23,6 +26,12 @@ export interface EarlierResults {
   cutTail: boolean;
   /** Lines that are not result lines (a cut line that later lines followed), skipped. */
   skipped: number;
+  /**
+   * What every line's item spent, superseded lines too (each was paid for): the spend a resumed
+   * batch counts against its cap (docs/reliability.md #243). A line whose turn never started
+   * (`usage: null`) spent nothing and is not here.
+   */
+  spent: Usage[];
 }
 
 const STATUSES = new Set<string>(STATUS_ORDER);
@@ -44,7 +53,7 @@ export async function readEarlierResults(file: string, bounds: ReadBounds): Prom
     text = await readInputText(file, { label: '--out', maxBytes: MAX_RESULTS_BYTES, ...bounds });
   } catch (err) {
     if (err instanceof NsedError && err.code === 'not_found')
-      return { last: new Map(), batchId: undefined, cutTail: false, skipped: 0 };
+      return { last: new Map(), batchId: undefined, cutTail: false, skipped: 0, spent: [] };
     throw err;
   }
   const parts = text.split('\n');
@@ -53,6 +62,7 @@ export async function readEarlierResults(file: string, bounds: ReadBounds): Prom
   const last = new Map<string, EarlierLine>();
   let batchId: string | undefined;
   let skipped = 0;
+  const spent: Usage[] = [];
   for (const raw of parts) {
     if (raw.trim() === '') continue;
     const line = resultLineOf(raw);
@@ -62,13 +72,14 @@ export async function readEarlierResults(file: string, bounds: ReadBounds): Prom
     }
     batchId ??= line.batch;
     last.set(line.id, line);
+    if (line.usage != null) spent.push(readUsage(line.usage));
   }
   if (last.size === 0 && skipped > 0)
     throw usageError(
       `--out ${oneLine(file, 200)} holds no result lines; --resume appends only to a batch's own results`,
       'give the results file of the batch to resume',
     );
-  return { last, batchId, cutTail: tail !== '', skipped };
+  return { last, batchId, cutTail: tail !== '', skipped, spent };
 }
 
 function resultLineOf(raw: string): EarlierLine | undefined {
@@ -96,10 +107,12 @@ const RETRIED: ReadonlySet<ItemStatus> = new Set<ItemStatus>(['error', 'failed']
 
 /**
  * Whether an item's earlier line stands: it exists for the same request (an edited item runs
- * again), and --retry-errors does not ask for it again. An empty hash is an item whose input
+ * again), it ran (a `skipped` one did not), and --retry-errors does not ask for it again. An empty hash is an item whose input
  * could not be read: its request is unknown, and its line (an error) stands as any error does.
  */
 export function stillStands(line: EarlierLine | undefined, hash: string, retryErrors: boolean): line is EarlierLine {
   if (line === undefined || (line.request_hash !== hash && line.request_hash !== '')) return false;
+  // An item the spend cap kept from starting never ran: it is considered again, under the cap.
+  if (line.status === 'skipped') return false;
   return !(retryErrors && RETRIED.has(line.status));
 }

@@ -8,6 +8,7 @@ import type { ResolvedItem } from './resolve.js';
 import { itemRequestHash, type ItemInputBase, type LeftItem } from './run-item.js';
 import { judgedUnder } from './same-gates.js';
 import type { Gates } from '../verdict.js';
+import type { Usage } from '../usage.js';
 
 export interface ResumeInput {
   items: readonly ResolvedItem[];
@@ -33,6 +34,8 @@ export interface ResumePlan {
   /** The lines that stand for the items not run again. */
   earlier: EarlierLine[];
   cutTail: boolean;
+  /** What the earlier runs spent, every line of the file: a batch cap counts it (docs/reliability.md #243). */
+  spent: Usage[];
 }
 
 /**
@@ -74,5 +77,13 @@ export async function planResume(ctx: Context, store: SessionStore, input: Resum
       `resuming ${found.batchId ?? 'a new batch'}: ${earlier.length} done, ${found.left.size} to follow, ${toRun.length - found.left.size} to run\n`,
     );
   }
-  return { batchId: found.batchId, toRun, left: found.left, hashes, earlier, cutTail: results.cutTail };
+  return {
+    batchId: found.batchId,
+    toRun,
+    left: found.left,
+    hashes,
+    earlier,
+    cutTail: results.cutTail,
+    spent: results.spent,
+  };
 }

@@ -1,5 +1,8 @@
-import { sumUsage } from '../usage.js';
+import { sumUsage, type Usage } from '../usage.js';
 import { groupCommitting, type Context } from '../context.js';
+import { ExitCode } from '../errors.js';
+import type { TurnCap } from '../spend-cap.js';
+import { openBudget, type SpendBudget } from './spend-budget.js';
 import { redactDeep } from '../secrets.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
@@ -31,6 +34,12 @@ export interface BatchRun {
    * exit code, the summary line and the reports as this run's own lines do: the batch is one.
    */
   earlier?: readonly EarlierLine[];
+  /**
+   * The batch's spend cap (--max-cost, --max-tokens: the batch's total, src/batch/spend-budget.ts),
+   * and, with --resume, what the earlier runs spent.
+   */
+  cap?: TurnCap | undefined;
+  spent?: readonly Usage[];
 }
 
 /**
@@ -52,38 +61,65 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
   const progress = batchProgress(ctx, run.items.length, { backoffMs: () => backoff.leftMs() });
   let next = 0;
   let writeError: unknown;
+  let capped: Awaited<ReturnType<typeof openBudget>>;
   const worker = async (): Promise<void> => {
     while (!ctx.signal.aborted && writeError === undefined) {
       const item = run.items[next++];
       if (item === undefined) return;
+      const left = run.left?.get(item.id);
+      // Under a cap, an item starts only within it (a deliberation left running is paid for already).
+      const admitted = capped === undefined || left !== undefined ? undefined : await admit(ctx, capped, item.id);
+      if (admitted === null) return;
       const itemStart = ctx.clock.now().getTime();
       progress.started(item);
-      const left = run.left?.get(item.id);
-      const line =
-        left === undefined
-          ? await runItem(ctx, conn, item, run.base)
-          : await reattachItem(ctx, conn, item, run.hashes?.get(item.id) ?? '', run.base, left);
+      const expected = capped?.expected.get(item.id) ?? null;
+      if (admitted?.kind === 'skip') {
+        await write(skippedLine(item, run, admitted.reason), ctx.clock.now().getTime() - itemStart);
+        continue;
+      }
+      capped?.budget.started(item.id, expected);
+      const base = admitted === undefined ? run.base : { ...run.base, turn: { ...run.base.turn, cap: admitted.cap } };
+      let line: ResultLine | undefined;
+      try {
+        line =
+          left === undefined
+            ? await runItem(ctx, conn, item, base)
+            : await reattachItem(ctx, conn, item, run.hashes?.get(item.id) ?? '', base, left);
+      } finally {
+        capped?.budget.ended(item.id, line?.usage ?? null);
+      }
       // An interrupt ends the running items as cancelled; they are not finished, so no line:
       // --resume reattaches them through their sessions.
       if (ctx.signal.aborted && line.status === 'cancelled') {
         progress.interrupted(item);
         continue;
       }
-      lines.push(line);
-      tally.counts[line.status]++;
-      tally.total++;
-      try {
-        // A result line is a record, as a session file is: redacted key by key and string by
-        // string, the answer with the rest (docs/reliability.md #89).
-        await run.sink.write(`${JSON.stringify(redactDeep(line, (text) => ctx.secrets.redact(text)))}\n`);
-      } catch (err) {
-        writeError ??= err;
-        return;
-      }
-      progress.finished(line, ctx.clock.now().getTime() - itemStart);
+      if (!(await write(line, ctx.clock.now().getTime() - itemStart))) return;
     }
   };
+  /** Writes an item's line and counts it; false when the sink failed (the batch then stops). */
+  const write = async (line: ResultLine, ms: number): Promise<boolean> => {
+    lines.push(line);
+    tally.counts[line.status]++;
+    tally.total++;
+    try {
+      // A result line is a record, as a session file is: redacted key by key and string by
+      // string, the answer with the rest (docs/reliability.md #89).
+      await run.sink.write(`${JSON.stringify(redactDeep(line, (text) => ctx.secrets.redact(text)))}\n`);
+    } catch (err) {
+      writeError ??= err;
+      return false;
+    }
+    progress.finished(line, ms);
+    return true;
+  };
   try {
+    capped = await openBudget(ctx, conn.client, {
+      cap: run.cap,
+      items: run.items,
+      turn: run.base.turn,
+      ...(run.spent === undefined ? {} : { spent: run.spent }),
+    });
     const workers = Array.from({ length: Math.max(1, Math.min(run.jobs, run.items.length)) }, () => worker());
     await Promise.all(workers);
   } finally {
@@ -94,7 +130,7 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
   if (writeError !== undefined) throw writeError;
   const wallMs = ctx.clock.now().getTime() - started;
   const earlier = run.earlier ?? [];
-  summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs, earlier, lines);
+  summaryLine(ctx, run.base.batchId, tally, run.items.length, wallMs, earlier, lines, capped?.budget);
   const exitCode = ctx.signalExit() ?? batchExit([...earlier, ...lines], run.minPassRate);
   await writeBatchReports(ctx, run.reports, {
     batch: run.base.batchId,
@@ -128,6 +164,7 @@ function summaryLine(
   ms: number,
   earlier: readonly EarlierLine[],
   lines: readonly ResultLine[],
+  budget: SpendBudget | undefined,
 ): void {
   if (ctx.io.quiet) return;
   // What this run's items cost: known dollars summed, the items whose cost is unknown counted apart.
@@ -145,6 +182,42 @@ function summaryLine(
     before = `; ${earlier.length} finished earlier: ${countsOf(done)}`;
   }
   ctx.io.stderr.write(
-    `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}${before}${cost}\n`,
+    `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}${before}${cost}${budget === undefined ? '' : `; ${budget.spentText()}`}\n`,
   );
+}
+
+/**
+ * Whether the cap lets the item start: waits while the answer depends on items in flight; null
+ * when a signal stopped the batch meanwhile.
+ */
+async function admit(
+  ctx: Context,
+  capped: { budget: SpendBudget; expected: ReadonlyMap<string, number | null> },
+  id: string,
+): Promise<Exclude<ReturnType<SpendBudget['admit']>, { kind: 'wait' }> | null> {
+  for (;;) {
+    if (ctx.signal.aborted) return null;
+    const a = capped.budget.admit(capped.expected.get(id) ?? null);
+    if (a.kind !== 'wait') return a;
+    await capped.budget.next();
+  }
+}
+
+/** The line of an item the batch's cap kept from starting: `skipped`, exit 15, and why (README "Spend caps"). */
+function skippedLine(item: ResolvedItem, run: BatchRun, reason: string): ResultLine {
+  return {
+    id: item.id,
+    index: item.index,
+    batch: run.base.batchId,
+    request_hash: run.hashes?.get(item.id) ?? '',
+    session: null,
+    job_id: null,
+    status: 'skipped',
+    exit_code: ExitCode.costCap,
+    answer: '',
+    verdict: null,
+    gate: null,
+    usage: null,
+    error: { code: 'cost_cap', exit_code: ExitCode.costCap, message: reason },
+  };
 }

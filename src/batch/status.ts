@@ -27,7 +27,7 @@ export interface Tally {
 }
 
 export const emptyTally = (): Tally => ({
-  counts: { ok: 0, gate_failed: 0, inconclusive: 0, failed: 0, cancelled: 0, error: 0 },
+  counts: { ok: 0, gate_failed: 0, inconclusive: 0, failed: 0, cancelled: 0, skipped: 0, error: 0 },
   total: 0,
 });
 

@@ -227,6 +227,14 @@ export const batch: CommandDef<BatchOptions> = {
         reports: opts.reports,
         source: opts.file,
         ...(plan === undefined ? {} : { left: plan.left, hashes: plan.hashes, earlier: plan.earlier }),
+        // --max-cost, --max-tokens (or their settings): the batch's total, counting what a resumed
+        // batch's earlier runs spent (README "Spend caps").
+        cap: {
+          maxCostUsd: ctx.globals.settings.maxCostUsd.value,
+          maxTokens: ctx.globals.settings.maxTokens.value,
+          allowUnmetered: t.cap?.allowUnmetered,
+        },
+        ...(plan === undefined ? {} : { spent: plan.spent }),
       });
     };
     return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);

@@ -50,6 +50,7 @@ const COUNTED: ReadonlyArray<BatchItemStatus | 'interrupted' | 'not-run'> = [
   'inconclusive',
   'failed',
   'cancelled',
+  'skipped',
   'error',
   'interrupted',
   'not-run',

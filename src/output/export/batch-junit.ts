@@ -29,6 +29,8 @@ function problemOf(e: BatchEntry): Problem | undefined {
       return undefined;
     case 'cancelled':
       return { kind: 'skipped', type: 'cancelled', message: `cancelled: ${why}`, detail: '' };
+    case 'skipped':
+      return { kind: 'skipped', type: 'cost_cap', message: `skipped: ${why}`, detail: '' };
     case 'error':
       return { kind: 'error', type: line.error?.code ?? 'error', message: why, detail: why };
     case 'gate_failed':

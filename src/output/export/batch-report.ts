@@ -1,17 +1,19 @@
 import type { CouncilVerdict, GateResult } from '../../verdict.js';
 
 /** How an item ended, as its result line says (README "Batches"). */
-export type BatchItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'error';
+export type BatchItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'skipped' | 'error';
 
 /**
  * Worst first: the batch exits with the code of the first item (by index) of the worst status
  * present. An item nsed could not run (`error`: network, auth, a file) outranks a deliberation
- * that ran and failed, which outranks one cancelled, then the gates' verdicts.
+ * that ran and failed, which outranks one cancelled, then one the batch's spend cap kept from
+ * starting (`skipped`), then the gates' verdicts.
  */
 export const BATCH_STATUS_ORDER: readonly BatchItemStatus[] = [
   'error',
   'failed',
   'cancelled',
+  'skipped',
   'inconclusive',
   'gate_failed',
   'ok',
@@ -64,10 +66,11 @@ const RANK: Record<EntryStatus, number> = {
   failed: 1,
   cancelled: 2,
   interrupted: 3,
-  inconclusive: 4,
-  gate_failed: 5,
-  'not-run': 6,
-  ok: 7,
+  skipped: 4,
+  inconclusive: 5,
+  gate_failed: 6,
+  'not-run': 7,
+  ok: 8,
 };
 
 export const statusOfEntry = (e: BatchEntry): EntryStatus => (typeof e.ended === 'string' ? e.ended : e.ended.status);

@@ -20,6 +20,7 @@ const MARK: Record<EntryStatus, string> = {
   failed: '✗ failed',
   error: '✗ error',
   cancelled: '⊘ cancelled',
+  skipped: '– skipped',
   interrupted: '⊘ interrupted',
   'not-run': '– not run',
 };
@@ -31,6 +32,7 @@ const WORDS: Record<EntryStatus, string> = {
   failed: 'failed',
   error: 'error',
   cancelled: 'cancelled',
+  skipped: 'skipped',
   interrupted: 'interrupted',
   'not-run': 'not run',
 };
