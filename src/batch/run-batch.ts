@@ -77,7 +77,8 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
         await write(skippedLine(item, run, admitted.reason), ctx.clock.now().getTime() - itemStart);
         continue;
       }
-      capped?.budget.started(item.id, expected);
+      // An admitted item is in flight from its admission; one left running is counted from now.
+      if (admitted === undefined) capped?.budget.started(item.id, expected);
       const base = admitted === undefined ? run.base : { ...run.base, turn: { ...run.base.turn, cap: admitted.cap } };
       let line: ResultLine | undefined;
       try {
@@ -197,7 +198,7 @@ async function admit(
 ): Promise<Exclude<ReturnType<SpendBudget['admit']>, { kind: 'wait' }> | null> {
   for (;;) {
     if (ctx.signal.aborted) return null;
-    const a = capped.budget.admit(capped.expected.get(id) ?? null);
+    const a = capped.budget.admit(id, capped.expected.get(id) ?? null);
     if (a.kind !== 'wait') return a;
     await capped.budget.next();
   }

@@ -55,8 +55,12 @@ export class SpendBudget {
     for (const u of earlier) this.count('an earlier run', u, { cost: null, tokens: null });
   }
 
-  /** Whether `item`, expected to cost `estimateUsd` (null: unknown), may start now. */
-  admit(estimateUsd: number | null): Admission {
+  /**
+   * Whether the item `id`, expected to cost `estimateUsd` (null: unknown), may start now; when it
+   * may, it is in flight from this call on (in the same step, so two workers never both take the
+   * room that was left for one).
+   */
+  admit(id: string, estimateUsd: number | null): Admission {
     const expected: Figures = { cost: estimateUsd ?? this.largest.cost, tokens: this.largest.tokens };
     const own: SpendCap = {};
     for (const d of ['cost', 'tokens'] as const) {
@@ -87,13 +91,14 @@ export class SpendBudget {
       if (d === 'cost') own.maxCostUsd = cents(left);
       else own.maxTokens = Math.max(1, Math.floor(left));
     }
+    this.started(id, estimateUsd);
     return {
       kind: 'start',
       cap: { ...own, ...(this.cap.allowUnmetered === true ? { allowUnmetered: true } : {}) },
     };
   }
 
-  /** The item `id` started, expected to cost `estimateUsd`. */
+  /** The item `id` runs, expected to cost `estimateUsd`: a deliberation left running, admitted or not. */
   started(id: string, estimateUsd: number | null): void {
     this.inFlight.set(id, { cost: estimateUsd ?? this.largest.cost, tokens: this.largest.tokens });
   }

@@ -1,0 +1,146 @@
+// A batch's --max-cost / --max-tokens is its TOTAL (docs/reliability.md #242, #243): items that
+// would cross it are `skipped` with the reason on their lines, the batch exits 15, and --resume
+// counts what the earlier run spent. Against the simulator's own prices, over real HTTP.
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { costPerRound, AGENTS, DEFAULT_COUNCIL } from '../../src/sim/agents.js';
+import { defaultPolicies } from '../../src/sim/policies.js';
+import { usd } from '../../src/usage.js';
+import { makeRig } from '../harness/rig.js';
+import { deliberations, resultLines, useBatchRig, type ResultLine } from '../harness/batch-rig.js';
+
+const batch = useBatchRig('batch-cap');
+
+const round8 = (n: number): number => Math.round(n * 1e8) / 1e8;
+
+/** What `batch --estimate` expects an item on the default policy to cost at most: every round of its council. */
+const HIGH = round8(
+  DEFAULT_COUNCIL.reduce((sum, id) => sum + costPerRound(AGENTS.find((a) => a.agent_id === id)!.price), 0) *
+    defaultPolicies()[0]!.max_rounds,
+);
+
+const costOf = (l: ResultLine): number => (l['usage'] as { cost_usd: number }).cost_usd;
+
+const fiveItems = (): string =>
+  ['a', 'b', 'c', 'd', 'e'].map((id) => JSON.stringify({ id, prompt: `Design cache ${id}` })).join('\n') + '\n';
+
+describe('a batch cap (reliability #242)', () => {
+  it('skips the items that would cross the total: their lines say why, nothing is sent for them, exit 15, the totals line says what was spent', async () => {
+    const items = await batch.file('five.jsonl', fiveItems());
+    const out = `${batch.dir}/cost.jsonl`;
+    // One item's estimate fits; after it, what it spent plus the next estimate does not.
+    const cap = round8(HIGH + 0.005);
+    const before = deliberations(batch.rig);
+    const r = await batch.rig.run(['batch', items, '-j', '1', '--max-cost', String(cap), '--out', out]);
+    expect(r.code, r.stderr).toBe(15);
+    const lines = resultLines(await readFile(out, 'utf8'));
+    expect(lines.map((l) => [l['id'], l['status']])).toEqual([
+      ['a', 'ok'],
+      ['b', 'skipped'],
+      ['c', 'skipped'],
+      ['d', 'skipped'],
+      ['e', 'skipped'],
+    ]);
+    const spent = costOf(lines[0]!);
+    expect(spent + HIGH).toBeGreaterThan(cap);
+    for (const l of lines.slice(1))
+      expect(l).toMatchObject({
+        status: 'skipped',
+        exit_code: 15,
+        session: null,
+        job_id: null,
+        usage: null,
+        error: {
+          code: 'cost_cap',
+          exit_code: 15,
+          message: `not started: ${usd(spent)} spent, and this item, expected to cost ${usd(HIGH)}, would cross the batch's cost cap of ${usd(cap)}`,
+        },
+      });
+    expect(deliberations(batch.rig) - before).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `: 4 skipped, 1 ok; cost \\$${spent.toFixed(4)}; \\${usd(spent)} of the \\${usd(cap)} cost cap spent\\n$`,
+      ),
+    );
+  });
+
+  it('--resume goes on under the cap counting what the earlier run spent: skipped items are considered again, finished ones never re-sent', async () => {
+    const items = await batch.file('resume.jsonl', fiveItems());
+    const out = `${batch.dir}/resume-out.jsonl`;
+    const first = await batch.rig.run([
+      'batch',
+      items,
+      '-j',
+      '1',
+      '--max-cost',
+      String(round8(HIGH + 0.005)),
+      '--out',
+      out,
+    ]);
+    expect(first.code, first.stderr).toBe(15);
+    const earlier = costOf(resultLines(await readFile(out, 'utf8'))[0]!);
+    // Room for two more items on top of what was spent, not for a third.
+    const cap = round8(earlier + 2 * HIGH + 0.001);
+    const before = deliberations(batch.rig);
+    const r = await batch.rig.run(['batch', items, '-j', '1', '--max-cost', String(cap), '--out', out, '--resume']);
+    expect(r.code, r.stderr).toBe(15);
+    const added = resultLines(await readFile(out, 'utf8')).slice(5);
+    expect(added.map((l) => l['id'])).toEqual(['b', 'c', 'd', 'e']);
+    // Each decision counts every line's spend before it, the earlier run's included.
+    let spent = earlier;
+    let counted = false;
+    for (const l of added) {
+      if (spent + HIGH > cap) {
+        expect(l).toMatchObject({ status: 'skipped', exit_code: 15 });
+        expect((l['error'] as { message: string }).message).toContain(`${usd(spent)} spent`);
+        // Without the earlier run's spend this item would have started: the test tells the two apart.
+        if (spent - earlier + HIGH <= cap) counted = true;
+      } else {
+        expect(l['status']).toBe('ok');
+        spent = round8(spent + costOf(l));
+      }
+    }
+    expect(counted).toBe(true);
+    expect(added.filter((l) => l['status'] === 'ok')).toHaveLength(deliberations(batch.rig) - before);
+    expect(r.stderr).toContain('1 finished earlier: 1 ok');
+    expect(r.stderr).toContain(`${usd(spent)} of the ${usd(cap)} cost cap spent`);
+  });
+
+  it('--max-tokens: until an item has ended nothing says what one uses, so the first runs alone; then the most one used is counted per item', async () => {
+    const items = await batch.file('tokens.jsonl', fiveItems());
+    const out = `${batch.dir}/tokens-out.jsonl`;
+    const r = await batch.rig.run(['batch', items, '-j', '1', '--max-tokens', '20000', '--out', out]);
+    expect(r.code, r.stderr).toBe(15);
+    const lines = resultLines(await readFile(out, 'utf8'));
+    const used = (l: ResultLine): number => {
+      const u = l['usage'] as { input_tokens: number; output_tokens: number };
+      return u.input_tokens + u.output_tokens;
+    };
+    const ran = lines.filter((l) => l['status'] === 'ok');
+    const total = ran.reduce((n, l) => n + used(l), 0);
+    expect(total).toBeLessThanOrEqual(20000);
+    const most = Math.max(...ran.map(used));
+    expect(total + most).toBeGreaterThan(20000);
+    expect(lines.filter((l) => l['status'] === 'skipped').length).toBe(5 - ran.length);
+    expect(r.stderr).toContain(`${total} of 20000 tokens used`);
+  });
+
+  it('items in flight count at their estimate: -j 2 under a cap that fits one estimate at a time runs them one at a time', async () => {
+    const held = await makeRig({ hold: true });
+    try {
+      const items = await batch.file('held.jsonl', fiveItems());
+      const cap = round8(HIGH * 1.5);
+      const run = held.start(['batch', items, '-j', '2', '--max-cost', String(cap)]);
+      held.sim.control.release(await held.sim.control.nextJob());
+      held.sim.control.release(await held.sim.control.nextJob());
+      const r = await run.result;
+      expect(r.code, r.stderr).toBe(15);
+      const lines = resultLines(r.stdout);
+      expect(lines.filter((l) => l['status'] === 'ok').map((l) => l['id'])).toEqual(['a', 'b']);
+      expect(lines.filter((l) => l['status'] === 'skipped')).toHaveLength(3);
+      expect(held.sim.control.stats()).toMatchObject({ peak: 1, started: 2 });
+    } finally {
+      await held.close();
+    }
+  });
+});
