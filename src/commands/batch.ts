@@ -141,8 +141,9 @@ export const batch: CommandDef<BatchOptions> = {
     ['nsed batch evals.jsonl --estimate', 'what each item and the whole batch are expected to cost; nothing is sent'],
   ],
   epilog:
-    'Each result line: id, index, session, job_id, status (ok, gate_failed, inconclusive, failed, cancelled, error), answer, verdict, gate, error.' +
-    ' Exit 0 when every item is ok; else the code of the worst status (error, failed, cancelled, inconclusive, gate_failed).' +
+    'Each result line: id, index, session, job_id, status (ok, gate_failed, inconclusive, failed, cancelled, skipped, error), answer, verdict, gate, usage, error.' +
+    ' Exit 0 when every item is ok; else the code of the worst status (error, failed, cancelled, skipped, inconclusive, gate_failed).' +
+    " --max-cost and --max-tokens are the batch's total: an item that would cross it is skipped (exit 15); --resume counts what was spent." +
     ' On a terminal a live bar shows the progress; elsewhere a line per finished item.',
   parse: (argv) => parseBatch(argv),
   run: async (opts, ctx) => {
