@@ -115,7 +115,7 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
     return true;
   };
   try {
-    capped = await openBudget(ctx, conn.client, {
+    capped = await openBudget(ctx, conn, {
       cap: run.cap,
       items: run.items,
       turn: run.base.turn,

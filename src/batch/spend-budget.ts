@@ -1,5 +1,6 @@
-import type { NsedClient } from '../api/index.js';
+import type { Connection } from '../connection.js';
 import type { Context } from '../context.js';
+import { meterCap } from '../turn/spend-watch.js';
 import { hasCap, type SpendCap, type TurnCap } from '../spend-cap.js';
 import { readEstimateSources } from '../turn/estimate-turn.js';
 import type { TurnOptions } from '../turn/turn-options.js';
@@ -155,15 +156,18 @@ export const batchBudget = (cap: TurnCap | undefined, earlier: readonly Usage[] 
 
 /**
  * The budget of a batch run under a cap, with each item's expected cost (its estimate's high end,
- * from one read of `/agents` and `/policies`); undefined without a cap.
+ * from one read of `/agents` and `/policies`); undefined without a cap. A cap the server cannot
+ * meter is refused here, once, before any item is sent (exit 2, as for one turn: meterCap).
  */
 export async function openBudget(
   ctx: Context,
-  client: NsedClient,
+  conn: Pick<Connection, 'client' | 'url'>,
   run: { cap: TurnCap | undefined; items: readonly ResolvedItem[]; turn: TurnOptions; spent?: readonly Usage[] },
 ): Promise<{ budget: SpendBudget; expected: ReadonlyMap<string, number | null> } | undefined> {
   const budget = batchBudget(run.cap, run.spent);
   if (budget === undefined) return undefined;
+  await meterCap(conn.client, budget.cap, conn.url, ctx.signal);
+  const client = conn.client;
   const expected = new Map<string, number | null>();
   if (run.cap?.maxCostUsd !== undefined) {
     const estimate = estimateItems(ctx, run.items, run.turn, await readEstimateSources(client, ctx.signal));

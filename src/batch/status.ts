@@ -8,14 +8,15 @@ export const STATUS_ORDER = BATCH_STATUS_ORDER;
 /**
  * An item's status from its `-o json` object (undefined when the turn never started) and its
  * error code: the orchestrator's failure or an answer that never matched --schema is `failed`;
- * a cancel or an interrupt is `cancelled`; any other error (network, timeout, auth, a file
+ * a cancel, an interrupt or a spend cap reached mid-deliberation is `cancelled`; any other error (network, timeout, auth, a file
  * that cannot be read) is `error`.
  */
 export function statusOf(jsonStatus: string | undefined, code: string | undefined): ItemStatus {
   if (code === undefined) return jsonStatus === 'complete' ? 'ok' : 'error';
   if (code === 'gate_failed') return 'gate_failed';
   if (code === 'inconclusive') return 'inconclusive';
-  if (code === 'cancelled' || code === 'interrupted') return 'cancelled';
+  // A cap that stopped the item's deliberation cancelled it there (exit 15 on its line).
+  if (code === 'cancelled' || code === 'interrupted' || code === 'cost_cap') return 'cancelled';
   if (code === 'server' || code === 'schema_mismatch')
     return jsonStatus === undefined && code === 'server' ? 'error' : 'failed';
   return 'error';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { costPerRound, AGENTS, DEFAULT_COUNCIL } from '../../src/sim/agents.js';
 import { defaultPolicies } from '../../src/sim/policies.js';
 import { usd } from '../../src/usage.js';
-import { makeRig } from '../harness/rig.js';
+import { makeRig, withRig } from '../harness/rig.js';
 import { deliberations, resultLines, useBatchRig, type ResultLine } from '../harness/batch-rig.js';
 
 const batch = useBatchRig('batch-cap');
@@ -142,5 +142,21 @@ describe('a batch cap (reliability #242)', () => {
     } finally {
       await held.close();
     }
+  });
+
+  it('a cap on a server that cannot meter is refused once, before any item is sent (exit 2); --allow-unmetered runs the items one at a time', async () => {
+    await withRig({ profile: 'strict' }, async (strict) => {
+      const items = await batch.file('strict.jsonl', fiveItems());
+      const refused = await strict.run(['batch', items, '-j', '2', '--max-cost', '0.5']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--max-cost cannot be enforced');
+      expect(refused.stdout).toBe('');
+      expect(deliberations(strict)).toBe(0);
+      const r = await strict.run(['batch', items, '-j', '2', '--max-cost', '0.5', '--allow-unmetered']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(resultLines(r.stdout).map((l) => l['status'])).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+      // No estimate and no reported dollars: nothing says what an item costs, so none runs beside another.
+      expect(strict.sim.control.stats()).toMatchObject({ peak: 1, started: 5 });
+    });
   });
 });
