@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { costPerRound, AGENTS, DEFAULT_COUNCIL } from '../../src/sim/agents.js';
 import { defaultPolicies } from '../../src/sim/policies.js';
 import { usd } from '../../src/usage.js';
-import { makeRig, withRig } from '../harness/rig.js';
+import { testRig } from '../harness/rig.js';
 import { deliberations, resultLines, useBatchRig, type ResultLine } from '../harness/batch-rig.js';
 
 const batch = useBatchRig('batch-cap');
@@ -126,8 +126,8 @@ describe('a batch cap (reliability #242)', () => {
   });
 
   it('items in flight count at their estimate: -j 2 under a cap that fits one estimate at a time runs them one at a time', async () => {
-    const held = await makeRig({ hold: true });
-    try {
+    const held = await testRig({ hold: true });
+    {
       const items = await batch.file('held.jsonl', fiveItems());
       const cap = round8(HIGH * 1.5);
       const run = held.start(['batch', items, '-j', '2', '--max-cost', String(cap)]);
@@ -139,13 +139,12 @@ describe('a batch cap (reliability #242)', () => {
       expect(lines.filter((l) => l['status'] === 'ok').map((l) => l['id'])).toEqual(['a', 'b']);
       expect(lines.filter((l) => l['status'] === 'skipped')).toHaveLength(3);
       expect(held.sim.control.stats()).toMatchObject({ peak: 1, started: 2 });
-    } finally {
-      await held.close();
     }
   });
 
   it('a cap on a server that cannot meter is refused once, before any item is sent (exit 2); --allow-unmetered runs the items one at a time', async () => {
-    await withRig({ profile: 'strict' }, async (strict) => {
+    {
+      const strict = await testRig({ profile: 'strict' });
       const items = await batch.file('strict.jsonl', fiveItems());
       const refused = await strict.run(['batch', items, '-j', '2', '--max-cost', '0.5']);
       expect(refused.code).toBe(2);
@@ -157,6 +156,6 @@ describe('a batch cap (reliability #242)', () => {
       expect(resultLines(r.stdout).map((l) => l['status'])).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
       // No estimate and no reported dollars: nothing says what an item costs, so none runs beside another.
       expect(strict.sim.control.stats()).toMatchObject({ peak: 1, started: 5 });
-    });
+    }
   });
 });

@@ -3,24 +3,13 @@
 // the server lists no prices or no council (docs/reliability.md #240, #241).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AGENTS, costPerRound, DEFAULT_COUNCIL } from '../../src/sim/agents.js';
 import { defaultPolicies } from '../../src/sim/policies.js';
-import { makeRig, withRig, type Rig } from '../harness/rig.js';
-import { resultLines } from '../harness/batch-rig.js';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { testRig, type Rig } from '../harness/rig.js';
+import { resultLines, useBatchRig } from '../harness/batch-rig.js';
 
-let rig: Rig;
-let dir: string;
-beforeAll(async () => {
-  rig = await makeRig();
-  dir = await mkdtemp(join(tmpdir(), 'nsed-estimate-'));
-});
-afterAll(async () => {
-  await rig.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const batch = useBatchRig('estimate');
 
 /** The simulator's own price of one round of these agents (`/agents` estimated_cost_per_round). */
 const perRound = (ids: readonly string[]): number =>
@@ -55,9 +44,9 @@ const cost = (n: number | null) => ({
 
 describe('ask --estimate (reliability #241)', () => {
   it("prices the default policy's council from /agents: 1 round at least, its max_rounds at most; sends nothing, saves nothing, exit 0", async () => {
-    const before = rig.sim.requests.length;
+    const before = batch.rig.sim.requests.length;
     const balanced = policy('balanced');
-    const r = await rig.run(['ask', '--estimate', '-o', 'json', 'Design a cache']);
+    const r = await batch.rig.run(['ask', '--estimate', '-o', 'json', 'Design a cache']);
     expect(r.code, r.stderr).toBe(0);
     const e = json(r.stdout);
     const one = perRound(DEFAULT_COUNCIL);
@@ -79,18 +68,18 @@ describe('ask --estimate (reliability #241)', () => {
     expect((e['assumes'] as string[]).join('\n')).toMatch(
       /converges early.*at most 3 \(policy balanced's max_rounds\)/,
     );
-    expect(writes(rig)).toEqual([]);
+    expect(writes(batch.rig)).toEqual([]);
     expect(
-      rig.sim.requests
+      batch.rig.sim.requests
         .slice(before)
         .map((q) => q.path)
         .sort(),
     ).toEqual(['/agents', '/policies']);
-    expect(await sessionFiles(rig.home)).toEqual([]);
+    expect(await sessionFiles(batch.rig.home)).toEqual([]);
   });
 
   it('text: the range, each agent a round, what it assumes, and that nothing was sent', async () => {
-    const r = await rig.run(['ask', '--estimate', '-p', 'deep', 'Design a cache']);
+    const r = await batch.rig.run(['ask', '--estimate', '-p', 'deep', 'Design a cache']);
     expect(r.code, r.stderr).toBe(0);
     const one = perRound(DEFAULT_COUNCIL);
     expect(r.stdout).toContain(`estimate for nsed:deep (compat): $${one.toPrecision(2).replace(/0+$/, '')} to $`);
@@ -98,11 +87,21 @@ describe('ask --estimate (reliability #241)', () => {
     expect(r.stdout).toMatch(/^ {2}CortexC +\$0\.015 a round$/m);
     expect(r.stdout).toMatch(/^assumes:\n {2}- the council is CortexA, CortexB, CortexC \(policy deep\)$/m);
     expect(r.stdout.trimEnd().endsWith('nothing was sent')).toBe(true);
-    expect(writes(rig)).toEqual([]);
+    expect(writes(batch.rig)).toEqual([]);
   });
 
   it('--agents and --rounds choose the council and its most rounds, as the native request would', async () => {
-    const r = await rig.run(['ask', '--estimate', '-o', 'json', '--agents', 'CortexA,CortexD', '--rounds', '4', 'x']);
+    const r = await batch.rig.run([
+      'ask',
+      '--estimate',
+      '-o',
+      'json',
+      '--agents',
+      'CortexA,CortexD',
+      '--rounds',
+      '4',
+      'x',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const one = perRound(['CortexA', 'CortexD']);
     expect(json(r.stdout)).toMatchObject({
@@ -112,11 +111,11 @@ describe('ask --estimate (reliability #241)', () => {
       low: cost(one),
       high: cost(Math.round(one * 4 * 1e8) / 1e8),
     });
-    expect(writes(rig)).toEqual([]);
+    expect(writes(batch.rig)).toEqual([]);
   });
 
   it('a plain model (-m) has no council nsed knows: cost unknown (null), never 0, exit 0', async () => {
-    const r = await rig.run(['ask', '--estimate', '-o', 'json', '-m', 'llama3.2', 'x']);
+    const r = await batch.rig.run(['ask', '--estimate', '-o', 'json', '-m', 'llama3.2', 'x']);
     expect(r.code, r.stderr).toBe(0);
     expect(json(r.stdout)).toMatchObject({
       council: null,
@@ -130,7 +129,7 @@ describe('ask --estimate (reliability #241)', () => {
 
 describe('continue and fork --estimate (reliability #241)', () => {
   it("price the next turn with the session's recorded council, or the policy this turn names; nothing sent or saved", async () => {
-    const started = await rig.run([
+    const started = await batch.rig.run([
       'ask',
       '-o',
       'final',
@@ -141,12 +140,12 @@ describe('continue and fork --estimate (reliability #241)', () => {
       'Design a queue',
     ]);
     expect(started.code, started.stderr).toBe(0);
-    const [file] = await sessionFiles(rig.home);
+    const [file] = await sessionFiles(batch.rig.home);
     const id = String(file).replace(/\.json$/, '');
-    const posts = writes(rig).length;
-    const recorded = JSON.stringify(await rig.session(id));
+    const posts = writes(batch.rig).length;
+    const recorded = JSON.stringify(await batch.rig.session(id));
 
-    const next = await rig.run(['continue', '-s', id, '--estimate', '-o', 'json', 'and for writes?']);
+    const next = await batch.rig.run(['continue', '-s', id, '--estimate', '-o', 'json', 'and for writes?']);
     expect(next.code, next.stderr).toBe(0);
     const one = perRound(['CortexB', 'CortexC']);
     expect(json(next.stdout)).toMatchObject({
@@ -155,28 +154,27 @@ describe('continue and fork --estimate (reliability #241)', () => {
       rounds: { min: 1, max: 2 },
       high: cost(Math.round(one * 2 * 1e8) / 1e8),
     });
-    const fast = await rig.run(['continue', '-s', id, '--estimate', '-o', 'json', '-p', 'fast']);
+    const fast = await batch.rig.run(['continue', '-s', id, '--estimate', '-o', 'json', '-p', 'fast']);
     expect(json(fast.stdout)).toMatchObject({
       policy: 'nsed:fast',
       council: [...DEFAULT_COUNCIL],
       rounds: { min: 1, max: 1 },
     });
 
-    const forked = await rig.run(['fork', id, '--estimate', '-o', 'json', '--rounds', '5', 'try Redis']);
+    const forked = await batch.rig.run(['fork', id, '--estimate', '-o', 'json', '--rounds', '5', 'try Redis']);
     expect(forked.code, forked.stderr).toBe(0);
     expect(json(forked.stdout)).toMatchObject({ council: ['CortexB', 'CortexC'], rounds: { min: 1, max: 5 } });
 
-    expect(writes(rig)).toHaveLength(posts);
-    expect(await sessionFiles(rig.home)).toHaveLength(1);
-    expect(JSON.stringify(await rig.session(id))).toBe(recorded);
+    expect(writes(batch.rig)).toHaveLength(posts);
+    expect(await sessionFiles(batch.rig.home)).toHaveLength(1);
+    expect(JSON.stringify(await batch.rig.session(id))).toBe(recorded);
   });
 });
 
 describe('batch --estimate (reliability #241)', () => {
   it('each item with its own policy, agents or rounds, and the total; an unknown item is counted apart, never as 0', async () => {
-    const items = join(dir, 'items.jsonl');
-    await writeFile(
-      items,
+    const items = await batch.file(
+      'items.jsonl',
       [
         '{"id":"a","prompt":"x"}',
         '{"id":"b","prompt":"y","policy":"deep"}',
@@ -185,8 +183,8 @@ describe('batch --estimate (reliability #241)', () => {
         '',
       ].join('\n'),
     );
-    const posts = writes(rig).length;
-    const r = await rig.run(['batch', items, '--estimate', '-o', 'json']);
+    const posts = writes(batch.rig).length;
+    const r = await batch.rig.run(['batch', items, '--estimate', '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const e = json(r.stdout) as {
       items: { id: string; estimate: Record<string, unknown> }[];
@@ -217,9 +215,9 @@ describe('batch --estimate (reliability #241)', () => {
         turns: 4,
       },
     });
-    expect(writes(rig)).toHaveLength(posts);
+    expect(writes(batch.rig)).toHaveLength(posts);
 
-    const text = await rig.run(['batch', items, '--estimate']);
+    const text = await batch.rig.run(['batch', items, '--estimate']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(
       /^item b: \$0\.02 to \$0\.1 \(estimated\): 1 to 5 rounds of CortexA, CortexB, CortexC$/m,
@@ -227,15 +225,15 @@ describe('batch --estimate (reliability #241)', () => {
     expect(text.stdout).toMatch(/^item d: cost unknown: rounds unknown of an unknown council$/m);
     expect(text.stdout).toMatch(/^total for 4 items: .* \(1 item of unknown cost, not in the sum\)$/m);
     expect(resultLines(text.stdout).filter((l) => 'status' in l)).toEqual([]);
-    expect(writes(rig)).toHaveLength(posts);
+    expect(writes(batch.rig)).toHaveLength(posts);
   });
 });
 
 describe('unknown prices (reliability #240)', () => {
   it('a server that reports no cost (meter=none) lists no prices: the estimate is unknown, null and never $0, exit 0', async () => {
-    rig.sim.setFaults(['all:meter=none']);
+    batch.rig.sim.setFaults(['all:meter=none']);
     try {
-      const r = await rig.run(['ask', '--estimate', '-o', 'json', 'x']);
+      const r = await batch.rig.run(['ask', '--estimate', '-o', 'json', 'x']);
       expect(r.code, r.stderr).toBe(0);
       const e = json(r.stdout);
       expect(e).toMatchObject({
@@ -252,18 +250,19 @@ describe('unknown prices (reliability #240)', () => {
       expect((e['assumes'] as string[]).join('\n')).toContain(
         'GET /agents lists no estimated_cost_per_round for CortexA, CortexB, CortexC',
       );
-      const text = await rig.run(['ask', '--estimate', 'x']);
+      const text = await batch.rig.run(['ask', '--estimate', 'x']);
       expect(text.stdout).toMatch(
         /^estimate for nsed:\* \(compat\): cost unknown: 1 to 3 rounds of CortexA, CortexB, CortexC$/m,
       );
       expect(text.stdout).not.toContain('$0');
     } finally {
-      rig.sim.setFaults([]);
+      batch.rig.sim.setFaults([]);
     }
   });
 
   it('--profile strict names no policy council and lists no prices: unknown, and --agents names the council but not its price', async () => {
-    await withRig({ profile: 'strict' }, async (strict) => {
+    {
+      const strict = await testRig({ profile: 'strict' });
       const r = await strict.run(['ask', '--estimate', '-o', 'json', '-p', 'deep', 'x']);
       expect(r.code, r.stderr).toBe(0);
       const e = json(r.stdout);
@@ -276,6 +275,6 @@ describe('unknown prices (reliability #240)', () => {
         high: cost(null),
       });
       expect(writes(strict)).toEqual([]);
-    });
+    }
   });
 });
