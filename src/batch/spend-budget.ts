@@ -166,7 +166,8 @@ export async function openBudget(
 ): Promise<{ budget: SpendBudget; expected: ReadonlyMap<string, number | null> } | undefined> {
   const budget = batchBudget(run.cap, run.spent);
   if (budget === undefined) return undefined;
-  await meterCap(conn.client, budget.cap, conn.url, ctx.signal);
+  // Whether a --no-stream item could be stopped depends on its own path: its turn asks that itself.
+  await meterCap(conn.client, budget.cap, { server: conn.url, blocking: false }, ctx.signal);
   const client = conn.client;
   const expected = new Map<string, number | null>();
   if (run.cap?.maxCostUsd !== undefined) {
