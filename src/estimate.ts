@@ -89,10 +89,13 @@ export function estimateTurn(input: EstimateInput): TurnEstimate {
     );
   if (input.listing === null) assumes.push('GET /agents lists no agents, so no prices');
   else if (input.council !== null) {
-    const unpriced = agents.filter((a) => a.cost_per_round_usd === null);
-    if (unpriced.length === 0)
+    const unlisted = agents.filter((a) => !listed.has(a.agent_id));
+    if (unlisted.length > 0)
+      assumes.push(`GET /agents does not list ${unlisted.map((a) => a.agent_id).join(', ')}, so no price for it`);
+    const unpriced = agents.filter((a) => a.cost_per_round_usd === null && listed.has(a.agent_id));
+    if (unpriced.length === 0 && unlisted.length === 0)
       assumes.push('each round costs each agent the estimated_cost_per_round GET /agents lists for it');
-    else
+    else if (unpriced.length > 0)
       assumes.push(
         `GET /agents lists no estimated_cost_per_round for ${unpriced.map((a) => a.agent_id).join(', ')}: ` +
           'per-token prices alone do not say what a round costs, as its tokens are known only once it ran',

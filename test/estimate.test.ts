@@ -63,3 +63,12 @@ describe('estimateTurn', () => {
     expect(estimateBatch([unknown]).total.low.cost_usd).toBeNull();
   });
 });
+
+describe('a council member the listing does not know', () => {
+  it('has no price, and the assumptions say it is not listed rather than unpriced', () => {
+    const e = estimateTurn(input({ council: ['A', 'Z'] }));
+    expect(e.high.cost_usd).toBeNull();
+    expect(e.assumes).toContain('GET /agents does not list Z, so no price for it');
+    expect(e.assumes.join('\n')).not.toContain('no estimated_cost_per_round');
+  });
+});
