@@ -1,0 +1,195 @@
+// What a turn and a session cost, wherever a person or a CI job reads it after the fact
+// (docs/ndjson.md §4d): `sessions show` (text and --json), `sessions ls --json`, and the summary
+// and JUnit exports. Answers are run against the simulator over real HTTP under its meter
+// faults, so each place is seen with a cost the server reported, one nsed estimated from the
+// /agents prices (meter=tokens), and one nobody knows (meter=none; the strict profile): unknown
+// is said to be unknown and counted apart, never summed as 0.
+import MarkdownIt from 'markdown-it';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { junitSchemaErrors } from '../harness/junit-schema.js';
+import { makeRig, withRig, type Rig } from '../harness/rig.js';
+
+interface Usage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  cost_source: string;
+}
+interface Total {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_usd: number | null;
+  unknown_cost_turns: number;
+  turns: number;
+}
+interface Doc {
+  usage: Total;
+  turns: Array<{ role: string; kind: string; usage: Usage | null }>;
+}
+
+const METER = { reported: [], estimated: ['all:meter=tokens'], unknown: ['all:meter=none'] } as const;
+type Source = keyof typeof METER;
+const SOURCES = Object.keys(METER) as Source[];
+
+let rig: Rig;
+/** One session of one answer per cost source, and one whose three answers have one each. */
+const single = {} as Record<Source, string>;
+let mixed = '';
+
+async function turn(args: string[], source: Source): Promise<{ session: string; usage: Usage }> {
+  rig.sim.setFaults([...METER[source]]);
+  try {
+    const r = await rig.run([...args, '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as { session: string; usage: Usage };
+  } finally {
+    rig.sim.setFaults([]);
+  }
+}
+
+beforeAll(async () => {
+  rig = await makeRig();
+  for (const source of SOURCES) {
+    const out = await turn(['ask', '-p', 'fast', `What does a ${source} answer cost?`], source);
+    expect(out.usage.cost_source).toBe(source);
+    single[source] = out.session;
+  }
+  mixed = (await turn(['ask', '-p', 'fast', 'Plan the database migration'], 'reported')).session;
+  await turn(['continue', '-s', mixed, '-p', 'fast', 'Name the risks'], 'estimated');
+  await turn(['continue', '-s', mixed, '-p', 'fast', 'Say what to test first'], 'unknown');
+});
+afterAll(() => rig.close());
+
+const show = async (id: string, ...more: string[]): Promise<string> => {
+  const r = await rig.run(['sessions', 'show', id, ...more]);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+};
+const documentOf = async (id: string): Promise<Doc> => JSON.parse(await show(id, '--json')) as Doc;
+const exportOf = async (id: string, format: string): Promise<string> => {
+  const r = await rig.run(['sessions', 'export', id, '--format', format]);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+};
+const answers = (doc: Doc): Array<Usage | null> =>
+  doc.turns.filter((t) => t.role === 'assistant' && t.kind === 'message').map((t) => t.usage);
+/** A dollar figure that reads as free: `$0`, `$0.0`, `$0.00`. */
+const FREE = /\$0(?:\.0*)?(?![.\d])/;
+
+describe('what a session cost, in sessions show and sessions ls', () => {
+  it('--json gives each answer its usage, and the session a total of the known dollars with the unknown answer counted apart, never as 0', async () => {
+    const doc = await documentOf(mixed);
+    const [reported, estimated, unknown] = answers(doc);
+    expect([reported?.cost_source, estimated?.cost_source, unknown?.cost_source]).toEqual([
+      'reported',
+      'estimated',
+      'unknown',
+    ]);
+    expect(unknown).toEqual({ input_tokens: null, output_tokens: null, cost_usd: null, cost_source: 'unknown' });
+    const known = (reported?.cost_usd ?? NaN) + (estimated?.cost_usd ?? NaN);
+    expect(doc.usage.cost_usd).toBeCloseTo(known, 8);
+    expect(doc.usage.unknown_cost_turns).toBe(1);
+    expect(doc.usage.turns).toBe(3);
+    expect(doc.usage.input_tokens).toBe((reported?.input_tokens ?? NaN) + (estimated?.input_tokens ?? NaN));
+    // A session whose only answer's cost is unknown has an unknown total, not $0.
+    expect((await documentOf(single.unknown)).usage).toEqual({
+      input_tokens: null,
+      output_tokens: null,
+      cost_usd: null,
+      unknown_cost_turns: 1,
+      turns: 1,
+    });
+  });
+
+  it('ls --json carries each session its total, the same as show --json', async () => {
+    const r = await rig.run(['sessions', 'ls', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const listed = new Map((JSON.parse(r.stdout) as Array<{ id: string; usage: Total }>).map((s) => [s.id, s.usage]));
+    for (const id of [mixed, ...Object.values(single)]) expect(listed.get(id)).toEqual((await documentOf(id)).usage);
+    expect(listed.get(single.unknown)?.cost_usd).toBeNull();
+    expect(listed.get(single.reported)?.cost_usd).toBeGreaterThan(0);
+    // The second listing reads the index, not the files: the totals are the same.
+    const again = await rig.run(['sessions', 'ls', '-o', 'json']);
+    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(r.stdout));
+  });
+
+  it('the transcript says under each answer what it cost, and under the title what the session cost, an unknown cost as unknown', async () => {
+    const text = await show(mixed);
+    const costs = text.split('\n').filter((l) => /^ {2}cost /.test(l));
+    expect(costs).toEqual([
+      expect.stringMatching(/^ {2}cost \$0\.\d+ · [\d,]+ tokens in, [\d,]+ out$/),
+      expect.stringMatching(/^ {2}cost \$0\.\d+ \(estimated\) · [\d,]+ tokens in, [\d,]+ out$/),
+      '  cost unknown · tokens not reported',
+    ]);
+    expect(text.split('\n')[2]).toMatch(
+      /^cost at least \$0\.\d+ \(1 of 3 answers' cost unknown\) · [\d,]+ tokens in, [\d,]+ out$/,
+    );
+    expect(text).not.toMatch(FREE);
+    expect((await show(single.unknown)).split('\n')[2]).toBe('cost unknown (1 answer) · tokens not reported');
+  });
+
+  it('under the strict profile the tokens are known and the cost is not: the cost says unknown, the tokens are shown', async () => {
+    await withRig({ profile: 'strict' }, async (strict) => {
+      const r = await strict.run(['ask', '-p', 'fast', '-o', 'json', 'What does a strict server report?']);
+      expect(r.code, r.stderr).toBe(0);
+      const id = (JSON.parse(r.stdout) as { session: string }).session;
+      const text = (await strict.run(['sessions', 'show', id])).stdout;
+      expect(text).toMatch(/^ {2}cost unknown · [\d,]+ tokens in, [\d,]+ out$/m);
+      expect(text).not.toMatch(FREE);
+    });
+  });
+});
+
+describe('what the answer cost, in the summary and JUnit exports', () => {
+  const md = new MarkdownIt({ html: false });
+  /** The rendered summary's Cost section, as its list items read. */
+  const costItems = (markdown: string): string[] => {
+    const html = md.render(markdown);
+    const section = /<h3>Cost<\/h3>\s*<ul>([\s\S]*?)<\/ul>/.exec(html)?.[1] ?? '';
+    return [...section.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => m[1] ?? '');
+  };
+
+  it('the summary has a Cost section: reported, estimated, and unknown as unknown; a session of several answers adds its total', async () => {
+    expect(costItems(await exportOf(single.reported, 'summary'))).toEqual([
+      expect.stringMatching(/^This answer: cost \$0\.\d+ · [\d,]+ tokens in, [\d,]+ out$/),
+    ]);
+    expect(costItems(await exportOf(single.estimated, 'summary'))).toEqual([
+      expect.stringMatching(/^This answer: cost \$0\.\d+ \(estimated\) · [\d,]+ tokens in, [\d,]+ out$/),
+    ]);
+    const unknown = await exportOf(single.unknown, 'summary');
+    expect(costItems(unknown)).toEqual(['This answer: cost unknown · tokens not reported']);
+    expect(unknown).not.toMatch(FREE);
+    expect(costItems(await exportOf(mixed, 'summary'))).toEqual([
+      'This answer: cost unknown · tokens not reported',
+      expect.stringMatching(/^The session: cost at least \$0\.\d+ \(1 of 3 answers' cost unknown\) · /),
+    ]);
+  });
+
+  it('JUnit <properties> carry the cost, its source and the tokens, an unknown figure left out (never 0), and the file stays valid by the junit-10 schema', async () => {
+    const props = (xml: string): Map<string, string> =>
+      new Map([...xml.matchAll(/<property name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    for (const source of SOURCES) {
+      const xml = await exportOf(single[source], 'junit');
+      expect(await junitSchemaErrors(xml)).toEqual([]);
+      const p = props(xml);
+      const doc = await documentOf(single[source]);
+      const usage = answers(doc)[0];
+      expect(p.get('cost_source')).toBe(source);
+      if (source === 'unknown') {
+        for (const name of ['cost_usd', 'input_tokens', 'output_tokens', 'session_cost_usd'])
+          expect(p.has(name)).toBe(false);
+        expect(p.get('session_unknown_cost_answers')).toBe('1');
+      } else {
+        expect(Number(p.get('cost_usd'))).toBe(usage?.cost_usd);
+        expect(Number(p.get('input_tokens'))).toBe(usage?.input_tokens);
+        expect(Number(p.get('output_tokens'))).toBe(usage?.output_tokens);
+        expect(p.get('session_unknown_cost_answers')).toBe('0');
+      }
+    }
+    const p = props(await exportOf(mixed, 'junit'));
+    expect(p.get('cost_source')).toBe('unknown');
+    expect(Number(p.get('session_cost_usd'))).toBe((await documentOf(mixed)).usage.cost_usd);
+    expect(p.get('session_answers')).toBe('3');
+    expect(p.get('session_unknown_cost_answers')).toBe('1');
+  });
+});
