@@ -108,7 +108,6 @@ describe('what a session cost, in sessions show and sessions ls', () => {
     for (const id of [mixed, ...Object.values(single)]) expect(listed.get(id)).toEqual((await documentOf(id)).usage);
     expect(listed.get(single.unknown)?.cost_usd).toBeNull();
     expect(listed.get(single.reported)?.cost_usd).toBeGreaterThan(0);
-    // The second listing reads the index, not the files: the totals are the same.
     const again = await rig.run(['sessions', 'ls', '-o', 'json']);
     expect(JSON.parse(again.stdout)).toEqual(JSON.parse(r.stdout));
   });
