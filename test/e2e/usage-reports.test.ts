@@ -4,8 +4,12 @@
 // faults, so each place is seen with a cost the server reported, one nsed estimated from the
 // /agents prices (meter=tokens), and one nobody knows (meter=none; the strict profile): unknown
 // is said to be unknown and counted apart, never summed as 0.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseGithubFile } from '../harness/github-files.js';
 import { junitSchemaErrors } from '../harness/junit-schema.js';
 import { makeRig, withRig, type Rig } from '../harness/rig.js';
 
@@ -35,6 +39,7 @@ let rig: Rig;
 /** One session of one answer per cost source, and one whose three answers have one each. */
 const single = {} as Record<Source, string>;
 let mixed = '';
+let dir = '';
 
 async function turn(args: string[], source: Source): Promise<{ session: string; usage: Usage }> {
   rig.sim.setFaults([...METER[source]]);
@@ -49,6 +54,7 @@ async function turn(args: string[], source: Source): Promise<{ session: string; 
 
 beforeAll(async () => {
   rig = await makeRig();
+  dir = await mkdtemp(join(tmpdir(), 'nsed-usage-'));
   for (const source of SOURCES) {
     const out = await turn(['ask', '-p', 'fast', `What does a ${source} answer cost?`], source);
     expect(out.usage.cost_source).toBe(source);
@@ -58,7 +64,10 @@ beforeAll(async () => {
   await turn(['continue', '-s', mixed, '-p', 'fast', 'Name the risks'], 'estimated');
   await turn(['continue', '-s', mixed, '-p', 'fast', 'Say what to test first'], 'unknown');
 });
-afterAll(() => rig.close());
+afterAll(async () => {
+  await rig.close();
+  await rm(dir, { recursive: true, force: true });
+});
 
 const show = async (id: string, ...more: string[]): Promise<string> => {
   const r = await rig.run(['sessions', 'show', id, ...more]);
@@ -190,5 +199,66 @@ describe('what the answer cost, in the summary and JUnit exports', () => {
     expect(Number(p.get('session_cost_usd'))).toBe((await documentOf(mixed)).usage.cost_usd);
     expect(p.get('session_answers')).toBe('3');
     expect(p.get('session_unknown_cost_answers')).toBe('1');
+  });
+});
+
+describe('what the turn cost, in the step outputs (README "Step outputs")', () => {
+  const outputsOf = async (file: string): Promise<Map<string, string>> => parseGithubFile(await readFile(file, 'utf8'));
+
+  it('ask writes cost-usd, cost-source, input-tokens and output-tokens as -o json says them; an unknown figure is empty, never 0', async () => {
+    for (const source of SOURCES) {
+      const file = join(dir, `outputs-${source}`);
+      rig.sim.setFaults([...METER[source]]);
+      let usage: Usage;
+      try {
+        const r = await rig.run(['ask', '-p', 'fast', '-o', 'json', '--github-output', file, `Cost of ${source}?`]);
+        expect(r.code, r.stderr).toBe(0);
+        usage = (JSON.parse(r.stdout) as { usage: Usage }).usage;
+      } finally {
+        rig.sim.setFaults([]);
+      }
+      const got = await outputsOf(file);
+      expect(got.get('cost-source')).toBe(source);
+      const shown = (n: number | null): string => (n === null ? '' : String(n));
+      expect(got.get('cost-usd')).toBe(shown(usage.cost_usd));
+      expect(got.get('input-tokens')).toBe(shown(usage.input_tokens));
+      expect(got.get('output-tokens')).toBe(shown(usage.output_tokens));
+      if (source === 'unknown') expect([got.get('cost-usd'), got.get('input-tokens')]).toEqual(['', '']);
+      else expect(Number(got.get('cost-usd'))).toBeGreaterThan(0);
+    }
+  });
+
+  it('gate on a recorded turn writes the same cost outputs as the run did', async () => {
+    for (const source of ['reported', 'unknown'] as const) {
+      const file = join(dir, `gate-${source}`);
+      const r = await rig.run(['gate', '-s', single[source], '--min-convergence', '0', '--github-output', file]);
+      expect(r.code, r.stderr).toBe(0);
+      const got = await outputsOf(file);
+      const usage = answers(await documentOf(single[source]))[0];
+      expect(got.get('cost-source')).toBe(source);
+      expect(got.get('cost-usd')).toBe(usage?.cost_usd === null ? '' : String(usage?.cost_usd));
+    }
+  });
+
+  it("a batch writes its items' known costs summed and how many items' cost is unknown", async () => {
+    const items = join(dir, 'items.txt');
+    await writeFile(items, 'Plan the database migration\nName the risks\n');
+    const file = join(dir, 'batch-outputs');
+    const out = join(dir, 'results.jsonl');
+    // One item at a time: the first job starts unmetered, the second metered.
+    rig.sim.setFaults(['all:meter=none;times=1']);
+    const r = await rig
+      .run(['batch', items, '-j', '1', '-p', 'fast', '--out', out, '--github-output', file])
+      .finally(() => rig.sim.setFaults([]));
+    expect(r.code, r.stderr).toBe(0);
+    const lines = (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { usage: Usage | null });
+    const costs = lines.map((l) => l.usage?.cost_usd ?? null);
+    expect(costs.filter((c) => c === null)).toHaveLength(1);
+    const got = await outputsOf(file);
+    expect(got.get('items-cost-unknown')).toBe('1');
+    expect(Number(got.get('cost-usd'))).toBeCloseTo(costs.find((c) => c !== null) ?? NaN, 8);
   });
 });

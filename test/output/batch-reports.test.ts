@@ -16,6 +16,7 @@ const line = (over: Partial<BatchItemLine> = {}): BatchItemLine => ({
   verdict: fullVerdict(),
   gate: passingGate,
   error: null,
+  usage: { input_tokens: 1791, output_tokens: 786, cost_usd: 0.0077928, cost_source: 'reported' },
   ...over,
 });
 

@@ -32,6 +32,7 @@ const okLine = (session: string, job: string) => ({
   verdict: fullVerdict(),
   gate: passingGate,
   error: null,
+  usage: null,
 });
 
 describe('the JUnit reports by the junit-10 schema', () => {

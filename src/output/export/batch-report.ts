@@ -1,3 +1,4 @@
+import type { Usage } from '../../usage.js';
 import type { CouncilVerdict, GateResult } from '../../verdict.js';
 
 /** How an item ended, as its result line says (README "Batches"). */
@@ -29,6 +30,8 @@ export interface BatchItemLine {
   verdict: CouncilVerdict | null;
   gate: GateResult | null;
   error: { code: string; exit_code: number; message: string } | null;
+  /** What the item's turn cost (docs/ndjson.md §4d); null when it ran no turn or its line has none. */
+  usage: Usage | null;
 }
 
 /**
