@@ -202,6 +202,25 @@ describe('what the answer cost, in the summary and JUnit exports', () => {
   });
 });
 
+describe('what the turn cost, in a CI log (--progress plain)', () => {
+  it('a line says the cost once it is known: reported, estimated, and unknown as unknown', async () => {
+    const want: Record<Source, RegExp> = {
+      reported: /^cost \$0\.\d+ · [\d,]+ tokens in, [\d,]+ out$/m,
+      estimated: /^cost \$0\.\d+ \(estimated\) · [\d,]+ tokens in, [\d,]+ out$/m,
+      unknown: /^cost unknown · tokens not reported$/m,
+    };
+    for (const source of SOURCES) {
+      rig.sim.setFaults([...METER[source]]);
+      const r = await rig
+        .run(['ask', '-p', 'fast', '-o', 'final', '--progress', 'plain', `Log the cost of ${source}`])
+        .finally(() => rig.sim.setFaults([]));
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(want[source]);
+      expect(r.stderr).not.toMatch(FREE);
+    }
+  });
+});
+
 describe('what the turn cost, in the step outputs (README "Step outputs")', () => {
   const outputsOf = async (file: string): Promise<Map<string, string>> => parseGithubFile(await readFile(file, 'utf8'));
 
