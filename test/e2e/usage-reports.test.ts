@@ -3,7 +3,7 @@
 // and JUnit exports. Answers are run against the simulator over real HTTP under its meter
 // faults, so each place is seen with a cost the server reported, one nsed estimated from the
 // /agents prices (meter=tokens), and one nobody knows (meter=none; the strict profile): unknown
-// is said to be unknown and counted apart, never summed as 0.
+// is said to be unknown and counted apart, never summed as 0 (docs/reliability.md #250).
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +86,7 @@ const answers = (doc: Doc): Array<Usage | null> =>
 const FREE = /\$0(?:\.0*)?(?![.\d])/;
 
 describe('what a session cost, in sessions show and sessions ls', () => {
-  it('--json gives each answer its usage, and the session a total of the known dollars with the unknown answer counted apart, never as 0', async () => {
+  it('--json gives each answer its usage, and the session a total of the known dollars with the unknown answer counted apart, never as 0 (reliability #250)', async () => {
     const doc = await documentOf(mixed);
     const [reported, estimated, unknown] = answers(doc);
     expect([reported?.cost_source, estimated?.cost_source, unknown?.cost_source]).toEqual([
@@ -157,7 +157,7 @@ describe('what the answer cost, in the summary and JUnit exports', () => {
     return [...section.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => m[1] ?? '');
   };
 
-  it('the summary has a Cost section: reported, estimated, and unknown as unknown; a session of several answers adds its total', async () => {
+  it('the summary has a Cost section: reported, estimated, and unknown as unknown; a session of several answers adds its total (reliability #250)', async () => {
     expect(costItems(await exportOf(single.reported, 'summary'))).toEqual([
       expect.stringMatching(/^This answer: cost \$0\.\d+ · [\d,]+ tokens in, [\d,]+ out$/),
     ]);

@@ -168,7 +168,7 @@ describe.skipIf(!haveBrowser)('the HTML report in chromium', () => {
     await page.close();
   });
 
-  it("shows what each answer cost and the session's total: reported, estimated from the agents' prices, and unknown as unknown, never $0", async () => {
+  it("shows what each answer cost and the session's total: reported, estimated from the agents' prices, and unknown as unknown, never $0 (reliability #250)", async () => {
     const asked = async (args: string[], faults: string[]): Promise<string> => {
       rig.sim.setFaults(faults);
       try {

@@ -77,7 +77,7 @@ describe('list()', () => {
     expect((await store.list()).sessions[0]?.title).toBe('from the journal');
   });
 
-  it("keeps each session's cost total in its entry, an unknown answer counted apart; an entry from before totals were kept is read again from its file", async () => {
+  it("keeps each session's cost total in its entry, an unknown answer counted apart (reliability #250); an entry from before totals were kept is read again from its file", async () => {
     const home = await tempHome();
     const store = openFileStore(home);
     const answer = (id: string, usage: Turn['usage']): Turn =>

@@ -57,7 +57,7 @@ describe.skipIf(!HAS_PTY)(HAS_PTY ? 'the cost on the status row' : NO_PTY, () =>
     expect(r.rows.filter((x) => SPINNER.test(x.text))).toEqual([]);
   });
 
-  it('says nothing of a cost the server does not report: no $ on the row, never $0', async () => {
+  it('says nothing of a cost the server does not report: no $ on the row, never $0 (reliability #250)', async () => {
     const { proxy, run, row } = await heldAtTheEnd(['all:meter=none']);
     expect(row()).toMatch(/^[\u2800-\u28ff] consensus · round \d+\/\d+ · \d+s/);
     expect(row()).not.toContain('$');
