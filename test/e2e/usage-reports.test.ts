@@ -173,6 +173,18 @@ describe('what the answer cost, in the summary and JUnit exports', () => {
     ]);
   });
 
+  it('the markdown transcript says what each answer cost and what the session cost, an unknown cost as unknown', async () => {
+    const html = md.render(await exportOf(mixed, 'markdown'));
+    const items = [...html.matchAll(/<li>(cost [^<]*)<\/li>/g)].map((m) => m[1]);
+    expect(items).toEqual([
+      expect.stringMatching(/^cost \$0\.\d+ · [\d,]+ tokens in, [\d,]+ out$/),
+      expect.stringMatching(/^cost \$0\.\d+ \(estimated\) · [\d,]+ tokens in, [\d,]+ out$/),
+      'cost unknown · tokens not reported',
+    ]);
+    expect(html).toMatch(/<li>Cost: cost at least \$0\.\d+ \(1 of 3 answers' cost unknown\) · /);
+    expect(html).not.toMatch(FREE);
+  });
+
   it('JUnit <properties> carry the cost, its source and the tokens, an unknown figure left out (never 0), and the file stays valid by the junit-10 schema', async () => {
     const props = (xml: string): Map<string, string> =>
       new Map([...xml.matchAll(/<property name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
