@@ -1,7 +1,7 @@
 import type { BatchItemStatus, BatchReport } from './export/batch-report.js';
-import { statusOfEntry } from './export/batch-report.js';
+import { batchUsage, statusOfEntry } from './export/batch-report.js';
 import type { ReportTurn } from './export/report-turn.js';
-import { sumUsage, type Usage } from '../usage.js';
+import type { Usage } from '../usage.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 /**
@@ -99,9 +99,7 @@ export function batchOutputs(
  * `items-cost-unknown`, the items whose cost is in no sum.
  */
 function batchUsageOutputs(r: BatchReport): StepOutputs {
-  const spent = sumUsage(
-    r.entries.flatMap((e) => (typeof e.ended === 'string' || e.ended.usage === null ? [] : [e.ended.usage])),
-  );
+  const spent = batchUsage(r);
   return [
     ['cost-usd', num(spent.cost_usd)],
     ['input-tokens', num(spent.input_tokens)],

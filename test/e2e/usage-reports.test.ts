@@ -276,10 +276,11 @@ describe('what the turn cost, in the step outputs (README "Step outputs")', () =
     await writeFile(items, 'Plan the database migration\nName the risks\n');
     const file = join(dir, 'batch-outputs');
     const out = join(dir, 'results.jsonl');
+    const summary = join(dir, 'batch-summary.md');
     // One item at a time: the first job starts unmetered, the second metered.
     rig.sim.setFaults(['all:meter=none;times=1']);
     const r = await rig
-      .run(['batch', items, '-j', '1', '-p', 'fast', '--out', out, '--github-output', file])
+      .run(['batch', items, '-j', '1', '-p', 'fast', '--out', out, '--github-output', file, '--summary', summary])
       .finally(() => rig.sim.setFaults([]));
     expect(r.code, r.stderr).toBe(0);
     const lines = (await readFile(out, 'utf8'))
@@ -291,5 +292,20 @@ describe('what the turn cost, in the step outputs (README "Step outputs")', () =
     const got = await outputsOf(file);
     expect(got.get('items-cost-unknown')).toBe('1');
     expect(Number(got.get('cost-usd'))).toBeCloseTo(costs.find((c) => c !== null) ?? NaN, 8);
+    // The batch's summary: the total, a lower bound, and a cost per item, one of them unknown.
+    const html = new MarkdownIt({ html: false }).render(await readFile(summary, 'utf8'));
+    expect(html).toMatch(/<strong>Cost:<\/strong> cost at least \$0\.\d+ \(1 of 2 answers' cost unknown\)/);
+    const cells = [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) =>
+      [...(m[1] ?? '').matchAll(/<t[dh]>([\s\S]*?)<\/t[dh]>/g)].map((c) => c[1]),
+    );
+    const at = cells[0]?.indexOf('Cost') ?? -1;
+    expect(at).toBeGreaterThan(0);
+    expect(
+      cells
+        .slice(1)
+        .map((row) => row[at])
+        .sort(),
+    ).toEqual([expect.stringMatching(/^\$0\.\d+$/), 'unknown']);
+    expect(html).not.toMatch(FREE);
   });
 });
