@@ -99,7 +99,7 @@ function earlierLine(l: EarlierLine): BatchItemLine {
     verdict: recordedVerdict(o['verdict']),
     gate: recordedGate(o['gate']),
     error,
-    usage: o['usage'] == null ? null : readUsage(o['usage']),
+    usage: typeof o['usage'] === 'object' && o['usage'] !== null ? readUsage(o['usage']) : null,
   };
 }
 
