@@ -11,7 +11,7 @@ import MarkdownIt from 'markdown-it';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGithubFile } from '../harness/github-files.js';
 import { junitSchemaErrors } from '../harness/junit-schema.js';
-import { makeRig, withRig, type Rig } from '../harness/rig.js';
+import { useRig, withRig } from '../harness/rig.js';
 
 interface Usage {
   input_tokens: number | null;
@@ -35,7 +35,7 @@ const METER = { reported: [], estimated: ['all:meter=tokens'], unknown: ['all:me
 type Source = keyof typeof METER;
 const SOURCES = Object.keys(METER) as Source[];
 
-let rig: Rig;
+const rig = useRig();
 /** One session of one answer per cost source, and one whose three answers have one each. */
 const single = {} as Record<Source, string>;
 let mixed = '';
@@ -53,7 +53,6 @@ async function turn(args: string[], source: Source): Promise<{ session: string; 
 }
 
 beforeAll(async () => {
-  rig = await makeRig();
   dir = await mkdtemp(join(tmpdir(), 'nsed-usage-'));
   for (const source of SOURCES) {
     const out = await turn(['ask', '-p', 'fast', `What does a ${source} answer cost?`], source);
@@ -65,7 +64,6 @@ beforeAll(async () => {
   await turn(['continue', '-s', mixed, '-p', 'fast', 'Say what to test first'], 'unknown');
 });
 afterAll(async () => {
-  await rig.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -4,28 +4,23 @@
 // carries the job's totals: a `usage` event before the answer. The job is held until that stream
 // is attached (so its end is on it), and the reads after it (`/details`) are held by a proxy, so
 // the status row stays on the screen, with the cost, for as long as the test looks.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startHoldingProxy, type HoldingProxy } from '../harness/holding-proxy.js';
-import { makeRig, type Rig } from '../harness/rig.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startHoldingProxy } from '../harness/holding-proxy.js';
+import { testRig } from '../harness/rig.js';
 import { HAS_PTY, NO_PTY, onScreen, texts, type ScreenState } from '../harness/screen.js';
 
 const SPINNER = /[\u2800-\u28ff] \S/;
 const COST = /· \$0\.\d+(?: \(estimated\))? ·/;
 
-const open: Array<{ rig: Rig; proxy: HoldingProxy }> = [];
-afterEach(async () => {
-  for (const o of open.splice(0)) {
-    o.proxy.release();
-    await o.proxy.close();
-    await o.rig.close();
-  }
-});
-
 /** `-o final` on a terminal (the answer piped), on the native path, with `/details` held. */
 async function heldAtTheEnd(faults: string[]) {
-  const rig = await makeRig({ hold: true, faults: ['resume:status=404;times=1', ...faults] });
+  const rig = await testRig({ hold: true, faults: ['resume:status=404;times=1', ...faults] });
   const proxy = await startHoldingProxy(rig.sim.url, 'hold-headers', (seen) => /\/details$/.test(seen.url));
-  open.push({ rig, proxy });
+  // When the test ends, whatever the proxy still holds is let go and the proxy closed.
+  onTestFinished(async () => {
+    proxy.release();
+    await proxy.close();
+  });
   const run = onScreen(['ask', '--agents', 'CortexA,CortexB', '-o', 'final', 'Plan the database migration'], {
     columns: 79,
     env: { NSED_HOME: rig.home, NSED_URL: proxy.url },
