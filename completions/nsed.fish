@@ -372,7 +372,7 @@ complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s n -l limit 
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -s p -l policy -x -a '(__nsed_policy_tags)' -d 'only sessions whose active policy is this (deep or nsed:deep)'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l state -x -a 'ok running interrupted failed cancelled' -d 'only sessions in this state'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l batch -x -d 'only the sessions of this batch (the `batch` of its result lines, and of \'nsed batch\' on stderr)'
-complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l json -d 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from, batch} (also -o json)'
+complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l json -d 'a JSON array of {id, title, policy, turns, created, updated, state, forked_from, batch, usage} (usage: what the session\'s answers cost together; also -o json)'
 complete -c nsed -n '__nsed_is \'sessions ls\' \'sessions list\'' -l ids -d 'print only the ids, one per line (what the completion scripts use)'
 complete -c nsed -n '__nsed_is \'sessions show\'' -s s -l session -x -a '(__nsed_session_ids)' -d 'session id (a unique prefix is enough)'
 complete -c nsed -n '__nsed_is \'sessions show\'' -l last -d 'the most recently updated session'

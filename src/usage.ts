@@ -129,15 +129,16 @@ export function sumUsage(list: readonly Usage[]): UsageTotal {
   };
 }
 
-/** `$0.042` (three significant decimals under a dollar), or `cost unknown`. */
-export function dollars(u: Pick<Usage, 'cost_usd' | 'cost_source'>): string {
-  if (u.cost_usd === null) return 'cost unknown';
-  return `${usd(u.cost_usd)}${u.cost_source === 'estimated' ? ' (estimated)' : ''}`;
+/** `$0.042`: two significant digits under a dollar, cents above. */
+export function money(n: number): string {
+  return `$${n < 1 ? n.toPrecision(2).replace(/0+$/, '').replace(/\.$/, '') : n.toFixed(2)}`;
 }
 
-/** A sum of dollars as `dollars` shows it: `$0.042`, `$1.50`. */
-export const usd = (n: number): string =>
-  `$${n < 1 ? n.toPrecision(2).replace(/0+$/, '').replace(/\.$/, '') : n.toFixed(2)}`;
+/** `$0.042`, `$0.042 (estimated)`, or `cost unknown`. */
+export function dollars(u: Pick<Usage, 'cost_usd' | 'cost_source'>): string {
+  if (u.cost_usd === null) return 'cost unknown';
+  return `${money(u.cost_usd)}${u.cost_source === 'estimated' ? ' (estimated)' : ''}`;
+}
 
 /** Reads a recorded or saved usage; anything not of its shape is unknown. */
 export function readUsage(v: unknown): Usage {
@@ -152,4 +153,15 @@ export function readUsage(v: unknown): Usage {
     cost_usd: cost,
     cost_source: cost === null ? 'unknown' : source === 'reported' || source === 'estimated' ? source : 'unknown',
   };
+}
+
+/** Reads a saved total (the listing index's); anything not of its shape is null, and is read again from the session. */
+export function readUsageTotal(v: unknown): UsageTotal | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const r = v as Record<string, unknown>;
+  const figure = (x: unknown): x is number | null => x === null || finite(x as number);
+  const count = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
+  const { input_tokens: i, output_tokens: o, cost_usd: c, unknown_cost_turns: u, turns: t } = r;
+  if (!figure(i) || !figure(o) || !figure(c) || !count(u) || !count(t)) return null;
+  return { input_tokens: i, output_tokens: o, cost_usd: c, unknown_cost_turns: u, turns: t };
 }

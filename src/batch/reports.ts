@@ -4,6 +4,7 @@ import { toNsedError, type NsedError } from '../errors.js';
 import type { BatchEntry, BatchItemLine, BatchReport } from '../output/export/batch-report.js';
 import { recordedGate, recordedVerdict } from '../output/export/report-turn.js';
 import { oneLine } from '../terminal/sanitize.js';
+import { readUsage } from '../usage.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import { writeReportFile, writeStepOutputs } from '../turn/reports/write-reports.js';
 import { stepOutputFile } from '../turn/reports/report-options.js';
@@ -74,6 +75,7 @@ const itemLine = (l: ResultLine): BatchItemLine => ({
   verdict: (l.verdict ?? null) as BatchItemLine['verdict'],
   gate: (l.gate ?? null) as BatchItemLine['gate'],
   error: l.error,
+  usage: l.usage ?? null,
 });
 
 const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -97,6 +99,7 @@ function earlierLine(l: EarlierLine): BatchItemLine {
     verdict: recordedVerdict(o['verdict']),
     gate: recordedGate(o['gate']),
     error,
+    usage: typeof o['usage'] === 'object' && o['usage'] !== null ? readUsage(o['usage']) : null,
   };
 }
 

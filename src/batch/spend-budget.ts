@@ -4,7 +4,7 @@ import { meterCap } from '../turn/spend-watch.js';
 import { hasCap, type SpendCap, type TurnCap } from '../spend-cap.js';
 import { readEstimateSources } from '../turn/estimate-turn.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import { cents, usd, type Usage } from '../usage.js';
+import { cents, money, type Usage } from '../usage.js';
 import { estimateItems } from './estimate-items.js';
 import type { ResolvedItem } from './resolve.js';
 
@@ -38,7 +38,7 @@ type Figures = Record<Dimension, number | null>;
 const tokensOf = (u: Usage): number | null =>
   u.input_tokens === null && u.output_tokens === null ? null : (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
 
-const shown = (d: Dimension, n: number): string => (d === 'cost' ? usd(n) : `${Math.round(n)} tokens`);
+const shown = (d: Dimension, n: number): string => (d === 'cost' ? money(n) : `${Math.round(n)} tokens`);
 
 export class SpendBudget {
   private readonly spent: Record<Dimension, number> = { cost: 0, tokens: 0 };
@@ -124,7 +124,7 @@ export class SpendBudget {
   spentText(): string {
     const parts: string[] = [];
     if (this.cap.maxCostUsd !== undefined)
-      parts.push(`${usd(this.spent.cost)} of the ${usd(this.cap.maxCostUsd)} cost cap spent`);
+      parts.push(`${money(this.spent.cost)} of the ${money(this.cap.maxCostUsd)} cost cap spent`);
     if (this.cap.maxTokens !== undefined) parts.push(`${this.spent.tokens} of ${this.cap.maxTokens} tokens used`);
     return parts.join(', ');
   }
@@ -148,7 +148,7 @@ export class SpendBudget {
 }
 
 const capName = (d: Dimension, limit: number): string =>
-  d === 'cost' ? `cost cap of ${usd(limit)}` : `token cap of ${limit}`;
+  d === 'cost' ? `cost cap of ${money(limit)}` : `token cap of ${limit}`;
 
 /** The batch's cap, when one is set. */
 export const batchBudget = (cap: TurnCap | undefined, earlier: readonly Usage[] = []): SpendBudget | undefined =>

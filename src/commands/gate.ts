@@ -112,7 +112,7 @@ export const gate: CommandDef<GateOptions> = {
     const err = failure === undefined ? undefined : new NsedError(failure.code, failure.message);
     const outputs = (await import('../turn/reports/report-options.js')).stepOutputFile(opts, ctx.env);
     if (outputs !== undefined) {
-      const [{ writeStepOutputs }, { verdictOutputs }] = await Promise.all([
+      const [{ writeStepOutputs }, { usageOutputs, verdictOutputs }] = await Promise.all([
         import('../turn/reports/write-reports.js'),
         import('../output/github-output.js'),
       ]);
@@ -120,6 +120,7 @@ export const gate: CommandDef<GateOptions> = {
         ['session-id', judged.session ?? ''],
         ['exit-code', String(err?.exitCode ?? ExitCode.ok)],
         ...verdictOutputs(verdict, result),
+        ...usageOutputs(usage),
       ]);
     }
     if (err === undefined) return 0;

@@ -1,6 +1,6 @@
 import type { BatchEstimate, TurnEstimate } from '../estimate.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { usd, type Usage, type UsageTotal } from '../usage.js';
+import { money, type Usage, type UsageTotal } from '../usage.js';
 
 /** A turn's estimate as the command prints it: the model it would send and its path beside the figures. */
 export type ShownEstimate = TurnEstimate & { policy: string; path: string };
@@ -8,7 +8,7 @@ export type ShownEstimate = TurnEstimate & { policy: string; path: string };
 /** `$0.0051 to $0.015`, one figure when both ends agree, or `cost unknown`. */
 function range(low: Pick<Usage, 'cost_usd'>, high: Pick<Usage, 'cost_usd'>): string {
   if (low.cost_usd === null || high.cost_usd === null) return 'cost unknown';
-  return low.cost_usd === high.cost_usd ? usd(low.cost_usd) : `${usd(low.cost_usd)} to ${usd(high.cost_usd)}`;
+  return low.cost_usd === high.cost_usd ? money(low.cost_usd) : `${money(low.cost_usd)} to ${money(high.cost_usd)}`;
 }
 
 const roundsOf = (e: TurnEstimate): string =>
@@ -32,7 +32,7 @@ export function estimateText(e: ShownEstimate): string {
   const agents = e.agents
     .map(
       (a) =>
-        `  ${oneLine(a.agent_id, 60).padEnd(width)}  ${a.cost_per_round_usd === null ? 'price unknown' : `${usd(a.cost_per_round_usd)} a round`}\n`,
+        `  ${oneLine(a.agent_id, 60).padEnd(width)}  ${a.cost_per_round_usd === null ? 'price unknown' : `${money(a.cost_per_round_usd)} a round`}\n`,
     )
     .join('');
   return (

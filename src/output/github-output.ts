@@ -1,6 +1,7 @@
 import type { BatchItemStatus, BatchReport } from './export/batch-report.js';
-import { statusOfEntry } from './export/batch-report.js';
+import { batchUsage, statusOfEntry } from './export/batch-report.js';
 import type { ReportTurn } from './export/report-turn.js';
+import type { Usage } from '../usage.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 /**
@@ -18,7 +19,7 @@ const num = (n: number | null | undefined): string => (n === null || n === undef
 
 /** The outputs of one turn (`ask`, `continue`, `resume`) once it ended, from its recorded report. */
 export function turnOutputs(
-  t: Pick<ReportTurn, 'session' | 'saved' | 'jobId' | 'status'>,
+  t: Pick<ReportTurn, 'session' | 'saved' | 'jobId' | 'status' | 'usage'>,
   verdict: CouncilVerdict | null,
   gate: GateResult | null,
   ended: { exitCode: number; answerFile?: string | undefined },
@@ -30,6 +31,7 @@ export function turnOutputs(
     ['status', t.status],
     ['exit-code', String(ended.exitCode)],
     ...verdictOutputs(verdict, gate),
+    ...usageOutputs(t.usage),
     ...(ended.answerFile === undefined ? [] : ([['answer-file', ended.answerFile]] as const)),
   ];
 }
@@ -40,6 +42,20 @@ export function verdictOutputs(verdict: CouncilVerdict | null, gate: GateResult 
     ['convergence', num(verdict?.convergence.final)],
     ['chosen-agent', verdict?.chosen?.agent ?? ''],
     ['gate', gate === null || gate.checks.length === 0 ? 'none' : gate.status],
+  ];
+}
+
+/**
+ * `cost-usd`, `cost-source`, `input-tokens`, `output-tokens`: what the turn cost (docs/ndjson.md
+ * §4d). A figure nobody reported is empty, never 0, and `cost-source` then says `unknown`, also
+ * for a turn that was never recorded.
+ */
+export function usageOutputs(u: Usage | null): StepOutputs {
+  return [
+    ['cost-usd', num(u?.cost_usd)],
+    ['cost-source', u?.cost_source ?? 'unknown'],
+    ['input-tokens', num(u?.input_tokens)],
+    ['output-tokens', num(u?.output_tokens)],
   ];
 }
 
@@ -73,7 +89,23 @@ export function batchOutputs(
     ['exit-code', String(ended.exitCode)],
     ['items', String(r.entries.length)],
     ...COUNTED.map((s) => [`items-${s.replace('_', '-')}`, String(counts.get(s) ?? 0)] as const),
+    ...batchUsageOutputs(r),
     ...(ended.resultsFile === undefined ? [] : ([['results-file', ended.resultsFile]] as const)),
+  ];
+}
+
+/**
+ * What the batch's items cost together, as its summary line sums them: the known figures of the
+ * items that reported a usage (`cost-usd` empty, never 0, when none knew its cost), and
+ * `items-cost-unknown`, the items whose cost is in no sum.
+ */
+function batchUsageOutputs(r: BatchReport): StepOutputs {
+  const spent = batchUsage(r);
+  return [
+    ['cost-usd', num(spent.cost_usd)],
+    ['input-tokens', num(spent.input_tokens)],
+    ['output-tokens', num(spent.output_tokens)],
+    ['items-cost-unknown', String(spent.unknown_cost_turns)],
   ];
 }
 

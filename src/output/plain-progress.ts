@@ -6,6 +6,7 @@ import type { GateCheck, GateResult } from '../verdict.js';
 import { GATE_MEASURE } from './gate-lines.js';
 import { leaderText, roundClaims, roundClaimsText } from './progress-state.js';
 import type { Renderer } from './renderer-types.js';
+import { usageWords } from './usage-words.js';
 
 /** The milestone after a scored round: `Round 3 complete — convergence: 81%` (docs/ndjson.md, `reasoning`). */
 const MILESTONE = /\bround\s+(\d+)\b.*?convergence:?\s*(\d+(?:\.\d+)?)\s*%/i;
@@ -79,14 +80,16 @@ function plainNote(e: NsedEvent, start: EventOf<'turn-start'> | undefined): stri
 
 /**
  * `--progress plain`: progress as plain lines on stderr in every output mode, for a CI log that
- * is not a terminal: the session, job and policy, one line per scored round, and the other notes
- * of text mode (injections, tool calls, reconnects). No colour, no spinner, no line rewritten.
+ * is not a terminal: the session, job and policy, one line per scored round, the other notes
+ * of text mode (injections, tool calls, reconnects), and what the turn cost when that changes. No colour, no spinner, no line rewritten.
  * A round's line waits for the event after it, the milestone that may carry its convergence.
  */
 export function plainProgress(inner: Renderer, io: IO): Renderer {
   const err = safeWriter(io.stderr);
   let start: EventOf<'turn-start'> | undefined;
   let round: EventOf<'round'> | undefined;
+  /** The last cost line written: a usage event that changes nothing adds no line. */
+  let spent = '';
   const write = (line: string): void => void err.write(`${line}\n`);
   const flushRound = (convergence?: number): void => {
     if (round !== undefined) write(plainRoundLine(round, convergence));
@@ -101,6 +104,13 @@ export function plainProgress(inner: Renderer, io: IO): Renderer {
     } else if (e.type === 'round' && e.scored) {
       flushRound();
       round = e;
+    } else if (e.type === 'usage') {
+      // What the turn has cost, each time the figures change (docs/ndjson.md §4d); an unknown
+      // cost is said to be unknown, so a CI log never reads it as free.
+      flushRound();
+      const line = usageWords(e.usage);
+      if (line !== spent) write(line);
+      spent = line;
     } else if (e.type !== 'round') {
       flushRound();
       const note = plainNote(e, start);

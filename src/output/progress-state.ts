@@ -2,6 +2,7 @@ import type { EventOf, NsedEvent } from '../events.js';
 import { convergenceMilestones } from '../protocol/milestone.js';
 import type { Candidate } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
+import { dollars, type Usage } from '../usage.js';
 
 export type Phase = 'starting' | 'proposing' | 'evaluating' | 'consensus';
 
@@ -16,6 +17,8 @@ export interface ProgressState {
   leader: string | undefined;
   /** The claims of all candidates judged wrong, and contested, in the latest scored round. */
   claims: RoundClaims;
+  /** What the turn has cost so far, from the latest `usage` event (docs/ndjson.md §4d). */
+  usage: Usage | undefined;
 }
 
 export const initialProgress: ProgressState = {
@@ -25,6 +28,7 @@ export const initialProgress: ProgressState = {
   convergence: undefined,
   leader: undefined,
   claims: { wrong: 0, contested: 0 },
+  usage: undefined,
 };
 
 const ROUND = /^\s*round\s+(\d+)(?:\s*\/\s*(\d+))?/i;
@@ -106,16 +110,23 @@ export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
     case 'text':
     case 'finalized':
       return s.phase === 'consensus' ? s : { ...s, phase: 'consensus' };
+    case 'usage':
+      return { ...s, usage: e.usage };
     default:
       return s;
   }
 }
 
-/** `proposing · round 2/5 · 12s · convergence 45% · leader CortexA 0.47 · all candidates: 0 wrong, 2 contested` */
+/**
+ * `proposing · round 2/5 · 12s · $0.042 · convergence 45% · leader CortexA 0.47 · all candidates:
+ * 0 wrong, 2 contested`. The cost shows once a `usage` event says what it is, next to the time so
+ * a narrow terminal keeps it; while it is unknown the line says nothing of it, never $0.
+ */
 export function progressLine(s: ProgressState, elapsedMs: number): string {
   const parts: string[] = [s.phase === 'starting' ? 'deliberating' : s.phase];
   if (s.round > 0) parts.push(`round ${s.round}/${s.totalRounds}`);
   parts.push(`${Math.max(0, Math.floor(elapsedMs / 1000))}s`);
+  if (s.usage !== undefined && s.usage.cost_usd !== null) parts.push(dollars(s.usage));
   if (s.convergence !== undefined) parts.push(`convergence ${Math.round(s.convergence * 100)}%`);
   if (s.leader !== undefined) parts.push(s.leader);
   if (anyClaims(s.claims)) parts.push(roundClaimsText(s.claims));

@@ -27,6 +27,7 @@ export function listItem(s: SessionSummary): SessionListItem {
     forked_from:
       s.forked_from === undefined ? null : { session: s.forked_from.session, turn: s.forked_from.turn ?? null },
     batch: s.batch ?? null,
+    usage: s.usage,
   };
 }
 

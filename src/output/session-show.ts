@@ -4,6 +4,7 @@ import { oneLine, sanitizeForTerminal } from '../terminal/sanitize.js';
 import type { SessionDocument, TurnDocument } from './export/json.js';
 import { plainPaint, roundPicture, type Paint } from './round-picture.js';
 import { relativeTime, shortTime } from './session-time.js';
+import { totalWords, usageWords } from './usage-words.js';
 import { gateSummary, verdictSummary } from './verdict-line.js';
 import type { CouncilVerdict } from '../verdict.js';
 
@@ -43,6 +44,8 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
       `running: deliberation ${oneLine(String(doc.pending_job.job_id), 80)} (follow it with 'nsed resume -s ${doc.id}')`,
     );
   }
+  // What the answers cost together: unknown ones are counted apart, never as $0 (docs/ndjson.md §4d).
+  if (doc.usage.turns > 0) out.push(totalWords(doc.usage));
   if (doc.system !== null && doc.system !== '') out.push(`system: ${oneLine(doc.system, 200)}`);
   doc.turns.forEach((t, i) => {
     out.push('', `── ${heading(t, i + 1)}`);
@@ -62,6 +65,8 @@ export function renderTranscript(doc: SessionDocument, opts: ShowOptions): strin
     if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))
       out.push('', `  ${verdictSummary(t.verdict)}`);
     if (t.gate !== null) out.push(`  ${gateSummary(t.gate)}`);
+    if (t.role === 'assistant' && t.kind === 'message')
+      out.push(`  ${t.usage === null ? 'cost not recorded' : usageWords(t.usage)}`);
     if (opts.ballots === true && t.verdict !== null) out.push(...ballotLines(t.verdict));
   });
   return `${out.join('\n')}\n`;

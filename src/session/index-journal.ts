@@ -7,6 +7,7 @@ import { decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { withLock } from './lock.js';
 import { journalFile } from './paths.js';
+import { readUsageTotal } from '../usage.js';
 import { SESSION_STATES, summarizeSession, validateSession, type SessionSummary, type Unreadable } from './store.js';
 
 /** One line of `<home>/index.ndjson`: a session's summary and the file state it was taken from. */
@@ -39,8 +40,8 @@ const COMPACT_MIN_LINES = 32;
 const STATES = new Set<string>(SESSION_STATES);
 // Entries written before failed and cancelled existed may call such a session ok (2); before 3, a
 // council chosen with --agents was listed under the policy it did not use; before 4, an entry
-// did not carry the batch a session belongs to (`sessions ls --batch`).
-const STATE_VOCABULARY = 4;
+// did not carry the batch a session belongs to (`sessions ls --batch`); before 5, what its answers cost.
+const STATE_VOCABULARY = 5;
 /**
  * The racy-entry rule (git's, for its index): a file rewritten in place within the same tick of
  * the file system's clock, at the same size, looks unchanged, so an entry taken within a tick of
@@ -80,6 +81,7 @@ function toRecord(line: string): JournalRecord | undefined {
     num(r.size) &&
     num(r.seenMs) &&
     (r.batch === undefined || str(r.batch)) &&
+    readUsageTotal(r.usage) !== null &&
     forkOk;
   return ok ? (r as unknown as JournalEntry) : undefined;
 }
@@ -106,6 +108,7 @@ export function summaryOf(entry: JournalEntry): SessionSummary {
     created: entry.created,
     updated: entry.updated,
     state: entry.state,
+    usage: entry.usage,
   };
   if (entry.forked_from !== undefined) summary.forked_from = entry.forked_from;
   if (Array.isArray(entry.agents)) summary.agents = entry.agents;

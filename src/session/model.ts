@@ -1,6 +1,6 @@
 import type { LiveSim } from '../protocol/live-sim.js';
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
-import type { Usage } from '../usage.js';
+import { readUsage, sumUsage, type Usage, type UsageTotal } from '../usage.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 export type { LiveSim };
@@ -113,6 +113,15 @@ export interface Council {
 export function sessionPolicy(s: Pick<Session, 'active_policy' | 'council'>): string | null {
   const agents = s.council?.agents;
   return Array.isArray(agents) && agents.length > 0 ? null : s.active_policy;
+}
+
+/**
+ * What a session cost (docs/ndjson.md §4d): its answers' usage summed, each answer whose cost is
+ * unknown (or was recorded before usage was kept) counted apart in `unknown_cost_turns`, never as 0.
+ */
+export function sessionUsage(s: Pick<Session, 'turns'>): UsageTotal {
+  const answers = s.turns.filter((t) => t.role === 'assistant' && t.kind !== 'injection');
+  return sumUsage(answers.map((t) => readUsage(t.usage)));
 }
 
 /** The agents a session's council is chosen with, if --agents chose it. */

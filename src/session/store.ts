@@ -1,4 +1,5 @@
-import { sessionAgents, sessionPolicy, type Session } from './model.js';
+import type { UsageTotal } from '../usage.js';
+import { sessionAgents, sessionPolicy, sessionUsage, type Session } from './model.js';
 
 /** Every state `sessions ls` shows and `--state` accepts. */
 export const SESSION_STATES = ['ok', 'running', 'interrupted', 'failed', 'cancelled'] as const;
@@ -18,6 +19,8 @@ export interface SessionSummary {
   forked_from?: { session: string; turn: string | null };
   /** The id of the batch that ran it (`nsed batch`). */
   batch?: string;
+  /** What its answers cost, summed (`sessionUsage`). */
+  usage: UsageTotal;
 }
 
 /** A session file `list()` could not parse; listed, never thrown, never touched. */
@@ -115,6 +118,7 @@ export function summarizeSession(s: Session): SessionSummary {
     created: s.created,
     updated: s.updated,
     state: sessionState(s),
+    usage: sessionUsage(s),
   };
   const agents = sessionAgents(s);
   if (agents !== undefined) summary.agents = agents;

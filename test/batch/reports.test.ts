@@ -89,6 +89,7 @@ describe("a resumed batch's reports", () => {
       verdict: 'the council agreed',
       gate: { status: 'pass' },
       error: { code: 5 },
+      usage: 'free',
     });
     const report = outcome([edited]);
     expect(report.entries[0]?.ended).toEqual({
@@ -99,6 +100,7 @@ describe("a resumed batch's reports", () => {
       verdict: null,
       gate: null,
       error: null,
+      usage: null,
     });
     // Both reports render it as any finished item without a verdict.
     expect(batchSummaryMarkdown(report)).toMatch(/\| `a` \| ✗ failed \| — \| — \| — \| — \| — \|/);

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { costPerRound, AGENTS, DEFAULT_COUNCIL } from '../../src/sim/agents.js';
 import { defaultPolicies } from '../../src/sim/policies.js';
-import { usd } from '../../src/usage.js';
+import { money } from '../../src/usage.js';
 import { testRig } from '../harness/rig.js';
 import { deliberations, resultLines, useBatchRig, type ResultLine } from '../harness/batch-rig.js';
 
@@ -53,13 +53,13 @@ describe('a batch cap (reliability #242)', () => {
         error: {
           code: 'cost_cap',
           exit_code: 15,
-          message: `not started: ${usd(spent)} spent, and this item, expected to cost ${usd(HIGH)}, would cross the batch's cost cap of ${usd(cap)}`,
+          message: `not started: ${money(spent)} spent, and this item, expected to cost ${money(HIGH)}, would cross the batch's cost cap of ${money(cap)}`,
         },
       });
     expect(deliberations(batch.rig) - before).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(
-        `: 4 skipped, 1 ok; cost \\$${spent.toFixed(4)}; \\${usd(spent)} of the \\${usd(cap)} cost cap spent\\n$`,
+        `: 4 skipped, 1 ok; cost \\$${spent.toFixed(4)}; \\${money(spent)} of the \\${money(cap)} cost cap spent\\n$`,
       ),
     );
   });
@@ -92,7 +92,7 @@ describe('a batch cap (reliability #242)', () => {
     for (const l of added) {
       if (spent + HIGH > cap) {
         expect(l).toMatchObject({ status: 'skipped', exit_code: 15 });
-        expect((l['error'] as { message: string }).message).toContain(`${usd(spent)} spent`);
+        expect((l['error'] as { message: string }).message).toContain(`${money(spent)} spent`);
         // Without the earlier run's spend this item would have started: the test tells the two apart.
         if (spent - earlier + HIGH <= cap) counted = true;
       } else {
@@ -103,7 +103,7 @@ describe('a batch cap (reliability #242)', () => {
     expect(counted).toBe(true);
     expect(added.filter((l) => l['status'] === 'ok')).toHaveLength(deliberations(batch.rig) - before);
     expect(r.stderr).toContain('1 finished earlier: 1 ok');
-    expect(r.stderr).toContain(`${usd(spent)} of the ${usd(cap)} cost cap spent`);
+    expect(r.stderr).toContain(`${money(spent)} of the ${money(cap)} cost cap spent`);
   });
 
   it('--max-tokens: until an item has ended nothing says what one uses, so the first runs alone; then the most one used is counted per item', async () => {

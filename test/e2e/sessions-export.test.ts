@@ -167,6 +167,7 @@ describe('export --format json and markdown', () => {
       'pending_job',
       'batch',
       'idempotency',
+      'usage',
       'turns',
     ]);
     expect(doc['system']).toBe('Answer briefly');

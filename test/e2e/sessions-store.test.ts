@@ -99,6 +99,7 @@ describe('nsed sessions ls', () => {
         'state',
         'forked_from',
         'batch',
+        'usage',
       ]);
     // None of these ran in a batch (docs/reliability.md #151).
     expect(list.every((s) => s['batch'] === null)).toBe(true);

@@ -40,6 +40,21 @@ describe('the progress line: phase, round, elapsed, convergence, leader, contest
     expect(s.phase).toBe('consensus');
   });
 
+  it('shows the cost once a usage event says what it is, marks an estimate, and says nothing of a cost nobody knows (never $0)', () => {
+    let s = advanceProgress(initialProgress, { type: 'reasoning', text: 'Round 1/3 — proposals from A, B' });
+    const usage = (cost_usd: number | null, cost_source: 'reported' | 'estimated' | 'unknown'): NsedEvent => ({
+      type: 'usage',
+      usage: { input_tokens: 1200, output_tokens: 300, cost_usd, cost_source },
+    });
+    s = advanceProgress(s, usage(null, 'unknown'));
+    expect(progressLine(s, 3000)).toBe('proposing · round 1/3 · 3s');
+    s = advanceProgress(s, usage(0.0421, 'reported'));
+    expect(progressLine(s, 3000)).toBe('proposing · round 1/3 · 3s · $0.042');
+    // The figures change when the next usage event fires.
+    s = advanceProgress(s, usage(0.093, 'estimated'));
+    expect(progressLine(s, 4000)).toBe('proposing · round 1/3 · 4s · $0.093 (estimated)');
+  });
+
   it('the round line counts the wrong and contested claims of all candidates, in those words, only when there are some', () => {
     const e = { round: 2, total_rounds: 5, candidates: [candidate('A', 0.5)] };
     expect(roundLine(e)).toBe('round 2/5 · 1 candidate · leader A 0.50');

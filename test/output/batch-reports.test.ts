@@ -16,6 +16,7 @@ const line = (over: Partial<BatchItemLine> = {}): BatchItemLine => ({
   verdict: fullVerdict(),
   gate: passingGate,
   error: null,
+  usage: { input_tokens: 1791, output_tokens: 786, cost_usd: 0.0077928, cost_source: 'reported' },
   ...over,
 });
 
@@ -127,9 +128,9 @@ describe('the batch summary', () => {
       'later',
       'pass',
     ]);
-    expect(rows[7]).toBe('| `pass` | ✓ ok | 81% | CortexA 0.82 | ✓ pass | 1.2s | `20261201-aaaa` |');
+    expect(rows[7]).toBe('| `pass` | ✓ ok | 81% | CortexA 0.82 | ✓ pass | 1.2s | $0.0078 | `20261201-aaaa` |');
     expect(rows[5]).toContain('| ✗ fail: min-convergence, max-wrong, min-margin |');
-    expect(rows[3]).toBe('| `cut` | ⊘ interrupted | — | — | — | — | — |');
+    expect(rows[3]).toBe('| `cut` | ⊘ interrupted | — | — | — | — | — | — |');
     // Server text stays in its cell and on its line: no raw HTML, no column break.
     expect(md).toContain('- `net` (error, exit 3): not_found happened &lt;b>here&lt;/b> | twice');
     expect(md).toContain('- `cut`: interrupted by a signal while it ran; no result line');

@@ -131,6 +131,8 @@ describe('the reports of placed findings (reliability #202)', () => {
       rounds: [],
       injections: [],
       toolCalls: [],
+      usage: null,
+      sessionUsage: null,
     };
     const log = JSON.parse(
       sarifReport(turn, fullVerdict(), null, [

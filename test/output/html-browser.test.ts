@@ -168,6 +168,42 @@ describe.skipIf(!haveBrowser)('the HTML report in chromium', () => {
     await page.close();
   });
 
+  it("shows what each answer cost and the session's total: reported, estimated from the agents' prices, and unknown as unknown, never $0 (reliability #250)", async () => {
+    const asked = async (args: string[], faults: string[]): Promise<string> => {
+      rig.sim.setFaults(faults);
+      try {
+        const r = await rig.run([...args, '-o', 'json']);
+        expect(r.code, r.stderr).toBe(0);
+        return (JSON.parse(r.stdout) as { session: string }).session;
+      } finally {
+        rig.sim.setFaults([]);
+      }
+    };
+    const id = await asked(['ask', '-p', 'fast', 'Plan the database migration'], []);
+    await asked(['continue', '-s', id, '-p', 'fast', 'Name the risks'], ['all:meter=tokens']);
+    await asked(['continue', '-s', id, '-p', 'fast', 'Say what to test first'], ['all:meter=none']);
+    const file = join(dir, 'usage.html');
+    const r = await rig.run(['sessions', 'export', id, '--format', 'html', '--out', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const { page, errors, requests, url } = await open(file);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+    const total = page.locator('header.page .usage.total');
+    expect(await total.isVisible()).toBe(true);
+    expect(await total.innerText()).toMatch(
+      /^cost at least \$0\.\d+ \(1 of 3 answers' cost unknown\) · [\d,]+ tokens in, [\d,]+ out$/,
+    );
+    expect(await page.locator('article.turn.assistant .usage').allInnerTexts()).toEqual([
+      expect.stringMatching(/^cost \$0\.\d+ · [\d,]+ tokens in, [\d,]+ out$/),
+      expect.stringMatching(/^cost \$0\.\d+ \(estimated\) · [\d,]+ tokens in, [\d,]+ out$/),
+      'cost unknown · tokens not reported',
+    ]);
+    // The answer at the top is the last one: its cost is unknown, and says so.
+    expect(await page.locator('#answer .usage').innerText()).toBe('cost unknown · tokens not reported');
+    expect(await page.locator('body').innerText()).not.toMatch(/\$0(?:\.0*)?(?![.\d])/);
+    await page.close();
+  });
+
   it('opens a proposal on click and from the keyboard, and prints with every proposal open', async () => {
     const file = await exported('click', { rounds: 4, candidates: 3 });
     const { page, errors } = await open(file);

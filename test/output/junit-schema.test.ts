@@ -1,23 +1,14 @@
 // The JUnit reports against the rules the trackers read them by: Jenkins' junit-10 schema
 // (test/output/fixtures/junit-10.xsd, validated by libxml2's xmllint compiled to WebAssembly)
 // and names that stay the same from run to run of the same job (README "CI").
-import { readFileSync } from 'node:fs';
-import { validateXML } from 'xmllint-wasm';
 import { describe, expect, it } from 'vitest';
 import { batchJunitXml } from '../../src/output/export/batch-junit.js';
 import type { BatchReport } from '../../src/output/export/batch-report.js';
 import { junitXml } from '../../src/output/export/junit.js';
+import { junitSchemaErrors } from '../harness/junit-schema.js';
 import { failingGate, fullVerdict, nullVerdict, passingGate, reportTurn } from './report-fixtures.js';
 
-const XSD = readFileSync(new URL('./fixtures/junit-10.xsd', import.meta.url), 'utf8');
-
-async function schemaErrors(xml: string): Promise<string[]> {
-  const result = await validateXML({
-    xml: [{ fileName: 'report.xml', contents: xml }],
-    schema: [{ fileName: 'junit-10.xsd', contents: XSD }],
-  });
-  return result.errors.map((e) => e.rawMessage);
-}
+const schemaErrors = junitSchemaErrors;
 
 const batch = (over: Partial<BatchReport> = {}): BatchReport => ({
   batch: 'batch-0123456789ab',
@@ -41,6 +32,7 @@ const okLine = (session: string, job: string) => ({
   verdict: fullVerdict(),
   gate: passingGate,
   error: null,
+  usage: null,
 });
 
 describe('the JUnit reports by the junit-10 schema', () => {

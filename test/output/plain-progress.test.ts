@@ -28,6 +28,30 @@ describe('--progress plain (renderers)', () => {
     }
   });
 
+  it('says what the turn cost each time the figures change, an unknown cost as unknown (never $0)', async () => {
+    const usage = (cost_usd: number | null, cost_source: 'reported' | 'unknown', tokens: number | null): NsedEvent => ({
+      type: 'usage',
+      usage: { input_tokens: tokens, output_tokens: tokens, cost_usd, cost_source },
+    });
+    const { io, stderr } = memoryIO();
+    await render(
+      'final',
+      io,
+      [
+        turnStart,
+        usage(null, 'unknown', null),
+        usage(0.0421, 'reported', 1200),
+        usage(0.0421, 'reported', 1200),
+        finish,
+      ],
+      { progress: 'plain' },
+    );
+    expect(lines(stderr.text)).toEqual([
+      'cost unknown · tokens not reported',
+      'cost $0.042 · 1,200 tokens in, 1,200 out',
+    ]);
+  });
+
   it('names a selected agent (watch --agent) by its name and the round leader as leader, in every line', async () => {
     const round: NsedEvent = {
       type: 'round',

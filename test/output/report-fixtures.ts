@@ -37,6 +37,8 @@ export const reportTurn = (over: Partial<ReportTurn> = {}): ReportTurn => ({
   ],
   injections: [{ message: 'mind the rollback', round: 1, sequence: 1 }],
   toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"x":2}', result: '4', status: 'ok', exit_code: 0 }],
+  usage: { input_tokens: 6932, output_tokens: 2727, cost_usd: 0.0272528, cost_source: 'reported' },
+  sessionUsage: { input_tokens: 6932, output_tokens: 2727, cost_usd: 0.0272528, unknown_cost_turns: 0, turns: 1 },
   ...over,
 });
 

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { sessionTable } from '../../src/output/session-list.js';
 import type { SessionSummary } from '../../src/session/index.js';
+import { sumUsage } from '../../src/usage.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const session = (id: string, title: string, state: SessionSummary['state'] = 'ok'): SessionSummary => ({
@@ -14,6 +15,7 @@ const session = (id: string, title: string, state: SessionSummary['state'] = 'ok
   created: '2026-03-01T11:00:00Z',
   updated: '2026-03-01T11:57:00Z',
   state,
+  usage: sumUsage([]),
 });
 const SESSIONS = [
   session('20260301-0a1b2c3d', 'Plan the database migration from the old cluster to the new one, keeping the API'),

@@ -3,6 +3,7 @@ import { mkdir, readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
+import type { Turn } from '../../src/session/model.js';
 import { session, tempHome, turn } from '../harness/temp-store.js';
 
 const journalLines = async (home: string): Promise<string[]> =>
@@ -39,6 +40,8 @@ describe('list()', () => {
       updated: '2026-01-03T00:00:00.000Z',
       state: 'ok',
       forked_from: { session: 'a', turn: null },
+      // One user turn and no answer: nothing cost anything, and nothing is unknown.
+      usage: { input_tokens: null, output_tokens: null, cost_usd: null, unknown_cost_turns: 0, turns: 0 },
     });
   });
 
@@ -72,6 +75,39 @@ describe('list()', () => {
       `${lines.map((l) => l.replace('title of cached', 'from the journal')).join('\n')}\n`,
     );
     expect((await store.list()).sessions[0]?.title).toBe('from the journal');
+  });
+
+  it("keeps each session's cost total in its entry, an unknown answer counted apart (reliability #250); an entry from before totals were kept is read again from its file", async () => {
+    const home = await tempHome();
+    const store = openFileStore(home);
+    const answer = (id: string, usage: Turn['usage']): Turn =>
+      turn(id, { role: 'assistant', ...(usage === undefined ? {} : { usage }) });
+    await store.create(
+      session('costed', {
+        turns: [
+          turn('q1'),
+          answer('a1', { input_tokens: 100, output_tokens: 40, cost_usd: 0.012, cost_source: 'reported' }),
+          turn('q2'),
+          answer('a2', { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: 'unknown' }),
+          turn('q3'),
+          // Recorded before usage was kept: unknown too, never 0.
+          answer('a3', undefined),
+        ],
+      }),
+    );
+    await age(store.dir, 'costed');
+    const total = { input_tokens: 100, output_tokens: 40, cost_usd: 0.012, unknown_cost_turns: 2, turns: 3 };
+    expect((await store.list()).sessions[0]?.usage).toEqual(total);
+    const [line = ''] = await journalLines(home);
+    expect((JSON.parse(line) as { usage: unknown }).usage).toEqual(total);
+    // Served from the journal: a doctored total shows, so the listing did not parse the file.
+    const doctored = { ...total, cost_usd: 9 };
+    await writeFile(path.join(home, 'index.ndjson'), `${JSON.stringify({ ...JSON.parse(line), usage: doctored })}\n`);
+    expect((await store.list()).sessions[0]?.usage).toEqual(doctored);
+    // An entry of the vocabulary before totals (4, no usage) is not trusted: the file is read again.
+    const { usage: _dropped, ...old } = JSON.parse(line) as Record<string, unknown>;
+    await writeFile(path.join(home, 'index.ndjson'), `${JSON.stringify({ ...old, states: 4 })}\n`);
+    expect((await store.list()).sessions[0]?.usage).toEqual(total);
   });
 
   it("the store's own writes add no line: an entry taken as its file is written would prove nothing", async () => {

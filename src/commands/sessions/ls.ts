@@ -47,7 +47,7 @@ export const ls: CommandDef<LsOptions> = {
       type: 'boolean',
       default: false,
       describe:
-        'a JSON array of {id, title, policy, turns, created, updated, state, forked_from, batch} (also -o json)',
+        "a JSON array of {id, title, policy, turns, created, updated, state, forked_from, batch, usage} (usage: what the session's answers cost together; also -o json)",
     },
     {
       name: 'ids',

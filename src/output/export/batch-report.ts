@@ -1,3 +1,4 @@
+import { sumUsage, type Usage, type UsageTotal } from '../../usage.js';
 import type { CouncilVerdict, GateResult } from '../../verdict.js';
 
 /** How an item ended, as its result line says (README "Batches"). */
@@ -31,6 +32,8 @@ export interface BatchItemLine {
   verdict: CouncilVerdict | null;
   gate: GateResult | null;
   error: { code: string; exit_code: number; message: string } | null;
+  /** What the item's turn cost (docs/ndjson.md §4d); null when it ran no turn or its line has none. */
+  usage: Usage | null;
 }
 
 /**
@@ -85,4 +88,14 @@ export function countsOf(entries: readonly BatchEntry[]): Array<[EntryStatus, nu
   return order
     .map((s): [EntryStatus, number] => [s, entries.filter((e) => statusOfEntry(e) === s).length])
     .filter(([, n]) => n > 0);
+}
+
+/**
+ * What the items cost together (docs/ndjson.md §4d): the usage of every item whose line has one,
+ * summed as the batch's summary line sums it; items of unknown cost are counted apart.
+ */
+export function batchUsage(r: BatchReport): UsageTotal {
+  return sumUsage(
+    r.entries.flatMap((e) => (typeof e.ended === 'string' || e.ended.usage === null ? [] : [e.ended.usage])),
+  );
 }

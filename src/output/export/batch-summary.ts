@@ -1,5 +1,6 @@
 import { shortDuration } from '../batch-bar.js';
 import {
+  batchUsage,
   countsOf,
   statusOfEntry,
   worstFirst,
@@ -9,6 +10,8 @@ import {
 } from './batch-report.js';
 import { cell, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import { gateMark, SUMMARY_LIMIT_BYTES } from './summary.js';
+import { dollars } from '../../usage.js';
+import { totalWords } from '../usage-words.js';
 
 /** The item table's share of GitHub's limit, and the problems list's; the rest is the fixed parts. */
 const BUDGET = { items: 800 * 1024, problems: 192 * 1024 };
@@ -40,7 +43,7 @@ const WORDS: Record<EntryStatus, string> = {
 /**
  * `nsed batch --summary FILE`: the batch as GitHub-flavoured markdown for `$GITHUB_STEP_SUMMARY`
  * (README "Batches"): the outcome and the counts per status, then a table with one row per item
- * (status, convergence, chosen agent, gate, time, session), worst first, then why each item
+ * (status, convergence, chosen agent, gate, time, cost, session), worst first, then why each item
  * that went wrong did. Items interrupted by a signal or never started have their rows too. Each
  * part has a byte budget and says when it was cut, so the whole stays under GitHub's 1 MiB.
  */
@@ -50,6 +53,9 @@ export function batchSummaryMarkdown(r: BatchReport): string {
     .map(([s, n]) => `${n} ${WORDS[s]}`)
     .join(' · ');
   out.push(`**${r.entries.length} item${r.entries.length === 1 ? '' : 's'}:** ${counts === '' ? 'none' : counts}`, '');
+  // What the items cost together, as the batch's summary line sums it: unknown ones apart, never $0.
+  const spent = batchUsage(r);
+  if (spent.turns > 0) out.push(`**Cost:** ${totalWords(spent)}`, '');
   out.push('### Items', '', ...itemLines(r), '');
   const problems = problemLines(r);
   if (problems.length > 0) out.push('### Problems', '', ...problems, '');
@@ -88,11 +94,12 @@ function itemLines(r: BatchReport): string[] {
       chosen,
       gateCell(e),
       e.ms === null ? '—' : shortDuration(e.ms),
+      line?.usage == null ? '—' : line.usage.cost_usd === null ? 'unknown' : dollars(line.usage),
       line?.session == null ? (line === undefined || r.saved ? '—' : 'not saved') : codeCell(line.session, 80),
     ];
   });
   if (rows.length === 0) return ['_The batch had no items._'];
-  const lines = table(['Item', 'Status', 'Convergence', 'Chosen', 'Gate', 'Time', 'Session'], rows);
+  const lines = table(['Item', 'Status', 'Convergence', 'Chosen', 'Gate', 'Time', 'Cost', 'Session'], rows);
   const { kept, dropped } = fitLines(lines, BUDGET.items);
   if (dropped === 0) return kept;
   return [...kept, '', truncated(`the item table (${dropped} of ${rows.length} items left out, the best last)`)];

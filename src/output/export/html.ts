@@ -8,6 +8,7 @@ import { REPORT_CSS } from './html/style.js';
 import { sessionDocument, type SessionDocument, type TurnDocument } from './json.js';
 import { percent, score } from './markdown-cells.js';
 import { GATE_MEASURE } from '../gate-lines.js';
+import { totalWords, usageWords } from '../usage-words.js';
 import {
   claimsByVerdict,
   dissentWords,
@@ -88,6 +89,8 @@ function pageHeader(doc: SessionDocument, saved: boolean): string {
   }
   items.push(`created <time>${esc(doc.created)}</time>`, `updated <time>${esc(doc.updated)}</time>`);
   items.push(`state <b>${esc(doc.state)}</b>`);
+  // What the answers cost together; unknown ones are counted apart, never as $0 (docs/ndjson.md §4d).
+  if (doc.usage.turns > 0) items.push(`<span class="usage total">${esc(totalWords(doc.usage))}</span>`);
   if (doc.forked_from !== null) items.push(`forked from <b class="mono">${esc(doc.forked_from.session)}</b>`);
   return `<header class="page"><h1>${esc(titleOf(doc))}</h1><ul class="meta">${items.map((i) => `<li>${i}</li>`).join('')}</ul></header>`;
 }
@@ -122,6 +125,8 @@ function turnMeta(t: TurnDocument): string {
   if (t.job_id !== null) items.push(`job <b class="mono">${esc(t.job_id)}</b>`);
   if (t.ts !== '') items.push(`<time>${esc(t.ts)}</time>`);
   if (t.path !== null) items.push(`${esc(t.path)} path`);
+  if (t.role === 'assistant' && t.kind === 'message')
+    items.push(`<span class="usage">${esc(t.usage === null ? 'cost not recorded' : usageWords(t.usage))}</span>`);
   if (t.diverged) items.push('<b class="v-contested">the resumed replay differed from what was shown</b>');
   return items.length === 0 ? '' : `<ul class="meta">${items.map((i) => `<li>${i}</li>`).join('')}</ul>`;
 }

@@ -1,6 +1,7 @@
 import type { Claim, NsedRound, Verdict } from '../../protocol/wire.js';
 import {
   sessionPolicy,
+  sessionUsage,
   type Attachment,
   type BatchRef,
   type IdempotencyRecord,
@@ -12,7 +13,7 @@ import {
   type TurnStatus,
 } from '../../session/index.js';
 import { sessionState, type SessionState } from '../../session/index.js';
-import { readUsage, type Usage } from '../../usage.js';
+import { readUsage, type Usage, type UsageTotal } from '../../usage.js';
 import { deriveVerdict, readVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
@@ -78,6 +79,11 @@ export interface SessionDocument {
   batch: BatchRef | null;
   /** The `--idempotency-key` it was started under, with its request's hash; null when none was. */
   idempotency: IdempotencyRecord | null;
+  /**
+   * What the session's answers cost together (docs/ndjson.md §4d): known figures summed, the
+   * answers whose cost is unknown counted in `unknown_cost_turns`, never as 0.
+   */
+  usage: UsageTotal;
   turns: TurnDocument[];
 }
 
@@ -111,6 +117,7 @@ export function sessionDocument(s: Session, opts: { rounds?: boolean } = {}): Se
     pending_job: isObject(s.pending_job) ? s.pending_job : null,
     batch: batchDocument(s.batch),
     idempotency: idempotencyDocument(s.idempotency),
+    usage: sessionUsage(s),
     turns: s.turns.map((t) => turnDocument(t, withRounds)),
   };
 }

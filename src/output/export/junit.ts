@@ -90,6 +90,16 @@ function propertiesOf(t: ReportTurn, verdict: CouncilVerdict | null, gate: GateR
       ['chosen_score', num(verdict?.chosen?.score)],
       ['margin', num(verdict?.margin)],
       ['gate', gate === null || gate.checks.length === 0 ? null : gate.status],
+      // What the answer cost (docs/ndjson.md §4d): `cost_source` says `unknown` when nobody
+      // reported the dollars, and the figures nobody reported are left out, never 0.
+      ['cost_usd', num(t.usage?.cost_usd)],
+      ['cost_source', t.usage?.cost_source ?? null],
+      ['input_tokens', num(t.usage?.input_tokens)],
+      ['output_tokens', num(t.usage?.output_tokens)],
+      // The session's answers together: the known dollars, and how many answers' cost is unknown.
+      ['session_cost_usd', num(t.sessionUsage?.cost_usd)],
+      ['session_answers', num(t.sessionUsage?.turns)],
+      ['session_unknown_cost_answers', num(t.sessionUsage?.unknown_cost_turns)],
     ] as Array<[string, string | null]>
   ).filter((p): p is [string, string] => p[1] !== null);
 }

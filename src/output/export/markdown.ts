@@ -1,5 +1,6 @@
 import type { NsedRound } from '../../protocol/wire.js';
 import type { RecordedToolCall, Session } from '../../session/index.js';
+import { totalWords, usageWords } from '../usage-words.js';
 import { gateSummary, verdictSummary } from '../verdict-line.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
@@ -23,6 +24,7 @@ export function markdownExport(s: Session): string {
     `- Updated: ${doc.updated}`,
     `- State: ${doc.state}`,
   );
+  if (doc.usage.turns > 0) out.push(`- Cost: ${totalWords(doc.usage)}`);
   if (doc.forked_from !== null) {
     const at = doc.forked_from.turn === null ? '' : ` at turn ${code(doc.forked_from.turn)}`;
     out.push(`- Forked from: ${code(doc.forked_from.session)}${at}`);
@@ -54,6 +56,8 @@ export function markdownExport(s: Session): string {
     if (t.verdict !== null && (t.verdict.rounds.completed !== null || t.verdict.chosen !== null))
       out.push('', `- ${flat(verdictSummary(t.verdict))}`);
     if (t.gate !== null) out.push(`- ${flat(gateSummary(t.gate))}`);
+    if (t.role === 'assistant' && t.kind === 'message')
+      out.push(`- ${t.usage === null ? 'cost not recorded' : usageWords(t.usage)}`);
   });
   return `${out.join('\n')}\n`;
 }

@@ -1,6 +1,7 @@
 import { notFound } from '../../errors.js';
 import type { NsedRound } from '../../protocol/wire.js';
 import type { RecordedToolCall, Session, TurnStatus } from '../../session/index.js';
+import type { Usage, UsageTotal } from '../../usage.js';
 import { readVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
@@ -26,6 +27,10 @@ export interface ReportTurn {
   rounds: NsedRound[];
   injections: Array<{ message: string; round: number | null; sequence: number | null }>;
   toolCalls: RecordedToolCall[];
+  /** What this answer cost (docs/ndjson.md §4d); null when it was recorded before usage was kept, or never recorded. */
+  usage: Usage | null;
+  /** What the session's answers cost together; null when the turn was never recorded. */
+  sessionUsage: UsageTotal | null;
 }
 
 /** A report's three inputs: the turn, and the verdict and gate result recorded on it (null when none). */
@@ -67,6 +72,8 @@ export function reportOf(s: Session, opts: { turnId?: string; saved?: boolean } 
       rounds: t.rounds.filter((r) => r.scored),
       injections: injectionsOf(doc.turns, t),
       toolCalls: t.tool_calls,
+      usage: t.usage,
+      sessionUsage: doc.usage,
     },
     verdict: recordedVerdict(raw?.['verdict']),
     gate: recordedGate(raw?.['gate']),

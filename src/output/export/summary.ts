@@ -3,6 +3,7 @@ import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../..
 import { leaderOf } from '../progress-state.js';
 import { bytes, cell, clip, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import type { ReportTurn } from './report-turn.js';
+import { totalWords, usageWords } from '../usage-words.js';
 import { GATE_MEASURE } from '../gate-lines.js';
 import {
   claimsByVerdict,
@@ -53,6 +54,7 @@ export function summaryMarkdown(t: ReportTurn, verdict: CouncilVerdict | null, g
   if (t.error !== null && t.status !== 'complete') out.push(`> **${t.status}:** ${inline(t.error)}`, '');
   out.push('### Gates', '', ...gateLines(t, gate), '');
   out.push('### Verdict', '', ...verdictLines(verdict), '');
+  out.push('### Cost', '', ...costLines(t), '');
   out.push('### Question', '', ...quoted(t), '');
   out.push('### Answer', '', ...answerLines(t), '');
   out.push('### Convergence by round', '', ...roundLines(t, verdict), '');
@@ -158,6 +160,13 @@ function verdictLines(v: CouncilVerdict | null): string[] {
     `- Synthetic evaluations: ${syntheticWords(v.trust)}`,
     `- Final scores: ${clip(scores, BUDGET.scores)}`,
   ];
+}
+
+/** This answer's cost and the session's; an unknown cost is said to be unknown, never $0 (docs/ndjson.md §4d). */
+function costLines(t: ReportTurn): string[] {
+  const lines = [`- This answer: ${t.usage === null ? 'cost not recorded' : usageWords(t.usage)}`];
+  if (t.sessionUsage !== null && t.sessionUsage.turns > 1) lines.push(`- The session: ${totalWords(t.sessionUsage)}`);
+  return lines;
 }
 
 /** The question as a block quote, within its budget; a cut says so and closes a fence it left open. */

@@ -207,6 +207,8 @@ async function recordedReport(
         rounds: [],
         injections: [],
         toolCalls: [],
+        usage: null,
+        sessionUsage: null,
       },
       verdict: null,
       gate: null,
