@@ -126,22 +126,22 @@ const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, un
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The simulator's profile: `nsed sim --profile`, and the environment's for both it and --sim. */
-export const SIM_PROFILE_FLAG: FlagDef = {
+export const SIM_PROFILE_FLAG = {
   name: 'profile',
   type: 'string',
   choices: ['default', 'strict'],
   env: 'NSED_SIM_PROFILE',
   defaultDescription: 'default',
   describe: 'how the simulator answers what the seeds leave open',
-};
+} as const satisfies FlagDef;
 
 /** `nsed sim --token`: the bearer token the simulator requires. */
-export const SIM_TOKEN_FLAG: FlagDef = {
+export const SIM_TOKEN_FLAG = {
   name: 'token',
   type: 'string',
   env: 'NSED_SIM_TOKEN',
   describe: 'require this bearer token',
-};
+} as const satisfies FlagDef;
 
 /** The in-process simulator's pace (no flag: a demo knob of --sim). */
 const SIM_ROUND_MS_ENV = 'NSED_SIM_ROUND_MS';
