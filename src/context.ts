@@ -56,6 +56,11 @@ export interface Context extends ProcessContext {
   io: IO;
   globals: GlobalOptions;
   /**
+   * false under --no-save: what the run creates or changes stays in memory (withoutSaving), so
+   * nothing below the command asks the flag again (no key pointer, no "saved as" line).
+   */
+  saving: boolean;
+  /**
    * The tokens this run knows (NSED_TOKEN, then the token file once a connection reads it):
    * what the store, an export and stderr receive passes through `secrets.redact` (docs/reliability.md #89).
    */
@@ -88,6 +93,7 @@ export function createContext(
     ...base,
     io,
     globals,
+    saving: true,
     secrets,
     // Lazy: lowdb, the network stack and the simulator load only for commands that use them.
     store: parts.store ?? (() => (store ??= openStore(ctx))),
@@ -178,5 +184,10 @@ export async function withoutSaving(ctx: Context): Promise<Context> {
     () => ctx.store(),
     () => ctx.clock.now(),
   );
-  return { ...ctx, store: async () => overlay };
+  return { ...ctx, saving: false, store: async () => overlay };
+}
+
+/** The Context of a turn: the same, or one writing nothing to the store when `save` is false (--no-save). */
+export async function savingAs(ctx: Context, save: boolean | undefined): Promise<Context> {
+  return save === false ? withoutSaving(ctx) : ctx;
 }

@@ -1,4 +1,4 @@
-import { withoutSaving, type Context } from '../context.js';
+import { savingAs, type Context } from '../context.js';
 import type { TurnResult } from '../turn/turn-result.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
@@ -70,7 +70,7 @@ export const ask: CommandDef<AskOptions> = {
  * error throws it, carrying its result (`resultOf`).
  */
 export async function askTurn(opts: AskOptions, given: Context): Promise<TurnResult> {
-  const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+  const ctx = await savingAs(given, opts.turn.save);
   // A report file that could never be written is refused before a deliberation is spent on it.
   await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
   const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([

@@ -1,5 +1,5 @@
 import { usageError } from '../errors.js';
-import { withoutSaving } from '../context.js';
+import { savingAs } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, stringList, type CommandDef } from './command.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
@@ -77,7 +77,7 @@ export const fork: CommandDef<ForkOptions> = {
     return opts;
   },
   run: async (opts, given) => {
-    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    const ctx = await savingAs(given, opts.turn.save);
     await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
     const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }, turnInput] = await Promise.all(
       [

@@ -42,7 +42,7 @@ export async function executeTurn(
   how: { fresh?: boolean } = {},
 ): Promise<TurnResult> {
   const fresh = how.fresh === true;
-  const out = lazyRenderer(ctx, { saved: opts.save !== false, newSession: fresh }, progressOf(ctx));
+  const out = lazyRenderer(ctx, { saved: ctx.saving, newSession: fresh }, progressOf(ctx));
   let turn = { session, userTurnId, fresh };
   for (let attempt = 0; ; attempt++) {
     const current = turn;
@@ -206,7 +206,7 @@ async function startTurn(
   const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
   const deps = await turnDeps(ctx, conn, spec, await renderer(), tools);
   // Each corrective turn (--schema) rewrites the reports, so they describe the last answer.
-  return withReports(ctx, spec, { saved: opts.save !== false, reports: opts.reports }, progressOf(ctx), () =>
+  return withReports(ctx, spec, { saved: ctx.saving, reports: opts.reports }, progressOf(ctx), () =>
     playTurn(schema === undefined ? deps : { ...deps, answer: { schema, attempt } }, spec),
   );
 }

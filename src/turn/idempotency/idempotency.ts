@@ -268,7 +268,7 @@ async function recordFound(
   const recorded = await store.update(session.id, (s) => {
     s.pending_job = { job_id: jobId, turn: userTurnId, path, policy: s.active_policy, started: now.toISOString() };
   });
-  if (request.turn.save !== false) await writeKeyPointer(store.home, id.keyHash, id.key, session.id);
+  if (ctx.saving) await writeKeyPointer(store.home, id.keyHash, id.key, session.id);
   return recorded;
 }
 
@@ -363,12 +363,12 @@ async function claimKey(
       idempotency: { key: id.key, request_hash: id.requestHash },
       ...(request.batch === undefined ? {} : { batch: request.batch }),
     });
-    if (request.turn.save !== false)
+    if (ctx.saving)
       await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, started.session.id);
     return { decision, started };
   };
   // A run that saves nothing leaves no pointer for another run to find: there is nothing to claim.
-  if (request.turn.save === false) return decideAndStart();
+  if (!ctx.saving) return decideAndStart();
   const { key } = keyed;
   const home = (await ctx.store()).home;
   return withKeyClaim(
