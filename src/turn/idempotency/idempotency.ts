@@ -363,8 +363,7 @@ async function claimKey(
       idempotency: { key: id.key, request_hash: id.requestHash },
       ...(request.batch === undefined ? {} : { batch: request.batch }),
     });
-    if (ctx.saving)
-      await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, started.session.id);
+    if (ctx.saving) await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, started.session.id);
     return { decision, started };
   };
   // A run that saves nothing leaves no pointer for another run to find: there is nothing to claim.
