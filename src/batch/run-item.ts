@@ -1,6 +1,6 @@
 import type { Usage } from '../usage.js';
 import { Readable, Writable } from 'node:stream';
-import { savingAs, type Context } from '../context.js';
+import { innerGlobals, savingAs, type Context } from '../context.js';
 import { NsedError } from '../errors.js';
 import type { Connection } from '../connection.js';
 import { prepareTurnInput, type InputOptions, type TurnInput } from '../input/turn-input.js';
@@ -235,7 +235,7 @@ function quietContext(ctx: Context): Context {
     dumb: true,
   };
   // `final` renders least (one write at the end); the line is made from the result, not from output.
-  return { ...ctx, io, globals: { ...ctx.globals, output: 'final', progress: 'none', quiet: true } };
+  return { ...ctx, io, globals: innerGlobals(ctx.globals, 'final', true) };
 }
 
 /** A result line from the turn's result (undefined when the turn never started) and the error that ended the run. */

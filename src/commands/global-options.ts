@@ -330,16 +330,9 @@ export function parseGlobalOptions(
     simToken,
   };
   return {
-    home: home.value,
-    output: output.value,
     quiet: argv['quiet'] === true,
     verbose: argv['verbose'] === true,
-    timeoutS: timeoutS.value,
-    idleTimeoutS: idleTimeoutS.value,
-    color: argv['color'] !== false,
     sim: argv['sim'] === true,
-    progress: progress.value,
-    onExit: onExit.value,
     config,
     settings,
   };

@@ -235,7 +235,8 @@ export async function followTurn(
   return result;
 }
 
-const progressOf = (ctx: Context): ProgressMode => progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
+const progressOf = (ctx: Context): ProgressMode =>
+  progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
 
 /** Runs a turn, then writes its CI reports (--summary, --junit, --annotate, plain progress), whatever its end. */
 async function withReports<T>(
@@ -272,7 +273,7 @@ function lazyRenderer(
   let made: Promise<Renderer> | undefined;
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
   return () =>
-    (made ??= createRenderer(ctx.globals.output, ctx.io, {
+    (made ??= createRenderer(ctx.globals.settings.output.value, ctx.io, {
       showSessionHint: how.saved && ctx.io.stderrIsTTY && progress === 'live',
       now: () => ctx.clock.now().getTime(),
       progress,

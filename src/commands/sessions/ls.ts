@@ -99,8 +99,9 @@ export const ls: CommandDef<LsOptions> = {
     // The documented item shape (every key present) only where a format prints whole items.
     let text: string;
     if (opts.format === 'ids') text = chosen.map((s) => `${s.id}\n`).join('');
-    else if (opts.format === 'json' || globals.output === 'json') text = list.sessionJson(chosen.map(list.listItem));
-    else if (globals.output === 'ndjson') text = list.sessionNdjson(chosen.map(list.listItem));
+    else if (opts.format === 'json' || globals.settings.output.value === 'json')
+      text = list.sessionJson(chosen.map(list.listItem));
+    else if (globals.settings.output.value === 'ndjson') text = list.sessionNdjson(chosen.map(list.listItem));
     else if (ctx.io.stdoutIsTTY)
       text =
         chosen.length === 0

@@ -376,7 +376,7 @@ async function claimKey(
     {
       label: `idempotency key '${shown(key)}'`,
       // The other run holds it while it asks the orchestrator, each request bounded by the idle timeout.
-      timeoutMs: Math.round(ctx.globals.idleTimeoutS * 1000),
+      timeoutMs: Math.round(ctx.globals.settings.idleTimeoutS.value * 1000),
       onWait: () => say('another nsed process is looking this key up; waiting for it'),
       held: (pid) =>
         new NsedError(
@@ -396,7 +396,7 @@ async function claimKey(
  */
 async function untilSent(ctx: Context, sessionId: string, claim: TurnClaim): Promise<void> {
   const store = await ctx.store();
-  const limitMs = ctx.globals.idleTimeoutS * 1000;
+  const limitMs = ctx.globals.settings.idleTimeoutS.value * 1000;
   let pause = 25;
   for (let waited = 0; waited < limitMs; waited += pause, pause = Math.min(pause * 2, 500)) {
     await ctx.clock.sleep(pause, ctx.signal);
