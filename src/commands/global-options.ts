@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import type { LoadedConfig } from '../config-file.js';
 import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
+import { commaList } from '../protocol/council-names.js';
 import { ON_EXIT_CHOICES, OUTPUT_MODES, PROGRESS_CHOICES } from '../output/modes.js';
 import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
 import type { ParsedArgv } from './command.js';
@@ -294,7 +295,8 @@ export function parseGlobalOptions(
     turnFlag('agents'),
     sources,
     {
-      flag: (v) => (typeof v === 'string' ? v.split(',').map((a) => a.trim()) : undefined),
+      // Read as parseTurnOptions reads it (protocol/council-names.ts), so doctor shows what is sent.
+      flag: (v) => (typeof v === 'string' ? commaList(v) : undefined),
       config: () => file.agents,
     },
     undefined,

@@ -1,4 +1,3 @@
-import { toModel } from '../protocol/policy-ref.js';
 import {
   newConversationId,
   newSessionId,
@@ -12,7 +11,7 @@ import {
 } from '../session/index.js';
 import type { Context } from '../context.js';
 import { newClaim } from './idempotency/claim.js';
-import { councilOf, type TurnOptions } from './turn-options.js';
+import { askedModel, councilOf, type TurnOptions } from './turn-options.js';
 
 /** A new session's parts; the policy, system and title flags win over what is inherited. */
 export interface SessionInit {
@@ -45,9 +44,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     title: init.opts.title ?? init.title,
     created: now.toISOString(),
     updated: now.toISOString(),
-    active_policy:
-      // The settings' policy: -p, else NSED_POLICY, else the config file's, else `*` (the orchestrator's first).
-      init.opts.model ?? toModel(init.opts.policy ?? ctx.globals.settings.policy.value),
+    active_policy: askedModel(init.opts, ctx.globals.settings),
     orchestrator: init.orchestrator,
     conversation_id: init.conversationId ?? newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

@@ -1,5 +1,7 @@
 import { MAX_FLAG_FILE_BYTES, readInputText, type ReadBounds } from '../files/read-input.js';
+import { toModel } from '../protocol/policy-ref.js';
 import type { ToolDefinition } from '../protocol/wire.js';
+import type { RunSettings } from '../settings.js';
 import type { Council } from '../session/index.js';
 import type { ReportOptions } from './reports/report-options.js';
 import type { Gates } from '../verdict.js';
@@ -37,6 +39,15 @@ export interface TurnOptions {
   gates?: Gates | undefined;
   /** --schema, compiled: the answer must match it, or the council gets `retries` turns to fix it. */
   schema?: AnswerSchema;
+}
+
+/**
+ * The model a new session asks for, the one place its precedence is said: -m as given, else the
+ * turn's policy (-p, a batch item's), else the policy setting (NSED_POLICY, the config file's,
+ * `*`: the orchestrator's first) as `nsed:<tag>`.
+ */
+export function askedModel(opts: Pick<TurnOptions, 'model' | 'policy'>, settings: Pick<RunSettings, 'policy'>): string {
+  return opts.model ?? toModel(opts.policy ?? settings.policy.value);
 }
 
 /**
