@@ -124,7 +124,7 @@ complete -c nsed -n '__nsed_is \'\'' -a sim -d 'serve the simulated NSED orchest
 complete -c nsed -n '__nsed_is \'\'' -a completion -d 'print a shell completion script (bash, zsh or fish; default: from $SHELL)'
 complete -c nsed -n '__nsed_is \'sessions\'' -a ls -d 'list sessions, newest activity first'
 complete -c nsed -n '__nsed_is \'sessions\'' -a show -d 'print a session: every turn with its role, policy, job and time'
-complete -c nsed -n '__nsed_is \'sessions\'' -a export -d 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML), or html (one self-contained page: verdict, charts, every round)'
+complete -c nsed -n '__nsed_is \'sessions\'' -a export -d 'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), summary (its last answer as a CI summary, GitHub markdown), junit (its last answer as JUnit XML), html (one self-contained page: verdict, charts, every round)'
 complete -c nsed -n '__nsed_is \'sessions\'' -a rm -d 'delete sessions from the store (all named ids must exist, or none is deleted)'
 complete -c nsed -n '__nsed_is \'config\'' -a get -d 'print one value of the config file'
 complete -c nsed -n '__nsed_is \'config\'' -a set -d 'set one value in the config file'

@@ -2,6 +2,8 @@ import { closeSync, constants as fsConstants, openSync, readSync } from 'node:fs
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
 import { parseMaxCost, parseMaxTokens } from './spend-cap.js';
+import { AGENT_NAME, commaList } from './protocol/council-names.js';
+import { keepsRule, ROUNDS_RULE, ruleText } from './protocol/number-rule.js';
 import {
   ON_EXIT_CHOICES,
   OUTPUT_MODES,
@@ -53,8 +55,6 @@ const KEY_SET = {
 } as const satisfies Record<ConfigKey, true>;
 
 const KNOWN = Object.keys(KEY_SET) as ConfigKey[];
-
-const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function isConfigKey(key: string): key is ConfigKey {
   return (KNOWN as string[]).includes(key);
@@ -200,10 +200,7 @@ export function valueFromText(key: ConfigKey, text: string): unknown {
       if (['false', 'off', 'no', '0'].includes(text)) return false;
       return text;
     case 'agents':
-      return text
-        .split(',')
-        .map((a) => a.trim())
-        .filter((a) => a !== '');
+      return commaList(text);
     default:
       return text;
   }
@@ -233,21 +230,14 @@ export function checkValue(key: ConfigKey, value: unknown, base: string, home?: 
       if (typeof value !== 'string' || value.trim() === '') throw bad('a policy tag, nsed:<tag> or a policy id');
       return value.trim();
     case 'agents': {
-      const list =
-        typeof value === 'string'
-          ? value
-              .split(',')
-              .map((a) => a.trim())
-              .filter((a) => a !== '')
-          : value;
+      const list = typeof value === 'string' ? commaList(value) : value;
       if (!Array.isArray(list) || list.length < 2 || !list.every((a) => typeof a === 'string' && AGENT_NAME.test(a))) {
         throw bad('at least two agent names, e.g. CortexA,CortexB');
       }
       return list as string[];
     }
     case 'rounds':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 100)
-        throw bad('a whole number from 1 to 100');
+      if (!keepsRule(ROUNDS_RULE, value)) throw bad(ruleText(ROUNDS_RULE));
       return value;
     case 'idle_timeout':
       if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw bad('a positive number of seconds');

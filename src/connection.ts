@@ -17,10 +17,8 @@ export interface ConnectInput {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   globals: {
     sim: boolean;
-    idleTimeoutS: number;
-    timeoutS: number | undefined;
-    /** Where the URL, the token and the simulator's profile and pace come from. */
-    settings: Pick<RunSettings, 'url' | 'token' | 'simProfile' | 'simRoundMs'>;
+    /** Where the URL, the token, the waits and the simulator's profile and pace come from. */
+    settings: Pick<RunSettings, 'url' | 'token' | 'simProfile' | 'simRoundMs' | 'idleTimeoutS' | 'timeoutS'>;
   };
   /** Told the token once it is read, so nothing this run writes carries it. */
   secrets?: Pick<Secrets, 'add'>;
@@ -102,7 +100,7 @@ export async function connect(
     ({ value: url, source } =
       session === undefined ? settings.url : { value: session.replace(/\/+$/, ''), source: 'session' as const });
     token = await readToken(settings.token.value, settings.token.from, ctx.env, warn, {
-      timeoutS: globals.timeoutS,
+      timeoutS: settings.timeoutS.value,
       signal: ctx.signal,
       signalExit: () => ctx.signalExit?.(),
       sleep: ctx.sleep,
@@ -124,8 +122,10 @@ export async function connect(
   const client = createClient({
     baseUrl: url,
     ...(token === undefined ? {} : { token }),
-    idleTimeoutMs: Math.round(globals.idleTimeoutS * 1000),
-    ...(globals.timeoutS === undefined ? {} : { deadline: ctx.now().getTime() + Math.round(globals.timeoutS * 1000) }),
+    idleTimeoutMs: Math.round(settings.idleTimeoutS.value * 1000),
+    ...(settings.timeoutS.value === undefined
+      ? {}
+      : { deadline: ctx.now().getTime() + Math.round(settings.timeoutS.value * 1000) }),
     env: ctx.env,
     ...(ctx.sleep === undefined ? {} : { sleep: ctx.sleep }),
     ...(debug === undefined ? {} : { debug }),

@@ -1,6 +1,6 @@
 import type { LoadedConfig } from './config-file.js';
 import type { ConnectOptions, ConnectTarget, Connection } from './connection.js';
-import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
+import type { OutputMode } from './output/modes.js';
 import { Secrets } from './secrets.js';
 import type { SessionStore } from './session/index.js';
 import type { RunSettings } from './settings.js';
@@ -12,22 +12,16 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** Options every command accepts. The token itself is never a flag: it would show in `ps`. */
+/**
+ * Options every command accepts. The token itself is never a flag: it would show in `ps`. What
+ * env or the config file may also set (the output mode, the timeouts, the store, progress,
+ * --on-exit, colour) is in `settings`, once, with its source.
+ */
 export interface GlobalOptions {
-  home: string | undefined;
-  output: OutputMode;
   quiet: boolean;
   /** --verbose: the URL and its source, each request, the store path on stderr. */
   verbose: boolean;
-  /** Whole-turn deadline in seconds; undefined = none. */
-  timeoutS: number | undefined;
-  idleTimeoutS: number;
-  color: boolean;
   sim: boolean;
-  /** --progress / NSED_PROGRESS / config `progress`, default auto (output/progress-mode.ts resolves it). */
-  progress: ProgressChoice;
-  /** --on-exit / NSED_ON_EXIT / config `on_exit`; undefined is detach (turn/cancel-on-exit.ts). */
-  onExit?: OnExit;
   /**
    * The config file as read for this run: for the commands that show or edit it (config,
    * doctor). Its values reach the rest through `settings`.
@@ -56,6 +50,11 @@ export interface Context extends ProcessContext {
   io: IO;
   globals: GlobalOptions;
   /**
+   * false under --no-save: what the run creates or changes stays in memory (withoutSaving), so
+   * nothing below the command asks the flag again (no key pointer, no "saved as" line).
+   */
+  saving: boolean;
+  /**
    * The tokens this run knows (NSED_TOKEN, then the token file once a connection reads it):
    * what the store, an export and stderr receive passes through `secrets.redact` (docs/reliability.md #89).
    */
@@ -67,6 +66,23 @@ export interface Context extends ProcessContext {
    * session ran on), or the default. Each call opens one; the caller closes it.
    */
   connect(recorded?: string, target?: ConnectTarget, opts?: ConnectOptions): Promise<Connection>;
+}
+
+/**
+ * The global options of a run nsed makes inside another (a batch item, a reconcile, an MCP tool
+ * call): the same settings, rendered in `output`, with no progress.
+ */
+export function innerGlobals(globals: GlobalOptions, output: OutputMode, quiet: boolean): GlobalOptions {
+  const { settings } = globals;
+  return {
+    ...globals,
+    quiet,
+    settings: {
+      ...settings,
+      output: { ...settings.output, value: output },
+      progress: { ...settings.progress, value: 'none' },
+    },
+  };
 }
 
 /** Replacements for the lazy factories, for tests and for callers that already hold one. */
@@ -88,6 +104,7 @@ export function createContext(
     ...base,
     io,
     globals,
+    saving: true,
     secrets,
     // Lazy: lowdb, the network stack and the simulator load only for commands that use them.
     store: parts.store ?? (() => (store ??= openStore(ctx))),
@@ -146,7 +163,7 @@ async function openStore(ctx: Context, groupCommit = false): Promise<SessionStor
   );
   const boundary = killHook(ctx.env);
   const { io } = ctx;
-  const home = resolveHome(ctx.env, ctx.globals.home);
+  const home = resolveHome(ctx.env, ctx.globals.settings.home.value);
   if (io.verbose && !io.quiet) io.stderr.write(`store ${home}\n`);
   return openFileStore(home, {
     groupCommit,
@@ -172,11 +189,16 @@ export async function withoutSaving(ctx: Context): Promise<Context> {
     import('./session/memory-overlay.js'),
     import('./session/index.js'),
   ]);
-  const home = resolveHome(ctx.env, ctx.globals.home);
+  const home = resolveHome(ctx.env, ctx.globals.settings.home.value);
   const overlay = memoryOverlay(
     { home, dir: sessionsDir(home) },
     () => ctx.store(),
     () => ctx.clock.now(),
   );
-  return { ...ctx, store: async () => overlay };
+  return { ...ctx, saving: false, store: async () => overlay };
+}
+
+/** The Context of a turn: the same, or one writing nothing to the store when `save` is false (--no-save). */
+export async function savingAs(ctx: Context, save: boolean | undefined): Promise<Context> {
+  return save === false ? withoutSaving(ctx) : ctx;
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { estimateBatch, type BatchEstimate } from '../estimate.js';
 import { estimateOf, type EstimateSources, type TurnEstimateOf } from '../turn/estimate-turn.js';
-import { sessionModel } from '../turn/start-session.js';
+import { askedModel } from '../turn/turn-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { ResolvedItem } from './resolve.js';
 import { itemTurnOptions } from './run-item.js';
@@ -26,7 +26,11 @@ export function estimateItems(
   return estimateBatch(
     items.map((item) => {
       const opts = itemTurnOptions(item, turn);
-      return { id: item.id, index: item.index, estimate: estimateOf(ctx, sessionModel(ctx, opts), opts, sources) };
+      return {
+        id: item.id,
+        index: item.index,
+        estimate: estimateOf(ctx, askedModel(opts, ctx.globals.settings), opts, sources),
+      };
     }),
   );
 }

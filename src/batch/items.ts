@@ -1,6 +1,8 @@
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { parseCsv } from './csv.js';
+import { commaList } from '../protocol/council-names.js';
+import { checkNumber, ROUNDS_RULE } from '../protocol/number-rule.js';
 
 export type BatchFormat = 'jsonl' | 'csv' | 'lines';
 export const BATCH_FORMATS: readonly BatchFormat[] = ['jsonl', 'csv', 'lines'];
@@ -165,11 +167,7 @@ function setOverride(o: ItemOverrides, key: string, v: unknown, where: string): 
     return v;
   };
   const list = (): string[] => {
-    if (typeof v === 'string')
-      return v
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '');
+    if (typeof v === 'string') return commaList(v);
     if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
     throw usageError(`${where}: ${key} must be a list of strings`);
   };
@@ -190,9 +188,7 @@ function setOverride(o: ItemOverrides, key: string, v: unknown, where: string): 
       o.files = list();
       break;
     case 'rounds':
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 100)
-        throw usageError(`${where}: rounds must be a whole number from 1 to 100`);
-      o.rounds = v;
+      o.rounds = checkNumber(ROUNDS_RULE, v, `${where}: rounds`);
       break;
     case 'gates':
       if (typeof v !== 'object' || v === null || Array.isArray(v))

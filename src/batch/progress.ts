@@ -37,7 +37,7 @@ export interface BatchProgressOptions {
  * finished item, and `auto` the live bar where one can be drawn (canDrawLive), else the lines.
  */
 export function batchProgress(ctx: Context, total: number, opts: BatchProgressOptions = {}): BatchProgress {
-  const mode = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
+  const mode = progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
   const durations = new Map<string, number>();
   const interruptedIds = new Set<string>();
   let done = 0;

@@ -1,6 +1,6 @@
 import type { Usage } from '../usage.js';
 import { Readable, Writable } from 'node:stream';
-import { withoutSaving, type Context } from '../context.js';
+import { innerGlobals, savingAs, type Context } from '../context.js';
 import { NsedError } from '../errors.js';
 import type { Connection } from '../connection.js';
 import { prepareTurnInput, type InputOptions, type TurnInput } from '../input/turn-input.js';
@@ -209,7 +209,7 @@ async function asItem(
   turn: (itemCtx: Context) => Promise<TurnResult>,
 ): Promise<ResultLine> {
   const quiet = quietContext(ctx);
-  const itemCtx = base.turn.save === false ? await withoutSaving(quiet) : quiet;
+  const itemCtx = await savingAs(quiet, base.turn.save);
   let result: TurnResult | undefined;
   let thrown: NsedError | undefined;
   try {
@@ -222,7 +222,7 @@ async function asItem(
   const line = resultLine(item, hash(), base.batchId, result, thrown);
   // With --no-save the item's session lived in memory only: an id no store holds would send a
   // reader to `sessions show` for nothing (README "Batches").
-  return base.turn.save === false ? { ...line, session: null } : line;
+  return itemCtx.saving ? line : { ...line, session: null };
 }
 
 /** An item's own quiet IO: nothing of it reaches the terminal, and no terminal stdin is read. */
@@ -241,7 +241,7 @@ function quietContext(ctx: Context): Context {
     dumb: true,
   };
   // `final` renders least (one write at the end); the line is made from the result, not from output.
-  return { ...ctx, io, globals: { ...ctx.globals, output: 'final', progress: 'none', quiet: true } };
+  return { ...ctx, io, globals: innerGlobals(ctx.globals, 'final', true) };
 }
 
 /** A result line from the turn's result (undefined when the turn never started) and the error that ended the run. */

@@ -9,7 +9,14 @@ import { Readable, Writable } from 'node:stream';
 import { ask, askTurn } from '../commands/ask.js';
 import type { ParsedArgv } from '../commands/command.js';
 import { GLOBAL_FLAGS, parseGlobalOptions } from '../commands/global-options.js';
-import { createContext, runSecrets, type Context, type GlobalOptions, type ProcessContext } from '../context.js';
+import {
+  createContext,
+  innerGlobals,
+  runSecrets,
+  type Context,
+  type GlobalOptions,
+  type ProcessContext,
+} from '../context.js';
 import { toNsedError, usageError, type NsedError } from '../errors.js';
 import { configWords } from '../promptfoo/config-words.js';
 import { providerResponse, type PromptfooResponse } from '../promptfoo/response.js';
@@ -117,12 +124,8 @@ async function prepare(config: unknown, env: ProcessContext['env']): Promise<Pre
   if (selected === undefined || selected.def !== ask) throw usageError('the nsed provider config names no nsed ask');
   const fileConfig = await readConfigFor(selected.def, env, { stderr: discard() });
   const globals: GlobalOptions = {
-    ...parseGlobalOptions(selected.argv, fileConfig, env, ask.flags ?? []),
-    output: 'final',
-    progress: 'none',
-    quiet: true,
+    ...innerGlobals(parseGlobalOptions(selected.argv, fileConfig, env, ask.flags ?? []), 'final', true),
     verbose: false,
-    color: false,
   };
   const io = silentIO(env);
   const home = createContext(processOf(env, new AbortController().signal), io, globals, {}, secrets);

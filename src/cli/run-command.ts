@@ -51,7 +51,7 @@ export async function runSelected(
     return await runWith(selected, base, streams, parts, isTTY, secrets, (g) => (globals = g));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
-    if (globals?.output === 'ndjson' && !wasReported(err)) {
+    if (globals?.settings.output.value === 'ndjson' && !wasReported(err)) {
       const e = toNsedError(err);
       streams.stdout.write(
         toJsonLine({
@@ -68,7 +68,7 @@ export async function runSelected(
       );
     }
     // -o json prints one object in every outcome; only a usage error leaves stdout empty.
-    if (globals?.output === 'json' && !wasReported(err)) {
+    if (globals?.settings.output.value === 'json' && !wasReported(err)) {
       const e = toNsedError(err);
       if (e.code !== 'usage') {
         const { jsonFailureLine } = await import('../output/json.js');
@@ -103,7 +103,8 @@ async function runWith(
     streams,
     base.env,
     {
-      noColor: !globals.color,
+      // Only --no-color is the flag's (yargs fills in true); the config file's `color` ranks below the environment.
+      noColor: color.source === 'flag' && !color.value,
       quiet: globals.quiet,
       verbose: globals.verbose,
       ...(configColor === undefined ? {} : { configColor }),

@@ -1,4 +1,4 @@
-import { withoutSaving, type Context } from '../context.js';
+import { savingAs, type Context } from '../context.js';
 import type { TurnResult } from '../turn/turn-result.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
@@ -69,11 +69,11 @@ export const ask: CommandDef<AskOptions> = {
   run: async (opts, given) => {
     if (opts.estimate === true) {
       // Before any input is read or any session made: the estimate needs the council, not the prompt.
-      const [{ printTurnEstimate }, { sessionModel }] = await Promise.all([
+      const [{ printTurnEstimate }, { askedModel }] = await Promise.all([
         import('./shared/estimate-flag.js'),
-        import('../turn/start-session.js'),
+        import('../turn/turn-options.js'),
       ]);
-      return printTurnEstimate(given, undefined, sessionModel(given, opts.turn), opts.turn);
+      return printTurnEstimate(given, undefined, askedModel(opts.turn, given.globals.settings), opts.turn);
     }
     return (await askTurn(opts, given)).exitCode;
   },
@@ -85,7 +85,7 @@ export const ask: CommandDef<AskOptions> = {
  * error throws it, carrying its result (`resultOf`).
  */
 export async function askTurn(opts: AskOptions, given: Context): Promise<TurnResult> {
-  const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+  const ctx = await savingAs(given, opts.turn.save);
   // A report file that could never be written is refused before a deliberation is spent on it.
   await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
   const [{ prepareTurnInput }, { startSession }, { executeTurn }] = await Promise.all([

@@ -6,8 +6,8 @@ import type { ResolvedItem } from '../batch/resolve.js';
 import type { Context } from '../context.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import { stringFlag, type CommandDef, type ParsedArgv } from './command.js';
-import type { FlagDef } from './shared/flag-def.js';
+import type { CommandDef, ParsedArgv } from './command.js';
+import { flagValues, type FlagDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
@@ -28,8 +28,8 @@ const batchReportFlag = (name: 'summary' | 'junit' | 'junit-name' | 'github-outp
   return { ...def, group: GROUP, describe };
 };
 
-/** The flags of `nsed batch` beside the turn flags, as data (one place for the flags table). */
-export const BATCH_FLAGS: readonly FlagDef[] = [
+// Declared `as const`, so that parseBatch reads each flag typed from its entry (FlagValues).
+const BATCH_RUN = [
   {
     name: 'format',
     type: 'string',
@@ -42,6 +42,9 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     alias: 'j',
     type: 'number',
     default: DEFAULT_JOBS,
+    integer: true,
+    min: 1,
+    max: MAX_JOBS,
     group: GROUP,
     describe: `deliberations at once (1-${MAX_JOBS})`,
   },
@@ -58,19 +61,9 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     describe: 'exit 0 when this share of items is ok (0-1 or 80%)',
   },
   { name: 'shard', type: 'string', group: GROUP, describe: 'run only shard I of N (I/N, by a hash of each id)' },
-  batchReportFlag(
-    'summary',
-    'write GitHub step-summary markdown to FILE at the end: a table row per item (works with --no-save)',
-  ),
-  batchReportFlag(
-    'junit',
-    'write a JUnit XML report to FILE at the end: one test case per item (works with --no-save)',
-  ),
-  batchReportFlag('junit-name', "the JUnit test suite's name, the same on every run (default: the batch file's name)"),
-  batchReportFlag(
-    'github-output',
-    'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
-  ),
+] as const satisfies readonly FlagDef[];
+
+const BATCH_RESUME = [
   {
     name: 'resume',
     type: 'boolean',
@@ -90,6 +83,25 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     group: GROUP,
     describe: 'let an item\'s "files" name files outside the batch file\'s folder (trusted batch files only)',
   },
+] as const satisfies readonly FlagDef[];
+
+/** The flags of `nsed batch` beside the turn flags, as data (one place for the flags table). */
+export const BATCH_FLAGS: readonly FlagDef[] = [
+  ...BATCH_RUN,
+  batchReportFlag(
+    'summary',
+    'write GitHub step-summary markdown to FILE at the end: a table row per item (works with --no-save)',
+  ),
+  batchReportFlag(
+    'junit',
+    'write a JUnit XML report to FILE at the end: one test case per item (works with --no-save)',
+  ),
+  batchReportFlag('junit-name', "the JUnit test suite's name, the same on every run (default: the batch file's name)"),
+  batchReportFlag(
+    'github-output',
+    'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
+  ),
+  ...BATCH_RESUME,
   // Per item: the key plus the item's id, so a re-run batch pays for no item twice.
   ...IDEMPOTENCY_FLAGS,
 ];
@@ -247,13 +259,10 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
   const raw = argv['items'];
   const file = raw === STDIN_MARKER ? '-' : typeof raw === 'string' ? raw : '';
   if (file.trim() === '') throw usageError('batch needs a file of items', 'nsed batch prompts.jsonl, or - for stdin');
-  const jobs = argv['jobs'] ?? DEFAULT_JOBS;
-  if (typeof jobs !== 'number' || !Number.isInteger(jobs) || jobs < 1 || jobs > MAX_JOBS)
-    throw usageError(`-j/--jobs must be a whole number from 1 to ${MAX_JOBS}`);
-  const format = stringFlag(argv, 'format') as BatchFormat | undefined;
-  const out = stringFlag(argv, 'out');
-  const resume = argv['resume'] === true;
-  const retryErrors = argv['retry-errors'] === true;
+  const f = flagValues([...BATCH_RUN, ...BATCH_RESUME] as const, argv);
+  const out = f.out;
+  const resume = f.resume === true;
+  const retryErrors = f['retry-errors'] === true;
   if (resume && out === undefined)
     throw usageError(
       '--resume needs the --out FILE of the batch to resume',
@@ -262,15 +271,15 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
   if (retryErrors && !resume) throw usageError('--retry-errors goes with --resume', 'add --resume --out FILE');
   return {
     file,
-    format,
-    jobs,
+    format: f.format,
+    jobs: f.jobs,
     out,
-    minPassRate: passRate(stringFlag(argv, 'min-pass-rate')),
-    shard: stringFlag(argv, 'shard'),
+    minPassRate: passRate(f['min-pass-rate']),
+    shard: f.shard,
     reports: parseReportOptions(argv),
     resume,
     retryErrors,
-    allowOutsideFiles: argv['allow-outside-files'] === true,
+    allowOutsideFiles: f['allow-outside-files'] === true,
     turn: parseTurnOptions(argv),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),

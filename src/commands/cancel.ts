@@ -49,7 +49,11 @@ export const cancel: CommandDef<CancelOptions> = {
         });
       }
       await recordJobEnd(ctx, store, id, pending, 'cancelled');
-      await acknowledge(ctx.globals.output, ctx.io, { type: 'cancelled', session: id, job_id: pending.job_id });
+      await acknowledge(ctx.globals.settings.output.value, ctx.io, {
+        type: 'cancelled',
+        session: id,
+        job_id: pending.job_id,
+      });
       return 0;
     } finally {
       await conn.close();

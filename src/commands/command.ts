@@ -1,8 +1,7 @@
 import type { Context } from '../context.js';
-import type { FlagDef, PositionalDef } from './shared/flag-def.js';
+import type { FlagDef, ParsedArgv, PositionalDef } from './shared/flag-def.js';
 
-/** What yargs hands over once the words are parsed: untyped until a command's parse step reads it. */
-export type ParsedArgv = Readonly<Record<string, unknown>>;
+export { stringFlag, stringList, type ParsedArgv } from './shared/flag-def.js';
 
 /**
  * One command, in the shape of gh's `NewCmdX(f, runF)`, its command line declared as data: yargs
@@ -54,16 +53,4 @@ export type CommandEntry = CommandDef | CommandGroup;
 
 export function isGroup(entry: CommandEntry): entry is CommandGroup {
   return 'subcommands' in entry;
-}
-
-/** A string flag as given, or undefined when absent (yargs leaves absent flags out). */
-export function stringFlag(argv: ParsedArgv, key: string): string | undefined {
-  const v = argv[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** A repeatable or variadic flag as a list of strings. */
-export function stringList(argv: ParsedArgv, key: string): string[] {
-  const v = argv[key];
-  return Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
 }

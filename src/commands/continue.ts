@@ -1,4 +1,4 @@
-import { withoutSaving } from '../context.js';
+import { savingAs } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { Session } from '../session/index.js';
@@ -78,7 +78,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     return opts;
   },
   run: async (opts, given) => {
-    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    const ctx = await savingAs(given, opts.turn.save);
     await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
     if (opts.estimate === true) return estimateNext(opts, ctx);
     const gates = await loadGates(opts.gates, ctx);
@@ -187,7 +187,7 @@ async function continueWithResults(opts: ContinueOptions, ctx: Context, gates: G
     try {
       const judged = gates === undefined ? spec : { ...spec, gates };
       const tools = await loadDeclaredTools(opts.turn, session.tools, boundsOf(ctx));
-      const how = { saved: opts.turn.save !== false, reports: opts.turn.reports };
+      const how = { saved: ctx.saving, reports: opts.turn.reports };
       return (await followTurn(ctx, conn, judged, tools, how)).exitCode;
     } finally {
       await lease.releaseClaim(store, before.id, claim.token).catch(() => undefined);

@@ -77,7 +77,7 @@ export const doctor: CommandDef<Record<string, never>> = {
         : s,
     );
     const text =
-      globals.output === 'json' || globals.output === 'ndjson'
+      globals.settings.output.value === 'json' || globals.settings.output.value === 'ndjson'
         ? `${JSON.stringify(
             {
               ok: code === 0,
@@ -90,7 +90,7 @@ export const doctor: CommandDef<Record<string, never>> = {
               ),
             },
             null,
-            globals.output === 'json' ? 2 : undefined,
+            globals.settings.output.value === 'json' ? 2 : undefined,
           )}\n`
         : render(out, code, shown);
     // The URL may carry credentials in its query (docs/reliability.md #88); a check's detail, server text.

@@ -1,5 +1,5 @@
 import { usageError } from '../errors.js';
-import { withoutSaving } from '../context.js';
+import { savingAs } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import { stringFlag, stringList, type CommandDef } from './command.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
@@ -82,7 +82,7 @@ export const fork: CommandDef<ForkOptions> = {
     return opts;
   },
   run: async (opts, given) => {
-    const ctx = opts.turn.save === false ? await withoutSaving(given) : given;
+    const ctx = await savingAs(given, opts.turn.save);
     await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.turn.reports);
     const [{ resolveTurnRef }, { createSession, startSession }, { withRecordedCouncil }, turnInput] = await Promise.all(
       [
@@ -110,11 +110,11 @@ export const fork: CommandDef<ForkOptions> = {
     const inherited = { ...own, model: named ? own.model : parent.active_policy, system: own.system ?? parent.system };
     if (opts.estimate === true) {
       // The turn a prompt would run on the fork, priced: no fork is made, nothing is sent.
-      const [{ printTurnEstimate }, { sessionModel }] = await Promise.all([
+      const [{ printTurnEstimate }, { askedModel }] = await Promise.all([
         import('./shared/estimate-flag.js'),
-        import('../turn/start-session.js'),
+        import('../turn/turn-options.js'),
       ]);
-      return printTurnEstimate(ctx, parent.orchestrator, sessionModel(ctx, inherited), inherited);
+      return printTurnEstimate(ctx, parent.orchestrator, askedModel(inherited, ctx.globals.settings), inherited);
     }
 
     if (input === undefined) {

@@ -86,7 +86,7 @@ export const gate: CommandDef<GateOptions> = {
     return { source: { kind: 'session', target: parseSessionTarget(argv), turn }, gates, githubOutput };
   },
   run: async (opts, ctx) => {
-    const mode = ctx.globals.output;
+    const mode = ctx.globals.settings.output.value;
     if (mode !== 'text' && mode !== 'json')
       throw usageError(`nsed gate prints text or json, not ${mode}`, 'use -o json for the gate result as JSON');
     const gates = await loadGates(opts.gates, ctx);

@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config-file.js';
 import type { GlobalOptions } from '../context.js';
 import { usageError } from '../errors.js';
 import { parseMaxCost, parseMaxTokens } from '../spend-cap.js';
+import { commaList } from '../protocol/council-names.js';
 import { ON_EXIT_CHOICES, OUTPUT_MODES, PROGRESS_CHOICES } from '../output/modes.js';
 import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
 import type { ParsedArgv } from './command.js';
@@ -127,22 +128,22 @@ const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, un
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The simulator's profile: `nsed sim --profile`, and the environment's for both it and --sim. */
-export const SIM_PROFILE_FLAG: FlagDef = {
+export const SIM_PROFILE_FLAG = {
   name: 'profile',
   type: 'string',
   choices: ['default', 'strict'],
   env: 'NSED_SIM_PROFILE',
   defaultDescription: 'default',
   describe: 'how the simulator answers what the seeds leave open',
-};
+} as const satisfies FlagDef;
 
 /** `nsed sim --token`: the bearer token the simulator requires. */
-export const SIM_TOKEN_FLAG: FlagDef = {
+export const SIM_TOKEN_FLAG = {
   name: 'token',
   type: 'string',
   env: 'NSED_SIM_TOKEN',
   describe: 'require this bearer token',
-};
+} as const satisfies FlagDef;
 
 /** The in-process simulator's pace (no flag: a demo knob of --sim). */
 const SIM_ROUND_MS_ENV = 'NSED_SIM_ROUND_MS';
@@ -295,7 +296,8 @@ export function parseGlobalOptions(
     turnFlag('agents'),
     sources,
     {
-      flag: (v) => (typeof v === 'string' ? v.split(',').map((a) => a.trim()) : undefined),
+      // Read as parseTurnOptions reads it (protocol/council-names.ts), so doctor shows what is sent.
+      flag: (v) => (typeof v === 'string' ? commaList(v) : undefined),
       config: () => file.agents,
     },
     undefined,
@@ -354,16 +356,9 @@ export function parseGlobalOptions(
     simToken,
   };
   return {
-    home: home.value,
-    output: output.value,
     quiet: argv['quiet'] === true,
     verbose: argv['verbose'] === true,
-    timeoutS: timeoutS.value,
-    idleTimeoutS: idleTimeoutS.value,
-    color: argv['color'] !== false,
     sim: argv['sim'] === true,
-    progress: progress.value,
-    onExit: onExit.value,
     config,
     settings,
   };

@@ -57,7 +57,7 @@ export const inject: CommandDef<InjectOptions> = {
       const { sequence, round } = sent.placed;
       if (!opts.wait) {
         // The acknowledgement is the whole result: one terminal event in every output mode.
-        await acknowledge(ctx.globals.output, ctx.io, {
+        await acknowledge(ctx.globals.settings.output.value, ctx.io, {
           type: 'injected',
           session: session.id,
           job_id: sent.pending.job_id,

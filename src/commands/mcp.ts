@@ -1,12 +1,35 @@
 import { usageError } from '../errors.js';
 import { isLoopbackHost } from '../protocol/loopback.js';
-import { stringFlag, type CommandDef } from './command.js';
+import type { CommandDef } from './command.js';
+import { flagValues, type FlagDef } from './shared/flag-def.js';
 
 export interface McpOptions {
   /** --http PORT: Streamable HTTP instead of stdio. */
   http: number | undefined;
   host: string;
 }
+
+const MCP_FLAGS = [
+  {
+    name: 'http',
+    type: 'number',
+    integer: true,
+    min: 0,
+    max: 65535,
+    describe: 'serve Streamable HTTP on this port (0 = a free one) instead of stdio; needs NSED_MCP_TOKEN',
+    valueName: 'PORT',
+    sample: '0',
+  },
+  {
+    name: 'host',
+    type: 'string',
+    default: '127.0.0.1',
+    emptyHint: 'e.g. --host 127.0.0.1',
+    describe: 'the address --http listens on; other than loopback only when named here',
+    valueName: 'HOST',
+    sample: '127.0.0.1',
+  },
+] as const satisfies readonly FlagDef[];
 
 /**
  * `nsed mcp [--http PORT [--host HOST]]`: the council as MCP tools for a coding agent (README
@@ -16,34 +39,14 @@ export interface McpOptions {
 export const mcp: CommandDef<McpOptions> = {
   command: 'mcp',
   describe: 'serve the council as MCP tools to a coding agent (stdio, or --http on loopback)',
-  flags: [
-    {
-      name: 'http',
-      type: 'number',
-      describe: 'serve Streamable HTTP on this port (0 = a free one) instead of stdio; needs NSED_MCP_TOKEN',
-      valueName: 'PORT',
-      sample: '0',
-    },
-    {
-      name: 'host',
-      type: 'string',
-      default: '127.0.0.1',
-      describe: 'the address --http listens on; other than loopback only when named here',
-      valueName: 'HOST',
-      sample: '127.0.0.1',
-    },
-  ],
+  flags: MCP_FLAGS,
   examples: [
     ['claude mcp add nsed -- nsed mcp', 'give Claude Code the council'],
     ['NSED_MCP_TOKEN=… nsed mcp --http 8765', 'Streamable HTTP on 127.0.0.1:8765/mcp'],
   ],
   parse: (argv) => {
-    const raw = argv['http'];
-    if (raw !== undefined && (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 0 || raw > 65535))
-      throw usageError('--http must be a port from 0 to 65535');
-    const host = stringFlag(argv, 'host') ?? '127.0.0.1';
-    if (host.trim() === '') throw usageError('--host is empty', 'e.g. --host 127.0.0.1');
-    return { http: raw, host };
+    const f = flagValues(MCP_FLAGS, argv);
+    return { http: f.http, host: f.host };
   },
   run: async (opts, ctx) => {
     const [{ serveMcp, httpListen }, { createIO }, { createContext }] = await Promise.all([

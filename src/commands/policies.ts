@@ -31,7 +31,7 @@ export const policies: CommandDef<PoliciesOptions> = {
     if (opts.cached) {
       let home: string;
       try {
-        home = resolveHome(ctx.env, ctx.globals.home);
+        home = resolveHome(ctx.env, ctx.globals.settings.home.value);
       } catch {
         return 0;
       }
@@ -47,7 +47,7 @@ export const policies: CommandDef<PoliciesOptions> = {
     const shown = opts.tag === undefined ? list : list.filter((p) => p.tags.includes(opts.tag ?? ''));
     if (opts.tag === undefined) {
       try {
-        await cache.writePolicyCache(resolveHome(ctx.env, ctx.globals.home), {
+        await cache.writePolicyCache(resolveHome(ctx.env, ctx.globals.settings.home.value), {
           url: orchestrator,
           tags: list.flatMap((p) => p.tags),
           now: ctx.clock.now(),

@@ -1,6 +1,7 @@
 import { usageError } from '../errors.js';
 import type { RouteName } from '../sim/router.js';
-import { stringList, type CommandDef, type ParsedArgv } from './command.js';
+import type { CommandDef } from './command.js';
+import { flagValues, type FlagDef } from './shared/flag-def.js';
 import { SIM_PROFILE_FLAG, SIM_TOKEN_FLAG } from './global-options.js';
 
 const ROUTES = [
@@ -35,6 +36,71 @@ export interface SimOptions {
   singleFamily: boolean;
 }
 
+const SIM_FLAGS = [
+  { name: 'host', type: 'string', default: '127.0.0.1', describe: 'address to listen on' },
+  { name: 'port', type: 'number', default: 8080, min: 0, describe: 'port (0 = a free one)' },
+  SIM_PROFILE_FLAG,
+  {
+    name: 'dedup',
+    type: 'boolean',
+    defaultDescription: 'on in strict, off in default',
+    describe: 'answer an identical request from the same job',
+  },
+  {
+    name: 'dedup-ttl',
+    type: 'number',
+    default: 30,
+    min: 0,
+    describe: 'seconds an ended job still answers identical requests',
+  },
+  { name: 'seed', type: 'number', default: 0, min: 0, describe: 'seed for the simulated council' },
+  { name: 'round-ms', type: 'number', default: 600, min: 0, describe: 'milliseconds per deliberation phase' },
+  {
+    name: 'tool-wait-ms',
+    type: 'number',
+    min: 0,
+    defaultDescription: '40 phases, at least 30000',
+    describe: 'how long an agent waits for a tool result before the call expires',
+    valueName: 'N',
+  },
+  {
+    name: 'keepalive-ms',
+    type: 'number',
+    default: 15000,
+    min: 0,
+    describe: 'keep-alive comment interval on idle streams',
+  },
+  { name: 'history-ttl', type: 'number', default: 600, min: 0, describe: 'seconds a finished job stays replayable' },
+  SIM_TOKEN_FLAG,
+  {
+    name: 'fault',
+    type: 'string',
+    repeatable: true,
+    describe: 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)',
+    valueName: 'SPEC',
+    sample: 'drop-after=12;times=1',
+  },
+  {
+    name: 'without-route',
+    type: 'string',
+    repeatable: true,
+    choices: ROUTES,
+    describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
+  },
+  {
+    name: 'hold',
+    type: 'boolean',
+    default: false,
+    describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
+  },
+  {
+    name: 'single-family',
+    type: 'boolean',
+    default: false,
+    describe: 'make every agent one model family (the default council spans two)',
+  },
+] as const satisfies readonly FlagDef[];
+
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef<SimOptions> = {
   command: 'sim',
@@ -43,84 +109,30 @@ export const sim: CommandDef<SimOptions> = {
   configFile: 'ignore',
   // The client's options mean nothing to the simulator, so its help leaves them out.
   clientOptions: false,
-  flags: [
-    { name: 'host', type: 'string', default: '127.0.0.1', describe: 'address to listen on' },
-    { name: 'port', type: 'number', default: 8080, describe: 'port (0 = a free one)' },
-    SIM_PROFILE_FLAG,
-    {
-      name: 'dedup',
-      type: 'boolean',
-      defaultDescription: 'on in strict, off in default',
-      describe: 'answer an identical request from the same job',
-    },
-    {
-      name: 'dedup-ttl',
-      type: 'number',
-      default: 30,
-      describe: 'seconds an ended job still answers identical requests',
-    },
-    { name: 'seed', type: 'number', default: 0, describe: 'seed for the simulated council' },
-    { name: 'round-ms', type: 'number', default: 600, describe: 'milliseconds per deliberation phase' },
-    {
-      name: 'tool-wait-ms',
-      type: 'number',
-      defaultDescription: '40 phases, at least 30000',
-      describe: 'how long an agent waits for a tool result before the call expires',
-      valueName: 'N',
-    },
-    { name: 'keepalive-ms', type: 'number', default: 15000, describe: 'keep-alive comment interval on idle streams' },
-    { name: 'history-ttl', type: 'number', default: 600, describe: 'seconds a finished job stays replayable' },
-    SIM_TOKEN_FLAG,
-    {
-      name: 'fault',
-      type: 'string',
-      repeatable: true,
-      describe: 'server-wide fault, [chat|submit|resume|all:]key=value;... (repeatable)',
-      valueName: 'SPEC',
-      sample: 'drop-after=12;times=1',
-    },
-    {
-      name: 'without-route',
-      type: 'string',
-      repeatable: true,
-      choices: ROUTES,
-      describe: 'answer 404 on this route, like an older orchestrator (repeatable)',
-    },
-    {
-      name: 'hold',
-      type: 'boolean',
-      default: false,
-      describe: 'hold each deliberation at its phase boundaries until released through the /_sim/ test routes',
-    },
-    {
-      name: 'single-family',
-      type: 'boolean',
-      default: false,
-      describe: 'make every agent one model family (the default council spans two)',
-    },
-  ],
+  flags: SIM_FLAGS,
   examples: [
     ['nsed sim --port 0 --round-ms 5', 'a fast simulator on a free port'],
     ['nsed sim --profile strict', 'answer every open question the other way'],
     ['nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'],
   ],
-  parse: (argv) => ({
-    host: String(argv['host']),
-    port: port(argv),
-    seed: nonNegative(argv, 'seed'),
-    roundMs: nonNegative(argv, 'round-ms'),
-    toolWaitMs: argv['tool-wait-ms'] === undefined ? undefined : nonNegative(argv, 'tool-wait-ms'),
-    keepaliveMs: nonNegative(argv, 'keepalive-ms'),
-    historyTtlS: nonNegative(argv, 'history-ttl'),
-    faults: stringList(argv, 'fault'),
-    withoutRoutes: stringList(argv, 'without-route').filter((r): r is RouteName =>
-      (ROUTES as readonly string[]).includes(r),
-    ),
-    dedup: typeof argv['dedup'] === 'boolean' ? argv['dedup'] : undefined,
-    dedupTtlS: nonNegative(argv, 'dedup-ttl'),
-    hold: argv['hold'] === true,
-    singleFamily: argv['single-family'] === true,
-  }),
+  parse: (argv) => {
+    const f = flagValues(SIM_FLAGS, argv);
+    return {
+      host: f.host,
+      port: port(f.port),
+      seed: f.seed,
+      roundMs: f['round-ms'],
+      toolWaitMs: f['tool-wait-ms'],
+      keepaliveMs: f['keepalive-ms'],
+      historyTtlS: f['history-ttl'],
+      faults: f.fault,
+      withoutRoutes: f['without-route'].filter((r): r is RouteName => (ROUTES as readonly string[]).includes(r)),
+      dedup: f.dedup,
+      dedupTtlS: f['dedup-ttl'],
+      hold: f.hold,
+      singleFamily: f['single-family'],
+    };
+  },
   run: async (opts, ctx) => {
     const [{ serveSim }, { parseFaultSpec }, { parseProfile }] = await Promise.all([
       import('../sim/serve.js'),
@@ -158,15 +170,8 @@ export const sim: CommandDef<SimOptions> = {
   },
 };
 
-function nonNegative(argv: ParsedArgv, key: string): number {
-  const v = argv[key];
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw usageError(`--${key} must be a non-negative number`);
-  return v;
-}
-
 /** A TCP port: 0 (a free one) to 65535; anything else is a usage error, not a crash at listen. */
-function port(argv: ParsedArgv): number {
-  const v = nonNegative(argv, 'port');
+function port(v: number): number {
   if (!Number.isInteger(v) || v > 65535)
     throw usageError('--port must be a whole number from 0 to 65535', '0 picks a free port');
   return v;

@@ -2,6 +2,7 @@ import { isGroup, type CommandEntry } from '../commands/command.js';
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
 import { TURN_FLAGS } from '../commands/shared/turn-flags.js';
 import { ExitCode } from '../errors.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../output/export/format-names.js';
 import { OUTPUT_MODES, type OutputMode } from '../output/modes.js';
 
 export interface Described {
@@ -229,29 +230,27 @@ export const OUTPUT_MODES_DOC: Described[] = OUTPUT_MODES.map((name) => ({
   describe: OUTPUT_MODE_MEANINGS[name],
 }));
 
-export const EXPORT_FORMATS_DOC: Described[] = [
-  {
-    name: 'json',
-    describe:
-      'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls, verdict, gate}; absent values are null or []',
-  },
-  { name: 'markdown', describe: 'a readable transcript with a heading per turn' },
-  {
-    name: 'messages',
-    describe:
-      'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant, each preceded by its tool calls and tool results), ready to replay through any OpenAI-compatible client',
-  },
-  {
-    name: 'ndjson',
-    describe:
-      "each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn's injections, each tool-call with its tool-result, the answer as one text event, then finish (or error for a turn that did not complete)",
-  },
-  {
-    name: 'thread',
-    describe:
-      "the reference client's thread file (docs/protocol.md section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI",
-  },
-];
+const EXPORT_FORMAT_MEANINGS: Record<ExportFormat, string> = {
+  json: 'the session as one document (what sessions show --json prints): v, id, title, policy, orchestrator, conversation_id, created, updated, state, system, forked_from, council ({agents, rounds} chosen with --agents/--rounds), pending_job, and turns of {id, role, kind, status, content, ts, policy, job_id, path, finish_reason, error, reasoning, injection, rounds, tool_calls, verdict, gate}; absent values are null or []',
+  markdown: 'a readable transcript with a heading per turn',
+  messages:
+    'an OpenAI messages array (system first, user turns and injections as user, complete answers as assistant, each preceded by its tool calls and tool results), ready to replay through any OpenAI-compatible client',
+  ndjson:
+    "each assistant turn as the events of the live -o ndjson schema, seq starting at 1 per turn: turn-start, job, reasoning, the scored rounds with the turn's injections, each tool-call with its tool-result, the answer as one text event, then finish (or error for a turn that did not complete)",
+  thread:
+    "the reference client's thread file (docs/protocol.md section 9.2): save it as $NSED_THREAD_DIR/ID.json to open the session in the reference TUI",
+  summary:
+    'the last answer as a CI step summary (GitHub-flavoured markdown, under 1 MiB): the same bytes as --summary FILE on the run',
+  junit:
+    'the last answer as a JUnit XML report, one test case per gate check: the same bytes as --junit FILE on the run',
+  html: 'one self-contained page of the session (verdict, charts, every round), for a browser or a CI artifact',
+};
+
+/** Every export format with its meaning (a format added to output/export/format-names.ts must be described here). */
+export const EXPORT_FORMATS_DOC: Described[] = EXPORT_FORMATS.map((name) => ({
+  name,
+  describe: EXPORT_FORMAT_MEANINGS[name],
+}));
 
 export const SIM_FAULTS =
   '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|result-text=TEXT|fail-at-round=N|end=bare-done|end=close|call-tool=NAME|times=N';

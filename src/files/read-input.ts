@@ -36,7 +36,7 @@ export const MAX_FLAG_FILE_BYTES = 1024 * 1024;
 
 /** What a run's bounds come from: the Context (its --timeout, its signal, its clock), described by shape. */
 export interface BoundsSource {
-  globals: { timeoutS?: number | undefined };
+  globals: { settings: { timeoutS: { value: number | undefined } } };
   signal: AbortSignal;
   signalExit(): number | undefined;
   clock: { sleep(ms: number, signal?: AbortSignal): Promise<void> };
@@ -44,7 +44,7 @@ export interface BoundsSource {
 
 /** The bounds of every read of input in a run: --timeout, the signals, the clock. */
 export const boundsOf = (ctx: BoundsSource): ReadBounds => ({
-  timeoutS: ctx.globals.timeoutS,
+  timeoutS: ctx.globals.settings.timeoutS.value,
   signal: ctx.signal,
   signalExit: () => ctx.signalExit(),
   sleep: (ms, signal) => ctx.clock.sleep(ms, signal),

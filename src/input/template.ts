@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { commaList } from '../protocol/council-names.js';
 
 /**
  * Prompt templates (README "Prompt templates"): a prompt file with `{{name}}` placeholders and an
@@ -88,10 +89,7 @@ function lineFront(block: string, source: string): FrontMatter {
       if (!VAR_NAME.test(name)) throw usageError(`template ${source}: '${key}' does not name a variable`);
       front.vars[name] = value;
     } else if (key === 'files') {
-      front.files = value
-        .split(',')
-        .map((f) => f.trim())
-        .filter((f) => f !== '');
+      front.files = commaList(value);
     } else if (key === 'system' || key === 'policy' || key === 'schema') {
       front[key] = value;
     } else {

@@ -1,5 +1,5 @@
 import { Readable, Writable } from 'node:stream';
-import type { Context } from '../context.js';
+import { innerGlobals, type Context } from '../context.js';
 import { toNsedError } from '../errors.js';
 import type { NsedEvent } from '../events.js';
 import type { OutputMode } from '../output/modes.js';
@@ -118,7 +118,7 @@ export class Runner {
       ...this.base,
       io,
       signal: this.stop.signal,
-      globals: { ...this.base.globals, output, progress: 'none', quiet: false, color: false },
+      globals: innerGlobals(this.base.globals, output, false),
     };
     return {
       ctx,

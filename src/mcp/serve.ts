@@ -117,9 +117,11 @@ function plain(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${text}\n`);
 }
 
-/** `--http` on an address other than loopback only when `--host` names it, and always with a token. */
+/**
+ * `--http` on an address other than loopback only when `--host` names it, and always with a
+ * token; the port is the flag's, already checked against its bounds (commands/mcp.ts).
+ */
 export function httpListen(host: string, port: number, token: string | undefined): McpListen {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError('--http must be a port from 0 to 65535');
   if (token === undefined || token.length < 16)
     throw usageError(
       '--http needs NSED_MCP_TOKEN (16 characters or more): every request must present it',

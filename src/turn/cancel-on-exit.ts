@@ -14,7 +14,7 @@ export type CancelOutcome = 'cancelled' | 'over' | 'unanswered' | 'failed';
  * timeout is a drop, which resume can follow, not the user's decision to stop).
  */
 export function cancelsOnExit(ctx: Context, err: NsedError): boolean {
-  if (ctx.globals.onExit !== 'cancel') return false;
+  if (ctx.globals.settings.onExit.value !== 'cancel') return false;
   return ctx.signal.aborted || (err.code === 'timeout' && err.drop === undefined);
 }
 

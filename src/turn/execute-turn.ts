@@ -43,7 +43,7 @@ export async function executeTurn(
   how: { fresh?: boolean } = {},
 ): Promise<TurnResult> {
   const fresh = how.fresh === true;
-  const out = lazyRenderer(ctx, { saved: opts.save !== false, newSession: fresh }, progressOf(ctx));
+  const out = lazyRenderer(ctx, { saved: ctx.saving, newSession: fresh }, progressOf(ctx));
   let turn = { session, userTurnId, fresh };
   for (let attempt = 0; ; attempt++) {
     const current = turn;
@@ -214,7 +214,7 @@ async function startTurn(
   const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
   const deps = await turnDeps(ctx, conn, spec, await renderer(), tools);
   // Each corrective turn (--schema) rewrites the reports, so they describe the last answer.
-  return withReports(ctx, spec, { saved: opts.save !== false, reports: opts.reports }, progressOf(ctx), () =>
+  return withReports(ctx, spec, { saved: ctx.saving, reports: opts.reports }, progressOf(ctx), () =>
     playTurn(schema === undefined ? deps : { ...deps, answer: { schema, attempt } }, spec),
   );
 }
@@ -243,7 +243,8 @@ export async function followTurn(
   return result;
 }
 
-const progressOf = (ctx: Context): ProgressMode => progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
+const progressOf = (ctx: Context): ProgressMode =>
+  progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
 
 /** Runs a turn, then writes its CI reports (--summary, --junit, --annotate, plain progress), whatever its end. */
 async function withReports<T>(
@@ -280,7 +281,7 @@ function lazyRenderer(
   let made: Promise<Renderer> | undefined;
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
   return () =>
-    (made ??= createRenderer(ctx.globals.output, ctx.io, {
+    (made ??= createRenderer(ctx.globals.settings.output.value, ctx.io, {
       showSessionHint: how.saved && ctx.io.stderrIsTTY && progress === 'live',
       now: () => ctx.clock.now().getTime(),
       progress,

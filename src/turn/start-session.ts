@@ -1,4 +1,3 @@
-import { toModel } from '../protocol/policy-ref.js';
 import {
   newConversationId,
   newSessionId,
@@ -12,7 +11,7 @@ import {
 } from '../session/index.js';
 import type { Context } from '../context.js';
 import { newClaim } from './idempotency/claim.js';
-import { councilOf, type TurnOptions } from './turn-options.js';
+import { askedModel, councilOf, type TurnOptions } from './turn-options.js';
 
 /** A new session's parts; the policy, system and title flags win over what is inherited. */
 export interface SessionInit {
@@ -37,13 +36,6 @@ export interface SessionInit {
   idempotency?: Session['idempotency'];
 }
 
-/**
- * The model string a new session sends: -m as given, else the settings' policy: -p, else
- * NSED_POLICY, else the config file's, else `*` (the orchestrator's first).
- */
-export const sessionModel = (ctx: Context, opts: Pick<TurnOptions, 'policy' | 'model'>): string =>
-  opts.model ?? toModel(opts.policy ?? ctx.globals.settings.policy.value);
-
 /** Creates and stores a session (a fork without a prompt has no turn of its own). */
 export async function createSession(ctx: Context, init: SessionInit, now = ctx.clock.now()): Promise<Session> {
   const session: Session = {
@@ -52,7 +44,7 @@ export async function createSession(ctx: Context, init: SessionInit, now = ctx.c
     title: init.opts.title ?? init.title,
     created: now.toISOString(),
     updated: now.toISOString(),
-    active_policy: sessionModel(ctx, init.opts),
+    active_policy: askedModel(init.opts, ctx.globals.settings),
     orchestrator: init.orchestrator,
     conversation_id: init.conversationId ?? newConversationId(ctx.randomHex),
     turns: init.turns ?? [],

@@ -1,5 +1,7 @@
 import { MAX_FLAG_FILE_BYTES, readInputText, type ReadBounds } from '../files/read-input.js';
+import { toModel } from '../protocol/policy-ref.js';
 import type { ToolDefinition } from '../protocol/wire.js';
+import type { RunSettings } from '../settings.js';
 import type { Council } from '../session/index.js';
 import type { ReportOptions } from './reports/report-options.js';
 import type { TurnCap } from '../spend-cap.js';
@@ -40,6 +42,15 @@ export interface TurnOptions {
   schema?: AnswerSchema;
   /** --max-cost, --max-tokens, --allow-unmetered (or an MCP tool's cost cap); settings fill what is absent. */
   cap?: TurnCap;
+}
+
+/**
+ * The model a new session asks for, the one place its precedence is said: -m as given, else the
+ * turn's policy (-p, a batch item's), else the policy setting (NSED_POLICY, the config file's,
+ * `*`: the orchestrator's first) as `nsed:<tag>`.
+ */
+export function askedModel(opts: Pick<TurnOptions, 'model' | 'policy'>, settings: Pick<RunSettings, 'policy'>): string {
+  return opts.model ?? toModel(opts.policy ?? settings.policy.value);
 }
 
 /**

@@ -15,6 +15,7 @@ import { ls } from '../../src/commands/sessions/ls.js';
 import { rm } from '../../src/commands/sessions/rm.js';
 import { show } from '../../src/commands/sessions/show.js';
 import { STDIN_MARKER } from '../../src/input/prompt.js';
+import type { RunSettings } from '../../src/settings.js';
 import { sim } from '../../src/commands/sim.js';
 import { watch } from '../../src/commands/watch.js';
 import { forAgents } from '../../src/turn/watch/watch-job.js';
@@ -356,6 +357,10 @@ describe('completion', () => {
   });
 });
 
+/** The value of each setting, by name. */
+const valuesOf = (settings: RunSettings): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(settings).map(([k, v]: [string, { value: unknown }]) => [k, v.value]));
+
 describe('global options', () => {
   it('reads every global flag with its default', () => {
     const { settings, ...globals } = parseGlobalOptions({
@@ -366,17 +371,20 @@ describe('global options', () => {
       sim: false,
     });
     expect(globals).toEqual({
-      home: undefined,
-      output: 'text',
       quiet: false,
       verbose: false,
+      sim: false,
+      config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
+    });
+    // Each setting once, in settings (no flat copy beside it).
+    expect(valuesOf(settings)).toMatchObject({
+      home: undefined,
+      output: 'text',
       timeoutS: undefined,
       idleTimeoutS: 90,
       color: true,
-      sim: false,
       progress: 'auto',
       onExit: 'detach',
-      config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     });
     expect(settings.url).toEqual({ value: 'http://localhost:8080', source: 'default', from: 'default' });
     const given = parseGlobalOptions({
@@ -388,7 +396,8 @@ describe('global options', () => {
       color: false,
       sim: true,
     });
-    expect(given).toMatchObject({ output: 'ndjson', timeoutS: 5, color: false, sim: true });
+    expect(given).toMatchObject({ sim: true });
+    expect(valuesOf(given.settings)).toMatchObject({ output: 'ndjson', timeoutS: 5, color: false });
     expect(given.settings).toMatchObject({
       url: { value: 'http://h', source: 'flag', from: '--url' },
       token: { value: { kind: 'file', file: 't' }, source: 'flag', from: '--token-file' },
@@ -471,12 +480,13 @@ describe('global options', () => {
       unknown: [],
       error: undefined,
     };
-    expect(parseGlobalOptions({}, config)).toMatchObject({ output: 'final', idleTimeoutS: 30 });
-    expect(parseGlobalOptions({ output: 'json', 'idle-timeout': 5 }, config)).toMatchObject({
+    const read = (...a: Parameters<typeof parseGlobalOptions>) => valuesOf(parseGlobalOptions(...a).settings);
+    expect(read({}, config)).toMatchObject({ output: 'final', idleTimeoutS: 30 });
+    expect(read({ output: 'json', 'idle-timeout': 5 }, config)).toMatchObject({
       output: 'json',
       idleTimeoutS: 5,
     });
-    expect(parseGlobalOptions({})).toMatchObject({ output: 'text', idleTimeoutS: 90 });
+    expect(read({})).toMatchObject({ output: 'text', idleTimeoutS: 90 });
   });
 
   it.each([

@@ -50,17 +50,11 @@ export async function contextRig(opts: { sim?: SimOptions; output?: OutputMode }
   const client = createClient({ baseUrl: sim.url, idleTimeoutMs: 90_000 });
   const conn: Connection = { client, url: sim.url, orchestrator: sim.url, close: () => client.close() };
   // The settings as runCli resolves them, with --url naming the rig's simulator.
-  const { settings } = parseGlobalOptions({ url: sim.url });
+  const { settings } = parseGlobalOptions({ url: sim.url, home, output: opts.output ?? 'ndjson' });
   const globals: GlobalOptions = {
-    home,
-    output: opts.output ?? 'ndjson',
     quiet: true,
     verbose: false,
-    timeoutS: undefined,
-    idleTimeoutS: 90,
-    color: false,
     sim: false,
-    progress: 'auto',
     config: { path: undefined, exists: false, values: {}, unknown: [], error: undefined },
     settings,
   };

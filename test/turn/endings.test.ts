@@ -76,7 +76,7 @@ async function turn(
     signal: new AbortController().signal,
     signalExit: () => undefined,
     // A replay that differs warns on stderr whatever the mode (docs/reliability.md #33).
-    globals: { output: 'ndjson' },
+    globals: { settings: { output: { value: 'ndjson' }, onExit: { value: 'detach' } } },
     io: { stderr: { write: () => true } },
     randomHex: (n: number) => '1'.repeat(n * 2),
   } as unknown as Context;

@@ -22,7 +22,7 @@ export const get: CommandDef<{ key: string }> = {
         `set it with: nsed config set ${key} VALUE`,
       );
     const text =
-      ctx.globals.output === 'json' || ctx.globals.output === 'ndjson'
+      ctx.globals.settings.output.value === 'json' || ctx.globals.settings.output.value === 'ndjson'
         ? `${JSON.stringify(values[key])}\n`
         : `${showValue(key, values)}\n`;
     ctx.io.stdout.write(text);

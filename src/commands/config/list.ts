@@ -17,8 +17,8 @@ export const list: CommandDef<Record<string, never>> = {
     const values = readable(ctx);
     const set = keys.filter((k) => values[k] !== undefined);
     let text: string;
-    if (ctx.globals.output === 'json') text = `${JSON.stringify(values, null, 2)}\n`;
-    else if (ctx.globals.output === 'ndjson')
+    if (ctx.globals.settings.output.value === 'json') text = `${JSON.stringify(values, null, 2)}\n`;
+    else if (ctx.globals.settings.output.value === 'ndjson')
       text = set.map((k) => `${JSON.stringify({ key: k, value: values[k] })}\n`).join('');
     else text = set.map((k) => `${k}=${showValue(k, values)}\n`).join('');
     if (set.length === 0 && ctx.io.stdoutIsTTY && !ctx.io.quiet) {

@@ -1,4 +1,4 @@
-import { EXPORT_FORMATS, type ExportFormat } from '../../output/export/format-names.js';
+import { EXPORT_FORMAT_LABELS, EXPORT_FORMATS, type ExportFormat } from '../../output/export/format-names.js';
 import { usageError } from '../../errors.js';
 import { stringFlag, type CommandDef } from '../command.js';
 import {
@@ -22,8 +22,7 @@ export interface ExportOptions {
  */
 export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
-  describe:
-    'write a session as json, markdown, messages (OpenAI), ndjson (the live event schema), thread (reference TUI), or its last answer as a CI summary (GitHub markdown) or junit (XML), or html (one self-contained page: verdict, charts, every round)',
+  describe: `write a session as ${EXPORT_FORMATS.map((f) => EXPORT_FORMAT_LABELS[f]).join(', ')}`,
   positionals: [SESSION_ID_POSITIONAL],
   flags: [
     ...SESSION_TARGET_FLAGS,

@@ -1,7 +1,7 @@
-import { usageError } from '../../errors.js';
 import { toModel } from '../../protocol/policy-ref.js';
 import { SESSION_STATES, type SessionState } from '../../session/index.js';
-import { stringFlag, type CommandDef } from '../command.js';
+import type { CommandDef } from '../command.js';
+import { flagValues, type FlagDef } from '../shared/flag-def.js';
 
 export interface LsOptions {
   limit: number | undefined;
@@ -14,6 +14,40 @@ export interface LsOptions {
   format: 'ids' | 'json' | 'auto';
 }
 
+const LS_FLAGS = [
+  { name: 'limit', alias: 'n', type: 'number', integer: true, min: 1, describe: 'show at most N sessions' },
+  {
+    name: 'policy',
+    alias: 'p',
+    type: 'string',
+    describe: 'only sessions whose active policy is this (deep or nsed:deep)',
+    valueName: 'POLICY',
+    complete: 'policy',
+    sample: 'nsed:deep',
+  },
+  { name: 'state', type: 'string', choices: SESSION_STATES, describe: 'only sessions in this state' },
+  {
+    name: 'batch',
+    type: 'string',
+    describe: "only the sessions of this batch (the `batch` of its result lines, and of 'nsed batch' on stderr)",
+    valueName: 'ID',
+    sample: 'batch-0123456789ab',
+  },
+  {
+    name: 'json',
+    type: 'boolean',
+    default: false,
+    describe:
+      "a JSON array of {id, title, policy, turns, created, updated, state, forked_from, batch, usage} (usage: what the session's answers cost together; also -o json)",
+  },
+  {
+    name: 'ids',
+    type: 'boolean',
+    default: false,
+    describe: 'print only the ids, one per line (what the completion scripts use)',
+  },
+] as const satisfies readonly FlagDef[];
+
 /**
  * `nsed sessions ls`: the store's listing index, newest activity first. Only `store.list()` is
  * read (one journal plus a stat per file), never the transcripts, and nothing of the network
@@ -23,39 +57,7 @@ export const ls: CommandDef<LsOptions> = {
   command: 'ls',
   describe: 'list sessions, newest activity first',
   aliases: ['list'],
-  flags: [
-    { name: 'limit', alias: 'n', type: 'number', describe: 'show at most N sessions' },
-    {
-      name: 'policy',
-      alias: 'p',
-      type: 'string',
-      describe: 'only sessions whose active policy is this (deep or nsed:deep)',
-      valueName: 'POLICY',
-      complete: 'policy',
-      sample: 'nsed:deep',
-    },
-    { name: 'state', type: 'string', choices: SESSION_STATES, describe: 'only sessions in this state' },
-    {
-      name: 'batch',
-      type: 'string',
-      describe: "only the sessions of this batch (the `batch` of its result lines, and of 'nsed batch' on stderr)",
-      valueName: 'ID',
-      sample: 'batch-0123456789ab',
-    },
-    {
-      name: 'json',
-      type: 'boolean',
-      default: false,
-      describe:
-        "a JSON array of {id, title, policy, turns, created, updated, state, forked_from, batch, usage} (usage: what the session's answers cost together; also -o json)",
-    },
-    {
-      name: 'ids',
-      type: 'boolean',
-      default: false,
-      describe: 'print only the ids, one per line (what the completion scripts use)',
-    },
-  ],
+  flags: LS_FLAGS,
   examples: [
     ['nsed sessions ls -n 5', 'the five most recently active sessions'],
     ["nsed sessions ls --state interrupted --json | jq -r '.[].id'", 'ids of sessions whose answer was cut short'],
@@ -63,17 +65,13 @@ export const ls: CommandDef<LsOptions> = {
   ],
   fast: { positional: 'none' },
   parse: (argv) => {
-    const limit = argv['limit'];
-    if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
-      throw usageError('--limit must be a whole number of at least 1');
-    }
-    const policy = stringFlag(argv, 'policy');
+    const f = flagValues(LS_FLAGS, argv);
     return {
-      limit,
-      policy: policy === undefined ? undefined : toModel(policy),
-      state: SESSION_STATES.find((s) => s === argv['state']),
-      batch: stringFlag(argv, 'batch'),
-      format: argv['ids'] === true ? 'ids' : argv['json'] === true ? 'json' : 'auto',
+      limit: f.limit,
+      policy: f.policy === undefined ? undefined : toModel(f.policy),
+      state: f.state,
+      batch: f.batch,
+      format: f.ids ? 'ids' : f.json ? 'json' : 'auto',
     };
   },
   run: async (opts, ctx) => {
@@ -101,8 +99,9 @@ export const ls: CommandDef<LsOptions> = {
     // The documented item shape (every key present) only where a format prints whole items.
     let text: string;
     if (opts.format === 'ids') text = chosen.map((s) => `${s.id}\n`).join('');
-    else if (opts.format === 'json' || globals.output === 'json') text = list.sessionJson(chosen.map(list.listItem));
-    else if (globals.output === 'ndjson') text = list.sessionNdjson(chosen.map(list.listItem));
+    else if (opts.format === 'json' || globals.settings.output.value === 'json')
+      text = list.sessionJson(chosen.map(list.listItem));
+    else if (globals.settings.output.value === 'ndjson') text = list.sessionNdjson(chosen.map(list.listItem));
     else if (ctx.io.stdoutIsTTY)
       text =
         chosen.length === 0

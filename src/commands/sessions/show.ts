@@ -73,7 +73,7 @@ export const show: CommandDef<ShowOptions> = {
       import('../../output/session-write.js'),
     ]);
     const session = await readTarget(ctx, opts.target, { shown: true });
-    const mode = ctx.globals.output;
+    const mode = ctx.globals.settings.output.value;
     if (mode === 'ndjson') {
       // The ndjson export alone: formats.js would pull the HTML report and markdown-it into the
       // listing's fast bundle (dist/fast.cjs), which every `sessions ls` compiles.

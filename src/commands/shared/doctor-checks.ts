@@ -112,7 +112,7 @@ export async function storeChecks(ctx: Context): Promise<Check[]> {
   const { resolveHome, sessionsDir } = await import('../../session/index.js');
   let home: string;
   try {
-    home = resolveHome(ctx.env, ctx.globals.home);
+    home = resolveHome(ctx.env, ctx.globals.settings.home.value);
   } catch (err) {
     const e = toNsedError(err);
     return [{ name: 'store', ok: false, detail: e.message, fix: e.hint ?? 'set NSED_HOME', exitCode: ExitCode.store }];

@@ -42,4 +42,7 @@ export async function printTurnEstimate(
 }
 
 /** -o json and -o ndjson print the estimate as one object; text and final as lines. */
-export const machine = (ctx: Context): boolean => ctx.globals.output === 'json' || ctx.globals.output === 'ndjson';
+export const machine = (ctx: Context): boolean => {
+  const output = ctx.globals.settings.output.value;
+  return output === 'json' || output === 'ndjson';
+};

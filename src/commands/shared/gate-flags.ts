@@ -1,7 +1,7 @@
 import { usageError } from '../../errors.js';
 import { GATE_NAMES, type GateName, type Gates } from '../../verdict.js';
-import { stringFlag, type ParsedArgv } from '../command.js';
-import type { FlagDef } from './flag-def.js';
+import type { ParsedArgv } from '../command.js';
+import { flagValues, type FlagDef } from './flag-def.js';
 import { gateEntry, parseGatesFile } from '../../input/gates-file.js';
 import { readFlagFile, type PromptContext } from '../../input/prompt.js';
 
@@ -12,6 +12,18 @@ const GATE_FLAG = { max_cost: 'max-cost-gate' } as const;
 export const gateFlagOf = (name: GateName): string => (name === 'max-cost' ? GATE_FLAG.max_cost : name);
 
 const GROUP = 'Gates (judge the completed turn; exit 12 failed, 13 inconclusive):';
+
+/** `--gates FILE`: the gates from a file, the flags over them. */
+const GATES_FILE_FLAG = {
+  name: 'gates',
+  type: 'string',
+  group: GROUP,
+  valueName: 'FILE',
+  complete: 'file',
+  sample: 'gates.json',
+  emptyHint: 'e.g. --gates gates.json',
+  describe: 'JSON file of gates: {"min-convergence": 0.8, "max-wrong": 0, ...}; a flag overrides its key',
+} as const satisfies FlagDef;
 
 /**
  * The gate flags of ask, continue, fork … PROMPT, resume and gate, in one place. Each is read as
@@ -85,15 +97,7 @@ export const GATE_FLAGS: readonly FlagDef[] = [
     describe:
       'fail when the turn cost more than USD dollars, judged after it ends (the gates-file key is max-cost; an unknown cost is inconclusive, never a pass)',
   },
-  {
-    name: 'gates',
-    type: 'string',
-    group: GROUP,
-    valueName: 'FILE',
-    complete: 'file',
-    sample: 'gates.json',
-    describe: 'JSON file of gates: {"min-convergence": 0.8, "max-wrong": 0, ...}; a flag overrides its key',
-  },
+  GATES_FILE_FLAG,
 ];
 
 /** The gates as given: the flags' thresholds, checked, and the file still to read (parse does no I/O). */
@@ -112,9 +116,7 @@ export function parseGateFlags(argv: ParsedArgv): GateRequest {
     const [key, n] = gateEntry(name, String(raw), `--${flag}`);
     flags[key] = n;
   }
-  const file = stringFlag(argv, 'gates');
-  if (file !== undefined && file.trim() === '') throw usageError('--gates is empty', 'e.g. --gates gates.json');
-  return { flags, file };
+  return { flags, file: flagValues([GATES_FILE_FLAG], argv).gates };
 }
 
 export const hasGates = (r: GateRequest): boolean => r.file !== undefined || Object.keys(r.flags).length > 0;

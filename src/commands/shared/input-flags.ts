@@ -1,8 +1,8 @@
 import { usageError } from '../../errors.js';
 import { STDIN_MARKER } from '../../input/prompt.js';
 import type { InputOptions } from '../../input/turn-input.js';
-import { stringFlag, stringList, type ParsedArgv } from '../command.js';
-import type { FlagDef } from './flag-def.js';
+import type { ParsedArgv } from '../command.js';
+import { flagValues, type FlagDef } from './flag-def.js';
 
 export const DEFAULT_SCHEMA_RETRIES = 1;
 const MAX_SCHEMA_RETRIES = 5;
@@ -11,7 +11,7 @@ const MAX_SCHEMA_RETRIES = 5;
 // Schema validator (scripts/build.mjs), so a turn with any of them runs from dist/main.js.
 
 /** Files as context (-f). Repeatable flags are strings, not yargs arrays, which would swallow the prompt words. */
-export const FILE_FLAGS: readonly FlagDef[] = [
+const FILE = [
   {
     name: 'file',
     shapesRequest: true,
@@ -24,12 +24,13 @@ export const FILE_FLAGS: readonly FlagDef[] = [
     repeatable: true,
     describe:
       "attach a file after the question, fenced, its path as the info string: PATH, a glob ('src/**/*.ts') or - for stdin; repeatable",
+    emptyHint: "e.g. -f notes.txt or -f 'src/**/*.ts'",
     group: 'Input:',
   },
-];
+] as const satisfies readonly FlagDef[];
 
 /** Answers that match a JSON Schema (--schema). */
-export const SCHEMA_FLAGS: readonly FlagDef[] = [
+const SCHEMA = [
   {
     name: 'schema',
     shapesRequest: true,
@@ -40,6 +41,7 @@ export const SCHEMA_FLAGS: readonly FlagDef[] = [
     type: 'string',
     describe:
       'the answer must be JSON matching this JSON Schema (a file, or the JSON itself); checked here, exit 14 if not',
+    emptyHint: 'give a JSON Schema file, or the schema as JSON',
     group: 'Input:',
   },
   {
@@ -57,13 +59,16 @@ export const SCHEMA_FLAGS: readonly FlagDef[] = [
     fast: false,
     valueName: 'N',
     type: 'number',
+    integer: true,
+    min: 0,
+    max: MAX_SCHEMA_RETRIES,
     describe: `corrective turns after an answer that does not match --schema (default ${DEFAULT_SCHEMA_RETRIES}, at most ${MAX_SCHEMA_RETRIES})`,
     group: 'Input:',
   },
-];
+] as const satisfies readonly FlagDef[];
 
 /** Prompt templates (--template). */
-export const TEMPLATE_FLAGS: readonly FlagDef[] = [
+const TEMPLATE = [
   {
     name: 'template',
     shapesRequest: true,
@@ -97,34 +102,27 @@ export const TEMPLATE_FLAGS: readonly FlagDef[] = [
     describe: 'template variables from a JSON file of {"NAME": "VALUE"}',
     group: 'Input:',
   },
-];
+] as const satisfies readonly FlagDef[];
 
+export const FILE_FLAGS: readonly FlagDef[] = FILE;
+export const SCHEMA_FLAGS: readonly FlagDef[] = SCHEMA;
+export const TEMPLATE_FLAGS: readonly FlagDef[] = TEMPLATE;
 export const INPUT_FLAGS: readonly FlagDef[] = [...FILE_FLAGS, ...SCHEMA_FLAGS, ...TEMPLATE_FLAGS];
 
 /** The input flags, checked; a bad value is a usage error. */
 export function parseInputOptions(argv: ParsedArgv): InputOptions {
-  const retries = argv['schema-retries'];
-  let schemaRetries = DEFAULT_SCHEMA_RETRIES;
-  if (retries !== undefined) {
-    if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0 || retries > MAX_SCHEMA_RETRIES)
-      throw usageError(`--schema-retries must be a whole number from 0 to ${MAX_SCHEMA_RETRIES}`);
-    schemaRetries = retries;
-  }
+  const f = flagValues([...FILE, ...SCHEMA, ...TEMPLATE] as const, argv);
   const opts: InputOptions = {
     // run-cli hands a lone `-` over as the marker, also after -f.
-    files: stringList(argv, 'file').map((f) => (f === STDIN_MARKER ? '-' : f)),
-    schema: stringFlag(argv, 'schema'),
-    schemaName: stringFlag(argv, 'schema-name'),
-    schemaRetries,
-    template: stringFlag(argv, 'template'),
-    vars: stringList(argv, 'var'),
-    varsFile: stringFlag(argv, 'vars'),
+    files: f.file.map((file) => (file === STDIN_MARKER ? '-' : file)),
+    schema: f.schema,
+    schemaName: f['schema-name'],
+    schemaRetries: f['schema-retries'] ?? DEFAULT_SCHEMA_RETRIES,
+    template: f.template,
+    vars: f.var,
+    varsFile: f.vars,
   };
-  if (opts.files.some((f) => f.trim() === ''))
-    throw usageError('-f/--file is empty', "e.g. -f notes.txt or -f 'src/**/*.ts'");
-  if (opts.files.filter((f) => f === '-').length > 1) throw usageError('only one -f - can read standard input');
-  if (opts.schema !== undefined && opts.schema.trim() === '')
-    throw usageError('--schema is empty', 'give a JSON Schema file, or the schema as JSON');
+  if (opts.files.filter((file) => file === '-').length > 1) throw usageError('only one -f - can read standard input');
   if (opts.template === undefined && (opts.vars.length > 0 || opts.varsFile !== undefined))
     throw usageError('--var and --vars fill a --template', 'add --template FILE');
   return opts;

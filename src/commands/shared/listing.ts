@@ -26,7 +26,7 @@ export async function printListing<T>(
   columns: ReadonlyArray<Column<T>>,
   none: string,
 ): Promise<void> {
-  const format = listingFormat(ctx.globals.output, ctx.io.stdoutIsTTY);
+  const format = listingFormat(ctx.globals.settings.output.value, ctx.io.stdoutIsTTY);
   if (items.length === 0 && format !== 'json' && !ctx.io.quiet) ctx.io.stderr.write(`${none}\n`);
   await writeStdout(
     ctx.io,

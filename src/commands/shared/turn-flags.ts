@@ -3,14 +3,14 @@ import { parseMaxCost, parseMaxTokens, type TurnCap } from '../../spend-cap.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
 import type { ReportOptions } from '../../turn/reports/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
-import { stringFlag, stringList, type ParsedArgv } from '../command.js';
-import type { FlagDef } from './flag-def.js';
+import { AGENT_NAME, commaList } from '../../protocol/council-names.js';
+import { ROUNDS_RULE } from '../../protocol/number-rule.js';
+import type { ParsedArgv } from '../command.js';
+import { flagValues, type FlagDef } from './flag-def.js';
 import { parseReportOptions, REPORT_FLAGS } from './report-flags.js';
 
-const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** The flags of one turn, without its CI reports: batch writes its own, one entry per item. */
-export const CORE_TURN_FLAGS: readonly FlagDef[] = [
+// Declared `as const` so that parseTurnOptions reads each flag typed from its entry (FlagValues).
+const CORE = [
   {
     name: 'policy',
     shapesRequest: true,
@@ -19,6 +19,7 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
     env: 'NSED_POLICY',
     configKey: 'policy',
     describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (default *)',
+    emptyHint: 'e.g. -p deep',
     valueName: 'POLICY',
     complete: 'policy',
     sample: 'nsed:fast',
@@ -29,6 +30,7 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
     alias: 'm',
     type: 'string',
     describe: 'a model sent exactly as given, for any OpenAI-compatible server (not with -p)',
+    emptyHint: 'e.g. -m gpt-4o-mini',
     sample: 'llama3.2',
   },
   {
@@ -69,6 +71,7 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
     name: 'rounds',
     shapesRequest: true,
     type: 'number',
+    ...ROUNDS_RULE,
     configKey: 'rounds',
     describe: 'deliberation rounds (native /deliberation path)',
   },
@@ -99,6 +102,9 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
   {
     name: 'max-tool-calls',
     type: 'number',
+    integer: true,
+    min: 0,
+    max: 1000,
     describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
     valueName: 'N',
   },
@@ -129,7 +135,10 @@ export const CORE_TURN_FLAGS: readonly FlagDef[] = [
     type: 'boolean',
     describe: 'run under --max-cost/--max-tokens even where the server reports no usage (the cap cannot stop it)',
   },
-];
+] as const satisfies readonly FlagDef[];
+
+/** The flags of one turn, without its CI reports: batch writes its own, one entry per item. */
+export const CORE_TURN_FLAGS: readonly FlagDef[] = CORE;
 
 /** The turn flags of ask, continue and fork: one shared group each command spreads into its table. */
 export const TURN_FLAGS: readonly FlagDef[] = [...CORE_TURN_FLAGS, ...REPORT_FLAGS];
@@ -139,14 +148,10 @@ export const TURN_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['model
 
 /** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
 export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
-  const str = (k: string): string | undefined => stringFlag(argv, k);
+  const f = flagValues(CORE, argv);
   let agents: string[] | undefined;
-  const rawAgents = str('agents');
-  if (rawAgents !== undefined) {
-    agents = rawAgents
-      .split(',')
-      .map((a) => a.trim())
-      .filter((a) => a !== '');
+  if (f.agents !== undefined) {
+    agents = commaList(f.agents);
     const bad = agents.find((a) => !AGENT_NAME.test(a));
     if (bad !== undefined)
       throw usageError(
@@ -156,18 +161,7 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     if (agents.length < 2)
       throw usageError('--agents needs at least two agent names', 'e.g. --agents CortexA,CortexB,CortexC');
   }
-  let rounds: number | undefined;
-  const rawRounds = argv['rounds'];
-  if (rawRounds !== undefined) {
-    if (typeof rawRounds !== 'number' || !Number.isInteger(rawRounds) || rawRounds < 1 || rawRounds > 100) {
-      throw usageError('--rounds must be a whole number from 1 to 100');
-    }
-    rounds = rawRounds;
-  }
-  const policy = str('policy');
-  if (policy !== undefined && policy.trim() === '') throw usageError('--policy is empty', 'e.g. -p deep');
-  const model = str('model');
-  if (model !== undefined && model.trim() === '') throw usageError('--model is empty', 'e.g. -m gpt-4o-mini');
+  const { policy, model } = f;
   if (model !== undefined && policy !== undefined)
     throw usageError('-m/--model and -p/--policy are exclusive', '-p deep sends nsed:deep; -m sends its name as given');
   // --agents chooses the council itself: a policy beside it would be recorded and not used.
@@ -179,17 +173,17 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
   return {
     policy,
     model,
-    system: str('system'),
-    title: str('title'),
-    stream: argv['stream'] !== false,
-    save: argv['save'] !== false,
+    system: f.system,
+    title: f.title,
+    stream: f.stream,
+    save: f.save,
     agents,
-    rounds,
-    toolsFile: str('tools'),
+    rounds: f.rounds,
+    toolsFile: f.tools,
     // Repeatable, one value per occurrence: a yargs array would swallow the prompt words after it.
-    toolFlags: stringList(argv, 'tool'),
-    askUser: argv['ask-user'] === true,
-    maxToolCalls: maxToolCalls(argv['max-tool-calls']),
+    toolFlags: f.tool,
+    askUser: f['ask-user'] === true,
+    maxToolCalls: f['max-tool-calls'] ?? DEFAULT_MAX_TOOL_CALLS,
     ...capOf(argv),
     ...reportsOf(argv),
   };
@@ -213,11 +207,4 @@ function capOf(argv: ParsedArgv): { cap?: TurnCap } {
 function reportsOf(argv: ParsedArgv): { reports?: ReportOptions } {
   const reports = parseReportOptions(argv);
   return reports === undefined ? {} : { reports };
-}
-
-function maxToolCalls(v: unknown): number {
-  if (v === undefined) return DEFAULT_MAX_TOOL_CALLS;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 1000)
-    throw usageError('--max-tool-calls must be a whole number from 0 to 1000');
-  return v;
 }

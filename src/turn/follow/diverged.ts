@@ -27,7 +27,7 @@ export async function recordedAnswer(deps: FollowDeps, jobId: string | null): Pr
  * json print and what is recorded; text mode, which printed what was streamed, says so.
  */
 export function warnDiverged(ctx: Context, d: Divergence, sessionId: string): void {
-  const text = ctx.globals.output === 'text';
+  const text = ctx.globals.settings.output.value === 'text';
   const what =
     d.cause === 'replay'
       ? 'the replay after a reconnect differed from what was already shown'

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { Connection } from '../../connection.js';
-import type { Context } from '../../context.js';
+import { innerGlobals, type Context } from '../../context.js';
 import { upsertAssistantTurn } from '../../session/index.js';
 import { newTurnId } from '../../session/index.js';
 import type { PendingJob, Session, TurnStatus } from '../../session/index.js';
@@ -81,7 +81,7 @@ async function recordReplayed(
   const sink = new PassThrough();
   sink.resume();
   const io: IO = { ...ctx.io, stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, quiet: true };
-  const silent: Context = { ...ctx, io, globals: { ...ctx.globals, output: 'json', progress: 'none', quiet: true } };
+  const silent: Context = { ...ctx, io, globals: innerGlobals(ctx.globals, 'json', true) };
   const { followPending } = await import('../execute-turn.js');
   try {
     await followPending(silent, conn, session, pending, how.start);

@@ -60,8 +60,8 @@ async function replay(
   turn: Turn,
   how: { url: string; gates?: Gates | undefined },
 ): Promise<TurnResult> {
-  const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
-  const renderer = await createRenderer(ctx.globals.output, ctx.io, {
+  const progress = progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
+  const renderer = await createRenderer(ctx.globals.settings.output.value, ctx.io, {
     showSessionHint: ctx.io.stderrIsTTY && progress === 'live',
     now: () => ctx.clock.now().getTime(),
     progress,

@@ -268,7 +268,7 @@ async function recordFound(
   const recorded = await store.update(session.id, (s) => {
     s.pending_job = { job_id: jobId, turn: userTurnId, path, policy: s.active_policy, started: now.toISOString() };
   });
-  if (request.turn.save !== false) await writeKeyPointer(store.home, id.keyHash, id.key, session.id);
+  if (ctx.saving) await writeKeyPointer(store.home, id.keyHash, id.key, session.id);
   return recorded;
 }
 
@@ -363,12 +363,11 @@ async function claimKey(
       idempotency: { key: id.key, request_hash: id.requestHash },
       ...(request.batch === undefined ? {} : { batch: request.batch }),
     });
-    if (request.turn.save !== false)
-      await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, started.session.id);
+    if (ctx.saving) await writeKeyPointer((await ctx.store()).home, id.keyHash, id.key, started.session.id);
     return { decision, started };
   };
   // A run that saves nothing leaves no pointer for another run to find: there is nothing to claim.
-  if (request.turn.save === false) return decideAndStart();
+  if (!ctx.saving) return decideAndStart();
   const { key } = keyed;
   const home = (await ctx.store()).home;
   return withKeyClaim(
@@ -377,7 +376,7 @@ async function claimKey(
     {
       label: `idempotency key '${shown(key)}'`,
       // The other run holds it while it asks the orchestrator, each request bounded by the idle timeout.
-      timeoutMs: Math.round(ctx.globals.idleTimeoutS * 1000),
+      timeoutMs: Math.round(ctx.globals.settings.idleTimeoutS.value * 1000),
       onWait: () => say('another nsed process is looking this key up; waiting for it'),
       held: (pid) =>
         new NsedError(
@@ -397,7 +396,7 @@ async function claimKey(
  */
 async function untilSent(ctx: Context, sessionId: string, claim: TurnClaim): Promise<void> {
   const store = await ctx.store();
-  const limitMs = ctx.globals.idleTimeoutS * 1000;
+  const limitMs = ctx.globals.settings.idleTimeoutS.value * 1000;
   let pause = 25;
   for (let waited = 0; waited < limitMs; waited += pause, pause = Math.min(pause * 2, 500)) {
     await ctx.clock.sleep(pause, ctx.signal);

@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { boundsOf } from '../../files/read-input.js';
 import { canonicalJson } from '../../protocol/canonical-json.js';
-import { toModel } from '../../protocol/policy-ref.js';
 import type { ToolDefinition } from '../../protocol/wire.js';
 import type { Attachment } from '../../session/index.js';
 import { offeredDefinitions } from '../../tools/declared.js';
 import { councilChoice } from '../execute-turn.js';
-import { loadDeclaredTools, type TurnOptions } from '../turn-options.js';
+import { askedModel, loadDeclaredTools, type TurnOptions } from '../turn-options.js';
 
 /**
  * "The same request", defined once (docs/architecture.md): what a turn asks, as the
@@ -57,7 +56,7 @@ export async function describeRequest(ctx: Context, request: AskedRequest): Prom
     v: 1,
     prompt: request.prompt,
     files: request.attachments.map((a) => a.sha256),
-    model: opts.model ?? toModel(opts.policy ?? ctx.globals.settings.policy.value),
+    model: askedModel(opts, ctx.globals.settings),
     agents,
     rounds,
     system: opts.system ?? null,

@@ -43,8 +43,8 @@ export async function followWatch(ctx: Context, target: WatchTarget, agents: rea
       // (docs/reliability.md #200); any other ended job shows the answer /result gave.
       ...(state.kind === 'completed' && !replayed ? { answer: state.answer } : {}),
     };
-    const progress = progressMode(ctx.globals.progress, ctx.env, ctx.io.stderrIsTTY);
-    const renderer = await createRenderer(ctx.globals.output, ctx.io, {
+    const progress = progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
+    const renderer = await createRenderer(ctx.globals.settings.output.value, ctx.io, {
       now: () => ctx.clock.now().getTime(),
       progress,
     });
