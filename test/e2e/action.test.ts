@@ -271,6 +271,25 @@ describe('the GitHub Action, run as a runner runs it', () => {
     expect(github.requests).toEqual([]);
   }, 180_000);
 
+  it('passes the spend cap on: a batch whose cap leaves no room for an item starts none, fails with exit 15 and counts them in items-skipped', async () => {
+    const runner = await freshRunner('capped', {});
+    await writeFile(
+      join(runner.workspace, 'items.jsonl'),
+      '{"id":"cache","prompt":"Design a cache"}\n{"id":"queue","prompt":"Design a queue"}\n',
+    );
+    const before = await started();
+    const r = await run(
+      runner,
+      { batch: 'items.jsonl', policy: 'fast', url: rig.sim.url, 'max-cost': '0.000001' },
+      1,
+      'capped',
+    );
+    expect(r.outcome, stepOf(r, 'nsed')?.log).toBe('failure');
+    expect(stepOf(r, 'nsed')?.exitCode).toBe(15);
+    expect(r.outputs).toMatchObject({ items: '2', 'items-skipped': '2', 'items-ok': '0', 'exit-code': '15' });
+    expect(await started()).toBe(before);
+  }, 180_000);
+
   it('refuses a run with nothing to ask, exit 2, before anything is sent', async () => {
     const runner = await freshRunner('empty');
     const before = await started();
