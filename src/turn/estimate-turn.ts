@@ -5,7 +5,7 @@ import { fromModel, matchPolicy } from '../protocol/policy-ref.js';
 import type { AgentInfo, PolicyInfo } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { listedAgents, SIDE_READ_MS } from './ballot-sources.js';
-import { councilChoice } from './execute-turn.js';
+import { councilChoice } from './turn-options.js';
 import type { TurnOptions } from './turn-options.js';
 
 /**
@@ -46,7 +46,7 @@ export interface TurnEstimateOf extends TurnEstimate {
  * where no flag names them.
  */
 export function estimateOf(ctx: Context, model: string, opts: TurnOptions, sources: EstimateSources): TurnEstimateOf {
-  const { agents, rounds } = councilChoice(ctx, opts);
+  const { agents, rounds } = councilChoice(opts, ctx.globals.settings);
   const path = agents !== undefined || rounds !== undefined ? 'native' : 'compat';
   const shown = oneLine(model, 80);
   const input = ((): EstimateInput => {

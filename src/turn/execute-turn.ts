@@ -24,7 +24,7 @@ import type { Transcript } from '../transcript.js';
 import type { Context } from '../context.js';
 import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
 import { wantsReports, type ReportOptions } from './reports/report-options.js';
-import { declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
+import { councilChoice, declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
 import type { Gates } from '../verdict.js';
 
 /**
@@ -159,7 +159,7 @@ async function startTurn(
   attempt: number,
 ): Promise<{ transcript: Transcript; result: TurnResult }> {
   const model = session.active_policy;
-  const { agents, rounds } = councilChoice(ctx, opts);
+  const { agents, rounds } = councilChoice(opts, ctx.globals.settings);
   const native = agents !== undefined || rounds !== undefined;
   // A spend cap the server cannot meter is refused before anything is sent (README "Spend caps").
   const asked = turnCapOf(ctx, opts);
@@ -340,28 +340,6 @@ export async function followPending(
     reports: extras.reports,
     schema: extras.schema,
   });
-}
-
-/**
- * --agents and --rounds, else the config file's. A policy named for this run (-p, NSED_POLICY)
- * chooses its own council, so the file's agents give way to it. A model named with -m may be a
- * plain OpenAI-compatible server, which has no council at all: the file's council and rounds
- * would send it to a deliberation endpoint it does not have.
- */
-export function councilChoice(
-  ctx: Context,
-  opts: TurnOptions,
-): { agents: string[] | undefined; rounds: number | undefined } {
-  const { settings } = ctx.globals;
-  if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
-  const policyNamed =
-    opts.policy !== undefined || settings.policy.source === 'env' || settings.policy.source === 'flag';
-  const configured = <T>(s: { value: T; source: string }): T | undefined =>
-    s.source === 'config' ? s.value : undefined;
-  return {
-    agents: opts.agents ?? (policyNamed ? undefined : configured(settings.agents)),
-    rounds: opts.rounds ?? configured(settings.rounds),
-  };
 }
 
 /** The native path needs agents or a policy id; a tag or name is looked up in GET /policies. */

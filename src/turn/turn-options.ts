@@ -54,6 +54,28 @@ export function askedModel(opts: Pick<TurnOptions, 'model' | 'policy'>, settings
 }
 
 /**
+ * The council a turn asks for: --agents and --rounds (or a batch item's, or what the session
+ * recorded: withRecordedCouncil), else the config file's. A policy named for this run (-p, NSED_POLICY)
+ * chooses its own council, so the file's agents give way to it. A model named with -m may be a
+ * plain OpenAI-compatible server, which has no council at all: the file's council and rounds
+ * would send it to a deliberation endpoint it does not have.
+ */
+export function councilChoice(
+  opts: Pick<TurnOptions, 'model' | 'policy' | 'agents' | 'rounds'>,
+  settings: Pick<RunSettings, 'policy' | 'agents' | 'rounds'>,
+): { agents: string[] | undefined; rounds: number | undefined } {
+  if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
+  const policyNamed =
+    opts.policy !== undefined || settings.policy.source === 'env' || settings.policy.source === 'flag';
+  const configured = <T>(s: { value: T; source: string }): T | undefined =>
+    s.source === 'config' ? s.value : undefined;
+  return {
+    agents: opts.agents ?? (policyNamed ? undefined : configured(settings.agents)),
+    rounds: opts.rounds ?? configured(settings.rounds),
+  };
+}
+
+/**
  * The council a turn runs with: the flags, else what the session recorded. A session started
  * with --agents/--rounds keeps that council for `continue` and `fork` until a flag changes it;
  * a policy or model named for this turn (-p, -m) brings its own council, so the recorded one

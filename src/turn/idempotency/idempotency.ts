@@ -14,7 +14,8 @@ import {
 } from '../../session/index.js';
 import { keyedRoomId, type TurnStart } from '../build-request.js';
 import { claimConflict, claimLeft } from './claim.js';
-import { councilChoice, executeTurn, followPending } from '../execute-turn.js';
+import { executeTurn, followPending } from '../execute-turn.js';
+import { councilChoice } from '../turn-options.js';
 import { askJobState, followStart, type JobState } from '../follow/job-result.js';
 import { replayAnswer } from '../follow/replay-answer.js';
 import { createSession, startSession, titleFrom, userTurn } from '../start-session.js';
@@ -118,7 +119,7 @@ export async function decideKeyed(
     const last = known.turns.findLast((t) => t.role === 'assistant');
     if (known.claim === undefined && last?.status === 'complete') return { kind: 'replay', session: known, turn: last };
   }
-  const { agents, rounds } = councilChoice(ctx, request.turn);
+  const { agents, rounds } = councilChoice(request.turn, ctx.globals.settings);
   const found = await findOnServer(ctx, conn, id, { native: agents !== undefined || rounds !== undefined });
   switch (found.kind) {
     case 'changed':

@@ -5,7 +5,7 @@ import { canonicalJson } from '../../protocol/canonical-json.js';
 import type { ToolDefinition } from '../../protocol/wire.js';
 import type { Attachment } from '../../session/index.js';
 import { offeredDefinitions } from '../../tools/declared.js';
-import { councilChoice } from '../execute-turn.js';
+import { councilChoice } from '../turn-options.js';
 import { askedModel, loadDeclaredTools, type TurnOptions } from '../turn-options.js';
 
 /**
@@ -50,7 +50,7 @@ export interface AskedRequest {
 
 export async function describeRequest(ctx: Context, request: AskedRequest): Promise<RequestIdentity> {
   const opts = request.turn;
-  const { agents, rounds } = councilChoice(ctx, opts);
+  const { agents, rounds } = councilChoice(opts, ctx.globals.settings);
   const declared = await loadDeclaredTools(opts, undefined, boundsOf(ctx));
   return {
     v: 1,
