@@ -1,7 +1,6 @@
 // Step outputs (README "Step outputs"): under GitHub Actions (GITHUB_ACTIONS=true and
 // GITHUB_OUTPUT set) or with --github-output FILE, ask, gate and batch append their outputs to
 // the file in GitHub's multi-line form, read back here as the runner reads it.
-import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubOutputText } from '../../src/output/github-output.js';
 import { stepOutputFile } from '../../src/turn/reports/report-options.js';
 import { parseGithubFile } from '../harness/github-files.js';
-import { WAIT_MS } from '../harness/limits.js';
-import { CLI } from '../harness/process.js';
+import { spawnCli } from '../harness/process.js';
 import { useRig } from '../harness/rig.js';
 
 const rig = useRig({ control: true });
@@ -33,15 +31,8 @@ async function runTo(
 ): Promise<{ code: number | null; stderr: string }> {
   const fd = openSync(stdoutFile, 'w');
   try {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...rig.env, NSED_TOKEN: TOKEN, ...env },
-      stdio: ['ignore', fd, 'pipe'],
-    });
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    clearTimeout(timer);
+    const { code, stderr } = await spawnCli(args, { env: { ...rig.env, NSED_TOKEN: TOKEN, ...env }, stdout: fd })
+      .result;
     return { code, stderr };
   } finally {
     closeSync(fd);

@@ -83,6 +83,18 @@ async function waitToEnd(
   throw new Error('wait never reported done');
 }
 
+/** Answers the council's call `callId` with `value` through `answer_tool_call`, then waits for the deliberation's end. */
+async function answerAndWait(
+  client: Client,
+  session: string,
+  callId: string,
+  value: string,
+): ReturnType<typeof waitToEnd> {
+  const a = await client.callTool({ name: 'answer_tool_call', arguments: { session, call_id: callId, value } });
+  expect((a as CallToolResult).isError, text(a)).toBeFalsy();
+  return waitToEnd(client, session);
+}
+
 describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () => {
   const rig = useRig();
   let host: Connected;
@@ -386,12 +398,7 @@ describe('nsed mcp: the council asks, the host answers', { timeout: 180_000 }, (
       const calls = s['pending_calls'] as Array<{ id: string; name: string }>;
       expect(calls.map((c) => c.name)).toEqual(['calculator']);
       expect(text(r)).toContain(calls[0]?.id);
-      const a = await host.client.callTool({
-        name: 'answer_tool_call',
-        arguments: { session: String(s['session']), call_id: String(calls[0]?.id), value: '4' },
-      });
-      expect((a as CallToolResult).isError, text(a)).toBeFalsy();
-      const end = await waitToEnd(host.client, String(s['session']));
+      const end = await answerAndWait(host.client, String(s['session']), String(calls[0]?.id), '4');
       expect(end.last).toMatchObject({ done: true, status: 'complete', pending_calls: [] });
       expect(String(end.last['content'])).toContain('4');
     } finally {
@@ -414,12 +421,7 @@ describe('nsed mcp: the council asks, the host answers', { timeout: 180_000 }, (
       expect(s, text(r)).toMatchObject({ status: 'waiting', done: false, content: null });
       const [call] = s['pending_calls'] as Array<{ id: string; name: string; arguments: string }>;
       expect(call).toMatchObject({ name: 'calculator', arguments: '{"expr":"2+2"}' });
-      const a = await host.client.callTool({
-        name: 'answer_tool_call',
-        arguments: { session: String(s['session']), call_id: String(call?.id), value: '4' },
-      });
-      expect((a as CallToolResult).isError, text(a)).toBeFalsy();
-      const end = await waitToEnd(host.client, String(s['session']));
+      const end = await answerAndWait(host.client, String(s['session']), String(call?.id), '4');
       expect(end.last).toMatchObject({ done: true, status: 'complete', pending_calls: [] });
       expect(String(end.last['content'])).toContain('returned “4”');
     } finally {

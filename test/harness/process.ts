@@ -19,6 +19,8 @@ export interface RunResult {
 export interface RunOptions {
   env?: Record<string, string | undefined>;
   stdin?: string | 'inherit-open';
+  /** A file descriptor stdout is written to, as a shell's `> FILE` gives it (the result's stdout is then empty). */
+  stdout?: number;
   /** A backstop against a hung process, never a measure of speed. */
   timeoutMs?: number;
 }
@@ -37,7 +39,7 @@ export function spawnCli(args: string[], opts: RunOptions = {}): CliProcess {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', opts.stdout ?? 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -13,23 +13,33 @@ const rig = useRig({ hold: true });
 /** A person's environment: colour on, no NO_COLOR. */
 const env = (): Record<string, string> => ({ NSED_HOME: rig.home, NSED_URL: rig.sim.url });
 
+/**
+ * `nsed ask` on a terminal of `columns`, its job held until the spinner has turned a dozen times,
+ * then released: the run's screen once it ended clean (exit 0, no stray bytes, no spinner row left,
+ * the cursor at the start of an empty row).
+ */
+async function heldAsk(columns: number, how: { stdout?: 'pipe' }) {
+  const run = onScreen(['ask', '-p', 'fast', 'Plan the database migration'], {
+    columns,
+    env: env(),
+    ...how,
+    live: SPINNER,
+  });
+  const job = await rig.sim.control.nextJob();
+  await run.until('the spinner turning while the job is held', (s) => s.liveFrames >= 12);
+  rig.sim.control.release(job);
+  const r = await run.result;
+  expect(r.code, texts(r.rows).join('\n')).toBe(0);
+  expect(r.problems).toEqual([]);
+  expect(r.rows.filter((row) => SPINNER.test(row.text))).toEqual([]);
+  expect(r.cursor).toEqual({ x: 0, row: '' });
+  return r;
+}
+
 describe.skipIf(!HAS_PTY)(HAS_PTY ? 'ask on a terminal' : NO_PTY, () => {
   for (const columns of WIDTHS) {
     it(`draws one status row that never wraps, no stray characters, and leaves nothing when it ends, at ${columns} columns (reliability #165)`, async () => {
-      const run = onScreen(['ask', '-p', 'fast', 'Plan the database migration'], {
-        columns,
-        env: env(),
-        stdout: 'pipe',
-        live: SPINNER,
-      });
-      const job = await rig.sim.control.nextJob();
-      await run.until('the spinner turning while the job is held', (s) => s.liveFrames >= 12);
-      rig.sim.control.release(job);
-      const r = await run.result;
-      expect(r.code, texts(r.rows).join('\n')).toBe(0);
-      expect(r.problems).toEqual([]);
-      expect(r.rows.filter((row) => SPINNER.test(row.text))).toEqual([]);
-      expect(r.cursor).toEqual({ x: 0, row: '' });
+      const r = await heldAsk(columns, { stdout: 'pipe' });
       expect(r.stdout).not.toBe('');
       // What is left is exactly the lines nsed printed, whole: the session, the round, the way on.
       expect(logicalLines(r.rows)).toEqual([
@@ -42,19 +52,7 @@ describe.skipIf(!HAS_PTY)(HAS_PTY ? 'ask on a terminal' : NO_PTY, () => {
     });
 
     it(`with the answer on the same terminal, the answer's lines are never cut into by the status row, at ${columns} columns (reliability #165)`, async () => {
-      const run = onScreen(['ask', '-p', 'fast', 'Plan the database migration'], {
-        columns,
-        env: env(),
-        live: SPINNER,
-      });
-      const job = await rig.sim.control.nextJob();
-      await run.until('the spinner turning while the job is held', (s) => s.liveFrames >= 12);
-      rig.sim.control.release(job);
-      const r = await run.result;
-      expect(r.code, texts(r.rows).join('\n')).toBe(0);
-      expect(r.problems).toEqual([]);
-      expect(r.rows.filter((row) => SPINNER.test(row.text))).toEqual([]);
-      expect(r.cursor).toEqual({ x: 0, row: '' });
+      const r = await heldAsk(columns, {});
       // The answer as the simulator wrote it is on the screen, its lines whole.
       const answer = await rig.run(['sessions', 'show', '--last', '-o', 'final']);
       const lines = logicalLines(r.rows);

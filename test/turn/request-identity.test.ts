@@ -19,6 +19,20 @@ import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-r
  * is, so a new flag that shapes the request and is not in the identity fails here.
  */
 
+/** What a batch run without -f, --schema or --template gives each item to build on. */
+const BATCH_BASE = {
+  turn: TURN_DEFAULTS,
+  input: {
+    files: [],
+    schema: undefined,
+    schemaName: undefined,
+    schemaRetries: 1,
+    template: undefined,
+    vars: [],
+    varsFile: undefined,
+  },
+};
+
 let rig: ContextRig;
 let dir: string;
 let ctx: Context;
@@ -126,38 +140,14 @@ describe('the request identity (one definition of "the same request")', () => {
       undefined,
     );
     if (item === undefined) throw new Error('no item');
-    const base = {
-      turn: TURN_DEFAULTS,
-      input: {
-        files: [],
-        schema: undefined,
-        schemaName: undefined,
-        schemaRetries: 1,
-        template: undefined,
-        vars: [],
-        varsFile: undefined,
-      },
-    };
-    expect(await itemRequestHash(ctx, item, base)).toBe(await hashOf(['-f', at('a.txt'), 'q']));
+    expect(await itemRequestHash(ctx, item, BATCH_BASE)).toBe(await hashOf(['-f', at('a.txt'), 'q']));
   });
 
   it("a batch item's hash changes when the item does, its file's content included, not when only its position does (reliability #161)", async () => {
-    const base = {
-      turn: TURN_DEFAULTS,
-      input: {
-        files: [],
-        schema: undefined,
-        schemaName: undefined,
-        schemaRetries: 1,
-        template: undefined,
-        vars: [],
-        varsFile: undefined,
-      },
-    };
     const hash = async (jsonl: string, at = 0): Promise<string | undefined> => {
       const item = resolveItems(parseItems(jsonl, 'jsonl', 'i'), undefined)[at];
       if (item === undefined) throw new Error('no item');
-      return itemRequestHash(ctx, item, base);
+      return itemRequestHash(ctx, item, BATCH_BASE);
     };
     const file = join(dir, 'ctx.txt');
     await writeFile(file, 'first');
