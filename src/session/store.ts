@@ -58,9 +58,9 @@ export interface ReadOnlyOption {
 export interface ReadOptions {
   /**
    * For printing or exporting, never for writing back: every string and key of the session passes
-   * these secrets, also in a file an older nsed wrote or someone edited by hand (docs/reliability.md
-   * #89); the file's text is looked at first, and a session it shows holds nothing to redact is
-   * not walked (Secrets.redactRecord).
+   * these secrets, also in a file an older nsed wrote or someone edited by hand
+   * (docs/reliability.md #89); the file's text is looked at first, and a session it shows holds
+   * nothing to redact is not walked (Secrets.redactRecord).
    */
   shownWith?: Pick<Secrets, 'redact' | 'redactRecord'>;
 }
