@@ -32,6 +32,7 @@ const SCENARIOS = {
   'sessions-ls': () => [CLI, 'sessions', 'ls'],
   'sessions-ls-empty': () => [CLI, 'sessions', 'ls'],
   'sessions-show': (_url, longId) => [CLI, 'sessions', 'show', longId],
+  'sessions-show-old': (_url, longId) => [CLI, 'sessions', 'show', longId],
   batch: (_url, _longId, sim) => [CLI, 'batch', sim.items, '-j', '16', '-p', 'fast', '--url', sim.url],
   'batch-no-save': (_url, _longId, sim) => [
     CLI,
@@ -67,9 +68,9 @@ try {
   let longId = '';
   if (scenario.startsWith('sessions-') && scenario !== 'sessions-ls-empty') {
     // The same stores the listing figures run on.
-    const { openFileStore } = await loadStore(await bundleStore(tmp));
-    if (scenario === 'sessions-ls') await generateStore(openFileStore, home, 10_000);
-    else longId = await generateLongSession(openFileStore, home, 1_000);
+    const bundle = await loadStore(await bundleStore(tmp));
+    if (scenario === 'sessions-ls') await generateStore(bundle, home, 10_000);
+    else longId = await generateLongSession(bundle, home, 1_000, { verdicts: scenario !== 'sessions-show-old' });
   }
   const args = [
     '--cpu-prof',

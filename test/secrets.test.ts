@@ -1,7 +1,15 @@
 // What is redacted and how (docs/reliability.md #74, #88, #89): credential-shaped URL parts, the
 // known tokens, text written in pieces, and documents string by string.
 import { describe, expect, it } from 'vitest';
-import { isCredentialName, redactCredentials, redactDeep, redactSecrets, redactUrl, Secrets } from '../src/secrets.js';
+import {
+  isCredentialName,
+  mayRedactJson,
+  redactCredentials,
+  redactDeep,
+  redactSecrets,
+  redactUrl,
+  Secrets,
+} from '../src/secrets.js';
 
 describe('credential-shaped URL parts (reliability #88)', () => {
   it('knows credential parameter names in their usual spellings, and leaves others alone', () => {
@@ -125,5 +133,79 @@ describe('known tokens (reliability #89)', () => {
     const doc = { scores: { 'Cortex-canary-1234': 0.4, 'Cortex-***': 0.3, CortexA: 0.9 } };
     const out = redactDeep(doc, (t) => redactSecrets(t, 'canary-1234'));
     expect(out).toEqual({ scores: { 'Cortex-***': 0.4, 'Cortex-*** (2)': 0.3, CortexA: 0.9 } });
+  });
+});
+
+describe('a document judged by its JSON text before it is walked (reliability #89)', () => {
+  const TOKEN = 'canary-1234';
+  // Strings in which the redaction finds something, each as JSON.stringify writes it and as a
+  // hand-edited file may write it (escapes of characters JSON lets stand as themselves).
+  const SECRET_STRINGS = [
+    `x ${TOKEN} y`,
+    `quote"${TOKEN}`,
+    'Authorization: Bearer abc.def-123',
+    'line one\nBearer\tzz9_yy8',
+    '\tBasic  dXNlcjpwYXNz==',
+    'see https://user:pw@example.com/path',
+    'git+ssh://git@host/x',
+    'https://h/x?api_key=abc&page=2',
+    'a;token=zz',
+    'prose with &access_token=v1 inside',
+    '\x1b[2mhttps://u:p@h/\x1b[22m',
+  ];
+  const encodings = (text: string): string[] => {
+    const plain = JSON.stringify(text);
+    return [
+      plain,
+      plain.replaceAll('/', '\\/'),
+      // Every letter written as \uXXXX, as a hand-edited file may hide it.
+      `"${[...text].map((c) => (/[a-z]/.test(c) ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : JSON.stringify(c).slice(1, -1))).join('')}"`,
+    ];
+  };
+
+  it('never says a document holds nothing to redact when redacting it would change a string or a key', () => {
+    let checked = 0;
+    for (const text of SECRET_STRINGS) {
+      for (const json of encodings(text)) {
+        for (const doc of [`{"turns": [{"content": ${json}}]}`, `{${json}: 1}`, `[1, "a", ${json}]`]) {
+          const value = JSON.parse(doc) as unknown;
+          const redact = (t: string): string => redactSecrets(t, TOKEN);
+          expect(redactDeep(value, redact), doc).not.toBe(value);
+          expect(mayRedactJson(doc, [TOKEN]), doc).toBe(true);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(SECRET_STRINGS.length * 9);
+  });
+
+  it('says a session as nsed writes it holds nothing to redact, so it is not walked', () => {
+    const session = {
+      id: '20261130-3f9a2c1b',
+      orchestrator: 'http://127.0.0.1:8080',
+      turns: [
+        { role: 'user', content: 'What is "basic" arithmetic?\nAnd a bearer bond?', ts: '2026-11-30T00:00:00.000Z' },
+        { role: 'assistant', content: 'a = b is not\tcode; 2 + 2', verdict: { scores: { CortexA: 0.9 } } },
+      ],
+    };
+    const json = `${JSON.stringify(session, null, 2)}\n`;
+    expect(mayRedactJson(json, [TOKEN])).toBe(false);
+    const secrets = new Secrets();
+    secrets.add(TOKEN);
+    const parsed = JSON.parse(json) as typeof session;
+    expect(secrets.redactRecord(parsed, json)).toBe(parsed);
+    // A string the reader added that the text does not hold is judged too (the id, from the file name).
+    const renamed = { ...parsed, id: `x${TOKEN}` };
+    expect(secrets.redactRecord(renamed, json, [renamed.id])).toEqual({ ...parsed, id: 'x***' });
+  });
+
+  it('walks a document whose text names the token, and redacts it as before', () => {
+    const secrets = new Secrets();
+    secrets.add(TOKEN);
+    const json = JSON.stringify({ turns: [{ content: `said ${TOKEN}` }], [`k-${TOKEN}`]: 1 });
+    expect(secrets.redactRecord(JSON.parse(json) as unknown, json)).toEqual({
+      turns: [{ content: 'said ***' }],
+      'k-***': 1,
+    });
   });
 });

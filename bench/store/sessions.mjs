@@ -27,8 +27,12 @@ function rounds(seed) {
   }));
 }
 
-/** Turn `k` of session `seed`: users ask, the council answers, one answer in five has rounds. */
-export function turn(seed, k, ts) {
+/**
+ * Turn `k` of session `seed`: users ask, the council answers, one answer in five has rounds.
+ * `verdictOf` (src/verdict.ts deriveVerdict): each answer records its verdict, as nsed has since
+ * verdicts were kept (src/turn/record-turn.ts); without it, an answer of an older nsed.
+ */
+export function turn(seed, k, ts, verdictOf) {
   const user = k % 2 === 0;
   const t = {
     id: `t${hex(seed * 64 + k, 12)}`,
@@ -46,11 +50,12 @@ export function turn(seed, k, ts) {
     finish_reason: 'stop',
   });
   if (seed % 5 === 0) t.rounds = rounds(seed + k);
+  if (verdictOf) t.verdict = verdictOf({ rounds: t.rounds ?? [] });
   return t;
 }
 
-/** Session number `n` of a generated store, with `turns` turns a minute apart. */
-export function session(n, turns) {
+/** Session number `n` of a generated store, with `turns` turns a second apart (`verdictOf`: as turn()). */
+export function session(n, turns, verdictOf) {
   const created = DAY + n * 60_000;
   return {
     version: 1,
@@ -61,6 +66,6 @@ export function session(n, turns) {
     active_policy: 'nsed:deep',
     orchestrator: 'http://127.0.0.1:8080',
     conversation_id: `thread-${hex(n, 8)}${hex(n * 31, 8)}${hex(n * 97, 8)}${hex(n * 131, 8)}`,
-    turns: Array.from({ length: turns }, (_, k) => turn(n, k, created + k * 1_000)),
+    turns: Array.from({ length: turns }, (_, k) => turn(n, k, created + k * 1_000, verdictOf)),
   };
 }

@@ -8,8 +8,8 @@ import { redactDeep } from '../secrets.js';
 import { isAlive } from '../process-alive.js';
 
 export interface AtomicAdapterOptions<T> {
-  /** Turns parsed JSON into a record, or throws an Error whose message says what is wrong. */
-  validate: (value: unknown) => T;
+  /** Turns parsed JSON (and its text) into a record, or throws an Error whose message says what is wrong. */
+  validate: (value: unknown, text: string) => T;
   /** `create` refuses to replace an existing file (exit 7); `replace` renames over it. */
   mode?: 'create' | 'replace';
   /** Runs once the new content is durable, just before it replaces the file; throwing aborts. */
@@ -50,15 +50,15 @@ export async function removeStaleTemps(dir: string, names: readonly string[]): P
 }
 
 /** Decodes and parses a record; throws a plain Error saying what is wrong with the bytes. */
-export function decodeRecord<T>(bytes: Uint8Array, validate: (value: unknown) => T): T {
+export function decodeRecord<T>(bytes: Uint8Array, validate: (value: unknown, text: string) => T): T {
   // Strict: invalid UTF-8 or a BOM must not be silently "repaired" by the next rewrite.
   const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   if (text.trim() === '') throw new Error('the file is empty');
-  return validate(JSON.parse(text));
+  return validate(JSON.parse(text), text);
 }
 
 /** decodeRecord, with any defect as exit 8 naming the file, which stays as it is (docs/reliability.md #57). */
-export function parseRecord<T>(file: string, bytes: Uint8Array, validate: (value: unknown) => T): T {
+export function parseRecord<T>(file: string, bytes: Uint8Array, validate: (value: unknown, text: string) => T): T {
   try {
     return decodeRecord(bytes, validate);
   } catch (err) {

@@ -17,6 +17,7 @@ import {
   type SessionSummary,
   type Unreadable,
   type ReadOnlyOption,
+  type ReadOptions,
   type UpdateOptions,
 } from './store.js';
 
@@ -86,9 +87,9 @@ class FileStore implements SessionStore {
     });
   }
 
-  async read(id: string): Promise<Session> {
+  async read(id: string, opts: ReadOptions = {}): Promise<Session> {
     const file = sessionFile(this.dir, id);
-    const db = new Low<Session | null>(this.adapter(file, id, 'replace'), null);
+    const db = new Low<Session | null>(this.adapter(file, id, 'replace', undefined, opts.shownWith), null);
     await db.read();
     if (!db.data) throw this.missing(id);
     return db.data;
@@ -227,9 +228,13 @@ class FileStore implements SessionStore {
     id: string,
     mode: 'create' | 'replace',
     beforeCommit?: () => void,
+    shownWith?: ReadOptions['shownWith'],
   ): AtomicJsonAdapter<Session> {
     // The file name is the session's identity, whatever a copied file says inside.
-    const validate = (v: unknown): Session => ({ ...validateSession(v), id });
+    const validate = (v: unknown, text: string): Session => {
+      const session = { ...validateSession(v), id };
+      return shownWith === undefined ? session : shownWith.redactRecord(session, text, [id]);
+    };
     return new AtomicJsonAdapter<Session>(file, {
       validate,
       mode,

@@ -1,4 +1,5 @@
 import { notFound } from '../errors.js';
+import { redactDeep } from '../secrets.js';
 import type { Session } from './model.js';
 import type { SessionStore } from './store.js';
 import { summarizeSession } from './store.js';
@@ -22,9 +23,11 @@ export function memoryOverlay(
     create: async (session) => {
       mine.set(session.id, structuredClone(session));
     },
-    read: async (id) => {
+    read: async (id, opts) => {
       const s = mine.get(id);
-      return s === undefined ? (await base()).read(id) : structuredClone(s);
+      if (s === undefined) return (await base()).read(id, opts);
+      const shown = opts?.shownWith;
+      return shown === undefined ? structuredClone(s) : redactDeep(structuredClone(s), (t) => shown.redact(t));
     },
     resolve: async (idOrPrefix) => inMemory(idOrPrefix) ?? (await base()).resolve(idOrPrefix),
     latest: async (opts) => (await base()).latest(opts),

@@ -1,3 +1,4 @@
+import type { Secrets } from '../secrets.js';
 import type { UsageTotal } from '../usage.js';
 import { sessionAgents, sessionPolicy, sessionUsage, type Session } from './model.js';
 
@@ -54,6 +55,16 @@ export interface ReadOnlyOption {
   readOnly?: boolean;
 }
 
+export interface ReadOptions {
+  /**
+   * For printing or exporting, never for writing back: every string and key of the session passes
+   * these secrets, also in a file an older nsed wrote or someone edited by hand
+   * (docs/reliability.md #89); the file's text is looked at first, and a session it shows holds
+   * nothing to redact is not walked (Secrets.redactRecord).
+   */
+  shownWith?: Pick<Secrets, 'redact' | 'redactRecord'>;
+}
+
 /**
  * The local session store. Every method validates ids before touching the file
  * system; every failure is an NsedError carrying its exit code.
@@ -65,7 +76,7 @@ export interface SessionStore {
   /** Writes a new session; an existing id is a conflict (exit 7), never overwritten. */
   create(session: Session): Promise<void>;
   /** Exact id. Missing → not_found (3); unparsable → store (8), the file left untouched. */
-  read(id: string): Promise<Session>;
+  read(id: string, opts?: ReadOptions): Promise<Session>;
   /** Exact id, else a unique prefix. Bad characters → usage (2); none → 3; several → 2. */
   resolve(idOrPrefix: string): Promise<string>;
   /** The most recently updated session; none → not_found. */

@@ -1,6 +1,5 @@
 import type { Context } from '../../context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
-import { redactDeep } from '../../secrets.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import { readNamedSession, type Session, type SessionTarget } from '../../session/index.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
@@ -65,8 +64,7 @@ export async function readTarget(
   target: SessionTarget,
   opts: { shown?: boolean } = {},
 ): Promise<Session> {
-  const session = await readNamedSession(await ctx.store(), target);
-  return opts.shown === true ? redactDeep(session, (text) => ctx.secrets.redact(text)) : session;
+  return readNamedSession(await ctx.store(), target, opts.shown === true ? { shownWith: ctx.secrets } : {});
 }
 
 /**

@@ -144,7 +144,13 @@ function councilDocument(c: unknown): SessionDocument['council'] {
 
 export function turnDocument(t: Turn, withRounds = true): TurnDocument {
   const injection = t.kind === 'injection';
-  const rounds = Array.isArray(t.rounds) ? (t.rounds as unknown[]).filter(isObject).map(roundOf) : [];
+  // Without --rounds the rounds are built only for an answer whose verdict must be derived from
+  // them: a 1,000-turn `sessions show` spent a tenth of its time building rounds it never printed.
+  const recorded = readVerdict(t.verdict);
+  const rounds =
+    Array.isArray(t.rounds) && (withRounds || (recorded === null && answerTurn(t)))
+      ? (t.rounds as unknown[]).filter(isObject).map(roundOf)
+      : [];
   return {
     id: str(t.id) ?? '',
     role: t.role,
@@ -163,7 +169,7 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
     injection: injection ? { round: num(t.round), sequence: num(t.sequence) } : null,
     rounds: withRounds ? rounds : [],
     tool_calls: Array.isArray(t.tool_calls) ? t.tool_calls.filter(isObject).map(toolCallOf) : [],
-    verdict: verdictOf(t, rounds),
+    verdict: verdictOf(t, recorded, rounds),
     usage: t.role === 'assistant' && t.kind !== 'injection' && t.usage !== undefined ? readUsage(t.usage) : null,
     gate: isGateResult(t.gate) ? t.gate : null,
     attachments: Array.isArray(t.attachments) ? t.attachments.filter(isObject).map(attachmentOf) : [],
@@ -178,12 +184,14 @@ export function turnDocument(t: Turn, withRounds = true): TurnDocument {
  * The recorded verdict; an answer recorded before verdicts were kept gets one derived from its
  * recorded rounds and milestones, the same sources a live run reads.
  */
-function verdictOf(t: Turn, rounds: NsedRound[]): CouncilVerdict | null {
-  if (t.role !== 'assistant' || t.kind === 'injection') return null;
-  const recorded = readVerdict(t.verdict);
+function verdictOf(t: Turn, recorded: CouncilVerdict | null, rounds: NsedRound[]): CouncilVerdict | null {
+  if (!answerTurn(t)) return null;
   if (recorded !== null) return recorded;
   return deriveVerdict({ rounds, reasoning: str(t.reasoning) });
 }
+
+/** An answer of the council: the turns that carry a verdict. */
+const answerTurn = (t: Turn): boolean => t.role === 'assistant' && t.kind !== 'injection';
 
 const isGateResult = (g: unknown): g is GateResult =>
   isObject(g) && typeof g.status === 'string' && Array.isArray(g.checks);
