@@ -60,7 +60,8 @@ try {
       const url = `${server.url}/fixed/${n}/1000000`;
       const variants = { floor: async () => (await peakRssKib([UNDICI, url, 'final'], { env, tmp })) / 1024 };
       for (const c of clis)
-        variants[c] = async () => (await peakRssKib([bin(c), 'ask', '-q', '-o', 'final', '--url', url, 'q'], { env, tmp })) / 1024;
+        variants[c] = async () =>
+          (await peakRssKib([bin(c), 'ask', '-q', '-o', 'final', '--url', url, 'q'], { env, tmp })) / 1024;
       console.log(`peak RSS MiB, ${n} chunks of a 1 MB answer, ${rounds} rounds; load ${load()}`);
       const s = await interleave(variants, rounds, { warmup: 0 });
       report('memory', s, 'MiB');
@@ -68,7 +69,10 @@ try {
     }
     const a = globalThis.m100000;
     const b = globalThis.m1000000;
-    for (const k of Object.keys(a)) console.log(`  growth ${k}: ${(median(b[k]) / median(a[k])).toFixed(3)} (+${(median(b[k]) - median(a[k])).toFixed(1)} MiB)`);
+    for (const k of Object.keys(a))
+      console.log(
+        `  growth ${k}: ${(median(b[k]) / median(a[k])).toFixed(3)} (+${(median(b[k]) - median(a[k])).toFixed(1)} MiB)`,
+      );
   }
 } finally {
   await server.close();
