@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createChunkDecoder } from '../../src/api/decode-chunk.js';
 import { templateAround, textIn } from '../../src/api/chunk-template.js';
 import type { StreamEvent } from '../../src/events.js';
-import { runPieces, type Outcome } from '../harness/scripted-server.js';
+import { runPieces } from '../harness/scripted-server.js';
 
 // A long answer's chunks differ only in their text; the processor reads that text off a
 // template of a fully parsed chunk (src/api/chunk-template.ts). Every stream here is checked
@@ -19,7 +19,7 @@ const stop = '{"id":"chatcmpl-1","choices":[{"index":0,"delta":{},"finish_reason
 const sse = (datas: string[]): Uint8Array => enc.encode(datas.map((d) => `data: ${d}\n\n`).join(''));
 
 /** What the stream means when every chunk is parsed in full, as before templates. */
-function reference(datas: string[]): Outcome {
+function reference(datas: string[]): { events: StreamEvent[]; error?: { message: string } } {
   const decoder = createChunkDecoder(undefined);
   const events: StreamEvent[] = [];
   for (const [i, d] of datas.entries()) {
@@ -32,10 +32,7 @@ function reference(datas: string[]): Outcome {
     try {
       chunk = JSON.parse(d);
     } catch {
-      return {
-        events,
-        error: { code: 'server', drop: 'malformed', message: `malformed chunk at event ${index} of the stream` },
-      };
+      return { events, error: { message: `malformed chunk at event ${index} of the stream` } };
     }
     decoder.decode(chunk, index, events);
     if (decoder.ended) {
