@@ -6,8 +6,8 @@ import { createSseProcessor, type StreamProcessor } from './sse-processor.js';
 import { type ChunkTemplate, templateAround, textIn, withText } from './chunk-template.js';
 
 /**
- * Text chunks in a row that taught no template used since: past this many the stream is parsed
- * in full, so a stream whose every chunk differs costs no more than a few probes.
+ * Probes in a row that gave no template used since: past this many the stream is parsed in
+ * full, so a stream whose every chunk differs costs no more than a few probes.
  */
 const MAX_TEMPLATE_TRIES = 16;
 
@@ -52,9 +52,10 @@ export function createStreamProcessor(opts: { maxEventBytes?: number; token?: st
 
   /** Keeps the text chunk `data` as the template when its probe proves it one (chunk-template.ts). */
   function learn(data: string, chunk: unknown, text: string): void {
-    tries += 1;
     const t = templateAround(data, text);
+    // A text that needs escapes teaches nothing, at the price of a scan; only a probe counts.
     if (t === undefined) return;
+    tries += 1;
     const probeText = text === 'x' ? 'y' : 'x';
     if (sameBut(parseOrText(withText(t, probeText)), probeText, chunk, text)) template = t;
   }

@@ -160,6 +160,14 @@ describe('chunks alike but for their text', () => {
     // One parse per chunk, plus at most the probes of the first few.
     expect(parse.mock.calls.length).toBeLessThanOrEqual(61 + 16);
   });
+  it('are still learnt after a long run of texts that need escapes', () => {
+    const escaped = Array.from({ length: 40 }, (_, i) => plain(`line ${i}\n`));
+    const datas = [...escaped, ...Array.from({ length: 100 }, (_, i) => plain(`w${i} `)), stop];
+    expectAsParsed(datas);
+    const parse = vi.spyOn(JSON, 'parse');
+    outcome(datas);
+    expect(parse.mock.calls.length).toBeLessThan(40 + 10);
+  });
 });
 
 describe('a template', () => {
