@@ -57,7 +57,7 @@ export async function throughput({ tmp, server }) {
       note: `${rate(s[nsedKey]).toLocaleString('en')} vs ${rate(s[floorKey]).toLocaleString('en')} chunks/s`,
     });
   return [
-    fig('ask -o final vs undici floor', 'final', 'undici', UNDICI, atMost(1.25)),
+    fig('ask -o final vs undici floor', 'final', 'undici', UNDICI, atMost(1.1)),
     fig('ask -o final vs node:http floor', 'final', 'http', 'node:http + eventsource-parser'),
     fig(
       'ask -o final vs openai package',

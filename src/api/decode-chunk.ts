@@ -71,8 +71,13 @@ export function isUsableCall(id: string, name: string, args: string): boolean {
 }
 
 export interface ChunkDecoder {
-  /** Appends the events of one parsed chunk to `out`; throws on an error chunk (docs/reliability.md #19). */
-  decode(chunk: unknown, index: number, out: StreamEvent[]): void;
+  /**
+   * Appends the events of one parsed chunk to `out`; throws on an error chunk (docs/reliability.md #19).
+   * Returns true when the chunk was text alone: one text event, no finish on any choice, no
+   * tool-call fragment, so decoding it again would change nothing but add its text (the chunk
+   * may serve as a template, chunk-template.ts).
+   */
+  decode(chunk: unknown, index: number, out: StreamEvent[]): boolean;
   /** The last non-null finish_reason seen on choice 0. */
   readonly finishReason: string | undefined;
   /**
@@ -101,6 +106,20 @@ export function streamError(v: unknown, token: string | undefined): NsedError {
   return errorInStream(v, sanitizeServerText(streamErrorText(v), token));
 }
 
+/** Only choice 0 carries the council's answer; a lone choice without an index is taken as it. */
+export function answerChoice(choices: unknown[]): Rec | undefined {
+  const choice =
+    choices.find((c) => isRecord(c) && c['index'] === 0) ?? (choices.length === 1 ? choices[0] : undefined);
+  if (!isRecord(choice) || (choice['index'] !== 0 && choice['index'] !== undefined)) return undefined;
+  return choice;
+}
+
+/** The delta of choice 0, when the chunk has one. */
+export function answerDelta(choices: unknown[]): Rec | undefined {
+  const delta = answerChoice(choices)?.['delta'];
+  return isRecord(delta) ? delta : undefined;
+}
+
 export function createChunkDecoder(token: string | undefined): ChunkDecoder {
   let finishReason: string | undefined;
   let mode: string | undefined;
@@ -109,15 +128,20 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
   // ended some other way (which the orchestrator, not the client, must then interpret).
   const choiceDone = new Map<number, boolean>();
 
-  function trackChoices(choices: unknown[]): void {
+  /** Notes each choice's end; returns whether any choice carried a finish reason. */
+  function trackChoices(choices: unknown[]): boolean {
+    let finished = false;
     for (const c of choices) {
       if (!isRecord(c)) continue;
+      const reason = c['finish_reason'];
+      const finishing = typeof reason === 'string' && reason !== '';
+      if (finishing) finished = true;
       const i = c['index'] ?? (choices.length === 1 ? 0 : undefined);
       if (typeof i !== 'number' || !Number.isInteger(i) || i < 0 || i >= MAX_CHOICES) continue;
-      const reason = c['finish_reason'];
-      if (typeof reason === 'string' && reason !== '') choiceDone.set(i, DOCUMENTED_FINISH.includes(reason));
+      if (finishing) choiceDone.set(i, DOCUMENTED_FINISH.includes(reason));
       else if (!choiceDone.has(i)) choiceDone.set(i, false);
     }
+    return finished;
   }
 
   function addFragment(f: Rec): void {
@@ -190,25 +214,25 @@ export function createChunkDecoder(token: string | undefined): ChunkDecoder {
 
   return {
     decode(chunk, index, out) {
-      if (!isRecord(chunk)) return;
+      if (!isRecord(chunk)) return false;
       const err = chunk['error'];
       if (err !== undefined && err !== null) throw streamError(chunk, token);
       const meta = chunk['nsed_metadata'];
       if (isRecord(meta) && typeof meta['mode'] === 'string') mode = meta['mode'];
       const choices = chunk['choices'];
-      if (!Array.isArray(choices)) return;
-      trackChoices(choices);
-      // Only choice 0 carries the council's answer; a lone choice without an index is taken as it.
-      const choice =
-        choices.find((c) => isRecord(c) && c['index'] === 0) ?? (choices.length === 1 ? choices[0] : undefined);
-      if (!isRecord(choice) || (choice['index'] !== 0 && choice['index'] !== undefined)) return;
-      const delta = choice['delta'];
-      if (isRecord(delta)) decodeDelta(delta, index, out);
-      const reason = choice['finish_reason'];
+      if (!Array.isArray(choices)) return false;
+      const finished = trackChoices(choices);
+      const delta = answerDelta(choices);
+      const before = out.length;
+      if (delta !== undefined) decodeDelta(delta, index, out);
+      const reason = finished ? answerChoice(choices)?.['finish_reason'] : undefined;
       if (typeof reason === 'string' && reason !== '') {
         finishReason = reason;
         if (reason === 'tool_calls') flushCalls(index, out);
       }
+      return (
+        !finished && out.length === before + 1 && out[before]?.type === 'text' && !Array.isArray(delta?.['tool_calls'])
+      );
     },
     get finishReason() {
       return finishReason;

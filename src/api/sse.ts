@@ -11,9 +11,9 @@ import { NsedError } from '../errors.js';
 export const DEFAULT_MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 export interface SseMessage {
-  data: string;
+  readonly data: string;
   /** The `event:` field, undefined when absent or empty (the default type). */
-  event: string | undefined;
+  readonly event?: string | undefined;
 }
 
 export interface SseReader {
@@ -29,7 +29,8 @@ export function createSseReader(onMessage: (m: SseMessage) => void, opts: { maxE
   const maxEventBytes = opts.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const decoder = new TextDecoder('utf-8');
   const parser: EventSourceParser = createParser({
-    onEvent: (e) => onMessage({ data: e.data, event: e.event }),
+    // The parser's own message, not a copy: a long answer is hundreds of thousands of them.
+    onEvent: onMessage,
     onError: (e) => {
       if (e.type === 'max-buffer-size-exceeded') {
         throw new NsedError('server', `an event of the stream exceeded ${formatSize(maxEventBytes)} without ending`);

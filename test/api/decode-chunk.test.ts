@@ -21,6 +21,25 @@ describe('chunk decoding', () => {
     ]);
   });
 
+  it('says which chunks were text alone, and so could be read again off their bytes', () => {
+    const d = createChunkDecoder(undefined);
+    const out: StreamEvent[] = [];
+    const alone = (c: unknown): boolean => d.decode(c, 1, out);
+    expect(alone({ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] })).toBe(true);
+    expect(alone({ choices: [{ index: 0, delta: { content: '' } }] })).toBe(false);
+    expect(alone({ choices: [{ index: 0, delta: { content: 'x', reasoning_content: 'r' } }] })).toBe(false);
+    expect(alone({ choices: [{ index: 0, delta: { content: 'x', tool_calls: [] } }] })).toBe(false);
+    expect(
+      alone({
+        choices: [
+          { index: 0, delta: { content: 'x' } },
+          { index: 1, finish_reason: 'stop' },
+        ],
+      }),
+    ).toBe(false);
+    expect(alone({ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'stop' }] })).toBe(false);
+  });
+
   it('takes a lone choice without an index as choice 0', () => {
     expect(decodeAll([{ choices: [{ delta: { content: 'x' } }] }]).events).toEqual([
       { type: 'text', text: 'x', index: 1 },

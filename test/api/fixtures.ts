@@ -384,4 +384,32 @@ export const fixtures: Fixture[] = [
     events: [text('The answer is 4.', 1), end(2, null)],
   },
   { name: 'an empty body is truncated (reliability #26, #32)', bytes: new Uint8Array(0), events: [], error: EOF },
+  {
+    // Read off the first chunk's template (src/api/chunk-template.ts), escapes and a new shape included.
+    name: 'text chunks alike but for their text, with escapes, an empty text and a new shape',
+    bytes: utf8(
+      [
+        chunk({ content: 'a' }),
+        chunk({ content: 'b\n"c"' }),
+        chunk({ content: '' }),
+        chunk({ content: 'é' }),
+        chunk({ content: 'd' }, 'length'),
+        chunk({ content: 'e' }),
+        chunk({ content: 'f' }, 'stop'),
+      ]
+        .map((j) => data(j))
+        .join(''),
+    ),
+    events: [text('a', 1), text('b\n"c"', 2), text('é', 4), text('d', 5), text('e', 6), text('f', 7), end(7)],
+  },
+  {
+    name: 'a malformed chunk among text chunks alike fails at its own event (reliability #17)',
+    bytes: utf8(
+      [chunk({ content: 'a' }), chunk({ content: 'b' }), chunk({ content: 'c' }).replace('"c"', '"c\\q"')]
+        .map((j) => data(j))
+        .join(''),
+    ),
+    events: [text('a', 1), text('b', 2)],
+    error: { code: 'server', drop: 'malformed' },
+  },
 ];

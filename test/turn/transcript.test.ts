@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NsedEvent, StreamEvent } from '../../src/events.js';
-import { applyEvent, emptyTranscript, type Transcript } from '../../src/transcript.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../../src/transcript.js';
 
 const fold = (events: Array<NsedEvent | StreamEvent>): Transcript => events.reduce(applyEvent, emptyTranscript());
 
@@ -163,5 +163,30 @@ describe('the transcript reducer', () => {
     expect(t.toolCalls).toBe(toolCalls);
     expect(t.content.length).toBe(1_200_000);
     expect(t.content).toBe('token '.repeat(200_000));
+  });
+
+  it('keeps the answer in flat blocks and the text since: every transcript reads its own answer, whatever was folded from it later', () => {
+    const pieces = Array.from({ length: 20_000 }, (_, i) => (i % 97 === 0 ? `é${i}\n` : 'x'));
+    const seen: Array<[Transcript, string]> = [];
+    let t = emptyTranscript();
+    let text = '';
+    for (const [i, piece] of pieces.entries()) {
+      t = applyEvent(t, { type: 'text', text: piece });
+      text += piece;
+      if (i % 1_999 === 0) seen.push([t, text]);
+    }
+    expect(t.content).toBe(text);
+    expect(t.contentBlocks + t.contentTail).toBe(text);
+    // The answer is long enough to have been made into blocks, and the tail stays short.
+    expect(t.contentBlocks.length).toBeGreaterThan(0);
+    expect(t.contentTail.length).toBeLessThan(4096);
+    for (const [earlier, itsText] of seen) expect(earlier.content).toBe(itsText);
+    // Two transcripts folded from the same one go their own ways.
+    const a = applyEvent(seen[3]![0], { type: 'text', text: 'A' });
+    const b = applyEvent(seen[3]![0], { type: 'text', text: 'B' });
+    expect([a.content, b.content]).toEqual([`${seen[3]![1]}A`, `${seen[3]![1]}B`]);
+    // The orchestrator's recorded answer replaces the spliced one, and text appends to it.
+    const d = applyEvent(divergedFrom(t, 'recorded'), { type: 'text', text: '!' });
+    expect(d.content).toBe('recorded!');
   });
 });

@@ -241,40 +241,35 @@ async function reconnect(
  * carries other text of the same length is caught, not spliced onto what was shown (docs/reliability.md #33, C5).
  */
 function fingerprint(h: number, e: StreamEvent): number {
-  let x = h;
-  const feed = (s: string): void => {
-    for (let i = 0; i < s.length; i++) x = Math.imul(x ^ s.charCodeAt(i), 16777619);
-    x = Math.imul(x ^ 0x1f, 16777619);
-  };
-  feed(e.type);
+  const x = fnv(h, e.type);
   switch (e.type) {
     case 'text':
     case 'reasoning':
-      feed(e.text);
-      break;
+      return fnv(x, e.text);
     case 'job':
-      feed(e.job_id);
-      break;
+      return fnv(x, e.job_id);
     case 'round':
-      feed(
+      return fnv(
+        x,
         `${e.round}/${e.total_rounds} ${e.scored ? 's' : 'u'} ${e.candidates.map((c) => `${c.agent_id}:${c.score}:${c.content_preview}`).join('|')}`,
       );
-      break;
     case 'injection':
-      feed(`${e.sequence} ${e.round} ${e.message}`);
-      break;
+      return fnv(x, `${e.sequence} ${e.round} ${e.message}`);
     case 'finalized':
-      feed(`${e.chosen_agent_id} ${e.round}`);
-      break;
+      return fnv(x, `${e.chosen_agent_id} ${e.round}`);
     case 'tool-call':
-      feed(`${e.id} ${e.name} ${e.arguments}`);
-      break;
+      return fnv(x, `${e.id} ${e.name} ${e.arguments}`);
     case 'tool-result':
-      feed(`${e.id} ${e.status} ${e.content}`);
-      break;
+      return fnv(x, `${e.id} ${e.status} ${e.content}`);
     case 'end':
-      feed(e.finish_reason ?? '');
-      break;
+      return fnv(x, e.finish_reason ?? '');
   }
-  return x | 0;
+  return x;
+}
+
+/** FNV-1a over `s` and a separator, from `h`: a plain function, no closure per event. */
+function fnv(h: number, s: string): number {
+  let x = h;
+  for (let i = 0; i < s.length; i++) x = Math.imul(x ^ s.charCodeAt(i), 16777619);
+  return Math.imul(x ^ 0x1f, 16777619) | 0;
 }

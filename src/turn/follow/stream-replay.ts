@@ -27,6 +27,8 @@ export const modeNote = (mode: string): NsedEvent => ({
 
 /** Any other stream event as a run shows it: without its place in the stream. */
 export function withoutIndex(e: StreamEvent): NsedEvent {
+  // Text, the event that comes by the hundred thousand, without the rest copy's generic walk.
+  if (e.type === 'text') return { type: 'text', text: e.text };
   const { index: _index, ...event } = e;
   return event as NsedEvent;
 }
