@@ -80,7 +80,7 @@ let stdin: NodeJS.ReadableStream | undefined;
 /**
  * Whether a file descriptor is /dev/null, which shell loops, xargs, cron and CI hand a command as
  * its stdin. Read through process.stdin, it is a file stream that loads its module and reads
- * through the thread pool (1-4 ms of a one-shot ask, bench/RESULTS.md round 7) to learn what is
+ * through the thread pool (3-4 ms of CPU in a one-shot ask, bench/RESULTS.md round 7) to learn what is
  * known at once: there is nothing in it. Any other device or file is read as it is.
  */
 function nullDevice(fd: number): boolean {
