@@ -4,7 +4,8 @@
 // are fetched on first use; ids come from session/random-hex.ts, without node:crypto.
 import type * as Timers from 'node:timers/promises';
 import { setMaxListeners } from 'node:events';
-import { fstatSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import type * as Tty from 'node:tty';
 import type { Clock, ProcessContext } from '../context.js';
 import { fdStdout } from '../terminal/fd-stdout.js';
@@ -69,10 +70,30 @@ export const processStreams = {
   get stderr(): NodeJS.WriteStream {
     return process.stderr;
   },
-  get stdin(): NodeJS.ReadStream {
-    return process.stdin;
+  get stdin(): NodeJS.ReadableStream {
+    stdin ??= nullDevice(0) ? Readable.from([]) : process.stdin;
+    return stdin;
   },
 };
+let stdin: NodeJS.ReadableStream | undefined;
+
+/**
+ * Whether a file descriptor is /dev/null, which shell loops, xargs, cron and CI hand a command as
+ * its stdin. Read through process.stdin, it is a file stream that loads its module and reads
+ * through the thread pool (3-4 ms of CPU in a one-shot ask, bench/RESULTS.md round 7) to learn what is
+ * known at once: there is nothing in it. Any other device or file is read as it is.
+ */
+function nullDevice(fd: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    const s = fstatSync(fd);
+    if (!s.isCharacterDevice()) return false;
+    // The device number names the device, also where /dev of a container is another mount.
+    return s.rdev === statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
+}
 
 const FD = { stdin: 0, stdout: 1, stderr: 2 } as const;
 
@@ -82,7 +103,7 @@ const FD = { stdin: 0, stdout: 1, stderr: 2 } as const;
  * node:tty (which loads node:net) is needed only to tell a terminal from /dev/null.
  */
 export function isTTY(which: keyof typeof FD): boolean {
-  if (process.platform === 'win32') return processStreams[which].isTTY === true;
+  if (process.platform === 'win32') return process[which].isTTY === true;
   const fd = FD[which];
   try {
     if (!fstatSync(fd).isCharacterDevice()) return false;

@@ -1,6 +1,7 @@
 // What a one-shot `ask` must not pay for (bench/RESULTS.md, round 3, has the measurements):
 // undici's HTTP/2 client and node:http2 (nsed never negotiates HTTP/2), and node:crypto (ids come
-// from /dev/urandom where there is one). Only a real process shows what it loaded.
+// from /dev/urandom where there is one), and a file stream on a stdin that is /dev/null (round 7).
+// Only a real process shows what it loaded.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,5 +30,27 @@ describe('the cost of a one-shot ask', () => {
     expect(names.filter((n) => !n.endsWith('.json'))).toEqual([]);
     expect(names).toHaveLength(1);
     expect((await readdir(rig.home)).filter((n) => n.includes('.lock'))).toEqual([]);
+  });
+
+  it('answers with stdin on /dev/null without opening a file stream on it', async () => {
+    const r = await rig.runProcess(['ask', '-q', '-p', 'fast', '-o', 'final', 'What is 6 times 7?'], {
+      env: { NODE_OPTIONS },
+      stdin: 'null-device',
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).not.toBe('');
+    const modules = /\[modules ([^\]]*)\]/.exec(r.stderr)?.[1]?.split(',') ?? [];
+    expect(modules).toContain('NativeModule net');
+    // process.stdin on /dev/null is an fs.ReadStream, read through the thread pool: nothing else
+    // an ask does loads its module.
+    if (process.platform !== 'win32') expect(modules).not.toContain('NativeModule internal/fs/streams');
+  });
+
+  it('still reads a /dev/null stdin as empty where the prompt is stdin', async () => {
+    const r = await rig.runProcess(['ask', '-q', '-p', 'fast', '-o', 'final', '-'], { stdin: 'null-device' });
+    const piped = await rig.runProcess(['ask', '-q', '-p', 'fast', '-o', 'final', '-'], { stdin: '' });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: piped.code, stderr: piped.stderr });
+    expect(r.code).not.toBe(0);
   });
 });

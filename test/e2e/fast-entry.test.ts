@@ -313,6 +313,26 @@ process.stdout.write(String(s.cachedDataRejected));`;
       expect(r, file).toBe('false');
     }
   });
+
+  it('holds what a one-shot ask compiled, not only what loading dist/ask.cjs compiled', async () => {
+    const source = await readFile(join(DIST, 'ask.cjs'), 'utf8');
+    const id = /^\/\/ nsed-build ([0-9a-f]+)\n/.exec(source)?.[1] ?? '';
+    const shipped = (await readFile(join(DIST, `ask.${id}.v8cache`))).length;
+    // The cache of the loaded, unrun bundle, made as the bin loads it, in a plain node.
+    const unrun = `const fs = require('fs'), M = require('module'), vm = require('vm');
+const s = new vm.Script(M.wrap(fs.readFileSync(process.argv[1], 'utf8')), { filename: process.argv[1] });
+process.stdout.write(String(s.createCachedData().length));`;
+    const loaded = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ['-e', unrun, join(DIST, 'ask.cjs')], { env: {} });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.on('close', () => resolve(Number(out)));
+    });
+    expect(loaded).toBeGreaterThan(0);
+    // The functions an ask runs (the store, the request, the stream, the renderers) are most of
+    // the bundle's code: their compiled code more than doubles the cache.
+    expect(shipped).toBeGreaterThan(2 * loaded);
+  });
 });
 
 /**

@@ -18,7 +18,8 @@ export interface RunResult {
 
 export interface RunOptions {
   env?: Record<string, string | undefined>;
-  stdin?: string | 'inherit-open';
+  /** What stdin gives: this text, a pipe left open, or /dev/null (as xargs, cron and `< /dev/null` give it). */
+  stdin?: string | 'inherit-open' | 'null-device';
   /** A file descriptor stdout is written to, as a shell's `> FILE` gives it (the result's stdout is then empty). */
   stdout?: number;
   /** A backstop against a hung process, never a measure of speed. */
@@ -39,7 +40,10 @@ export function spawnCli(args: string[], opts: RunOptions = {}): CliProcess {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', opts.stdout ?? 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env,
+    stdio: [opts.stdin === 'null-device' ? 'ignore' : 'pipe', opts.stdout ?? 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
