@@ -1,5 +1,6 @@
 import { sumUsage, type Usage } from '../usage.js';
 import { groupCommitting, type Context } from '../context.js';
+import { shareAgentListing } from '../turn/ballot-sources.js';
 import { ExitCode } from '../errors.js';
 import type { TurnCap } from '../spend-cap.js';
 import { openBudget, type SpendBudget } from './spend-budget.js';
@@ -58,6 +59,8 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
   // One back-off for all the items: a Retry-After slows the batch, not one item (docs/reliability.md #150).
   const backoff = new SharedBackoff(ctx.clock);
   const conn = await ctx.connect(undefined, undefined, { startGate: backoff });
+  // Every item's end reads the same `/agents` listing: once for the batch (docs/reliability.md #270).
+  shareAgentListing(conn.client);
   const progress = batchProgress(ctx, run.items.length, { backoffMs: () => backoff.leftMs() });
   let next = 0;
   let writeError: unknown;
