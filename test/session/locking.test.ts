@@ -81,7 +81,7 @@ describe('the per-session lock', () => {
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
-  it('creates a new session by an exclusive link, without its lock: no process locks a session that does not exist yet (#54)', async () => {
+  it('creates a new session by an exclusive link, without its lock: no process locks a session that does not exist yet (reliability #54)', async () => {
     const store = openFileStore(await tempHome(), { lockTimeoutMs: 1 });
     const lockDir = path.join(store.dir, 'fresh.json.lock');
     await mkdir(store.dir, { recursive: true });
