@@ -126,8 +126,9 @@ export async function readDetails(
 /**
  * The ballots, the council's agents and the usage of a job that ended (`listing` when the agents
  * were read already; `reported`, the usage the stream carried): `/details`, `/agents` and, when
- * they do not tell the whole usage, `/budget`, each bounded. The usage is the job's reported totals, else its
- * calls' (dollars reported, else tokens at the listed prices), else `/budget`'s (docs/ndjson.md "Usage").
+ * they do not tell the whole usage, `/budget`, each bounded. The usage is the job's reported
+ * totals, else its calls' (dollars reported, else tokens at the listed prices), else `/budget`'s
+ * (docs/ndjson.md "Usage").
  */
 export async function turnEndSources(
   client: NsedClient,
