@@ -1,4 +1,4 @@
-// `node bench/batch-ab.mjs [--items=N] [--rounds=R] [--out] CLI_DIR...`: `nsed batch` of N items at
+// `node bench/batch-ab.mjs [--items=N] [--rounds=R] [--out] [--no-save] CLI_DIR...`: `nsed batch` of N items at
 // -j 16 through each given copy of the built CLI (a directory holding bin/nsed.cjs and dist/),
 // interleaved R rounds, each run against a fresh `nsed sim --round-ms 25` and a fresh store, as
 // the batch figure runs it; prints wall time, CPU per item and peak RSS of each run, and the
@@ -15,6 +15,8 @@ const opt = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--
 const items = opt('items', 1000);
 const rounds = opt('rounds', 2);
 const toFile = process.argv.includes('--out');
+// --no-save: the client without its store, to see its own CPU apart from the disk's.
+const noSave = process.argv.includes('--no-save');
 const clis = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'nsed-batch-ab-'));
 const load = () =>
@@ -35,7 +37,10 @@ try {
       const home = await mkdtemp(path.join(tmp, 'home-'));
       try {
         const out = path.join(home, 'out.ndjson');
-        const args = [path.join(cli, 'bin', 'nsed.cjs'), 'batch', file, '-j', '16', '-p', 'fast', '--url', sim.url];
+        const args = [
+          ...[path.join(cli, 'bin', 'nsed.cjs'), 'batch', file, '-j', '16', '-p', 'fast', '--url', sim.url],
+          ...(noSave ? ['--no-save'] : []),
+        ];
         const l0 = load();
         const run = await runNodeWithUsage(toFile ? [...args, '--out', out] : args, {
           env: baseEnv({ NSED_HOME: home }),

@@ -14,6 +14,29 @@ import type { BatchProgress } from './progress.js';
 import type { ResolvedItem } from './resolve.js';
 import type { ResultLine } from './run-item.js';
 
+/**
+ * What a batch keeps of an item's line once it is written (docs/reliability.md #271): what its
+ * exit code and summary count, and, when a report is asked for, what the reports show. Never the
+ * answer: nothing of an item that only its line needed outlives the line.
+ */
+export type KeptLine = Pick<ResultLine, 'id' | 'index' | 'status' | 'exit_code' | 'usage'> &
+  Partial<Pick<ResultLine, 'session' | 'job_id' | 'verdict' | 'gate' | 'error'>>;
+
+export function keptLine(l: ResultLine, forReports: boolean): KeptLine {
+  const counted = { id: l.id, index: l.index, status: l.status, exit_code: l.exit_code, usage: l.usage };
+  return forReports
+    ? { ...counted, session: l.session, job_id: l.job_id, verdict: l.verdict, gate: l.gate, error: l.error }
+    : counted;
+}
+
+/** Whether the batch writes any report at its end (writeBatchReports). */
+export function wantsReports(ctx: Pick<Context, 'env'>, reports: ReportOptions | undefined): boolean {
+  return (
+    stepOutputFile(reports, ctx.env) !== undefined ||
+    (reports !== undefined && (reports.summary !== undefined || reports.junit !== undefined))
+  );
+}
+
 /** What the reports are made of: every item of the run, the lines of those that finished. */
 export interface BatchOutcome {
   batch: string;
@@ -27,7 +50,7 @@ export interface BatchOutcome {
   startedMs: number;
   wallMs: number;
   items: readonly ResolvedItem[];
-  lines: readonly ResultLine[];
+  lines: readonly KeptLine[];
   /** --resume: the lines an earlier run wrote for the items not run again. */
   earlier?: readonly EarlierLine[];
   progress: Pick<BatchProgress, 'durations' | 'interruptedIds'>;
@@ -67,14 +90,14 @@ export function batchReport(o: BatchOutcome, junitName?: string): BatchReport {
 }
 
 /** The line's own values; the verdict and gate are the objects the item's `-o json` printed. */
-const itemLine = (l: ResultLine): BatchItemLine => ({
-  session: l.session,
-  job_id: l.job_id,
+const itemLine = (l: KeptLine): BatchItemLine => ({
+  session: l.session ?? null,
+  job_id: l.job_id ?? null,
   status: l.status,
   exit_code: l.exit_code,
   verdict: (l.verdict ?? null) as BatchItemLine['verdict'],
   gate: (l.gate ?? null) as BatchItemLine['gate'],
-  error: l.error,
+  error: l.error ?? null,
   usage: l.usage ?? null,
 });
 
@@ -114,12 +137,8 @@ export async function writeBatchReports(
   reports: ReportOptions | undefined,
   outcome: BatchOutcome,
 ): Promise<void> {
+  if (!wantsReports(ctx, reports)) return;
   const outputs = stepOutputFile(reports, ctx.env);
-  if (
-    outputs === undefined &&
-    (reports === undefined || (reports.summary === undefined && reports.junit === undefined))
-  )
-    return;
   const report = batchReport(outcome, reports?.junitName);
   const problems: NsedError[] = [];
   const write = async (file: string | undefined, render: () => Promise<string>): Promise<void> => {

@@ -1,5 +1,6 @@
 import { sumUsage, type Usage } from '../usage.js';
 import { groupCommitting, type Context } from '../context.js';
+import { shareAgentListing } from '../turn/ballot-sources.js';
 import { ExitCode } from '../errors.js';
 import type { TurnCap } from '../spend-cap.js';
 import { openBudget, type SpendBudget } from './spend-budget.js';
@@ -7,7 +8,7 @@ import { redactDeep } from '../secrets.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
 import { batchProgress } from './progress.js';
-import { writeBatchReports } from './reports.js';
+import { keptLine, wantsReports, writeBatchReports, type KeptLine } from './reports.js';
 import type { ResolvedItem } from './resolve.js';
 import { SharedBackoff } from './backoff.js';
 import type { ResultSink } from './result-sink.js';
@@ -53,11 +54,15 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
   // Many turns at once: the writes that end together share their fsyncs (docs/reliability.md #260).
   const ctx = groupCommitting(given);
   const started = ctx.clock.now().getTime();
-  const lines: ResultLine[] = [];
+  // What the end needs of each written line, no more (docs/reliability.md #271).
+  const lines: KeptLine[] = [];
+  const forReports = wantsReports(ctx, run.reports);
   const tally: Tally = emptyTally();
   // One back-off for all the items: a Retry-After slows the batch, not one item (docs/reliability.md #150).
   const backoff = new SharedBackoff(ctx.clock);
   const conn = await ctx.connect(undefined, undefined, { startGate: backoff });
+  // Every item's end reads the same `/agents` listing: once for the batch (docs/reliability.md #270).
+  shareAgentListing(conn.client);
   const progress = batchProgress(ctx, run.items.length, { backoffMs: () => backoff.leftMs() });
   let next = 0;
   let writeError: unknown;
@@ -100,7 +105,7 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
   };
   /** Writes an item's line and counts it; false when the sink failed (the batch then stops). */
   const write = async (line: ResultLine, ms: number): Promise<boolean> => {
-    lines.push(line);
+    lines.push(keptLine(line, forReports));
     tally.counts[line.status]++;
     tally.total++;
     try {
@@ -164,7 +169,7 @@ function summaryLine(
   total: number,
   ms: number,
   earlier: readonly EarlierLine[],
-  lines: readonly ResultLine[],
+  lines: readonly KeptLine[],
   budget: SpendBudget | undefined,
 ): void {
   if (ctx.io.quiet) return;

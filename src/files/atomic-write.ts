@@ -36,7 +36,10 @@ export interface DiskOps {
 
 function syncHandle(fd: number): DiskHandle {
   return {
-    chmod: async (mode) => fs.fchmodSync(fd, mode),
+    // A chmod is a journaled metadata write even when it changes nothing; an fstat is not.
+    chmod: async (mode) => {
+      if ((fs.fstatSync(fd).mode & 0o7777) !== mode) fs.fchmodSync(fd, mode);
+    },
     writeFile: async (data) => fs.writeFileSync(fd, data),
     readFile: async () => fs.readFileSync(fd),
     sync: async () => fs.fsyncSync(fd),
@@ -84,14 +87,21 @@ export function tempName(fileName: string): string {
 export interface AtomicWriteOptions {
   /** false: the directory is not fsynced after the rename (see the rule above). Default true. */
   durable?: boolean;
-  /** Refuse to replace an existing file: the write fails with an EEXIST error. */
-  exclusive?: boolean;
+  /**
+   * Refuse to replace an existing file: the write fails with an EEXIST error. `link`: only by an
+   * exclusive hard link, which needs no lock around it; where the file system has none, the write
+   * fails with NoHardLinks (and the caller retries with `true` under its lock).
+   */
+  exclusive?: boolean | 'link';
   /** Runs once the new content is durable, just before it replaces the file; throwing aborts. */
   beforeCommit?: () => void;
   disk?: DiskOps;
   /** Makes the rename durable in place of this write's own directory fsync (a group commit, files/sync-group.ts). */
   syncDir?: (dir: string) => Promise<void>;
 }
+
+/** An exclusive write by hard link (`exclusive: 'link'`) on a file system that has none: nothing was written. */
+export class NoHardLinks extends Error {}
 
 const UNSUPPORTED_LINK = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
@@ -120,7 +130,9 @@ export async function writeAtomic(
     await handle.close();
     handle = undefined;
     opts.beforeCommit?.();
-    placed = await (opts.exclusive === true ? placeNew(tmp, file, disk) : replace(tmp, file, disk));
+    placed = await (opts.exclusive === undefined || opts.exclusive === false
+      ? replace(tmp, file, disk)
+      : placeNew(tmp, file, disk, opts.exclusive === 'link'));
   } catch (err) {
     await handle?.close().catch(() => undefined);
     throw err;
@@ -136,7 +148,7 @@ function exists(file: string): NodeJS.ErrnoException {
 }
 
 /** Hard-linking the temp file is atomic and exclusive: the file appears complete or not at all. */
-async function placeNew(tmp: string, file: string, disk: DiskOps): Promise<boolean> {
+async function placeNew(tmp: string, file: string, disk: DiskOps, linkOnly: boolean): Promise<boolean> {
   try {
     await disk.link(tmp, file);
     await disk.unlink(tmp).catch(() => undefined);
@@ -144,6 +156,7 @@ async function placeNew(tmp: string, file: string, disk: DiskOps): Promise<boole
   } catch (err) {
     if (errCode(err) === 'EEXIST') throw exists(file);
     if (!UNSUPPORTED_LINK.has(errCode(err) ?? '')) throw err;
+    if (linkOnly) throw new NoHardLinks(`no hard links where ${file} is`);
   }
   // No hard links on this file system: the caller's lock keeps the check and rename together.
   const present = await disk.access(file).then(

@@ -10,8 +10,11 @@ import { isAlive } from '../process-alive.js';
 export interface AtomicAdapterOptions<T> {
   /** Turns parsed JSON (and its text) into a record, or throws an Error whose message says what is wrong. */
   validate: (value: unknown, text: string) => T;
-  /** `create` refuses to replace an existing file (exit 7); `replace` renames over it. */
-  mode?: 'create' | 'replace';
+  /**
+   * `create` refuses to replace an existing file (exit 7); `replace` renames over it; `link` creates
+   * as `create` does, by an exclusive hard link only (NoHardLinks where there are none).
+   */
+  mode?: 'create' | 'link' | 'replace';
   /** Runs once the new content is durable, just before it replaces the file; throwing aborts. */
   beforeCommit?: () => void;
   /** Applied to every string of the record before it is written (the run's secrets, docs/reliability.md #89). */
@@ -123,13 +126,13 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
     try {
       await writeAtomic(this.file, `${JSON.stringify(record, null, 2)}\n`, {
         durable: this.durableRename,
-        exclusive: this.opts.mode === 'create',
+        exclusive: this.opts.mode === 'link' ? 'link' : this.opts.mode === 'create',
         disk: this.disk,
         ...(this.opts.beforeCommit === undefined ? {} : { beforeCommit: this.opts.beforeCommit }),
         ...(this.opts.syncDir === undefined ? {} : { syncDir: this.opts.syncDir }),
       });
     } catch (err) {
-      if (errCode(err) === 'EEXIST' && this.opts.mode === 'create') {
+      if (errCode(err) === 'EEXIST' && this.opts.mode !== 'replace') {
         throw new NsedError('conflict', `session file ${this.file} already exists; it was not overwritten`);
       }
       throw writeError(this.file, err);

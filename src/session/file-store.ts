@@ -3,7 +3,7 @@ import { lstat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { notFound, storeError, usageError, type NsedError } from '../errors.js';
-import { fsyncDir, poolSyncDisk, realDisk, type DiskOps } from '../files/atomic-write.js';
+import { fsyncDir, NoHardLinks, poolSyncDisk, realDisk, type DiskOps } from '../files/atomic-write.js';
 import { SyncGroup } from '../files/sync-group.js';
 import { AtomicJsonAdapter, decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
@@ -80,10 +80,21 @@ class FileStore implements SessionStore {
     // thousand times, and what dead processes leave meanwhile is swept by the next run.
     if (this.dirSync === undefined) await removeStaleTemps(this.dir, readdirSync(this.dir));
     else await (this.swept ??= removeStaleTemps(this.dir, readdirSync(this.dir)));
+    const record = { ...session, version: SESSION_VERSION };
+    try {
+      // A new session's file is placed by an exclusive hard link: it appears whole or not at all,
+      // and of two creates of one id one fails. No other process locks a session that does not
+      // exist yet (an update or a removal finds it missing first, docs/reliability.md #54), so a
+      // lock would guard nothing here: it is taken only where the file system has no hard links,
+      // to keep the check and the rename together.
+      await new Low<Session | null>(this.adapter(file, session.id, 'link'), record).write();
+      return;
+    } catch (err) {
+      if (!(err instanceof NoHardLinks)) throw err;
+    }
     await this.locked(session.id, file, async (beforeCommit) => {
       const adapter = this.adapter(file, session.id, 'create', beforeCommit);
-      const db = new Low<Session | null>(adapter, { ...session, version: SESSION_VERSION });
-      await db.write();
+      await new Low<Session | null>(adapter, record).write();
     });
   }
 
@@ -226,7 +237,7 @@ class FileStore implements SessionStore {
   private adapter(
     file: string,
     id: string,
-    mode: 'create' | 'replace',
+    mode: 'create' | 'link' | 'replace',
     beforeCommit?: () => void,
     shownWith?: ReadOptions['shownWith'],
   ): AtomicJsonAdapter<Session> {

@@ -46,6 +46,49 @@ export async function listedAgents(client: NsedClient, signal: AbortSignal): Pro
 }
 
 /**
+ * One `/agents` listing shared by the turns of one client (`nsed batch`: the same listing for every
+ * item, docs/reliability.md #270): read once, bounded and untrusted as each turn's own read, and
+ * read again by a turn whose council names an agent it does not list. A read that gives nothing is
+ * not kept: the next turn reads for itself, as it would have without sharing.
+ */
+const sharedListings = new WeakMap<NsedClient, { listing: Promise<AgentInfo[] | null> | undefined }>();
+
+/** The turns ending on `client` from now on share one `/agents` listing (see sharedListings). */
+export function shareAgentListing(client: NsedClient): void {
+  if (!sharedListings.has(client)) sharedListings.set(client, { listing: undefined });
+}
+
+/**
+ * The listing a turn's end reads on a client that shares one: the shared listing when it lists every
+ * agent of the council (`ids`), else a fresh read, which the sharing turns then reuse.
+ */
+async function sharedListing(
+  client: NsedClient,
+  ids: ReadonlySet<string>,
+  signal: AbortSignal,
+): Promise<AgentInfo[] | null> {
+  const shared = sharedListings.get(client) ?? { listing: undefined };
+  const reused = shared.listing;
+  if (reused !== undefined) {
+    const listed = await reused;
+    if (listed !== null && covers(listed, ids)) return listed;
+  }
+  // The first read, or one that gave nothing, or one older than an agent of this council: read
+  // again and share that (unless another turn shared a newer read meanwhile).
+  const fresh = listedAgents(client, signal);
+  if (shared.listing === reused) shared.listing = fresh;
+  const listed = await fresh;
+  if (listed === null && shared.listing === fresh) shared.listing = undefined;
+  return listed;
+}
+
+const covers = (listed: readonly AgentInfo[], ids: ReadonlySet<string>): boolean => {
+  const known = new Set(listed.map((a) => a.agent_id));
+  for (const id of ids) if (!known.has(id)) return false;
+  return true;
+};
+
+/**
  * `--agents` names checked before anything is sent: a name the server does not list is exit 2,
  * naming the unknown and listing the known, instead of a council that fails late or silently
  * shrinks. Returns the listing for the verdict's diversity (null: the server lists none, no check).
@@ -82,9 +125,10 @@ export async function readDetails(
 
 /**
  * The ballots, the council's agents and the usage of a job that ended (`listing` when the agents
- * were read already; `reported`, the usage the stream carried): `/details`, `/agents` and
- * `/budget`, asked together, each bounded. The usage is the job's reported totals, else its
- * calls' (dollars reported, else tokens at the listed prices), else `/budget`'s (docs/ndjson.md "Usage").
+ * were read already; `reported`, the usage the stream carried): `/details`, `/agents` and, when
+ * they do not tell the whole usage, `/budget`, each bounded. The usage is the job's reported
+ * totals, else its calls' (dollars reported, else tokens at the listed prices), else `/budget`'s
+ * (docs/ndjson.md "Usage").
  */
 export async function turnEndSources(
   client: NsedClient,
@@ -94,18 +138,26 @@ export async function turnEndSources(
   signal: AbortSignal,
 ): Promise<TurnEndSources> {
   if (jobId === undefined) return { details: null, agents: null, usage: reported ?? UNKNOWN_USAGE };
-  const [details, listed, budget] = await Promise.all([
-    readDetails(client, jobId, signal),
-    listedAgents(client, signal),
-    orNull(() => client.budget(jobId, { signal: bounded(signal) })),
-  ]);
-  const agents = listed === null ? null : councilOf(listed, details, rounds);
-  const usage = usageOf({
+  const read = readDetails(client, jobId, signal);
+  const shared = sharedListings.has(client);
+  // A shared listing is checked against the council, which the details name (see sharedListing).
+  const listing = shared
+    ? read.then((d) => sharedListing(client, councilIds(d, rounds), signal))
+    : listedAgents(client, signal);
+  const readBudget = () => orNull(() => client.budget(jobId, { signal: bounded(signal) }));
+  // `/budget` ranks last (usageOf): never read when the stream reported the whole usage. A single
+  // turn reads it beside the others, as its end waits for the slowest; a batch's item only when the
+  // details did not tell it all (docs/reliability.md #270).
+  const early = whole(reported) || shared ? undefined : readBudget();
+  const [details, listed] = await Promise.all([read, listing]);
+  const sources = {
     totals: totalsOf(reported),
     calls: details === null ? null : callsOfDetails(details),
-    budget: budgetOf(budget),
     prices: pricesOf(listed),
-  });
+  };
+  let usage = usageOf(sources);
+  if (!whole(usage)) usage = usageOf({ ...sources, budget: budgetOf(await (early ?? readBudget())) });
+  const agents = listed === null ? null : councilOf(listed, details, rounds);
   return { details, agents, usage };
 }
 
@@ -125,6 +177,14 @@ export async function verdictAtEnd(
   turn.emit({ type: 'usage', usage: ended.usage });
   return { verdict: deriveVerdict({ ...turn.transcript, ...ended }), usage: ended.usage };
 }
+
+/** A usage with its cost and both token counts: `/budget`, which ranks last, would change none of them. */
+const whole = (u: Usage | null): boolean =>
+  u !== null &&
+  u.cost_source !== 'unknown' &&
+  Number.isFinite(u.cost_usd) &&
+  Number.isFinite(u.input_tokens) &&
+  Number.isFinite(u.output_tokens);
 
 /** A reported usage back in the `token_usage` shape, so it ranks first as the job's totals. */
 const totalsOf = (u: Usage | null): TokenUsage | null =>
@@ -146,18 +206,24 @@ function pricesOf(agents: readonly AgentInfo[] | null): Map<string, Prices> | nu
   return out.size === 0 ? null : out;
 }
 
-/** The listed agents that took part: authors and evaluators of the details, else the candidates of the rounds. */
-function councilOf(
-  agents: readonly AgentInfo[],
-  details: CouncilDetails | null,
-  rounds: readonly NsedRound[],
-): AgentInfo[] | null {
+/** The agents that took part: authors and evaluators of the details, else the candidates of the rounds. */
+function councilIds(details: CouncilDetails | null, rounds: readonly NsedRound[]): Set<string> {
   const ids = new Set<string>();
   for (const e of details?.entries ?? []) {
     ids.add(e.author);
     for (const x of e.evaluations) ids.add(x.evaluator);
   }
   for (const r of rounds) for (const c of r.candidates) ids.add(c.agent_id);
+  return ids;
+}
+
+/** The listed agents that took part (councilIds). */
+function councilOf(
+  agents: readonly AgentInfo[],
+  details: CouncilDetails | null,
+  rounds: readonly NsedRound[],
+): AgentInfo[] | null {
+  const ids = councilIds(details, rounds);
   const council = agents.filter((a) => ids.has(a.agent_id));
   return council.length === 0 ? null : council;
 }

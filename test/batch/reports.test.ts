@@ -2,7 +2,7 @@
 // the items not run again beside this run's own (README "Batches", docs/reliability.md #158).
 import { describe, expect, it } from 'vitest';
 import type { EarlierLine } from '../../src/batch/earlier-results.js';
-import { batchReport } from '../../src/batch/reports.js';
+import { batchReport, keptLine } from '../../src/batch/reports.js';
 import type { ResolvedItem } from '../../src/batch/resolve.js';
 import type { ResultLine } from '../../src/batch/run-item.js';
 import { batchJunitXml } from '../../src/output/export/batch-junit.js';
@@ -105,5 +105,26 @@ describe("a resumed batch's reports", () => {
     // Both reports render it as any finished item without a verdict.
     expect(batchSummaryMarkdown(report)).toMatch(/\| `a` \| ✗ failed \| — \| — \| — \| — \| — \|/);
     expect(batchJunitXml(report)).toMatch(/name="a"[^>]*>\s*<failure /);
+  });
+});
+
+describe('what a batch keeps of a written line (reliability #271)', () => {
+  it('never its answer; its verdict, gate and error only when a report will show them', () => {
+    expect(keptLine(runNow, false)).toEqual({ id: 'b', index: 1, status: 'ok', exit_code: 0, usage: null });
+    const forReports = keptLine(runNow, true);
+    expect(forReports).not.toHaveProperty('answer');
+    // The reports read the same entries off what was kept as off the whole line.
+    const report = (line: typeof forReports) =>
+      batchReport({
+        batch: 'batch-0123456789ab',
+        saved: true,
+        exitCode: 0,
+        startedMs: 0,
+        wallMs: 1,
+        items: [item('b', 1)],
+        lines: [line],
+        progress: { durations: new Map(), interruptedIds: new Set<string>() },
+      });
+    expect(report(forReports)).toEqual(report(runNow));
   });
 });

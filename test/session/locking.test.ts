@@ -8,6 +8,7 @@ import { realDisk, type DiskOps } from '../../src/files/atomic-write.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { withLock } from '../../src/session/lock.js';
 import { session, tempHome } from '../harness/temp-store.js';
+import { failingDisk } from './fixtures/failing-disk.js';
 
 async function failure(p: Promise<unknown>): Promise<NsedError> {
   const err = await p.then(
@@ -78,6 +79,34 @@ describe('the per-session lock', () => {
     expect(waited).toBeGreaterThanOrEqual(550);
     expect(waits).toEqual([process.ppid]);
     expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('creates a new session by an exclusive link, without its lock: no process locks a session that does not exist yet (reliability #54)', async () => {
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 1 });
+    const lockDir = path.join(store.dir, 'fresh.json.lock');
+    await mkdir(store.dir, { recursive: true });
+    // A lock held by a live process on the id: a create that took the lock would fail here (exit 8).
+    await plantLock(lockDir, `${process.ppid} ${os.hostname()} theirs`, 0);
+    await store.create(session('fresh'));
+    expect((await store.read('fresh')).id).toBe('fresh');
+    // Theirs, untouched.
+    expect(await readFile(path.join(lockDir, 'owner'), 'utf8')).toBe(`${process.ppid} ${os.hostname()} theirs`);
+    // Of two creates of one id, the second is refused (exit 7) and the first file stays.
+    const err = await failure(store.create({ ...session('fresh'), title: 'second' }));
+    expect(err.exitCode).toBe(7);
+    expect((await store.read('fresh')).title).not.toBe('second');
+  });
+
+  it('creates under the lock where the file system has no hard links (the check and the rename together)', async () => {
+    const store = openFileStore(await tempHome(), { lockTimeoutMs: 1, disk: failingDisk('link', 'EPERM') });
+    const lockDir = path.join(store.dir, 'held.json.lock');
+    await mkdir(store.dir, { recursive: true });
+    await plantLock(lockDir, `${process.ppid} ${os.hostname()} theirs`, 0);
+    const err = await failure(store.create(session('held')));
+    expect(err.exitCode).toBe(8);
+    await rm(lockDir, { recursive: true });
+    await store.create(session('held'));
+    expect((await store.read('held')).id).toBe('held');
   });
 
   it('waits for a holder that releases in time, then writes', async () => {
