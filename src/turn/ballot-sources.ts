@@ -11,8 +11,9 @@ import { oneLine } from '../terminal/sanitize.js';
 /**
  * What the verdict reads besides the turn's own events: the ballots of `GET /deliberation/{id}/details`
  * and the council's agents of `GET /agents` (docs/ndjson.md §4b). Both are asked once, after the
- * answer (the agents before the job when `--agents` was checked, #275), each bounded by SIDE_READ_MS; a server that has neither (404, an error, a wrong shape, a
- * stall) leaves them null, and the verdict then says "not reported" (docs/reliability.md #221).
+ * answer (the agents before the job when `--agents` was checked, docs/reliability.md #275), each
+ * bounded by SIDE_READ_MS; a server that has neither (404, an error, a wrong shape, a stall)
+ * leaves them null, and the verdict then says "not reported" (docs/reliability.md #221).
  */
 export const SIDE_READ_MS = 10_000;
 
