@@ -141,10 +141,10 @@ function checkedListing(
 
 /**
  * The ballots, the council's agents and the usage of a job that ended (`checked`, the listing read
- * before the job started, see checkedListing; `reported`, the usage the stream carried): `/details`,
- * `/agents` unless read already and, when they do not tell the whole usage, `/budget`, each bounded. The usage is the job's reported
- * totals, else its calls' (dollars reported, else tokens at the listed prices), else `/budget`'s
- * (docs/ndjson.md "Usage").
+ * before the job started, see checkedListing; `reported`, the usage the stream carried):
+ * `/details`, `/agents` unless read already and, when they do not tell the whole usage, `/budget`,
+ * each bounded. The usage is the job's reported totals, else its calls' (dollars reported, else
+ * tokens at the listed prices), else `/budget`'s (docs/ndjson.md "Usage").
  */
 export async function turnEndSources(
   client: NsedClient,
@@ -182,9 +182,9 @@ export async function turnEndSources(
 
 /**
  * The council's verdict once its job answered (`checked`, the listing `--agents` was checked
- * against, see checkedListing): the end's sources read (the same reads for the
- * run that owns the job and for a watcher, so both see one verdict and one cost), the usage
- * emitted as an event, and the verdict derived from the transcript it updated.
+ * against, see checkedListing): the end's sources read (the same reads for the run that owns the
+ * job and for a watcher, so both see one verdict and one cost), the usage emitted as an event, and
+ * the verdict derived from the transcript it updated.
  */
 export async function verdictAtEnd(
   turn: { readonly transcript: Transcript; emit(e: NsedEvent): void },
