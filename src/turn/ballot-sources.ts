@@ -11,8 +11,9 @@ import { oneLine } from '../terminal/sanitize.js';
 /**
  * What the verdict reads besides the turn's own events: the ballots of `GET /deliberation/{id}/details`
  * and the council's agents of `GET /agents` (docs/ndjson.md §4b). Both are asked once, after the
- * answer, each bounded by SIDE_READ_MS; a server that has neither (404, an error, a wrong shape, a
- * stall) leaves them null, and the verdict then says "not reported" (docs/reliability.md #221).
+ * answer (the agents before the job when `--agents` was checked, docs/reliability.md #275), each
+ * bounded by SIDE_READ_MS; a server that has neither (404, an error, a wrong shape, a stall)
+ * leaves them null, and the verdict then says "not reported" (docs/reliability.md #221).
  */
 export const SIDE_READ_MS = 10_000;
 
@@ -124,11 +125,26 @@ export async function readDetails(
 }
 
 /**
- * The ballots, the council's agents and the usage of a job that ended (`listing` when the agents
- * were read already; `reported`, the usage the stream carried): `/details`, `/agents` and, when
- * they do not tell the whole usage, `/budget`, each bounded. The usage is the job's reported
- * totals, else its calls' (dollars reported, else tokens at the listed prices), else `/budget`'s
- * (docs/ndjson.md "Usage").
+ * The listing `--agents` names were checked against (checkAgentNames) serves the turn's end too
+ * (docs/reliability.md #275): null, the server listed none, is not asked again; a listing is read
+ * again only when it lacks an agent of the council (`ids`), as a batch's shared listing is
+ * (sharedListing).
+ */
+function checkedListing(
+  client: NsedClient,
+  checked: readonly AgentInfo[] | null,
+  ids: ReadonlySet<string>,
+  signal: AbortSignal,
+): Promise<readonly AgentInfo[] | null> {
+  return checked === null || covers(checked, ids) ? Promise.resolve(checked) : listedAgents(client, signal);
+}
+
+/**
+ * The ballots, the council's agents and the usage of a job that ended (`checked`, the listing read
+ * before the job started, see checkedListing; `reported`, the usage the stream carried):
+ * `/details`, `/agents` unless read already and, when they do not tell the whole usage, `/budget`,
+ * each bounded. The usage is the job's reported totals, else its calls' (dollars reported, else
+ * tokens at the listed prices), else `/budget`'s (docs/ndjson.md "Usage").
  */
 export async function turnEndSources(
   client: NsedClient,
@@ -136,14 +152,17 @@ export async function turnEndSources(
   rounds: readonly NsedRound[],
   reported: Usage | null,
   signal: AbortSignal,
+  checked?: readonly AgentInfo[] | null,
 ): Promise<TurnEndSources> {
   if (jobId === undefined) return { details: null, agents: null, usage: reported ?? UNKNOWN_USAGE };
   const read = readDetails(client, jobId, signal);
   const shared = sharedListings.has(client);
-  // A shared listing is checked against the council, which the details name (see sharedListing).
-  const listing = shared
+  // A listing read before the end is checked against the council, which the details name.
+  const listing: Promise<readonly AgentInfo[] | null> = shared
     ? read.then((d) => sharedListing(client, councilIds(d, rounds), signal))
-    : listedAgents(client, signal);
+    : checked !== undefined
+      ? read.then((d) => checkedListing(client, checked, councilIds(d, rounds), signal))
+      : listedAgents(client, signal);
   const readBudget = () => orNull(() => client.budget(jobId, { signal: bounded(signal) }));
   // `/budget` ranks last (usageOf): never read when the stream reported the whole usage. A single
   // turn reads it beside the others, as its end waits for the slowest; a batch's item only when the
@@ -162,18 +181,20 @@ export async function turnEndSources(
 }
 
 /**
- * The council's verdict once its job answered: the end's sources read (the same reads for the
- * run that owns the job and for a watcher, so both see one verdict and one cost), the usage
- * emitted as an event, and the verdict derived from the transcript it updated.
+ * The council's verdict once its job answered (`checked`, the listing `--agents` was checked
+ * against, see checkedListing): the end's sources read (the same reads for the run that owns the
+ * job and for a watcher, so both see one verdict and one cost), the usage emitted as an event, and
+ * the verdict derived from the transcript it updated.
  */
 export async function verdictAtEnd(
   turn: { readonly transcript: Transcript; emit(e: NsedEvent): void },
   client: NsedClient,
   jobId: string | undefined,
   signal: AbortSignal,
+  checked?: readonly AgentInfo[] | null,
 ): Promise<{ verdict: CouncilVerdict; usage: Usage }> {
   const { rounds, usage: reported } = turn.transcript;
-  const ended = await turnEndSources(client, jobId, rounds, reported, signal);
+  const ended = await turnEndSources(client, jobId, rounds, reported, signal, checked);
   turn.emit({ type: 'usage', usage: ended.usage });
   return { verdict: deriveVerdict({ ...turn.transcript, ...ended }), usage: ended.usage };
 }

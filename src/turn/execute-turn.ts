@@ -1,4 +1,5 @@
 import { checkAgentNames } from './ballot-sources.js';
+import type { AgentInfo } from '../protocol/wire.js';
 import { meterCap, turnCapOf } from './spend-watch.js';
 import type { SchemaError } from '../events.js';
 import { boundsOf } from '../files/read-input.js';
@@ -177,10 +178,12 @@ async function startTurn(
     });
   }
   let start: TurnStart;
+  let checkedAgents: readonly AgentInfo[] | null | undefined;
   const schema = opts.schema;
   if (native) {
     // Names the server does not list are refused before anything is sent (docs/reliability.md #221).
-    if (agents !== undefined) await checkAgentNames(conn.client, agents, ctx.signal);
+    // The same listing serves the verdict at the end (docs/reliability.md #275).
+    if (agents !== undefined) checkedAgents = await checkAgentNames(conn.client, agents, ctx.signal);
     const policyId = agents === undefined ? await resolvePolicyId(conn, model) : undefined;
     start = buildNativeRequest(
       session,
@@ -213,6 +216,7 @@ async function startTurn(
   // No tools offered still bounds the tool rounds by --max-tool-calls (docs/reliability.md #91).
   const tools = declared ?? declareTools([], [], false, opts.maxToolCalls);
   const deps = await turnDeps(ctx, conn, spec, await renderer(), tools);
+  if (checkedAgents !== undefined) deps.checkedAgents = checkedAgents;
   // Each corrective turn (--schema) rewrites the reports, so they describe the last answer.
   return withReports(ctx, spec, { saved: ctx.saving, reports: opts.reports }, progressOf(ctx), () =>
     playTurn(schema === undefined ? deps : { ...deps, answer: { schema, attempt } }, spec),

@@ -45,7 +45,7 @@ async function finishAnswered(live: LiveTurn, end: AnsweredEnd): Promise<TurnRes
   const divergence = end.kind === 'completed' ? undefined : end.divergence;
   if (divergence !== undefined) warnDiverged(deps.ctx, divergence, spec.sessionId);
   // The ballots, the council's agents and the usage, read once the answer is in (docs/ndjson.md §4b).
-  const { verdict } = await verdictAtEnd(live, deps.client, live.jobId, deps.ctx.signal);
+  const { verdict } = await verdictAtEnd(live, deps.client, live.jobId, deps.ctx.signal, deps.checkedAgents);
   const t = live.transcript;
   warnOneFamily(live, verdict);
   const checked = end.checked;

@@ -9,6 +9,7 @@ import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
 import type { TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
 import type { Gates } from '../verdict.js';
+import type { AgentInfo } from '../protocol/wire.js';
 
 /** What one turn runs with (runTurn, followStream). */
 export interface TurnDeps {
@@ -28,6 +29,8 @@ export interface TurnDeps {
    * the turn with `schema-retry` instead of `finish`, and the renderer stays open for the next.
    */
   answer?: { schema: AnswerSchema; attempt: number };
+  /** The `/agents` listing `--agents` was checked against, which the verdict at the end reuses (ballot-sources.ts). */
+  checkedAgents?: readonly AgentInfo[] | null;
 }
 
 /** What following a job needs: no recorder, so a read-only follower (`nsed watch`) uses it too. */
