@@ -23,7 +23,7 @@ async function storeWith(secrets: Secrets) {
   });
 }
 
-describe('what a session file gets redacted (docs/reliability.md #89)', () => {
+describe('what a session file gets redacted (reliability #89)', () => {
   it('a created or updated session holds no known token nor credential, in values or keys', async () => {
     const secrets = new CountingSecrets();
     secrets.add(TOKEN);
