@@ -170,6 +170,8 @@ async function openStore(ctx: Context, groupCommit = false): Promise<SessionStor
     ...(boundary === undefined ? {} : { disk: killingDisk(groupCommit ? poolSyncDisk : realDisk, boundary) }),
     now: () => ctx.clock.now(),
     redact: (text) => ctx.secrets.redact(text),
+    // The same redaction, read off each record's text first: most need no walk (src/secrets.ts).
+    redactRecord: (record, json) => ctx.secrets.redactRecord(record, json),
     // A wait is bounded by the store; saying whose lock it is tells the user what to look at.
     onLockWait: (pid) => {
       if (io.quiet) return;

@@ -4,7 +4,6 @@ import { shareAgentListing } from '../turn/ballot-sources.js';
 import { ExitCode } from '../errors.js';
 import type { TurnCap } from '../spend-cap.js';
 import { openBudget, type SpendBudget } from './spend-budget.js';
-import { redactDeep } from '../secrets.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { EarlierLine } from './earlier-results.js';
 import { batchProgress } from './progress.js';
@@ -110,8 +109,11 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
     tally.total++;
     try {
       // A result line is a record, as a session file is: redacted key by key and string by
-      // string, the answer with the rest (docs/reliability.md #89).
-      await run.sink.write(`${JSON.stringify(redactDeep(line, (text) => ctx.secrets.redact(text)))}\n`);
+      // string, the answer with the rest (docs/reliability.md #89); walked only when its text
+      // shows something that could be redacted (Secrets.redactRecord).
+      const text = JSON.stringify(line);
+      const redacted = ctx.secrets.redactRecord(line, text);
+      await run.sink.write(`${redacted === line ? text : JSON.stringify(redacted)}\n`);
     } catch (err) {
       writeError ??= err;
       return false;

@@ -31,6 +31,8 @@ export interface FileStoreOptions {
   disk?: DiskOps;
   /** Applied to every string a session file gets (the run's secrets, docs/reliability.md #89). */
   redact?: (text: string) => string;
+  /** In place of `redact`: the same redaction, skipping the walk of a record whose text shows nothing to redact. */
+  redactRecord?: <R>(record: R, json: string) => R;
   /**
    * Many turns at once in this process (`nsed batch`, docs/reliability.md #260): the writes that
    * end together share one directory fsync, and fsyncs run on the thread pool (the real disk's
@@ -252,6 +254,7 @@ class FileStore implements SessionStore {
       disk: this.disk,
       ...(beforeCommit ? { beforeCommit } : {}),
       ...(this.opts.redact ? { redact: this.opts.redact } : {}),
+      ...(this.opts.redactRecord ? { redactRecord: this.opts.redactRecord } : {}),
       ...(this.dirSync === undefined ? {} : { syncDir: this.syncDir }),
     });
   }
