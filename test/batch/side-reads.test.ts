@@ -1,11 +1,10 @@
 // The reads each item of a batch makes at its turn's end (src/turn/ballot-sources.ts), against the
 // simulator over real HTTP: `/agents` once for the batch, `/budget` only when it could tell
 // something (docs/reliability.md #270).
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { withRig, type Rig } from '../harness/rig.js';
 import { resultLines, useBatchRig } from '../harness/batch-rig.js';
-import { startServer } from '../harness/scripted-server.js';
+import { startRewritingProxy } from '../harness/rewriting-proxy.js';
 
 const batch = useBatchRig('side-reads');
 
@@ -61,32 +60,14 @@ describe('the side reads at each item end (reliability #270)', () => {
 
   it('an item whose council names an agent the shared listing lacks reads it again, and the items after it share the new one', async () => {
     await withRig({}, async (r) => {
-      const upstream = new URL(r.sim.url);
       let agentReads = 0;
       // In front of the simulator: its first `/agents` answer lists one agent only (a listing older
       // than the rest of the council); every other request, and every later listing, passes through.
-      const proxy = await startServer((req, res, seen) => {
-        const first = seen.method === 'GET' && seen.url === '/agents' && ++agentReads === 1;
-        const out = request(
-          { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: req.headers },
-          (up) => {
-            if (!first) {
-              res.writeHead(up.statusCode ?? 502, up.headers);
-              up.pipe(res);
-              return;
-            }
-            let body = '';
-            up.setEncoding('utf8');
-            up.on('data', (d: string) => (body += d));
-            up.on('end', () => {
-              const all = JSON.parse(body) as unknown[];
-              res.writeHead(200, { 'content-type': 'application/json' });
-              res.end(JSON.stringify(all.slice(0, 1)));
-            });
-          },
-        );
-        out.end(seen.body);
-      });
+      const proxy = await startRewritingProxy(
+        r.sim.url,
+        (seen) => seen.method === 'GET' && seen.url === '/agents' && ++agentReads === 1,
+        (_seen, body) => (body as unknown[]).slice(0, 1),
+      );
       try {
         const items = await batch.file('three.txt', 'one\ntwo\nthree\n');
         // One at a time, so the order of the reads is the items' order.

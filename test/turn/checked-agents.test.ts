@@ -1,9 +1,9 @@
 // The `/agents` listing `ask --agents` checks the names against, reused by the verdict at the
 // turn's end (src/turn/ballot-sources.ts checkedListing), against the simulator over real HTTP.
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { withRig, type Rig } from '../harness/rig.js';
-import { startServer } from '../harness/scripted-server.js';
+import { startRewritingProxy } from '../harness/rewriting-proxy.js';
+import type { Seen } from '../harness/scripted-server.js';
 
 const agentReads = (r: Rig): number =>
   r.sim.requests.filter((q) => q.method === 'GET' && /^\/agents(\?|$)/.test(q.path)).length;
@@ -49,43 +49,23 @@ describe('the listing --agents was checked against serves the verdict (reliabili
 
   it('a council that names an agent the checked listing lacks reads `/agents` again', async () => {
     await withRig({}, async (r) => {
-      const upstream = new URL(r.sim.url);
       let agentLists = 0;
       // In front of the simulator: the first listing (the names' check) lists the two named agents
       // only, and `/details` names a third as an author; everything else passes through.
-      const proxy = await startServer((req, res, seen) => {
-        const first = seen.method === 'GET' && seen.url === '/agents' && ++agentLists === 1;
-        const details = seen.method === 'GET' && seen.url.endsWith('/details');
-        const out = request(
-          { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: req.headers },
-          (up) => {
-            if (!first && !(details && up.statusCode === 200)) {
-              res.writeHead(up.statusCode ?? 502, up.headers);
-              up.pipe(res);
-              return;
-            }
-            let body = '';
-            up.setEncoding('utf8');
-            up.on('data', (d: string) => (body += d));
-            up.on('end', () => {
-              let shown: unknown;
-              if (first) {
-                shown = (JSON.parse(body) as Array<{ agent_id: string }>).filter((a) =>
-                  ['CortexA', 'CortexB'].includes(a.agent_id),
-                );
-              } else {
-                const d = JSON.parse(body) as { history: Array<Record<string, unknown>> };
-                const entry = d.history[0];
-                if (entry !== undefined) d.history.push({ ...entry, author_agent_id: 'CortexC' });
-                shown = d;
-              }
-              res.writeHead(200, { 'content-type': 'application/json' });
-              res.end(JSON.stringify(shown));
-            });
-          },
-        );
-        out.end(seen.body);
-      });
+      const isListing = (seen: Seen) => seen.method === 'GET' && seen.url === '/agents';
+      const proxy = await startRewritingProxy(
+        r.sim.url,
+        (seen) => (isListing(seen) && ++agentLists === 1) || (seen.method === 'GET' && seen.url.endsWith('/details')),
+        (seen, body) => {
+          if (isListing(seen)) {
+            return (body as Array<{ agent_id: string }>).filter((a) => ['CortexA', 'CortexB'].includes(a.agent_id));
+          }
+          const d = body as { history: Array<Record<string, unknown>> };
+          const entry = d.history[0];
+          if (entry !== undefined) d.history.push({ ...entry, author_agent_id: 'CortexC' });
+          return d;
+        },
+      );
       try {
         const out = await askCouncil(r, proxy.url);
         expect(agentLists).toBe(2);

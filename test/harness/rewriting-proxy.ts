@@ -1,0 +1,38 @@
+import { request } from 'node:http';
+import { startServer, type ScriptedServer, type Seen } from './scripted-server.js';
+
+/**
+ * A loopback proxy in front of a real simulator that passes every request on and every answer
+ * back, except the JSON answers `rewrite` takes: for a request it `wants`, the simulator's 200
+ * body is parsed and what `rewrite` returns is sent instead (a listing older than the council, a
+ * history naming another author). The server the client meets is the simulator but for that.
+ */
+export async function startRewritingProxy(
+  target: string,
+  wants: (seen: Seen) => boolean,
+  rewrite: (seen: Seen, body: unknown) => unknown,
+): Promise<ScriptedServer> {
+  const upstream = new URL(target);
+  return startServer((req, res, seen) => {
+    const taken = wants(seen);
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: req.headers },
+      (up) => {
+        if (!taken || up.statusCode !== 200) {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+          return;
+        }
+        let body = '';
+        up.setEncoding('utf8');
+        up.on('data', (d: string) => (body += d));
+        up.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(rewrite(seen, JSON.parse(body))));
+        });
+      },
+    );
+    out.on('error', () => res.destroy());
+    out.end(seen.body);
+  });
+}
