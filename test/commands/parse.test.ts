@@ -19,6 +19,7 @@ import type { RunSettings } from '../../src/settings.js';
 import { sim } from '../../src/commands/sim.js';
 import { watch } from '../../src/commands/watch.js';
 import { forAgents } from '../../src/turn/watch/watch-job.js';
+import { INPUT_DEFAULTS } from '../harness/context-rig.js';
 
 // The parse steps read argv as yargs leaves it (absent flags missing, defaults filled in) and
 // do no I/O: a bad value is a usage error (exit 2) before anything is opened.
@@ -35,16 +36,6 @@ function parseError(parse: () => unknown): unknown {
 }
 
 const turnDefaults: ParsedArgv = { stream: true };
-/** What the input flags parse to when none is given (-f, --schema, --template). */
-const noInput = {
-  files: [],
-  schema: undefined,
-  schemaName: undefined,
-  schemaRetries: 1,
-  template: undefined,
-  vars: [],
-  varsFile: undefined,
-};
 
 describe('ask', () => {
   it('keeps the prompt words and turns a lone - back into stdin', () => {
@@ -64,7 +55,7 @@ describe('ask', () => {
         maxToolCalls: 8,
       },
       gates: { flags: {}, file: undefined },
-      input: noInput,
+      input: INPUT_DEFAULTS,
     });
   });
 
@@ -109,7 +100,7 @@ describe('ask', () => {
         maxToolCalls: 2,
       },
       gates: { flags: {}, file: undefined },
-      input: noInput,
+      input: INPUT_DEFAULTS,
     });
   });
 

@@ -9,6 +9,7 @@ import { parseGlobalOptions } from '../../src/commands/global-options.js';
 import { createContext, type Context, type GlobalOptions } from '../../src/context.js';
 import type { OutputMode } from '../../src/output/modes.js';
 import { openFileStore } from '../../src/session/file-store.js';
+import type { InputOptions } from '../../src/input/turn-input.js';
 import type { TurnOptions } from '../../src/turn/turn-options.js';
 import type { SessionStore } from '../../src/session/store.js';
 import { startSim, type SimOptions, type SimServer } from '../../src/sim/server.js';
@@ -26,6 +27,17 @@ export const TURN_DEFAULTS: TurnOptions = {
   toolFlags: [],
   askUser: false,
   maxToolCalls: 8,
+};
+
+/** What the input flags (-f, --schema, --template) parse to when none is given. */
+export const INPUT_DEFAULTS: InputOptions = {
+  files: [],
+  schema: undefined,
+  schemaName: undefined,
+  schemaRetries: 1,
+  template: undefined,
+  vars: [],
+  varsFile: undefined,
 };
 
 export interface ContextRig {

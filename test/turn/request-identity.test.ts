@@ -10,7 +10,7 @@ import { ask, type AskOptions } from '../../src/commands/ask.js';
 import type { Context } from '../../src/context.js';
 import { prepareTurnInput } from '../../src/input/turn-input.js';
 import { requestHash } from '../../src/turn/idempotency/request-identity.js';
-import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';
+import { contextRig, INPUT_DEFAULTS, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';
 
 /**
  * "The same request" is defined once (src/turn/idempotency/request-identity.ts), for --idempotency-key and
@@ -20,18 +20,7 @@ import { contextRig, TURN_DEFAULTS, type ContextRig } from '../harness/context-r
  */
 
 /** What a batch run without -f, --schema or --template gives each item to build on. */
-const BATCH_BASE = {
-  turn: TURN_DEFAULTS,
-  input: {
-    files: [],
-    schema: undefined,
-    schemaName: undefined,
-    schemaRetries: 1,
-    template: undefined,
-    vars: [],
-    varsFile: undefined,
-  },
-};
+const BATCH_BASE = { turn: TURN_DEFAULTS, input: INPUT_DEFAULTS };
 
 let rig: ContextRig;
 let dir: string;
