@@ -55,11 +55,21 @@ const undiciSlim = {
         ? { path: path.join(root, 'scripts', 'undici-slim.cjs') }
         : undefined,
     );
-    // HTTP/2 is never negotiated (no `allowH2`), so its client and node:http2 stay out.
-    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-      args.importer.includes(`${path.sep}undici${path.sep}lib${path.sep}dispatcher${path.sep}`)
-        ? { path: path.join(root, 'scripts', 'undici-no-h2.cjs') }
+    // Two Node modules undici loads at start-up and nsed's requests never need (see each file).
+    b.onResolve({ filter: /^node:(http|assert)$/ }, (args) =>
+      args.importer.includes(`${path.sep}node_modules${path.sep}undici${path.sep}`)
+        ? { path: path.join(root, 'scripts', `undici-${args.path.replace(':', '-')}.cjs`) }
         : undefined,
+    );
+    // HTTP/2 is never negotiated (no `allowH2`), so its client and node:http2 stay out; nor is a
+    // FormData body ever sent, so neither is fetch's body code.
+    const inDispatchers = (importer) =>
+      importer.includes(`${path.sep}undici${path.sep}lib${path.sep}dispatcher${path.sep}`);
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-h2.cjs') } : undefined,
+    );
+    b.onResolve({ filter: /^\.\.\/web\/fetch\/body\.js$/ }, (args) =>
+      inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-formdata.cjs') } : undefined,
     );
   },
 };
