@@ -121,16 +121,19 @@ export const glob = missing;`,
 };
 
 /**
- * In dist/fast.cjs, the Node modules that cost an empty `sessions ls` more than `node -e 0` pays
- * in all (node:fs/promises brings readline and the file watchers) and that such a run never
- * calls: each import gets functions of the same names that require the real module on the first
- * call. Only functions are offered, so an import of anything else fails the build.
+ * In dist/fast.cjs and dist/ask.cjs, the Node modules that cost an empty `sessions ls` more than
+ * `node -e 0` pays in all (node:fs/promises brings readline and the file watchers), and those a
+ * one-shot `ask` loads only for a tool call or a question to the person (node:child_process,
+ * node:readline; together ~3 ms of it, bench/RESULTS.md round 8): each import gets functions of
+ * the same names that require the real module on the first call. Only functions are offered, so
+ * an import of anything else fails the build.
  */
-const LAZY_BUILTINS = ['fs/promises', 'timers/promises', 'os'];
+const LAZY_BUILTINS = ['fs/promises', 'timers/promises', 'os', 'child_process', 'readline'];
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?(fs\/promises|timers\/promises|os)$/ }, (args) =>
+    const filter = new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`);
+    b.onResolve({ filter }, (args) =>
       args.namespace === 'lazy-builtin'
         ? { path: args.path, external: true }
         : { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' },
@@ -213,8 +216,13 @@ async function buildFast(outdir) {
     const texts = await (await import(pathToFileURL(renderer).href)).renderHelpTexts();
     await Promise.all([
       build({ ...cjs, entryPoints: { fast: 'src/cli/fast.ts' } }),
-      // The one-shot ask connects: the real connection, and the Node modules it needs as they are.
-      build({ ...cjs, plugins: [...common.plugins, noInputLibraries], entryPoints: { ask: 'src/cli/fast-ask.ts' } }),
+      // The one-shot ask connects: the real connection; the Node modules a plain turn never calls
+      // are loaded on first use, as in the listing's.
+      build({
+        ...cjs,
+        plugins: [...common.plugins, noInputLibraries, lazyBuiltins],
+        entryPoints: { ask: 'src/cli/fast-ask.ts' },
+      }),
       build({
         ...cjs,
         entryPoints: { help: 'src/cli/fast-help.ts' },
