@@ -80,8 +80,9 @@ export function composeAnswer(a: AnswerInput): string {
 
 /** A passthrough or moderator reply: one agent, one short answer, no rounds. */
 export function composeInstantAnswer(text: TextContext, mode: 'passthrough' | 'moderator', agent: string): string {
+  // The ellipsis as an escape, as sim/question-hints.ts writes its quotes.
   if (mode === 'moderator')
-    return `${text.title.replace(/[?.!…]+$/, '')} — in short: ${text.topic}, with ${text.t2} and ${text.t3} as the points to settle.`;
+    return `${text.title.replace(/[?.!\u2026]+$/, '')} — in short: ${text.topic}, with ${text.t2} and ${text.t3} as the points to settle.`;
   return `${agent} answers directly: for ${text.topic}, start with the simplest setup that works, check ${text.t2} early, and revisit ${text.t3} once the basics hold.`;
 }
 

@@ -6,7 +6,9 @@ const NUMBER = /-?\d+(?:\.\d+)?/g;
 const URL_LIKE = /\bhttps?:\/\/[^\s"'<>)]+/g;
 const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
 const PATH_LIKE = /(?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w-]+\.[A-Za-z0-9]{1,8}\b/g;
-const QUOTED = /"([^"\n]{1,200})"|“([^”\n]{1,200})”|`([^`\n]{1,200})`/g;
+// Curly quotes are written as escapes in the patterns here: a bundle that is all ASCII is read as
+// a one-byte string (test/e2e/startup-cost.test.ts, bench/RESULTS.md round 8).
+const QUOTED = /"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d|`([^`\n]{1,200})`/g;
 /** A capitalised word that does not open a sentence: a name (Paris, Postgres). */
 const NAME = /(?<![.!?]\s|^)\b[A-Z][\p{L}-]+/gu;
 
@@ -33,7 +35,7 @@ const KINDS: Array<[RegExp, Kind]> = [
 const COMMAND_PATTERNS: readonly RegExp[] = [
   /`([^`\n]{1,200})`/,
   /\b(?:run|execute|exec)\s*:\s*([^\n]{1,200})/i,
-  /\b(?:run|execute)\s+(?:the\s+command\s+)?["“]([^"”\n]{1,200})["”]/i,
+  /\b(?:run|execute)\s+(?:the\s+command\s+)?["\u201c]([^"\u201d\n]{1,200})["\u201d]/i,
 ];
 
 /** Characters that make a command need a shell (pipes, redirections, expansions, quotes). */

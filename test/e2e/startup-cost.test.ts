@@ -1,6 +1,7 @@
 // What start-up must not pay for (bench/RESULTS.md has the measurements): string-width's
-// Intl.Segmenter is built only for text that is not printable ASCII, and the bundle carries undici's
-// dispatchers without its fetch/WebSocket/cookie modules.
+// Intl.Segmenter is built only for text that is not printable ASCII, the bundle carries undici's
+// dispatchers without its fetch/WebSocket/cookie modules, a one-shot ask loads no Node module it
+// does not call, and the CommonJS entries are ASCII.
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIST, spawnCli } from '../harness/process.js';
+import { testRig } from '../harness/rig.js';
 
 // Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter,
 // and at exit whether node:crypto was loaded.
@@ -16,7 +18,8 @@ Intl.Segmenter = class extends S { constructor(...a) { super(...a); process.stde
 process.on('exit', () => {
   const mods = process.moduleLoadList;
   if (mods.includes('NativeModule fs')) process.stderr.write('[module list read]\\n');
-  if (mods.includes('NativeModule crypto')) process.stderr.write('[crypto loaded]\\n');
+  for (const m of ['crypto', 'http', 'assert', 'child_process', 'readline'])
+    if (mods.includes('NativeModule ' + m)) process.stderr.write('[' + m + ' loaded]\\n');
 });`;
 const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
 
@@ -60,6 +63,39 @@ describe('start-up cost', () => {
     expect(spied).toContain('[segmenter built]');
   });
 
+  it('a one-shot ask loads neither node:http, node:assert, node:child_process nor node:readline', async () => {
+    // undici requires the first two at start-up for what nsed never sends (scripts/undici-node-*.cjs);
+    // the other two serve a tool call and a question to the person, which this turn has neither of.
+    const rig = await testRig();
+    const ask = await rig.runProcess(['ask', '-q', '-o', 'final', 'What is the answer?'], {
+      env: { NODE_OPTIONS },
+      timeoutMs: 60_000,
+    });
+    expect(ask.code).toBe(0);
+    expect(ask.stdout).not.toBe('');
+    expect(ask.stderr).toContain('[module list read]');
+    for (const m of ['http', 'assert', 'child_process', 'readline']) expect(ask.stderr).not.toContain(`[${m} loaded]`);
+    // The spy sees them when they are loaded.
+    const seen = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['-e', "require('node:http'); require('node:assert')"],
+        { env: { ...process.env, NODE_OPTIONS } },
+        (err, _out, stderr) => (err ? reject(err) : resolve(stderr)),
+      );
+    });
+    expect(seen).toContain('[http loaded]');
+    expect(seen).toContain('[assert loaded]');
+  });
+
+  it('the CommonJS entries are ASCII, so Node reads each as a one-byte string', async () => {
+    for (const entry of ['ask.cjs', 'fast.cjs', 'help.cjs']) {
+      const bytes = await readFile(join(DIST, entry));
+      const at = bytes.findIndex((b) => b > 0x7f);
+      expect(at, `${entry}: ${bytes.subarray(Math.max(0, at - 60), at + 20).toString()}`).toBe(-1);
+    }
+  });
+
   it('bundles every undici name src/ imports, and not undici fetch or WebSocket', async () => {
     const root = join(__dirname, '..', '..');
     const named = new Set<string>();
@@ -92,5 +128,8 @@ describe('start-up cost', () => {
     expect(bundle).toContain('node_modules/undici/lib/dispatcher/agent.js');
     expect(bundle).not.toContain('node_modules/undici/lib/web/websocket/');
     expect(bundle).not.toContain('node_modules/undici/lib/web/fetch/index.js');
+    // Nor fetch's body code, which undici's client requires only to send a FormData body.
+    expect(bundle).toContain('scripts/undici-no-formdata.cjs');
+    expect(bundle).not.toContain('node_modules/undici/lib/web/fetch/body.js');
   });
 });
