@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomHex } from '../session/random-hex.js';
+import { Spares } from './spares.js';
 
 /**
  * The one way nsed replaces a file: the store's session files, its listing index and policy
@@ -98,7 +99,27 @@ export interface AtomicWriteOptions {
   disk?: DiskOps;
   /** Makes the rename durable in place of this write's own directory fsync (a group commit, files/sync-group.ts). */
   syncDir?: (dir: string) => Promise<void>;
+  /**
+   * Old versions kept as temp files for later writes in the same directory (fileSpares()): the
+   * replaced file is hard-linked to a temp name before the rename, so its inode is not freed, and
+   * a later write truncates and fills it instead of creating one. Readers see what they always
+   * did: the target replaced whole by a rename of a file written and fsynced in full.
+   */
+  spares?: Spares;
 }
+
+/** Temp files kept for reuse by a process that writes many files (files/spares.ts). */
+export const fileSpares = (): Spares =>
+  new Spares((kept) => {
+    try {
+      fs.unlinkSync(kept);
+    } catch {
+      // Swept by removeStaleTemps once this process is gone.
+    }
+  });
+
+// A kept temp file is reopened to be filled again: truncated, never created, never followed.
+const REFILL = fs.constants.O_WRONLY | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0);
 
 /** An exclusive write by hard link (`exclusive: 'link'`) on a file system that has none: nothing was written. */
 export class NoHardLinks extends Error {}
@@ -118,11 +139,13 @@ export async function writeAtomic(
 ): Promise<void> {
   const disk = opts.disk ?? realDisk;
   const dir = path.dirname(file);
-  const tmp = path.join(dir, tempName(path.basename(file)));
+  const replacing = opts.exclusive === undefined || opts.exclusive === false;
+  let tmp: string | undefined;
   let handle: DiskHandle | undefined;
+  let kept: string | undefined;
   let placed = false;
   try {
-    handle = await disk.open(tmp, 'wx', 0o600);
+    ({ tmp, handle } = await openTemp(file, disk, opts.spares));
     // The open mode passes through the umask; the file must be 0600 whatever it is (docs/reliability.md #76).
     await handle.chmod(0o600);
     await handle.writeFile(data);
@@ -130,17 +153,48 @@ export async function writeAtomic(
     await handle.close();
     handle = undefined;
     opts.beforeCommit?.();
-    placed = await (opts.exclusive === undefined || opts.exclusive === false
-      ? replace(tmp, file, disk)
-      : placeNew(tmp, file, disk, opts.exclusive === 'link'));
+    if (replacing && opts.spares !== undefined) kept = await linkAside(file, disk);
+    placed = await (replacing ? replace(tmp, file, disk) : placeNew(tmp, file, disk, opts.exclusive === 'link'));
   } catch (err) {
     await handle?.close().catch(() => undefined);
     throw err;
   } finally {
-    if (!placed) await disk.unlink(tmp).catch(() => undefined);
+    if (!placed && tmp !== undefined) await disk.unlink(tmp).catch(() => undefined);
+    // The old version, kept by its second name, is a spare only once the new one replaced it.
+    if (kept !== undefined && !(placed && opts.spares?.keep(dir, kept) === true))
+      await disk.unlink(kept).catch(() => undefined);
   }
   if (opts.durable === false) return;
   await (opts.syncDir === undefined ? fsyncDir(dir, disk) : opts.syncDir(dir));
+}
+
+/** A new temp file beside `file`, or a kept one of this process truncated to be filled again. */
+async function openTemp(
+  file: string,
+  disk: DiskOps,
+  spares: Spares | undefined,
+): Promise<{ tmp: string; handle: DiskHandle }> {
+  const dir = path.dirname(file);
+  for (let spare = spares?.take(dir); spare !== undefined; spare = spares?.take(dir)) {
+    try {
+      return { tmp: spare, handle: await disk.open(spare, REFILL) };
+    } catch {
+      await disk.unlink(spare).catch(() => undefined);
+    }
+  }
+  const tmp = path.join(dir, tempName(path.basename(file)));
+  return { tmp, handle: await disk.open(tmp, 'wx', 0o600) };
+}
+
+/** A second name for `file`'s current inode, a temp name of this process; undefined when there is no file or no hard links. */
+async function linkAside(file: string, disk: DiskOps): Promise<string | undefined> {
+  const aside = path.join(path.dirname(file), tempName(path.basename(file)));
+  try {
+    await disk.link(file, aside);
+    return aside;
+  } catch {
+    return undefined;
+  }
 }
 
 function exists(file: string): NodeJS.ErrnoException {

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import type { DiskHandle, DiskOps } from './atomic-write.js';
 
 /**
@@ -39,7 +40,8 @@ export function killingDisk(disk: DiskOps, boundary: WriteBoundary): DiskOps {
   });
   return {
     open: async (file, flags, mode) => {
-      const writing = typeof flags === 'string' && flags.includes('w');
+      const writing =
+        typeof flags === 'string' ? flags.includes('w') : (flags & (constants.O_WRONLY | constants.O_RDWR)) !== 0;
       if (writing) boundary();
       return handle(await disk.open(file, flags, mode));
     },

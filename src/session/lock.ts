@@ -6,6 +6,7 @@ import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storeError } from '../errors.js';
 import { isAlive } from '../process-alive.js';
+import { Spares } from '../files/spares.js';
 
 /** The lock as its holder sees it. */
 export interface HeldLock {
@@ -31,6 +32,8 @@ export interface LockRequest {
   onWait?: (pid: number | undefined) => void;
   /** The error when another holder keeps it past `timeoutMs` (default: exit 8, the store's). */
   held?: (pid: number | undefined) => Error;
+  /** Released lock directories kept for the next lock in the same directory (lockSpares()). */
+  spares?: Spares;
 }
 
 export const STALE_MS = 10_000;
@@ -83,25 +86,63 @@ const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ??
  * directory, which no nsed process leaves behind.) Taking a free lock is four synchronous
  * system calls: the turn's writes sit between the response headers and the first event shown.
  */
-function tryAcquire(lockDir: string, token: string): boolean {
+function tryAcquire(lockDir: string, token: string, spares: Spares | undefined): boolean {
   // Waiters poll: a held lock should cost them one stat, not a directory built and thrown away.
   if (fs.existsSync(lockDir)) return false;
-  const fresh = asideName(lockDir, 'new');
-  try {
-    fs.mkdirSync(fresh);
-    fs.writeFileSync(ownerPath(fresh), `${process.pid} ${os.hostname()} ${token}`, { mode: 0o600 });
-  } catch (err) {
-    fs.rmSync(fresh, { recursive: true, force: true });
-    throw err;
+  const ownerLine = `${process.pid} ${os.hostname()} ${token}`;
+  const spare = spares === undefined ? undefined : reuse(spares, path.dirname(lockDir), ownerLine);
+  const fresh = spare ?? asideName(lockDir, 'new');
+  if (spare === undefined) {
+    try {
+      fs.mkdirSync(fresh);
+      fs.writeFileSync(ownerPath(fresh), ownerLine, { mode: 0o600 });
+    } catch (err) {
+      fs.rmSync(fresh, { recursive: true, force: true });
+      throw err;
+    }
   }
   try {
     fs.renameSync(fresh, lockDir);
     return true;
   } catch {
-    fs.rmSync(fresh, { recursive: true, force: true });
+    if (spare === undefined || spares?.keep(path.dirname(spare), spare) !== true)
+      fs.rmSync(fresh, { recursive: true, force: true });
     // The directory could be made beside the lock, so any failure to rename it into place means
     // the lock exists (the code varies by platform), even if it is gone again by now.
     return false;
+  }
+}
+
+/**
+ * A released lock directory of this process (kept under its `gone` name, files/spares.ts) made
+ * ready to be the next lock in `dir`: its owner file rewritten in place and its mtime set, which
+ * a waiter judges staleness by. What other processes see is unchanged (docs/reliability.md #54,
+ * #60): a lock directory holding its owner file, renamed into place whole.
+ */
+function reuse(spares: Spares, dir: string, ownerLine: string): string | undefined {
+  for (let spare = spares.take(dir); spare !== undefined; spare = spares.take(dir)) {
+    try {
+      fs.writeFileSync(ownerPath(spare), ownerLine);
+      const now = new Date();
+      fs.utimesSync(spare, now, now);
+      return spare;
+    } catch {
+      fs.rmSync(spare, { recursive: true, force: true });
+    }
+  }
+  return undefined;
+}
+
+/** Lock directories kept for reuse by a process that takes many locks (files/spares.ts). */
+export const lockSpares = (): Spares => new Spares(removeAside);
+
+/** Two calls, not rmSync's recursive walk, which loads its own module on first use. */
+function removeAside(aside: string): void {
+  try {
+    fs.unlinkSync(ownerPath(aside));
+    fs.rmdirSync(aside);
+  } catch {
+    // Whatever is left aside is swept by removeStaleTemps once this process is gone.
   }
 }
 
@@ -151,6 +192,7 @@ class Holder implements HeldLock {
   constructor(
     private readonly lockDir: string,
     private readonly token: string,
+    private readonly spares: Spares | undefined,
   ) {
     this.mtimeMs = fs.statSync(lockDir).mtimeMs;
     this.timer = setInterval(() => this.refresh(), UPDATE_MS).unref();
@@ -171,12 +213,10 @@ class Holder implements HeldLock {
       // Renamed away first, so no lock directory is ever seen without its owner file, even if the
       // process dies half-way through removing it; removeStaleTemps sweeps what such a death leaves.
       fs.renameSync(this.lockDir, aside);
-      // Two calls, not rmSync's recursive walk, which loads its own module on first use.
-      fs.unlinkSync(ownerPath(aside));
-      fs.rmdirSync(aside);
     } catch {
-      // Whatever is left aside is swept by removeStaleTemps once this process is gone.
+      return;
     }
+    if (this.spares?.keep(path.dirname(aside), aside) !== true) removeAside(aside);
   }
 
   private refresh(): void {
@@ -210,7 +250,7 @@ export async function withLock<T>(req: LockRequest, fn: (held: HeldLock) => Prom
   for (;;) {
     let acquired: boolean;
     try {
-      acquired = tryAcquire(lockPath, token);
+      acquired = tryAcquire(lockPath, token, req.spares);
     } catch (err) {
       throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
     }
@@ -235,7 +275,7 @@ export async function withLock<T>(req: LockRequest, fn: (held: HeldLock) => Prom
   }
   let holder: Holder;
   try {
-    holder = new Holder(lockPath, token);
+    holder = new Holder(lockPath, token, req.spares);
   } catch (err) {
     throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
   }

@@ -14,9 +14,10 @@ import { makeRig, type Rig } from '../harness/rig.js';
 const TRIALS = Number(process.env.KILL_TRIALS ?? 200);
 const AT_ONCE = 4;
 const ITEMS = ['a', 'b', 'c', 'd'];
-// A batch of four items makes ~17 write boundaries per item (three session writes and a result
-// line); past the last one the run ends normally, which is a trial too.
-const MAX_BOUNDARY = 72;
+// A batch of four items makes ~19 write boundaries per item (three session writes, the links that
+// keep two replaced versions for reuse, and a result line: 70-80 in all); past the last one the
+// run ends normally, which is a trial too.
+const MAX_BOUNDARY = 84;
 
 let rig: Rig;
 let dir: string;
@@ -129,4 +130,17 @@ describe('kill -9 of a group-committing batch at any write (reliability #260)', 
     // The hook did kill: most points fall within a run's writes (a few past its end, run whole).
     expect(kills).toBeGreaterThan(TRIALS * 0.75);
   }, 600_000);
+});
+
+describe('what a batch keeps for reuse (reliability #272)', () => {
+  it('a batch that ends leaves only its session files: the lock directories and temp files it kept are removed at exit', async () => {
+    const home = await mkdtemp(join(dir, 'whole-'));
+    const items = join(home, 'items.txt');
+    await writeFile(items, 'one\ntwo\nthree\nfour\nfive\nsix\n');
+    const run = await rig.runProcess(['batch', items, '-j', '3'], { env: { NSED_HOME: home } });
+    expect(run.code, run.stderr).toBe(0);
+    const names = await readdir(join(home, 'sessions'));
+    expect(names.filter((n) => !/^\d{8}-[0-9a-f]{8}\.json$/.test(n))).toEqual([]);
+    expect(names).toHaveLength(6);
+  });
 });
