@@ -39,7 +39,8 @@ export interface FileStoreOptions {
    * end together share one directory fsync, and fsyncs run on the thread pool (the real disk's
    * `poolSyncDisk` unless `disk` is given) so the event loop serves the other turns meanwhile.
    * Every write still resolves only once it is durable, and holds its session's lock until then.
-   * The lock directories and replaced files it would free are kept for its next writes (#272).
+   * The lock directories and replaced files it would free are kept for its next writes
+   * (docs/reliability.md #272).
    */
   groupCommit?: boolean;
 }

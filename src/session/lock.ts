@@ -116,8 +116,8 @@ function tryAcquire(lockDir: string, token: string, spares: Spares | undefined):
 /**
  * A released lock directory of this process (kept under its `gone` name, files/spares.ts) made
  * ready to be the next lock in `dir`: its owner file rewritten in place and its mtime set, which
- * a waiter judges staleness by. What other processes see is unchanged (docs/reliability.md #54,
- * #60): a lock directory holding its owner file, renamed into place whole.
+ * a waiter judges staleness by. What other processes see is unchanged: a lock directory holding
+ * its owner file, renamed into place whole (docs/reliability.md #54, #60).
  */
 function reuse(spares: Spares, dir: string, ownerLine: string): string | undefined {
   for (let spare = spares.take(dir); spare !== undefined; spare = spares.take(dir)) {
