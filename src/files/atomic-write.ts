@@ -21,6 +21,8 @@ import { Spares } from './spares.js';
 export interface DiskHandle {
   chmod(mode: number): Promise<void>;
   writeFile(data: string | Uint8Array): Promise<void>;
+  /** Cuts the file to `length` bytes (a kept temp file written over, shorter than it was). */
+  truncate(length: number): Promise<void>;
   readFile(): Promise<Buffer>;
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +44,7 @@ function syncHandle(fd: number): DiskHandle {
       if ((fs.fstatSync(fd).mode & 0o7777) !== mode) fs.fchmodSync(fd, mode);
     },
     writeFile: async (data) => fs.writeFileSync(fd, data),
+    truncate: async (length) => fs.ftruncateSync(fd, length),
     readFile: async () => fs.readFileSync(fd),
     sync: async () => fs.fsyncSync(fd),
     close: async () => fs.closeSync(fd),
@@ -118,8 +121,10 @@ export const fileSpares = (): Spares =>
     }
   });
 
-// A kept temp file is reopened to be filled again: truncated, never created, never followed.
-const REFILL = fs.constants.O_WRONLY | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0);
+// A kept temp file is reopened to be written over, never created, never followed; it is cut to
+// the new length after the write, not emptied before it: freeing its blocks and allocating them
+// again cost more than the write (bench/RESULTS.md round 8).
+const REFILL = fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0);
 
 /** An exclusive write by hard link (`exclusive: 'link'`) on a file system that has none: nothing was written. */
 export class NoHardLinks extends Error {}
@@ -145,10 +150,12 @@ export async function writeAtomic(
   let kept: string | undefined;
   let placed = false;
   try {
-    ({ tmp, handle } = await openTemp(file, disk, opts.spares));
+    let refill: boolean;
+    ({ tmp, handle, refill } = await openTemp(file, disk, opts.spares));
     // The open mode passes through the umask; the file must be 0600 whatever it is (docs/reliability.md #76).
     await handle.chmod(0o600);
     await handle.writeFile(data);
+    if (refill) await handle.truncate(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
     await handle.sync();
     await handle.close();
     handle = undefined;
@@ -168,22 +175,22 @@ export async function writeAtomic(
   await (opts.syncDir === undefined ? fsyncDir(dir, disk) : opts.syncDir(dir));
 }
 
-/** A new temp file beside `file`, or a kept one of this process truncated to be filled again. */
+/** A new temp file beside `file`, or a kept one of this process to be written over (`refill`). */
 async function openTemp(
   file: string,
   disk: DiskOps,
   spares: Spares | undefined,
-): Promise<{ tmp: string; handle: DiskHandle }> {
+): Promise<{ tmp: string; handle: DiskHandle; refill: boolean }> {
   const dir = path.dirname(file);
   for (let spare = spares?.take(dir); spare !== undefined; spare = spares?.take(dir)) {
     try {
-      return { tmp: spare, handle: await disk.open(spare, REFILL) };
+      return { tmp: spare, handle: await disk.open(spare, REFILL), refill: true };
     } catch {
       await disk.unlink(spare).catch(() => undefined);
     }
   }
   const tmp = path.join(dir, tempName(path.basename(file)));
-  return { tmp, handle: await disk.open(tmp, 'wx', 0o600) };
+  return { tmp, handle: await disk.open(tmp, 'wx', 0o600), refill: false };
 }
 
 /** A second name for `file`'s current inode, a temp name of this process; undefined when there is no file or no hard links. */

@@ -31,6 +31,10 @@ export function killingDisk(disk: DiskOps, boundary: WriteBoundary): DiskOps {
       boundary();
       return h.writeFile(data);
     },
+    truncate: (length) => {
+      boundary();
+      return h.truncate(length);
+    },
     readFile: () => h.readFile(),
     sync: () => {
       boundary();

@@ -122,7 +122,15 @@ function tryAcquire(lockDir: string, token: string, spares: Spares | undefined):
 function reuse(spares: Spares, dir: string, ownerLine: string): string | undefined {
   for (let spare = spares.take(dir); spare !== undefined; spare = spares.take(dir)) {
     try {
-      fs.writeFileSync(ownerPath(spare), ownerLine);
+      // Written over, not emptied first (see files/atomic-write.ts REFILL); a line of another
+      // length is cut to its own.
+      const fd = fs.openSync(ownerPath(spare), 'r+');
+      try {
+        const n = fs.writeSync(fd, ownerLine, 0);
+        fs.ftruncateSync(fd, n);
+      } finally {
+        fs.closeSync(fd);
+      }
       const now = new Date();
       fs.utimesSync(spare, now, now);
       return spare;
