@@ -4,8 +4,7 @@
 // are fetched on first use; ids come from session/random-hex.ts, without node:crypto.
 import type * as Timers from 'node:timers/promises';
 import { setMaxListeners } from 'node:events';
-import { fstatSync, statSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import { fstatSync, statSync, type Stats } from 'node:fs';
 import type * as Tty from 'node:tty';
 import type { Clock, ProcessContext } from '../context.js';
 import { fdStdout } from '../terminal/fd-stdout.js';
@@ -71,7 +70,9 @@ export const processStreams = {
     return process.stderr;
   },
   get stdin(): NodeJS.ReadableStream {
-    stdin ??= nullDevice(0) ? Readable.from([]) : process.stdin;
+    // node:stream only when it is needed: `sessions ls` and `show` never read stdin, and loading
+    // it cost each ~1.5 ms (bench/RESULTS.md round 8).
+    stdin ??= nullDevice(0) ? process.getBuiltinModule('node:stream').Readable.from([]) : process.stdin;
     return stdin;
   },
 };
@@ -87,26 +88,30 @@ function nullDevice(fd: number): boolean {
   if (process.platform === 'win32') return false;
   try {
     const s = fstatSync(fd);
-    if (!s.isCharacterDevice()) return false;
-    // The device number names the device, also where /dev of a container is another mount.
-    return s.rdev === statSync('/dev/null').rdev;
+    return s.isCharacterDevice() && isNull(s);
   } catch {
     return false;
   }
 }
+
+/** A character device's stat is /dev/null's: the device number names the device, also where /dev of a container is another mount. */
+const isNull = (s: Stats): boolean => s.rdev === statSync('/dev/null').rdev;
 
 const FD = { stdin: 0, stdout: 1, stderr: 2 } as const;
 
 /**
  * Whether a process stream is a terminal, asked of its file descriptor so that the stream need
  * not exist. The same test Node makes for `isTTY`: only a character device can be a terminal, and
- * node:tty (which loads node:net) is needed only to tell a terminal from /dev/null.
+ * node:tty (which loads node:net) is needed only to tell a terminal from another device.
  */
 export function isTTY(which: keyof typeof FD): boolean {
   if (process.platform === 'win32') return process[which].isTTY === true;
   const fd = FD[which];
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const s = fstatSync(fd);
+    // /dev/null (cron, a script's `> /dev/null`) is the character device most often met here, and
+    // never a terminal: told without node:tty, which brings node:net and node:stream (~2 ms).
+    if (!s.isCharacterDevice() || isNull(s)) return false;
   } catch {
     return false;
   }

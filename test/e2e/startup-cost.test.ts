@@ -2,24 +2,26 @@
 // Intl.Segmenter is built only for text that is not printable ASCII, the bundle carries undici's
 // dispatchers without its fetch/WebSocket/cookie modules, a one-shot ask loads no Node module it
 // does not call, and the CommonJS entries are ASCII.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIST, spawnCli } from '../harness/process.js';
+import { CLI, DIST, spawnCli } from '../harness/process.js';
 import { testRig } from '../harness/rig.js';
 
 // Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter,
-// and at exit whether node:crypto was loaded.
+// and at exit which of some Node modules were loaded (the list read before stderr, a piped
+// one a socket that loads node:net, is written to).
 const SPY = `const S = Intl.Segmenter;
 Intl.Segmenter = class extends S { constructor(...a) { super(...a); process.stderr.write('[segmenter built]\\n'); } };
 process.on('exit', () => {
   const mods = process.moduleLoadList;
-  if (mods.includes('NativeModule fs')) process.stderr.write('[module list read]\\n');
-  for (const m of ['crypto', 'http', 'assert', 'child_process', 'readline'])
-    if (mods.includes('NativeModule ' + m)) process.stderr.write('[' + m + ' loaded]\\n');
+  const seen = mods.includes('NativeModule fs') ? ['[module list read]'] : [];
+  for (const m of ['crypto', 'http', 'assert', 'child_process', 'readline', 'net', 'stream'])
+    if (mods.includes('NativeModule ' + m)) seen.push('[' + m + ' loaded]');
+  process.stderr.write(seen.map((l) => l + '\\n').join(''));
 });`;
 const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
 
@@ -86,6 +88,26 @@ describe('start-up cost', () => {
     });
     expect(seen).toContain('[http loaded]');
     expect(seen).toContain('[assert loaded]');
+  });
+
+  it('sessions ls with its output on /dev/null or a pipe loads neither node:net nor node:stream', async () => {
+    // A terminal is told from /dev/null without node:tty, and stdin is not read (cli/process-context.ts).
+    const env = { ...process.env, NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
+    const toNull = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, 'sessions', 'ls'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(err) : reject(new Error(`exit ${code}: ${err}`))));
+    });
+    const piped = (
+      await spawnCli(['sessions', 'ls'], { env: { NSED_HOME: home, NODE_OPTIONS }, timeoutMs: 60_000 }).result
+    ).stderr;
+    for (const stderr of [toNull, piped]) {
+      expect(stderr).toContain('[module list read]');
+      expect(stderr).not.toContain('[net loaded]');
+      expect(stderr).not.toContain('[stream loaded]');
+    }
   });
 
   it('the CommonJS entries are ASCII, so Node reads each as a one-byte string', async () => {
