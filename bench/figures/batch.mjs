@@ -51,6 +51,11 @@ export async function batch({ tmp, full = false }) {
     return file;
   };
   const files = { [ITEMS]: await itemsFile(ITEMS), [SMALL]: await itemsFile(SMALL), [PROBE]: await itemsFile(PROBE) };
+  // Each run's store stays until the figure ends: removing a thousand session files frees their
+  // inodes, and ext4 without a journal (these machines) then steps over each freed inode at every
+  // create in its block group for a minute or more, so the next run would pay for the last one's
+  // clean-up (bench/RESULTS.md round 8). The figure runs before the store-contention figure, whose
+  // thousands of rewrites free inodes the same way.
   const fresh = (name) => mkdtemp(path.join(dir, `${name}-`));
   const usage = { [ITEMS]: [], [SMALL]: [] };
 
@@ -65,7 +70,6 @@ export async function batch({ tmp, full = false }) {
       });
       checkBatchLines(run.stdout, count);
       if (record) usage[count].push(run.usage);
-      await rm(home, { recursive: true, force: true });
       return run.ms;
     });
 
@@ -81,7 +85,6 @@ export async function batch({ tmp, full = false }) {
         what: `xargs -P${JOBS} nsed ask`,
       });
       if (run.bytes === 0) throw new Error('xargs -P nsed ask printed no answers');
-      await rm(home, { recursive: true, force: true });
       return run.ms;
     });
 
