@@ -21,6 +21,7 @@ import { startServer } from './lib/server.mjs';
 import { snapshotCli } from './lib/snapshot-cli.mjs';
 import { round } from './lib/stats.mjs';
 import { bundleStore, loadStore } from './store/bundle-store.mjs';
+import { createCost } from './lib/create-cost.mjs';
 
 const FIGURES = {
   startup,
@@ -80,8 +81,9 @@ const ctx = {
 };
 
 const loadavgStart = os.loadavg().map((l) => round(l, 2));
+const createUs = createCost(tmp);
 console.log(
-  `nsed bench · Node ${process.version} · NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'not set'} · load ${loadavgStart.join(' ')}`,
+  `nsed bench · Node ${process.version} · NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'not set'} · load ${loadavgStart.join(' ')} · a file create ${createUs} µs`,
 );
 const figures = [];
 try {
@@ -116,6 +118,7 @@ if (!only) {
     cpu_model: os.cpus()[0]?.model ?? 'unknown',
     node_extra_ca_certs: Boolean(process.env.NODE_EXTRA_CA_CERTS),
     loadavg_start: loadavgStart,
+    create_us_start: createUs,
     loadavg_end: os.loadavg().map((l) => round(l, 2)),
     wall_s: wall,
     figures,
