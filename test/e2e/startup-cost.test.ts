@@ -25,6 +25,14 @@ process.on('exit', () => {
 });`;
 const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
 
+/** What the spy says on stderr of a Node running `code`. */
+const spied = (code: string): Promise<string> =>
+  new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['-e', code], { env: { ...process.env, NODE_OPTIONS } }, (err, _out, stderr) =>
+      err ? reject(err) : resolve(stderr),
+    );
+  });
+
 let home: string;
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'nsed-startup-'));
@@ -54,15 +62,7 @@ describe('start-up cost', () => {
     expect(help.stderr).not.toContain('[segmenter built]');
 
     // The spy itself works.
-    const spied = await new Promise<string>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ['-e', 'new Intl.Segmenter()'],
-        { env: { ...process.env, NODE_OPTIONS } },
-        (err, _out, stderr) => (err ? reject(err) : resolve(stderr)),
-      );
-    });
-    expect(spied).toContain('[segmenter built]');
+    expect(await spied('new Intl.Segmenter()')).toContain('[segmenter built]');
   });
 
   it('a one-shot ask loads neither node:http, node:assert, node:child_process nor node:readline', async () => {
@@ -78,14 +78,7 @@ describe('start-up cost', () => {
     expect(ask.stderr).toContain('[module list read]');
     for (const m of ['http', 'assert', 'child_process', 'readline']) expect(ask.stderr).not.toContain(`[${m} loaded]`);
     // The spy sees them when they are loaded.
-    const seen = await new Promise<string>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ['-e', "require('node:http'); require('node:assert')"],
-        { env: { ...process.env, NODE_OPTIONS } },
-        (err, _out, stderr) => (err ? reject(err) : resolve(stderr)),
-      );
-    });
+    const seen = await spied("require('node:http'); require('node:assert')");
     expect(seen).toContain('[http loaded]');
     expect(seen).toContain('[assert loaded]');
   });
