@@ -14,6 +14,16 @@ import { tempHome } from '../harness/temp-store.js';
 const TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const inode = (p: string): number => statSync(p).ino;
 
+/** A store directory whose `a.json` was replaced once through `spares`, which keep its old version. */
+async function oneReplaced(): Promise<{ dir: string; a: string; spares: ReturnType<typeof fileSpares> }> {
+  const dir = await tempHome();
+  const a = path.join(dir, 'a.json');
+  await writeFile(a, 'a');
+  const spares = fileSpares();
+  await writeAtomic(a, 'a2', { spares });
+  return { dir, a, spares };
+}
+
 describe('kept temp files', () => {
   it('a replaced file stays as a temp file of this process, and the next write fills it and renames it in', async () => {
     const dir = await tempHome();
@@ -45,11 +55,7 @@ describe('kept temp files', () => {
   });
 
   it('a new file by exclusive hard link is a kept temp file, named and no longer kept', async () => {
-    const dir = await tempHome();
-    const a = path.join(dir, 'a.json');
-    await writeFile(a, 'a');
-    const spares = fileSpares();
-    await writeAtomic(a, 'a2', { spares });
+    const { dir, spares } = await oneReplaced();
     const keptInode = inode(path.join(dir, (await readdir(dir)).find((n) => TEMP.test(n)) ?? ''));
     const c = path.join(dir, 'c.json');
     await writeAtomic(c, 'c', { spares, exclusive: 'link' });
@@ -58,11 +64,7 @@ describe('kept temp files', () => {
   });
 
   it('a refused commit leaves the old file, and neither the kept file it used nor any other', async () => {
-    const dir = await tempHome();
-    const a = path.join(dir, 'a.json');
-    await writeFile(a, 'a');
-    const spares = fileSpares();
-    await writeAtomic(a, 'a2', { spares });
+    const { dir, a, spares } = await oneReplaced();
     const refused = await writeAtomic(a, 'lost', {
       spares,
       beforeCommit: () => {
