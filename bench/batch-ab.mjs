@@ -54,8 +54,9 @@ try {
           `${cli}: wall ${(run.ms / 1000).toFixed(2)} s (${(run.ms / floorMs).toFixed(2)}×), CPU ${((u.user_ms + u.system_ms) / items).toFixed(2)} ms/item (user ${(u.user_ms / items).toFixed(2)}, sys ${(u.system_ms / items).toFixed(2)}), RSS ${(u.maxrss_kib / 1024).toFixed(1)} MiB, heap ${(u.heap_after_gc_bytes / 1048576).toFixed(1)} MiB; load ${l0}`,
         );
       } finally {
+        // The store stays until the end, as in the batch figure: removing a thousand session
+        // files makes every create of the next run slow for minutes (bench/figures/batch.mjs).
         await sim.close();
-        await rm(home, { recursive: true, force: true });
       }
     }
   }
