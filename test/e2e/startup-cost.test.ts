@@ -2,13 +2,14 @@
 // Intl.Segmenter is built only for text that is not printable ASCII, the bundle carries undici's
 // dispatchers without its fetch/WebSocket/cookie modules, a one-shot ask loads no Node module it
 // does not call, and the CommonJS entries are ASCII.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, DIST, spawnCli } from '../harness/process.js';
+import { DIST, spawnCli, type RunResult } from '../harness/process.js';
 import { testRig } from '../harness/rig.js';
 
 // Preloaded into the CLI process: says on stderr whenever anything builds an Intl.Segmenter,
@@ -85,18 +86,18 @@ describe('start-up cost', () => {
 
   it('sessions ls with its output on /dev/null or a pipe loads neither node:net nor node:stream', async () => {
     // A terminal is told from /dev/null without node:tty, and stdin is not read (cli/process-context.ts).
-    const env = { ...process.env, NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
-    const toNull = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, 'sessions', 'ls'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(err) : reject(new Error(`exit ${code}: ${err}`))));
-    });
-    const piped = (
-      await spawnCli(['sessions', 'ls'], { env: { NSED_HOME: home, NODE_OPTIONS }, timeoutMs: 60_000 }).result
-    ).stderr;
-    for (const stderr of [toNull, piped]) {
+    const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
+    const devNull = openSync('/dev/null', 'w');
+    let toNull: RunResult;
+    try {
+      toNull = await spawnCli(['sessions', 'ls'], { env, stdin: 'null-device', stdout: devNull, timeoutMs: 60_000 })
+        .result;
+    } finally {
+      closeSync(devNull);
+    }
+    const piped = await spawnCli(['sessions', 'ls'], { env, timeoutMs: 60_000 }).result;
+    for (const { code, stderr } of [toNull, piped]) {
+      expect(code, stderr).toBe(0);
       expect(stderr).toContain('[module list read]');
       expect(stderr).not.toContain('[net loaded]');
       expect(stderr).not.toContain('[stream loaded]');
