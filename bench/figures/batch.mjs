@@ -3,6 +3,10 @@
 // time for the same jobs run back to back in this process ÷ 16 (what a client that cost
 // nothing would take); its CPU per item and its peak RSS at 1,000 items against 100; and the
 // same items through `xargs -P16 nsed ask` and promptfoo's `openai:chat` provider, interleaved.
+// Two reference rows without targets, in the same rounds: the 1,000 items through a bare client
+// (bench/floors/batch-client.mjs: undici, each answer streamed and its /details read, nothing
+// recorded), the least this host takes with the simulator on the same cores; and `nsed batch
+// --no-save`, whose difference to the full batch is what the store costs.
 // The default run compares the three clients on 100 items and times the floor on the first 100
 // jobs (every job has the same phases, so it scales); `npm run bench -- batch` does all of it
 // on 1,000.
@@ -10,6 +14,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { atMost, below, figure } from '../lib/figure.mjs';
 import { batchPrompts, checkBatchLines, checkPromptfooOutput } from '../lib/batch-check.mjs';
+import { fileURLToPath } from 'node:url';
 import { baseEnv, CLI, runNodeWithUsage, runProcess } from '../lib/proc.mjs';
 import { ensurePromptfoo, promptfooEnv, promptfooVersion, writeEval } from '../lib/promptfoo.mjs';
 import { backToBack, startSimProcess } from '../lib/sim.mjs';
@@ -29,6 +34,7 @@ const PROBE = 5;
 const CPU_BUDGET_MS = 5;
 const RUN_TIMEOUT_MS = 20 * 60_000;
 const n = (count) => count.toLocaleString('en');
+const BARE_CLIENT = fileURLToPath(new URL('../floors/batch-client.mjs', import.meta.url));
 
 /** Runs `fn(url)` against a fresh `nsed sim`, so no run meets the jobs another one left behind. */
 async function withSim(fn) {
@@ -57,19 +63,32 @@ export async function batch({ tmp, full = false }) {
   // clean-up (bench/RESULTS.md round 8). The figure runs before the store-contention figure, whose
   // thousands of rewrites free inodes the same way.
   const fresh = (name) => mkdtemp(path.join(dir, `${name}-`));
-  const usage = { [ITEMS]: [], [SMALL]: [] };
+  const usage = { [ITEMS]: [], [SMALL]: [], noSave: [], bare: [] };
 
-  const runBatch = (count, record) =>
+  /** `record`: the key under which the run's CPU and memory are kept (undefined: not kept). */
+  const runBatch = (count, record, extra = []) =>
     withSim(async (url) => {
       const home = await fresh('batch-home');
-      const run = await runNodeWithUsage([CLI, 'batch', files[count], '-j', String(JOBS), '-p', POLICY, '--url', url], {
-        env: baseEnv({ NSED_HOME: home }),
+      const run = await runNodeWithUsage(
+        [CLI, 'batch', files[count], '-j', String(JOBS), '-p', POLICY, '--url', url, ...extra],
+        { env: baseEnv({ NSED_HOME: home }), tmp: dir, keep: true, timeoutMs: RUN_TIMEOUT_MS },
+      );
+      checkBatchLines(run.stdout, count);
+      if (record !== undefined) usage[record].push(run.usage);
+      return run.ms;
+    });
+
+  const runBare = (count) =>
+    withSim(async (url) => {
+      const run = await runNodeWithUsage([BARE_CLIENT, url, MODEL, String(JOBS), files[count]], {
+        env: baseEnv(),
         tmp: dir,
         keep: true,
         timeoutMs: RUN_TIMEOUT_MS,
       });
-      checkBatchLines(run.stdout, count);
-      if (record) usage[count].push(run.usage);
+      if (Number(run.stdout.trim()) !== count)
+        throw new Error(`the bare batch client answered ${run.stdout.trim() || 'nothing'} of ${count} items`);
+      usage.bare.push(run.usage);
       return run.ms;
     });
 
@@ -124,7 +143,9 @@ export async function batch({ tmp, full = false }) {
 
   // One small run of each client first: it checks that each does the work, and loads each
   // from disk once before anything is timed (promptfoo is 1.5 GB of node_modules).
-  await runBatch(PROBE, false);
+  await runBatch(PROBE);
+  await runBare(PROBE);
+  usage.bare.length = 0;
   await runXargs(PROBE);
   if (promptfoo !== undefined) {
     try {
@@ -139,14 +160,17 @@ export async function batch({ tmp, full = false }) {
   const variants = {
     floor: async () =>
       ((await backToBack(dir, floorPrompts, { roundMs: ROUND_MS, model: MODEL })) * (ITEMS / floorItems)) / JOBS,
-    batch: () => runBatch(ITEMS, true),
-    batchSmall: () => runBatch(SMALL, true),
+    batch: () => runBatch(ITEMS, ITEMS),
+    batchSmall: () => runBatch(SMALL, SMALL),
+    noSave: () => runBatch(ITEMS, 'noSave', ['--no-save']),
+    bare: () => runBare(ITEMS),
     xargs: () => runXargs(compared),
   };
   if (canPromptfoo) variants.promptfoo = () => runPromptfoo(compared);
   const s = await interleave(variants, ROUNDS, { warmup: 0 });
 
-  const cpuPerItem = (count) => usage[count].map((u) => (u.user_ms + u.system_ms) / count);
+  const cpuPerItem = (key, count = key) => usage[key].map((u) => (u.user_ms + u.system_ms) / count);
+  const cpuText = (key) => `${round(median(cpuPerItem(key, ITEMS)), 2)} ms CPU per item`;
   const mib = (count, key) => usage[count].map((u) => u[key] / (key === 'maxrss_kib' ? 1024 : 1024 * 1024));
   const common = { jobs: JOBS, round_ms: ROUND_MS, policy: POLICY };
   const heapAt = (count) => round(median(mib(count, 'heap_after_gc_bytes')), 1);
@@ -161,6 +185,24 @@ export async function batch({ tmp, full = false }) {
       target: atMost(1.2),
       extra: { ...common, items: ITEMS, floor_items_timed: floorItems },
       note: `--round-ms ${ROUND_MS}, -p ${POLICY}`,
+    }),
+    figure({
+      name: `batch ${n(ITEMS)} items -j ${JOBS}, a bare client (no store, no verdict), wall time`,
+      floorName: `the same jobs back to back in-process ÷ ${JOBS}`,
+      nsed: s.bare,
+      floor: s.floor,
+      unit: 'ms',
+      extra: { ...common, items: ITEMS, client: 'bench/floors/batch-client.mjs' },
+      note: `the least this host takes beside the simulator: undici, each answer streamed and its /details read; ${cpuText('bare')}`,
+    }),
+    figure({
+      name: `batch ${n(ITEMS)} items -j ${JOBS} --no-save, wall time`,
+      floorName: `the same jobs back to back in-process ÷ ${JOBS}`,
+      nsed: s.noSave,
+      floor: s.floor,
+      unit: 'ms',
+      extra: { ...common, items: ITEMS },
+      note: `nsed batch with its sessions in memory: the store's share is the difference to the full batch; ${cpuText('noSave')}`,
     }),
     figure({
       name: `batch client CPU per item, ${n(ITEMS)} items`,
