@@ -12,9 +12,9 @@
 // on 1,000.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { atMost, below, figure } from '../lib/figure.mjs';
 import { batchPrompts, checkBatchLines, checkPromptfooOutput } from '../lib/batch-check.mjs';
-import { fileURLToPath } from 'node:url';
 import { baseEnv, CLI, runNodeWithUsage, runProcess } from '../lib/proc.mjs';
 import { ensurePromptfoo, promptfooEnv, promptfooVersion, writeEval } from '../lib/promptfoo.mjs';
 import { backToBack, startSimProcess } from '../lib/sim.mjs';
@@ -178,10 +178,11 @@ export async function batch({ tmp, full = false }) {
   // The system part moves with the file system's state (freed inodes, bench/lib/create-cost.mjs)
   // and the user part with the host's speed (bench/lib/host-speed.mjs): each is given apart.
   const partPerItem = (part) => round(median(usage[ITEMS].map((u) => u[part] / ITEMS)), 2);
+  const floorName = `the same jobs back to back in-process ÷ ${JOBS}${floorItems === ITEMS ? '' : `, timed on the first ${n(floorItems)}`}`;
   const out = [
     figure({
       name: `batch ${n(ITEMS)} items -j ${JOBS}, wall time`,
-      floorName: `the same jobs back to back in-process ÷ ${JOBS}${floorItems === ITEMS ? '' : `, timed on the first ${n(floorItems)}`}`,
+      floorName,
       nsed: s.batch,
       floor: s.floor,
       unit: 'ms',
@@ -191,7 +192,7 @@ export async function batch({ tmp, full = false }) {
     }),
     figure({
       name: `batch ${n(ITEMS)} items -j ${JOBS}, a bare client (no store, no verdict), wall time`,
-      floorName: `the same jobs back to back in-process ÷ ${JOBS}`,
+      floorName,
       nsed: s.bare,
       floor: s.floor,
       unit: 'ms',
@@ -200,7 +201,7 @@ export async function batch({ tmp, full = false }) {
     }),
     figure({
       name: `batch ${n(ITEMS)} items -j ${JOBS} --no-save, wall time`,
-      floorName: `the same jobs back to back in-process ÷ ${JOBS}`,
+      floorName,
       nsed: s.noSave,
       floor: s.floor,
       unit: 'ms',
