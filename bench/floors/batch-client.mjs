@@ -1,11 +1,11 @@
 // The least a batch client does, for the batch figure's reference rows: `node batch-client.mjs
 // BASE_URL MODEL JOBS ITEMS_FILE` sends one streamed chat completion per line of ITEMS_FILE, JOBS
-// at once on undici's shared pool, reads each answer to its `[DONE]` with the floors' consumer,
-// then reads the deliberation's /details once, as nsed does for the ballots. Nothing is recorded
-// and nothing judged; it prints how many items were answered.
+// at once on undici's shared pool, reads each answer to its `[DONE]` with the floors' consumer
+// (consume.mjs), then reads the deliberation's /details once, as nsed does for the ballots.
+// Nothing is recorded and nothing judged; it prints how many items were answered.
 import { readFile } from 'node:fs/promises';
 import { request } from 'undici';
-import { createParser } from 'eventsource-parser';
+import { createConsumer } from './consume.mjs';
 
 const [base, model, jobsArg, itemsFile] = process.argv.slice(2);
 const jobs = Number(jobsArg);
@@ -24,20 +24,13 @@ async function runItem(prompt) {
   if (statusCode !== 200) throw new Error(`chat completion: status ${statusCode}`);
   const job = headers['x-nsed-session-id'];
   if (typeof job !== 'string') throw new Error('chat completion: no x-nsed-session-id header');
-  const decoder = new TextDecoder('utf-8');
-  let answer = '';
-  let done = false;
-  const parser = createParser({
-    onEvent(e) {
-      if (e.data === '[DONE]') done = true;
-      else if (!done) answer += JSON.parse(e.data).choices[0]?.delta?.content ?? '';
-    },
-  });
+  let answer;
+  const push = createConsumer('quiet', (all) => (answer = all));
   for await (const bytes of body) {
-    parser.feed(decoder.decode(bytes, { stream: true }));
-    if (done) break;
+    push(bytes);
+    if (answer !== undefined) break;
   }
-  if (!done || answer === '') throw new Error(`job ${job}: no answer ended by [DONE]`);
+  if (answer === undefined || answer === '') throw new Error(`job ${job}: no answer ended by [DONE]`);
   const details = await request(`${root}/deliberation/${encodeURIComponent(job)}/details`);
   const text = await details.body.text();
   if (details.statusCode !== 200) throw new Error(`job ${job}: /details status ${details.statusCode}`);

@@ -11,7 +11,10 @@ export function parseArgs(argv) {
   return { url: `${base.replace(/\/+$/, '')}/v1/chat/completions`, mode };
 }
 
-/** Returns `push(bytes)`; calls `done()` once `[DONE]` has arrived. */
+/**
+ * Returns `push(bytes)`; calls `done(answer)` once `[DONE]` has arrived. `quiet` holds the answer
+ * and prints nothing (the batch client, which answers many items).
+ */
 export function createConsumer(mode, done) {
   const decoder = new TextDecoder('utf-8');
   let answer = '';
@@ -22,7 +25,7 @@ export function createConsumer(mode, done) {
       if (e.data === '[DONE]') {
         finished = true;
         if (mode === 'final') process.stdout.write(answer.endsWith('\n') ? answer : `${answer}\n`);
-        done();
+        done(answer);
         return;
       }
       const piece = JSON.parse(e.data).choices[0]?.delta?.content;
