@@ -78,7 +78,8 @@ export async function batch({ tmp, full = false }) {
       return run.ms;
     });
 
-  const runBare = (count) =>
+  /** `record`: whether the run's CPU counts in the bare client's figure (the probe's does not). */
+  const runBare = (count, record = true) =>
     withSim(async (url) => {
       const run = await runNodeWithUsage([BARE_CLIENT, url, MODEL, String(JOBS), files[count]], {
         env: baseEnv(),
@@ -88,7 +89,7 @@ export async function batch({ tmp, full = false }) {
       });
       if (Number(run.stdout.trim()) !== count)
         throw new Error(`the bare batch client answered ${run.stdout.trim() || 'nothing'} of ${count} items`);
-      usage.bare.push(run.usage);
+      if (record) usage.bare.push(run.usage);
       return run.ms;
     });
 
@@ -144,8 +145,7 @@ export async function batch({ tmp, full = false }) {
   // One small run of each client first: it checks that each does the work, and loads each
   // from disk once before anything is timed (promptfoo is 1.5 GB of node_modules).
   await runBatch(PROBE);
-  await runBare(PROBE);
-  usage.bare.length = 0;
+  await runBare(PROBE, false);
   await runXargs(PROBE);
   if (promptfoo !== undefined) {
     try {
