@@ -18,12 +18,13 @@ async function failure(p: Promise<unknown>): Promise<NsedError> {
 const clockAt = (iso: string) => () => new Date(iso);
 
 describe('file store basics', () => {
-  it('creates a session as pretty JSON with a trailing newline and reads it back', async () => {
+  it('creates a session as one line of JSON with a trailing newline and reads it back', async () => {
     const store = openFileStore(await tempHome());
     await store.create(session('abc', { turns: [turn('t1')] }));
     const text = await readFile(path.join(store.dir, 'abc.json'), 'utf8');
-    expect(text).toMatch(/^\{\n {2}"version": 1,/);
+    expect(text).toMatch(/^\{"version":1,/);
     expect(text.endsWith('}\n')).toBe(true);
+    expect(text.indexOf('\n')).toBe(text.length - 1);
     expect((await store.read('abc')).turns).toEqual([turn('t1')]);
   });
 
