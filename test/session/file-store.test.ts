@@ -28,6 +28,16 @@ describe('file store basics', () => {
     expect((await store.read('abc')).turns).toEqual([turn('t1')]);
   });
 
+  it('reads text that is not ASCII back as written, in a file of UTF-8 bytes', async () => {
+    const store = openFileStore(await tempHome());
+    const text = 'naïve — 日本語 🙂';
+    await store.create(session('utf', { title: text, turns: [{ ...turn('t1'), content: text }] }));
+    const bytes = await readFile(path.join(store.dir, 'utf.json'));
+    expect(bytes.includes(Buffer.from(text, 'utf8'))).toBe(true);
+    const back = await store.read('utf');
+    expect([back.title, back.turns[0]?.content]).toEqual([text, text]);
+  });
+
   it('sets the version on create', async () => {
     const store = openFileStore(await tempHome());
     await store.create({ ...session('v'), version: 0 });
