@@ -1,4 +1,3 @@
-import { isAscii } from 'node:buffer';
 import { constants as fsConstants } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -63,12 +62,8 @@ export async function removeStaleTemps(dir: string, names: readonly string[]): P
 
 /** Decodes and parses a record; throws a plain Error saying what is wrong with the bytes. */
 export function decodeRecord<T>(bytes: Uint8Array, validate: (value: unknown, text: string) => T): T {
-  // Strict: invalid UTF-8 or a BOM must not be silently "repaired" by the next rewrite. Bytes that
-  // are all ASCII (most files: JSON escapes nothing, and most text is English) read the same in any
-  // of these encodings, and Latin-1 copies them without decoding: half the time for a long session.
-  const text = isAscii(bytes)
-    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
-    : new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  // Strict: invalid UTF-8 or a BOM must not be silently "repaired" by the next rewrite.
+  const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   if (text.trim() === '') throw new Error('the file is empty');
   return validate(JSON.parse(text), text);
 }
