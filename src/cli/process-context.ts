@@ -55,7 +55,7 @@ export function finish(code: number): void {
   process.exitCode = code;
   // Once nothing is left to run (every write flushed, every handle closed), exit then rather than
   // let Node free the heap and the environment piece by piece first, which a finished command does
-  // not need: ~1.5 ms of every run (bench/RESULTS.md, round 11).
+  // not need: 1.5 ms of a one-shot ask's exit (bench/RESULTS.md, round 11).
   process.once('beforeExit', () => process.exit());
   // Whatever still holds the event loop (a pooled socket, a stdin handle) must not keep a
   // finished command alive in a CI job; unref'd, so a clean exit is not delayed.

@@ -88,8 +88,8 @@ export function parseRecord<T>(file: string, bytes: Uint8Array, validate: (value
  * walk of its strings; any other is redacted string by string and made again.
  */
 function redactedJson<T>(data: T, opts: Pick<AtomicAdapterOptions<never>, 'redact' | 'redactRecord'>): string {
-  // One line, not indented: a long session's file is a third smaller so, and `sessions show` reads
-  // and parses all of it (bench/RESULTS.md, round 11). `nsed sessions show --json` is the indented view.
+  // One line, not indented: a long session's file is a third smaller that way, and `sessions show`
+  // reads and parses all of it (bench/RESULTS.md, round 11). `sessions show --json` is the indented view.
   const json = (v: unknown): string => `${JSON.stringify(v)}\n`;
   if (opts.redactRecord !== undefined) {
     const text = json(data);
