@@ -65,32 +65,32 @@ export async function batch({ tmp, full = false }) {
   const fresh = (name) => mkdtemp(path.join(dir, `${name}-`));
   const usage = { [ITEMS]: [], [SMALL]: [], noSave: [], bare: [] };
 
-  /** `record`: the key under which the run's CPU and memory are kept (undefined: not kept). */
-  const runBatch = (count, record, extra = []) =>
+  /**
+   * One timed Node process against a fresh simulator: `args(url)` its arguments, `check` what it
+   * printed; `record` the key its CPU and memory are kept under (undefined, as for a probe: not kept).
+   */
+  const timedNode = (args, { env = baseEnv(), check, record }) =>
     withSim(async (url) => {
-      const home = await fresh('batch-home');
-      const run = await runNodeWithUsage(
-        [CLI, 'batch', files[count], '-j', String(JOBS), '-p', POLICY, '--url', url, ...extra],
-        { env: baseEnv({ NSED_HOME: home }), tmp: dir, keep: true, timeoutMs: RUN_TIMEOUT_MS },
-      );
-      checkBatchLines(run.stdout, count);
+      const run = await runNodeWithUsage(args(url), { env, tmp: dir, keep: true, timeoutMs: RUN_TIMEOUT_MS });
+      check(run.stdout);
       if (record !== undefined) usage[record].push(run.usage);
       return run.ms;
     });
 
-  /** `record`: whether the run's CPU counts in the bare client's figure (the probe's does not). */
-  const runBare = (count, record = true) =>
-    withSim(async (url) => {
-      const run = await runNodeWithUsage([BARE_CLIENT, url, MODEL, String(JOBS), files[count]], {
-        env: baseEnv(),
-        tmp: dir,
-        keep: true,
-        timeoutMs: RUN_TIMEOUT_MS,
-      });
-      if (Number(run.stdout.trim()) !== count)
-        throw new Error(`the bare batch client answered ${run.stdout.trim() || 'nothing'} of ${count} items`);
-      if (record) usage.bare.push(run.usage);
-      return run.ms;
+  const runBatch = async (count, record, extra = []) =>
+    timedNode((url) => [CLI, 'batch', files[count], '-j', String(JOBS), '-p', POLICY, '--url', url, ...extra], {
+      env: baseEnv({ NSED_HOME: await fresh('batch-home') }),
+      check: (stdout) => checkBatchLines(stdout, count),
+      record,
+    });
+
+  const runBare = (count, record) =>
+    timedNode((url) => [BARE_CLIENT, url, MODEL, String(JOBS), files[count]], {
+      check: (stdout) => {
+        if (Number(stdout.trim()) !== count)
+          throw new Error(`the bare batch client answered ${stdout.trim() || 'nothing'} of ${count} items`);
+      },
+      record,
     });
 
   // xargs exits 123 when any of its `nsed ask` runs failed, which runProcess reports.
@@ -145,7 +145,7 @@ export async function batch({ tmp, full = false }) {
   // One small run of each client first: it checks that each does the work, and loads each
   // from disk once before anything is timed (promptfoo is 1.5 GB of node_modules).
   await runBatch(PROBE);
-  await runBare(PROBE, false);
+  await runBare(PROBE);
   await runXargs(PROBE);
   if (promptfoo !== undefined) {
     try {
@@ -163,7 +163,7 @@ export async function batch({ tmp, full = false }) {
     batch: () => runBatch(ITEMS, ITEMS),
     batchSmall: () => runBatch(SMALL, SMALL),
     noSave: () => runBatch(ITEMS, 'noSave', ['--no-save']),
-    bare: () => runBare(ITEMS),
+    bare: () => runBare(ITEMS, 'bare'),
     xargs: () => runXargs(compared),
   };
   if (canPromptfoo) variants.promptfoo = () => runPromptfoo(compared);

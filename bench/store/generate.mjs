@@ -1,6 +1,6 @@
 // Generated stores for the listing figures. Ten thousand store.create() calls take minutes
 // here (each one fsyncs twice and takes two locks), so the session files are written in the
-// store's own format (JSON on one line, 0600 files in a 0700 directory) and the index journal is
+// store's own format (its recordText, 0600 files in a 0700 directory) and the index journal is
 // then built by the real store's list(), as a first `nsed sessions ls` would build it. A few
 // sessions go through create() and update() as well. `bundle` is bundleStore's module: the
 // store, and the verdict each answer records (sessions.mjs).
@@ -31,7 +31,7 @@ export async function generateStore(bundle, home, count) {
     const batch = [];
     for (let n = start; n < Math.min(count, start + BATCH); n++) {
       const s = session(n, 2 + (n % 5), verdictOf);
-      batch.push(writeFile(path.join(dir, `${s.id}.json`), `${JSON.stringify(s)}\n`, { mode: 0o600 }));
+      batch.push(writeFile(path.join(dir, `${s.id}.json`), bundle.recordText(s), { mode: 0o600 }));
     }
     await Promise.all(batch);
   }

@@ -82,21 +82,25 @@ export function parseRecord<T>(file: string, bytes: Uint8Array, validate: (value
 }
 
 /**
+ * A record's file text. One line, not indented: a long session's file is a third smaller that way,
+ * and `sessions show` reads and parses all of it (bench/RESULTS.md, round 11); `sessions show
+ * --json` is the indented view.
+ */
+export const recordText = (record: unknown): string => `${JSON.stringify(record)}\n`;
+
+/**
  * The record's file text, every string and key redacted (docs/reliability.md #89). With
  * `redactRecord` the text is made first and looked at: a record it shows holds nothing to redact
  * (most do: every string came through the same redaction already) is written as it is, without a
  * walk of its strings; any other is redacted string by string and made again.
  */
 function redactedJson<T>(data: T, opts: Pick<AtomicAdapterOptions<never>, 'redact' | 'redactRecord'>): string {
-  // One line, not indented: a long session's file is a third smaller that way, and `sessions show`
-  // reads and parses all of it (bench/RESULTS.md, round 11). `sessions show --json` is the indented view.
-  const json = (v: unknown): string => `${JSON.stringify(v)}\n`;
   if (opts.redactRecord !== undefined) {
-    const text = json(data);
+    const text = recordText(data);
     const record = opts.redactRecord(data, text);
-    return record === data ? text : json(record);
+    return record === data ? text : recordText(record);
   }
-  return json(opts.redact === undefined ? data : redactDeep(data, opts.redact));
+  return recordText(opts.redact === undefined ? data : redactDeep(data, opts.redact));
 }
 
 /** Disk errors become exit 8 naming the file; anything else (a lost lock, a conflict) passes. */
