@@ -1,8 +1,8 @@
-// `node bench/profile.mjs SCENARIO [--top=N] [--from=MS] [--to=MS] [--timeline=MS] [--items=N]`: runs the
+// `node bench/profile.mjs SCENARIO [--top=N] [--from=MS] [--to=MS] [--timeline=MS] [--items=N] [--save=PATH]`: runs the
 // built CLI once under --cpu-prof against the bench server (the batch scenarios: against `nsed sim`
 // as the batch figures run it, N items, default 1,000) and prints the heaviest frames, self and
 // inclusive. This is how the notes in bench/RESULTS.md on missed targets were made.
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +52,7 @@ const [scenario] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const opt = (name, fallback) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 if (!scenario || !(scenario in SCENARIOS)) {
   console.error(
-    `usage: node bench/profile.mjs ${Object.keys(SCENARIOS).join('|')} [--top=N] [--from=MS] [--to=MS] [--timeline=MS] [--items=N]`,
+    `usage: node bench/profile.mjs ${Object.keys(SCENARIOS).join('|')} [--top=N] [--from=MS] [--to=MS] [--timeline=MS] [--items=N] [--save=PATH]`,
   );
   process.exit(2);
 }
@@ -80,6 +80,9 @@ try {
   ];
   const { ms } = await runNode(args, { env: baseEnv({ NSED_HOME: home }), timeoutMs: 10 * 60_000 });
   const [file] = (await readdir(tmp)).filter((f) => f.endsWith('.cpuprofile'));
+  // --save=PATH keeps the profile, for a look at callers or in Chrome's DevTools.
+  const save = process.argv.find((a) => a.startsWith('--save='))?.slice('--save='.length);
+  if (save) await copyFile(path.join(tmp, file), save);
   const { totalMs, self, inclusive } = await summarize(path.join(tmp, file), {
     fromMs: opt('from', 0),
     toMs: opt('to', Infinity),

@@ -3,6 +3,7 @@ import type { ConnectOptions, ConnectTarget, Connection } from './connection.js'
 import type { OutputMode } from './output/modes.js';
 import { Secrets } from './secrets.js';
 import type { SessionStore } from './session/index.js';
+import type { SlotLease } from './deliberation-slots.js';
 import type { RunSettings } from './settings.js';
 import type { IO } from './terminal/io.js';
 
@@ -66,6 +67,12 @@ export interface Context extends ProcessContext {
    * session ran on), or the default. Each call opens one; the caller closes it.
    */
   connect(recorded?: string, target?: ConnectTarget, opts?: ConnectOptions): Promise<Connection>;
+  /**
+   * A batch item's place among the deliberations run at once (-j): its turn holds it while its
+   * deliberation runs and gives it back once the deliberation ended (src/deliberation-slots.ts).
+   * Undefined outside a batch.
+   */
+  deliberationSlot?: SlotLease;
 }
 
 /**

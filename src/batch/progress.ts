@@ -30,24 +30,28 @@ export interface BatchProgress {
 export interface BatchProgressOptions {
   /** The back-off shared by every item now (after a 429/503 with Retry-After), shown while above 0. */
   backoffMs?: () => number;
+  /**
+   * The deliberations running now, what -j bounds (src/deliberation-slots.ts): an item waiting for
+   * a place, or ending after its deliberation ended, is not one of them.
+   */
+  running: () => number;
 }
 
 /**
  * The batch's progress by `--progress`: `none` shows nothing per item, `plain` a line per
  * finished item, and `auto` the live bar where one can be drawn (canDrawLive), else the lines.
  */
-export function batchProgress(ctx: Context, total: number, opts: BatchProgressOptions = {}): BatchProgress {
+export function batchProgress(ctx: Context, total: number, opts: BatchProgressOptions): BatchProgress {
   const mode = progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
   const durations = new Map<string, number>();
   const interruptedIds = new Set<string>();
   let done = 0;
   let notOk = 0;
-  let running = 0;
   const started = ctx.clock.now().getTime();
   const state = (): BatchBarState => ({
     total,
     done,
-    running,
+    running: opts.running(),
     notOk,
     elapsedMs: ctx.clock.now().getTime() - started,
     backoffMs: opts.backoffMs?.() ?? 0,
@@ -58,11 +62,9 @@ export function batchProgress(ctx: Context, total: number, opts: BatchProgressOp
     durations,
     interruptedIds,
     started() {
-      running++;
       bar?.changed();
     },
     finished(line, ms) {
-      running--;
       done++;
       if (line.status !== 'ok') notOk++;
       durations.set(line.id, ms);
@@ -70,7 +72,6 @@ export function batchProgress(ctx: Context, total: number, opts: BatchProgressOp
       if (plain) ctx.io.stderr.write(plainLine(line, done, total, ms));
     },
     interrupted(item) {
-      running--;
       interruptedIds.add(item.id);
       bar?.changed();
     },

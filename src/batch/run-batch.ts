@@ -1,6 +1,8 @@
 import { sumUsage, type Usage } from '../usage.js';
 import { groupCommitting, type Context } from '../context.js';
-import { shareAgentListing } from '../turn/ballot-sources.js';
+import { DeliberationSlots } from '../deliberation-slots.js';
+import { shareAgentListing, SIDE_READ_MS } from '../turn/ballot-sources.js';
+import type { Connection } from '../connection.js';
 import { ExitCode } from '../errors.js';
 import type { TurnCap } from '../spend-cap.js';
 import { openBudget, type SpendBudget } from './spend-budget.js';
@@ -62,7 +64,15 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
   const conn = await ctx.connect(undefined, undefined, { startGate: backoff });
   // Every item's end reads the same `/agents` listing: once for the batch (docs/reliability.md #270).
   shareAgentListing(conn.client);
-  const progress = batchProgress(ctx, run.items.length, { backoffMs: () => backoff.leftMs() });
+  const claimsAhead = await listsDeliberations(conn, ctx.signal);
+  // -j bounds the deliberations running on the orchestrator; as many items again may be waiting
+  // for a place or ending (their ballots read, their answers recorded, their lines written)
+  // meanwhile, so the end of one does not keep the next from starting (docs/reliability.md #273).
+  const slots = new DeliberationSlots(run.jobs);
+  const progress = batchProgress(ctx, run.items.length, {
+    backoffMs: () => backoff.leftMs(),
+    running: () => slots.held,
+  });
   let next = 0;
   let writeError: unknown;
   let capped: Awaited<ReturnType<typeof openBudget>>;
@@ -74,29 +84,42 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
       // Under a cap, an item starts only within it (a deliberation left running is paid for already).
       const admitted = capped === undefined || left !== undefined ? undefined : await admit(ctx, capped, item.id);
       if (admitted === null) return;
-      const itemStart = ctx.clock.now().getTime();
-      progress.started(item);
       const expected = capped?.expected.get(item.id) ?? null;
       if (admitted?.kind === 'skip') {
-        await write(skippedLine(item, run, admitted.reason), ctx.clock.now().getTime() - itemStart);
+        progress.started(item);
+        await write(skippedLine(item, run, admitted.reason), 0);
         continue;
       }
+      const slot = slots.lease();
+      // An item is claimed before its place is free only where --resume can tell its start never
+      // left (see listsDeliberations); elsewhere it waits for the place first.
+      if (!claimsAhead && !(await slot.acquire(ctx.signal))) {
+        capped?.budget.ended(item.id, null);
+        return;
+      }
+      const itemStart = ctx.clock.now().getTime();
+      progress.started(item);
       // An admitted item is in flight from its admission; one left running is counted from now.
       if (admitted === undefined) capped?.budget.started(item.id, expected);
       const base = admitted === undefined ? run.base : { ...run.base, turn: { ...run.base.turn, cap: admitted.cap } };
       let line: ResultLine | undefined;
+      // The item's turn gives its place back once its deliberation ended (src/turn/run-turn.ts).
+      const itemCtx: Context = { ...ctx, deliberationSlot: slot };
       try {
         line =
           left === undefined
-            ? await runItem(ctx, conn, item, base)
-            : await reattachItem(ctx, conn, item, run.hashes?.get(item.id) ?? '', base, left);
+            ? await runItem(itemCtx, conn, item, base)
+            : await reattachItem(itemCtx, conn, item, run.hashes?.get(item.id) ?? '', base, left);
       } finally {
+        slot.release();
         capped?.budget.ended(item.id, line?.usage ?? null);
       }
       // An interrupt ends the running items as cancelled; they are not finished, so no line:
       // --resume reattaches them through their sessions.
       if (ctx.signal.aborted && line.status === 'cancelled') {
-        progress.interrupted(item);
+        // An item stopped while it waited for its place never started: it is not run, as the ones
+        // after it (its claim was taken back with its session, execute-turn.ts).
+        if (slot.started) progress.interrupted(item);
         continue;
       }
       if (!(await write(line, ctx.clock.now().getTime() - itemStart))) return;
@@ -128,7 +151,7 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
       turn: run.base.turn,
       ...(run.spent === undefined ? {} : { spent: run.spent }),
     });
-    const workers = Array.from({ length: Math.max(1, Math.min(run.jobs, run.items.length)) }, () => worker());
+    const workers = Array.from({ length: Math.max(1, Math.min(2 * run.jobs, run.items.length)) }, () => worker());
     await Promise.all(workers);
   } finally {
     progress.stop();
@@ -192,6 +215,21 @@ function summaryLine(
   ctx.io.stderr.write(
     `batch ${batchId}: ${tally.total}/${total} items in ${seconds(ms)}${counts === '' ? '' : `: ${counts}`}${notRun > 0 ? ` (${notRun} not run)` : ''}${before}${cost}${budget === undefined ? '' : `; ${budget.spentText()}`}\n`,
   );
+}
+
+/**
+ * Whether the orchestrator lists its deliberations (`GET /deliberations`, docs/protocol.md): only
+ * then can --resume after a kill tell an item that was claimed but never sent from one whose
+ * start arrived, and send it (docs/reliability.md #201). So only then is an item claimed while it
+ * waits for its place, ready to start the moment one is free (docs/reliability.md #273).
+ */
+async function listsDeliberations(conn: Connection, signal: AbortSignal): Promise<boolean> {
+  try {
+    await conn.client.deliberations({ signal: AbortSignal.any([signal, AbortSignal.timeout(SIDE_READ_MS)]) });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

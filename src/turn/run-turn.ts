@@ -22,6 +22,10 @@ export async function playTurn(
   deps: TurnDeps,
   spec: TurnSpec,
 ): Promise<{ transcript: Transcript; result: TurnResult }> {
+  // A batch item's deliberation waits for its place among the -j (src/deliberation-slots.ts); a
+  // signal that ends the wait ends the turn unsent (it is forgotten, execute-turn.ts).
+  const slot = deps.ctx.deliberationSlot;
+  if (slot !== undefined && !(await slot.acquire(deps.ctx.signal))) throw stoppedWaiting(deps.ctx.signal);
   const live = new LiveTurn(deps, spec);
   live.emit({
     type: 'turn-start',
@@ -46,8 +50,23 @@ export async function playTurn(
     await live.driver.close();
     end = await endOfError(live, err);
   }
+  // The deliberation has ended: reading its ballots and recording its answer are this client's
+  // own work, which need not keep a batch's next deliberation waiting (docs/reliability.md #273).
+  slot?.release();
   const result = await finishTurn(live, end);
   return { transcript: live.transcript, result };
+}
+
+/** A wait for a place that a signal ended: nothing was sent. */
+function stoppedWaiting(signal: AbortSignal): NsedError {
+  const r: unknown = signal.reason;
+  return r instanceof NsedError
+    ? new NsedError(r.code, r.message, {
+        unsent: true,
+        exitCode: r.exitCode,
+        ...(r.hint === undefined ? {} : { hint: r.hint }),
+      })
+    : new NsedError('interrupted', 'interrupted', { unsent: true });
 }
 
 /** A turn's transcript once it ended (see playTurn). */

@@ -44,11 +44,14 @@ describe('kill -9 mid-batch, then --resume (reliability #148)', () => {
     rig.sim.control.release(j2 ?? '');
     await until(async () => ids(await readFile(out, 'utf8').catch(() => '')).length === 2);
     const [j4, j5] = [await rig.sim.control.nextJob(), await rig.sim.control.nextJob()];
-    // Each running item has recorded its job, so the kill leaves pending markers behind.
-    await until(async () => {
-      const { stdout } = await rig.run(['sessions', 'ls', '--state', 'running', '--ids']);
-      return stdout.trim().split('\n').filter(Boolean).length === 3;
-    });
+    // Each running item has recorded its job, so the kill leaves pending markers behind; the last
+    // item, f, waits for a place with its session claimed (the simulator lists its deliberations,
+    // docs/reliability.md #273).
+    const count = async (state: string[]): Promise<number> => {
+      const { stdout } = await rig.run(['sessions', 'ls', ...state, '--ids']);
+      return stdout.trim().split('\n').filter(Boolean).length;
+    };
+    await until(async () => (await count(['--state', 'running'])) === 3 && (await count([])) === 6);
     child.kill('SIGKILL');
     const killed = await child.result;
     expect(killed.signal).toBe('SIGKILL');
@@ -62,11 +65,12 @@ describe('kill -9 mid-batch, then --resume (reliability #148)', () => {
     const again = rig.start(['batch', items, '-j', '3', '--out', out, '--resume']);
     rig.sim.control.release(j4 ?? '');
     rig.sim.control.release(j5 ?? '');
-    // The one item never started is the only new deliberation.
+    // The one item never started is the only new deliberation: found by its dead owner's claim,
+    // listed nowhere on the orchestrator, so sent now, once (docs/reliability.md #201).
     rig.sim.control.release(await rig.sim.control.nextJob());
     const r = await again.result;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('2 done, 3 to follow, 1 to run');
+    expect(r.stderr).toContain('2 done, 4 to follow, 0 to run');
     expect(starts()).toBe(6);
     const all = ids(await readFile(out, 'utf8'));
     expect(all.slice(0, 2)).toEqual(finished);

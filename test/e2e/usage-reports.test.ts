@@ -275,8 +275,9 @@ describe('what the turn cost, in the step outputs (README "Step outputs")', () =
     const file = join(dir, 'batch-outputs');
     const out = join(dir, 'results.jsonl');
     const summary = join(dir, 'batch-summary.md');
-    // One item at a time: the first job starts unmetered, the second metered.
-    rig.sim.setFaults(['all:meter=none;times=1']);
+    // One item at a time: the first job starts unmetered, the second metered. Scoped to the start
+    // requests: the batch's own reads (its GET /deliberations at the start) take no fault.
+    rig.sim.setFaults(['chat:meter=none;times=1']);
     const r = await rig
       .run(['batch', items, '-j', '1', '-p', 'fast', '--out', out, '--github-output', file, '--summary', summary])
       .finally(() => rig.sim.setFaults([]));

@@ -13,9 +13,10 @@ import { startServer, type ScriptedServer, type Seen } from './scripted-server.j
  * a reset instead of the headers, or the headers and the first bytes of the body, then a cut. The
  * simulator runs the job in every case but `keep-first`: the first start is kept from the
  * simulator (it never reaches it, and its client waits), every later one is passed on, so a
- * client killed meanwhile has recorded a turn that no server has seen.
+ * client killed meanwhile has recorded a turn that no server has seen. `not-found` answers the
+ * request a test names with a 404 of its own, as a server without that route would.
  */
-export type StartAnswer = 'hold-headers' | 'reset' | 'cut-body' | 'keep-first';
+export type StartAnswer = 'hold-headers' | 'reset' | 'cut-body' | 'keep-first' | 'not-found';
 
 export interface HoldingProxy {
   server: ScriptedServer;
@@ -52,6 +53,11 @@ export async function startHoldingProxy(
     if (answer === 'keep-first' && !kept && faulted(seen)) {
       kept = true;
       onStarted(req);
+      return;
+    }
+    if (answer === 'not-found' && faulted(seen)) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":"not found"}');
       return;
     }
     if (answer !== 'keep-first' && faulted(seen)) {
@@ -105,7 +111,11 @@ export interface ProxiedRig {
  * Opens a rig behind a holding proxy per call, both closed after each test (call once at the top
  * of a test file): the set-up of every test of a start whose answer the proxy holds or cuts.
  */
-export function proxiedRigs(): (answer: StartAnswer, simOpts?: SimOptions) => Promise<ProxiedRig> {
+export function proxiedRigs(): (
+  answer: StartAnswer,
+  simOpts?: SimOptions,
+  faulted?: (seen: Seen) => boolean,
+) => Promise<ProxiedRig> {
   const open: Array<{ rig: Rig; proxy?: HoldingProxy }> = [];
   afterEach(async () => {
     for (const o of open.splice(0)) {
@@ -113,10 +123,10 @@ export function proxiedRigs(): (answer: StartAnswer, simOpts?: SimOptions) => Pr
       await o.rig.close();
     }
   });
-  return async (answer, simOpts = {}) => {
+  return async (answer, simOpts = {}, faulted = isStart) => {
     const entry: { rig: Rig; proxy?: HoldingProxy } = { rig: await makeRig(simOpts) };
     open.push(entry);
-    const proxy = await startHoldingProxy(entry.rig.sim.url, answer);
+    const proxy = await startHoldingProxy(entry.rig.sim.url, answer, faulted);
     entry.proxy = proxy;
     return { rig: entry.rig, proxy, env: { NSED_URL: proxy.url } };
   };
