@@ -61,7 +61,11 @@ export const LAYERS = [
     why: 'the transcript is a pure fold of the event union: a leaf that turn/ records and output/ renders from',
   },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
-  { from: 'src/process-alive.ts', allow: [], why: 'a leaf: whether a pid names a live process' },
+  {
+    from: 'src/process-alive.ts',
+    allow: [],
+    why: 'a leaf: whether a pid names a live process, and the name of the host it is tested on',
+  },
   {
     from: 'src/tools/',
     allow: ['src/tools/', 'src/events.ts', 'src/terminal/', 'src/errors.ts', 'src/protocol/'],

@@ -143,10 +143,10 @@ class FileStore implements SessionStore {
 
   async update(id: string, mutate: (s: Session) => void, opts: UpdateOptions = {}): Promise<Session> {
     const file = sessionFile(this.dir, id);
-    if (!existsSync(file)) throw this.missing(id);
     await this.ensureDirs();
     return this.locked(id, file, async (beforeCommit) => {
-      // Re-read inside the lock: another process may have written since (docs/reliability.md #54).
+      // Read inside the lock, which also says whether the session exists: another process may
+      // have written or removed it since (docs/reliability.md #54).
       const adapter = this.adapter(file, id, 'replace', beforeCommit);
       const db = new Low<Session | null>(adapter, null);
       await db.read();

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storeError } from '../errors.js';
-import { isAlive } from '../process-alive.js';
+import { isAlive, thisHost } from '../process-alive.js';
 import { Spares } from '../files/spares.js';
 
 /** The lock as its holder sees it. */
@@ -89,7 +88,7 @@ const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ??
 function tryAcquire(lockDir: string, token: string, spares: Spares | undefined): boolean {
   // Waiters poll: a held lock should cost them one stat, not a directory built and thrown away.
   if (fs.existsSync(lockDir)) return false;
-  const ownerLine = `${process.pid} ${os.hostname()} ${token}`;
+  const ownerLine = `${process.pid} ${thisHost()} ${token}`;
   const spare = spares === undefined ? undefined : reuse(spares, path.dirname(lockDir), ownerLine);
   const fresh = spare ?? asideName(lockDir, 'new');
   if (spare === undefined) {
@@ -161,7 +160,7 @@ function removeAside(aside: string): void {
  * a newer lock, it is put back. True when the caller should try to lock again at once.
  */
 async function takeOver(lockDir: string, owner: Owner | undefined): Promise<boolean> {
-  const dead = owner !== undefined && owner.host === os.hostname() && !isAlive(owner.pid);
+  const dead = owner !== undefined && owner.host === thisHost() && !isAlive(owner.pid);
   let mtimeMs: number;
   try {
     mtimeMs = fs.statSync(lockDir).mtimeMs;

@@ -1,7 +1,6 @@
-import os from 'node:os';
 import type { NsedClient } from '../../api/index.js';
 import { NsedError, toNsedError } from '../../errors.js';
-import { isAlive } from '../../process-alive.js';
+import { isAlive, thisHost } from '../../process-alive.js';
 import type { Session, TurnClaim, SessionStore } from '../../session/index.js';
 
 /**
@@ -16,12 +15,12 @@ import type { Session, TurnClaim, SessionStore } from '../../session/index.js';
 const CLOCK_SLACK_MS = 5 * 60_000;
 
 export function newClaim(turn: string, now: Date, randomHex: (bytes: number) => string): TurnClaim {
-  return { turn, pid: process.pid, host: os.hostname(), token: randomHex(8), since: now.toISOString() };
+  return { turn, pid: process.pid, host: thisHost(), token: randomHex(8), since: now.toISOString() };
 }
 
 /** Certainly gone: a process of this host that no longer exists. Another host's claim is taken as live. */
 export function claimOwnerDead(claim: TurnClaim): boolean {
-  return claim.host === os.hostname() && !isAlive(claim.pid);
+  return claim.host === thisHost() && !isAlive(claim.pid);
 }
 
 /**
@@ -46,7 +45,7 @@ export function assertFree(s: Session): void {
 
 /** The refusal a live (or just ended) claim gives: exit 7, naming its owner. */
 export function claimConflict(sessionId: string, claim: TurnClaim): NsedError {
-  const owner = `pid ${claim.pid}${claim.host === os.hostname() ? '' : ` on ${claim.host}`}`;
+  const owner = `pid ${claim.pid}${claim.host === thisHost() ? '' : ` on ${claim.host}`}`;
   const dead = claimLeft(claim);
   return new NsedError(
     'conflict',
