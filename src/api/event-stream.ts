@@ -60,10 +60,14 @@ export function createEventStream(
         } catch (err) {
           failure = err;
         }
+        // Let go at `[DONE]` before the caller sees its end and stops: leaving the loop would
+        // destroy the body with an AbortError of the loop's own making (discard).
+        const done = processor.done;
+        if (done) release();
         // Events completed before a failure are real: the caller's cursor includes them.
         if (out.length > 0) yield out;
         if (failure !== undefined) throw failure;
-        if (processor.done) return;
+        if (done) return;
         idle.wait();
       }
       idle.hold();

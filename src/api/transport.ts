@@ -264,13 +264,22 @@ function untilAborted(
 }
 
 /**
+ * What a body nsed lets go of is destroyed with: one error, its stack formatted once. Destroyed
+ * without one, an unfinished body gets a new error from undici, and Node formats the stack of
+ * every error a stream is destroyed with: ~0.1 ms a turn, for a stack nobody reads
+ * (bench/RESULTS.md round 12).
+ */
+const RELEASED = new Error('the response body was let go');
+void RELEASED.stack;
+
+/**
  * Lets go of a response body and its socket. undici reports an unfinished body's destruction
  * as an 'error' event; nobody is listening any more, so it must not become an unhandled one.
  */
 export function discard(body: Dispatcher.ResponseData['body']): void {
   if (body.destroyed) return;
   body.on('error', () => undefined);
-  body.destroy();
+  body.destroy(RELEASED);
 }
 
 /** Reads at most `limit` bytes of a body as UTF-8, then lets go of the rest. */
