@@ -82,12 +82,14 @@ const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ??
  * lock from a successor's. The directory is built under another name and renamed into place,
  * so a lock is never seen without its owner, even after a kill -9 at any instruction: an
  * ownerless lock could only be recovered by going stale. (A rename replaces an *empty*
- * directory, which no nsed process leaves behind.) Taking a free lock is four synchronous
- * system calls: the turn's writes sit between the response headers and the first event shown.
+ * directory, which no nsed process leaves behind.) Taking a free lock is three synchronous
+ * steps (the directory, its owner file, the rename): the turn's writes sit between the response
+ * headers and the first event shown.
  */
-function tryAcquire(lockDir: string, token: string, spares: Spares | undefined): boolean {
-  // Waiters poll: a held lock should cost them one stat, not a directory built and thrown away.
-  if (fs.existsSync(lockDir)) return false;
+function tryAcquire(lockDir: string, token: string, spares: Spares | undefined, polling: boolean): boolean {
+  // Waiters poll: a held lock should cost them one stat, not a directory built and thrown away. A
+  // first try expects a free lock, as it nearly always is, and spends no stat on asking.
+  if (polling && fs.existsSync(lockDir)) return false;
   const ownerLine = `${process.pid} ${thisHost()} ${token}`;
   const spare = spares === undefined ? undefined : reuse(spares, path.dirname(lockDir), ownerLine);
   const fresh = spare ?? asideName(lockDir, 'new');
@@ -254,10 +256,10 @@ export async function withLock<T>(req: LockRequest, fn: (held: HeldLock) => Prom
   const start = Date.now();
   let delay = 2;
   let noticed = false;
-  for (;;) {
+  for (let polling = false; ; polling = true) {
     let acquired: boolean;
     try {
-      acquired = tryAcquire(lockPath, token, req.spares);
+      acquired = tryAcquire(lockPath, token, req.spares, polling);
     } catch (err) {
       throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
     }

@@ -27,6 +27,9 @@ export interface ToolDriverDeps {
 /** Live calls refused past --max-tool-calls before the rest are left to expire (docs/reliability.md #93). */
 export const LIVE_REFUSALS = 16;
 
+/** Why a turn's open questions are withdrawn: one reason for every turn, its stack made once. */
+const DELIBERATION_ENDED = new Error('the deliberation ended');
+
 export class ToolDriver {
   private used = 0;
   /** Calls this process is answering or answered: the stream's word on them is an echo. */
@@ -77,7 +80,7 @@ export class ToolDriver {
 
   /** The turn is over: questions still on the terminal are withdrawn, background answers awaited. */
   async close(): Promise<void> {
-    this.stop.abort(new Error('the deliberation ended'));
+    this.stop.abort(DELIBERATION_ENDED);
     await Promise.allSettled([...this.tasks]);
   }
 
