@@ -42,8 +42,11 @@ export class DeliberationSlots {
     return this.count - this.free;
   }
 
-  /** A lease, in line from now: at most one place, taken and given back as its deliberations start and end. */
-  lease(): SlotLease {
+  /**
+   * A lease, in line from now: at most one place, taken and given back as its deliberations start
+   * and end. `onStart` is called when it first holds one (an item's time is counted from then).
+   */
+  lease(onStart?: () => void): SlotLease {
     let ticket: Ticket | undefined = this.enqueue();
     let held = false;
     let started = false;
@@ -64,6 +67,7 @@ export class DeliberationSlots {
           return false;
         }
         held = true;
+        if (!started) onStart?.();
         started = true;
         return true;
       },

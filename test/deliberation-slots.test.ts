@@ -66,7 +66,9 @@ describe('DeliberationSlots', () => {
 
   it('a lease that gave its place back queues again for a second deliberation (a corrective turn)', async () => {
     const slots = new DeliberationSlots(1);
-    const [a, b] = [slots.lease(), slots.lease()];
+    // onStart: when the item first holds a place, which its time is counted from; once.
+    const starts: string[] = [];
+    const [a, b] = [slots.lease(() => starts.push('a')), slots.lease(() => starts.push('b'))];
     expect(await a.acquire(never)).toBe(true);
     // Held already: at once.
     expect(await a.acquire(never)).toBe(true);
@@ -77,6 +79,7 @@ describe('DeliberationSlots', () => {
     expect(await settled(again)).toBe(false);
     b.release();
     expect(await again).toBe(true);
+    expect(starts).toEqual(['a', 'b']);
     a.release();
     // Given back twice is given back once.
     a.release();

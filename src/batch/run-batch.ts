@@ -90,14 +90,15 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
         await write(skippedLine(item, run, admitted.reason), 0);
         continue;
       }
-      const slot = slots.lease();
+      // The item's time runs from when its deliberation has a place, not while it waits for one.
+      let itemStart = ctx.clock.now().getTime();
+      const slot = slots.lease(() => (itemStart = ctx.clock.now().getTime()));
       // An item is claimed before its place is free only where --resume can tell its start never
       // left (see listsDeliberations); elsewhere it waits for the place first.
       if (!claimsAhead && !(await slot.acquire(ctx.signal))) {
         capped?.budget.ended(item.id, null);
         return;
       }
-      const itemStart = ctx.clock.now().getTime();
       progress.started(item);
       // An admitted item is in flight from its admission; one left running is counted from now.
       if (admitted === undefined) capped?.budget.started(item.id, expected);
