@@ -151,6 +151,14 @@ export function toNsedError(err: unknown): NsedError {
   });
 }
 
+/**
+ * What the run's own signal stopping a wait means: the NsedError nsed aborted it with (a signal's
+ * exit, the batch's --timeout), else an interrupt.
+ */
+export function stopError(reason: unknown): NsedError {
+  return reason instanceof NsedError ? reason : new NsedError('interrupted', 'interrupted');
+}
+
 const reported = new WeakSet<object>();
 
 /** Marks an error whose NDJSON `error` event a renderer already wrote, so none is written twice. */

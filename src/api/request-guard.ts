@@ -1,4 +1,4 @@
-import { NsedError } from '../errors.js';
+import { NsedError, stopError } from '../errors.js';
 
 /**
  * Why a request was aborted from our side. The abort itself surfaces from undici as a generic
@@ -66,10 +66,8 @@ export class RequestGuard {
           `no data from the orchestrator for ${seconds(idleTimeoutMs)} s (--idle-timeout)`,
           { drop: 'idle' },
         );
-      case 'caller': {
-        const r: unknown = this.opts.signal?.reason;
-        return r instanceof NsedError ? r : new NsedError('interrupted', 'interrupted');
-      }
+      case 'caller':
+        return stopError(this.opts.signal?.reason);
     }
   }
 

@@ -1,4 +1,4 @@
-import { NsedError } from '../errors.js';
+import { NsedError, stopError } from '../errors.js';
 import type { Transcript } from '../transcript.js';
 import { endOfError } from './error-end.js';
 import { finishTurn, passesThrough } from './finish-turn.js';
@@ -57,16 +57,14 @@ export async function playTurn(
   return { transcript: live.transcript, result };
 }
 
-/** A wait for a place that a signal ended: nothing was sent. */
+/** A wait for a place that a signal ended: what the signal means (stopError), and nothing was sent. */
 function stoppedWaiting(signal: AbortSignal): NsedError {
-  const r: unknown = signal.reason;
-  return r instanceof NsedError
-    ? new NsedError(r.code, r.message, {
-        unsent: true,
-        exitCode: r.exitCode,
-        ...(r.hint === undefined ? {} : { hint: r.hint }),
-      })
-    : new NsedError('interrupted', 'interrupted', { unsent: true });
+  const e = stopError(signal.reason);
+  return new NsedError(e.code, e.message, {
+    unsent: true,
+    exitCode: e.exitCode,
+    ...(e.hint === undefined ? {} : { hint: e.hint }),
+  });
 }
 
 /** A turn's transcript once it ended (see playTurn). */
