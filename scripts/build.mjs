@@ -3,7 +3,7 @@
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -71,6 +71,19 @@ const undiciSlim = {
     b.onResolve({ filter: /^\.\.\/web\/fetch\/body\.js$/ }, (args) =>
       inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-formdata.cjs') } : undefined,
     );
+    // The parser compiles off the main thread while nsed gets ready to connect, and a connection
+    // waits for that compile (scripts/undici-llhttp.cjs): two lines of undici's are replaced.
+    const early = `require(${JSON.stringify(path.join(root, 'scripts', 'undici-llhttp.cjs'))})`;
+    const patches = {
+      'client-h1.js': ["new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))", `${early}.simdModule()`],
+      'client.js': ['this[kConnector] = connect', `this[kConnector] = ${early}.afterCompile(connect)`],
+    };
+    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client(-h1)?\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const [from, to] = patches[path.basename(args.path)];
+      if (source.split(from).length !== 2) throw new Error(`${args.path} no longer has \`${from}\` once`);
+      return { contents: source.replace(from, to), loader: 'js' };
+    });
   },
 };
 

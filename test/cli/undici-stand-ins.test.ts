@@ -44,3 +44,47 @@ describe("undici's node:assert stand-in", () => {
     expect(() => assert(false, 'the invariant')).toThrow('the invariant');
   });
 });
+
+describe("undici's parser, compiled off the main thread (scripts/undici-llhttp.cjs)", () => {
+  interface Early {
+    compileSoon(): void;
+    simdModule(): WebAssembly.Module;
+    afterCompile(
+      connect: (opts: object, cb: (err: Error | null, socket?: object) => void) => void,
+    ): (opts: object, cb: (err: Error | null, socket?: object) => void) => void;
+  }
+  const socket = { a: 'socket' };
+
+  it('hands a connection to undici once the compile settled, and undici the module compiled there', async () => {
+    // A copy of its own: a test that loaded undici-slim.cjs in this process has compiled already.
+    const file = load.resolve(join(scripts, 'undici-llhttp.cjs'));
+    delete load.cache[file];
+    const early = load(file) as Early;
+    const calls: unknown[][] = [];
+    const connect = early.afterCompile((_opts, cb) => cb(null, socket));
+    // Before any compile was asked for there is nothing to wait for.
+    connect({}, (...a) => calls.push(a));
+    expect(calls).toEqual([[null, socket]]);
+
+    early.compileSoon();
+    const handed = new Promise<unknown[]>((resolve) => connect({}, (...a) => resolve(a)));
+    // A compile result reaches JavaScript on a later turn at the soonest.
+    let now: unknown[] | undefined;
+    connect({}, (...a) => (now = a));
+    expect(now).toBeUndefined();
+    // A failed connect is passed on at once, unsettled or not.
+    const err = new Error('connect ECONNREFUSED');
+    const failed: unknown[][] = [];
+    early.afterCompile((_opts, cb) => cb(err))({}, (...a) => failed.push(a));
+    expect(failed).toEqual([[err, undefined]]);
+    expect(await handed).toEqual([null, socket]);
+
+    const compiled = early.simdModule();
+    expect(Object.prototype.toString.call(compiled)).toBe('[object WebAssembly.Module]');
+    // The same module each time: none compiled on the main thread.
+    expect(early.simdModule()).toBe(compiled);
+    // Once settled, a connection is handed at once.
+    connect({}, (...a) => (now = a));
+    expect(now).toEqual([null, socket]);
+  });
+});
