@@ -24,13 +24,19 @@ process.on('exit', () => {
     if (mods.includes('NativeModule ' + m)) seen.push('[' + m + ' loaded]');
   process.stderr.write(seen.map((l) => l + '\\n').join(''));
 });`;
-const NODE_OPTIONS = `--import=data:text/javascript;base64,${Buffer.from(SPY).toString('base64')}`;
+/** NODE_OPTIONS that preload `script` into every Node started with them. */
+const preloading = (script: string): string =>
+  `--import=data:text/javascript;base64,${Buffer.from(script).toString('base64')}`;
+const NODE_OPTIONS = preloading(SPY);
 
-/** What the spy says on stderr of a Node running `code`. */
-const spied = (code: string): Promise<string> =>
+/** What a spy (by default the one above) says on stderr of a Node running `code`. */
+const spied = (code: string, nodeOptions = NODE_OPTIONS): Promise<string> =>
   new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['-e', code], { env: { ...process.env, NODE_OPTIONS } }, (err, _out, stderr) =>
-      err ? reject(err) : resolve(stderr),
+    execFile(
+      process.execPath,
+      ['-e', code],
+      { env: { ...process.env, NODE_OPTIONS: nodeOptions } },
+      (err, _out, stderr) => (err ? reject(err) : resolve(stderr)),
     );
   });
 
@@ -92,20 +98,20 @@ WebAssembly.Module = new Proxy(WebAssembly.Module, { construct(t, a) { sync++; r
 const compile = WebAssembly.compile;
 WebAssembly.compile = (...a) => { background++; return compile(...a); };
 process.on('exit', () => process.stderr.write('[parser compiled ' + sync + ' + ' + background + ']\\n'));`;
-    const env = { NODE_OPTIONS: `--import=data:text/javascript;base64,${Buffer.from(wasmSpy).toString('base64')}` };
+    const nodeOptions = preloading(wasmSpy);
     const rig = await testRig();
-    const ask = await rig.runProcess(['ask', '-q', '-o', 'final', 'What is the answer?'], { env, timeoutMs: 60_000 });
+    const ask = await rig.runProcess(['ask', '-q', '-o', 'final', 'What is the answer?'], {
+      env: { NODE_OPTIONS: nodeOptions },
+      timeoutMs: 60_000,
+    });
     expect(ask.code, ask.stderr).toBe(0);
     expect(ask.stdout).not.toBe('');
     expect(ask.stderr).toContain('[parser compiled 0 + 1]');
     // The spy counts a compile on the main thread.
-    const seen = await new Promise<string>((resolve, reject) => {
-      const code = `new WebAssembly.Module(require(${JSON.stringify(createRequire(import.meta.url).resolve('undici/lib/llhttp/llhttp_simd-wasm.js'))}))`;
-      execFile(process.execPath, ['-e', code], { env: { ...process.env, ...env } }, (err, _out, stderr) =>
-        err ? reject(err) : resolve(stderr),
-      );
-    });
-    expect(seen).toContain('[parser compiled 1 + 0]');
+    const wasm = createRequire(import.meta.url).resolve('undici/lib/llhttp/llhttp_simd-wasm.js');
+    expect(await spied(`new WebAssembly.Module(require(${JSON.stringify(wasm)}))`, nodeOptions)).toContain(
+      '[parser compiled 1 + 0]',
+    );
   });
 
   it('sessions ls with its output on /dev/null or a pipe loads neither node:net nor node:stream', async () => {
