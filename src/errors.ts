@@ -159,6 +159,20 @@ export function stopError(reason: unknown): NsedError {
   return reason instanceof NsedError ? reason : new NsedError('interrupted', 'interrupted');
 }
 
+/** The same error, said of a request that provably never reached the orchestrator (`unsent`). */
+export function asUnsent(e: NsedError): NsedError {
+  if (e.unsent) return e;
+  return new NsedError(e.code, e.message, {
+    ...(e.hint === undefined ? {} : { hint: e.hint }),
+    ...(e.status === undefined ? {} : { status: e.status }),
+    ...(e.drop === undefined ? {} : { drop: e.drop }),
+    ...(e.retryAfterS === undefined ? {} : { retryAfterS: e.retryAfterS }),
+    exitCode: e.exitCode,
+    cause: e.cause,
+    unsent: true,
+  });
+}
+
 const reported = new WeakSet<object>();
 
 /** Marks an error whose NDJSON `error` event a renderer already wrote, so none is written twice. */

@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Dispatcher } from 'undici';
-import { NsedError } from '../errors.js';
+import { asUnsent, NsedError } from '../errors.js';
 import { connectError, errorCodes, isConnectPhaseError } from './network-errors.js';
 import { displayUrl, hostPort } from './redact.js';
 import { redactSecrets } from '../secrets.js';
@@ -125,7 +125,7 @@ export async function send(t: Transport, spec: SendSpec): Promise<Sent> {
       guard.dispose();
       wire.stop();
       // Nothing was sent: the turn may be forgotten as one that never left.
-      throw unsentIf(true, failureAfterSend(held, t, guard, { method: spec.method, path: shown }));
+      throw asUnsent(failureAfterSend(held, t, guard, { method: spec.method, path: shown }));
     }
   }
   t.log?.(`${spec.method} ${displayUrl(url)}`);
@@ -213,16 +213,7 @@ function watchHeadersSent(method: string, path: string): { readonly sent: boolea
 const SEND_HEADERS = 'undici:client:sendHeaders';
 
 function unsentIf(unsent: boolean, e: NsedError): NsedError {
-  if (!unsent || e.unsent) return e;
-  return new NsedError(e.code, e.message, {
-    ...(e.hint === undefined ? {} : { hint: e.hint }),
-    ...(e.status === undefined ? {} : { status: e.status }),
-    ...(e.drop === undefined ? {} : { drop: e.drop }),
-    ...(e.retryAfterS === undefined ? {} : { retryAfterS: e.retryAfterS }),
-    exitCode: e.exitCode,
-    cause: e.cause,
-    unsent: true,
-  });
+  return unsent ? asUnsent(e) : e;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { NsedError, stopError } from '../errors.js';
+import { asUnsent, NsedError, stopError } from '../errors.js';
 import type { Transcript } from '../transcript.js';
 import { endOfError } from './error-end.js';
 import { finishTurn, passesThrough } from './finish-turn.js';
@@ -59,12 +59,7 @@ export async function playTurn(
 
 /** A wait for a place that a signal ended: what the signal means (stopError), and nothing was sent. */
 function stoppedWaiting(signal: AbortSignal): NsedError {
-  const e = stopError(signal.reason);
-  return new NsedError(e.code, e.message, {
-    unsent: true,
-    exitCode: e.exitCode,
-    ...(e.hint === undefined ? {} : { hint: e.hint }),
-  });
+  return asUnsent(stopError(signal.reason));
 }
 
 /** A turn's transcript once it ended (see playTurn). */
