@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { storeError } from '../errors.js';
 import { writeAtomic } from '../files/atomic-write.js';
+import { forEachLine } from '../files/lines.js';
 import { decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { withLock } from './lock.js';
@@ -132,22 +133,29 @@ export class IndexJournal {
 
   load(): JournalSnapshot {
     const entries = new Map<string, JournalEntry>();
-    let text: string;
+    let lines = 0;
+    let fd: number;
     try {
       // Synchronous: `sessions ls` waits for it anyway, and the promise API brings node:fs/promises
       // into a listing that otherwise never needs it (bench/RESULTS.md).
-      text = fs.readFileSync(this.file, 'utf8');
+      fd = fs.openSync(this.file, 'r');
     } catch {
       return { entries, lines: 0 };
     }
-    let lines = 0;
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      lines++;
-      const record = toRecord(line);
-      if (record === undefined) continue;
-      if ('removed' in record) entries.delete(record.id);
-      else entries.set(record.id, record);
+    try {
+      forEachLine(fd, (line) => {
+        if (line.trim() === '') return;
+        lines++;
+        const record = toRecord(line);
+        if (record === undefined) return;
+        if ('removed' in record) entries.delete(record.id);
+        else entries.set(record.id, record);
+      });
+    } catch {
+      // A read failing midway is a lost cache, as a missing journal is: every file is read again.
+      return { entries: new Map(), lines: 0 };
+    } finally {
+      fs.closeSync(fd);
     }
     return { entries, lines };
   }
