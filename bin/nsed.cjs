@@ -47,7 +47,9 @@ function runFast(file) {
  */
 function loadWithCodeCache(file) {
   const fs = require('node:fs');
-  const source = fs.readFileSync(file, 'utf8');
+  // The entries are ASCII (test/e2e/startup-cost.test.ts): read as latin1, the text is the same,
+  // without the copy and check a UTF-8 read makes (~190 fewer page faults for dist/ask.cjs).
+  const source = fs.readFileSync(file, 'latin1');
   const id = /^\/\/ nsed-build ([0-9a-f]+)\n/.exec(source)?.[1];
   let cachedData;
   try {
@@ -57,7 +59,9 @@ function loadWithCodeCache(file) {
   }
   if (cachedData === undefined) return require(file);
   const Module = require('node:module');
-  const script = new (require('node:vm').Script)(Module.wrap(source), { filename: file, cachedData });
+  // The file's text is its own module wrapper (scripts/build.mjs, ENTRY_WRAPPER): compiled as it
+  // is, V8 takes the string read without copying it first.
+  const script = new (require('node:vm').Script)(source, { filename: file, cachedData });
   const mod = { exports: {} };
   const dir = require('node:path').dirname(file);
   script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(file), mod, file, dir);

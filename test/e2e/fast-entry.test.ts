@@ -301,8 +301,8 @@ describe('the code cache of the fast entries (Node < 22.1)', () => {
       expect(id, file).toBeDefined();
       const cache = join(built, file.replace(/\.cjs$/, `.${id ?? ''}.v8cache`));
       // The bin's own loading, in a process without flags, as a user's shell runs it.
-      const check = `const fs = require('fs'), M = require('module'), vm = require('vm');
-const s = new vm.Script(M.wrap(fs.readFileSync(process.argv[1], 'utf8')), { filename: process.argv[1], cachedData: fs.readFileSync(process.argv[2]) });
+      const check = `const fs = require('fs'), vm = require('vm');
+const s = new vm.Script(fs.readFileSync(process.argv[1], 'utf8'), { filename: process.argv[1], cachedData: fs.readFileSync(process.argv[2]) });
 process.stdout.write(String(s.cachedDataRejected));`;
       const r = await new Promise<string>((resolve) => {
         const child = spawn(process.execPath, ['-e', check, join(built, file), cache], { env: {} });
@@ -319,8 +319,8 @@ process.stdout.write(String(s.cachedDataRejected));`;
     const id = /^\/\/ nsed-build ([0-9a-f]+)\n/.exec(source)?.[1] ?? '';
     const shipped = (await readFile(join(DIST, `ask.${id}.v8cache`))).length;
     // The cache of the loaded, unrun bundle, made as the bin loads it, in a plain node.
-    const unrun = `const fs = require('fs'), M = require('module'), vm = require('vm');
-const s = new vm.Script(M.wrap(fs.readFileSync(process.argv[1], 'utf8')), { filename: process.argv[1] });
+    const unrun = `const fs = require('fs'), vm = require('vm');
+const s = new vm.Script(fs.readFileSync(process.argv[1], 'utf8'), { filename: process.argv[1] });
 process.stdout.write(String(s.createCachedData().length));`;
     const loaded = await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, ['-e', unrun, join(DIST, 'ask.cjs')], { env: {} });

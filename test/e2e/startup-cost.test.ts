@@ -142,6 +142,38 @@ process.on('exit', () => process.stderr.write('[parser compiled ' + sync + ' + '
     }
   });
 
+  it.skipIf(
+    typeof (createRequire(import.meta.url)('node:module') as { enableCompileCache?: unknown }).enableCompileCache ===
+      'function',
+  )(
+    "the bin compiles each entry's text as it was read, and V8 takes the entry's code cache (Node < 22.1)",
+    async () => {
+      // Wrapped by the bin (Module.wrap), the text would be copied whole before V8 looks its cache
+      // up (scripts/build.mjs, ENTRY_WRAPPER).
+      const vmSpy = `const vm = process.getBuiltinModule ? process.getBuiltinModule('node:vm') : (await import('node:module')).createRequire(import.meta.url)('node:vm');
+const S = vm.Script;
+vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) process.stderr.write('[entry ' + (src.startsWith('// nsed-build ') ? 'as read' : 'rewritten') + ', cache ' + (this.cachedDataRejected ? 'rejected' : 'taken') + ']\\n'); } };`;
+      const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS: preloading(vmSpy) };
+      const rig = await testRig();
+      const runs = [
+        await spawnCli(['sessions', 'ls'], { env, timeoutMs: 60_000 }).result,
+        await spawnCli(['--help'], { env, timeoutMs: 60_000 }).result,
+        await rig.runProcess(['ask', '-q', '-o', 'final', 'What is the answer?'], { env, timeoutMs: 60_000 }),
+      ];
+      for (const r of runs) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toContain('[entry as read, cache taken]');
+      }
+      // The spy tells a rewritten text from one as read.
+      expect(
+        await spied(
+          `new (require('node:vm').Script)(require('node:module').wrap('// nsed-build 0'), { cachedData: Buffer.alloc(8) })`,
+          env.NODE_OPTIONS,
+        ),
+      ).toContain('[entry rewritten, cache rejected]');
+    },
+  );
+
   it('bundles every undici name src/ imports, and not undici fetch or WebSocket', async () => {
     const root = join(__dirname, '..', '..');
     const named = new Set<string>();
