@@ -58,7 +58,11 @@ describe('forEachLine', () => {
 
   it('decodes an invalid byte sequence as decoding the whole file does', async () => {
     // A lone continuation byte, and a three-byte sequence cut short by the newline.
-    const bytes = Buffer.concat([Buffer.from('ok\n'), Buffer.from([0x80, 0x41, 0x0a, 0xe6, 0x97, 0x0a]), Buffer.from('end')]);
+    const bytes = Buffer.concat([
+      Buffer.from('ok\n'),
+      Buffer.from([0x80, 0x41, 0x0a, 0xe6, 0x97, 0x0a]),
+      Buffer.from('end'),
+    ]);
     const expected = wholeLines(bytes);
     expect(expected[1]).toContain('\ufffd');
     for (let chunk = 1; chunk <= bytes.length; chunk++) expect(await linesOf(bytes, chunk)).toEqual(expected);
