@@ -22,7 +22,7 @@ import { snapshotCli } from './lib/snapshot-cli.mjs';
 import { round } from './lib/stats.mjs';
 import { bundleStore, loadStore } from './store/bundle-store.mjs';
 import { createCost } from './lib/create-cost.mjs';
-import { hostLoopMs } from './lib/host-speed.mjs';
+import { freshPageUs, hostLoopMs } from './lib/host-speed.mjs';
 
 const FIGURES = {
   startup,
@@ -84,8 +84,9 @@ const ctx = {
 const loadavgStart = os.loadavg().map((l) => round(l, 2));
 const createUs = createCost(tmp);
 const loopMsStart = hostLoopMs();
+const pageUs = freshPageUs();
 console.log(
-  `nsed bench · Node ${process.version} · NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'not set'} · load ${loadavgStart.join(' ')} · a file create ${createUs} µs · a fixed loop ${loopMsStart} ms`,
+  `nsed bench · Node ${process.version} · NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'not set'} · load ${loadavgStart.join(' ')} · a file create ${createUs} µs · a fixed loop ${loopMsStart} ms · a fresh page ${pageUs} µs`,
 );
 const figures = [];
 try {
@@ -125,6 +126,7 @@ if (!only) {
     loadavg_start: loadavgStart,
     create_us_start: createUs,
     loop_ms_start: loopMsStart,
+    fresh_page_us_start: pageUs,
     loop_ms_end: loopMsEnd,
     loadavg_end: os.loadavg().map((l) => round(l, 2)),
     wall_s: wall,

@@ -178,6 +178,7 @@ export async function batch({ tmp, full = false }) {
   // The system part moves with the file system's state (freed inodes, bench/lib/create-cost.mjs)
   // and the user part with the host's speed (bench/lib/host-speed.mjs): each is given apart.
   const partPerItem = (part) => round(median(usage[ITEMS].map((u) => u[part] / ITEMS)), 2);
+  const faultsPerItem = round(median(usage[ITEMS].map((u) => u.minor_faults / ITEMS)), 1);
   const floorName = `the same jobs back to back in-process ÷ ${JOBS}${floorItems === ITEMS ? '' : `, timed on the first ${n(floorItems)}`}`;
   const out = [
     figure({
@@ -220,9 +221,10 @@ export async function batch({ tmp, full = false }) {
         cpu_per_item_at_100_ms: cpuSmall,
         user_ms_per_item: partPerItem('user_ms'),
         system_ms_per_item: partPerItem('system_ms'),
+        page_faults_per_item: faultsPerItem,
         cpu_via: 'process.resourceUsage() at exit, user + system',
       },
-      note: `user + system of the batch process (${partPerItem('user_ms')} + ${partPerItem('system_ms')} ms); ${cpuSmall} ms per item at ${SMALL} items`,
+      note: `user + system of the batch process (${partPerItem('user_ms')} + ${partPerItem('system_ms')} ms); ${cpuSmall} ms per item at ${SMALL} items; ${faultsPerItem} page faults per item`,
     }),
     figure({
       name: `batch peak RSS, ${n(ITEMS)} items / ${n(SMALL)} items`,

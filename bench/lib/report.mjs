@@ -22,7 +22,7 @@ function table(run) {
   return [
     START,
     `Last full run: ${run.date}, Node ${run.node} on ${run.cpus} × ${cell(run.cpu_model)}, load average ${run.loadavg_start.join(' ')} and a file create ${run.create_us_start} µs at the start;`,
-    `a fixed loop (bench/lib/host-speed.mjs) ${run.loop_ms_start} ms at the start and ${run.loop_ms_end} ms at the end;`,
+    `a fixed loop (bench/lib/host-speed.mjs) ${run.loop_ms_start} ms at the start and ${run.loop_ms_end} ms at the end, a fresh 4 KiB page ${run.fresh_page_us_start ?? 'not measured'} µs;`,
     `NODE_EXTRA_CA_CERTS ${run.node_extra_ca_certs ? 'set' : 'not set'}; wall time ${run.wall_s} s.`,
     '',
     '| figure | ratio | nsed median | floor median | runs | target | also |',
