@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 
-/** What one read asks for: enough for a few hundred index lines, small enough to stay in the heap's first pages. */
+/** What one read asks for: some 180 lines of the listing index, into the one buffer the whole file is read through. */
 export const LINE_CHUNK_BYTES = 64 * 1024;
 
 /**

@@ -150,7 +150,7 @@ process.on('exit', () => process.stderr.write('[parser compiled ' + sync + ' + '
     async () => {
       // Wrapped by the bin (Module.wrap), the text would be copied whole before V8 looks its cache
       // up (scripts/build.mjs, ENTRY_WRAPPER).
-      const vmSpy = `const vm = process.getBuiltinModule ? process.getBuiltinModule('node:vm') : (await import('node:module')).createRequire(import.meta.url)('node:vm');
+      const vmSpy = `const vm = process.getBuiltinModule('node:vm');
 const S = vm.Script;
 vm.Script = class extends S { constructor(src, o) { super(src, o); if (o && o.cachedData) process.stderr.write('[entry ' + (src.startsWith('// nsed-build ') ? 'as read' : 'rewritten') + ', cache ' + (this.cachedDataRejected ? 'rejected' : 'taken') + ']\\n'); } };`;
       const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS: preloading(vmSpy) };
