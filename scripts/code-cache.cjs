@@ -18,8 +18,8 @@ const vm = require('node:vm');
 v8.setFlagsFromString = () => {};
 
 const [bundle, cache, ...words] = process.argv.slice(2);
-// As bin/nsed.cjs compiles it: the file's text is its own module wrapper (scripts/build.mjs).
-const script = new vm.Script(fs.readFileSync(bundle, 'utf8'), { filename: bundle });
+// As bin/nsed.cjs reads and compiles it: the file's text, its own module wrapper (scripts/build.mjs).
+const script = new vm.Script(fs.readFileSync(bundle, 'latin1'), { filename: bundle });
 const mod = { exports: {} };
 script
   .runInThisContext()

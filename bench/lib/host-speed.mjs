@@ -38,8 +38,7 @@ process.stdout.write(String(((performance.now() - t) * 1000) / ${FRESH_PAGES}));
 
 /**
  * What a page of memory costs the process that first writes to it, in microseconds: the least of
- * three new processes that each touch every 4 KiB page of a new 16 MiB buffer once. About 0.1 µs
- * where the kernel has the pages at hand.
+ * three new processes that each touch every 4 KiB page of a new 16 MiB buffer once.
  */
 export function freshPageUs() {
   let best = Infinity;

@@ -99,11 +99,11 @@ async function trial(n: number, killAt: number): Promise<void> {
     expect(() => JSON.parse(text) as unknown, `${where}: ${name} is not whole`).not.toThrow();
     files.set(name.slice(0, -5), JSON.parse(text) as SessionFile);
   }
-  // A kill can cut the line being appended: it lands while a thread-pool thread is inside the
-  // write, which the kernel ends short. The cut line stays, and `--resume` starts its first line
-  // on a fresh one (docs/reliability.md #147).
+  // A kill can cut the line being appended: the append runs on a thread-pool thread, and the
+  // kernel may end that write short when the process dies. The cut line stays, and `--resume`
+  // starts its first line on a fresh one (docs/reliability.md #147).
   const left = await readFile(out, 'utf8').catch(() => '');
-  const cut = left.slice(whole(left).length);
+  const cut = whole(left) !== left;
   for (const line of linesOf(whole(left))) {
     const recorded = files.get(line.session)?.turns.find((t) => t.role === 'assistant' && t.job_id === line.job_id);
     expect(recorded?.content, `${where}: the line of ${line.id} names a turn its session does not hold`).toBe(
@@ -116,8 +116,9 @@ async function trial(n: number, killAt: number): Promise<void> {
   const after = await readFile(out, 'utf8');
   // The killed run's lines as they were, its cut line (if any) ended by the resumed run's first
   // newline, then whole lines.
-  expect(after.startsWith(left + (cut === '' ? '' : '\n')), `${where}: the killed run's lines were changed`).toBe(true);
-  const added = after.slice(left.length + (cut === '' ? 0 : 1));
+  const kept = cut ? `${left}\n` : left;
+  expect(after.startsWith(kept), `${where}: the killed run's lines were changed`).toBe(true);
+  const added = after.slice(kept.length);
   expect(whole(added), where).toBe(added);
   const lines = [...linesOf(whole(left)), ...linesOf(added)];
   expect(lines.map((l) => l.id).sort(), where).toEqual(ITEMS);
