@@ -32,6 +32,9 @@ export interface GlobalOptions {
   settings: RunSettings;
 }
 
+/** How a command may ask for the process's JavaScript engine to be tuned (cli/engine-profile.ts); `many-turns`: a batch's. */
+export type EngineProfile = 'many-turns';
+
 /** What the process gives a run: everything of the outside world but the terminal (built by cli/process-context.ts). */
 export interface ProcessContext {
   env: Readonly<Record<string, string | undefined>>;
@@ -40,6 +43,12 @@ export interface ProcessContext {
   signal: AbortSignal;
   signalExit(): number | undefined;
   randomHex(bytes: number): string;
+  /**
+   * Tunes the process's JavaScript engine for the command about to run (CommandDef.engine). Only
+   * the full CLI's entry has it (cli/main.ts): the engine is process-wide, and a command run
+   * in-process (the tests, `nsed mcp`) leaves it as it is.
+   */
+  tuneEngine?(profile: EngineProfile): void;
 }
 
 /**

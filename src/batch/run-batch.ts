@@ -65,6 +65,11 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
   // Every item's end reads the same `/agents` listing: once for the batch (docs/reliability.md #270).
   shareAgentListing(conn.client);
   const claimsAhead = await listsDeliberations(conn, ctx.signal);
+  // Each item's turn has its code loaded now (the connection above, the store here: a store that
+  // cannot open fails each item as before), so the engine can be tuned for many turns without
+  // the code caches of later modules being refused (src/cli/engine-profile.ts).
+  await ctx.store().catch(() => undefined);
+  ctx.tuneEngine?.('many-turns');
   // -j bounds the deliberations running on the orchestrator; as many items again may be waiting
   // for a place or ending (their ballots read, their answers recorded, their lines written)
   // meanwhile, so the end of one does not keep the next from starting (docs/reliability.md #273).

@@ -1,0 +1,92 @@
+import { Session } from 'node:inspector';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import type { EngineProfile } from '../context.js';
+
+/**
+ * What each engine profile (ProcessContext.tuneEngine) does to V8's heap.
+ *
+ * `many-turns` (a batch): many turns in flight in one process, each allocating as it streams and
+ * records, little of it living past its turn. Left alone, V8 doubles its young generation up to
+ * 32 MiB and lets the old one grow between full collections by up to 4× what they kept, for a
+ * live heap of ~12 MiB: on Node 20 a batch's peak RSS was 86 MiB at 100 items and 116-143 MiB at
+ * 1,000. With the young generation stopped at 8 MiB and the old one grown by 30 % a collection, 79
+ * and 87-88 MiB, for the same wall time and CPU; at 1,000 items on Node 22 99-100 instead of
+ * 124-136 MiB, on Node 24 111-114 instead of 209-218, on Node 26 127-135 instead of 163-176
+ * (bench/RESULTS.md, round 15). V8 14 (Node 26) grows its young generation in steps of its own
+ * as well, so there it stops between 8 and 16 MiB. Smaller costs CPU: stopped at V8's first
+ * 2 MiB, a batch made 630 scavenges instead of 48, for 10 % more user time.
+ */
+export const ENGINE_PROFILES: Readonly<Record<EngineProfile, HeapTuning>> = {
+  'many-turns': { youngGenerationBytes: 8 * 1024 * 1024, heapGrowingPercent: 30 },
+};
+
+export interface HeapTuning {
+  /** The young generation (V8's `new_space`, both halves) stops growing once it is this large. */
+  youngGenerationBytes: number;
+  /** Each full collection lets the old generation grow to (1 + this / 100) × what it kept. */
+  heapGrowingPercent: number;
+}
+
+/** One of V8's heap spaces, as node:v8 reports it. */
+export interface HeapSpace {
+  space_name: string;
+  space_size: number;
+}
+
+/**
+ * The V8 flags to set now that the heap's spaces are as `spaces` say, or none yet. A running
+ * process may set V8's growth flags but not the young generation's size (a command-line flag), so
+ * the size is a growth factor of 1 set once the young generation reaches it.
+ */
+export function heapFlagsDue(tuning: HeapTuning, spaces: readonly HeapSpace[]): readonly string[] {
+  const young = spaces.find((s) => s.space_name === 'new_space');
+  if (young === undefined || young.space_size < tuning.youngGenerationBytes) return [];
+  return ['--semi-space-growth-factor=1', `--heap-growing-percent=${tuning.heapGrowingPercent}`];
+}
+
+/**
+ * Tunes this process's heap for the rest of its life: now, or after the first garbage collection
+ * that leaves heapFlagsDue with something to set. A young generation that never grows that large
+ * (a short batch) is left as V8 sized it.
+ *
+ * Any V8 flag set changes the hash V8 keeps beside compiled code, and Node >= 22.1's compile
+ * cache refuses, and rewrites, the cache of each module compiled after it (seen on Node 22:
+ * processes under different flags rewrite each other's entries). So a command tunes the engine
+ * once what it runs is loaded (src/batch/run-batch.ts).
+ */
+export function tuneEngine(profile: EngineProfile): void {
+  const tuning = ENGINE_PROFILES[profile];
+  const apply = (): boolean => {
+    const flags = heapFlagsDue(tuning, getHeapSpaceStatistics());
+    if (flags.length === 0) return false;
+    for (const flag of flags) setFlagsFromString(flag);
+    collectGarbage();
+    return true;
+  };
+  if (apply()) return;
+  // The global, so that the full CLI's other commands leave node:perf_hooks unloaded.
+  const observer = new PerformanceObserver(() => {
+    if (apply()) observer.disconnect();
+  });
+  observer.observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * One full collection, now. The old generation may grow to the limit V8 set at its last one, up
+ * to 4× what that kept (the start-up's, for a batch): this one sets the limit under the percent
+ * just set. Without it, a batch of 1,000 items peaked ~9 MiB higher (bench/RESULTS.md, round
+ * 15). Through the inspector's in-process session, the one public way to ask for a collection;
+ * a Node built without an inspector skips it.
+ */
+function collectGarbage(): void {
+  let session: Session | undefined;
+  try {
+    session = new Session();
+    session.connect();
+    session.post('HeapProfiler.collectGarbage');
+  } catch {
+    // No inspector in this build: the next full collection sets the limit instead.
+  } finally {
+    session?.disconnect();
+  }
+}
