@@ -1,4 +1,3 @@
-import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { EngineProfile } from '../context.js';
 
@@ -13,7 +12,9 @@ import type { EngineProfile } from '../context.js';
  * and 87-88 MiB, for the same wall time and CPU; at 1,000 items on Node 22 99-100 instead of
  * 124-136 MiB, on Node 24 111-114 instead of 209-218, on Node 26 127-135 instead of 163-176
  * (bench/RESULTS.md, round 15). V8 14 (Node 26) grows its young generation in steps of its own
- * as well, so there it stops between 8 and 16 MiB. Smaller costs CPU: stopped at V8's first
+ * as well, so there it stops between 8 and 16 MiB. The old generation keeps the limit V8 set at
+ * its last full collection before the tuning, which V8 makes up to 4× what that kept: in about one
+ * batch in four on Node 20 the peak was then 96-99 MiB. Smaller costs CPU: stopped at V8's first
  * 2 MiB, a batch made 630 scavenges instead of 48, for 10 % more user time.
  */
 export const ENGINE_PROFILES: Readonly<Record<EngineProfile, HeapTuning>> = {
@@ -60,7 +61,6 @@ export function tuneEngine(profile: EngineProfile): void {
     const flags = heapFlagsDue(tuning, getHeapSpaceStatistics());
     if (flags.length === 0) return false;
     for (const flag of flags) setFlagsFromString(flag);
-    collectGarbage();
     return true;
   };
   if (apply()) return;
@@ -69,24 +69,4 @@ export function tuneEngine(profile: EngineProfile): void {
     if (apply()) observer.disconnect();
   });
   observer.observe({ entryTypes: ['gc'] });
-}
-
-/**
- * One full collection, now. The old generation may grow to the limit V8 set at its last one, up
- * to 4× what that kept (the start-up's, for a batch): this one sets the limit under the percent
- * just set. Without it, a batch of 1,000 items peaked ~9 MiB higher (bench/RESULTS.md, round
- * 15). Through the inspector's in-process session, the one public way to ask for a collection;
- * a Node built without an inspector skips it.
- */
-function collectGarbage(): void {
-  let session: Session | undefined;
-  try {
-    session = new Session();
-    session.connect();
-    session.post('HeapProfiler.collectGarbage');
-  } catch {
-    // No inspector in this build: the next full collection sets the limit instead.
-  } finally {
-    session?.disconnect();
-  }
 }
