@@ -44,9 +44,9 @@ export interface ProcessContext {
   signalExit(): number | undefined;
   randomHex(bytes: number): string;
   /**
-   * Tunes the process's JavaScript engine for the command about to run (CommandDef.engine). Only
-   * the full CLI's entry has it (cli/main.ts): the engine is process-wide, and a command run
-   * in-process (the tests, `nsed mcp`) leaves it as it is.
+   * Tunes the process's JavaScript engine for what the command runs from here on (a batch asks,
+   * batch/run-batch.ts). Only the full CLI's entry has it (cli/main.ts): the engine is
+   * process-wide, and a command run in-process (the tests, `nsed mcp`) leaves it as it is.
    */
   tuneEngine?(profile: EngineProfile): void;
 }

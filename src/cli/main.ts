@@ -5,7 +5,7 @@ import { finish, isTTY, processContext, processStreams } from './process-context
 import { baselineWasmOnly } from './wasm-tiering.js';
 
 const argv = process.argv.slice(2);
-// The engine is this process's own, so a command may tune it (CommandDef.engine).
+// The engine is this process's own, so a command may tune it (ProcessContext.tuneEngine).
 const base = { ...processContext(), tuneEngine };
 baselineWasmOnly();
 const { runCli } = await import('./run-cli.js');
