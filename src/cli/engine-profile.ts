@@ -1,4 +1,5 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { EngineProfile } from '../context.js';
 
 /**
@@ -12,9 +13,7 @@ import type { EngineProfile } from '../context.js';
  * and 87-88 MiB, for the same wall time and CPU; at 1,000 items on Node 22 99-100 instead of
  * 124-136 MiB, on Node 24 111-114 instead of 209-218, on Node 26 127-135 instead of 163-176
  * (bench/RESULTS.md, round 15). V8 14 (Node 26) grows its young generation in steps of its own
- * as well, so there it stops between 8 and 16 MiB. The old generation keeps the limit V8 set at
- * its last full collection before the tuning, which V8 makes up to 4× what that kept: in about one
- * batch in four on Node 20 the peak was then 96-99 MiB. Smaller costs CPU: stopped at V8's first
+ * as well, so there it stops between 8 and 16 MiB. Smaller costs CPU: stopped at V8's first
  * 2 MiB, a batch made 630 scavenges instead of 48, for 10 % more user time.
  */
 export const ENGINE_PROFILES: Readonly<Record<EngineProfile, HeapTuning>> = {
@@ -61,6 +60,7 @@ export function tuneEngine(profile: EngineProfile): void {
     const flags = heapFlagsDue(tuning, getHeapSpaceStatistics());
     if (flags.length === 0) return false;
     for (const flag of flags) setFlagsFromString(flag);
+    collectFully();
     return true;
   };
   if (apply()) return;
@@ -69,4 +69,17 @@ export function tuneEngine(profile: EngineProfile): void {
     if (apply()) observer.disconnect();
   });
   observer.observe({ entryTypes: ['gc'] });
+}
+
+/**
+ * One full collection, now. V8 sets the old generation's next limit at each full collection, up to
+ * 4× what that one kept, and keeps it until the next: without this, the limit set at start-up
+ * under V8's own growth held for the whole batch in about one run in four, whose peak was then
+ * 96-99 MiB instead of 87-88 (Node 20, bench/RESULTS.md, round 15). The inspector's
+ * HeapProfiler.collectGarbage is no substitute: it runs later, and closing its session cancels it.
+ * A context made once `--expose-gc` is set has `gc` as a global; this process's own has not.
+ */
+function collectFully(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }

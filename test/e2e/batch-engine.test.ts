@@ -10,13 +10,21 @@ import { resultLines } from '../harness/batch-rig.js';
 import { testRig } from '../harness/rig.js';
 
 const MiB = 1024 * 1024;
-// Preloaded into the CLI process: says on stderr each V8 flag the process sets, and at exit the
-// young generation's size as node:v8 reports it.
+// Preloaded into the CLI process: says on stderr each V8 flag the process sets, each full
+// collection the process forced, and at exit the young generation's size as node:v8 reports it.
 const SPY = `import v8 from 'node:v8';
 import { syncBuiltinESMExports } from 'node:module';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 const set = v8.setFlagsFromString;
 v8.setFlagsFromString = (flag) => { process.stderr.write('[v8 flag ' + flag + ']\\n'); set(flag); };
 syncBuiltinESMExports();
+new PerformanceObserver((list) => {
+  for (const { detail } of list.getEntries()) {
+    if (detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && detail.flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) {
+      process.stderr.write('[v8 forced full collection]\\n');
+    }
+  }
+}).observe({ entryTypes: ['gc'] });
 process.on('exit', () => {
   const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
   process.stderr.write('[young generation ' + (young ? young.space_size : 'none') + ']\\n');
@@ -38,7 +46,7 @@ async function itemsFile(home: string, n: number): Promise<string> {
 }
 
 describe('the engine of a batch', () => {
-  it('sets its heap flags once, and keeps its young generation at 8 MiB over 200 items where V8 alone doubles it to 32', async () => {
+  it('sets its heap flags once and collects fully then, and keeps its young generation at 8 MiB over 200 items where V8 alone doubles it to 32', async () => {
     const rig = await testRig();
     const items = await itemsFile(rig.home, 200);
     const run = await rig.runProcess(['batch', items, '-j', '16', '-p', 'fast'], {
@@ -47,8 +55,16 @@ describe('the engine of a batch', () => {
     });
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     expect(resultLines(run.stdout)).toHaveLength(200);
-    const flags = [...run.stderr.matchAll(/\[v8 flag (--(?:semi-space|heap-growing)[^\]]*)\]/g)].map((m) => m[1]);
-    expect(flags).toEqual(['--semi-space-growth-factor=1', '--heap-growing-percent=30']);
+    // The collection comes after the flags, so that the old generation's limit is set under them.
+    const engine = [
+      ...run.stderr.matchAll(/\[v8 (flag --(?:semi-space|heap-growing|expose-gc)[^\]]*|forced full collection)\]/g),
+    ];
+    expect(engine.map((m) => m[1])).toEqual([
+      'flag --semi-space-growth-factor=1',
+      'flag --heap-growing-percent=30',
+      'flag --expose-gc',
+      'forced full collection',
+    ]);
     const young = Number(/\[young generation (\d+)\]/.exec(run.stderr)?.[1]);
     expect(young).toBeGreaterThan(0);
     // Untuned, the young generation was 16 MiB after the first item and 32 MiB after ~100
