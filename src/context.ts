@@ -32,8 +32,11 @@ export interface GlobalOptions {
   settings: RunSettings;
 }
 
-/** How a command may ask for the process's JavaScript engine to be tuned (cli/engine-profile.ts); `many-turns`: a batch's. */
-export type EngineProfile = 'many-turns';
+/**
+ * How a command may ask for the process's JavaScript engine to be tuned (cli/engine-profile.ts):
+ * `many-turns` for a batch's, `long-stream` for one turn whose answer comes in many events.
+ */
+export type EngineProfile = 'many-turns' | 'long-stream';
 
 /** What the process gives a run: everything of the outside world but the terminal (built by cli/process-context.ts). */
 export interface ProcessContext {
@@ -45,8 +48,9 @@ export interface ProcessContext {
   randomHex(bytes: number): string;
   /**
    * Tunes the process's JavaScript engine for what the command runs from here on (a batch asks,
-   * batch/run-batch.ts). Only the full CLI's entry has it (cli/main.ts): the engine is
-   * process-wide, and a command run in-process (the tests, `nsed mcp`) leaves it as it is.
+   * batch/run-batch.ts, and a turn whose stream runs long, turn/live-turn.ts); the first profile
+   * asked for holds. Only the entries that run turns have it (cli/main.ts, cli/fast-ask.ts): the
+   * engine is process-wide, and a command run in-process (the tests, `nsed mcp`) leaves it as it is.
    */
   tuneEngine?(profile: EngineProfile): void;
 }

@@ -3,21 +3,25 @@ import { runInNewContext } from 'node:vm';
 import type { EngineProfile } from '../context.js';
 
 /**
- * What each engine profile (ProcessContext.tuneEngine) does to V8's heap.
- *
- * `many-turns` (a batch): many turns in flight in one process, each allocating as it streams and
- * records, little of it living past its turn. Left alone, V8 doubles its young generation up to
- * 32 MiB and lets the old one grow between full collections by up to 4× what they kept, for a
- * live heap of ~12 MiB: on Node 20 a batch's peak RSS was 86 MiB at 100 items and 116-143 MiB at
- * 1,000. With the young generation stopped at 8 MiB and the old one grown by 30 % a collection, 79
- * and 87-88 MiB, for the same wall time and CPU; at 1,000 items on Node 22 99-100 instead of
- * 124-136 MiB, on Node 24 111-114 instead of 209-218, on Node 26 127-135 instead of 163-176
- * (bench/RESULTS.md, round 15). V8 14 (Node 26) grows its young generation in steps of its own
- * as well, so there it stops between 8 and 16 MiB. Smaller costs CPU: stopped at V8's first
- * 2 MiB, a batch made 630 scavenges instead of 48, for 10 % more user time.
+ * Many turns in flight in one process (a batch), and one turn whose answer streams in many events,
+ * allocate much as they stream and record, little of it living past the event or the turn. Left
+ * alone, V8 doubles its young generation up to 32 MiB and lets the old one grow between full
+ * collections by up to 4× what they kept. With the young generation stopped at 8 MiB and the old
+ * one grown by 30 % a collection, both use less memory for the same time:
+ * - a batch (live heap ~12 MiB): on Node 20 79 instead of 86 MiB at 100 items, 87 instead of
+ *   116-143 at 1,000; at 1,000 items on Node 22 99-100 instead of 124-136 MiB, on Node 24 111-114
+ *   instead of 209-218, on Node 26 127-135 instead of 163-176 (bench/RESULTS.md, round 15);
+ * - a 1 MB answer in a million chunks: 75-77 instead of 106-108 MiB, in the same time (round 16).
+ * V8 14 (Node 26) grows its young generation in steps of its own as well, so there it stops
+ * between 8 and 16 MiB. Smaller costs CPU: stopped at V8's first 2 MiB, a batch made 630
+ * scavenges instead of 48, for 10 % more user time.
  */
+const STREAMING: HeapTuning = { youngGenerationBytes: 8 * 1024 * 1024, heapGrowingPercent: 30 };
+
+/** What each engine profile (ProcessContext.tuneEngine) does to V8's heap. */
 export const ENGINE_PROFILES: Readonly<Record<EngineProfile, HeapTuning>> = {
-  'many-turns': { youngGenerationBytes: 8 * 1024 * 1024, heapGrowingPercent: 30 },
+  'many-turns': STREAMING,
+  'long-stream': STREAMING,
 };
 
 export interface HeapTuning {
@@ -44,10 +48,13 @@ export function heapFlagsDue(tuning: HeapTuning, spaces: readonly HeapSpace[]): 
   return ['--semi-space-growth-factor=1', `--heap-growing-percent=${tuning.heapGrowingPercent}`];
 }
 
+/** Whether this process was tuned already: its engine has one profile, the first asked for. */
+let tuned = false;
+
 /**
  * Tunes this process's heap for the rest of its life: now, or after the first garbage collection
  * that leaves heapFlagsDue with something to set. A young generation that never grows that large
- * (a short batch) is left as V8 sized it.
+ * (a short batch) is left as V8 sized it. Only the first call does anything.
  *
  * Any V8 flag set changes the hash V8 keeps beside compiled code, and Node >= 22.1's compile
  * cache refuses, and rewrites, the cache of each module compiled after it (seen on Node 22:
@@ -55,6 +62,8 @@ export function heapFlagsDue(tuning: HeapTuning, spaces: readonly HeapSpace[]): 
  * once what it runs is loaded (src/batch/run-batch.ts).
  */
 export function tuneEngine(profile: EngineProfile): void {
+  if (tuned) return;
+  tuned = true;
   const tuning = ENGINE_PROFILES[profile];
   const apply = (): boolean => {
     const flags = heapFlagsDue(tuning, getHeapSpaceStatistics());

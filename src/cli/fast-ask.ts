@@ -6,6 +6,7 @@
 // ask loads from dist/main.js cost it more than the prescan saved (bench/RESULTS.md).
 import { ask } from '../commands/ask.js';
 import { STDIN_MARKER } from '../input/prompt.js';
+import { tuneEngine } from './engine-profile.js';
 import { fastEntries, prescan } from './prescan.js';
 import { finish, isTTY, processContext, processStreams } from './process-context.js';
 import { runSelected } from './run-command.js';
@@ -23,6 +24,7 @@ export function run(args: readonly string[]): boolean {
   );
   if (selected === undefined) return false;
   baselineWasmOnly();
-  void runSelected(selected, processContext(), processStreams, {}, isTTY).then(finish);
+  // The engine is this process's own, so a long answer may tune it (ProcessContext.tuneEngine).
+  void runSelected(selected, { ...processContext(), tuneEngine }, processStreams, {}, isTTY).then(finish);
   return true;
 }

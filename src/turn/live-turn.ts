@@ -8,6 +8,14 @@ import { ToolDriver } from './tools/tool-driver.js';
 import type { TurnDeps, TurnSpec } from './turn-spec.js';
 
 /**
+ * Events after which a turn's stream counts as long, and the process's engine is tuned for it
+ * (cli/engine-profile.ts). A short answer never pays for the tuning's check (~0.1 ms) or its
+ * watch of the collector (~1.6 ms); a 1 MB answer in a million chunks peaked at 75-77 MiB with
+ * it, 106-108 without (Node 20, bench/RESULTS.md round 16).
+ */
+export const LONG_STREAM_EVENTS = 10_000;
+
+/**
  * One running turn's state: the transcript folded from its events and the job it runs as. Every
  * event goes through here to the renderer (data flows one way: typed events -> renderer &
  * recorder); the loop (turn-loop.ts) feeds it and finishTurn (finish-turn.ts) reads it.
@@ -19,6 +27,7 @@ export class LiveTurn {
   readonly driver: ToolDriver;
   /** Set by the spend watch (spend-watch.ts) once the cap was crossed and the cancel sent. */
   capped: CapStop | undefined;
+  private emitted = 0;
 
   constructor(
     readonly deps: TurnDeps,
@@ -38,6 +47,7 @@ export class LiveTurn {
   readonly emit = (e: NsedEvent): void => {
     this.transcript = applyEvent(this.transcript, e);
     this.deps.renderer.onEvent(e);
+    if (++this.emitted === LONG_STREAM_EVENTS) this.deps.ctx.tuneEngine?.('long-stream');
   };
 
   /** Resolves once the pending marker is durable; the job is shown only after that (docs/reliability.md #36). */

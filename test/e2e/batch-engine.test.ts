@@ -1,13 +1,18 @@
 // A batch tunes its own process's heap once its items' code is loaded (src/cli/engine-profile.ts,
-// src/batch/run-batch.ts): V8's young generation stops at 8 MiB where it would double to 32, and
-// the code caches other commands left in Node's compile cache stay theirs. Seen as V8 and Node
+// src/batch/run-batch.ts), and one turn once its stream runs long (src/turn/live-turn.ts): V8's
+// young generation stops at 8 MiB where it would double to 32, and the code caches other commands
+// left in Node's compile cache stay theirs. Seen as V8 and Node
 // report them, from the real CLI.
 import { createRequire } from 'node:module';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LONG_STREAM_EVENTS } from '../../src/turn/live-turn.js';
 import { resultLines } from '../harness/batch-rig.js';
+import { spawnCli } from '../harness/process.js';
 import { testRig } from '../harness/rig.js';
+import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
+import { tempHome } from '../harness/temp-store.js';
 
 const MiB = 1024 * 1024;
 // Preloaded into the CLI process: says on stderr each V8 flag the process sets, each full
@@ -90,4 +95,55 @@ describe('the engine of a batch', () => {
       expect(again.stderr).not.toMatch(/was rejected/);
     },
   );
+});
+
+/** A chat-completions stream of `pieces` content chunks, then its finish and [DONE]. */
+function answerIn(pieces: number): string {
+  const chunk = (delta: object, finish: string | null = null): string =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'nsed:fast', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const text = chunk({ content: 'word ' });
+  return chunk({ role: 'assistant' }) + text.repeat(pieces) + chunk({}, 'stop') + 'data: [DONE]\n\n';
+}
+
+describe('the engine of one turn', () => {
+  let server: ScriptedServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  async function ask(pieces: number): Promise<{ engine: string[]; stdout: string }> {
+    const body = answerIn(pieces);
+    server = await startServer((req, res) => {
+      sseHead(res, { 'x-nsed-session-id': 'long-1' });
+      res.end(body);
+    });
+    const home = await tempHome();
+    const run = await spawnCli(['ask', '-o', 'final', '--url', server.url, 'a long answer, please'], {
+      env: { NSED_HOME: home, NODE_OPTIONS, NO_COLOR: '1' },
+      timeoutMs: 120_000,
+    }).result;
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    const engine = [
+      ...run.stderr.matchAll(/\[v8 (flag --(?:semi-space|heap-growing|expose-gc)[^\]]*|forced full collection)\]/g),
+    ].map((m) => m[1] ?? '');
+    return { engine, stdout: run.stdout };
+  }
+
+  it(`tunes its heap as a batch's once its stream passes ${LONG_STREAM_EVENTS} events`, async () => {
+    const { engine, stdout } = await ask(3 * LONG_STREAM_EVENTS);
+    expect(stdout.trimEnd()).toBe('word '.repeat(3 * LONG_STREAM_EVENTS).trimEnd());
+    expect(engine).toEqual([
+      'flag --semi-space-growth-factor=1',
+      'flag --heap-growing-percent=30',
+      'flag --expose-gc',
+      'forced full collection',
+    ]);
+  });
+
+  it('leaves the heap of a short answer as V8 sized it', async () => {
+    const { engine, stdout } = await ask(LONG_STREAM_EVENTS - 10);
+    expect(stdout.length).toBeGreaterThan(0);
+    expect(engine).toEqual([]);
+  });
 });
