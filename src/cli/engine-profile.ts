@@ -83,8 +83,8 @@ export function tuneEngine(profile: EngineProfile): void {
 /**
  * One full collection, now. V8 sets the old generation's next limit at each full collection, up to
  * 4× what that one kept, and keeps it until the next: without this, the limit set at start-up
- * under V8's own growth held for the whole batch in about one run in four, whose peak was then
- * 96-99 MiB instead of 87-88 (Node 20, bench/RESULTS.md, round 15). The inspector's
+ * under V8's own growth held for the whole batch (one run in four in round 15, five in five in
+ * round 16), whose peak was then 96-99 MiB instead of 87 (Node 20, bench/RESULTS.md). The inspector's
  * HeapProfiler.collectGarbage is no substitute: it runs later, and closing its session cancels it.
  * A context made once `--expose-gc` is set has `gc` as a global; this process's own has not.
  */

@@ -1,8 +1,7 @@
 // A batch tunes its own process's heap once its items' code is loaded (src/cli/engine-profile.ts,
 // src/batch/run-batch.ts), and one turn once its stream runs long (src/turn/live-turn.ts): V8's
 // young generation stops at 8 MiB where it would double to 32, and the code caches other commands
-// left in Node's compile cache stay theirs. Seen as V8 and Node
-// report them, from the real CLI.
+// left in Node's compile cache stay theirs. Seen as V8 and Node report them, from the real CLI.
 import { createRequire } from 'node:module';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,6 +14,14 @@ import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-s
 import { tempHome } from '../harness/temp-store.js';
 
 const MiB = 1024 * 1024;
+// What the spy below says a tuning does, in order: the collection comes after the flags, so that
+// the old generation's limit is set under them.
+const TUNED = [
+  'flag --semi-space-growth-factor=1',
+  'flag --heap-growing-percent=30',
+  'flag --expose-gc',
+  'forced full collection',
+];
 // Preloaded into the CLI process: says on stderr each V8 flag the process sets, each full
 // collection the process forced, and at exit the young generation's size as node:v8 reports it.
 const SPY = `import v8 from 'node:v8';
@@ -50,6 +57,15 @@ async function itemsFile(home: string, n: number): Promise<string> {
   return file;
 }
 
+/** The heap tuning's flags and forced collections the spy saw, in order (not the WebAssembly flags every entry sets). */
+function engineLines(stderr: string): string[] {
+  // The spy's exit line is there whenever the spy was loaded: without it, an empty list proves nothing.
+  expect(stderr).toMatch(/\[young generation \d+\]/);
+  return [
+    ...stderr.matchAll(/\[v8 (flag --(?:semi-space|heap-growing|expose-gc)[^\]]*|forced full collection)\]/g),
+  ].map((m) => m[1] ?? '');
+}
+
 describe('the engine of a batch', () => {
   it('sets its heap flags once and collects fully then, and keeps its young generation at 8 MiB over 200 items where V8 alone doubles it to 32', async () => {
     const rig = await testRig();
@@ -60,16 +76,7 @@ describe('the engine of a batch', () => {
     });
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     expect(resultLines(run.stdout)).toHaveLength(200);
-    // The collection comes after the flags, so that the old generation's limit is set under them.
-    const engine = [
-      ...run.stderr.matchAll(/\[v8 (flag --(?:semi-space|heap-growing|expose-gc)[^\]]*|forced full collection)\]/g),
-    ];
-    expect(engine.map((m) => m[1])).toEqual([
-      'flag --semi-space-growth-factor=1',
-      'flag --heap-growing-percent=30',
-      'flag --expose-gc',
-      'forced full collection',
-    ]);
+    expect(engineLines(run.stderr)).toEqual(TUNED);
     const young = Number(/\[young generation (\d+)\]/.exec(run.stderr)?.[1]);
     expect(young).toBeGreaterThan(0);
     // Untuned, the young generation was 16 MiB after the first item and 32 MiB after ~100
@@ -112,9 +119,10 @@ describe('the engine of one turn', () => {
     server = undefined;
   });
 
-  async function ask(pieces: number): Promise<{ engine: string[]; stdout: string }> {
+  /** `ask` answered in `pieces` chunks; what the spy saw of the tuning. */
+  async function ask(pieces: number): Promise<string[]> {
     const body = answerIn(pieces);
-    server = await startServer((req, res) => {
+    server = await startServer((_req, res) => {
       sseHead(res, { 'x-nsed-session-id': 'long-1' });
       res.end(body);
     });
@@ -124,26 +132,15 @@ describe('the engine of one turn', () => {
       timeoutMs: 120_000,
     }).result;
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
-    const engine = [
-      ...run.stderr.matchAll(/\[v8 (flag --(?:semi-space|heap-growing|expose-gc)[^\]]*|forced full collection)\]/g),
-    ].map((m) => m[1] ?? '');
-    return { engine, stdout: run.stdout };
+    expect(run.stdout.trimEnd()).toBe('word '.repeat(pieces).trimEnd());
+    return engineLines(run.stderr);
   }
 
   it(`tunes its heap as a batch's once its stream passes ${LONG_STREAM_EVENTS} events`, async () => {
-    const { engine, stdout } = await ask(3 * LONG_STREAM_EVENTS);
-    expect(stdout.trimEnd()).toBe('word '.repeat(3 * LONG_STREAM_EVENTS).trimEnd());
-    expect(engine).toEqual([
-      'flag --semi-space-growth-factor=1',
-      'flag --heap-growing-percent=30',
-      'flag --expose-gc',
-      'forced full collection',
-    ]);
+    expect(await ask(3 * LONG_STREAM_EVENTS)).toEqual(TUNED);
   });
 
   it('leaves the heap of a short answer as V8 sized it', async () => {
-    const { engine, stdout } = await ask(LONG_STREAM_EVENTS - 10);
-    expect(stdout.length).toBeGreaterThan(0);
-    expect(engine).toEqual([]);
+    expect(await ask(LONG_STREAM_EVENTS - 10)).toEqual([]);
   });
 });
