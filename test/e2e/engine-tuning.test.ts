@@ -7,8 +7,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LONG_STREAM_EVENTS } from '../../src/turn/live-turn.js';
+import { chunk } from '../api/fixtures.js';
 import { resultLines } from '../harness/batch-rig.js';
 import { spawnCli } from '../harness/process.js';
+import { ev } from '../harness/scripted-client.js';
 import { testRig } from '../harness/rig.js';
 import { sseHead, startServer, type ScriptedServer } from '../harness/scripted-server.js';
 import { tempHome } from '../harness/temp-store.js';
@@ -106,10 +108,12 @@ describe('the engine of a batch', () => {
 
 /** A chat-completions stream of `pieces` content chunks, then its finish and [DONE]. */
 function answerIn(pieces: number): string {
-  const chunk = (delta: object, finish: string | null = null): string =>
-    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'nsed:fast', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  const text = chunk({ content: 'word ' });
-  return chunk({ role: 'assistant' }) + text.repeat(pieces) + chunk({}, 'stop') + 'data: [DONE]\n\n';
+  return (
+    ev(chunk({ role: 'assistant' })) +
+    ev(chunk({ content: 'word ' })).repeat(pieces) +
+    ev(chunk({}, 'stop')) +
+    ev('[DONE]')
+  );
 }
 
 describe('the engine of one turn', () => {
