@@ -16,6 +16,28 @@ export interface Usage {
   cost_usd: number | null;
   /** `reported` by the server, `estimated` from prices × tokens (or the server's own estimate), `unknown`. */
   cost_source: CostSource;
+  /**
+   * Under a spend cap only, on a turn's last event (README "Spend caps"): false when the cap could
+   * not act on anything and the run went on without it (said on stderr).
+   */
+  cap_enforced?: boolean;
+  /** Under a spend cap only, on a turn's last event: what stopped the turn at its cap, or null. */
+  capped?: CapCrossed | null;
+}
+
+/** What stopped a turn at its spend cap (src/spend-cap.ts), as the turn records and says it and `-o json`'s usage shows it. */
+export interface CapCrossed {
+  /** Which cap: dollars or tokens. */
+  cap: 'cost' | 'tokens';
+  limit: number;
+  /** What was spent when it stopped. */
+  spent: number;
+  /**
+   * What the next round was expected to add (the rounds so far, else the estimate) when the
+   * turn stopped at a round's boundary because spent plus this would pass the cap; absent when
+   * what was spent reached the cap itself (the round in flight crossed it).
+   */
+  expected?: number;
 }
 
 export const UNKNOWN_USAGE: Usage = { input_tokens: null, output_tokens: null, cost_usd: null, cost_source: 'unknown' };

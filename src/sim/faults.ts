@@ -1,6 +1,7 @@
 import { NsedError } from '../errors.js';
 import { JOB_ENDINGS, type JobEnding } from './job.js';
 import { METER_MODES, type MeterMode } from './metering.js';
+import { METER_SKEWS, type MeterSkew } from './meter-skew.js';
 import { quoted } from './quote.js';
 
 /** What can go wrong on purpose, for testing clients against real sockets. */
@@ -29,6 +30,10 @@ export interface FaultSpec {
   meter?: MeterMode;
   /** `budget=404`: the job's `/budget` answers 404, as a server without the endpoint would. */
   budgetMissing?: boolean;
+  /** `budget=stall`: the job's `/budget` answers only once the job has ended, as a server that answers it late would. */
+  budgetStall?: boolean;
+  /** `meter-figures=…`: the figures the job's `/budget` and totals report are skewed (see MeterSkew). */
+  meterFigures?: MeterSkew;
   /** `evaluator-timeout=AGENT`: that evaluator times out every round; its evaluations are synthetic stand-ins. */
   evaluatorTimeout?: string;
   times?: number;
@@ -97,8 +102,15 @@ export function parseFaultSpec(spec: string): FaultSpec {
         out.meter = value as MeterMode;
         break;
       case 'budget':
-        if (value !== '404') throw bad(`fault 'budget' is 404, got ${quoted(value ?? '')}`);
-        out.budgetMissing = true;
+        if (value !== '404' && value !== 'stall')
+          throw bad(`fault 'budget' is 404 or stall, got ${quoted(value ?? '')}`);
+        if (value === '404') out.budgetMissing = true;
+        else out.budgetStall = true;
+        break;
+      case 'meter-figures':
+        if (!(METER_SKEWS as readonly string[]).includes(value ?? ''))
+          throw bad(`fault 'meter-figures' is one of ${METER_SKEWS.join(', ')}, got ${quoted(value ?? '')}`);
+        out.meterFigures = value as MeterSkew;
         break;
       case 'evaluator-timeout':
         if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value))

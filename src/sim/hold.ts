@@ -28,6 +28,8 @@ export interface HeldJob {
   /** Injections accepted so far. */
   injected: number;
   ended: boolean;
+  /** `GET /deliberation/{id}/budget` reads so far. */
+  budgetReads: number;
 }
 
 /** How many jobs run at once: now, and the most since the simulator started (batch tests). */
@@ -58,6 +60,7 @@ interface Gate {
   phases: number;
   parked: (() => void) | undefined;
   ended: boolean;
+  budgetReads: number;
 }
 
 /** The events a test may await: a job started, a phase ran, a job parked at a boundary, a job ended. */
@@ -105,6 +108,7 @@ export class SimControl {
       phases: 0,
       parked: undefined,
       ended: false,
+      budgetReads: 0,
     });
     this.started.push(jobId);
     this.running += 1;
@@ -142,6 +146,19 @@ export class SimControl {
     if (gate === undefined) return;
     gate.phases += 1;
     this.events.emit('phase', { jobId, count: gate.phases, kind, round });
+  }
+
+  /** A client read the job's `/budget` (counted as it arrives, before it is answered). */
+  budgetRead(jobId: string): void {
+    const gate = this.gates.get(jobId);
+    if (gate === undefined) return;
+    gate.budgetReads += 1;
+    this.events.emit('change', jobId);
+  }
+
+  /** Resolves when a client has read the job's `/budget` at least `count` times, or the job has ended. */
+  budgetReads(jobId: string, count: number): Promise<HeldJob> {
+    return this.until(jobId, (g) => g.budgetReads >= count || g.ended);
   }
 
   /** Lets `phases` more phases of a held job run; without a number the job runs free to its end. */
@@ -228,6 +245,7 @@ export class SimControl {
       parked: g.parked !== undefined,
       injected: g.job.injected,
       ended: g.ended,
+      budgetReads: g.budgetReads,
     };
   }
 

@@ -2,6 +2,7 @@ import type { ChatCompletionChunk, FinishReason, InjectAck, NsedInjected, ToolCa
 import type { ChunkStamp } from './chunks.js';
 import type { RoundOutcome } from './council.js';
 import type { PolicyMode } from './policies.js';
+import { skewFigures, type MeterSkew } from './meter-skew.js';
 import { Meter } from './metering.js';
 import { ToolCallBook } from './tool-calls.js';
 
@@ -82,6 +83,10 @@ export class Job {
   meter = new Meter('full', Date.now());
   /** `budget=404`: this job's `/budget` is not served. */
   budgetMissing = false;
+  /** `budget=stall`: this job's `/budget` answers only once the job has ended. */
+  budgetStall = false;
+  /** `meter-figures=…`: how the figures this job reports are skewed. */
+  meterSkew: MeterSkew | undefined;
   finishReason: FinishReason | undefined;
   readonly history: RoundOutcome[] = [];
   readonly log: LogEntry[] = [];
@@ -180,7 +185,7 @@ export class Job {
 
   private totalsField(): { token_usage?: unknown } {
     const totals = this.meter.totals();
-    return totals === undefined ? {} : { token_usage: totals };
+    return totals === undefined ? {} : { token_usage: skewFigures({ ...totals }, this.meterSkew) };
   }
 
   /** `/result` status text: `running`, `completed`, `failed: <reason>`. */

@@ -25,7 +25,7 @@ export interface NewJob {
   /** The format the final answer must take (`response_format` and its kin), when one was asked. */
   structured?: StructuredPlan;
   /** The job-wide faults of the request that started it: metering, `/budget`, a timed-out evaluator. */
-  council?: Pick<FaultSpec, 'meter' | 'budgetMissing' | 'evaluatorTimeout'>;
+  council?: Pick<FaultSpec, 'meter' | 'budgetMissing' | 'budgetStall' | 'meterFigures' | 'evaluatorTimeout'>;
 }
 
 /**
@@ -60,6 +60,8 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
   const job = new Job(spec.id, stamp, spec.info, spec.ending, { failedEnding, roomless });
   job.meter = new Meter(spec.council?.meter ?? ctx.profile.meter, Date.now());
   job.budgetMissing = spec.council?.budgetMissing === true;
+  job.budgetStall = spec.council?.budgetStall === true;
+  job.meterSkew = spec.council?.meterFigures;
   // A roomless answer is never registered: no route can find it afterwards.
   if (!roomless) ctx.jobs.add(job);
   ctx.control.jobStarted(job, mode === 'deliberation');

@@ -1,6 +1,7 @@
 import { checkAgentNames } from './ballot-sources.js';
 import type { AgentInfo } from '../protocol/wire.js';
 import { meterCap, turnCapOf } from './spend-watch.js';
+import { estimateOf, readEstimateSources } from './estimate-turn.js';
 import type { SchemaError } from '../events.js';
 import { boundsOf } from '../files/read-input.js';
 import { schemaMismatchMessage } from '../output/schema-lines.js';
@@ -164,10 +165,20 @@ async function startTurn(
   const native = agents !== undefined || rounds !== undefined;
   // A spend cap the server cannot meter is refused before anything is sent (README "Spend caps").
   const asked = turnCapOf(ctx, opts);
+  // What a round of this council is expected to cost: the first round's, and the fallback of a meter not to be believed.
+  const roundUsd =
+    asked?.maxCostUsd === undefined
+      ? null
+      : estimateOf(ctx, model, opts, await readEstimateSources(conn.client, ctx.signal)).cost_per_round_usd;
   const cap =
     asked === undefined
       ? undefined
-      : await meterCap(conn.client, asked, { server: conn.url, blocking: !native && !opts.stream }, ctx.signal);
+      : await meterCap(
+          conn.client,
+          asked,
+          { server: conn.url, blocking: !native && !opts.stream, roundUsd },
+          ctx.signal,
+        );
   const declared = await loadDeclaredTools(opts, session.tools, boundsOf(ctx));
   const offered = declared === undefined ? undefined : offeredDefinitions(declared);
   if (offered !== undefined && declaresTools(opts)) {

@@ -11,6 +11,7 @@ import type { CapCrossed } from '../spend-cap.js';
 import { verdictAtEnd } from './ballot-sources.js';
 import { warnDiverged } from './follow/diverged.js';
 import { endOfError } from './error-end.js';
+import { withCap } from './spend-watch.js';
 import type { LiveTurn } from './live-turn.js';
 import type { ErrorEnd, TurnEnd } from './turn-end.js';
 import { failedWith, withResult, type TurnResult } from './turn-result.js';
@@ -78,7 +79,7 @@ async function finishAnswered(live: LiveTurn, end: AnsweredEnd): Promise<TurnRes
     ...(t.diverged ? { diverged: true as const } : {}),
     verdict,
     gate,
-    usage: t.usage ?? UNKNOWN_USAGE,
+    usage: withCap(live, t.usage ?? UNKNOWN_USAGE),
     ...(checked === undefined ? {} : checked.valid ? structured : { ...structured, schema_errors: checked.errors }),
   });
   await deps.renderer.close();
@@ -143,7 +144,12 @@ async function finishError(live: LiveTurn, end: ErrorEnd): Promise<never> {
     gate: null,
     status: recorded,
     // What the server had reported of the turn's cost before it ended; null when nothing was.
-    usage: recorded === null ? null : live.transcript.usage,
+    usage:
+      recorded === null
+        ? null
+        : live.capEnforced === undefined
+          ? live.transcript.usage
+          : withCap(live, live.transcript.usage ?? UNKNOWN_USAGE),
   });
   await deps.renderer.close();
   markReported(final);

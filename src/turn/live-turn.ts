@@ -27,6 +27,10 @@ export class LiveTurn {
   readonly driver: ToolDriver;
   /** Set by the spend watch (spend-watch.ts) once the cap was crossed and the cancel sent. */
   capped: CapStop | undefined;
+  /** Under a spend cap: false once the watch found the cap could not act (undefined: no cap). */
+  capEnforced: boolean | undefined;
+  /** The spend watch's wake-up: the job was named, or a round was scored (a boundary where the cap is judged). */
+  onProgress: (() => void) | undefined;
   private emitted = 0;
 
   constructor(
@@ -47,6 +51,7 @@ export class LiveTurn {
   readonly emit = (e: NsedEvent): void => {
     this.transcript = applyEvent(this.transcript, e);
     this.deps.renderer.onEvent(e);
+    if (e.type === 'job' || (e.type === 'round' && e.scored)) this.onProgress?.();
     if (++this.emitted === LONG_STREAM_EVENTS) this.deps.ctx.tuneEngine?.('long-stream');
   };
 

@@ -41,11 +41,11 @@ export async function playTurn(
   let end: TurnEnd;
   try {
     const loop = await followEvents(live);
-    await watch?.stop();
+    await watch?.stop(true);
     await live.driver.close();
     end = await concludeTurn(live, loop);
   } catch (err) {
-    await watch?.stop();
+    await watch?.stop(false);
     if (err instanceof NsedError && passesThrough(err)) throw err;
     await live.driver.close();
     end = await endOfError(live, err);

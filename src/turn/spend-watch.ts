@@ -1,20 +1,21 @@
 import type { NsedClient } from '../api/index.js';
 import type { Context } from '../context.js';
 import { NsedError } from '../errors.js';
-import { budgetOf, type TokenUsage } from '../protocol/details.js';
+import { budgetOf } from '../protocol/details.js';
 import type { AgentInfo } from '../protocol/wire.js';
-import { capCrossed, describeCrossed, hasCap, type MeteredCap, type TurnCap } from '../spend-cap.js';
+import { capStop, describeCrossed, hasCap, type MeteredCap, type TurnCap } from '../spend-cap.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { usageOf, type Prices, type Usage } from '../usage.js';
-import { listedAgents, SIDE_READ_MS } from './ballot-sources.js';
+import { money, type Prices, type Usage } from '../usage.js';
+import { listedAgents } from './ballot-sources.js';
 import { cancelOnExit } from './cancel-on-exit.js';
 import type { LiveTurn } from './live-turn.js';
+import { judgeMeter } from './spend-meter.js';
 import type { CapStop } from './turn-end.js';
 import type { TurnOptions } from './turn-options.js';
 
 /**
  * How often a running deliberation's `GET /deliberation/{id}/budget` is read while a spend cap is
- * set (docs/protocol.md §3.7): at most one read a second, each bounded by SIDE_READ_MS, and
+ * set (docs/protocol.md §3.7): at most one read a second, each bounded by METER_READ_MS, and
  * none while the previous one is out. README "Spend caps".
  */
 export const BUDGET_POLL_MS = 1000;
@@ -39,18 +40,22 @@ export function turnCapOf(ctx: Context, opts: Pick<TurnOptions, 'cap'>): TurnCap
  * §14, "Metering"), and `/budget` exists only for a job that runs; per-token prices listed for
  * its agents are the one sign available before sending, and the simulator lists none exactly
  * where it reports no dollars (`--profile strict`, `meter=none`). Without them, a cap is refused
- * (exit 2, nothing sent) unless `--allow-unmetered`; with them, the prices bound the estimate.
- * A blocking answer (`--no-stream`) is refused likewise: it may name its deliberation only when it
- * ends, and a deliberation nsed cannot name, it cannot cancel.
+ * (exit 2, nothing sent) unless `--allow-unmetered`, which runs it with one warning that the cost
+ * cap cannot act (docs/reliability.md #234); with them, the prices bound the estimate. A blocking
+ * answer (`--no-stream`) is refused likewise: it may name its deliberation only when it ends, and
+ * a deliberation nsed cannot name, it cannot cancel. `roundUsd`, what the council's round is
+ * expected to cost (src/estimate.ts), is the first round's expected cost: a cost cap below it
+ * starts nothing (exit 15, docs/reliability.md #233).
  */
 export async function meterCap(
   client: NsedClient,
   cap: TurnCap,
-  how: { server: string; blocking: boolean },
+  how: { server: string; blocking: boolean; roundUsd?: number | null },
   signal: AbortSignal,
 ): Promise<MeteredCap> {
   const flag = cap.maxCostUsd !== undefined ? '--max-cost' : '--max-tokens';
-  if (how.blocking && !cap.allowUnmetered)
+  const allowUnmetered = cap.allowUnmetered === true;
+  if (how.blocking && !allowUnmetered)
     throw new NsedError(
       'usage',
       `${flag} cannot be enforced with --no-stream: the answer may name its deliberation only when it ends, too late to stop it`,
@@ -58,7 +63,7 @@ export async function meterCap(
     );
   const listed = await listedAgents(client, signal);
   const ceiling = ceilingOf(listed);
-  if (ceiling === null && !cap.allowUnmetered) {
+  if (ceiling === null && !allowUnmetered) {
     throw new NsedError(
       'usage',
       `${flag} cannot be enforced: ${oneLine(how.server, 200)} lists no prices for its agents (GET /agents), so nsed cannot tell what a deliberation costs`,
@@ -68,7 +73,14 @@ export async function meterCap(
       },
     );
   }
-  return { maxCostUsd: cap.maxCostUsd, maxTokens: cap.maxTokens, ceiling };
+  const roundUsd = how.roundUsd ?? null;
+  if (cap.maxCostUsd !== undefined && roundUsd !== null && roundUsd > cap.maxCostUsd)
+    throw new NsedError(
+      'cost_cap',
+      `not started: its first round is expected to cost ${money(roundUsd)} at the prices GET /agents lists, over the cost cap of $${cap.maxCostUsd}`,
+      { hint: "raise --max-cost, or choose a cheaper council ('--estimate' shows what a council costs)", unsent: true },
+    );
+  return { maxCostUsd: cap.maxCostUsd, maxTokens: cap.maxTokens, ceiling, roundUsd, allowUnmetered };
 }
 
 function ceilingOf(agents: readonly AgentInfo[] | null): Prices | null {
@@ -84,82 +96,176 @@ function ceilingOf(agents: readonly AgentInfo[] | null): Prices | null {
 }
 
 /**
- * What the deliberation has used so far: the stream's reported usage, else `/budget`'s figures,
- * with dollars `/budget` does not report estimated from its tokens at the ceiling prices.
+ * How long one `/budget` read may take before the cap stops waiting for it and falls back to the
+ * estimate (docs/reliability.md #235): shorter than other side reads, as the read decides at a
+ * round's boundary whether the next round may run, and a late answer lets that round run on.
+ * Timed on the run's clock, so a test's clock can say the time has passed instead of waiting it.
  */
-export function liveUsage(reported: Usage | null, budget: unknown, ceiling: Prices | null): Usage {
-  const b = budgetOf(budget);
-  const totals: TokenUsage | null =
-    reported === null
-      ? null
-      : {
-          input_tokens: reported.input_tokens,
-          output_tokens: reported.output_tokens,
-          reported_cost_usd: reported.cost_source === 'reported' ? reported.cost_usd : null,
-        };
-  const usage = usageOf({ totals, budget: b });
-  if (usage.cost_usd !== null || ceiling === null || usage.input_tokens === null || usage.output_tokens === null)
-    return usage;
-  const cost = (usage.input_tokens * ceiling.input + usage.output_tokens * ceiling.output) / 1e6;
-  return { ...usage, cost_usd: Math.round(cost * 1e8) / 1e8, cost_source: 'estimated' };
+export const METER_READ_MS = 4_000;
+
+/** The scored rounds seen so far, and how many the deliberation may run (0 before any). */
+function roundsOf(live: LiveTurn): { rounds: number; total: number } {
+  let rounds = 0;
+  let total = 0;
+  for (const r of live.transcript.rounds)
+    if (r.scored && r.round >= rounds) {
+      rounds = r.round;
+      total = r.total_rounds;
+    }
+  return { rounds, total };
 }
 
+/** What a check of the meter led to: the turn was stopped, it goes on, or the watch was stopped meanwhile. */
+type Checked = 'capped' | 'on' | 'aborted';
+
 /**
- * Watches a running turn's spend until `stop()`: every BUDGET_POLL_MS, once the job is named, its
- * usage (liveUsage) against the cap. Once crossed: the figures go out as a `usage` event, the
- * deliberation is cancelled on the orchestrator (bounded, as a cancel on exit is), and the stop is
- * kept on the turn (`live.capped`) for concludeTurn to end it as `capped` (turn-end.ts). A
- * `/budget` that is missing or reports nothing is said once on stderr; the stream's own usage is
- * still watched.
+ * Watches a running turn's spend until `stop()`: when the job is named, at the boundary after each
+ * scored round (LiveTurn.onProgress), and every BUDGET_POLL_MS between, what was spent
+ * (judgeMeter: the stream's usage, else `/budget`, else the fallbacks) against the cap
+ * (capStop). At a boundary the next round's expected cost counts too, so the round that would
+ * cross the cap is never started. Once stopped: the figures go out as a `usage` event, the
+ * deliberation is cancelled on the orchestrator (bounded, as a cancel on exit is), and the stop
+ * is kept on the turn (`live.capped`) for concludeTurn to end it as `capped` (turn-end.ts). A
+ * meter that is missing, late or not believable is said once on stderr, with what the cap acts on
+ * instead; a cap left with nothing to act on is said once, and `live.capEnforced` turns false.
  */
-export function watchSpend(live: LiveTurn, cap: MeteredCap): { stop: () => Promise<void> } {
+export function watchSpend(live: LiveTurn, cap: MeteredCap): { stop: (ended: boolean) => Promise<void> } {
   const { ctx, client } = live.deps;
   const stopped = new AbortController();
   const signal = AbortSignal.any([stopped.signal, ctx.signal]);
-  let budgetSilent = false;
-  const tick = async (jobId: string): Promise<boolean> => {
-    let budget: unknown = null;
-    if (!budgetSilent) {
-      try {
-        budget = await client.budget(jobId, { signal: AbortSignal.any([signal, AbortSignal.timeout(SIDE_READ_MS)]) });
-      } catch {
-        budget = null;
-      }
-      if (signal.aborted) return false;
+  live.capEnforced = true;
+  const said = new Set<string>();
+  const warn = (key: string, line: string): void => {
+    if (said.has(key)) return;
+    said.add(key);
+    ctx.io.stderr.write(`nsed: warning: ${line}\n`);
+  };
+  if (cap.maxCostUsd !== undefined && cap.ceiling === null && cap.roundUsd === null) {
+    // Only --allow-unmetered gets here (meterCap): nothing prices what the council uses.
+    live.capEnforced = false;
+    warn(
+      'cost',
+      `--max-cost ${cap.maxCostUsd} cannot be enforced: the server lists no prices for its agents (GET /agents); the deliberation runs without it, as --allow-unmetered asks`,
+    );
+  }
+  // Once `/budget` is missing, late or reports nothing, it is not read again: the fallbacks stand.
+  let budgetGone = false;
+  let checked = 0;
+  let projectedAt = 0;
+  const readBudget = async (
+    jobId: string,
+    within: AbortSignal,
+  ): Promise<{ budget: unknown; read: 'answered' | 'late' | 'failed' | 'skipped' }> => {
+    if (budgetGone) return { budget: null, read: 'skipped' };
+    const late = new AbortController();
+    const done = new AbortController();
+    ctx.clock.sleep(METER_READ_MS, AbortSignal.any([within, done.signal])).then(
+      () => late.abort(),
+      () => undefined,
+    );
+    try {
+      const budget = await client.budget(jobId, { signal: AbortSignal.any([within, late.signal]) });
       const b = budgetOf(budget);
-      if (b === null || (b.input_tokens === null && b.output_tokens === null && b.estimated_cost_usd === null)) {
-        budgetSilent = true;
-        ctx.io.stderr.write(
-          `nsed: warning: the orchestrator reports no live usage of deliberation ${jobId} (GET /deliberation/{id}/budget); the spend cap can act only on the usage its stream reports\n`,
-        );
-      }
+      if (b === null || (b.input_tokens === null && b.output_tokens === null && b.estimated_cost_usd === null))
+        budgetGone = true;
+      return { budget, read: 'answered' };
+    } catch {
+      // A read the watch's own stop cut short says nothing of the server.
+      if (!within.aborted) budgetGone = true;
+      return { budget: null, read: late.signal.aborted ? 'late' : 'failed' };
+    } finally {
+      done.abort();
     }
-    const usage = liveUsage(live.transcript.usage, budget, cap.ceiling);
-    const crossed = capCrossed(cap, usage);
-    if (crossed === undefined) return false;
-    live.emit({ type: 'usage', usage });
+  };
+  /** One look at the meter; `final`: the deliberation has ended, so it only says what the cap could act on. */
+  const check = async (jobId: string, within: AbortSignal, final: boolean): Promise<Checked> => {
+    const { budget, read } = await readBudget(jobId, within);
+    if (within.aborted) return 'aborted';
+    const at = roundsOf(live);
+    const judged = judgeMeter({
+      budget,
+      read,
+      boundMs: METER_READ_MS,
+      reported: live.transcript.usage,
+      ceiling: cap.ceiling,
+      roundUsd: cap.roundUsd,
+      rounds: at.rounds,
+    });
+    const why = judged.doubt === null ? null : `${oneLine(judged.doubt, 300)} (deliberation ${jobId})`;
+    for (const [d, flag, limit] of [
+      ['cost', '--max-cost', cap.maxCostUsd],
+      ['tokens', '--max-tokens', cap.maxTokens],
+    ] as const) {
+      if (limit === undefined || judged.spent[d] !== null) continue;
+      live.capEnforced = false;
+      warn(
+        d,
+        `${flag} ${limit} cannot be enforced: ${why ?? `nothing the orchestrator reports says what deliberation ${jobId} ${d === 'cost' ? 'costs' : 'uses'}`}; it runs on without the cap`,
+      );
+      // The line said why: the doubt is not said again.
+      said.add('doubt');
+    }
+    if (why !== null && cap.maxCostUsd !== undefined && judged.costFrom !== 'meter') {
+      const instead =
+        judged.costFrom === 'estimate'
+          ? `the estimate, ${money(cap.roundUsd ?? 0)} a round at the prices GET /agents lists`
+          : 'the tokens priced at the highest prices GET /agents lists';
+      warn('doubt', `${why}; the cost cap acts on ${instead} instead`);
+    }
+    if (final) return 'on';
+    const boundary = at.rounds > projectedAt ? at : null;
+    if (boundary !== null) projectedAt = at.rounds;
+    const crossed = capStop(cap, judged.spent, boundary);
+    if (crossed === undefined) return 'on';
+    live.emit({ type: 'usage', usage: judged.usage });
     // Not tied to the run's signal: the cancel must go out however the stream is doing.
     const cancel = await cancelOnExit(ctx, client, jobId, { session: live.spec.sessionId });
     live.capped = { crossed, cancel };
-    return true;
+    return 'capped';
+  };
+  // A job named or a round scored wakes the watch at once; otherwise it looks every BUDGET_POLL_MS.
+  let nudged = false;
+  let wake: (() => void) | undefined;
+  live.onProgress = () => {
+    nudged = true;
+    wake?.();
   };
   const run = (async () => {
     while (!signal.aborted) {
-      try {
-        await ctx.clock.sleep(BUDGET_POLL_MS, signal);
-      } catch {
-        return;
+      if (!nudged) {
+        const nap = new AbortController();
+        wake = () => nap.abort();
+        try {
+          await ctx.clock.sleep(BUDGET_POLL_MS, AbortSignal.any([signal, nap.signal]));
+        } catch {
+          if (signal.aborted) return;
+        }
+        wake = undefined;
       }
+      nudged = false;
       const jobId = live.jobId;
-      if (jobId !== undefined && live.capped === undefined && (await tick(jobId))) return;
+      if (jobId === undefined || live.capped !== undefined) continue;
+      const outcome = await check(jobId, signal, false);
+      if (outcome === 'capped') return;
+      if (outcome === 'on') checked += 1;
     }
   })();
   return {
-    stop: async () => {
+    stop: async (ended) => {
       stopped.abort();
       await run;
+      live.onProgress = undefined;
+      // A deliberation that ended before any look at its meter: whether the cap could have acted is still said.
+      if (ended && checked === 0 && live.jobId !== undefined && live.capped === undefined && !ctx.signal.aborted)
+        await check(live.jobId, ctx.signal, true);
     },
   };
+}
+
+/** A turn's last usage with what its spend cap did (`cap_enforced`, `capped`); as it is without a cap. */
+export function withCap(live: Pick<LiveTurn, 'capEnforced' | 'capped'>, usage: Usage): Usage {
+  if (live.capEnforced === undefined) return usage;
+  return { ...usage, cap_enforced: live.capEnforced, capped: live.capped?.crossed ?? null };
 }
 
 /** The run's error for a turn the cap stopped (exit 15). */

@@ -40,7 +40,8 @@ describe('a spend cap crossed mid-deliberation (reliability #230)', () => {
   for (const [name, council] of PATHS) {
     it(`cancels the deliberation, keeps its verdict and exits 15, on ${name} (reliability #230)`, async () => {
       const rig = await testRig({ hold: true, faults: ['all:meter=runaway'] });
-      const run = rig.start(['ask', '-o', 'ndjson', '--max-cost', '0.02', ...council, 'Design a cache']);
+      // Above the first round's estimate ($0.02 for -p deep), so the deliberation starts.
+      const run = rig.start(['ask', '-o', 'ndjson', '--max-cost', '0.03', ...council, 'Design a cache']);
       const job = await rig.sim.control.nextJob();
       await runIntoRound2(rig, job);
       const r = await run.result;
@@ -54,18 +55,18 @@ describe('a spend cap crossed mid-deliberation (reliability #230)', () => {
       expect(last).toMatchObject({ type: 'error', code: 'cost_cap', exit_code: 15, status: 'cancelled' });
       // The figures that crossed the cap are the usage the error carries, and were an event of their own.
       const usage = last['usage'] as { cost_usd: number };
-      expect(usage.cost_usd).toBeGreaterThanOrEqual(0.02);
+      expect(usage.cost_usd).toBeGreaterThanOrEqual(0.03);
       expect(events.some((e) => e['type'] === 'usage')).toBe(true);
       // The verdict it had reached: round 1 was scored.
       const verdict = last['verdict'] as { rounds: { completed: number } };
       expect(verdict.rounds.completed).toBeGreaterThanOrEqual(1);
       expect(r.stderr).toMatch(
-        /^nsed: stopped at the cost cap of \$0\.02 \(\$[\d.]+ spent\): deliberation \S+ was cancelled/m,
+        /^nsed: stopped at the cost cap of \$0\.03 \(\$[\d.]+ spent\): deliberation \S+ was cancelled/m,
       );
       const session = await rig.session<Session>(String(last['session'] ?? events[0]?.['session']));
       const turn = session.turns.find((t) => t.role === 'assistant');
       expect(session.pending_job).toBeUndefined();
-      expect(turn).toMatchObject({ status: 'cancelled', job_id: job, capped: { cap: 'cost', limit: 0.02 } });
+      expect(turn).toMatchObject({ status: 'cancelled', job_id: job, capped: { cap: 'cost', limit: 0.03 } });
       expect(turn?.verdict?.rounds.completed).toBe(verdict.rounds.completed);
       expect(turn?.usage?.cost_usd).toBe(usage.cost_usd);
     });
@@ -170,7 +171,7 @@ describe('a cap the server cannot meter (reliability #231)', () => {
 });
 
 describe('a server whose /budget is missing (reliability #232)', () => {
-  it('says once that the cap can act only on the stream’s usage, and the turn completes (reliability #232)', async () => {
+  it('says once that the cost cap falls back to the estimate, and the turn completes (reliability #232, #235)', async () => {
     const rig = await testRig({ hold: true, faults: ['budget=404'] });
     const run = rig.start(['ask', '-o', 'final', '--max-cost', '5', '-p', 'fast', 'x']);
     const job = await rig.sim.control.nextJob();
@@ -179,6 +180,9 @@ describe('a server whose /budget is missing (reliability #232)', () => {
     const r = await run.result;
     expect(r.code).toBe(0);
     expect(r.stderr.match(/reports no live usage/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(
+      /the cost cap acts on the estimate, \$0\.02 a round at the prices GET \/agents lists instead/,
+    );
     expect(cancels(rig, job)).toEqual([]);
   });
 });

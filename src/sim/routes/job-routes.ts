@@ -2,6 +2,7 @@ import { Headers } from '../../protocol/wire.js';
 import { chunk } from '../chunks.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { detailsOf } from '../details.js';
+import { skewFigures } from '../meter-skew.js';
 import { isRecord, parseJson, sendJson, sendText } from '../http-util.js';
 import type { Job } from '../job.js';
 import { streamNative } from '../native-stream.js';
@@ -29,14 +30,22 @@ export function handleResult(ctx: SimContext, rq: RouteInput): void {
 /**
  * `GET /deliberation/{id}/budget` (docs/protocol.md §3.7): time, rounds, and what the job has
  * used so far, live while it runs; tokens and dollars only as the job's metering reports them;
- * 404 for an unknown job and under the `budget=404` fault.
+ * 404 for an unknown job and under the `budget=404` fault; only once the job ended under `budget=stall`.
  */
 export function handleBudget(ctx: SimContext, rq: RouteInput): void {
   const job = found(ctx, rq);
   if (!job) return;
+  // Counted before it is answered: what it says is fixed now, so a test may let the job on.
+  ctx.control.budgetRead(job.id);
   if (job.budgetMissing) return sendJson(rq.res, 404, { error: 'not found' });
-  const rounds = { completed: job.history.length, total: job.info.totalRounds };
-  sendJson(rq.res, 200, { job_id: job.id, budget: job.meter.budget(Date.now(), rounds) });
+  const answer = (): void => {
+    const rounds = { completed: job.history.length, total: job.info.totalRounds };
+    const budget = skewFigures(job.meter.budget(Date.now(), rounds), job.meterSkew);
+    sendJson(rq.res, 200, { job_id: job.id, budget });
+  };
+  // `budget=stall`: the answer waits for the job's end, however long the client waits for it.
+  if (job.budgetStall) void job.finished.then(answer);
+  else answer();
 }
 
 export function handleDetails(ctx: SimContext, rq: RouteInput): void {
