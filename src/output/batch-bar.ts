@@ -1,3 +1,5 @@
+import { liveRowRoom } from '../terminal/fit-rows.js';
+
 /** What the live bar of `nsed batch` shows (README "Batches"): counts and times, no item text. */
 export interface BatchBarState {
   /** Items the batch will run (after --shard). */
@@ -42,13 +44,13 @@ function eta(s: BatchBarState): string | undefined {
 }
 
 /**
- * The bar as one line of at most `width - 1` columns (the last column of a terminal wraps on
- * some of them, and a wrapped status line leaves its first half behind on every redraw). What
+ * The bar as one line that stops short of the edge with room for a Ctrl-C's echo (terminal/fit-rows.ts:
+ * a wrapped status line, or a wrapped echo, leaves the line behind on the screen). What
  * does not fit is dropped least useful first: the elapsed time, the rate, the bar itself, the
  * ETA; the counts and a back-off under way always stay.
  */
 export function batchBar(s: BatchBarState, width: number): string {
-  const room = Math.floor(width) - 1;
+  const room = liveRowRoom(width);
   if (room <= 0) return '';
   const counts = `${s.done}/${s.total}`;
   const backoff = (s.backoffMs ?? 0) > 0 ? `back-off ${shortDuration(s.backoffMs ?? 0)}` : undefined;

@@ -1,4 +1,5 @@
 import type { EventOf, NsedEvent } from '../events.js';
+import { asIs, type RowFitter } from '../terminal/fit-rows.js';
 import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -22,7 +23,7 @@ export function plainRoundLine(e: EventOf<'round'>, convergence: number | undefi
   if (convergence !== undefined) parts.push(`convergence ${Math.round(convergence * 100)}%`);
   const leader = leaderText(e);
   if (leader !== undefined) parts.push(leader);
-  parts.push(roundClaimsText(roundClaims(e.candidates)));
+  parts.push(roundClaimsText(roundClaims(e)));
   return parts.join(' · ');
 }
 
@@ -83,14 +84,16 @@ function plainNote(e: NsedEvent, start: EventOf<'turn-start'> | undefined): stri
  * is not a terminal: the session, job and policy, one line per scored round, the other notes
  * of text mode (injections, tool calls, reconnects), and what the turn cost when that changes. No colour, no spinner, no line rewritten.
  * A round's line waits for the event after it, the milestone that may carry its convergence.
+ * `rows` lays each line out for a terminal's width (plain lines asked for on a terminal); a
+ * log gets every line whole.
  */
-export function plainProgress(inner: Renderer, io: IO): Renderer {
+export function plainProgress(inner: Renderer, io: IO, rows: RowFitter = asIs): Renderer {
   const err = safeWriter(io.stderr);
   let start: EventOf<'turn-start'> | undefined;
   let round: EventOf<'round'> | undefined;
   /** The last cost line written: a usage event that changes nothing adds no line. */
   let spent = '';
-  const write = (line: string): void => void err.write(`${line}\n`);
+  const write = (line: string): void => void err.write(`${rows(line).join('\n')}\n`);
   const flushRound = (convergence?: number): void => {
     if (round !== undefined) write(plainRoundLine(round, convergence));
     round = undefined;

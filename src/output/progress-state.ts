@@ -65,16 +65,31 @@ export function leaderText(e: Pick<EventOf<'round'>, 'candidates' | 'leader'>): 
 export interface RoundClaims {
   wrong: number;
   contested: number;
+  /**
+   * The agents whose candidates were counted, when the round's candidates are a selection
+   * (`watch --agent`): then the counts are theirs alone, and the words say so. Absent: all.
+   */
+  of?: readonly string[];
 }
 
-export function roundClaims(candidates: readonly Candidate[]): RoundClaims {
+/** The counts of a round's candidates; of the selected agents' only when they are a selection (a round with `leader`). */
+export function roundClaims(e: Pick<EventOf<'round'>, 'candidates' | 'leader'>): RoundClaims {
   const count = (v: 'wrong' | 'contested'): number =>
-    candidates.reduce((n, c) => n + c.claims.filter((k) => k.verdict === v).length, 0);
-  return { wrong: count('wrong'), contested: count('contested') };
+    e.candidates.reduce((n, c) => n + c.claims.filter((k) => k.verdict === v).length, 0);
+  const counts = { wrong: count('wrong'), contested: count('contested') };
+  return e.leader === undefined ? counts : { ...counts, of: e.candidates.map((c) => c.agent_id) };
 }
 
-/** `all candidates: 1 wrong, 2 contested`: the words every progress line uses for a round's counts. */
-export const roundClaimsText = (c: RoundClaims): string => `all candidates: ${c.wrong} wrong, ${c.contested} contested`;
+/**
+ * `all candidates: 1 wrong, 2 contested`: the words every progress line uses for a round's counts;
+ * under `watch --agent`, `claims of CortexB: 1 wrong, 2 contested`, as they are not all candidates'.
+ */
+export function roundClaimsText(c: RoundClaims): string {
+  const counts = `${c.wrong} wrong, ${c.contested} contested`;
+  if (c.of === undefined) return `all candidates: ${counts}`;
+  const whose = c.of.length === 0 ? 'the selected agents' : c.of.map((a) => oneLine(a, 40)).join(', ');
+  return `claims of ${whose}: ${counts}`;
+}
 
 const anyClaims = (c: RoundClaims): boolean => c.wrong > 0 || c.contested > 0;
 
@@ -92,7 +107,7 @@ export function advanceProgress(s: ProgressState, e: NsedEvent): ProgressState {
         ...next,
         phase: 'evaluating',
         leader: leaderText(e) ?? s.leader,
-        claims: roundClaims(e.candidates),
+        claims: roundClaims(e),
       };
     }
     case 'reasoning': {

@@ -1,5 +1,6 @@
 import type { EventOf, NsedEvent } from '../events.js';
 import type { IO } from '../terminal/io.js';
+import { stderrRows } from '../terminal/fit-rows.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { canAnimate, createSpinner } from '../terminal/spinner.js';
@@ -52,6 +53,7 @@ export async function withProgress(inner: Renderer, io: IO, opts: ProgressOption
   const style = createStyle(io);
   const animate = canAnimate(io);
   const spinner = await createSpinner(io, 'deliberating');
+  const rows = await stderrRows(io);
   const started = opts.now();
   let state = initialProgress;
   let start: EventOf<'turn-start'> | undefined;
@@ -59,7 +61,7 @@ export async function withProgress(inner: Renderer, io: IO, opts: ProgressOption
   let ticker: ReturnType<typeof setInterval> | undefined;
 
   const status = (): string => progressLine(state, opts.now() - started);
-  const line = (text: string): void => spinner.clearWhile(() => err.write(`${style.dim(text)}\n`));
+  const line = (text: string): void => spinner.clearWhile(() => err.write(`${rows(text).map(style.dim).join('\n')}\n`));
   const stop = (): void => {
     if (ticker !== undefined) clearInterval(ticker);
     ticker = undefined;
@@ -72,7 +74,7 @@ export async function withProgress(inner: Renderer, io: IO, opts: ProgressOption
         // Off the line before stdout gets the answer: both may be the same terminal.
         stop();
         inner.onEvent(e);
-        if (e.type === 'finish' && opts.continueHint) err.write(`${style.dim(continueHint(e.session))}\n`);
+        if (e.type === 'finish' && opts.continueHint) line(continueHint(e.session));
         return;
       }
       if (e.type === 'turn-start') {

@@ -48,7 +48,11 @@ async function steady(mode: OutputMode, io: IO, opts: RendererOptions): Promise<
     }
   })();
   if (opts.progress === 'none' || io.quiet) return inner;
-  return (await import('./plain-progress.js')).plainProgress(inner, io);
+  const [{ plainProgress }, { stderrRows }] = await Promise.all([
+    import('./plain-progress.js'),
+    import('../terminal/fit-rows.js'),
+  ]);
+  return plainProgress(inner, io, await stderrRows(io));
 }
 
 /** The quiet-until-the-end modes, with progress on stderr when it is a terminal. */

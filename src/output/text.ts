@@ -2,6 +2,7 @@ import { assertNever, type EventOf, type NsedEvent } from '../events.js';
 import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { TerminalSanitizer, oneLine } from '../terminal/sanitize.js';
+import { asIs, stderrRows } from '../terminal/fit-rows.js';
 import { createSpinner } from '../terminal/spinner.js';
 import { createStyle } from '../terminal/style.js';
 import {
@@ -84,6 +85,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
   const err = safeWriter(io.stderr);
   const style = createStyle(io);
   const spinner = await createSpinner(io, 'deliberating');
+  const rows = io.quiet ? asIs : await stderrRows(io);
   const sanitizer = io.stdoutIsTTY ? new TerminalSanitizer() : undefined;
   const sharedTerminal = io.stdoutIsTTY && io.stderrIsTTY;
   const now = opts.now ?? Date.now;
@@ -103,7 +105,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
       // When stdout and stderr share a terminal, a progress line must not extend the answer's line.
       const lead = sharedTerminal && midLine ? '\n' : '';
       midLine = false;
-      err.write(`${lead}${style.dim(line)}\n`);
+      err.write(`${lead}${rows(line).map(style.dim).join('\n')}\n`);
     });
   };
 
@@ -140,7 +142,7 @@ export async function createTextRenderer(io: IO, opts: RendererOptions = {}): Pr
         namedSession = start !== undefined;
         return;
       case 'round':
-        if (e.scored) note(roundLine(e, roundClaims(e.candidates)));
+        if (e.scored) note(roundLine(e, roundClaims(e)));
         return;
       case 'text':
         answer(e.text);

@@ -1,3 +1,4 @@
+import { fitColumns, liveRowRoom } from './fit-rows.js';
 import type { IO } from './io.js';
 
 export interface Spinner {
@@ -81,9 +82,10 @@ export async function createSpinner(io: IO, text: string): Promise<Spinner> {
     },
     update(next) {
       // One row only: a status line that wraps would leave its first half behind on every redraw.
-      // The frame and its space take 2 columns, and the last column is left free (docs/reliability.md #165).
+      // The frame and its space take 2 columns, and the row leaves room for a Ctrl-C's echo
+      // (docs/reliability.md #165).
       const columns = (io.stderr as { columns?: number }).columns ?? 80;
-      if (state !== 'stopped') spinner.text = fitColumns(next, columns - 3, stringWidth);
+      if (state !== 'stopped') spinner.text = fitColumns(next, liveRowRoom(columns) - 2, stringWidth);
     },
     clearWhile(write) {
       if (state !== 'spinning') {
@@ -102,21 +104,4 @@ export async function createSpinner(io: IO, text: string): Promise<Spinner> {
       return state === 'spinning';
     },
   };
-}
-
-/**
- * `text` cut to `max` terminal columns, with `…` where it was cut. Measured by display width,
- * grapheme by grapheme: a CJK character takes two columns, an emoji sequence is never split.
- */
-export function fitColumns(text: string, max: number, width: (s: string) => number): string {
-  if (width(text) <= max) return text;
-  let out = '';
-  let used = 0;
-  for (const { segment } of new Intl.Segmenter().segment(text)) {
-    const w = width(segment);
-    if (used + w > max - 1) break;
-    out += segment;
-    used += w;
-  }
-  return `${out}…`;
 }

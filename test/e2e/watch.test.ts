@@ -181,6 +181,33 @@ describe('nsed watch: a read-only follower of a running deliberation', { timeout
     expect(e1.find((e) => e['type'] === 'verdict')).toEqual(all.find((e) => e['type'] === 'verdict'));
   });
 
+  it("--agent: each round's counts say whose claims they are (the selected agents'), and are theirs alone, never 'all candidates'", async () => {
+    const { owner, session, job } = await startOwner(['ask', 'Pick a message queue']);
+    const watchOf = (agents: string[]): Promise<CliRun> =>
+      startWatch(['-s', session, '-o', 'final', '--progress', 'plain', ...agents.flatMap((a) => ['--agent', a])], job);
+    const one = await watchOf(['CortexB']);
+    const two = await watchOf(['CortexA', 'CortexC']);
+    held.sim.control.release(job);
+    const [ro, r1, r2] = await Promise.all([owner.result, one.result, two.result]);
+    for (const r of [ro, r1, r2]) expect(r.code, r.stderr).toBe(0);
+    // The counts each watch must show: of the selected agents' candidates in each scored round.
+    const counts = (agents: string[]): string[] =>
+      parseNdjson(ro.stdout).flatMap((e) => {
+        if (e['type'] !== 'round' || e['scored'] !== true) return [];
+        const mine = (e['candidates'] as Array<{ agent_id: string; claims: Array<{ verdict: string }> }>).filter((c) =>
+          agents.includes(c.agent_id),
+        );
+        const n = (v: string): number => mine.flatMap((c) => c.claims).filter((k) => k.verdict === v).length;
+        const whose = mine.map((c) => c.agent_id).join(', ');
+        return [`claims of ${whose}: ${n('wrong')} wrong, ${n('contested')} contested`];
+      });
+    const shown = (stderr: string): string[] => stderr.match(/claims of [^:]+: \d+ wrong, \d+ contested/g) ?? [];
+    expect(counts(['CortexB']).length).toBeGreaterThan(0);
+    expect(shown(r1.stderr)).toEqual(counts(['CortexB']));
+    expect(shown(r2.stderr)).toEqual(counts(['CortexA', 'CortexC']));
+    for (const r of [r1, r2]) expect(r.stderr).not.toContain('all candidates');
+  });
+
   it('a job that fails ends the watch with exit 5, and one cancelled from another terminal with exit 9 (reliability #19)', async () => {
     held.sim.setFaults(['chat:fail-at-round=2;times=1']);
     const failing = await startOwner(['ask', 'Plan the rollout']);

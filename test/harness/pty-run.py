@@ -5,9 +5,9 @@ usage: python3 pty-run.py COLUMNS ROWS STDOUT -- COMMAND [ARG...]
 STDOUT is `terminal` (the command's stdout is the terminal too) or `fd3` (it is this script's
 file descriptor 3, a pipe the test reads apart, as `nsed ask q > answer.md` on a terminal). The
 command's stdin and stderr are always the terminal, which is its controlling terminal, so a
-Ctrl-C typed on it (`\\x03`) is SIGINT as at a shell. What the command draws is copied to this
-script's stdout byte for byte; what this script reads on stdin is typed on the terminal. The exit
-status is the command's (128 + N when signal N ended it).
+Ctrl-C typed on it (`\\x03`) is SIGINT as at a shell, and echoed as `^C`. What the command draws
+is copied to this script's stdout byte for byte; what this script reads on stdin is typed on the
+terminal. The exit status is the command's (128 + N when signal N ended it).
 
 Python's own `pty` and `termios`: nothing to build, the same on every Node version.
 """
@@ -32,6 +32,12 @@ def main() -> int:
     # The size a terminal window reports: set before the command starts, so its first look at
     # `columns` is the real one.
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    # A person's terminal: Ctrl-C is SIGINT, and the line discipline echoes it as `^C` where the
+    # cursor is (ECHO with ECHOCTL), as typed keys are echoed. Set here rather than left to the
+    # platform's defaults for a new pty, so the screen tests see the echo a real terminal makes.
+    attrs = termios.tcgetattr(slave)
+    attrs[3] |= termios.ISIG | termios.ICANON | termios.ECHO | termios.ECHOCTL
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
     pid = os.fork()
     if pid == 0:
         os.close(master)

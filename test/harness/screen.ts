@@ -50,6 +50,8 @@ export interface ScreenResult {
   rows: Row[];
   cursor: { x: number; row: string };
   problems: string[];
+  /** Every byte the terminal drew, the command's and the terminal's own echo of what was typed. */
+  drawn: string;
 }
 
 export interface ScreenRun {
@@ -135,7 +137,9 @@ export function onScreen(args: string[], opts: ScreenOptions): ScreenRun {
   };
   // Chunks are parsed in order; the check after each sees the screen as it was then.
   let parsed = Promise.resolve();
+  let drawn = '';
   (child.stdout as Readable).on('data', (chunk: Buffer) => {
+    drawn += chunk.toString('utf8');
     parsed = parsed.then(() => new Promise<void>((resolve) => term.write(chunk, resolve))).then(afterChunk);
   });
   let stdout = '';
@@ -151,7 +155,7 @@ export function onScreen(args: string[], opts: ScreenOptions): ScreenRun {
         const buffer = term.buffer.active;
         const cursorRow = buffer.getLine(buffer.baseY + buffer.cursorY)?.translateToString(true) ?? '';
         ended = rows();
-        const end = { code, stdout, rows: ended, cursor: { x: buffer.cursorX, row: cursorRow }, problems };
+        const end = { code, stdout, rows: ended, cursor: { x: buffer.cursorX, row: cursorRow }, problems, drawn };
         term.dispose();
         for (const w of [...waiters]) w();
         resolve(end);

@@ -64,8 +64,9 @@ describe('--progress plain (renderers)', () => {
     };
     const plain = memoryIO();
     await render('final', plain.io, [turnStart, round, finish], { progress: 'plain' });
+    // The counts are CortexB's alone, and say so: not "all candidates".
     expect(lines(plain.stderr.text)).toContain(
-      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82 · all candidates: 0 wrong, 0 contested',
+      'round 2/3 · 1 candidate · CortexB 0.61 · leader CortexA 0.82 · claims of CortexB: 0 wrong, 0 contested',
     );
     const text = memoryIO();
     await render('text', text.io, [turnStart, round, finish]);
@@ -118,6 +119,8 @@ describe('--progress plain (renderers)', () => {
 
   it('plain on a terminal draws no spinner and rewrites no line; -q silences it', async () => {
     const tty = memoryIO({ stderrTTY: true });
+    // Wide enough for every line whole (a narrower one breaks them: test/output/printed-rows.test.ts).
+    tty.stderr.columns = 200;
     await render('final', tty.io, script, { progress: 'plain' });
     expect(lines(tty.stderr.text)).toEqual(plainScript);
     expect(tty.stderr.text).not.toContain('\x1b');
