@@ -109,10 +109,18 @@ export async function connect(
   }
   const { createClient } = await import('./api/index.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
+  const given = url;
+  url = orchestratorBase(url);
   // The client sends no query string and refuses userinfo; what is shown and stored drops them
   // too, and the token itself should the URL's path hold it (docs/reliability.md #89).
   const shown = redactSecrets(url, token);
-  if (verbose) warn(`url ${shown} (${URL_SOURCE_WORDS[source]})`);
+  if (verbose) {
+    const v1 =
+      url === given
+        ? ''
+        : `; ${redactSecrets(given, token)} ends in /v1, the compat API's prefix, so its parent is the base`;
+    warn(`url ${shown} (${URL_SOURCE_WORDS[source]}${v1})`);
+  }
   const debug =
     ctx.env['NSED_DEBUG'] === '1'
       ? (line: string) => warn(`debug: ${line}`)
@@ -153,6 +161,25 @@ export async function connect(
       if (stopSim !== undefined) await stopSim();
     },
   };
+}
+
+/**
+ * The orchestrator's base for a URL as a person pastes it. OpenAI SDKs, llm and LiteLLM take a
+ * base ending in `/v1`; nsed adds `/v1` to the compat routes itself and reaches the native ones
+ * (`/deliberation`, `/agents`) at the base, so such a URL means its parent. Anything else (and a
+ * string that is no URL, which the client reports) is returned as given.
+ */
+export function orchestratorBase(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return url;
+  }
+  const path = parsed.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/v1')) return url;
+  parsed.pathname = path.slice(0, -'/v1'.length) || '/';
+  return parsed.href.replace(/\/+$/, '');
 }
 
 /** Where the URL came from, for --verbose. */

@@ -179,7 +179,7 @@ const finite = (n: number | null | undefined): n is number => typeof n === 'numb
 export function deriveVerdict(src: VerdictSources): CouncilVerdict {
   const scored = lastByRound(src.rounds.filter((r) => r.scored));
   const last = scored.at(-1);
-  const convergence = convergenceOf(scored, src.reasoning ?? '');
+  const convergence = convergenceOf(scored, src.details ?? null, src.reasoning ?? '');
   const chosen = src.failed === true ? null : chosenOf(src, last);
   const runnerUp = chosen === null ? null : runnerUpOf(last, chosen.agent);
   const margin =
@@ -257,11 +257,24 @@ function lastByRound(rounds: readonly NsedRound[]): NsedRound[] {
   return [...byNumber.values()];
 }
 
-function convergenceOf(scored: readonly NsedRound[], reasoning: string): CouncilVerdict['convergence'] {
+/**
+ * Each round's convergence from the first source that reports any: the native round summaries,
+ * then `/details`' `rounds[].convergence_score` (data, whatever the server's wording), and only
+ * then the reasoning milestones, whose wording is one seed's example and no contract. Sources
+ * are not mixed: one server's scale per verdict.
+ */
+function convergenceOf(
+  scored: readonly NsedRound[],
+  details: CouncilDetails | null,
+  reasoning: string,
+): CouncilVerdict['convergence'] {
   const values = new Map<number, number>();
   const structured = scored.filter((r) => finite(r.convergence));
+  const detailed = (details?.rounds ?? []).filter((r) => finite(r.convergence) && r.round > 0);
   if (structured.length > 0) {
     for (const r of structured) values.set(r.round, r.convergence as number);
+  } else if (detailed.length > 0) {
+    for (const r of detailed) values.set(r.round, r.convergence as number);
   } else {
     for (const [round, value] of convergenceByRound(reasoning)) values.set(round, value);
   }

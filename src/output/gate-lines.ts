@@ -31,9 +31,10 @@ export function checkSentence(c: GateCheck): string {
     case 'fail':
       return `gate ${c.name} failed: ${what} ${formatNumber(c.actual ?? 0)}, expected ${bound(c)}`;
     case 'inconclusive':
+      // Each measure is a whole phrase ("what the turn cost, in dollars"): no article goes before it.
       return c.reason === 'synthetic_votes'
         ? `gate ${c.name} inconclusive: ${what} ${formatNumber(c.actual ?? 0)} rests on a final round whose evaluations were mostly synthetic stand-ins (expected ${bound(c)}; see --max-synthetic)`
-        : `gate ${c.name} inconclusive: the server did not report the ${what} (expected ${bound(c)})`;
+        : `gate ${c.name} inconclusive: the server did not report ${what} (expected ${bound(c)})`;
   }
 }
 

@@ -9,9 +9,10 @@ const rig = useRig();
 function bash(
   script: string,
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+    const child = spawn('bash', ['-c', script], { env: { PATH: process.env['PATH'] ?? '', ...env }, cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -111,5 +112,48 @@ describe('where the token comes from', () => {
     const plain = await rig.run(['ask', '-p', 'nope', 'q'], { env: { NSED_DEBUG: '1' } });
     expect(plain.code).toBe(3);
     expect(plain.stderr).toMatch(/^debug: POST /m);
+  });
+});
+
+describe('a script gets the session id of its own -o final run (README, "One-shot questions in scripts")', () => {
+  it('two runs at once on one store: each --session-id-file names the session of its own answer; stderr stays empty', async () => {
+    const home = join(rig.home, 'ids');
+    const nsed = `"${process.execPath}" "${CLI}"`;
+    // `--last` would name whichever run recorded last; each run's own file cannot.
+    const r = await bash(
+      [
+        `${nsed} ask -p fast -o final --session-id-file a.id "Name one cache eviction policy" > a.md 2> a.err &`,
+        `${nsed} ask -p fast -o final --session-id-file b.id "Name one queue for billing events" > b.md 2> b.err &`,
+        'wait',
+        'cat a.id b.id',
+        `cat a.err b.err`,
+      ].join('\n'),
+      { NSED_HOME: home, NSED_URL: rig.sim.url, HOME: rig.home },
+      rig.home,
+    );
+    const ids = r.stdout.trim().split('\n');
+    expect(ids, r.stderr).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    for (const [i, x] of ['a', 'b'].entries()) {
+      const answer = await readFile(join(rig.home, `${x}.md`), 'utf8');
+      const saved = JSON.parse(await readFile(join(home, 'sessions', `${ids[i]}.json`), 'utf8')) as {
+        turns: Array<{ content: string }>;
+      };
+      expect(saved.turns.at(-1)?.content.trimEnd()).toBe(answer.trimEnd());
+    }
+    // -o final off a terminal writes nothing to stderr, as gh and llm keep a pipe quiet.
+    expect(r.stderr).toBe('');
+    const next = await rig.run(['continue', '-s', String(ids[0]), '-o', 'final', 'And one more'], {
+      env: { NSED_HOME: home },
+    });
+    expect(next.code, next.stderr).toBe(0);
+  });
+
+  it('--session-id-file beside --no-save is refused before anything is sent: exit 2, one line saying why', async () => {
+    const before = rig.sim.requests.length;
+    const r = await rig.run(['ask', '--no-save', '-o', 'final', '--session-id-file', join(rig.home, 'x.id'), 'q']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^nsed: --session-id-file names the session, which --no-save does not keep$/m);
+    expect(rig.sim.requests.length).toBe(before);
   });
 });

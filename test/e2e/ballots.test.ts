@@ -177,6 +177,9 @@ describe('a gate on what the turn cost (docs/ndjson.md §4c)', () => {
     await withRig({ faults: ['all:meter=none'] }, async (own) => {
       const unknown = await own.run([...q, '--max-cost-gate', '100']);
       expect(unknown.code).toBe(13);
+      expect(unknown.stderr).toContain(
+        'nsed: gate max-cost inconclusive: the server did not report what the turn cost, in dollars (expected at most 100)\n',
+      );
       const json = JSON.parse(unknown.stdout) as { gate: { reason: string; checks: Array<{ actual: unknown }> } };
       expect(json.gate).toMatchObject({ reason: 'not_reported', checks: [{ actual: null }] });
     });

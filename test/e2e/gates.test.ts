@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CouncilVerdict, GateName } from '../../src/verdict.js';
+import { startRewritingProxy } from '../harness/rewriting-proxy.js';
 import { makeRig, parseNdjson, type Rig, useRig } from '../harness/rig.js';
 
 // The verdict as data, gates on it (exit 12 failed, 13 inconclusive) and `nsed gate`,
@@ -16,6 +17,7 @@ const rig = useRig();
 interface JsonTurn {
   session: string;
   turn: string;
+  job_id: string | null;
   status: string;
   content: string;
   verdict: CouncilVerdict | null;
@@ -140,41 +142,67 @@ describe('NDJSON: the verdict event before finish, and the gate on finish (never
   });
 });
 
-describe('gates under --profile strict: no milestones, so compat convergence is null (inconclusive)', () => {
+describe("gates under --profile strict: no milestone in the seed's words, so convergence comes from /details", () => {
   const strict = useRig({ profile: 'strict', hold: true });
 
   /** Runs the turn held until it is seen listening, then free: the live-only native stream misses nothing. */
-  async function heldAsk(args: string[]) {
-    const run = strict.start(['ask', ...args, QUESTION]);
+  async function heldAsk(args: string[], r: Rig = strict) {
+    const run = r.start(['ask', ...args, QUESTION]);
     const job = await strict.sim.control.nextJob();
     if (args.includes('--agents')) await strict.sim.control.attached(job);
     strict.sim.control.release(job);
     return run.result;
   }
 
-  it('compat: --min-convergence is inconclusive with its own wording, exit 13', async () => {
-    const r = await heldAsk(['--min-convergence', '0.5']);
-    expect(r.code).toBe(13);
-    expect(r.stdout).toMatch(/^## Design a cache/);
-    expect(r.stderr).toContain(
-      'nsed: gate min-convergence inconclusive: the server did not report the convergence (expected at least 0.5)\n',
+  it("compat: the verdict's convergence is /details' rounds[].convergence_score, and --min-convergence is judged", async () => {
+    const run = await heldAsk(['-o', 'json', '--min-convergence', '0']);
+    expect(run.code, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout) as JsonTurn;
+    const details = (await (await fetch(`${strict.sim.url}/deliberation/${json.job_id}/details`)).json()) as {
+      rounds: Array<{ round: number; convergence_score: number }>;
+    };
+    const reported = details.rounds.map((r) => ({ round: r.round, value: r.convergence_score }));
+    expect(reported.length).toBeGreaterThan(0);
+    expect(json.verdict?.convergence.per_round).toEqual(reported);
+    expect(json.verdict?.convergence.final).toBe(reported.at(-1)?.value);
+    expect(json.gate).toMatchObject({ status: 'pass', checks: [{ name: 'min-convergence', status: 'pass' }] });
+    expect(json.verdict?.chosen).toMatchObject({ source: 'last_round' });
+    expect(json.verdict?.claims?.chosen_counts).not.toBeNull();
+  });
+
+  it('compat: where /details reports no convergence either, --min-convergence is inconclusive with its own wording, exit 13', async () => {
+    const proxy = await startRewritingProxy(
+      strict.sim.url,
+      (seen) => seen.url.endsWith('/details'),
+      (_seen, body) => ({ ...(body as Record<string, unknown>), rounds: [] }),
     );
-    expect(r.stderr).toMatch(/^nsed: 1 of 1 gate could not be judged: the server did not report the value$/m);
+    try {
+      const r = await heldAsk(['--url', proxy.url, '--min-convergence', '0.5']);
+      expect(r.code).toBe(13);
+      expect(r.stdout).toMatch(/^## Design a cache/);
+      expect(r.stderr).toContain(
+        'nsed: gate min-convergence inconclusive: the server did not report convergence (expected at least 0.5)\n',
+      );
+      expect(r.stderr).toMatch(/^nsed: 1 of 1 gate could not be judged: the server did not report the value$/m);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('compat: a failed check beats an inconclusive one (exit 12), and both are named', async () => {
-    const r = await heldAsk(['--min-convergence', '0.5', '--min-score', '1']);
-    expect(r.code).toBe(12);
-    expect(r.stderr).toMatch(/^nsed: gate min-convergence inconclusive: /m);
-    expect(r.stderr).toMatch(/^nsed: gate min-score failed: /m);
-  });
-
-  it('compat: the verdict is null where nothing was reported, and the rounds still give the rest', async () => {
-    const run = await heldAsk(['-o', 'json']);
-    const json = JSON.parse(run.stdout) as JsonTurn;
-    expect(json.verdict?.convergence).toEqual({ per_round: null, final: null, held: null });
-    expect(json.verdict?.chosen).toMatchObject({ source: 'last_round' });
-    expect(json.verdict?.claims?.chosen_counts).not.toBeNull();
+    const proxy = await startRewritingProxy(
+      strict.sim.url,
+      (seen) => seen.url.endsWith('/details'),
+      (_seen, body) => ({ ...(body as Record<string, unknown>), rounds: [] }),
+    );
+    try {
+      const r = await heldAsk(['--url', proxy.url, '--min-convergence', '0.5', '--min-score', '1']);
+      expect(r.code).toBe(12);
+      expect(r.stderr).toMatch(/^nsed: gate min-convergence inconclusive: /m);
+      expect(r.stderr).toMatch(/^nsed: gate min-score failed: /m);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('native: round_summary and job_complete give convergence and the chosen agent; claims are not reported', async () => {

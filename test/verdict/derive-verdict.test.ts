@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createNativeProcessor } from '../../src/api/native-processor.js';
 import type { StreamEvent } from '../../src/events.js';
+import type { CouncilDetails } from '../../src/protocol/details.js';
 import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
 import { applyEvent, emptyTranscript } from '../../src/transcript.js';
 import { deriveVerdict, judgeGates, type CouncilVerdict } from '../../src/verdict.js';
@@ -23,6 +24,15 @@ const round = (n: number, candidates: Candidate[], extra: Partial<NsedRound> = {
   scored: true,
   candidates,
   ...extra,
+});
+
+/** A `/details` answer that carries only its per-round summaries. */
+const detailsWith = (rounds: Array<{ round: number; convergence: number | null }>): CouncilDetails => ({
+  entries: [],
+  rounds: rounds.map((r) => ({ ...r, decisiveness: null, controversy: new Map() })),
+  finalAuthor: null,
+  finalScore: null,
+  totalRounds: null,
 });
 
 const lastRound = round(3, [
@@ -125,8 +135,8 @@ describe('the verdict with each source missing: null, never guessed', () => {
     } satisfies CouncilVerdict);
   });
 
-  it('rounds without milestones (the strict profile): convergence null, the rest from the rounds', () => {
-    const v = deriveVerdict({ rounds: [lastRound], reasoning: 'Consensus reached' });
+  it('rounds without milestones and details without rounds: convergence null, the rest from the rounds', () => {
+    const v = deriveVerdict({ rounds: [lastRound], reasoning: 'Consensus reached', details: detailsWith([]) });
     expect(v.convergence).toEqual({ per_round: null, final: null, held: null });
     expect(v.chosen?.agent).toBe('A');
   });
@@ -142,6 +152,53 @@ describe('the verdict with each source missing: null, never guessed', () => {
     expect(v.runner_up).toBeNull();
     expect(v.margin).toBeNull();
     expect(v.dissent).toBeNull();
+  });
+});
+
+describe("convergence from /details' rounds when the stream's words differ (the strict profile)", () => {
+  const milestones = 'Round 1 complete — convergence: 10%\nRound 3 complete — convergence: 20%';
+  const detailed = detailsWith([
+    { round: 1, convergence: 0.46 },
+    { round: 2, convergence: null },
+    { round: 3, convergence: 0.87 },
+  ]);
+
+  it('reads rounds[].convergence_score where no milestone is worded as the seed words it', () => {
+    const v = deriveVerdict({
+      rounds: [lastRound],
+      reasoning: 'Scored round 3 of 3; agreement 0.87',
+      details: detailed,
+    });
+    expect(v.convergence).toEqual({
+      per_round: [
+        { round: 1, value: 0.46 },
+        { round: 3, value: 0.87 },
+      ],
+      final: 0.87,
+      held: 1,
+    });
+    expect(judgeGates(v, { 'min-convergence': 0.8 }).status).toBe('pass');
+  });
+
+  it('ranks /details above the milestones, and the native round summaries above both', () => {
+    expect(deriveVerdict({ rounds: [lastRound], reasoning: milestones, details: detailed }).convergence.final).toBe(
+      0.87,
+    );
+    const native = deriveVerdict({
+      rounds: [round(3, lastRound.candidates, { convergence: 0.5 })],
+      reasoning: milestones,
+      details: detailed,
+    });
+    expect(native.convergence.per_round).toEqual([{ round: 3, value: 0.5 }]);
+  });
+
+  it('falls back to the milestones when /details reports no round convergence', () => {
+    const v = deriveVerdict({
+      rounds: [lastRound],
+      reasoning: milestones,
+      details: detailsWith([{ round: 3, convergence: null }]),
+    });
+    expect(v.convergence.final).toBe(0.2);
   });
 });
 

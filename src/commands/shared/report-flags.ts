@@ -53,6 +53,14 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
       'append step outputs (session-id, status, exit-code, convergence, gate, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
   },
   {
+    name: 'session-id-file',
+    type: 'string',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'session-id.txt',
+    describe: "write the turn's session id and a newline to FILE once the turn ends, for a script (not with --no-save)",
+  },
+  {
     name: 'annotate',
     type: 'boolean',
     describe:
@@ -93,7 +101,8 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
 ];
 
 /**
- * `--summary FILE`, `--junit FILE`, `--html FILE`, `--junit-name`, `--github-output FILE`, `--annotate` (undefined when none is given);
+ * `--summary FILE`, `--junit FILE`, `--html FILE`, `--junit-name`, `--github-output FILE`, `--session-id-file FILE`,
+ * `--annotate` (undefined when none is given);
  * a report file needs a name, and one file cannot hold two reports.
  */
 const EXAMPLE_FILE: Record<string, string> = {
@@ -101,6 +110,7 @@ const EXAMPLE_FILE: Record<string, string> = {
   junit: 'nsed.xml',
   html: 'report.html',
   'github-output': '"$GITHUB_OUTPUT"',
+  'session-id-file': 'session-id.txt',
   sarif: 'nsed.sarif',
   codequality: 'gl-code-quality.json',
   workspace: '.',
@@ -118,6 +128,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
   const junit = file('junit');
   const html = file('html');
   const githubOutput = file('github-output');
+  const sessionIdFile = file('session-id-file');
   const junitName = argv['junit-name'];
   if (junitName !== undefined && (typeof junitName !== 'string' || junitName.trim() === ''))
     throw usageError('--junit-name needs a name', 'e.g. --junit-name council-review');
@@ -130,6 +141,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     junit === undefined &&
     html === undefined &&
     githubOutput === undefined &&
+    sessionIdFile === undefined &&
     junitName === undefined &&
     sarif === undefined &&
     codequality === undefined &&
@@ -146,6 +158,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ['--junit', junit],
     ['--html', html],
     ['--github-output', githubOutput],
+    ['--session-id-file', sessionIdFile],
     ['--sarif', sarif],
     ['--codequality', codequality],
   ] as const;
@@ -158,6 +171,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ...(junit === undefined ? {} : { junit }),
     ...(html === undefined ? {} : { html }),
     ...(githubOutput === undefined ? {} : { githubOutput }),
+    ...(sessionIdFile === undefined ? {} : { sessionIdFile }),
     ...(junitName === undefined ? {} : { junitName: junitName.trim() }),
     ...(sarif === undefined ? {} : { sarif }),
     ...(codequality === undefined ? {} : { codequality }),

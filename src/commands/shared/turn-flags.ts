@@ -170,6 +170,12 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
       `--agents chooses the council itself; it does not go with ${policy !== undefined ? '-p/--policy' : '-m/--model'}`,
       "-p deep runs the policy's own council (--rounds N changes its rounds); --agents A,B runs those agents",
     );
+  const reports = reportsOf(argv);
+  if (f.save === false && reports.reports?.sessionIdFile !== undefined)
+    throw usageError(
+      '--session-id-file names the session, which --no-save does not keep',
+      'drop --no-save, or read the answer from -o json',
+    );
   return {
     policy,
     model,
@@ -185,7 +191,7 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     askUser: f['ask-user'] === true,
     maxToolCalls: f['max-tool-calls'] ?? DEFAULT_MAX_TOOL_CALLS,
     ...capOf(argv),
-    ...reportsOf(argv),
+    ...reports,
   };
 }
 

@@ -16,6 +16,8 @@ export interface ReportOptions {
   junitName?: string;
   /** `--github-output FILE`: step outputs appended to FILE (default under GitHub Actions: `$GITHUB_OUTPUT`). */
   githubOutput?: string;
+  /** `--session-id-file FILE`: the session's id and a newline, for a script that continues it. */
+  sessionIdFile?: string;
   /** `--findings POINTER`: where the findings are in the --schema answer (README "Findings on the changed lines"). */
   findings?: string;
   /** `--sarif FILE`: the findings as SARIF 2.1.0. */
@@ -48,6 +50,7 @@ export const wantsReports = (
     (r.summary !== undefined ||
       r.junit !== undefined ||
       r.html !== undefined ||
+      r.sessionIdFile !== undefined ||
       r.sarif !== undefined ||
       r.codequality !== undefined ||
       r.annotate));
@@ -63,6 +66,7 @@ export async function checkReportFiles(r: ReportOptions | undefined): Promise<vo
     ['--junit', r?.junit],
     ['--html', r?.html],
     ['--github-output', r?.githubOutput],
+    ['--session-id-file', r?.sessionIdFile],
     ['--sarif', r?.sarif],
     ['--codequality', r?.codequality],
   ] as const) {

@@ -42,6 +42,7 @@ export async function writeReports(
     (reports.summary !== undefined ||
       reports.junit !== undefined ||
       reports.html !== undefined ||
+      reports.sessionIdFile !== undefined ||
       reports.sarif !== undefined ||
       reports.codequality !== undefined);
   const outputs = stepOutputFile(reports, ctx.env);
@@ -59,6 +60,8 @@ export async function writeReports(
       problems.push(toNsedError(e));
     }
   };
+  // Whatever the outcome: a failed gate or deliberation is recorded, and a script may go on with it.
+  await write(reports?.sessionIdFile, () => `${spec.sessionId}\n`);
   await write(reports?.summary, () => summaryMarkdown(input.turn, input.verdict, input.gate));
   await write(reports?.junit, () => junitXml(input.turn, input.verdict, input.gate, reports?.junitName));
   if (reports?.html !== undefined) {
