@@ -90,8 +90,11 @@ export interface StructuredPlan {
 export function structuredAnswer(plan: StructuredPlan, prose: string, question: string, seed: string): string {
   const { format } = plan;
   if (format.kind === 'json_object') return plan.violate ? prose : JSON.stringify({ answer: prose });
-  const value = valueForSchema(format.schema, question, seed);
-  return plan.violate ? violating(format.schema, value, prose) : JSON.stringify(value);
+  const made = valueForSchema(format.schema, question, seed);
+  // The request's schema was tried before the job started (schema-bounds.ts); one that passed
+  // there and not here, with this seed, gets the prose, which the client's validation catches.
+  if (!made.ok) return prose;
+  return plan.violate ? violating(format.schema, made.value, prose) : JSON.stringify(made.value);
 }
 
 function violating(schema: unknown, value: JsonValue, prose: string): string {

@@ -64,6 +64,8 @@ const all = (re: RegExp, text: string): string[] => [...text.matchAll(re)].map((
  */
 export class QuestionHints {
   readonly question: string;
+  /** The question in lower case, made once: a schema of many fields asks namesField of each. */
+  readonly lower: string;
   readonly topic: string;
   readonly phrases: string[];
   readonly numbers: number[];
@@ -77,6 +79,7 @@ export class QuestionHints {
 
   constructor(question: string) {
     this.question = question;
+    this.lower = question.toLowerCase();
     this.topic = topicOf(question);
     this.phrases = phrasesOf(question);
     this.expression = ARITHMETIC.exec(question)?.[0];
@@ -94,7 +97,7 @@ export class QuestionHints {
   /** Whether the question names the field itself ("with a timeout of 5000", "escalated permissions"). */
   namesField(field: string): boolean {
     const words = wordsOf(field);
-    return words.length >= 3 && this.question.toLowerCase().includes(words);
+    return words.length >= 3 && this.lower.includes(words);
   }
 
   /** Whether the question itself supplies a value for this field (so an optional field is worth filling). */

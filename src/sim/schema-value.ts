@@ -7,6 +7,19 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 /** Deeper than any real tool schema; past it a recursive `$ref` gets its smallest value. */
 const MAX_DEPTH = 12;
+
+/**
+ * How much one value may take: far beyond any real answer or tool call, and small enough that
+ * generating it never holds the simulator's one thread for long. A schema asking for more
+ * (`minLength: 1e9`, `minItems: 1e8`, a hundred thousand required fields) is refused instead,
+ * before anything is built: past these, every route and SIGTERM would wait on the generator.
+ */
+export const SCHEMA_VALUE_LIMITS = {
+  /** Characters of string generated, counting the candidates tried against a `pattern`. */
+  chars: 1_000_000,
+  /** Values generated plus properties examined. */
+  steps: 20_000,
+} as const;
 const FORMATS: Record<string, string> = {
   'date-time': '2026-01-01T12:00:00Z',
   date: '2026-01-01',
@@ -41,23 +54,55 @@ const cut = (s: string, n: number): string => [...s].slice(0, n).join('');
  * offers), format, minimum/maximum and their exclusive forms, multipleOf, allOf (merged),
  * anyOf and oneOf (the first branch), and `$ref` into `$defs` or `definitions`.
  */
-export function valueForSchema(schema: unknown, question: string, seed: string | number): JsonValue {
-  return new Generator(schema, new QuestionHints(question), rngFor(seed, 'schema-value', question)).value(
-    schema,
-    '',
-    0,
-    0,
-  );
+export function valueForSchema(schema: unknown, question: string, seed: string | number): SchemaValue {
+  const generator = new Generator(schema, new QuestionHints(question), rngFor(seed, 'schema-value', question));
+  try {
+    return { ok: true, value: generator.value(schema, '', 0, 0) };
+  } catch (e) {
+    if (e instanceof TooLarge) return { ok: false, message: e.message };
+    throw e;
+  }
 }
 
+/** A generated value, or why the schema asks for more than SCHEMA_VALUE_LIMITS allow. */
+export type SchemaValue = { ok: true; value: JsonValue } | { ok: false; message: string };
+
+/** Unwinds the generator once a limit is passed; valueForSchema turns it into a value. */
+class TooLarge extends Error {}
+
 class Generator {
+  private chars = 0;
+  private steps = 0;
+
   constructor(
     private readonly root: unknown,
     private readonly hints: QuestionHints,
     private readonly rng: Rng,
   ) {}
 
+  /**
+   * Counts `n` more steps of work, or stops once past the limit; `what` says what asked for
+   * them and `lower` the keyword to lower.
+   */
+  private step(n: number, what: string, lower: string): void {
+    this.steps += n;
+    if (this.steps > SCHEMA_VALUE_LIMITS.steps)
+      throw new TooLarge(
+        `${what}, past the ${SCHEMA_VALUE_LIMITS.steps} values the simulator generates (lower ${lower})`,
+      );
+  }
+
+  /** Counts `n` more characters of string, or stops once past the limit. */
+  private spend(n: number, what: string): void {
+    this.chars += n;
+    if (this.chars > SCHEMA_VALUE_LIMITS.chars)
+      throw new TooLarge(
+        `${what}, past the ${SCHEMA_VALUE_LIMITS.chars} characters the simulator generates (lower minLength)`,
+      );
+  }
+
   value(schema: unknown, field: string, depth: number, variant: number): JsonValue {
+    this.step(1, 'more values than fit', 'the nesting or the recursion');
     if (schema === false) return null;
     if (!isRecord(schema)) return this.hints.string(field, variant);
     const s = this.flatten(schema, depth);
@@ -113,7 +158,7 @@ class Generator {
 
   /** An enum value the question names, else one picked from the seed. */
   private fromEnum(values: JsonValue[], variant: number): JsonValue {
-    const q = this.hints.question.toLowerCase();
+    const q = this.hints.lower;
     const named = values.filter((v) => typeof v === 'string' && v !== '' && q.includes(v.toLowerCase()));
     const pool = named.length > 0 ? named : values;
     const picked = variant === 0 ? this.rng.pick(pool) : pool[variant % pool.length];
@@ -127,7 +172,10 @@ class Generator {
     const max = typeof s.maxProperties === 'number' ? s.maxProperties : Infinity;
     const min = typeof s.minProperties === 'number' ? s.minProperties : 0;
     const chosen = new Set<string>();
-    for (const key of Object.keys(props)) {
+    const keys = Object.keys(props);
+    const fields = Math.max(keys.length, min, strings(s.required).length);
+    this.step(keys.length + fields, `an object of ${fields} fields`, 'minProperties or the required fields');
+    for (const key of keys) {
       // Optional fields only when asked for, as a model fills them: the question supplies or
       // names the field, or its description says to always set it. Never at random: codex's
       // shell tool must not get a justification or an escalation nobody asked for.
@@ -137,14 +185,18 @@ class Generator {
       if (wanted && (required.has(key) || chosen.size < max - required.size)) chosen.add(key);
     }
     for (const key of required) chosen.add(key);
-    const optional = Object.keys(props).filter((k) => !chosen.has(k));
-    while (chosen.size < min && optional.length > 0) chosen.add(optional.shift() ?? '');
+    const optional = keys.filter((k) => !chosen.has(k));
+    for (let i = 0; chosen.size < min && i < optional.length; i++) chosen.add(optional[i] ?? '');
     const deps = isRecord(s.dependentRequired) ? s.dependentRequired : {};
     for (const key of [...chosen]) for (const dep of strings(deps[key])) chosen.add(dep);
     const out: { [key: string]: JsonValue } = {};
     for (const key of chosen) out[key] = this.value(props[key] ?? (isRecord(extra) ? extra : {}), key, depth + 1, 0);
-    for (let n = 1; Object.keys(out).length < min && extra !== false; n++)
-      out[`extra_${n}`] = this.value(isRecord(extra) ? extra : {}, `extra_${n}`, depth + 1, n);
+    for (let n = 1, size = chosen.size; size < min && extra !== false; n++) {
+      const key = `extra_${n}`;
+      if (key in out) continue;
+      out[key] = this.value(isRecord(extra) ? extra : {}, key, depth + 1, n);
+      size++;
+    }
     return out;
   }
 
@@ -166,6 +218,8 @@ class Generator {
       return argv;
     const wanted = depth >= MAX_DEPTH ? 0 : Math.max(prefix.length, 1 + this.rng.int(2));
     const count = Math.min(Math.max(wanted, min), max, closed);
+    // Counted before any item is made: `minItems: 1e8` is refused, not built.
+    this.step(count, `an array of at least ${count} items`, 'minItems');
     const out: JsonValue[] = [];
     const seen = new Set<string>();
     for (let i = 0; i < count; i++) {
@@ -228,15 +282,32 @@ class Generator {
     } catch {
       return this.fitLength(first, min, max);
     }
-    const ok = [first, ...this.hints.candidates(field)].map((c) => this.fitLength(c, min, max)).find((c) => re.test(c));
+    // Candidates are tried one at a time: the first that matches ends the search.
+    for (const c of [first, ...this.hints.candidates(field)]) {
+      const fitted = this.fitLength(c, min, max);
+      if (re.test(fitted)) return fitted;
+    }
     // A pattern no candidate matches is the one case left unmet (documented in README).
-    return ok ?? this.fitLength(first, min, max);
+    return this.fitLength(first, min, max);
   }
 
+  /**
+   * `text` cut to `max` characters, or padded with the topic up to `min`: the padding is
+   * counted against the limit before it is built, and built in one step.
+   */
   private fitLength(text: string, min: number, max: number): string {
     const filler = this.hints.topic === '' ? 'x' : this.hints.topic;
-    let out = length(text) > max ? cut(text, max) : text;
-    while (length(out) < min) out = out === '' ? filler : `${out} ${filler}`;
+    const base = length(text) > max ? cut(text, max) : text;
+    const have = length(base);
+    if (have >= min) {
+      this.spend(have, 'more text than fits');
+      return base;
+    }
+    this.spend(Math.min(min, max), `a string of at least ${min} characters`);
+    const start = base === '' ? filler : base;
+    const unit = ` ${filler}`;
+    const missing = Math.max(0, min - length(start));
+    const out = `${start}${unit.repeat(Math.ceil(missing / length(unit)))}`;
     return length(out) > max ? cut(out, max) : out;
   }
 }

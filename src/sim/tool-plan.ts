@@ -23,8 +23,10 @@ function argumentsFor(tool: ToolDefinition, text: TextContext, seed: string): Re
   const schema = tool.function.parameters;
   if (schema === undefined) return {};
   if (openObject(schema)) return { input: ARITHMETIC.exec(text.question)?.[0] ?? shorten(text.question, 200) };
-  const value = valueForSchema(schema, text.question, `${seed}\u0000${tool.function.name}`);
-  return isRecord(value) ? value : {};
+  // The request's tools were tried before the job started (schema-bounds.ts); a value too large
+  // for this seed alone is sent as no arguments.
+  const made = valueForSchema(schema, text.question, `${seed}\u0000${tool.function.name}`);
+  return made.ok && isRecord(made.value) ? made.value : {};
 }
 
 /** `{"type": "object"}` and nothing that would constrain or name a field. */

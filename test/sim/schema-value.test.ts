@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32, type Rng } from '../../src/sim/rng.js';
-import { valueForSchema } from '../../src/sim/schema-value.js';
+import { SCHEMA_VALUE_LIMITS, valueForSchema } from '../../src/sim/schema-value.js';
 import { schemaErrors } from './validator.js';
 
 const QUESTION = 'Use get_weather for Paris in celsius, then work out 12*7 for src/app.ts';
 
 function expectValid(schema: unknown, question = QUESTION, seed: string | number = 0): unknown {
-  const value = valueForSchema(schema, question, seed);
+  const made = valueForSchema(schema, question, seed);
+  if (!made.ok) throw new Error(`no value for ${JSON.stringify(schema)}: ${made.message}`);
+  const value = made.value;
   expect({ value, errors: schemaErrors(schema, value) }).toEqual({ value, errors: [] });
   return value;
 }
@@ -181,6 +183,61 @@ const SCHEMAS: Array<[string, unknown]> = [
     },
   ],
 ];
+
+/** Schemas whose smallest valid value is far larger than any answer (docs/reliability.md, the simulator's bounds). */
+const WEDGING: Array<[string, unknown, RegExp]> = [
+  [
+    'minLength 1e9',
+    { type: 'string', minLength: 1_000_000_000 },
+    /string of at least 1000000000 characters.*lower minLength/,
+  ],
+  [
+    'minItems 1e8',
+    { type: 'array', items: { type: 'integer' }, minItems: 100_000_000 },
+    /array of at least 100000000 items.*lower minItems/,
+  ],
+  [
+    '100,000 long required strings',
+    {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 100_000 }, (_, i) => [`field_${i}`, { type: 'string', minLength: 100 }]),
+      ),
+      required: Array.from({ length: 100_000 }, (_, i) => `field_${i}`),
+    },
+    /object of 100000 fields/,
+  ],
+  ['minProperties 1e9', { type: 'object', minProperties: 1_000_000_000 }, /object of 1000000000 fields/],
+  [
+    'a recursive $ref that fans out',
+    {
+      $defs: {
+        node: {
+          type: 'object',
+          properties: Object.fromEntries(['a', 'b', 'c', 'd', 'e'].map((k) => [k, { $ref: '#/$defs/node' }])),
+          required: ['a', 'b', 'c', 'd', 'e'],
+        },
+      },
+      $ref: '#/$defs/node',
+    },
+    /past the 20000 values the simulator generates \(lower the nesting or the recursion\)/,
+  ],
+];
+
+describe('what the generator refuses to build', () => {
+  it.each(WEDGING)('%s: refused, naming what it asks for', (_name, schema, says) => {
+    const made = valueForSchema(schema, QUESTION, 0);
+    expect(made.ok).toBe(false);
+    expect(made.ok ? '' : made.message).toMatch(says);
+  });
+
+  it('builds what is large but within the limits, exactly as asked', () => {
+    const long = expectValid({ type: 'string', minLength: 200_000, maxLength: 200_001 });
+    expect(String(long).length).toBeGreaterThanOrEqual(200_000);
+    expect(expectValid({ type: 'array', items: { type: 'integer' }, minItems: 5_000 })).toHaveLength(5_000);
+    expect(SCHEMA_VALUE_LIMITS.steps).toBeGreaterThan(5_000);
+  });
+});
 
 describe('a JSON value generated from a JSON Schema (ajv, draft 2020-12)', () => {
   it.each(SCHEMAS)('validates: %s', (_name, schema) => {

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { ChatMessage } from '../../protocol/wire.js';
 import { type AnswerFormat, responsesAnswerFormat } from '../answer-format.js';
 import { isRecord } from '../http-util.js';
+import { lastUserContent } from '../chat-request.js';
 import { quoted } from '../quote.js';
+import { schemaProblem } from '../schema-bounds.js';
 import { readToolChoice, type ToolChoice } from '../tool-choice.js';
 import { inputToMessages, toolsOf } from './input.js';
 import type { ResponseStore } from './store.js';
@@ -123,6 +125,8 @@ export function readResponsesRequest(raw: unknown, store: ResponseStore, honourF
     return bad("'max_output_tokens' must be a whole number of at least 16", 'max_output_tokens');
   const format = honourFormat ? responsesAnswerFormat(body) : { ok: true as const, format: undefined };
   if (!format.ok) return bad(format.message, 'text.format');
+  const tooLarge = schemaProblem(lastUserContent(messages), format.format, 'text.format', toolsOf(body.tools));
+  if (tooLarge !== undefined) return bad(tooLarge.message, tooLarge.param);
   const include = Array.isArray(body.include) ? body.include : [];
   const stored = body.store !== false;
   const echo: Record<string, unknown> = {

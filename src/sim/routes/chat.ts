@@ -9,6 +9,7 @@ import { dedupKey } from '../dedup.js';
 import { isRecord } from '../http-util.js';
 import { chatAnswerFormat } from '../answer-format.js';
 import { resolvePolicy } from '../policies.js';
+import { schemaProblem } from '../schema-bounds.js';
 import type { Job } from '../job.js';
 import { respondWithJob } from '../respond.js';
 
@@ -31,6 +32,8 @@ export async function handleChat(ctx: SimContext, rq: RouteInput): Promise<void>
   const asked = ctx.profile.answerFormat && isRecord(body.value) ? chatAnswerFormat(body.value) : undefined;
   if (asked?.ok === false) return invalid(rq, asked.message, 'response_format');
   const format = asked?.format;
+  const tooLarge = schemaProblem(lastUserContent(messages), format, 'response_format', tools);
+  if (tooLarge !== undefined) return invalid(rq, tooLarge.message, tooLarge.param);
   const resolved = resolvePolicy(ctx.policies, model);
   if (!resolved.ok)
     return sendOpenAiError(rq.res, 404, resolved.message, 'invalid_request_error', 'model_not_found', {}, 'model');

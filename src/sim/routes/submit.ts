@@ -1,6 +1,7 @@
 import type { RouteInput, SimContext } from '../context.js';
 import { isRecord, parseJson, sendJson } from '../http-util.js';
 import { instructionsAnswerFormat } from '../answer-format.js';
+import { schemaProblem } from '../schema-bounds.js';
 import { startJob, structuredPlan } from '../start-job.js';
 import { textContext } from '../text-context.js';
 import { forcedToolCall, fromUserTools, planToolCall } from '../tool-plan.js';
@@ -16,10 +17,17 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
   if (ctx.jobs.get(plan.roomId)?.status === 'running') return sendJson(rq.res, 409, { error: 'job already running' });
   const text = textContext(plan.question, plan.earlier);
   const userTools = isRecord(body.value) ? fromUserTools(body.value.user_tools) : [];
-  const toolCall =
-    forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text, String(ctx.seed));
   // The native surface has no response_format: nsed words the schema into system_instructions.
   const format = instructionsAnswerFormat(plan.systemInstructions);
+  const tooLarge = schemaProblem(
+    plan.question,
+    ctx.profile.answerFormat ? format : undefined,
+    'system_instructions',
+    userTools,
+  );
+  if (tooLarge !== undefined) return sendJson(rq.res, 400, { error: `invalid input: ${tooLarge.message}` });
+  const toolCall =
+    forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text, String(ctx.seed));
   const structured = structuredPlan(ctx, rq.faults, format, plan.conversationId ?? plan.roomId);
   startJob(ctx, {
     id: plan.roomId,
