@@ -62,9 +62,45 @@ const batch = input('batch');
 if (batch === '' && input('prompt') === '' && input('prompt-file') === '' && input('template') === '')
   refuse('give the action a prompt, a prompt-file, a template or a batch');
 
-const args = batch === '' ? ['ask', '-o', 'final'] : ['batch', batch];
+/**
+ * The inputs whose values are numbers, by the form nsed reads: checked here before anything runs,
+ * so that a value such as `--url=http://elsewhere` is refused rather than handed on.
+ */
+const NUMBER_INPUTS = {
+  rounds: 'whole',
+  'max-tokens': 'whole',
+  jobs: 'whole',
+  'max-cost': 'decimal',
+  timeout: 'decimal',
+  'min-convergence': 'share',
+  'max-wrong': 'share',
+  'max-contested': 'share',
+  'min-score': 'share',
+  'min-margin': 'share',
+  'min-agreement': 'share',
+  'min-endorse': 'share',
+  'max-synthetic': 'share',
+  'max-cost-gate': 'share',
+  'min-pass-rate': 'share',
+};
+const NUMBER_FORMS = {
+  whole: { pattern: /^[0-9]+$/, words: 'a whole number, e.g. 3' },
+  decimal: { pattern: /^[0-9]+(\.[0-9]+)?$/, words: 'a number, e.g. 0.5' },
+  share: { pattern: /^-?[0-9]+(\.[0-9]+)?%?$/, words: 'a number or a percentage, e.g. 0.8 or 80%' },
+};
+for (const [name, form] of Object.entries(NUMBER_INPUTS)) {
+  const value = input(name);
+  // The value is not repeated: it may be anything, a secret pasted in the wrong input included.
+  if (value !== '' && !NUMBER_FORMS[form].pattern.test(value))
+    refuse(`the ${name} input must be ${NUMBER_FORMS[form].words}`);
+}
+
+// A batch file named `-…` is given as `./-…`, the same file, so that it cannot read as a flag.
+const args = batch === '' ? ['ask', '-o', 'final'] : ['batch', batch.startsWith('-') ? `./${batch}` : batch];
+// Each input is one word `--NAME=VALUE`: nsed reads it as that flag's value whatever it holds, even
+// one that starts with '-' and would otherwise be read as a flag of its own (`--url=…`).
 const flag = (name, value) => {
-  if (value !== '') args.push(`--${name}`, value);
+  if (value !== '') args.push(`--${name}=${value}`);
 };
 flag('policy', input('policy'));
 flag('agents', input('agents'));
@@ -73,10 +109,10 @@ flag('model', input('model'));
 flag('max-cost', input('max-cost'));
 flag('max-tokens', input('max-tokens'));
 if (truthy('allow-unmetered')) args.push('--allow-unmetered');
-for (const f of lines('files')) args.push('-f', f);
+for (const f of lines('files')) flag('file', f);
 flag('schema', input('schema'));
 flag('template', input('template'));
-for (const v of lines('vars')) args.push('--var', v);
+for (const v of lines('vars')) flag('var', v);
 for (const g of [
   'min-convergence',
   'max-wrong',
@@ -95,13 +131,13 @@ for (const f of ['findings', 'workspace', 'sarif', 'codequality']) flag(f, input
 flag('idempotency-key', key);
 flag('on-exit', input('on-exit'));
 flag('timeout', input('timeout'));
-args.push('--summary', summaryFile);
+flag('summary', summaryFile);
 flag('junit', input('junit'));
 flag('junit-name', input('junit-name'));
 let resultsFile;
 if (batch !== '') {
   resultsFile = path.resolve(input('batch-out') || path.join(stepDir, 'results.jsonl'));
-  args.push('--out', resultsFile);
+  flag('out', resultsFile);
   // A re-run of the job goes on with the batch: the items that ended are not sent again.
   if (existsSync(resultsFile)) args.push('--resume');
   flag('jobs', input('jobs'));

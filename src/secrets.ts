@@ -153,6 +153,11 @@ export class Secrets {
     return redactSecrets(text, this.known);
   }
 
+  /** `value` with every string and key redacted (redactDeep); `value` itself when nothing in it changes. */
+  redactValue<T>(value: T): T {
+    return redactDeep(value, (text) => this.redact(text));
+  }
+
   /**
    * `record`, parsed from the JSON text `json`, with every string and key redacted (redactDeep);
    * `added`: strings the reader put in that the text does not hold (a session's id, from its

@@ -239,6 +239,7 @@ function quietContext(ctx: Context): Context {
     quiet: true,
     verbose: false,
     dumb: true,
+    secrets: ctx.secrets,
   };
   // `final` renders least (one write at the end); the line is made from the result, not from output.
   return { ...ctx, io, globals: innerGlobals(ctx.globals, 'final', true) };

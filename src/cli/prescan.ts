@@ -2,6 +2,7 @@ import type { CommandDef, ParsedArgv } from '../commands/command.js';
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
 import type { FlagDef } from '../commands/shared/flag-def.js';
 import { STDIN_MARKER } from '../input/prompt.js';
+import { missingValue } from './missing-value.js';
 
 /** A command the fast path may read, by the words that name it (`['sessions', 'ls']`). */
 export interface FastEntry {
@@ -36,6 +37,9 @@ export function prescan(
   if (entry === undefined || shape === undefined) return undefined;
   const { def } = entry;
   const flags = [...globals, ...(def.flags ?? [])];
+  // A flag without its value is refused, by runCli's check before yargs: declined here, so the
+  // fast entry's words reach it too.
+  if (missingValue(args, flags) !== undefined) return undefined;
   const spellings = spellingsOf(flags);
   const start = entry.words.length;
   // The defaults yargs fills in. A flag without one stays unset, so env and config can supply it.

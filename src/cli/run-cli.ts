@@ -6,7 +6,7 @@ import {
   type CommandGroup,
   type ParsedArgv,
 } from '../commands/command.js';
-import { GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-options.js';
+import { GLOBAL_FLAGS, GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../input/prompt.js';
 import { runSecrets, type ContextParts, type ProcessContext } from '../context.js';
@@ -17,7 +17,8 @@ import { oneLine } from '../terminal/sanitize.js';
 import { VERSION } from '../version.js';
 import { helpWidth } from './help-width.js';
 import { fastEntries, prescan, type FastEntry } from './prescan.js';
-import { runSelected, type Selected, type Streams as BaseStreams, type TtyProbe } from './run-command.js';
+import { missingValue, flagsOfWords } from './missing-value.js';
+import { reportError, runSelected, type Selected, type Streams as BaseStreams, type TtyProbe } from './run-command.js';
 
 type Streams = BaseStreams & { stdout: { columns?: number } };
 
@@ -34,6 +35,9 @@ export async function runCli(
   isTTY?: TtyProbe,
 ): Promise<number> {
   args = args.map((a) => (a === '-' ? STDIN_MARKER : a));
+  const missing = missingValue(args, flagsOfWords(args, commands, GLOBAL_FLAGS));
+  // Before either parser: yargs would read the flag as absent or take the next flag's value.
+  if (missing !== undefined) return reportError(missing, streams, base.env);
   const quick = prescan(args, FAST_ENTRIES);
   const parsed = quick !== undefined ? { selected: quick } : await parseWords(args, streams.stdout.columns);
 

@@ -108,6 +108,7 @@ async function runWith(
       quiet: globals.quiet,
       verbose: globals.verbose,
       ...(configColor === undefined ? {} : { configColor }),
+      secrets,
     },
     isTTY,
   );

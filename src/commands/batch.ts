@@ -299,7 +299,10 @@ async function printBatchEstimate(ctx: Context, items: readonly ResolvedItem[], 
   ]);
   const conn = await ctx.connect();
   try {
-    const estimate = estimateItems(ctx, items, turn, await readEstimateSources(conn.client, ctx.signal));
+    // The agents' ids are the server's: a token it echoes in one is shown as *** (docs/reliability.md #89).
+    const estimate = ctx.secrets.redactValue(
+      estimateItems(ctx, items, turn, await readEstimateSources(conn.client, ctx.signal)),
+    );
     ctx.io.stdout.write(machine(ctx) ? toJsonLine(estimate) : lines.batchEstimateText(estimate));
     return 0;
   } finally {

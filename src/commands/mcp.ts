@@ -68,7 +68,7 @@ export const mcp: CommandDef<McpOptions> = {
     const io = createIO(
       { stdout: ctx.io.stderr, stderr: ctx.io.stderr, stdin: ctx.io.stdin },
       ctx.env,
-      { noColor: true, quiet: ctx.io.quiet, verbose: ctx.io.verbose },
+      { noColor: true, quiet: ctx.io.quiet, verbose: ctx.io.verbose, secrets: ctx.secrets },
       (which) => (which === 'stdin' ? ctx.io.stdinIsTTY : ctx.io.stderrIsTTY),
     );
     const serverCtx = createContext(

@@ -111,7 +111,7 @@ export class Runner {
     const io = createIO(
       { stdout, stderr, stdin: Readable.from(stdin === undefined ? [] : [stdin]) },
       this.base.env,
-      { noColor: true },
+      { noColor: true, secrets: this.base.secrets },
       (which) => which === 'stdin' && stdin === undefined,
     );
     const ctx: Context = {

@@ -2,14 +2,22 @@ import { TERMINAL_EVENTS, assertNever } from '../events.js';
 import type { IO } from '../terminal/io.js';
 import type { OutputMode } from './modes.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
+import { redactingRenderer } from './shown-event.js';
 
 export type { Renderer, RendererOptions } from './renderer-types.js';
 
 /**
+ * Every mode shows the events as stdout may show them: the run's secrets redacted everywhere
+ * but in the answer (output/shown-event.ts).
+ *
  * Each mode's renderer is loaded when chosen: the text renderer brings chalk and the terminal
  * styling, which `-o final` in a shell loop has no use for (bench/RESULTS.md, round 3).
  */
 export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOptions = {}): Promise<Renderer> {
+  return redactingRenderer(await modeRenderer(mode, io, opts), io.secrets);
+}
+
+async function modeRenderer(mode: OutputMode, io: IO, opts: RendererOptions): Promise<Renderer> {
   if (opts.progress === 'plain' || opts.progress === 'none') return endsAtTerminalEvent(await steady(mode, io, opts));
   switch (mode) {
     case 'text':

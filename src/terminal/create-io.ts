@@ -1,3 +1,4 @@
+import { Secrets } from '../secrets.js';
 import type { IO } from './io.js';
 import { stdoutFile } from './stdout-file.js';
 
@@ -18,6 +19,8 @@ export interface IOFlags {
   verbose?: boolean;
   /** `color` of the config file: below the environment, above the terminal check. */
   configColor?: boolean;
+  /** The run's secrets (default: knowing NSED_TOKEN of `env`, as a run's do from its start). */
+  secrets?: Secrets;
 }
 
 /**
@@ -76,9 +79,16 @@ export function createIO(
     quiet: flags.quiet === true,
     verbose: flags.verbose === true,
     dumb: env['TERM'] === 'dumb',
+    secrets: flags.secrets ?? envSecrets(env),
     // Asked only by the step outputs: reading it creates process.stdout.
     get stdoutFile() {
       return stdoutFile(streams.stdout);
     },
   };
+}
+
+function envSecrets(env: Readonly<Record<string, string | undefined>>): Secrets {
+  const secrets = new Secrets();
+  secrets.add(env['NSED_TOKEN']);
+  return secrets;
 }

@@ -1,3 +1,5 @@
+import type { Secrets } from '../secrets.js';
+
 /**
  * The terminal as data (gh's IOStreams): commands and renderers write through this object and
  * ask it what the terminal can do, so tests build one around in-memory streams.
@@ -17,6 +19,11 @@ export interface IO {
   readonly verbose: boolean;
   /** TERM=dumb: the terminal shows lines but cannot move the cursor. */
   readonly dumb: boolean;
+  /**
+   * The run's secrets: whatever a renderer shows of an event besides the answer passes through
+   * them (output/shown-event.ts), as stderr does through its redacting stream.
+   */
+  readonly secrets: Secrets;
   /** The regular file stdout writes to (`> answer.md`), when it is one (terminal/stdout-file.ts). */
   readonly stdoutFile?: string | undefined;
 }

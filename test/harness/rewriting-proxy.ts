@@ -36,3 +36,35 @@ export async function startRewritingProxy(
     out.end(seen.body);
   });
 }
+
+/**
+ * A loopback proxy in front of a real simulator that passes every request on and hands back each
+ * answer whole (read to its end, so no rewrite is cut by a chunk boundary) with its text rewritten:
+ * a server that says what the simulator says, with words of its own in it (a token it echoes).
+ * Streams arrive at once when they end, which a simulator that is not held does at once.
+ */
+export async function startTextRewritingProxy(
+  target: string,
+  rewrite: (text: string) => string,
+): Promise<ScriptedServer> {
+  const upstream = new URL(target);
+  return startServer((req, res, seen) => {
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: seen.method, path: seen.url, headers: req.headers },
+      (up) => {
+        let body = '';
+        up.setEncoding('utf8');
+        up.on('data', (d: string) => (body += d));
+        up.on('end', () => {
+          const headers = { ...up.headers };
+          delete headers['content-length'];
+          delete headers['transfer-encoding'];
+          res.writeHead(up.statusCode ?? 502, headers);
+          res.end(rewrite(body));
+        });
+      },
+    );
+    out.on('error', () => res.destroy());
+    out.end(seen.body);
+  });
+}

@@ -33,7 +33,10 @@ export async function printTurnEstimate(
   ]);
   const conn = await ctx.connect(orchestrator);
   try {
-    const estimate = estimateOf(ctx, model, turn, await readEstimateSources(conn.client, ctx.signal));
+    // The agents' ids are the server's: a token it echoes in one is shown as *** (docs/reliability.md #89).
+    const estimate = ctx.secrets.redactValue(
+      estimateOf(ctx, model, turn, await readEstimateSources(conn.client, ctx.signal)),
+    );
     ctx.io.stdout.write(machine(ctx) ? toJsonLine(estimate) : lines.estimateText(estimate));
     return 0;
   } finally {
