@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import type { NsedEvent } from '../events.js';
 import { readTarget } from '../commands/shared/session-target.js';
+import { pendingOwnerDead } from '../turn/idempotency/claim.js';
 import type { SessionFeed } from './feed.js';
 import { notable, pendingCalls } from './feed.js';
 import type { Runner } from './runner.js';
@@ -256,12 +257,14 @@ export class McpTools {
       const session = await store.read(id);
       const pending = session.pending_job;
       if (pending !== undefined && feed?.ended?.error?.code !== 'tool_pending') {
-        // Started elsewhere. An owner that went away (its turn kept as interrupted) left the job
-        // to whoever follows it next: resumed and recorded, as `nsed resume` does. A live owner
-        // (a terminal, another server) records it itself: followed read-only, as `nsed watch`.
-        const left = session.turns.some(
-          (t) => t.role === 'assistant' && t.job_id === pending.job_id && t.status === 'interrupted',
-        );
+        // Started elsewhere. An owner that went away (its turn kept as interrupted) or died
+        // before it could say so (a kill -9: its process is gone and no turn answers the job)
+        // left the job to whoever follows it next: resumed and recorded, as `nsed resume` does.
+        // A live owner (a terminal, another server) records it itself: followed read-only, as
+        // `nsed watch`. A turn recorded as stopped at a tool call is no lost answer: watched.
+        const answered = session.turns.filter((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+        const left =
+          answered.some((t) => t.status === 'interrupted') || (answered.length === 0 && pendingOwnerDead(pending));
         const commands = await import('./commands.js');
         const started = this.runner.start(left ? commands.runResume(id) : commands.runWatch(id));
         const named = await started.session;
