@@ -128,7 +128,12 @@ export class McpTools {
       await forget();
       throw err;
     }
-    const started = this.runner.start(run);
+    // The files are read within the call's own bound: a FIFO nobody writes to cannot hold it.
+    const bound = args['wait'] === false ? START_BOUND_MS : timeoutMs(args);
+    const started = this.runner.start(run, undefined, {
+      at: this.ctx.clock.now().getTime() + bound,
+      said: `the tool call's ${args['wait'] === false ? 'start bound' : 'timeout_s'} (${bound / 1000} s)`,
+    });
     void started.ended.finally(forget);
     const session = await started.session;
     if (session === undefined) {
