@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import type { NsedEvent } from '../events.js';
 import { readTarget } from '../commands/shared/session-target.js';
+import { hasText } from '../input/prompt.js';
 import { pendingOwnerDead } from '../turn/idempotency/claim.js';
 import type { SessionFeed } from './feed.js';
 import { notable, pendingCalls } from './feed.js';
@@ -93,6 +94,8 @@ export class McpTools {
   private async turn(name: 'deliberate' | 'continue' | 'fork', args: Args, env: CallEnv): Promise<ToolAnswer> {
     const question = String(args['question']);
     if (question.trim() === '-') throw usageError('question: "-" would read stdin, which is the protocol stream');
+    if (!hasText(question))
+      throw usageError('question: has no text, only white space or control characters', 'ask the council in words');
     const files = Array.isArray(args['files']) ? await confineFiles(args['files'].map(String), await env.roots()) : [];
     const argv: Args = { prompt: [question], file: files };
     for (const k of ['policy', 'rounds'] as const) if (args[k] !== undefined) argv[k] = args[k];
