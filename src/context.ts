@@ -1,4 +1,5 @@
 import type { LoadedConfig } from './config-file.js';
+import type { InputDeadline } from './files/read-input.js';
 import type { ConnectOptions, ConnectTarget, Connection } from './connection.js';
 import type { OutputMode } from './output/modes.js';
 import { Secrets } from './secrets.js';
@@ -86,6 +87,11 @@ export interface Context extends ProcessContext {
    * Undefined outside a batch.
    */
   deliberationSlot?: SlotLease;
+  /**
+   * When the run's reads of input (files, tools, schema) must have ended, if sooner than
+   * --timeout: an MCP tool call's own bound (files/read-input.ts). Undefined elsewhere.
+   */
+  inputDeadline?: InputDeadline;
 }
 
 /**

@@ -91,7 +91,7 @@ const OTHER_ENVIRONMENT: Described[] = [
   {
     name: 'NSED_MCP_TOKEN',
     describe:
-      'the token every request to nsed mcp --http must present as Authorization: Bearer (16 characters or more)',
+      'the token every request to nsed mcp --http must present as Authorization: Bearer (16 or more visible ASCII characters, no spaces)',
   },
   { name: 'HTTPS_PROXY', describe: 'proxy for https:// orchestrators (https_proxy wins, as in curl)' },
   {

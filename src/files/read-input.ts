@@ -23,6 +23,8 @@ import { ExitCode, NsedError, notFound, usageError, type ExitCodeValue } from '.
 export interface ReadBounds {
   /** --timeout in seconds: the longest wait for a read to end. Undefined: no limit. */
   timeoutS?: number | undefined;
+  /** What set `timeoutS`, as the timeout's message names it; `--timeout N s` when not said. */
+  timeoutSaid?: string | undefined;
   /** Aborts on SIGINT, SIGTERM or SIGHUP. */
   signal?: AbortSignal | undefined;
   /** The exit code the signal that aborted means (130 when not said). */
@@ -39,16 +41,35 @@ export interface BoundsSource {
   globals: { settings: { timeoutS: { value: number | undefined } } };
   signal: AbortSignal;
   signalExit(): number | undefined;
-  clock: { sleep(ms: number, signal?: AbortSignal): Promise<void> };
+  clock: { now(): Date; sleep(ms: number, signal?: AbortSignal): Promise<void> };
+  inputDeadline?: InputDeadline | undefined;
 }
 
-/** The bounds of every read of input in a run: --timeout, the signals, the clock. */
-export const boundsOf = (ctx: BoundsSource): ReadBounds => ({
-  timeoutS: ctx.globals.settings.timeoutS.value,
-  signal: ctx.signal,
-  signalExit: () => ctx.signalExit(),
-  sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
-});
+/**
+ * A moment by which the run's reads of input must have ended, tighter than --timeout: an MCP
+ * tool call's own `timeout_s`, so a FIFO nobody writes to cannot hold the call past it.
+ */
+export interface InputDeadline {
+  /** Milliseconds since the epoch, on the run's clock. */
+  at: number;
+  /** What set it, for the timeout's message: `the tool call's timeout_s (5 s)`. */
+  said: string;
+}
+
+/** The bounds of every read of input in a run: --timeout or the input deadline if sooner, the signals, the clock. */
+export const boundsOf = (ctx: BoundsSource): ReadBounds => {
+  const timeoutS = ctx.globals.settings.timeoutS.value;
+  const deadline = ctx.inputDeadline;
+  const left = deadline === undefined ? undefined : Math.max(0, deadline.at - ctx.clock.now().getTime()) / 1000;
+  const sooner = left !== undefined && (timeoutS === undefined || left < timeoutS);
+  return {
+    timeoutS: sooner ? left : timeoutS,
+    ...(sooner ? { timeoutSaid: deadline?.said } : {}),
+    signal: ctx.signal,
+    signalExit: () => ctx.signalExit(),
+    sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
+  };
+};
 
 export interface ReadInputOptions extends ReadBounds {
   /** What names the file in messages: `-f`, `--schema`, `the batch file`. */
@@ -149,7 +170,7 @@ const interrupted = (b: ReadInputOptions): NsedError =>
   });
 
 const timedOut = (b: ReadInputOptions): NsedError =>
-  new NsedError('timeout', `nothing ended ${b.label} within --timeout ${b.timeoutS} s`, {
+  new NsedError('timeout', `nothing ended ${b.label} within ${b.timeoutSaid ?? `--timeout ${b.timeoutS} s`}`, {
     hint: b.timeoutHint ?? 'nsed was reading it: close the pipe, or name a regular file',
   });
 

@@ -25,6 +25,13 @@ export function promptWords(v: unknown, afterDashes?: unknown): string[] {
 }
 
 /**
+ * Whether a prompt says anything: a character other than white space and control or format
+ * characters. One of nothing but those (a NUL, a zero-width space) would start a paid
+ * deliberation on no question.
+ */
+export const hasText = (text: string): boolean => /[^\s\p{Cc}\p{Cf}]/u.test(text);
+
+/**
  * How long a read of the prompt from standard input stays silent before nsed says what it waits
  * for: long enough that a producer which is merely slow says nothing, short enough that a person
  * who forgot to pipe something learns why nothing happens (README "Standard input").
@@ -88,7 +95,7 @@ export async function readPrompt(
       }
     }
   }
-  if (text.trim() === '')
+  if (!hasText(text))
     throw usageError(`the ${what} is empty`, 'give some words, or pipe non-empty text on standard input');
   return text.replace(/\r?\n$/, '');
 }

@@ -1,6 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { innerGlobals, type Context } from '../context.js';
 import { toNsedError } from '../errors.js';
+import type { InputDeadline } from '../files/read-input.js';
 import type { NsedEvent } from '../events.js';
 import type { OutputMode } from '../output/modes.js';
 import { createIO } from '../terminal/create-io.js';
@@ -102,6 +103,7 @@ export class Runner {
     output: OutputMode,
     onLine: (line: string) => void,
     stdin?: string,
+    inputDeadline?: InputDeadline,
   ): { ctx: Context; close: () => void } {
     const stdout = lineSink(onLine);
     const stderr = lineSink((line) => {
@@ -119,6 +121,7 @@ export class Runner {
       io,
       signal: this.stop.signal,
       globals: innerGlobals(this.base.globals, output, false),
+      ...(inputDeadline === undefined ? {} : { inputDeadline }),
     };
     return {
       ctx,
@@ -143,8 +146,9 @@ export class Runner {
    * Runs a turn-running command (ask, continue, fork, resume, watch) in the background. Its
    * events go to the feed of the session its turn starts in; the run outlives the tool call that
    * started it, and ends by itself (every wait inside it is bounded, docs/reliability.md#bounds).
+   * `inputDeadline`: the tool call's own bound, which its reads of files must keep.
    */
-  start(run: (ctx: Context) => Promise<number>, stdin?: string): Started {
+  start(run: (ctx: Context) => Promise<number>, stdin?: string, inputDeadline?: InputDeadline): Started {
     let feed: SessionFeed | undefined;
     let named: (s: string | undefined) => void = () => undefined;
     const session = new Promise<string | undefined>((resolve) => (named = resolve));
@@ -163,6 +167,7 @@ export class Runner {
         for (const o of this.observers) o(feed.session, e);
       },
       stdin,
+      inputDeadline,
     );
     const ended = settle(run(ctx)).then((end) => {
       close();

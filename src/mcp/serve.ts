@@ -42,7 +42,8 @@ export async function serveMcp(
   await gone;
   await hub.close();
   await stopHttp?.();
-  return 0;
+  // A signal ends it as it ends every command (143 for SIGTERM); the host going away is no failure.
+  return ctx.signal.aborted ? (ctx.signalExit() ?? 0) : 0;
 }
 
 /** One transport (and one MCP server) per MCP session; every request must carry the token. */
@@ -122,9 +123,10 @@ function plain(res: ServerResponse, status: number, text: string): void {
  * token; the port is the flag's, already checked against its bounds (commands/mcp.ts).
  */
 export function httpListen(host: string, port: number, token: string | undefined): McpListen {
-  if (token === undefined || token.length < 16)
+  // A token of spaces and a letter is no secret; a space or control character cannot travel in a header as written.
+  if (token === undefined || !/^[\x21-\x7e]{16,}$/.test(token))
     throw usageError(
-      '--http needs NSED_MCP_TOKEN (16 characters or more): every request must present it',
+      '--http needs NSED_MCP_TOKEN of 16 characters or more, each a visible ASCII character (no spaces): every request must present it',
       'export NSED_MCP_TOKEN="$(openssl rand -hex 24)" and give the host the same value as a Bearer token',
     );
   return { kind: 'http', host, port, token };

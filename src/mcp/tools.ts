@@ -8,6 +8,8 @@ import type { Context } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import type { NsedEvent } from '../events.js';
 import { readTarget } from '../commands/shared/session-target.js';
+import { hasText } from '../input/prompt.js';
+import { pendingOwnerDead } from '../turn/idempotency/claim.js';
 import type { SessionFeed } from './feed.js';
 import { notable, pendingCalls } from './feed.js';
 import type { Runner } from './runner.js';
@@ -92,6 +94,8 @@ export class McpTools {
   private async turn(name: 'deliberate' | 'continue' | 'fork', args: Args, env: CallEnv): Promise<ToolAnswer> {
     const question = String(args['question']);
     if (question.trim() === '-') throw usageError('question: "-" would read stdin, which is the protocol stream');
+    if (!hasText(question))
+      throw usageError('question: has no text, only white space or control characters', 'ask the council in words');
     const files = Array.isArray(args['files']) ? await confineFiles(args['files'].map(String), await env.roots()) : [];
     const argv: Args = { prompt: [question], file: files };
     for (const k of ['policy', 'rounds'] as const) if (args[k] !== undefined) argv[k] = args[k];
@@ -127,7 +131,12 @@ export class McpTools {
       await forget();
       throw err;
     }
-    const started = this.runner.start(run);
+    // The files are read within the call's own bound: a FIFO nobody writes to cannot hold it.
+    const bound = args['wait'] === false ? START_BOUND_MS : timeoutMs(args);
+    const started = this.runner.start(run, undefined, {
+      at: this.ctx.clock.now().getTime() + bound,
+      said: `the tool call's ${args['wait'] === false ? 'start bound' : 'timeout_s'} (${bound / 1000} s)`,
+    });
     void started.ended.finally(forget);
     const session = await started.session;
     if (session === undefined) {
@@ -256,12 +265,14 @@ export class McpTools {
       const session = await store.read(id);
       const pending = session.pending_job;
       if (pending !== undefined && feed?.ended?.error?.code !== 'tool_pending') {
-        // Started elsewhere. An owner that went away (its turn kept as interrupted) left the job
-        // to whoever follows it next: resumed and recorded, as `nsed resume` does. A live owner
-        // (a terminal, another server) records it itself: followed read-only, as `nsed watch`.
-        const left = session.turns.some(
-          (t) => t.role === 'assistant' && t.job_id === pending.job_id && t.status === 'interrupted',
-        );
+        // Started elsewhere. An owner that went away (its turn kept as interrupted) or died
+        // before it could say so (a kill -9: its process is gone and no turn answers the job)
+        // left the job to whoever follows it next: resumed and recorded, as `nsed resume` does.
+        // A live owner (a terminal, another server) records it itself: followed read-only, as
+        // `nsed watch`. A turn recorded as stopped at a tool call is no lost answer: watched.
+        const answered = session.turns.filter((t) => t.role === 'assistant' && t.job_id === pending.job_id);
+        const left =
+          answered.some((t) => t.status === 'interrupted') || (answered.length === 0 && pendingOwnerDead(pending));
         const commands = await import('./commands.js');
         const started = this.runner.start(left ? commands.runResume(id) : commands.runWatch(id));
         const named = await started.session;

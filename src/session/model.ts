@@ -99,6 +99,12 @@ export interface PendingJob {
    * that owns it. A second terminal reaches the job there while that process lives.
    */
   sim?: LiveSim;
+  /**
+   * The process that follows the job and records its answer (a terminal's `ask`, an `nsed mcp`).
+   * One killed with -9 records nothing, so a follower that finds it gone on this host takes the
+   * turn over and records it, as `nsed resume` does. Absent in markers written before it was kept.
+   */
+  owner?: { pid: number; host: string };
 }
 
 export interface Council {

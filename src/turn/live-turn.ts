@@ -1,4 +1,5 @@
 import type { NsedEvent, StreamEvent } from '../events.js';
+import { thisHost } from '../process-alive.js';
 import type { PendingJob } from '../session/index.js';
 import { declareTools, type DeclaredTools } from '../tools/declared.js';
 import { applyEvent, emptyTranscript, type Transcript } from '../transcript.js';
@@ -66,6 +67,7 @@ export class LiveTurn {
       path: this.spec.path,
       policy: this.spec.policy,
       started: ctx.clock.now().toISOString(),
+      owner: { pid: process.pid, host: thisHost() },
     };
     // Where a second terminal finds a job that lives only in this process (--sim).
     if (liveSim !== undefined) marker.sim = liveSim;

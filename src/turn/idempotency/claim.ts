@@ -1,7 +1,7 @@
 import type { NsedClient } from '../../api/index.js';
 import { NsedError, toNsedError } from '../../errors.js';
 import { isAlive, thisHost } from '../../process-alive.js';
-import type { Session, TurnClaim, SessionStore } from '../../session/index.js';
+import type { PendingJob, Session, TurnClaim, SessionStore } from '../../session/index.js';
 
 /**
  * The turn lease: one turn at a time per session. A command that sends a turn checks that
@@ -21,6 +21,15 @@ export function newClaim(turn: string, now: Date, randomHex: (bytes: number) => 
 /** Certainly gone: a process of this host that no longer exists. Another host's claim is taken as live. */
 export function claimOwnerDead(claim: TurnClaim): boolean {
   return claim.host === thisHost() && !isAlive(claim.pid);
+}
+
+/**
+ * A pending job whose follower certainly died (a kill -9, a crash): a process of this host that
+ * no longer exists. A marker that names no owner, or another host's, is taken as followed.
+ */
+export function pendingOwnerDead(pending: PendingJob): boolean {
+  const owner = pending.owner;
+  return owner !== undefined && owner.host === thisHost() && !isAlive(owner.pid);
 }
 
 /**
