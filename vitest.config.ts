@@ -3,6 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The peers (promptfoo, the MCP Inspector, the conformance suite) install about 2 GB from the
+    // registry on a fresh machine: they run under `npm run test:peers` (vitest.peers.config.ts),
+    // which .ci/run calls, so `npm test` needs nothing beyond `npm ci`.
+    exclude: ['test/peers/**', '**/node_modules/**'],
     // Generous on purpose: no test may depend on the machine's speed (the simulator's hold
     // decides what "still running" means), so a limit only guards against a hang, and a busy
     // machine must not turn slowness into failures.

@@ -287,8 +287,11 @@ const ASK_CACHE_RUNS = ['final', 'text', 'ndjson'].flatMap((mode, i) => [
  */
 function codeCache(bundle, cache, words, home) {
   // The asks of ASK_CACHE_RUNS need no slow simulator: its phases take 5 ms instead of 120.
+  // A build inside a CI step must not report as that step: without the runner's variables the
+  // warm-up asks write no step outputs, summary or annotations (a step that builds and then fails
+  // would otherwise read `exit-code=0`), and no NSED_* setting of the user's reaches them.
   const env = {
-    ...process.env,
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(GITHUB_|RUNNER_|NSED_)/.test(k))),
     NSED_HOME: home,
     NSED_CONFIG: path.join(home, 'no-config.json'),
     NSED_SIM_ROUND_MS: '5',

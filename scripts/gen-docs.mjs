@@ -1,7 +1,8 @@
 // Writes completions/nsed.{bash,zsh,fish} and man/nsed.1 from src/docs, the one source that
-// reads the command definitions themselves. `--check` writes nothing and exits 1 when a
+// reads the command definitions themselves, and docs/architecture.md's arrows from scripts/layers.mjs. `--check` writes nothing and exits 1 when a
 // committed file differs from what would be generated (for CI).
 import { bundleModule } from './build.mjs';
+import { withArrowTable } from './layers.mjs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,13 @@ try {
   let stale = 0;
   // README.md is prose with generated option tables in it: those are rewritten in place.
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
-  const files = { ...generatedFiles(), 'README.md': generatedReadme(readme) };
+  // docs/architecture.md's table of allowed imports is written from the rules lint enforces.
+  const architecture = await readFile(path.join(root, 'docs', 'architecture.md'), 'utf8');
+  const files = {
+    ...generatedFiles(),
+    'README.md': generatedReadme(readme),
+    'docs/architecture.md': withArrowTable(architecture),
+  };
   for (const [file, text] of Object.entries(files)) {
     const target = path.join(root, file);
     const current = await readFile(target, 'utf8').catch(() => undefined);

@@ -1,6 +1,7 @@
 // The layers of src/ and the arrows allowed between them: the one table that eslint.config.js
 // (rule layers/arrows, on every import as it is written) and scripts/check-imports.mjs (the
-// whole graph: arrows again, and no circle) enforce. docs/architecture.md draws the same table.
+// whole graph: arrows again, and no circle) enforce. docs/architecture.md's table of arrows is
+// written from it (`arrowTable`, by `npm run docs`) and compared with it by test/lint/arrows.test.ts.
 import path from 'node:path';
 
 const STORE_INTERNALS = [
@@ -263,4 +264,45 @@ export function resolveSpecifier(root, fromAbs, spec) {
   if (!spec.startsWith('.')) return undefined;
   const abs = path.resolve(path.dirname(fromAbs), spec).replace(/\.js$/, '.ts');
   return path.relative(root, abs).split(path.sep).join('/');
+}
+
+const short = (place) => `\`${place.replace(/^src\//, '')}\``;
+
+/**
+ * LAYERS as the Markdown table docs/architecture.md shows between `<!-- arrows -->` and
+ * `<!-- /arrows -->`: one row a rule, in the order the first matching rule decides.
+ */
+export function arrowTable() {
+  const rows = LAYERS.map((r) => {
+    const except = (r.except ?? []).length > 0 ? ` (but ${r.except.map(short).join(', ')})` : '';
+    let may;
+    let mustNot;
+    if (r.allow !== undefined) {
+      may = r.allow.length === 0 ? 'nothing of `src/`' : r.allow.map(short).join(', ');
+      mustNot = 'everything else';
+    } else if (r.from === ENTRY) {
+      may = 'everything';
+      mustNot = 'nothing';
+    } else {
+      may = r.deny.length === 0 ? 'everything but `cli/`' : 'everything but the next column and `cli/`';
+      mustNot = r.deny.length === 0 ? '`cli/`' : `${r.deny.map(short).join(', ')}${except}`;
+    }
+    return `| ${short(r.from)} | ${may} | ${mustNot} | ${r.why.replaceAll('|', '\\|')} |`;
+  });
+  return [
+    '| from | may import | must not import | why |',
+    '|---|---|---|---|',
+    ...rows,
+    '| any other module | everything but `cli/` | `cli/`, unless it is in `cli/` itself: nothing but the bin imports the entry | |',
+  ].join('\n');
+}
+
+/** `text` (docs/architecture.md) with its arrows region rewritten from LAYERS. */
+export function withArrowTable(text) {
+  const start = '<!-- arrows -->\n';
+  const end = '\n<!-- /arrows -->';
+  const i = text.indexOf(start);
+  const j = text.indexOf(end, i);
+  if (i < 0 || j < 0) throw new Error('docs/architecture.md has no <!-- arrows --> region');
+  return `${text.slice(0, i + start.length)}${arrowTable()}${text.slice(j)}`;
 }

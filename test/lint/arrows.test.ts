@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { arrowErrors, findCycles, importGraph } from '../../scripts/check-imports.mjs';
+import { LAYERS, withArrowTable } from '../../scripts/layers.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -158,5 +159,14 @@ describe('the import graph', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("docs/architecture.md's table of arrows", () => {
+  it('is the one written from the rules lint enforces (npm run docs)', async () => {
+    const doc = await readFile(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    expect(doc, 'stale: run npm run docs').toBe(withArrowTable(doc));
+    // Every rule has its row, so a rule added to scripts/layers.mjs reaches the page.
+    for (const rule of LAYERS) expect(doc).toContain(`| \`${rule.from.replace(/^src\//, '')}\` |`);
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePromptfoo, promptfooEnv } from '../../bench/lib/promptfoo.mjs';
 import { CLI } from '../harness/process.js';
 import { makeRig, type Rig } from '../harness/rig.js';
-import { runPeer, type PeerRun } from './run-peer.js';
+import { runPeer, sayWhySkipped, type PeerRun } from './run-peer.js';
 
 const PROVIDER = join(dirname(CLI), '..', 'provider', 'promptfoo.mjs');
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -62,7 +62,9 @@ beforeAll(async () => {
   try {
     promptfoo = await ensurePromptfoo(() => undefined);
   } catch (err) {
-    missing = `promptfoo could not be installed (no registry?): ${String((err as Error).message ?? err).slice(0, 300)}`;
+    missing = sayWhySkipped(
+      `promptfoo could not be installed (no registry?): ${String((err as Error).message ?? err).slice(0, 300)}`,
+    );
     return;
   }
   // The orchestrator asks for a token, read by the provider from NSED_TOKEN as the CLI reads it.

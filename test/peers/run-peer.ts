@@ -32,6 +32,15 @@ export function runPeer(
   });
 }
 
+/**
+ * Says once, on one line of stderr, why a peer's tests are skipped: a skip in vitest's summary
+ * alone does not say that the registry (or the install) was the reason.
+ */
+export function sayWhySkipped(reason: string): string {
+  process.stderr.write(`peer tests skipped: ${reason.replace(/\s+/g, ' ')}\n`);
+  return reason;
+}
+
 /** The install's `{ node, dir }`, or why it could not be had (the tests then skip, saying so). */
 export async function peersOrReason(
   opts: Omit<Parameters<typeof ensurePeers>[0], 'log'>,
@@ -40,7 +49,9 @@ export async function peersOrReason(
     return await ensurePeers({ ...opts, log: () => undefined });
   } catch (err) {
     return {
-      missing: `${opts.packages.join(', ')} could not be installed: ${String((err as Error).message ?? err).slice(0, 300)}`,
+      missing: sayWhySkipped(
+        `${opts.packages.join(', ')} could not be installed: ${String((err as Error).message ?? err).slice(0, 300)}`,
+      ),
     };
   }
 }
