@@ -226,3 +226,29 @@ export function logicalLines(rows: readonly Row[]): string[] {
 
 /** The text of every row, for a failure message or a comparison. */
 export const texts = (rows: readonly Row[]): string[] => rows.map((r) => r.text);
+
+/**
+ * The lines nsed printed, laid out in rows to the width (terminal/fit-rows.ts): a row that starts
+ * indented continues the line above, and is kept after a `\n`, so a pattern sees where it broke.
+ */
+export function printedLines(rows: readonly Row[]): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
+    if (r.text.startsWith('  ') && out.length > 0) out[out.length - 1] += `\n${r.text}`;
+    else out.push(r.text);
+  }
+  return out;
+}
+
+/**
+ * A printed line's pattern (regex source, parts joined by ` · `) with the breaks nsed may make
+ * in it: between parts (` · `, or a new indented row) and between words (a space, or a new
+ * indented row). A word cut in two across rows does not match.
+ */
+export function laidOut(pattern: string): RegExp {
+  const source = pattern
+    .split(' · ')
+    .map((part) => part.split(' ').join('(?: |\\n {2})'))
+    .join('(?: · |\\n {2})');
+  return new RegExp(`^${source}$`);
+}

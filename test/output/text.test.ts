@@ -46,6 +46,8 @@ describe('text output', () => {
 
   it('uses no colour with NO_COLOR, even on a terminal', async () => {
     const { io, stderr } = memoryIO({ stderrTTY: true, env: { NO_COLOR: '1' } });
+    // Wide enough for the script's longest line whole (narrower ones: test/output/printed-rows.test.ts).
+    stderr.columns = 120;
     await render('text', io, script);
     expect(stderr.text).toBe(scriptProgress.map((l) => `${l}\n`).join(''));
   });
@@ -143,6 +145,8 @@ describe('text output', () => {
 
   it('leaves no spinner frame behind on a terminal shared by stdout and stderr, only whole lines', async () => {
     const { io, stdout } = memoryIO({ sharedTerminal: true, env: { NO_COLOR: '1' } });
+    // Wide enough for the script's longest line whole (narrower ones: test/output/printed-rows.test.ts).
+    stdout.columns = 120;
     const renderer = await createRenderer('text', io);
     for (const e of script.slice(0, 5)) renderer.onEvent(e);
     // The spinner draws the new progress on its next frame: wait for that frame, however late it comes.
@@ -157,6 +161,8 @@ describe('text output', () => {
 
   it('never puts spinner bytes on stdout when only stderr is a terminal', async () => {
     const { io, stdout, stderr } = memoryIO({ stderrTerminal: true });
+    // Wide enough for the script's longest line whole (narrower ones: test/output/printed-rows.test.ts).
+    stderr.columns = 120;
     await render('text', io, script);
     expect(stdout.text).toBe('Hello, world.\n');
     expect(stderr.text).toMatch(/evaluating · round 1\/5/);

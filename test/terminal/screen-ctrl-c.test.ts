@@ -1,6 +1,6 @@
-// What a person is left looking at after Ctrl-C while the status row is drawn (docs/reliability.md
-// #42, #119, #165): the real CLI on a pseudo-terminal whose line discipline echoes `^C` where the
-// cursor is, as a real terminal's does, its bytes drawn by a terminal emulator. The job is held by
+// What a person is left looking at after Ctrl-C while the status row is drawn
+// (docs/reliability.md #42, #119, #165): the real CLI on a pseudo-terminal whose line discipline
+// echoes `^C` where the cursor is, as a real terminal's does, drawn by a terminal emulator. The job is held by
 // the simulator after its first scored round, so the row is as long as it gets (cut to the width at
 // 40 and 79 columns) when the key is typed: an echo that wrapped there would move the cursor to a
 // new row, the erase would clear that one, and the row would stay on the screen for good.

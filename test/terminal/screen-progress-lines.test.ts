@@ -6,25 +6,12 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { useRig } from '../harness/rig.js';
-import { HAS_PTY, NO_PTY, onScreen, texts, type Row } from '../harness/screen.js';
+import { HAS_PTY, laidOut, NO_PTY, onScreen, printedLines, texts } from '../harness/screen.js';
 
 const SPINNER = /[\u2800-\u28ff] \S/;
 const WIDTHS = [40, 79, 120];
 
 const rig = useRig();
-
-/**
- * A line's pattern, where nsed may break it: between parts (` · `, or a new indented row) and
- * between words (a space, or a new indented row). Anything else, a word cut in two among them,
- * does not match.
- */
-function laidOut(pattern: string): RegExp {
-  const source = pattern
-    .split(' · ')
-    .map((part) => part.split(' ').join('(?: |\\n {2})'))
-    .join('(?: · |\\n {2})');
-  return new RegExp(`^${source}$`);
-}
 
 const SESSION = laidOut(String.raw`session \S+(?: · job \S+)? · policy nsed:\*`);
 const ROUND = laidOut(
@@ -32,16 +19,6 @@ const ROUND = laidOut(
 );
 const CONTINUE = laidOut(String.raw`session \S+ · continue: nsed continue -s \S+ "…"`);
 const COST = laidOut(String.raw`cost \$[\d.]+(?: \(estimated\))? · [\d,]+ tokens in, [\d,]+ out`);
-
-/** The rows grouped into the lines nsed printed: a row that starts indented continues the one above. */
-function printedLines(rows: readonly Row[]): string[] {
-  const out: string[] = [];
-  for (const r of rows) {
-    if (r.text.startsWith('  ') && out.length > 0) out[out.length - 1] += `\n${r.text}`;
-    else out.push(r.text);
-  }
-  return out;
-}
 
 const MODES: Array<{ name: string; args: string[]; lines: RegExp[] }> = [
   { name: 'text mode', args: [], lines: [SESSION, ROUND, ROUND, ROUND, CONTINUE] },
