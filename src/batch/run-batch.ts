@@ -1,4 +1,4 @@
-import { sumUsage, type Usage } from '../usage.js';
+import { readUsage, sumUsage, type Usage, type UsageTotal } from '../usage.js';
 import { groupCommitting, type Context } from '../context.js';
 import { DeliberationSlots } from '../deliberation-slots.js';
 import { shareAgentListing, SIDE_READ_MS } from '../turn/ballot-sources.js';
@@ -192,6 +192,12 @@ const countsOf = (tally: Tally): string =>
     .map((s) => `${tally.counts[s]} ${s}`)
     .join(', ');
 
+/** `$0.0123`, `$0.0123 (1 item unknown)`, or `unknown` when no item's cost is known. */
+const costText = (spent: UsageTotal): string =>
+  spent.cost_usd === null
+    ? 'unknown'
+    : `$${spent.cost_usd.toFixed(4)}${spent.unknown_cost_turns > 0 ? ` (${spent.unknown_cost_turns} item${spent.unknown_cost_turns === 1 ? '' : 's'} unknown)` : ''}`;
+
 /** `batch B: 3/4 items in 2.1s: 2 ok, 1 failed (1 not run)`, and after --resume what the earlier run had finished. */
 function summaryLine(
   ctx: Context,
@@ -205,11 +211,17 @@ function summaryLine(
 ): void {
   if (ctx.io.quiet) return;
   // What this run's items cost: known dollars summed, the items whose cost is unknown counted apart.
-  const spent = sumUsage(lines.flatMap((l) => (l.usage === null ? [] : [l.usage])));
+  const ran = lines.flatMap((l) => (l.usage === null ? [] : [l.usage]));
+  const spent = sumUsage(ran);
+  // Beside items an earlier run finished, this run's cost is said to be this run's, and the
+  // whole batch's follows, so neither reads as the other (README "Many deliberations").
+  const earlierSpent = earlier.flatMap((l) => (l.usage == null ? [] : [readUsage(l.usage)]));
   const cost =
     spent.turns === 0
       ? ''
-      : `; cost ${spent.cost_usd === null ? 'unknown' : `$${spent.cost_usd.toFixed(4)}`}${spent.unknown_cost_turns > 0 && spent.cost_usd !== null ? ` (${spent.unknown_cost_turns} item${spent.unknown_cost_turns === 1 ? '' : 's'} unknown)` : ''}`;
+      : earlierSpent.length === 0
+        ? `; cost ${costText(spent)}`
+        : `; cost ${costText(spent)} this run, ${costText(sumUsage([...ran, ...earlierSpent]))} with the earlier items`;
   const counts = countsOf(tally);
   const notRun = total - tally.total;
   let before = '';

@@ -177,9 +177,17 @@ describe('--retry-errors (reliability #149)', () => {
       expect(chatPosts(faulty) - posts).toBe(2);
       // The summary line and the reports are the whole batch's: the two items run now and the two
       // whose earlier lines stand, the gate failure among them (docs/reliability.md #158).
-      expect(retry.stderr).toMatch(
-        /: 2\/2 items in [\d.]+s: 2 ok; 2 finished earlier: 1 gate_failed, 1 ok; cost \$[\d.]+\n/,
+      const total = retry.stderr.match(
+        /: 2\/2 items in [\d.]+s: 2 ok; 2 finished earlier: 1 gate_failed, 1 ok; cost \$([\d.]+) this run, \$([\d.]+) with the earlier items\n/,
       );
+      expect(total, retry.stderr).not.toBeNull();
+      // Each figure is what the results file's lines say: this run's two items, then all four.
+      const costs = lastById(parse(await readFile(out, 'utf8')));
+      const sum = (ids: string[]): number =>
+        ids.reduce((n, id) => n + ((costs.get(id)?.['usage'] as { cost_usd?: number } | null)?.cost_usd ?? 0), 0);
+      expect(Number(total?.[1])).toBeCloseTo(sum(['f', 'e']), 4);
+      expect(Number(total?.[2])).toBeCloseTo(sum(['f', 'g', 'e', 'k']), 4);
+      expect(Number(total?.[2])).toBeGreaterThan(Number(total?.[1]));
       const xml = await readFile(junit, 'utf8');
       expect([...xml.matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((m) => m[1])).toEqual(['f', 'g', 'e', 'k']);
       expect(xml).toMatch(/tests="4" failures="1" errors="0"/);

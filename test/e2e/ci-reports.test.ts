@@ -1,6 +1,6 @@
 // The CI reports of a run (README "CI"): --summary and --junit files, --annotate on stderr, and
 // the same reports from the store with sessions export --format summary|junit.
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, type TestSuites } from 'junit2json';
@@ -53,6 +53,19 @@ describe('--summary and --junit from a run', () => {
     expect(doc).toMatchObject({ tests: 1, failures: 0, errors: 0 });
     expect(doc.testsuite?.[0]?.testcase?.[0]?.name).toBe('deliberation');
     expect(await exists(home)).toBe(false);
+  });
+
+  it("JUnit's time is the turn's, from its question's record to its answer's, not 0", async () => {
+    const xml = join(dir, 'timed.xml');
+    const r = await rig.run(['ask', '-o', 'json', '--junit', xml, 'Design a cache']);
+    expect(r.code, r.stderr).toBe(0);
+    const saved = await rig.session((JSON.parse(r.stdout) as { session: string }).session);
+    const [question, answer] = (saved['turns'] as Array<{ ts: string }>).map((t) => Date.parse(t.ts));
+    const seconds = ((answer ?? NaN) - (question ?? NaN)) / 1000;
+    expect(seconds).toBeGreaterThan(0);
+    const doc = await junit(xml);
+    expect(doc.time).toBeCloseTo(seconds, 3);
+    expect(doc.testsuite?.[0]?.time).toBeCloseTo(seconds, 3);
   });
 
   it('equal sessions export --format summary|junit of the recorded turn, byte for byte', async () => {
@@ -202,6 +215,37 @@ describe('--annotate', () => {
       new RegExp(`^::notice title=nsed council::.* · summary: ${summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
     );
     expect(lines.filter((l) => l.startsWith('::notice'))).toHaveLength(1);
+  });
+
+  it("the notice names the summary by its path from the workspace, and the runner's step summary file as the step's summary", async () => {
+    const workspace = join(dir, 'checkout');
+    await mkdir(join(workspace, 'reports'), { recursive: true });
+    const inside = await rig.run([
+      'ask',
+      '-o',
+      'final',
+      '--annotate',
+      '--workspace',
+      workspace,
+      '--summary',
+      join(workspace, 'reports', 'summary.md'),
+      'Design a cache',
+    ]);
+    expect(inside.code, inside.stderr).toBe(0);
+    expect(inside.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^::notice title=nsed council::.* · summary: reports\/summary\.md$/,
+    );
+    // The runner's $GITHUB_STEP_SUMMARY lives in its temporary folder, outside the workspace.
+    const stepSummary = join(dir, '_runner_file_commands', 'step_summary_1');
+    await mkdir(join(dir, '_runner_file_commands'), { recursive: true });
+    const step = await rig.run(
+      ['ask', '-o', 'final', '--annotate', '--workspace', workspace, '--summary', stepSummary, 'Design a cache'],
+      { env: { GITHUB_STEP_SUMMARY: stepSummary } },
+    );
+    expect(step.code, step.stderr).toBe(0);
+    const notice = step.stderr.trimEnd().split('\n').at(-1);
+    expect(notice).toMatch(/ · summary: the step's summary on the run's page$/);
+    expect(notice).not.toContain(dir);
   });
 
   it('prints nothing of the kind unless asked', async () => {

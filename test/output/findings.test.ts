@@ -128,6 +128,7 @@ describe('the reports of placed findings (reliability #202)', () => {
       policy: 'nsed:fast',
       jobId: 'oc-x-1',
       ts: null,
+      seconds: null,
       rounds: [],
       injections: [],
       toolCalls: [],

@@ -36,6 +36,14 @@ describe('the JUnit report (--junit, export --format junit)', () => {
     );
   });
 
+  it("gives the suite the turn's time in seconds, and 0 only where the time is unknown", async () => {
+    const timed = await read(junitXml(reportTurn(), fullVerdict(), passingGate));
+    expect(timed.time).toBe(8.25);
+    expect(timed.testsuite?.[0]?.time).toBe(8.25);
+    const unknown = await read(junitXml(reportTurn({ seconds: null }), fullVerdict(), passingGate));
+    expect(unknown.testsuite?.[0]?.time).toBe(0);
+  });
+
   it('passes every case of a passing gate', async () => {
     const doc = await read(junitXml(reportTurn(), fullVerdict(), passingGate));
     expect(doc).toMatchObject({ tests: 2, failures: 0, errors: 0 });

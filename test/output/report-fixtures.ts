@@ -28,6 +28,7 @@ export const reportTurn = (over: Partial<ReportTurn> = {}): ReportTurn => ({
   policy: 'nsed:deep',
   jobId: 'job-42',
   ts: '2026-12-01T09:00:00.000Z',
+  seconds: 8.25,
   rounds: [
     round(1, 2, [candidate('CortexA', 0.61, [claim('a', 'contested')]), candidate('CortexB', 0.55)]),
     round(2, 2, [

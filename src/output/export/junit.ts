@@ -125,10 +125,13 @@ export function junitXml(
   // The JUnit schema's timestamp is a local date-time to the second: no zone, no fraction.
   const stamp = t.ts === null ? '' : ` timestamp="${xml(t.ts.replace(/(\.\d+)?Z$/, ''), 40)}"`;
   const props = propertiesOf(t, verdict, gate);
+  // The suite took the turn's time; its checks are judged in no time once the verdict is in.
+  // An unknown time is 0 here only because the schema requires a number.
+  const time = (t.seconds ?? 0).toFixed(3);
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="nsed" ${counts} time="0">`,
-    `  <testsuite name="${xml(suiteName(t, junitName), 300)}" ${counts} skipped="0" time="0"${stamp}>`,
+    `<testsuites name="nsed" ${counts} time="${time}">`,
+    `  <testsuite name="${xml(suiteName(t, junitName), 300)}" ${counts} skipped="0" time="${time}"${stamp}>`,
     '    <properties>',
     ...props.map(([name, value]) => `      <property name="${name}" value="${xml(value, 300)}"/>`),
     '    </properties>',

@@ -24,6 +24,11 @@ export interface ReportTurn {
   policy: string | null;
   jobId: string | null;
   ts: string | null;
+  /**
+   * How long the turn took, in seconds: from its question's record to its answer's, the time
+   * the CI job spent on it. Null when either time is unknown or unreadable, never 0.
+   */
+  seconds: number | null;
   rounds: NsedRound[];
   injections: Array<{ message: string; round: number | null; sequence: number | null }>;
   toolCalls: RecordedToolCall[];
@@ -38,6 +43,12 @@ export interface ReportInput {
   turn: ReportTurn;
   verdict: CouncilVerdict | null;
   gate: GateResult | null;
+}
+
+/** Seconds from one recorded time to a later one, to the millisecond; null when either is missing or they run backwards. */
+function secondsBetween(from: string | undefined, to: string): number | null {
+  const ms = Date.parse(to) - Date.parse(from ?? '');
+  return Number.isFinite(ms) && ms >= 0 ? ms / 1000 : null;
 }
 
 /**
@@ -69,6 +80,7 @@ export function reportOf(s: Session, opts: { turnId?: string; saved?: boolean } 
       policy: t.policy,
       jobId: t.job_id,
       ts: t.ts === '' ? null : t.ts,
+      seconds: secondsBetween(question?.ts, t.ts),
       rounds: t.rounds.filter((r) => r.scored),
       injections: injectionsOf(doc.turns, t),
       toolCalls: t.tool_calls,

@@ -1,3 +1,4 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Context } from '../../context.js';
 import { ExitCode, NsedError, markReported, toNsedError } from '../../errors.js';
 import { workflowAnnotations } from '../../output/annotations.js';
@@ -77,7 +78,8 @@ export async function writeReports(
     const { codeQualityReport } = await import('../../output/export/codequality.js');
     await write(reports.codequality, () => codeQualityReport(placed));
   }
-  if (reports?.annotate === true) err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports), placed));
+  if (reports?.annotate === true)
+    err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports, ctx.env), placed));
   if (outputs !== undefined) {
     const exitCode = stepExitCode(ctx, failure, session, spec.assistantTurnId);
     const values = turnOutputs(input.turn, input.verdict, input.gate, { exitCode, answerFile: ctx.io.stdoutFile });
@@ -207,6 +209,7 @@ async function recordedReport(
         policy: spec.policy,
         jobId: null,
         ts: ctx.clock.now().toISOString(),
+        seconds: null,
         rounds: [],
         injections: [],
         toolCalls: [],
@@ -260,8 +263,26 @@ function sessionOfReport(input: ReportInput): Session {
   };
 }
 
-function summaryPointer(input: ReportInput, reports: ReportOptions): string {
-  if (reports.summary !== undefined) return reports.summary;
+function summaryPointer(
+  input: ReportInput,
+  reports: ReportOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  if (reports.summary !== undefined) return summaryPlace(reports.summary, reports.workspace ?? process.cwd(), env);
   if (input.turn.saved) return `nsed sessions export ${input.turn.session} --format summary`;
   return 'write one with --summary FILE';
+}
+
+/**
+ * Where the notice says the summary is, as a reader of the job's log can find it: the runner's
+ * `$GITHUB_STEP_SUMMARY` is a temporary file of the runner, shown on the run's page as the step's
+ * summary; a file in the workspace by its path from there; any other file by the path given.
+ */
+function summaryPlace(file: string, workspace: string, env: Readonly<Record<string, string | undefined>>): string {
+  const stepSummary = env['GITHUB_STEP_SUMMARY'];
+  if (stepSummary !== undefined && stepSummary !== '' && resolve(file) === resolve(stepSummary))
+    return "the step's summary on the run's page";
+  const inWorkspace = relative(resolve(workspace), resolve(file));
+  const outside = inWorkspace === '..' || inWorkspace.startsWith(`..${sep}`) || isAbsolute(inWorkspace);
+  return inWorkspace === '' || outside ? file : inWorkspace;
 }
