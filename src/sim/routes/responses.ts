@@ -13,6 +13,7 @@ import { ResponseBuilder, type ResponseEvent } from '../responses/builder.js';
 import { toolsOf } from '../responses/input.js';
 import { type ResponsesPlan as Plan, readResponsesRequest } from '../responses/request.js';
 import type { HeldResponse } from '../responses/store.js';
+import { answerTokens } from '../usage.js';
 
 /** Reads a request into the thread it continues; undefined once an error has been sent. */
 function plan(ctx: SimContext, rq: RouteInput): Plan | undefined {
@@ -50,6 +51,7 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
     instructions: p.instructions,
     tools: p.tools,
     inputText: p.messages.map((m) => m.content ?? '').join('\n'),
+    ...(ctx.profile.usage === 'deliberation' ? { metered: () => answerTokens(job, from, 'deliberation') } : {}),
     echo: p.echo,
     reasoning: p.reasoning,
     maxOutputTokens: p.maxOutputTokens,
