@@ -40,7 +40,7 @@ export function startCompatJob(ctx: SimContext, faults: FaultSpec, spec: CompatJ
   const toolCall =
     policy.mode === 'deliberation'
       ? (forcedToolCall(faults.callTool) ??
-        planToolCall(spec.tools, question, toolResults.length > 0, text, String(ctx.seed), spec.toolChoice))
+        planToolCall(spec.tools, question, toolResults, text, String(ctx.seed), spec.toolChoice))
       : undefined;
   const structured = structuredPlan(ctx, faults, spec.format, spec.thread);
   return startJob(ctx, {

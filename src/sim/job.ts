@@ -81,6 +81,11 @@ export class Job {
   readonly tools = new ToolCallBook();
   /** What the job has used so far, live (`/budget`, `token_usage`); start-job sets the mode. */
   meter = new Meter('full', Date.now());
+  /**
+   * The meter's token totals each time a compat answer closed at a tool call, by the log index
+   * the follow-up answer starts at: what one answer of a tool round trip used is the difference.
+   */
+  readonly meterMarks = new Map<number, { input: number; output: number }>();
   /** `budget=404`: this job's `/budget` is not served. */
   budgetMissing = false;
   /** `budget=stall`: this job's `/budget` answers only once the job has ended. */
@@ -132,6 +137,7 @@ export class Job {
       { data: JSON.stringify(callChunk), content: false, view: 'segment' },
       { data: DONE, content: false, view: 'segment' },
     );
+    this.meterMarks.set(this.log.length, { input: this.meter.inputTokens, output: this.meter.outputTokens });
     this.notify();
   }
 

@@ -15,7 +15,8 @@ export interface TokenUsage {
 /**
  * How much a job reports about what it costs. `full`: tokens and dollars everywhere. `tokens`:
  * tokens but no dollars (a client can still estimate from `/agents` prices). `none`: nothing —
- * no `token_usage`, no totals, a `/budget` with time and rounds only, no compat `usage`.
+ * no `token_usage`, no totals, a `/budget` with time and rounds only, a compat `usage` that
+ * counts the question and the answer only (src/sim/usage.ts).
  * `runaway`: full, but from round 2 every call reports fifty times the tokens and dollars, as a
  * council that runs away would. Faults `meter=…` pick one; the strict profile reports tokens only.
  */

@@ -3,6 +3,7 @@ import { NsedError } from '../errors.js';
 import type { JobEnding } from './job.js';
 import type { MeterMode } from './metering.js';
 import { quoted } from './quote.js';
+import type { UsageCount } from './usage.js';
 
 export type MilestoneWording = 'seed' | 'reworded';
 
@@ -46,6 +47,12 @@ export interface SimProfile {
   meter: MeterMode;
   prices: boolean;
   /**
+   * What the `usage` of a chat completion or a Responses answer counts: the seeds say nothing.
+   * `deliberation`: every model call of the council (the totals `/budget` reports), so OpenAI
+   * clients see what a council costs; strict counts the question and the answer only.
+   */
+  usage: UsageCount;
+  /**
    * `GET /policies` names each policy's council (`agents`); nothing says a listing does
    * (docs/protocol.md §3.15 shows `max_rounds` and `effort` only), so strict names none.
    */
@@ -63,6 +70,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     answerFormat: true,
     meter: 'full',
     prices: true,
+    usage: 'deliberation',
     policyCouncil: true,
   },
   strict: {
@@ -75,6 +83,7 @@ const PROFILES: Record<ProfileName, SimProfile> = {
     answerFormat: false,
     meter: 'tokens',
     prices: false,
+    usage: 'exchange',
     policyCouncil: false,
   },
 };

@@ -4,7 +4,7 @@ import type { RouteInput, SimContext } from './context.js';
 import { sendJson, sendOpenAiError } from './http-util.js';
 import type { Job } from './job.js';
 import { streamJob } from './sse-writer.js';
-import { chatUsage, usageChunk } from './usage.js';
+import { type ChatUsage, type UsageCount, chatUsage, usageChunk } from './usage.js';
 
 /**
  * The `chat.completion` object of a finished job, or of an answer closed by a tool call (docs/protocol.md §3.1.4),
@@ -13,8 +13,10 @@ import { chatUsage, usageChunk } from './usage.js';
  */
 export function completionOf(
   job: Job,
-  closedByToolCall = false,
-): ChatCompletion & { usage: ReturnType<typeof chatUsage> } {
+  count: UsageCount,
+  at: { closedByToolCall?: boolean; from?: number } = {},
+): ChatCompletion & { usage: ChatUsage } {
+  const closedByToolCall = at.closedByToolCall === true;
   const finish = closedByToolCall ? 'tool_calls' : (job.finishReason ?? 'stop');
   const message: ChatCompletion['choices'][number]['message'] & { refusal: null } = {
     role: 'assistant',
@@ -23,13 +25,13 @@ export function completionOf(
   };
   if (closedByToolCall && job.toolCalls) message.tool_calls = job.toolCalls;
   const choice = { index: 0, message, logprobs: null, finish_reason: finish };
-  const out: ChatCompletion & { usage: ReturnType<typeof chatUsage> } = {
+  const out: ChatCompletion & { usage: ChatUsage } = {
     id: job.stamp.id,
     object: 'chat.completion',
     created: job.stamp.created,
     model: job.stamp.model,
     choices: [choice],
-    usage: chatUsage(job),
+    usage: chatUsage(job, at.from ?? 0, count),
   };
   if (job.info.mode !== 'deliberation') out.nsed_metadata = { mode: job.info.mode };
   return out;
@@ -75,13 +77,15 @@ export async function respondWithJob(
       view: 'segment',
       from,
       ...(prelude === undefined ? {} : { prelude }),
-      ...(at.includeUsage === true ? { beforeDone: () => JSON.stringify(usageChunk(job)) } : {}),
+      ...(at.includeUsage === true
+        ? { beforeDone: () => JSON.stringify(usageChunk(job, from, ctx.profile.usage)) }
+        : {}),
     });
     return;
   }
   await answerEnded(job, from);
   if (job.status === 'running') {
-    sendJson(rq.res, 200, completionOf(job, true), headers);
+    sendJson(rq.res, 200, completionOf(job, ctx.profile.usage, { closedByToolCall: true, from }), headers);
     return;
   }
   // Only the chunk ending invents a `cancelled` finish reason; the others leave it out.
@@ -98,5 +102,5 @@ export async function respondWithJob(
     );
     return;
   }
-  sendJson(rq.res, 200, completionOf(job), headers);
+  sendJson(rq.res, 200, completionOf(job, ctx.profile.usage, { from }), headers);
 }

@@ -3,7 +3,7 @@ import type { ToolCall, ToolDefinition } from '../protocol/wire.js';
 import { isRecord } from './http-util.js';
 import { ARITHMETIC } from './question-hints.js';
 import { valueForSchema } from './schema-value.js';
-import { type TextContext, shorten } from './text-context.js';
+import { type TextContext, shorten, textContext } from './text-context.js';
 import type { ToolChoice } from './tool-choice.js';
 
 /** The question the council puts to a person through `ask_user`, with the choices it sees. */
@@ -35,6 +35,27 @@ const openObject = (s: Record<string, unknown>): boolean =>
 
 export const ASK_USER = 'ask_user';
 
+/**
+ * The tool codex offers in place of its MCP tools: the model searches, codex answers with the
+ * tools found and offers them in its next request (an `additional_tools` input item).
+ */
+export const TOOL_SEARCH = 'tool_search';
+
+/** "use the deliberate tool", "call `deliberate` tool": the tool a question asks for by name. */
+const ASKS_FOR_TOOL =
+  /\b(?:use|call|run|invoke|try)\s+(?:the\s+|your\s+|nsed'?s?\s+)*[`'"]?([A-Za-z][\w.-]*)[`'"]?\s+(?:mcp\s+)?tool\b/i;
+
+/**
+ * Whether the question names the tool: its whole name, or for an MCP tool as a host names it
+ * (`mcp__nsed__deliberate`) the tool's own name as a word (`deliberate`).
+ */
+function namedIn(question: string, name: string): boolean {
+  if (name === '') return false;
+  if (question.includes(name)) return true;
+  const own = name.includes('__') ? (name.split('__').at(-1) ?? '') : '';
+  return own !== '' && new RegExp(`\\b${own.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(question);
+}
+
 /** A question that asks for the person's view ("ask me", "check with me") makes the council call ask_user. */
 const ASKS_THE_PERSON = /\bask (?:me|the user)\b|\bcheck with me\b/i;
 
@@ -42,32 +63,51 @@ const ASKS_THE_PERSON = /\bask (?:me|the user)\b|\bcheck with me\b/i;
  * The council calls a client tool when the request offers tools and the question names one
  * (or, for `ask_user`, asks to be asked), unless this request already carries tool results —
  * under `tool_choice: "auto"`. `none` never calls; a forced function is called whatever the
- * question says; `required` calls the tool the question names, else the first offered.
+ * question says; `required` calls the tool the question names, else the first offered. A tool
+ * the question asks for that is not offered is searched for with `tool_search` when that is
+ * offered (codex); results of that search alone do not end the turn: the tool found is called.
  */
 export function planToolCall(
   tools: readonly ToolDefinition[],
   question: string,
-  hasResults: boolean,
+  results: ReadonlyArray<{ name: string }>,
   text: TextContext,
   seed: string,
   choice: ToolChoice = { kind: 'auto' },
 ): ToolCall | undefined {
   if (choice.kind === 'none' || tools.length === 0) return undefined;
-  const named = (t: ToolDefinition): boolean => t.function.name !== '' && question.includes(t.function.name);
+  const named = (t: ToolDefinition): boolean => t.function.name !== TOOL_SEARCH && namedIn(question, t.function.name);
   const asked = (t: ToolDefinition): boolean => t.function.name === ASK_USER && ASKS_THE_PERSON.test(question);
+  const searchedOnly = results.length > 0 && results.every((r) => r.name === TOOL_SEARCH);
+  const answered = results.length > 0 && !searchedOnly;
   const tool =
     choice.kind === 'function'
       ? tools.find((t) => t.function.name === choice.name)
       : choice.kind === 'required'
         ? (tools.find(named) ?? tools.find(asked) ?? tools[0])
-        : hasResults
+        : answered
           ? undefined
           : (tools.find(named) ?? tools.find(asked));
+  if (tool === undefined && choice.kind === 'auto' && !answered && !searchedOnly)
+    return searchCall(tools, question, seed);
   if (!tool) return undefined;
   return {
     id: `call_${randomBytes(12).toString('hex')}`,
     type: 'function',
     function: { name: tool.function.name, arguments: JSON.stringify(argumentsFor(tool, text, seed)) },
+  };
+}
+
+/** A `tool_search` call for the tool the question asks for, when search is offered; its query is that name. */
+function searchCall(tools: readonly ToolDefinition[], question: string, seed: string): ToolCall | undefined {
+  const search = tools.find((t) => t.function.name === TOOL_SEARCH);
+  const wanted = ASKS_FOR_TOOL.exec(question)?.[1];
+  if (search === undefined || wanted === undefined) return undefined;
+  const args = argumentsFor(search, textContext(wanted, ''), seed);
+  return {
+    id: `call_${randomBytes(12).toString('hex')}`,
+    type: 'function',
+    function: { name: TOOL_SEARCH, arguments: JSON.stringify(args) },
   };
 }
 

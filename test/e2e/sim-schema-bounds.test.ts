@@ -7,7 +7,7 @@ import { type CliProcess, spawnCli, waitForOutput } from '../harness/process.js'
 /**
  * Schemas whose smallest valid value no answer could carry. Before the simulator bounded what it
  * generates, each one held its only thread at full CPU: every route stopped answering and SIGTERM
- * was never handled (docs/reliability.md, the simulator's own bounds).
+ * was never handled (docs/reliability.md #276).
  */
 const WEDGING: Array<[string, Record<string, unknown>]> = [
   ['a string of minLength 1e9', { type: 'string', minLength: 1_000_000_000 }],

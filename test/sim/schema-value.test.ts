@@ -184,7 +184,7 @@ const SCHEMAS: Array<[string, unknown]> = [
   ],
 ];
 
-/** Schemas whose smallest valid value is far larger than any answer (docs/reliability.md, the simulator's bounds). */
+/** Schemas whose smallest valid value is far larger than any answer (docs/reliability.md #276). */
 const WEDGING: Array<[string, unknown, RegExp]> = [
   [
     'minLength 1e9',

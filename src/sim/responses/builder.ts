@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionChunk, ChatMessage } from '../../protocol/wire.js';
 import { tokens } from '../metering.js';
+import type { AnswerTokens } from '../usage.js';
 
 /** One Responses API stream event (its `type` is also the SSE event name). */
 export type ResponseEvent = { type: string } & Record<string, unknown>;
@@ -17,6 +18,11 @@ export interface ResponseHead {
   tools: unknown[];
   /** The text of the input, for a plausible usage block. */
   inputText: string;
+  /**
+   * What the council used for this answer (the default profile's `usage`), read when the
+   * response ends; absent, `usage` counts the input and the output as if one model answered.
+   */
+  metered?: () => AnswerTokens;
   /** Request fields the response object echoes (store, temperature, max_output_tokens, text, …). */
   echo: Record<string, unknown>;
   /** The request asked for reasoning (`reasoning`, or `include` naming it): progress becomes a reasoning item. */
@@ -158,7 +164,6 @@ export class ResponseBuilder {
   snapshot(): Record<string, unknown> {
     const h = this.head;
     const ended = this.status !== 'in_progress';
-    const outTokens = Math.ceil(this.outputChars() / 4);
     return {
       id: h.id,
       object: 'response',
@@ -173,16 +178,35 @@ export class ResponseBuilder {
       tools: h.tools,
       ...DEFAULTS,
       ...h.echo,
-      usage: ended
-        ? {
-            input_tokens: tokens(h.inputText),
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens: outTokens,
-            output_tokens_details: { reasoning_tokens: tokens(this.reasoningText) },
-            total_tokens: tokens(h.inputText) + outTokens,
-          }
-        : null,
+      usage: ended ? this.usage() : null,
     };
+  }
+
+  /**
+   * The usage block of an ended response, in OpenAI's shape (codex reads `cache_write_tokens`
+   * too; nothing is cached here). Counted by the council, everything it wrote beyond the visible
+   * output is reasoning, as a reasoning model's hidden tokens are.
+   */
+  private usage(): Record<string, unknown> {
+    const visible = Math.ceil(this.outputChars() / 4);
+    const metered = this.head.metered?.();
+    const input = metered?.input ?? tokens(this.head.inputText);
+    // `max_output_tokens` bounds reasoning and visible output together, as OpenAI's does.
+    const output = Math.min(metered?.output ?? visible, this.head.maxOutputTokens ?? Infinity);
+    const reasoning =
+      metered === undefined ? tokens(this.reasoningText) : Math.max(0, output - Math.ceil(this.visibleChars() / 4));
+    return {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      output_tokens: output,
+      output_tokens_details: { reasoning_tokens: reasoning },
+      total_tokens: input + output,
+    };
+  }
+
+  /** Output characters a client shows: the message text and the call arguments. */
+  private visibleChars(): number {
+    return this.outputChars() - this.reasoningText.length;
   }
 
   /** Output characters: the message text, the reasoning shown and the call arguments. */

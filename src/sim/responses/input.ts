@@ -5,7 +5,11 @@ import { quoted } from '../quote.js';
 /** An input item as a client sent it, or as the server kept it from an earlier response. */
 export type InputItem = Record<string, unknown>;
 
-export type InputParse = { ok: true; messages: ChatMessage[] } | { ok: false; message: string };
+/**
+ * The input as chat messages, and the tools its `additional_tools` items offer beyond the
+ * request's `tools` (codex sends the MCP tools a `tool_search` found that way).
+ */
+export type InputParse = { ok: true; messages: ChatMessage[]; tools: unknown[] } | { ok: false; message: string };
 
 /** Message content: a string, or parts of which only the text ones carry meaning here. */
 function textOf(content: unknown): string | null {
@@ -23,13 +27,15 @@ const ROLES: Record<string, ChatMessage['role']> = {
 
 /**
  * Responses API input (a string, or a list of message, `function_call`,
- * `function_call_output` and `item_reference` items) as chat messages, so one job runner
- * serves both surfaces. Reasoning items carry nothing the council reads and are skipped.
+ * `function_call_output`, `item_reference` and `additional_tools` items) as chat messages, so
+ * one job runner serves both surfaces. Reasoning items carry nothing the council reads and are
+ * skipped.
  */
 export function inputToMessages(input: unknown, lookup: (id: string) => InputItem | undefined): InputParse {
-  if (typeof input === 'string') return { ok: true, messages: [{ role: 'user', content: input }] };
+  if (typeof input === 'string') return { ok: true, messages: [{ role: 'user', content: input }], tools: [] };
   if (!Array.isArray(input)) return { ok: false, message: "'input' must be a string or an array of items" };
   const out: ChatMessage[] = [];
+  const tools: unknown[] = [];
   for (const [i, raw] of input.entries()) {
     let item: unknown = raw;
     if (isRecord(item) && item.type === 'item_reference') {
@@ -58,18 +64,27 @@ export function inputToMessages(input: unknown, lookup: (id: string) => InputIte
     } else if (type === 'function_call_output') {
       const output = typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? '');
       out.push({ role: 'tool', content: output, tool_call_id: String(item.call_id ?? '') });
+    } else if (type === 'additional_tools') {
+      if (!Array.isArray(item.tools))
+        return { ok: false, message: `input[${i}].tools must be an array of tool objects` };
+      tools.push(...(item.tools as unknown[]));
     } else if (type !== 'reasoning') {
       return { ok: false, message: `input[${i}] has an unsupported type ${quoted(type)}` };
     }
   }
-  return { ok: true, messages: out };
+  return { ok: true, messages: out, tools };
 }
 
-/** Responses tools are flat (`{type, name, parameters}`); chat tools nest them under `function`. */
+/**
+ * Responses tools are flat (`{type, name, parameters}`); chat tools nest them under `function`,
+ * which is read too (an `additional_tools` item may carry either).
+ */
 export function toolsOf(tools: unknown): ToolDefinition[] {
   if (!Array.isArray(tools)) return [];
   return tools
-    .filter((t): t is Record<string, unknown> => isRecord(t) && t.type === 'function' && typeof t.name === 'string')
+    .filter(isRecord)
+    .map((t) => (t.type === 'function' && isRecord(t.function) ? { type: 'function', ...t.function } : t))
+    .filter((t) => t.type === 'function' && typeof t.name === 'string')
     .map((t) => ({
       type: 'function',
       function: {

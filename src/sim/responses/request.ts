@@ -16,6 +16,8 @@ export interface ResponsesPlan {
   previous: string | null;
   instructions: string | null;
   tools: unknown[];
+  /** Tools the input's `additional_tools` items offer beyond `tools` (codex, after a `tool_search`). */
+  extraTools: unknown[];
   stream: boolean;
   /** The thread's identity across `previous_response_id` follow-ups (the `schema=violate-once` fault). */
   thread: string;
@@ -125,7 +127,8 @@ export function readResponsesRequest(raw: unknown, store: ResponseStore, honourF
     return bad("'max_output_tokens' must be a whole number of at least 16", 'max_output_tokens');
   const format = honourFormat ? responsesAnswerFormat(body) : { ok: true as const, format: undefined };
   if (!format.ok) return bad(format.message, 'text.format');
-  const tooLarge = schemaProblem(lastUserContent(messages), format.format, 'text.format', toolsOf(body.tools));
+  const offered = toolsOf([...(Array.isArray(body.tools) ? body.tools : []), ...input.tools]);
+  const tooLarge = schemaProblem(lastUserContent(messages), format.format, 'text.format', offered);
   if (tooLarge !== undefined) return bad(tooLarge.message, tooLarge.param);
   const include = Array.isArray(body.include) ? body.include : [];
   const stored = body.store !== false;
@@ -148,6 +151,7 @@ export function readResponsesRequest(raw: unknown, store: ResponseStore, honourF
       previous,
       instructions,
       tools: Array.isArray(body.tools) ? body.tools : [],
+      extraTools: input.tools,
       stream: body.stream === true,
       thread: threadKey,
       effort,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { ChatCompletionChunk, ChatMessage } from '../../protocol/wire.js';
-import { toolAnswersOf } from '../chat-request.js';
+import { toolAnswersOf, toolResultsOf } from '../chat-request.js';
 import { startCompatJob } from '../compat-job.js';
 import type { RouteInput, SimContext } from '../context.js';
 import { dedupKey } from '../dedup.js';
@@ -13,6 +13,8 @@ import { ResponseBuilder, type ResponseEvent } from '../responses/builder.js';
 import { toolsOf } from '../responses/input.js';
 import { type ResponsesPlan as Plan, readResponsesRequest } from '../responses/request.js';
 import type { HeldResponse } from '../responses/store.js';
+import { TOOL_SEARCH } from '../tool-plan.js';
+import { answerTokens } from '../usage.js';
 
 /** Reads a request into the thread it continues; undefined once an error has been sent. */
 function plan(ctx: SimContext, rq: RouteInput): Plan | undefined {
@@ -50,6 +52,7 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
     instructions: p.instructions,
     tools: p.tools,
     inputText: p.messages.map((m) => m.content ?? '').join('\n'),
+    ...(ctx.profile.usage === 'deliberation' ? { metered: () => answerTokens(job, from, 'deliberation') } : {}),
     echo: p.echo,
     reasoning: p.reasoning,
     maxOutputTokens: p.maxOutputTokens,
@@ -94,7 +97,7 @@ export async function handleResponses(ctx: SimContext, rq: RouteInput): Promise<
  * which is also what a follow-up gets once the calls it answers expired or the job is gone.
  */
 function answeringJob(ctx: SimContext, rq: RouteInput, p: Plan, policy: SimPolicy): { job: Job; from: number } {
-  const tools = toolsOf(p.tools);
+  const tools = toolsOf([...p.tools, ...p.extraTools]);
   const key =
     ctx.dedup === undefined
       ? undefined
@@ -109,8 +112,12 @@ function answeringJob(ctx: SimContext, rq: RouteInput, p: Plan, policy: SimPolic
         });
   const hit = key === undefined ? undefined : ctx.dedup?.hitAt(key);
   if (hit !== undefined) return hit;
+  // The results of a `tool_search` alone, with the tools it found offered only now: the job
+  // waiting on the search was planned without them and could never call them, so it takes the
+  // results and ends unread, and a new job over the whole thread answers instead, and may.
+  const found = p.extraTools.length > 0 && toolResultsOf(p.messages).every((r) => r.name === TOOL_SEARCH);
   const fed = feedWaitingJob(ctx, p.messages);
-  if (fed !== undefined) {
+  if (fed !== undefined && !found) {
     if (key !== undefined) ctx.dedup?.claim(key, fed.job, fed.from);
     return fed;
   }

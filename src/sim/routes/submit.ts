@@ -27,7 +27,7 @@ export function handleSubmit(ctx: SimContext, rq: RouteInput): void {
   );
   if (tooLarge !== undefined) return sendJson(rq.res, 400, { error: `invalid input: ${tooLarge.message}` });
   const toolCall =
-    forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, false, text, String(ctx.seed));
+    forcedToolCall(rq.faults.callTool) ?? planToolCall(userTools, plan.question, [], text, String(ctx.seed));
   const structured = structuredPlan(ctx, rq.faults, format, plan.conversationId ?? plan.roomId);
   startJob(ctx, {
     id: plan.roomId,
