@@ -77,6 +77,18 @@ export interface Trajectory {
   dropped_claims: Array<{ claim: string; agent: string }>;
 }
 
+/**
+ * The one share the server's sources give (undefined: a source it did not send; null: one that
+ * leaves it unknown), or null when a source leaves it unknown or two disagree: the ballots of
+ * /details flagging no stand-in while the native round summary counts 0 real and 3 synthetic
+ * evaluations is no known share, and a gate on it is inconclusive, never a pass.
+ */
+function agreedShare(sources: ReadonlyArray<number | null | undefined>): number | null {
+  const given = sources.filter((s) => s !== undefined);
+  if (given.length === 0 || given.some((s) => s === null)) return null;
+  return given.every((s) => s === given[0]) ? (given[0] ?? null) : null;
+}
+
 const share = (part: number, whole: number): number | null => (whole === 0 ? null : round4(part / whole));
 const round4 = (n: number): number => Math.round(n * 1e4) / 1e4;
 const claimKey = (c: { id: string | null; claim: string }): string =>
@@ -229,12 +241,15 @@ export function trustOf(src: TrustSources): Trust {
         };
   const finalCells = ballots?.matrix ?? [];
   const allEvaluations = details?.entries.flatMap((e) => e.evaluations) ?? [];
-  const syntheticFinal =
-    ballots !== null
-      ? share(finalCells.filter((c) => c.synthetic === true).length, finalCells.length)
-      : src.summary?.real != null && src.summary.synthetic != null
-        ? share(src.summary.synthetic, src.summary.real + src.summary.synthetic)
-        : null;
+  const syntheticFinal = agreedShare([
+    // An evaluation /details does not flag counts as real, as everywhere (isReal).
+    ballots === null ? undefined : share(finalCells.filter((c) => c.synthetic === true).length, finalCells.length),
+    src.summary === undefined || (src.summary.real === null && src.summary.synthetic === null)
+      ? undefined
+      : src.summary.real === null || src.summary.synthetic === null
+        ? null
+        : share(src.summary.synthetic, src.summary.real + src.summary.synthetic),
+  ]);
   const finalRound = details?.rounds.find((r) => r.round === ballots?.round);
   const decisiveness = finalRound?.decisiveness ?? src.summary?.decisiveness ?? null;
   const families =

@@ -359,9 +359,9 @@ export function gateActual(verdict: CouncilVerdict, name: GateName, usage: Usage
     case 'min-convergence':
       return verdict.convergence.final;
     case 'max-wrong':
-      return verdict.claims?.chosen_counts?.wrong ?? null;
+      return judgedCount(verdict.claims?.chosen_counts ?? null, 'wrong');
     case 'max-contested':
-      return verdict.claims?.chosen_counts?.contested ?? null;
+      return judgedCount(verdict.claims?.chosen_counts ?? null, 'contested');
     case 'min-score':
       return verdict.chosen?.score ?? null;
     case 'min-margin':
@@ -380,6 +380,17 @@ export function gateActual(verdict: CouncilVerdict, name: GateName, usage: Usage
       // Judged after the fact on what the turn cost; an unknown cost is never a pass (docs/ndjson.md §4c).
       return usage?.cost_usd ?? null;
   }
+}
+
+/**
+ * How many of the chosen proposal's claims were judged `verdict`, or null when none of them was
+ * judged at all (each one `unknown`: the server sent no verdict, or no claim): no wrong claim
+ * among claims nobody judged is not "no wrong claim", so a --max-wrong 0 is inconclusive there.
+ */
+function judgedCount(counts: VerdictCounts | null, verdict: 'wrong' | 'contested'): number | null {
+  if (counts === null) return null;
+  const judged = CLAIM_VERDICTS.reduce((n, v) => (v === 'unknown' ? n : n + counts[v]), 0);
+  return judged === 0 ? null : counts[verdict];
 }
 
 /** `min-*` gates pass at or above their threshold, `max-*` gates at or below it. */
