@@ -8,6 +8,7 @@ import { NsedError, usageError } from '../errors.js';
 import { isLoopbackHost } from '../protocol/loopback.js';
 import { Runner } from './runner.js';
 import { McpHub } from './server.js';
+import { MAX_STDIO_MESSAGE_BYTES, messageLines } from './stdio-lines.js';
 
 /** Where `nsed mcp` listens: stdio (the default) or Streamable HTTP. */
 export type McpListen = { kind: 'stdio' } | { kind: 'http'; host: string; port: number; token: string };
@@ -34,7 +35,19 @@ export async function serveMcp(
   });
   let stopHttp: (() => Promise<void>) | undefined;
   if (listen.kind === 'stdio') {
-    const transport = new StdioServerTransport(protocol.stdin as Readable, protocol.stdout as Writable);
+    // A message over the cap is answered with a JSON-RPC error (its id unread: null) and said on
+    // stderr, and the server goes on; the SDK's reader would end it silently, exit 0.
+    const lines = messageLines(MAX_STDIO_MESSAGE_BYTES, (bytes) => {
+      const cap = `${MAX_STDIO_MESSAGE_BYTES / 1024 / 1024} MiB`;
+      const message = `a message of ${bytes} bytes is over the ${cap} nsed mcp reads; it was dropped unread`;
+      protocol.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })}\n`);
+      ctx.io.stderr.write(`nsed mcp: ${message}\n`);
+    });
+    (protocol.stdin as Readable).pipe(lines);
+    // Each line reaches the SDK whole, its newline with it: one over the message cap.
+    const transport = new StdioServerTransport(lines, protocol.stdout as Writable, {
+      maxBufferSize: MAX_STDIO_MESSAGE_BYTES + 1,
+    });
     await hub.server().connect(transport);
   } else {
     stopHttp = await serveHttp(ctx, hub, listen);

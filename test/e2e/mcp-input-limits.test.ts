@@ -67,6 +67,40 @@ describe('nsed mcp: its token and how it ends', { timeout: 180_000 }, () => {
     expect(r.stderr).not.toContain('listening');
   });
 
+  it('a message over 10 MiB is answered with a JSON-RPC error and said on stderr; the server goes on, and exits 0 when the host leaves (reliability #289)', async () => {
+    const server = rig.spawn(['mcp'], { stdin: 'inherit-open' });
+    const send = (m: unknown): boolean | undefined => server.stdin?.write(`${JSON.stringify(m)}\n`);
+    send(INITIALIZE);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const huge = 'x'.repeat(11 * 1024 * 1024);
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'deliberate', arguments: { question: huge } },
+    });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+    await waitForOutput(server, (o) => o.includes('"id":3'));
+    server.stdin?.end();
+    const end = await server.result;
+    expect(end.code, end.stderr).toBe(0);
+    const answers = end.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { id: number | null; error?: { code: number; message: string } });
+    expect(answers.map((a) => a.id)).toEqual([1, null, 3]);
+    expect(answers[1]?.error).toEqual({
+      code: -32600,
+      message: expect.stringMatching(
+        /^a message of 1153\d{4} bytes is over the 10 MiB nsed mcp reads; it was dropped unread$/,
+      ),
+    });
+    expect(end.stderr).toMatch(
+      /^nsed mcp: a message of \d+ bytes is over the 10 MiB nsed mcp reads; it was dropped unread$/m,
+    );
+    expect(rig.sim.requests.filter((q) => q.method === 'POST')).toEqual([]);
+  });
+
   it('exits 143 on SIGTERM, as every other command does (reliability #290)', async () => {
     const server = rig.spawn(['mcp'], { stdin: 'inherit-open' });
     // Answered initialize: the server is up, and its signal handlers with it.
