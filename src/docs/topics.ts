@@ -196,7 +196,7 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
   costCap: {
     short: 'cost cap',
     meaning:
-      'cost cap: the deliberation reached --max-cost or --max-tokens and was cancelled on the orchestrator; the turn is recorded with the verdict it had reached',
+      "cost cap: the deliberation's next round would pass --max-cost or --max-tokens (or its spend reached it) and it was cancelled on the orchestrator; the turn is recorded with the verdict it had reached. Also a deliberation whose first round's estimate alone passes --max-cost (nothing sent)",
   },
   timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
   sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },

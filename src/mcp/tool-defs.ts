@@ -148,7 +148,7 @@ const TURN_INPUT = {
     type: 'number',
     exclusiveMinimum: 0,
     description:
-      'a cost cap in dollars (as --max-cost): the deliberation is cancelled once it has cost this much, and the error says cost_cap',
+      'a cost ceiling in dollars (as --max-cost): the deliberation is cancelled before a round that would pass it, and the error says cost_cap',
   },
   max_tokens: {
     type: 'integer',

@@ -1,6 +1,6 @@
 import type { LiveSim } from '../protocol/live-sim.js';
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
-import { readUsage, sumUsage, type Usage, type UsageTotal } from '../usage.js';
+import { readUsage, sumUsage, type CapCrossed, type Usage, type UsageTotal } from '../usage.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 export type { LiveSim };
@@ -80,9 +80,10 @@ export interface Turn {
   schema_errors?: Array<{ path: string; message: string }>;
   /**
    * Assistant turns a spend cap stopped (--max-cost, --max-tokens): which cap, its limit and what
-   * had been spent when nsed cancelled the deliberation; the turn is `cancelled`, its verdict kept.
+   * had been spent when nsed cancelled the deliberation, and what the next round was expected to
+   * add when it stopped at a round's boundary (CapCrossed); the turn is `cancelled`, its verdict kept.
    */
-  capped?: { cap: 'cost' | 'tokens'; limit: number; spent: number };
+  capped?: CapCrossed;
   [extra: string]: unknown;
 }
 

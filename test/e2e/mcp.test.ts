@@ -631,7 +631,8 @@ describe('nsed mcp: a cost cap on deliberate', { timeout: 180_000 }, () => {
   it('max_cost cancels the deliberation on the orchestrator once crossed, and the result says cost_cap (reliability #230)', async () => {
     const call = host.client.callTool({
       name: 'deliberate',
-      arguments: { question: 'Design a cache', policy: 'deep', max_cost: 0.02, timeout_s: 55 },
+      // Above the first round's estimate ($0.02 for deep), so the deliberation starts.
+      arguments: { question: 'Design a cache', policy: 'deep', max_cost: 0.03, timeout_s: 55 },
     });
     const job = await held.sim.control.nextJob();
     held.sim.control.release(job, 3);
@@ -640,7 +641,7 @@ describe('nsed mcp: a cost cap on deliberate', { timeout: 180_000 }, () => {
     const r = await call;
     const cancels = held.sim.requests.filter((q) => q.method === 'POST' && q.path === `/deliberation/${job}/cancel`);
     expect(cancels).toHaveLength(1);
-    expect(text(r)).toMatch(/ended cancelled: stopped at the cost cap of \$0\.02/);
+    expect(text(r)).toMatch(/ended cancelled: stopped at the cost cap of \$0\.03/);
     const s = structured(r);
     expect(s).toMatchObject({
       job_id: job,
@@ -650,7 +651,7 @@ describe('nsed mcp: a cost cap on deliberate', { timeout: 180_000 }, () => {
     });
     // The verdict it had reached is kept: round 1 was scored.
     expect((s['verdict'] as { rounds: { completed: number } }).rounds.completed).toBeGreaterThanOrEqual(1);
-    expect((s['usage'] as { cost_usd: number }).cost_usd).toBeGreaterThanOrEqual(0.02);
+    expect((s['usage'] as { cost_usd: number }).cost_usd).toBeGreaterThanOrEqual(0.03);
   });
 
   it('a cap that is not a positive number is refused by the input schema, before anything is sent', async () => {

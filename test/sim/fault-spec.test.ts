@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
 import { FaultBook, parseFaultSpec, parseScopedFault } from '../../src/sim/faults.js';
+import { skewFigures } from '../../src/sim/meter-skew.js';
 
 const failure = (fn: () => unknown): NsedError => {
   try {
@@ -26,6 +27,7 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('schema=violate-once')).toEqual({ schema: 'violate-once' });
     expect(parseFaultSpec('meter=runaway;budget=404')).toEqual({ meter: 'runaway', budgetMissing: true });
     expect(parseFaultSpec('evaluator-timeout=CortexB')).toEqual({ evaluatorTimeout: 'CortexB' });
+    expect(parseFaultSpec('budget=stall;meter-figures=nan')).toEqual({ budgetStall: true, meterFigures: 'nan' });
   });
 
   it.each([
@@ -39,7 +41,8 @@ describe('parseFaultSpec', () => {
     ['end=sometimes', /'end' is one of chunk, bare-done, close, got 'sometimes'/],
     ['schema=violate-always', /'schema' is violate-once, got 'violate-always'/],
     ['meter=free', /'meter' is one of full, tokens, none, runaway, got 'free'/],
-    ['budget=500', /'budget' is 404, got '500'/],
+    ['budget=500', /'budget' is 404 or stall, got '500'/],
+    ['meter-figures=huge', /'meter-figures' is one of negative, string, nan, zero, free, got 'huge'/],
     ['evaluator-timeout=', /'evaluator-timeout' needs an agent id/],
     [`bogus=${'x'.repeat(100_000)}`, /^unknown fault 'bogus' in 'bogus=x{194}…'$/],
   ])('refuses %j with a usage error naming the bad part', (spec, message) => {
@@ -89,5 +92,18 @@ describe('FaultBook', () => {
     const book = new FaultBook();
     expect(book.take('chat', 'status=503;times=1').status).toBe(503);
     expect(book.take('chat', 'status=503;times=1').status).toBeUndefined();
+  });
+});
+
+describe('meter-figures skews what a job reports of its usage', () => {
+  const budget = { rounds_completed: 1, total_input_tokens: 1788, total_output_tokens: 830, estimated_cost_usd: 0.008 };
+  it.each([
+    ['negative', { total_input_tokens: -1788, total_output_tokens: -830, estimated_cost_usd: -0.008 }],
+    ['string', { total_input_tokens: '1788', total_output_tokens: '830', estimated_cost_usd: 0.008 }],
+    ['nan', { total_input_tokens: 'NaN', total_output_tokens: 'NaN', estimated_cost_usd: 0.008 }],
+    ['zero', { total_input_tokens: 0, total_output_tokens: 0, estimated_cost_usd: 0.008 }],
+    ['free', { total_input_tokens: 1788, total_output_tokens: 830, estimated_cost_usd: 0 }],
+  ] as const)('%s', (skew, figures) => {
+    expect(skewFigures(budget, skew)).toEqual({ rounds_completed: 1, ...figures });
   });
 });

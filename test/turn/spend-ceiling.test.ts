@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Session } from '../../src/session/model.js';
 import { BUDGET_POLL_MS, METER_READ_MS } from '../../src/turn/spend-watch.js';
 import { realClock, type Clock } from '../harness/cli.js';
+import { resultLines } from '../harness/batch-rig.js';
 import { testRig, type Rig } from '../harness/rig.js';
 
 /**
@@ -151,6 +155,62 @@ describe('a cap is a ceiling: the round that would cross it never starts (reliab
     );
     expect(rig.sim.requests.filter((q) => q.method === 'POST')).toEqual([]);
     expect((await rig.run(['sessions', 'ls', '--json'])).stdout.trim()).toBe('[]');
+  });
+});
+
+/** Three items of one batch, in a folder removed when the test ends. */
+async function threeItems(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'nsed-ceiling-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'items.jsonl');
+  await writeFile(
+    file,
+    ['a', 'b', 'c'].map((id) => JSON.stringify({ id, prompt: `Design cache ${id}` })).join('\n') + '\n',
+  );
+  return file;
+}
+
+describe("a batch's total cap is a ceiling too (reliability #233, #242)", () => {
+  it('--max-cost: the item that would cross the total is cancelled before that round, and the rest are skipped', async () => {
+    // Tokens and no dollars: the cost is the tokens at the highest listed prices ($3 in, $15 out per million).
+    const rig = await testRig({ hold: true, faults: ['all:meter=tokens'] });
+    const cap = 0.101;
+    const run = rig.start(['batch', await threeItems(), '-j', '1', '-p', 'deep', '--max-cost', String(cap)], {
+      clock: boundariesOnly(),
+    });
+    const job = await rig.sim.control.nextJob();
+    const priced = (b: Budget): number => round8((b.total_input_tokens * 3 + b.total_output_tokens * 15) / 1e6);
+    const stop = await roundByRound(rig, job, priced, cap, (s, n) => round8(s / n));
+    const r = await run.result;
+    expect(r.code, r.stderr).toBe(15);
+    expect(rig.sim.control.job(job)).toMatchObject({ phases: 2 * stop.rounds, ended: true });
+    const lines = resultLines(r.stdout);
+    expect(lines.map((l) => [l['id'], l['status']])).toEqual([
+      ['a', 'cancelled'],
+      ['b', 'skipped'],
+      ['c', 'skipped'],
+    ]);
+    expect(lines[0]).toMatchObject({ exit_code: 15, usage: { cost_usd: stop.spent }, error: { code: 'cost_cap' } });
+    expect((lines[0]!['error'] as { message: string }).message).toContain('and the next round was expected to cost');
+    expect(rig.sim.control.stats().started).toBe(1);
+    expect(r.stderr).toContain(`of the $0.1 cost cap spent`);
+  });
+
+  it('--max-tokens: the same with the tokens of the rounds so far', async () => {
+    const rig = await testRig({ hold: true });
+    const cap = 15000;
+    const run = rig.start(['batch', await threeItems(), '-j', '1', '-p', 'deep', '--max-tokens', String(cap)], {
+      clock: boundariesOnly(),
+    });
+    const job = await rig.sim.control.nextJob();
+    const stop = await roundByRound(rig, job, tokensOf, cap, (s, n) => Math.ceil(s / n));
+    const r = await run.result;
+    expect(r.code, r.stderr).toBe(15);
+    expect(rig.sim.control.job(job)).toMatchObject({ phases: 2 * stop.rounds, ended: true });
+    const lines = resultLines(r.stdout);
+    expect(lines.map((l) => l['status'])).toEqual(['cancelled', 'skipped', 'skipped']);
+    expect(lines[0]).toMatchObject({ exit_code: 15, error: { code: 'cost_cap' } });
+    expect(r.stderr).toContain(`${stop.spent} of ${cap} tokens used`);
   });
 });
 

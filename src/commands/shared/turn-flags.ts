@@ -115,9 +115,10 @@ const CORE = [
     type: 'number',
     env: 'NSED_MAX_COST',
     configKey: 'max_cost',
-    describe: 'stop the deliberation once it has cost USD dollars: cancel it and exit 15',
+    describe:
+      'a ceiling of USD dollars: before each round, cancel the deliberation if it would pass it, and exit 15 (a cap can be exceeded by at most the round in flight)',
     details:
-      "nsed watches the stream's usage (else GET /deliberation/{id}/budget) and cancels the deliberation on the orchestrator once its cost reaches USD. A server that cannot meter is refused before anything is sent (exit 2), unless --allow-unmetered. Not --max-cost-gate, which judges a completed turn's cost.",
+      "Before each round nsed weighs what was spent (the stream's usage, else GET /deliberation/{id}/budget) plus what the round is expected to cost (the rounds so far, else the estimate from GET /agents) against USD, and cancels the deliberation on the orchestrator at that boundary; a deliberation whose first round's estimate alone passes USD is not sent (exit 15). A meter that is late or not believable falls back to the estimate, and says so. A server that cannot meter is refused before anything is sent (exit 2), unless --allow-unmetered (then one warning says the cap cannot act). Not --max-cost-gate, which judges a completed turn's cost.",
     valueName: 'USD',
     sample: '0.5',
   },
@@ -126,14 +127,16 @@ const CORE = [
     type: 'number',
     env: 'NSED_MAX_TOKENS',
     configKey: 'max_tokens',
-    describe: 'stop the deliberation once it has used N tokens (in plus out): cancel it and exit 15',
+    describe:
+      'a ceiling of N tokens (in plus out): before each round, cancel the deliberation if it would pass it, and exit 15 (a cap can be exceeded by at most the round in flight)',
     valueName: 'N',
     sample: '20000',
   },
   {
     name: 'allow-unmetered',
     type: 'boolean',
-    describe: 'run under --max-cost/--max-tokens even where the server reports no usage (the cap cannot stop it)',
+    describe:
+      'run under --max-cost/--max-tokens even where the server reports no usage (one warning says the cap cannot stop it)',
   },
 ] as const satisfies readonly FlagDef[];
 
