@@ -1,4 +1,4 @@
-import { isGroup, type CommandEntry } from '../commands/command.js';
+import { runnableDefs, type CommandEntry } from '../commands/command.js';
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
 import { TURN_FLAGS } from '../commands/shared/turn-flags.js';
 import { ExitCode } from '../errors.js';
@@ -15,7 +15,7 @@ export interface Described {
  * stand in for a flag, written from the flag tables of `commands`, then the others.
  */
 export function environment(commands: readonly CommandEntry[]): Described[] {
-  const defs = commands.flatMap((e) => (isGroup(e) ? e.subcommands : [e]));
+  const defs = commands.flatMap(runnableDefs);
   const seen = new Set<string>();
   const fromFlags: Described[] = [];
   for (const f of [...GLOBAL_FLAGS, ...defs.flatMap((d) => d.flags ?? [])]) {
