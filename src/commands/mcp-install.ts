@@ -18,6 +18,7 @@ const INSTALL_FLAGS = [
   {
     name: 'project',
     type: 'boolean',
+    default: false,
     describe: "write the project's configuration (e.g. .cursor/mcp.json) instead of the user's",
   },
   {
@@ -32,9 +33,15 @@ const INSTALL_FLAGS = [
   {
     name: 'force',
     type: 'boolean',
+    default: false,
     describe: 'replace an nsed entry that differs from the one nsed would write',
   },
-  { name: 'print', type: 'boolean', describe: 'print the entry instead of writing it (nothing is written)' },
+  {
+    name: 'print',
+    type: 'boolean',
+    default: false,
+    describe: 'print the entry instead of writing it (nothing is written)',
+  },
   INSTALL_TOOLS_FLAG,
 ] as const satisfies readonly FlagDef[];
 

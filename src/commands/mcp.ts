@@ -39,6 +39,7 @@ const MCP_FLAGS = [
   {
     name: 'print-tools',
     type: 'boolean',
+    default: false,
     describe: "print each tool's size and the whole tool list's, in bytes and estimated tokens, and exit",
   },
 ] as const satisfies readonly FlagDef[];

@@ -115,6 +115,15 @@ const OTHER_ENVIRONMENT: Described[] = [
   },
   { name: 'SHELL', describe: 'nsed completion without an argument picks the shell named here' },
   { name: 'USERPROFILE', describe: 'Windows: the user home, where HOME is not set' },
+  {
+    name: 'CODEX_HOME',
+    describe: "nsed mcp install codex: Codex's folder (default ~/.codex), where config.toml is written",
+  },
+  {
+    name: 'CLAUDE_CONFIG_DIR',
+    describe: "nsed mcp install claude-code: Claude Code's folder, where .claude.json is written (default: HOME)",
+  },
+  { name: 'APPDATA', describe: "Windows: where nsed mcp install vscode finds VS Code's user mcp.json (Code/User)" },
 ];
 
 export const FILES: Described[] = [
