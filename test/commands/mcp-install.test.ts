@@ -65,6 +65,17 @@ function otherServerFile(host: HostName): { text: string; other: unknown } {
   return { text: `${JSON.stringify({ theme: 'dark', ...doc, zeta: [1, 2.5, null] }, null, 4)}\n`, other };
 }
 
+/** Where each host keeps its user configuration on Linux and macOS, under HOME, as its docs say. */
+const USER_FILES: Record<HostName, string> = {
+  'claude-code': '.claude.json',
+  codex: '.codex/config.toml',
+  cursor: '.cursor/mcp.json',
+  vscode:
+    process.platform === 'darwin' ? 'Library/Application Support/Code/User/mcp.json' : '.config/Code/User/mcp.json',
+  gemini: '.gemini/settings.json',
+  opencode: '.config/opencode/opencode.json',
+};
+
 describe('nsed mcp install: every host, into a scratch home', () => {
   it.each(HOST_NAMES)(
     '%s: written once with the timeout above the longest wait; the second run changes nothing',
@@ -72,7 +83,7 @@ describe('nsed mcp install: every host, into a scratch home', () => {
       const s = await scratch();
       const first = await install(s, host);
       expect(first.code, first.stderr).toBe(ExitCode.ok);
-      const file = userFile(host, s);
+      const file = path.join(s.home, USER_FILES[host]);
       expect(first.stdout).toBe(`added nsed to ${file}\n`);
       const written = await readFile(file, 'utf8');
 
@@ -97,6 +108,18 @@ describe('nsed mcp install: every host, into a scratch home', () => {
       expect(HOST_TIMEOUT_S).toBeGreaterThan(WAIT_MAX_S);
     },
   );
+
+  it('CODEX_HOME and CLAUDE_CONFIG_DIR move the file where those hosts read it', async () => {
+    const s = await scratch();
+    const codexHome = path.join(s.home, 'codex-elsewhere');
+    const claudeDir = path.join(s.home, 'claude-elsewhere');
+    const env = { ...s.env, CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: claudeDir };
+    const codex = await runCliInProcess(['mcp', 'install', 'codex'], { env });
+    expect(codex.stdout).toBe(`added nsed to ${path.join(codexHome, 'config.toml')}\n`);
+    const claude = await runCliInProcess(['mcp', 'install', 'claude-code'], { env });
+    expect(claude.stdout).toBe(`added nsed to ${path.join(claudeDir, '.claude.json')}\n`);
+    expect(await filesUnder(s.home)).toEqual(['claude-elsewhere/.claude.json', 'codex-elsewhere/config.toml']);
+  });
 
   it.each(HOST_NAMES)('%s --print writes nothing and prints the entry', async (host) => {
     const s = await scratch();
@@ -267,7 +290,7 @@ describe('nsed mcp install codex: TOML edited in [mcp_servers.nsed] alone', () =
   });
 });
 
-describe('nsed mcp install: only the named regular file changes', () => {
+describe('nsed mcp install: only the named regular file changes (reliability #82)', () => {
   it('a link to the file is followed and stays a link', async () => {
     const s = await scratch();
     const real = path.join(s.project, 'real-settings.json');
