@@ -55,9 +55,11 @@ function mergeJson(
   force: boolean,
 ): ConfigEdit {
   let doc: unknown = {};
+  // A byte-order mark (some Windows editors write one) is kept, not parsed.
+  const bom = current?.startsWith('\uFEFF') === true ? '\uFEFF' : '';
   if (current !== undefined && current.trim() !== '') {
     try {
-      doc = JSON.parse(current);
+      doc = JSON.parse(current.slice(bom.length));
     } catch (err) {
       // JSON with comments or trailing commas (VS Code, Cursor) included: rewriting it would drop them.
       const why = err instanceof Error ? err.message : String(err);
@@ -82,7 +84,7 @@ function mergeJson(
   const indent = current === undefined ? '  ' : (/^[\t ]+(?=")/m.exec(current)?.[0] ?? '  ');
   const newline = current?.includes('\r\n') === true ? '\r\n' : '\n';
   const text = JSON.stringify(doc, null, indent).replaceAll('\n', newline);
-  return { kind: existing === undefined ? 'added' : 'replaced', text: `${text}${newline}` };
+  return { kind: existing === undefined ? 'added' : 'replaced', text: `${bom}${text}${newline}` };
 }
 
 /** Equal as JSON values: the same keys and values, whatever the order of an object's keys. */

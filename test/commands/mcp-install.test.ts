@@ -290,6 +290,34 @@ describe('nsed mcp install codex: TOML edited in [mcp_servers.nsed] alone', () =
   });
 });
 
+describe('nsed mcp install: a file as editors on Windows leave it', () => {
+  it('a JSON file with a byte-order mark and CRLF lines keeps both', async () => {
+    const s = await scratch();
+    const file = projectFile('cursor', s);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '\uFEFF{\r\n  "mcpServers": {\r\n    "other": { "command": "x" }\r\n  }\r\n}\r\n');
+    const r = await install(s, 'cursor', '--dir', s.project);
+    expect(r.code, r.stderr).toBe(ExitCode.ok);
+    const after = await readFile(file, 'utf8');
+    expect(after.startsWith('\uFEFF{\r\n')).toBe(true);
+    expect(after.replaceAll('\r\n', '')).not.toContain('\n');
+    expect(serversOf('cursor', after.slice(1))).toEqual({ other: { command: 'x' }, nsed: MCP_HOSTS.cursor.entry([]) });
+  });
+
+  it('a TOML file with CRLF lines gets its table in CRLF, every other byte kept', async () => {
+    const s = await scratch();
+    const file = userFile('codex', s);
+    const text = 'model = "gpt-5"\r\n\r\n[mcp_servers.other]\r\ncommand = "other"\r\n';
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, text);
+    expect((await install(s, 'codex')).code).toBe(ExitCode.ok);
+    expect(await readFile(file, 'utf8')).toBe(
+      `${text}\r\n[mcp_servers.nsed]\r\ncommand = "nsed"\r\nargs = ["mcp"]\r\ntool_timeout_sec = ${HOST_TIMEOUT_S}\r\n`,
+    );
+    expect((await install(s, 'codex')).stdout).toContain('nothing changed');
+  });
+});
+
 describe('nsed mcp install: only the named regular file changes (reliability #82)', () => {
   it('a link to the file is followed and stays a link', async () => {
     const s = await scratch();
