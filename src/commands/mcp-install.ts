@@ -68,6 +68,10 @@ export const mcpInstall: CommandDef<McpInstallOptions> = {
     ['nsed mcp install vscode --project', "add nsed to this project's .vscode/mcp.json"],
     ['nsed mcp install cursor --print', 'show the entry, write nothing'],
   ],
+  epilog:
+    'Exit 0 when written or already there (nothing changed); 7 (conflict) when a different nsed entry is there, ' +
+    'unless --force; 2 when the file cannot be parsed (JSON with comments) or is not a regular file. ' +
+    'Other servers and keys keep their meaning.',
   parse: (argv) => {
     const f = flagValues(INSTALL_FLAGS, argv);
     const host = String(argv['host'] ?? '');
