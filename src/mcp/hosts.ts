@@ -157,8 +157,3 @@ export const MCP_HOSTS: Readonly<Record<HostName, McpHost>> = {
     timeoutNote: `opencode ends a tool call after timeout.request (set to ${HOST_TIMEOUT_S * 1000} ms)`,
   },
 };
-
-/** The host a word names, or undefined. */
-export function hostNamed(word: string): McpHost | undefined {
-  return (HOST_NAMES as readonly string[]).includes(word) ? MCP_HOSTS[word as HostName] : undefined;
-}
