@@ -31,7 +31,7 @@ export function mergeEntry(
 ): ConfigEdit {
   return host.format === 'toml'
     ? mergeToml(host.serversKey, current ?? '', entry, force)
-    : mergeJson(host.serversKey, current, entry, force);
+    : mergeJson(host, current, entry, force);
 }
 
 /** nsed's entry as the file would hold it alone: what `--print` shows. */
@@ -48,12 +48,7 @@ type JsonObject = Record<string, unknown>;
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function mergeJson(
-  serversKey: readonly string[],
-  current: string | undefined,
-  entry: JsonObject,
-  force: boolean,
-): ConfigEdit {
+function mergeJson(host: McpHost, current: string | undefined, entry: JsonObject, force: boolean): ConfigEdit {
   let doc: unknown = {};
   // A byte-order mark (some Windows editors write one) is kept, not parsed.
   const bom = current?.startsWith('\uFEFF') === true ? '\uFEFF' : '';
@@ -67,6 +62,9 @@ function mergeJson(
     }
   }
   if (!isObject(doc)) return { kind: 'unreadable', reason: 'it holds no JSON object' };
+  const foreign = host.foreignLayout?.(doc);
+  if (foreign !== undefined) return { kind: 'unreadable', reason: foreign };
+  const { serversKey } = host;
   let servers: JsonObject = doc;
   for (const [i, key] of serversKey.entries()) {
     const next = Object.hasOwn(servers, key) ? servers[key] : undefined;

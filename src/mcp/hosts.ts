@@ -39,6 +39,11 @@ export interface McpHost {
   entry(args: readonly string[]): Record<string, unknown>;
   /** How the host ends a long call, said once after an install. */
   timeoutNote: string;
+  /**
+   * Why a parsed file is not one nsed's entry can be merged into as this host reads it (an older
+   * layout of the host's own), or undefined.
+   */
+  foreignLayout?(doc: Record<string, unknown>): string | undefined;
 }
 
 const HOME_OF = (p: HostPlaces): string | undefined => {
@@ -155,5 +160,15 @@ export const MCP_HOSTS: Readonly<Record<HostName, McpHost>> = {
       timeout: { request: HOST_TIMEOUT_S * 1000 },
     }),
     timeoutNote: `opencode ends a tool call after timeout.request (set to ${HOST_TIMEOUT_S * 1000} ms)`,
+    // V1 kept each server directly under `mcp`; a `servers` entry added there would read as a
+    // server of that name, so such a file is refused rather than half converted.
+    foreignLayout: (doc) => {
+      const mcp = doc['mcp'];
+      if (typeof mcp !== 'object' || mcp === null || Array.isArray(mcp) || 'servers' in mcp) return undefined;
+      const v1 = Object.values(mcp).some((v) => typeof v === 'object' && v !== null && 'type' in v);
+      return v1
+        ? "it keeps its servers directly under mcp (opencode's V1 layout); nsed writes V2's mcp.servers"
+        : undefined;
+    },
   },
 };

@@ -208,6 +208,21 @@ describe('nsed mcp install: beside other servers, in a scratch project', () => {
   );
 });
 
+describe('nsed mcp install opencode: the layout opencode reads', () => {
+  it("a file in opencode's V1 layout (servers directly under mcp) is refused with one line, nothing written", async () => {
+    const s = await scratch();
+    const file = projectFile('opencode', s);
+    const text = '{\n  "mcp": {\n    "other": { "type": "local", "command": ["other"] }\n  }\n}\n';
+    await writeFile(file, text);
+    const r = await install(s, 'opencode', '--dir', s.project);
+    expect(r.code).toBe(ExitCode.usage);
+    expect(r.stderr.split('\n')[0]).toBe(
+      `nsed: cannot update ${file}: it keeps its servers directly under mcp (opencode's V1 layout); nsed writes V2's mcp.servers; nothing written`,
+    );
+    expect(await readFile(file, 'utf8')).toBe(text);
+  });
+});
+
 describe('nsed mcp install codex: TOML edited in [mcp_servers.nsed] alone', () => {
   const OTHERS = [
     '# my codex settings\n',
