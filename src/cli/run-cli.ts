@@ -59,7 +59,12 @@ export async function runCli(
 
 /** The commands that opted in to the fast path (CommandDef.fast), by the words that name them. */
 export const FAST_ENTRIES: readonly FastEntry[] = commands.flatMap((entry) =>
-  isGroup(entry) ? entry.subcommands.flatMap((d) => fastEntries([entry.command], d)) : fastEntries([], entry),
+  isGroup(entry)
+    ? [
+        ...(entry.bare === undefined ? [] : fastEntries([], entry.bare)),
+        ...entry.subcommands.flatMap((d) => fastEntries([entry.command], d)),
+      ]
+    : fastEntries([], entry),
 );
 
 interface Parsed {
@@ -143,7 +148,11 @@ function addCommand(y: Argv, def: CommandDef): Argv {
 function addGroup(y: Argv, group: CommandGroup): Argv {
   return y.command(group.command, group.describe, (sub: Argv) => {
     let s = sub;
+    // The bare command is the group's default ($0): its flags are read when no subcommand is named.
+    if (group.bare !== undefined)
+      s = s.command('$0', group.bare.describe, commandBuilder(group.bare, GLOBAL_OPTION_NAMES));
     for (const def of group.subcommands) s = addCommand(s, def);
+    if (group.bare !== undefined) return s;
     return s.demandCommand(
       1,
       `name a ${group.command} subcommand: ${group.subcommands.map((d) => d.command.split(' ')[0]).join(', ')}`,
@@ -175,7 +184,7 @@ function chosenCommand(argv: ParsedArgv): CommandDef | undefined {
   const words = Array.isArray(argv['_']) ? argv['_'].map(String) : [];
   const top = commands.find((c) => names(c).includes(words[0] ?? ''));
   if (top === undefined || !isGroup(top)) return top;
-  return top.subcommands.find((d) => names(d).includes(words[1] ?? ''));
+  return top.subcommands.find((d) => names(d).includes(words[1] ?? '')) ?? top.bare;
 }
 
 function commandWord(args: string[]): string {

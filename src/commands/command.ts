@@ -47,10 +47,21 @@ export interface CommandGroup {
   command: string;
   describe: string;
   subcommands: CommandDef[];
+  /**
+   * What the group's word alone runs (`nsed mcp` serves, `nsed mcp install` installs), its
+   * `command` the group's word; without it a subcommand must be named.
+   */
+  bare?: CommandDef;
 }
 
 export type CommandEntry = CommandDef | CommandGroup;
 
 export function isGroup(entry: CommandEntry): entry is CommandGroup {
   return 'subcommands' in entry;
+}
+
+/** Every command an entry runs: itself, or a group's bare command and its subcommands. */
+export function runnableDefs(entry: CommandEntry): CommandDef[] {
+  if (!isGroup(entry)) return [entry];
+  return entry.bare === undefined ? entry.subcommands : [entry.bare, ...entry.subcommands];
 }

@@ -1,12 +1,18 @@
 import { usageError } from '../errors.js';
 import { isLoopbackHost } from '../protocol/loopback.js';
-import type { CommandDef } from './command.js';
+import type { CommandDef, CommandGroup } from './command.js';
+import { mcpInstall } from './mcp-install.js';
+import { MCP_TOOLS_FLAG, servedTools } from './shared/mcp-tools-flag.js';
 import { flagValues, type FlagDef } from './shared/flag-def.js';
 
 export interface McpOptions {
   /** --http PORT: Streamable HTTP instead of stdio. */
   http: number | undefined;
   host: string;
+  /** --tools: the tools served, by name; undefined: NSED_MCP_TOOLS, else every one. */
+  tools: string | undefined;
+  /** --print-tools: print the tool list's size instead of serving. */
+  printTools: boolean;
 }
 
 const MCP_FLAGS = [
@@ -29,6 +35,13 @@ const MCP_FLAGS = [
     valueName: 'HOST',
     sample: '127.0.0.1',
   },
+  MCP_TOOLS_FLAG,
+  {
+    name: 'print-tools',
+    type: 'boolean',
+    default: false,
+    describe: "print each tool's size and the whole tool list's, in bytes and estimated tokens, and exit",
+  },
 ] as const satisfies readonly FlagDef[];
 
 /**
@@ -36,19 +49,28 @@ const MCP_FLAGS = [
  * "nsed mcp"). Over stdio by default; the same store, settings, lease and config as every other
  * command, so what it starts is a session `nsed watch`, `inject` and `cancel` reach, and back.
  */
-export const mcp: CommandDef<McpOptions> = {
+const serve: CommandDef<McpOptions> = {
   command: 'mcp',
   describe: 'serve the council as MCP tools to a coding agent (stdio, or --http on loopback)',
   flags: MCP_FLAGS,
   examples: [
-    ['claude mcp add nsed -- nsed mcp', 'give Claude Code the council'],
+    ['nsed mcp install claude-code', 'give Claude Code the council'],
+    ['nsed mcp --tools deliberate,wait,verdict', 'serve three tools only'],
     ['NSED_MCP_TOKEN=… nsed mcp --http 8765', 'Streamable HTTP on 127.0.0.1:8765/mcp'],
   ],
   parse: (argv) => {
     const f = flagValues(MCP_FLAGS, argv);
-    return { http: f.http, host: f.host };
+    return { http: f.http, host: f.host, tools: f.tools, printTools: f['print-tools'] === true };
   },
   run: async (opts, ctx) => {
+    // An empty NSED_MCP_TOOLS is unset, as a shell's `NSED_MCP_TOOLS= nsed mcp` means it.
+    const fromEnv = ctx.env['NSED_MCP_TOOLS'] === '' ? undefined : ctx.env['NSED_MCP_TOOLS'];
+    const tools = servedTools(opts.tools ?? fromEnv, opts.tools === undefined);
+    if (opts.printTools) {
+      const { toolSizeLines } = await import('../output/tool-size-lines.js');
+      ctx.io.stdout.write(toolSizeLines(tools));
+      return 0;
+    }
     const [{ serveMcp, httpListen }, { createIO }, { createContext }] = await Promise.all([
       import('../mcp/serve.js'),
       import('../terminal/create-io.js'),
@@ -78,6 +100,14 @@ export const mcp: CommandDef<McpOptions> = {
       { store: () => ctx.store(), connect: ctx.connect },
       ctx.secrets,
     );
-    return serveMcp(serverCtx, listen, { stdin: ctx.io.stdin, stdout: ctx.io.stdout }, process.cwd());
+    return serveMcp(serverCtx, listen, { stdin: ctx.io.stdin, stdout: ctx.io.stdout }, process.cwd(), tools);
   },
+};
+
+/** `nsed mcp` serves; `nsed mcp install HOST` writes a coding agent's configuration for it. */
+export const mcp: CommandGroup = {
+  command: 'mcp',
+  describe: serve.describe,
+  bare: serve,
+  subcommands: [mcpInstall],
 };

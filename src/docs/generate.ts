@@ -3,6 +3,7 @@ import { completionScript } from './completions.js';
 import { renderManPage } from './man.js';
 import { withMcpToolReference } from './mcp-tools.js';
 import { withOptionTables } from './readme-tables.js';
+import { serverJson } from './server-json.js';
 
 /** README.md with its option tables written from the flag tables and its MCP tool reference from the tools' schemas (the rest is prose). */
 export function generatedReadme(readme: string): string {
@@ -20,5 +21,6 @@ export function generatedFiles(): Record<string, string> {
     'completions/nsed.zsh': completionScript('zsh', commands),
     'completions/nsed.fish': completionScript('fish', commands),
     'man/nsed.1': renderManPage(commands),
+    'server.json': serverJson(),
   };
 }

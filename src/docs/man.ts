@@ -1,6 +1,6 @@
 import type { CommandEntry } from '../commands/command.js';
 import { NDJSON_EVENTS, NDJSON_TIMING_FIELDS } from './ndjson-schema.js';
-import { cliReference, usageLine, type CommandRef, type OptionRef } from './reference.js';
+import { cliReference, usageLine, type CommandRef, type GroupRef, type OptionRef } from './reference.js';
 import { bold, italic, roff } from './roff.js';
 import {
   environment,
@@ -60,9 +60,10 @@ export function renderManPage(commands: readonly CommandEntry[]): string {
     if (entry.kind === 'command') out.push(...commandSection(entry.command));
     else {
       out.push(
-        `.SS ${roff(`nsed ${entry.group.name} ${entry.group.subcommands.map((c) => c.words.at(-1)).join('|')}`)}`,
+        `.SS ${roff(`nsed ${entry.group.name} ${subcommandWords(entry.group)}`)}`,
         roff(`${entry.group.describe}.`),
       );
+      if (entry.group.bare !== undefined) out.push(...commandSection(entry.group.bare));
       for (const c of entry.group.subcommands) out.push(...commandSection(c));
     }
   }
@@ -120,6 +121,12 @@ export function renderManPage(commands: readonly CommandEntry[]): string {
     out.push('.PP', roff(`${e.describe}:`), '.PP', '.nf', '.RS', ...e.command.split('\n').map(roff), '.RE', '.fi');
   out.push('.SH SEE ALSO', roff('README.md in the nsed package, organised by task; nsed COMMAND --help.'));
   return `${out.join('\n')}\n`;
+}
+
+/** `ls|show|export|rm`; in brackets when the group's word alone runs a command too (`[install]`). */
+function subcommandWords(group: GroupRef): string {
+  const words = group.subcommands.map((c) => c.words.at(-1)).join('|');
+  return group.bare === undefined ? words : `[${words}]`;
 }
 
 function commandSection(c: CommandRef): string[] {

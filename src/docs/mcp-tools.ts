@@ -24,7 +24,21 @@ function typeOf(s: Record<string, unknown>): string {
   return base;
 }
 
-function argumentRows(schema: JsonSchema): string[] {
+/**
+ * The tool that describes each argument first: continue and fork carry deliberate's turn options
+ * without the prose (tool-defs.ts), and their rows point there.
+ */
+function describedIn(): Map<string, string> {
+  const first = new Map<string, string>();
+  for (const t of MCP_TOOLS)
+    for (const [name, s] of Object.entries(
+      (t.inputSchema['properties'] ?? {}) as Record<string, Record<string, unknown>>,
+    ))
+      if (typeof s['description'] === 'string' && !first.has(name)) first.set(name, t.name);
+  return first;
+}
+
+function argumentRows(schema: JsonSchema, elsewhere: Map<string, string>): string[] {
   const props = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
   const required = new Set((schema['required'] ?? []) as string[]);
   return Object.entries(props).map(([name, s]) => {
@@ -32,16 +46,20 @@ function argumentRows(schema: JsonSchema): string[] {
       s['default'] === undefined ? '' : `default \`${JSON.stringify(s['default'])}\``,
       typeof s['minimum'] === 'number' && typeof s['maximum'] === 'number' ? `${s['minimum']}-${s['maximum']}` : '',
     ].filter((x) => x !== '');
-    const what = [typeof s['description'] === 'string' ? s['description'] : '', ...bounds].filter((x) => x !== '');
+    const owner = elsewhere.get(name);
+    const prose =
+      typeof s['description'] === 'string' ? s['description'] : owner === undefined ? '' : `as in \`${owner}\``;
+    const what = [prose, ...bounds].filter((x) => x !== '');
     return `| \`${name}\`${required.has(name) ? ' (required)' : ''} | ${cell(typeOf(s))} | ${cell(what.join('; '))} |`;
   });
 }
 
 function reference(): string {
   const parts: string[] = [];
+  const elsewhere = describedIn();
   for (const t of MCP_TOOLS) {
     parts.push(`#### \`${t.name}\`${t.readOnly ? ' (read-only)' : ''}`, '', t.description, '');
-    const rows = argumentRows(t.inputSchema);
+    const rows = argumentRows(t.inputSchema, elsewhere);
     if (rows.length > 0) parts.push('| argument | type | meaning |', '|---|---|---|', ...rows, '');
     const out = Object.keys((t.outputSchema['properties'] ?? {}) as Record<string, unknown>);
     parts.push(`Result (\`structuredContent\`): ${out.map((k) => `\`${k}\``).join(', ')}.`, '');

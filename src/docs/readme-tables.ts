@@ -1,5 +1,5 @@
 import type { CommandEntry } from '../commands/command.js';
-import { isGroup } from '../commands/command.js';
+import { runnableDefs } from '../commands/command.js';
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
 import type { FlagDef } from '../commands/shared/flag-def.js';
 
@@ -12,7 +12,7 @@ const REGION = /(<!-- options: ([a-z-]+) -->\n)[\s\S]*?(<!-- \/options -->)/g;
  * with the committed README, so a flag changed in a table without regenerating fails CI.
  */
 export function withOptionTables(readme: string, commands: readonly CommandEntry[]): string {
-  const defs = commands.flatMap((e) => (isGroup(e) ? e.subcommands.map((d) => d) : [e]));
+  const defs = commands.flatMap(runnableDefs);
   return readme.replace(REGION, (_all, open: string, name: string, close: string) => {
     const flags = name === 'global' ? GLOBAL_FLAGS : defs.find((d) => d.command.split(' ')[0] === name)?.flags;
     if (flags === undefined) throw new Error(`README names an option table for no command: ${name}`);

@@ -45,6 +45,8 @@ export interface GroupRef {
   name: string;
   describe: string;
   subcommands: CommandRef[];
+  /** What the group's word alone runs (`nsed mcp`), if anything. */
+  bare?: CommandRef;
 }
 
 export interface CliReference {
@@ -73,7 +75,11 @@ export function cliReference(commands: readonly CommandEntry[]): CliReference {
   const entries: CliReference['entries'] = commands.map((entry) =>
     isGroup(entry) ? { kind: 'group', group: groupRef(entry) } : { kind: 'command', command: commandRef(entry, []) },
   );
-  const flat = entries.flatMap((e) => (e.kind === 'command' ? [e.command] : e.group.subcommands));
+  const flat = entries.flatMap((e) =>
+    e.kind === 'command'
+      ? [e.command]
+      : [...(e.group.bare === undefined ? [] : [e.group.bare]), ...e.group.subcommands],
+  );
   return { version: VERSION, globalOptions: globals, entries, commands: flat };
 }
 
@@ -82,6 +88,7 @@ function groupRef(group: CommandGroup): GroupRef {
     name: group.command,
     describe: group.describe,
     subcommands: group.subcommands.map((d) => commandRef(d, [group.command])),
+    ...(group.bare === undefined ? {} : { bare: commandRef(group.bare, []) }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { isGroup, type CommandEntry } from '../commands/command.js';
+import { runnableDefs, type CommandEntry } from '../commands/command.js';
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
 import { TURN_FLAGS } from '../commands/shared/turn-flags.js';
 import { ExitCode } from '../errors.js';
@@ -15,7 +15,7 @@ export interface Described {
  * stand in for a flag, written from the flag tables of `commands`, then the others.
  */
 export function environment(commands: readonly CommandEntry[]): Described[] {
-  const defs = commands.flatMap((e) => (isGroup(e) ? e.subcommands : [e]));
+  const defs = commands.flatMap(runnableDefs);
   const seen = new Set<string>();
   const fromFlags: Described[] = [];
   for (const f of [...GLOBAL_FLAGS, ...defs.flatMap((d) => d.flags ?? [])]) {
@@ -115,6 +115,15 @@ const OTHER_ENVIRONMENT: Described[] = [
   },
   { name: 'SHELL', describe: 'nsed completion without an argument picks the shell named here' },
   { name: 'USERPROFILE', describe: 'Windows: the user home, where HOME is not set' },
+  {
+    name: 'CODEX_HOME',
+    describe: "nsed mcp install codex: Codex's folder (default ~/.codex), where config.toml is written",
+  },
+  {
+    name: 'CLAUDE_CONFIG_DIR',
+    describe: "nsed mcp install claude-code: Claude Code's folder, where .claude.json is written (default: HOME)",
+  },
+  { name: 'APPDATA', describe: "Windows: where nsed mcp install vscode finds VS Code's user mcp.json (Code/User)" },
 ];
 
 export const FILES: Described[] = [

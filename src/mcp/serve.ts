@@ -9,6 +9,7 @@ import { isLoopbackHost } from '../protocol/loopback.js';
 import { Runner } from './runner.js';
 import { McpHub } from './server.js';
 import { MAX_STDIO_MESSAGE_BYTES, messageLines } from './stdio-lines.js';
+import { MCP_TOOLS, type McpToolDef } from './tool-defs.js';
 
 /** Where `nsed mcp` listens: stdio (the default) or Streamable HTTP. */
 export type McpListen = { kind: 'stdio' } | { kind: 'http'; host: string; port: number; token: string };
@@ -23,8 +24,9 @@ export async function serveMcp(
   listen: McpListen,
   protocol: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
   cwd: string,
+  tools: readonly McpToolDef[] = MCP_TOOLS,
 ): Promise<number> {
-  const hub = new McpHub(ctx, (log) => new Runner(ctx, log), cwd);
+  const hub = new McpHub(ctx, (log) => new Runner(ctx, log), cwd, tools);
   const gone = new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -10,13 +10,13 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
-import { NsedError, toNsedError } from '../errors.js';
+import { NsedError, toNsedError, usageError } from '../errors.js';
 import { redactDeep } from '../secrets.js';
 import { VERSION } from '../version.js';
 import { progressReporter } from './progress.js';
 import { readSessionResource, SESSION_TEMPLATE, sessionResources, sessionUri } from './resources.js';
 import type { LogLevel, Runner } from './runner.js';
-import { MCP_TOOLS } from './tool-defs.js';
+import { listedTool, MCP_TOOLS, type McpToolDef } from './tool-defs.js';
 import { McpTools } from './tools.js';
 import { workspaceRoots } from './workspace.js';
 
@@ -44,6 +44,8 @@ export class McpHub {
     private readonly ctx: Context,
     makeRunner: (log: (level: LogLevel, text: string) => void) => Runner,
     private readonly cwd: string,
+    /** The tools listed and answered (`nsed mcp --tools`); a call to any other is an unknown tool. */
+    private readonly served: readonly McpToolDef[] = MCP_TOOLS,
   ) {
     this.runner = makeRunner((level, text) => this.log(level, text));
     // A subscribed session whose turn ended has a new turn in its resource.
@@ -78,20 +80,13 @@ export class McpHub {
     };
     const tools = new McpTools(this.ctx, this.runner, (question, options) => this.elicit(server, question, options));
 
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: MCP_TOOLS.map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: t.inputSchema,
-        outputSchema: t.outputSchema,
-        annotations: { title: t.title, readOnlyHint: t.readOnly, openWorldHint: true },
-      })),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.served.map(listedTool) }));
 
     server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
       const token = extra._meta?.progressToken;
       try {
+        if (!this.served.some((t) => t.name === req.params.name))
+          throw usageError(`unknown tool '${req.params.name.slice(0, 60)}'`, 'tools/list names those served');
         const a = await tools.call(req.params.name, req.params.arguments ?? {}, {
           signal: extra.signal,
           roots: () => this.roots(server),

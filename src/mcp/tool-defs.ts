@@ -3,6 +3,11 @@
 // so what a host sees and what a person reads are one text. Field names follow `-o json` where
 // they mean the same (README "Output modes"): session, job_id, status, done, content, verdict,
 // gate, usage.
+//
+// The list is sent to the model on every request a host makes, so it is kept lean (README "Tool
+// list size"): the turn options are described once, in deliberate, and continue and fork carry
+// the same schema bare; result schemas give types, not prose, since what a model needs of a
+// result is said in the tool's description.
 
 import { GATE_NAMES, type GateName } from '../verdict.js';
 
@@ -24,86 +29,39 @@ export const WAIT_DEFAULT_S = 45;
 export const WAIT_MAX_S = 55;
 
 const str = (description: string): Record<string, unknown> => ({ type: 'string', description });
-const nullable = (type: string, description: string): Record<string, unknown> => ({
-  type: [type, 'null'],
-  description,
-});
+const orNull = (type: string): Record<string, unknown> => ({ type: [type, 'null'] });
+const OBJECT_OR_NULL = orNull('object');
+const ARRAY = { type: 'array' };
 
-const SESSION = { type: 'string', minLength: 1, description: 'a session id (or a unique prefix of one)' };
-
-/** What the council asks the host and waits for: a tool call or an ask_user question. */
-const PENDING_CALLS = {
-  type: 'array',
-  description: 'tool calls and ask_user questions the council waits on; answer each with answer_tool_call',
-  items: {
-    type: 'object',
-    properties: {
-      id: str('the call id, for answer_tool_call'),
-      name: str('the tool called (ask_user: a question for the person)'),
-      arguments: str('the call arguments as JSON text'),
-      question: nullable('string', 'ask_user: the question'),
-      options: { type: 'array', items: { type: 'string' }, description: 'ask_user: the offered choices' },
-    },
-    required: ['id', 'name', 'arguments'],
-  },
-};
-
-const ROUNDS = {
-  type: 'array',
-  description: 'the scored rounds seen since `after`: round number, convergence, leader',
-  items: {
-    type: 'object',
-    properties: {
-      round: { type: 'integer' },
-      total_rounds: { type: 'integer' },
-      convergence: nullable('number', 'the round convergence, 0..1, when the server reported one'),
-      leader: nullable('string', 'the agent whose candidate scored highest'),
-    },
-    required: ['round'],
-  },
-};
-
-const ERROR = {
-  type: ['object', 'null'],
-  description: 'how the deliberation ended other than completed: nsed error code, exit code, message',
-  properties: {
-    code: { type: 'string' },
-    exit_code: { type: ['integer', 'null'], description: 'null when only the store was read' },
-    message: { type: 'string' },
-  },
-};
+const SESSION = { type: 'string', minLength: 1, description: 'a session id or a unique prefix' };
 
 /** The state of a deliberation: what deliberate, wait, continue and fork answer. */
 const TURN_STATE: JsonSchema = {
   type: 'object',
   properties: {
-    session: nullable('string', 'the session id: wait, inject, cancel, continue and fork take it'),
-    job_id: nullable('string', 'the deliberation id on the orchestrator'),
-    status: {
-      type: 'string',
-      enum: ['starting', 'running', 'waiting', 'complete', 'failed', 'cancelled', 'interrupted'],
-      description: 'waiting: a tool call or question awaits its answer (pending_calls)',
-    },
-    done: { type: 'boolean', description: 'true once the deliberation ended: content and verdict are final' },
-    seq: { type: 'integer', description: 'the last event seen; pass it to wait as `after`' },
-    rounds: ROUNDS,
-    injections: {
-      type: 'array',
-      items: { type: 'object', properties: { message: { type: 'string' }, round: { type: 'integer' } } },
-    },
-    pending_calls: PENDING_CALLS,
-    content: nullable('string', 'the answer once done (null before)'),
-    verdict: { type: ['object', 'null'], description: 'the council verdict (docs/ndjson.md "The verdict")' },
-    gate: { type: ['object', 'null'], description: 'the gates result, or null when no gate was set' },
-    structured: { description: 'with a schema: the answer parsed, or null when it does not match' },
-    usage: {
-      type: ['object', 'null'],
-      description: 'token and cost figures; null while the orchestrator reports none',
-    },
-    error: ERROR,
+    session: orNull('string'),
+    job_id: orNull('string'),
+    // The states are named in TurnState (turn-state.ts); a model learns them from the results.
+    status: { type: 'string' },
+    done: { type: 'boolean' },
+    seq: { type: 'integer' },
+    rounds: ARRAY,
+    injections: ARRAY,
+    pending_calls: ARRAY,
+    content: orNull('string'),
+    verdict: OBJECT_OR_NULL,
+    gate: OBJECT_OR_NULL,
+    structured: {},
+    usage: OBJECT_OR_NULL,
+    error: OBJECT_OR_NULL,
   },
   required: ['session', 'job_id', 'status', 'done', 'seq', 'content', 'verdict', 'gate', 'usage'],
 };
+
+/** What a model is told of every turn result, once per tool that returns one. */
+const TURN_RESULT =
+  'Result: status, done, seq, rounds, content, verdict, gate, usage, error. status waiting: answer each ' +
+  'pending_calls entry (id, name, arguments; ask_user: question, options) with answer_tool_call.';
 
 /** Each gate's value as the --gates file holds it: one entry per gate the CLI knows (the compiler checks). */
 const GATE_TYPES: Record<GateName, { type: string }> = {
@@ -121,83 +79,75 @@ const GATE_TYPES: Record<GateName, { type: string }> = {
 
 const GATES = {
   type: 'object',
-  description: 'the gates the answer is judged against, as the --gates file holds them',
+  description: 'thresholds the answer must pass',
   properties: Object.fromEntries(GATE_NAMES.map((n) => [n, GATE_TYPES[n]])),
   additionalProperties: false,
 };
 
-/** What every turn-starting tool takes beside its session. */
-const TURN_INPUT = {
+/** What every turn-starting tool takes beside its session, described for deliberate. */
+const TURN_INPUT: Record<string, Record<string, unknown>> = {
   question: { type: 'string', minLength: 1, description: 'what the council is asked' },
-  policy: str('a policy name or tag (nsed policies lists them); default: the configured one'),
+  policy: str('a policy name or tag; default: the configured one'),
   agents: {
     type: 'array',
     items: { type: 'string' },
     minItems: 2,
-    description: 'choose the council yourself (nsed agents lists them); not with policy',
+    description: 'the council, named; not with policy',
   },
-  rounds: { type: 'integer', minimum: 1, maximum: 100, description: 'deliberation rounds' },
-  files: {
-    type: 'array',
-    items: { type: 'string' },
-    description: "files or globs in the host's workspace, attached below the question as -f attaches them",
-  },
-  schema: { type: 'object', description: 'a JSON Schema the answer must match (as --schema)' },
+  rounds: { type: 'integer', minimum: 1, maximum: 100 },
+  files: { type: 'array', items: { type: 'string' }, description: 'workspace files or globs to attach' },
+  schema: { type: 'object', description: 'a JSON Schema the answer must match' },
   gates: GATES,
   max_cost: {
     type: 'number',
     exclusiveMinimum: 0,
-    description:
-      'a cost ceiling in dollars (as --max-cost): the deliberation is cancelled before a round that would pass it, and the error says cost_cap',
+    description: 'a ceiling in dollars: cancelled before a round that would pass it',
   },
-  max_tokens: {
-    type: 'integer',
-    minimum: 1,
-    description: 'a cap on tokens in plus out (as --max-tokens), likewise',
-  },
-  allow_unmetered: {
-    type: 'boolean',
-    description: 'run under a cap even where the server cannot meter it (as --allow-unmetered)',
-  },
+  max_tokens: { type: 'integer', minimum: 1, description: 'a ceiling on tokens in plus out, likewise' },
+  allow_unmetered: { type: 'boolean', description: 'run under a cap the server cannot meter' },
   tools: {
     type: 'array',
-    description: 'tools offered to the council, answered by you with answer_tool_call (never run by nsed)',
+    description: 'tools the council may call; you answer them with answer_tool_call',
     items: {
       type: 'object',
       properties: { name: { type: 'string' }, description: { type: 'string' }, parameters: { type: 'object' } },
       required: ['name'],
     },
   },
-  ask_user: { type: 'boolean', description: 'let the council ask the person a question (elicitation or wait)' },
+  ask_user: { type: 'boolean', description: 'let the council ask the person a question' },
   wait: {
     type: 'boolean',
     default: true,
-    description:
-      'true: return the answer (keep timeout_s under the host timeout); false: return session and job at once',
+    description: 'false: return the session at once, without waiting',
   },
   timeout_s: {
     type: 'number',
     minimum: 1,
     maximum: WAIT_MAX_S,
-    description: `with wait: return after this many seconds even if not done (default ${WAIT_DEFAULT_S}); then call wait`,
+    description: `return after this many seconds if not done (default ${WAIT_DEFAULT_S})`,
   },
 };
+
+/**
+ * The turn options as continue and fork carry them: deliberate's schema without the prose (its
+ * description sends the model there), which is a third of the list's bytes saved twice.
+ */
+const TURN_INPUT_BARE = Object.fromEntries(
+  Object.entries(TURN_INPUT).map(([name, { description: _prose, ...schema }]) => [name, schema]),
+);
 
 export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'deliberate',
     title: 'Ask the council',
     description:
-      'Start a deliberation of an NSED council on a question, optionally with files from the workspace. ' +
-      'It returns the answer, verdict and gate result when done within timeout_s; otherwise (or with wait:false) ' +
-      'the session, and you call wait with it until done is true.',
+      'Ask a council of models a question (a deliberation of minutes). Returns when done or after timeout_s; ' +
+      `while done is false, call wait with the session and after=seq. ${TURN_RESULT}`,
     inputSchema: {
       type: 'object',
       properties: {
         ...TURN_INPUT,
-        idempotency_key: str(
-          'the same key on a retry follows or replays the first deliberation instead of paying again',
-        ),
+        idempotency_key: str('a retry with the same key follows the first deliberation instead of paying again'),
       },
       required: ['question'],
     },
@@ -207,24 +157,13 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'wait',
     title: 'Wait for a deliberation',
-    description:
-      'Wait for what happens next in a session: new rounds, a question for you, or the end. Returns within ' +
-      'timeout_s; call it again with after=seq until done is true.',
+    description: `Wait for new rounds, a council question or the end; call again with after=seq until done. ${TURN_RESULT}`,
     inputSchema: {
       type: 'object',
       properties: {
         session: SESSION,
-        after: {
-          type: 'integer',
-          minimum: 0,
-          description: 'the seq of the last answer; only later events are returned',
-        },
-        timeout_s: {
-          type: 'number',
-          minimum: 1,
-          maximum: WAIT_MAX_S,
-          description: `return after this many seconds even if nothing happened (default ${WAIT_DEFAULT_S})`,
-        },
+        after: { type: 'integer', minimum: 0, description: 'the seq of the last answer' },
+        timeout_s: { type: 'number', minimum: 1, maximum: WAIT_MAX_S, description: `default ${WAIT_DEFAULT_S}` },
       },
       required: ['session'],
     },
@@ -234,10 +173,10 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'continue',
     title: 'Ask a follow-up',
-    description: 'The next turn of a session, from its tip. Same answer shape as deliberate.',
+    description: "The next turn of a session. Options and result as deliberate's.",
     inputSchema: {
       type: 'object',
-      properties: { session: SESSION, ...TURN_INPUT },
+      properties: { session: SESSION, ...TURN_INPUT_BARE },
       required: ['session', 'question'],
     },
     outputSchema: TURN_STATE,
@@ -246,13 +185,13 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'fork',
     title: 'Branch a session',
-    description: 'A new session holding the turns up to `at` (default: all), then the question as its next turn.',
+    description: "A new session with the turns up to `at`, then the question. Options and result as deliberate's.",
     inputSchema: {
       type: 'object',
       properties: {
         session: SESSION,
-        at: str('the last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)'),
-        ...TURN_INPUT,
+        at: str('the last turn kept: a turn id, a 1-based index or a negative one (default: all)'),
+        ...TURN_INPUT_BARE,
       },
       required: ['session', 'question'],
     },
@@ -262,13 +201,10 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'inject',
     title: 'Steer a running deliberation',
-    description: 'Send guidance into the running deliberation of a session; it lands at the next phase boundary.',
+    description: "Send guidance into a session's running deliberation; it lands at the next phase.",
     inputSchema: {
       type: 'object',
-      properties: {
-        session: SESSION,
-        message: { type: 'string', minLength: 1, description: 'the guidance, as the council will read it' },
-      },
+      properties: { session: SESSION, message: { type: 'string', minLength: 1 } },
       required: ['session', 'message'],
     },
     outputSchema: {
@@ -276,8 +212,8 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
       properties: {
         session: { type: 'string' },
         job_id: { type: 'string' },
-        sequence: nullable('integer', 'where the orchestrator placed it; null when it did not say'),
-        round: nullable('integer', 'the round it lands in; null when unknown'),
+        sequence: orNull('integer'),
+        round: orNull('integer'),
       },
       required: ['session', 'job_id', 'sequence', 'round'],
     },
@@ -286,7 +222,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'cancel',
     title: 'Cancel a deliberation',
-    description: 'Stop the running deliberation of a session on the orchestrator.',
+    description: "Stop a session's running deliberation.",
     inputSchema: { type: 'object', properties: { session: SESSION }, required: ['session'] },
     outputSchema: {
       type: 'object',
@@ -298,13 +234,13 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'answer_tool_call',
     title: 'Answer the council',
-    description: 'Answer a tool call or ask_user question that wait returned in pending_calls.',
+    description: 'Answer a pending_calls entry: a tool call or an ask_user question.',
     inputSchema: {
       type: 'object',
       properties: {
         session: SESSION,
-        call_id: { type: 'string', minLength: 1, description: 'the id of a call in pending_calls' },
-        value: { type: 'string', description: 'the result the council reads (for ask_user: the answer)' },
+        call_id: { type: 'string', minLength: 1, description: 'its id' },
+        value: { type: 'string', description: 'the result (ask_user: the answer)' },
       },
       required: ['session', 'call_id', 'value'],
     },
@@ -318,23 +254,19 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'verdict',
     title: 'Read a verdict',
-    description: "A session's last answer with its verdict, gate result and the last round's ballots.",
+    description: "A session's last answer with its verdict, gate result and last round's ballots.",
     inputSchema: { type: 'object', properties: { session: SESSION }, required: ['session'] },
     outputSchema: {
       type: 'object',
       properties: {
         session: { type: 'string' },
-        turn: nullable('string', 'the assistant turn read'),
-        status: nullable('string', 'how that turn ended'),
-        content: nullable('string', 'its answer'),
-        verdict: { type: ['object', 'null'] },
-        gate: { type: ['object', 'null'] },
-        ballots: {
-          type: 'array',
-          description: 'the last scored round: each candidate with its agent and score',
-          items: { type: 'object' },
-        },
-        usage: { type: ['object', 'null'] },
+        turn: orNull('string'),
+        status: orNull('string'),
+        content: orNull('string'),
+        verdict: OBJECT_OR_NULL,
+        gate: OBJECT_OR_NULL,
+        ballots: ARRAY,
+        usage: OBJECT_OR_NULL,
       },
       required: ['session', 'turn', 'status', 'content', 'verdict', 'gate', 'ballots', 'usage'],
     },
@@ -343,24 +275,57 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'sessions',
     title: 'List sessions',
-    description: 'The stored sessions, newest activity first, as `nsed sessions ls --json` lists them.',
+    description: 'The stored sessions, newest first.',
     inputSchema: {
       type: 'object',
       properties: {
-        state: {
-          type: 'string',
-          enum: ['ok', 'running', 'interrupted', 'failed', 'cancelled'],
-          description: 'only sessions in this state',
-        },
-        policy: str('only sessions of this policy'),
+        state: { type: 'string', enum: ['ok', 'running', 'interrupted', 'failed', 'cancelled'] },
+        policy: { type: 'string' },
         limit: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
       },
     },
     outputSchema: {
       type: 'object',
-      properties: { sessions: { type: 'array', items: { type: 'object' } } },
+      properties: { sessions: ARRAY },
       required: ['sessions'],
     },
     readOnly: true,
   },
 ];
+
+/** Every tool's name, in the order tools/list gives them. */
+export const MCP_TOOL_NAMES: readonly string[] = MCP_TOOLS.map((t) => t.name);
+
+/**
+ * The tools a `--tools` list (or NSED_MCP_TOOLS) names, in the list's order and once each; or
+ * the first name no tool has, for the command to refuse. Blank entries are ignored, so `a,,b`
+ * and a trailing comma are the list a person meant.
+ */
+export function pickTools(list: string): { tools: McpToolDef[] } | { unknown: string } {
+  const picked: McpToolDef[] = [];
+  for (const name of list.split(',').map((n) => n.trim())) {
+    if (name === '') continue;
+    const def = MCP_TOOLS.find((t) => t.name === name);
+    if (def === undefined) return { unknown: name };
+    if (!picked.includes(def)) picked.push(def);
+  }
+  return { tools: picked };
+}
+
+/** One tool as tools/list carries it: the one shape the server serves and `--print-tools` measures. */
+export function listedTool(t: McpToolDef): Record<string, unknown> {
+  return {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+    annotations: { readOnlyHint: t.readOnly, openWorldHint: true },
+  };
+}
+
+/** What a tools/list of `defs` costs a host: its JSON in bytes, and tokens estimated at 4 bytes each. */
+export function toolListSize(defs: readonly McpToolDef[]): { bytes: number; tokens: number } {
+  const bytes = Buffer.byteLength(JSON.stringify({ tools: defs.map(listedTool) }), 'utf8');
+  return { bytes, tokens: Math.ceil(bytes / 4) };
+}

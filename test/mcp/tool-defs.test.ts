@@ -31,4 +31,20 @@ describe('the MCP tool definitions', () => {
         expect(required, name).toContain(f);
     }
   });
+
+  it('give continue and fork the turn options of deliberate, the same schemas without the prose', () => {
+    const withoutProse = (v: Record<string, unknown>): Record<string, unknown> => {
+      const { description: _prose, ...rest } = v;
+      return rest;
+    };
+    const turnOptions = props(tool('deliberate').inputSchema);
+    for (const name of ['continue', 'fork']) {
+      const own = props(tool(name).inputSchema);
+      for (const [option, schema] of Object.entries(turnOptions)) {
+        if (option === 'idempotency_key') continue;
+        expect(own[option], `${name}.${option}`).toEqual(withoutProse(schema));
+        expect(own[option]?.['description'], `${name}.${option}`).toBeUndefined();
+      }
+    }
+  });
 });
