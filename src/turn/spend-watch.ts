@@ -179,9 +179,11 @@ export function watchSpend(live: LiveTurn, cap: MeteredCap): { stop: (ended: boo
   };
   /** One look at the meter; `final`: the deliberation has ended, so it only says what the cap could act on. */
   const check = async (jobId: string, within: AbortSignal, final: boolean): Promise<Checked> => {
+    // The rounds as they stood before the read: a read taken after them holds at least their spend,
+    // while a round scored during the read would be weighed on figures from before it ended.
+    const at = roundsOf(live);
     const { budget, read } = await readBudget(jobId, within);
     if (within.aborted) return 'aborted';
-    const at = roundsOf(live);
     const judged = judgeMeter({
       budget,
       read,
