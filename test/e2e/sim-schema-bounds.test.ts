@@ -1,8 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliProcess, spawnCli, waitForOutput } from '../harness/process.js';
+import { CLI, type CliProcess, spawnCli, waitForOutput } from '../harness/process.js';
 
 /**
  * Schemas whose smallest valid value no answer could carry. Before the simulator bounded what it
@@ -146,6 +149,42 @@ describe('a schema that asks for more than any answer holds', () => {
       // The simulator is still there for the next question.
       expect((await fetch(`${url}/v1/models`)).status).toBe(200);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('MCP deliberate with such a schema is a tool error naming it, and the next deliberation is answered', async () => {
+    const { child, url } = await startSimProcess();
+    current = child;
+    const dir = await mkdtemp(join(tmpdir(), 'nsed-schema-bounds-mcp-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp'],
+      env: { PATH: process.env['PATH'] ?? '', HOME: dir, NSED_HOME: join(dir, 'home'), NSED_URL: url },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'nsed-test-host', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      const question = 'Pick a queue for the billing events';
+      const huge = (await client.callTool({
+        name: 'deliberate',
+        arguments: { question, policy: 'fast', schema: WEDGING[1]?.[1] },
+      })) as CallToolResult;
+      const said = JSON.stringify(huge);
+      expect(huge.isError, said).toBe(true);
+      expect(said).toMatch(/array of at least 100000000 items.*lower minItems/);
+      const fine = (await client.callTool({
+        name: 'deliberate',
+        arguments: {
+          question,
+          policy: 'fast',
+          schema: { type: 'object', properties: { choice: { type: 'string' } }, required: ['choice'] },
+        },
+      })) as CallToolResult;
+      expect(fine.structuredContent, JSON.stringify(fine)).toMatchObject({ done: true, status: 'complete' });
+    } finally {
+      await client.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -9,8 +9,8 @@ import { schemaErrors } from './validator.js';
 const HOLD = { toolWaitMs: 10 * 60_000 };
 
 /**
- * The first request codex sends for a turn, as captured from codex as an MCP host with the
- * simulator as its model: its own tools flat in `tools` (`type: "function"`, a freeform
+ * The first request of a turn in the shape codex sends it as an MCP host with the simulator as
+ * its model (built from codex's request fields, not a byte-for-byte capture): its own tools flat in `tools` (`type: "function"`, a freeform
  * `custom` apply_patch, `web_search`), and no MCP tool at all: those hide behind `tool_search`.
  */
 const CODEX_REQUEST = JSON.parse(
