@@ -73,8 +73,8 @@ export interface HttpServing {
 
 /**
  * One transport (and one MCP server) per MCP session; every request must carry the token. A
- * request without a session allocates nothing unless it is an initialize (docs/reliability.md
- * #287), and the sessions are capped and expire when idle (http-sessions.ts).
+ * request without a session allocates nothing unless it is an initialize, and the sessions are
+ * capped and expire when idle (http-sessions.ts; docs/reliability.md #287).
  */
 export async function serveHttp(
   ctx: Context,
