@@ -57,6 +57,11 @@ export class McpHub {
     });
   }
 
+  /** The MCP servers connected now: one per stdio host or HTTP session (a test counts them). */
+  get connected(): number {
+    return this.servers.size;
+  }
+
   log(level: LogLevel, text: string): void {
     const data = this.ctx.secrets.redact(text);
     for (const s of this.servers) void s.sendLoggingMessage({ level, logger: 'nsed', data }).catch(() => undefined);

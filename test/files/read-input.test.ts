@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
-import { readInputFile, readInputText, readStreamBytes, type ReadInputOptions } from '../../src/files/read-input.js';
+import {
+  boundsOf,
+  readInputFile,
+  readInputText,
+  readStreamBytes,
+  type BoundsSource,
+  type ReadInputOptions,
+} from '../../src/files/read-input.js';
 import { makeDevice } from '../harness/device-node.js';
 
 let dir: string;
@@ -111,6 +118,27 @@ describe('a FIFO is read as its writer writes, within the bounds (reliability #1
     const file = fifo('no-writer');
     const err = await failure(readInputText(file, opts({ timeoutS: 30, sleep: instant })));
     expect([err.exitCode, err.message]).toEqual([124, `nothing ended --schema ${file} within --timeout 30 s`]);
+  });
+
+  it('an input deadline sooner than --timeout ends the wait at it, naming what set it (reliability #288)', async () => {
+    const file = fifo('deadline');
+    const slept: number[] = [];
+    const source = (timeoutS: number | undefined): BoundsSource => ({
+      globals: { settings: { timeoutS: { value: timeoutS } } },
+      signal: new AbortController().signal,
+      signalExit: () => undefined,
+      clock: { now: () => new Date(10_000), sleep: (ms, s) => (slept.push(ms), instant(ms, s)) },
+      inputDeadline: { at: 12_500, said: "the tool call's timeout_s (2.5 s)" },
+    });
+    const err = await failure(readInputText(file, { ...opts(), ...boundsOf(source(30)) }));
+    expect([err.exitCode, err.message]).toEqual([
+      124,
+      `nothing ended --schema ${file} within the tool call's timeout_s (2.5 s)`,
+    ]);
+    expect(slept[0]).toBe(2500);
+    // A --timeout sooner than the deadline bounds the read, and is named.
+    expect(boundsOf(source(1))).toMatchObject({ timeoutS: 1 });
+    expect(boundsOf(source(1)).timeoutSaid).toBeUndefined();
   });
 
   it('the signal ends the wait: exit 130, or the code of the signal that came', async () => {
