@@ -2,6 +2,7 @@
 // reads the command definitions themselves, and docs/architecture.md's arrows from scripts/layers.mjs. `--check` writes nothing and exits 1 when a
 // committed file differs from what would be generated (for CI).
 import { bundleModule } from './build.mjs';
+import { withActionTables } from './action-docs.mjs';
 import { withArrowTable } from './layers.mjs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,11 +19,12 @@ try {
   let stale = 0;
   // README.md is prose with generated option tables in it: those are rewritten in place.
   const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const actionYml = await readFile(path.join(root, 'action.yml'), 'utf8');
   // docs/architecture.md's table of allowed imports is written from the rules lint enforces.
   const architecture = await readFile(path.join(root, 'docs', 'architecture.md'), 'utf8');
   const files = {
     ...generatedFiles(),
-    'README.md': generatedReadme(readme),
+    'README.md': withActionTables(generatedReadme(readme), actionYml),
     'docs/architecture.md': withArrowTable(architecture),
   };
   for (const [file, text] of Object.entries(files)) {
