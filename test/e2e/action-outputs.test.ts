@@ -40,6 +40,37 @@ async function runTo(
 }
 
 describe('step outputs', () => {
+  it("a re-run under the same idempotency key repeats the first attempt's cost-usd: what the deliberation cost, not what this run paid", async () => {
+    const before = rig.sim.requests.length;
+    const ask = (file: string) =>
+      rig.run([
+        'ask',
+        '-p',
+        'fast',
+        '-o',
+        'final',
+        '--idempotency-key',
+        'run-1-review',
+        '--github-output',
+        join(dir, file),
+        'Is the rerun plan safe?',
+      ]);
+    const first = await ask('first_output');
+    expect(first.code, first.stderr).toBe(0);
+    const sent = rig.sim.requests.length - before;
+    const again = await ask('again_output');
+    expect(again.code, again.stderr).toBe(0);
+    // Nothing was sent the second time, yet its cost-usd is the first attempt's, as README says.
+    expect(rig.sim.requests.length - before).toBe(sent);
+    const [a, b] = [
+      parseGithubFile(await readFile(join(dir, 'first_output'), 'utf8')),
+      parseGithubFile(await readFile(join(dir, 'again_output'), 'utf8')),
+    ];
+    expect(Number(a.get('cost-usd'))).toBeGreaterThan(0);
+    expect(b.get('cost-usd')).toBe(a.get('cost-usd'));
+    expect(b.get('session-id')).toBe(a.get('session-id'));
+  });
+
   it('ask under GitHub Actions appends its outputs to $GITHUB_OUTPUT, keeping what earlier steps wrote; never the token or the answer', async () => {
     const outputs = join(dir, 'github_output');
     await writeFile(outputs, 'earlier=kept\n');
