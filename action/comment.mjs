@@ -1,7 +1,9 @@
 // The nsed GitHub Action's comment step (action.yml, `comment: true`): keeps ONE comment on the
-// pull request the run belongs to, with the run's summary, updated in place on every run and
-// re-run. The comment is found by a hidden marker that holds the idempotency key, through
-// GitHub's REST API at $GITHUB_API_URL: GET /repos/{owner}/{repo}/issues/{n}/comments (every
+// pull request the run belongs to, with the run's summary, updated in place on every run, re-run
+// and new push. The comment is found by a hidden marker holding the comment's key (the repository,
+// the pull request, the job, its matrix leg and the step, or the `comment-key` input; never the
+// run, which each push changes), among the comments the token's own user wrote, through GitHub's
+// REST API at $GITHUB_API_URL: GET /user, GET /repos/{owner}/{repo}/issues/{n}/comments (every
 // page), then PATCH /repos/{owner}/{repo}/issues/comments/{id}, or POST a new one.
 // The token is sent in the Authorization header and nowhere else: never printed, never written.
 // A comment that cannot be written is a warning, not a failure: the verdict is the step's.
@@ -50,17 +52,52 @@ async function api(method, url, token, body) {
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     redirect: 'error',
   });
-  if (!res.ok) throw new Error(`${method} ${new URL(url).pathname} answered ${res.status}`);
+  if (!res.ok)
+    throw Object.assign(new Error(`${method} ${new URL(url).pathname} answered ${res.status}`), { status: res.status });
   return { json: await res.json(), link: res.headers.get('link') ?? '' };
 }
 
-/** The first comment carrying the marker, searching every page (by the Link header's rel="next"). */
-async function findComment(base, issue, token, marker) {
+/**
+ * The login whose comments are this token's: GET /user's. An installation token (the workflow's
+ * GITHUB_TOKEN) may not read /user (403, "Resource not accessible by integration"); what it
+ * writes is github-actions[bot]'s.
+ */
+async function ownLogin(apiUrl, token) {
+  try {
+    const { json } = await api('GET', `${apiUrl}/user`, token);
+    if (typeof json?.login === 'string' && json.login !== '') return json.login;
+    throw new Error('GET /user named no login');
+  } catch (err) {
+    if (err?.status === 403) return 'github-actions[bot]';
+    throw err;
+  }
+}
+
+/**
+ * The key of the pull request's one comment: the `comment-key` input, else the repository, the
+ * pull request, the job, its matrix leg and the step. Not the run: a re-run and a new push edit
+ * the comment the first run wrote.
+ */
+function commentKey(repo, pr) {
+  const own = env['NSED_COMMENT_KEY'] ?? '';
+  if (own !== '') return own;
+  const parts = [repo, `pull/${pr}`, env['GITHUB_JOB'] || 'job'];
+  if ((env['NSED_COMMENT_LEG'] ?? '') !== '') parts.push(env['NSED_COMMENT_LEG']);
+  parts.push(env['NSED_COMMENT_STEP'] || 'nsed');
+  return parts.join(':');
+}
+
+/** The first comment of `login` carrying the marker, searching every page (by the Link header's rel="next"). */
+async function findComment(base, issue, token, marker, login) {
   let url = `${base}/issues/${issue}/comments?per_page=100`;
   for (let page = 0; page < MAX_PAGES && url !== undefined; page++) {
     const { json, link } = await api('GET', url, token);
     if (!Array.isArray(json)) throw new Error('the comment listing is not a list');
-    const found = json.find((c) => typeof c?.body === 'string' && c.body.includes(marker) && Number.isInteger(c.id));
+    // Another author's comment may carry the marker too (quoted, or on purpose): never a candidate.
+    const found = json.find(
+      (c) =>
+        c?.user?.login === login && typeof c?.body === 'string' && c.body.includes(marker) && Number.isInteger(c.id),
+    );
     if (found !== undefined) return found;
     const next = /<([^>]+)>;\s*rel="next"/.exec(link)?.[1];
     // Only pages of the same API: a Link header pointing elsewhere is not followed.
@@ -73,7 +110,6 @@ async function main() {
   const token = env['NSED_GITHUB_TOKEN'] ?? '';
   const repo = env['GITHUB_REPOSITORY'] ?? '';
   const apiUrl = (env['GITHUB_API_URL'] || 'https://api.github.com').replace(/\/+$/, '');
-  const key = env['NSED_COMMENT_KEY'] ?? '';
   let event;
   try {
     event = JSON.parse(readFileSync(env['GITHUB_EVENT_PATH'] ?? '', 'utf8'));
@@ -88,16 +124,16 @@ async function main() {
   if (token === '') return warn('no github-token: the pull request gets no comment');
   if (!/^[^/\s]+\/[^/\s]+$/.test(repo)) return warn('GITHUB_REPOSITORY is not OWNER/REPO: no comment');
   const base = `${apiUrl}/repos/${repo}`;
-  const marker = markerOf(key);
+  const marker = markerOf(commentKey(repo, pr));
   const body = bodyOf(marker, readFileSync(env['NSED_SUMMARY_FILE'] ?? '', 'utf8'));
-  const found = await findComment(base, pr, token, marker);
+  const found = await findComment(base, pr, token, marker, await ownLogin(apiUrl, token));
   let comment;
   if (found !== undefined) {
     try {
       comment = (await api('PATCH', `${base}/issues/comments/${found.id}`, token, { body })).json;
       process.stdout.write(`nsed: updated comment ${found.id} on pull request #${pr}\n`);
     } catch (err) {
-      // Someone else's comment carrying the marker cannot be edited with this token: make ours.
+      // A comment of ours that can no longer be edited (locked, deleted meanwhile): make another.
       warn(`could not update comment ${found.id} (${err.message}); writing a new one`);
     }
   }

@@ -24,7 +24,7 @@ describe('the GitHub Action wires every input through', () => {
     const env = step?.env ?? {};
     const script = await readFile(join(ROOT, 'action', 'run.mjs'), 'utf8');
     // Inputs the composite's own steps use (not the script's).
-    const ownSteps = new Set(['node-version', 'comment', 'github-token']);
+    const ownSteps = new Set(['node-version', 'comment', 'comment-key', 'github-token']);
     for (const name of Object.keys(action.inputs).filter((n) => !ownSteps.has(n))) {
       expect(env[envName(name)], `action.yml input ${name}`).toBe(`\${{ inputs.${name} }}`);
       expect(script.includes(`'${name}'`), `action/run.mjs reads ${name}`).toBe(true);

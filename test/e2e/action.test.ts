@@ -19,6 +19,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NSED_TOKEN = 'sk-nsed-action-canary-7f3a9c';
 const GITHUB_TOKEN = 'ghs_action_canary_5d1e2b';
 const PR = 7;
+/** The comment's key: the repository, the pull request, the job, its matrix leg, the step; never the run. */
+const REVIEW_KEY = 'acme/widgets:pull/7:council:0:review';
 
 let dir: string;
 let actionPath: string;
@@ -194,11 +196,12 @@ describe('the GitHub Action, run as a runner runs it', () => {
     // One comment, found past the first page, carrying the marker with the key.
     const posts = github.requests.filter((q) => q.method === 'POST');
     expect(posts.map((q) => q.path)).toEqual([`/repos/acme/widgets/issues/${PR}/comments`]);
-    const ours = marked('4242-council-0-review');
+    const ours = marked(REVIEW_KEY);
     expect(ours).toHaveLength(1);
     expect(out1['comment-id']).toBe(String(ours[0]?.id));
     expect(ours[0]?.body).toContain(r1.summary.split('\n')[0]);
-    expect(github.requests.filter((q) => q.method === 'GET').map((q) => q.query['page'] ?? '1')).toEqual(['1', '2']);
+    const listings = github.requests.filter((q) => q.method === 'GET' && q.path.endsWith('/comments'));
+    expect(listings.map((q) => q.query['page'] ?? '1')).toEqual(['1', '2']);
     expect(github.requests.every((q) => q.authorization === `Bearer ${GITHUB_TOKEN}`)).toBe(true);
 
     // The job re-run (attempt 2) on a new runner: an empty store, the same key.
@@ -215,7 +218,7 @@ describe('the GitHub Action, run as a runner runs it', () => {
     expect(github.requests.filter((q) => q.method === 'PATCH').map((q) => q.path)).toEqual([
       `/repos/acme/widgets/issues/comments/${out1['comment-id']}`,
     ]);
-    expect(marked('4242-council-0-review')).toHaveLength(1);
+    expect(marked(REVIEW_KEY)).toHaveLength(1);
     expect(r2.outputs['comment-id']).toBe(out1['comment-id']);
 
     // Neither token in any file the runs left, nor in any log.
@@ -239,7 +242,7 @@ describe('the GitHub Action, run as a runner runs it', () => {
     expect(r.outputs['exit-code']).toBe('12');
     expect(r.outputs['gate']).toBe('fail');
     expect(stepOf(r, 'comment')?.outcome).toBe('success');
-    expect(marked('4242-council-0-strict')).toHaveLength(1);
+    expect(marked('acme/widgets:pull/7:council:0:strict')).toHaveLength(1);
   }, 180_000);
 
   it('runs a batch: counts per status as outputs, the JUnit suite named for the batch file', async () => {

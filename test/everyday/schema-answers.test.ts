@@ -257,6 +257,34 @@ describe('--schema on the compat path (a plain OpenAI-style server, -m)', () => 
       await p.close();
     }
   });
+
+  it('a schema that refers to itself without end is exit 2 before anything is sent, never a stack overflow', async () => {
+    const p = await plainWith([VALID]);
+    try {
+      const loops = [
+        ['{"$ref":"#"}', '# -> #'],
+        ['{"anyOf":[{"type":"string"},{"$ref":"#"}]}', '# -> #/anyOf/1 -> #'],
+        [
+          '{"properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{"allOf":[{"$ref":"#/$defs/x"}]}}}',
+          '#/properties/a -> #/$defs/x -> #/$defs/x/allOf/0 -> #/$defs/x',
+        ],
+      ];
+      for (const [schema, loop] of loops) {
+        const r = await p.run(['ask', '-m', 'm', '--schema', schema ?? '', 'q']);
+        expect(r.code, schema).toBe(2);
+        expect(r.stderr).toContain(`nsed: --schema (inline) refers to itself without end: ${loop ?? ''}`);
+        expect(r.stderr).not.toContain('bug in nsed');
+      }
+      expect(p.server.requests).toHaveLength(0);
+      // A reference that goes through a property is a recursive schema, and fine.
+      const tree = '{"type":"object","properties":{"next":{"$ref":"#"}}}';
+      const ok = await p.run(['ask', '-m', 'm', '--schema', tree, 'q']);
+      expect(ok.code, ok.stderr).not.toBe(2);
+      expect(ok.stderr).not.toContain('refers to itself');
+    } finally {
+      await p.close();
+    }
+  });
 });
 
 describe('--schema against the simulator, which ignores response_format like --profile strict (reliability #115)', () => {

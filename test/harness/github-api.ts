@@ -1,7 +1,9 @@
 // A loopback stand-in for the part of GitHub's REST API the Action's comment step uses, in the
 // shapes GitHub documents ("REST API endpoints for issue comments"): the comments of an issue or
 // pull request, paged (`per_page`, `page`, a `Link` header with rel="next"/"last"), created with
-// POST (201) and edited with PATCH (200). A request without the expected bearer token is 401
+// POST (201) and edited with PATCH (200); GET /user, which an installation token such as the
+// workflow's GITHUB_TOKEN may not read (403, "Resource not accessible by integration"), its
+// comments being github-actions[bot]'s. A request without the expected bearer token is 401
 // ("Bad credentials"); editing a comment another user wrote is 403. Every request is recorded.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -81,6 +83,12 @@ export async function startGithubApi(opts: { owner: string; repo: string; token:
       };
       if (req.headers.authorization !== `Bearer ${opts.token}`)
         return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+      if (u.pathname === '/user' && req.method === 'GET')
+        return send(403, {
+          message: 'Resource not accessible by integration',
+          documentation_url: 'https://docs.github.com/rest/users/users#get-the-authenticated-user',
+          status: '403',
+        });
       const list = new RegExp(`^${base}/issues/(\\d+)/comments$`).exec(u.pathname);
       const one = new RegExp(`^${base}/issues/comments/(\\d+)$`).exec(u.pathname);
       if (list !== null && req.method === 'GET') {

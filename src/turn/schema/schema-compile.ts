@@ -39,6 +39,12 @@ export function compileAnswerSchema(
     );
   }
   const obj = schema as Record<string, unknown>;
+  const loop = selfReference(obj);
+  if (loop !== undefined)
+    throw usageError(
+      `--schema ${opts.source} refers to itself without end: ${loop.slice(0, 200)}`,
+      'a $ref back to an enclosing schema must go through a property or an item, e.g. {"properties":{"next":{"$ref":"#"}}}',
+    );
   const name = opts.name ?? nameFromTitle(obj['title']);
   if (!NAME.test(name))
     throw usageError(
@@ -57,6 +63,85 @@ export function compileAnswerSchema(
       }));
     },
   };
+}
+
+/**
+ * The keywords that apply their subschemas to the same value, not to a part of it: a $ref cycle
+ * through these alone never ends (`{"$ref":"#"}`), and validating against it overflows the stack.
+ */
+const IN_PLACE_ONE = ['$ref', 'not', 'if', 'then', 'else'] as const;
+const IN_PLACE_MANY = ['allOf', 'anyOf', 'oneOf'] as const;
+const IN_PLACE_MAP = ['dependentSchemas'] as const;
+/** Keywords whose values are data, not schemas: a `$ref` inside them refers to nothing. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+/** Enough for any schema a person writes; a deeper chain is refused as the loop it most likely is. */
+const MAX_IN_PLACE_DEPTH = 256;
+
+/**
+ * The first cycle of local references (`#`, `#/$defs/x`) that applies a schema to the value it is
+ * already checking, as the chain of pointers that closes it; undefined when there is none.
+ */
+function selfReference(root: Record<string, unknown>): string | undefined {
+  const at = (pointer: string): unknown => {
+    let node: unknown = root;
+    for (const raw of pointer.split('/').slice(1)) {
+      const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      if (typeof node !== 'object' || node === null) return undefined;
+      node = (node as Record<string, unknown>)[key];
+    }
+    return node;
+  };
+  // Schemas whose in-place references are known to end: each is explored once.
+  const ends = new Set<string>();
+  const walk = (node: unknown, pointer: string, path: readonly string[]): string | undefined => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || ends.has(pointer)) return undefined;
+    if (path.includes(pointer)) return [...path, pointer].map((p) => `#${p}`).join(' -> ');
+    if (path.length > MAX_IN_PLACE_DEPTH) return `#${pointer} (deeper than ${MAX_IN_PLACE_DEPTH})`;
+    const next = [...path, pointer];
+    const s = node as Record<string, unknown>;
+    const ref = s['$ref'];
+    if (typeof ref === 'string' && (ref === '#' || ref.startsWith('#/'))) {
+      const target = ref.slice(1);
+      const found = walk(at(target), target, next);
+      if (found !== undefined) return found;
+    }
+    for (const k of IN_PLACE_ONE) {
+      if (k === '$ref') continue;
+      const found = walk(s[k], `${pointer}/${k}`, next);
+      if (found !== undefined) return found;
+    }
+    for (const k of IN_PLACE_MANY) {
+      const list = s[k];
+      if (!Array.isArray(list)) continue;
+      for (const [i, sub] of list.entries()) {
+        const found = walk(sub, `${pointer}/${k}/${i}`, next);
+        if (found !== undefined) return found;
+      }
+    }
+    for (const k of IN_PLACE_MAP) {
+      const map = s[k];
+      if (typeof map !== 'object' || map === null) continue;
+      for (const [name, sub] of Object.entries(map)) {
+        const found = walk(sub, `${pointer}/${k}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, next);
+        if (found !== undefined) return found;
+      }
+    }
+    ends.add(pointer);
+    return undefined;
+  };
+  // From every schema in the document: a loop under a property is reached when that property is checked.
+  const everywhere = (node: unknown, pointer: string): string | undefined => {
+    if (typeof node !== 'object' || node === null) return undefined;
+    const found = Array.isArray(node) ? undefined : walk(node, pointer, []);
+    if (found !== undefined) return found;
+    for (const [k, v] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(k)) continue;
+      const inner = everywhere(v, `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+      if (inner !== undefined) return inner;
+    }
+    return undefined;
+  };
+  return everywhere(root, '');
 }
 
 /** The schema's title as a response_format name, when it can be one; else `answer`. */
