@@ -14,9 +14,9 @@ const ANSWER_FIELDS: Readonly<Partial<Record<NsedEvent['type'], readonly string[
 
 /**
  * The event as stdout may show it: every string and key outside the answer with the run's
- * secrets as `***`, the same redaction the store, the reports and stderr apply (docs/reliability.md
- * #89), so `-o json > result.json` keeps no token a server echoed. The event itself when nothing
- * in it changes (most of them).
+ * secrets as `***`, the same redaction the store, the reports and stderr apply
+ * (docs/reliability.md #89), so `-o json > result.json` keeps no token a server echoed. The
+ * event itself when nothing in it changes (most of them).
  */
 export function shownEvent(e: NsedEvent, secrets: Secrets): NsedEvent {
   const kept = ANSWER_FIELDS[e.type] ?? [];
