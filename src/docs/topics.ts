@@ -71,6 +71,11 @@ const OTHER_ENVIRONMENT: Described[] = [
     describe:
       'the step outputs file under GitHub Actions (session-id, status, exit-code, convergence, gate, …); --github-output FILE names another',
   },
+  {
+    name: 'GITHUB_STEP_SUMMARY',
+    describe:
+      "the step summary file under GitHub Actions: --annotate's notice names it as the step's summary, not by the runner's temporary path",
+  },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   {
     name: 'FORCE_COLOR',
