@@ -7,6 +7,8 @@ export interface McpOptions {
   /** --http PORT: Streamable HTTP instead of stdio. */
   http: number | undefined;
   host: string;
+  /** --on-cancel: what a host's cancelled deliberate, continue or fork does to its deliberation. */
+  onCancel: 'cancel' | 'keep';
 }
 
 const MCP_FLAGS = [
@@ -29,6 +31,17 @@ const MCP_FLAGS = [
     valueName: 'HOST',
     sample: '127.0.0.1',
   },
+  {
+    name: 'on-cancel',
+    type: 'string',
+    choices: ['cancel', 'keep'],
+    default: 'cancel',
+    describe:
+      'what a host cancelling a running deliberate, continue or fork (Esc) does: cancel its deliberation on the orchestrator, or keep it running',
+    details:
+      'the call is cancelled when the host sends notifications/cancelled for it; a host that disconnects follows --on-exit instead (detach by default)',
+    valueName: 'WHAT',
+  },
 ] as const satisfies readonly FlagDef[];
 
 /**
@@ -46,7 +59,7 @@ export const mcp: CommandDef<McpOptions> = {
   ],
   parse: (argv) => {
     const f = flagValues(MCP_FLAGS, argv);
-    return { http: f.http, host: f.host };
+    return { http: f.http, host: f.host, onCancel: f['on-cancel'] === 'keep' ? 'keep' : 'cancel' };
   },
   run: async (opts, ctx) => {
     const [{ serveMcp, httpListen }, { createIO }, { createContext }] = await Promise.all([
@@ -78,6 +91,6 @@ export const mcp: CommandDef<McpOptions> = {
       { store: () => ctx.store(), connect: ctx.connect },
       ctx.secrets,
     );
-    return serveMcp(serverCtx, listen, { stdin: ctx.io.stdin, stdout: ctx.io.stdout }, process.cwd());
+    return serveMcp(serverCtx, listen, { stdin: ctx.io.stdin, stdout: ctx.io.stdout }, process.cwd(), opts.onCancel);
   },
 };

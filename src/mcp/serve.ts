@@ -8,6 +8,7 @@ import { NsedError, usageError } from '../errors.js';
 import { isLoopbackHost } from '../protocol/loopback.js';
 import { Runner } from './runner.js';
 import { McpHub } from './server.js';
+import type { OnCancel } from './tools.js';
 
 /** Where `nsed mcp` listens: stdio (the default) or Streamable HTTP. */
 export type McpListen = { kind: 'stdio' } | { kind: 'http'; host: string; port: number; token: string };
@@ -22,8 +23,9 @@ export async function serveMcp(
   listen: McpListen,
   protocol: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
   cwd: string,
+  onCancel: OnCancel = 'cancel',
 ): Promise<number> {
-  const hub = new McpHub(ctx, (log) => new Runner(ctx, log), cwd);
+  const hub = new McpHub(ctx, (log) => new Runner(ctx, log), cwd, onCancel);
   const gone = new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -17,7 +17,7 @@ import { progressReporter } from './progress.js';
 import { readSessionResource, SESSION_TEMPLATE, sessionResources, sessionUri } from './resources.js';
 import type { LogLevel, Runner } from './runner.js';
 import { MCP_TOOLS } from './tool-defs.js';
-import { McpTools } from './tools.js';
+import { McpTools, type OnCancel } from './tools.js';
 import { workspaceRoots } from './workspace.js';
 
 /** How long a host has to answer `roots/list` before the working directory stands in for its roots. */
@@ -44,6 +44,7 @@ export class McpHub {
     private readonly ctx: Context,
     makeRunner: (log: (level: LogLevel, text: string) => void) => Runner,
     private readonly cwd: string,
+    private readonly onCancel: OnCancel = 'cancel',
   ) {
     this.runner = makeRunner((level, text) => this.log(level, text));
     // A subscribed session whose turn ended has a new turn in its resource.
@@ -76,7 +77,12 @@ export class McpHub {
       this.servers.delete(server);
       this.subscribed.delete(server);
     };
-    const tools = new McpTools(this.ctx, this.runner, (question, options) => this.elicit(server, question, options));
+    const tools = new McpTools(
+      this.ctx,
+      this.runner,
+      (question, options) => this.elicit(server, question, options),
+      this.onCancel,
+    );
 
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: MCP_TOOLS.map((t) => ({
@@ -94,6 +100,9 @@ export class McpHub {
       try {
         const a = await tools.call(req.params.name, req.params.arguments ?? {}, {
           signal: extra.signal,
+          // The SDK aborts the signal for notifications/cancelled and when the connection closes;
+          // closing, it lets go of its transport in the same turn, before the call sees the abort.
+          cancelledByHost: () => server.transport !== undefined,
           roots: () => this.roots(server),
           ...(token === undefined
             ? {}

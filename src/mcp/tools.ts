@@ -30,12 +30,20 @@ export interface ToolAnswer {
 /** What a tool call may use of the host: its progress token, its roots, its cancellation. */
 export interface CallEnv {
   signal: AbortSignal;
+  /**
+   * Whether `signal` aborted because the host cancelled this call (notifications/cancelled), as
+   * against the connection closing, which aborts it too and keeps the --on-exit rule instead.
+   */
+  cancelledByHost(): boolean;
   /** Called for every event of the session while the call runs (progress notifications). */
   watch?: (feed: SessionFeed) => () => Promise<void>;
   roots(): Promise<string[]>;
 }
 
 type Args = Record<string, unknown>;
+
+/** `nsed mcp --on-cancel`: what a host's cancelled deliberate, continue or fork does to its deliberation. */
+export type OnCancel = 'cancel' | 'keep';
 
 /** The server's tools, each reusing the command it stands for (ask, continue, fork, inject, cancel, tool-result). */
 export class McpTools {
@@ -49,6 +57,7 @@ export class McpTools {
      * undefined when the host cannot ask or the person declined (then `wait` shows the call).
      */
     private readonly ask: (question: string, options: readonly string[]) => Promise<string | undefined>,
+    private readonly onCancel: OnCancel = 'cancel',
   ) {
     const ajv = new ajvModule.default({ allErrors: true, strict: false, logger: false });
     for (const t of MCP_TOOLS) this.validators.set(t.name, ajv.compile(t.inputSchema));
@@ -127,6 +136,11 @@ export class McpTools {
       await forget();
       throw err;
     }
+    // Cancelled while the arguments were read: nothing was started, nothing to stop.
+    if (env.signal.aborted) {
+      await forget();
+      throw new NsedError('interrupted', `${name} was cancelled before it started`);
+    }
     const started = this.runner.start(run);
     void started.ended.finally(forget);
     const session = await started.session;
@@ -135,12 +149,57 @@ export class McpTools {
       throw runError(end.error) ?? new NsedError('bug', `${name} ended before its turn started`);
     }
     const feed = this.runner.feed(session);
-    if (args['wait'] === false) {
-      await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, env);
-      return this.state(feedState(feed, 0), feed);
-    }
-    await this.until(feed, () => this.settled(feed), timeoutMs(args), env);
+    if (args['wait'] === false)
+      await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, {
+        ...env,
+        ask: true,
+      });
+    else await this.until(feed, () => this.settled(feed), timeoutMs(args), { ...env, ask: true });
+    // The host gave up on the call (the person pressed Esc): nobody waits for the answer, so
+    // the deliberation stops paying for it, unless --on-cancel keep says otherwise.
+    if (env.signal.aborted && env.cancelledByHost() && !this.runner.signal.aborted) this.cancelled(feed);
     return this.state(feedState(feed, 0), feed);
+  }
+
+  /**
+   * The turn of a call the host cancelled: its job cancelled on the orchestrator as `nsed cancel`
+   * does (the turn's run then records it cancelled), once the job is named; a turn that ended
+   * already costs nothing more. In the background, among the runs a closing server waits for.
+   */
+  private cancelled(feed: SessionFeed): void {
+    const running = (): boolean => feed.ended === undefined && !feedState(feed, feed.last).done;
+    if (this.onCancel === 'keep') {
+      if (running())
+        this.runner.log(
+          'info',
+          `the host cancelled its call; session ${feed.session} goes on (--on-cancel keep): cancel stops it`,
+        );
+      return;
+    }
+    const work = async (): Promise<void> => {
+      await this.until(feed, () => feed.jobId !== null || !running(), START_BOUND_MS, {
+        signal: this.runner.signal,
+        ask: false,
+      });
+      if (!running()) return;
+      if (feed.jobId === null) {
+        this.runner.log(
+          'warning',
+          `the host cancelled its call before the orchestrator named a deliberation for session ${feed.session}; cancel with that session stops it`,
+        );
+        return;
+      }
+      const { runCancel } = await import('./commands.js');
+      const got = await this.runner.capture('ndjson', runCancel(feed.session));
+      if (got.end.error === undefined)
+        this.runner.log('info', `the host cancelled its call: deliberation ${feed.jobId} cancelled`);
+      else if (running())
+        this.runner.log(
+          'warning',
+          `the host cancelled its call, but deliberation ${feed.jobId} could not be cancelled: ${got.end.error.message}`,
+        );
+    };
+    this.runner.track(work());
   }
 
   /** The council's tools as a tools file (its parser checks each entry, as for --tools), with no command: the host answers. */
@@ -207,9 +266,15 @@ export class McpTools {
 
   /**
    * Waits until `done()` holds, the bound passes, the host cancels the call, or the server
-   * closes; whichever comes first. Nothing here polls: the feed wakes it on each event.
+   * closes; whichever comes first. Nothing here polls: the feed wakes it on each event. A wait
+   * for a host's call (`ask`) also puts the council's questions to the person.
    */
-  private async until(feed: SessionFeed, done: () => boolean, ms: number, env: CallEnv): Promise<void> {
+  private async until(
+    feed: SessionFeed,
+    done: () => boolean,
+    ms: number,
+    env: Pick<CallEnv, 'signal' | 'watch'> & { ask: boolean },
+  ): Promise<void> {
     const bound = new AbortController();
     void this.ctx.clock.sleep(ms, bound.signal).then(
       () => bound.abort(),
@@ -217,9 +282,9 @@ export class McpTools {
     );
     const signal = AbortSignal.any([bound.signal, env.signal, this.runner.signal]);
     const stopWatching = env.watch?.(feed);
-    this.elicitPending(feed);
+    if (env.ask) this.elicitPending(feed);
     const stopAsking = feed.listen((s) => {
-      if (s.event.type === 'tool-call') this.elicitPending(feed);
+      if (env.ask && s.event.type === 'tool-call') this.elicitPending(feed);
     });
     try {
       while (!done() && !signal.aborted) await feed.changed(signal);
@@ -275,7 +340,7 @@ export class McpTools {
     }
     const f = feed;
     const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
-    await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), env);
+    await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), { ...env, ask: true });
     return this.state(feedState(f, after), f);
   }
 

@@ -1,0 +1,94 @@
+// `nsed mcp` as a coding agent drives it, through the MCP TypeScript SDK's own client against a
+// held simulator: a call the host cancels, a wait without `after`, a question the person answers
+// while the model could, and the protocol's own errors.
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { connectMcp, structured, waitToEnd, type McpHost } from '../harness/mcp-host.js';
+import { useRig, type Rig } from '../harness/rig.js';
+
+/** The simulator's own list of jobs (GET /deliberations), as any client of the orchestrator sees it. */
+async function simJobs(rig: Rig): Promise<Array<{ job_id: string; status: string }>> {
+  const r = await fetch(`${rig.sim.url}/deliberations`);
+  return ((await r.json()) as { jobs: Array<{ job_id: string; status: string }> }).jobs;
+}
+
+/** The newest session in the store, as the sessions tool lists it. */
+async function newestSession(host: McpHost): Promise<string> {
+  const listed = structured(await host.client.callTool({ name: 'sessions', arguments: { limit: 1 } }));
+  return String((listed['sessions'] as Array<{ id: string }>)[0]?.id);
+}
+
+/** Starts a deliberate the host will abort, and the job it started on the simulator. */
+async function abortableDeliberate(
+  host: McpHost,
+  rig: Rig,
+  question: string,
+): Promise<{ abort: AbortController; call: Promise<unknown>; job: string }> {
+  const abort = new AbortController();
+  const call = host.client.callTool(
+    { name: 'deliberate', arguments: { question, policy: 'fast', timeout_s: 55 } },
+    CallToolResultSchema,
+    { signal: abort.signal },
+  );
+  // Rejected once aborted; kept so no unhandled rejection escapes before the test awaits it.
+  call.catch(() => undefined);
+  const job = await rig.sim.control.nextJob();
+  return { abort, call, job };
+}
+
+describe('nsed mcp: a call the host cancels', { timeout: 180_000 }, () => {
+  const held = useRig({ hold: true });
+
+  it('cancels its deliberation on the orchestrator and records the turn cancelled (reliability #281)', async () => {
+    const host = await connectMcp(held);
+    try {
+      const { abort, call, job } = await abortableDeliberate(host, held, 'Choose a message queue');
+      abort.abort('the person pressed Esc');
+      await expect(call).rejects.toThrow();
+      await held.sim.control.ended(job);
+      // A cancelled job ends failed with the reason `cancelled` (docs/protocol.md §3.9).
+      expect((await simJobs(held)).find((j) => j.job_id === job)?.status).toBe('failed: cancelled');
+      expect(held.sim.requests.filter((q) => q.path === `/deliberation/${job}/cancel`)).toHaveLength(1);
+      const session = await newestSession(host);
+      const end = await waitToEnd(host.client, session);
+      expect(end).toMatchObject({ done: true, status: 'cancelled', job_id: job });
+      const stored = await held.session<{ pending_job?: unknown; turns: Array<{ role: string; status: string }> }>(
+        session,
+      );
+      expect(stored.pending_job).toBeUndefined();
+      expect(stored.turns.at(-1)).toMatchObject({ role: 'assistant', status: 'cancelled' });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('a host that disconnects mid-call keeps the --on-exit rule: detached, not cancelled (reliability #213)', async () => {
+    const host = await connectMcp(held);
+    const { call, job } = await abortableDeliberate(host, held, 'Design a rate limiter');
+    // Closing ends the server's stdin; the process has exited, its runs stopped, once close resolves.
+    await host.close();
+    await Promise.allSettled([call]);
+    expect(held.sim.requests.some((q) => q.path === `/deliberation/${job}/cancel`)).toBe(false);
+    expect(held.sim.control.job(job)?.ended).toBe(false);
+    held.sim.control.release(job);
+  });
+
+  it('with --on-cancel keep leaves the deliberation running, to its answer (reliability #281)', async () => {
+    const host = await connectMcp(held, { args: ['--on-cancel', 'keep'] });
+    try {
+      const { abort, call, job } = await abortableDeliberate(host, held, 'Plan the database migration');
+      abort.abort('the person pressed Esc');
+      await expect(call).rejects.toThrow();
+      // The server's word that it saw the cancel and kept the job: after it, nothing more is sent.
+      await host.logged(/the host cancelled its call; session \S+ goes on \(--on-cancel keep\)/);
+      expect(held.sim.requests.some((q) => q.path === `/deliberation/${job}/cancel`)).toBe(false);
+      expect((await simJobs(held)).find((j) => j.job_id === job)?.status).toBe('running');
+      held.sim.control.release(job);
+      const session = await newestSession(host);
+      const end = await waitToEnd(host.client, session);
+      expect(end, host.said()).toMatchObject({ done: true, status: 'complete', job_id: job });
+    } finally {
+      await host.close();
+    }
+  });
+});
