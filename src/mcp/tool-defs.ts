@@ -209,7 +209,8 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     title: 'Wait for a deliberation',
     description:
       'Wait for what happens next in a session: new rounds, a question for you, or the end. Returns within ' +
-      'timeout_s; call it again with after=seq until done is true.',
+      'timeout_s; call it again with after=seq until done is true. ' +
+      'Without after, it waits for what is new since your last call on this session.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -217,7 +218,8 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
         after: {
           type: 'integer',
           minimum: 0,
-          description: 'the seq of the last answer; only later events are returned',
+          description:
+            'the seq of the last answer; only later events are returned (default: the seq this connection was last given)',
         },
         timeout_s: {
           type: 'number',

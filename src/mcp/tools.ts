@@ -233,6 +233,12 @@ export class McpTools {
     return pendingCalls(feed.turnEvents()).some((c) => !this.asking.has(c.id));
   }
 
+  /**
+   * The last `seq` this connection was given for each session: where a `wait` without `after`
+   * starts, so a model that leaves `after` out still waits for what is new instead of looping.
+   */
+  private readonly seen = new Map<string, number>();
+
   /** ask_user calls put to the person through elicitation (each is asked once), and those still being asked or answered so. */
   private readonly asked = new Set<string>();
   private readonly asking = new Set<string>();
@@ -300,6 +306,7 @@ export class McpTools {
    * the state beside it; one that answered is not, even when its gates failed (the error says so).
    */
   private state(s: TurnState, feed?: SessionFeed): ToolAnswer {
+    if (s.session !== null) this.seen.set(s.session, Math.max(s.seq, this.seen.get(s.session) ?? 0));
     const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
     const hint = feed?.ended?.error?.hint;
     return {
@@ -315,7 +322,7 @@ export class McpTools {
   private async wait(args: Args, env: CallEnv): Promise<ToolAnswer> {
     const store = await this.ctx.store();
     const id = await store.resolve(String(args['session']));
-    const after = typeof args['after'] === 'number' ? args['after'] : 0;
+    const after = typeof args['after'] === 'number' ? args['after'] : (this.seen.get(id) ?? 0);
     let feed = this.runner.feeds.get(id);
     if (feed?.followed !== true) {
       const session = await store.read(id);

@@ -92,3 +92,52 @@ describe('nsed mcp: a call the host cancels', { timeout: 180_000 }, () => {
     }
   });
 });
+
+describe('nsed mcp: wait without after', { timeout: 180_000 }, () => {
+  const held = useRig({ hold: true });
+
+  it('waits for what is new since the last answer on this connection, not what it was given already (reliability #282)', async () => {
+    const host = await connectMcp(held);
+    try {
+      const started = structured(
+        await host.client.callTool({
+          name: 'deliberate',
+          arguments: { question: 'Design a rate limiter', policy: 'deep', wait: false },
+        }),
+      );
+      const session = String(started['session']);
+      const job = String(started['job_id']);
+      // Round 1 proposed and scored, and seen through a wait with `after`: old news from here on.
+      held.sim.control.release(job, 2);
+      const first = structured(
+        await host.client.callTool({ name: 'wait', arguments: { session, after: Number(started['seq']) } }),
+      );
+      expect((first['rounds'] as Array<{ round: number }>).map((r) => r.round)).toEqual([1]);
+      await held.sim.control.parked(job);
+      let entered: () => void = () => undefined;
+      const inWait = new Promise<void>((resolve) => (entered = resolve));
+      let returned = false;
+      const call = host.client
+        .callTool({ name: 'wait', arguments: { session, timeout_s: 55 } }, CallToolResultSchema, {
+          // The server sends the first progress notification as it starts waiting.
+          onprogress: () => entered(),
+          resetTimeoutOnProgress: true,
+        })
+        .finally(() => (returned = true));
+      await inWait;
+      // A round trip after the wait began: an answer sent at once would have arrived before it.
+      await host.client.ping();
+      expect(returned).toBe(false);
+      // Round 2's proposals and evaluation: a scored round is news.
+      held.sim.control.release(job, 2);
+      const moved = structured(await call);
+      expect(moved, host.said()).toMatchObject({ session, done: false, status: 'running' });
+      expect(Number(moved['seq'])).toBeGreaterThan(Number(first['seq']));
+      expect((moved['rounds'] as Array<{ round: number }>).map((r) => r.round)).toEqual([2]);
+      held.sim.control.release(job);
+      expect(await waitToEnd(host.client, session)).toMatchObject({ done: true, status: 'complete' });
+    } finally {
+      await host.close();
+    }
+  });
+});
