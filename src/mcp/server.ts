@@ -17,6 +17,7 @@ import { progressReporter } from './progress.js';
 import { readSessionResource, SESSION_TEMPLATE, sessionResources, sessionUri } from './resources.js';
 import type { LogLevel, Runner } from './runner.js';
 import { MCP_TOOLS } from './tool-defs.js';
+import { CallAnswers } from './call-answers.js';
 import { McpTools, type OnCancel } from './tools.js';
 import { workspaceRoots } from './workspace.js';
 
@@ -38,6 +39,7 @@ const INSTRUCTIONS =
 export class McpHub {
   private readonly servers = new Set<Server>();
   private readonly subscribed = new Map<Server, Set<string>>();
+  private readonly answers = new CallAnswers();
   readonly runner: Runner;
 
   constructor(
@@ -82,6 +84,7 @@ export class McpHub {
       this.runner,
       (question, options) => this.elicit(server, question, options),
       this.onCancel,
+      this.answers,
     );
 
     server.setRequestHandler(ListToolsRequestSchema, () => ({

@@ -8,7 +8,8 @@ import type { Context } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import type { NsedEvent } from '../events.js';
 import { readTarget } from '../commands/shared/session-target.js';
-import type { SessionFeed } from './feed.js';
+import { ANSWERER_NAMES, CallAnswers, type Answerer } from './call-answers.js';
+import type { PendingCall, SessionFeed } from './feed.js';
 import { notable, pendingCalls } from './feed.js';
 import type { Runner } from './runner.js';
 import { MCP_TOOLS, WAIT_DEFAULT_S, type McpToolDef } from './tool-defs.js';
@@ -58,6 +59,8 @@ export class McpTools {
      */
     private readonly ask: (question: string, options: readonly string[]) => Promise<string | undefined>,
     private readonly onCancel: OnCancel = 'cancel',
+    /** Shared by every connection of the server: one dialog per question, one answer per call. */
+    private readonly answers: CallAnswers = new CallAnswers(),
   ) {
     const ajv = new ajvModule.default({ allErrors: true, strict: false, logger: false });
     for (const t of MCP_TOOLS) this.validators.set(t.name, ajv.compile(t.inputSchema));
@@ -79,7 +82,7 @@ export class McpTools {
       case 'cancel':
         return this.cancel(args);
       case 'answer_tool_call':
-        return this.answer(args);
+        return this.answer(args, 'model');
       case 'verdict':
         return this.verdict(args);
       default:
@@ -230,7 +233,15 @@ export class McpTools {
     // The run ends just after its turn's terminal event; awaited, so the result says how it ended (a gate, exit 12).
     if (feed.ended !== undefined || (!feed.followed && feedState(feed, feed.last).done)) return true;
     if (feed.path === 'compat') return false;
-    return pendingCalls(feed.turnEvents()).some((c) => !this.asking.has(c.id));
+    return this.offered(feed.session, pendingCalls(feed.turnEvents())).length > 0;
+  }
+
+  /**
+   * The pending calls that are the host's to answer: not one whose question is open in the
+   * person's dialog (their answer wins), nor one answered through this server already.
+   */
+  private offered(session: string, calls: readonly PendingCall[]): PendingCall[] {
+    return calls.filter((c) => !this.answers.asking(session, c.id) && this.answers.by(session, c.id) === undefined);
   }
 
   /**
@@ -239,32 +250,26 @@ export class McpTools {
    */
   private readonly seen = new Map<string, number>();
 
-  /** ask_user calls put to the person through elicitation (each is asked once), and those still being asked or answered so. */
-  private readonly asked = new Set<string>();
-  private readonly asking = new Set<string>();
-
   /** Asks the person each ask_user question of the turn not asked yet; an answer goes back as answer_tool_call sends it. */
   private elicitPending(feed: SessionFeed): void {
     for (const call of pendingCalls(feed.turnEvents())) {
-      if (call.name !== 'ask_user' || call.question === null || this.asked.has(call.id)) continue;
-      this.asked.add(call.id);
-      this.asking.add(call.id);
+      if (call.name !== 'ask_user' || call.question === null) continue;
+      // One dialog per question, and none for a call the host answered already.
+      if (this.answers.by(feed.session, call.id) !== undefined || !this.answers.ask(feed.session, call.id)) continue;
       void this.ask(call.question, call.options)
         .then(async (value) => {
-          if (value === undefined) return false;
-          await this.answer({ session: feed.session, call_id: call.id, value });
-          return true;
+          if (value === undefined) return;
+          await this.answer({ session: feed.session, call_id: call.id, value }, 'person');
         })
         .catch((err: unknown) => {
           this.runner.log(
             'warning',
             `could not put the council's question to the person: ${String(err).slice(0, 300)}`,
           );
-          return false;
         })
-        .then((answered) => {
-          // Declined or failed: the call is the host's to answer through wait and answer_tool_call.
-          if (!answered) this.asking.delete(call.id);
+        .then(() => {
+          // Answered, or declined or failed: then the call is the host's to answer through wait and answer_tool_call.
+          this.answers.closed(feed.session, call.id);
           feed.poke();
         });
     }
@@ -305,7 +310,8 @@ export class McpTools {
    * A turn that failed or was cut off is a tool error (its text nsed's error line and hint), with
    * the state beside it; one that answered is not, even when its gates failed (the error says so).
    */
-  private state(s: TurnState, feed?: SessionFeed): ToolAnswer {
+  private state(all: TurnState, feed?: SessionFeed): ToolAnswer {
+    const s = this.shown(all);
     if (s.session !== null) this.seen.set(s.session, Math.max(s.seq, this.seen.get(s.session) ?? 0));
     const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
     const hint = feed?.ended?.error?.hint;
@@ -317,6 +323,14 @@ export class McpTools {
       ...(s.session === null ? {} : { session: s.session }),
       ...(failed ? { isError: true } : {}),
     };
+  }
+
+  /** The state as the host may act on it: the calls it is not to answer are left out, and a turn waiting on none of the rest is running. */
+  private shown(s: TurnState): TurnState {
+    if (s.session === null) return s;
+    const calls = this.offered(s.session, s.pending_calls);
+    if (calls.length === s.pending_calls.length) return s;
+    return { ...s, pending_calls: calls, status: s.status === 'waiting' && calls.length === 0 ? 'running' : s.status };
   }
 
   private async wait(args: Args, env: CallEnv): Promise<ToolAnswer> {
@@ -378,12 +392,44 @@ export class McpTools {
    * same thread, as `continue --tool-result` answers it, and that turn runs here; a call the
    * running job waits on is answered through its endpoint, as `nsed tool-result` does.
    */
-  async answer(args: Args): Promise<ToolAnswer> {
-    const commands = await import('./commands.js');
+  private async answer(args: Args, by: Answerer): Promise<ToolAnswer> {
     const store = await this.ctx.store();
     const id = await store.resolve(String(args['session']));
     const callId = String(args['call_id']);
     const value = String(args['value']);
+    // Checked and claimed in one step, before anything is awaited: two answers cannot both go.
+    this.refuseAnswered(id, callId, by);
+    this.answers.claim(id, callId, by);
+    try {
+      return await this.sendAnswer(id, callId, value);
+    } catch (err) {
+      this.answers.release(id, callId);
+      throw err;
+    }
+  }
+
+  /** A model's answer to a question the person is answering, or to a call answered already, is refused with who has it. */
+  private refuseAnswered(session: string, callId: string, by: Answerer): void {
+    const hint = `call wait with session "${session}" to follow the deliberation`;
+    if (by === 'model' && this.answers.asking(session, callId))
+      throw new NsedError(
+        'conflict',
+        `call ${callId} is being answered by the person, in the host's question dialog; their answer goes to the council`,
+        { hint },
+      );
+    const first = this.answers.by(session, callId);
+    if (first !== undefined)
+      throw new NsedError('conflict', `call ${callId} was already answered by ${ANSWERER_NAMES[first]}`, { hint });
+    const feed = this.runner.feeds.get(session);
+    if (feed?.turnEvents().some((s) => s.event.type === 'tool-result' && s.event.id === callId) === true)
+      throw new NsedError('conflict', `call ${callId} was already answered, from a terminal or another host`, {
+        hint,
+      });
+  }
+
+  private async sendAnswer(id: string, callId: string, value: string): Promise<ToolAnswer> {
+    const commands = await import('./commands.js');
+    const store = await this.ctx.store();
     const before = await store.read(id);
     const jobId = before.pending_job?.job_id ?? '';
     const stopped = before.turns.some(

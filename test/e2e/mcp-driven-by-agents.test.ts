@@ -3,13 +3,22 @@
 // while the model could, and the protocol's own errors.
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { connectMcp, structured, waitToEnd, type McpHost } from '../harness/mcp-host.js';
+import { connectMcp, isError, structured, text, waitToEnd, type McpHost } from '../harness/mcp-host.js';
 import { useRig, type Rig } from '../harness/rig.js';
 
 /** The simulator's own list of jobs (GET /deliberations), as any client of the orchestrator sees it. */
 async function simJobs(rig: Rig): Promise<Array<{ job_id: string; status: string }>> {
   const r = await fetch(`${rig.sim.url}/deliberations`);
   return ((await r.json()) as { jobs: Array<{ job_id: string; status: string }> }).jobs;
+}
+
+/** The id of the council's ask_user call, as the orchestrator lists its pending calls (docs/protocol.md §10.2). */
+async function askUserCallId(rig: Rig, job: string): Promise<string> {
+  const r = await fetch(`${rig.sim.url}/deliberation/${job}/tool-calls?status=pending`);
+  const { tool_calls: calls } = (await r.json()) as { tool_calls: Array<{ call_id: string; tool_name: string }> };
+  const id = calls.find((c) => c.tool_name.endsWith('ask_user'))?.call_id;
+  if (id === undefined) throw new Error(`no pending ask_user call in ${JSON.stringify(calls)}`);
+  return id;
 }
 
 /** The newest session in the store, as the sessions tool lists it. */
@@ -136,6 +145,72 @@ describe('nsed mcp: wait without after', { timeout: 180_000 }, () => {
       expect((moved['rounds'] as Array<{ round: number }>).map((r) => r.round)).toEqual([2]);
       held.sim.control.release(job);
       expect(await waitToEnd(host.client, session)).toMatchObject({ done: true, status: 'complete' });
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('nsed mcp: the person answers a council question while the model could', { timeout: 180_000 }, () => {
+  const rig = useRig();
+
+  it("keeps the question from the model while the person's dialog is open, and refuses the model's answer, naming who answered (reliability #283)", async () => {
+    let opened: (message: string) => void = () => undefined;
+    const asked = new Promise<string>((resolve) => (opened = resolve));
+    let answer: (value: string) => void = () => undefined;
+    const answered = new Promise<string>((resolve) => (answer = resolve));
+    const host = await connectMcp(rig, {
+      // The person's dialog stays open until the test answers it.
+      elicit: async (message) => {
+        opened(message);
+        return { action: 'accept', content: { answer: await answered } };
+      },
+    });
+    try {
+      const started = structured(
+        await host.client.callTool({
+          name: 'deliberate',
+          arguments: {
+            question: 'Ask me which environment to deploy to',
+            agents: ['CortexA', 'CortexB'],
+            rounds: 2,
+            ask_user: true,
+            wait: false,
+          },
+        }),
+      );
+      const session = String(started['session']);
+      // The host follows the deliberation meanwhile, as an agent would.
+      const follow = waitToEnd(host.client, session);
+      expect(await asked).toMatch(/^The council asks: /);
+      // The call is in the session as the council made it; the model is not offered it.
+      const state = structured(await host.client.callTool({ name: 'wait', arguments: { session, after: 0 } }));
+      expect(state, host.said()).toMatchObject({ done: false, pending_calls: [] });
+      expect(state['status']).not.toBe('waiting');
+      const callId = await askUserCallId(rig, String(started['job_id']));
+      // A model that answers anyway (it kept the id from somewhere) is refused while the person has the question.
+      const early = await host.client.callTool({
+        name: 'answer_tool_call',
+        arguments: { session, call_id: callId, value: 'staging' },
+      });
+      expect(isError(early)).toBe(true);
+      expect(text(early)).toMatch(
+        /^conflict \(exit 7\): call \S+ is being answered by the person, in the host's question dialog/,
+      );
+      answer('prod');
+      expect(await follow, host.said()).toMatchObject({ done: true, status: 'complete' });
+      const late = await host.client.callTool({
+        name: 'answer_tool_call',
+        arguments: { session, call_id: callId, value: 'staging' },
+      });
+      expect(isError(late)).toBe(true);
+      expect(text(late)).toMatch(
+        /^conflict \(exit 7\): call \S+ was already answered by the person, in the host's question dialog\nhint: call wait with session/,
+      );
+      const after = await rig.session<{ turns: Array<{ tool_calls?: Array<{ name: string; result?: string }> }> }>(
+        session,
+      );
+      expect(after.turns.flatMap((t) => t.tool_calls ?? [])).toMatchObject([{ name: 'ask_user', result: 'prod' }]);
     } finally {
       await host.close();
     }
