@@ -9,6 +9,8 @@ export interface McpOptions {
   host: string;
   /** --on-cancel: what a host's cancelled deliberate, continue or fork does to its deliberation. */
   onCancel: 'cancel' | 'keep';
+  /** --allow-origin: pages of these origins may call --http, beside loopback ones. */
+  allowOrigin: string[];
 }
 
 const MCP_FLAGS = [
@@ -42,6 +44,16 @@ const MCP_FLAGS = [
       'the call is cancelled when the host sends notifications/cancelled for it; a host that disconnects follows --on-exit instead (detach by default)',
     valueName: 'WHAT',
   },
+  {
+    name: 'allow-origin',
+    type: 'string',
+    repeatable: true,
+    emptyHint: 'e.g. --allow-origin https://app.example.com',
+    describe:
+      'with --http: also admit requests whose Origin is this one (scheme://host[:port]); others than loopback get 403',
+    valueName: 'ORIGIN',
+    sample: 'https://app.example.com',
+  },
 ] as const satisfies readonly FlagDef[];
 
 /**
@@ -59,16 +71,27 @@ export const mcp: CommandDef<McpOptions> = {
   ],
   parse: (argv) => {
     const f = flagValues(MCP_FLAGS, argv);
-    return { http: f.http, host: f.host, onCancel: f['on-cancel'] === 'keep' ? 'keep' : 'cancel' };
+    return {
+      http: f.http,
+      host: f.host,
+      onCancel: f['on-cancel'] === 'keep' ? 'keep' : 'cancel',
+      allowOrigin: f['allow-origin'] ?? [],
+    };
   },
   run: async (opts, ctx) => {
-    const [{ serveMcp, httpListen }, { createIO }, { createContext }] = await Promise.all([
+    const [{ serveMcp, httpListen }, { allowedOrigins }, { createIO }, { createContext }] = await Promise.all([
       import('../mcp/serve.js'),
+      import('../mcp/origin.js'),
       import('../terminal/create-io.js'),
       import('../context.js'),
     ]);
     if (opts.http === undefined && opts.host !== '127.0.0.1')
       throw usageError('--host goes with --http', 'nsed mcp --http 8765 --host 127.0.0.1');
+    if (opts.http === undefined && opts.allowOrigin.length > 0)
+      throw usageError(
+        '--allow-origin goes with --http',
+        'nsed mcp --http 8765 --allow-origin https://app.example.com',
+      );
     if (opts.http !== undefined && !isLoopbackHost(opts.host))
       ctx.io.stderr.write(
         `nsed: warning: serving MCP on ${opts.host}, beyond this machine; every request needs the token\n`,
@@ -76,7 +99,7 @@ export const mcp: CommandDef<McpOptions> = {
     const listen =
       opts.http === undefined
         ? { kind: 'stdio' as const }
-        : httpListen(opts.host, opts.http, ctx.env['NSED_MCP_TOKEN']);
+        : httpListen(opts.host, opts.http, ctx.env['NSED_MCP_TOKEN'], allowedOrigins(opts.allowOrigin));
     // stdout is the protocol: whatever below would print there (a notice, a hint) goes to stderr.
     const io = createIO(
       { stdout: ctx.io.stderr, stderr: ctx.io.stderr, stdin: ctx.io.stdin },

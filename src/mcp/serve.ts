@@ -7,11 +7,13 @@ import type { Context } from '../context.js';
 import { NsedError, usageError } from '../errors.js';
 import { isLoopbackHost } from '../protocol/loopback.js';
 import { Runner } from './runner.js';
+import { originAdmitted } from './origin.js';
 import { McpHub } from './server.js';
 import type { OnCancel } from './tools.js';
 
 /** Where `nsed mcp` listens: stdio (the default) or Streamable HTTP. */
-export type McpListen = { kind: 'stdio' } | { kind: 'http'; host: string; port: number; token: string };
+export type McpListen =
+  { kind: 'stdio' } | { kind: 'http'; host: string; port: number; token: string; allowOrigins: readonly string[] };
 
 /**
  * Serves MCP until the host goes away (stdin ends, or a signal): then the runs stop as on
@@ -63,6 +65,13 @@ async function serveHttp(
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/mcp') return plain(res, 404, 'not found: the MCP endpoint is /mcp');
+    const origin = req.headers.origin;
+    if (!originAdmitted(origin, listen.allowOrigins))
+      return plain(
+        res,
+        403,
+        `forbidden: Origin ${String(origin).slice(0, 100)} is not loopback; nsed mcp --allow-origin ORIGIN admits a page of another origin`,
+      );
     if (!authorised(req)) {
       res.setHeader('www-authenticate', 'Bearer');
       return plain(res, 401, 'unauthorized: send Authorization: Bearer with the NSED_MCP_TOKEN value');
@@ -123,11 +132,16 @@ function plain(res: ServerResponse, status: number, text: string): void {
  * `--http` on an address other than loopback only when `--host` names it, and always with a
  * token; the port is the flag's, already checked against its bounds (commands/mcp.ts).
  */
-export function httpListen(host: string, port: number, token: string | undefined): McpListen {
+export function httpListen(
+  host: string,
+  port: number,
+  token: string | undefined,
+  allowOrigins: readonly string[] = [],
+): McpListen {
   if (token === undefined || token.length < 16)
     throw usageError(
       '--http needs NSED_MCP_TOKEN (16 characters or more): every request must present it',
       'export NSED_MCP_TOKEN="$(openssl rand -hex 24)" and give the host the same value as a Bearer token',
     );
-  return { kind: 'http', host, port, token };
+  return { kind: 'http', host, port, token, allowOrigins };
 }

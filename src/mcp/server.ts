@@ -1,12 +1,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
@@ -20,6 +22,15 @@ import { MCP_TOOLS } from './tool-defs.js';
 import { CallAnswers } from './call-answers.js';
 import { McpTools, type OnCancel } from './tools.js';
 import { workspaceRoots } from './workspace.js';
+
+/** The spec's JSON-RPC code for a resource that does not exist (MCP "Resources", error handling). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** nsed lists everything in one page and hands out no cursor: one a client sends is not ours. */
+function refuseCursor(params: { cursor?: string | undefined } | undefined): void {
+  if (params?.cursor !== undefined)
+    throw new McpError(ErrorCode.InvalidParams, 'invalid cursor: nsed lists everything in one page, without a cursor');
+}
 
 /** How long a host has to answer `roots/list` before the working directory stands in for its roots. */
 const ROOTS_BOUND_MS = 10_000;
@@ -87,18 +98,24 @@ export class McpHub {
       this.answers,
     );
 
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: MCP_TOOLS.map((t) => ({
-        name: t.name,
-        title: t.title,
-        description: t.description,
-        inputSchema: t.inputSchema,
-        outputSchema: t.outputSchema,
-        annotations: { title: t.title, readOnlyHint: t.readOnly, openWorldHint: true },
-      })),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, (req) => {
+      refuseCursor(req.params);
+      return {
+        tools: MCP_TOOLS.map((t) => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema,
+          outputSchema: t.outputSchema,
+          annotations: { title: t.title, readOnlyHint: t.readOnly, openWorldHint: true },
+        })),
+      };
+    });
 
     server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+      // A tool that does not exist is the request's error, not the tool's (MCP "Tools", error handling).
+      if (!MCP_TOOLS.some((t) => t.name === req.params.name))
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name.slice(0, 60)}`);
       const token = extra._meta?.progressToken;
       try {
         const a = await tools.call(req.params.name, req.params.arguments ?? {}, {
@@ -132,13 +149,25 @@ export class McpHub {
       }
     });
 
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-      resources: await sessionResources(await this.ctx.store()),
-    }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [SESSION_TEMPLATE] }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (req) => ({
-      contents: await readSessionResource(this.ctx, req.params.uri),
-    }));
+    server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
+      refuseCursor(req.params);
+      return { resources: await sessionResources(await this.ctx.store()) };
+    });
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) => {
+      refuseCursor(req.params);
+      return { resourceTemplates: [SESSION_TEMPLATE] };
+    });
+    server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+      try {
+        return { contents: await readSessionResource(this.ctx, req.params.uri) };
+      } catch (err) {
+        const e = toNsedError(err);
+        if (e.code !== 'not_found') throw err;
+        throw new McpError(RESOURCE_NOT_FOUND, this.ctx.secrets.redact(e.message), {
+          uri: req.params.uri.slice(0, 200),
+        });
+      }
+    });
     server.setRequestHandler(SubscribeRequestSchema, (req) => {
       uris.add(req.params.uri);
       return {};

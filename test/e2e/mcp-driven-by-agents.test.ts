@@ -4,7 +4,7 @@
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { connectMcp, isError, structured, text, waitToEnd, type McpHost } from '../harness/mcp-host.js';
-import { useRig, type Rig } from '../harness/rig.js';
+import { useRig, waitForOutput, type Rig } from '../harness/rig.js';
 
 /** The simulator's own list of jobs (GET /deliberations), as any client of the orchestrator sees it. */
 async function simJobs(rig: Rig): Promise<Array<{ job_id: string; status: string }>> {
@@ -214,5 +214,90 @@ describe('nsed mcp: the person answers a council question while the model could'
     } finally {
       await host.close();
     }
+  });
+});
+
+/** The JSON-RPC error code a request was refused with (the SDK's client rejects with an McpError). */
+async function rpcCode(request: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await request;
+  } catch (err) {
+    return (err as { code?: number }).code;
+  }
+  throw new Error('the request was not refused');
+}
+
+describe("nsed mcp: the protocol's own errors, as the spec has them", { timeout: 180_000 }, () => {
+  const rig = useRig();
+
+  it('an unknown tool is -32602, an unknown resource -32002, and a cursor it never gave -32602; the server goes on (reliability #285)', async () => {
+    const host = await connectMcp(rig);
+    try {
+      expect(await rpcCode(host.client.callTool({ name: 'no_such_tool', arguments: {} }))).toBe(-32602);
+      expect(await rpcCode(host.client.readResource({ uri: 'nsed://sessions/20990101-00000000' }))).toBe(-32002);
+      expect(await rpcCode(host.client.readResource({ uri: 'file:///etc/passwd' }))).toBe(-32002);
+      expect(await rpcCode(host.client.listTools({ cursor: 'page-2' }))).toBe(-32602);
+      expect(await rpcCode(host.client.listResources({ cursor: 'page-2' }))).toBe(-32602);
+      expect(await rpcCode(host.client.listResourceTemplates({ cursor: 'page-2' }))).toBe(-32602);
+      expect((await host.client.listTools()).tools.map((t) => t.name)).toContain('deliberate');
+    } finally {
+      await host.close();
+    }
+  });
+});
+
+describe('nsed mcp --http: the Origin of a request', { timeout: 180_000 }, () => {
+  const rig = useRig();
+  const token = 'mcp-origin-token-0123456789abcdef';
+
+  it('refuses a page of a foreign origin with 403, admits loopback pages, clients without Origin and --allow-origin ones (reliability #284)', async () => {
+    const server = rig.spawn(['mcp', '--http', '0', '--allow-origin', 'https://app.example.com'], {
+      env: { NSED_MCP_TOKEN: token },
+      stdin: 'inherit-open',
+    });
+    try {
+      let said = '';
+      await waitForOutput(server, (o) => (said = o).includes('/mcp\n'));
+      const url = String(/nsed mcp listening on (\S+)/.exec(said)?.[1]);
+      const initialize = (origin: string | undefined): Promise<Response> =>
+        fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+            ...(origin === undefined ? {} : { origin }),
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
+          }),
+        });
+      const foreign = await initialize('http://evil.example.com');
+      expect(foreign.status).toBe(403);
+      expect(await foreign.text()).toMatch(
+        /^forbidden: Origin http:\/\/evil\.example\.com is not loopback; nsed mcp --allow-origin/,
+      );
+      expect((await initialize('null')).status).toBe(403);
+      expect((await initialize('http://localhost:5173')).status).toBe(200);
+      expect((await initialize('https://app.example.com')).status).toBe(200);
+      expect((await initialize(undefined)).status).toBe(200);
+    } finally {
+      server.kill('SIGTERM');
+      await server.result;
+    }
+  });
+
+  it('--allow-origin without --http, or with something that is not an origin, is refused with exit 2', async () => {
+    const alone = await rig.runProcess(['mcp', '--allow-origin', 'https://app.example.com']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--allow-origin goes with --http');
+    const path = await rig.runProcess(['mcp', '--http', '0', '--allow-origin', 'https://app.example.com/page'], {
+      env: { NSED_MCP_TOKEN: token },
+    });
+    expect(path.code).toBe(2);
+    expect(path.stderr).toContain("--allow-origin 'https://app.example.com/page' is not an origin");
   });
 });
