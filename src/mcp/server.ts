@@ -19,6 +19,7 @@ import { progressReporter } from './progress.js';
 import { readSessionResource, SESSION_TEMPLATE, sessionResources, sessionUri } from './resources.js';
 import type { LogLevel, Runner } from './runner.js';
 import { MCP_TOOLS } from './tool-defs.js';
+import { inToolTerms } from './tool-terms.js';
 import { CallAnswers } from './call-answers.js';
 import { McpTools, type OnCancel } from './tools.js';
 import { workspaceRoots } from './workspace.js';
@@ -239,9 +240,9 @@ function sessionLinks(session: string): CallToolResult['content'] {
 /** An MCP tool error: nsed's error code, exit code, message and hint; the server goes on. */
 export function toolError(err: unknown, redact: (t: string) => string): CallToolResult {
   const e = err instanceof NsedError ? err : toNsedError(err);
-  const hint = e.hint === undefined ? '' : `\nhint: ${e.hint}`;
+  const hint = e.hint === undefined ? '' : `\nhint: ${inToolTerms(e.hint)}`;
   return {
     isError: true,
-    content: [{ type: 'text', text: redact(`${e.code} (exit ${e.exitCode}): ${e.message}${hint}`) }],
+    content: [{ type: 'text', text: redact(`${e.code} (exit ${e.exitCode}): ${inToolTerms(e.message)}${hint}`) }],
   };
 }

@@ -14,6 +14,7 @@ import { notable, pendingCalls } from './feed.js';
 import type { Runner } from './runner.js';
 import { MCP_TOOLS, WAIT_DEFAULT_S, type McpToolDef } from './tool-defs.js';
 import { feedState, stateText, storedState, verdictLine, type TurnState } from './turn-state.js';
+import { inToolTerms } from './tool-terms.js';
 import { confineFiles } from './workspace.js';
 
 /** How long `wait: false` waits for the orchestrator to name the job: its connect and first event are bounded alike. */
@@ -317,7 +318,7 @@ export class McpTools {
     const hint = feed?.ended?.error?.hint;
     return {
       text: failed
-        ? `${s.error?.code} (exit ${s.error?.exit_code}): ${s.error?.message}${hint === undefined ? '' : `\nhint: ${hint}`}\nsession ${s.session ?? '?'}`
+        ? `${s.error?.code} (exit ${s.error?.exit_code}): ${inToolTerms(s.error?.message ?? '')}${hint === undefined ? '' : `\nhint: ${inToolTerms(hint)}`}\nsession ${s.session ?? '?'}`
         : stateText(s),
       structured: s as unknown as Record<string, unknown>,
       ...(s.session === null ? {} : { session: s.session }),

@@ -301,3 +301,34 @@ describe('nsed mcp --http: the Origin of a request', { timeout: 180_000 }, () =>
     expect(path.stderr).toContain("--allow-origin 'https://app.example.com/page' is not an origin");
   });
 });
+
+describe('nsed mcp: errors in the tools’ terms', { timeout: 180_000 }, () => {
+  const rig = useRig();
+
+  it('a continue on a session whose council waits for a call names answer_tool_call and its arguments, not a command line', async () => {
+    const host = await connectMcp(rig);
+    try {
+      const s = structured(
+        await host.client.callTool({
+          name: 'deliberate',
+          arguments: {
+            question: 'Use the calculator to compute 2+2',
+            policy: 'fast',
+            tools: [{ name: 'calculator', parameters: { type: 'object', properties: { expr: { type: 'string' } } } }],
+          },
+        }),
+      );
+      expect(s).toMatchObject({ status: 'waiting' });
+      const session = String(s['session']);
+      const [call] = s['pending_calls'] as Array<{ id: string }>;
+      const r = await host.client.callTool({ name: 'continue', arguments: { session, question: 'And 3+3?' } });
+      expect(isError(r)).toBe(true);
+      expect(text(r)).toBe(
+        `conflict (exit 7): session ${session} waits for the result of tool call ${call?.id} (calculator)\n` +
+          `hint: answer_tool_call with session "${session}" and call_id "${call?.id}"`,
+      );
+    } finally {
+      await host.close();
+    }
+  });
+});
