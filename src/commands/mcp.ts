@@ -13,6 +13,10 @@ export interface McpOptions {
   tools: string | undefined;
   /** --print-tools: print the tool list's size instead of serving. */
   printTools: boolean;
+  /** --on-cancel: what a host's cancelled deliberate, continue or fork does to its deliberation. */
+  onCancel: 'cancel' | 'keep';
+  /** --allow-origin: pages of these origins may call --http, beside loopback ones. */
+  allowOrigin: string[];
 }
 
 const MCP_FLAGS = [
@@ -42,6 +46,27 @@ const MCP_FLAGS = [
     default: false,
     describe: "print each tool's size and the whole tool list's, in bytes and estimated tokens, and exit",
   },
+  {
+    name: 'on-cancel',
+    type: 'string',
+    choices: ['cancel', 'keep'],
+    default: 'cancel',
+    describe:
+      'what a host cancelling a running deliberate, continue or fork (Esc) does: cancel its deliberation on the orchestrator, or keep it running',
+    details:
+      'the call is cancelled when the host sends notifications/cancelled for it; a host that disconnects follows --on-exit instead (detach by default)',
+    valueName: 'WHAT',
+  },
+  {
+    name: 'allow-origin',
+    type: 'string',
+    repeatable: true,
+    emptyHint: 'e.g. --allow-origin https://app.example.com',
+    describe:
+      'with --http: also admit requests whose Origin is this one (scheme://host[:port]); others than loopback get 403',
+    valueName: 'ORIGIN',
+    sample: 'https://app.example.com',
+  },
 ] as const satisfies readonly FlagDef[];
 
 /**
@@ -60,7 +85,14 @@ const serve: CommandDef<McpOptions> = {
   ],
   parse: (argv) => {
     const f = flagValues(MCP_FLAGS, argv);
-    return { http: f.http, host: f.host, tools: f.tools, printTools: f['print-tools'] === true };
+    return {
+      http: f.http,
+      host: f.host,
+      tools: f.tools,
+      printTools: f['print-tools'] === true,
+      onCancel: f['on-cancel'] === 'keep' ? 'keep' : 'cancel',
+      allowOrigin: f['allow-origin'] ?? [],
+    };
   },
   run: async (opts, ctx) => {
     // An empty NSED_MCP_TOOLS is unset, as a shell's `NSED_MCP_TOOLS= nsed mcp` means it.
@@ -71,13 +103,19 @@ const serve: CommandDef<McpOptions> = {
       ctx.io.stdout.write(toolSizeLines(tools));
       return 0;
     }
-    const [{ serveMcp, httpListen }, { createIO }, { createContext }] = await Promise.all([
+    const [{ serveMcp, httpListen }, { allowedOrigins }, { createIO }, { createContext }] = await Promise.all([
       import('../mcp/serve.js'),
+      import('../mcp/origin.js'),
       import('../terminal/create-io.js'),
       import('../context.js'),
     ]);
     if (opts.http === undefined && opts.host !== '127.0.0.1')
       throw usageError('--host goes with --http', 'nsed mcp --http 8765 --host 127.0.0.1');
+    if (opts.http === undefined && opts.allowOrigin.length > 0)
+      throw usageError(
+        '--allow-origin goes with --http',
+        'nsed mcp --http 8765 --allow-origin https://app.example.com',
+      );
     if (opts.http !== undefined && !isLoopbackHost(opts.host))
       ctx.io.stderr.write(
         `nsed: warning: serving MCP on ${opts.host}, beyond this machine; every request needs the token\n`,
@@ -85,7 +123,7 @@ const serve: CommandDef<McpOptions> = {
     const listen =
       opts.http === undefined
         ? { kind: 'stdio' as const }
-        : httpListen(opts.host, opts.http, ctx.env['NSED_MCP_TOKEN']);
+        : httpListen(opts.host, opts.http, ctx.env['NSED_MCP_TOKEN'], allowedOrigins(opts.allowOrigin));
     // stdout is the protocol: whatever below would print there (a notice, a hint) goes to stderr.
     const io = createIO(
       { stdout: ctx.io.stderr, stderr: ctx.io.stderr, stdin: ctx.io.stdin },
@@ -100,7 +138,14 @@ const serve: CommandDef<McpOptions> = {
       { store: () => ctx.store(), connect: ctx.connect },
       ctx.secrets,
     );
-    return serveMcp(serverCtx, listen, { stdin: ctx.io.stdin, stdout: ctx.io.stdout }, process.cwd(), tools);
+    return serveMcp(
+      serverCtx,
+      listen,
+      { stdin: ctx.io.stdin, stdout: ctx.io.stdout },
+      process.cwd(),
+      tools,
+      opts.onCancel,
+    );
   },
 };
 

@@ -180,6 +180,13 @@ export class Runner {
     return { session, ended };
   }
 
+  /** Keeps `work` (a cancel the server sends on its own) among what a closing server waits for, bounded as the runs are. */
+  track(work: Promise<unknown>): void {
+    const settled = work.catch(() => undefined);
+    this.tasks.add(settled);
+    void settled.finally(() => this.tasks.delete(settled));
+  }
+
   /** The host went away: the runs stop as on Ctrl-C (detach or --on-exit cancel), bounded. */
   async close(): Promise<void> {
     this.stop.abort(new Error('the MCP host disconnected'));

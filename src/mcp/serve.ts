@@ -9,12 +9,15 @@ import { NsedError, usageError } from '../errors.js';
 import { isLoopbackHost } from '../protocol/loopback.js';
 import { Runner } from './runner.js';
 import { HttpSessions } from './http-sessions.js';
+import { originAdmitted } from './origin.js';
 import { McpHub } from './server.js';
 import { MAX_STDIO_MESSAGE_BYTES, messageLines } from './stdio-lines.js';
 import { MCP_TOOLS, type McpToolDef } from './tool-defs.js';
+import type { OnCancel } from './tools.js';
 
 /** Where `nsed mcp` listens: stdio (the default) or Streamable HTTP. */
-export type McpListen = { kind: 'stdio' } | { kind: 'http'; host: string; port: number; token: string };
+export type McpListen =
+  { kind: 'stdio' } | { kind: 'http'; host: string; port: number; token: string; allowOrigins: readonly string[] };
 
 /**
  * Serves MCP until the host goes away (stdin ends, or a signal): then the runs stop as on
@@ -27,8 +30,9 @@ export async function serveMcp(
   protocol: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
   cwd: string,
   tools: readonly McpToolDef[] = MCP_TOOLS,
+  onCancel: OnCancel = 'cancel',
 ): Promise<number> {
-  const hub = new McpHub(ctx, (log) => new Runner(ctx, log), cwd, tools);
+  const hub = new McpHub(ctx, (log) => new Runner(ctx, log), cwd, tools, onCancel);
   const gone = new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
@@ -93,6 +97,13 @@ export async function serveHttp(
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/mcp') return plain(res, 404, 'not found: the MCP endpoint is /mcp');
+    const origin = req.headers.origin;
+    if (!originAdmitted(origin, listen.allowOrigins))
+      return plain(
+        res,
+        403,
+        `forbidden: Origin ${String(origin).slice(0, 100)} is not loopback; nsed mcp --allow-origin ORIGIN admits a page of another origin`,
+      );
     if (!authorised(req)) {
       res.setHeader('www-authenticate', 'Bearer');
       return plain(res, 401, 'unauthorized: send Authorization: Bearer with the NSED_MCP_TOKEN value');
@@ -203,6 +214,7 @@ export function httpListen(
   host: string,
   port: number,
   token: string | undefined,
+  allowOrigins: readonly string[] = [],
 ): Extract<McpListen, { kind: 'http' }> {
   // A token of spaces and a letter is no secret; a space or control character cannot travel in a header as written.
   if (token === undefined || !/^[\x21-\x7e]{16,}$/.test(token))
@@ -210,5 +222,5 @@ export function httpListen(
       '--http needs NSED_MCP_TOKEN of 16 characters or more, each a visible ASCII character (no spaces): every request must present it',
       'export NSED_MCP_TOKEN="$(openssl rand -hex 24)" and give the host the same value as a Bearer token',
     );
-  return { kind: 'http', host, port, token };
+  return { kind: 'http', host, port, token, allowOrigins };
 }

@@ -1,24 +1,37 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from '../context.js';
-import { NsedError, toNsedError, usageError } from '../errors.js';
+import { NsedError, toNsedError } from '../errors.js';
 import { redactDeep } from '../secrets.js';
 import { VERSION } from '../version.js';
 import { progressReporter } from './progress.js';
 import { readSessionResource, SESSION_TEMPLATE, sessionResources, sessionUri } from './resources.js';
 import type { LogLevel, Runner } from './runner.js';
 import { listedTool, MCP_TOOLS, type McpToolDef } from './tool-defs.js';
-import { McpTools } from './tools.js';
+import { inToolTerms } from './tool-terms.js';
+import { CallAnswers } from './call-answers.js';
+import { McpTools, type OnCancel } from './tools.js';
 import { workspaceRoots } from './workspace.js';
+
+/** The spec's JSON-RPC code for a resource that does not exist (MCP "Resources", error handling). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** nsed lists everything in one page and hands out no cursor: one a client sends is not ours. */
+function refuseCursor(params: { cursor?: string | undefined } | undefined): void {
+  if (params?.cursor !== undefined)
+    throw new McpError(ErrorCode.InvalidParams, 'invalid cursor: nsed lists everything in one page, without a cursor');
+}
 
 /** How long a host has to answer `roots/list` before the working directory stands in for its roots. */
 const ROOTS_BOUND_MS = 10_000;
@@ -38,6 +51,7 @@ const INSTRUCTIONS =
 export class McpHub {
   private readonly servers = new Set<Server>();
   private readonly subscribed = new Map<Server, Set<string>>();
+  private readonly answers = new CallAnswers();
   readonly runner: Runner;
 
   constructor(
@@ -46,6 +60,7 @@ export class McpHub {
     private readonly cwd: string,
     /** The tools listed and answered (`nsed mcp --tools`); a call to any other is an unknown tool. */
     private readonly served: readonly McpToolDef[] = MCP_TOOLS,
+    private readonly onCancel: OnCancel = 'cancel',
   ) {
     this.runner = makeRunner((level, text) => this.log(level, text));
     // A subscribed session whose turn ended has a new turn in its resource.
@@ -83,17 +98,31 @@ export class McpHub {
       this.servers.delete(server);
       this.subscribed.delete(server);
     };
-    const tools = new McpTools(this.ctx, this.runner, (question, options) => this.elicit(server, question, options));
+    const tools = new McpTools(
+      this.ctx,
+      this.runner,
+      (question, options) => this.elicit(server, question, options),
+      this.onCancel,
+      this.answers,
+    );
 
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.served.map(listedTool) }));
+    server.setRequestHandler(ListToolsRequestSchema, (req) => {
+      refuseCursor(req.params);
+      return { tools: this.served.map(listedTool) };
+    });
 
     server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+      // A tool that does not exist is the request's error, not the tool's (MCP "Tools", error handling).
+      // Unknown here includes a tool `nsed mcp --tools` does not serve.
+      if (!this.served.some((t) => t.name === req.params.name))
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name.slice(0, 60)}`);
       const token = extra._meta?.progressToken;
       try {
-        if (!this.served.some((t) => t.name === req.params.name))
-          throw usageError(`unknown tool '${req.params.name.slice(0, 60)}'`, 'tools/list names those served');
         const a = await tools.call(req.params.name, req.params.arguments ?? {}, {
           signal: extra.signal,
+          // The SDK aborts the signal for notifications/cancelled and when the connection closes;
+          // closing, it lets go of its transport in the same turn, before the call sees the abort.
+          cancelledByHost: () => server.transport !== undefined,
           roots: () => this.roots(server),
           ...(token === undefined
             ? {}
@@ -120,13 +149,25 @@ export class McpHub {
       }
     });
 
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-      resources: await sessionResources(await this.ctx.store()),
-    }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [SESSION_TEMPLATE] }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (req) => ({
-      contents: await readSessionResource(this.ctx, req.params.uri),
-    }));
+    server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
+      refuseCursor(req.params);
+      return { resources: await sessionResources(await this.ctx.store()) };
+    });
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, (req) => {
+      refuseCursor(req.params);
+      return { resourceTemplates: [SESSION_TEMPLATE] };
+    });
+    server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+      try {
+        return { contents: await readSessionResource(this.ctx, req.params.uri) };
+      } catch (err) {
+        const e = toNsedError(err);
+        if (e.code !== 'not_found') throw err;
+        throw new McpError(RESOURCE_NOT_FOUND, this.ctx.secrets.redact(e.message), {
+          uri: req.params.uri.slice(0, 200),
+        });
+      }
+    });
     server.setRequestHandler(SubscribeRequestSchema, (req) => {
       uris.add(req.params.uri);
       return {};
@@ -198,9 +239,9 @@ function sessionLinks(session: string): CallToolResult['content'] {
 /** An MCP tool error: nsed's error code, exit code, message and hint; the server goes on. */
 export function toolError(err: unknown, redact: (t: string) => string): CallToolResult {
   const e = err instanceof NsedError ? err : toNsedError(err);
-  const hint = e.hint === undefined ? '' : `\nhint: ${e.hint}`;
+  const hint = e.hint === undefined ? '' : `\nhint: ${inToolTerms(e.hint)}`;
   return {
     isError: true,
-    content: [{ type: 'text', text: redact(`${e.code} (exit ${e.exitCode}): ${e.message}${hint}`) }],
+    content: [{ type: 'text', text: redact(`${e.code} (exit ${e.exitCode}): ${inToolTerms(e.message)}${hint}`) }],
   };
 }

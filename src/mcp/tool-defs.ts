@@ -157,12 +157,18 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
   {
     name: 'wait',
     title: 'Wait for a deliberation',
-    description: `Wait for new rounds, a council question or the end; call again with after=seq until done. ${TURN_RESULT}`,
+    description:
+      'Wait for new rounds, a council question or the end; call again with after=seq until done. ' +
+      `Without after: what is new since your last call on this session. ${TURN_RESULT}`,
     inputSchema: {
       type: 'object',
       properties: {
         session: SESSION,
-        after: { type: 'integer', minimum: 0, description: 'the seq of the last answer' },
+        after: {
+          type: 'integer',
+          minimum: 0,
+          description: 'the seq of the last answer (default: the last seq this connection was given)',
+        },
         timeout_s: { type: 'number', minimum: 1, maximum: WAIT_MAX_S, description: `default ${WAIT_DEFAULT_S}` },
       },
       required: ['session'],

@@ -10,11 +10,13 @@ import type { NsedEvent } from '../events.js';
 import { readTarget } from '../commands/shared/session-target.js';
 import { hasText } from '../input/prompt.js';
 import { pendingOwnerDead } from '../turn/idempotency/claim.js';
-import type { SessionFeed } from './feed.js';
+import { ANSWERER_NAMES, CallAnswers, type Answerer } from './call-answers.js';
+import type { PendingCall, SessionFeed } from './feed.js';
 import { notable, pendingCalls } from './feed.js';
 import type { Runner } from './runner.js';
 import { MCP_TOOLS, WAIT_DEFAULT_S, type McpToolDef } from './tool-defs.js';
 import { feedState, stateText, storedState, verdictLine, type TurnState } from './turn-state.js';
+import { inToolTerms } from './tool-terms.js';
 import { confineFiles } from './workspace.js';
 
 /** How long `wait: false` waits for the orchestrator to name the job: its connect and first event are bounded alike. */
@@ -32,12 +34,20 @@ export interface ToolAnswer {
 /** What a tool call may use of the host: its progress token, its roots, its cancellation. */
 export interface CallEnv {
   signal: AbortSignal;
+  /**
+   * Whether `signal` aborted because the host cancelled this call (notifications/cancelled), as
+   * against the connection closing, which aborts it too and keeps the --on-exit rule instead.
+   */
+  cancelledByHost(): boolean;
   /** Called for every event of the session while the call runs (progress notifications). */
   watch?: (feed: SessionFeed) => () => Promise<void>;
   roots(): Promise<string[]>;
 }
 
 type Args = Record<string, unknown>;
+
+/** `nsed mcp --on-cancel`: what a host's cancelled deliberate, continue or fork does to its deliberation. */
+export type OnCancel = 'cancel' | 'keep';
 
 /** The server's tools, each reusing the command it stands for (ask, continue, fork, inject, cancel, tool-result). */
 export class McpTools {
@@ -51,6 +61,9 @@ export class McpTools {
      * undefined when the host cannot ask or the person declined (then `wait` shows the call).
      */
     private readonly ask: (question: string, options: readonly string[]) => Promise<string | undefined>,
+    private readonly onCancel: OnCancel = 'cancel',
+    /** Shared by every connection of the server: one dialog per question, one answer per call. */
+    private readonly answers: CallAnswers = new CallAnswers(),
   ) {
     const ajv = new ajvModule.default({ allErrors: true, strict: false, logger: false });
     for (const t of MCP_TOOLS) this.validators.set(t.name, ajv.compile(t.inputSchema));
@@ -72,7 +85,7 @@ export class McpTools {
       case 'cancel':
         return this.cancel(args);
       case 'answer_tool_call':
-        return this.answer(args);
+        return this.answer(args, 'model');
       case 'verdict':
         return this.verdict(args);
       default:
@@ -131,6 +144,11 @@ export class McpTools {
       await forget();
       throw err;
     }
+    // Cancelled while the arguments were read: nothing was started, nothing to stop.
+    if (env.signal.aborted) {
+      await forget();
+      throw new NsedError('interrupted', `${name} was cancelled before it started`);
+    }
     // The files are read within the call's own bound: a FIFO nobody writes to cannot hold it.
     const bound = args['wait'] === false ? START_BOUND_MS : timeoutMs(args);
     const started = this.runner.start(run, undefined, {
@@ -144,12 +162,57 @@ export class McpTools {
       throw runError(end.error) ?? new NsedError('bug', `${name} ended before its turn started`);
     }
     const feed = this.runner.feed(session);
-    if (args['wait'] === false) {
-      await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, env);
-      return this.state(feedState(feed, 0), feed);
-    }
-    await this.until(feed, () => this.settled(feed), timeoutMs(args), env);
+    if (args['wait'] === false)
+      await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, {
+        ...env,
+        ask: true,
+      });
+    else await this.until(feed, () => this.settled(feed), timeoutMs(args), { ...env, ask: true });
+    // The host gave up on the call (the person pressed Esc): nobody waits for the answer, so
+    // the deliberation stops paying for it, unless --on-cancel keep says otherwise.
+    if (env.signal.aborted && env.cancelledByHost() && !this.runner.signal.aborted) this.cancelled(feed);
     return this.state(feedState(feed, 0), feed);
+  }
+
+  /**
+   * The turn of a call the host cancelled: its job cancelled on the orchestrator as `nsed cancel`
+   * does (the turn's run then records it cancelled), once the job is named; a turn that ended
+   * already costs nothing more. In the background, among the runs a closing server waits for.
+   */
+  private cancelled(feed: SessionFeed): void {
+    const running = (): boolean => feed.ended === undefined && !feedState(feed, feed.last).done;
+    if (this.onCancel === 'keep') {
+      if (running())
+        this.runner.log(
+          'info',
+          `the host cancelled its call; session ${feed.session} goes on (--on-cancel keep): cancel stops it`,
+        );
+      return;
+    }
+    const work = async (): Promise<void> => {
+      await this.until(feed, () => feed.jobId !== null || !running(), START_BOUND_MS, {
+        signal: this.runner.signal,
+        ask: false,
+      });
+      if (!running()) return;
+      if (feed.jobId === null) {
+        this.runner.log(
+          'warning',
+          `the host cancelled its call before the orchestrator named a deliberation for session ${feed.session}; cancel with that session stops it`,
+        );
+        return;
+      }
+      const { runCancel } = await import('./commands.js');
+      const got = await this.runner.capture('ndjson', runCancel(feed.session));
+      if (got.end.error === undefined)
+        this.runner.log('info', `the host cancelled its call: deliberation ${feed.jobId} cancelled`);
+      else if (running())
+        this.runner.log(
+          'warning',
+          `the host cancelled its call, but deliberation ${feed.jobId} could not be cancelled: ${got.end.error.message}`,
+        );
+    };
+    this.runner.track(work());
   }
 
   /** The council's tools as a tools file (its parser checks each entry, as for --tools), with no command: the host answers. */
@@ -180,35 +243,43 @@ export class McpTools {
     // The run ends just after its turn's terminal event; awaited, so the result says how it ended (a gate, exit 12).
     if (feed.ended !== undefined || (!feed.followed && feedState(feed, feed.last).done)) return true;
     if (feed.path === 'compat') return false;
-    return pendingCalls(feed.turnEvents()).some((c) => !this.asking.has(c.id));
+    return this.offered(feed.session, pendingCalls(feed.turnEvents())).length > 0;
   }
 
-  /** ask_user calls put to the person through elicitation (each is asked once), and those still being asked or answered so. */
-  private readonly asked = new Set<string>();
-  private readonly asking = new Set<string>();
+  /**
+   * The pending calls that are the host's to answer: not one whose question is open in the
+   * person's dialog (their answer wins), nor one answered through this server already.
+   */
+  private offered(session: string, calls: readonly PendingCall[]): PendingCall[] {
+    return calls.filter((c) => !this.answers.asking(session, c.id) && this.answers.by(session, c.id) === undefined);
+  }
+
+  /**
+   * The last `seq` this connection was given for each session: where a `wait` without `after`
+   * starts, so a model that leaves `after` out still waits for what is new instead of looping.
+   */
+  private readonly seen = new Map<string, number>();
 
   /** Asks the person each ask_user question of the turn not asked yet; an answer goes back as answer_tool_call sends it. */
   private elicitPending(feed: SessionFeed): void {
     for (const call of pendingCalls(feed.turnEvents())) {
-      if (call.name !== 'ask_user' || call.question === null || this.asked.has(call.id)) continue;
-      this.asked.add(call.id);
-      this.asking.add(call.id);
+      if (call.name !== 'ask_user' || call.question === null) continue;
+      // One dialog per question, and none for a call the host answered already.
+      if (this.answers.by(feed.session, call.id) !== undefined || !this.answers.ask(feed.session, call.id)) continue;
       void this.ask(call.question, call.options)
         .then(async (value) => {
-          if (value === undefined) return false;
-          await this.answer({ session: feed.session, call_id: call.id, value });
-          return true;
+          if (value === undefined) return;
+          await this.answer({ session: feed.session, call_id: call.id, value }, 'person');
         })
         .catch((err: unknown) => {
           this.runner.log(
             'warning',
             `could not put the council's question to the person: ${String(err).slice(0, 300)}`,
           );
-          return false;
         })
-        .then((answered) => {
-          // Declined or failed: the call is the host's to answer through wait and answer_tool_call.
-          if (!answered) this.asking.delete(call.id);
+        .then(() => {
+          // Answered, or declined or failed: then the call is the host's to answer through wait and answer_tool_call.
+          this.answers.closed(feed.session, call.id);
           feed.poke();
         });
     }
@@ -216,9 +287,15 @@ export class McpTools {
 
   /**
    * Waits until `done()` holds, the bound passes, the host cancels the call, or the server
-   * closes; whichever comes first. Nothing here polls: the feed wakes it on each event.
+   * closes; whichever comes first. Nothing here polls: the feed wakes it on each event. A wait
+   * for a host's call (`ask`) also puts the council's questions to the person.
    */
-  private async until(feed: SessionFeed, done: () => boolean, ms: number, env: CallEnv): Promise<void> {
+  private async until(
+    feed: SessionFeed,
+    done: () => boolean,
+    ms: number,
+    env: Pick<CallEnv, 'signal' | 'watch'> & { ask: boolean },
+  ): Promise<void> {
     const bound = new AbortController();
     void this.ctx.clock.sleep(ms, bound.signal).then(
       () => bound.abort(),
@@ -226,9 +303,9 @@ export class McpTools {
     );
     const signal = AbortSignal.any([bound.signal, env.signal, this.runner.signal]);
     const stopWatching = env.watch?.(feed);
-    this.elicitPending(feed);
+    if (env.ask) this.elicitPending(feed);
     const stopAsking = feed.listen((s) => {
-      if (s.event.type === 'tool-call') this.elicitPending(feed);
+      if (env.ask && s.event.type === 'tool-call') this.elicitPending(feed);
     });
     try {
       while (!done() && !signal.aborted) await feed.changed(signal);
@@ -243,12 +320,14 @@ export class McpTools {
    * A turn that failed or was cut off is a tool error (its text nsed's error line and hint), with
    * the state beside it; one that answered is not, even when its gates failed (the error says so).
    */
-  private state(s: TurnState, feed?: SessionFeed): ToolAnswer {
+  private state(all: TurnState, feed?: SessionFeed): ToolAnswer {
+    const s = this.shown(all);
+    if (s.session !== null) this.seen.set(s.session, Math.max(s.seq, this.seen.get(s.session) ?? 0));
     const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
     const hint = feed?.ended?.error?.hint;
     return {
       text: failed
-        ? `${s.error?.code} (exit ${s.error?.exit_code}): ${s.error?.message}${hint === undefined ? '' : `\nhint: ${hint}`}\nsession ${s.session ?? '?'}`
+        ? `${s.error?.code} (exit ${s.error?.exit_code}): ${inToolTerms(s.error?.message ?? '')}${hint === undefined ? '' : `\nhint: ${inToolTerms(hint)}`}\nsession ${s.session ?? '?'}`
         : stateText(s),
       structured: s as unknown as Record<string, unknown>,
       ...(s.session === null ? {} : { session: s.session }),
@@ -256,10 +335,18 @@ export class McpTools {
     };
   }
 
+  /** The state as the host may act on it: the calls it is not to answer are left out, and a turn waiting on none of the rest is running. */
+  private shown(s: TurnState): TurnState {
+    if (s.session === null) return s;
+    const calls = this.offered(s.session, s.pending_calls);
+    if (calls.length === s.pending_calls.length) return s;
+    return { ...s, pending_calls: calls, status: s.status === 'waiting' && calls.length === 0 ? 'running' : s.status };
+  }
+
   private async wait(args: Args, env: CallEnv): Promise<ToolAnswer> {
     const store = await this.ctx.store();
     const id = await store.resolve(String(args['session']));
-    const after = typeof args['after'] === 'number' ? args['after'] : 0;
+    const after = typeof args['after'] === 'number' ? args['after'] : (this.seen.get(id) ?? 0);
     let feed = this.runner.feeds.get(id);
     if (feed?.followed !== true) {
       const session = await store.read(id);
@@ -286,7 +373,7 @@ export class McpTools {
     }
     const f = feed;
     const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
-    await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), env);
+    await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), { ...env, ask: true });
     return this.state(feedState(f, after), f);
   }
 
@@ -317,12 +404,44 @@ export class McpTools {
    * same thread, as `continue --tool-result` answers it, and that turn runs here; a call the
    * running job waits on is answered through its endpoint, as `nsed tool-result` does.
    */
-  async answer(args: Args): Promise<ToolAnswer> {
-    const commands = await import('./commands.js');
+  private async answer(args: Args, by: Answerer): Promise<ToolAnswer> {
     const store = await this.ctx.store();
     const id = await store.resolve(String(args['session']));
     const callId = String(args['call_id']);
     const value = String(args['value']);
+    // Checked and claimed in one step, before anything is awaited: two answers cannot both go.
+    this.refuseAnswered(id, callId, by);
+    this.answers.claim(id, callId, by);
+    try {
+      return await this.sendAnswer(id, callId, value);
+    } catch (err) {
+      this.answers.release(id, callId);
+      throw err;
+    }
+  }
+
+  /** A model's answer to a question the person is answering, or to a call answered already, is refused with who has it. */
+  private refuseAnswered(session: string, callId: string, by: Answerer): void {
+    const hint = `call wait with session "${session}" to follow the deliberation`;
+    if (by === 'model' && this.answers.asking(session, callId))
+      throw new NsedError(
+        'conflict',
+        `call ${callId} is being answered by the person, in the host's question dialog; their answer goes to the council`,
+        { hint },
+      );
+    const first = this.answers.by(session, callId);
+    if (first !== undefined)
+      throw new NsedError('conflict', `call ${callId} was already answered by ${ANSWERER_NAMES[first]}`, { hint });
+    const feed = this.runner.feeds.get(session);
+    if (feed?.turnEvents().some((s) => s.event.type === 'tool-result' && s.event.id === callId) === true)
+      throw new NsedError('conflict', `call ${callId} was already answered, from a terminal or another host`, {
+        hint,
+      });
+  }
+
+  private async sendAnswer(id: string, callId: string, value: string): Promise<ToolAnswer> {
+    const commands = await import('./commands.js');
+    const store = await this.ctx.store();
     const before = await store.read(id);
     const jobId = before.pending_job?.job_id ?? '';
     const stopped = before.turns.some(

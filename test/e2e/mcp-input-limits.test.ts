@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, isError, textOf, type McpHost } from '../harness/mcp-host.js';
+import { connectMcp, isError, text, type McpHost } from '../harness/mcp-host.js';
 import { ExitCode } from '../../src/errors.js';
 import { useRig, waitForOutput } from '../harness/rig.js';
 
@@ -39,7 +39,7 @@ describe('nsed mcp: input a host should not send', { timeout: 180_000 }, () => {
       arguments: { question: 'What is in the pipe?', files: ['pipe'], timeout_s: 1 },
     });
     expect(isError(r)).toBe(true);
-    expect(textOf(r)).toMatch(
+    expect(text(r)).toMatch(
       /^timeout \(exit 124\): nothing ended -f \S+\/pipe within the tool call's timeout_s \(1 s\)/,
     );
     expect(posts()).toBe(before);
@@ -51,7 +51,7 @@ describe('nsed mcp: input a host should not send', { timeout: 180_000 }, () => {
     for (const question of ['\u0000', '\u200b \u0007\n']) {
       const r = await host.client.callTool({ name: 'deliberate', arguments: { question } });
       expect(isError(r)).toBe(true);
-      expect(textOf(r)).toMatch(/^usage \(exit 2\): question: has no text, only white space or control characters/);
+      expect(text(r)).toMatch(/^usage \(exit 2\): question: has no text, only white space or control characters/);
     }
     expect(posts()).toBe(before);
   });

@@ -1,7 +1,7 @@
 // The `nsed mcp` that started a deliberation dies with SIGKILL: nothing of it records the turn,
 // so the next server's `wait` takes the job over and records it, as `nsed resume` does.
 import { describe, expect, it } from 'vitest';
-import { connectMcp, isError, structuredOf, textOf } from '../harness/mcp-host.js';
+import { connectMcp, isError, structured, text } from '../harness/mcp-host.js';
 import { useRig } from '../harness/rig.js';
 
 interface Stored {
@@ -18,8 +18,8 @@ describe('nsed mcp: the server that owned a deliberation is killed with -9', { t
       name: 'deliberate',
       arguments: { question: 'Plan the database migration', policy: 'fast', wait: false },
     });
-    expect(isError(r), textOf(r)).toBe(false);
-    const { session, job_id: job } = structuredOf(r) as { session: string; job_id: string };
+    expect(isError(r), text(r)).toBe(false);
+    const { session, job_id: job } = structured(r) as { session: string; job_id: string };
     const before = await held.session<Stored>(session);
     expect(before.pending_job).toMatchObject({ job_id: job, owner: { pid: first.pid } });
     // Reaped before the next server looks: a process killed but not yet waited for still exists.
@@ -38,8 +38,8 @@ describe('nsed mcp: the server that owned a deliberation is killed with -9', { t
       let last: Record<string, unknown> = {};
       for (let calls = 0; calls < 50 && last['done'] !== true; calls++) {
         const w = await second.client.callTool({ name: 'wait', arguments: { session, after, timeout_s: 30 } });
-        expect(isError(w), `${textOf(w)}\n${second.stderr()}`).toBe(false);
-        last = structuredOf(w);
+        expect(isError(w), `${text(w)}\n${second.said()}`).toBe(false);
+        last = structured(w);
         after = Number(last['seq']);
       }
       expect(last).toMatchObject({ done: true, status: 'complete', job_id: job });

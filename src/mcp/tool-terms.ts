@@ -1,0 +1,53 @@
+// The tools run the CLI's own commands, whose errors and hints speak of commands and flags
+// (`nsed resume -s ID`, `--agents`). A model reads them as the way on: said in its own terms,
+// tool names and argument names, it can act on them; said as a command line it cannot.
+
+/** A command line of a hint, and the tool call that does the same; ids are word characters, dots, colons and dashes. Longest first where they overlap. */
+const COMMANDS: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /\bnsed continue -s ([\w.:-]+) --tool-result ([\w.:-]+)=\S+( \(- for stdin\))?/g,
+    'answer_tool_call with session "$1" and call_id "$2"',
+  ],
+  [
+    /\bnsed tool-result -s ([\w.:-]+) (?:--call-id )?([\w.:-]+)/g,
+    'answer_tool_call with session "$1" and call_id "$2"',
+  ],
+  [/\bnsed (?:resume|watch) -s ([\w.:-]+)/g, 'wait with session "$1"'],
+  [/\bnsed (cancel|continue|fork|inject) -s ([\w.:-]+)/g, '$1 with session "$2"'],
+  [/\bnsed sessions show ([\w.:-]+)/g, 'verdict with session "$1"'],
+  [/\bnsed sessions ls\b(?: --\S+)*/g, 'sessions'],
+  [/\bnsed ask\b/g, 'deliberate'],
+];
+
+/** A flag, and the argument of the tools that stands for it. */
+const FLAGS: ReadonlyArray<readonly [string, string]> = [
+  ['--agents', 'agents'],
+  ['--policy', 'policy'],
+  ['-p', 'policy'],
+  ['--rounds', 'rounds'],
+  ['--schema', 'schema'],
+  ['--gates', 'gates'],
+  ['--max-cost', 'max_cost'],
+  ['--max-tokens', 'max_tokens'],
+  ['--allow-unmetered', 'allow_unmetered'],
+  ['--idempotency-key', 'idempotency_key'],
+  ['--file', 'files'],
+  ['-f', 'files'],
+  ['--ask-user', 'ask_user'],
+  ['--tools', 'tools'],
+  ['--at', 'at'],
+  ['--session', 'session'],
+  ['-s', 'session'],
+  ['--tool-result', 'answer_tool_call'],
+  ['--no-wait', 'wait: false'],
+];
+
+const FLAG = new RegExp(`(?<![\\w-])(${FLAGS.map(([f]) => f.replace(/[-]/g, '\\-')).join('|')})(?![\\w-])`, 'g');
+const ARG = new Map(FLAGS);
+
+/** `text` (an error's message or hint) with the CLI's command lines and flags in the tools' terms. */
+export function inToolTerms(text: string): string {
+  let out = text;
+  for (const [re, to] of COMMANDS) out = out.replace(re, to);
+  return out.replace(FLAG, (f) => ARG.get(f) ?? f);
+}
