@@ -2,11 +2,14 @@ import type { LoadedConfig } from './config-file.js';
 import type { InputDeadline } from './files/read-input.js';
 import type { ConnectOptions, ConnectTarget, Connection } from './connection.js';
 import type { OutputMode } from './output/modes.js';
-import { Secrets } from './secrets.js';
+import { runSecrets, type Secrets } from './secrets.js';
 import type { SessionStore } from './session/index.js';
 import type { SlotLease } from './deliberation-slots.js';
 import type { RunSettings } from './settings.js';
 import type { IO } from './terminal/io.js';
+
+/** Where the run's secrets start from: the token of the environment (one definition, in secrets.ts). */
+export { runSecrets };
 
 export interface Clock {
   now(): Date;
@@ -168,13 +171,6 @@ const groupCommitStores = new WeakMap<Context, () => Promise<SessionStore>>();
 export function groupCommitting(ctx: Context): Context {
   const store = groupCommitStores.get(ctx);
   return store === undefined ? ctx : { ...ctx, store };
-}
-
-/** The secrets of a run, knowing NSED_TOKEN from the start. */
-export function runSecrets(env: ProcessContext['env']): Secrets {
-  const secrets = new Secrets();
-  secrets.add(env['NSED_TOKEN']);
-  return secrets;
 }
 
 /** The store under --home / NSED_HOME / XDG_DATA_HOME. */

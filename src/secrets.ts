@@ -293,3 +293,10 @@ function distinctKey(out: Record<string, unknown>, key: string): string {
   if (!Object.hasOwn(out, key)) return key;
   for (let n = 2; ; n++) if (!Object.hasOwn(out, `${key} (${n})`)) return `${key} (${n})`;
 }
+
+/** The secrets of a run, knowing NSED_TOKEN from the start (docs/reliability.md #89). */
+export function runSecrets(env: Readonly<Record<string, string | undefined>>): Secrets {
+  const secrets = new Secrets();
+  secrets.add(env['NSED_TOKEN']);
+  return secrets;
+}

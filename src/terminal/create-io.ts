@@ -1,4 +1,4 @@
-import { Secrets } from '../secrets.js';
+import { runSecrets, type Secrets } from '../secrets.js';
 import type { IO } from './io.js';
 import { stdoutFile } from './stdout-file.js';
 
@@ -79,16 +79,10 @@ export function createIO(
     quiet: flags.quiet === true,
     verbose: flags.verbose === true,
     dumb: env['TERM'] === 'dumb',
-    secrets: flags.secrets ?? envSecrets(env),
+    secrets: flags.secrets ?? runSecrets(env),
     // Asked only by the step outputs: reading it creates process.stdout.
     get stdoutFile() {
       return stdoutFile(streams.stdout);
     },
   };
-}
-
-function envSecrets(env: Readonly<Record<string, string | undefined>>): Secrets {
-  const secrets = new Secrets();
-  secrets.add(env['NSED_TOKEN']);
-  return secrets;
 }

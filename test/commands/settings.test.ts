@@ -90,7 +90,7 @@ describe('settings are read below the commands, never worked out there', () => {
     }
     // The one exception: the run's secrets know NSED_TOKEN's value to redact it everywhere
     // (docs/reliability.md #89), which chooses no setting.
-    expect(found.filter((f) => f !== 'context.ts: NSED_TOKEN')).toEqual([]);
+    expect(found.filter((f) => f !== 'secrets.ts: NSED_TOKEN')).toEqual([]);
   });
 });
 
