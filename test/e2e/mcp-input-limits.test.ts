@@ -40,7 +40,7 @@ describe('nsed mcp: input a host should not send', { timeout: 180_000 }, () => {
     });
     expect(isError(r)).toBe(true);
     expect(text(r)).toMatch(
-      /^timeout \(exit 124\): nothing ended -f \S+\/pipe within the tool call's timeout_s \(1 s\)/,
+      /^timeout \(exit 124\): nothing ended files \S+\/pipe within the tool call's timeout_s \(1 s\)/,
     );
     expect(posts()).toBe(before);
     // The server goes on.
