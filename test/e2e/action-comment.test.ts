@@ -5,14 +5,13 @@
 // request, the job, its matrix leg and the step, never the run, so every run edits the comment the
 // first one wrote; and only the token's own comments are candidates, so another author's comment
 // holding the very same marker is left alone.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGithubFile } from '../harness/github-files.js';
 import { startGithubApi, type GithubApi } from '../harness/github-api.js';
-import { WAIT_MS } from '../harness/limits.js';
+import { runScript } from '../harness/process.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TOKEN = 'ghs_comment_canary_9b2f41';
@@ -60,13 +59,7 @@ async function commentStep(run: { id: string; attempt: string; summary: string }
     NSED_COMMENT_LEG: '1',
     NSED_SUMMARY_FILE: summary,
   };
-  const child = spawn(process.execPath, [join(ROOT, 'action', 'comment.mjs')], { env });
-  let log = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
+  const { code, log } = await runScript(join(ROOT, 'action', 'comment.mjs'), { env });
   return { code, log, outputs: parseGithubFile(await readFile(outputs, 'utf8')) };
 }
 

@@ -4,15 +4,13 @@
 // input holding `--url=http://elsewhere` is refused before any request, so the bearer token never
 // goes there; every input reaches nsed as one `--flag=value` word, so a string input that starts
 // with '-' is that flag's value, never a flag of its own.
-import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WAIT_MS } from '../harness/limits.js';
-import { CLI, DIST } from '../harness/process.js';
+import { CLI, DIST, runScript } from '../harness/process.js';
 import { useRig } from '../harness/rig.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -78,13 +76,7 @@ async function runStep(name: string, inputs: Record<string, string>): Promise<St
     INPUT_JUNIT: 'nsed-junit.xml',
   };
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.replaceAll('-', '_').toUpperCase()}`] = v;
-  const child = spawn(process.execPath, [join(dir, 'action', 'run.mjs')], { env, cwd: workspace });
-  let log = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  clearTimeout(timer);
+  const { code, log } = await runScript(join(dir, 'action', 'run.mjs'), { env, cwd: workspace });
   return { code, log, outputs: await readFile(outputs, 'utf8'), workspace };
 }
 

@@ -60,6 +60,27 @@ export function spawnCli(args: string[], opts: RunOptions = {}): CliProcess {
   return Object.assign(child, { result });
 }
 
+/**
+ * A Node script (the Action's action/*.mjs) run as a runner runs a step: exactly `env`, in `cwd`;
+ * its exit code and its stdout and stderr as one log, in the order they came.
+ */
+export async function runScript(
+  file: string,
+  opts: { env: Record<string, string>; cwd?: string },
+): Promise<{ code: number | null; log: string }> {
+  const child = spawn(process.execPath, [file], {
+    env: opts.env,
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+  });
+  let log = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (log += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, log };
+}
+
 /** Resolves once `predicate(stdout+stderr so far)` holds, reading the child's output as it comes. */
 export async function waitForOutput(
   child: ChildProcess,
