@@ -143,6 +143,9 @@ export class McpTools {
       const end = await started.ended;
       throw runError(end.error) ?? new NsedError('bug', `${name} ended before its turn started`);
     }
+    // Kept for the session, so a `wait` that sees the end refuses a degraded council as this call would.
+    if (args['on_partial'] === 'refuse') this.refusePartial.add(session);
+    else this.refusePartial.delete(session);
     const feed = this.runner.feed(session);
     if (args['wait'] === false) {
       await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, env);
@@ -182,6 +185,9 @@ export class McpTools {
     if (feed.path === 'compat') return false;
     return pendingCalls(feed.turnEvents()).some((c) => !this.asking.has(c.id));
   }
+
+  /** Sessions whose turn was started with `on_partial: "refuse"`. */
+  private readonly refusePartial = new Set<string>();
 
   /** ask_user calls put to the person through elicitation (each is asked once), and those still being asked or answered so. */
   private readonly asked = new Set<string>();
@@ -245,14 +251,17 @@ export class McpTools {
    */
   private state(s: TurnState, feed?: SessionFeed): ToolAnswer {
     const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
+    const refused = !failed && partialRefused(s, s.session !== null && this.refusePartial.has(s.session));
     const hint = feed?.ended?.error?.hint;
     return {
       text: failed
         ? `${s.error?.code} (exit ${s.error?.exit_code}): ${s.error?.message}${hint === undefined ? '' : `\nhint: ${hint}`}\nsession ${s.session ?? '?'}`
-        : stateText(s),
+        : refused
+          ? `${stateText(s)}\nrefused: the council lost votes (${refused}); the answer is kept in session ${s.session ?? '?'}`
+          : stateText(s),
       structured: s as unknown as Record<string, unknown>,
       ...(s.session === null ? {} : { session: s.session }),
-      ...(failed ? { isError: true } : {}),
+      ...(failed || refused ? { isError: true } : {}),
     };
   }
 
@@ -386,6 +395,17 @@ export class McpTools {
     const sessions = JSON.parse(got.lines.join('\n') || '[]') as unknown[];
     return { text: `${sessions.length} session${sessions.length === 1 ? '' : 's'}`, structured: { sessions } };
   }
+}
+
+/**
+ * Why an answered turn is a tool error although it answered: its council lost votes and the caller
+ * said to refuse that (`on_partial: "refuse"`), or its max-synthetic gate failed; false otherwise.
+ */
+export function partialRefused(s: TurnState, refuse: boolean): string | false {
+  if (!s.done || s.status !== 'complete') return false;
+  if (s.gate?.checks.some((c) => c.name === 'max-synthetic' && c.status === 'fail') === true) return 'max-synthetic';
+  if (refuse && (s.council.status === 'degraded' || s.council.status === 'failed')) return 'on_partial: refuse';
+  return false;
 }
 
 const pick = (o: Args, keys: readonly string[]): Args =>
