@@ -103,16 +103,27 @@ export function progressReporter(
       sent = sent.then(() => send(progress, of, message)).catch(() => undefined);
     };
     notify(feed.jobId === null ? 'deliberation starting' : `following deliberation ${feed.jobId}`);
+    // A scored round whose convergence the compat surface has yet to say in its reasoning milestone.
+    let unsaid: EventOf<'round'> | undefined;
     const stopListening = feed.listen((s) => {
       const e = s.event;
       const at = roundsDone(e);
       // A replayed round (a resume) never takes progress back.
       if (at !== undefined && at.done > done) [done, k] = [at.done, 0];
       if (at !== undefined) total = at.total;
-      const m =
-        e.type === 'round' && e.scored && e.convergence === undefined
-          ? roundLine(e, convergenceByRound(reasoningOf(feed)).get(e.round))
-          : progressMessage(e);
+      let m: string | undefined;
+      if (e.type === 'round' && e.scored && e.convergence === undefined) {
+        const said = convergenceByRound(reasoningOf(feed)).get(e.round);
+        unsaid = said === undefined ? e : undefined;
+        m = roundLine(e, said);
+      } else if (e.type === 'reasoning' && unsaid !== undefined && e.text.includes('%')) {
+        // The milestone came after its round: the round's row again, now with its convergence.
+        const said = convergenceByRound(reasoningOf(feed)).get(unsaid.round);
+        if (said !== undefined) [m, unsaid] = [roundLine(unsaid, said), undefined];
+      } else {
+        if (e.type === 'round') unsaid = undefined;
+        m = progressMessage(e);
+      }
       // One line per step: each agent's proposal of a round says the same thing.
       if (m !== undefined && m !== last) notify(m);
     });
