@@ -78,6 +78,30 @@ describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a v
     expect(String(answer?.content).length).toBeGreaterThan(0);
   });
 
+  it('a failed max-synthetic gate makes a degraded council a tool error too; so does the wait that sees the end of a refusing deliberation', async () => {
+    const gated = await lossy.client.callTool({
+      name: 'deliberate',
+      arguments: { question: QUESTION, ...COUNCIL, gates: { 'max-synthetic': 0.1 } },
+    });
+    expect(isError(gated), textOf(gated)).toBe(true);
+    expect(textOf(gated)).toMatch(/refused: the council lost votes \(max-synthetic\)/);
+    const started = await lossy.client.callTool({
+      name: 'deliberate',
+      arguments: { question: QUESTION, ...COUNCIL, on_partial: 'refuse', wait: false },
+    });
+    const session = String(structuredOf(started)['session']);
+    let after = Number(structuredOf(started)['seq']);
+    for (let calls = 1; calls <= 50; calls++) {
+      const r = await lossy.client.callTool({ name: 'wait', arguments: { session, after, timeout_s: 30 } });
+      after = Number(structuredOf(r)['seq']);
+      if (structuredOf(r)['done'] !== true) continue;
+      expect(councilOf(r).status).toBe('degraded');
+      expect(isError(r), textOf(r)).toBe(true);
+      return;
+    }
+    throw new Error('wait never reported done');
+  });
+
   it('on_partial "refuse" leaves a council that voted in full an ordinary answer', async () => {
     const r = await healthy.client.callTool({
       name: 'deliberate',
