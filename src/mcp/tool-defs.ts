@@ -61,8 +61,7 @@ const TURN_STATE: JsonSchema = {
 
 /** What a model is told of every turn result, once per tool that returns one. */
 const TURN_RESULT =
-  'Result: status, done, seq, rounds, content, verdict, gate, council (status, asked, answered, timed_out, ' +
-  'synthetic_share), usage, error. status waiting: answer each ' +
+  'Result: status, done, seq, rounds, content, verdict, gate, council, usage, error. status waiting: answer each ' +
   'pending_calls entry (id, name, arguments; ask_user: question, options) with answer_tool_call.';
 
 /** Each gate's value as the --gates file holds it: one entry per gate the CLI knows (the compiler checks). */
