@@ -102,6 +102,26 @@ describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a v
     throw new Error('wait never reported done');
   });
 
+  it('-o json carries the same council as the MCP result: degraded with CortexB named, or complete', async () => {
+    const args = ['ask', '-o', 'json', '--agents', COUNCIL.agents.join(','), '--rounds', '2', QUESTION];
+    const lost = await degraded.run(args);
+    expect(lost.code, lost.stderr).toBe(0);
+    expect((JSON.parse(lost.stdout) as { council: Council }).council).toMatchObject({
+      status: 'degraded',
+      asked: 3,
+      answered: 2,
+      timed_out: ['CortexB'],
+    });
+    const full = await whole.run(args);
+    expect((JSON.parse(full.stdout) as { council: Council }).council).toEqual({
+      status: 'complete',
+      asked: 3,
+      answered: 3,
+      timed_out: [],
+      synthetic_share: 0,
+    });
+  });
+
   it('on_partial "refuse" leaves a council that voted in full an ordinary answer', async () => {
     const r = await healthy.client.callTool({
       name: 'deliberate',
