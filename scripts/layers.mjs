@@ -52,6 +52,11 @@ export const LAYERS = [
     why: 'what a turn may cost before it is sent, from the listed per-round prices and the rounds alone: a pure leaf the commands plumb',
   },
   {
+    from: 'src/council-status.ts',
+    allow: ['src/protocol/', 'src/verdict.ts'],
+    why: "whether the whole council voted: a pure function over the turn's rounds and its verdict's ballots",
+  },
+  {
     from: 'src/ballots.ts',
     allow: ['src/protocol/'],
     why: 'who voted how, and the trust figures: pure functions over /details and /agents that the verdict reads',

@@ -127,10 +127,15 @@ export class McpHub {
           ...(token === undefined
             ? {}
             : {
-                watch: progressReporter(this.ctx.clock, (progress, message) =>
+                watch: progressReporter(this.ctx.clock, (progress, total, message) =>
                   extra.sendNotification({
                     method: 'notifications/progress',
-                    params: { progressToken: token, progress, message: this.ctx.secrets.redact(message) },
+                    params: {
+                      progressToken: token,
+                      progress,
+                      ...(total === undefined ? {} : { total }),
+                      message: this.ctx.secrets.redact(message),
+                    },
                   }),
                 ),
               }),

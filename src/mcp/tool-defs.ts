@@ -51,16 +51,17 @@ const TURN_STATE: JsonSchema = {
     content: orNull('string'),
     verdict: OBJECT_OR_NULL,
     gate: OBJECT_OR_NULL,
+    council: { type: 'object' },
     structured: {},
     usage: OBJECT_OR_NULL,
     error: OBJECT_OR_NULL,
   },
-  required: ['session', 'job_id', 'status', 'done', 'seq', 'content', 'verdict', 'gate', 'usage'],
+  required: ['session', 'job_id', 'status', 'done', 'seq', 'content', 'verdict', 'gate', 'council', 'usage'],
 };
 
 /** What a model is told of every turn result, once per tool that returns one. */
 const TURN_RESULT =
-  'Result: status, done, seq, rounds, content, verdict, gate, usage, error. status waiting: answer each ' +
+  'Result: status, done, seq, rounds, content, verdict, gate, council, usage, error. status waiting: answer each ' +
   'pending_calls entry (id, name, arguments; ask_user: question, options) with answer_tool_call.';
 
 /** Each gate's value as the --gates file holds it: one entry per gate the CLI knows (the compiler checks). */
@@ -115,6 +116,7 @@ const TURN_INPUT: Record<string, Record<string, unknown>> = {
     },
   },
   ask_user: { type: 'boolean', description: 'let the council ask the person a question' },
+  on_partial: { enum: ['accept', 'refuse'], description: 'refuse: a council that lost votes is a tool error' },
   wait: {
     type: 'boolean',
     default: true,

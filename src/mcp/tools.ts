@@ -161,6 +161,9 @@ export class McpTools {
       const end = await started.ended;
       throw runError(end.error) ?? new NsedError('bug', `${name} ended before its turn started`);
     }
+    // Kept for the session, so a `wait` that sees the end refuses a degraded council as this call would.
+    if (args['on_partial'] === 'refuse') this.refusePartial.add(session);
+    else this.refusePartial.delete(session);
     const feed = this.runner.feed(session);
     if (args['wait'] === false)
       await this.until(feed, () => feed.jobId !== null || feed.ended !== undefined, START_BOUND_MS, {
@@ -260,6 +263,9 @@ export class McpTools {
    */
   private readonly seen = new Map<string, number>();
 
+  /** Sessions whose turn was started with `on_partial: "refuse"`. */
+  private readonly refusePartial = new Set<string>();
+
   /** Asks the person each ask_user question of the turn not asked yet; an answer goes back as answer_tool_call sends it. */
   private elicitPending(feed: SessionFeed): void {
     for (const call of pendingCalls(feed.turnEvents())) {
@@ -324,14 +330,17 @@ export class McpTools {
     const s = this.shown(all);
     if (s.session !== null) this.seen.set(s.session, Math.max(s.seq, this.seen.get(s.session) ?? 0));
     const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
+    const refused = !failed && partialRefused(s, s.session !== null && this.refusePartial.has(s.session));
     const hint = feed?.ended?.error?.hint;
     return {
       text: failed
         ? `${s.error?.code} (exit ${s.error?.exit_code}): ${inToolTerms(s.error?.message ?? '')}${hint === undefined ? '' : `\nhint: ${inToolTerms(hint)}`}\nsession ${s.session ?? '?'}`
-        : stateText(s),
+        : refused
+          ? `${stateText(s)}\nrefused: the council lost votes (${refused}); the answer is kept in session ${s.session ?? '?'}`
+          : stateText(s),
       structured: s as unknown as Record<string, unknown>,
       ...(s.session === null ? {} : { session: s.session }),
-      ...(failed ? { isError: true } : {}),
+      ...(failed || refused ? { isError: true } : {}),
     };
   }
 
@@ -505,6 +514,17 @@ export class McpTools {
     const sessions = JSON.parse(got.lines.join('\n') || '[]') as unknown[];
     return { text: `${sessions.length} session${sessions.length === 1 ? '' : 's'}`, structured: { sessions } };
   }
+}
+
+/**
+ * Why an answered turn is a tool error although it answered: its council lost votes and the caller
+ * said to refuse that (`on_partial: "refuse"`), or its max-synthetic gate failed; false otherwise.
+ */
+export function partialRefused(s: TurnState, refuse: boolean): string | false {
+  if (!s.done || s.status !== 'complete') return false;
+  if (s.gate?.checks.some((c) => c.name === 'max-synthetic' && c.status === 'fail') === true) return 'max-synthetic';
+  if (refuse && (s.council.status === 'degraded' || s.council.status === 'failed')) return 'on_partial: refuse';
+  return false;
 }
 
 const pick = (o: Args, keys: readonly string[]): Args =>

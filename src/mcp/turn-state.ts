@@ -1,3 +1,4 @@
+import { councilLine, councilStatus, type CouncilStatus } from '../council-status.js';
 import type { EventOf, NsedEvent } from '../events.js';
 import { convergenceByRound } from '../protocol/milestone.js';
 import type { Session, Turn } from '../session/index.js';
@@ -18,6 +19,8 @@ export interface TurnState {
   content: string | null;
   verdict: CouncilVerdict | null;
   gate: GateResult | null;
+  /** Whether the whole council voted (src/council-status.ts): a degraded council never reads like a healthy one. */
+  council: CouncilStatus;
   /** With a `schema`: the answer parsed, or null when it does not match (as `-o json`). */
   structured?: unknown;
   /** No orchestrator reports token or cost figures to nsed yet: unknown is null, never 0. */
@@ -54,6 +57,7 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
   else status = feed.jobId === null ? 'starting' : 'running';
   const endError = feed.ended?.error;
   const lastUsage = events.findLast((s) => s.event.type === 'usage')?.event;
+  const verdict = terminal?.verdict ?? null;
   return {
     session: feed.session,
     job_id: terminal?.type === 'finish' ? (terminal.job_id ?? feed.jobId) : feed.jobId,
@@ -64,8 +68,13 @@ export function feedState(feed: SessionFeed, after: number): TurnState {
     injections: fresh.flatMap((e) => (e.type === 'injection' ? [{ message: e.message, round: e.round }] : [])),
     pending_calls: calls,
     content: terminal?.type === 'finish' && status === 'complete' ? terminal.content : null,
-    verdict: terminal?.verdict ?? null,
+    verdict,
     gate: terminal?.gate ?? null,
+    council: councilStatus({
+      rounds: events.flatMap((s) => (s.event.type === 'round' ? [s.event] : [])),
+      verdict,
+      failed: status === 'failed',
+    }),
     ...(terminal?.type === 'finish' && terminal.structured !== undefined ? { structured: terminal.structured } : {}),
     // The last figures the stream reported, as -o json names them.
     usage: lastUsage?.type === 'usage' ? lastUsage.usage : (terminal?.usage ?? null),
@@ -134,14 +143,23 @@ export function storedState(session: Session, seq: number): TurnState {
     content: turn === undefined ? null : turn.content,
     verdict: turn?.verdict ?? null,
     gate: turn?.gate ?? null,
+    council: councilStatus({ rounds: turn?.rounds ?? [], verdict: turn?.verdict ?? null, failed: status === 'failed' }),
     usage: turn?.usage ?? null,
     // The store keeps how the turn ended, not the exit code of the run that recorded it.
     error: turn?.error === undefined ? null : { code: turn.status, exit_code: null, message: turn.error },
   };
 }
 
-/** The short text beside the structured result: what a host shows, and what a model reads first. */
+/**
+ * The short text beside the structured result: what a host shows, and what a model reads first.
+ * A council that lost votes says so on the first line, before the answer it gave.
+ */
 export function stateText(s: TurnState): string {
+  const line = councilLine(s.council);
+  return line === null ? bareText(s) : `${line}\n${bareText(s)}`;
+}
+
+function bareText(s: TurnState): string {
   const id = s.session ?? '?';
   if (s.status === 'complete') return `${s.content ?? ''}\n\n— ${verdictLine(id, s.verdict)}`;
   if (s.status === 'waiting') {

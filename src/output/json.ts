@@ -1,3 +1,4 @@
+import { councilStatus } from '../council-status.js';
 import type { EventOf } from '../events.js';
 import { ExitCode } from '../errors.js';
 import { UNKNOWN_USAGE } from '../usage.js';
@@ -43,6 +44,12 @@ export function createJsonRenderer(io: IO, opts: Pick<RendererOptions, 'newSessi
         finish_reason: e.type === 'finish' ? e.finish_reason : transcript.finishReason,
         verdict: e.verdict,
         gate: e.gate,
+        // As the MCP turn result carries it: one derivation of whether the whole council voted.
+        council: councilStatus({
+          rounds: transcript.rounds,
+          verdict: e.verdict,
+          failed: fields['status'] === 'failed',
+        }),
         usage: e.usage ?? transcript.usage ?? (e.type === 'error' && e.status === null ? null : UNKNOWN_USAGE),
         ...(e.type === 'finish' && e.diverged === true ? { diverged: true } : {}),
         ...(e.type !== 'finish' || e.structured === undefined

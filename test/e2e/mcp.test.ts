@@ -288,7 +288,7 @@ describe('nsed mcp on a held simulator: progress, steering and cancelling', { ti
     held.sim.control.release(job, 1);
     await log.seen(/^round 1\/\d+: proposals in$/);
     held.sim.control.release(job, 1);
-    await log.seen(/^round 1\/\d+ evaluated(, convergence \d+%)?, leader Cortex\w+$/);
+    await log.seen(/^round 1\/\d+ · (convergence \d\.\d\d · )?leader Cortex\w+ \(\d\.\d\d\)/);
     held.sim.control.release(job);
     const r = await call;
     expect(structured(r)['done'], text(r)).toBe(true);

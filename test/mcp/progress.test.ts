@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/context.js';
 import { SessionFeed } from '../../src/mcp/feed.js';
-import { HEARTBEAT_MS, progressMessage, progressReporter } from '../../src/mcp/progress.js';
+import {
+  HEARTBEAT_MS,
+  PROGRESS_MAX_CHARS,
+  progressAt,
+  progressMessage,
+  progressReporter,
+  roundLine,
+} from '../../src/mcp/progress.js';
 
 /** A clock whose sleeps end only when the test ticks it: the heartbeat without waiting for real time. */
 function manualClock(): Clock & { tick(): void; sleeping: () => number; slept: number[] } {
@@ -35,9 +42,9 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 describe('progress notifications while a tool call waits on a deliberation', () => {
   it('one per step, a heartbeat between steps at most every 10 s, rising progress, nothing after stop (reliability #212)', async () => {
     const clock = manualClock();
-    const sent: Array<[number, string]> = [];
+    const sent: Array<[number, number | undefined, string]> = [];
     const feed = new SessionFeed('s1');
-    const stop = progressReporter(clock, async (p, m) => void sent.push([p, m]))(feed);
+    const stop = progressReporter(clock, async (p, t, m) => void sent.push([p, t, m]))(feed);
     feed.push({ type: 'job', job_id: 'job-1' });
     const round = { type: 'round', round: 1, total_rounds: 2, progress: 0.5 } as const;
     feed.push({ ...round, scored: false, candidates: [] });
@@ -55,14 +62,20 @@ describe('progress notifications while a tool call waits on a deliberation', () 
       ],
     });
     await settle();
-    expect(sent.map(([, m]) => m)).toEqual([
+    expect(sent.map(([, , m]) => m)).toEqual([
       'deliberation starting',
       'deliberation job-1 started',
       'round 1/2: proposals in',
       'still: round 1/2: proposals in',
-      'round 1/2 evaluated, convergence 80%, leader CortexB',
+      'round 1/2 · convergence 0.80 · leader CortexB (0.90)',
     ]);
-    expect(sent.map(([p]) => p)).toEqual([1, 2, 3, 4, 5]);
+    // In rounds, rising each time: half a round once the proposals are in, a round once evaluated.
+    const progress = sent.map(([p]) => p);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1] ?? Infinity);
+    expect(progress[0]).toBe(0);
+    expect(progress[2]).toBeCloseTo(0.4);
+    expect(progress[4]).toBeCloseTo(0.9);
+    expect(sent.map(([, t]) => t)).toEqual([undefined, undefined, 2, 2, 2]);
     expect(HEARTBEAT_MS).toBeLessThanOrEqual(10_000);
     expect(new Set(clock.slept)).toEqual(new Set([HEARTBEAT_MS]));
     stop();
@@ -83,7 +96,7 @@ describe('progress notifications while a tool call waits on a deliberation', () 
     // Each send is held until the test releases it, as a slow host transport would hold it.
     const stop = progressReporter(
       clock,
-      (_p, m) => new Promise<void>((resolve) => releases.push(() => resolve(void gone.push(m)))),
+      (_p, _t, m) => new Promise<void>((resolve) => releases.push(() => resolve(void gone.push(m)))),
     )(feed);
     feed.push({ type: 'job', job_id: 'job-1' });
     feed.push({ type: 'finalized', chosen_agent_id: 'CortexA', round: 1 });
@@ -100,6 +113,56 @@ describe('progress notifications while a tool call waits on a deliberation', () 
       'deliberation job-1 started',
       'converged: CortexA chosen at round 1',
     ]);
+  });
+
+  it('a scored round fits one 200-character tool row: round, convergence, leader with its score, its wrong claims, stand-in votes', () => {
+    const claim = (text: string, verdict: 'wrong' | 'verified') => ({ claim: text, verdict });
+    const line = roundLine({
+      type: 'round',
+      round: 2,
+      total_rounds: 3,
+      progress: 0.66,
+      scored: true,
+      convergence: 0.781,
+      candidates: [
+        { agent_id: 'CortexA', score: 0.6, content_preview: '', thought_preview: '', claims: [claim('x', 'wrong')] },
+        {
+          agent_id: 'CortexB',
+          score: 0.81,
+          content_preview: '',
+          thought_preview: '',
+          claims: [claim('Redis is durable', 'wrong'), claim(' redis  is durable', 'wrong'), claim('ok', 'verified')],
+        },
+      ],
+    });
+    expect(line).toBe('round 2/3 · convergence 0.78 · leader CortexB (0.81) · 1 wrong claim');
+    // A server's names are untrusted: a leader named at length still leaves one row.
+    const long = roundLine({
+      type: 'round',
+      round: 12,
+      total_rounds: 100,
+      progress: 0.1,
+      scored: true,
+      candidates: [
+        {
+          agent_id: 'X'.repeat(500),
+          score: 0.5,
+          content_preview: '',
+          thought_preview: '',
+          claims: Array.from({ length: 40 }, (_, i) => claim(`c${i}`, 'wrong')),
+          synthetic_evals: 7,
+        },
+      ],
+    });
+    expect(long.length).toBeLessThanOrEqual(PROGRESS_MAX_CHARS);
+    expect(long).toMatch(/^round 12\/100 · leader X+… \(0\.50\) · 40 wrong claims · 7 stand-in votes$/);
+  });
+
+  it('progress rises with every notification within a step and never reaches the next step or passes the rounds planned', () => {
+    const seen = Array.from({ length: 10_000 }, (_, k) => progressAt(3, k));
+    for (let k = 1; k < seen.length; k++) expect(seen[k]).toBeGreaterThan(seen[k - 1] ?? Infinity);
+    expect(seen.at(-1)).toBeLessThan(3);
+    expect(progressAt(3.5, 0)).toBeGreaterThan(seen.at(-1) ?? Infinity);
   });
 
   it('says nothing for the answer text itself, and names the end', () => {
