@@ -3,7 +3,7 @@
 // round (its votes are stand-ins, reliability #222), and the progress rows of a held deliberation.
 import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectMcp, isError, structuredOf, textOf, type McpHost } from '../harness/mcp-host.js';
+import { connectMcp, isError, structured, text, type McpHost } from '../harness/mcp-host.js';
 import { useRig } from '../harness/rig.js';
 
 const COUNCIL = { agents: ['CortexA', 'CortexB', 'CortexC'], rounds: 2 };
@@ -16,7 +16,7 @@ interface Council {
   timed_out: string[] | null;
   synthetic_share: number | null;
 }
-const councilOf = (r: unknown): Council => structuredOf(r)['council'] as Council;
+const councilOf = (r: unknown): Council => structured(r)['council'] as Council;
 
 // Both answers the simulator gives to what the seeds leave open (docs/protocol.md §14).
 describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a vote (%s profile)', (profile) => {
@@ -35,8 +35,8 @@ describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a v
 
   it('says "degraded" and names who did not vote on the first line of its text, before the answer (reliability #222)', async () => {
     const r = await lossy.client.callTool({ name: 'deliberate', arguments: { question: QUESTION, ...COUNCIL } });
-    expect(isError(r), textOf(r) + lossy.stderr()).toBe(false);
-    const s = structuredOf(r);
+    expect(isError(r), text(r) + lossy.said()).toBe(false);
+    const s = structured(r);
     expect(s['status']).toBe('complete');
     expect(councilOf(r)).toEqual({
       status: 'degraded',
@@ -46,17 +46,17 @@ describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a v
       synthetic_share: expect.any(Number) as number,
     });
     expect(councilOf(r).synthetic_share).toBeGreaterThan(0);
-    const [first, ...rest] = textOf(r).split('\n');
+    const [first, ...rest] = text(r).split('\n');
     expect(first).toMatch(/^council degraded: CortexB did not vote \(timed out\); 2 of 3 answered/);
     expect(rest.join('\n')).toContain(String(s['content']));
   });
 
   it('a council that voted in full says "complete", with nobody timed out and no status line', async () => {
     const r = await healthy.client.callTool({ name: 'deliberate', arguments: { question: QUESTION, ...COUNCIL } });
-    expect(isError(r), textOf(r)).toBe(false);
+    expect(isError(r), text(r)).toBe(false);
     expect(councilOf(r)).toEqual({ status: 'complete', asked: 3, answered: 3, timed_out: [], synthetic_share: 0 });
-    expect(textOf(r)).not.toMatch(/^council /m);
-    expect(textOf(r).startsWith(String(structuredOf(r)['content']))).toBe(true);
+    expect(text(r)).not.toMatch(/^council /m);
+    expect(text(r).startsWith(String(structured(r)['content']))).toBe(true);
   });
 
   it('on_partial "refuse" makes a degraded council a tool error, its answer still recorded in the store', async () => {
@@ -64,11 +64,11 @@ describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a v
       name: 'deliberate',
       arguments: { question: QUESTION, ...COUNCIL, on_partial: 'refuse' },
     });
-    expect(isError(r), textOf(r)).toBe(true);
-    const s = structuredOf(r);
+    expect(isError(r), text(r)).toBe(true);
+    const s = structured(r);
     expect(councilOf(r).status).toBe('degraded');
-    expect(textOf(r).split('\n')[0]).toMatch(/^council degraded: CortexB did not vote/);
-    expect(textOf(r)).toMatch(/refused: the council lost votes \(on_partial: refuse\); the answer is kept in session /);
+    expect(text(r).split('\n')[0]).toMatch(/^council degraded: CortexB did not vote/);
+    expect(text(r)).toMatch(/refused: the council lost votes \(on_partial: refuse\); the answer is kept in session /);
     const stored = await degraded.session<{ turns: Array<{ role: string; status: string; content: string }> }>(
       String(s['session']),
     );
@@ -83,20 +83,20 @@ describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a v
       name: 'deliberate',
       arguments: { question: QUESTION, ...COUNCIL, gates: { 'max-synthetic': 0.1 } },
     });
-    expect(isError(gated), textOf(gated)).toBe(true);
-    expect(textOf(gated)).toMatch(/refused: the council lost votes \(max-synthetic\)/);
+    expect(isError(gated), text(gated)).toBe(true);
+    expect(text(gated)).toMatch(/refused: the council lost votes \(max-synthetic\)/);
     const started = await lossy.client.callTool({
       name: 'deliberate',
       arguments: { question: QUESTION, ...COUNCIL, on_partial: 'refuse', wait: false },
     });
-    const session = String(structuredOf(started)['session']);
-    let after = Number(structuredOf(started)['seq']);
+    const session = String(structured(started)['session']);
+    let after = Number(structured(started)['seq']);
     for (let calls = 1; calls <= 50; calls++) {
       const r = await lossy.client.callTool({ name: 'wait', arguments: { session, after, timeout_s: 30 } });
-      after = Number(structuredOf(r)['seq']);
-      if (structuredOf(r)['done'] !== true) continue;
+      after = Number(structured(r)['seq']);
+      if (structured(r)['done'] !== true) continue;
       expect(councilOf(r).status).toBe('degraded');
-      expect(isError(r), textOf(r)).toBe(true);
+      expect(isError(r), text(r)).toBe(true);
       return;
     }
     throw new Error('wait never reported done');
@@ -127,7 +127,7 @@ describe.each(['default', 'strict'] as const)('nsed mcp: a council that lost a v
       name: 'deliberate',
       arguments: { question: QUESTION, ...COUNCIL, on_partial: 'refuse' },
     });
-    expect(isError(r), textOf(r)).toBe(false);
+    expect(isError(r), text(r)).toBe(false);
     expect(councilOf(r).status).toBe('complete');
   });
 });
@@ -176,7 +176,7 @@ describe('nsed mcp: progress rows in rounds on a held simulator', { timeout: 180
     expect(first.progress).toBeLessThanOrEqual(1);
     held.sim.control.release(job);
     const r = await call;
-    expect(structuredOf(r)['done'], textOf(r)).toBe(true);
+    expect(structured(r)['done'], text(r)).toBe(true);
     const progress = seen.map((p) => p.progress);
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1] ?? Infinity);
     for (const p of seen) {
