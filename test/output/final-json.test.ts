@@ -69,6 +69,8 @@ describe('json output', () => {
       policy: 'nsed:deep',
       agents: null,
       content: 'Hello, world.',
+      // One proposal, no ballots and no stand-in counts: who voted is not known, never "complete".
+      council: { status: 'unknown', asked: 1, answered: null, timed_out: null, synthetic_share: null },
       reasoning: 'Round 1 complete — convergence: 45%',
       rounds: [
         {
