@@ -16,7 +16,7 @@ import { ExitCode } from '../../src/errors.js';
 import { MCP_TOOLS } from '../../src/mcp/tool-defs.js';
 import { parseNdjson, waitForOutput, type Rig, useRig } from '../harness/rig.js';
 import { CLI } from '../harness/process.js';
-import { WAIT_MS } from '../harness/limits.js';
+import { Arrivals } from '../harness/arrivals.js';
 
 type Structured = Record<string, unknown>;
 
@@ -235,34 +235,11 @@ function progressLog(): {
   messages: string[];
   seen(re: RegExp): Promise<string>;
 } {
-  const messages: string[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = new Arrivals('progress message');
   return {
-    messages,
-    onprogress: (p) => {
-      messages.push(p.message ?? '');
-      for (const w of [...waiters]) w();
-    },
-    async seen(re) {
-      for (;;) {
-        const hit = messages.find((m) => re.test(m));
-        if (hit !== undefined) return hit;
-        // A backstop against a hang only: each notification wakes the wait at once.
-        const woke = await new Promise<boolean>((resolve) => {
-          const w = (): void => {
-            clearTimeout(t);
-            waiters.delete(w);
-            resolve(true);
-          };
-          const t = setTimeout(() => {
-            waiters.delete(w);
-            resolve(false);
-          }, WAIT_MS);
-          waiters.add(w);
-        });
-        if (!woke) throw new Error(`no progress message matched ${re}; saw: ${messages.join(' | ')}`);
-      }
-    },
+    messages: arrivals.lines,
+    onprogress: (p) => arrivals.push(p.message ?? ''),
+    seen: (re) => arrivals.first(re),
   };
 }
 

@@ -9,7 +9,7 @@ import {
   type CallToolResult,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { WAIT_MS } from './limits.js';
+import { Arrivals } from './arrivals.js';
 import { CLI } from './process.js';
 import type { Rig } from './rig.js';
 
@@ -48,8 +48,7 @@ export async function connectMcp(
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
   });
   let err = '';
-  const logs: string[] = [];
-  const waiters = new Set<() => void>();
+  const logs = new Arrivals('log message');
   transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const client = new Client(
     { name: 'nsed-test-host', version: '1.0.0' },
@@ -60,9 +59,8 @@ export async function connectMcp(
   await client.connect(transport);
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     const line = String(n.params.data);
-    logs.push(line);
     err += `log ${n.params.level}: ${line}\n`;
-    for (const w of [...waiters]) w();
+    logs.push(line);
   });
   const pid = transport.pid;
   if (pid === null) throw new Error('nsed mcp did not start');
@@ -70,26 +68,7 @@ export async function connectMcp(
     client,
     pid,
     said: () => err,
-    async logged(re) {
-      for (;;) {
-        const hit = logs.find((l) => re.test(l));
-        if (hit !== undefined) return hit;
-        // A backstop against a hang only: each log message wakes the wait at once.
-        const woke = await new Promise<boolean>((resolve) => {
-          const w = (): void => {
-            clearTimeout(t);
-            waiters.delete(w);
-            resolve(true);
-          };
-          const t = setTimeout(() => {
-            waiters.delete(w);
-            resolve(false);
-          }, WAIT_MS);
-          waiters.add(w);
-        });
-        if (!woke) throw new Error(`no log message matched ${re}; saw:\n${err}`);
-      }
-    },
+    logged: (re) => logs.first(re),
     close: () => client.close(),
   };
 }
