@@ -23,13 +23,14 @@ const never = (signal?: AbortSignal): Promise<void> =>
 
 /**
  * The run's own clock, but the spend watch looks only when woken (a job named, a round scored);
- * `lateMeter`: a `/budget` read's bound (4 s) has passed as soon as it starts.
+ * a `/budget` read's bound (4 s) never passes on its own, so a busy machine cannot turn a slow
+ * loopback answer into the fallback; with `lateMeter` it has passed as soon as the read starts.
  */
 const boundariesOnly = (opts: { lateMeter?: boolean } = {}): Clock => ({
   now: () => new Date(),
   sleep: (ms, signal) => {
     if (ms === BUDGET_POLL_MS) return never(signal);
-    if (opts.lateMeter === true && ms === METER_READ_MS) return Promise.resolve();
+    if (ms === METER_READ_MS) return opts.lateMeter === true ? Promise.resolve() : never(signal);
     return realClock.sleep(ms, signal);
   },
 });
