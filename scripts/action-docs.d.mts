@@ -1,2 +1,3 @@
 export function actionTables(actionYml: string): { inputs: string; outputs: string };
-export function withActionTables(readme: string, actionYml: string): string;
+export const ACTION_PAGE: string;
+export function withActionTables(markdown: string, actionYml: string): string;

@@ -1,5 +1,6 @@
-// README's tables of the Action's inputs and outputs, written from action.yml (the file GitHub
-// reads), so an input added there reaches README by `npm run docs` and a test holds them equal.
+// The tables of the Action's inputs and outputs in docs/ci.md, written from action.yml (the file
+// GitHub reads), so an input added there reaches the manual by `npm run docs` and a test holds
+// them equal.
 import { parse } from 'yaml';
 
 const cell = (text) =>
@@ -22,16 +23,19 @@ export function actionTables(actionYml) {
   };
 }
 
-/** `readme` with its `<!-- action: inputs -->` and `<!-- action: outputs -->` regions rewritten. */
-export function withActionTables(readme, actionYml) {
+/** The page that holds the Action's tables. */
+export const ACTION_PAGE = 'docs/ci.md';
+
+/** `markdown` with its `<!-- action: inputs -->` and `<!-- action: outputs -->` regions rewritten. */
+export function withActionTables(markdown, actionYml) {
   const tables = actionTables(actionYml);
-  let text = readme;
+  let text = markdown;
   for (const which of ['inputs', 'outputs']) {
     const start = `<!-- action: ${which} -->\n`;
     const end = '\n<!-- /action -->';
     const i = text.indexOf(start);
     const j = text.indexOf(end, i);
-    if (i < 0 || j < 0) throw new Error(`README.md has no <!-- action: ${which} --> region`);
+    if (i < 0 || j < 0) throw new Error(`${ACTION_PAGE} has no <!-- action: ${which} --> region`);
     text = `${text.slice(0, i + start.length)}${tables[which]}${text.slice(j)}`;
   }
   return text;

@@ -5,9 +5,13 @@ import { withMcpToolReference } from './mcp-tools.js';
 import { withOptionTables } from './readme-tables.js';
 import { serverJson } from './server-json.js';
 
-/** README.md with its option tables written from the flag tables and its MCP tool reference from the tools' schemas (the rest is prose). */
-export function generatedReadme(readme: string): string {
-  return withMcpToolReference(withOptionTables(readme, commands));
+/**
+ * A page of the manual (README.md or a docs/*.md) with the generated regions it holds rewritten:
+ * its option tables from the flag tables and its MCP tool reference from the tools' schemas (the
+ * rest is prose, left as it is).
+ */
+export function generatedManualPage(markdown: string): string {
+  return withMcpToolReference(withOptionTables(markdown, commands));
 }
 
 /**

@@ -119,7 +119,12 @@ export function renderManPage(commands: readonly CommandEntry[]): string {
   out.push('.SH EXAMPLES');
   for (const e of EXAMPLES)
     out.push('.PP', roff(`${e.describe}:`), '.PP', '.nf', '.RS', ...e.command.split('\n').map(roff), '.RE', '.fi');
-  out.push('.SH SEE ALSO', roff('README.md in the nsed package, organised by task; nsed COMMAND --help.'));
+  out.push(
+    '.SH SEE ALSO',
+    roff(
+      'README.md and docs/ in the nsed package (docs/usage.md by task, docs/reference.md the tables); nsed COMMAND --help.',
+    ),
+  );
   return `${out.join('\n')}\n`;
 }
 

@@ -1,14 +1,14 @@
 import { MCP_TOOLS, type JsonSchema } from '../mcp/tool-defs.js';
 
-/** README's reference of the `nsed mcp` tools, between `<!-- mcp-tools -->` and `<!-- /mcp-tools -->`. */
+/** The manual's reference of the `nsed mcp` tools (docs/mcp.md), between `<!-- mcp-tools -->` and `<!-- /mcp-tools -->`. */
 const REGION = /(<!-- mcp-tools -->\n)[\s\S]*?(<!-- \/mcp-tools -->)/;
 
 /**
- * README.md with the tool reference written from the tools' own schemas (src/mcp/tool-defs.ts),
+ * A page of the manual with the tool reference written from the tools' own schemas (src/mcp/tool-defs.ts),
  * the ones `tools/list` serves: one table row per argument, then what the result carries.
  */
-export function withMcpToolReference(readme: string): string {
-  return readme.replace(REGION, (_all, open: string, close: string) => `${open}${reference()}\n${close}`);
+export function withMcpToolReference(markdown: string): string {
+  return markdown.replace(REGION, (_all, open: string, close: string) => `${open}${reference()}\n${close}`);
 }
 
 const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -3,19 +3,20 @@ import { runnableDefs } from '../commands/command.js';
 import { GLOBAL_FLAGS } from '../commands/global-options.js';
 import type { FlagDef } from '../commands/shared/flag-def.js';
 
-/** The README's option tables, each between `<!-- options: NAME -->` and `<!-- /options -->`. */
+/** The manual's option tables, each between `<!-- options: NAME -->` and `<!-- /options -->`. */
 const REGION = /(<!-- options: ([a-z-]+) -->\n)[\s\S]*?(<!-- \/options -->)/g;
 
 /**
- * README.md with its option tables written from the flag tables: `global` (every command's) and
- * one per command by its name (`sim`). scripts/gen-docs.mjs writes them; a test compares them
- * with the committed README, so a flag changed in a table without regenerating fails CI.
+ * A page of the manual with its option tables written from the flag tables: `global` (every
+ * command's) and one per command by its name (`sim`, or a subcommand's own: `ls`, `install`).
+ * scripts/gen-docs.mjs writes them into README.md and docs/*.md; a test compares them with the
+ * committed pages, so a flag changed in a table without regenerating fails CI.
  */
-export function withOptionTables(readme: string, commands: readonly CommandEntry[]): string {
+export function withOptionTables(markdown: string, commands: readonly CommandEntry[]): string {
   const defs = commands.flatMap(runnableDefs);
-  return readme.replace(REGION, (_all, open: string, name: string, close: string) => {
+  return markdown.replace(REGION, (_all, open: string, name: string, close: string) => {
     const flags = name === 'global' ? GLOBAL_FLAGS : defs.find((d) => d.command.split(' ')[0] === name)?.flags;
-    if (flags === undefined) throw new Error(`README names an option table for no command: ${name}`);
+    if (flags === undefined) throw new Error(`the manual names an option table for no command: ${name}`);
     return `${open}${optionTable(flags.filter((f) => f.hidden !== true))}\n${close}`;
   });
 }

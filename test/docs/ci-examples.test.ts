@@ -1,25 +1,23 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { deriveVerdict, judgeGates } from '../../src/verdict.js';
 import { gateEntry } from '../../src/input/gates-file.js';
+import { fencedBlocks, manualFiles, readManual } from './manual.js';
 
 /**
- * README's CI examples gate on endorsement beside convergence: convergence alone passed a
+ * The manual's CI examples (README.md and docs/) gate on endorsement beside convergence: convergence alone passed a
  * council at 89 % whose real evaluators endorsed the answer 0 times of 2.
  */
 
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
-
-/** The fenced blocks of README, with their language. */
-async function blocks(): Promise<Array<{ lang: string; text: string }>> {
-  const text = await readFile(README, 'utf8');
-  return [...text.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1] ?? '', text: m[2] ?? '' }));
+/** The fenced blocks of every page of the manual, with their language. */
+function blocks(): Array<{ lang: string; text: string }> {
+  return manualFiles()
+    .flatMap((f) => fencedBlocks(readManual(f)))
+    .map((b) => ({ lang: b.lang, text: b.lines.join('\n') }));
 }
 
-describe("README's CI examples", () => {
-  it('every CI job (GitHub workflow, GitLab job) that gates on convergence also gates on endorsement', async () => {
-    const jobs = (await blocks()).filter((b) => b.lang === 'yaml' && /min-convergence/.test(b.text));
+describe("the manual's CI examples", () => {
+  it('every CI job (GitHub workflow, GitLab job) that gates on convergence also gates on endorsement', () => {
+    const jobs = blocks().filter((b) => b.lang === 'yaml' && /min-convergence/.test(b.text));
     expect(jobs.length).toBeGreaterThanOrEqual(3);
     for (const job of jobs) expect(job.text, job.text.slice(0, 200)).toMatch(/min-endorse:? /);
   });

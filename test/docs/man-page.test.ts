@@ -4,11 +4,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { generatedFiles, generatedReadme } from '../../src/docs/generate.js';
+import { generatedFiles, generatedManualPage } from '../../src/docs/generate.js';
 import { NDJSON_EVENTS } from '../../src/docs/ndjson-schema.js';
 import { commands } from '../../src/commands/index.js';
 import { cliReference, usageLine } from '../../src/docs/reference.js';
 import { environment, EXAMPLES, EXIT_CODES, EXPORT_FORMATS_DOC } from '../../src/docs/topics.js';
+import { fencedBlocks, manualFiles, readManual } from './manual.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -78,35 +79,49 @@ describe('man/nsed.1', () => {
   });
 });
 
-describe('README.md against the same source', () => {
-  it('names every environment variable, exit code, NDJSON event field and export format', async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    for (const e of environment(commands)) expect(readme, e.name).toContain(`\`${e.name}\``);
+describe('the manual (README.md and docs/) against the same source', () => {
+  it('names every environment variable, exit code, NDJSON event field and export format', () => {
+    // docs/reference.md holds the tables; the names may be said anywhere in the manual.
+    const reference = readManual('docs/reference.md');
+    const manual = manualFiles().map(readManual).join('\n');
+    for (const e of environment(commands)) expect(reference, e.name).toContain(`\`${e.name}\``);
     // The table says exactly what the one source says (backticks aside), code for code.
-    const start = readme.indexOf('| code | meaning |');
-    const rows = readme.slice(start).split('\n\n')[0]?.split('\n').slice(2) ?? [];
+    const start = reference.indexOf('| code | meaning |');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const rows = reference.slice(start).split('\n\n')[0]?.split('\n').slice(2) ?? [];
     expect(rows.map((r) => r.replace(/`/g, ''))).toEqual(EXIT_CODES.map((e) => `| ${e.code} | ${e.meaning} |`));
     for (const [type, doc] of Object.entries(NDJSON_EVENTS)) {
-      const row = readme.split('\n').find((l) => l.startsWith(`| \`${type}\` |`));
+      const row = reference.split('\n').find((l) => l.startsWith(`| \`${type}\` |`));
       expect(row, type).toBeDefined();
       for (const field of Object.keys(doc.fields)) expect(row, `${type}.${field}`).toContain(`\`${field}\``);
     }
-    for (const f of EXPORT_FORMATS_DOC) expect(readme).toMatch(new RegExp(`^\\| \`${f.name}\``, 'm'));
+    for (const f of EXPORT_FORMATS_DOC) expect(manual).toMatch(new RegExp(`^\\| \`${f.name}\``, 'm'));
     for (const o of cliReference(commands).globalOptions.filter((g) => g.name !== 'help' && g.name !== 'version')) {
-      expect(readme, `--${o.name}`).toContain(o.negatable ? `--no-${o.name}` : `--${o.name}`);
+      expect(reference, `--${o.name}`).toContain(o.negatable ? `--no-${o.name}` : `--${o.name}`);
     }
   });
 
-  // README's option tables are written from the flag tables (npm run docs).
-  it('holds the option tables the flag tables make', async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain('<!-- options: global -->\n| option | default | meaning |');
-    expect(readme).toContain('<!-- options: sim -->\n| option | default | meaning |');
-    expect(readme, 'stale: run npm run docs').toBe(generatedReadme(readme));
+  // The manual's option tables are written from the flag tables (npm run docs), in whichever page holds them.
+  it('holds the option tables the flag tables make', () => {
+    expect(readManual('docs/reference.md')).toContain('<!-- options: global -->\n| option | default | meaning |');
+    expect(readManual('docs/reference.md')).toContain('<!-- options: ask -->\n| option | default | meaning |');
+    expect(readManual('docs/simulator.md')).toContain('<!-- options: sim -->\n| option | default | meaning |');
+    for (const file of manualFiles()) {
+      const page = readManual(file);
+      expect(page, `${file} is stale: run npm run docs`).toBe(generatedManualPage(page));
+    }
   });
 
-  it('runs every man-page example in README (where a test executes it)', async () => {
-    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    for (const e of EXAMPLES) for (const line of e.command.split('\n')) expect(readme).toContain(line);
+  it('runs every man-page example in an sh block of the manual (where a test executes it)', () => {
+    const run = manualFiles()
+      .flatMap((f) => fencedBlocks(readManual(f)))
+      .filter((b) => b.lang === 'sh')
+      .flatMap((b) => b.lines);
+    for (const e of EXAMPLES)
+      for (const line of e.command.split('\n'))
+        expect(
+          run.some((l) => l.includes(line)),
+          line,
+        ).toBe(true);
   });
 });

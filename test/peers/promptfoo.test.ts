@@ -1,7 +1,7 @@
 // nsed's promptfoo provider run by promptfoo itself: `promptfoo eval` (the version bench/promptfoo
 // pins, on a Node it supports) loads provider/promptfoo.mjs from this run's build, laid out as the
 // package ships it, as a `file://` provider, and runs turns against simulators on loopback with
-// its telemetry, update check, sharing and cache off. README "promptfoo" is what this holds.
+// its telemetry, update check, sharing and cache off. docs/ci.md "Councils in a promptfoo eval" is what this holds.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,7 +13,7 @@ import { makeRig, type Rig } from '../harness/rig.js';
 import { runPeer, sayWhySkipped, type PeerRun } from './run-peer.js';
 
 const PROVIDER = join(dirname(CLI), '..', 'provider', 'promptfoo.mjs');
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const CI_PAGE = fileURLToPath(new URL('../../docs/ci.md', import.meta.url));
 const TOKEN = 'pf-secret-token-5b1e0c7d9a';
 /** promptfoo's whole run (a few seconds here); a backstop against a hang only. */
 const EVAL_BOUND_MS = 5 * 60_000;
@@ -51,10 +51,10 @@ const resultOf = (test: (typeof TESTS)[number]): PfResult => {
   return r;
 };
 
-/** The one line of README.md that matches `pattern`. */
-async function readmeLine(pattern: RegExp): Promise<string> {
-  const lines = (await readFile(README, 'utf8')).split('\n').filter((l) => pattern.test(l));
-  if (lines.length !== 1) throw new Error(`README.md has ${lines.length} lines matching ${String(pattern)}`);
+/** The one line of docs/ci.md that matches `pattern`. */
+async function docsLine(pattern: RegExp): Promise<string> {
+  const lines = (await readFile(CI_PAGE, 'utf8')).split('\n').filter((l) => pattern.test(l));
+  if (lines.length !== 1) throw new Error(`docs/ci.md has ${lines.length} lines matching ${String(pattern)}`);
   return lines[0] ?? '';
 }
 
@@ -69,7 +69,7 @@ beforeAll(async () => {
   }
   // The orchestrator asks for a token, read by the provider from NSED_TOKEN as the CLI reads it.
   metered = await makeRig({ token: TOKEN });
-  // A server that reports no cost at all (README "The simulator", meter=none).
+  // A server that reports no cost at all (docs/simulator.md "Faults", meter=none).
   unmetered = await makeRig({ token: TOKEN, faults: ['meter=none'] });
   dir = await mkdtemp(join(tmpdir(), 'nsed-promptfoo-'));
   // `nsed` on PATH for the exec: recipe, as an installed package puts it there.
@@ -97,8 +97,8 @@ beforeAll(async () => {
     '    config:',
     `      url: ${metered.sim.url}`,
     '      token: not-here',
-    // README's recipe for promptfoo's exec: provider, as written there.
-    await readmeLine(/^ {2}- id: "exec: /),
+    // docs/ci.md's recipe for promptfoo's exec: provider, as written there.
+    await docsLine(/^ {2}- id: "exec: /),
     '    label: exec',
     'tests:',
     '  - vars: { question: "Should the index be cached?" }',
@@ -220,7 +220,7 @@ describe('the promptfoo provider, run by promptfoo eval', () => {
     expect(JSON.stringify(echo.response)).not.toContain(TOKEN);
   });
 
-  it('runs README’s exec: recipe as written: the prompt is the question, promptfoo’s two JSON arguments are not', async (ctx) => {
+  it('runs the manual’s exec: recipe as written: the prompt is the question, promptfoo’s two JSON arguments are not', async (ctx) => {
     if (missing !== undefined) ctx.skip(missing);
     const r = resultOf('exec');
     expect(r.success, JSON.stringify(r.gradingResult ?? r.error)).toBe(true);

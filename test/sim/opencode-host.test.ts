@@ -3,16 +3,16 @@ import { describe, expect, it } from 'vitest';
 import type { ProfileName } from '../../src/sim/profile.js';
 import { post, readSse, sim } from '../harness/sse.js';
 
-/** The opencode.json README gives (the `json` block after its `<!-- opencode.json -->` marker). */
-function readmeConfig(): {
+/** The opencode.json docs/mcp.md gives (the `json` block after its `<!-- opencode.json -->` marker). */
+function docsConfig(): {
   provider: Record<string, { options: { baseURL: string }; models: Record<string, unknown> }>;
   model: string;
   small_model: string;
 } {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const m = /<!-- opencode\.json -->\n```json\n([\s\S]*?)\n```/.exec(readme);
-  expect(m, 'README has no opencode.json block').not.toBeNull();
-  return JSON.parse(m?.[1] ?? '{}') as ReturnType<typeof readmeConfig>;
+  const page = readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
+  const m = /<!-- opencode\.json -->\n```json\n([\s\S]*?)\n```/.exec(page);
+  expect(m, 'docs/mcp.md has no opencode.json block').not.toBeNull();
+  return JSON.parse(m?.[1] ?? '{}') as ReturnType<typeof docsConfig>;
 }
 
 /** What opencode 1.18 sends besides the body, by its provider id (docs/protocol.md §6.2, measured). */
@@ -45,8 +45,8 @@ const QUESTION = 'Should the session store move from Postgres to Redis?';
 const modelOf = (ref: string): string => ref.slice(ref.indexOf('/') + 1);
 
 describe.each<ProfileName>(['default', 'strict'])('opencode as the client (profile %s)', (profile) => {
-  it("README's set-up: provider id nsed, so the main request is a deliberation of its own, never the title's", async () => {
-    const config = readmeConfig();
+  it("docs/mcp.md's set-up: provider id nsed, so the main request is a deliberation of its own, never the title's", async () => {
+    const config = docsConfig();
     const [providerId] = Object.keys(config.provider);
     expect(providerId).toBe('nsed');
     expect(config.provider.nsed?.options.baseURL).toMatch(/\/v1$/);
