@@ -133,7 +133,7 @@ async function placedFindings(
   }
   if (dropped > 0)
     err.write(
-      `nsed: warning: ${dropped} finding${dropped === 1 ? '' : 's'} dropped, ${placed.length} kept (README "Findings on the changed lines")\n`,
+      `nsed: warning: ${dropped} finding${dropped === 1 ? '' : 's'} dropped, ${placed.length} kept (docs/ci.md "Findings on the changed lines")\n`,
     );
   return placed;
 }
