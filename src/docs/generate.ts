@@ -1,5 +1,6 @@
 import { commands } from '../commands/index.js';
 import { completionScript } from './completions.js';
+import { withExitCodeTable } from './exit-code-table.js';
 import { renderManPage } from './man.js';
 import { withMcpToolReference } from './mcp-tools.js';
 import { withOptionTables } from './readme-tables.js';
@@ -7,11 +8,11 @@ import { serverJson } from './server-json.js';
 
 /**
  * A page of the manual (README.md or a docs/*.md) with the generated regions it holds rewritten:
- * its option tables from the flag tables and its MCP tool reference from the tools' schemas (the
- * rest is prose, left as it is).
+ * its option tables from the flag tables, its exit-code table from the exit codes, and its MCP
+ * tool reference from the tools' schemas (the rest is prose, left as it is).
  */
 export function generatedManualPage(markdown: string): string {
-  return withMcpToolReference(withOptionTables(markdown, commands));
+  return withExitCodeTable(withMcpToolReference(withOptionTables(markdown, commands)));
 }
 
 /**
