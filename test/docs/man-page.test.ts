@@ -88,7 +88,11 @@ describe('the manual (README.md and docs/) against the same source', () => {
     // The table says exactly what the one source says (backticks aside), code for code.
     const start = reference.indexOf('| code | meaning |');
     expect(start).toBeGreaterThanOrEqual(0);
-    const rows = reference.slice(start).split('\n\n')[0]?.split('\n').slice(2) ?? [];
+    const lines = reference.slice(start).split('\n').slice(2);
+    const rows = lines.slice(
+      0,
+      lines.findIndex((l) => !l.startsWith('|')),
+    );
     expect(rows.map((r) => r.replace(/`/g, ''))).toEqual(EXIT_CODES.map((e) => `| ${e.code} | ${e.meaning} |`));
     for (const [type, doc] of Object.entries(NDJSON_EVENTS)) {
       const row = reference.split('\n').find((l) => l.startsWith(`| \`${type}\` |`));
