@@ -182,7 +182,7 @@ export const LAYERS = [
   {
     from: 'src/mcp/tool-defs.ts',
     allow: ['src/verdict.ts'],
-    why: "the MCP tools' names and schemas are data: the server lists them and docs/ writes README's tool reference from them",
+    why: "the MCP tools' names and schemas are data: the server lists them and src/docs/ writes the manual's tool reference (docs/mcp.md) from them",
   },
   {
     from: 'src/mcp/',

@@ -153,7 +153,7 @@ export const FILES: Described[] = [
   { name: '~/.local/share/nsed', describe: 'the default store root (see NSED_HOME and XDG_DATA_HOME)' },
 ];
 
-/** Each exit code's word in `nsed --help` and its meaning in the man page and README. */
+/** Each exit code's word in `nsed --help` and its meaning in the man page and the manual (docs/reference.md). */
 const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }> = {
   ok: { short: 'ok', meaning: 'success' },
   bug: { short: 'bug', meaning: 'unexpected failure (a bug in nsed: the message says so)' },
@@ -269,7 +269,7 @@ export const EXPORT_FORMATS_DOC: Described[] = EXPORT_FORMATS.map((name) => ({
 export const SIM_FAULTS =
   '[chat|submit|resume|all:]drop-after=N|status=503|status=429;retry-after=1|stall-ms=5000;stall-after=N|malformed-at=N|eof-without-done|result-text=TEXT|fail-at-round=N|end=bare-done|end=close|call-tool=NAME|times=N';
 
-/** Whole-tool examples for the man page; every line is also in README.md, where a test runs it. */
+/** Whole-tool examples for the man page; every line is also in an `sh` example of the manual (README.md or docs/), where a test runs it. */
 export const EXAMPLES: Array<{ command: string; describe: string }> = [
   {
     command: 'nsed ask --sim "Design a cache for a read-heavy API"',

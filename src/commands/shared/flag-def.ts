@@ -39,7 +39,7 @@ export interface FlagDef extends NumberRule {
   /** The config file key that stands in for the flag when neither it nor `env` is given. */
   configKey?: string;
   describe: string;
-  /** More than a help line holds, for the man page and README's option tables. */
+  /** More than a help line holds, for the man page and the manual's option tables (docs/). */
   details?: string;
   /** The help section, when not the command's own `Options:`. */
   group?: string;
