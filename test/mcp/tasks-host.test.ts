@@ -252,6 +252,49 @@ describe('MCP Tasks through the SDK client task API', { timeout: 180_000 }, () =
     }
   });
 
+  it('continue and fork run as tasks too: each names its own question, the earlier task keeps its answer', async () => {
+    const rig = await testRig();
+    const host = await taskHost(rig);
+    try {
+      const first = await startTask(host.client, 'deliberate', { question: 'Name a database', policy: 'fast' });
+      const firstEnd = await next(first.stream, (m) => m.type === 'result');
+      const [session] = first.task.taskId.split('.');
+      const followUp = await startTask(host.client, 'continue', {
+        session: String(session),
+        question: 'And a cache in front of it?',
+        policy: 'fast',
+      });
+      const followEnd = await next(followUp.stream, (m) => m.type === 'result');
+      expect(followUp.task.taskId.split('.')[0]).toBe(session);
+      expect(followUp.task.taskId).not.toBe(first.task.taskId);
+      const branch = await startTask(host.client, 'fork', {
+        session: String(session),
+        at: '2',
+        question: 'And a queue instead?',
+        policy: 'fast',
+      });
+      const branchEnd = await next(branch.stream, (m) => m.type === 'result');
+      const branched = branch.task.taskId.split('.')[0];
+      expect(branched).not.toBe(session);
+      if (firstEnd.type !== 'result' || followEnd.type !== 'result' || branchEnd.type !== 'result')
+        throw new Error('no result');
+      expect(structured(followEnd.result)).toMatchObject({ session, status: 'complete' });
+      expect(structured(branchEnd.result)).toMatchObject({ session: branched, status: 'complete' });
+      // Each task reads its own question's answer, the first one too after the session went on.
+      const tasks = host.client.experimental.tasks;
+      const again = await tasks.getTaskResult(first.task.taskId, CallToolResultSchema);
+      expect(structured(again)['content']).toBe(structured(firstEnd.result)['content']);
+      expect(structured(again)['content']).not.toBe(structured(followEnd.result)['content']);
+      expect((await tasks.listTasks()).tasks.map((t) => t.taskId)).toEqual([
+        branch.task.taskId,
+        followUp.task.taskId,
+        first.task.taskId,
+      ]);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('refuses a task id that is not one of its tasks with the spec error, and reads no file for it', async () => {
     const rig = await testRig();
     const host = await taskHost(rig);
