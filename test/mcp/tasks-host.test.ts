@@ -222,6 +222,32 @@ describe('MCP Tasks through the SDK client task API', { timeout: 180_000 }, () =
     }
   });
 
+  it('a call the answer stopped at (the chat surface) leaves the task input_required until answer_tool_call answers it', async () => {
+    const rig = await testRig();
+    const host = await taskHost(rig);
+    try {
+      const { stream } = await startTask(host.client, 'deliberate', {
+        question: 'Use the calculator to compute 2+2',
+        policy: 'fast',
+        tools: [{ name: 'calculator', parameters: { type: 'object', properties: { expr: { type: 'string' } } } }],
+      });
+      const waiting = await next(stream, statusIs('input_required', /calculator\(\{"expr":"2\+2"\}\)/));
+      if (waiting.type !== 'taskStatus') throw new Error('no status');
+      const said = /session (\S+)\): (\S+): calculator/.exec(waiting.task.statusMessage ?? '');
+      const answered = await host.client.callTool({
+        name: 'answer_tool_call',
+        arguments: { session: String(said?.[1]), call_id: String(said?.[2]), value: '4' },
+      });
+      expect((answered as CallToolResult).isError, text(answered)).toBeFalsy();
+      const end = await next(stream, (m) => m.type === 'result');
+      if (end.type !== 'result') throw new Error('no result');
+      expect(structured(end.result)).toMatchObject({ status: 'complete', done: true, pending_calls: [] });
+      expect(String(structured(end.result)['content'])).toContain('4');
+    } finally {
+      await host.close();
+    }
+  });
+
   it('an ask_user question the person has not answered yet makes the task input_required (reliability #218)', async () => {
     const rig = await testRig();
     let answer: (v: string) => void = () => undefined;
