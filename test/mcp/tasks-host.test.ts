@@ -321,6 +321,33 @@ describe('MCP Tasks through the SDK client task API', { timeout: 180_000 }, () =
     }
   });
 
+  it('never puts the bearer token in a task, its status message or its result (reliability #217)', async () => {
+    const token = 'mcp-task-token-9f8e7d6c5b4a';
+    const rig = await testRig();
+    const host = await taskHost(rig, { env: { NSED_TOKEN: token } });
+    try {
+      const { stream, task } = await startTask(host.client, 'deliberate', {
+        question: `Should the cache key of a request include ${token} as its prefix?`,
+        policy: 'fast',
+      });
+      const seen: string[] = [JSON.stringify(task)];
+      for (;;) {
+        const got = await stream.next();
+        if (got.done === true) break;
+        seen.push(JSON.stringify(got.value));
+      }
+      const tasks = host.client.experimental.tasks;
+      seen.push(JSON.stringify(await tasks.getTask(task.taskId)));
+      seen.push(JSON.stringify(await tasks.getTaskResult(task.taskId, CallToolResultSchema)));
+      seen.push(JSON.stringify(await tasks.listTasks()));
+      // The council quotes the question: the token's place shows it was there and was replaced.
+      expect(seen.join('\n')).toContain('request include *** ');
+      for (const s of [...seen, host.said()]) expect(s).not.toContain(token);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('refuses a task id that is not one of its tasks with the spec error, and reads no file for it', async () => {
     const rig = await testRig();
     const host = await taskHost(rig);
