@@ -21,7 +21,8 @@ import type { LogLevel, Runner } from './runner.js';
 import { listedTool, MCP_TOOLS, type McpToolDef } from './tool-defs.js';
 import { inToolTerms } from './tool-terms.js';
 import { CallAnswers } from './call-answers.js';
-import { McpTools, type OnCancel } from './tools.js';
+import { SessionTasks, startTask } from './tasks-store.js';
+import { McpTools, type CallEnv, type OnCancel, type ToolAnswer } from './tools.js';
 import { workspaceRoots } from './workspace.js';
 
 /** The spec's JSON-RPC code for a resource that does not exist (MCP "Resources", error handling). */
@@ -41,7 +42,8 @@ const ELICIT_BOUND_MS = 10 * 60_000;
 const INSTRUCTIONS =
   'nsed asks a council of models (an NSED deliberation) and returns its answer with a verdict. ' +
   'A deliberation takes minutes: call deliberate (it waits up to timeout_s), and while done is false call wait ' +
-  'with the session and after=seq. Steer with inject, stop with cancel, answer the council with answer_tool_call.';
+  'with the session and after=seq. Steer with inject, stop with cancel, answer the council with answer_tool_call. ' +
+  'A host with MCP Tasks may call deliberate, continue and fork as a task instead of waiting.';
 
 /**
  * The servers of one `nsed mcp` process (one over stdio; one per session over HTTP) share one
@@ -84,11 +86,29 @@ export class McpHub {
 
   /** A new MCP server for one connection; `closed` is called when its transport closes. */
   server(): Server {
+    const redact = (t: string): string => this.ctx.secrets.redact(t);
+    // Made before its server: the tools reach the server only when a call runs.
+    const tools: McpTools = new McpTools(
+      this.ctx,
+      this.runner,
+      (question, options) => this.elicit(server, question, options),
+      this.onCancel,
+      this.answers,
+    );
+    const taskDeps = { ctx: this.ctx, runner: this.runner, tools, result: (a: ToolAnswer) => callResult(a, redact) };
+    const tasks = new SessionTasks(taskDeps);
     const server = new Server(
       { name: 'nsed', version: VERSION },
       {
-        capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: false } },
+        capabilities: {
+          tools: {},
+          logging: {},
+          resources: { subscribe: true, listChanged: false },
+          // MCP Tasks (2025-11-25): the SDK answers tasks/* from the store's tasks (tasks-store.ts).
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        },
         instructions: INSTRUCTIONS,
+        taskStore: tasks,
       },
     );
     const uris = new Set<string>();
@@ -98,32 +118,32 @@ export class McpHub {
       this.servers.delete(server);
       this.subscribed.delete(server);
     };
-    const tools = new McpTools(
-      this.ctx,
-      this.runner,
-      (question, options) => this.elicit(server, question, options),
-      this.onCancel,
-      this.answers,
-    );
 
     server.setRequestHandler(ListToolsRequestSchema, (req) => {
       refuseCursor(req.params);
       return { tools: this.served.map(listedTool) };
     });
 
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       // A tool that does not exist is the request's error, not the tool's (MCP "Tools", error handling).
       // Unknown here includes a tool `nsed mcp --tools` does not serve.
       if (!this.served.some((t) => t.name === req.params.name))
         throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name.slice(0, 60)}`);
+      const env: CallEnv = {
+        signal: extra.signal,
+        // The SDK aborts the signal for notifications/cancelled and when the connection closes;
+        // closing, it lets go of its transport in the same turn, before the call sees the abort.
+        cancelledByHost: () => server.transport !== undefined,
+        roots: () => this.roots(server),
+      };
+      // Run as a task: answered at once with the task; the host polls it (tasks-store.ts).
+      const taskStore = extra.taskStore;
+      if (req.params.task !== undefined && taskStore !== undefined)
+        return startTask(taskDeps, req.params.name, req.params.arguments ?? {}, env, (p) => taskStore.createTask(p));
       const token = extra._meta?.progressToken;
       try {
         const a = await tools.call(req.params.name, req.params.arguments ?? {}, {
-          signal: extra.signal,
-          // The SDK aborts the signal for notifications/cancelled and when the connection closes;
-          // closing, it lets go of its transport in the same turn, before the call sees the abort.
-          cancelledByHost: () => server.transport !== undefined,
-          roots: () => this.roots(server),
+          ...env,
           ...(token === undefined
             ? {}
             : {
@@ -140,17 +160,9 @@ export class McpHub {
                 ),
               }),
         });
-        const redact = (t: string): string => this.ctx.secrets.redact(t);
-        return {
-          content: [
-            { type: 'text', text: redact(a.text) },
-            ...(a.session === undefined ? [] : sessionLinks(a.session)),
-          ],
-          structuredContent: redactDeep(a.structured, redact),
-          ...(a.isError === true ? { isError: true } : {}),
-        };
+        return callResult(a, redact);
       } catch (err) {
-        return toolError(err, (t) => this.ctx.secrets.redact(t));
+        return toolError(err, redact);
       }
     });
 
@@ -221,6 +233,15 @@ export class McpHub {
     await this.runner.close();
     await Promise.allSettled([...this.servers].map((s) => s.close()));
   }
+}
+
+/** A tool's answer as the call's result: its text (and the session's links beside it) and structured content, redacted. */
+function callResult(a: ToolAnswer, redact: (t: string) => string): CallToolResult {
+  return {
+    content: [{ type: 'text', text: redact(a.text) }, ...(a.session === undefined ? [] : sessionLinks(a.session))],
+    structuredContent: redactDeep(a.structured, redact),
+    ...(a.isError === true ? { isError: true } : {}),
+  };
 }
 
 /** The session's resources beside a tool's text: its transcript and its HTML report. */

@@ -22,7 +22,12 @@ export interface McpToolDef {
   outputSchema: JsonSchema;
   /** MCP tool annotations: a host may run a read-only tool without asking. */
   readOnly: boolean;
+  /** MCP Tasks (2025-11-25): a host may run the call as a task it polls (src/mcp/tasks-store.ts). */
+  execution?: { taskSupport: 'optional' };
 }
+
+/** The turn tools run as a task when the host asks, and as a plain call when it does not. */
+const AS_TASK = { taskSupport: 'optional' } as const;
 
 /** The default and the ceiling of one `wait`: under a host's usual 60 s request timeout. */
 export const WAIT_DEFAULT_S = 45;
@@ -155,6 +160,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     },
     outputSchema: TURN_STATE,
     readOnly: false,
+    execution: AS_TASK,
   },
   {
     name: 'wait',
@@ -189,6 +195,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     },
     outputSchema: TURN_STATE,
     readOnly: false,
+    execution: AS_TASK,
   },
   {
     name: 'fork',
@@ -205,6 +212,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     },
     outputSchema: TURN_STATE,
     readOnly: false,
+    execution: AS_TASK,
   },
   {
     name: 'inject',
@@ -329,6 +337,7 @@ export function listedTool(t: McpToolDef): Record<string, unknown> {
     inputSchema: t.inputSchema,
     outputSchema: t.outputSchema,
     annotations: { readOnlyHint: t.readOnly, openWorldHint: true },
+    ...(t.execution === undefined ? {} : { execution: t.execution }),
   };
 }
 

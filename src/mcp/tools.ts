@@ -267,7 +267,7 @@ export class McpTools {
   private readonly refusePartial = new Set<string>();
 
   /** Asks the person each ask_user question of the turn not asked yet; an answer goes back as answer_tool_call sends it. */
-  private elicitPending(feed: SessionFeed): void {
+  elicitPending(feed: SessionFeed): void {
     for (const call of pendingCalls(feed.turnEvents())) {
       if (call.name !== 'ask_user' || call.question === null) continue;
       // One dialog per question, and none for a call the host answered already.
@@ -326,7 +326,7 @@ export class McpTools {
    * A turn that failed or was cut off is a tool error (its text nsed's error line and hint), with
    * the state beside it; one that answered is not, even when its gates failed (the error says so).
    */
-  private state(all: TurnState, feed?: SessionFeed): ToolAnswer {
+  state(all: TurnState, feed?: SessionFeed): ToolAnswer {
     const s = this.shown(all);
     if (s.session !== null) this.seen.set(s.session, Math.max(s.seq, this.seen.get(s.session) ?? 0));
     const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
@@ -352,10 +352,13 @@ export class McpTools {
     return { ...s, pending_calls: calls, status: s.status === 'waiting' && calls.length === 0 ? 'running' : s.status };
   }
 
-  private async wait(args: Args, env: CallEnv): Promise<ToolAnswer> {
+  /**
+   * The feed of a session (by its full id), with a run of this server following its job: one
+   * started elsewhere is taken up here. Undefined when this server never followed the session and
+   * no job of it runs. Used by wait, and by a task's state (tasks-store.ts).
+   */
+  async follow(id: string): Promise<SessionFeed | undefined> {
     const store = await this.ctx.store();
-    const id = await store.resolve(String(args['session']));
-    const after = typeof args['after'] === 'number' ? args['after'] : (this.seen.get(id) ?? 0);
     let feed = this.runner.feeds.get(id);
     if (feed?.followed !== true) {
       const session = await store.read(id);
@@ -378,8 +381,16 @@ export class McpTools {
         }
         feed = this.runner.feeds.get(id);
       }
-      if (feed === undefined) return this.state(storedState(await store.read(id), 0));
     }
+    return feed;
+  }
+
+  private async wait(args: Args, env: CallEnv): Promise<ToolAnswer> {
+    const store = await this.ctx.store();
+    const id = await store.resolve(String(args['session']));
+    const after = typeof args['after'] === 'number' ? args['after'] : (this.seen.get(id) ?? 0);
+    const feed = await this.follow(id);
+    if (feed === undefined) return this.state(storedState(await store.read(id), 0));
     const f = feed;
     const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
     await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), { ...env, ask: true });
