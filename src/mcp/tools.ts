@@ -1,5 +1,3 @@
-import { gateFlagOf } from '../commands/shared/gate-flags.js';
-import { GATE_NAMES, type GateName } from '../verdict.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +15,7 @@ import type { Runner } from './runner.js';
 import { MCP_TOOLS, WAIT_DEFAULT_S, type McpToolDef } from './tool-defs.js';
 import { feedState, stateText, storedState, verdictLine, type TurnState } from './turn-state.js';
 import { inToolTerms } from './tool-terms.js';
+import { checkTurnArgs, turnArgv } from './turn-args.js';
 import { confineFiles } from './workspace.js';
 
 /** How long `wait: false` waits for the orchestrator to name the job: its connect and first event are bounded alike. */
@@ -94,6 +93,8 @@ export class McpTools {
   }
 
   private check(def: McpToolDef, args: Args): void {
+    // The turn flags' rules first, so a bad value is refused in the CLI's words for its flag.
+    if (def.name === 'deliberate' || def.name === 'continue' || def.name === 'fork') checkTurnArgs(args);
     const validate = this.validators.get(def.name);
     if (validate === undefined || validate(args)) return;
     const first = validate.errors?.[0];
@@ -110,22 +111,8 @@ export class McpTools {
     if (!hasText(question))
       throw usageError('question: has no text, only white space or control characters', 'ask the council in words');
     const files = Array.isArray(args['files']) ? await confineFiles(args['files'].map(String), await env.roots()) : [];
-    const argv: Args = { prompt: [question], file: files };
-    for (const k of ['policy', 'rounds'] as const) if (args[k] !== undefined) argv[k] = args[k];
-    if (Array.isArray(args['agents'])) argv['agents'] = args['agents'].map(String).join(',');
-    if (args['schema'] !== undefined) argv['schema'] = JSON.stringify(args['schema']);
-    if (args['ask_user'] === true) argv['ask-user'] = true;
-    if (typeof args['idempotency_key'] === 'string') argv['idempotency-key'] = args['idempotency_key'];
-    // The spend cap, read by the turn's own parse (src/spend-cap.ts) as the flags are.
-    if (args['max_cost'] !== undefined) argv['max-cost'] = args['max_cost'];
-    if (args['max_tokens'] !== undefined) argv['max-tokens'] = args['max_tokens'];
-    if (args['allow_unmetered'] === true) argv['allow-unmetered'] = true;
-    const gates = args['gates'];
-    // A share of endorsements is --min-endorse as a percentage (docs/ndjson.md §4c).
-    if (typeof gates === 'object' && gates !== null)
-      for (const [k, v] of Object.entries(gates))
-        if (k === 'min-endorse-share') argv['min-endorse'] = `${Number(v) * 100}%`;
-        else argv[GATE_NAMES.includes(k as GateName) ? gateFlagOf(k as GateName) : k] = String(v);
+    // The turn flags' words from the arguments that stand for them (turn-args.ts), read by the command's own parse.
+    const argv: Args = { prompt: [question], file: files, ...turnArgv(args) };
     const commands = await import('./commands.js');
     const toolsDir = await this.toolsFile(args['tools'], argv);
     const forget = (): Promise<void> =>
