@@ -181,7 +181,7 @@ export const LAYERS = [
   },
   {
     from: 'src/mcp/tool-defs.ts',
-    allow: ['src/verdict.ts', 'src/mcp/turn-args.ts', 'src/mcp/tool-terms.ts'],
+    allow: ['src/verdict.ts', 'src/mcp/turn-args.ts', 'src/mcp/tool-terms.ts', 'src/mcp/result-fit.ts'],
     why: "the MCP tools' names and schemas are data, the turn options made from the CLI's flag entries (turn-args.ts): the server lists them and docs/ writes README's tool reference from them",
   },
   {

@@ -9,6 +9,7 @@
 // the same schema bare; result schemas give types, not prose, since what a model needs of a
 // result is said in the tool's description.
 
+import { TOKEN_BYTES } from './result-fit.js';
 import { inToolTerms } from './tool-terms.js';
 import { AT_ARG, argSchema, TURN_ARGS, type TurnArg } from './turn-args.js';
 
@@ -305,5 +306,5 @@ export function listedTool(t: McpToolDef): Record<string, unknown> {
 /** What a tools/list of `defs` costs a host: its JSON in bytes, and tokens estimated at 4 bytes each. */
 export function toolListSize(defs: readonly McpToolDef[]): { bytes: number; tokens: number } {
   const bytes = Buffer.byteLength(JSON.stringify({ tools: defs.map(listedTool) }), 'utf8');
-  return { bytes, tokens: Math.ceil(bytes / 4) };
+  return { bytes, tokens: Math.ceil(bytes / TOKEN_BYTES) };
 }

@@ -99,7 +99,6 @@ function numberSchema(def: FlagDef): Schema {
   };
 }
 
-
 /** Each gate's value as the --gates file holds it: one entry per gate the CLI knows (the compiler checks). */
 const GATE_TYPES: Record<GateName, 'number' | 'integer'> = {
   'min-convergence': 'number',

@@ -52,7 +52,8 @@ describe('the turn tools’ arguments, from the flag table', () => {
       for (const name of Object.keys(props(tool)))
         expect(CALL_OWN.includes(name) || flagArgs.some((a) => a.name === name), `${tool}.${name}`).toBe(true);
       // The very entries the command's parse reads: not a copy that could drift from them.
-      for (const a of flagArgs) expect(command.flags?.includes(a.flag), `${tool}.${a.name} is --${a.flag.name}`).toBe(true);
+      for (const a of flagArgs)
+        expect(command.flags?.includes(a.flag), `${tool}.${a.name} is --${a.flag.name}`).toBe(true);
       expect(flagArgs.length).toBeGreaterThan(8);
     }
   });
@@ -110,7 +111,10 @@ describe('the turn tools’ arguments, from the flag table', () => {
         else checkNumber(a.flag, bad, `--${a.flag.name}`);
       });
       expect(cli, a.name).not.toBe('accepted');
-      expect(refusal(() => checkTurnArgs({ [a.name]: bad })), a.name).toBe(cli.replace(`--${a.flag.name}`, a.name));
+      expect(
+        refusal(() => checkTurnArgs({ [a.name]: bad })),
+        a.name,
+      ).toBe(cli.replace(`--${a.flag.name}`, a.name));
     }
     expect(refusal(() => checkTurnArgs({ rounds: 2.5 }))).toBe('rounds must be a whole number from 1 to 100');
     expect(refusal(() => checkTurnArgs({ rounds: 3, max_cost: 0.5, max_tokens: 2000 }))).toBe('accepted');
