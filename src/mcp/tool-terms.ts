@@ -3,7 +3,9 @@
 // tool names and argument names, it can act on them; said as a command line it cannot.
 
 import { flagLabel } from '../commands/shared/flag-def.js';
-import { TURN_ARGS } from './turn-args.js';
+import { gateFlagOf } from '../commands/shared/gate-flags.js';
+import { GATE_NAMES } from '../verdict.js';
+import { gateArg, TURN_ARGS } from './turn-args.js';
 
 /** A command line of a hint, and the tool call that does the same; ids are word characters, dots, colons and dashes. Longest first where they overlap. */
 const COMMANDS: ReadonlyArray<readonly [RegExp, string]> = [
@@ -33,6 +35,8 @@ const FLAGS: ReadonlyArray<readonly [string, string]> = [
     [`--${a.flag.name}`, a.name],
     ...(a.flag.alias === undefined ? [] : [[`-${a.flag.alias}`, a.name] as [string, string]]),
   ]),
+  // A gate flag sets one key of `gates` (`--max-cost-gate` is `gates.max-cost`).
+  ...GATE_NAMES.map((n): [string, string] => [`--${gateFlagOf(n)}`, gateArg(n)]),
   ['--at', 'at'],
   ['--session', 'session'],
   ['-s', 'session'],

@@ -15,6 +15,7 @@ import { IDEMPOTENCY_FLAGS } from '../commands/shared/idempotency-flags.js';
 import { FILE_FLAGS, SCHEMA_FLAGS } from '../commands/shared/input-flags.js';
 import { CORE_TURN_FLAGS } from '../commands/shared/turn-flags.js';
 import { fork } from '../commands/fork.js';
+import { gateEntry } from '../input/gates-file.js';
 import { checkNumber, type NumberRule } from '../protocol/number-rule.js';
 import { parseMaxCost, parseMaxTokens } from '../spend-cap.js';
 import { GATE_NAMES, type GateName } from '../verdict.js';
@@ -179,6 +180,7 @@ export const helpLine = (def: FlagDef): string => def.describe.replace(/ \([^()]
 export function checkTurnArgs(args: Readonly<Record<string, unknown>>): void {
   for (const a of TURN_ARGS) {
     const v = args[a.name];
+    if (a.shape === 'gates') checkGates(v);
     if (v === undefined || a.shape !== 'value' || a.flag.type !== 'number') continue;
     const cap = CAP_RULES[a.flag.name];
     if (cap !== undefined) cap.check(v, a.name);
@@ -217,6 +219,17 @@ export function turnArgv(args: Readonly<Record<string, unknown>>): Argv {
   }
   return argv;
 }
+
+/** Each gate's value by the rule its flag and the --gates file keep (gateEntry), naming it `gates.NAME`. */
+function checkGates(gates: unknown): void {
+  if (typeof gates !== 'object' || gates === null) return;
+  for (const [k, v] of Object.entries(gates))
+    if (GATE_NAMES.includes(k as GateName) && (typeof v === 'number' || typeof v === 'string'))
+      gateEntry(k as GateName, v, gateArg(k as GateName));
+}
+
+/** A gate as the tools name it: its key in `gates`. */
+export const gateArg = (name: GateName): string => `gates.${name}`;
 
 /** The gates object as the gate flags; a share of endorsements is --min-endorse as a percentage (docs/ndjson.md §4c). */
 function gateArgv(gates: unknown): Argv {

@@ -30,13 +30,15 @@ describe('nsed mcp: bad values in the CLI’s words', { timeout: 180_000 }, () =
   });
 
   // Each a value the flag's rule refuses: the argument, its flag and the value on both sides.
-  const cases: Array<{ arg: string; value: unknown; flag: string }> = [
-    { arg: 'rounds', value: 0, flag: '--rounds=0' },
-    { arg: 'rounds', value: 2.5, flag: '--rounds=2.5' },
-    { arg: 'max_cost', value: 0, flag: '--max-cost=0' },
-    { arg: 'max_tokens', value: -3, flag: '--max-tokens=-3' },
-    { arg: 'agents', value: ['CortexA'], flag: '--agents=CortexA' },
-    { arg: 'policy', value: ' ', flag: '--policy= ' },
+  const cases: Array<{ arg: string; args: Record<string, unknown>; flag: string }> = [
+    { arg: 'rounds', args: { rounds: 0 }, flag: '--rounds=0' },
+    { arg: 'rounds', args: { rounds: 2.5 }, flag: '--rounds=2.5' },
+    { arg: 'max_cost', args: { max_cost: 0 }, flag: '--max-cost=0' },
+    { arg: 'max_tokens', args: { max_tokens: -3 }, flag: '--max-tokens=-3' },
+    { arg: 'agents', args: { agents: ['CortexA'] }, flag: '--agents=CortexA' },
+    { arg: 'policy', args: { policy: ' ' }, flag: '--policy= ' },
+    { arg: 'gates.min-convergence', args: { gates: { 'min-convergence': 2 } }, flag: '--min-convergence=2' },
+    { arg: 'gates.max-cost', args: { gates: { 'max-cost': -1 } }, flag: '--max-cost-gate=-1' },
   ];
 
   it('each is refused as the CLI refuses its flag, naming the argument, and nothing is sent', async () => {
@@ -52,7 +54,7 @@ describe('nsed mcp: bad values in the CLI’s words', { timeout: 180_000 }, () =
       expect(named, c.arg).not.toBe(said);
       const r = await host.client.callTool({
         name: 'deliberate',
-        arguments: { question: 'Is this refused?', [c.arg]: c.value },
+        arguments: { question: 'Is this refused?', ...c.args },
       });
       expect(isError(r), c.arg).toBe(true);
       const [first, second] = text(r).split('\n');
