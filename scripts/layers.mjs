@@ -181,8 +181,8 @@ export const LAYERS = [
   },
   {
     from: 'src/mcp/tool-defs.ts',
-    allow: ['src/verdict.ts'],
-    why: "the MCP tools' names and schemas are data: the server lists them and src/docs/ writes the manual's tool reference (docs/mcp.md) from them",
+    allow: ['src/verdict.ts', 'src/mcp/turn-args.ts', 'src/mcp/tool-terms.ts', 'src/mcp/result-fit.ts'],
+    why: "the MCP tools' names and schemas are data, the turn options made from the CLI's flag entries (turn-args.ts): the server lists them and src/docs/ writes the manual's tool reference (docs/mcp.md) from them",
   },
   {
     from: 'src/mcp/',

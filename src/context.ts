@@ -2,6 +2,7 @@ import type { LoadedConfig } from './config-file.js';
 import type { InputDeadline } from './files/read-input.js';
 import type { ConnectOptions, ConnectTarget, Connection } from './connection.js';
 import type { OutputMode } from './output/modes.js';
+import type { Renderer } from './output/renderer-types.js';
 import { runSecrets, type Secrets } from './secrets.js';
 import type { SessionStore } from './session/index.js';
 import type { SlotLease } from './deliberation-slots.js';
@@ -95,6 +96,12 @@ export interface Context extends ProcessContext {
    * --timeout: an MCP tool call's own bound (files/read-input.ts). Undefined elsewhere.
    */
   inputDeadline?: InputDeadline;
+  /**
+   * Where the run's turns show their events instead of the output mode's renderer: a caller that
+   * takes them as values rather than as text to parse back (an MCP tool call, src/mcp/runner.ts;
+   * turn/turn-renderer.ts). Undefined elsewhere: the output mode decides.
+   */
+  renderer?: () => Renderer;
 }
 
 /**

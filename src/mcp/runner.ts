@@ -4,6 +4,7 @@ import { toNsedError } from '../errors.js';
 import type { InputDeadline } from '../files/read-input.js';
 import type { NsedEvent } from '../events.js';
 import type { OutputMode } from '../output/modes.js';
+import type { Renderer } from '../output/renderer-types.js';
 import { createIO } from '../terminal/create-io.js';
 import { SessionFeed, type RunEnd } from './feed.js';
 
@@ -60,7 +61,8 @@ export interface Started {
 
 /**
  * Runs the CLI's own commands inside the server (never a shell), each with a Context of its own:
- * stdout is `-o ndjson` read back into events, stderr goes to the host as MCP log messages, stdin
+ * a turn's events come as values through the renderer seam (Context.renderer), a short command's
+ * stdout (an acknowledgement, a listing) is read back, stderr goes to the host as MCP log messages, stdin
  * is a terminal nobody types at (so nothing waits for piped input and ask_user is left to the
  * host), and the signal is the server's: a host that goes away stops the runs as Ctrl-C would,
  * under the same `--on-exit` rule, and their sessions stay resumable (docs/reliability.md #213).
@@ -104,6 +106,7 @@ export class Runner {
     onLine: (line: string) => void,
     stdin?: string,
     inputDeadline?: InputDeadline,
+    renderer?: () => Renderer,
   ): { ctx: Context; close: () => void } {
     const stdout = lineSink(onLine);
     const stderr = lineSink((line) => {
@@ -122,6 +125,7 @@ export class Runner {
       signal: this.stop.signal,
       globals: innerGlobals(this.base.globals, output, false),
       ...(inputDeadline === undefined ? {} : { inputDeadline }),
+      ...(renderer === undefined ? {} : { renderer }),
     };
     return {
       ctx,
@@ -152,22 +156,26 @@ export class Runner {
     let feed: SessionFeed | undefined;
     let named: (s: string | undefined) => void = () => undefined;
     const session = new Promise<string | undefined>((resolve) => (named = resolve));
+    const take = (e: NsedEvent): void => {
+      if (e.type === 'turn-start' && e.session !== '' && feed?.session !== e.session) {
+        feed = this.feed(e.session);
+        feed.followed = true;
+        named(e.session);
+      }
+      if (feed === undefined) return;
+      feed.push(e);
+      for (const o of this.observers) o(feed.session, e);
+    };
+    // The turn's events as values, through the renderer seam (Context.renderer); its stdout has nothing the tools read.
     const { ctx, close } = this.context(
       'ndjson',
-      (line) => {
-        const e = eventOf(line);
-        if (e === undefined) return;
-        if (e.type === 'turn-start' && e.session !== '' && feed?.session !== e.session) {
-          feed = this.feed(e.session);
-          feed.followed = true;
-          named(e.session);
-        }
-        if (feed === undefined) return;
-        feed.push(e);
-        for (const o of this.observers) o(feed.session, e);
-      },
+      () => undefined,
       stdin,
       inputDeadline,
+      () => ({
+        onEvent: take,
+        close: () => Promise.resolve(),
+      }),
     );
     const ended = settle(run(ctx)).then((end) => {
       close();

@@ -238,7 +238,11 @@ export class McpHub {
 /** A tool's answer as the call's result: its text (and the session's links beside it) and structured content, redacted. */
 function callResult(a: ToolAnswer, redact: (t: string) => string): CallToolResult {
   return {
-    content: [{ type: 'text', text: redact(a.text) }, ...(a.session === undefined ? [] : sessionLinks(a.session))],
+    content: [
+      { type: 'text', text: redact(a.text) },
+      ...(a.session === undefined ? [] : sessionLinks(a.session)),
+      ...(a.rest === undefined ? [] : [restLink(a.rest)]),
+    ],
     structuredContent: redactDeep(a.structured, redact),
     ...(a.isError === true ? { isError: true } : {}),
   };
@@ -260,6 +264,11 @@ function sessionLinks(session: string): CallToolResult['content'] {
       mimeType: 'text/html',
     },
   ];
+}
+
+/** The whole of an answer the result cut (result-fit.ts), beside its head. */
+function restLink(uri: string): CallToolResult['content'][number] {
+  return { type: 'resource_link', uri, name: 'the whole answer', mimeType: 'text/markdown' };
 }
 
 /** An MCP tool error: nsed's error code, exit code, message and hint; the server goes on. */

@@ -44,6 +44,12 @@ const ADOPT_PAUSE_MS = 10_000;
 /** tasks/list names this server's newest tasks, at most this many. */
 const LISTED_MAX = 100;
 
+/**
+ * A task's result is the brief one (docs/mcp-results.md): the call's `detail` is not kept in the
+ * store, and a result read after a restart must be the same as one read before it.
+ */
+const BRIEF = {};
+
 /** What the tasks of one connection use of the server. */
 export interface TaskDeps {
   ctx: Context;
@@ -89,7 +95,7 @@ export class SessionTasks implements TaskStore {
     const read = await this.read(id);
     if (read === undefined) return null;
     const { session, turn, state, feed } = read;
-    const answer = state.done ? this.deps.tools.state(state, feed) : undefined;
+    const answer = state.done ? this.deps.tools.state(state, BRIEF, feed) : undefined;
     const asked = session.turns.find((t) => t.id === turn)?.ts;
     return {
       taskId: id,
@@ -106,7 +112,7 @@ export class SessionTasks implements TaskStore {
   async getTaskResult(id: string): Promise<Result> {
     const read = await this.read(id);
     if (read === undefined) throw new McpError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
-    return this.deps.result(this.deps.tools.state(read.state, read.feed));
+    return this.deps.result(this.deps.tools.state(read.state, BRIEF, read.feed));
   }
 
   /** Nothing to keep: the run that follows a turn records its answer in the store, which is the task's result. */

@@ -9,7 +9,9 @@
 // the same schema bare; result schemas give types, not prose, since what a model needs of a
 // result is said in the tool's description.
 
-import { GATE_NAMES, type GateName } from '../verdict.js';
+import { TOKEN_BYTES } from './result-fit.js';
+import { inToolTerms } from './tool-terms.js';
+import { AT_ARG, argSchema, TURN_ARGS, type TurnArg } from './turn-args.js';
 
 /** A JSON Schema object, as MCP's tools/list carries it. */
 export type JsonSchema = { type: 'object'; [key: string]: unknown };
@@ -33,7 +35,6 @@ const AS_TASK = { taskSupport: 'optional' } as const;
 export const WAIT_DEFAULT_S = 45;
 export const WAIT_MAX_S = 55;
 
-const str = (description: string): Record<string, unknown> => ({ type: 'string', description });
 const orNull = (type: string): Record<string, unknown> => ({ type: [type, 'null'] });
 const OBJECT_OR_NULL = orNull('object');
 const ARRAY = { type: 'array' };
@@ -69,58 +70,21 @@ const TURN_RESULT =
   'Result: status, done, seq, rounds, content, verdict, gate, council, usage, error. status waiting: answer each ' +
   'pending_calls entry (id, name, arguments; ask_user: question, options) with answer_tool_call.';
 
-/** Each gate's value as the --gates file holds it: one entry per gate the CLI knows (the compiler checks). */
-const GATE_TYPES: Record<GateName, { type: string }> = {
-  'min-convergence': { type: 'number' },
-  'max-wrong': { type: 'integer' },
-  'max-contested': { type: 'integer' },
-  'min-score': { type: 'number' },
-  'min-margin': { type: 'number' },
-  'min-agreement': { type: 'number' },
-  'min-endorse': { type: 'integer' },
-  'min-endorse-share': { type: 'number' },
-  'max-synthetic': { type: 'number' },
-  'max-cost': { type: 'number' },
-};
+/** The flags' arguments in the tools' schemas: their help lines in the tools' terms. */
+const flagArgs = (args: readonly TurnArg[]): Record<string, Record<string, unknown>> =>
+  Object.fromEntries(args.map((a) => [a.name, argSchema(a, inToolTerms)]));
 
-const GATES = {
-  type: 'object',
-  description: 'thresholds the answer must pass',
-  properties: Object.fromEntries(GATE_NAMES.map((n) => [n, GATE_TYPES[n]])),
-  additionalProperties: false,
-};
+/** `detail`: how much of a turn's result the text carries (docs/mcp-results.md). */
+export const DETAILS = ['brief', 'full'] as const;
+export type Detail = (typeof DETAILS)[number];
 
-/** What every turn-starting tool takes beside its session, described for deliberate. */
+/**
+ * What every turn-starting tool takes beside its session, described for deliberate: the question,
+ * the turn flags' arguments (turn-args.ts), and the call's own controls.
+ */
 const TURN_INPUT: Record<string, Record<string, unknown>> = {
   question: { type: 'string', minLength: 1, description: 'what the council is asked' },
-  policy: str('a policy name or tag; default: the configured one'),
-  agents: {
-    type: 'array',
-    items: { type: 'string' },
-    minItems: 2,
-    description: 'the council, named; not with policy',
-  },
-  rounds: { type: 'integer', minimum: 1, maximum: 100 },
-  files: { type: 'array', items: { type: 'string' }, description: 'workspace files or globs to attach' },
-  schema: { type: 'object', description: 'a JSON Schema the answer must match' },
-  gates: GATES,
-  max_cost: {
-    type: 'number',
-    exclusiveMinimum: 0,
-    description: 'a ceiling in dollars: cancelled before a round that would pass it',
-  },
-  max_tokens: { type: 'integer', minimum: 1, description: 'a ceiling on tokens in plus out, likewise' },
-  allow_unmetered: { type: 'boolean', description: 'run under a cap the server cannot meter' },
-  tools: {
-    type: 'array',
-    description: 'tools the council may call; you answer them with answer_tool_call',
-    items: {
-      type: 'object',
-      properties: { name: { type: 'string' }, description: { type: 'string' }, parameters: { type: 'object' } },
-      required: ['name'],
-    },
-  },
-  ask_user: { type: 'boolean', description: 'let the council ask the person a question' },
+  ...flagArgs(TURN_ARGS.filter((a) => a.deliberateOnly !== true)),
   on_partial: { enum: ['accept', 'refuse'], description: 'refuse: a council that lost votes is a tool error' },
   wait: {
     type: 'boolean',
@@ -132,6 +96,11 @@ const TURN_INPUT: Record<string, Record<string, unknown>> = {
     minimum: 1,
     maximum: WAIT_MAX_S,
     description: `return after this many seconds if not done (default ${WAIT_DEFAULT_S})`,
+  },
+  detail: {
+    enum: DETAILS,
+    default: 'brief',
+    description: 'brief: answer, verdict line, links; full: also rounds, gates, usage, pending calls',
   },
 };
 
@@ -154,7 +123,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
       type: 'object',
       properties: {
         ...TURN_INPUT,
-        idempotency_key: str('a retry with the same key follows the first deliberation instead of paying again'),
+        ...flagArgs(TURN_ARGS.filter((a) => a.deliberateOnly === true)),
       },
       required: ['question'],
     },
@@ -167,7 +136,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
     title: 'Wait for a deliberation',
     description:
       'Wait for new rounds, a council question or the end; call again with after=seq until done. ' +
-      `Without after: what is new since your last call on this session. ${TURN_RESULT}`,
+      "Without after: what is new since your last call on this session. Result as deliberate's.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -178,6 +147,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
           description: 'the seq of the last answer (default: the last seq this connection was given)',
         },
         timeout_s: { type: 'number', minimum: 1, maximum: WAIT_MAX_S, description: `default ${WAIT_DEFAULT_S}` },
+        detail: TURN_INPUT_BARE['detail'],
       },
       required: ['session'],
     },
@@ -205,7 +175,7 @@ export const MCP_TOOLS: readonly McpToolDef[] = [
       type: 'object',
       properties: {
         session: SESSION,
-        at: str('the last turn kept: a turn id, a 1-based index or a negative one (default: all)'),
+        ...flagArgs([AT_ARG]),
         ...TURN_INPUT_BARE,
       },
       required: ['session', 'question'],
@@ -336,7 +306,8 @@ export function listedTool(t: McpToolDef): Record<string, unknown> {
     description: t.description,
     inputSchema: t.inputSchema,
     outputSchema: t.outputSchema,
-    annotations: { readOnlyHint: t.readOnly, openWorldHint: true },
+    // Only what differs from the spec's defaults (not read-only, open world): the list is sent on every request.
+    ...(t.readOnly ? { annotations: { readOnlyHint: true } } : {}),
     ...(t.execution === undefined ? {} : { execution: t.execution }),
   };
 }
@@ -344,5 +315,5 @@ export function listedTool(t: McpToolDef): Record<string, unknown> {
 /** What a tools/list of `defs` costs a host: its JSON in bytes, and tokens estimated at 4 bytes each. */
 export function toolListSize(defs: readonly McpToolDef[]): { bytes: number; tokens: number } {
   const bytes = Buffer.byteLength(JSON.stringify({ tools: defs.map(listedTool) }), 'utf8');
-  return { bytes, tokens: Math.ceil(bytes / 4) };
+  return { bytes, tokens: Math.ceil(bytes / TOKEN_BYTES) };
 }

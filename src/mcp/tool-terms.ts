@@ -2,6 +2,11 @@
 // (`nsed resume -s ID`, `--agents`). A model reads them as the way on: said in its own terms,
 // tool names and argument names, it can act on them; said as a command line it cannot.
 
+import { flagLabel } from '../commands/shared/flag-def.js';
+import { gateFlagOf } from '../commands/shared/gate-flags.js';
+import { GATE_NAMES } from '../verdict.js';
+import { gateArg, TURN_ARGS } from './turn-args.js';
+
 /** A command line of a hint, and the tool call that does the same; ids are word characters, dots, colons and dashes. Longest first where they overlap. */
 const COMMANDS: ReadonlyArray<readonly [RegExp, string]> = [
   [
@@ -19,22 +24,19 @@ const COMMANDS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bnsed ask\b/g, 'deliberate'],
 ];
 
-/** A flag, and the argument of the tools that stands for it. */
+/**
+ * A flag, and the argument of the tools that stands for it: each turn flag's argument from the
+ * one table (turn-args.ts), with its one-letter spelling; then the flags of the other tools.
+ */
 const FLAGS: ReadonlyArray<readonly [string, string]> = [
-  ['--agents', 'agents'],
-  ['--policy', 'policy'],
-  ['-p', 'policy'],
-  ['--rounds', 'rounds'],
-  ['--schema', 'schema'],
-  ['--gates', 'gates'],
-  ['--max-cost', 'max_cost'],
-  ['--max-tokens', 'max_tokens'],
-  ['--allow-unmetered', 'allow_unmetered'],
-  ['--idempotency-key', 'idempotency_key'],
-  ['--file', 'files'],
-  ['-f', 'files'],
-  ['--ask-user', 'ask_user'],
-  ['--tools', 'tools'],
+  ...TURN_ARGS.flatMap((a): Array<[string, string]> => [
+    // As the flag's own messages name it (`-p/--policy is empty`): first, being the longest.
+    [flagLabel(a.flag), a.name],
+    [`--${a.flag.name}`, a.name],
+    ...(a.flag.alias === undefined ? [] : [[`-${a.flag.alias}`, a.name] as [string, string]]),
+  ]),
+  // A gate flag sets one key of `gates` (`--max-cost-gate` is `gates.max-cost`).
+  ...GATE_NAMES.map((n): [string, string] => [`--${gateFlagOf(n)}`, gateArg(n)]),
   ['--at', 'at'],
   ['--session', 'session'],
   ['-s', 'session'],
@@ -42,7 +44,10 @@ const FLAGS: ReadonlyArray<readonly [string, string]> = [
   ['--no-wait', 'wait: false'],
 ];
 
-const FLAG = new RegExp(`(?<![\\w-])(${FLAGS.map(([f]) => f.replace(/[-]/g, '\\-')).join('|')})(?![\\w-])`, 'g');
+const FLAG = new RegExp(
+  `(?<![\\w-])(${[...new Set(FLAGS.map(([f]) => f))].map((f) => f.replace(/[-/]/g, '\\$&')).join('|')})(?![\\w-])`,
+  'g',
+);
 const ARG = new Map(FLAGS);
 
 /** `text` (an error's message or hint) with the CLI's command lines and flags in the tools' terms. */

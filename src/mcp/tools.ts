@@ -1,5 +1,3 @@
-import { gateFlagOf } from '../commands/shared/gate-flags.js';
-import { GATE_NAMES, type GateName } from '../verdict.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +12,12 @@ import { ANSWERER_NAMES, CallAnswers, type Answerer } from './call-answers.js';
 import type { PendingCall, SessionFeed } from './feed.js';
 import { notable, pendingCalls } from './feed.js';
 import type { Runner } from './runner.js';
-import { MCP_TOOLS, WAIT_DEFAULT_S, type McpToolDef } from './tool-defs.js';
+import { answerUri } from './resources.js';
+import { cutNote, fitAnswer } from './result-fit.js';
+import { MCP_TOOLS, WAIT_DEFAULT_S, type Detail, type McpToolDef } from './tool-defs.js';
 import { feedState, stateText, storedState, verdictLine, type TurnState } from './turn-state.js';
 import { inToolTerms } from './tool-terms.js';
+import { checkTurnArgs, turnArgv } from './turn-args.js';
 import { confineFiles } from './workspace.js';
 
 /** How long `wait: false` waits for the orchestrator to name the job: its connect and first event are bounded alike. */
@@ -29,6 +30,8 @@ export interface ToolAnswer {
   isError?: boolean;
   /** The session the answer is about: its resources are linked beside the text. */
   session?: string;
+  /** The resource holding the whole of an answer the result cut (result-fit.ts): linked beside the text. */
+  rest?: string;
 }
 
 /** What a tool call may use of the host: its progress token, its roots, its cancellation. */
@@ -94,6 +97,8 @@ export class McpTools {
   }
 
   private check(def: McpToolDef, args: Args): void {
+    // The turn flags' rules first, so a bad value is refused in the CLI's words for its flag.
+    if (def.name === 'deliberate' || def.name === 'continue' || def.name === 'fork') checkTurnArgs(args);
     const validate = this.validators.get(def.name);
     if (validate === undefined || validate(args)) return;
     const first = validate.errors?.[0];
@@ -110,22 +115,8 @@ export class McpTools {
     if (!hasText(question))
       throw usageError('question: has no text, only white space or control characters', 'ask the council in words');
     const files = Array.isArray(args['files']) ? await confineFiles(args['files'].map(String), await env.roots()) : [];
-    const argv: Args = { prompt: [question], file: files };
-    for (const k of ['policy', 'rounds'] as const) if (args[k] !== undefined) argv[k] = args[k];
-    if (Array.isArray(args['agents'])) argv['agents'] = args['agents'].map(String).join(',');
-    if (args['schema'] !== undefined) argv['schema'] = JSON.stringify(args['schema']);
-    if (args['ask_user'] === true) argv['ask-user'] = true;
-    if (typeof args['idempotency_key'] === 'string') argv['idempotency-key'] = args['idempotency_key'];
-    // The spend cap, read by the turn's own parse (src/spend-cap.ts) as the flags are.
-    if (args['max_cost'] !== undefined) argv['max-cost'] = args['max_cost'];
-    if (args['max_tokens'] !== undefined) argv['max-tokens'] = args['max_tokens'];
-    if (args['allow_unmetered'] === true) argv['allow-unmetered'] = true;
-    const gates = args['gates'];
-    // A share of endorsements is --min-endorse as a percentage (docs/ndjson.md §4c).
-    if (typeof gates === 'object' && gates !== null)
-      for (const [k, v] of Object.entries(gates))
-        if (k === 'min-endorse-share') argv['min-endorse'] = `${Number(v) * 100}%`;
-        else argv[GATE_NAMES.includes(k as GateName) ? gateFlagOf(k as GateName) : k] = String(v);
+    // The turn flags' words from the arguments that stand for them (turn-args.ts), read by the command's own parse.
+    const argv: Args = { prompt: [question], file: files, ...turnArgv(args) };
     const commands = await import('./commands.js');
     const toolsDir = await this.toolsFile(args['tools'], argv);
     const forget = (): Promise<void> =>
@@ -174,7 +165,7 @@ export class McpTools {
     // The host gave up on the call (the person pressed Esc): nobody waits for the answer, so
     // the deliberation stops paying for it, unless --on-cancel keep says otherwise.
     if (env.signal.aborted && env.cancelledByHost() && !this.runner.signal.aborted) this.cancelled(feed);
-    return this.state(feedState(feed, 0), feed);
+    return this.state(feedState(feed, 0), args, feed);
   }
 
   /**
@@ -326,20 +317,34 @@ export class McpTools {
    * A turn that failed or was cut off is a tool error (its text nsed's error line and hint), with
    * the state beside it; one that answered is not, even when its gates failed (the error says so).
    */
-  state(all: TurnState, feed?: SessionFeed): ToolAnswer {
+  state(all: TurnState, args: Args, feed?: SessionFeed): ToolAnswer {
     const s = this.shown(all);
     if (s.session !== null) this.seen.set(s.session, Math.max(s.seq, this.seen.get(s.session) ?? 0));
     const failed = s.done && s.error !== null && (s.status === 'failed' || s.status === 'interrupted');
     const refused = !failed && partialRefused(s, s.session !== null && this.refusePartial.has(s.session));
     const hint = feed?.ended?.error?.hint;
+    const detail: Detail = args['detail'] === 'full' ? 'full' : 'brief';
+    // The text and the structured result are built from the same state, its answer whole or cut to fit.
+    const fitted = fitAnswer(
+      s.content,
+      (content, cut) => {
+        const said = { ...s, content: cut === null || content === null ? content : `${content}\n\n${cutNote(cut)}` };
+        return {
+          text: failed
+            ? `${s.error?.code} (exit ${s.error?.exit_code}): ${inToolTerms(s.error?.message ?? '')}${hint === undefined ? '' : `\nhint: ${inToolTerms(hint)}`}\nsession ${s.session ?? '?'}`
+            : refused
+              ? `${stateText(said, detail)}\nrefused: the council lost votes (${refused}); the answer is kept in session ${s.session ?? '?'}`
+              : stateText(said, detail),
+          structured: { ...s, content, ...(cut === null ? {} : { cut }) },
+        };
+      },
+      answerUri(s.session ?? ''),
+    );
     return {
-      text: failed
-        ? `${s.error?.code} (exit ${s.error?.exit_code}): ${inToolTerms(s.error?.message ?? '')}${hint === undefined ? '' : `\nhint: ${inToolTerms(hint)}`}\nsession ${s.session ?? '?'}`
-        : refused
-          ? `${stateText(s)}\nrefused: the council lost votes (${refused}); the answer is kept in session ${s.session ?? '?'}`
-          : stateText(s),
-      structured: s as unknown as Record<string, unknown>,
+      text: fitted.text,
+      structured: fitted.structured,
       ...(s.session === null ? {} : { session: s.session }),
+      ...(fitted.cut === null ? {} : { rest: fitted.cut.rest }),
       ...(failed || refused ? { isError: true } : {}),
     };
   }
@@ -390,11 +395,11 @@ export class McpTools {
     const id = await store.resolve(String(args['session']));
     const after = typeof args['after'] === 'number' ? args['after'] : (this.seen.get(id) ?? 0);
     const feed = await this.follow(id);
-    if (feed === undefined) return this.state(storedState(await store.read(id), 0));
+    if (feed === undefined) return this.state(storedState(await store.read(id), 0), args);
     const f = feed;
     const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
     await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), { ...env, ask: true });
-    return this.state(feedState(f, after), f);
+    return this.state(feedState(f, after), args, f);
   }
 
   private async inject(args: Args): Promise<ToolAnswer> {
@@ -494,23 +499,34 @@ export class McpTools {
     const ballots =
       turn?.verdict?.ballots?.chosen ??
       (last?.candidates ?? []).map((c) => ({ agent_id: c.agent_id, score: c.score, claims: c.claims }));
-    const structured = {
-      session: session.id,
-      turn: turn?.id ?? null,
-      status: turn?.status ?? null,
-      content: turn?.content ?? null,
-      verdict: turn?.verdict ?? null,
-      gate: turn?.gate ?? null,
-      ballots,
-      usage: turn?.usage ?? null,
-    };
+    const line =
+      turn === undefined
+        ? `session ${session.id} has no answer yet`
+        : `${verdictLine(session.id, turn.verdict)} · ${turn.status}`;
+    // The answer is in the structured result (content); the text is the verdict line, and the cut's note when it was cut.
+    const fitted = fitAnswer(
+      turn?.content ?? null,
+      (content, cut) => ({
+        text: cut === null ? line : `${line}\n${cutNote(cut)}`,
+        structured: {
+          session: session.id,
+          turn: turn?.id ?? null,
+          status: turn?.status ?? null,
+          content,
+          verdict: turn?.verdict ?? null,
+          gate: turn?.gate ?? null,
+          ballots,
+          usage: turn?.usage ?? null,
+          ...(cut === null ? {} : { cut }),
+        },
+      }),
+      answerUri(session.id),
+    );
     return {
-      text:
-        turn === undefined
-          ? `session ${session.id} has no answer yet`
-          : `${verdictLine(session.id, turn.verdict)} · ${turn.status}`,
-      structured,
+      text: fitted.text,
+      structured: fitted.structured,
       session: session.id,
+      ...(fitted.cut === null ? {} : { rest: fitted.cut.rest }),
     };
   }
 

@@ -2,7 +2,9 @@ import { councilLine, councilStatus, type CouncilStatus } from '../council-statu
 import type { EventOf, NsedEvent } from '../events.js';
 import { convergenceByRound } from '../protocol/milestone.js';
 import type { Session, Turn } from '../session/index.js';
-import type { Usage } from '../usage.js';
+import { gateCheckLines } from '../output/gate-lines.js';
+import { dollars, type Usage } from '../usage.js';
+import type { Detail } from './tool-defs.js';
 import type { CouncilVerdict, GateResult } from '../verdict.js';
 import { leaderOf, pendingCalls, type PendingCall, type SessionFeed } from './feed.js';
 
@@ -151,12 +153,37 @@ export function storedState(session: Session, seq: number): TurnState {
 }
 
 /**
- * The short text beside the structured result: what a host shows, and what a model reads first.
- * A council that lost votes says so on the first line, before the answer it gave.
+ * The text beside the structured result: what a host shows, and what a model reads first. A
+ * council that lost votes says so on the first line, before the answer it gave. `brief` (the
+ * default): the answer and a one-line verdict, the transcript and report being linked beside it;
+ * `full`: then a line per round, per gate check, the usage and the calls waiting.
  */
-export function stateText(s: TurnState): string {
+export function stateText(s: TurnState, detail: Detail = 'brief'): string {
   const line = councilLine(s.council);
-  return line === null ? bareText(s) : `${line}\n${bareText(s)}`;
+  const brief = line === null ? bareText(s) : `${line}\n${bareText(s)}`;
+  return detail === 'full' ? [brief, ...fullLines(s)].join('\n') : brief;
+}
+
+/** What `detail: "full"` adds: the rounds, the gate's checks, the usage, the calls waiting. */
+function fullLines(s: TurnState): string[] {
+  const out: string[] = [''];
+  for (const r of s.rounds)
+    out.push(
+      `round ${r.round}/${r.total_rounds} · convergence ${r.convergence === null ? 'unknown' : r.convergence.toFixed(2)} · leader ${r.leader ?? 'unknown'}`,
+    );
+  for (const i of s.injections) out.push(`guidance at round ${i.round}: ${i.message}`);
+  if (s.gate !== null) out.push(`gate ${s.gate.status}`, ...gateCheckLines(s.gate).map((l) => `  ${l}`));
+  out.push(usageText(s.usage));
+  if (s.status !== 'waiting')
+    for (const c of s.pending_calls) out.push(`waiting call ${c.id}: ${c.name}(${c.arguments})`);
+  return out;
+}
+
+/** `usage: 1200 tokens in, 340 out · $0.042`; unknown figures said so, never 0. */
+function usageText(u: Usage | null): string {
+  if (u === null) return 'usage: unknown';
+  const n = (v: number | null): string => (v === null ? 'unknown' : String(v));
+  return `usage: ${n(u.input_tokens)} tokens in, ${n(u.output_tokens)} out · ${dollars(u)}`;
 }
 
 function bareText(s: TurnState): string {

@@ -104,3 +104,19 @@ export function chunkText(text: string, min = 40, max = 80): string[] {
   if (current !== '') out.push(current);
   return out;
 }
+
+/**
+ * Fault `answer-bytes=N`: `prose` run on with numbered appendix sections until it holds at least
+ * N bytes, each section saying where it stands, so a client that cuts the answer can be checked
+ * for where it cut and that the rest is the rest.
+ */
+export function runOn(prose: string, bytes: number): string {
+  const parts = [prose];
+  let size = Buffer.byteLength(prose, 'utf8');
+  for (let n = 1; size < bytes; n++) {
+    const section = `\n\n### Appendix ${n}\n\nSection ${n} of the long answer: the council kept this detail for the record; it repeats the reasoning above in other words, so nothing in it is new.`;
+    parts.push(section);
+    size += Buffer.byteLength(section, 'utf8');
+  }
+  return parts.join('');
+}

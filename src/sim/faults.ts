@@ -36,6 +36,8 @@ export interface FaultSpec {
   meterFigures?: MeterSkew;
   /** `evaluator-timeout=AGENT`: that evaluator times out every round; its evaluations are synthetic stand-ins. */
   evaluatorTimeout?: string;
+  /** `answer-bytes=N`: the job's prose answer runs on to at least N bytes (numbered appendix sections), for clients that must cut a long one. */
+  answerBytes?: number;
   times?: number;
 }
 
@@ -86,6 +88,9 @@ export function parseFaultSpec(spec: string): FaultSpec {
         break;
       case 'times':
         out.times = whole(key, value, 1);
+        break;
+      case 'answer-bytes':
+        out.answerBytes = whole(key, value, 1);
         break;
       case 'call-tool':
         if (value === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(value))

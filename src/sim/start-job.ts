@@ -6,6 +6,7 @@ import type { CouncilMember } from './council.js';
 import type { SimContext } from './context.js';
 import { runDeliberation } from './deliberation.js';
 import { runInstant } from './instant.js';
+import { runOn } from './answer.js';
 import { Job, type JobEnding, type JobInfo } from './job.js';
 import type { FaultSpec } from './faults.js';
 import { Meter } from './metering.js';
@@ -25,7 +26,10 @@ export interface NewJob {
   /** The format the final answer must take (`response_format` and its kin), when one was asked. */
   structured?: StructuredPlan;
   /** The job-wide faults of the request that started it: metering, `/budget`, a timed-out evaluator. */
-  council?: Pick<FaultSpec, 'meter' | 'budgetMissing' | 'budgetStall' | 'meterFigures' | 'evaluatorTimeout'>;
+  council?: Pick<
+    FaultSpec,
+    'meter' | 'budgetMissing' | 'budgetStall' | 'meterFigures' | 'evaluatorTimeout' | 'answerBytes'
+  >;
 }
 
 /**
@@ -67,8 +71,13 @@ export function startJob(ctx: SimContext, spec: NewJob): Job {
   ctx.control.jobStarted(job, mode === 'deliberation');
   const key = `${ctx.seed}\u0000${spec.info.policy}\u0000${spec.info.query}`;
   const structured = spec.structured;
+  const long = spec.council?.answerBytes;
   const finalAnswer = (prose: string): string =>
-    structured === undefined ? prose : structuredAnswer(structured, prose, spec.text.question, key);
+    structured === undefined
+      ? long === undefined
+        ? prose
+        : runOn(prose, long)
+      : structuredAnswer(structured, prose, spec.text.question, key);
   if (mode !== 'deliberation') {
     runInstant(job, spec.text, mode, spec.info.agents[0] ?? 'CortexA', finalAnswer);
     return job;

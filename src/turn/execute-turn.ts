@@ -7,7 +7,8 @@ import { boundsOf } from '../files/read-input.js';
 import { schemaMismatchMessage } from '../output/schema-lines.js';
 import { NsedError, markReported, notFound } from '../errors.js';
 import { progressMode, type ProgressMode } from '../output/progress-mode.js';
-import { createRenderer, type Renderer } from '../output/renderer.js';
+import type { Renderer } from '../output/renderer.js';
+import { turnRenderer } from './turn-renderer.js';
 import { assertStdoutWritten } from '../output/session-write.js';
 import { fromModel, matchPolicy } from '../protocol/policy-ref.js';
 import { newTurnId } from '../session/index.js';
@@ -296,7 +297,7 @@ function lazyRenderer(
   let made: Promise<Renderer> | undefined;
   // The continue hint is for a person at a terminal; a script reads the id from json or ndjson.
   return () =>
-    (made ??= createRenderer(ctx.globals.settings.output.value, ctx.io, {
+    (made ??= turnRenderer(ctx, {
       showSessionHint: how.saved && ctx.io.stderrIsTTY && progress === 'live',
       now: () => ctx.clock.now().getTime(),
       progress,

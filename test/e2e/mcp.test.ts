@@ -215,7 +215,8 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
   it('a bad argument is a tool error with the nsed error code and hint, and the server goes on (reliability #214, #215)', async () => {
     const r = await host.client.callTool({ name: 'deliberate', arguments: { question: 'x', agents: ['A'] } });
     expect((r as CallToolResult).isError).toBe(true);
-    expect(text(r)).toMatch(/^usage \(exit 2\): deliberate: invalid arguments at \/agents/);
+    // The council's rule, in the words the CLI uses for --agents.
+    expect(text(r)).toMatch(/^usage \(exit 2\): agents needs at least two agent names\nhint: e\.g\. agents CortexA/);
     const missing = await host.client.callTool({ name: 'wait', arguments: { session: 'nosuchsession' } });
     expect((missing as CallToolResult).isError).toBe(true);
     expect(text(missing)).toMatch(/^not_found \(exit 3\)/);

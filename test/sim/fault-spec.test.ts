@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NsedError } from '../../src/errors.js';
 import { FaultBook, parseFaultSpec, parseScopedFault } from '../../src/sim/faults.js';
 import { skewFigures } from '../../src/sim/meter-skew.js';
+import { runOn } from '../../src/sim/answer.js';
 
 const failure = (fn: () => unknown): NsedError => {
   try {
@@ -28,6 +29,7 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec('meter=runaway;budget=404')).toEqual({ meter: 'runaway', budgetMissing: true });
     expect(parseFaultSpec('evaluator-timeout=CortexB')).toEqual({ evaluatorTimeout: 'CortexB' });
     expect(parseFaultSpec('budget=stall;meter-figures=nan')).toEqual({ budgetStall: true, meterFigures: 'nan' });
+    expect(parseFaultSpec('answer-bytes=120000')).toEqual({ answerBytes: 120000 });
   });
 
   it.each([
@@ -44,6 +46,7 @@ describe('parseFaultSpec', () => {
     ['budget=500', /'budget' is 404 or stall, got '500'/],
     ['meter-figures=huge', /'meter-figures' is one of negative, string, nan, zero, free, got 'huge'/],
     ['evaluator-timeout=', /'evaluator-timeout' needs an agent id/],
+    ['answer-bytes=0', /'answer-bytes' needs a whole number of at least 1/],
     [`bogus=${'x'.repeat(100_000)}`, /^unknown fault 'bogus' in 'bogus=x{194}…'$/],
   ])('refuses %j with a usage error naming the bad part', (spec, message) => {
     const err = failure(() => parseFaultSpec(spec));
@@ -105,5 +108,17 @@ describe('meter-figures skews what a job reports of its usage', () => {
     ['free', { total_input_tokens: 1788, total_output_tokens: 830, estimated_cost_usd: 0 }],
   ] as const)('%s', (skew, figures) => {
     expect(skewFigures(budget, skew)).toEqual({ rounds_completed: 1, ...figures });
+  });
+});
+
+describe('runOn (fault answer-bytes)', () => {
+  it('runs the answer on with numbered sections to at least the bytes asked, the answer itself first', () => {
+    const prose = '## A cache\n\nKeep it simple.';
+    const long = runOn(prose, 5000);
+    expect(long.startsWith(prose)).toBe(true);
+    expect(Buffer.byteLength(long, 'utf8')).toBeGreaterThanOrEqual(5000);
+    expect(Buffer.byteLength(long, 'utf8')).toBeLessThan(5300);
+    expect(long).toMatch(/### Appendix 1\n[\s\S]*### Appendix 2\n/);
+    expect(runOn(prose, 10)).toBe(prose);
   });
 });

@@ -3,7 +3,7 @@ import type { SchemaError } from '../../events.js';
 import { NsedError, markReported } from '../../errors.js';
 import { gateFailure, gateProblemLines } from '../../output/gate-lines.js';
 import { progressMode } from '../../output/progress-mode.js';
-import { createRenderer } from '../../output/renderer.js';
+import { turnRenderer } from '../turn-renderer.js';
 import { assertStdoutWritten } from '../../output/session-write.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import { sessionAgents, type Session, type Turn } from '../../session/index.js';
@@ -61,7 +61,7 @@ async function replay(
   how: { url: string; gates?: Gates | undefined },
 ): Promise<TurnResult> {
   const progress = progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
-  const renderer = await createRenderer(ctx.globals.settings.output.value, ctx.io, {
+  const renderer = await turnRenderer(ctx, {
     showSessionHint: ctx.io.stderrIsTTY && progress === 'live',
     now: () => ctx.clock.now().getTime(),
     progress,

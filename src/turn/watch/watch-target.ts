@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { NsedError } from '../../errors.js';
-import { createRenderer } from '../../output/renderer.js';
+import { turnRenderer } from '../turn-renderer.js';
 import { progressMode } from '../../output/progress-mode.js';
 import { assertStdoutWritten } from '../../output/session-write.js';
 import { readNamedSession, sessionAgents, type SessionTarget } from '../../session/index.js';
@@ -44,7 +44,7 @@ export async function followWatch(ctx: Context, target: WatchTarget, agents: rea
       ...(state.kind === 'completed' && !replayed ? { answer: state.answer } : {}),
     };
     const progress = progressMode(ctx.globals.settings.progress.value, ctx.env, ctx.io.stderrIsTTY);
-    const renderer = await createRenderer(ctx.globals.settings.output.value, ctx.io, {
+    const renderer = await turnRenderer(ctx, {
       now: () => ctx.clock.now().getTime(),
       progress,
     });
