@@ -69,7 +69,13 @@ export async function startGithubApi(opts: { owner: string; repo: string; token:
     return c;
   };
   const base = `/repos/${opts.owner}/${opts.repo}`;
-  const pulls: ChecksAndReviews = { checkRuns: [], files: new Map(), reviewComments: new Map(), reviews: new Map() };
+  const pulls: ChecksAndReviews = {
+    checkRuns: [],
+    files: new Map(),
+    reviewComments: new Map(),
+    reviews: new Map(),
+    diffs: new Map(),
+  };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const u = new URL(req.url ?? '/', 'http://x');
@@ -131,7 +137,13 @@ export async function startGithubApi(opts: { owner: string; repo: string; token:
         repoUrl: `https://github.com/${opts.owner}/${opts.repo}`,
         bot: BOT,
         nextId: () => nextId++,
-      })(req.method ?? '', u, body, send);
+      })(req.method ?? '', u, body, send, {
+        accept: req.headers.accept ?? '',
+        sendText: (status, text, type) => {
+          res.writeHead(status, { 'content-type': type });
+          res.end(text);
+        },
+      });
       if (!answered) send(404, { message: 'Not Found' });
     })().catch(() => {
       res.writeHead(500);

@@ -5,6 +5,7 @@
 //   PATCH /repos/{o}/{r}/check-runs/{id}                   200; its annotations are appended
 //   GET   /repos/{o}/{r}/check-runs/{id}/annotations       paged
 //   GET   /repos/{o}/{r}/commits/{ref}/check-runs?check_name=   {total_count, check_runs}
+//   GET   /repos/{o}/{r}/pulls/{n}  (Accept: application/vnd.github.diff)   the diff, as text
 //   GET   /repos/{o}/{r}/pulls/{n}/files                   paged, each with its `patch`
 //   GET   /repos/{o}/{r}/pulls/{n}/comments                paged review comments
 //   GET   /repos/{o}/{r}/pulls/{n}/reviews                 paged
@@ -66,6 +67,8 @@ export interface ChecksAndReviews {
   files: Map<number, PullFile[]>;
   reviewComments: Map<number, ReviewComment[]>;
   reviews: Map<number, Review[]>;
+  /** The diff of each pull request, as GET .../pulls/{n} answers it in the diff media type. */
+  diffs: Map<number, string>;
 }
 
 type Send = (status: number, json: unknown, headers?: Record<string, string>) => void;
@@ -125,8 +128,14 @@ function annotationsOf(output: unknown): Annotation[] | string {
 export function checksAndReviews(
   state: ChecksAndReviews,
   ctx: { base: string; origin: string; repoUrl: string; bot: Review['user']; nextId: () => number },
-): (method: string, u: URL, body: unknown, send: Send) => boolean {
-  return (method, u, body, send) => {
+): (
+  method: string,
+  u: URL,
+  body: unknown,
+  send: Send,
+  raw: { accept: string; sendText: (status: number, text: string, type: string) => void },
+) => boolean {
+  return (method, u, body, send, raw) => {
     const p = u.pathname;
     const b = (body ?? {}) as Record<string, unknown>;
     const m = (re: string): RegExpExecArray | null => new RegExp(`^${ctx.base}${re}$`).exec(p);
@@ -180,6 +189,13 @@ export function checksAndReviews(
       const name = u.searchParams.get('check_name');
       const runs = state.checkRuns.filter((r) => r.head_sha === at?.[1] && (name === null || r.name === name));
       return (send(200, { total_count: runs.length, check_runs: runs.toReversed() }), true);
+    }
+    if ((at = m('/pulls/(\\d+)')) !== null && method === 'GET') {
+      const diff = state.diffs.get(Number(at[1]));
+      if (diff === undefined) return (send(404, { message: 'Not Found' }), true);
+      if (raw.accept.includes('application/vnd.github.diff'))
+        return (raw.sendText(200, diff, 'text/plain; charset=utf-8'), true);
+      return (send(200, { number: Number(at[1]), url: `${ctx.origin}${p}`, state: 'open' }), true);
     }
     if ((at = m('/pulls/(\\d+)/files')) !== null && method === 'GET')
       return (paged(state.files.get(Number(at[1])) ?? [], u, ctx.origin, send), true);
