@@ -75,7 +75,7 @@ const many = (n: number, from = 1): ReviewFinding[] =>
     message: `finding ${from + i}`,
   }));
 
-describe("the Action's check run", () => {
+describe("the Action's check run (reliability #204)", () => {
   it('writes 120 findings as annotations in requests of 50 on the head commit, the summary as its text; a re-run updates the same check run and adds only the new one', async () => {
     const first = await writeFindings(dir, ws, many(120));
     const r1 = await checkRunStep({ rdjson: first.rdjson, exitCode: ExitCode.ok, gate: 'pass' });

@@ -118,7 +118,7 @@ const FINDINGS: ReviewFinding[] = [
 
 const SHA1 = '1'.repeat(40);
 
-describe("the Action's pull-request review", () => {
+describe("the Action's pull-request review (reliability #205)", () => {
   it('comments only inside the diff, with suggestions of five lines at most and a fingerprint each; a re-run posts only the new finding and says how many it kept; nothing new on the same commit posts nothing', async () => {
     // A hostile message naming the first finding's fingerprint cannot make a re-run skip it.
     const first = await writeFindings(dir, ws, FINDINGS);

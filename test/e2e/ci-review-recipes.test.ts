@@ -183,7 +183,7 @@ async function fakeReviewdog(): Promise<{ bin: string; record: string }> {
   return { bin, record };
 }
 
-describe('the recipes of docs/ci-review.md, run end to end', () => {
+describe('the recipes of docs/ci-review.md, run end to end (reliability #206)', () => {
   it('a fork pull request through pull_request_target: the base checked out only, the diff read as data and never run, a check run and a review on the head commit', async () => {
     const hunk = [
       '@@ -1,8 +1,9 @@',
