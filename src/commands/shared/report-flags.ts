@@ -72,7 +72,7 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
     valueName: 'POINTER',
     sample: '/findings',
     describe:
-      'the JSON Pointer of the findings array in the --schema answer (items: file, line, end_line, severity, message, title); --schema review implies /findings',
+      'the JSON Pointer of the findings array in the --schema answer (items: file, line, end_line, severity, message, title, suggestion); --schema review implies /findings',
   },
   {
     name: 'sarif',
