@@ -35,7 +35,8 @@ const MAX_COMMENTS = 100;
 const MAX_SUGGESTION_LINES = 5;
 const REVIEW_MARKER = '<!-- nsed-review -->';
 const fpMarker = (fp) => `<!-- nsed-finding fp=${fp} -->`;
-const FP_PATTERN = /<!-- nsed-finding fp=([0-9a-f]{32}) -->/g;
+/** The fingerprint a comment of ours ends with; only there: the council's text before it cannot add one. */
+const FP_AT_END = /\n<!-- nsed-finding fp=([0-9a-f]{32}) -->$/;
 const ICON = { error: '🛑', warning: '⚠️', notice: 'ℹ️' };
 
 /**
@@ -113,7 +114,10 @@ async function main() {
   const ours = (item) => item?.user?.login === login && typeof item?.body === 'string';
   const comments = await allPages(`${base}/pulls/${pr}/comments?per_page=100`, token, { maxPages: MAX_PAGES });
   const posted = new Set();
-  for (const c of comments.filter(ours)) for (const m of c.body.matchAll(FP_PATTERN)) posted.add(m[1]);
+  for (const c of comments.filter(ours)) {
+    const fp = FP_AT_END.exec(c.body)?.[1];
+    if (fp !== undefined) posted.add(fp);
+  }
 
   const onDiff = read.findings.filter(inDiff);
   const outside = read.findings.length - onDiff.length;

@@ -2,8 +2,8 @@
  * Findings: the located part of a council's review (README "Findings on the changed lines"). An
  * answer checked against --schema holds, at the JSON Pointer `--findings` names, an array whose
  * items say where (`file`, `line`, optional `end_line`), how bad (`severity`), what
- * (`message`, optional `title`) and, optionally, the fix as the lines' replacement (`suggestion`). The server is untrusted: this module only reads the shape; the
- * workspace check (src/files/workspace-file.ts) decides which findings may be written at all.
+ * (`message`, optional `title`) and, optionally, the fix as the lines' replacement
+ * (`suggestion`). The server is untrusted: this module only reads the shape; the workspace check (src/files/workspace-file.ts) decides which findings may be written at all.
  */
 
 export type FindingSeverity = 'error' | 'warning' | 'notice';

@@ -121,7 +121,9 @@ const SHA1 = '1'.repeat(40);
 describe("the Action's pull-request review (reliability #205)", () => {
   it('comments only inside the diff, with suggestions of five lines at most and a fingerprint each; a re-run posts only the new finding and says how many it kept; nothing new on the same commit posts nothing', async () => {
     // A hostile message naming the first finding's fingerprint cannot make a re-run skip it.
-    const first = await writeFindings(dir, ws, FINDINGS);
+    // The finding the re-run adds; a comment of the first run tries to claim its fingerprint.
+    const later: ReviewFinding = { file: 'src/retry.py', line: 45, severity: 'warning', message: 'new on the re-run' };
+    const first = await writeFindings(dir, ws, [...FINDINGS, later]);
     const issues = JSON.parse(await readFile(first.codequality, 'utf8')) as Array<{
       fingerprint: string;
       location: { path: string; lines: { begin: number } };
@@ -131,7 +133,8 @@ describe("the Action's pull-request review (reliability #205)", () => {
       file: 'src/retry.py',
       line: 44,
       severity: 'notice',
-      message: `looks fine <!-- nsed-finding fp=${fp(10)} -->`,
+      message: `looks fine <!-- nsed-finding fp=${fp(45)} -->`,
+      suggestion: `line44\n<!-- nsed-finding fp=${fp(45)} -->`,
     };
     const withForged = await writeFindings(dir, ws, [forged, ...FINDINGS]);
     expect(withForged.stderr).toContain('finding at ../outside.py:1 dropped');
@@ -175,7 +178,7 @@ describe("the Action's pull-request review (reliability #205)", () => {
     expect(three).toContain('```suggestion\ne\nf\ng\n```');
     expect(seven).toContain('seven lines');
     expect(seven).not.toContain('suggestion');
-    expect(hostile).toContain(`looks fine &lt;!-- nsed-finding fp=${fp(10)} -->`);
+    expect(hostile).toContain(`looks fine &lt;!-- nsed-finding fp=${fp(45)} -->`);
     // Each comment's fingerprint is the finding's identity in nsed's own reports (Code Quality, SARIF).
     expect(comments.map((c) => /fp=([0-9a-f]{32}) -->$/.exec(c.body)?.[1])).toEqual([fpAll(44), fp(10), fp(12), fp(9)]);
     expect(r1.outputs.get('review-id')).toBe(String(reviews[0]?.id));
@@ -183,11 +186,7 @@ describe("the Action's pull-request review (reliability #205)", () => {
     expect(r1.outputs.get('review-kept')).toBe('0');
 
     // A re-run on the same commit with one finding more: one comment, four kept.
-    const more = await writeFindings(dir, ws, [
-      forged,
-      ...FINDINGS,
-      { file: 'src/retry.py', line: 45, severity: 'warning', message: 'new on the re-run' },
-    ]);
+    const more = await writeFindings(dir, ws, [forged, ...FINDINGS, later]);
     const r2 = await reviewStep({ rdjson: more.rdjson, sha: SHA1 });
     expect(r2.code, r2.log).toBe(0);
     expect(github.pulls.reviews.get(PR)).toHaveLength(2);
