@@ -6,7 +6,7 @@
 // a file behind if anything ran them, leaves nothing. The reviewdog recipe pipes --rdjson to a
 // stand-in `reviewdog` that records what it was given (reviewdog itself is not installable
 // offline): reviewdog's flags and an rdjsonl file valid by its Diagnostic schema.
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,6 +164,15 @@ const runs: Record<string, true> = {};
 
 const logs = (r: JobRun): string => [...r.job.steps, ...r.nsed.flatMap((n) => n.steps)].map((s) => s.log).join('\n');
 
+/** Every file a job left in its workspace and its runner's temp, read whole, for the token check. */
+async function leftText(r: JobRun): Promise<string> {
+  let out = '';
+  for (const root of [r.workspace, r.temp])
+    for (const entry of await readdir(root, { recursive: true, withFileTypes: true }))
+      if (entry.isFile()) out += await readFile(join(entry.parentPath, entry.name), 'utf8');
+  return out;
+}
+
 /** A bin folder holding `reviewdog`: records its arguments, whether it got a token, and its stdin. */
 async function fakeReviewdog(): Promise<{ bin: string; record: string }> {
   const bin = join(dir, 'bin');
@@ -240,9 +249,11 @@ describe('the recipes of docs/ci-review.md, run end to end (reliability #206)', 
     expect(comments.length).toBeGreaterThan(0);
     for (const c of comments) expect([c.path, c.line >= 1 && c.line <= 9]).toEqual(['src/retry.py', true]);
     expect(r.nsed[0]?.outputs['review-comments']).toBe(String(comments.length));
-    // Neither token in a log.
-    expect(logs(r)).not.toContain(NSED_TOKEN);
-    expect(logs(r)).not.toContain(GITHUB_TOKEN);
+    // Neither token in a log, nor in any file the job left.
+    for (const text of [logs(r), await leftText(r)]) {
+      expect(text).not.toContain(NSED_TOKEN);
+      expect(text).not.toContain(GITHUB_TOKEN);
+    }
   }, 240_000);
 
   it("reviewdog reading --rdjson: the Action's rdjson file piped to reviewdog with its token, valid by reviewdog's schema", async () => {
