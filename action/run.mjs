@@ -128,6 +128,16 @@ for (const g of [
   flag(g, input(g));
 // Findings on the changed lines (README "Findings on the changed lines"): --schema review implies /findings.
 for (const f of ['findings', 'workspace', 'sarif', 'codequality']) flag(f, input(f));
+// The check run and the review (action/check-run.mjs, action/review.mjs) read the findings as
+// rdjsonl: the `rdjson` input's file, else one of the step's own, written whenever there are findings.
+const hasFindings = batch === '' && (input('findings') !== '' || input('schema') === 'review');
+const rdjsonFile =
+  input('rdjson') !== ''
+    ? path.resolve(input('rdjson'))
+    : hasFindings && (input('check-run') !== '' || truthy('pr-review'))
+      ? path.join(stepDir, 'findings.rdjsonl')
+      : '';
+flag('rdjson', rdjsonFile);
 flag('idempotency-key', key);
 flag('on-exit', input('on-exit'));
 flag('timeout', input('timeout'));
@@ -177,6 +187,7 @@ if (existsSync(summaryFile)) {
 }
 if (input('junit') !== '' && existsSync(input('junit'))) setOutput('junit-file', path.resolve(input('junit')));
 if (batch === '' && existsSync(answerFile)) setOutput('answer-file', answerFile);
+if (rdjsonFile !== '' && existsSync(rdjsonFile)) setOutput('rdjson-file', rdjsonFile);
 setOutput('idempotency-key', key);
 // nsed wrote its exit code already when the run got that far; this one holds for every end.
 setOutput('exit-code', String(code));

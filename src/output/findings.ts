@@ -1,9 +1,9 @@
 /**
  * Findings: the located part of a council's review (README "Findings on the changed lines"). An
  * answer checked against --schema holds, at the JSON Pointer `--findings` names, an array whose
- * items say where (`file`, `line`, optional `end_line`), how bad (`severity`) and what
- * (`message`, optional `title`). The server is untrusted: this module only reads the shape; the
- * workspace check (src/files/workspace-file.ts) decides which findings may be written at all.
+ * items say where (`file`, `line`, optional `end_line`), how bad (`severity`), what
+ * (`message`, optional `title`) and, optionally, the fix as the lines' replacement
+ * (`suggestion`). The server is untrusted: this module only reads the shape; the workspace check (src/files/workspace-file.ts) decides which findings may be written at all.
  */
 
 export type FindingSeverity = 'error' | 'warning' | 'notice';
@@ -18,6 +18,8 @@ export interface Finding {
   severity: FindingSeverity;
   message: string;
   title: string | null;
+  /** The text that should replace lines `line` to `endLine` (or `line` alone); null when none was given. */
+  suggestion: string | null;
 }
 
 /** A finding that may be written: its path relative to the workspace, with `/` between its parts. */
@@ -37,6 +39,8 @@ export const REVIEW_FINDINGS_POINTER = '/findings';
 /** Longest message and title kept: a server's text is cut, never trusted to be short. */
 const MAX_MESSAGE = 4000;
 const MAX_TITLE = 200;
+/** A suggestion longer than this is no suggestion (it could not be cut without changing the fix). */
+const MAX_SUGGESTION = 20_000;
 
 /** A JSON Pointer (RFC 6901) as its reference tokens; undefined when it is not one. */
 export function pointerTokens(pointer: string): string[] | undefined {
@@ -90,6 +94,8 @@ export function readFindings(structured: unknown, pointer: string): FindingsRead
     else if (!FINDING_SEVERITIES.includes(severity as FindingSeverity))
       problems.push(`${where} has no severity (error, warning or notice)`);
     else if (typeof f['message'] !== 'string' || f['message'].trim() === '') problems.push(`${where} has no message`);
+    else if (f['suggestion'] !== undefined && f['suggestion'] !== null && typeof f['suggestion'] !== 'string')
+      problems.push(`${where} has a suggestion that is no text`);
     else
       findings.push({
         file: f['file'],
@@ -98,7 +104,17 @@ export function readFindings(structured: unknown, pointer: string): FindingsRead
         severity: severity as FindingSeverity,
         message: f['message'].slice(0, MAX_MESSAGE),
         title: typeof f['title'] === 'string' && f['title'].trim() !== '' ? f['title'].slice(0, MAX_TITLE) : null,
+        suggestion: suggestionOf(f['suggestion']),
       });
   }
   return { findings, problems };
+}
+
+/**
+ * A suggestion as the lines' replacement: one trailing line break dropped (the replaced lines
+ * end where they ended), a CRLF read as LF; too long a text is none, since a cut fix is a wrong one.
+ */
+function suggestionOf(v: unknown): string | null {
+  if (typeof v !== 'string' || v.length > MAX_SUGGESTION) return null;
+  return v.replace(/\r\n/g, '\n').replace(/\n$/, '');
 }

@@ -24,7 +24,7 @@ describe('the GitHub Action wires every input through', () => {
     const env = step?.env ?? {};
     const script = await readFile(join(ROOT, 'action', 'run.mjs'), 'utf8');
     // Inputs the composite's own steps use (not the script's).
-    const ownSteps = new Set(['node-version', 'comment', 'comment-key', 'github-token']);
+    const ownSteps = new Set(['node-version', 'comment', 'comment-key', 'github-token', 'pr-review-request-changes']);
     for (const name of Object.keys(action.inputs).filter((n) => !ownSteps.has(n))) {
       expect(env[envName(name)], `action.yml input ${name}`).toBe(`\${{ inputs.${name} }}`);
       expect(script.includes(`'${name}'`), `action/run.mjs reads ${name}`).toBe(true);
@@ -34,7 +34,7 @@ describe('the GitHub Action wires every input through', () => {
 });
 
 describe('the GitHub Action declares every step output', () => {
-  it('each output nsed, action/run.mjs or action/comment.mjs writes is an output of action.yml, taken from the step that writes it, and each declared output is written by one of them', async () => {
+  it('each output nsed, action/run.mjs, comment.mjs, check-run.mjs or review.mjs writes is an output of action.yml, taken from the step that writes it, and each declared output is written by one of them', async () => {
     const action = YAML.parse(await readFile(join(ROOT, 'action.yml'), 'utf8')) as Action;
     const written = async (file: string): Promise<string[]> =>
       [...(await readFile(join(ROOT, 'action', file), 'utf8')).matchAll(/setOutput\('([a-z-]+)'/g)].map(
@@ -52,17 +52,19 @@ describe('the GitHub Action declares every step output', () => {
     const bySteps = {
       nsed: new Set([...turn, ...batch].map(([name]) => name).concat(await written('run.mjs'))),
       comment: new Set(await written('comment.mjs')),
+      'check-run': new Set(await written('check-run.mjs')),
+      review: new Set(await written('review.mjs')),
     };
     for (const name of ['cost-usd', 'cost-source', 'input-tokens', 'output-tokens'])
       expect(bySteps.nsed).toContain(name);
     const declared = Object.entries(action.outputs);
     for (const [name, { value }] of declared) {
-      const step = /^\$\{\{ steps\.(nsed|comment)\.outputs\.([a-z-]+) \}\}$/.exec(value);
+      const step = /^\$\{\{ steps\.(nsed|comment|check-run|review)\.outputs\.([a-z-]+) \}\}$/.exec(value);
       expect(step?.[2], `action.yml output ${name} takes the step's output of its own name`).toBe(name);
       expect(bySteps[step?.[1] as keyof typeof bySteps].has(name), `output ${name} is written by its step`).toBe(true);
     }
     const names = new Set(declared.map(([name]) => name));
-    for (const name of [...bySteps.nsed, ...bySteps.comment])
+    for (const name of Object.values(bySteps).flatMap((set) => [...set]))
       expect(names.has(name), `action.yml declares ${name}`).toBe(true);
   });
 });

@@ -168,6 +168,8 @@ describe('the GitHub Action, run as a runner runs it', () => {
       'Build nsed: success',
       'Ask the council: success',
       "Keep the pull request's comment up to date: success",
+      'Write the check run: skipped',
+      'Review the pull request: skipped',
     ]);
     expect(used.find((u) => u.action === 'actions/cache')?.with['key']).toMatch(
       /^nsed-action-Linux-v\d+\.\d+\.\d+-[0-9a-f]{16}$/,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from '../harness/cli.js';
 import { useRig } from '../harness/rig.js';
 import { startPlainServer } from '../everyday/plain-server.js';
+import { rdjsonErrors } from '../harness/rdjson-schema.js';
 
 const rig = useRig();
 let root: string;
@@ -186,5 +187,62 @@ describe('hostile findings from an untrusted server (reliability #203)', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("--rdjson writes the kept findings, suggestions included, as rdjsonl valid by reviewdog's schema; the dropped ones are not in it", async () => {
+    const answer = JSON.stringify({
+      summary: 's',
+      verdict: 'comment',
+      findings: [
+        { file: '../outside.txt', line: 1, severity: 'error', message: 'dot-dot', suggestion: 'x' },
+        {
+          file: 'src/retry.py',
+          line: 4,
+          end_line: 5,
+          severity: 'warning',
+          title: 'No back-off',
+          message: 'sleep between attempts',
+          suggestion: 'line 3\nsleep(2)\n',
+        },
+      ],
+    });
+    const server = await startPlainServer(answer);
+    const home = await mkdtemp(join(root, 'home-'));
+    const rdjson = join(root, 'review.rdjsonl');
+    try {
+      const r = await runCliInProcess(
+        ['ask', '-m', 'llama3.2', '--schema', 'review', '--workspace', ws, '--rdjson', rdjson, 'Review'],
+        { env: { NSED_HOME: home, NSED_URL: server.url, NO_COLOR: '1' } },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('nsed: warning: 1 finding dropped, 1 kept');
+      const text = await readFile(rdjson, 'utf8');
+      expect(rdjsonErrors(text)).toEqual([]);
+      expect(
+        text
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as unknown),
+      ).toEqual([
+        {
+          message: 'sleep between attempts',
+          location: { path: 'src/retry.py', range: { start: { line: 4 }, end: { line: 5 } } },
+          severity: 'WARNING',
+          source: { name: 'nsed' },
+          code: { value: 'No back-off' },
+          suggestions: [{ range: { start: { line: 4 }, end: { line: 5 } }, text: 'line 3\nsleep(2)' }],
+        },
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('--rdjson without findings to write is exit 2 before anything is sent', async () => {
+    const before = rig.sim.requests.length;
+    const r = await rig.run(['ask', '--rdjson', join(root, 'x.rdjsonl'), 'Review']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--rdjson writes findings: name them with --findings POINTER');
+    expect(rig.sim.requests.length).toBe(before);
   });
 });

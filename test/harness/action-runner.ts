@@ -1,7 +1,8 @@
 // A small, faithful runner for a composite action (action.yml), as GitHub's runner executes one
 // (docs.github.com: "Metadata syntax for GitHub Actions", "Contexts", "Expressions", "Workflow
 // commands"): the inputs with their defaults, `${{ … }}` substituted in `env`, `with`, `run` and
-// `working-directory`, each `if:` judged (success() by default), each `run` step a fresh
+// `working-directory` (`github.event.*` read from the payload, `secrets`, `vars`), each `if:`
+// judged (success() by default), each `run` step a fresh
 // `bash --noprofile --norc -eo pipefail` with the runner's variables (GITHUB_ACTIONS, CI,
 // GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files of its own, GITHUB_ACTION_PATH, RUNNER_TEMP, …),
 // its outputs read back from its GITHUB_OUTPUT file, and the action's outputs evaluated at the
@@ -68,6 +69,11 @@ export interface RunActionOptions {
   github: Record<string, string>;
   /** The `strategy` context (job-index, …); empty outside a matrix. */
   strategy?: Record<string, string>;
+  /** `github.event`: the webhook payload (`github.event.pull_request.number`, …). */
+  event?: unknown;
+  /** The `secrets` and `vars` contexts a workflow's steps read. */
+  secrets?: Record<string, string>;
+  vars?: Record<string, string>;
   /** Stand-ins for the actions the steps use, by `owner/name` (without `@ref`). */
   uses: Record<string, UsesStandIn>;
   /** The job's working directory (GITHUB_WORKSPACE). */
@@ -77,6 +83,9 @@ export interface RunActionOptions {
 type Ctx = {
   inputs: Record<string, string>;
   github: Record<string, string>;
+  event: unknown;
+  secrets: Record<string, string>;
+  vars: Record<string, string>;
   runner: Record<string, string>;
   strategy: Record<string, string>;
   steps: Record<string, { outputs: Record<string, string>; outcome: string }>;
@@ -91,6 +100,9 @@ export async function runAction(opts: RunActionOptions): Promise<ActionRun> {
   const ctx: Ctx = {
     inputs: {},
     github: { action_path: opts.actionPath, workspace: opts.workspace, ...opts.github },
+    event: opts.event ?? {},
+    secrets: opts.secrets ?? {},
+    vars: opts.vars ?? {},
     runner: { temp: opts.env['RUNNER_TEMP'] ?? '', os: opts.env['RUNNER_OS'] ?? 'Linux' },
     strategy: opts.strategy ?? {},
     steps: {},
@@ -255,12 +267,21 @@ function lookup(ref: string, ctx: Ctx): Value {
     if (kind === 'outcome' || kind === 'conclusion') return step?.outcome ?? '';
     throw new Error(`unsupported ${ref}`);
   }
+  if (head === 'github' && rest[0] === 'event') {
+    // The payload's value at the path, as the runner renders it: a string, number or boolean; else empty.
+    let at: unknown = ctx.event;
+    for (const key of rest.slice(1))
+      at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined;
+    return typeof at === 'string' || typeof at === 'number' || typeof at === 'boolean' ? at : '';
+  }
   const table: Record<string, Record<string, string>> = {
     inputs: ctx.inputs,
     github: ctx.github,
     runner: ctx.runner,
     strategy: ctx.strategy,
     env: ctx.env,
+    secrets: ctx.secrets,
+    vars: ctx.vars,
   };
   const scope = table[head ?? ''];
   if (scope === undefined || rest.length !== 1) throw new Error(`unsupported context ${ref}`);

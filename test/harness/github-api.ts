@@ -5,8 +5,10 @@
 // workflow's GITHUB_TOKEN may not read (403, "Resource not accessible by integration"), its
 // comments being github-actions[bot]'s. A request without the expected bearer token is 401
 // ("Bad credentials"); editing a comment another user wrote is 403. Every request is recorded.
+// Check runs, pull request files, reviews and review comments: github-checks-reviews.ts.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checksAndReviews, type ChecksAndReviews } from './github-checks-reviews.js';
 
 export interface Comment {
   id: number;
@@ -36,6 +38,8 @@ export interface GithubApi {
   comments: Map<number, Comment[]>;
   /** Adds a comment by someone else (not the token's user). */
   seed(issue: number, body: string, login?: string): Comment;
+  /** Check runs, pull request files, reviews and review comments (github-checks-reviews.ts). */
+  pulls: ChecksAndReviews;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,13 @@ export async function startGithubApi(opts: { owner: string; repo: string; token:
     return c;
   };
   const base = `/repos/${opts.owner}/${opts.repo}`;
+  const pulls: ChecksAndReviews = {
+    checkRuns: [],
+    files: new Map(),
+    reviewComments: new Map(),
+    reviews: new Map(),
+    diffs: new Map(),
+  };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const u = new URL(req.url ?? '/', 'http://x');
@@ -120,7 +131,20 @@ export async function startGithubApi(opts: { owner: string; repo: string; token:
         c.updated_at = new Date(Date.UTC(2026, 11, 1, 13)).toISOString().replace('.000', '');
         return send(200, c);
       }
-      send(404, { message: 'Not Found' });
+      const answered = checksAndReviews(pulls, {
+        base,
+        origin: url,
+        repoUrl: `https://github.com/${opts.owner}/${opts.repo}`,
+        bot: BOT,
+        nextId: () => nextId++,
+      })(req.method ?? '', u, body, send, {
+        accept: req.headers.accept ?? '',
+        sendText: (status, text, type) => {
+          res.writeHead(status, { 'content-type': type });
+          res.end(text);
+        },
+      });
+      if (!answered) send(404, { message: 'Not Found' });
     })().catch(() => {
       res.writeHead(500);
       res.end();
@@ -132,6 +156,7 @@ export async function startGithubApi(opts: { owner: string; repo: string; token:
     url,
     requests,
     comments,
+    pulls,
     seed: (issue, body, login = 'octocat') => make(issue, body, { login, id: 583231, type: 'User' }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

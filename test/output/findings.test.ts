@@ -38,6 +38,7 @@ const finding = (over: Partial<PlacedFinding> = {}): PlacedFinding => ({
   severity: 'error',
   message: 'the retry never backs off',
   title: 'No back-off',
+  suggestion: null,
   ...over,
 });
 
@@ -53,18 +54,23 @@ describe('reading findings at a JSON Pointer', () => {
           { file: 'a.py', line: 2, severity: 'fatal', message: 'm' },
           { file: 'a.py', line: 2, end_line: 'x', severity: 'notice', message: 'm' },
           'not an object',
+          { file: 'a.py', line: 4, end_line: 5, severity: 'notice', message: 'm', suggestion: 'x = 1\r\ny = 2\r\n' },
+          { file: 'a.py', line: 4, severity: 'notice', message: 'm', suggestion: 7 },
         ],
       },
     };
     const read = readFindings(answer, '/review~1x/items');
     expect(read.findings).toEqual([
-      { file: 'a.py', line: 3, endLine: null, severity: 'warning', message: 'm', title: null },
+      { file: 'a.py', line: 3, endLine: null, severity: 'warning', message: 'm', title: null, suggestion: null },
+      // The suggestion replaces the lines: its own last line break is not a line more.
+      { file: 'a.py', line: 4, endLine: 5, severity: 'notice', message: 'm', title: null, suggestion: 'x = 1\ny = 2' },
     ]);
     expect(read.problems).toEqual([
       '/review~1x/items/1 has no line (a whole number from 1)',
       '/review~1x/items/2 has no severity (error, warning or notice)',
       '/review~1x/items/3 has an end_line that is no line',
       '/review~1x/items/4 is not an object',
+      '/review~1x/items/6 has a suggestion that is no text',
     ]);
     expect(readFindings({ findings: 'none' }, '/findings').problems).toEqual(['the answer has no array at /findings']);
   });

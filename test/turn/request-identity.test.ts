@@ -93,6 +93,7 @@ const OUTSIDE: Record<string, string[]> = {
   // The findings reports need findings to write: with --findings, they still leave the identity alone.
   sarif: ['--findings', '/findings', '--sarif', 'nsed.sarif'],
   codequality: ['--findings', '/findings', '--codequality', 'gl-code-quality.json'],
+  rdjson: ['--findings', '/findings', '--rdjson', 'nsed.rdjsonl'],
 };
 
 describe('the request identity (one definition of "the same request")', () => {

@@ -72,7 +72,7 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
     valueName: 'POINTER',
     sample: '/findings',
     describe:
-      'the JSON Pointer of the findings array in the --schema answer (items: file, line, end_line, severity, message, title); --schema review implies /findings',
+      'the JSON Pointer of the findings array in the --schema answer (items: file, line, end_line, severity, message, title, suggestion); --schema review implies /findings',
   },
   {
     name: 'sarif',
@@ -89,6 +89,15 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
     complete: 'file',
     sample: 'gl-code-quality.json',
     describe: "write the findings as GitLab's Code Quality report to FILE (needs --findings or --schema review)",
+  },
+  {
+    name: 'rdjson',
+    type: 'string',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'nsed.rdjsonl',
+    describe:
+      "write the findings as reviewdog's rdjsonl to FILE, suggestions included, for reviewdog -f=rdjsonl (needs --findings or --schema review)",
   },
   {
     name: 'workspace',
@@ -113,6 +122,7 @@ const EXAMPLE_FILE: Record<string, string> = {
   'session-id-file': 'session-id.txt',
   sarif: 'nsed.sarif',
   codequality: 'gl-code-quality.json',
+  rdjson: 'nsed.rdjsonl',
   workspace: '.',
 };
 
@@ -134,6 +144,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     throw usageError('--junit-name needs a name', 'e.g. --junit-name council-review');
   const sarif = file('sarif');
   const codequality = file('codequality');
+  const rdjson = file('rdjson');
   const workspace = file('workspace');
   const findings = findingsPointer(argv);
   if (
@@ -145,12 +156,18 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     junitName === undefined &&
     sarif === undefined &&
     codequality === undefined &&
+    rdjson === undefined &&
     argv['annotate'] !== true
   )
     return undefined;
-  if (findings === undefined && (sarif !== undefined || codequality !== undefined))
+  const findingsReport = [
+    ['--sarif', sarif],
+    ['--codequality', codequality],
+    ['--rdjson', rdjson],
+  ].find(([, f]) => f !== undefined)?.[0];
+  if (findings === undefined && findingsReport !== undefined)
     throw usageError(
-      `${sarif === undefined ? '--codequality' : '--sarif'} writes findings: name them with --findings POINTER`,
+      `${findingsReport} writes findings: name them with --findings POINTER`,
       'e.g. --findings /findings, or ask with --schema review, which has them there',
     );
   const named = [
@@ -161,6 +178,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ['--session-id-file', sessionIdFile],
     ['--sarif', sarif],
     ['--codequality', codequality],
+    ['--rdjson', rdjson],
   ] as const;
   for (const [i, [a, fa]] of named.entries())
     for (const [b, fb] of named.slice(i + 1))
@@ -175,6 +193,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ...(junitName === undefined ? {} : { junitName: junitName.trim() }),
     ...(sarif === undefined ? {} : { sarif }),
     ...(codequality === undefined ? {} : { codequality }),
+    ...(rdjson === undefined ? {} : { rdjson }),
     ...(findings === undefined ? {} : { findings }),
     ...(workspace === undefined ? {} : { workspace }),
     annotate: argv['annotate'] === true,

@@ -24,6 +24,8 @@ export interface ReportOptions {
   sarif?: string;
   /** `--codequality FILE`: the findings as GitLab's Code Quality report. */
   codequality?: string;
+  /** `--rdjson FILE`: the findings as reviewdog's rdjsonl (docs/ci-review.md). */
+  rdjson?: string;
   /** `--workspace DIR`: the checkout the findings point into (default: the current folder). */
   workspace?: string;
 }
@@ -53,6 +55,7 @@ export const wantsReports = (
       r.sessionIdFile !== undefined ||
       r.sarif !== undefined ||
       r.codequality !== undefined ||
+      r.rdjson !== undefined ||
       r.annotate));
 
 /**
@@ -69,6 +72,7 @@ export async function checkReportFiles(r: ReportOptions | undefined): Promise<vo
     ['--session-id-file', r?.sessionIdFile],
     ['--sarif', r?.sarif],
     ['--codequality', r?.codequality],
+    ['--rdjson', r?.rdjson],
   ] as const) {
     if (file !== undefined) await checkOutsidePath(file, flag);
   }

@@ -45,7 +45,8 @@ export async function writeReports(
       reports.html !== undefined ||
       reports.sessionIdFile !== undefined ||
       reports.sarif !== undefined ||
-      reports.codequality !== undefined);
+      reports.codequality !== undefined ||
+      reports.rdjson !== undefined);
   const outputs = stepOutputFile(reports, ctx.env);
   if (!files && outputs === undefined && reports?.annotate !== true && !how.plain) return;
   const { input, session } = await recordedReport(ctx, spec, { saved: how.saved }, failure);
@@ -77,6 +78,10 @@ export async function writeReports(
   if (reports?.codequality !== undefined) {
     const { codeQualityReport } = await import('../../output/export/codequality.js');
     await write(reports.codequality, () => codeQualityReport(placed));
+  }
+  if (reports?.rdjson !== undefined) {
+    const { rdjsonReport } = await import('../../output/export/rdjson.js');
+    await write(reports.rdjson, () => rdjsonReport(placed));
   }
   if (reports?.annotate === true)
     err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports, ctx.env), placed));
