@@ -44,7 +44,7 @@ export async function readSessionResource(
   const html = rest.endsWith('/report.html');
   const id = html ? rest.slice(0, -'/report.html'.length) : rest;
   if (!ID.test(id)) throw notFound(`no such resource: ${uri.slice(0, 200)}`, `resources look like ${PREFIX}SESSION_ID`);
-  const session = await readTarget(ctx, { kind: 'id', id }, { shown: true });
+  const session = await readTarget(ctx, { kind: 'id', id }, { shown: true, rounds: true });
   if (html) return [{ uri, mimeType: 'text/html', text: renderExport('html', session) }];
   return [
     { uri, mimeType: 'text/markdown', text: renderExport('markdown', session) },

@@ -378,7 +378,7 @@ export class McpTools {
         }
         feed = this.runner.feeds.get(id);
       }
-      if (feed === undefined) return this.state(storedState(await store.read(id), 0));
+      if (feed === undefined) return this.state(storedState(await store.read(id, { rounds: true }), 0));
     }
     const f = feed;
     const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
@@ -476,7 +476,11 @@ export class McpTools {
   }
 
   private async verdict(args: Args): Promise<ToolAnswer> {
-    const session = await readTarget(this.ctx, { kind: 'id', id: String(args['session']) }, { shown: true });
+    const session = await readTarget(
+      this.ctx,
+      { kind: 'id', id: String(args['session']) },
+      { shown: true, rounds: true },
+    );
     const turn = session.turns.findLast((t) => t.role === 'assistant');
     const last = turn?.rounds?.findLast((r) => r.scored);
     // Who voted how, as the verdict keeps it (docs/ndjson.md §4b); the last round's scores where it has none.

@@ -60,7 +60,9 @@ export const exportCommand: CommandDef<ExportOptions> = {
   run: async (opts, ctx) => {
     const { renderExport } = await import('../../output/export/formats.js');
     const { format } = opts;
-    const text = renderExport(format, await readTarget(ctx, opts.target, { shown: true }));
+    // Every export but the messages is the whole session: its rounds and ballots too.
+    const session = await readTarget(ctx, opts.target, { shown: true, rounds: format !== 'messages' });
+    const text = renderExport(format, session);
     const file = opts.out;
     if (file !== undefined) {
       await (await import('../../files/outside-file.js')).writeOutsideFile(file, text);

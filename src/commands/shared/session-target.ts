@@ -57,14 +57,18 @@ export function parseSessionTarget(argv: ParsedArgv, opts: { positional?: boolea
 /**
  * Reads the session the target names from the context's store. `shown`: for printing or
  * exporting, so also a file an older nsed wrote passes the run's secrets (docs/reliability.md #89);
- * never for a session that is written back.
+ * never for a session that is written back. `rounds`: with its answers' rounds and ballots, which
+ * are kept beside the transcript (docs/history.md), for what shows them.
  */
 export async function readTarget(
   ctx: Context,
   target: SessionTarget,
-  opts: { shown?: boolean } = {},
+  opts: { shown?: boolean; rounds?: boolean } = {},
 ): Promise<Session> {
-  return readNamedSession(await ctx.store(), target, opts.shown === true ? { shownWith: ctx.secrets } : {});
+  return readNamedSession(await ctx.store(), target, {
+    ...(opts.shown === true ? { shownWith: ctx.secrets } : {}),
+    ...(opts.rounds === true ? { rounds: true } : {}),
+  });
 }
 
 /**
