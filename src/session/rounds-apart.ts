@@ -53,7 +53,8 @@ export function roundsToPutApart(
   if (turn.role !== 'assistant' || turn.kind === 'injection' || !isValidId(String(turn.id))) return undefined;
   if (readVerdict(turn.verdict) === null) return undefined;
   const rounds = Array.isArray(turn.rounds) ? turn.rounds : [];
-  const ballots = isObject(turn.verdict) && isObject(turn.verdict['ballots']) ? (turn.verdict.ballots as Ballots) : null;
+  const ballots =
+    isObject(turn.verdict) && isObject(turn.verdict['ballots']) ? (turn.verdict.ballots as Ballots) : null;
   if (rounds.length === 0 && ballots === null) return undefined;
   return {
     record: { v: ROUNDS_FILE_VERSION, session: sessionId, turn: turn.id, rounds, ballots },
