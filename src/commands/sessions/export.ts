@@ -47,6 +47,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
     ],
     ['nsed sessions export --last --format summary >> "$GITHUB_STEP_SUMMARY"', 'the last answer on a CI page'],
     ['nsed sessions export --last --format html --out report.html', 'one page to open in any browser'],
+    ['nsed sessions export --last --format jsonl >> turns.jsonl', 'one line per turn, for bulk readers'],
   ],
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
