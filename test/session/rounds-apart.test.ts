@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { realDisk, type DiskOps } from '../../src/files/atomic-write.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION, type Session, type Turn } from '../../src/session/model.js';
 import { failingDisk } from './fixtures/failing-disk.js';
@@ -89,6 +90,25 @@ describe('the rounds kept apart', () => {
     });
     const { rounds_apart: _marker, ...shown } = (await store.read('s1', { rounds: true })).turns[1]!;
     expect(shown).toEqual(answer);
+  });
+
+  it('reads the transcript alone unless asked for the rounds: a plain read and every write open no rounds file', async () => {
+    const { home, old } = await oldStore();
+    await openFileStore(home).update(old.id, () => undefined);
+    const opened: string[] = [];
+    const disk: DiskOps = {
+      ...realDisk,
+      open: (file, ...rest) => {
+        opened.push(path.basename(file));
+        return realDisk.open(file, ...rest);
+      },
+    };
+    const store = openFileStore(home, { disk });
+    await store.read(old.id);
+    await store.update(old.id, (s) => void (s.title = 'again'));
+    expect(opened.filter((f) => f.endsWith('.json') && f !== `${old.id}.json`)).toEqual([]);
+    await store.read(old.id, { rounds: true });
+    expect(opened.filter((f) => /^t[0-9a-f]+\.[0-9a-f]{16}\.json$/.test(f))).toHaveLength(answers(old).length);
   });
 
   it('keeps inline the rounds of an answer whose verdict was never recorded, as its verdict is derived from them', async () => {
