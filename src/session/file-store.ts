@@ -252,6 +252,8 @@ class FileStore implements SessionStore {
     let dir: string | undefined;
     let madeDir = false;
     for (const turn of session.turns) {
+      // A note of a read with rounds (a fork's copy of its parent's turns) is never written.
+      delete turn.rounds_unreadable;
       const apart = roundsToPutApart(id, turn);
       if (apart === undefined) continue;
       if (dir === undefined) {
@@ -290,14 +292,19 @@ class FileStore implements SessionStore {
     return false;
   }
 
-  /** Joins each answer's rounds kept apart back into its turn; a file it cannot read leaves the turn as it is. */
+  /**
+   * Joins each answer's rounds kept apart back into its turn; a file it cannot read leaves the turn
+   * without them, saying why in `rounds_unreadable`, and the file as it is (docs/reliability.md #302).
+   */
   private async joinRoundsApart(session: Session, shownWith: ReadOptions['shownWith']): Promise<void> {
     const dir = roundsDir(this.dir, session.id);
     for (const turn of session.turns) {
       const marker = markerOf(turn);
       if (marker === undefined) continue;
-      const record = await this.readRounds(path.join(dir, marker.file), session.id, turn.id, shownWith);
-      if (record !== undefined) joinRounds(turn, record);
+      const file = path.join(dir, marker.file);
+      const record = await this.readRounds(file, session.id, turn.id, shownWith);
+      if (typeof record === 'string') turn.rounds_unreadable = `${file}: ${record}`;
+      else joinRounds(turn, record);
     }
   }
 
@@ -306,7 +313,7 @@ class FileStore implements SessionStore {
     id: string,
     turnId: string,
     shownWith: ReadOptions['shownWith'],
-  ): Promise<RoundsRecord | undefined> {
+  ): Promise<RoundsRecord | string> {
     let handle: DiskHandle | undefined;
     try {
       // Never through a link, as the transcript (atomic-adapter.ts).
@@ -316,8 +323,9 @@ class FileStore implements SessionStore {
         const record = validateRounds(v, id, turnId);
         return shownWith === undefined ? record : shownWith.redactRecord(record, text, [id]);
       });
-    } catch {
-      return undefined;
+    } catch (err) {
+      // What is wrong with it, for the warning of the command that shows the turn.
+      return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
     } finally {
       await handle?.close().catch(() => undefined);
     }

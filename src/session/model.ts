@@ -76,6 +76,11 @@ export interface Turn {
   /** Present only where the rounds are not kept apart (`rounds_apart`): a turn of an older nsed's file, or an answer without a recorded verdict. */
   rounds?: NsedRound[];
   rounds_apart?: RoundsApart;
+  /**
+   * Set by a read with its rounds only, never written: why this turn's rounds file could not be
+   * read (its path and the reason), so the command showing the turn can say so.
+   */
+  rounds_unreadable?: string;
   tool_calls?: RecordedToolCall[];
   /** Injection turns: where the orchestrator placed the message. */
   sequence?: number;

@@ -141,6 +141,8 @@ describe('the rounds kept apart', () => {
 
     const joined = answers(await store.read(old.id, { rounds: true }));
     expect(joined.map((t) => t.rounds === undefined)).toEqual([true, false, true]);
+    // The corrupt file is named for the warning; the marker naming a path elsewhere is no marker at all.
+    expect(joined.map((t) => typeof t.rounds_unreadable)).toEqual(['string', 'undefined', 'undefined']);
     expect(joined[1]!.rounds).toEqual(answers(old)[1]!.rounds);
     expect(second!.rounds_apart!.rounds).toBe(answers(old)[1]!.rounds!.length);
     expect(await readFile(path.join(dir, first!.rounds_apart!.file), 'utf8')).toBe(bytes);
