@@ -237,7 +237,7 @@ _nsed_value() {
     "sessions ls|--batch"|"sessions list|--batch") COMPREPLY=() ;;
     "sessions show|-s"|"sessions show|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "sessions export|-s"|"sessions export|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
-    "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread summary junit html" -- "$cur")) ;;
+    "sessions export|-f"|"sessions export|--format") COMPREPLY=($(compgen -W "json markdown messages ndjson thread summary junit html jsonl" -- "$cur")) ;;
     "sessions export|--out"|"sessions export|--file") compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
     "sessions rm|-s"|"sessions rm|--session"|"sessions remove|-s"|"sessions remove|--session") COMPREPLY=($(compgen -W "$(_nsed_session_ids)" -- "$cur")) ;;
     "policies|--tag") COMPREPLY=() ;;

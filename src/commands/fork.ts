@@ -97,7 +97,8 @@ export const fork: CommandDef<ForkOptions> = {
     if (opts.estimate !== true && !prompted) turnInput.assertNoInputWithoutPrompt(opts.input);
     const input = prompted ? await turnInput.prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx) : undefined;
     const store = await ctx.store();
-    const parent = await store.read(await store.resolve(opts.source));
+    // With the rounds: the fork's copies of the parent's answers keep theirs, in the fork's own files.
+    const parent = await store.read(await store.resolve(opts.source), { rounds: true });
     const at = opts.at !== undefined ? resolveTurnRef(parent, opts.at) : parent.turns.length - 1;
     const turns = parent.turns.slice(0, at + 1).map((t) => structuredClone(t));
     const forkedFrom = { session: parent.id, turn: turns.at(-1)?.id ?? null };

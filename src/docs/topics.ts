@@ -258,6 +258,8 @@ const EXPORT_FORMAT_MEANINGS: Record<ExportFormat, string> = {
   junit:
     'the last answer as a JUnit XML report, one test case per gate check: the same bytes as --junit FILE on the run',
   html: 'one self-contained page of the session (verdict, charts, every round), for a browser or a CI artifact',
+  jsonl:
+    "one line per turn, for bulk readers: the json export's turn (rounds and verdict included) with v, session (the session's id) and position (1-based); docs/history.md",
 };
 
 /** Every export format with its meaning (a format added to output/export/format-names.ts must be described here). */

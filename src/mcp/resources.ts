@@ -49,7 +49,7 @@ export async function readSessionResource(
   const part = /\/(report\.html|answer)$/.exec(rest)?.[1];
   const id = part === undefined ? rest : rest.slice(0, -part.length - 1);
   if (!ID.test(id)) throw notFound(`no such resource: ${uri.slice(0, 200)}`, `resources look like ${PREFIX}SESSION_ID`);
-  const session = await readTarget(ctx, { kind: 'id', id }, { shown: true });
+  const session = await readTarget(ctx, { kind: 'id', id }, { shown: true, rounds: part !== 'answer' });
   if (part === 'report.html') return [{ uri, mimeType: 'text/html', text: renderExport('html', session) }];
   if (part === 'answer') {
     const turn = session.turns.findLast((t) => t.role === 'assistant');

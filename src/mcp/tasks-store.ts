@@ -163,7 +163,7 @@ export class SessionTasks implements TaskStore {
   private async stored(ref: TaskRef): Promise<TaskRead | undefined> {
     let session: Session;
     try {
-      session = await (await this.deps.ctx.store()).read(ref.session);
+      session = await (await this.deps.ctx.store()).read(ref.session, { rounds: true });
     } catch (err) {
       if (toNsedError(err).code === 'not_found') return undefined;
       throw err;
@@ -253,7 +253,7 @@ export async function startTask(
     );
   }
   if (answer.session === undefined) throw new McpError(ErrorCode.InternalError, deps.ctx.secrets.redact(answer.text));
-  const session = await (await deps.ctx.store()).read(answer.session);
+  const session = await (await deps.ctx.store()).read(answer.session, { rounds: true });
   const feed = deps.runner.feeds.get(answer.session);
   const turn = askedTurn(session, feed === undefined ? null : feedAnswerTurn(feed));
   if (turn === undefined) throw new NsedError('bug', `session ${session.id} holds no question for the task`);

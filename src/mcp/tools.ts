@@ -395,7 +395,7 @@ export class McpTools {
     const id = await store.resolve(String(args['session']));
     const after = typeof args['after'] === 'number' ? args['after'] : (this.seen.get(id) ?? 0);
     const feed = await this.follow(id);
-    if (feed === undefined) return this.state(storedState(await store.read(id), 0), args);
+    if (feed === undefined) return this.state(storedState(await store.read(id, { rounds: true }), 0), args);
     const f = feed;
     const fresh = (): boolean => f.since(after).some((s) => notable(s.event));
     await this.until(f, () => fresh() || this.settled(f), timeoutMs(args), { ...env, ask: true });
@@ -492,7 +492,11 @@ export class McpTools {
   }
 
   private async verdict(args: Args): Promise<ToolAnswer> {
-    const session = await readTarget(this.ctx, { kind: 'id', id: String(args['session']) }, { shown: true });
+    const session = await readTarget(
+      this.ctx,
+      { kind: 'id', id: String(args['session']) },
+      { shown: true, rounds: true },
+    );
     const turn = session.turns.findLast((t) => t.role === 'assistant');
     const last = turn?.rounds?.findLast((r) => r.scored);
     // Who voted how, as the verdict keeps it (docs/ndjson.md §4b); the last round's scores where it has none.

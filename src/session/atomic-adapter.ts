@@ -39,7 +39,7 @@ const FULL = new Set(['ENOSPC', 'EDQUOT']);
 const errCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
 
 // Windows has no O_NOFOLLOW (and needs privileges to make links at all).
-const NO_FOLLOW = fsConstants.O_NOFOLLOW ?? 0;
+export const NO_FOLLOW = fsConstants.O_NOFOLLOW ?? 0;
 
 /** A session file that is a symbolic link is refused, not followed (exit 8). */
 export function symlinkRefused(file: string, cause?: unknown): NsedError {
@@ -94,7 +94,7 @@ export const recordText = (record: unknown): string => `${JSON.stringify(record)
  * (most do: every string came through the same redaction already) is written as it is, without a
  * walk of its strings; any other is redacted string by string and made again.
  */
-function redactedJson<T>(data: T, opts: Pick<AtomicAdapterOptions<never>, 'redact' | 'redactRecord'>): string {
+export function redactedJson<T>(data: T, opts: Pick<AtomicAdapterOptions<never>, 'redact' | 'redactRecord'>): string {
   if (opts.redactRecord !== undefined) {
     const text = recordText(data);
     const record = opts.redactRecord(data, text);

@@ -1,17 +1,35 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { lstat, readFile, readdir } from 'node:fs/promises';
+import { chmodSync, constants as fsConstants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { lstat, readFile, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { notFound, storeError, usageError, type NsedError } from '../errors.js';
-import { fileSpares, fsyncDir, NoHardLinks, poolSyncDisk, realDisk, type DiskOps } from '../files/atomic-write.js';
+import { NsedError, notFound, storeError, usageError } from '../errors.js';
+import {
+  fileSpares,
+  fsyncDir,
+  NoHardLinks,
+  poolSyncDisk,
+  realDisk,
+  writeAtomic,
+  type DiskHandle,
+  type DiskOps,
+} from '../files/atomic-write.js';
 import type { Spares } from '../files/spares.js';
 import { SyncGroup } from '../files/sync-group.js';
-import { AtomicJsonAdapter, decodeRecord, removeStaleTemps } from './atomic-adapter.js';
+import { AtomicJsonAdapter, decodeRecord, NO_FOLLOW, redactedJson, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { IndexJournal, listSessions } from './index-journal.js';
 import { lockSpares, withLock, type HeldLock } from './lock.js';
 import { SESSION_VERSION, type Session } from './model.js';
-import { sessionFile, sessionsDir } from './paths.js';
+import { roundsDir, sessionFile, sessionsDir } from './paths.js';
+import {
+  joinRounds,
+  leaveMarker,
+  markerOf,
+  roundsFileName,
+  roundsToPutApart,
+  validateRounds,
+  type RoundsRecord,
+} from './rounds-apart.js';
 import {
   validateSession,
   type SessionStore,
@@ -51,6 +69,19 @@ const WRITE_ATTEMPTS = 3;
 
 const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
 
+/** A rounds file or its directory that cannot be written: exit 8, the transcript not changed. */
+function roundsWriteError(file: string, err: unknown): NsedError {
+  if (err instanceof NsedError) return err;
+  const code = errCode(err);
+  return storeError(`cannot write the rounds file ${file}: ${code}; the session file was not changed`, {
+    cause: err,
+    hint:
+      code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'free some disk space, or set NSED_HOME to a directory on another disk'
+        : 'make the store writable, or set NSED_HOME (or --home) to a writable directory',
+  });
+}
+
 export function openFileStore(home: string, opts: FileStoreOptions = {}): SessionStore {
   return new FileStore(path.resolve(home), opts);
 }
@@ -88,7 +119,9 @@ class FileStore implements SessionStore {
     // thousand times, and what dead processes leave meanwhile is swept by the next run.
     if (this.dirSync === undefined) await removeStaleTemps(this.dir, readdirSync(this.dir));
     else await (this.swept ??= removeStaleTemps(this.dir, readdirSync(this.dir)));
-    const record = { ...session, version: SESSION_VERSION };
+    // The caller's turns stay as they were given; the file's lose their rounds to the files beside it.
+    const record = { ...session, version: SESSION_VERSION, turns: session.turns.map((t) => ({ ...t })) };
+    await this.putRoundsApart(session.id, record);
     try {
       // A new session's file is placed by an exclusive hard link: it appears whole or not at all,
       // and of two creates of one id one fails. No other process locks a session that does not
@@ -111,6 +144,7 @@ class FileStore implements SessionStore {
     const db = new Low<Session | null>(this.adapter(file, id, 'replace', undefined, opts.shownWith), null);
     await db.read();
     if (!db.data) throw this.missing(id);
+    if (opts.rounds === true) await this.joinRoundsApart(db.data, opts.shownWith);
     return db.data;
   }
 
@@ -160,6 +194,10 @@ class FileStore implements SessionStore {
       // A newer nsed's version number stays, so it still knows what it wrote (docs/reliability.md #68).
       if (!(typeof session.version === 'number' && session.version >= SESSION_VERSION))
         session.version = SESSION_VERSION;
+      // An older nsed's file, and the answer `mutate` recorded, leave their rounds beside the
+      // transcript first: the transcript that names them is renamed into place only once they
+      // are durable (docs/reliability.md #300).
+      await this.putRoundsApart(id, session);
       await db.write();
       if (opts.committed !== undefined) {
         opts.committed();
@@ -195,8 +233,102 @@ class FileStore implements SessionStore {
         throw storeError(`cannot remove session file ${file}: ${errCode(err)}`, { cause: err });
       }
       await this.journal.append([{ id, removed: true }]);
-      return aside === undefined ? {} : { keptAs: aside };
+      if (aside !== undefined) return { keptAs: aside };
+      // The rounds go with their transcript; a removal cut short leaves them for the next `rm` of
+      // nothing (the transcript is gone, so no reader joins them to anything).
+      await rm(roundsDir(this.dir, id), { recursive: true, force: true }).catch(() => undefined);
+      return {};
     });
+  }
+
+  /**
+   * Writes each answer's rounds and ballots that the transcript still holds to a file of their
+   * own in `<id>.rounds/`, and leaves a marker in the turn (src/session/rounds-apart.ts). Each
+   * file is fsynced before its rename and the directory once after them all, so the transcript
+   * written next never names a file that a crash could lose; a crash before that transcript's
+   * rename leaves files nothing names, and the transcript as it was (docs/reliability.md #300).
+   */
+  private async putRoundsApart(id: string, session: Session): Promise<void> {
+    let dir: string | undefined;
+    let madeDir = false;
+    for (const turn of session.turns) {
+      // A note of a read with rounds (a fork's copy of its parent's turns) is never written.
+      delete turn.rounds_unreadable;
+      const apart = roundsToPutApart(id, turn);
+      if (apart === undefined) continue;
+      if (dir === undefined) {
+        dir = roundsDir(this.dir, id);
+        madeDir = await this.ensureRoundsDir(dir);
+      }
+      const text = redactedJson(apart.record, this.opts);
+      const file = roundsFileName(turn.id, text);
+      try {
+        await writeAtomic(path.join(dir, file), text, { disk: this.disk, durable: false });
+      } catch (err) {
+        throw roundsWriteError(path.join(dir, file), err);
+      }
+      leaveMarker(turn, { file, rounds: apart.record.rounds.length, ballots: apart.ballots });
+    }
+    if (dir === undefined) return;
+    try {
+      await fsyncDir(dir, this.disk);
+      if (madeDir) await fsyncDir(this.dir, this.disk);
+    } catch (err) {
+      throw roundsWriteError(dir, err);
+    }
+  }
+
+  /** `<id>.rounds/`, 0700, made if missing (true then), its dead writers' temp files swept. */
+  private async ensureRoundsDir(dir: string): Promise<boolean> {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+      chmodSync(dir, 0o700);
+      return true;
+    } catch (err) {
+      if (errCode(err) !== 'EEXIST') throw roundsWriteError(dir, err);
+    }
+    if ((await lstat(dir)).isSymbolicLink()) throw roundsWriteError(dir, Object.assign(new Error(), { code: 'ELOOP' }));
+    await removeStaleTemps(dir, readdirSync(dir));
+    return false;
+  }
+
+  /**
+   * Joins each answer's rounds kept apart back into its turn; a file it cannot read leaves the turn
+   * without them, saying why in `rounds_unreadable`, and the file as it is (docs/reliability.md #302).
+   */
+  private async joinRoundsApart(session: Session, shownWith: ReadOptions['shownWith']): Promise<void> {
+    const dir = roundsDir(this.dir, session.id);
+    for (const turn of session.turns) {
+      const marker = markerOf(turn);
+      if (marker === undefined) continue;
+      const file = path.join(dir, marker.file);
+      const record = await this.readRounds(file, session.id, turn.id, shownWith);
+      if (typeof record === 'string') turn.rounds_unreadable = `${file}: ${record}`;
+      else joinRounds(turn, record);
+    }
+  }
+
+  private async readRounds(
+    file: string,
+    id: string,
+    turnId: string,
+    shownWith: ReadOptions['shownWith'],
+  ): Promise<RoundsRecord | string> {
+    let handle: DiskHandle | undefined;
+    try {
+      // Never through a link, as the transcript (atomic-adapter.ts).
+      handle = await this.disk.open(file, fsConstants.O_RDONLY | NO_FOLLOW);
+      const bytes = await handle.readFile();
+      return decodeRecord(bytes, (v, text) => {
+        const record = validateRounds(v, id, turnId);
+        return shownWith === undefined ? record : shownWith.redactRecord(record, text, [id]);
+      });
+    } catch (err) {
+      // What is wrong with it, for the warning of the command that shows the turn.
+      return err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
   }
 
   /** True when the file holds bytes that are no session (a link is removed, never read through). */

@@ -5,7 +5,12 @@ import type { CouncilVerdict, GateResult } from '../verdict.js';
 
 export type { LiveSim };
 
-export const SESSION_VERSION = 1;
+/**
+ * The transcript's shape (docs/history.md, schemas/session.schema.json). 2: answers' rounds and
+ * ballots are kept apart (`rounds_apart`); a file of version 1 holds them in its turns, and is read
+ * as it is and written as 2 on its next write.
+ */
+export const SESSION_VERSION = 2;
 
 export type TurnStatus = 'complete' | 'interrupted' | 'failed' | 'cancelled';
 export type TurnKind = 'message' | 'injection';
@@ -35,6 +40,20 @@ export interface Attachment {
 }
 
 /**
+ * The transcript's note that a turn's rounds, and its verdict's ballots, are in a file beside it:
+ * `<sessions>/<session id>.rounds/<file>` (src/session/rounds-apart.ts). The verdict then says
+ * `ballots: null` when `ballots` is true; a reader that shows rounds reads the file.
+ */
+export interface RoundsApart {
+  /** `<turn id>.<16 hex digits>.json`: a new version of the rounds gets a new name. */
+  file: string;
+  /** How many rounds the file holds. */
+  rounds: number;
+  /** Whether it holds the verdict's ballots. */
+  ballots: boolean;
+}
+
+/**
  * One turn of the transcript (the seed's `turns[{role, content, policy_id, job_id, ts}]`,
  * plus what `sessions show` and `resume` need). Unknown fields written by other versions are
  * kept on rewrite.
@@ -54,7 +73,14 @@ export interface Turn {
   path?: TurnPath;
   finish_reason?: string;
   reasoning?: string;
+  /** Present only where the rounds are not kept apart (`rounds_apart`): a turn of an older nsed's file, or an answer without a recorded verdict. */
   rounds?: NsedRound[];
+  rounds_apart?: RoundsApart;
+  /**
+   * Set by a read with its rounds only, never written: why this turn's rounds file could not be
+   * read (its path and the reason), so the command showing the turn can say so.
+   */
+  rounds_unreadable?: string;
   tool_calls?: RecordedToolCall[];
   /** Injection turns: where the orchestrator placed the message. */
   sequence?: number;

@@ -39,6 +39,15 @@ export function sessionFile(dir: string, id: string): string {
   return file;
 }
 
+/**
+ * `<dir>/<id>.rounds`: the directory beside a session's file that holds its answers' rounds
+ * (src/session/rounds-apart.ts). Its name has a dot, which no session id has, so no listing of
+ * `<id>.json` files ever takes it for a session.
+ */
+export function roundsDir(dir: string, id: string): string {
+  return sessionFile(dir, id).replace(/\.json$/, '.rounds');
+}
+
 export function journalFile(home: string): string {
   return path.join(home, 'index.ndjson');
 }

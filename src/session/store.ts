@@ -63,6 +63,14 @@ export interface ReadOptions {
    * nothing to redact is not walked (Secrets.redactRecord).
    */
   shownWith?: Pick<Secrets, 'redact' | 'redactRecord'>;
+  /**
+   * Also each answer's rounds and ballots, read from the files beside the transcript and joined
+   * back into their turns (docs/history.md): only for what shows them (`sessions show --rounds`,
+   * the exports, reports and MCP). Without it, a turn whose rounds are kept apart has none, and
+   * its verdict's ballots are null. A rounds file that is missing or cannot be read leaves its
+   * turn without them and is not touched.
+   */
+  rounds?: boolean;
 }
 
 /**
@@ -75,15 +83,16 @@ export interface SessionStore {
   readonly dir: string;
   /** Writes a new session; an existing id is a conflict (exit 7), never overwritten. */
   create(session: Session): Promise<void>;
-  /** Exact id. Missing → not_found (3); unparsable → store (8), the file left untouched. */
+  /** Exact id. Missing → not_found (3); unparsable → store (8), the file left untouched. The transcript alone unless `opts.rounds`. */
   read(id: string, opts?: ReadOptions): Promise<Session>;
   /** Exact id, else a unique prefix. Bad characters → usage (2); none → 3; several → 2. */
   resolve(idOrPrefix: string): Promise<string>;
   /** The most recently updated session; none → not_found. */
   latest(opts?: ReadOnlyOption): Promise<string>;
   /**
-   * One read-modify-write under the session's cross-process lock: re-reads the file, applies
-   * `mutate`, bumps `updated`, writes atomically. `mutate` may run again if the lock was lost
+   * One read-modify-write under the session's cross-process lock: re-reads the file (the
+   * transcript alone), applies `mutate`, bumps `updated`, writes atomically, any answer's rounds
+   * and ballots `mutate` added (or an older nsed's file held) put apart first (docs/history.md). `mutate` may run again if the lock was lost
    * mid-write, so it must only change the record it is given.
    */
   update(id: string, mutate: (s: Session) => void, opts?: UpdateOptions): Promise<Session>;

@@ -7,7 +7,7 @@ export type SessionTarget = { kind: 'id'; id: string } | { kind: 'last' };
 /**
  * Reads the session the target names. `readOnly` finds the latest without writing the listing
  * index, for the commands that write nothing to the store (docs/architecture.md); `shownWith`
- * redacts it for showing (ReadOptions).
+ * redacts it for showing, `rounds` joins its answers' rounds back (ReadOptions).
  */
 export async function readNamedSession(
   store: SessionStore,
@@ -15,5 +15,8 @@ export async function readNamedSession(
   opts: ReadOnlyOption & ReadOptions = {},
 ): Promise<Session> {
   const id = target.kind === 'id' ? await store.resolve(target.id) : await store.latest(opts);
-  return store.read(id, opts.shownWith === undefined ? {} : { shownWith: opts.shownWith });
+  return store.read(id, {
+    ...(opts.shownWith === undefined ? {} : { shownWith: opts.shownWith }),
+    ...(opts.rounds === true ? { rounds: true } : {}),
+  });
 }

@@ -185,7 +185,7 @@ describe('completing on a real store', () => {
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');
     expect(got[4]).toBe(newestFirst);
-    expect(got[5]).toBe('json markdown messages ndjson thread summary junit html');
+    expect(got[5]).toBe('json markdown messages ndjson thread summary junit html jsonl');
     expect(got[6]).toBe('text ndjson final json');
     expect(got[7]).toBe(newestFirst);
     expect(got[8]).toBe('--policy --progress');

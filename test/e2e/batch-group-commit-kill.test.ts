@@ -148,14 +148,19 @@ describe('kill -9 of a group-committing batch at any write (reliability #260)', 
 });
 
 describe('what a batch keeps for reuse (reliability #272)', () => {
-  it('a batch that ends leaves only its session files: the lock directories and temp files it kept are removed at exit', async () => {
+  it('a batch that ends leaves only its session files and their rounds: the lock directories and temp files it kept are removed at exit', async () => {
     const home = await mkdtemp(join(dir, 'whole-'));
     const items = join(home, 'items.txt');
     await writeFile(items, 'one\ntwo\nthree\nfour\nfive\nsix\n');
     const run = await rig.runProcess(['batch', items, '-j', '3'], { env: { NSED_HOME: home } });
     expect(run.code, run.stderr).toBe(0);
     const names = await readdir(join(home, 'sessions'));
-    expect(names.filter((n) => !/^\d{8}-[0-9a-f]{8}\.json$/.test(n))).toEqual([]);
-    expect(names).toHaveLength(6);
+    // Each session's file, and the directory of its answer's rounds beside it (docs/history.md).
+    expect(names.filter((n) => !/^\d{8}-[0-9a-f]{8}\.(?:json|rounds)$/.test(n))).toEqual([]);
+    expect(names.filter((n) => n.endsWith('.json'))).toHaveLength(6);
+    for (const rounds of names.filter((n) => n.endsWith('.rounds')))
+      expect(await readdir(join(home, 'sessions', rounds))).toEqual([
+        expect.stringMatching(/^t[0-9a-f]+\.[0-9a-f]{16}\.json$/),
+      ]);
   });
 });

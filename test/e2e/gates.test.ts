@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openFileStore } from '../../src/session/file-store.js';
 import type { CouncilVerdict, GateName } from '../../src/verdict.js';
 import { startRewritingProxy } from '../harness/rewriting-proxy.js';
 import { makeRig, parseNdjson, type Rig, useRig } from '../harness/rig.js';
@@ -87,7 +88,8 @@ describe.each([
     expect(r.json.gate?.status).toBe('pass');
     expect(r.json.gate?.checks.map((c) => [c.name, c.status])).toEqual(GATES.map((n) => [n, 'pass']));
     expect(r.json.error).toBeNull();
-    const stored = await rig.session<{ turns: Array<{ gate?: unknown; verdict?: unknown }> }>(r.json.session);
+    // The recorded verdict with its ballots, which are kept beside the transcript (docs/history.md).
+    const stored = await openFileStore(rig.home).read(r.json.session, { rounds: true });
     expect(stored.turns.at(-1)?.gate).toEqual(r.json.gate);
     expect(stored.turns.at(-1)?.verdict).toEqual(r.json.verdict);
   });

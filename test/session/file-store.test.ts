@@ -22,7 +22,7 @@ describe('file store basics', () => {
     const store = openFileStore(await tempHome());
     await store.create(session('abc', { turns: [turn('t1')] }));
     const text = await readFile(path.join(store.dir, 'abc.json'), 'utf8');
-    expect(text).toMatch(/^\{"version":1,/);
+    expect(text).toMatch(new RegExp(`^\\{"version":${SESSION_VERSION},`));
     expect(text.endsWith('}\n')).toBe(true);
     expect(text.indexOf('\n')).toBe(text.length - 1);
     expect((await store.read('abc')).turns).toEqual([turn('t1')]);

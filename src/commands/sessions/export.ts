@@ -47,6 +47,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
     ],
     ['nsed sessions export --last --format summary >> "$GITHUB_STEP_SUMMARY"', 'the last answer on a CI page'],
     ['nsed sessions export --last --format html --out report.html', 'one page to open in any browser'],
+    ['nsed sessions export --last --format jsonl >> turns.jsonl', 'one line per turn, for bulk readers'],
   ],
   parse: (argv) => {
     const out = stringFlag(argv, 'out');
@@ -60,7 +61,9 @@ export const exportCommand: CommandDef<ExportOptions> = {
   run: async (opts, ctx) => {
     const { renderExport } = await import('../../output/export/formats.js');
     const { format } = opts;
-    const text = renderExport(format, await readTarget(ctx, opts.target, { shown: true }));
+    // Every export but the messages is the whole session: its rounds and ballots too.
+    const session = await readTarget(ctx, opts.target, { shown: true, rounds: format !== 'messages' });
+    const text = renderExport(format, session);
     const file = opts.out;
     if (file !== undefined) {
       await (await import('../../files/outside-file.js')).writeOutsideFile(file, text);

@@ -72,8 +72,11 @@ export const show: CommandDef<ShowOptions> = {
       import('../../output/export/inert-json.js'),
       import('../../output/session-write.js'),
     ]);
-    const session = await readTarget(ctx, opts.target, { shown: true });
     const mode = ctx.globals.settings.output.value;
+    // The rounds and ballots beside the transcript are read only when shown: a plain transcript
+    // (and `-o final`) reads the session's file alone (docs/history.md).
+    const rounds = opts.rounds || opts.ballots || opts.json || mode === 'json' || mode === 'ndjson';
+    const session = await readTarget(ctx, opts.target, { shown: true, rounds });
     if (mode === 'ndjson') {
       // The ndjson export alone: formats.js would pull the HTML report and markdown-it into the
       // listing's fast bundle (dist/fast.cjs), which every `sessions ls` compiles.

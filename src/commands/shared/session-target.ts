@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
 import { oneLine } from '../../terminal/sanitize.js';
-import { readNamedSession, type Session, type SessionTarget } from '../../session/index.js';
+import { printableId, readNamedSession, type Session, type SessionTarget } from '../../session/index.js';
 import { stringFlag, type ParsedArgv } from '../command.js';
 import type { FlagDef, PositionalDef } from './flag-def.js';
 
@@ -57,14 +57,25 @@ export function parseSessionTarget(argv: ParsedArgv, opts: { positional?: boolea
 /**
  * Reads the session the target names from the context's store. `shown`: for printing or
  * exporting, so also a file an older nsed wrote passes the run's secrets (docs/reliability.md #89);
- * never for a session that is written back.
+ * never for a session that is written back. `rounds`: with its answers' rounds and ballots, which
+ * are kept beside the transcript (docs/history.md), for what shows them.
  */
 export async function readTarget(
   ctx: Context,
   target: SessionTarget,
-  opts: { shown?: boolean } = {},
+  opts: { shown?: boolean; rounds?: boolean } = {},
 ): Promise<Session> {
-  return readNamedSession(await ctx.store(), target, opts.shown === true ? { shownWith: ctx.secrets } : {});
+  const session = await readNamedSession(await ctx.store(), target, {
+    ...(opts.shown === true ? { shownWith: ctx.secrets } : {}),
+    ...(opts.rounds === true ? { rounds: true } : {}),
+  });
+  for (const t of session.turns) {
+    if (typeof t.rounds_unreadable !== 'string') continue;
+    ctx.io.stderr.write(
+      `nsed: warning: the rounds of turn ${printableId(t.id)} cannot be read (${oneLine(t.rounds_unreadable, 300)}); it is shown without them: repair or remove that file by hand, nsed left it as it is\n`,
+    );
+  }
+  return session;
 }
 
 /**

@@ -1,5 +1,15 @@
 /** The export formats, in their own module so the command can declare them without loading any. */
-export const EXPORT_FORMATS = ['json', 'markdown', 'messages', 'ndjson', 'thread', 'summary', 'junit', 'html'] as const;
+export const EXPORT_FORMATS = [
+  'json',
+  'markdown',
+  'messages',
+  'ndjson',
+  'thread',
+  'summary',
+  'junit',
+  'html',
+  'jsonl',
+] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /**
@@ -15,4 +25,5 @@ export const EXPORT_FORMAT_LABELS: Record<ExportFormat, string> = {
   summary: 'summary (its last answer as a CI summary, GitHub markdown)',
   junit: 'junit (its last answer as JUnit XML)',
   html: 'html (one self-contained page: verdict, charts, every round)',
+  jsonl: 'jsonl (one line per turn, for bulk readers)',
 };

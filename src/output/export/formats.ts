@@ -2,6 +2,7 @@ import type { Session } from '../../session/index.js';
 import type { ExportFormat } from './format-names.js';
 import { htmlReport } from './html.js';
 import { inertJson } from './inert-json.js';
+import { jsonlExport } from './jsonl.js';
 import { junitXml } from './junit.js';
 import { sessionDocument } from './json.js';
 import { markdownExport } from './markdown.js';
@@ -36,5 +37,7 @@ export function renderExport(format: ExportFormat, s: Session): string {
     }
     case 'html':
       return htmlReport(s);
+    case 'jsonl':
+      return jsonlExport(s);
   }
 }

@@ -161,7 +161,8 @@ async function keyedSession(ctx: Context, id: KeyIdentity, orchestrator: string)
   const sessionId = await readKeyPointer(store.home, id.keyHash, id.key);
   if (sessionId === undefined) return undefined;
   try {
-    const s = await store.read(sessionId);
+    // With its rounds: a re-run of an answered key shows the recorded answer, rounds and ballots included.
+    const s = await store.read(sessionId, { rounds: true });
     return s.idempotency?.key === id.key && s.orchestrator === orchestrator ? s : undefined;
   } catch (err) {
     // Removed since (sessions rm): the key starts over. An unreadable file is the store's error.

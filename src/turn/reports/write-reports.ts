@@ -196,7 +196,7 @@ async function recordedReport(
 ): Promise<{ input: ReportInput; session?: Session }> {
   let question = '';
   try {
-    const session = await (await ctx.store()).read(spec.sessionId);
+    const session = await (await ctx.store()).read(spec.sessionId, { rounds: true });
     question = session.turns.findLast((t) => t.role === 'user' && t.kind === 'message')?.content ?? '';
     return { input: reportOf(session, { turnId: spec.assistantTurnId, saved }), session };
   } catch {
