@@ -25,7 +25,13 @@ function optionTable(flags: readonly FlagDef[]): string {
   const rows = flags.map((f) => {
     const valueName =
       f.valueName ?? (f.choices !== undefined || f.type !== 'number' ? f.name.toUpperCase().replaceAll('-', '_') : 'N');
-    const spelled = f.alias === undefined ? `--${f.name}` : `-${f.alias}, --${f.name}`;
+    // A one-letter alias is a short option (-p); a longer one is another long name (--out, --file).
+    const spelled =
+      f.alias === undefined
+        ? `--${f.name}`
+        : f.alias.length === 1
+          ? `-${f.alias}, --${f.name}`
+          : `--${f.name}, --${f.alias}`;
     const option =
       f.type === 'boolean'
         ? f.default === true

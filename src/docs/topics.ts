@@ -25,7 +25,12 @@ export function environment(commands: readonly CommandEntry[]): Described[] {
     const owners = defs.filter((d) => d.flags?.includes(f));
     const who =
       owners.length === 1 && !GLOBAL_FLAGS.includes(f) ? `nsed ${owners[0]?.command.split(' ')[0] ?? ''} ` : '';
-    const spelled = f.alias === undefined ? `--${f.name}` : `-${f.alias}/--${f.name}`;
+    const spelled =
+      f.alias === undefined
+        ? `--${f.name}`
+        : f.alias.length === 1
+          ? `-${f.alias}/--${f.name}`
+          : `--${f.name}/--${f.alias}`;
     const fallback = f.defaultDescription ?? (f.default === undefined ? undefined : String(f.default));
     fromFlags.push({
       name: f.env,
