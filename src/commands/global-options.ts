@@ -5,7 +5,7 @@ import { usageError } from '../errors.js';
 import type { OnExit, OutputMode, ProgressChoice } from '../output/modes.js';
 import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
 import type { ParsedArgv } from './command.js';
-import { applyFlags, flagValues, resolveSetting, type FlagDef } from './shared/flag-def.js';
+import { applyFlags, checkSettingValue, flagValues, resolveSetting, type FlagDef } from './shared/flag-def.js';
 import {
   AGENTS_FLAG,
   COLOR_FLAG,
@@ -89,14 +89,21 @@ export function parseGlobalOptions(
   commandFlags: readonly FlagDef[] = [],
   outputKnown?: (output: OutputMode) => void,
 ): GlobalOptions {
-  const g = flagValues(GLOBAL, argv);
-  const own = commandFlags.filter((f) => SETTING_FLAGS.includes(f));
-  const given = flagValues(own, argv) as Readonly<Record<string, unknown>>;
   const file = config.values;
-  if (g.quiet && g.verbose) throw usageError('--quiet and --verbose are exclusive', 'pick one');
-  const own_ = (def: FlagDef): unknown => given[def.name];
-  const output = resolveSetting<OutputMode>(OUTPUT_FLAG, { flag: g.output, config: file.output, default: 'text' });
+  const output = resolveSetting<OutputMode>(OUTPUT_FLAG, {
+    flag: flagValues([OUTPUT_FLAG], argv).output,
+    config: file.output,
+    default: 'text',
+  });
   outputKnown?.(output.value);
+  const g = flagValues(GLOBAL, argv);
+  if (g.quiet && g.verbose) throw usageError('--quiet and --verbose are exclusive', 'pick one');
+  // The setting flags of the command, read once by the same reader (and rule) as its parse step reads them.
+  const given: Readonly<Record<string, unknown>> = flagValues(
+    commandFlags.filter((f) => SETTING_FLAGS.includes(f)),
+    argv,
+  );
+  const own_ = (def: FlagDef): unknown => given[def.name];
   const url = resolveSetting<string>(URL_FLAG, { flag: g.url, env, config: file.url, default: DEFAULT_URL });
   const settings: RunSettings = {
     url: { ...url, value: url.value.replace(/\/+$/, '') },
@@ -171,7 +178,10 @@ function simRoundMs(env: Env): Setting<number> {
  * The file is read when a connection opens; the token is never a flag (docs/reliability.md #73).
  */
 function resolveToken(flag: string | undefined, env: Env, configured: string | undefined): Setting<TokenSource> {
-  if (flag !== undefined) return { value: { kind: 'file', file: flag }, source: 'flag', from: '--token-file' };
+  if (flag !== undefined) {
+    const file = checkSettingValue(TOKEN_FILE_FLAG, flag, { kind: 'flag' }) as string;
+    return { value: { kind: 'file', file }, source: 'flag', from: '--token-file' };
+  }
   const fromEnv = env[TOKEN_ENV];
   if (fromEnv !== undefined && fromEnv.trim() !== '')
     return { value: { kind: 'env', name: TOKEN_ENV }, source: 'env', from: TOKEN_ENV };

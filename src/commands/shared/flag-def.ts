@@ -171,8 +171,9 @@ export type FlagValues<F extends readonly FlagDef[]> = {
 
 /**
  * The flags of one table read from the parsed words, checked against the table: a value outside
- * its rule is a usage error in the rule's one wording (setting-rule.ts); a value of another type
- * than the table's (a parse step called directly) reads as absent. yargs has already refused
+ * its rule (a number out of bounds, a string not among the choices) is a usage error in the
+ * rule's one wording (setting-rule.ts); a value of another type than the table's (a parse step
+ * called directly) reads as absent. yargs has already refused
  * unknown choices and typed the values; this is what turns them into types.
  */
 export function flagValues<const F extends readonly FlagDef[]>(defs: F, argv: ParsedArgv): FlagValues<F> {
@@ -203,8 +204,9 @@ function flagValue(def: FlagDef, argv: ParsedArgv): unknown {
         for (const v of list) refuseBlank(def, v);
         return list;
       }
-      if (def.choices !== undefined) return def.choices.find((c) => c === raw) ?? def.default;
       if (typeof raw !== 'string') return def.default;
+      // yargs refuses another choice; a parse step's caller (an MCP tool) gets the rule's own line.
+      if (def.choices !== undefined) return checkSettingValue(def, raw, { kind: 'flag' });
       // A form (a URL, a list of agents) is the setting's to read (resolveSetting); the flag stays as typed.
       refuseBlank(def, raw);
       return raw;
