@@ -103,10 +103,10 @@ export function parseGlobalOptions(
     commandFlags.filter((f) => SETTING_FLAGS.includes(f)),
     argv,
   );
-  const own_ = (def: FlagDef): unknown => given[def.name];
-  const url = resolveSetting<string>(URL_FLAG, { flag: g.url, env, config: file.url, default: DEFAULT_URL });
+  const commandFlag = (def: FlagDef): unknown => given[def.name];
   const settings: RunSettings = {
-    url: { ...url, value: url.value.replace(/\/+$/, '') },
+    // The URL's rule drops its trailing slashes, wherever it came from.
+    url: resolveSetting<string>(URL_FLAG, { flag: g.url, env, config: file.url, default: DEFAULT_URL }),
     // An empty --home is the store's to refuse; an empty NSED_HOME is not set.
     home: resolveSetting<string | undefined>(HOME_FLAG, { flag: g.home, env, default: undefined }),
     token: resolveToken(g['token-file'], env, file.token_file),
@@ -131,32 +131,41 @@ export function parseGlobalOptions(
       default: 'auto',
     }),
     onExit: resolveSetting<OnExit>(ON_EXIT_FLAG, { flag: g['on-exit'], env, config: file.on_exit, default: 'detach' }),
-    policy: resolveSetting<string>(POLICY_FLAG, { flag: own_(POLICY_FLAG), env, config: file.policy, default: '*' }),
+    policy: resolveSetting<string>(POLICY_FLAG, {
+      flag: commandFlag(POLICY_FLAG),
+      env,
+      config: file.policy,
+      default: '*',
+    }),
     agents: resolveSetting<string[] | undefined>(AGENTS_FLAG, {
-      flag: own_(AGENTS_FLAG),
+      flag: commandFlag(AGENTS_FLAG),
       config: file.agents,
       default: undefined,
     }),
     rounds: resolveSetting<number | undefined>(ROUNDS_FLAG, {
-      flag: own_(ROUNDS_FLAG),
+      flag: commandFlag(ROUNDS_FLAG),
       config: file.rounds,
       default: undefined,
     }),
     maxCostUsd: resolveSetting<number | undefined>(MAX_COST_FLAG, {
-      flag: own_(MAX_COST_FLAG),
+      flag: commandFlag(MAX_COST_FLAG),
       env,
       config: file.max_cost,
       default: undefined,
     }),
     maxTokens: resolveSetting<number | undefined>(MAX_TOKENS_FLAG, {
-      flag: own_(MAX_TOKENS_FLAG),
+      flag: commandFlag(MAX_TOKENS_FLAG),
       env,
       config: file.max_tokens,
       default: undefined,
     }),
-    simProfile: resolveSetting<string>(SIM_PROFILE_FLAG, { flag: own_(SIM_PROFILE_FLAG), env, default: 'default' }),
+    simProfile: resolveSetting<string>(SIM_PROFILE_FLAG, {
+      flag: commandFlag(SIM_PROFILE_FLAG),
+      env,
+      default: 'default',
+    }),
     simToken: resolveSetting<string | undefined>(SIM_TOKEN_FLAG, {
-      flag: own_(SIM_TOKEN_FLAG),
+      flag: commandFlag(SIM_TOKEN_FLAG),
       env,
       default: undefined,
     }),
