@@ -1,17 +1,10 @@
 import { closeSync, constants as fsConstants, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { NsedError, storeError, usageError } from './errors.js';
-import { parseMaxCost, parseMaxTokens } from './spend-cap.js';
-import { AGENT_NAME, commaList } from './protocol/council-names.js';
-import { keepsRule, ROUNDS_RULE, ruleText } from './protocol/number-rule.js';
-import {
-  ON_EXIT_CHOICES,
-  OUTPUT_MODES,
-  PROGRESS_CHOICES,
-  type OnExit,
-  type OutputMode,
-  type ProgressChoice,
-} from './output/modes.js';
+import { commaList } from './protocol/council-names.js';
+import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
+import { checkSettingValue } from './commands/shared/setting-rule.js';
+import { CONFIG_FLAGS } from './commands/shared/setting-flags.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -187,91 +180,41 @@ function setValue<K extends ConfigKey>(values: ConfigValues, key: K, value: Conf
   values[key] = value;
 }
 
-/** A key's value from the command line (`nsed config set rounds 3`), as the JSON it is stored as. */
+/** A key's value from the command line (`nsed config set rounds 3`), as the JSON it is stored as, by its flag's type. */
 export function valueFromText(key: ConfigKey, text: string): unknown {
-  switch (key) {
-    case 'rounds':
-    case 'idle_timeout':
-    case 'max_cost':
-    case 'max_tokens':
-      return text.trim() === '' ? NaN : Number(text);
-    case 'color':
-      if (['true', 'on', 'yes', '1'].includes(text)) return true;
-      if (['false', 'off', 'no', '0'].includes(text)) return false;
-      return text;
-    case 'agents':
-      return commaList(text);
-    default:
-      return text;
+  const def = CONFIG_FLAGS.find((f) => f.configKey === key);
+  if (def?.type === 'number') return text.trim() === '' ? NaN : Number(text);
+  if (def?.type === 'boolean') {
+    if (['true', 'on', 'yes', '1'].includes(text)) return true;
+    if (['false', 'off', 'no', '0'].includes(text)) return false;
+    return text;
   }
+  return def?.form === 'agents' ? commaList(text) : text;
 }
 
+const hasCredentials = (url: string): boolean => {
+  const u = new URL(url);
+  return u.username !== '' || u.password !== '';
+};
+
 /**
- * Checks one value; `base` resolves a relative token_file against the config file's folder, and
- * `home` (the Context's HOME, never process.env's) a `~/` one.
+ * Checks one value by the rule of the flag whose config key it is (setting-rule.ts), the same
+ * rule and the same line as the flag's and its environment variable's. `base` resolves a
+ * relative token_file against the config file's folder, and `home` (the Context's HOME, never
+ * process.env's) a `~/` one.
  */
 export function checkValue(key: ConfigKey, value: unknown, base: string, home?: string): ConfigValues[ConfigKey] {
-  const bad = (what: string): NsedError => usageError(`${key} must be ${what}`);
-  switch (key) {
-    case 'url': {
-      if (typeof value !== 'string' || value.trim() === '') throw bad('an http:// or https:// URL');
-      let u: URL;
-      try {
-        u = new URL(value.trim());
-      } catch {
-        throw bad('an http:// or https:// URL');
-      }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad('an http:// or https:// URL');
-      if (u.username !== '' || u.password !== '')
-        throw usageError('url must not carry credentials', 'keep the token in a file and set token_file');
-      return value.trim().replace(/\/+$/, '');
-    }
-    case 'policy':
-      if (typeof value !== 'string' || value.trim() === '') throw bad('a policy tag, nsed:<tag> or a policy id');
-      return value.trim();
-    case 'agents': {
-      const list = typeof value === 'string' ? commaList(value) : value;
-      if (!Array.isArray(list) || list.length < 2 || !list.every((a) => typeof a === 'string' && AGENT_NAME.test(a))) {
-        throw bad('at least two agent names, e.g. CortexA,CortexB');
-      }
-      return list as string[];
-    }
-    case 'rounds':
-      if (!keepsRule(ROUNDS_RULE, value)) throw bad(ruleText(ROUNDS_RULE));
-      return value;
-    case 'idle_timeout':
-      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw bad('a positive number of seconds');
-      return value;
-    case 'output': {
-      const mode = OUTPUT_MODES.find((m) => m === value);
-      if (mode === undefined) throw bad(`one of ${OUTPUT_MODES.join(', ')}`);
-      return mode;
-    }
-    case 'color':
-      if (typeof value !== 'boolean') throw bad('true or false');
-      return value;
-    case 'progress': {
-      const choice = PROGRESS_CHOICES.find((c) => c === value);
-      if (choice === undefined) throw bad(`one of ${PROGRESS_CHOICES.join(', ')}`);
-      return choice;
-    }
-    case 'on_exit': {
-      const choice = ON_EXIT_CHOICES.find((c) => c === value);
-      if (choice === undefined) throw bad(`one of ${ON_EXIT_CHOICES.join(', ')}`);
-      return choice;
-    }
-    case 'max_cost':
-      if (typeof value !== 'number') throw bad('a positive number of dollars');
-      return parseMaxCost(value, key);
-    case 'max_tokens':
-      if (typeof value !== 'number') throw bad('a positive whole number of tokens');
-      return parseMaxTokens(value, key);
-    case 'token_file': {
-      if (typeof value !== 'string' || value.trim() === '') throw bad('a file path');
-      const p = value.startsWith('~/') && home !== undefined ? path.join(home, value.slice(2)) : value;
-      return path.resolve(base, p);
-    }
+  const def = CONFIG_FLAGS.find((f) => f.configKey === key);
+  if (def === undefined) throw unknownKeyError(key);
+  const checked = checkSettingValue(def, value, { kind: 'config' }) as ConfigValues[ConfigKey];
+  // A file on disk is read by more than nsed: the token stays in a file of its own (docs/reliability.md #88).
+  if (def.form === 'url' && typeof checked === 'string' && hasCredentials(checked))
+    throw usageError(`${key} must not carry credentials`, 'keep the token in a file and set token_file');
+  if (def.form === 'path' && typeof checked === 'string') {
+    const p = checked.startsWith('~/') && home !== undefined ? path.join(home, checked.slice(2)) : checked;
+    return path.resolve(base, p);
   }
+  return checked;
 }
 
 /** The refusal of a key nsed does not know; the token gets its own reason. */

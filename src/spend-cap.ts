@@ -7,11 +7,11 @@
  * cap is a ceiling on what is spent, not a part of what is asked: it never shapes the request
  * (src/turn/idempotency/request-identity.ts).
  *
- * The values are checked here, once, for every place they come from (a flag, the environment,
- * the config file, an MCP tool argument), so that each says the same line.
+ * The values' rule (a positive number of dollars, a positive whole number of tokens) is their
+ * flags' (commands/shared/setting-flags.ts), checked by one function for every place they come
+ * from: a flag, the environment, the config file, an MCP tool argument (setting-rule.ts).
  */
 
-import { usageError } from './errors.js';
 import { dollars, type CapCrossed, type Prices } from './usage.js';
 
 export type { CapCrossed } from './usage.js';
@@ -32,24 +32,6 @@ export interface TurnCap extends SpendCap {
 /** Whether a cap is set at all. */
 export const hasCap = (c: SpendCap | undefined): c is SpendCap =>
   c !== undefined && (c.maxCostUsd !== undefined || c.maxTokens !== undefined);
-
-const asNumber = (v: unknown): number => (typeof v === 'string' && v.trim() !== '' ? Number(v) : (v as number));
-
-/** A positive, finite number of dollars, from a flag, env or config value; `name` names it in the error. */
-export function parseMaxCost(v: unknown, name: string): number {
-  const n = asNumber(v);
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
-    throw usageError(`${name} must be a positive number of dollars, e.g. 0.50`);
-  return n;
-}
-
-/** A positive whole number of tokens (input plus output). */
-export function parseMaxTokens(v: unknown, name: string): number {
-  const n = asNumber(v);
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0)
-    throw usageError(`${name} must be a positive whole number of tokens, e.g. 20000`);
-  return n;
-}
 
 /** A cap a turn enforces, with the prices its dollars are estimated at where the server reports only tokens. */
 export interface MeteredCap extends SpendCap {

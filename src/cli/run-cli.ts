@@ -11,6 +11,7 @@ import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../input/prompt.js';
 import { runSecrets, type ContextParts, type ProcessContext } from '../context.js';
 import { commandBuilder } from '../commands/shared/build-command.js';
+import { commandWords } from '../commands/shared/flag-def.js';
 import { exitCodeEpilog } from '../docs/topics.js';
 import { ExitCode, NsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
@@ -181,7 +182,7 @@ function names(entry: CommandEntry): string[] {
 
 /** The command the parsed words name (`ask`, or `sessions ls`). */
 function chosenCommand(argv: ParsedArgv): CommandDef | undefined {
-  const words = Array.isArray(argv['_']) ? argv['_'].map(String) : [];
+  const words = commandWords(argv);
   const top = commands.find((c) => names(c).includes(words[0] ?? ''));
   if (top === undefined || !isGroup(top)) return top;
   return top.subcommands.find((d) => names(d).includes(words[1] ?? '')) ?? top.bare;

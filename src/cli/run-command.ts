@@ -1,7 +1,8 @@
 import type { ParsedArgv, CommandDef } from '../commands/command.js';
 import { parseGlobalOptions } from '../commands/global-options.js';
 import type { LoadedConfig } from '../config-file.js';
-import { createContext, runSecrets, type ContextParts, type GlobalOptions, type ProcessContext } from '../context.js';
+import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../context.js';
+import type { OutputMode } from '../output/modes.js';
 import { toNsedError, wasReported } from '../errors.js';
 import { NDJSON_SCHEMA_VERSION } from '../events.js';
 import { toJsonLine } from '../output/ndjson.js';
@@ -29,7 +30,7 @@ export async function runSelected(
   parts: ContextParts = {},
   isTTY?: TtyProbe,
 ): Promise<number> {
-  let globals: GlobalOptions | undefined;
+  let output: OutputMode | undefined;
   const secrets = runSecrets(base.env);
   // Everything this run writes to stderr is redacted (docs/reliability.md #89); created on first
   // use, as the process stream itself is.
@@ -48,10 +49,10 @@ export async function runSelected(
     },
   };
   try {
-    return await runWith(selected, base, streams, parts, isTTY, secrets, (g) => (globals = g));
+    return await runWith(selected, base, streams, parts, isTTY, secrets, (o) => (output = o));
   } catch (err) {
     // Exactly one terminal event ends every NDJSON run, also one that failed before its turn began.
-    if (globals?.settings.output.value === 'ndjson' && !wasReported(err)) {
+    if (output === 'ndjson' && !wasReported(err)) {
       const e = toNsedError(err);
       streams.stdout.write(
         toJsonLine({
@@ -68,7 +69,7 @@ export async function runSelected(
       );
     }
     // -o json prints one object in every outcome; only a usage error leaves stdout empty.
-    if (globals?.settings.output.value === 'json' && !wasReported(err)) {
+    if (output === 'json' && !wasReported(err)) {
       const e = toNsedError(err);
       if (e.code !== 'usage') {
         const { jsonFailureLine } = await import('../output/json.js');
@@ -83,7 +84,11 @@ export async function runSelected(
   }
 }
 
-/** The run itself: config, global options, IO and Context; `parsed` learns the global options as soon as they are known. */
+/**
+ * The run itself: config, global options, IO and Context; `parsed` learns the output mode as
+ * soon as it is known, before any other setting is checked, so that a bad value of one ends an
+ * NDJSON run with its error event as a bad flag of the command does.
+ */
 async function runWith(
   selected: Selected,
   base: ProcessContext,
@@ -91,11 +96,10 @@ async function runWith(
   parts: ContextParts,
   isTTY: TtyProbe | undefined,
   secrets: ReturnType<typeof runSecrets>,
-  parsed: (globals: GlobalOptions) => void,
+  parsed: (output: OutputMode) => void,
 ): Promise<number> {
   const config = await readConfigFor(selected.def, base.env, streams);
-  const globals = parseGlobalOptions(selected.argv, config, base.env, selected.def.flags ?? []);
-  parsed(globals);
+  const globals = parseGlobalOptions(selected.argv, config, base.env, selected.def.flags ?? [], parsed);
   const options = selected.def.parse(selected.argv);
   const { color } = globals.settings;
   const configColor = color.source === 'config' ? color.value : undefined;

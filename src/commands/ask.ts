@@ -2,6 +2,7 @@ import { savingAs, type Context } from '../context.js';
 import type { TurnResult } from '../turn/turn-result.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
+import { positionalValues, type PositionalDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
@@ -23,19 +24,21 @@ export interface AskOptions {
   estimate?: boolean;
 }
 
+const POSITIONALS = [
+  {
+    name: 'prompt',
+    array: true,
+    describe: 'the question; - reads stdin in its place; with no words a piped stdin is the prompt',
+  },
+] as const satisfies readonly PositionalDef[];
+
 /** `nsed ask [PROMPT...]`: start a session and run its first turn. */
 export const ask: CommandDef<AskOptions> = {
   command: 'ask [prompt..]',
   describe: 'start a session and run its first turn',
   flags: [...TURN_FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS, ...IDEMPOTENCY_FLAGS, ESTIMATE_FLAG],
   conflicts: TURN_CONFLICTS,
-  positionals: [
-    {
-      name: 'prompt',
-      array: true,
-      describe: 'the question; - reads stdin in its place; with no words a piped stdin is the prompt',
-    },
-  ],
+  positionals: POSITIONALS,
   examples: [
     ['nsed ask -p deep "Design a cache" > answer.md', 'one-shot question, answer on stdout'],
     ['git diff | nsed ask "review this"', 'the words are the question, piped input its context (below it, fenced)'],
@@ -57,8 +60,9 @@ export const ask: CommandDef<AskOptions> = {
   fast: { positional: 'prompt' },
   parse: (argv) => {
     const idempotency = parseIdempotencyFlags(argv);
+    const p = positionalValues(POSITIONALS, argv);
     return {
-      prompt: promptWords(argv['prompt'], argv['--']),
+      prompt: promptWords(p.prompt, p['--']),
       turn: parseTurnOptions(argv),
       gates: parseGateFlags(argv),
       input: parseInputOptions(argv),

@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef, ParsedArgv } from './command.js';
-import { flagValues, type FlagDef } from './shared/flag-def.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
@@ -126,11 +126,15 @@ export interface BatchOptions {
   estimate?: boolean;
 }
 
+const POSITIONALS = [
+  { name: 'items', describe: 'the items: a .jsonl, .csv or text file; - reads stdin', complete: 'file' },
+] as const satisfies readonly PositionalDef[];
+
 /** `nsed batch FILE|-`: many deliberations from one file, a JSON line per item as it ends. */
 export const batch: CommandDef<BatchOptions> = {
   command: 'batch <items>',
   describe: 'run a deliberation per item of a JSONL, CSV or prompt-per-line file',
-  positionals: [{ name: 'items', describe: 'the items: a .jsonl, .csv or text file; - reads stdin', complete: 'file' }],
+  positionals: POSITIONALS,
   // The batch's own reports are per item, not one turn's: the turn flags without theirs
   // (--summary and --junit are among BATCH_FLAGS, worded for the batch; no --html or --annotate).
   flags: [
@@ -256,8 +260,8 @@ export const batch: CommandDef<BatchOptions> = {
 
 function parseBatch(argv: ParsedArgv): BatchOptions {
   // Not `file`: that is -f's name, and yargs would join the two.
-  const raw = argv['items'];
-  const file = raw === STDIN_MARKER ? '-' : typeof raw === 'string' ? raw : '';
+  const raw = positionalValues(POSITIONALS, argv).items;
+  const file = raw === STDIN_MARKER ? '-' : (raw ?? '');
   if (file.trim() === '') throw usageError('batch needs a file of items', 'nsed batch prompts.jsonl, or - for stdin');
   const f = flagValues([...BATCH_RUN, ...BATCH_RESUME] as const, argv);
   const out = f.out;

@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import type { FlagDef, ParsedArgv, PositionalDef } from './shared/flag-def.js';
 
-export { stringFlag, stringList, type ParsedArgv } from './shared/flag-def.js';
+export type { ParsedArgv } from './shared/flag-def.js';
 
 /**
  * One command, in the shape of gh's `NewCmdX(f, runF)`, its command line declared as data: yargs

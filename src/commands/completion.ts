@@ -1,8 +1,13 @@
 import { usageError } from '../errors.js';
 import type { Shell } from '../docs/completions.js';
 import type { CommandDef, CommandEntry } from './command.js';
+import { positionalValues, type PositionalDef } from './shared/flag-def.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const satisfies readonly Shell[];
+
+const POSITIONALS = [
+  { name: 'shell', choices: SHELLS, describe: 'the shell to complete for' },
+] as const satisfies readonly PositionalDef[];
 
 export interface CompletionOptions {
   /** undefined: the shell $SHELL names. */
@@ -20,13 +25,13 @@ export function completionCommand(allCommands: () => readonly CommandEntry[]): C
     command: 'completion [shell]',
     describe: 'print a shell completion script (bash, zsh or fish; default: from $SHELL)',
     configFile: 'ignore',
-    positionals: [{ name: 'shell', choices: SHELLS, describe: 'the shell to complete for' }],
+    positionals: POSITIONALS,
     examples: [
       ['source <(nsed completion bash)', 'bash, for this shell only'],
       ['nsed completion zsh > "${fpath[1]}/_nsed"', 'zsh, for good'],
       ['nsed completion fish > ~/.config/fish/completions/nsed.fish', 'fish, for good'],
     ],
-    parse: (argv) => ({ shell: SHELLS.find((s) => s === argv['shell']) }),
+    parse: (argv) => ({ shell: positionalValues(POSITIONALS, argv).shell }),
     run: async (opts, ctx) => {
       const fromEnv = (ctx.env['SHELL'] ?? '').split('/').pop() ?? '';
       const shell = opts.shell ?? SHELLS.find((s) => s === fromEnv);

@@ -3,7 +3,8 @@ import { NsedError, usageError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import { stringList, type CommandDef } from './command.js';
+import type { CommandDef } from './command.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import type { Gates } from '../verdict.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
@@ -32,26 +33,27 @@ export interface ContinueOptions {
   estimate?: boolean;
 }
 
+const POSITIONALS = [
+  { name: 'prompt', array: true, describe: 'the follow-up (- or a pipe for stdin)' },
+] as const satisfies readonly PositionalDef[];
+
+const FLAGS = [
+  {
+    name: 'tool-result',
+    type: 'string',
+    repeatable: true,
+    describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable',
+    valueName: 'CALL_ID=FILE',
+    sample: 'call_ab12=answer.txt',
+  },
+] as const satisfies readonly FlagDef[];
+
 /** `nsed continue [PROMPT...] (-s ID | --last)`: the next turn of a session, its whole lineage resent. */
 export const continueCommand: CommandDef<ContinueOptions> = {
   command: 'continue [prompt..]',
   describe: 'run the next turn of a session (-s ID or --last)',
-  positionals: [{ name: 'prompt', array: true, describe: 'the follow-up (- or a pipe for stdin)' }],
-  flags: [
-    ...TURN_FLAGS,
-    ...SESSION_TARGET_FLAGS,
-    {
-      name: 'tool-result',
-      type: 'string',
-      repeatable: true,
-      describe: 'answer the tool call the turn stopped at: CALL_ID=FILE (- for stdin), repeatable',
-      valueName: 'CALL_ID=FILE',
-      sample: 'call_ab12=answer.txt',
-    },
-    ...INPUT_FLAGS,
-    ...GATE_FLAGS,
-    ESTIMATE_FLAG,
-  ],
+  positionals: POSITIONALS,
+  flags: [...TURN_FLAGS, ...SESSION_TARGET_FLAGS, ...FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS, ESTIMATE_FLAG],
   conflicts: [...TURN_CONFLICTS, ...SESSION_TARGET_CONFLICTS],
   examples: [
     ['nsed continue --last "and for writes?"', 'follow up on the latest session'],
@@ -60,11 +62,12 @@ export const continueCommand: CommandDef<ContinueOptions> = {
   ],
   epilog: 'A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.',
   parse: (argv) => {
+    const p = positionalValues(POSITIONALS, argv);
     const opts = {
       turn: parseTurnOptions(argv),
-      prompt: promptWords(argv['prompt'], argv['--']),
+      prompt: promptWords(p.prompt, p['--']),
       target: parseSessionTarget(argv),
-      toolResults: stringList(argv, 'tool-result'),
+      toolResults: flagValues(FLAGS, argv)['tool-result'],
       input: parseInputOptions(argv),
       gates: parseGateFlags(argv),
       ...(parseEstimate(argv) ? { estimate: true } : {}),

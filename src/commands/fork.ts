@@ -1,7 +1,8 @@
 import { usageError } from '../errors.js';
 import { savingAs } from '../context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import { stringFlag, stringList, type CommandDef } from './command.js';
+import type { CommandDef } from './command.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
 import { INPUT_FLAGS, parseInputOptions } from './shared/input-flags.js';
@@ -24,6 +25,21 @@ export interface ForkOptions {
   estimate?: boolean;
 }
 
+const POSITIONALS = [
+  { name: 'source', describe: 'the session to branch from (id or unique prefix)', complete: 'session' },
+  { name: 'prompt', array: true, describe: 'a prompt to run on the fork at once (- for stdin)' },
+] as const satisfies readonly PositionalDef[];
+
+const FLAGS = [
+  {
+    name: 'at',
+    type: 'string',
+    describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)',
+    valueName: 'TURN',
+    sample: '2',
+  },
+] as const satisfies readonly FlagDef[];
+
 /**
  * `nsed fork SESSION [PROMPT...] [--at TURN]`: a new session holding SESSION's turns up to TURN,
  * with its own conversation id (a branch never resumes its parent's agent sessions). The parent
@@ -32,23 +48,8 @@ export interface ForkOptions {
 export const fork: CommandDef<ForkOptions> = {
   command: 'fork [source] [prompt..]',
   describe: "new session from SESSION's turns up to --at TURN; prints its id, or runs PROMPT on it",
-  positionals: [
-    { name: 'source', describe: 'the session to branch from (id or unique prefix)', complete: 'session' },
-    { name: 'prompt', array: true, describe: 'a prompt to run on the fork at once (- for stdin)' },
-  ],
-  flags: [
-    ...TURN_FLAGS,
-    {
-      name: 'at',
-      type: 'string',
-      describe: 'last turn to keep: a turn id, a 1-based index, or a negative index from the end (default: all)',
-      valueName: 'TURN',
-      sample: '2',
-    },
-    ...INPUT_FLAGS,
-    ...GATE_FLAGS,
-    ESTIMATE_FLAG,
-  ],
+  positionals: POSITIONALS,
+  flags: [...TURN_FLAGS, ...FLAGS, ...INPUT_FLAGS, ...GATE_FLAGS, ESTIMATE_FLAG],
   conflicts: TURN_CONFLICTS,
   examples: [
     ['nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id'],
@@ -56,14 +57,15 @@ export const fork: CommandDef<ForkOptions> = {
   ],
   parse: (argv) => {
     // `nsed fork -- ID -x…`: after `--` the first word is the source, as a positional before it would be.
-    const words = promptWords(argv['source'], [...stringList(argv, 'prompt'), ...stringList(argv, '--')]);
+    const p = positionalValues(POSITIONALS, argv);
+    const words = promptWords(p.source, [...p.prompt, ...p['--']]);
     const [source, ...prompt] = words;
     if (source === undefined || source === '-')
       throw usageError('name the session to fork', "list sessions with 'nsed sessions ls'");
     const opts = {
       turn: parseTurnOptions(argv),
       source,
-      at: stringFlag(argv, 'at'),
+      at: flagValues(FLAGS, argv).at,
       prompt,
       input: parseInputOptions(argv),
       gates: parseGateFlags(argv),

@@ -3,7 +3,8 @@ import { ExitCode, NsedError, markReported, usageError, type ErrorCode, type Exi
 import { oneLine } from '../terminal/sanitize.js';
 import type { Usage } from '../usage.js';
 import type { CouncilVerdict } from '../verdict.js';
-import { stringFlag, type CommandDef } from './command.js';
+import type { CommandDef } from './command.js';
+import { flagValues, type FlagDef } from './shared/flag-def.js';
 import {
   GATE_FLAGS,
   gateFlagList,
@@ -18,9 +19,29 @@ import {
   parseSessionTarget,
   readTarget,
   SESSION_TARGET_CONFLICTS,
-  SESSION_TARGET_FLAGS,
+  SESSION_TARGET_TABLE,
   type SessionTarget,
 } from './shared/session-target.js';
+
+const FLAGS = [
+  ...SESSION_TARGET_TABLE,
+  {
+    name: 'turn',
+    type: 'string',
+    describe:
+      'the assistant turn to judge: an id, a 1-based index, or negative from the end (default: the last answer)',
+    valueName: 'TURN',
+    sample: '-1',
+  },
+  {
+    name: 'from',
+    type: 'string',
+    describe: 'a saved -o json object to judge instead of a session (- for stdin)',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'turn.json',
+  },
+] as const satisfies readonly FlagDef[];
 
 export interface GateOptions {
   /** --github-output FILE (else `$GITHUB_OUTPUT` under GitHub Actions): the step outputs. */
@@ -38,27 +59,7 @@ export interface GateOptions {
 export const gate: CommandDef<GateOptions> = {
   command: 'gate',
   describe: "judge a recorded turn's verdict, or a saved -o json object, against gates (offline)",
-  flags: [
-    ...SESSION_TARGET_FLAGS,
-    {
-      name: 'turn',
-      type: 'string',
-      describe:
-        'the assistant turn to judge: an id, a 1-based index, or negative from the end (default: the last answer)',
-      valueName: 'TURN',
-      sample: '-1',
-    },
-    {
-      name: 'from',
-      type: 'string',
-      describe: 'a saved -o json object to judge instead of a session (- for stdin)',
-      valueName: 'FILE',
-      complete: 'file',
-      sample: 'turn.json',
-    },
-    ...GATE_FLAGS,
-    ...REPORT_FLAGS.filter((f) => f.name === 'github-output'),
-  ],
+  flags: [...FLAGS, ...GATE_FLAGS, ...REPORT_FLAGS.filter((f) => f.name === 'github-output')],
   conflicts: SESSION_TARGET_CONFLICTS,
   examples: [
     ['nsed gate --last --max-wrong 0 --min-convergence 0.8', "judge the latest session's last answer"],
@@ -69,16 +70,16 @@ export const gate: CommandDef<GateOptions> = {
   parse: (argv) => {
     const gates = parseGateFlags(argv);
     if (!hasGates(gates)) throw usageError('name at least one gate', `${gateFlagList()}, or --gates FILE`);
-    const from = stringFlag(argv, 'from');
-    const turn = stringFlag(argv, 'turn');
+    const f = flagValues(FLAGS, argv);
+    const { from, turn } = f;
+    const named = f.session !== undefined || f.last === true;
     const githubOutput = parseReportOptions(argv)?.githubOutput;
     if (from !== undefined) {
-      if (argv['session'] !== undefined || argv['last'] === true || turn !== undefined)
-        throw usageError('--from judges a saved object: not with -s, --last or --turn');
+      if (named || turn !== undefined) throw usageError('--from judges a saved object: not with -s, --last or --turn');
       return { source: { kind: 'file', path: from === STDIN_MARKER ? '-' : from }, gates, githubOutput };
     }
     // Nothing named: a saved object is as likely as a session (`nsed gate < turn.json` reads nothing).
-    if (argv['session'] === undefined && argv['last'] !== true)
+    if (!named)
       throw usageError(
         'name what to judge: a session with -s ID or --last, or a saved -o json object with --from FILE',
         'for an object on standard input (nsed gate --from - < turn.json), pass --from -',

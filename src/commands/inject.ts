@@ -1,4 +1,5 @@
 import type { CommandDef } from './command.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import { promptWords, readPrompt } from '../input/prompt.js';
 import {
   assertNsedSession,
@@ -16,6 +17,19 @@ export interface InjectOptions {
   wait: boolean;
 }
 
+const POSITIONALS = [
+  { name: 'message', array: true, describe: 'the guidance (- for stdin)' },
+] as const satisfies readonly PositionalDef[];
+
+const FLAGS = [
+  {
+    name: 'wait',
+    type: 'boolean',
+    default: true,
+    describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)',
+  },
+] as const satisfies readonly FlagDef[];
+
 /**
  * `nsed inject MESSAGE... [-s ID | --last] [--no-wait]`: steer a running deliberation from
  * another terminal (POST /deliberation/{job}/inject), record the message as an injection turn,
@@ -24,23 +38,18 @@ export interface InjectOptions {
 export const inject: CommandDef<InjectOptions> = {
   command: 'inject [message..]',
   describe: "steer the session's running deliberation from another terminal",
-  positionals: [{ name: 'message', array: true, describe: 'the guidance (- for stdin)' }],
-  flags: [
-    ...SESSION_TARGET_FLAGS,
-    {
-      name: 'wait',
-      type: 'boolean',
-      default: true,
-      describe: 'follow the deliberation to its answer (--no-wait returns after the acknowledgement)',
-    },
-  ],
+  positionals: POSITIONALS,
+  flags: [...SESSION_TARGET_FLAGS, ...FLAGS],
   conflicts: SESSION_TARGET_CONFLICTS,
   examples: [['nsed inject --last "Focus on memory safety over throughput"', 'nudge the running council']],
-  parse: (argv) => ({
-    message: promptWords(argv['message'], argv['--']),
-    target: parseSessionTarget(argv),
-    wait: argv['wait'] !== false,
-  }),
+  parse: (argv) => {
+    const p = positionalValues(POSITIONALS, argv);
+    return {
+      message: promptWords(p.message, p['--']),
+      target: parseSessionTarget(argv),
+      wait: flagValues(FLAGS, argv).wait,
+    };
+  },
   run: async (opts, ctx) => {
     const [{ followPending }, { injectMessage }, { acknowledge }, { sanitizeForTerminal }] = await Promise.all([
       import('../turn/execute-turn.js'),

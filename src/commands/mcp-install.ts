@@ -1,7 +1,7 @@
 import { NsedError, usageError } from '../errors.js';
 import { HOST_NAMES, MCP_HOSTS, type HostName } from '../mcp/hosts.js';
 import type { CommandDef } from './command.js';
-import { flagValues, type FlagDef } from './shared/flag-def.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import { INSTALL_TOOLS_FLAG, servedTools } from './shared/mcp-tools-flag.js';
 
 export interface McpInstallOptions {
@@ -13,6 +13,10 @@ export interface McpInstallOptions {
   print: boolean;
   tools: string | undefined;
 }
+
+const POSITIONALS = [
+  { name: 'host', describe: 'the coding agent', choices: HOST_NAMES },
+] as const satisfies readonly PositionalDef[];
 
 const INSTALL_FLAGS = [
   {
@@ -61,7 +65,7 @@ export const mcpInstall: CommandDef<McpInstallOptions> = {
   describe: "add nsed to a coding agent's MCP configuration, its tool timeout above the longest wait",
   configFile: 'ignore',
   clientOptions: false,
-  positionals: [{ name: 'host', describe: 'the coding agent', choices: HOST_NAMES }],
+  positionals: POSITIONALS,
   flags: INSTALL_FLAGS,
   examples: [
     ['nsed mcp install codex', 'add [mcp_servers.nsed] to ~/.codex/config.toml with tool_timeout_sec'],
@@ -74,11 +78,10 @@ export const mcpInstall: CommandDef<McpInstallOptions> = {
     'Other servers and keys keep their meaning.',
   parse: (argv) => {
     const f = flagValues(INSTALL_FLAGS, argv);
-    const host = String(argv['host'] ?? '');
-    if (!(HOST_NAMES as readonly string[]).includes(host))
-      throw usageError(`unknown host '${host.slice(0, 40)}'`, `name one of ${HOST_NAMES.join(', ')}`);
+    const { host } = positionalValues(POSITIONALS, argv);
+    if (host === undefined) throw usageError('name a coding agent', `one of ${HOST_NAMES.join(', ')}`);
     return {
-      host: host as HostName,
+      host,
       project: f.project === true || f.dir !== undefined,
       dir: f.dir,
       force: f.force === true,

@@ -1,5 +1,6 @@
 import type { PolicyInfo } from '../protocol/wire.js';
-import { stringFlag, type CommandDef } from './command.js';
+import type { CommandDef } from './command.js';
+import { flagValues, type FlagDef } from './shared/flag-def.js';
 
 export interface PoliciesOptions {
   tag: string | undefined;
@@ -7,25 +8,30 @@ export interface PoliciesOptions {
   cached: boolean;
 }
 
+const FLAGS = [
+  { name: 'tag', type: 'string', describe: 'only policies with this tag' },
+  {
+    name: 'cached',
+    type: 'boolean',
+    default: false,
+    hidden: true,
+    describe: 'print the cached tags (for completion)',
+  },
+] as const satisfies readonly FlagDef[];
+
 /** `nsed policies [--tag T]`: the orchestrator's policies (`GET /policies`), the names `-p` takes. */
 export const policies: CommandDef<PoliciesOptions> = {
   command: 'policies',
   describe: "list the orchestrator's policies (what -p takes)",
-  flags: [
-    { name: 'tag', type: 'string', describe: 'only policies with this tag' },
-    {
-      name: 'cached',
-      type: 'boolean',
-      default: false,
-      hidden: true,
-      describe: 'print the cached tags (for completion)',
-    },
-  ],
+  flags: FLAGS,
   examples: [
     ['nsed policies', 'a table on a terminal, tab-separated lines in a pipe'],
     ["nsed policies -o json | jq -r '.[].tags[]'", 'every tag -p accepts'],
   ],
-  parse: (argv) => ({ tag: stringFlag(argv, 'tag'), cached: argv['cached'] === true }),
+  parse: (argv) => {
+    const f = flagValues(FLAGS, argv);
+    return { tag: f.tag, cached: f.cached };
+  },
   run: async (opts, ctx) => {
     const [{ resolveHome }, cache] = await Promise.all([import('../session/index.js'), import('../session/index.js')]);
     if (opts.cached) {

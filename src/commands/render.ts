@@ -1,15 +1,21 @@
-import { stringFlag, type CommandDef } from './command.js';
-import type { FlagDef } from './shared/flag-def.js';
+import type { CommandDef } from './command.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import { STDIN_MARKER } from '../input/prompt.js';
 
-export const RENDER_FLAGS: readonly FlagDef[] = [
+const FLAGS = [
   {
     name: 'stderr',
     type: 'boolean',
     default: false,
     describe: 'also write the progress lines text mode wrote to stderr (off a terminal), on stderr',
   },
-];
+] as const satisfies readonly FlagDef[];
+
+export const RENDER_FLAGS: readonly FlagDef[] = FLAGS;
+
+const POSITIONALS = [
+  { name: 'file', describe: 'the saved stream (- or none: standard input)', complete: 'file' },
+] as const satisfies readonly PositionalDef[];
 
 /** A saved stream larger than this is not one nsed wrote: refused, so no line can grow without end. */
 const MAX_RENDER_BYTES = 256 * 1024 * 1024;
@@ -29,7 +35,7 @@ export const render: CommandDef<RenderOptions> = {
   command: 'render [file]',
   describe: 'show a saved -o ndjson stream as -o text printed it (stdout byte for byte)',
   configFile: 'ignore',
-  positionals: [{ name: 'file', describe: 'the saved stream (- or none: standard input)', complete: 'file' }],
+  positionals: POSITIONALS,
   flags: RENDER_FLAGS,
   examples: [
     ['nsed ask -o ndjson "Plan the migration" > run.ndjson', 'keep one artifact of the run'],
@@ -37,8 +43,8 @@ export const render: CommandDef<RenderOptions> = {
     ['nsed render --stderr - < run.ndjson 2> progress.log', 'and the progress lines on stderr'],
   ],
   parse: (argv) => {
-    const file = stringFlag(argv, 'file');
-    return { file: file === undefined || file === STDIN_MARKER ? '-' : file, stderr: argv['stderr'] === true };
+    const { file } = positionalValues(POSITIONALS, argv);
+    return { file: file === undefined || file === STDIN_MARKER ? '-' : file, stderr: flagValues(FLAGS, argv).stderr };
   },
   run: async (opts, ctx) => {
     const [{ renderStream }, { usageError }, { Readable }, reader] = await Promise.all([

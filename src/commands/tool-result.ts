@@ -1,4 +1,5 @@
-import { stringFlag, type CommandDef } from './command.js';
+import type { CommandDef } from './command.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import { promptWords, readPrompt } from '../input/prompt.js';
 import {
   parseSessionTarget,
@@ -16,6 +17,15 @@ export interface ToolResultOptions {
   wait: boolean;
 }
 
+const POSITIONALS = [
+  { name: 'call-id', describe: 'the call id (shown with the call)' },
+  { name: 'value', array: true, describe: 'the result (- for stdin)' },
+] as const satisfies readonly PositionalDef[];
+
+const FLAGS = [
+  { name: 'wait', type: 'boolean', default: false, describe: 'then follow the deliberation to its answer' },
+] as const satisfies readonly FlagDef[];
+
 /**
  * `nsed tool-result CALL_ID VALUE|- [-s ID | --last] [--wait]`: answer a tool call the
  * session's running deliberation waits on (POST /deliberation/{job}/tool-calls/{call_id}), from
@@ -24,22 +34,19 @@ export interface ToolResultOptions {
 export const toolResult: CommandDef<ToolResultOptions> = {
   command: 'tool-result <call-id> [value..]',
   describe: "answer a tool call the session's running deliberation waits on",
-  positionals: [
-    { name: 'call-id', describe: 'the call id (shown with the call)' },
-    { name: 'value', array: true, describe: 'the result (- for stdin)' },
-  ],
-  flags: [
-    ...SESSION_TARGET_FLAGS,
-    { name: 'wait', type: 'boolean', default: false, describe: 'then follow the deliberation to its answer' },
-  ],
+  positionals: POSITIONALS,
+  flags: [...SESSION_TARGET_FLAGS, ...FLAGS],
   conflicts: SESSION_TARGET_CONFLICTS,
   examples: [['nsed tool-result --last call_ab12 prod', 'answer the question the council asked']],
-  parse: (argv) => ({
-    target: parseSessionTarget(argv),
-    callId: stringFlag(argv, 'call-id') ?? '',
-    value: promptWords(argv['value'], argv['--']),
-    wait: argv['wait'] === true,
-  }),
+  parse: (argv) => {
+    const p = positionalValues(POSITIONALS, argv);
+    return {
+      target: parseSessionTarget(argv),
+      callId: p['call-id'] ?? '',
+      value: promptWords(p.value, p['--']),
+      wait: flagValues(FLAGS, argv).wait,
+    };
+  },
   run: async (opts, ctx) => {
     const [{ followPending }, { sendToolResult }] = await Promise.all([
       import('../turn/execute-turn.js'),

@@ -1,8 +1,7 @@
 import { usageError } from '../errors.js';
 import type { CommandDef } from './command.js';
-import { stringFlag, stringList } from './command.js';
-import type { FlagDef } from './shared/flag-def.js';
-import { SESSION_TARGET_CONFLICTS, SESSION_TARGET_FLAGS } from './shared/session-target.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
+import { SESSION_TARGET_CONFLICTS, SESSION_TARGET_TABLE } from './shared/session-target.js';
 import type { WatchTarget } from '../turn/watch/watch-target.js';
 
 export interface WatchOptions {
@@ -12,8 +11,8 @@ export interface WatchOptions {
 }
 
 /** The flags of `nsed watch`. A repeated string flag collects a list; an array flag would swallow a job id after it. */
-export const WATCH_FLAGS: readonly FlagDef[] = [
-  ...SESSION_TARGET_FLAGS,
+const FLAGS = [
+  ...SESSION_TARGET_TABLE,
   {
     name: 'agent',
     type: 'string',
@@ -22,7 +21,13 @@ export const WATCH_FLAGS: readonly FlagDef[] = [
     valueName: 'NAME',
     sample: 'CortexA',
   },
-];
+] as const satisfies readonly FlagDef[];
+
+export const WATCH_FLAGS: readonly FlagDef[] = FLAGS;
+
+const POSITIONALS = [
+  { name: 'job', describe: 'a deliberation id, to follow without a session' },
+] as const satisfies readonly PositionalDef[];
 
 /**
  * `nsed watch [JOB] [-s ID | --last] [--agent NAME]...`: follow a running deliberation
@@ -33,7 +38,7 @@ export const WATCH_FLAGS: readonly FlagDef[] = [
 export const watch: CommandDef<WatchOptions> = {
   command: 'watch [job]',
   describe: 'follow a running deliberation read-only (records nothing; Ctrl-C only detaches)',
-  positionals: [{ name: 'job', describe: 'a deliberation id, to follow without a session' }],
+  positionals: POSITIONALS,
   flags: WATCH_FLAGS,
   conflicts: SESSION_TARGET_CONFLICTS,
   examples: [
@@ -41,9 +46,10 @@ export const watch: CommandDef<WatchOptions> = {
     ['nsed watch --last --agent CortexA', "only CortexA's proposals, scores and claims"],
   ],
   parse: (argv) => {
-    const job = stringFlag(argv, 'job');
-    const session = stringFlag(argv, 'session');
-    const last = argv['last'] === true;
+    const { job } = positionalValues(POSITIONALS, argv);
+    const f = flagValues(FLAGS, argv);
+    const session = f.session;
+    const last = f.last === true;
     if (job !== undefined && (session !== undefined || last))
       throw usageError('name a deliberation id or a session (-s ID, --last), not both');
     const target: WatchTarget =
@@ -59,7 +65,7 @@ export const watch: CommandDef<WatchOptions> = {
                   "list sessions with 'nsed sessions ls'",
                 );
               })();
-    const agents = stringList(argv, 'agent');
+    const agents = f.agent;
     for (const a of agents) if (a.trim() === '') throw usageError('--agent needs an agent name');
     return { target, agents };
   },

@@ -10,14 +10,13 @@
 
 import { usageError } from '../errors.js';
 import type { FlagDef } from '../commands/shared/flag-def.js';
+import { checkSettingValue } from '../commands/shared/setting-rule.js';
 import { GATE_FLAGS, gateFlagOf } from '../commands/shared/gate-flags.js';
 import { IDEMPOTENCY_FLAGS } from '../commands/shared/idempotency-flags.js';
 import { FILE_FLAGS, SCHEMA_FLAGS } from '../commands/shared/input-flags.js';
 import { CORE_TURN_FLAGS } from '../commands/shared/turn-flags.js';
 import { fork } from '../commands/fork.js';
 import { gateEntry } from '../input/gates-file.js';
-import { checkNumber, type NumberRule } from '../protocol/number-rule.js';
-import { parseMaxCost, parseMaxTokens } from '../spend-cap.js';
 import { GATE_NAMES, type GateName } from '../verdict.js';
 
 type Schema = Record<string, unknown>;
@@ -77,26 +76,13 @@ export const TURN_ARGS: readonly TurnArg[] = [
 /** fork's `at`: the last turn the branch keeps. */
 export const AT_ARG: TurnArg = arg(fork.flags ?? [], 'at', 'value');
 
-/**
- * The spend caps' rules, which live with the caps (src/spend-cap.ts: one check for a flag, the
- * environment, the config file and a tool argument) rather than in a NumberRule: their parse,
- * with the name it refuses a value under, and the bound it keeps as JSON Schema says it.
- */
-const CAP_RULES: Record<string, { check: (v: unknown, name: string) => number; schema: Schema }> = {
-  'max-cost': { check: parseMaxCost, schema: { type: 'number', exclusiveMinimum: 0 } },
-  'max-tokens': { check: parseMaxTokens, schema: { type: 'integer', minimum: 1 } },
-};
-
-const hasRule = (r: NumberRule): boolean => r.integer !== undefined || r.min !== undefined || r.max !== undefined;
-
-/** A number flag's bounds as JSON Schema says them. */
+/** A number flag's bounds as JSON Schema says them (a positive cap is `exclusiveMinimum: 0`). */
 function numberSchema(def: FlagDef): Schema {
-  const cap = CAP_RULES[def.name];
-  if (cap !== undefined) return cap.schema;
   return {
     type: def.integer === true ? 'integer' : 'number',
     ...(def.min === undefined ? {} : { minimum: def.min }),
     ...(def.max === undefined ? {} : { maximum: def.max }),
+    ...(def.exclusiveMin === undefined ? {} : { exclusiveMinimum: def.exclusiveMin }),
   };
 }
 
@@ -182,9 +168,7 @@ export function checkTurnArgs(args: Readonly<Record<string, unknown>>): void {
     const v = args[a.name];
     if (a.shape === 'gates') checkGates(v);
     if (v === undefined || a.shape !== 'value' || a.flag.type !== 'number') continue;
-    const cap = CAP_RULES[a.flag.name];
-    if (cap !== undefined) cap.check(v, a.name);
-    else if (hasRule(a.flag)) checkNumber(a.flag, v, a.name);
+    checkSettingValue(a.flag, v, { kind: 'mcp', name: a.name });
   }
 }
 

@@ -10,7 +10,11 @@ import { ruleText } from '../../src/protocol/number-rule.js';
 const all: CommandDef[] = commands.flatMap((e) => (isGroup(e) ? e.subcommands : [e]));
 const bounded = all.flatMap((def) =>
   (def.flags ?? [])
-    .filter((f) => f.type === 'number' && (f.integer !== undefined || f.min !== undefined || f.max !== undefined))
+    .filter(
+      (f) =>
+        f.type === 'number' &&
+        (f.integer !== undefined || f.min !== undefined || f.max !== undefined || f.exclusiveMin !== undefined),
+    )
     .map((f) => [`${def.command.split(' ')[0] ?? ''} --${f.name}`, def, f] as const),
 );
 
@@ -18,6 +22,7 @@ const bounded = all.flatMap((def) =>
 function outside(f: FlagDef): number[] {
   return [
     ...(f.min === undefined ? [] : [f.min - 1]),
+    ...(f.exclusiveMin === undefined ? [] : [f.exclusiveMin]),
     ...(f.max === undefined ? [] : [f.max + 1]),
     ...(f.integer === true ? [(f.min ?? 0) + 0.5] : []),
     Number.NaN,
@@ -34,9 +39,17 @@ function refusal(parse: () => unknown): unknown {
 }
 
 describe('number flags and their bounds', () => {
-  it('finds the bounded flags of the turn, batch, sessions ls, mcp and sim', () => {
+  it('finds the bounded flags of the turn (its caps included), batch, sessions ls, mcp and sim', () => {
     const names = new Set(bounded.map(([label]) => label));
-    for (const n of ['ask --rounds', 'ask --max-tool-calls', 'ask --schema-retries', 'batch --jobs', 'ls --limit'])
+    for (const n of [
+      'ask --rounds',
+      'ask --max-tool-calls',
+      'ask --schema-retries',
+      'ask --max-cost',
+      'ask --max-tokens',
+      'batch --jobs',
+      'ls --limit',
+    ])
       expect(names).toContain(n);
   });
 
@@ -62,15 +75,17 @@ describe('number flags and their bounds', () => {
     }
   });
 
-  it('reads the values typed from the table: absent flags fall back to their defaults', () => {
+  it('reads the values typed from the table: absent flags (and values of another type) fall back to their defaults', () => {
     const table = [
       { name: 'n', type: 'number', integer: true, min: 1, max: 3, describe: '' },
       { name: 'on', type: 'boolean', default: true, describe: '' },
       { name: 'pick', type: 'string', choices: ['a', 'b'], default: 'a', describe: '' },
       { name: 'each', type: 'string', repeatable: true, describe: '' },
     ] as const satisfies readonly FlagDef[];
-    const read = flagValues(table, { n: 2, pick: 'nope', each: 'x' });
+    const read = flagValues(table, { n: 2, pick: 7, each: 'x' });
     expect(read).toEqual({ n: 2, on: true, pick: 'a', each: ['x'] });
     expect(() => flagValues(table, { n: 4 })).toThrow('--n must be a whole number from 1 to 3');
+    // A value of the right type outside the rule is refused, as yargs would, in the rule's words.
+    expect(() => flagValues(table, { pick: 'nope' })).toThrow("--pick must be one of a, b, not 'nope'");
   });
 });

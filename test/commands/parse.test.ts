@@ -269,7 +269,7 @@ describe('sessions', () => {
     expect(parseError(() => show.parse({ id: 'x', last: true }))).toEqual(usage(/not both/));
   });
 
-  it('export writes to stdout for - and refuses an empty --out', () => {
+  it('export writes to stdout for - and refuses an empty --out or another format', () => {
     expect(exportCommand.parse({ id: 'x', format: 'markdown', out: 'a.md' })).toEqual({
       target: { kind: 'id', id: 'x' },
       format: 'markdown',
@@ -277,7 +277,10 @@ describe('sessions', () => {
     });
     expect(exportCommand.parse({ last: true, format: 'json' }).target).toEqual({ kind: 'last' });
     expect(exportCommand.parse({ id: 'x', format: 'ndjson', out: '-' }).out).toBeUndefined();
-    expect(exportCommand.parse({ id: 'x', format: 'nope' }).format).toBe('json');
+    // Another format is refused as yargs refuses it, in the words of the flag's choices.
+    expect(parseError(() => exportCommand.parse({ id: 'x', format: 'nope' }))).toEqual(
+      usage(/^-f\/--format must be one of json, .*, not 'nope'$/),
+    );
     expect(parseError(() => exportCommand.parse({ id: 'x', out: '' }))).toEqual(usage(/--out needs a file name/));
   });
 });

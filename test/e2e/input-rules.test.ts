@@ -32,8 +32,8 @@ describe('input rules', () => {
   });
 
   it.each([
-    [['ask', '--timeout', 'abc', 'q'], /^nsed: --timeout must be a number of seconds$/],
-    [['ask', '--idle-timeout', 'abc', 'q'], /^nsed: --idle-timeout must be a number of seconds$/],
+    [['ask', '--timeout', 'abc', 'q'], /^nsed: --timeout must be a positive number of seconds$/],
+    [['ask', '--idle-timeout', 'abc', 'q'], /^nsed: --idle-timeout must be a positive number of seconds$/],
     [['ask', '--rounds', 'abc', 'q'], /^nsed: --rounds must be a whole number/],
   ])('%j exits 2 like any other bad number', async (args, message) => {
     const before = rig.sim.requests.length;

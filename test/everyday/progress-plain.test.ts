@@ -74,7 +74,8 @@ describe('--progress plain on a pipe', () => {
     await writeFile(config, JSON.stringify({ progress: 'loud' }));
     const file = await rig.run(['ask', 'hello'], { env: { NSED_CONFIG: config } });
     expect(file.code).toBe(8);
-    expect(file.stderr).toMatch(/^nsed: the config file .*: progress must be one of auto, plain, none\n/);
+    // The same line as the environment's, naming the key and the file.
+    expect(file.stderr).toMatch(/^nsed: the config file .*: progress must be one of auto, plain, none, not 'loud'\n/);
   });
 
   it('--progress none: nothing on stderr, also in text mode; -q silences plain', async () => {

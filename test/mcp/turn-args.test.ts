@@ -19,8 +19,7 @@ import {
   turnArgv,
   type TurnArg,
 } from '../../src/mcp/turn-args.js';
-import { checkNumber } from '../../src/protocol/number-rule.js';
-import { parseMaxCost, parseMaxTokens } from '../../src/spend-cap.js';
+import { checkSettingValue } from '../../src/commands/shared/setting-rule.js';
 
 type Schema = Record<string, unknown>;
 const props = (tool: string): Record<string, Schema> => {
@@ -106,9 +105,7 @@ describe('the turn tools’ arguments, from the flag table', () => {
     for (const a of TURN_ARGS.filter((x) => x.shape === 'value' && x.flag.type === 'number')) {
       const bad = a.flag.max === undefined ? 0 : a.flag.max + 1;
       const cli = refusal(() => {
-        if (a.flag.name === 'max-cost') parseMaxCost(bad, `--${a.flag.name}`);
-        else if (a.flag.name === 'max-tokens') parseMaxTokens(bad, `--${a.flag.name}`);
-        else checkNumber(a.flag, bad, `--${a.flag.name}`);
+        checkSettingValue(a.flag, bad, { kind: 'flag' });
       });
       expect(cli, a.name).not.toBe('accepted');
       expect(

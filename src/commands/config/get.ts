@@ -1,6 +1,7 @@
 import type { ConfigKey } from '../../config-file.js';
 import { notFound } from '../../errors.js';
 import type { CommandDef } from '../command.js';
+import { positionalValues } from '../shared/flag-def.js';
 import { CONFIG_KEY_POSITIONAL, readable, showValue } from './shared.js';
 
 /** `nsed config get KEY`: one value; a key that is not set exits 3, so a script can fall back. */
@@ -10,7 +11,7 @@ export const get: CommandDef<{ key: string }> = {
   configFile: 'own',
   positionals: [CONFIG_KEY_POSITIONAL],
   examples: [['nsed config get url', 'the orchestrator the config file names']],
-  parse: (argv) => ({ key: String(argv['key'] ?? '') }),
+  parse: (argv) => ({ key: positionalValues([CONFIG_KEY_POSITIONAL], argv).key ?? '' }),
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError } = await import('../../config-file.js');
     if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);

@@ -1,5 +1,11 @@
 import type { CommandDef } from '../command.js';
+import { positionalValues, type PositionalDef } from '../shared/flag-def.js';
 import { CONFIG_KEY_POSITIONAL, requirePath } from './shared.js';
+
+const POSITIONALS = [
+  CONFIG_KEY_POSITIONAL,
+  { name: 'value', describe: 'the value, as you would give the flag' },
+] as const satisfies readonly PositionalDef[];
 
 export interface SetOptions {
   key: string;
@@ -11,7 +17,7 @@ export const set: CommandDef<SetOptions> = {
   command: 'set <key> <value>',
   describe: 'set one value in the config file',
   configFile: 'own',
-  positionals: [CONFIG_KEY_POSITIONAL, { name: 'value', describe: 'the value, as you would give the flag' }],
+  positionals: POSITIONALS,
   examples: [
     [
       'nsed config set url https://nsed.example.com',
@@ -19,7 +25,10 @@ export const set: CommandDef<SetOptions> = {
     ],
     ['nsed config set token_file ~/.config/nsed/token', 'where the bearer token is read from (never the token itself)'],
   ],
-  parse: (argv) => ({ key: String(argv['key'] ?? ''), value: String(argv['value'] ?? '') }),
+  parse: (argv) => {
+    const p = positionalValues(POSITIONALS, argv);
+    return { key: p.key ?? '', value: p.value ?? '' };
+  },
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError, valueFromText, checkValue, editConfig } =
       await import('../../config-file.js');

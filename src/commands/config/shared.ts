@@ -32,9 +32,9 @@ export const CONFIGURABLE: readonly FlagDef[] = [...GLOBAL_FLAGS, ...TURN_FLAGS]
 );
 
 /** The KEY positional of get, set and unset, naming the keys the flag tables declare. */
-export const CONFIG_KEY_POSITIONAL: PositionalDef = {
+export const CONFIG_KEY_POSITIONAL = {
   name: 'key',
   describe: `${CONFIGURABLE.map((f) => f.configKey)
     .join(', ')
     .replace(/, ([^,]*)$/, ' or $1')}`,
-};
+} as const satisfies PositionalDef;

@@ -1,4 +1,5 @@
 import type { CommandDef } from '../command.js';
+import { positionalValues } from '../shared/flag-def.js';
 import { CONFIG_KEY_POSITIONAL, requirePath } from './shared.js';
 
 /** `nsed config unset KEY`: the built-in default (or the environment) applies again. */
@@ -8,7 +9,7 @@ export const unset: CommandDef<{ key: string }> = {
   configFile: 'own',
   positionals: [CONFIG_KEY_POSITIONAL],
   examples: [['nsed config unset policy', "back to the orchestrator's first policy"]],
-  parse: (argv) => ({ key: String(argv['key'] ?? '') }),
+  parse: (argv) => ({ key: positionalValues([CONFIG_KEY_POSITIONAL], argv).key ?? '' }),
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError, editConfig } = await import('../../config-file.js');
     if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);

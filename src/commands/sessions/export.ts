@@ -1,6 +1,7 @@
 import { EXPORT_FORMAT_LABELS, EXPORT_FORMATS, type ExportFormat } from '../../output/export/format-names.js';
 import { usageError } from '../../errors.js';
-import { stringFlag, type CommandDef } from '../command.js';
+import type { CommandDef } from '../command.js';
+import { flagValues, type FlagDef } from '../shared/flag-def.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -8,6 +9,21 @@ import {
   SESSION_TARGET_FLAGS,
   type SessionTarget,
 } from '../shared/session-target.js';
+
+const FLAGS = [
+  { name: 'format', alias: 'f', type: 'string', choices: EXPORT_FORMATS, default: 'json', describe: 'export format' },
+  {
+    name: 'out',
+    // A second long spelling, not a letter: `-o` is the global output mode of every command.
+    alias: 'file',
+    type: 'string',
+    describe:
+      'write to FILE instead of stdout: a regular file is replaced atomically (mode 0600); a device, FIFO or socket is written directly; a link is followed',
+    valueName: 'FILE',
+    complete: 'file',
+    sample: 'out.json',
+  },
+] as const satisfies readonly FlagDef[];
 
 export interface ExportOptions {
   target: SessionTarget;
@@ -24,21 +40,7 @@ export const exportCommand: CommandDef<ExportOptions> = {
   command: 'export [id]',
   describe: `write a session as ${EXPORT_FORMATS.map((f) => EXPORT_FORMAT_LABELS[f]).join(', ')}`,
   positionals: [SESSION_ID_POSITIONAL],
-  flags: [
-    ...SESSION_TARGET_FLAGS,
-    { name: 'format', alias: 'f', type: 'string', choices: EXPORT_FORMATS, default: 'json', describe: 'export format' },
-    {
-      name: 'out',
-      // A second long spelling, not a letter: `-o` is the global output mode of every command.
-      alias: 'file',
-      type: 'string',
-      describe:
-        'write to FILE instead of stdout: a regular file is replaced atomically (mode 0600); a device, FIFO or socket is written directly; a link is followed',
-      valueName: 'FILE',
-      complete: 'file',
-      sample: 'out.json',
-    },
-  ],
+  flags: [...SESSION_TARGET_FLAGS, ...FLAGS],
   examples: [
     ['nsed sessions export 20261130 --format markdown --out cache.md', 'a readable transcript'],
     [
@@ -50,11 +52,12 @@ export const exportCommand: CommandDef<ExportOptions> = {
     ['nsed sessions export --last --format jsonl >> turns.jsonl', 'one line per turn, for bulk readers'],
   ],
   parse: (argv) => {
-    const out = stringFlag(argv, 'out');
+    const f = flagValues(FLAGS, argv);
+    const out = f.out;
     if (out === '') throw usageError('--out needs a file name');
     return {
       target: parseSessionTarget(argv, { positional: true }),
-      format: EXPORT_FORMATS.find((f) => f === argv['format']) ?? 'json',
+      format: f.format,
       out: out === '-' ? undefined : out,
     };
   },

@@ -1,6 +1,27 @@
 import { usageError } from '../../errors.js';
-import { stringList, type CommandDef } from '../command.js';
-import { SESSION_TARGET_FLAGS } from '../shared/session-target.js';
+import type { CommandDef } from '../command.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from '../shared/flag-def.js';
+import { SESSION_TARGET_TABLE } from '../shared/session-target.js';
+
+const POSITIONALS = [
+  {
+    name: 'ids',
+    array: true,
+    describe: 'session ids (unique prefixes are enough; or -s ID, --last)',
+    complete: 'session',
+  },
+] as const satisfies readonly PositionalDef[];
+
+const FLAGS = [
+  ...SESSION_TARGET_TABLE,
+  {
+    name: 'force',
+    type: 'boolean',
+    default: false,
+    describe:
+      'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
+  },
+] as const satisfies readonly FlagDef[];
 
 export interface RmOptions {
   /** Session ids or unique prefixes; all must resolve, or nothing is removed. */
@@ -21,35 +42,21 @@ export const rm: CommandDef<RmOptions> = {
   command: 'rm [ids..]',
   describe: 'delete sessions from the store (all named ids must exist, or none is deleted)',
   aliases: ['remove'],
-  positionals: [
-    {
-      name: 'ids',
-      array: true,
-      describe: 'session ids (unique prefixes are enough; or -s ID, --last)',
-      complete: 'session',
-    },
-  ],
-  flags: [
-    ...SESSION_TARGET_FLAGS,
-    {
-      name: 'force',
-      type: 'boolean',
-      default: false,
-      describe:
-        'also delete sessions whose deliberation is still running, and unreadable files (otherwise kept as .corrupt-TIME)',
-    },
-  ],
+  positionals: POSITIONALS,
+  flags: FLAGS,
   examples: [
     ['nsed sessions rm 20261130-3f9a2c1b', 'delete one session'],
     ['nsed sessions ls --state interrupted --ids | xargs -r nsed sessions rm', 'delete every interrupted session'],
   ],
   parse: (argv) => {
     // Ids before and after `--` and from -s; --last adds the latest session.
-    const ids = [...stringList(argv, 'ids'), ...stringList(argv, '--'), ...stringList(argv, 'session')];
-    const last = argv['last'] === true;
+    const p = positionalValues(POSITIONALS, argv);
+    const f = flagValues(FLAGS, argv);
+    const ids = [...p.ids, ...p['--'], ...(f.session === undefined ? [] : [f.session])];
+    const last = f.last === true;
     if (ids.length === 0 && !last)
       throw usageError('name the sessions to delete: ids, -s ID or --last', "list sessions with 'nsed sessions ls'");
-    return { ids, last, force: argv['force'] === true };
+    return { ids, last, force: f.force };
   },
   run: async (opts, ctx) => {
     const { NsedError } = await import('../../errors.js');

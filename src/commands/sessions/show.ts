@@ -1,5 +1,7 @@
 import { usageError } from '../../errors.js';
 import type { CommandDef } from '../command.js';
+import { flagValues, type FlagDef } from '../shared/flag-def.js';
+import { OUTPUT_FLAG } from '../shared/setting-flags.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -17,6 +19,28 @@ export interface ShowOptions {
   json: boolean;
 }
 
+const FLAGS = [
+  {
+    name: 'rounds',
+    type: 'boolean',
+    default: false,
+    describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim',
+  },
+  {
+    name: 'ballots',
+    type: 'boolean',
+    default: false,
+    describe:
+      "add each answer's ballots: every evaluator's stance, score and claim verdicts on the chosen proposal, stand-ins marked, and the agreement",
+  },
+  {
+    name: 'json',
+    type: 'boolean',
+    default: false,
+    describe: 'the session as a JSON document, as export --format json writes it (also -o json)',
+  },
+] as const satisfies readonly FlagDef[];
+
 /**
  * `nsed sessions show ID|--last`: the transcript (paged on a terminal); --json or -o json the
  * documented session object; -o ndjson the session as the live event schema (as export writes
@@ -26,43 +50,24 @@ export const show: CommandDef<ShowOptions> = {
   command: 'show [id]',
   describe: 'print a session: every turn with its role, policy, job and time',
   positionals: [SESSION_ID_POSITIONAL],
-  flags: [
-    ...SESSION_TARGET_FLAGS,
-    {
-      name: 'rounds',
-      type: 'boolean',
-      default: false,
-      describe: 'add the recorded rounds: on a terminal a picture of scores and convergence, then every claim',
-    },
-    {
-      name: 'ballots',
-      type: 'boolean',
-      default: false,
-      describe:
-        "add each answer's ballots: every evaluator's stance, score and claim verdicts on the chosen proposal, stand-ins marked, and the agreement",
-    },
-    {
-      name: 'json',
-      type: 'boolean',
-      default: false,
-      describe: 'the session as a JSON document, as export --format json writes it (also -o json)',
-    },
-  ],
+  flags: [...SESSION_TARGET_FLAGS, ...FLAGS],
   examples: [
     ['nsed sessions show --last --rounds', 'who led each round, and whether the council agreed'],
     ["nsed sessions show 20261130 --json | jq -r '.turns[-1].content'", 'the last answer'],
   ],
   fast: { positional: 'id' },
   parse: (argv) => {
-    const json = argv['json'] === true;
-    if (json && (argv['output'] === 'ndjson' || argv['output'] === 'final')) {
-      throw usageError(`--json and -o ${String(argv['output'])} ask for two different outputs`, 'pick one');
+    const f = flagValues(FLAGS, argv);
+    // -o is global: read through its own entry, as the settings read it.
+    const { output } = flagValues([OUTPUT_FLAG], argv);
+    if (f.json && (output === 'ndjson' || output === 'final')) {
+      throw usageError(`--json and -o ${output} ask for two different outputs`, 'pick one');
     }
     return {
       target: parseSessionTarget(argv, { positional: true }),
-      rounds: argv['rounds'] === true,
-      ballots: argv['ballots'] === true,
-      json,
+      rounds: f.rounds,
+      ballots: f.ballots,
+      json: f.json,
     };
   },
   run: async (opts, ctx) => {

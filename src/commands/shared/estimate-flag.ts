@@ -1,19 +1,19 @@
 import type { Context } from '../../context.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
 import type { ParsedArgv } from '../command.js';
-import type { FlagDef } from './flag-def.js';
+import { flagValues, type FlagDef } from './flag-def.js';
 
 /**
  * `--estimate` of ask, continue, fork and batch: what the turn (each item) is expected to cost,
  * from `GET /agents` and the policy's rounds, with nothing sent (README "What a council costs").
  */
-export const ESTIMATE_FLAG: FlagDef = {
+export const ESTIMATE_FLAG = {
   name: 'estimate',
   type: 'boolean',
   describe: "print what it is expected to cost (/agents' prices times the rounds), as a range, and send nothing",
-};
+} as const satisfies FlagDef;
 
-export const parseEstimate = (argv: ParsedArgv): boolean => argv['estimate'] === true;
+export const parseEstimate = (argv: ParsedArgv): boolean => flagValues([ESTIMATE_FLAG], argv).estimate === true;
 
 /**
  * Prints the estimate of the turn `turn` would run under `model` on `orchestrator`: text, or one

@@ -1,6 +1,33 @@
 import type { Argv, Options } from 'yargs';
 import { usageError } from '../../errors.js';
-import { checkNumber, type NumberRule } from '../../protocol/number-rule.js';
+import { checkSettingValue, sourceLabel, type ValueRule } from './setting-rule.js';
+
+export type { ValueRule, ValueSource } from './setting-rule.js';
+export { checkSettingValue, resolveSetting } from './setting-rule.js';
+
+// The flag tables, and the one reader of the parsed words.
+//
+// A command declares its flags and positionals as data and reads them only through this file:
+//
+//   const FLAGS = [
+//     { name: 'out', type: 'string', describe: '...' },
+//     { name: 'force', type: 'boolean', describe: '...' },
+//   ] as const satisfies readonly FlagDef[];
+//   const POSITIONALS = [{ name: 'id', describe: '...' }] as const satisfies readonly PositionalDef[];
+//
+//   parse(argv) {
+//     const f = flagValues(FLAGS, argv);             // f.out: string | undefined, f.force: boolean | undefined
+//     const p = positionalValues(POSITIONALS, argv); // p.id: string | undefined, p['--']: the words after --
+//     ...
+//   }
+//
+// `as const satisfies` keeps each entry's literal name and type, so a read of a flag the table
+// lacks, or as the wrong type, does not compile. A shared group of flags (the turn flags, the
+// gate flags) is its own `as const` table, read by its own parse step. No code outside this file
+// indexes the parsed words (`argv['out']`): test/commands/typed-parse.test.ts fails on one. A
+// value's rule (choices, the number rule, a form) is the entry's, checked by setting-rule.ts the
+// same way for a flag, its environment variable, its config key and an MCP argument; a parse
+// step adds only rules between flags (two that exclude each other).
 
 /** What yargs hands over once the words are parsed: untyped until read through the flag tables (flagValues). */
 export type ParsedArgv = Readonly<Record<string, unknown>>;
@@ -8,23 +35,12 @@ export type ParsedArgv = Readonly<Record<string, unknown>>;
 /**
  * One flag, declared once: yargs is built from it (applyFlags), and so are the fast path's
  * reading of the words (cli/prescan.ts), the help, the man page, the completions, the config
- * keys and the environment list (docs/architecture.md, "Adding a flag").
+ * keys and the environment list (docs/architecture.md, "Adding a flag"). Its value's rule
+ * (ValueRule: the choices, the number rule, emptiness, a form) is checked by one function for
+ * every place the value comes from: the flag, its environment variable, its config key, an MCP
+ * argument (setting-rule.ts: checkSettingValue, resolveSetting).
  */
-export interface FlagDef extends NumberRule {
-  /** The long name, kebab-case (`idle-timeout`); the argv key the parse steps read. */
-  name: string;
-  /** A one-letter spelling (`o` for `-o`). */
-  alias?: string;
-  type: 'string' | 'number' | 'boolean' | 'count';
-  /**
-   * The values a string flag takes: yargs refuses any other; flagValues reads one outside them
-   * (a parse step called directly) as the default, else absent.
-   */
-  choices?: readonly string[];
-  /** A string flag given empty or blank is refused (`--NAME is empty`) with this hint. */
-  emptyHint?: string;
-  // A number flag's bounds (`integer`, `min`, `max`: NumberRule) are checked once, by flagValues,
-  // with one wording (`--rounds must be a whole number from 1 to 100`).
+export interface FlagDef extends ValueRule {
   /** What yargs fills in when the flag is absent; leave it out where env or config may supply one. */
   default?: unknown;
   /** The default as help shows it, for a flag whose default comes later (env, config, a constant). */
@@ -34,10 +50,6 @@ export interface FlagDef extends NumberRule {
    * is single-valued and the last occurrence wins, as in gh, git and curl.
    */
   repeatable?: boolean;
-  /** The environment variable that stands in for the flag when it is not given. */
-  env?: string;
-  /** The config file key that stands in for the flag when neither it nor `env` is given. */
-  configKey?: string;
   describe: string;
   /** More than a help line holds, for the man page and the manual's option tables (docs/). */
   details?: string;
@@ -121,18 +133,11 @@ export function applyFlags<T>(y: Argv<T>, defs: readonly FlagDef[], global = fal
 
 /** A flag as messages name it: `-j/--jobs`, `--rounds`. */
 export function flagLabel(def: Pick<FlagDef, 'name' | 'alias'>): string {
-  return def.alias !== undefined && def.alias.length === 1 ? `-${def.alias}/--${def.name}` : `--${def.name}`;
+  return sourceLabel({ ...def, type: 'string' }, { kind: 'flag' });
 }
 
-/** A string flag as given, or undefined when absent (yargs leaves absent flags out). */
-export function stringFlag(argv: ParsedArgv, key: string): string | undefined {
-  const v = argv[key];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** A repeatable or variadic flag as a list of strings. */
-export function stringList(argv: ParsedArgv, key: string): string[] {
-  const v = argv[key];
+/** A repeatable flag or a variadic positional as a list of strings (one word: a list of one). */
+function listOf(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
 }
 
@@ -165,10 +170,11 @@ export type FlagValues<F extends readonly FlagDef[]> = {
 };
 
 /**
- * The flags of one table read from the parsed words, checked against the table: a number
- * outside its bounds is a usage error in the one wording of protocol/number-rule.ts; a value of
- * another type than the table's (a parse step called directly) reads as absent. yargs has
- * already refused unknown choices and typed the values; this is what turns them into types.
+ * The flags of one table read from the parsed words, checked against the table: a value outside
+ * its rule (a number out of bounds, a string not among the choices) is a usage error in the
+ * rule's one wording (setting-rule.ts); a value of another type than the table's (a parse step
+ * called directly) reads as absent. yargs has already refused
+ * unknown choices and typed the values; this is what turns them into types.
  */
 export function flagValues<const F extends readonly FlagDef[]>(defs: F, argv: ParsedArgv): FlagValues<F> {
   const out: Record<string, unknown> = {};
@@ -178,6 +184,10 @@ export function flagValues<const F extends readonly FlagDef[]>(defs: F, argv: Pa
 
 function flagValue(def: FlagDef, argv: ParsedArgv): unknown {
   const raw = argv[def.name];
+  // yargs keeps the last of a repeated single-valued flag (yargsOptions): a list here was handed
+  // over by a parse step's caller (an MCP tool), which must say which one it means.
+  if (Array.isArray(raw) && def.repeatable !== true && (def.type === 'string' || def.type === 'number'))
+    throw usageError(`${flagLabel(def)} is given more than once`);
   switch (def.type) {
     case 'boolean':
       // A default of true stays unless --no-NAME said false; of false, unless --NAME said true.
@@ -186,20 +196,18 @@ function flagValue(def: FlagDef, argv: ParsedArgv): unknown {
       return typeof raw === 'boolean' ? raw : undefined;
     case 'count':
       return typeof raw === 'number' ? raw : 0;
-    case 'number': {
-      if (raw === undefined) return def.default;
-      const bounded = def.integer !== undefined || def.min !== undefined || def.max !== undefined;
-      if (bounded) return checkNumber(def, raw, flagLabel(def));
-      return typeof raw === 'number' ? raw : def.default;
-    }
+    case 'number':
+      return raw === undefined ? def.default : checkSettingValue(def, raw, { kind: 'flag' });
     case 'string': {
       if (def.repeatable === true) {
-        const list = stringList(argv, def.name);
+        const list = listOf(raw);
         for (const v of list) refuseBlank(def, v);
         return list;
       }
-      if (def.choices !== undefined) return def.choices.find((c) => c === raw) ?? def.default;
       if (typeof raw !== 'string') return def.default;
+      // yargs refuses another choice; a parse step's caller (an MCP tool) gets the rule's own line.
+      if (def.choices !== undefined) return checkSettingValue(def, raw, { kind: 'flag' });
+      // A form (a URL, a list of agents) is the setting's to read (resolveSetting); the flag stays as typed.
       refuseBlank(def, raw);
       return raw;
     }
@@ -208,4 +216,47 @@ function flagValue(def: FlagDef, argv: ParsedArgv): unknown {
 
 function refuseBlank(def: FlagDef, v: string): void {
   if (def.emptyHint !== undefined && v.trim() === '') throw usageError(`${flagLabel(def)} is empty`, def.emptyHint);
+}
+
+/** The command's words as yargs read them (`sessions`, `ls`): what names the command to run. */
+export function commandWords(argv: ParsedArgv): string[] {
+  return listOf(argv['_']);
+}
+
+/** The type of one positional's value: a variadic one's words, one of its choices, a word. */
+export type PositionalValue<D extends PositionalDef> = D extends { array: true }
+  ? string[]
+  : D extends { choices: readonly (infer C)[] }
+    ? C | undefined
+    : string | undefined;
+
+/**
+ * The positionals of a command, by name, typed from their table, and the words after `--`
+ * (`nsed ask -- -starts-with-a-dash`), which yargs keeps apart.
+ */
+export type PositionalValues<P extends readonly PositionalDef[]> = {
+  readonly [D in P[number] as D['name']]: PositionalValue<D>;
+} & { readonly '--': string[] };
+
+/**
+ * The positionals of one table read from the parsed words: a variadic one as its list of words,
+ * a choice as one of its choices (another is a usage error, in the words of a setting's choices),
+ * a word as a string; absent when not given. Declare the table `[...] as const satisfies readonly PositionalDef[]`.
+ */
+export function positionalValues<const P extends readonly PositionalDef[]>(
+  defs: P,
+  argv: ParsedArgv,
+): PositionalValues<P> {
+  const out: Record<string, unknown> = { '--': listOf(argv['--']) };
+  for (const def of defs) {
+    const raw = argv[def.name];
+    if (def.array === true) out[def.name] = listOf(raw);
+    else if (def.choices !== undefined && raw !== undefined) {
+      const choice = def.choices.find((c) => c === raw);
+      if (choice === undefined)
+        throw usageError(`${def.name} must be one of ${def.choices.join(', ')}, not '${String(raw).slice(0, 40)}'`);
+      out[def.name] = choice;
+    } else out[def.name] = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
+  }
+  return out as PositionalValues<P>;
 }

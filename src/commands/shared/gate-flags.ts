@@ -1,4 +1,3 @@
-import { usageError } from '../../errors.js';
 import { GATE_NAMES, type GateName, type Gates } from '../../verdict.js';
 import type { ParsedArgv } from '../command.js';
 import { flagValues, type FlagDef } from './flag-def.js';
@@ -108,11 +107,12 @@ export interface GateRequest {
 
 export function parseGateFlags(argv: ParsedArgv): GateRequest {
   const flags: Gates = {};
+  // Every gate flag is a string (its rule is gates-file.ts's), read by its name from the one table.
+  const given: Readonly<Record<string, unknown>> = flagValues(GATE_FLAGS, argv);
   for (const name of GATE_NAMES) {
     const flag = gateFlagOf(name);
-    const raw = argv[flag];
+    const raw = given[flag];
     if (raw === undefined) continue;
-    if (Array.isArray(raw)) throw usageError(`--${flag} is given more than once`);
     const [key, n] = gateEntry(name, String(raw), `--${flag}`);
     flags[key] = n;
   }

@@ -1,6 +1,6 @@
 import { usageError } from '../../errors.js';
-import { stringFlag, type ParsedArgv } from '../command.js';
-import type { FlagDef } from './flag-def.js';
+import type { ParsedArgv } from '../command.js';
+import { flagValues, type FlagDef } from './flag-def.js';
 import type { KeyedRun } from '../../turn/idempotency/idempotency.js';
 
 /** What a key may hold: what CI variables expand to, and `/` to join them; no spaces or quotes. */
@@ -11,7 +11,7 @@ const KEY = /^[A-Za-z0-9._:@+=#/-]{1,200}$/;
  * the key: it names one run's turn, and a key left in the environment would replay one answer
  * for every later question (or refuse them all as a reused key).
  */
-export const IDEMPOTENCY_FLAGS: readonly FlagDef[] = [
+const FLAGS = [
   {
     name: 'idempotency-key',
     type: 'string',
@@ -29,15 +29,18 @@ export const IDEMPOTENCY_FLAGS: readonly FlagDef[] = [
     type: 'boolean',
     describe: 'with --idempotency-key: run a new question under a key already used for another one',
   },
-];
+] as const satisfies readonly FlagDef[];
+
+export const IDEMPOTENCY_FLAGS: readonly FlagDef[] = FLAGS;
 
 /** The key and --force, as the turn runs them. */
 export type IdempotencyOptions = KeyedRun;
 
 /** The key, checked; undefined when none was given (then --force is refused: it would do nothing). */
 export function parseIdempotencyFlags(argv: ParsedArgv): IdempotencyOptions | undefined {
-  const key = stringFlag(argv, 'idempotency-key');
-  const force = argv['force'] === true;
+  const f = flagValues(FLAGS, argv);
+  const key = f['idempotency-key'];
+  const force = f.force === true;
   if (key === undefined) {
     if (force)
       throw usageError('--force goes with --idempotency-key', 'e.g. --idempotency-key "$GITHUB_RUN_ID-review" --force');

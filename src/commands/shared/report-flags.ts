@@ -3,10 +3,11 @@ import type { ReportOptions } from '../../turn/reports/report-options.js';
 import { pointerTokens, REVIEW_FINDINGS_POINTER } from '../../output/findings.js';
 import { REVIEW_SCHEMA_NAME } from '../../input/review-schema.js';
 import type { ParsedArgv } from '../command.js';
-import type { FlagDef } from './flag-def.js';
+import { flagValues, type FlagDef } from './flag-def.js';
+import { SCHEMA_FLAGS } from './input-flags.js';
 
 /** The CI reports of a run (README "CI"), on every command that runs a turn: ask, continue, fork, resume. */
-export const REPORT_FLAGS: readonly FlagDef[] = [
+const REPORT = [
   {
     name: 'summary',
     type: 'string',
@@ -107,7 +108,10 @@ export const REPORT_FLAGS: readonly FlagDef[] = [
     sample: '.',
     describe: 'the checkout the findings point into (default: the current folder); a finding outside it is dropped',
   },
-];
+] as const satisfies readonly FlagDef[];
+
+/** The CI reports' flags, as the commands spread them. */
+export const REPORT_FLAGS: readonly FlagDef[] = REPORT;
 
 /**
  * `--summary FILE`, `--junit FILE`, `--html FILE`, `--junit-name`, `--github-output FILE`, `--session-id-file FILE`,
@@ -127,10 +131,22 @@ const EXAMPLE_FILE: Record<string, string> = {
 };
 
 export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined {
-  const file = (name: string): string | undefined => {
-    const v = argv[name];
+  const f = flagValues(REPORT, argv);
+  const file = (
+    name:
+      | 'summary'
+      | 'junit'
+      | 'html'
+      | 'github-output'
+      | 'session-id-file'
+      | 'sarif'
+      | 'codequality'
+      | 'rdjson'
+      | 'workspace',
+  ): string | undefined => {
+    const v = f[name];
     if (v === undefined) return undefined;
-    if (typeof v !== 'string' || v.trim() === '')
+    if (v.trim() === '')
       throw usageError(`--${name} needs a file name`, `e.g. --${name} ${EXAMPLE_FILE[name] ?? 'report'}`);
     return v;
   };
@@ -139,14 +155,14 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
   const html = file('html');
   const githubOutput = file('github-output');
   const sessionIdFile = file('session-id-file');
-  const junitName = argv['junit-name'];
-  if (junitName !== undefined && (typeof junitName !== 'string' || junitName.trim() === ''))
+  const junitName = f['junit-name'];
+  if (junitName !== undefined && junitName.trim() === '')
     throw usageError('--junit-name needs a name', 'e.g. --junit-name council-review');
   const sarif = file('sarif');
   const codequality = file('codequality');
   const rdjson = file('rdjson');
   const workspace = file('workspace');
-  const findings = findingsPointer(argv);
+  const findings = findingsPointer(f.findings, argv);
   if (
     summary === undefined &&
     junit === undefined &&
@@ -157,7 +173,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     sarif === undefined &&
     codequality === undefined &&
     rdjson === undefined &&
-    argv['annotate'] !== true
+    f.annotate !== true
   )
     return undefined;
   const findingsReport = [
@@ -196,17 +212,19 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ...(rdjson === undefined ? {} : { rdjson }),
     ...(findings === undefined ? {} : { findings }),
     ...(workspace === undefined ? {} : { workspace }),
-    annotate: argv['annotate'] === true,
+    annotate: f.annotate === true,
   };
 }
 
 /** --findings, checked as a JSON Pointer; `--schema review` implies `/findings`. */
-function findingsPointer(argv: ParsedArgv): string | undefined {
-  const v = argv['findings'];
-  if (v === undefined) return argv['schema'] === REVIEW_SCHEMA_NAME ? REVIEW_FINDINGS_POINTER : undefined;
-  if (typeof v !== 'string' || pointerTokens(v) === undefined)
+function findingsPointer(v: string | undefined, argv: ParsedArgv): string | undefined {
+  if (v === undefined) {
+    const { schema } = flagValues(SCHEMA_FLAGS, argv) as { schema?: unknown };
+    return schema === REVIEW_SCHEMA_NAME ? REVIEW_FINDINGS_POINTER : undefined;
+  }
+  if (pointerTokens(v) === undefined)
     throw usageError(
-      `--findings ${typeof v === 'string' ? v.slice(0, 80) : ''} is not a JSON Pointer`,
+      `--findings ${v.slice(0, 80)} is not a JSON Pointer`,
       "e.g. --findings /findings: '/' then the property names, '~1' for a '/' in one",
     );
   return v;

@@ -2,13 +2,13 @@ import type { Context } from '../../context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import { printableId, readNamedSession, type Session, type SessionTarget } from '../../session/index.js';
-import { stringFlag, type ParsedArgv } from '../command.js';
-import type { FlagDef, PositionalDef } from './flag-def.js';
+import type { ParsedArgv } from '../command.js';
+import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './flag-def.js';
 
 export type { SessionTarget } from '../../session/index.js';
 
-/** `-s ID | --last`: a shared group of every command that acts on one session. */
-export const SESSION_TARGET_FLAGS: readonly FlagDef[] = [
+/** `-s ID | --last`, typed: a command that reads them itself spreads this into its own `as const` table. */
+export const SESSION_TARGET_TABLE = [
   {
     name: 'session',
     alias: 's',
@@ -19,32 +19,35 @@ export const SESSION_TARGET_FLAGS: readonly FlagDef[] = [
     sample: '20261130-3f9a2c1b',
   },
   { name: 'last', type: 'boolean', describe: 'the most recently updated session' },
-];
+] as const satisfies readonly FlagDef[];
+
+/** `-s ID | --last`: a shared group of every command that acts on one session. */
+export const SESSION_TARGET_FLAGS: readonly FlagDef[] = SESSION_TARGET_TABLE;
 
 export const SESSION_TARGET_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['session', 'last']];
 
 /** `[id]` of `sessions show` and `export`: the session named as a word, beside `-s ID` and `--last`. */
-export const SESSION_ID_POSITIONAL: PositionalDef = {
+export const SESSION_ID_POSITIONAL = {
   name: 'id',
   describe: 'session id (a unique prefix is enough; or -s ID)',
   complete: 'session',
-};
+} as const satisfies PositionalDef;
 
 /**
  * The one session `-s ID` or `--last` names; with `positional`, also an id word (before or
  * after `--`, as SESSION_ID_POSITIONAL declares it), where the parse refuses two names itself.
  */
 export function parseSessionTarget(argv: ParsedArgv, opts: { positional?: boolean } = {}): SessionTarget {
-  const flag = stringFlag(argv, 'session');
-  const last = argv['last'] === true;
+  const f = flagValues(SESSION_TARGET_TABLE, argv);
+  const flag = f.session;
+  const last = f.last === true;
   if (opts.positional !== true) {
     if (flag !== undefined) return { kind: 'id', id: flag };
     if (last) return { kind: 'last' };
     throw usageError('name a session with -s ID or --last', "list sessions with 'nsed sessions ls'");
   }
-  const words = [argv['id'], ...(Array.isArray(argv['--']) ? argv['--'] : [])].filter(
-    (w): w is string => typeof w === 'string',
-  );
+  const p = positionalValues([SESSION_ID_POSITIONAL], argv);
+  const words = [...(p.id === undefined ? [] : [p.id]), ...p['--']];
   const ids = flag === undefined ? words : [...words, flag];
   if (ids.length > 1) throw usageError('name one session', `got ${ids.length} ids`);
   const id = ids[0];

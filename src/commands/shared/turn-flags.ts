@@ -1,29 +1,16 @@
 import { usageError } from '../../errors.js';
-import { parseMaxCost, parseMaxTokens, type TurnCap } from '../../spend-cap.js';
+import type { TurnCap } from '../../spend-cap.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
 import type { ReportOptions } from '../../turn/reports/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
-import { AGENT_NAME, commaList } from '../../protocol/council-names.js';
-import { ROUNDS_RULE } from '../../protocol/number-rule.js';
 import type { ParsedArgv } from '../command.js';
-import { flagValues, type FlagDef } from './flag-def.js';
+import { checkSettingValue, flagValues, type FlagDef } from './flag-def.js';
+import { AGENTS_FLAG, MAX_COST_FLAG, MAX_TOKENS_FLAG, POLICY_FLAG, ROUNDS_FLAG } from './setting-flags.js';
 import { parseReportOptions, REPORT_FLAGS } from './report-flags.js';
 
 // Declared `as const` so that parseTurnOptions reads each flag typed from its entry (FlagValues).
 const CORE = [
-  {
-    name: 'policy',
-    shapesRequest: true,
-    alias: 'p',
-    type: 'string',
-    env: 'NSED_POLICY',
-    configKey: 'policy',
-    describe: 'policy = model: a tag (deep), nsed:<tag>, or a 64-hex policy id (default *)',
-    emptyHint: 'e.g. -p deep',
-    valueName: 'POLICY',
-    complete: 'policy',
-    sample: 'nsed:fast',
-  },
+  POLICY_FLAG,
   {
     name: 'model',
     shapesRequest: true,
@@ -58,23 +45,8 @@ const CORE = [
     default: true,
     describe: 'stream the deliberation (--no-stream waits for one JSON answer)',
   },
-  {
-    name: 'agents',
-    shapesRequest: true,
-    type: 'string',
-    configKey: 'agents',
-    describe: 'choose the council: A,B,C (native /deliberation path)',
-    valueName: 'A,B,C',
-    sample: 'CortexA,CortexB',
-  },
-  {
-    name: 'rounds',
-    shapesRequest: true,
-    type: 'number',
-    ...ROUNDS_RULE,
-    configKey: 'rounds',
-    describe: 'deliberation rounds (native /deliberation path)',
-  },
+  AGENTS_FLAG,
+  ROUNDS_FLAG,
   {
     name: 'tools',
     shapesRequest: true,
@@ -108,30 +80,9 @@ const CORE = [
     describe: `tool calls nsed runs per turn before refusing more (default ${DEFAULT_MAX_TOOL_CALLS})`,
     valueName: 'N',
   },
-  // The spend cap (src/spend-cap.ts) is a ceiling on what a turn spends, not a part of what it
-  // asks: the same question under another cap is the same request, so none of these shapes it.
-  {
-    name: 'max-cost',
-    type: 'number',
-    env: 'NSED_MAX_COST',
-    configKey: 'max_cost',
-    describe:
-      'a ceiling of USD dollars: before each round, cancel the deliberation if it would pass it, and exit 15 (a cap can be exceeded by at most the round in flight)',
-    details:
-      "Before each round nsed weighs what was spent (the stream's usage, else GET /deliberation/{id}/budget) plus what the round is expected to cost (the rounds so far, else the estimate from GET /agents) against USD, and cancels the deliberation on the orchestrator at that boundary; a deliberation whose first round's estimate alone passes USD is not sent (exit 15). A meter that is late or not believable falls back to the estimate, and says so. A server that cannot meter is refused before anything is sent (exit 2), unless --allow-unmetered (then one warning says the cap cannot act). Not --max-cost-gate, which judges a completed turn's cost.",
-    valueName: 'USD',
-    sample: '0.5',
-  },
-  {
-    name: 'max-tokens',
-    type: 'number',
-    env: 'NSED_MAX_TOKENS',
-    configKey: 'max_tokens',
-    describe:
-      'a ceiling of N tokens (in plus out): before each round, cancel the deliberation if it would pass it, and exit 15 (a cap can be exceeded by at most the round in flight)',
-    valueName: 'N',
-    sample: '20000',
-  },
+  // The spend cap: a ceiling on what a turn spends, not a part of what it asks (setting-flags.ts).
+  MAX_COST_FLAG,
+  MAX_TOKENS_FLAG,
   {
     name: 'allow-unmetered',
     type: 'boolean',
@@ -152,18 +103,9 @@ export const TURN_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['model
 /** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
 export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
   const f = flagValues(CORE, argv);
-  let agents: string[] | undefined;
-  if (f.agents !== undefined) {
-    agents = commaList(f.agents);
-    const bad = agents.find((a) => !AGENT_NAME.test(a));
-    if (bad !== undefined)
-      throw usageError(
-        `invalid agent name '${bad.slice(0, 40)}' in --agents`,
-        "agent names use letters, digits, '-' and '_'",
-      );
-    if (agents.length < 2)
-      throw usageError('--agents needs at least two agent names', 'e.g. --agents CortexA,CortexB,CortexC');
-  }
+  // The council as a list, by the rule of AGENTS_FLAG that the config key's value also meets.
+  const agents =
+    f.agents === undefined ? undefined : (checkSettingValue(AGENTS_FLAG, f.agents, { kind: 'flag' }) as string[]);
   const { policy, model } = f;
   if (model !== undefined && policy !== undefined)
     throw usageError('-m/--model and -p/--policy are exclusive', '-p deep sends nsed:deep; -m sends its name as given');
@@ -193,22 +135,25 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     toolFlags: f.tool,
     askUser: f['ask-user'] === true,
     maxToolCalls: f['max-tool-calls'] ?? DEFAULT_MAX_TOOL_CALLS,
-    ...capOf(argv),
+    ...capOf(f['max-cost'], f['max-tokens'], f['allow-unmetered'] === true),
     ...reports,
   };
 }
 
 /**
- * The cap the flags set. NSED_MAX_COST, NSED_MAX_TOKENS and the config keys are settings
- * (RunSettings), which the turn applies where no flag is given.
+ * The cap the flags set, checked by their rule as flagValues read them. NSED_MAX_COST,
+ * NSED_MAX_TOKENS and the config keys are settings (RunSettings), which the turn applies where
+ * no flag is given.
  */
-function capOf(argv: ParsedArgv): { cap?: TurnCap } {
-  const cost = argv['max-cost'];
-  const tokens = argv['max-tokens'];
+function capOf(
+  maxCostUsd: number | undefined,
+  maxTokens: number | undefined,
+  allowUnmetered: boolean,
+): { cap?: TurnCap } {
   const cap: TurnCap = {
-    ...(cost === undefined ? {} : { maxCostUsd: parseMaxCost(cost, '--max-cost') }),
-    ...(tokens === undefined ? {} : { maxTokens: parseMaxTokens(tokens, '--max-tokens') }),
-    ...(argv['allow-unmetered'] === true ? { allowUnmetered: true } : {}),
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(allowUnmetered ? { allowUnmetered: true } : {}),
   };
   return Object.keys(cap).length === 0 ? {} : { cap };
 }
