@@ -58,6 +58,9 @@ export function flagsOfWords(
     }
     const entries: readonly CommandEntry[] = group !== undefined && isGroup(group) ? group.subcommands : commands;
     const found = entries.find((c) => namesOf(c).includes(arg));
+    // A group's word followed by no subcommand's is its bare command (`batch items.jsonl`).
+    if (found === undefined && group !== undefined && isGroup(group) && group.bare !== undefined)
+      return [...globals, ...(group.bare.flags ?? [])];
     if (found === undefined) break;
     if (!isGroup(found)) return [...globals, ...((found as CommandDef).flags ?? [])];
     group = found;
