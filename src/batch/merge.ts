@@ -55,6 +55,7 @@ function stampOf(v: unknown): ShardStamp | undefined {
     items_sha256: o['items_sha256'],
     flags_sha256: o['flags_sha256'],
     items: whole(o['items']) ? o['items'] : 0,
+    split: o['split'] === 'plan' ? 'plan' : 'hash',
   };
 }
 
@@ -102,14 +103,15 @@ export interface Gaps {
 /**
  * The shards with no line in any file, and those whose lines are fewer than the items their stamp
  * says they hold; with the whole batch's ids (`--items`, or a plan), the ids no line answers and
- * the shards they belong to (`shardOf`). A shard with no items writes no line: with the ids, it
- * is known empty rather than missing.
+ * the shards they belong to (`shardOf`, unknown when the shards ran by a plan the merge was not
+ * given). A shard with no items writes no line: knowing each item's shard, it is known empty
+ * rather than missing.
  */
 export function findGaps(
   lines: readonly EarlierLine[],
   stamps: readonly ShardStamp[],
   count: number,
-  all?: { ids: readonly string[]; shardOf: (id: string) => number },
+  all?: { ids: readonly string[]; shardOf: ((id: string) => number) | undefined },
 ): Gaps {
   const seen = new Set(stamps.map((s) => s.index));
   const expected = new Map<number, number>();
@@ -120,7 +122,8 @@ export function findGaps(
     const s = (l as unknown as { shard?: { index?: unknown } }).shard?.index;
     if (typeof s === 'number') perShard.set(s, (perShard.get(s) ?? 0) + 1);
   }
-  const withItems = all === undefined ? undefined : new Set(all.ids.map((id) => all.shardOf(id)));
+  const shardOf = all?.shardOf;
+  const withItems = all === undefined || shardOf === undefined ? undefined : new Set(all.ids.map((id) => shardOf(id)));
   const shards: number[] = [];
   for (let i = 1; i <= count; i++) if (!seen.has(i) && (withItems === undefined || withItems.has(i))) shards.push(i);
   const short = [...expected.entries()]

@@ -1,5 +1,6 @@
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
+import { cents } from '../usage.js';
 import type { ResolvedItem } from './resolve.js';
 import { shardName, type Shard } from './shard.js';
 
@@ -80,7 +81,7 @@ export function planShards(
   for (const { item, cost } of weighed) {
     let lightest = 0;
     for (let s = 1; s < shards; s++) if ((weights[s] ?? 0) < (weights[lightest] ?? 0)) lightest = s;
-    weights[lightest] = (weights[lightest] ?? 0) + cost;
+    weights[lightest] = cents((weights[lightest] ?? 0) + cost);
     assign[item.id] = lightest + 1;
   }
   return {

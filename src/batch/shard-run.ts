@@ -45,6 +45,7 @@ export function shardRun(
       items_sha256: itemsSha,
       flags_sha256: flagsSha256(flags),
       items: items.length,
+      split: plan === undefined ? 'hash' : 'plan',
       cap: kept.report,
     },
     capText: kept.report === null ? undefined : shardCapText(shard, kept.report, weight, byCost ? 'cost' : 'count'),

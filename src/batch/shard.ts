@@ -35,7 +35,8 @@ export function shardIndexOf(id: string, count: number): number {
  * place in the matrix, and what the matrix shares, so that `batch merge` joins only shards of one
  * batch. `items_sha256`: every item of the file, as resolved (the template filled), before the
  * split; `flags_sha256`: the flags that decide what is asked and judged (batch/shard-identity.ts);
- * `items`: how many items this shard holds, so a merge can tell a shard cut short.
+ * `items`: how many items this shard holds, so a merge can tell a shard cut short; `split`: whether
+ * the items were split by a hash of each id or by a plan file (`--shard-plan`).
  */
 export interface ShardStamp {
   index: number;
@@ -43,6 +44,7 @@ export interface ShardStamp {
   items_sha256: string;
   flags_sha256: string;
   items: number;
+  split: 'hash' | 'plan';
 }
 
 /** The one spelling of a shard in messages and matrices: `2/4`. */

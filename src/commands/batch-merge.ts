@@ -197,14 +197,14 @@ async function runMerge(opts: MergeOptions, ctx: Context): Promise<number> {
 
 /**
  * Every item id of the batch and its shard, from --items (its shard by the plan, else by the
- * hash --shard uses) or from --shard-plan alone; undefined without either.
+ * hash --shard uses when the shards split by it) or from --shard-plan alone; undefined without either.
  */
 async function wholeBatch(
   ctx: Context,
   opts: MergeOptions,
-  stamp: { items_sha256: string; count: number },
+  stamp: { items_sha256: string; count: number; split: 'hash' | 'plan' },
   shardIndexOf: (id: string, count: number) => number,
-): Promise<{ ids: string[]; index: Map<string, number>; shardOf: (id: string) => number } | undefined> {
+): Promise<{ ids: string[]; index: Map<string, number>; shardOf: ((id: string) => number) | undefined } | undefined> {
   let assign: Record<string, number> | undefined;
   if (opts.shardPlan !== undefined) {
     const { parsePlan } = await import('../batch/shard-plan.js');
@@ -216,7 +216,13 @@ async function wholeBatch(
       );
     assign = plan.assign;
   }
-  const shardOf = (id: string): number => assign?.[id] ?? shardIndexOf(id, stamp.count);
+  // Shards split by a plan the merge was not given: which shard an item was in is not known.
+  const shardOf =
+    assign !== undefined
+      ? (id: string): number => assign[id] ?? 0
+      : stamp.split === 'hash'
+        ? (id: string): number => shardIndexOf(id, stamp.count)
+        : undefined;
   if (opts.items === undefined) {
     if (assign === undefined) return undefined;
     const ids = Object.keys(assign);
