@@ -73,8 +73,10 @@ export function shardCapText(shard: Shard, r: ShardCapReport, weight: ShardWeigh
     ...(r.max_cost_usd === null ? [] : [`--max-cost ${money(r.max_cost_usd)}`]),
     ...(r.max_tokens === null ? [] : [`--max-tokens ${r.max_tokens}`]),
   ].join(' and ');
+  // The share as the matrix gives it; what holds may be lower (--max-cost-per-shard).
+  const share = r.share ?? 0;
   const kept = [
-    ...(r.shard_max_cost_usd === null ? [] : [money(r.shard_max_cost_usd)]),
+    ...(r.max_cost_usd === null ? [] : [money(floorCents(r.max_cost_usd * share))]),
     ...(r.shard_max_tokens === null ? [] : [`${r.shard_max_tokens} tokens`]),
   ].join(' and ');
   const of =
@@ -83,7 +85,7 @@ export function shardCapText(shard: Shard, r: ShardCapReport, weight: ShardWeigh
       : `${money(weight.own)} of the matrix's ${money(weight.all)} estimated`;
   const lower =
     r.max_cost_per_shard_usd !== null && r.shard_max_cost_usd === r.max_cost_per_shard_usd
-      ? '; --max-cost-per-shard is lower and holds'
+      ? `; --max-cost-per-shard ${money(r.max_cost_per_shard_usd)} is lower and holds`
       : '';
   return `shard ${name}: ${given} ${given.includes(' and ') ? 'are' : 'is'} the whole matrix's; this shard keeps to its share, ${kept} (${of})${lower}`;
 }
