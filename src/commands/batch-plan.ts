@@ -90,6 +90,7 @@ export const batchPlan: CommandDef<PlanOptions> = {
     if (file.trim() === '')
       throw usageError('batch plan needs a file of items', 'nsed batch plan items.jsonl --shards 4');
     const f = flagValues(PLAN_FLAGS, argv);
+    const turn = parseTurnOptions(argv);
     if (f.shards === undefined) throw usageError('batch plan needs --shards N', 'e.g. --shards 4');
     const template = argv['template'];
     return {
@@ -99,7 +100,7 @@ export const batchPlan: CommandDef<PlanOptions> = {
       out: f.out ?? DEFAULT_PLAN_FILE,
       format: f.format,
       template: typeof template === 'string' ? template : undefined,
-      turn: parseTurnOptions(argv),
+      turn,
     };
   },
   run: async (opts, ctx) => runPlan(opts, ctx),
