@@ -58,14 +58,13 @@ export function flagsOfWords(
     }
     const entries: readonly CommandEntry[] = group !== undefined && isGroup(group) ? group.subcommands : commands;
     const found = entries.find((c) => namesOf(c).includes(arg));
-    // A group's word followed by no subcommand's is its bare command (`batch items.jsonl`).
-    if (found === undefined && group !== undefined && isGroup(group) && group.bare !== undefined)
-      return [...globals, ...(group.bare.flags ?? [])];
     if (found === undefined) break;
     if (!isGroup(found)) return [...globals, ...((found as CommandDef).flags ?? [])];
     group = found;
   }
-  return globals;
+  // A group's word with no subcommand's after it is its bare command (`batch items.jsonl`, `mcp`).
+  const bare = group !== undefined && isGroup(group) ? group.bare : undefined;
+  return bare === undefined ? globals : [...globals, ...(bare.flags ?? [])];
 }
 
 function namesOf(entry: CommandEntry): string[] {

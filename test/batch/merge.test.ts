@@ -7,6 +7,7 @@ import { parse, type TestSuites } from 'junit2json';
 import { describe, expect, it } from 'vitest';
 import { junitSchemaErrors } from '../harness/junit-schema.js';
 import { resultLines, useBatchRig, type ResultLine } from '../harness/batch-rig.js';
+import { shardIndexOf } from '../../src/batch/shard.js';
 
 const batch = useBatchRig('merge');
 
@@ -163,5 +164,26 @@ describe('batch merge joins the shards of one batch', () => {
     const r = await batch.rig.run(['batch', 'merge', one!, cut]);
     expect(r.code).toBe(16);
     expect(r.stderr).toContain('shard 2/2 has lines for 1 of its 2 items');
+  });
+
+  it('a shard the hash left empty is known empty with --items, and named missing without it', async () => {
+    const items = await batch.file('sparse.txt', 'q one\nq two\n');
+    const used = new Set(['line-1', 'line-2'].map((id) => shardIndexOf(id, 4)));
+    const empty = [1, 2, 3, 4].filter((i) => !used.has(i));
+    expect(empty.length).toBeGreaterThan(0);
+    const files: string[] = [];
+    for (const i of [1, 2, 3, 4]) {
+      const out = join(batch.dir, `sparse-${i}.jsonl`);
+      expect((await batch.rig.run(['batch', items, '--shard', `${i}/4`, '--out', out])).code).toBe(0);
+      files.push(out);
+    }
+    const known = await batch.rig.run(['batch', 'merge', ...files, '--items', items]);
+    expect(known.code, known.stderr).toBe(0);
+    expect(ids(resultLines(known.stdout))).toEqual(['line-1', 'line-2']);
+    const guessed = await batch.rig.run(['batch', 'merge', ...files]);
+    expect(guessed.code).toBe(16);
+    expect(guessed.stderr).toContain(
+      `no results for shard${empty.length === 1 ? '' : 's'} ${empty.map((i) => `${i}/4`).join(', ')}`,
+    );
   });
 });
