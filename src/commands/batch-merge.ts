@@ -122,7 +122,7 @@ export const batchMerge: CommandDef<MergeOptions> = {
 };
 
 async function runMerge(opts: MergeOptions, ctx: Context): Promise<number> {
-  const [merge, { boundsOf }, { batchExit }, { writeBatchReports }, shardMod, { NsedError, ExitCode }] =
+  const [merge, { boundsOf }, { batchExit, STATUS_ORDER }, { writeBatchReports }, shardMod, { NsedError, ExitCode }] =
     await Promise.all([
       import('../batch/merge.js'),
       import('../files/read-input.js'),
@@ -183,8 +183,10 @@ async function runMerge(opts: MergeOptions, ctx: Context): Promise<number> {
     lines: [],
     earlier: lines,
     progress: { durations: new Map(), interruptedIds: new Set() },
+    merged: { shards: shardsWithLines(lines), count: first.count },
   });
-  if (!ctx.io.quiet) ctx.io.stderr.write(`${mergedText(files.length, first.count, lines, missing.length)}\n`);
+  if (!ctx.io.quiet)
+    ctx.io.stderr.write(`${mergedText(files.length, first.count, lines, missing.length, STATUS_ORDER)}\n`);
   if (incomplete)
     throw new NsedError('incomplete', merge.gapsText(gaps, first.count), {
       hint:
@@ -234,11 +236,23 @@ async function wholeBatch(
   return { ids: items.map((i) => i.id), index: new Map(items.map((i) => [i.id, i.index])), shardOf };
 }
 
-/** `merged 4 of 4 shards (4 files): 10 items: 9 ok, 1 gate_failed`, and what is missing. */
-function mergedText(files: number, count: number, lines: readonly EarlierLine[], missing: number): string {
-  const counts = new Map<string, number>();
-  for (const l of lines) counts.set(l.status, (counts.get(l.status) ?? 0) + 1);
-  const shards = new Set(lines.map((l) => (l as unknown as { shard?: { index?: number } }).shard?.index)).size;
-  const parts = [...counts.entries()].map(([s, n]) => `${n} ${s}`).join(', ');
+/** How many shards have a line among `lines`. */
+const shardsWithLines = (lines: readonly EarlierLine[]): number =>
+  new Set(lines.map((l) => (l as unknown as { shard?: { index?: number } }).shard?.index)).size;
+
+/** `merged 4 of 4 shards (4 files): 10 items: 9 ok, 1 gate_failed`, worst first as batch's summary line, and what is missing. */
+function mergedText(
+  files: number,
+  count: number,
+  lines: readonly EarlierLine[],
+  missing: number,
+  order: readonly string[],
+): string {
+  const shards = shardsWithLines(lines);
+  const parts = order
+    .map((s) => [s, lines.filter((l) => l.status === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
   return `merged ${shards} of ${count} shards (${files} file${files === 1 ? '' : 's'}): ${lines.length} items${parts === '' ? '' : `: ${parts}`}${missing > 0 ? ` (${missing} without a line)` : ''}`;
 }

@@ -80,7 +80,10 @@ describe('batch merge joins the shards of one batch', () => {
     expect(doc).toMatchObject({ tests: 5, failures: 0, errors: 0 });
     expect(doc.testsuite?.[0]?.name).toBe('two.txt');
     expect((doc.testsuite?.[0]?.testcase ?? []).map((c) => c.name).sort()).toEqual(ids(merged));
-    expect(await readFile(md!, 'utf8')).toContain('**5 items:** 5 ok');
+    const summary = await readFile(md!, 'utf8');
+    expect(summary).toContain('**5 items:** 5 ok');
+    // Not one run's wall time: each leg had its own.
+    expect(summary).toMatch(/^batch `matrix-[0-9a-f]{12}` · merged 2 of 2 shards · at \S+$/m);
     const steps = await readFile(outputs!, 'utf8');
     expect(steps).toMatch(/^exit-code<<(\S+)\n0\n\1$/m);
     expect(steps).toMatch(/^items<<(\S+)\n5\n\1$/m);
