@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultLines, useBatchRig } from '../harness/batch-rig.js';
+import { makeRig } from '../harness/rig.js';
 import { planShards } from '../../src/batch/shard-plan.js';
 import type { ResolvedItem } from '../../src/batch/resolve.js';
 
@@ -122,5 +123,21 @@ describe('batch plan', () => {
     const b = await batch.rig.run(['batch', 'plan', items]);
     expect(b.code).toBe(2);
     expect(b.stderr).toContain('nsed: batch plan needs --shards N');
+  });
+
+  it('--by cost where the server lists no cost per round (the strict profile): by count, and a warning says so', async () => {
+    const strict = await makeRig({ profile: 'strict' });
+    try {
+      const items = await batch.file('strict.jsonl', `${UNEVEN}\n`);
+      const file = join(batch.dir, 'strict.plan.json');
+      const r = await strict.run(['batch', 'plan', items, '--shards', '2', '--by', 'cost', '--out', file]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('nsed: warning: no item has a cost estimate, so the shards are balanced by count\n');
+      const plan = await readPlan(file);
+      expect(plan.by).toBe('count');
+      expect(shardsOf(plan).map((s) => s.length)).toEqual([3, 3]);
+    } finally {
+      await strict.close();
+    }
   });
 });
