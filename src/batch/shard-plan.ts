@@ -33,7 +33,7 @@ export interface PlanResult {
 
 const MAX_SHARDS = 256;
 
-export function checkShardCount(n: number): void {
+function checkShardCount(n: number): void {
   if (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS)
     throw usageError(`--shards must be a whole number from 1 to ${MAX_SHARDS}`, 'e.g. --shards 4');
 }

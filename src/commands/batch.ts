@@ -180,6 +180,7 @@ export const batch: CommandDef<BatchOptions> = {
     'Each result line: id, index, session, job_id, status (ok, gate_failed, inconclusive, failed, cancelled, skipped, error), answer, verdict, gate, usage, error.' +
     ' Exit 0 when every item is ok; else the code of the worst status (error, failed, cancelled, skipped, inconclusive, gate_failed).' +
     " --max-cost and --max-tokens are the batch's total: an item that would cross it is skipped (exit 15); --resume counts what was spent." +
+    " With --shard I/N they are the whole matrix's, each shard keeping its share (batch plan, batch merge: docs/ci-matrix.md)." +
     ' On a terminal a live bar shows the progress; elsewhere a line per finished item.',
   parse: (argv) => parseBatch(argv),
   run: async (opts, ctx) => {
