@@ -18,6 +18,7 @@ import { parse } from 'yaml';
 import { runAction, type UsesStandIn } from '../harness/action-runner.js';
 import { junitSchemaErrors } from '../harness/junit-schema.js';
 import { WAIT_MS } from '../harness/limits.js';
+import { deliberations } from '../harness/batch-rig.js';
 import { CLI, useRig } from '../harness/rig.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -135,6 +136,12 @@ beforeAll(async () => {
   bin = join(dir, 'bin');
   await mkdir(bin);
   await writeFile(join(bin, 'nsed'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+  // `npx nsed …` in the GitLab and Kubernetes recipes: the same nsed, fetched from nowhere.
+  await writeFile(
+    join(bin, 'npx'),
+    '#!/bin/sh\nif [ "$1" = nsed ]; then shift; exec nsed "$@"; fi\necho "the npx stand-in runs nsed only" >&2\nexit 127\n',
+    { mode: 0o755 },
+  );
   // The repository the jobs check out: the doc's items, made by its own first block.
   repo = join(dir, 'repo');
   await mkdir(repo);
@@ -356,5 +363,94 @@ describe("docs/ci-matrix.md's GitHub workflow, through a runner emulation", () =
       for (const f of await readdir(run?.workspace ?? '', { recursive: true }))
         if (!(await stat(join(run?.workspace ?? '', String(f)))).isDirectory())
           expect(await readFile(join(run?.workspace ?? '', String(f)), 'utf8')).not.toContain(NSED_TOKEN);
+  }, 300_000);
+});
+
+/** The environment a CI job's shell gets here: nsed (and its npx stand-in) on PATH, the simulator, a store. */
+const shellEnv = (home: string): Record<string, string> => ({
+  PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+  HOME: process.env['HOME'] ?? '',
+  NSED_URL: rig.sim.url,
+  NSED_HOME: home,
+});
+
+describe("docs/ci-matrix.md's GitLab pipeline, through a runner emulation", () => {
+  it('runs `parallel: N` as N jobs (CI_NODE_INDEX from 1), then the verdict job merges their artifacts', async () => {
+    const yaml = (await blocks('yaml')).find((b) => /parallel:/.test(b));
+    if (yaml === undefined) throw new Error('docs/ci-matrix.md has no GitLab pipeline with parallel:');
+    const pipeline = parse(yaml) as Record<
+      string,
+      { parallel?: number; script: string[]; artifacts?: { paths?: string[] } }
+    >;
+    const [shardJob, verdictJob] = [pipeline['evals'], pipeline['evals-verdict']];
+    if (shardJob?.parallel === undefined || verdictJob === undefined)
+      throw new Error('the pipeline has no evals and evals-verdict jobs');
+    const artifacts = join(dir, 'gitlab-artifacts');
+    await mkdir(artifacts, { recursive: true });
+    for (let i = 1; i <= shardJob.parallel; i++) {
+      const ws = join(dir, 'gitlab', `evals-${i}`);
+      await cp(repo, ws, { recursive: true });
+      const env = {
+        ...shellEnv(join(ws, '.home')),
+        CI: 'true',
+        CI_NODE_INDEX: String(i),
+        CI_NODE_TOTAL: String(shardJob.parallel),
+      };
+      const r = await bash(shardJob.script.join('\n'), ws, env);
+      expect(r.code, r.log).toBe(0);
+      // artifacts: paths: results-*.jsonl, handed to the later stage.
+      for (const f of await readdir(ws)) if (/^results-.*\.jsonl$/.test(f)) await cp(join(ws, f), join(artifacts, f));
+    }
+    const ws = join(dir, 'gitlab', 'verdict');
+    await cp(repo, ws, { recursive: true });
+    await cp(artifacts, ws, { recursive: true });
+    const r = await bash(verdictJob.script.join('\n'), ws, { ...shellEnv(join(ws, '.home')), CI: 'true' });
+    expect(r.code, r.log).toBe(0);
+    expect(r.log).toContain('6 items: 6 ok');
+    const doc = (await parseJunit(await readFile(join(ws, 'nsed.xml'), 'utf8'))) as TestSuites;
+    expect(doc).toMatchObject({ tests: 6, failures: 0, errors: 0 });
+  }, 300_000);
+});
+
+describe("docs/ci-matrix.md's Kubernetes Indexed Job, through an emulation of its pods", () => {
+  it('runs a pod per index (JOB_COMPLETION_INDEX from 0); a replaced pod keeps its index and sends nothing again', async () => {
+    const yaml = (await blocks('yaml')).find((b) => /completionMode: Indexed/.test(b));
+    if (yaml === undefined) throw new Error('docs/ci-matrix.md has no Indexed Job');
+    const job = parse(yaml) as {
+      spec: { completions: number; template: { spec: { containers: Array<{ command: string[]; args: string[] }> } } };
+    };
+    const container = job.spec.template.spec.containers[0];
+    if (container === undefined) throw new Error('the Job has no container');
+    // The volumes the pods mount, as folders of this machine.
+    const work = join(dir, 'k8s-work');
+    const results = join(dir, 'k8s-results');
+    await cp(repo, work, { recursive: true });
+    await mkdir(results, { recursive: true });
+    const script = (container.args[0] ?? '').replaceAll('/work/', `${work}/`).replaceAll('/results/', `${results}/`);
+    expect(container.command).toEqual(['sh', '-c']);
+    const pod = async (index: number): Promise<void> => {
+      const env = { ...shellEnv(join(dir, 'k8s-home')), JOB_COMPLETION_INDEX: String(index) };
+      const child = spawn('sh', ['-c', script], { cwd: work, env });
+      let log = '';
+      child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+      const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+      expect(code, log).toBe(0);
+    };
+    for (let i = 0; i < job.spec.completions; i++) await pod(i);
+    // Index 1 has items of its own, so that sending nothing again says something.
+    expect((await readFile(join(results, 'shard-1.jsonl'), 'utf8')).trim()).not.toBe('');
+    const sent = deliberations(rig);
+    // The pod of index 1 replaced after it ran (its node lost): it comes back with its index.
+    await pod(1);
+    expect(deliberations(rig)).toBe(sent);
+    const files = (await readdir(results)).map((f) => join(results, f));
+    expect(files).toHaveLength(job.spec.completions);
+    const merged = await bash(
+      `nsed batch merge ${files.join(' ')} --items ${work}/evals.jsonl`,
+      work,
+      shellEnv(join(dir, 'k8s-home')),
+    );
+    expect(merged.code, merged.log).toBe(0);
+    expect(merged.log).toContain('6 items: 6 ok');
   }, 300_000);
 });
