@@ -1,5 +1,6 @@
 import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
+import { oneLine } from '../terminal/sanitize.js';
 import type { Context } from '../context.js';
 import type { EarlierLine } from '../batch/earlier-results.js';
 import type { ShardFile } from '../batch/merge.js';
@@ -152,7 +153,7 @@ async function runMerge(opts: MergeOptions, ctx: Context): Promise<number> {
     const stray = lines.find((l) => !known.has(l.id));
     if (stray !== undefined)
       throw usageError(
-        `the results hold item '${stray.id.slice(0, 60)}', which ${opts.items ?? opts.shardPlan ?? ''} does not`,
+        `the results hold item '${oneLine(stray.id, 60)}', which ${oneLine(opts.items ?? opts.shardPlan ?? '', 200)} does not hold`,
         'give the items file (or plan) the shards ran',
       );
   }

@@ -157,6 +157,12 @@ describe('batch merge joins the shards of one batch', () => {
     const doc = await junit(xml);
     expect(doc.tests).toBe(6);
     expect(doc.testsuite?.[0]?.skipped).toBe(2);
+    // An items file that is not the batch's: its lines name items it does not hold.
+    const other = await batch.file('gap-other.txt', 'q one\n');
+    const wrong = await batch.rig.run(['batch', 'merge', ...files, '--items', other]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`nsed: the results hold item 'line-2', which ${other} does not hold`);
+    expect(wrong.stdout).toBe('');
   });
 
   it('a shard cut short (fewer lines than its items) is named even without --items', async () => {
