@@ -20,6 +20,9 @@ const lines = (name) =>
     .filter((l) => l !== '');
 const truthy = (name) => ['true', 'yes', '1'].includes(input(name).toLowerCase());
 
+// Merge mode (action/merge.mjs): the job after a matrix joins the shards' results into one verdict.
+if (input('merge') !== '') process.exit(await (await import('./merge.mjs')).runMerge());
+
 /** A usage problem with the inputs: one line, as nsed says its own, and exit 2. */
 function refuse(message) {
   process.stderr.write(`::error title=nsed action::${message}\n`);
@@ -151,6 +154,9 @@ if (batch !== '') {
   // A re-run of the job goes on with the batch: the items that ended are not sent again.
   if (existsSync(resultsFile)) args.push('--resume');
   flag('jobs', input('jobs'));
+  // One leg of a matrix (docs/ci-matrix.md): its shard, by the plan `nsed batch plan` wrote.
+  flag('shard', input('shard'));
+  flag('shard-plan', input('shard-plan'));
   flag('min-pass-rate', input('min-pass-rate'));
 } else if (truthy('annotate')) args.push('--annotate');
 // Flags without an input of their own (or added to nsed later, such as findings, SARIF and Code

@@ -20,6 +20,8 @@ export const ExitCode = {
   schemaMismatch: 14,
   /** A spend cap (--max-cost, --max-tokens) was crossed: the deliberation was cancelled there. */
   costCap: 15,
+  /** `batch merge`: a shard of the matrix, or an item of the batch, has no result line. */
+  incomplete: 16,
   timeout: 124,
   sighup: 129,
   interrupted: 130,
@@ -46,6 +48,7 @@ export type ErrorCode =
   | 'inconclusive'
   | 'schema_mismatch'
   | 'cost_cap'
+  | 'incomplete'
   | 'bug';
 
 export type StreamDrop = 'eof' | 'reset' | 'idle' | 'malformed';
@@ -67,6 +70,7 @@ const exitFor: Record<ErrorCode, ExitCodeValue> = {
   inconclusive: ExitCode.inconclusive,
   schema_mismatch: ExitCode.schemaMismatch,
   cost_cap: ExitCode.costCap,
+  incomplete: ExitCode.incomplete,
   bug: ExitCode.bug,
 };
 

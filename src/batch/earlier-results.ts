@@ -37,7 +37,7 @@ export interface EarlierResults {
 const STATUSES = new Set<string>(STATUS_ORDER);
 
 /** The largest results file --resume reads back: far past any batch nsed writes, short of filling memory. */
-const MAX_RESULTS_BYTES = 1024 * 1024 * 1024;
+export const MAX_RESULTS_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Reads `--out FILE` for `--resume` (docs/reliability.md #147). The file is never rewritten: a
@@ -82,7 +82,8 @@ export async function readEarlierResults(file: string, bounds: ReadBounds): Prom
   return { last, batchId, cutTail: tail !== '', skipped, spent };
 }
 
-function resultLineOf(raw: string): EarlierLine | undefined {
+/** A line of a results file as a result line, or undefined when it is not one (the file is the user's to edit). */
+export function resultLineOf(raw: string): EarlierLine | undefined {
   let v: unknown;
   try {
     v = JSON.parse(raw);

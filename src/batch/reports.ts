@@ -54,6 +54,8 @@ export interface BatchOutcome {
   /** --resume: the lines an earlier run wrote for the items not run again. */
   earlier?: readonly EarlierLine[];
   progress: Pick<BatchProgress, 'durations' | 'interruptedIds'>;
+  /** `batch merge`: the shards joined, of how many. */
+  merged?: { shards: number; count: number };
 }
 
 /**
@@ -85,6 +87,7 @@ export function batchReport(o: BatchOutcome, junitName?: string): BatchReport {
     saved: o.saved,
     started: new Date(o.startedMs).toISOString(),
     wallMs: o.wallMs,
+    ...(o.merged === undefined ? {} : { merged: o.merged }),
     entries,
   };
 }

@@ -42,6 +42,8 @@ export interface BatchRun {
    */
   cap?: TurnCap | undefined;
   spent?: readonly Usage[];
+  /** --shard I/N: the stamp every line carries, for `batch merge` (src/batch/shard.ts). */
+  shard?: ResultLine['shard'];
 }
 
 /**
@@ -132,7 +134,8 @@ export async function runBatch(given: Context, run: BatchRun): Promise<number> {
     }
   };
   /** Writes an item's line and counts it; false when the sink failed (the batch then stops). */
-  const write = async (line: ResultLine, ms: number): Promise<boolean> => {
+  const write = async (ended: ResultLine, ms: number): Promise<boolean> => {
+    const line = run.shard === undefined ? ended : { ...ended, shard: run.shard };
     lines.push(keptLine(line, forReports));
     tally.counts[line.status]++;
     tally.total++;

@@ -16,6 +16,8 @@ import { resultOf, type TurnResult } from '../turn/turn-result.js';
 import type { Gates } from '../verdict.js';
 import type { IO } from '../terminal/io.js';
 import type { ResolvedItem } from './resolve.js';
+import type { ShardStamp } from './shard.js';
+import type { ShardCapReport } from './shard-cap.js';
 import { statusOf, type ItemStatus } from './status.js';
 
 /** One line of a batch's results (README "Batches"): written whole when the item ends. */
@@ -35,6 +37,8 @@ export interface ResultLine {
   /** What the item cost (docs/ndjson.md "Usage"), or null when its turn never started. */
   usage: Usage | null;
   error: { code: string; exit_code: number; message: string } | null;
+  /** --shard I/N: where the line's shard stands in the matrix, and the cap it kept (batch merge joins by it). */
+  shard?: ShardStamp & { cap: ShardCapReport | null };
 }
 
 /** What every item shares: the command line's turn flags, inputs and gates. */

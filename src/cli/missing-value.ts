@@ -62,7 +62,9 @@ export function flagsOfWords(
     if (!isGroup(found)) return [...globals, ...((found as CommandDef).flags ?? [])];
     group = found;
   }
-  return globals;
+  // A group's word with no subcommand's after it is its bare command (`batch items.jsonl`, `mcp`).
+  const bare = group !== undefined && isGroup(group) ? group.bare : undefined;
+  return bare === undefined ? globals : [...globals, ...(bare.flags ?? [])];
 }
 
 function namesOf(entry: CommandEntry): string[] {

@@ -149,9 +149,16 @@ function addCommand(y: Argv, def: CommandDef): Argv {
 function addGroup(y: Argv, group: CommandGroup): Argv {
   return y.command(group.command, group.describe, (sub: Argv) => {
     let s = sub;
-    // The bare command is the group's default ($0): its flags are read when no subcommand is named.
-    if (group.bare !== undefined)
-      s = s.command('$0', group.bare.describe, commandBuilder(group.bare, GLOBAL_OPTION_NAMES));
+    // The bare command is the group's default ($0): its flags and positionals (`batch <items>`) are
+    // read when no subcommand is named.
+    if (group.bare !== undefined) {
+      const positionals = group.bare.command.split(/\s+/).slice(1);
+      s = s.command(
+        ['$0', ...positionals].join(' '),
+        group.bare.describe,
+        commandBuilder(group.bare, GLOBAL_OPTION_NAMES),
+      );
+    }
     for (const def of group.subcommands) s = addCommand(s, def);
     if (group.bare !== undefined) return s;
     return s.demandCommand(

@@ -6,27 +6,28 @@ import type { ResolvedItem } from '../batch/resolve.js';
 import type { Context } from '../context.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import type { CommandDef, ParsedArgv } from './command.js';
+import type { Shard } from '../batch/shard.js';
+import type { ShardCapReport } from '../batch/shard-cap.js';
+import type { ShardRun } from '../batch/shard-run.js';
+import type { TurnCap } from '../spend-cap.js';
+import type { Gates } from '../verdict.js';
+import type { CommandDef, CommandGroup, ParsedArgv } from './command.js';
+import { batchMerge } from './batch-merge.js';
+import { batchPlan } from './batch-plan.js';
 import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import { IDEMPOTENCY_FLAGS, parseIdempotencyFlags, type IdempotencyOptions } from './shared/idempotency-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
 import { FILE_FLAGS, SCHEMA_FLAGS, TEMPLATE_FLAGS, parseInputOptions } from './shared/input-flags.js';
 import { MAX_STDIN_BYTES, readFlagFile, readStdin, STDIN_MARKER } from '../input/prompt.js';
-import { parseReportOptions, REPORT_FLAGS } from './shared/report-flags.js';
+import { parseReportOptions } from './shared/report-flags.js';
+import { batchReportFlag, parsePassRate } from './shared/batch-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
 import { ESTIMATE_FLAG, parseEstimate } from './shared/estimate-flag.js';
 
 const GROUP = 'Batch:';
 export const DEFAULT_JOBS = 4;
 const MAX_JOBS = 256;
-
-/** A single-turn report flag, worded for the batch: the same file, one entry per item. */
-const batchReportFlag = (name: 'summary' | 'junit' | 'junit-name' | 'github-output', describe: string): FlagDef => {
-  const def = REPORT_FLAGS.find((f) => f.name === name);
-  if (def === undefined) throw new Error(`no --${name} among the report flags`);
-  return { ...def, group: GROUP, describe };
-};
 
 // Declared `as const`, so that parseBatch reads each flag typed from its entry (FlagValues).
 const BATCH_RUN = [
@@ -61,6 +62,23 @@ const BATCH_RUN = [
     describe: 'exit 0 when this share of items is ok (0-1 or 80%)',
   },
   { name: 'shard', type: 'string', group: GROUP, describe: 'run only shard I of N (I/N, by a hash of each id)' },
+  {
+    name: 'shard-plan',
+    type: 'string',
+    group: GROUP,
+    valueName: 'FILE',
+    complete: 'file',
+    describe: "with --shard: take the shard's items from the plan `nsed batch plan --out FILE` wrote",
+  },
+  {
+    name: 'max-cost-per-shard',
+    type: 'number',
+    min: 0.000001,
+    group: GROUP,
+    valueName: 'USD',
+    describe:
+      "with --shard: a ceiling of USD for this shard alone (--max-cost is the whole matrix's, each shard keeping its share)",
+  },
 ] as const satisfies readonly FlagDef[];
 
 const BATCH_RESUME = [
@@ -113,6 +131,12 @@ export interface BatchOptions {
   out: string | undefined;
   minPassRate: number | undefined;
   shard: string | undefined;
+  /** --shard-plan FILE: the plan that gives each item its shard. */
+  shardPlan: string | undefined;
+  /** --max-cost-per-shard USD. */
+  maxCostPerShard: number | undefined;
+  /** The flags that shape each item's request, as given: with --shard, hashed into each line's stamp. */
+  requestFlags: Record<string, unknown>;
   reports: ReportOptions | undefined;
   resume: boolean;
   retryErrors: boolean;
@@ -160,24 +184,19 @@ export const batch: CommandDef<BatchOptions> = {
     'Each result line: id, index, session, job_id, status (ok, gate_failed, inconclusive, failed, cancelled, skipped, error), answer, verdict, gate, usage, error.' +
     ' Exit 0 when every item is ok; else the code of the worst status (error, failed, cancelled, skipped, inconclusive, gate_failed).' +
     " --max-cost and --max-tokens are the batch's total: an item that would cross it is skipped (exit 15); --resume counts what was spent." +
+    " With --shard I/N they are the whole matrix's, each shard keeping its share (batch plan, batch merge: docs/ci-matrix.md)." +
     ' On a terminal a live bar shows the progress; elsewhere a line per finished item.',
   parse: (argv) => parseBatch(argv),
   run: async (opts, ctx) => {
-    const [
-      { parseItems, formatOf },
-      { resolveItems },
-      { parseTemplate },
-      { runBatch },
-      sinks,
-      { inShard, parseShard },
-    ] = await Promise.all([
-      import('../batch/items.js'),
-      import('../batch/resolve.js'),
-      import('../input/template.js'),
-      import('../batch/run-batch.js'),
-      import('../batch/result-sink.js'),
-      import('../batch/shard.js'),
-    ]);
+    const [{ parseItems, formatOf }, { resolveItems }, { parseTemplate }, { runBatch }, sinks, { parseShard }] =
+      await Promise.all([
+        import('../batch/items.js'),
+        import('../batch/resolve.js'),
+        import('../input/template.js'),
+        import('../batch/run-batch.js'),
+        import('../batch/result-sink.js'),
+        import('../batch/shard.js'),
+      ]);
     const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
     const source = opts.file === '-' ? '(stdin)' : opts.file;
     // Bounded by --timeout as every read of stdin to its end is (docs/reliability.md #111).
@@ -192,11 +211,19 @@ export const batch: CommandDef<BatchOptions> = {
     // Every item is parsed, checked and filled before the first request: a bad line sends nothing.
     const parsedItems = parseItems(text, formatOf(opts.file, opts.format), source);
     const all = resolveItems(parsedItems, template);
-    const items = shard === undefined ? all : all.filter((i) => inShard(i.id, shard));
     if (!opts.allowOutsideFiles)
       await (await import('../batch/item-files.js')).confineItemFiles(parsedItems, opts.file);
-    if (opts.estimate === true) return printBatchEstimate(ctx, items, opts.turn);
     const gates = await loadGates(opts.gates, ctx);
+    const matrixCap = {
+      maxCostUsd: ctx.globals.settings.maxCostUsd.value,
+      maxTokens: ctx.globals.settings.maxTokens.value,
+      allowUnmetered: opts.turn.cap?.allowUnmetered,
+    };
+    const sharded = shard === undefined ? undefined : await shardOf(ctx, opts, shard, all, gates, matrixCap);
+    const items = sharded?.items ?? all;
+    if (opts.estimate === true) return printBatchEstimate(ctx, items, opts.turn, sharded?.stamp.cap);
+    // Said before anything is sent: the number given is not the number this shard keeps.
+    if (sharded?.capText !== undefined && !ctx.io.quiet) ctx.io.stderr.write(`${sharded.capText}\n`);
     const t = opts.turn;
     const input = { ...opts.input, template: undefined };
     const out = opts.out === undefined ? undefined : resolvePath(opts.out);
@@ -246,12 +273,10 @@ export const batch: CommandDef<BatchOptions> = {
         ...(plan === undefined ? {} : { left: plan.left, hashes: plan.hashes, earlier: plan.earlier }),
         // --max-cost, --max-tokens (or their settings): the batch's total, counting what a resumed
         // batch's earlier runs spent (README "Spend caps").
-        cap: {
-          maxCostUsd: ctx.globals.settings.maxCostUsd.value,
-          maxTokens: ctx.globals.settings.maxTokens.value,
-          allowUnmetered: t.cap?.allowUnmetered,
-        },
+        // Under --shard, this shard's share of the matrix's cap (src/batch/shard-cap.ts).
+        cap: sharded === undefined ? matrixCap : sharded.cap,
         ...(plan === undefined ? {} : { spent: plan.spent }),
+        ...(sharded === undefined ? {} : { shard: sharded.stamp }),
       });
     };
     return out === undefined ? go() : (await import('../batch/out-lock.js')).holdingResults(out, go);
@@ -266,6 +291,10 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
   const f = flagValues([...BATCH_RUN, ...BATCH_RESUME] as const, argv);
   const out = f.out;
   const resume = f.resume === true;
+  if (f.shard === undefined && f['shard-plan'] !== undefined)
+    throw usageError('--shard-plan goes with --shard I/N', 'add --shard I/N, one per leg of the matrix');
+  if (f.shard === undefined && f['max-cost-per-shard'] !== undefined)
+    throw usageError('--max-cost-per-shard goes with --shard I/N', 'without shards, --max-cost caps the batch');
   const retryErrors = f['retry-errors'] === true;
   if (resume && out === undefined)
     throw usageError(
@@ -278,8 +307,11 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     format: f.format,
     jobs: f.jobs,
     out,
-    minPassRate: passRate(f['min-pass-rate']),
+    minPassRate: parsePassRate(f['min-pass-rate']),
     shard: f.shard,
+    shardPlan: f['shard-plan'],
+    maxCostPerShard: f['max-cost-per-shard'],
+    requestFlags: requestFlagsOf(argv),
     reports: parseReportOptions(argv),
     resume,
     retryErrors,
@@ -292,8 +324,53 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
   };
 }
 
+/** The flags marked `shapesRequest` in batch's table, as given: what each item asks beside the item. */
+function requestFlagsOf(argv: ParsedArgv): Record<string, unknown> {
+  const given: Record<string, unknown> = flagValues(
+    (batch.flags ?? []).filter((d) => d.shapesRequest === true),
+    argv,
+  );
+  return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+}
+
+/** `--shard I/N`: the shard's items, cap and stamp (src/batch/shard-run.ts), the plan read by the one reader. */
+async function shardOf(
+  ctx: Context,
+  opts: BatchOptions,
+  shard: Shard,
+  all: readonly ResolvedItem[],
+  gates: Gates | undefined,
+  cap: TurnCap,
+): Promise<ShardRun> {
+  const [{ shardRun }, { parsePlan }] = await Promise.all([
+    import('../batch/shard-run.js'),
+    import('../batch/shard-plan.js'),
+  ]);
+  const plan =
+    opts.shardPlan === undefined
+      ? undefined
+      : {
+          plan: parsePlan(await readFlagFile(opts.shardPlan, '--shard-plan', ctx, MAX_STDIN_BYTES), opts.shardPlan),
+          file: opts.shardPlan,
+        };
+  const flags = {
+    request: opts.requestFlags,
+    gates: gates ?? null,
+    minPassRate: opts.minPassRate,
+    maxCostUsd: cap.maxCostUsd,
+    maxTokens: cap.maxTokens,
+    maxCostPerShard: opts.maxCostPerShard,
+  };
+  return shardRun(shard, all, flags, cap, plan);
+}
+
 /** `batch --estimate`: each item's estimate and the total, text or one object; only GETs are sent. */
-async function printBatchEstimate(ctx: Context, items: readonly ResolvedItem[], turn: TurnOptions): Promise<number> {
+async function printBatchEstimate(
+  ctx: Context,
+  items: readonly ResolvedItem[],
+  turn: TurnOptions,
+  shardCap?: ShardCapReport | null,
+): Promise<number> {
   const [{ estimateItems }, { readEstimateSources }, lines, { toJsonLine }, { machine }] = await Promise.all([
     import('../batch/estimate-items.js'),
     import('../turn/estimate-turn.js'),
@@ -304,8 +381,10 @@ async function printBatchEstimate(ctx: Context, items: readonly ResolvedItem[], 
   const conn = await ctx.connect();
   try {
     // The agents' ids are the server's: a token it echoes in one is shown as *** (docs/reliability.md #89).
+    const estimated = estimateItems(ctx, items, turn, await readEstimateSources(conn.client, ctx.signal));
+    // Under --shard with a cap: the matrix's cap and this shard's share, beside the estimate.
     const estimate = ctx.secrets.redactValue(
-      estimateItems(ctx, items, turn, await readEstimateSources(conn.client, ctx.signal)),
+      shardCap === undefined || shardCap === null ? estimated : { ...estimated, shard_cap: shardCap },
     );
     ctx.io.stdout.write(machine(ctx) ? toJsonLine(estimate) : lines.batchEstimateText(estimate));
     return 0;
@@ -319,18 +398,6 @@ function idempotencyOf(argv: ParsedArgv): { idempotency?: IdempotencyOptions } {
   return idempotency === undefined ? {} : { idempotency };
 }
 
-function passRate(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const pct = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text);
-  const n = pct !== null ? Number(pct[1]) / 100 : Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
-    throw usageError(
-      `--min-pass-rate must be from 0 to 1 (or 0% to 100%), not '${text.slice(0, 20)}'`,
-      'e.g. --min-pass-rate 0.9',
-    );
-  return n;
-}
-
 /** A results file that already holds lines is never appended to by a fresh batch: its lines would mix. */
 async function refuseExisting(out: string): Promise<void> {
   const size = await stat(out).then(
@@ -339,3 +406,11 @@ async function refuseExisting(out: string): Promise<void> {
   );
   if (size > 0) throw usageError(`--out ${out} already holds results`, 'remove it, or give another file');
 }
+
+/** `nsed batch ITEMS` runs a batch; `nsed batch plan` splits one for a matrix, `nsed batch merge` joins the shards. */
+export const batchGroup: CommandGroup = {
+  command: 'batch',
+  describe: batch.describe,
+  bare: batch,
+  subcommands: [batchPlan, batchMerge],
+};

@@ -1,6 +1,6 @@
 import { agents } from './agents.js';
 import { ask } from './ask.js';
-import { batch } from './batch.js';
+import { batchGroup } from './batch.js';
 import { cancel } from './cancel.js';
 import type { CommandEntry } from './command.js';
 import { completionCommand } from './completion.js';
@@ -23,7 +23,7 @@ import { watch } from './watch.js';
 /** Every command, in the order `nsed --help` lists them. */
 export const commands: readonly CommandEntry[] = [
   ask,
-  batch,
+  batchGroup,
   continueCommand,
   fork,
   resume,

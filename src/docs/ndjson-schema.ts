@@ -130,7 +130,7 @@ export const NDJSON_EVENTS: { [T in EventType]: { when: string; fields: FieldDoc
   error: {
     when: 'terminal: the run failed (also on Ctrl-C)',
     fields: {
-      code: 'usage, not_found, auth, server, network, conflict, store, cancelled, tool_pending, io, gate_failed, inconclusive, schema_mismatch, cost_cap, timeout, interrupted or bug',
+      code: 'usage, not_found, auth, server, network, conflict, store, cancelled, tool_pending, io, gate_failed, inconclusive, schema_mismatch, cost_cap, incomplete, timeout, interrupted or bug',
       exit_code: 'the exit code nsed ends with',
       message: 'one line',
       verdict: 'what the council had reported when the turn ended, or null when no turn ran',

@@ -217,6 +217,11 @@ const MEANINGS: Record<keyof typeof ExitCode, { short: string; meaning: string }
     meaning:
       "cost cap: the deliberation's next round would pass --max-cost or --max-tokens (or its spend reached it) and it was cancelled on the orchestrator; the turn is recorded with the verdict it had reached. Also a deliberation whose first round's estimate alone passes --max-cost (nothing sent)",
   },
+  incomplete: {
+    short: 'incomplete',
+    meaning:
+      'incomplete: batch merge found a shard of the matrix, or an item of the batch, with no result line (the message names them); the merged files are written with what there is',
+  },
   timeout: { short: 'timeout', meaning: 'timeout: --timeout or --idle-timeout' },
   sighup: { short: 'hung up (SIGHUP)', meaning: 'hung up (SIGHUP)' },
   interrupted: { short: 'interrupted (SIGINT)', meaning: 'interrupted (SIGINT, Ctrl-C)' },

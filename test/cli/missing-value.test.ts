@@ -17,7 +17,11 @@ import { useRig } from '../harness/rig.js';
 /** Every command by the words that name it, with the flags those words may hold. */
 const COMMANDS: { words: string[]; def: CommandDef }[] = commands.flatMap((entry) =>
   isGroup(entry)
-    ? entry.subcommands.map((def) => ({ words: [entry.command, def.command.split(' ')[0] ?? ''], def }))
+    ? [
+        // A group's bare command (`batch ITEMS`, `mcp`) is named by the group's word alone.
+        ...(entry.bare === undefined ? [] : [{ words: [entry.command], def: entry.bare }]),
+        ...entry.subcommands.map((def) => ({ words: [entry.command, def.command.split(' ')[0] ?? ''], def })),
+      ]
     : [{ words: [entry.command.split(' ')[0] ?? ''], def: entry }],
 );
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGroup, type CommandDef } from '../../src/commands/command.js';
+import { runnableDefs, type CommandDef } from '../../src/commands/command.js';
 import { commands } from '../../src/commands/index.js';
 import { flagLabel, flagValues, type FlagDef } from '../../src/commands/shared/flag-def.js';
 import { ruleText } from '../../src/protocol/number-rule.js';
@@ -7,7 +7,8 @@ import { ruleText } from '../../src/protocol/number-rule.js';
 // A number flag's bounds live in its table entry (integer, min, max): every parse step that reads
 // it refuses a value outside them in the rule's one wording, and the table is the only place
 // that says them (no parse step checks a bound of its own).
-const all: CommandDef[] = commands.flatMap((e) => (isGroup(e) ? e.subcommands : [e]));
+// A group's bare command too (`batch ITEMS`, `mcp`): its flags are bounded as any command's.
+const all: CommandDef[] = commands.flatMap(runnableDefs);
 const bounded = all.flatMap((def) =>
   (def.flags ?? [])
     .filter(

@@ -59,6 +59,8 @@ export interface BatchReport {
   /** When the batch started (ISO 8601). */
   started: string;
   wallMs: number;
+  /** `batch merge`: the shards it joined, of how many; their wall times are each leg's own, not one run's. */
+  merged?: { shards: number; count: number };
   /** In file order. */
   entries: BatchEntry[];
 }

@@ -72,6 +72,12 @@ function outcome(r: BatchReport): string {
 }
 
 function meta(r: BatchReport): string {
+  if (r.merged !== undefined)
+    return [
+      `batch ${code(r.batch)}`,
+      `merged ${r.merged.shards} of ${r.merged.count} shards`,
+      `at ${inline(r.started, 40)}`,
+    ].join(' · ');
   return [`batch ${code(r.batch)}`, `started ${inline(r.started, 40)}`, `${shortDuration(r.wallMs)} wall`].join(' · ');
 }
 
