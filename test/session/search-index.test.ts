@@ -4,7 +4,7 @@
 // built CLI under Node 22, found offline through npx's cache. When no Node 22 can be had, those
 // rows are skipped and say so in their name.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
@@ -187,6 +187,9 @@ describe.each(BACKENDS)('the $name backend', ({ run, skip }) => {
     for (const f of ['-wal', '-shm']) rmSync(path.join(dir, `${file}${f}`), { force: true });
     expect(await ask()).toEqual(after);
     expect(ids(after[0] ?? '')).toEqual(['s1', 's3', 's5', 's2']);
+    // Garbled: dropped and built again.
+    writeFileSync(path.join(dir, file), 'not an index at all\n'.repeat(100));
+    expect(await ask()).toEqual(after);
     // And `reindex` from nothing gives them again.
     const re = await run(home, ['sessions', 'reindex']);
     expect(re.code).toBe(0);

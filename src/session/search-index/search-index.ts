@@ -75,10 +75,7 @@ export class SearchIndex {
       throw storeError(`this Node (${process.version}) has no node:sqlite with full-text search`, {
         hint: `unset ${BACKEND_ENV}, or set it to file`,
       });
-    const backend =
-      sqlite === undefined
-        ? new FileBackend(path.join(dir, 'index.ndjson'))
-        : new SqliteBackend(sqlite, path.join(dir, 'index.sqlite'));
+    const backend = sqlite === undefined ? new FileBackend(path.join(dir, 'index.ndjson')) : openSqlite(sqlite, dir);
     return new SearchIndex(store, backend, opts.now ?? Date.now);
   }
 
@@ -201,6 +198,26 @@ export class SearchIndex {
 
   close(): void {
     this.backend.close();
+  }
+}
+
+/**
+ * The SQLite index, or a new one in place of a file SQLite cannot open (garbled, truncated, not a
+ * database): it holds nothing the session files do not, so it is dropped, never repaired.
+ */
+function openSqlite(sqlite: NonNullable<ReturnType<typeof loadSqlite>>, dir: string): SqliteBackend {
+  const file = path.join(dir, 'index.sqlite');
+  try {
+    return new SqliteBackend(sqlite, file);
+  } catch {
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+    try {
+      return new SqliteBackend(sqlite, file);
+    } catch (err) {
+      throw storeError(`cannot open the search index ${file}: ${(err as Error).message}`, {
+        hint: 'check that its directory is writable',
+      });
+    }
   }
 }
 
