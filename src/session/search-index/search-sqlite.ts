@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { FIELD_WEIGHTS, FIELDS, type IndexRecord } from './record.js';
 import {
   scoreOf,
@@ -86,6 +87,8 @@ export class SqliteBackend implements IndexBackend {
     sqlite: SqliteModule,
     readonly path: string,
   ) {
+    // Created first, mode 0600 whatever the umask: SQLite gives its -wal and -shm files the mode of the database.
+    fs.closeSync(fs.openSync(path, 'a', 0o600));
     this.db = new sqlite.DatabaseSync(path);
     this.db.exec(`PRAGMA busy_timeout = ${BUSY_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;`);
     const version = this.tryGet("SELECT v FROM meta WHERE k = 'schema'")?.v;
