@@ -56,6 +56,18 @@ describe.each(BACKENDS)('on the %s backend', (backend) => {
     expect(none.stderr).toContain('name the sessions to archive');
   });
 
+  it('creates nothing in a store that has no sessions yet', async () => {
+    const home = await tempHome();
+    for (const args of [
+      ['sessions', 'ls'],
+      ['sessions', 'search', 'retry'],
+      ['sessions', 'stats'],
+    ])
+      expect(await cli(home, args)).toMatchObject({ code: 0 });
+    expect(existsSync(path.join(home, 'search'))).toBe(false);
+    expect(existsSync(path.join(home, 'sessions'))).toBe(false);
+  });
+
   describe('ls against files changed behind the index', () => {
     /**
      * An index whose clock runs a minute ahead: every file state it takes is settled (taken well

@@ -39,12 +39,17 @@ export class FileBackend implements IndexBackend {
   private texts: Map<string, SearchText> | undefined;
   private readonly textPath: string;
 
-  constructor(readonly path: string) {
+  /** `persist` false: kept in memory only, for a store nsed cannot write (nothing is read from disk either). */
+  constructor(
+    readonly path: string,
+    private readonly persist = true,
+  ) {
     this.textPath = path.replace(/\.ndjson$/, '.text.ndjson');
   }
 
   private load(): Loaded {
     if (this.loaded !== undefined) return this.loaded;
+    if (!this.persist) return (this.loaded = { meta: undefined, generation: -1, entries: new Map() });
     const entries = new Map<string, IndexEntry>();
     const head = readLines(this.path, (v) => entries.set((v as unknown as IndexEntry).id, v as unknown as IndexEntry));
     // Missing, torn or of another version: an empty index, which the next refresh fills.
@@ -64,6 +69,7 @@ export class FileBackend implements IndexBackend {
   /** The text of every entry, or none at all when the text file is not of the entries' write. */
   private loadText(): Map<string, SearchText> {
     if (this.texts !== undefined) return this.texts;
+    if (!this.persist) return (this.texts = new Map());
     const texts = new Map<string, SearchText>();
     const head = readLines(this.textPath, (v) => texts.set(v.id as string, v.text as SearchText));
     if (head === undefined || head.generation !== this.load().generation) texts.clear();
@@ -101,20 +107,27 @@ export class FileBackend implements IndexBackend {
       texts.set(record.id, text);
     }
     const generation = meta.seenMs + Math.random();
-    const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
-    // The text first: entries whose text file is of another write read no text, and are read again.
-    await writeAtomic(
-      this.textPath,
-      head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
-    );
-    await writeAtomic(this.path, head(meta) + [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join(''));
     this.loaded = { meta, generation, entries };
     this.texts = texts;
+    if (!this.persist) return;
+    const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
+    try {
+      // The text first: entries whose text file is of another write read no text, and are read again.
+      await writeAtomic(
+        this.textPath,
+        head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
+      );
+      await writeAtomic(this.path, head(meta) + [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join(''));
+    } catch {
+      // A cache: this run answers from memory, and the next reads the changed files again.
+    }
   }
 
   async clear(): Promise<void> {
-    fs.rmSync(this.path, { force: true });
-    fs.rmSync(this.textPath, { force: true });
+    if (this.persist) {
+      fs.rmSync(this.path, { force: true });
+      fs.rmSync(this.textPath, { force: true });
+    }
     this.loaded = { meta: undefined, generation: -1, entries: new Map() };
     this.texts = new Map();
   }

@@ -59,24 +59,28 @@ export class SearchIndex {
 
   static open(store: SessionStore, opts: SearchIndexOptions = {}): SearchIndex {
     const dir = searchIndexDir(store.home);
-    try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw storeError(
-        `cannot create the search index directory ${dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
-        {
-          hint: 'set NSED_HOME (or --home) to a writable directory',
-        },
-      );
-    }
     const choice = opts.backend ?? 'auto';
     const sqlite = choice === 'file' ? undefined : loadSqlite();
     if (choice === 'sqlite' && sqlite === undefined)
       throw storeError(`this Node (${process.version}) has no node:sqlite with full-text search`, {
         hint: `unset ${BACKEND_ENV}, or set it to file`,
       });
-    const backend = sqlite === undefined ? new FileBackend(path.join(dir, 'index.ndjson')) : openSqlite(sqlite, dir);
-    return new SearchIndex(store, backend, opts.now ?? Date.now);
+    const now = opts.now ?? Date.now;
+    // A store with no sessions yet gets no index either: nothing is created by a listing.
+    if (!fs.existsSync(store.dir))
+      return new SearchIndex(store, new FileBackend(path.join(dir, 'index.ndjson'), false), now);
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return new SearchIndex(
+        store,
+        sqlite === undefined ? new FileBackend(path.join(dir, 'index.ndjson')) : openSqlite(sqlite, dir),
+        now,
+      );
+    } catch {
+      // A store nsed may read but not write (a read-only mount, another user's): the index is
+      // kept in memory for this run, every file read, and the answers are the same.
+      return new SearchIndex(store, new FileBackend(path.join(dir, 'index.ndjson'), false), now);
+    }
   }
 
   get kind(): 'sqlite' | 'file' {
@@ -211,13 +215,7 @@ function openSqlite(sqlite: NonNullable<ReturnType<typeof loadSqlite>>, dir: str
     return new SqliteBackend(sqlite, file);
   } catch {
     for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
-    try {
-      return new SqliteBackend(sqlite, file);
-    } catch (err) {
-      throw storeError(`cannot open the search index ${file}: ${(err as Error).message}`, {
-        hint: 'check that its directory is writable',
-      });
-    }
+    return new SqliteBackend(sqlite, file);
   }
 }
 
