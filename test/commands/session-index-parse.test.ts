@@ -69,4 +69,13 @@ describe('sessions search, stats: what they accept', () => {
       }),
     ]);
   });
+
+  it('prints one JSON line per row with -o ndjson', async () => {
+    const r = await runCliInProcess(['-o', 'ndjson', 'sessions', 'stats'], {
+      env: { NO_COLOR: '1', NSED_HOME: await tempHome() },
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    expect(lines.map((l) => (JSON.parse(l) as { sessions: number }).sessions)).toEqual([0]);
+  });
 });

@@ -104,10 +104,14 @@ export const search: CommandDef<SearchOptions> = {
     }
     const mode = ctx.globals.settings.output.value;
     let text: string;
-    if (opts.json || mode === 'json')
-      text = inertJson(
-        hits.map((h) => ({ ...list.listItem(h.entry), gate: h.entry.gate, score: h.score, matched: h.fields })),
-      );
+    const items = hits.map((h) => ({
+      ...list.listItem(h.entry),
+      gate: h.entry.gate,
+      score: h.score,
+      matched: h.fields,
+    }));
+    if (opts.json || mode === 'json') text = inertJson(items);
+    else if (mode === 'ndjson') text = list.sessionNdjson(items);
     else if (ctx.io.stdoutIsTTY)
       text =
         hits.length === 0

@@ -46,13 +46,15 @@ export const stats: CommandDef<StatsOptions> = {
     return { by: f.by, since: checkSince(f.since), json: f.json };
   },
   run: async (opts, ctx) => {
-    const [{ openIndex, sinceIso }, { statsOf }, { statsText }, { inertJson }, { writeStdout }] = await Promise.all([
-      import('../shared/session-index.js'),
-      import('../../session/index.js'),
-      import('../../output/session-stats.js'),
-      import('../../output/export/inert-json.js'),
-      import('../../output/session-write.js'),
-    ]);
+    const [{ openIndex, sinceIso }, { statsOf }, { statsText }, { inertJson }, { toJsonLine }, { writeStdout }] =
+      await Promise.all([
+        import('../shared/session-index.js'),
+        import('../../session/index.js'),
+        import('../../output/session-stats.js'),
+        import('../../output/export/inert-json.js'),
+        import('../../output/ndjson.js'),
+        import('../../output/session-write.js'),
+      ]);
     const index = await openIndex(ctx);
     let rows;
     try {
@@ -64,8 +66,14 @@ export const stats: CommandDef<StatsOptions> = {
     } finally {
       index.close();
     }
-    const json = opts.json || ctx.globals.settings.output.value === 'json';
-    await writeStdout(ctx.io, json ? inertJson(rows) : statsText(rows, opts.by));
+    const mode = ctx.globals.settings.output.value;
+    const text =
+      opts.json || mode === 'json'
+        ? inertJson(rows)
+        : mode === 'ndjson'
+          ? rows.map((r) => toJsonLine(r)).join('')
+          : statsText(rows, opts.by);
+    await writeStdout(ctx.io, text);
     return 0;
   },
 };
