@@ -31,6 +31,8 @@ describe('sessions search, stats: what they accept', () => {
   it('refuses a query without a word, and a --since that is neither a date nor a span (exit 2)', () => {
     const empty = usage(() => search.parse({ query: ['--', '!!'], json: false }));
     expect([empty.exitCode, empty.message]).toEqual([2, 'name the words to search for']);
+    const many = usage(() => search.parse({ query: Array.from({ length: 33 }, (_, i) => `w${i}`), json: false }));
+    expect([many.exitCode, many.message]).toEqual([2, 'the query has 33 different words; search takes at most 32']);
     const since = usage(() => stats.parse({ since: 'yesterday', json: false }));
     expect(since.exitCode).toBe(2);
     expect(since.message).toBe("--since 'yesterday' is neither a date nor a span");

@@ -51,6 +51,8 @@ const SEARCH_FLAGS = [
 ] as const satisfies readonly FlagDef[];
 
 const DEFAULT_LIMIT = 20;
+/** Each word is a lookup per field: a bound on the work one query asks for. */
+const MAX_WORDS = 32;
 
 /**
  * `nsed sessions search QUERY`: the sessions whose question, answer or claims (with their
@@ -72,8 +74,13 @@ export const search: CommandDef<SearchOptions> = {
   parse: (argv) => {
     const f = flagValues(SEARCH_FLAGS, argv);
     const query = [...stringList(argv, 'query'), ...stringList(argv, '--')].join(' ');
-    if (queryTerms(query).length === 0)
-      throw usageError('name the words to search for', 'for example: nsed sessions search retry budget');
+    const words = queryTerms(query).length;
+    if (words === 0) throw usageError('name the words to search for', 'for example: nsed sessions search retry budget');
+    if (words > MAX_WORDS)
+      throw usageError(
+        `the query has ${words} different words; search takes at most ${MAX_WORDS}`,
+        'keep the words that tell the sessions apart',
+      );
     return {
       query,
       policy: f.policy === undefined ? undefined : toModel(f.policy),

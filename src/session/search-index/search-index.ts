@@ -206,18 +206,25 @@ export class SearchIndex {
 }
 
 /**
- * The SQLite index, or a new one in place of a file SQLite cannot open (garbled, truncated, not a
- * database): it holds nothing the session files do not, so it is dropped, never repaired.
+ * The SQLite index, or a new one in place of a file SQLite finds corrupt or no database at all
+ * (garbled, overwritten): it holds nothing the session files do not, so it is dropped, never repaired.
  */
 function openSqlite(sqlite: NonNullable<ReturnType<typeof loadSqlite>>, dir: string): SqliteBackend {
   const file = path.join(dir, 'index.sqlite');
   try {
     return new SqliteBackend(sqlite, file);
-  } catch {
+  } catch (err) {
+    // Only a file that is no database, or a corrupt one: a busy one is another process's, in use.
+    const code = (err as { errcode?: unknown }).errcode;
+    if (typeof code !== 'number' || ![SQLITE_CORRUPT, SQLITE_NOTADB].includes(code & 0xff)) throw err;
     for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
     return new SqliteBackend(sqlite, file);
   }
 }
+
+// SQLite's primary result codes (sqlite.org/rescode.html).
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
 
 const settledFile = (f: FileState): boolean => f.seenMs - f.mtimeMs >= RACY_MS;
 
