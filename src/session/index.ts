@@ -10,3 +10,6 @@ export * from './random-hex.js';
 export * from './store.js';
 export * from './key-index.js';
 export * from './target.js';
+export * from './search-index/record.js';
+export * from './search-index/search-index.js';
+export * from './search-index/stats.js';

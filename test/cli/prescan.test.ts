@@ -171,12 +171,14 @@ function flagsOf(def: CommandDef, globals: readonly FlagDef[] = GLOBAL_FLAGS): F
 }
 
 describe('the prescan against yargs, cases generated from the flag tables', () => {
-  it('opts in sessions ls, sessions show and ask, and nothing else', () => {
+  it('opts in sessions ls, show, search and stats and ask, and nothing else', () => {
     expect(FAST_ENTRIES.map((e) => e.words.join(' '))).toEqual([
       'ask',
       'sessions ls',
       'sessions list',
       'sessions show',
+      'sessions search',
+      'sessions stats',
     ]);
   });
 

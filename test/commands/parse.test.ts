@@ -226,12 +226,14 @@ describe('sessions', () => {
       limit: undefined,
       policy: undefined,
       state: undefined,
+      archived: false,
       format: 'auto',
     });
     expect(ls.parse({ limit: 5, policy: 'deep', state: 'interrupted', json: true, ids: false })).toEqual({
       limit: 5,
       policy: 'nsed:deep',
       state: 'interrupted',
+      archived: false,
       format: 'json',
     });
     expect(ls.parse({ ids: true, json: true }).format).toBe('ids');

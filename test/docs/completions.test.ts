@@ -181,7 +181,7 @@ describe('completing on a real store', () => {
       'sim',
       'completion',
     ]);
-    expect(got[1]).toBe('ls show export rm');
+    expect(got[1]).toBe('ls show search stats export archive unarchive rm reindex');
     expect(got[2]).toBe(newestFirst);
     expect(got[3]).toBe('other-session');
     expect(got[4]).toBe(newestFirst);

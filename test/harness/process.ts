@@ -24,6 +24,8 @@ export interface RunOptions {
   stdout?: number;
   /** A backstop against a hung process, never a measure of speed. */
   timeoutMs?: number;
+  /** The Node binary that runs the CLI (another Node version); default: this test's own. */
+  node?: string;
 }
 
 export type CliProcess = ChildProcess & { result: Promise<RunResult> };
@@ -40,7 +42,7 @@ export function spawnCli(args: string[], opts: RunOptions = {}): CliProcess {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(opts.node ?? process.execPath, [CLI, ...args], {
     env,
     stdio: [opts.stdin === 'null-device' ? 'ignore' : 'pipe', opts.stdout ?? 'pipe', 'pipe'],
   });

@@ -83,16 +83,22 @@ describe('schemas/session.schema.json', () => {
     // The older file, continued: written in the new form.
     await writeFile(path.join(rig.home, 'sessions', `${old.id}.json`), `${JSON.stringify(old)}\n`);
     await ok(['continue', '-s', old.id, 'And the trade-offs?']);
+    // Archived (the `archived` key), and one archived then brought back.
+    await ok(['sessions', 'archive', compat]);
+    await ok(['sessions', 'archive', old.id]);
+    await ok(['sessions', 'unarchive', old.id]);
 
     const dir = path.join(rig.home, 'sessions');
     const names = await readdir(dir);
     const sessions = names.filter((n) => n.endsWith('.json'));
     let roundsFiles = 0;
+    let archived = 0;
     const kinds = new Set<string>();
     for (const name of sessions) {
       const s = JSON.parse(await readFile(path.join(dir, name), 'utf8')) as Session;
       v.session(s, name);
       expect(s.version, name).toBe(2);
+      if ('archived' in s) archived++;
       for (const t of s.turns) kinds.add(`${t.role}/${t.kind}/${t.status}`);
       for (const t of s.turns) {
         if (t.rounds_apart === undefined) continue;
@@ -103,6 +109,7 @@ describe('schemas/session.schema.json', () => {
     }
     expect(sessions.length).toBeGreaterThanOrEqual(10);
     expect(roundsFiles).toBeGreaterThanOrEqual(10);
+    expect(archived).toBe(1);
     expect([...kinds]).toEqual(
       expect.arrayContaining(['user/injection/complete', 'assistant/message/cancelled', 'assistant/message/complete']),
     );

@@ -10,6 +10,8 @@ export interface LsOptions {
   state: SessionState | undefined;
   /** Only the sessions `nsed batch` ran as items of this batch. */
   batch: string | undefined;
+  /** List the archived sessions (`sessions archive`) instead of the others. */
+  archived: boolean;
   /** What to print; `auto` follows the global output mode and whether stdout is a terminal. */
   format: 'ids' | 'json' | 'auto';
 }
@@ -34,6 +36,12 @@ const LS_FLAGS = [
     sample: 'batch-0123456789ab',
   },
   {
+    name: 'archived',
+    type: 'boolean',
+    default: false,
+    describe: "list the archived sessions instead ('nsed sessions archive'; 'unarchive' brings them back)",
+  },
+  {
     name: 'json',
     type: 'boolean',
     default: false,
@@ -49,9 +57,11 @@ const LS_FLAGS = [
 ] as const satisfies readonly FlagDef[];
 
 /**
- * `nsed sessions ls`: the store's listing index, newest activity first. Only `store.list()` is
- * read (one journal plus a stat per file), never the transcripts, and nothing of the network
- * or the spinner is loaded, so it stays fast with 10,000 sessions.
+ * `nsed sessions ls`: newest activity first, a page at a time (-n) from the search index
+ * (session/search-index/), never the transcripts: the index is brought up to date when the
+ * sessions directory changed, and each session shown is checked against its file first
+ * (docs/reliability.md #58). Nothing of the network or the spinner is loaded, so it stays fast
+ * with 100,000 sessions.
  */
 export const ls: CommandDef<LsOptions> = {
   command: 'ls',
@@ -71,30 +81,39 @@ export const ls: CommandDef<LsOptions> = {
       policy: f.policy === undefined ? undefined : toModel(f.policy),
       state: f.state,
       batch: f.batch,
+      archived: f.archived,
       format: f.ids ? 'ids' : f.json ? 'json' : 'auto',
     };
   },
   run: async (opts, ctx) => {
-    const [list, { oneLine }] = await Promise.all([
+    const [list, { oneLine }, { openIndex }] = await Promise.all([
       import('../../output/session-list.js'),
       import('../../terminal/sanitize.js'),
+      import('../shared/session-index.js'),
     ]);
-    const { policy, state, batch, limit } = opts;
+    const { policy, state, batch, limit, archived } = opts;
     const { globals } = ctx;
-    const store = await ctx.store();
-    const { sessions, unreadable } = await store.list();
-    for (const u of unreadable)
-      ctx.io.stderr.write(`nsed: warning: skipped ${oneLine(u.file, 300)}: ${oneLine(u.reason, 200)}\n`);
-    const matching =
-      policy === undefined && state === undefined && batch === undefined
-        ? sessions
-        : sessions.filter(
-            (s) =>
-              (policy === undefined || s.policy === policy) &&
-              (state === undefined || s.state === state) &&
-              (batch === undefined || s.batch === batch),
-          );
-    const chosen = limit === undefined ? matching : matching.slice(0, limit);
+    const index = await openIndex(ctx);
+    let chosen;
+    let none: boolean;
+    try {
+      const filters = {
+        archived,
+        ...(policy === undefined ? {} : { policy }),
+        ...(state === undefined ? {} : { state }),
+        ...(batch === undefined ? {} : { batch }),
+      };
+      chosen = await index.page(filters, limit);
+      for (const u of index.unreadable())
+        ctx.io.stderr.write(`nsed: warning: skipped ${oneLine(u.file, 300)}: ${oneLine(u.reason, 200)}\n`);
+      // Which of the two messages an empty answer gets: only asked when there is nothing to show.
+      none =
+        chosen.length === 0 &&
+        (await index.page({}, 1)).length === 0 &&
+        (await index.page({ archived: true }, 1)).length === 0;
+    } finally {
+      index.close();
+    }
 
     // The documented item shape (every key present) only where a format prints whole items.
     let text: string;
@@ -110,9 +129,7 @@ export const ls: CommandDef<LsOptions> = {
     else text = list.sessionLines(chosen);
     if (text === '' && ctx.io.stdoutIsTTY && !ctx.io.quiet) {
       if (!ctx.io.quiet)
-        ctx.io.stderr.write(
-          sessions.length === 0 ? "no sessions yet; start one with 'nsed ask'\n" : 'no session matches\n',
-        );
+        ctx.io.stderr.write(none ? "no sessions yet; start one with 'nsed ask'\n" : 'no session matches\n');
     }
     await (await import('../../output/session-write.js')).writeStdout(ctx.io, text);
     return 0;
