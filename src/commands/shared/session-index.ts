@@ -1,6 +1,7 @@
 import { usageError } from '../../errors.js';
 import type { Context } from '../../context.js';
-import { backendChoice, SearchIndex } from '../../session/index.js';
+import { backendChoice, SearchIndex, type Progress } from '../../session/index.js';
+import { canDrawLive, liveLine, type LiveLine } from '../../terminal/live-line.js';
 import type { FlagDef } from './flag-def.js';
 
 // What `sessions search`, `stats` and `ls` share: the --since flag and the search index they read.
@@ -41,7 +42,30 @@ export function sinceIso(value: string | undefined, now: Date): string | undefin
   return at.toISOString();
 }
 
-/** The search index of the run's store, its backend as NSED_SEARCH_INDEX asks. */
+/** How many session files a refresh reads between two redraws of its progress line. */
+const PROGRESS_EVERY = 1_000;
+
+/**
+ * The search index of the run's store, its backend as NSED_SEARCH_INDEX asks. A refresh that
+ * reads many session files (a first index of a large store takes a minute at 100,000) says how
+ * far it has got on a live line on stderr, a terminal's only, taken off when it is done.
+ */
 export async function openIndex(ctx: Context): Promise<SearchIndex> {
-  return SearchIndex.open(await ctx.store(), { backend: backendChoice(ctx.env), now: () => ctx.clock.now().getTime() });
+  let line: LiveLine | undefined;
+  const progress: Progress | undefined = canDrawLive(ctx.io)
+    ? {
+        every: PROGRESS_EVERY,
+        report: ({ seen, total, done }) => {
+          if (done) return line?.stop();
+          line ??= liveLine(ctx.io.stderr);
+          const text = `nsed: indexing sessions: ${seen.toLocaleString('en')} of ${total.toLocaleString('en')}`;
+          line.draw((columns) => text.slice(0, Math.max(0, columns - 1)));
+        },
+      }
+    : undefined;
+  return SearchIndex.open(await ctx.store(), {
+    backend: backendChoice(ctx.env),
+    now: () => ctx.clock.now().getTime(),
+    ...(progress === undefined ? {} : { progress }),
+  });
 }

@@ -58,7 +58,7 @@ export interface IndexBackend {
   /** Drops every entry. */
   clear(): Promise<void>;
   /** Sessions holding every term, best first (rankOrder), at most `limit`. */
-  search(terms: readonly string[], filters: Filters, limit: number | undefined): SearchHit[];
+  search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]>;
   /** Sessions newest `updated` first (listOrder), at most `limit`. */
   page(filters: Filters, limit: number | undefined): IndexEntry[];
   close(): void;

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
+import { dirname, join } from 'node:path';
 import { writeAtomic } from '../../files/atomic-write.js';
 import { forEachLine } from '../../files/lines.js';
 import { FIELDS, type IndexRecord, type SearchText } from './record.js';
 import {
   listOrder,
   passes,
-  rankOrder,
   scoreOf,
   type FileState,
   type Filters,
@@ -14,30 +14,48 @@ import {
   type IndexMeta,
   type SearchHit,
 } from './query.js';
+import { buildShards, postingsOf, readPostings, writeShards, type Postings } from './word-index.js';
 
-/** Bumped when what a line holds changes: an index of another version is rebuilt, never read. */
-const FORMAT = 2;
+/** Bumped when what a line holds, or their order, changes: an index of another version is rebuilt, never read. */
+const FORMAT = 3;
 
 interface Loaded {
   meta: IndexMeta | undefined;
-  /** Which write the two files come from: a text file of another write is not used. */
+  /** Which write the files come from: a text file or word index of another write is not used. */
   generation: number;
+  /** In listOrder, as the file keeps them: entry number n is the nth. */
   entries: Map<string, IndexEntry>;
 }
 
+/** The entries file as bytes, its lines found but not parsed: a page or a search parses only the entries it shows. */
+interface Raw {
+  meta: IndexMeta | undefined;
+  generation: number;
+  buf: Buffer;
+  /** Where each entry's line starts and ends (the newline), by entry number. */
+  starts: number[];
+  ends: number[];
+}
+
 /**
- * The index where Node has no `node:sqlite` with FTS5 (Node 20): two files, each a meta line
- * then one JSON line per session, read whole and rewritten atomically: the entries (all `ls` and
- * `stats` read), and beside them the text (only a search reads it: most of the bytes). A search
- * scans every session's text. It gives the answers the SQLite backend gives
+ * The index where Node has no `node:sqlite` with FTS5 (Node 20): files rewritten atomically,
+ * each a meta line then one JSON line per session: the entries, newest first (listOrder; `ls`
+ * and `stats` read them), and beside them the text (most of the bytes), which only the word
+ * index (word-index.ts: each word's sessions, per field, by entry number) is built from: the
+ * first search that finds it missing or of another write builds it and keeps it. A page or a
+ * search parses only the lines it shows. It gives the answers the SQLite backend gives
  * (test/session/search-index.test.ts runs one table against both): the same normalised text,
  * the same score (scoreOf) and order (rankOrder).
  */
 export class FileBackend implements IndexBackend {
   readonly kind = 'file';
   private loaded: Loaded | undefined;
+  private raw: Raw | undefined;
   private texts: Map<string, SearchText> | undefined;
+  /** The word index built in this run, when it was (a store nsed cannot write keeps it only here). */
+  private words: ReturnType<typeof buildShards> | undefined;
   private readonly textPath: string;
+  private readonly wordsDir: string;
 
   /** `persist` false: kept in memory only, for a store nsed cannot write (nothing is read from disk either). */
   constructor(
@@ -45,24 +63,82 @@ export class FileBackend implements IndexBackend {
     private readonly persist = true,
   ) {
     this.textPath = path.replace(/\.ndjson$/, '.text.ndjson');
+    this.wordsDir = join(dirname(path), 'words');
   }
 
+  /** The entries file's bytes and line bounds; missing, torn or of another version: no entries, which the next refresh fills. */
+  private bytes(): Raw {
+    if (this.raw !== undefined) return this.raw;
+    const none: Raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
+    if (!this.persist) return (this.raw = none);
+    try {
+      const buf = fs.readFileSync(this.path);
+      const starts: number[] = [];
+      const ends: number[] = [];
+      const first = buf.indexOf(10);
+      for (let at = first + 1; at < buf.length;) {
+        const end = buf.indexOf(10, at);
+        if (end === -1) throw new Error('torn');
+        starts.push(at);
+        ends.push(end);
+        at = end + 1;
+      }
+      const head = JSON.parse(buf.toString('utf8', 0, first)) as Record<string, unknown>;
+      if (head.nsed_search_index !== FORMAT || head.count !== starts.length) throw new Error('another format');
+      const meta = {
+        dirMtimeMs: head.dirMtimeMs as number,
+        seenMs: head.seenMs as number,
+        unreadable: head.unreadable as IndexMeta['unreadable'],
+      };
+      return (this.raw = { meta, generation: head.generation as number, buf, starts, ends });
+    } catch {
+      return (this.raw = none);
+    }
+  }
+
+  /** Entry number n, parsed from its line (or from the entries held when this run wrote them). */
+  private entryAt(n: number): IndexEntry | undefined {
+    if (this.loaded !== undefined) return this.list()[n];
+    const raw = this.bytes();
+    const start = raw.starts[n];
+    if (start === undefined) return undefined;
+    try {
+      return JSON.parse(raw.buf.toString('utf8', start, raw.ends[n])) as IndexEntry;
+    } catch {
+      // A line garbled in place (the file is only ever replaced whole): that entry is left out.
+      return undefined;
+    }
+  }
+
+  private listed: IndexEntry[] | undefined;
+  private list(): IndexEntry[] {
+    return (this.listed ??= [...this.load().entries.values()]);
+  }
+
+  private count(): number {
+    return this.loaded?.entries.size ?? this.bytes().starts.length;
+  }
+
+  private generation(): number {
+    return this.loaded?.generation ?? this.bytes().generation;
+  }
+
+  /** Every entry, parsed (a refresh, `stats`, a listing without -n). */
   private load(): Loaded {
     if (this.loaded !== undefined) return this.loaded;
-    if (!this.persist) return (this.loaded = { meta: undefined, generation: -1, entries: new Map() });
+    const raw = this.bytes();
     const entries = new Map<string, IndexEntry>();
-    const head = readLines(this.path, (v) => entries.set((v as unknown as IndexEntry).id, v as unknown as IndexEntry));
-    // Missing, torn or of another version: an empty index, which the next refresh fills.
-    if (head === undefined) entries.clear();
-    const meta =
-      head === undefined
-        ? undefined
-        : {
-            dirMtimeMs: head.dirMtimeMs as number,
-            seenMs: head.seenMs as number,
-            unreadable: head.unreadable as IndexMeta['unreadable'],
-          };
-    this.loaded = { meta, generation: head === undefined ? -1 : (head.generation as number), entries };
+    for (let n = 0; n < raw.starts.length; n++) {
+      const e = this.entryAt(n);
+      if (e === undefined) {
+        // Garbled: none of it is used (entry numbers would shift), and the next refresh fills it again.
+        this.raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
+        return (this.loaded = { meta: undefined, generation: -1, entries: new Map() });
+      }
+      entries.set(e.id, e);
+    }
+    this.loaded = { meta: raw.meta, generation: raw.generation, entries };
+    this.listed = undefined;
     return this.loaded;
   }
 
@@ -72,22 +148,25 @@ export class FileBackend implements IndexBackend {
     if (!this.persist) return (this.texts = new Map());
     const texts = new Map<string, SearchText>();
     const head = readLines(this.textPath, (v) => texts.set(v.id as string, v.text as SearchText));
-    if (head === undefined || head.generation !== this.load().generation) texts.clear();
+    if (head === undefined || head.generation !== this.generation()) texts.clear();
     this.texts = texts;
     return texts;
   }
 
   meta(): IndexMeta | undefined {
-    return this.load().meta;
+    return this.loaded !== undefined ? this.loaded.meta : this.bytes().meta;
   }
 
   files(): Map<string, FileState> {
     const { entries, generation } = this.load();
     // An entry whose text is lost stands for no file state (NaN equals nothing): its file is read
     // again, and the entry of a file gone is still dropped.
-    const texts = generation === -1 ? undefined : this.loadText();
+    // Every entry has its text when the text file is of the entries' write, so only its meta line is read.
+    const texted =
+      generation !== -1 &&
+      (this.texts !== undefined ? this.texts.size === entries.size : this.textGeneration() === generation);
     const lost: FileState = { mtimeMs: Number.NaN, size: -1, seenMs: 0 };
-    return new Map([...entries.values()].map((e) => [e.id, texts?.has(e.id) === true ? e.file : lost]));
+    return new Map([...entries.values()].map((e) => [e.id, texted || this.texts?.has(e.id) === true ? e.file : lost]));
   }
 
   async apply(
@@ -95,20 +174,23 @@ export class FileBackend implements IndexBackend {
     remove: readonly string[],
     meta: IndexMeta,
   ): Promise<void> {
-    const entries = new Map(this.load().entries);
+    const was = new Map(this.load().entries);
     const texts = new Map(this.loadText());
     for (const id of remove) {
-      entries.delete(id);
+      was.delete(id);
       texts.delete(id);
     }
     for (const { record, file } of put) {
       const { text, ...entry } = record;
-      entries.set(record.id, { ...entry, file });
+      was.set(record.id, { ...entry, file });
       texts.set(record.id, text);
     }
+    const entries = new Map([...was.values()].sort(listOrder).map((e) => [e.id, e]));
     const generation = meta.seenMs + Math.random();
     this.loaded = { meta, generation, entries };
+    this.listed = undefined;
     this.texts = texts;
+    this.words = undefined;
     if (!this.persist) return;
     const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
     try {
@@ -117,7 +199,10 @@ export class FileBackend implements IndexBackend {
         this.textPath,
         head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
       );
-      await writeAtomic(this.path, head(meta) + [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join(''));
+      await writeAtomic(
+        this.path,
+        head({ ...meta, count: entries.size }) + [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join(''),
+      );
     } catch {
       // A cache: this run answers from memory, and the next reads the changed files again.
     }
@@ -127,34 +212,85 @@ export class FileBackend implements IndexBackend {
     if (this.persist) {
       fs.rmSync(this.path, { force: true });
       fs.rmSync(this.textPath, { force: true });
+      fs.rmSync(this.wordsDir, { recursive: true, force: true });
     }
     this.loaded = { meta: undefined, generation: -1, entries: new Map() };
+    this.listed = undefined;
     this.texts = new Map();
+    this.words = undefined;
   }
 
-  search(terms: readonly string[], filters: Filters, limit: number | undefined): SearchHit[] {
-    const needles = terms.map((t) => ` ${t} `);
-    const texts = this.loadText();
-    const hits: SearchHit[] = [];
-    for (const entry of this.load().entries.values()) {
-      const text = texts.get(entry.id);
-      if (text === undefined || !passes(entry, filters)) continue;
-      const grid = FIELDS.map((f) => needles.map((n) => text[f].includes(n)));
-      const scored = scoreOf(grid, terms.length);
-      if (scored !== undefined) hits.push({ entry, ...scored });
+  async search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
+    const postings = await this.postings(terms);
+    // Per term, per field: the entry numbers holding it; an entry holding every term is a hit.
+    const sets = terms.map((t) => (postings.get(t) as Postings).map((p) => new Set(p)));
+    const scored: Array<{ n: number; score: number; fields: SearchHit['fields'] }> = [];
+    for (const n of new Set((postings.get(terms[0] as string) as Postings).flat())) {
+      const grid = FIELDS.map((_, f) => terms.map((_, t) => sets[t]?.[f]?.has(n) === true));
+      const s = scoreOf(grid, terms.length);
+      if (s !== undefined) scored.push({ n, ...s });
     }
-    hits.sort(rankOrder);
-    return limit === undefined ? hits : hits.slice(0, limit);
+    // The score, then the entry number, which is listOrder: rankOrder without parsing an entry.
+    scored.sort((a, b) => b.score - a.score || a.n - b.n);
+    const hits: SearchHit[] = [];
+    for (const { n, score, fields } of scored) {
+      if (limit !== undefined && hits.length >= limit) break;
+      const entry = this.entryAt(n);
+      if (entry !== undefined && passes(entry, filters)) hits.push({ entry, score, fields });
+    }
+    return hits;
+  }
+
+  /** The postings of the terms: from the word index on disk, or from one built now (and kept) when it is missing or stale. */
+  private async postings(terms: readonly string[]): Promise<Map<string, Postings>> {
+    const generation = this.generation();
+    if (this.words === undefined && this.persist && generation !== -1) {
+      const kept = readPostings(this.wordsDir, generation, terms);
+      if (kept !== undefined) return kept;
+    }
+    if (this.words === undefined) {
+      const texts = this.loadText();
+      this.words = buildShards([...this.load().entries.keys()].map((id) => texts.get(id)));
+      if (this.persist && generation !== -1)
+        await writeShards(this.wordsDir, generation, this.words).catch(() => {
+          // A cache: this run answers from memory, and the next builds it again.
+        });
+    }
+    return postingsOf(this.words, terms);
+  }
+
+  /** The generation the text file's meta line names, read without the rest of it. */
+  private textGeneration(): number | undefined {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.textPath, 'r');
+      const buf = Buffer.alloc(256);
+      const got = fs.readSync(fd, buf, 0, buf.length, 0);
+      const line = buf.subarray(0, got).toString('utf8').split('\n')[0] ?? '';
+      const head = JSON.parse(line) as { nsed_search_index?: unknown; generation?: unknown };
+      return head.nsed_search_index === FORMAT && typeof head.generation === 'number' ? head.generation : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
   }
 
   page(filters: Filters, limit: number | undefined): IndexEntry[] {
-    const chosen = [...this.load().entries.values()].filter((e) => passes(e, filters)).sort(listOrder);
-    return limit === undefined ? chosen : chosen.slice(0, limit);
+    const chosen: IndexEntry[] = [];
+    for (let n = 0, count = this.count(); n < count && (limit === undefined || chosen.length < limit); n++) {
+      const e = this.entryAt(n);
+      if (e !== undefined && passes(e, filters)) chosen.push(e);
+    }
+    return chosen;
   }
 
   close(): void {
     this.loaded = undefined;
+    this.listed = undefined;
+    this.raw = undefined;
     this.texts = undefined;
+    this.words = undefined;
   }
 }
 

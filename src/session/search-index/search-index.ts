@@ -27,6 +27,14 @@ export interface SearchIndexOptions {
   backend?: BackendChoice;
   /** The clock entries are stamped with. */
   now?: () => number;
+  /** Told how a refresh that reads many session files (a first index of a large store) is getting on. */
+  progress?: Progress;
+}
+
+/** How far a refresh has got: told after every `every` session files read, and once when it is done. */
+export interface Progress {
+  every: number;
+  report(p: { read: number; seen: number; total: number; done: boolean }): void;
 }
 
 export interface Refreshed {
@@ -55,6 +63,7 @@ export class SearchIndex {
     private readonly store: SessionStore,
     private readonly backend: IndexBackend,
     private readonly now: () => number,
+    private readonly progress: Progress | undefined,
   ) {}
 
   static open(store: SessionStore, opts: SearchIndexOptions = {}): SearchIndex {
@@ -68,18 +77,19 @@ export class SearchIndex {
     const now = opts.now ?? Date.now;
     // A store with no sessions yet gets no index either: nothing is created by a listing.
     if (!fs.existsSync(store.dir))
-      return new SearchIndex(store, new FileBackend(path.join(dir, 'index.ndjson'), false), now);
+      return new SearchIndex(store, new FileBackend(path.join(dir, 'index.ndjson'), false), now, opts.progress);
     try {
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       return new SearchIndex(
         store,
         sqlite === undefined ? new FileBackend(path.join(dir, 'index.ndjson')) : openSqlite(sqlite, dir),
         now,
+        opts.progress,
       );
     } catch {
       // A store nsed may read but not write (a read-only mount, another user's): the index is
       // kept in memory for this run, every file read, and the answers are the same.
-      return new SearchIndex(store, new FileBackend(path.join(dir, 'index.ndjson'), false), now);
+      return new SearchIndex(store, new FileBackend(path.join(dir, 'index.ndjson'), false), now, opts.progress);
     }
   }
 
@@ -123,7 +133,9 @@ export class SearchIndex {
     const unreadable: Unreadable[] = [];
     const present = new Set<string>();
     const prefix = this.store.dir + path.sep;
+    let seen = 0;
     for (const name of names) {
+      seen++;
       const id = name.endsWith('.json') ? name.slice(0, -5) : '';
       if (!isValidId(id)) continue;
       const file = prefix + name;
@@ -139,6 +151,8 @@ export class SearchIndex {
       try {
         const record = indexRecord(await this.store.read(id));
         put.push({ record, file: { mtimeMs: st.mtimeMs, size: st.size, seenMs } });
+        if (this.progress !== undefined && put.length % this.progress.every === 0)
+          this.progress.report({ read: put.length, seen, total: names.length, done: false });
       } catch (err) {
         if ((err as { code?: unknown }).code === 'not_found') {
           present.delete(id);
@@ -156,6 +170,9 @@ export class SearchIndex {
       throw storeError(`cannot update the search index ${this.backend.path}: ${(err as Error).message}`, {
         hint: "another nsed may be writing it: try again, or run 'nsed sessions reindex'",
       });
+    } finally {
+      if (this.progress !== undefined && put.length >= this.progress.every)
+        this.progress.report({ read: put.length, seen, total: names.length, done: true });
     }
     return { read: put.length, removed: removed.length };
   }

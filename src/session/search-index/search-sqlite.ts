@@ -179,7 +179,7 @@ export class SqliteBackend implements IndexBackend {
     return Promise.resolve();
   }
 
-  search(terms: readonly string[], filters: Filters, limit: number | undefined): SearchHit[] {
+  search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
     // One uncorrelated `n IN (… MATCH …)` per field and term: SQLite builds each set once.
     const quoted = terms.map((t) => `"${t}"`);
     const flags: string[] = [];
@@ -199,11 +199,13 @@ export class SqliteBackend implements IndexBackend {
       `WHERE n IN (SELECT rowid FROM fts WHERE fts MATCH ?) AND ${where}) ` +
       `ORDER BY (${score}) DESC, updated DESC, id DESC${limit === undefined ? '' : ` LIMIT ${limit}`}`;
     const rows = this.db.prepare(sql).all(...params, quoted.join(' AND '), ...whereParams);
-    return rows.map((r) => {
-      const grid = FIELDS.map((_, f) => terms.map((__, t) => r[`f${f * terms.length + t}`] === 1));
-      const scored = scoreOf(grid, terms.length) ?? { score: 0, fields: [] };
-      return { entry: entryOf(r), ...scored };
-    });
+    return Promise.resolve(
+      rows.map((r) => {
+        const grid = FIELDS.map((_, f) => terms.map((__, t) => r[`f${f * terms.length + t}`] === 1));
+        const scored = scoreOf(grid, terms.length) ?? { score: 0, fields: [] };
+        return { entry: entryOf(r), ...scored };
+      }),
+    );
   }
 
   page(filters: Filters, limit: number | undefined): IndexEntry[] {
