@@ -80,6 +80,17 @@ const SEARCHES: Array<[string, string[], string[]]> = [
   ['filters by creation time', ['retry', '--since', '2026-03-02'], ['s5', 's4', 's2']],
   ['stops at -n', ['retry', '-n', '2'], ['s1', 's5']],
   ['matches punctuation as a word break', ['thundering-herds'], ['s1']],
+  // What a word index could get wrong: whole words only, no stems, a word said twice, every field, and the filters.
+  ['never stems: retries finds only the word retries (a claim)', ['retries'], ['s1']],
+  ['counts a word given twice once', ['retry', 'RETRY'], ['s1', 's5', 's4', 's2']],
+  ['finds a claim by its verdict word alone', ['contested'], ['s2']],
+  ['ranks a word in the question and the answer over one in the question', ['catalog'], ['s3', 's4']],
+  ['leaves out an archived session whose words match', ['archived'], []],
+  ['finds a word no session holds in none', ['zebra'], []],
+  ['needs every word, each in any field', ['backoff', 'upload'], ['s1']],
+  ['filters by gate, a word in the answer', ['budget', '--gate', 'passed'], ['s1']],
+  ['filters by creation time, the only holder too old', ['herds', '--since', '2026-03-02'], []],
+  ['filters by policy, the word held by others', ['cache', '--policy', 'deep'], []],
 ];
 
 describe.each(BACKENDS)('the $name backend', ({ run, skip }) => {

@@ -1,0 +1,84 @@
+// The file backend's word index (src/session/search-index/word-index.ts): a search answers from
+// the index kept on disk without the text it was built from, an index of another write of the
+// entries is never used, and a first index of many files says how far it has got.
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openFileStore } from '../../src/session/file-store.js';
+import { indexRecord } from '../../src/session/search-index/record.js';
+import { FileBackend } from '../../src/session/search-index/search-file.js';
+import { SearchIndex } from '../../src/session/search-index/search-index.js';
+import { searchSessions } from '../harness/search-store.js';
+import { tempHome } from '../harness/temp-store.js';
+
+const FILE = { mtimeMs: 1, size: 1, seenMs: 10_000 };
+const META = { dirMtimeMs: 1, seenMs: 10_000, unreadable: [] };
+const records = searchSessions().map((s) => ({ record: indexRecord(s), file: FILE }));
+const found = async (b: FileBackend, words: string[]): Promise<Array<[string, number]>> =>
+  (await b.search(words, {}, undefined)).map((h) => [h.entry.id, h.score]);
+
+describe('the word index of the file backend', () => {
+  it('answers from the word index on disk without the text it was built from', async () => {
+    const dir = path.join(await tempHome(), 'search');
+    mkdirSync(dir);
+    const file = path.join(dir, 'index.ndjson');
+    const first = new FileBackend(file);
+    await first.apply(records, [], META);
+    const built = await found(first, ['retry']);
+    expect(built).toEqual([
+      ['s1', 4],
+      ['s5', 3],
+      ['s4', 3],
+      ['s2', 1],
+    ]);
+    first.close();
+    expect(readdirSync(path.join(dir, 'words'))).toHaveLength(64);
+    rmSync(path.join(dir, 'index.text.ndjson'));
+    const again = new FileBackend(file);
+    expect(await found(again, ['retry'])).toEqual(built);
+    expect(await found(again, ['wrong', 'duplicate'])).toEqual([['s1', 4]]);
+  });
+
+  it('never uses a word index of another write of the entries', async () => {
+    const dir = path.join(await tempHome(), 'search');
+    mkdirSync(dir);
+    const file = path.join(dir, 'index.ndjson');
+    const b = new FileBackend(file);
+    await b.apply(records, [], META);
+    expect((await found(b, ['jitter'])).map(([id]) => id)).toEqual(['s5']);
+    b.close();
+    // s5 is removed and s2's question changed: entry numbers shift, and the kept words are of the write before.
+    const s2 = searchSessions().find((s) => s.id === 's2');
+    const turn = s2?.turns[0];
+    if (s2 === undefined || turn === undefined) throw new Error('the fixed store has no s2');
+    turn.content = 'Does the cache need jitter?';
+    await b.apply([{ record: indexRecord(s2), file: FILE }], ['s5'], { ...META, seenMs: 20_000 });
+    b.close();
+    const fresh = new FileBackend(file);
+    expect(await found(fresh, ['jitter'])).toEqual([['s2', 3]]);
+  });
+
+  it('tells how far a first index has got, and nothing when there is nothing to read', async () => {
+    const home = await tempHome();
+    const store = openFileStore(home);
+    for (const s of searchSessions()) await store.create(s);
+    const reports: unknown[] = [];
+    const progress = { every: 2, report: (p: unknown) => void reports.push(p) };
+    // Stamped well after the files' mtimes, so the entries are settled and a second look reads nothing.
+    const now = (): number => Date.now() + 60_000;
+    const first = SearchIndex.open(store, { backend: 'file', now, progress });
+    expect(await first.refresh()).toEqual({ read: 6, removed: 0 });
+    first.close();
+    expect(reports).toEqual([
+      { read: 2, seen: expect.any(Number) as number, total: 6, done: false },
+      { read: 4, seen: expect.any(Number) as number, total: 6, done: false },
+      { read: 6, seen: 6, total: 6, done: false },
+      { read: 6, seen: 6, total: 6, done: true },
+    ]);
+    reports.length = 0;
+    const second = SearchIndex.open(store, { backend: 'file', now, progress });
+    expect(await second.refresh()).toEqual({ read: 0, removed: 0 });
+    second.close();
+    expect(reports).toEqual([]);
+  });
+});
