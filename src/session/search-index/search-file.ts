@@ -84,7 +84,8 @@ export class FileBackend implements IndexBackend {
         at = end + 1;
       }
       const head = JSON.parse(buf.toString('utf8', 0, first)) as Record<string, unknown>;
-      if (head.nsed_search_index !== FORMAT || head.count !== starts.length) throw new Error('another format');
+      if (head.nsed_search_index !== FORMAT || head.count !== starts.length || head.bytes !== buf.length - first - 1)
+        throw new Error('another format');
       const meta = {
         dirMtimeMs: head.dirMtimeMs as number,
         seenMs: head.seenMs as number,
@@ -154,7 +155,8 @@ export class FileBackend implements IndexBackend {
   }
 
   meta(): IndexMeta | undefined {
-    return this.loaded !== undefined ? this.loaded.meta : this.bytes().meta;
+    if (this.loaded !== undefined) return this.loaded.meta;
+    return this.raw !== undefined ? this.raw.meta : (this.prefix() ?? this.bytes()).meta;
   }
 
   files(): Map<string, FileState> {
@@ -193,16 +195,14 @@ export class FileBackend implements IndexBackend {
     this.words = undefined;
     if (!this.persist) return;
     const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
+    const body = [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join('');
     try {
       // The text first: entries whose text file is of another write read no text, and are read again.
       await writeAtomic(
         this.textPath,
         head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
       );
-      await writeAtomic(
-        this.path,
-        head({ ...meta, count: entries.size }) + [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join(''),
-      );
+      await writeAtomic(this.path, head({ ...meta, count: entries.size, bytes: Buffer.byteLength(body) }) + body);
     } catch {
       // A cache: this run answers from memory, and the next reads the changed files again.
     }
@@ -277,6 +277,10 @@ export class FileBackend implements IndexBackend {
   }
 
   page(filters: Filters, limit: number | undefined): IndexEntry[] {
+    if (limit !== undefined && this.loaded === undefined && this.raw === undefined) {
+      const read = this.readPage(filters, limit);
+      if (read !== undefined) return read;
+    }
     const chosen: IndexEntry[] = [];
     for (let n = 0, count = this.count(); n < count && (limit === undefined || chosen.length < limit); n++) {
       const e = this.entryAt(n);
@@ -285,7 +289,69 @@ export class FileBackend implements IndexBackend {
     return chosen;
   }
 
+  /**
+   * The entries file's meta line, read with the file's first block only: what `ls -n` needs to
+   * know the index is current. Undefined when it is missing, torn (its size is not the one the
+   * meta line names) or of another version: then the whole file is read (bytes).
+   */
+  private prefix(): { meta: IndexMeta; generation: number; at: number; fd: number } | undefined {
+    if (this.head !== undefined) return this.head;
+    if (!this.persist) return undefined;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.path, 'r');
+      const buf = Buffer.alloc(64 * 1024);
+      const got = fs.readSync(fd, buf, 0, buf.length, 0);
+      const first = buf.subarray(0, got).indexOf(10);
+      const head = JSON.parse(buf.toString('utf8', 0, first)) as Record<string, unknown>;
+      if (first < 0 || head.nsed_search_index !== FORMAT || head.bytes !== fs.fstatSync(fd).size - first - 1)
+        throw new Error('another format');
+      const meta = {
+        dirMtimeMs: head.dirMtimeMs as number,
+        seenMs: head.seenMs as number,
+        unreadable: head.unreadable as IndexMeta['unreadable'],
+      };
+      this.head = { meta, generation: head.generation as number, at: first + 1, fd };
+      return this.head;
+    } catch {
+      if (fd !== undefined) fs.closeSync(fd);
+      return undefined;
+    }
+  }
+
+  private head: ReturnType<FileBackend['prefix']>;
+
+  /** The first `limit` entries the filters let through, reading the file block by block only as far as they go. */
+  private readPage(filters: Filters, limit: number): IndexEntry[] | undefined {
+    const head = this.prefix();
+    if (head === undefined) return undefined;
+    const chosen: IndexEntry[] = [];
+    const block = Buffer.alloc(256 * 1024);
+    let carry = Buffer.alloc(0);
+    try {
+      for (let at = head.at; chosen.length < limit;) {
+        const got = fs.readSync(head.fd, block, 0, block.length, at);
+        if (got === 0) break;
+        at += got;
+        const text = Buffer.concat([carry, block.subarray(0, got)]);
+        let start = 0;
+        for (let end = text.indexOf(10); end !== -1 && chosen.length < limit; end = text.indexOf(10, start)) {
+          const e = JSON.parse(text.toString('utf8', start, end)) as IndexEntry;
+          if (passes(e, filters)) chosen.push(e);
+          start = end + 1;
+        }
+        carry = Buffer.from(text.subarray(start));
+      }
+      return chosen;
+    } catch {
+      // A line garbled in place: the whole file is read, and what it cannot use is rebuilt.
+      return undefined;
+    }
+  }
+
   close(): void {
+    if (this.head !== undefined) fs.closeSync(this.head.fd);
+    this.head = undefined;
     this.loaded = undefined;
     this.listed = undefined;
     this.raw = undefined;
