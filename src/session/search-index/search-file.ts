@@ -120,8 +120,9 @@ export class FileBackend implements IndexBackend {
     return this.loaded?.entries.size ?? this.bytes().starts.length;
   }
 
+  /** The entries' write, from the meta line alone while nothing more has been read. */
   private generation(): number {
-    return this.loaded?.generation ?? this.bytes().generation;
+    return this.loaded?.generation ?? this.raw?.generation ?? this.prefix()?.generation ?? this.bytes().generation;
   }
 
   /** Every entry, parsed (a refresh, `stats`, a listing without -n). */
@@ -221,6 +222,7 @@ export class FileBackend implements IndexBackend {
   }
 
   async search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
+    const generation = this.generation();
     const postings = await this.postings(terms);
     // Per term, per field: the entry numbers holding it; an entry holding every term is a hit.
     const sets = terms.map((t) => (postings.get(t) as Postings).map((p) => new Set(p)));
@@ -229,6 +231,13 @@ export class FileBackend implements IndexBackend {
       const grid = FIELDS.map((_, f) => terms.map((_, t) => sets[t]?.[f]?.has(n) === true));
       const s = scoreOf(grid, terms.length);
       if (s !== undefined) scored.push({ n, ...s });
+    }
+    // The entries read whole now must be the write the words were looked up for, or their numbers
+    // mean other sessions: when another nsed replaced the file in between, once more from what was
+    // read (then cached, so once is enough).
+    if (scored.length > 0 && this.loaded === undefined && this.bytes().generation !== generation) {
+      this.words = undefined;
+      return this.search(terms, filters, limit);
     }
     // The score, then the entry number, which is listOrder: rankOrder without parsing an entry.
     scored.sort((a, b) => b.score - a.score || a.n - b.n);
@@ -249,10 +258,12 @@ export class FileBackend implements IndexBackend {
       if (kept !== undefined) return kept;
     }
     if (this.words === undefined) {
+      // Every entry parsed first: the text and the words are then of the write just read, whatever the meta line said before.
+      const { entries, generation: built } = this.load();
       const texts = this.loadText();
-      this.words = buildShards([...this.load().entries.keys()].map((id) => texts.get(id)));
-      if (this.persist && generation !== -1)
-        await writeShards(this.wordsDir, generation, this.words).catch(() => {
+      this.words = buildShards([...entries.keys()].map((id) => texts.get(id)));
+      if (this.persist && built !== -1)
+        await writeShards(this.wordsDir, built, this.words).catch(() => {
           // A cache: this run answers from memory, and the next builds it again.
         });
     }
