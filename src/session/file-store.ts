@@ -261,7 +261,7 @@ class FileStore implements SessionStore {
         madeDir = await this.ensureRoundsDir(dir);
       }
       const text = redactedJson(apart.record, this.opts);
-      const file = roundsFileName(turn.id, text);
+      const file = roundsFileName(turn.id);
       try {
         await writeAtomic(path.join(dir, file), text, { disk: this.disk, durable: false });
       } catch (err) {
