@@ -1,6 +1,6 @@
 // Figure 5b: the peak memory of `continue` on a 1,000-turn session (it reads the session and
 // resends its whole lineage) against that of a short `ask` on an empty store, both a short answer
-// from the same server, interleaved (issue 51: ≤ 1.5×).
+// from the same server, interleaved (target: ≤ 1.5×).
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { atMost, figure } from '../lib/figure.mjs';

@@ -1,7 +1,7 @@
 // Figure 3: reading the store. `sessions ls` over 10,000 and 100,000 sessions (the index journal
 // already built, as after any earlier ls), `sessions show` of a 1,000-turn session and `sessions
 // search` over 100,000 sessions. Each against `node -e 0`, and ls and show also against their own
-// floor, a script doing the same essential work (issue 51): reading the index and printing the
+// floor, a script doing the same essential work: reading the index and printing the
 // page (bench/floors/list-index.mjs), reading the session and printing its transcript
 // (bench/floors/show-transcript.mjs). The session is shown as nsed writes it today (every answer
 // with its recorded verdict) and as an older nsed wrote it (no verdicts: show derives each from

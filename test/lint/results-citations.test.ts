@@ -7,7 +7,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * The measurement log is bench/RESULTS.md; a code comment says why in words, and what a trick buys
  * is on docs/performance.md. A few comments may still point at the log, where its numbers are the
- * reason (issue 49: at most five).
+ * reason (at most five).
  */
 const MAX_CITATIONS = 5;
 const CODE = /\.(ts|mts|cts|mjs|cjs|js)$/;
