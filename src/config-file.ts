@@ -76,7 +76,7 @@ export interface LoadedConfig {
 /**
  * The file's text. Synchronous: every command reads this small file first thing, and
  * node:fs/promises (with readline and the file watchers it loads) costs an empty `sessions ls`
- * 3-6 ms (bench/RESULTS.md). Opened without blocking, so a FIFO in its place reads as empty
+ * a few ms. Opened without blocking, so a FIFO in its place reads as empty
  * instead of waiting forever for a writer (docs/reliability.md #83); read at most
  * MAX_CONFIG_BYTES + 1 bytes, so `NSED_CONFIG=/dev/zero` is an error (EFBIG), not a memory leak
  * without end (docs/reliability.md #179).

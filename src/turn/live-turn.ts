@@ -12,7 +12,7 @@ import type { TurnDeps, TurnSpec } from './turn-spec.js';
  * Events after which a turn's stream counts as long, and the process's engine is tuned for it
  * (cli/engine-profile.ts). A short answer never pays for the tuning's check (~0.1 ms) or its
  * watch of the collector (~1.6 ms); a 1 MB answer in a million chunks peaked at 75-77 MiB with
- * it, 106-108 without (Node 20, bench/RESULTS.md round 16).
+ * it, a third more without.
  */
 export const LONG_STREAM_EVENTS = 10_000;
 
