@@ -1,6 +1,6 @@
 import type { NsedClient, StartGate } from './api/index.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken } from './config.js';
-import type { RunSettings, SettingSource } from './settings.js';
+import { sessionMayStandIn, type RunSettings, type SettingSource } from './settings.js';
 import { NsedError } from './errors.js';
 import { isAlive } from './process-alive.js';
 import type { LiveSim } from './protocol/live-sim.js';
@@ -72,7 +72,7 @@ export async function connect(
   };
   const { settings } = globals;
   // A session's recorded orchestrator ranks below flag, environment and config file.
-  const urlIsDefault = settings.url.source === 'default';
+  const urlIsDefault = sessionMayStandIn(settings.url);
   const recordedSim = recorded === SIM_ORCHESTRATOR && urlIsDefault;
   const owner =
     recordedSim && !globals.sim && target?.pending !== undefined

@@ -444,6 +444,8 @@ describe('global options', () => {
         policy: ['p', 'flag'],
         agents: [['A', 'B'], 'config'],
         rounds: [2, 'flag'],
+        // -p names a policy for this run: its own council, not the file's agents.
+        council: [{ kind: 'policy', rounds: undefined }, 'flag'],
         maxCostUsd: [0.5, 'config'],
         maxTokens: [20000, 'env'],
         simProfile: ['strict', 'env'],
