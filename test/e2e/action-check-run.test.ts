@@ -211,6 +211,48 @@ describe('--check-run NAME through the real CLI (reliability #320)', () => {
     expect(github.pulls.checkRuns.some((c) => c.head_sha === 'c'.repeat(40))).toBe(false);
   });
 
+  it("writes a batch's check run: its exit code's conclusion, its summary as the text, no annotations", async () => {
+    const server = await startPlainServer('An answer.');
+    const out = await mkdtemp(join(dir, 'batch-'));
+    const outputs = join(out, 'outputs');
+    await writeFile(outputs, '');
+    await writeFile(join(out, 'items.txt'), 'q one\nq two\n');
+    const sha = 'e'.repeat(40);
+    try {
+      const r = await spawnCli(
+        [
+          'batch',
+          join(out, 'items.txt'),
+          '-m',
+          'llama3.2',
+          '--out',
+          join(out, 'results.jsonl'),
+          '--check-run',
+          'nsed batch',
+        ],
+        {
+          env: {
+            ...(await runnerEnv({ sha, outputs })),
+            NSED_HOME: join(out, 'home'),
+            NSED_URL: server.url,
+            NO_COLOR: '1',
+            GITHUB_TOKEN: TOKEN,
+          },
+        },
+      ).result;
+      expect(r.code, r.stderr).toBe(0);
+      const run = github.pulls.checkRuns.find((c) => c.head_sha === sha);
+      expect(run?.name).toBe('nsed batch');
+      expect(run?.conclusion).toBe('success');
+      expect(run?.output.summary).toContain('nsed batch');
+      expect(run?.annotations).toEqual([]);
+      expect(parseGithubFile(await readFile(outputs, 'utf8')).get('check-run-id')).toBe(String(run?.id));
+      expect(r.stdout + r.stderr + (await allText(out))).not.toContain(TOKEN);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses an empty name before anything is asked (exit 2)', async () => {
     const r = await spawnCli(['ask', '-m', 'llama3.2', '--check-run', ' ', 'hi'], {
       env: { NSED_HOME: join(dir, 'empty-name'), NSED_URL: 'http://127.0.0.1:9' },
