@@ -66,3 +66,46 @@ describe("the check run's text", () => {
     expect(long).toContain('1 more finding not annotated');
   });
 });
+
+describe('GitHub is untrusted', () => {
+  it('reads a check run that lists annotations without end 20 pages at most, never follows a link off the API, and is done', async () => {
+    const { createServer } = await import('node:http');
+    const { writeCheckRun } = await import('../../src/ci/check-run.js');
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${(req.url ?? '').split('?')[0]}`);
+      const json = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
+        res.writeHead(status, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify(body));
+      };
+      req.resume();
+      if (req.url?.includes('/commits/'))
+        // A next page on another host: never asked for.
+        return json(
+          200,
+          { check_runs: [{ id: 7, name: 'nsed council', head_sha: HEAD }] },
+          { link: '<http://203.0.113.1/elsewhere?page=2>; rel="next"' },
+        );
+      if (req.url?.includes('/annotations'))
+        // Always one more page, on the same API.
+        return json(200, [], {
+          link: `<http://127.0.0.1:${port}/repos/acme/widgets/check-runs/7/annotations?page=9>; rel="next"`,
+        });
+      return json(200, { id: 7, html_url: 'https://github.test/runs/7' });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const written = await writeCheckRun(
+        { token: 'ghs_x', repo: 'acme/widgets', sha: HEAD, apiUrl: `http://127.0.0.1:${port}` },
+        { name: 'nsed council', conclusion: 'success', summary: '', findings: [], completedAt: '2026-01-01T00:00:00Z' },
+      );
+      expect(written).toMatchObject({ id: 7, updated: true, annotations: 0 });
+      expect(seen.filter((s) => s.endsWith('/annotations'))).toHaveLength(20);
+      expect(seen).toHaveLength(1 + 20 + 1);
+      expect(seen.at(-1)).toBe('PATCH /repos/acme/widgets/check-runs/7');
+    } finally {
+      server.close();
+    }
+  });
+});
