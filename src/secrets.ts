@@ -294,9 +294,12 @@ function distinctKey(out: Record<string, unknown>, key: string): string {
   for (let n = 2; ; n++) if (!Object.hasOwn(out, `${key} (${n})`)) return `${key} (${n})`;
 }
 
-/** The secrets of a run, knowing NSED_TOKEN from the start (docs/reliability.md #89). */
+/** The secrets of a run, knowing NSED_TOKEN and GitHub's token from the start (docs/reliability.md #89). */
 export function runSecrets(env: Readonly<Record<string, string | undefined>>): Secrets {
   const secrets = new Secrets();
   secrets.add(env['NSED_TOKEN']);
+  // The GitHub token --check-run writes with is as secret as the orchestrator's (docs/ci-review.md).
+  secrets.add(env['GITHUB_TOKEN']);
+  secrets.add(env['GH_TOKEN']);
   return secrets;
 }

@@ -92,6 +92,11 @@ export const batchMerge: CommandDef<MergeOptions> = {
       'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
       GROUP,
     ),
+    batchReportFlag(
+      'check-run',
+      "write one GitHub check run NAME on the head commit: the whole matrix's exit code as its conclusion, its summary; a re-run updates it",
+      GROUP,
+    ),
   ],
   examples: [
     [

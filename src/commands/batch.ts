@@ -119,6 +119,10 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
     'github-output',
     'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
   ),
+  batchReportFlag(
+    'check-run',
+    "write one GitHub check run NAME on the head commit at the end: the batch's exit code as its conclusion, its summary; a re-run updates it (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_SHA from the environment)",
+  ),
   ...BATCH_RESUME,
   // Per item: the key plus the item's id, so a re-run batch pays for no item twice.
   ...IDEMPOTENCY_FLAGS,
