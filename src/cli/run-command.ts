@@ -1,10 +1,10 @@
 import type { ParsedArgv, CommandDef } from '../commands/command.js';
 import { parseGlobalOptions } from '../commands/global-options.js';
-import type { LoadedConfig } from '../config-file.js';
-import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../context.js';
+import type { LoadedConfig } from '../run/config-file.js';
+import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../run/context.js';
 import type { OutputMode } from '../output/modes.js';
 import { toNsedError, wasReported } from '../errors.js';
-import { NDJSON_SCHEMA_VERSION } from '../events.js';
+import { NDJSON_SCHEMA_VERSION } from '../events/events.js';
 import { toJsonLine } from '../output/ndjson.js';
 import { createIO, type Streams, type TtyProbe } from '../terminal/create-io.js';
 import { redactingStream, type RedactingStream } from '../terminal/redacting-stream.js';
@@ -117,7 +117,7 @@ async function runWith(
     isTTY,
   );
   if (io.verbose && !io.quiet) {
-    const { settingLines } = await import('../settings.js');
+    const { settingLines } = await import('../run/settings.js');
     for (const s of settingLines(globals.settings))
       io.stderr.write(`setting ${s.name} ${oneLine(s.value, 200)} (${s.source === 'default' ? 'default' : s.from})\n`);
   }
@@ -134,7 +134,7 @@ export async function readConfigFor(
   streams: Pick<Streams, 'stderr'>,
 ): Promise<LoadedConfig> {
   if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
-  const { loadConfig, unknownKeyError } = await import('../config-file.js');
+  const { loadConfig, unknownKeyError } = await import('../run/config-file.js');
   const config = await loadConfig(env);
   if (def.configFile === 'own') return config;
   if (config.error !== undefined) throw config.error;

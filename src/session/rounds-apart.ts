@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Ballots } from '../ballots.js';
+import type { Ballots } from '../council/ballots.js';
 import type { NsedRound } from '../protocol/wire.js';
-import { readVerdict } from '../verdict.js';
+import { readVerdict } from '../council/verdict.js';
 import { isValidId } from './ids.js';
 import type { RoundsApart, Turn } from './model.js';
 
