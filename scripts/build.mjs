@@ -96,7 +96,7 @@ const noConnection = {
   name: 'no-connection',
   setup(b) {
     b.onResolve({ filter: /^\.\/connection\.js$/ }, (args) =>
-      args.importer === path.join(root, 'src', 'context.ts')
+      args.importer === path.join(root, 'src', 'run', 'context.ts')
         ? { path: 'connection', namespace: 'no-connection' }
         : undefined,
     );

@@ -1,5 +1,5 @@
 import { NsedError } from '../errors.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import { IdleWatch } from './request-guard.js';
 import { createNativeProcessor } from './native-processor.js';
 import { createStreamProcessor } from './stream-processor.js';

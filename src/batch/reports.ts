@@ -1,10 +1,10 @@
 import path from 'node:path';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { toNsedError, type NsedError } from '../errors.js';
 import type { BatchEntry, BatchItemLine, BatchReport } from '../output/export/batch-report.js';
 import { recordedGate, recordedVerdict } from '../output/export/report-turn.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { readUsage } from '../usage.js';
+import { readUsage } from '../council/usage.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import { writeReportFile, writeStepOutputs } from '../turn/reports/write-reports.js';
 import { stepOutputFile } from '../turn/reports/report-options.js';

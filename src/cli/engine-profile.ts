@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { EngineProfile } from '../context.js';
+import type { EngineProfile } from '../run/context.js';
 
 /**
  * Many turns in flight in one process (a batch), and one turn whose answer streams in many events,

@@ -6,7 +6,7 @@ import type * as Timers from 'node:timers/promises';
 import { setMaxListeners } from 'node:events';
 import { fstatSync, statSync, type Stats } from 'node:fs';
 import type * as Tty from 'node:tty';
-import type { Clock, ProcessContext } from '../context.js';
+import type { Clock, ProcessContext } from '../run/context.js';
 import { fdStdout } from '../terminal/fd-stdout.js';
 import { ExitCode } from '../errors.js';
 import { randomHex } from '../session/index.js';

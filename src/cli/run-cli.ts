@@ -9,7 +9,7 @@ import {
 import { GLOBAL_FLAGS, GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../input/prompt.js';
-import { runSecrets, type ContextParts, type ProcessContext } from '../context.js';
+import { runSecrets, type ContextParts, type ProcessContext } from '../run/context.js';
 import { commandBuilder } from '../commands/shared/build-command.js';
 import { commandWords } from '../commands/shared/flag-def.js';
 import { exitCodeEpilog } from '../docs/topics.js';

@@ -1,15 +1,15 @@
 import type { ParsedArgv, CommandDef } from '../commands/command.js';
 import { parseGlobalOptions } from '../commands/global-options.js';
-import type { LoadedConfig } from '../config-file.js';
-import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../context.js';
+import type { LoadedConfig } from '../run/config-file.js';
+import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../run/context.js';
 import type { OutputMode } from '../output/modes.js';
 import { toNsedError, wasReported } from '../errors.js';
-import { NDJSON_SCHEMA_VERSION } from '../events.js';
+import { NDJSON_SCHEMA_VERSION } from '../events/events.js';
 import { toJsonLine } from '../output/ndjson.js';
 import { createIO, type Streams, type TtyProbe } from '../terminal/create-io.js';
 import { redactingStream, type RedactingStream } from '../terminal/redacting-stream.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { colorOfSettings, settingLines } from '../settings.js';
+import { colorOfSettings, settingLines } from '../run/settings.js';
 
 export type { Streams, TtyProbe } from '../terminal/create-io.js';
 
@@ -131,7 +131,7 @@ export async function readConfigFor(
   streams: Pick<Streams, 'stderr'>,
 ): Promise<LoadedConfig> {
   if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
-  const { loadConfig, unknownKeyError } = await import('../config-file.js');
+  const { loadConfig, unknownKeyError } = await import('../run/config-file.js');
   const config = await loadConfig(env);
   if (def.configFile === 'own') return config;
   if (config.error !== undefined) throw config.error;

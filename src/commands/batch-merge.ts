@@ -1,7 +1,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { EarlierLine } from '../batch/earlier-results.js';
 import type { ShardFile } from '../batch/merge.js';
 import type { ResolvedItem } from '../batch/resolve.js';

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
-import type { LoadedConfig } from '../config-file.js';
-import type { GlobalOptions } from '../context.js';
+import type { LoadedConfig } from '../run/config-file.js';
+import type { GlobalOptions } from '../run/context.js';
 import { usageError } from '../errors.js';
 import type { OnExit, OutputMode, ProgressChoice } from '../output/modes.js';
 import {
@@ -10,7 +10,7 @@ import {
   type RunSettings,
   type Setting,
   type TokenSource,
-} from '../settings.js';
+} from '../run/settings.js';
 import type { ParsedArgv } from './command.js';
 import { applyFlags, checkSettingValue, flagValues, resolveSetting, type FlagDef } from './shared/flag-def.js';
 import {

@@ -1,8 +1,8 @@
 import type { BatchItemStatus, BatchReport } from './export/batch-report.js';
 import { batchUsage, statusOfEntry } from './export/batch-report.js';
 import type { ReportTurn } from './export/report-turn.js';
-import type { Usage } from '../usage.js';
-import type { CouncilVerdict, GateResult } from '../verdict.js';
+import type { Usage } from '../council/usage.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 
 /**
  * Step outputs (README "Step outputs"): what a later step of a GitHub Actions job reads as

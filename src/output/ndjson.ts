@@ -1,4 +1,4 @@
-import { NDJSON_SCHEMA_VERSION } from '../events.js';
+import { NDJSON_SCHEMA_VERSION } from '../events/events.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import type { Renderer } from './renderer-types.js';

@@ -1,4 +1,4 @@
-import { TERMINAL_EVENTS, assertNever } from '../events.js';
+import { TERMINAL_EVENTS, assertNever } from '../events/events.js';
 import type { IO } from '../terminal/io.js';
 import type { OutputMode } from './modes.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';

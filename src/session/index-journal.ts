@@ -8,7 +8,7 @@ import { decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { withLock } from './lock.js';
 import { journalFile } from './paths.js';
-import { readUsageTotal } from '../usage.js';
+import { readUsageTotal } from '../council/usage.js';
 import { SESSION_STATES, summarizeSession, validateSession, type SessionSummary, type Unreadable } from './store.js';
 
 /** One line of `<home>/index.ndjson`: a session's summary and the file state it was taken from. */

@@ -1,6 +1,6 @@
-import type { Ballots } from '../ballots.js';
+import type { Ballots } from '../council/ballots.js';
 import type { NsedRound } from '../protocol/wire.js';
-import { readVerdict } from '../verdict.js';
+import { readVerdict } from '../council/verdict.js';
 import { isValidId } from './ids.js';
 import type { RoundsApart, Turn } from './model.js';
 import { randomHex } from './random-hex.js';

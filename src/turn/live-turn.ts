@@ -1,8 +1,8 @@
-import type { NsedEvent, StreamEvent } from '../events.js';
+import type { NsedEvent, StreamEvent } from '../events/events.js';
 import { thisHost } from '../process-alive.js';
 import type { PendingJob } from '../session/index.js';
 import { declareTools, type DeclaredTools } from '../tools/declared.js';
-import { applyEvent, emptyTranscript, type Transcript } from '../transcript.js';
+import { applyEvent, emptyTranscript, type Transcript } from '../events/transcript.js';
 import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './follow/stream-replay.js';
 import type { CapStop } from './turn-end.js';
 import { ToolDriver } from './tools/tool-driver.js';

@@ -1,11 +1,11 @@
 import { MAX_FLAG_FILE_BYTES, readInputText, type ReadBounds } from '../files/read-input.js';
 import { toModel } from '../protocol/policy-ref.js';
 import type { ToolDefinition } from '../protocol/wire.js';
-import type { RunSettings } from '../settings.js';
+import type { RunSettings } from '../run/settings.js';
 import type { Council } from '../session/index.js';
 import type { ReportOptions } from './reports/report-options.js';
-import type { TurnCap } from '../spend-cap.js';
-import type { Gates } from '../verdict.js';
+import type { TurnCap } from '../council/spend-cap.js';
+import type { Gates } from '../council/verdict.js';
 import type { AnswerSchema } from './schema/answer-schema.js';
 import {
   ASK_USER,

@@ -1,6 +1,6 @@
 // A setting's source is weighed where settings are resolved, once: what the rest of the code
 // needs decided from it (the turn's council, whether a session's recorded orchestrator stands in,
-// how the terminal weighs the colour setting) is a value or a rule of src/settings.ts. A module
+// how the terminal weighs the colour setting) is a value or a rule of src/run/settings.ts. A module
 // that read `.source` itself to decide something would be a second definition of the precedence.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

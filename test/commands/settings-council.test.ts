@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ask } from '../../src/commands/ask.js';
 import { parseGlobalOptions } from '../../src/commands/global-options.js';
 import { ls } from '../../src/commands/sessions/ls.js';
-import { parseConfigText, type LoadedConfig } from '../../src/config-file.js';
+import { parseConfigText, type LoadedConfig } from '../../src/run/config-file.js';
 import type { ParsedArgv } from '../../src/commands/command.js';
 import { councilChoice } from '../../src/turn/turn-options.js';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { checkRunConclusion, checkRunTarget, writeCheckRun, type CheckConclusion } from '../../ci/check-run.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import type { PlacedFinding } from '../../output/findings.js';
 import type { StepOutputs } from '../../output/github-output.js';
 import { oneLine } from '../../terminal/sanitize.js';

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { ExitCode, NsedError, markReported, toNsedError } from '../../errors.js';
 import { workflowAnnotations } from '../../output/annotations.js';
 import { junitXml } from '../../output/export/junit.js';

@@ -1,4 +1,4 @@
-import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
+import type { OnExit, OutputMode, ProgressChoice } from '../output/modes.js';
 
 /** The orchestrator when no flag, environment, config file or session names one. */
 export const DEFAULT_URL = 'http://localhost:8080';
@@ -100,7 +100,7 @@ export interface RunSettings {
    * turn reads this value (turn/turn-options.ts, councilChoice), never the sources themselves.
    */
   council: Setting<SettingsCouncil>;
-  /** The spend cap of a turn (src/spend-cap.ts): dollars, and tokens in plus out. */
+  /** The spend cap of a turn (src/council/spend-cap.ts): dollars, and tokens in plus out. */
   maxCostUsd: Setting<number | undefined>;
   maxTokens: Setting<number | undefined>;
   /** The in-process simulator of --sim (and `nsed sim`): its profile and its pace. */

@@ -1,10 +1,10 @@
 import { closeSync, constants as fsConstants, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { NsedError, storeError, usageError } from './errors.js';
-import { commaList } from './protocol/council-names.js';
-import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
-import { checkSettingValue } from './commands/shared/setting-rule.js';
-import { CONFIG_FLAGS } from './commands/shared/setting-flags.js';
+import { NsedError, storeError, usageError } from '../errors.js';
+import { commaList } from '../protocol/council-names.js';
+import type { OnExit, OutputMode, ProgressChoice } from '../output/modes.js';
+import { checkSettingValue } from '../commands/shared/setting-rule.js';
+import { CONFIG_FLAGS } from '../commands/shared/setting-flags.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -20,7 +20,7 @@ export interface ConfigValues {
   token_file?: string;
   progress?: ProgressChoice;
   on_exit?: OnExit;
-  /** The spend cap of every turn (src/spend-cap.ts). */
+  /** The spend cap of every turn (src/council/spend-cap.ts). */
   max_cost?: number;
   max_tokens?: number;
 }
@@ -256,6 +256,6 @@ export async function editConfig(file: string, key: ConfigKey, value: unknown): 
   const doc = readForEdit(file);
   if (value === undefined) delete doc[key];
   else doc[key] = value;
-  const { writeOutsideFile } = await import('./files/outside-file.js');
+  const { writeOutsideFile } = await import('../files/outside-file.js');
   await writeOutsideFile(file, `${JSON.stringify(doc, null, 2)}\n`, { label: 'the config file', makeDirs: true });
 }

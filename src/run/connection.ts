@@ -1,12 +1,12 @@
-import type { NsedClient, StartGate } from './api/index.js';
+import type { NsedClient, StartGate } from '../api/index.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken } from './config.js';
 import { sessionMayStandIn, type RunSettings, type SettingSource } from './settings.js';
-import { NsedError } from './errors.js';
-import { isAlive } from './process-alive.js';
-import type { LiveSim } from './protocol/live-sim.js';
-import { redactSecrets, type Secrets } from './secrets.js';
-import { sanitizeForTerminal } from './terminal/sanitize.js';
-import type { IO } from './terminal/io.js';
+import { NsedError } from '../errors.js';
+import { isAlive } from '../process-alive.js';
+import type { LiveSim } from '../protocol/live-sim.js';
+import { redactSecrets, type Secrets } from '../secrets.js';
+import { sanitizeForTerminal } from '../terminal/sanitize.js';
+import type { IO } from '../terminal/io.js';
 
 /** What opening a connection reads (the global options by another name: this module stays below the Context). */
 export interface ConnectInput {
@@ -89,7 +89,10 @@ export async function connect(
     source = 'owner';
     liveSim = owner;
   } else if (useSim) {
-    const [{ startSim }, { parseProfile }] = await Promise.all([import('./sim/server.js'), import('./sim/profile.js')]);
+    const [{ startSim }, { parseProfile }] = await Promise.all([
+      import('../sim/server.js'),
+      import('../sim/profile.js'),
+    ]);
     const profile = parseProfile(settings.simProfile.value).name;
     const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: settings.simRoundMs.value, profile });
     url = sim.url;
@@ -107,7 +110,7 @@ export async function connect(
     });
     ctx.secrets?.add(token);
   }
-  const { createClient } = await import('./api/index.js');
+  const { createClient } = await import('../api/index.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
   const given = url;
   url = orchestratorBase(url);

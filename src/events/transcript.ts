@@ -1,6 +1,6 @@
-import type { Usage } from './usage.js';
+import type { Usage } from '../council/usage.js';
 import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from './events.js';
-import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from './protocol/wire.js';
+import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
   id: string;
@@ -28,7 +28,7 @@ export interface Transcript {
   toolCalls: TranscriptToolCall[];
   toolResults: TranscriptToolResult[];
   finalized?: NsedFinalized;
-  /** The native job_complete's pick, for the verdict (src/verdict.ts). */
+  /** The native job_complete's pick, for the verdict (src/council/verdict.ts). */
   chosen?: JobChosen;
   /** What the turn cost, as last reported (a `usage` event), or null before any was. */
   usage: Usage | null;
