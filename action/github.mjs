@@ -1,4 +1,4 @@
-// What the Action's check-run and review steps (action/check-run.mjs, action/review.mjs) share:
+// What the Action's comment and review steps (action/comment.mjs, action/review.mjs) share:
 // requests to GitHub's REST API at $GITHUB_API_URL, bounded in time and in pages, the token only
 // in the Authorization header; the step's outputs; warnings as workflow commands; the findings nsed
 // wrote as rdjsonl; the event's pull request and head commit. The server is untrusted: every

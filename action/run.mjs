@@ -131,13 +131,13 @@ for (const g of [
   flag(g, input(g));
 // Findings on the changed lines (README "Findings on the changed lines"): --schema review implies /findings.
 for (const f of ['findings', 'workspace', 'sarif', 'codequality']) flag(f, input(f));
-// The check run and the review (action/check-run.mjs, action/review.mjs) read the findings as
-// rdjsonl: the `rdjson` input's file, else one of the step's own, written whenever there are findings.
+// The review (action/review.mjs) reads the findings as rdjsonl: the `rdjson` input's file, else
+// one of the step's own, written whenever there are findings.
 const hasFindings = batch === '' && (input('findings') !== '' || input('schema') === 'review');
 const rdjsonFile =
   input('rdjson') !== ''
     ? path.resolve(input('rdjson'))
-    : hasFindings && (input('check-run') !== '' || truthy('pr-review'))
+    : hasFindings && truthy('pr-review')
       ? path.join(stepDir, 'findings.rdjsonl')
       : '';
 flag('rdjson', rdjsonFile);
@@ -147,6 +147,8 @@ flag('timeout', input('timeout'));
 flag('summary', summaryFile);
 flag('junit', input('junit'));
 flag('junit-name', input('junit-name'));
+// The check run is nsed's own --check-run (docs/ci-review.md), written with the github-token input.
+flag('check-run', input('check-run'));
 let resultsFile;
 if (batch !== '') {
   resultsFile = path.resolve(input('batch-out') || path.join(stepDir, 'results.jsonl'));
@@ -166,6 +168,10 @@ if (batch === '' && input('prompt') !== '') args.push('--', input('prompt'));
 
 const childEnv = { ...env };
 for (const k of Object.keys(childEnv)) if (k.startsWith('INPUT_')) delete childEnv[k];
+// GitHub's token reaches nsed only when it writes a check run with it.
+delete childEnv['NSED_GITHUB_TOKEN'];
+if (input('check-run') !== '' && (env['NSED_GITHUB_TOKEN'] ?? '') !== '')
+  childEnv['GITHUB_TOKEN'] = env['NSED_GITHUB_TOKEN'];
 if (input('url') !== '') childEnv['NSED_URL'] = input('url');
 if (input('token') !== '') childEnv['NSED_TOKEN'] = input('token');
 childEnv['NSED_HOME'] ||= path.join(temp, 'home');

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { batch } from './figures/batch.mjs';
 import { contention } from './figures/contention.mjs';
+import { continueMemory } from './figures/continue-memory.mjs';
 import { latency } from './figures/latency.mjs';
 import { listing } from './figures/listing.mjs';
 import { memory } from './figures/memory.mjs';
@@ -15,6 +16,7 @@ import { oneShot } from './figures/one-shot.mjs';
 import { spendCap } from './figures/spend-cap.mjs';
 import { startup } from './figures/startup.mjs';
 import { throughput } from './figures/throughput.mjs';
+import { tricks } from './figures/tricks.mjs';
 import { formatLine } from './lib/figure.mjs';
 import { writeReport } from './lib/report.mjs';
 import { startServer } from './lib/server.mjs';
@@ -26,11 +28,13 @@ import { freshPageUs, hostLoopMs } from './lib/host-speed.mjs';
 
 const FIGURES = {
   startup,
+  tricks,
   'one-shot': oneShot,
   'spend-cap': spendCap,
   listing,
   throughput,
   memory,
+  'continue-memory': continueMemory,
   latency,
   // Before contention: see bench/figures/batch.mjs on freed inodes.
   batch,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// CommonJS on purpose: an ES-module entry costs ~25 ms more to start (bench/RESULTS.md), and
+// CommonJS on purpose: an ES-module entry costs ~25 ms more to start (docs/performance.md), and
 // `nsed --version` sits in shell loops. So do `nsed sessions ls`, `sessions show`, `--help` and a
 // one-shot `ask`: their plain shapes run from dist/fast.cjs, dist/help.cjs and dist/ask.cjs,
 // CommonJS files; everything else from the bundled ES module dist/main.js.
@@ -9,8 +9,8 @@ const compileCache = typeof require('node:module').enableCompileCache === 'funct
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${require('../package.json').version}\n`);
 } else {
-  // Node >= 22.1 keeps the compiled bundle on disk between runs (bench/RESULTS.md has the
-  // figures); older Node lacks the function and starts as before. NODE_DISABLE_COMPILE_CACHE=1
+  // Node >= 22.1 keeps the compiled bundle on disk between runs (docs/performance.md has the
+  // figure); older Node lacks the function and starts as before. NODE_DISABLE_COMPILE_CACHE=1
   // turns it off.
   if (compileCache) require('node:module').enableCompileCache();
   // A cheap look at the words; the fast entry reads them exactly and declines what it does not run.

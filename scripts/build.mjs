@@ -13,7 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /**
  * string-width builds an Intl.Segmenter and an RGI_Emoji regular expression when its module is
  * evaluated: 90-290 ms on a loaded machine, paid by every run because yargs imports it at the
- * top, though only help text measures widths (bench/RESULTS.md). Each import of it gets a stand-in
+ * top, though only help text measures widths. Each import of it gets a stand-in
  * that loads the same real module, of the same version, on the first call.
  */
 const lazyStringWidth = {
@@ -96,7 +96,7 @@ const noConnection = {
   name: 'no-connection',
   setup(b) {
     b.onResolve({ filter: /^\.\/connection\.js$/ }, (args) =>
-      args.importer === path.join(root, 'src', 'context.ts')
+      args.importer === path.join(root, 'src', 'run', 'context.ts')
         ? { path: 'connection', namespace: 'no-connection' }
         : undefined,
     );
@@ -137,7 +137,7 @@ export const glob = missing;`,
  * In dist/fast.cjs and dist/ask.cjs, the Node modules that cost an empty `sessions ls` more than
  * `node -e 0` pays in all (node:fs/promises brings readline and the file watchers), and those a
  * one-shot `ask` loads only for a tool call or a question to the person (node:child_process,
- * node:readline; together ~3 ms of it, bench/RESULTS.md round 8): each import gets functions of
+ * node:readline; together ~3 ms of it): each import gets functions of
  * the same names that require the real module on the first call. Only functions are offered, so
  * an import of anything else fails the build.
  */
@@ -203,7 +203,7 @@ export async function buildCli(outdir = `${root}dist`) {
  * file with V8's code cache as a script (Node < 22.1) and calls the function it evaluates to; had
  * it wrapped the text itself, as `require` does (`Module.wrap`), V8 would copy the joined string
  * whole before it looks the cache up: for dist/ask.cjs 0.9 MB of fresh memory, ~230 page faults
- * of ~19 µs each on these machines (bench/RESULTS.md, round 14). Under `require` (Node >= 22.1,
+ * of ~19 µs each on a machine like the bench host. Under `require` (Node >= 22.1,
  * or without a cache) the function applies itself to the module's own arguments.
  */
 const ENTRY_WRAPPER = {
@@ -273,7 +273,7 @@ async function buildFast(outdir) {
  * built-in simulator, side by side in one process (scripts/code-cache.cjs keeps the run from
  * setting the V8 flag an ask sets, so V8 takes the cache). A cache of the loaded, unrun bundle
  * left each function a one-shot runs to be compiled on first use, also on the way from the
- * first event to its first write (bench/RESULTS.md, round 7).
+ * first event to its first write.
  */
 const ASK_CACHE_RUNS = ['final', 'text', 'ndjson'].flatMap((mode, i) => [
   ...(i === 0 ? [] : ['+']),
@@ -283,7 +283,7 @@ const ASK_CACHE_RUNS = ['final', 'text', 'ndjson'].flatMap((mode, i) => [
 /**
  * V8's code cache of `bundle` after one run of `words` (scripts/code-cache.cjs), for Node < 22.1:
  * a cache of the functions an empty `sessions ls` compiles took 9 of the 12 ms its compiling cost
- * (bench/RESULTS.md). Made by a plain `node`, away from the user's store and config.
+ * (docs/performance.md). Made by a plain `node`, away from the user's store and config.
  */
 function codeCache(bundle, cache, words, home) {
   // The asks of ASK_CACHE_RUNS need no slow simulator: its phases take 5 ms instead of 120.

@@ -5,7 +5,7 @@
 // alongside the first in this process (the ask's output modes each compile their own renderer).
 // scripts/build.mjs runs it in a plain `node` (no flags: V8 rejects a cache made under other
 // flags), bin/nsed.cjs hands the cache to V8 on Node < 22.1, which has no module.enableCompileCache
-// (bench/RESULTS.md has what it saves).
+// (docs/performance.md has what it saves).
 const fs = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');

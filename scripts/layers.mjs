@@ -27,43 +27,43 @@ export const LAYERS = [
   { from: 'src/protocol/', allow: ['src/protocol/', 'src/errors.ts'], why: 'the wire types are a leaf layer' },
   { from: 'src/errors.ts', allow: [], why: 'the error type and exit codes are a leaf every layer imports' },
   {
-    from: 'src/events.ts',
-    allow: ['src/protocol/', 'src/verdict.ts', 'src/usage.ts'],
+    from: 'src/events/events.ts',
+    allow: ['src/protocol/', 'src/council/verdict.ts', 'src/council/usage.ts'],
     why: 'the event union is a leaf that api/ produces and output/, turn/ consume',
   },
   {
-    from: 'src/verdict.ts',
-    allow: ['src/protocol/', 'src/ballots.ts', 'src/usage.ts'],
+    from: 'src/council/verdict.ts',
+    allow: ['src/protocol/', 'src/council/ballots.ts', 'src/council/usage.ts'],
     why: "the council's verdict is derived from the wire's rounds and milestones and the ballots alone: a leaf that events.ts, output/, turn/ and the reports share",
   },
   {
-    from: 'src/usage.ts',
+    from: 'src/council/usage.ts',
     allow: ['src/protocol/'],
     why: "what a turn cost, derived from the server's token_usage, totals, budget and prices alone: a leaf the turn, the reports and the gates share",
   },
   {
-    from: 'src/spend-cap.ts',
-    allow: ['src/usage.ts'],
+    from: 'src/council/spend-cap.ts',
+    allow: ['src/council/usage.ts'],
     why: 'a spend cap is its values and whether a usage crossed it: a leaf the settings, the turn, batch and MCP share',
   },
   {
-    from: 'src/estimate.ts',
-    allow: ['src/usage.ts'],
+    from: 'src/council/estimate.ts',
+    allow: ['src/council/usage.ts'],
     why: 'what a turn may cost before it is sent, from the listed per-round prices and the rounds alone: a pure leaf the commands plumb',
   },
   {
-    from: 'src/council-status.ts',
-    allow: ['src/protocol/', 'src/verdict.ts'],
+    from: 'src/council/council-status.ts',
+    allow: ['src/protocol/', 'src/council/verdict.ts'],
     why: "whether the whole council voted: a pure function over the turn's rounds and its verdict's ballots",
   },
   {
-    from: 'src/ballots.ts',
+    from: 'src/council/ballots.ts',
     allow: ['src/protocol/'],
     why: 'who voted how, and the trust figures: pure functions over /details and /agents that the verdict reads',
   },
   {
-    from: 'src/transcript.ts',
-    allow: ['src/events.ts', 'src/protocol/', 'src/usage.ts'],
+    from: 'src/events/transcript.ts',
+    allow: ['src/events/events.ts', 'src/protocol/', 'src/council/usage.ts'],
     why: 'the transcript is a pure fold of the event union: a leaf that turn/ records and output/ renders from',
   },
   { from: 'src/version.ts', allow: [], why: 'a leaf' },
@@ -74,7 +74,7 @@ export const LAYERS = [
   },
   {
     from: 'src/tools/',
-    allow: ['src/tools/', 'src/events.ts', 'src/terminal/', 'src/errors.ts', 'src/protocol/'],
+    allow: ['src/tools/', 'src/events/events.ts', 'src/terminal/', 'src/errors.ts', 'src/protocol/'],
     why: 'the tools nsed runs for the council (a declared program, a question to the person) need the call, the terminal and nothing of the turn that asks for them',
   },
   {
@@ -102,8 +102,8 @@ export const LAYERS = [
       'src/commands/',
       'src/docs/',
       'src/sim/',
-      'src/context.ts',
-      'src/connection.ts',
+      'src/run/context.ts',
+      'src/run/connection.ts',
     ],
     why: 'api/ turns HTTP bytes into typed events; storing, showing and orchestrating them happen above it',
   },
@@ -117,8 +117,8 @@ export const LAYERS = [
       'src/docs/',
       'src/sim/',
       'src/terminal/',
-      'src/context.ts',
-      'src/connection.ts',
+      'src/run/context.ts',
+      'src/run/connection.ts',
     ],
     why: 'the store keeps sessions; it neither talks to the orchestrator nor shows anything',
   },
@@ -132,8 +132,8 @@ export const LAYERS = [
       'src/commands/',
       'src/docs/',
       'src/sim/',
-      'src/context.ts',
-      'src/connection.ts',
+      'src/run/context.ts',
+      'src/run/connection.ts',
       ...STORE_INTERNALS,
     ],
     why: 'output/ renders events (events.ts) and session documents; it neither fetches them nor opens the store',
@@ -154,28 +154,28 @@ export const LAYERS = [
     why: "a batch reads each item's input (input/) and runs it as a turn, from a Context; the commands that parse argv, `nsed batch` among them, sit above it",
   },
   {
-    from: 'src/context.ts',
+    from: 'src/run/context.ts',
     deny: ['src/commands/', 'src/turn/', 'src/docs/', 'src/api/', 'src/sim/'],
     except: [],
     why: 'the Context is built below the commands and the turn, which receive it',
   },
   {
-    from: 'src/connection.ts',
-    deny: ['src/commands/', 'src/turn/', 'src/docs/', 'src/context.ts', 'src/output/', 'src/session/'],
+    from: 'src/run/connection.ts',
+    deny: ['src/commands/', 'src/turn/', 'src/docs/', 'src/run/context.ts', 'src/output/', 'src/session/'],
     why: 'opening a connection needs the client, the config and (for --sim) the simulator, nothing above',
   },
   {
-    from: 'src/settings.ts',
+    from: 'src/run/settings.ts',
     allow: ['src/output/modes.ts'],
     why: "a run's resolved settings are plain values, built by the commands and read below them",
   },
   {
-    from: 'src/config.ts',
-    allow: ['src/errors.ts', 'src/protocol/', 'src/settings.ts', 'src/files/'],
+    from: 'src/run/config.ts',
+    allow: ['src/errors.ts', 'src/protocol/', 'src/run/settings.ts', 'src/files/'],
     why: 'configuration reads the environment and files (the token file by the one reader of files/), nothing else',
   },
   {
-    from: 'src/config-file.ts',
+    from: 'src/run/config-file.ts',
     allow: [
       'src/errors.ts',
       'src/protocol/',
@@ -188,7 +188,7 @@ export const LAYERS = [
   },
   {
     from: 'src/mcp/tool-defs.ts',
-    allow: ['src/verdict.ts', 'src/mcp/turn-args.ts', 'src/mcp/tool-terms.ts', 'src/mcp/result-fit.ts'],
+    allow: ['src/council/verdict.ts', 'src/mcp/turn-args.ts', 'src/mcp/tool-terms.ts', 'src/mcp/result-fit.ts'],
     why: "the MCP tools' names and schemas are data, the turn options made from the CLI's flag entries (turn-args.ts): the server lists them and src/docs/ writes the manual's tool reference (docs/mcp.md) from them",
   },
   {
@@ -201,7 +201,7 @@ export const LAYERS = [
     allow: [
       'src/promptfoo/',
       'src/errors.ts',
-      'src/usage.ts',
+      'src/council/usage.ts',
       'src/turn/turn-result.ts',
       'src/commands/shared/flag-def.ts',
     ],
@@ -227,7 +227,7 @@ export const FACES = [
     layer: 'src/session/',
     face: 'src/session/index.ts',
     opens: [
-      { by: ['src/context.ts'], files: ['src/session/file-store.ts', 'src/session/memory-overlay.ts'] },
+      { by: ['src/run/context.ts'], files: ['src/session/file-store.ts', 'src/session/memory-overlay.ts'] },
       // The one atomic write names its temp files with the store's own random ids (no node:crypto).
       { by: ['src/files/'], files: ['src/session/random-hex.ts'] },
       // A batch holds its results file with the store's own cross-process lock for its whole run.
@@ -235,6 +235,19 @@ export const FACES = [
     ],
   },
 ];
+
+/**
+ * Folders whose own files sit above their sub-folders: a sub-folder may import a file of the
+ * folder only when that file leads back into no sub-folder that imports it, and the sub-folders
+ * import each other one way (scripts/check-imports.mjs backArrowErrors).
+ */
+export const LAYERED_FOLDERS = ['src/turn/'];
+
+/**
+ * How many files src/ itself may hold: the leaves every layer imports (errors.ts, version.ts,
+ * secrets.ts, process-alive.ts). Everything else lives in a folder named for what it holds.
+ */
+export const ROOT_FILES_MAX = 4;
 
 const ENTRY = 'src/cli/';
 

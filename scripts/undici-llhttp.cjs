@@ -2,7 +2,7 @@
 /* global WebAssembly */
 // undici compiles its HTTP parser, llhttp in WebAssembly, on the main thread when its first
 // connection opens (lib/dispatcher/client-h1.js, lazyllhttp): 2-5 ms of every one-shot `ask`
-// that node:http's built-in parser does not cost (bench/RESULTS.md, round 13). Here the compile
+// that node:http's built-in parser does not cost. Here the compile
 // starts in V8's background threads when the bundle loads undici, and a new connection is handed
 // to undici once that compile has settled, so undici's parser is the module compiled there.
 const bytes = () => require('undici/lib/llhttp/llhttp_simd-wasm.js');

@@ -1,6 +1,6 @@
 'use strict';
 // Stands in for node:http inside undici in the bundles. Loading node:http brings its server, its
-// agent and the C++ parser's binding: ~5-9 ms of every one-shot `ask` (bench/RESULTS.md, round 8),
+// agent and the C++ parser's binding: ~5-9 ms of every one-shot `ask` (docs/performance.md),
 // for two names undici reads, neither of which needs it:
 // - lib/core/util.js `destroy()` clears the socket of an http.IncomingMessage before destroying
 //   it. nsed hands undici no IncomingMessage (its request bodies are strings), so a class nothing

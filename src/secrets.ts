@@ -97,8 +97,8 @@ const JSON_HINTS: ReadonlyArray<readonly [string, RegExp]> = [
  * Whether redacting the document `json` holds could change any of its strings or keys (false
  * only when it cannot), judged on the text without parsing it: a document read from the store was
  * redacted as it was written, so walking its thousands of strings again to show it finds nothing
- * unless someone edited the file, an older nsed wrote it, or this run knows another token
- * (bench/RESULTS.md, round 7). An escape that could hide a character (`\u`, `\/`) says maybe.
+ * unless someone edited the file, an older nsed wrote it, or this run knows another token.
+ * An escape that could hide a character (`\u`, `\/`) says maybe.
  */
 export function mayRedactJson(json: string, tokens: readonly string[] = []): boolean {
   if (json.includes('\\u') || json.includes('\\/')) return true;
@@ -244,7 +244,7 @@ export class StreamRedactor {
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   // Most records hold nothing to redact: one walk that allocates nothing says so, and the record
   // is returned as it is; only one that changes is copied (showing a 1,000-turn session spent a
-  // third of its time copying it, bench/RESULTS.md).
+  // third of its time copying it).
   return changes(value, redact, new Set()) ? (mapStrings(value, redact) as T) : value;
 }
 
@@ -294,9 +294,12 @@ function distinctKey(out: Record<string, unknown>, key: string): string {
   for (let n = 2; ; n++) if (!Object.hasOwn(out, `${key} (${n})`)) return `${key} (${n})`;
 }
 
-/** The secrets of a run, knowing NSED_TOKEN from the start (docs/reliability.md #89). */
+/** The secrets of a run, knowing NSED_TOKEN and GitHub's token from the start (docs/reliability.md #89). */
 export function runSecrets(env: Readonly<Record<string, string | undefined>>): Secrets {
   const secrets = new Secrets();
   secrets.add(env['NSED_TOKEN']);
+  // The GitHub token --check-run writes with is as secret as the orchestrator's (docs/ci-review.md).
+  secrets.add(env['GITHUB_TOKEN']);
+  secrets.add(env['GH_TOKEN']);
   return secrets;
 }

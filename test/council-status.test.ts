@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { councilLine, councilStatus } from '../src/council-status.js';
+import { councilLine, councilStatus } from '../src/council/council-status.js';
 import type { Candidate, NsedRound } from '../src/protocol/wire.js';
-import { deriveVerdict, type BallotCell, type CouncilVerdict } from '../src/verdict.js';
+import { deriveVerdict, type BallotCell, type CouncilVerdict } from '../src/council/verdict.js';
 
 const candidate = (agent_id: string, counts: Partial<Candidate> = {}): Candidate => ({
   agent_id,

@@ -1,6 +1,6 @@
-// The places among a batch's deliberations (src/deliberation-slots.ts, docs/reliability.md #273).
+// The places among a batch's deliberations (src/run/deliberation-slots.ts, docs/reliability.md #273).
 import { describe, expect, it } from 'vitest';
-import { DeliberationSlots } from '../src/deliberation-slots.js';
+import { DeliberationSlots } from '../src/run/deliberation-slots.js';
 
 const never = new AbortController().signal;
 

@@ -1,6 +1,6 @@
-// The pure estimate (src/estimate.ts): listed per-round prices × the rounds, unknown never 0.
+// The pure estimate (src/council/estimate.ts): listed per-round prices × the rounds, unknown never 0.
 import { describe, expect, it } from 'vitest';
-import { estimateBatch, estimateTurn, type EstimateInput } from '../src/estimate.js';
+import { estimateBatch, estimateTurn, type EstimateInput } from '../src/council/estimate.js';
 
 const input = (over: Partial<EstimateInput> = {}): EstimateInput => ({
   council: ['A', 'B'],

@@ -1,9 +1,14 @@
-// Figure 3: reading the store. `sessions ls` over 10,000 sessions (the index journal already
-// built, as after any earlier ls) and `sessions show` of a 1,000-turn session, against `node -e 0`:
-// the session as nsed writes it today (every answer with its recorded verdict), and the same
-// session as an older nsed wrote it (no verdicts: show derives each from the recorded rounds).
+// Figure 3: reading the store. `sessions ls` over 10,000 and 100,000 sessions (the index journal
+// already built, as after any earlier ls), `sessions show` of a 1,000-turn session and `sessions
+// search` over 100,000 sessions. Each against `node -e 0`, and ls and show also against their own
+// floor, a script doing the same essential work: reading the index and printing the
+// page (bench/floors/list-index.mjs), reading the session and printing its transcript
+// (bench/floors/show-transcript.mjs). The session is shown as nsed writes it today (every answer
+// with its recorded verdict) and as an older nsed wrote it (no verdicts: show derives each from
+// the recorded rounds).
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { atMost, figure } from '../lib/figure.mjs';
 import { baseEnv, CLI, runNode, timeNode, whyNot } from '../lib/proc.mjs';
 import { interleave } from '../lib/stats.mjs';
@@ -11,49 +16,81 @@ import { generateLongSession, generateStore } from '../store/generate.mjs';
 
 const ROUNDS = 10;
 const SESSIONS = 10_000;
+const MANY = 100_000;
 const TURNS = 1_000;
 const FLOOR = 'node -e 0';
-const LS = `sessions ls, ${SESSIONS.toLocaleString('en')} sessions`;
-const SHOW = `sessions show, ${TURNS.toLocaleString('en')}-turn session`;
+const INDEX_FLOOR = fileURLToPath(new URL('../floors/list-index.mjs', import.meta.url));
+const SHOW_FLOOR = fileURLToPath(new URL('../floors/show-transcript.mjs', import.meta.url));
+const n = (v) => v.toLocaleString('en');
+const LS = `sessions ls, ${n(SESSIONS)} sessions`;
+const SHOW = `sessions show, ${n(TURNS)}-turn session`;
 const SHOW_OLD = `${SHOW} recorded before verdicts were kept`;
+const SEARCH_WORD = 'evidence';
+
+/** The names this figure prints (docs/performance.md names some of them). */
+export const LISTING_NAMES = [
+  LS,
+  SHOW,
+  SHOW_OLD,
+  `${LS} vs reading the index`,
+  `sessions ls, ${n(MANY)} sessions vs reading the index`,
+  `${SHOW} vs reading the transcript`,
+  `sessions search, ${n(MANY)} sessions`,
+];
+const [, , , LS_FLOOR, LS_MANY_FLOOR, SHOW_VS, SEARCH] = LISTING_NAMES;
 
 export async function listing({ tmp, store }) {
   const bigHome = await mkdtemp(path.join(tmp, 'listing-home-'));
+  const manyHome = await mkdtemp(path.join(tmp, 'many-home-'));
   const longHome = await mkdtemp(path.join(tmp, 'long-home-'));
   const oldHome = await mkdtemp(path.join(tmp, 'old-home-'));
   const lsEnv = baseEnv({ NSED_HOME: bigHome });
+  const manyEnv = baseEnv({ NSED_HOME: manyHome });
   const showEnv = baseEnv({ NSED_HOME: longHome });
   const oldEnv = baseEnv({ NSED_HOME: oldHome });
   // Asked before generating anything: a command that has not landed yet is skipped, not waited for.
   let lsMissing = await whyNot(['sessions', 'ls'], lsEnv);
   const showProbe = await whyNot(['sessions', 'show', 'no-such-session'], showEnv);
   let showMissing = showProbe?.includes('exited 2') ? showProbe : undefined;
+  const searchProbe = await whyNot(['sessions', 'search', SEARCH_WORD], lsEnv);
+  const searchMissing = searchProbe?.includes('exited 2')
+    ? `nsed sessions search does not exist in this build (${searchProbe})`
+    : undefined;
   if (lsMissing && showMissing)
-    return [
-      { name: LS, skipped: lsMissing },
-      { name: SHOW, skipped: showMissing },
-      { name: SHOW_OLD, skipped: showMissing },
-    ];
+    return LISTING_NAMES.map((name) => ({ name, skipped: name === SEARCH ? searchMissing : lsMissing }));
   const bundle = await store();
   const listed = await generateStore(bundle, bigHome, SESSIONS);
+  const many = lsMissing && searchMissing ? 0 : await generateStore(bundle, manyHome, MANY);
   const longId = await generateLongSession(bundle, longHome, TURNS);
   const oldId = await generateLongSession(bundle, oldHome, TURNS, { verdicts: false });
   lsMissing ??= await whyNot(['sessions', 'ls'], lsEnv);
   showMissing ??= await whyNot(['sessions', 'show', longId], showEnv);
 
   const variants = { floor: timeNode(['-e', '0'], { env: lsEnv }) };
-  if (!lsMissing) variants.ls = timeNode([CLI, 'sessions', 'ls'], { env: lsEnv });
+  if (!lsMissing) {
+    // The floor prints as many lines as nsed does: today ls prints every session; a paged ls, a page.
+    const linesOf = async (env) =>
+      (await runNode([CLI, 'sessions', 'ls'], { env, keep: true })).stdout.split('\n').filter(Boolean).length;
+    const lsLines = await linesOf(lsEnv);
+    const manyLines = await linesOf(manyEnv);
+    variants.ls = timeNode([CLI, 'sessions', 'ls'], { env: lsEnv });
+    variants.lsIndex = timeNode([INDEX_FLOOR, bigHome, String(lsLines)], { env: lsEnv });
+    variants.lsMany = timeNode([CLI, 'sessions', 'ls'], { env: manyEnv });
+    variants.lsManyIndex = timeNode([INDEX_FLOOR, manyHome, String(manyLines)], { env: manyEnv });
+    variants.lines = { ls: lsLines, many: manyLines };
+  }
   if (!showMissing) {
     variants.show = timeNode([CLI, 'sessions', 'show', longId], { env: showEnv });
     variants.showOld = timeNode([CLI, 'sessions', 'show', oldId], { env: oldEnv });
+    variants.showFloor = timeNode([SHOW_FLOOR, longHome, longId], { env: showEnv });
   }
+  if (!searchMissing) variants.search = timeNode([CLI, 'sessions', 'search', SEARCH_WORD], { env: manyEnv });
+  const lines = variants.lines;
+  delete variants.lines;
   const s = await interleave(variants, ROUNDS, { warmup: 1 });
   const out = [];
   if (lsMissing) out.push({ name: LS, skipped: lsMissing });
   else {
-    const lines = (await runNode([CLI, 'sessions', 'ls'], { env: lsEnv, keep: true })).stdout
-      .split('\n')
-      .filter(Boolean).length;
     out.push(
       figure({
         name: LS,
@@ -62,7 +99,7 @@ export async function listing({ tmp, store }) {
         floor: s.floor,
         unit: 'ms',
         target: atMost(2),
-        extra: { sessions: listed, stdout_lines: lines },
+        extra: { sessions: listed, stdout_lines: lines.ls },
       }),
     );
   }
@@ -89,5 +126,53 @@ export async function listing({ tmp, store }) {
       }),
     );
   }
+  if (lsMissing) out.push({ name: LS_FLOOR, skipped: lsMissing }, { name: LS_MANY_FLOOR, skipped: lsMissing });
+  else
+    out.push(
+      figure({
+        name: LS_FLOOR,
+        floorName: 'a script reading index.ndjson and printing the same lines',
+        nsed: s.ls,
+        floor: s.lsIndex,
+        unit: 'ms',
+        target: atMost(1.25),
+        extra: { sessions: listed, stdout_lines: lines.ls },
+      }),
+      figure({
+        name: LS_MANY_FLOOR,
+        floorName: 'a script reading index.ndjson and printing the same lines',
+        nsed: s.lsMany,
+        floor: s.lsManyIndex,
+        unit: 'ms',
+        target: atMost(1.25),
+        extra: { sessions: many, stdout_lines: lines.many },
+      }),
+    );
+  if (showMissing) out.push({ name: SHOW_VS, skipped: showMissing });
+  else
+    out.push(
+      figure({
+        name: SHOW_VS,
+        floorName: 'a script reading the session file and printing its turns',
+        nsed: s.show,
+        floor: s.showFloor,
+        unit: 'ms',
+        target: atMost(1.25),
+        extra: { turns: TURNS },
+      }),
+    );
+  out.push(
+    searchMissing
+      ? { name: SEARCH, skipped: searchMissing }
+      : figure({
+          name: SEARCH,
+          floorName: FLOOR,
+          nsed: s.search,
+          floor: s.floor,
+          unit: 'ms',
+          target: atMost(3),
+          extra: { sessions: many, word: SEARCH_WORD },
+        }),
+  );
   return out;
 }

@@ -13,6 +13,10 @@ const COUNTS = [10_000, 100_000, 1_000_000];
 const UNDICI = fileURLToPath(new URL('../floors/undici-client.mjs', import.meta.url));
 const FLOOR = 'undici + eventsource-parser loop holding the answer';
 const label = (n) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1_000}k`);
+const chunksName = (n) => `memory ask -o final, ${label(n)} chunks of a 1 MB answer`;
+const growthName = (from, to) => `memory growth ${label(from)} → ${label(to)} chunks`;
+/** The names this figure prints. */
+export const MEMORY_NAMES = [...COUNTS.map(chunksName), growthName(COUNTS[1], COUNTS[2])];
 
 export async function memory({ tmp, server }) {
   const env = baseEnv({ NSED_HOME: await mkdtemp(path.join(tmp, 'memory-home-')) });
@@ -27,7 +31,7 @@ export async function memory({ tmp, server }) {
   const method = await peakRssMethod(tmp);
   const out = COUNTS.map((n) =>
     figure({
-      name: `memory ask -o final, ${label(n)} chunks of a 1 MB answer`,
+      name: chunksName(n),
       floorName: FLOOR,
       nsed: s[`nsed${n}`],
       floor: s[`floor${n}`],
@@ -39,7 +43,7 @@ export async function memory({ tmp, server }) {
   const floorGrowth = median(s[`floor${top}`]) / median(s[`floor${mid}`]);
   out.push(
     figure({
-      name: `memory growth ${label(mid)} → ${label(top)} chunks`,
+      name: growthName(mid, top),
       floorName: `nsed itself at ${label(mid)} chunks`,
       nsed: s[`nsed${top}`],
       floor: s[`nsed${mid}`],

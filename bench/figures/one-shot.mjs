@@ -8,6 +8,7 @@ import { baseEnv, CLI, runNode, timeNode } from '../lib/proc.mjs';
 import { interleave } from '../lib/stats.mjs';
 
 const ROUNDS = 15;
+export const ONE_SHOT_NAME = 'one-shot ask -o final, short answer';
 const HTTP_FLOOR = fileURLToPath(new URL('../floors/http-client.mjs', import.meta.url));
 
 export async function oneShot({ tmp, server }) {
@@ -22,7 +23,7 @@ export async function oneShot({ tmp, server }) {
   });
   return [
     figure({
-      name: 'one-shot ask -o final, short answer',
+      name: ONE_SHOT_NAME,
       floorName: 'node:http + eventsource-parser script',
       nsed: s.nsed,
       floor: s.floor,

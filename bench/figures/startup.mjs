@@ -7,6 +7,9 @@ import { interleave } from '../lib/stats.mjs';
 
 const ROUNDS = 15;
 const FLOOR = 'node -e 0';
+/** The names this figure prints, each again with ` (NODE_EXTRA_CA_CERTS unset)` where that is set. */
+export const STARTUP_NAMES = ['startup --version', 'startup --help', 'startup sessions ls, empty store'];
+const [VERSION, HELP, LS] = STARTUP_NAMES;
 
 async function measure(env, suffix, { withHelp, lsMissing }) {
   const variants = {
@@ -18,7 +21,7 @@ async function measure(env, suffix, { withHelp, lsMissing }) {
   const s = await interleave(variants, ROUNDS, { warmup: 2 });
   const out = [
     figure({
-      name: `startup --version${suffix}`,
+      name: `${VERSION}${suffix}`,
       floorName: FLOOR,
       nsed: s.version,
       floor: s.floor,
@@ -29,7 +32,7 @@ async function measure(env, suffix, { withHelp, lsMissing }) {
   if (withHelp)
     out.push(
       figure({
-        name: `startup --help${suffix}`,
+        name: `${HELP}${suffix}`,
         floorName: FLOOR,
         nsed: s.help,
         floor: s.floor,
@@ -37,7 +40,7 @@ async function measure(env, suffix, { withHelp, lsMissing }) {
         target: atMost(1.5),
       }),
     );
-  const lsName = `startup sessions ls, empty store${suffix}`;
+  const lsName = `${LS}${suffix}`;
   out.push(
     lsMissing
       ? { name: lsName, skipped: lsMissing }

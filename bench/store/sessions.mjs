@@ -29,7 +29,7 @@ function rounds(seed) {
 
 /**
  * Turn `k` of session `seed`: users ask, the council answers, one answer in five has rounds.
- * `verdictOf` (src/verdict.ts deriveVerdict): each answer records its verdict, as nsed has since
+ * `verdictOf` (src/council/verdict.ts deriveVerdict): each answer records its verdict, as nsed has since
  * verdicts were kept (src/turn/record-turn.ts); without it, an answer of an older nsed.
  */
 export function turn(seed, k, ts, verdictOf) {

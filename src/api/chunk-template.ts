@@ -1,7 +1,7 @@
 /**
  * A compat stream sends the same chunk again and again with only the text changed: the same id,
  * model and `created`, the same `"finish_reason":null`. Parsing and checking every field of every
- * chunk was a third of a long answer's CPU (bench/RESULTS.md, round 7). A template is the bytes
+ * chunk was a third of a long answer's CPU. A template is the bytes
  * of one fully parsed and checked text chunk before and after its `delta.content` string; a later
  * chunk that is those same bytes around one JSON string token means what that chunk meant, with
  * this text, so its text is read off without parsing the rest again.

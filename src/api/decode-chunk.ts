@@ -1,6 +1,6 @@
 import type { Candidate, Claim, Verdict } from '../protocol/wire.js';
 import type { NsedError } from '../errors.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import { errorInStream } from './http-errors.js';
 import { sanitizeServerText } from './redact.js';
 import { TOOL_CALL_DELTAS, toolCallEventOf } from './tool-call-events.js';

@@ -1,5 +1,5 @@
 import { NsedError } from '../errors.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import { IdleWatch } from './request-guard.js';
 import { createNativeProcessor } from './native-processor.js';
 import { createStreamProcessor } from './stream-processor.js';
@@ -12,7 +12,7 @@ export interface EventStream extends AsyncIterable<StreamEvent> {
   abort(): void;
   /**
    * The same events, one array per network read: a hot loop pays one promise resumption per
-   * read instead of one per event (bench/RESULTS.md, throughput). Use this or the plain
+   * read instead of one per event. Use this or the plain
    * iterator, once.
    */
   batches(): AsyncIterable<readonly StreamEvent[]>;

@@ -1,9 +1,9 @@
 import { tokenUsageOf } from '../protocol/details.js';
-import { usageOf } from '../usage.js';
+import { usageOf } from '../council/usage.js';
 import type { Candidate } from '../protocol/wire.js';
 import { NsedError } from '../errors.js';
 import { isRecord, type Rec } from './decode-chunk.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import { sanitizeServerText } from './redact.js';
 import type { SseMessage } from './sse.js';
 import { createSseProcessor, type StreamProcessor } from './sse-processor.js';

@@ -1,5 +1,5 @@
 import { NsedError } from '../errors.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import { createSseReader, type SseMessage } from './sse.js';
 
 /**

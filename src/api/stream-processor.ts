@@ -1,6 +1,6 @@
 import { NsedError } from '../errors.js';
 import { answerDelta, createChunkDecoder, isRecord, streamError } from './decode-chunk.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import type { SseMessage } from './sse.js';
 import { createSseProcessor, type StreamProcessor } from './sse-processor.js';
 import { type ChunkTemplate, templateAround, textIn, withText } from './chunk-template.js';

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 
 export type ToolCallEventName = 'tool_call_pending' | 'tool_call_responded' | 'tool_call_expired';
 

@@ -1,5 +1,5 @@
 import type { StartGate } from '../api/index.js';
-import type { Clock } from '../context.js';
+import type { Clock } from '../run/context.js';
 import { NsedError } from '../errors.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readInputText, type ReadBounds } from '../files/read-input.js';
 import { NsedError, usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { readUsage, type Usage } from '../usage.js';
+import { readUsage, type Usage } from '../council/usage.js';
 import { STATUS_ORDER, type ItemStatus } from './status.js';
 
 /** What a results line must hold for `--resume` to count its item as run. */

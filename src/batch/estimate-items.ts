@@ -1,5 +1,5 @@
-import type { Context } from '../context.js';
-import { estimateBatch, type BatchEstimate } from '../estimate.js';
+import type { Context } from '../run/context.js';
+import { estimateBatch, type BatchEstimate } from '../council/estimate.js';
 import { estimateOf, type EstimateSources, type TurnEstimateOf } from '../turn/estimate-turn.js';
 import { askedModel } from '../turn/turn-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';

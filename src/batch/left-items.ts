@@ -1,5 +1,5 @@
 import type { PendingJob, Session, SessionStore } from '../session/index.js';
-import { hasLeftTurn } from '../turn/follow/follow-left.js';
+import { hasLeftTurn } from '../turn/follow-left.js';
 import type { LeftItem } from './run-item.js';
 
 export interface LeftSearch {

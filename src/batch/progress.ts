@@ -1,4 +1,4 @@
-import type { Clock, Context } from '../context.js';
+import type { Clock, Context } from '../run/context.js';
 import { batchBar, type BatchBarState } from '../output/batch-bar.js';
 import { progressMode } from '../output/progress-mode.js';
 import { canDrawLive, liveLine, type LiveLine } from '../terminal/live-line.js';
@@ -31,7 +31,7 @@ export interface BatchProgressOptions {
   /** The back-off shared by every item now (after a 429/503 with Retry-After), shown while above 0. */
   backoffMs?: () => number;
   /**
-   * The deliberations running now, what -j bounds (src/deliberation-slots.ts): an item waiting for
+   * The deliberations running now, what -j bounds (src/run/deliberation-slots.ts): an item waiting for
    * a place, or ending after its deliberation ended, is not one of them.
    */
   running: () => number;

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { toNsedError, type NsedError } from '../errors.js';
 import type { BatchEntry, BatchItemLine, BatchReport } from '../output/export/batch-report.js';
 import { recordedGate, recordedVerdict } from '../output/export/report-turn.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { readUsage } from '../usage.js';
+import { readUsage } from '../council/usage.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import { writeReportFile, writeStepOutputs } from '../turn/reports/write-reports.js';
 import { stepOutputFile } from '../turn/reports/report-options.js';
-import { batchOutputs } from '../output/github-output.js';
+import { batchOutputs, type StepOutputs } from '../output/github-output.js';
 import type { EarlierLine } from './earlier-results.js';
 import type { BatchProgress } from './progress.js';
 import type { ResolvedItem } from './resolve.js';
@@ -33,7 +33,8 @@ export function keptLine(l: ResultLine, forReports: boolean): KeptLine {
 export function wantsReports(ctx: Pick<Context, 'env'>, reports: ReportOptions | undefined): boolean {
   return (
     stepOutputFile(reports, ctx.env) !== undefined ||
-    (reports !== undefined && (reports.summary !== undefined || reports.junit !== undefined))
+    (reports !== undefined &&
+      (reports.summary !== undefined || reports.junit !== undefined || reports.checkRun !== undefined))
   );
 }
 
@@ -156,8 +157,23 @@ export async function writeBatchReports(
     (await import('../output/export/batch-summary.js')).batchSummaryMarkdown(report),
   );
   await write(reports?.junit, async () => (await import('../output/export/batch-junit.js')).batchJunitXml(report));
+  let checkRunOutputs: StepOutputs = [];
+  if (reports?.checkRun !== undefined) {
+    const { writeCheckRunReport } = await import('../turn/reports/check-run-report.js');
+    const { batchSummaryMarkdown } = await import('../output/export/batch-summary.js');
+    // A batch has no findings of its own: its conclusion is its exit code's, its text its summary.
+    checkRunOutputs = await writeCheckRunReport(ctx, reports.checkRun, ctx.io.stderr, {
+      exitCode: outcome.exitCode,
+      gate: 'none',
+      summary: batchSummaryMarkdown(report),
+      findings: [],
+    });
+  }
   if (outputs !== undefined) {
-    const values = batchOutputs(report, { exitCode: outcome.exitCode, resultsFile: outcome.out });
+    const values = [
+      ...batchOutputs(report, { exitCode: outcome.exitCode, resultsFile: outcome.out }),
+      ...checkRunOutputs,
+    ];
     await writeStepOutputs(ctx, outputs, values).catch((e: unknown) => problems.push(toNsedError(e)));
   }
   const first = problems[0];

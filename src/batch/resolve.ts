@@ -1,7 +1,7 @@
 import { usageError } from '../errors.js';
 import { parseGatesFile } from '../input/gates-file.js';
 import { renderTemplate, type Template } from '../input/template.js';
-import type { Gates } from '../verdict.js';
+import type { Gates } from '../council/verdict.js';
 import type { BatchItem } from './items.js';
 
 /** An item with its prompt filled: what runs, checked for every item before the first is sent. */

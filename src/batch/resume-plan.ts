@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { SessionStore } from '../session/index.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { boundsOf } from '../files/read-input.js';
@@ -7,8 +7,8 @@ import { findLeftItems } from './left-items.js';
 import type { ResolvedItem } from './resolve.js';
 import { itemRequestHash, type ItemInputBase, type LeftItem } from './run-item.js';
 import { judgedUnder } from './same-gates.js';
-import type { Gates } from '../verdict.js';
-import type { Usage } from '../usage.js';
+import type { Gates } from '../council/verdict.js';
+import type { Usage } from '../council/usage.js';
 
 export interface ResumeInput {
   items: readonly ResolvedItem[];

@@ -1,10 +1,10 @@
-import { readUsage, sumUsage, type Usage, type UsageTotal } from '../usage.js';
-import { groupCommitting, type Context } from '../context.js';
-import { DeliberationSlots } from '../deliberation-slots.js';
+import { readUsage, sumUsage, type Usage, type UsageTotal } from '../council/usage.js';
+import { groupCommitting, type Context } from '../run/context.js';
+import { DeliberationSlots } from '../run/deliberation-slots.js';
 import { shareAgentListing, SIDE_READ_MS } from '../turn/ballot-sources.js';
-import type { Connection } from '../connection.js';
+import type { Connection } from '../run/connection.js';
 import { ExitCode } from '../errors.js';
-import type { TurnCap } from '../spend-cap.js';
+import type { TurnCap } from '../council/spend-cap.js';
 import { openBudget, type SpendBudget } from './spend-budget.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { EarlierLine } from './earlier-results.js';

@@ -1,6 +1,6 @@
 import { canonicalJson } from '../protocol/canonical-json.js';
 import { recordedGate } from '../output/export/report-turn.js';
-import { GATE_NAMES, type Gates } from '../verdict.js';
+import { GATE_NAMES, type Gates } from '../council/verdict.js';
 import type { EarlierLine } from './earlier-results.js';
 
 /**

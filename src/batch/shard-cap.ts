@@ -1,5 +1,5 @@
-import { hasCap, type TurnCap } from '../spend-cap.js';
-import { money } from '../usage.js';
+import { hasCap, type TurnCap } from '../council/spend-cap.js';
+import { money } from '../council/usage.js';
 import { shardName, type Shard } from './shard.js';
 
 /**

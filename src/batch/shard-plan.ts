@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { cents } from '../usage.js';
+import { cents } from '../council/usage.js';
 import type { ResolvedItem } from './resolve.js';
 import { shardName, type Shard } from './shard.js';
 

@@ -1,4 +1,4 @@
-import type { TurnCap } from '../spend-cap.js';
+import type { TurnCap } from '../council/spend-cap.js';
 import type { ResolvedItem } from './resolve.js';
 import type { ResultLine } from './run-item.js';
 import { inShard, type Shard } from './shard.js';

@@ -1,10 +1,10 @@
-import type { Connection } from '../connection.js';
-import type { Context } from '../context.js';
+import type { Connection } from '../run/connection.js';
+import type { Context } from '../run/context.js';
 import { meterCap } from '../turn/spend-watch.js';
-import { hasCap, type SpendCap, type TurnCap } from '../spend-cap.js';
+import { hasCap, type SpendCap, type TurnCap } from '../council/spend-cap.js';
 import { readEstimateSources } from '../turn/estimate-turn.js';
 import type { TurnOptions } from '../turn/turn-options.js';
-import { cents, money, type Usage } from '../usage.js';
+import { cents, money, type Usage } from '../council/usage.js';
 import { estimateItems } from './estimate-items.js';
 import type { ResolvedItem } from './resolve.js';
 
@@ -16,7 +16,7 @@ import type { ResolvedItem } from './resolve.js';
  * depend on items still in flight wait for them to end, so an item is skipped only on what was
  * actually spent: the outcome does not depend on which item happened to end first.
  *
- * What an item is expected to spend: its estimate's high end (src/estimate.ts) for dollars;
+ * What an item is expected to spend: its estimate's high end (src/council/estimate.ts) for dollars;
  * tokens are never estimated, so for tokens (and for dollars an estimate cannot give) the most
  * any ended item of the batch spent, and until one has ended, nothing: such an item starts only
  * when no other is in flight. An item that ended with its spend unknown is counted at what it

@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { EngineProfile } from '../context.js';
+import type { EngineProfile } from '../run/context.js';
 
 /**
  * Many turns in flight in one process (a batch), and one turn whose answer streams in many events,
@@ -11,7 +11,7 @@ import type { EngineProfile } from '../context.js';
  * - a batch (live heap ~12 MiB): on Node 20 79 instead of 86 MiB at 100 items, 87 instead of
  *   116-143 at 1,000; at 1,000 items on Node 22 99-100 instead of 124-136 MiB, on Node 24 111-114
  *   instead of 209-218, on Node 26 127-135 instead of 163-176 (bench/RESULTS.md, round 15);
- * - a 1 MB answer in a million chunks: 75-77 instead of 106-108 MiB, in the same time (round 16).
+ * - a 1 MB answer in a million chunks: 75-77 instead of 106-108 MiB, in the same time.
  * V8 14 (Node 26) grows its young generation in steps of its own as well, so there it stops
  * between 8 and 16 MiB. Smaller costs CPU: stopped at V8's first 2 MiB, a batch made 630
  * scavenges instead of 48, for 10 % more user time.
@@ -83,8 +83,8 @@ export function tuneEngine(profile: EngineProfile): void {
 /**
  * One full collection, now. V8 sets the old generation's next limit at each full collection, up to
  * 4× what that one kept, and keeps it until the next: without this, the limit set at start-up
- * under V8's own growth held for the whole batch (one run in four in round 15, five in five in
- * round 16), whose peak was then 96-99 MiB instead of 87 (Node 20, bench/RESULTS.md). The inspector's
+ * under V8's own growth held for the whole batch in one run of four to every run, whose peak
+ * was then a tenth higher. The inspector's
  * HeapProfiler.collectGarbage is no substitute: it runs later, and closing its session cancels it.
  * A context made once `--expose-gc` is set has `gc` as a global; this process's own has not.
  */

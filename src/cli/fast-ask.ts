@@ -3,7 +3,7 @@
 // runs through the same runSelected as in the full CLI, with the same process streams, so both
 // print the same bytes and exit with the same codes. Any other shape is declined, and the bin
 // loads the full CLI (cli/main.ts). Resolving, linking and compiling the ~45 ES-module chunks an
-// ask loads from dist/main.js cost it more than the prescan saved (bench/RESULTS.md).
+// ask loads from dist/main.js cost it more than the prescan saved.
 import { ask } from '../commands/ask.js';
 import { STDIN_MARKER } from '../input/prompt.js';
 import { tuneEngine } from './engine-profile.js';

@@ -1,7 +1,7 @@
 // The help entry: bin/nsed.cjs requires it (dist/help.cjs) for `nsed [WORDS…] --help|-h` and it
 // prints the text yargs rendered for those words when the bundle was built (cli/help-texts.ts),
 // without loading yargs or the command definitions: yargs' parse and rendering were most of a
-// `--help` run (bench/RESULTS.md). It declines any other shape, and a terminal narrower than the
+// `--help` run. It declines any other shape, and a terminal narrower than the
 // stored width, and the bin then loads the full CLI.
 import { safeWriter } from '../terminal/safe-writer.js';
 import { HELP_WIDTH, helpWidth } from './help-width.js';

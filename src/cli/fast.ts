@@ -5,7 +5,7 @@
 // flag tables yargs is built from (held to yargs by test/cli/prescan.test.ts), and the command
 // runs through the same runSelected as in the full CLI, so both print the same bytes and exit
 // with the same codes. Any other shape is declined, and the bin loads the full CLI
-// (cli/main.ts). bench/RESULTS.md has what this saves.
+// (cli/main.ts). docs/performance.md has what this saves.
 import { ls } from '../commands/sessions/ls.js';
 import { search } from '../commands/sessions/search.js';
 import { stats } from '../commands/sessions/stats.js';

@@ -23,7 +23,7 @@ export function fastEntries(parents: readonly string[], def: CommandDef): FastEn
  * flag tables yargs is built from; anything else (another command, an unknown flag, `--help`, a
  * value that yargs would read in a way of its own) gives undefined and goes to yargs. Loading
  * and building the yargs parser was a third of an empty `sessions ls` and the largest single
- * item of a one-shot `ask` (bench/RESULTS.md). test/cli/prescan.test.ts generates its cases
+ * item of a one-shot `ask` (docs/performance.md). test/cli/prescan.test.ts generates its cases
  * from the tables: every flag in every spelling, with a good and a bad value, both parsers,
  * the same typed options.
  */

@@ -6,7 +6,7 @@ import type * as Timers from 'node:timers/promises';
 import { setMaxListeners } from 'node:events';
 import { fstatSync, statSync, type Stats } from 'node:fs';
 import type * as Tty from 'node:tty';
-import type { Clock, ProcessContext } from '../context.js';
+import type { Clock, ProcessContext } from '../run/context.js';
 import { fdStdout } from '../terminal/fd-stdout.js';
 import { ExitCode } from '../errors.js';
 import { randomHex } from '../session/index.js';
@@ -55,7 +55,7 @@ export function finish(code: number): void {
   process.exitCode = code;
   // Once nothing is left to run (every write flushed, every handle closed), exit then rather than
   // let Node free the heap and the environment piece by piece first, which a finished command does
-  // not need: 1.5 ms of a one-shot ask's exit (bench/RESULTS.md, round 11).
+  // not need: 1.5 ms of a one-shot ask's exit.
   process.once('beforeExit', () => process.exit());
   // Whatever still holds the event loop (a pooled socket, a stdin handle) must not keep a
   // finished command alive in a CI job; unref'd, so a clean exit is not delayed.
@@ -64,7 +64,7 @@ export function finish(code: number): void {
 
 /**
  * The process streams, each created on first use: a piped stdout or stderr is a socket that
- * costs 3-7 ms to build (bench/RESULTS.md), and a run that prints nothing there needs none.
+ * costs a few ms to build, and a run that prints nothing there needs none.
  */
 export const processStreams = {
   get stdout(): NodeJS.WriteStream {
@@ -75,7 +75,7 @@ export const processStreams = {
   },
   get stdin(): NodeJS.ReadableStream {
     // node:stream only when it is needed: `sessions ls` and `show` never read stdin, and loading
-    // it cost each ~1.5 ms (bench/RESULTS.md round 8).
+    // it cost each ~1.5 ms.
     stdin ??= nullDevice(0) ? process.getBuiltinModule('node:stream').Readable.from([]) : process.stdin;
     return stdin;
   },
@@ -85,7 +85,7 @@ let stdin: NodeJS.ReadableStream | undefined;
 /**
  * Whether a file descriptor is /dev/null, which shell loops, xargs, cron and CI hand a command as
  * its stdin. Read through process.stdin, it is a file stream that loads its module and reads
- * through the thread pool (3-4 ms of CPU in a one-shot ask, bench/RESULTS.md round 7) to learn what is
+ * through the thread pool (3-4 ms of CPU in a one-shot ask) to learn what is
  * known at once: there is nothing in it. Any other device or file is read as it is.
  */
 function nullDevice(fd: number): boolean {

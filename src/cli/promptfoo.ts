@@ -16,7 +16,7 @@ import {
   type Context,
   type GlobalOptions,
   type ProcessContext,
-} from '../context.js';
+} from '../run/context.js';
 import { toNsedError, usageError, type NsedError } from '../errors.js';
 import { configWords } from '../promptfoo/config-words.js';
 import { providerResponse, type PromptfooResponse } from '../promptfoo/response.js';

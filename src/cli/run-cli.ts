@@ -9,7 +9,7 @@ import {
 import { GLOBAL_FLAGS, GLOBAL_OPTION_NAMES, withGlobalOptions } from '../commands/global-options.js';
 import { commands } from '../commands/index.js';
 import { STDIN_MARKER } from '../input/prompt.js';
-import { runSecrets, type ContextParts, type ProcessContext } from '../context.js';
+import { runSecrets, type ContextParts, type ProcessContext } from '../run/context.js';
 import { commandBuilder } from '../commands/shared/build-command.js';
 import { commandWords } from '../commands/shared/flag-def.js';
 import { exitCodeEpilog } from '../docs/topics.js';
@@ -134,7 +134,7 @@ interface UsageInternals {
 // After parsing a command's words yargs renders that command's whole help text in advance, to
 // show it should the command fail (yargs gives every command a handler, even one registered
 // without). nsed's own fail() never shows it, and the rendering (string-width over every cell)
-// was 13 % of an empty `sessions ls` (bench/RESULTS.md). `--help` renders through another path.
+// was 13 % of an empty `sessions ls`. `--help` renders through another path.
 function skipHelpCache(y: Argv): void {
   const usage = (y as unknown as UsageInternals).getInternalMethods?.().getUsageInstance?.();
   if (usage?.cacheHelpMessage !== undefined) usage.cacheHelpMessage = () => undefined;

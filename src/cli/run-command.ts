@@ -1,14 +1,15 @@
 import type { ParsedArgv, CommandDef } from '../commands/command.js';
 import { parseGlobalOptions } from '../commands/global-options.js';
-import type { LoadedConfig } from '../config-file.js';
-import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../context.js';
+import type { LoadedConfig } from '../run/config-file.js';
+import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../run/context.js';
 import type { OutputMode } from '../output/modes.js';
 import { toNsedError, wasReported } from '../errors.js';
-import { NDJSON_SCHEMA_VERSION } from '../events.js';
+import { NDJSON_SCHEMA_VERSION } from '../events/events.js';
 import { toJsonLine } from '../output/ndjson.js';
 import { createIO, type Streams, type TtyProbe } from '../terminal/create-io.js';
 import { redactingStream, type RedactingStream } from '../terminal/redacting-stream.js';
 import { oneLine } from '../terminal/sanitize.js';
+import { colorOfSettings, settingLines } from '../run/settings.js';
 
 export type { Streams, TtyProbe } from '../terminal/create-io.js';
 
@@ -101,23 +102,19 @@ async function runWith(
   const config = await readConfigFor(selected.def, base.env, streams);
   const globals = parseGlobalOptions(selected.argv, config, base.env, selected.def.flags ?? [], parsed);
   const options = selected.def.parse(selected.argv);
-  const { color } = globals.settings;
-  const configColor = color.source === 'config' ? color.value : undefined;
   const io = createIO(
     streams,
     base.env,
     {
-      // Only --no-color is the flag's (yargs fills in true); the config file's `color` ranks below the environment.
-      noColor: color.source === 'flag' && !color.value,
+      // --no-color outranks the environment; the config file's `color` ranks below it (colorOfSettings).
+      ...colorOfSettings(globals.settings.color),
       quiet: globals.quiet,
       verbose: globals.verbose,
-      ...(configColor === undefined ? {} : { configColor }),
       secrets,
     },
     isTTY,
   );
   if (io.verbose && !io.quiet) {
-    const { settingLines } = await import('../settings.js');
     for (const s of settingLines(globals.settings))
       io.stderr.write(`setting ${s.name} ${oneLine(s.value, 200)} (${s.source === 'default' ? 'default' : s.from})\n`);
   }
@@ -134,7 +131,7 @@ export async function readConfigFor(
   streams: Pick<Streams, 'stderr'>,
 ): Promise<LoadedConfig> {
   if (def.configFile === 'ignore') return { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
-  const { loadConfig, unknownKeyError } = await import('../config-file.js');
+  const { loadConfig, unknownKeyError } = await import('../run/config-file.js');
   const config = await loadConfig(env);
   if (def.configFile === 'own') return config;
   if (config.error !== undefined) throw config.error;

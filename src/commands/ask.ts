@@ -1,4 +1,4 @@
-import { savingAs, type Context } from '../context.js';
+import { savingAs, type Context } from '../run/context.js';
 import type { TurnResult } from '../turn/turn-result.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
@@ -106,7 +106,7 @@ export async function askTurn(opts: AskOptions, given: Context): Promise<TurnRes
     const keyed = opts.idempotency;
     if (keyed !== undefined) {
       // Only a keyed run pays for hashing (node:crypto): the plain ask path stays light.
-      const { runKeyed } = await import('../turn/idempotency/idempotency.js');
+      const { runKeyed } = await import('../turn/idempotency.js');
       return await runKeyed(ctx, conn, keyed, { prompt, attachments, turn });
     }
     const { session, userTurnId } = await startSession(ctx, {

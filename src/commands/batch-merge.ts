@@ -1,7 +1,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { EarlierLine } from '../batch/earlier-results.js';
 import type { ShardFile } from '../batch/merge.js';
 import type { ResolvedItem } from '../batch/resolve.js';
@@ -90,6 +90,11 @@ export const batchMerge: CommandDef<MergeOptions> = {
     batchReportFlag(
       'github-output',
       'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
+      GROUP,
+    ),
+    batchReportFlag(
+      'check-run',
+      "write one GitHub check run NAME on the head commit: the whole matrix's exit code as its conclusion, its summary; a re-run updates it",
       GROUP,
     ),
   ],

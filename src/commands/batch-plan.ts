@@ -1,5 +1,5 @@
 import { usageError } from '../errors.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { BatchFormat } from '../batch/items.js';
 import type { PlanBy } from '../batch/shard-plan.js';
 import type { ResolvedItem } from '../batch/resolve.js';
@@ -151,7 +151,7 @@ async function runPlan(opts: PlanOptions, ctx: Context): Promise<number> {
   }
   const counts = Array.from({ length: plan.shards }, () => 0);
   for (const s of Object.values(plan.assign)) counts[s - 1] = (counts[s - 1] ?? 0) + 1;
-  const { money } = await import('../usage.js');
+  const { money } = await import('../council/usage.js');
   for (let i = 0; i < plan.shards; i++) {
     const weight = plan.by === 'cost' ? `, ${money(plan.weights[i] ?? 0)} expected` : '';
     ctx.io.stdout.write(`shard ${i + 1}/${plan.shards}: ${counts[i]} item${counts[i] === 1 ? '' : 's'}${weight}\n`);

@@ -3,14 +3,14 @@ import { resolve as resolvePath } from 'node:path';
 import { usageError } from '../errors.js';
 import type { BatchFormat } from '../batch/items.js';
 import type { ResolvedItem } from '../batch/resolve.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { Shard } from '../batch/shard.js';
 import type { ShardCapReport } from '../batch/shard-cap.js';
 import type { ShardRun } from '../batch/shard-run.js';
-import type { TurnCap } from '../spend-cap.js';
-import type { Gates } from '../verdict.js';
+import type { TurnCap } from '../council/spend-cap.js';
+import type { Gates } from '../council/verdict.js';
 import type { CommandDef, CommandGroup, ParsedArgv } from './command.js';
 import { batchMerge } from './batch-merge.js';
 import { batchPlan } from './batch-plan.js';
@@ -118,6 +118,10 @@ export const BATCH_FLAGS: readonly FlagDef[] = [
   batchReportFlag(
     'github-output',
     'append step outputs (batch-id, status, exit-code, items, items-ok, …) to FILE (default under GitHub Actions: $GITHUB_OUTPUT)',
+  ),
+  batchReportFlag(
+    'check-run',
+    "write one GitHub check run NAME on the head commit at the end: the batch's exit code as its conclusion, its summary; a re-run updates it (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_SHA from the environment)",
   ),
   ...BATCH_RESUME,
   // Per item: the key plus the item's id, so a re-run batch pays for no item twice.

@@ -22,7 +22,7 @@ export const cancel: CommandDef<CancelOptions> = {
   run: async (opts, ctx) => {
     const [{ NsedError, toNsedError }, { recordJobEnd }, { acknowledge }] = await Promise.all([
       import('../errors.js'),
-      import('../turn/follow/reconcile.js'),
+      import('../turn/reconcile.js'),
       import('../output/acknowledge.js'),
     ]);
     const session = await readTarget(ctx, opts.target);
@@ -42,7 +42,7 @@ export const cancel: CommandDef<CancelOptions> = {
       } catch (err) {
         const e = toNsedError(err);
         if (e.code !== 'conflict' && e.code !== 'not_found') throw e;
-        const { reconcilePending } = await import('../turn/follow/reconcile.js');
+        const { reconcilePending } = await import('../turn/reconcile.js');
         await reconcilePending(ctx, conn, session);
         throw new NsedError('conflict', `deliberation ${pending.job_id} is no longer running; nothing to cancel`, {
           hint: `see the recorded turn with 'nsed sessions show ${id}'`,

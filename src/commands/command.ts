@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { FlagDef, ParsedArgv, PositionalDef } from './shared/flag-def.js';
 
 export type { ParsedArgv } from './shared/flag-def.js';

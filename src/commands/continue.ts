@@ -1,11 +1,11 @@
-import { savingAs } from '../context.js';
+import { savingAs } from '../run/context.js';
 import { NsedError, usageError } from '../errors.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { Session } from '../session/index.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';
-import type { Gates } from '../verdict.js';
+import type { Gates } from '../council/verdict.js';
 import { GATE_FLAGS, loadGates, parseGateFlags, type GateRequest } from './shared/gate-flags.js';
 import type { InputOptions } from '../input/turn-input.js';
 import { INPUT_FLAGS, parseInputOptions } from './shared/input-flags.js';
@@ -98,7 +98,7 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     ] = await Promise.all([
       import('../input/turn-input.js'),
       import('../turn/execute-turn.js'),
-      import('../turn/follow/reconcile.js'),
+      import('../turn/reconcile.js'),
       import('../turn/idempotency/claim.js'),
       import('../turn/start-session.js'),
       import('../protocol/policy-ref.js'),

@@ -1,5 +1,5 @@
 import { oneLine } from '../terminal/sanitize.js';
-import type { SettingLine } from '../settings.js';
+import type { SettingLine } from '../run/settings.js';
 import type { CommandDef } from './command.js';
 import type { Check } from './shared/doctor-checks.js';
 
@@ -20,8 +20,8 @@ export const doctor: CommandDef<Record<string, never>> = {
   run: async (_opts, ctx) => {
     const checks = await import('./shared/doctor-checks.js');
     const [{ readToken }, { settingLines }, { boundsOf }] = await Promise.all([
-      import('../config.js'),
-      import('../settings.js'),
+      import('../run/config.js'),
+      import('../run/settings.js'),
       import('../files/read-input.js'),
     ]);
     const { toNsedError, ExitCode } = await import('../errors.js');

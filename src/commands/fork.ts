@@ -1,5 +1,5 @@
 import { usageError } from '../errors.js';
-import { savingAs } from '../context.js';
+import { savingAs } from '../run/context.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { CommandDef } from './command.js';
 import { flagValues, positionalValues, type FlagDef, type PositionalDef } from './shared/flag-def.js';

@@ -1,8 +1,8 @@
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { ExitCode, NsedError, markReported, usageError, type ErrorCode, type ExitCodeValue } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
-import type { Usage } from '../usage.js';
-import type { CouncilVerdict } from '../verdict.js';
+import type { Usage } from '../council/usage.js';
+import type { CouncilVerdict } from '../council/verdict.js';
 import type { CommandDef } from './command.js';
 import { flagValues, type FlagDef } from './shared/flag-def.js';
 import {
@@ -92,7 +92,7 @@ export const gate: CommandDef<GateOptions> = {
       throw usageError(`nsed gate prints text or json, not ${mode}`, 'use -o json for the gate result as JSON');
     const gates = await loadGates(opts.gates, ctx);
     const [{ judgeGates }, { gateCheckLines, gateFailure }, { toJsonLine }] = await Promise.all([
-      import('../verdict.js'),
+      import('../council/verdict.js'),
       import('../output/gate-lines.js'),
       import('../output/ndjson.js'),
     ]);
@@ -200,7 +200,10 @@ async function savedVerdict(path: string, ctx: Context): Promise<{ verdict: Coun
     const exit = typeof error['exit_code'] === 'number' ? error['exit_code'] : undefined;
     throw notCompleted(`the turn in ${where}`, status, exit);
   }
-  const [{ readVerdict }, { readUsage }] = await Promise.all([import('../verdict.js'), import('../usage.js')]);
+  const [{ readVerdict }, { readUsage }] = await Promise.all([
+    import('../council/verdict.js'),
+    import('../council/usage.js'),
+  ]);
   const verdict = readVerdict(saved['verdict']);
   if (verdict === null)
     throw usageError(`${where} holds no verdict (v 1 or 2)`, 'save the run with -o json from this nsed version');

@@ -1,9 +1,16 @@
 import type { Argv } from 'yargs';
-import type { LoadedConfig } from '../config-file.js';
-import type { GlobalOptions } from '../context.js';
+import type { LoadedConfig } from '../run/config-file.js';
+import type { GlobalOptions } from '../run/context.js';
 import { usageError } from '../errors.js';
 import type { OnExit, OutputMode, ProgressChoice } from '../output/modes.js';
-import { DEFAULT_URL, TOKEN_ENV, type RunSettings, type Setting, type TokenSource } from '../settings.js';
+import {
+  councilOfSettings,
+  DEFAULT_URL,
+  TOKEN_ENV,
+  type RunSettings,
+  type Setting,
+  type TokenSource,
+} from '../run/settings.js';
 import type { ParsedArgv } from './command.js';
 import { applyFlags, checkSettingValue, flagValues, resolveSetting, type FlagDef } from './shared/flag-def.js';
 import {
@@ -104,7 +111,7 @@ export function parseGlobalOptions(
     argv,
   );
   const commandFlag = (def: FlagDef): unknown => given[def.name];
-  const settings: RunSettings = {
+  const resolved: Omit<RunSettings, 'council'> = {
     // The URL's rule drops its trailing slashes, wherever it came from.
     url: resolveSetting<string>(URL_FLAG, { flag: g.url, env, config: file.url, default: DEFAULT_URL }),
     // An empty --home is the store's to refuse; an empty NSED_HOME is not set.
@@ -171,6 +178,9 @@ export function parseGlobalOptions(
     }),
     simRoundMs: simRoundMs(env),
   };
+  // The council is decided here, once, from the three settings that choose it (councilOfSettings).
+  const { policy, agents, rounds } = resolved;
+  const settings: RunSettings = { ...resolved, council: councilOfSettings(policy, agents, rounds) };
   return { quiet: g.quiet, verbose: g.verbose, sim: g.sim, config, settings };
 }
 

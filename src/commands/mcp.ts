@@ -107,7 +107,7 @@ const serve: CommandDef<McpOptions> = {
       import('../mcp/serve.js'),
       import('../mcp/origin.js'),
       import('../terminal/create-io.js'),
-      import('../context.js'),
+      import('../run/context.js'),
     ]);
     if (opts.http === undefined && opts.host !== '127.0.0.1')
       throw usageError('--host goes with --http', 'nsed mcp --http 8765 --host 127.0.0.1');

@@ -39,7 +39,7 @@ export const resume: CommandDef<ResumeOptions> = {
   run: async (opts, ctx) => {
     await (await import('../turn/reports/report-options.js')).checkReportFiles(opts.reports);
     const [{ followLeftTurn }, { NsedError }, lease] = await Promise.all([
-      import('../turn/follow/follow-left.js'),
+      import('../turn/follow-left.js'),
       import('../errors.js'),
       import('../turn/idempotency/claim.js'),
     ]);

@@ -1,4 +1,4 @@
-import type { EventOf, EventType } from '../events.js';
+import type { EventOf, EventType } from '../events/events.js';
 
 type FieldDocs<T extends EventType> = { [K in Exclude<keyof EventOf<T>, 'type'>]-?: string };
 

@@ -81,6 +81,19 @@ const OTHER_ENVIRONMENT: Described[] = [
     describe:
       "the step summary file under GitHub Actions: --annotate's notice names it as the step's summary, not by the runner's temporary path",
   },
+  {
+    name: 'GITHUB_TOKEN',
+    describe:
+      'the token --check-run writes the check run with (checks: write); a secret like NSED_TOKEN, in no output or file',
+  },
+  { name: 'GH_TOKEN', describe: "--check-run's token when GITHUB_TOKEN is not set" },
+  { name: 'GITHUB_REPOSITORY', describe: 'OWNER/REPO: where --check-run writes the check run' },
+  {
+    name: 'GITHUB_EVENT_PATH',
+    describe: "the workflow's event: --check-run writes on a pull request's head commit, not its merge commit",
+  },
+  { name: 'GITHUB_SHA', describe: "the commit --check-run writes on when the event names no pull request's head" },
+  { name: 'GITHUB_API_URL', describe: "GitHub's REST API for --check-run (default: https://api.github.com)" },
   { name: 'NO_COLOR', describe: 'any non-empty value turns colour off' },
   {
     name: 'FORCE_COLOR',

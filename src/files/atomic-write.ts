@@ -55,7 +55,7 @@ function syncHandle(fd: number): DiskHandle {
  * The real disk, through synchronous calls behind the promise-shaped DiskOps. A locked write is
  * some twenty small calls, and each asynchronous one is a round trip through libuv's thread pool
  * and the event loop; on a busy machine those round trips, not the fsyncs, were most of the time
- * between the response headers and the first event shown (bench/RESULTS.md, round 3). The event
+ * between the response headers and the first event shown. The event
  * loop is held for the write itself (an fsync is ~0.5 ms here), as it was awaited anyway.
  */
 export const realDisk: DiskOps = {
@@ -123,7 +123,7 @@ export const fileSpares = (): Spares =>
 
 // A kept temp file is reopened to be written over, never created, never followed; it is cut to
 // the new length after the write, not emptied before it: freeing its blocks and allocating them
-// again cost more than the write (bench/RESULTS.md round 8).
+// again cost more than the write.
 const REFILL = fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0);
 
 /** An exclusive write by hard link (`exclusive: 'link'`) on a file system that has none: nothing was written. */

@@ -10,7 +10,7 @@ export const LINE_CHUNK_BYTES = 64 * 1024;
  * part of a multi-byte UTF-8 sequence, so the lines are those of the whole file decoded at once,
  * an invalid sequence replaced the same way. Reading the whole file first would hold it twice,
  * as bytes and as one string, and on these machines each fresh page of memory costs ~19 µs: for
- * the 3.6 MB index of 10,000 sessions, ~2,200 page faults (bench/RESULTS.md, round 14).
+ * the 3.6 MB index of 10,000 sessions, ~2,200 page faults.
  */
 export function forEachLine(fd: number, visit: (line: string) => void, chunkBytes = LINE_CHUNK_BYTES): void {
   let buf = Buffer.allocUnsafe(chunkBytes);

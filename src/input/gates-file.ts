@@ -1,6 +1,6 @@
 import { usageError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { GATE_NAMES, type GateName, type Gates } from '../verdict.js';
+import { GATE_NAMES, type GateName, type Gates } from '../council/verdict.js';
 
 const PERCENT = /^\s*(-?\d+(?:\.\d+)?)\s*%\s*$/;
 

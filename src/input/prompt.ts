@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { usageError } from '../errors.js';
 import { MAX_FLAG_FILE_BYTES, boundsOf, readInputText, readStreamBytes, type WaitNotice } from '../files/read-input.js';
 

@@ -1,7 +1,7 @@
 // The CLI's commands as the MCP tools run them: each tool's arguments become the words the
 // command's own parse reads (so a bad value is refused with the same message), and its run goes
 // against the server's Context. No shell, no second copy of a command's logic.
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { ParsedArgv } from '../commands/command.js';
 import { ask } from '../commands/ask.js';
 import { cancel } from '../commands/cancel.js';

@@ -1,4 +1,4 @@
-import type { EventOf, NsedEvent } from '../events.js';
+import type { EventOf, NsedEvent } from '../events/events.js';
 import { askUserArgs } from '../tools/ask-person.js';
 
 /** Events a feed keeps for `wait ... after`: a deliberation's rounds, calls and end fit many times over. */

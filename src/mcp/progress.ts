@@ -1,8 +1,8 @@
-import type { Clock } from '../context.js';
-import type { EventOf, NsedEvent } from '../events.js';
+import type { Clock } from '../run/context.js';
+import type { EventOf, NsedEvent } from '../events/events.js';
 import { convergenceByRound } from '../protocol/milestone.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { normalise } from '../ballots.js';
+import { normalise } from '../council/ballots.js';
 import type { SessionFeed } from './feed.js';
 
 /**

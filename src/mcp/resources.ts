@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { notFound } from '../errors.js';
 import { renderExport } from '../output/export/formats.js';
 import type { SessionStore } from '../session/index.js';

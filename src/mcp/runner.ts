@@ -1,8 +1,8 @@
 import { Readable, Writable } from 'node:stream';
-import { innerGlobals, type Context } from '../context.js';
+import { innerGlobals, type Context } from '../run/context.js';
 import { toNsedError } from '../errors.js';
 import type { InputDeadline } from '../files/read-input.js';
-import type { NsedEvent } from '../events.js';
+import type { NsedEvent } from '../events/events.js';
 import type { OutputMode } from '../output/modes.js';
 import type { Renderer } from '../output/renderer-types.js';
 import { createIO } from '../terminal/create-io.js';

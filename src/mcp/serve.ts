@@ -4,7 +4,7 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { NsedError, usageError } from '../errors.js';
 import { isLoopbackHost } from '../protocol/loopback.js';
 import { Runner } from './runner.js';

@@ -11,7 +11,7 @@ import {
   McpError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { NsedError, toNsedError } from '../errors.js';
 import { redactDeep } from '../secrets.js';
 import { VERSION } from '../version.js';

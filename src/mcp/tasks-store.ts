@@ -12,7 +12,7 @@ import {
   type Result,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { NsedError, toNsedError } from '../errors.js';
 import type { Session } from '../session/index.js';
 import type { SessionFeed } from './feed.js';

@@ -6,7 +6,7 @@
 // tasks-store.ts is the SDK's TaskStore over them.
 
 import type { TaskStatus } from '@modelcontextprotocol/sdk/types.js';
-import { councilLine } from '../council-status.js';
+import { councilLine } from '../council/council-status.js';
 import { isValidId, type Session } from '../session/index.js';
 import { oneLine } from '../terminal/sanitize.js';
 import type { SessionFeed } from './feed.js';

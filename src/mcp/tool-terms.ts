@@ -4,7 +4,7 @@
 
 import { flagLabel } from '../commands/shared/flag-def.js';
 import { gateFlagOf } from '../commands/shared/gate-flags.js';
-import { GATE_NAMES } from '../verdict.js';
+import { GATE_NAMES } from '../council/verdict.js';
 import { gateArg, TURN_ARGS } from './turn-args.js';
 
 /** A command line of a hint, and the tool call that does the same; ids are word characters, dots, colons and dashes. Longest first where they overlap. */

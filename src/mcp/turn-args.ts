@@ -17,7 +17,7 @@ import { FILE_FLAGS, SCHEMA_FLAGS } from '../commands/shared/input-flags.js';
 import { CORE_TURN_FLAGS } from '../commands/shared/turn-flags.js';
 import { fork } from '../commands/fork.js';
 import { gateEntry } from '../input/gates-file.js';
-import { GATE_NAMES, type GateName } from '../verdict.js';
+import { GATE_NAMES, type GateName } from '../council/verdict.js';
 
 type Schema = Record<string, unknown>;
 type Argv = Record<string, unknown>;

@@ -1,11 +1,11 @@
-import { councilLine, councilStatus, type CouncilStatus } from '../council-status.js';
-import type { EventOf, NsedEvent } from '../events.js';
+import { councilLine, councilStatus, type CouncilStatus } from '../council/council-status.js';
+import type { EventOf, NsedEvent } from '../events/events.js';
 import { convergenceByRound } from '../protocol/milestone.js';
 import type { Session, Turn } from '../session/index.js';
 import { gateCheckLines } from '../output/gate-lines.js';
-import { dollars, type Usage } from '../usage.js';
+import { dollars, type Usage } from '../council/usage.js';
 import type { Detail } from './tool-defs.js';
-import type { CouncilVerdict, GateResult } from '../verdict.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 import { leaderOf, pendingCalls, type PendingCall, type SessionFeed } from './feed.js';
 
 /** `structuredContent` of deliberate, wait, continue and fork (tool-defs.ts TURN_STATE). */
@@ -21,7 +21,7 @@ export interface TurnState {
   content: string | null;
   verdict: CouncilVerdict | null;
   gate: GateResult | null;
-  /** Whether the whole council voted (src/council-status.ts): a degraded council never reads like a healthy one. */
+  /** Whether the whole council voted (src/council/council-status.ts): a degraded council never reads like a healthy one. */
   council: CouncilStatus;
   /** With a `schema`: the answer parsed, or null when it does not match (as `-o json`). */
   structured?: unknown;

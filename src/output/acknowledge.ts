@@ -1,4 +1,4 @@
-import type { EventOf } from '../events.js';
+import type { EventOf } from '../events/events.js';
 import type { IO } from '../terminal/io.js';
 import type { OutputMode } from './modes.js';
 import { createRenderer } from './renderer.js';

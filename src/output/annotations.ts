@@ -1,4 +1,4 @@
-import type { CouncilVerdict, VerdictClaim } from '../verdict.js';
+import type { CouncilVerdict, VerdictClaim } from '../council/verdict.js';
 import type { FindingSeverity, PlacedFinding } from './findings.js';
 
 /** At most this many `::error::` and as many `::warning::` lines: more would bury the log. */

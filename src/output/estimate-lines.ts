@@ -1,6 +1,6 @@
-import type { BatchEstimate, TurnEstimate } from '../estimate.js';
+import type { BatchEstimate, TurnEstimate } from '../council/estimate.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { money, type Usage, type UsageTotal } from '../usage.js';
+import { money, type Usage, type UsageTotal } from '../council/usage.js';
 
 /** A turn's estimate as the command prints it: the model it would send and its path beside the figures. */
 export type ShownEstimate = TurnEstimate & { policy: string; path: string };

@@ -1,4 +1,4 @@
-import { isMinimum, type GateCheck, type GateName, type GateResult } from '../verdict.js';
+import { isMinimum, type GateCheck, type GateName, type GateResult } from '../council/verdict.js';
 
 /**
  * What each gate reads, in words (docs/ndjson.md "Gates"): the one wording every gate line, the

@@ -1,8 +1,8 @@
 import type { BatchItemStatus, BatchReport } from './export/batch-report.js';
 import { batchUsage, statusOfEntry } from './export/batch-report.js';
 import type { ReportTurn } from './export/report-turn.js';
-import type { Usage } from '../usage.js';
-import type { CouncilVerdict, GateResult } from '../verdict.js';
+import type { Usage } from '../council/usage.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 
 /**
  * Step outputs (README "Step outputs"): what a later step of a GitHub Actions job reads as
@@ -36,12 +36,16 @@ export function turnOutputs(
   ];
 }
 
+/** The `gate` output of a run's gate result. */
+export const gateOutcome = (gate: GateResult | null): GateOutput =>
+  gate === null || gate.checks.length === 0 ? 'none' : gate.status;
+
 /** `convergence`, `chosen-agent` and `gate`: what the gate command gives too. */
 export function verdictOutputs(verdict: CouncilVerdict | null, gate: GateResult | null): StepOutputs {
   return [
     ['convergence', num(verdict?.convergence.final)],
     ['chosen-agent', verdict?.chosen?.agent ?? ''],
-    ['gate', gate === null || gate.checks.length === 0 ? 'none' : gate.status],
+    ['gate', gateOutcome(gate)],
   ];
 }
 

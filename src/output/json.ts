@@ -1,10 +1,10 @@
-import { councilStatus } from '../council-status.js';
-import type { EventOf } from '../events.js';
+import { councilStatus } from '../council/council-status.js';
+import type { EventOf } from '../events/events.js';
 import { ExitCode } from '../errors.js';
-import { UNKNOWN_USAGE } from '../usage.js';
+import { UNKNOWN_USAGE } from '../council/usage.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
-import { applyEvent, emptyTranscript } from '../transcript.js';
+import { applyEvent, emptyTranscript } from '../events/transcript.js';
 import { gateFailure } from './gate-lines.js';
 import { schemaMismatchMessage } from './schema-lines.js';
 import { toJsonLine } from './ndjson.js';

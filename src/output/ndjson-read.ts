@@ -1,4 +1,4 @@
-import { NDJSON_SCHEMA_VERSION, type EventType, type NsedEvent } from '../events.js';
+import { NDJSON_SCHEMA_VERSION, type EventType, type NsedEvent } from '../events/events.js';
 import type { Candidate, Claim } from '../protocol/wire.js';
 
 /** What a line of a saved `-o ndjson` stream is: an event, a type this nsed does not know, or blank. */

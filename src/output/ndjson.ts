@@ -1,4 +1,4 @@
-import { NDJSON_SCHEMA_VERSION } from '../events.js';
+import { NDJSON_SCHEMA_VERSION } from '../events/events.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import type { IO } from '../terminal/io.js';
 import type { Renderer } from './renderer-types.js';
@@ -20,8 +20,7 @@ export function toJsonLine(value: unknown): string {
 /**
  * `-o ndjson`: one line per event, `{v, seq, ...event}`. The lines of the events handled in one
  * synchronous run (one network read's batch) go out in one write at the end of it: a write per
- * line was a system call per event on a pipe and made the stream 1.69x the floor's time
- * (bench/RESULTS.md). A line never waits past the current task, so never across an await.
+ * line was a system call per event on a pipe and made the stream 1.69x the floor's time. A line never waits past the current task, so never across an await.
  */
 export function createNdjsonRenderer(io: IO): Renderer {
   const out = safeWriter(io.stdout);

@@ -1,9 +1,9 @@
-import type { EventOf, NsedEvent } from '../events.js';
+import type { EventOf, NsedEvent } from '../events/events.js';
 import { asIs, type RowFitter } from '../terminal/fit-rows.js';
 import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { oneLine } from '../terminal/sanitize.js';
-import type { GateCheck, GateResult } from '../verdict.js';
+import type { GateCheck, GateResult } from '../council/verdict.js';
 import { GATE_MEASURE } from './gate-lines.js';
 import { leaderText, roundClaims, roundClaimsText } from './progress-state.js';
 import type { Renderer } from './renderer-types.js';

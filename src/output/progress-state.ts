@@ -1,8 +1,8 @@
-import type { EventOf, NsedEvent } from '../events.js';
+import type { EventOf, NsedEvent } from '../events/events.js';
 import { convergenceMilestones } from '../protocol/milestone.js';
 import type { Candidate } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { dollars, type Usage } from '../usage.js';
+import { dollars, type Usage } from '../council/usage.js';
 
 export type Phase = 'starting' | 'proposing' | 'evaluating' | 'consensus';
 

@@ -1,4 +1,4 @@
-import type { EventOf, NsedEvent } from '../events.js';
+import type { EventOf, NsedEvent } from '../events/events.js';
 import type { IO } from '../terminal/io.js';
 import { stderrRows } from '../terminal/fit-rows.js';
 import { safeWriter } from '../terminal/safe-writer.js';

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { usageError } from '../errors.js';
-import { TERMINAL_EVENTS } from '../events.js';
+import { TERMINAL_EVENTS } from '../events/events.js';
 import type { IO } from '../terminal/io.js';
 import { oneLine } from '../terminal/sanitize.js';
 import { NdjsonReadError, readNdjsonLine } from './ndjson-read.js';

@@ -1,4 +1,4 @@
-import type { NsedEvent } from '../events.js';
+import type { NsedEvent } from '../events/events.js';
 import type { ProgressMode } from './progress-mode.js';
 
 /**

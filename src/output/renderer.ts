@@ -1,4 +1,4 @@
-import { TERMINAL_EVENTS, assertNever } from '../events.js';
+import { TERMINAL_EVENTS, assertNever } from '../events/events.js';
 import type { IO } from '../terminal/io.js';
 import type { OutputMode } from './modes.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
@@ -11,7 +11,7 @@ export type { Renderer, RendererOptions } from './renderer-types.js';
  * but in the answer (output/shown-event.ts).
  *
  * Each mode's renderer is loaded when chosen: the text renderer brings chalk and the terminal
- * styling, which `-o final` in a shell loop has no use for (bench/RESULTS.md, round 3).
+ * styling, which `-o final` in a shell loop has no use for.
  */
 export async function createRenderer(mode: OutputMode, io: IO, opts: RendererOptions = {}): Promise<Renderer> {
   return redactingRenderer(await modeRenderer(mode, io, opts), io.secrets);

@@ -6,7 +6,7 @@ import { plainPaint, roundPicture, type Paint } from './round-picture.js';
 import { relativeTime, shortTime } from './session-time.js';
 import { totalWords, usageWords } from './usage-words.js';
 import { gateSummary, verdictSummary } from './verdict-line.js';
-import type { CouncilVerdict } from '../verdict.js';
+import type { CouncilVerdict } from '../council/verdict.js';
 
 export interface ShowOptions {
   /** --rounds: the recorded rounds, candidates, scores and claim verdicts under each answer. */

@@ -1,6 +1,6 @@
 import type { StatsGroup, StatsRow } from '../session/index.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { money } from '../usage.js';
+import { money } from '../council/usage.js';
 
 const HEADER = ['', 'SESSIONS', 'ANSWERS', 'TOKENS', 'COST', 'GATES P/F/I', 'CONVERGENCE', 'LEADER CHANGED'];
 

@@ -1,4 +1,4 @@
-import type { NsedEvent } from '../events.js';
+import type { NsedEvent } from '../events/events.js';
 import type { Secrets } from '../secrets.js';
 import type { Renderer } from './renderer-types.js';
 

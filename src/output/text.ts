@@ -1,4 +1,4 @@
-import { assertNever, type EventOf, type NsedEvent } from '../events.js';
+import { assertNever, type EventOf, type NsedEvent } from '../events/events.js';
 import type { IO } from '../terminal/io.js';
 import { safeWriter } from '../terminal/safe-writer.js';
 import { TerminalSanitizer, oneLine } from '../terminal/sanitize.js';

@@ -1,4 +1,4 @@
-import { dollars, money, type Usage, type UsageTotal } from '../usage.js';
+import { dollars, money, type Usage, type UsageTotal } from '../council/usage.js';
 
 /**
  * What a turn or a session cost, in the words every human-facing report uses (`sessions show`,

@@ -1,5 +1,5 @@
 import { oneLine } from '../terminal/sanitize.js';
-import type { CouncilVerdict, GateResult } from '../verdict.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 import { formatNumber } from './gate-lines.js';
 
 /**

@@ -4,7 +4,7 @@
 // Unknown stays absent, never 0 (docs/ndjson.md "Usage"): promptfoo sums what it is given.
 import type { NsedError } from '../errors.js';
 import type { TurnResult } from '../turn/turn-result.js';
-import type { Usage } from '../usage.js';
+import type { Usage } from '../council/usage.js';
 
 /** promptfoo's token counts (its `TokenUsage`): each present only when known. */
 export interface PromptfooTokenUsage {

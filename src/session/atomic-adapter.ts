@@ -83,7 +83,7 @@ export function parseRecord<T>(file: string, bytes: Uint8Array, validate: (value
 
 /**
  * A record's file text. One line, not indented: a long session's file is a third smaller that way,
- * and `sessions show` reads and parses all of it (bench/RESULTS.md, round 11); `sessions show
+ * and `sessions show` reads and parses all of it; `sessions show
  * --json` is the indented view.
  */
 export const recordText = (record: unknown): string => `${JSON.stringify(record)}\n`;

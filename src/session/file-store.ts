@@ -203,7 +203,7 @@ class FileStore implements SessionStore {
         opts.committed();
         // Two turns of the event loop: the caller's next bytes (the first event, already in the
         // socket) are read in the poll phase between them, and shown before the lock's release
-        // (three metadata calls: rename, unlink, rmdir; bench/RESULTS.md, round 3, item 13).
+        // (three metadata calls: rename, unlink, rmdir).
         await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
       }
       return session;
@@ -261,7 +261,7 @@ class FileStore implements SessionStore {
         madeDir = await this.ensureRoundsDir(dir);
       }
       const text = redactedJson(apart.record, this.opts);
-      const file = roundsFileName(turn.id, text);
+      const file = roundsFileName(turn.id);
       try {
         await writeAtomic(path.join(dir, file), text, { disk: this.disk, durable: false });
       } catch (err) {

@@ -8,7 +8,7 @@ import { decodeRecord, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { withLock } from './lock.js';
 import { journalFile } from './paths.js';
-import { readUsageTotal } from '../usage.js';
+import { readUsageTotal } from '../council/usage.js';
 import { SESSION_STATES, summarizeSession, validateSession, type SessionSummary, type Unreadable } from './store.js';
 
 /** One line of `<home>/index.ndjson`: a session's summary and the file state it was taken from. */
@@ -99,7 +99,7 @@ export function journalEntry(
 const settled = (e: JournalEntry): boolean => e.seenMs - e.mtimeMs >= RACY_MS;
 
 // Field by field: a rest pattern (`{ mtimeMs, size, states, ...summary }`) takes V8's slow path
-// and was 6 % of listing 10,000 sessions (bench/RESULTS.md).
+// and was 6 % of listing 10,000 sessions.
 export function summaryOf(entry: JournalEntry): SessionSummary {
   const summary: SessionSummary = {
     id: entry.id,
@@ -137,7 +137,7 @@ export class IndexJournal {
     let fd: number;
     try {
       // Synchronous: `sessions ls` waits for it anyway, and the promise API brings node:fs/promises
-      // into a listing that otherwise never needs it (bench/RESULTS.md).
+      // into a listing that otherwise never needs it.
       fd = fs.openSync(this.file, 'r');
     } catch {
       return { entries, lines: 0 };

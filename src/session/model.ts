@@ -1,7 +1,7 @@
 import type { LiveSim } from '../protocol/live-sim.js';
 import type { NsedRound, ToolDefinition } from '../protocol/wire.js';
-import { readUsage, sumUsage, type CapCrossed, type Usage, type UsageTotal } from '../usage.js';
-import type { CouncilVerdict, GateResult } from '../verdict.js';
+import { readUsage, sumUsage, type CapCrossed, type Usage, type UsageTotal } from '../council/usage.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 
 export type { LiveSim };
 

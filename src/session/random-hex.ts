@@ -2,7 +2,7 @@ import type * as Crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 
-// node:crypto costs 15-25 ms to load (it brings webcrypto; bench/RESULTS.md), more than a
+// node:crypto costs 15-25 ms to load (it brings webcrypto), more than a
 // one-shot `ask` spends on its three store writes; every ask needs a few ids. Where there is a
 // /dev/urandom, the kernel's generator (which node:crypto's is seeded from) serves them from
 // one small read; elsewhere, or if it cannot be read, node:crypto is required on first use.

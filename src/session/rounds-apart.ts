@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
-import type { Ballots } from '../ballots.js';
+import type { Ballots } from '../council/ballots.js';
 import type { NsedRound } from '../protocol/wire.js';
-import { readVerdict } from '../verdict.js';
+import { readVerdict } from '../council/verdict.js';
 import { isValidId } from './ids.js';
 import type { RoundsApart, Turn } from './model.js';
+import { randomHex } from './random-hex.js';
 
 /**
  * A turn's rounds (their candidates, previews and claims) and its verdict's ballots, kept in a
@@ -26,14 +26,16 @@ export interface RoundsRecord {
 }
 
 /**
- * A rounds file's name: the turn's id and 16 hex digits of its text's SHA-256. A new version of a
- * turn's rounds gets a new name, so the transcript's rename alone decides which file it reads:
- * a file written by a write that died before that rename is never joined to the turn as it was.
+ * A rounds file's name: the turn's id and 16 random hex digits. Every write of a turn's rounds
+ * gets a new name, so the transcript's rename alone decides which file it reads: a file written
+ * by a write that died before that rename is never joined to the turn as it was. Random rather
+ * than a hash of the text: a one-shot ask writes rounds, and node:crypto costs it more to load
+ * than the whole store's writes (docs/performance.md); the ids' /dev/urandom pool serves these.
  */
 const FILE_NAME = /^[A-Za-z0-9_-]{1,128}\.[0-9a-f]{16}\.json$/;
 
-export function roundsFileName(turnId: string, text: string): string {
-  return `${turnId}.${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`;
+export function roundsFileName(turnId: string): string {
+  return `${turnId}.${randomHex(8)}.json`;
 }
 
 /** True for a name a marker may give: one plain file in the rounds directory, never a path elsewhere. */

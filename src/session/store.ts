@@ -1,5 +1,5 @@
 import type { Secrets } from '../secrets.js';
-import type { UsageTotal } from '../usage.js';
+import type { UsageTotal } from '../council/usage.js';
 import { sessionAgents, sessionPolicy, sessionUsage, type Session } from './model.js';
 
 /** Every state `sessions ls` shows and `--state` accepts. */

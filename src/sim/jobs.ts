@@ -8,8 +8,7 @@ import type { Job } from './job.js';
  * added), so a test can move the clock past the TTL instead of waiting it out. The sweep walks
  * finished jobs in the order they finished and stops at the first one still kept, so adding a
  * job costs the same with ten thousand in the history as with none (a sweep of the whole history
- * grew with the square of a batch's items: 5 % of the simulator's time at 1,000, bench/RESULTS.md
- * round 9).
+ * grew with the square of a batch's items: 5 % of the simulator's time at 1,000).
  */
 export class JobRegistry {
   private readonly jobs = new Map<string, Job>();

@@ -7,7 +7,7 @@ const URL_LIKE = /\bhttps?:\/\/[^\s"'<>)]+/g;
 const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g;
 const PATH_LIKE = /(?:\.{0,2}\/)?(?:[\w.-]+\/)*[\w-]+\.[A-Za-z0-9]{1,8}\b/g;
 // Curly quotes are written as escapes in the patterns here: a bundle that is all ASCII is read as
-// a one-byte string (test/e2e/startup-cost.test.ts, bench/RESULTS.md round 8).
+// a one-byte string, half the memory and no decoding (test/e2e/startup-cost.test.ts).
 const QUOTED = /"([^"\n]{1,200})"|\u201c([^\u201d\n]{1,200})\u201d|`([^`\n]{1,200})`/g;
 /** A capitalised word that does not open a sentence: a name (Paris, Postgres). */
 const NAME = /(?<![.!?]\s|^)\b[A-Z][\p{L}-]+/gu;

@@ -49,7 +49,7 @@ export type TtyProbe = (which: keyof Streams) => boolean;
 /**
  * The only place an IO is built from real streams; cli passes the process streams and env.
  * The streams are read on first use, not here: creating process.stdin or a piped stdout builds
- * a socket (3-7 ms each, bench/RESULTS.md), and `sessions ls` never reads stdin. `isTTY` lets cli
+ * a socket (a few ms each), and `sessions ls` never reads stdin. `isTTY` lets cli
  * answer the terminal questions from the file descriptors without creating the streams.
  */
 export function createIO(

@@ -5,7 +5,7 @@ import { writeSync } from 'node:fs';
  * A piped or redirected stdout written straight to its file descriptor, for the commands that
  * print their whole output in one go (`sessions ls`, `sessions show`, help). Node builds a
  * socket for a piped process.stdout (node:net and node:stream, 5-7 ms of an empty `sessions ls`
- * that `node -e 0` never pays, bench/RESULTS.md); a blocking write needs none of it.
+ * that `node -e 0` never pays); a blocking write needs none of it.
  *
  * It keeps the rules of the stream it replaces, as SafeWriter reads them
  * (docs/reliability.md #69): a partial write continues where it stopped; EPIPE (the reader

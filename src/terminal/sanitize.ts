@@ -139,7 +139,7 @@ const PLAIN_LINE = /^(?:[\x21-\x7e]+(?: [\x21-\x7e]+)*)?$/;
  */
 export function oneLine(text: string, max = 200): string {
   // Printable ASCII words with single spaces are already one safe line: `sessions ls` of 10,000
-  // sessions spent ~8 % of its time sanitising titles that needed nothing (bench/RESULTS.md).
+  // sessions spent a tenth of its time sanitising titles that needed nothing.
   if (text.length <= max && PLAIN_LINE.test(text)) return text;
   const flat = sanitizeForTerminal(text).replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;

@@ -1,4 +1,4 @@
-import type { EventOf } from '../events.js';
+import type { EventOf } from '../events/events.js';
 import type { IO } from '../terminal/io.js';
 import { askPerson, askUserArgs, canAskPerson } from './ask-person.js';
 import { ASK_USER, declaredNameOf, type DeclaredTools } from './declared.js';

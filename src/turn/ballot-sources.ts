@@ -1,10 +1,10 @@
 import type { NsedClient } from '../api/index.js';
-import type { NsedEvent } from '../events.js';
-import type { Transcript } from '../transcript.js';
-import { deriveVerdict, type CouncilVerdict } from '../verdict.js';
+import type { NsedEvent } from '../events/events.js';
+import type { Transcript } from '../events/transcript.js';
+import { deriveVerdict, type CouncilVerdict } from '../council/verdict.js';
 import { NsedError } from '../errors.js';
 import { budgetOf, callsOfDetails, parseDetails, type CouncilDetails, type TokenUsage } from '../protocol/details.js';
-import { UNKNOWN_USAGE, usageOf, type Prices, type Usage } from '../usage.js';
+import { UNKNOWN_USAGE, usageOf, type Prices, type Usage } from '../council/usage.js';
 import type { AgentInfo, NsedRound } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';
 

@@ -1,5 +1,5 @@
 import type { NsedClient } from '../api/index.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { toNsedError, type NsedError } from '../errors.js';
 import { oneLine } from '../terminal/sanitize.js';
 

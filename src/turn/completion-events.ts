@@ -1,5 +1,5 @@
 import { isUsableCall } from '../api/index.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import type { ChatCompletion } from '../protocol/wire.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { ExitCode, NsedError, toNsedError, type ExitCodeValue } from '../errors.js';
 import { cancelOnExit, cancelsOnExit } from './cancel-on-exit.js';
 import type { LiveTurn } from './live-turn.js';

@@ -1,6 +1,6 @@
 import type { NsedClient } from '../api/index.js';
-import type { Context } from '../context.js';
-import { estimateTurn, type EstimateInput, type TurnEstimate } from '../estimate.js';
+import type { Context } from '../run/context.js';
+import { estimateTurn, type EstimateInput, type TurnEstimate } from '../council/estimate.js';
 import { fromModel, matchPolicy } from '../protocol/policy-ref.js';
 import type { AgentInfo, PolicyInfo } from '../protocol/wire.js';
 import { oneLine } from '../terminal/sanitize.js';

@@ -2,7 +2,7 @@ import { checkAgentNames } from './ballot-sources.js';
 import type { AgentInfo } from '../protocol/wire.js';
 import { meterCap, turnCapOf } from './spend-watch.js';
 import { estimateOf, readEstimateSources } from './estimate-turn.js';
-import type { SchemaError } from '../events.js';
+import type { SchemaError } from '../events/events.js';
 import { boundsOf } from '../files/read-input.js';
 import { schemaMismatchMessage } from '../output/schema-lines.js';
 import { NsedError, markReported, notFound } from '../errors.js';
@@ -22,13 +22,13 @@ import { playTurn, type TurnDeps, type TurnSpec } from './run-turn.js';
 import { failedWith, withResult, type TurnResult } from './turn-result.js';
 import { userTurn } from './start-session.js';
 import { oneLine } from '../terminal/sanitize.js';
-import type { Connection } from '../connection.js';
-import type { Transcript } from '../transcript.js';
-import type { Context } from '../context.js';
+import type { Connection } from '../run/connection.js';
+import type { Transcript } from '../events/transcript.js';
+import type { Context } from '../run/context.js';
 import { declareTools, offeredDefinitions, userToolsOf, type DeclaredTools } from '../tools/declared.js';
 import { wantsReports, type ReportOptions } from './reports/report-options.js';
 import { councilChoice, declaresTools, loadDeclaredTools, recordedTools, type TurnOptions } from './turn-options.js';
-import type { Gates } from '../verdict.js';
+import type { Gates } from '../council/verdict.js';
 
 /**
  * Runs the next turn of `session`, whose last turn is the user turn `userTurnId` already

@@ -1,8 +1,8 @@
-import type { NsedEvent, StreamEvent } from '../events.js';
+import type { NsedEvent, StreamEvent } from '../events/events.js';
 import { thisHost } from '../process-alive.js';
 import type { PendingJob } from '../session/index.js';
 import { declareTools, type DeclaredTools } from '../tools/declared.js';
-import { applyEvent, emptyTranscript, type Transcript } from '../transcript.js';
+import { applyEvent, emptyTranscript, type Transcript } from '../events/transcript.js';
 import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from './follow/stream-replay.js';
 import type { CapStop } from './turn-end.js';
 import { ToolDriver } from './tools/tool-driver.js';
@@ -12,7 +12,7 @@ import type { TurnDeps, TurnSpec } from './turn-spec.js';
  * Events after which a turn's stream counts as long, and the process's engine is tuned for it
  * (cli/engine-profile.ts). A short answer never pays for the tuning's check (~0.1 ms) or its
  * watch of the collector (~1.6 ms); a 1 MB answer in a million chunks peaked at 75-77 MiB with
- * it, 106-108 without (Node 20, bench/RESULTS.md round 16).
+ * it, a third more without.
  */
 export const LONG_STREAM_EVENTS = 10_000;
 

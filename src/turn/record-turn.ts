@@ -11,9 +11,9 @@ import {
   upsertInjection,
 } from '../session/index.js';
 import type { AnswerCheck } from './schema/answer-schema.js';
-import type { Transcript, TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
-import type { CouncilVerdict, GateResult } from '../verdict.js';
-import type { CapCrossed } from '../spend-cap.js';
+import type { Transcript, TranscriptToolCall, TranscriptToolResult } from '../events/transcript.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
+import type { CapCrossed } from '../council/spend-cap.js';
 
 /** A call as the session keeps it: what was asked and, once settled, how. */
 function recordedCall(c: TranscriptToolCall, r: TranscriptToolResult | undefined): RecordedToolCall {
@@ -92,7 +92,7 @@ export class TurnRecorder {
     agents?: string[];
     path: TurnPath;
     ts: string;
-    /** What the council concluded (src/verdict.ts), kept so `sessions show` and `nsed gate` read it later. */
+    /** What the council concluded (src/council/verdict.ts), kept so `sessions show` and `nsed gate` read it later. */
     verdict?: CouncilVerdict;
     /** The gates' result, when the run set any. */
     gate?: GateResult | null;

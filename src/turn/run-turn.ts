@@ -1,5 +1,5 @@
 import { asUnsent, NsedError, stopError } from '../errors.js';
-import type { Transcript } from '../transcript.js';
+import type { Transcript } from '../events/transcript.js';
 import { endOfError } from './error-end.js';
 import { finishTurn, passesThrough } from './finish-turn.js';
 import { LiveTurn } from './live-turn.js';
@@ -22,7 +22,7 @@ export async function playTurn(
   deps: TurnDeps,
   spec: TurnSpec,
 ): Promise<{ transcript: Transcript; result: TurnResult }> {
-  // A batch item's deliberation waits for its place among the -j (src/deliberation-slots.ts); a
+  // A batch item's deliberation waits for its place among the -j (src/run/deliberation-slots.ts); a
   // signal that ends the wait ends the turn unsent (it is forgotten, execute-turn.ts).
   const slot = deps.ctx.deliberationSlot;
   if (slot !== undefined && !(await slot.acquire(deps.ctx.signal))) throw stoppedWaiting(deps.ctx.signal);

@@ -1,5 +1,5 @@
-import type { Spent } from '../spend-cap.js';
-import { cents, type CostSource, type Prices, type Usage } from '../usage.js';
+import type { Spent } from '../council/spend-cap.js';
+import { cents, type CostSource, type Prices, type Usage } from '../council/usage.js';
 
 /**
  * What a running deliberation has spent, judged from what the server says of it (its stream's

@@ -1,11 +1,11 @@
 import type { NsedClient } from '../api/index.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { NsedError } from '../errors.js';
 import { budgetOf } from '../protocol/details.js';
 import type { AgentInfo } from '../protocol/wire.js';
-import { capStop, describeCrossed, hasCap, type MeteredCap, type TurnCap } from '../spend-cap.js';
+import { capStop, describeCrossed, hasCap, type MeteredCap, type TurnCap } from '../council/spend-cap.js';
 import { oneLine } from '../terminal/sanitize.js';
-import { money, type Prices, type Usage } from '../usage.js';
+import { money, type Prices, type Usage } from '../council/usage.js';
 import { listedAgents } from './ballot-sources.js';
 import { cancelOnExit } from './cancel-on-exit.js';
 import type { LiveTurn } from './live-turn.js';
@@ -44,7 +44,7 @@ export function turnCapOf(ctx: Context, opts: Pick<TurnOptions, 'cap'>): TurnCap
  * cap cannot act (docs/reliability.md #234); with them, the prices bound the estimate. A blocking
  * answer (`--no-stream`) is refused likewise: it may name its deliberation only when it ends, and
  * a deliberation nsed cannot name, it cannot cancel. `roundUsd`, what the council's round is
- * expected to cost (src/estimate.ts), is the first round's expected cost: a cost cap below it
+ * expected to cost (src/council/estimate.ts), is the first round's expected cost: a cost cap below it
  * starts nothing (exit 15, docs/reliability.md #233).
  */
 export async function meterCap(

@@ -9,7 +9,7 @@ import {
   type Turn,
   type TurnClaim,
 } from '../session/index.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { newClaim } from './idempotency/claim.js';
 import { askedModel, councilOf, type TurnOptions } from './turn-options.js';
 

@@ -1,7 +1,7 @@
 import type { NsedError } from '../errors.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
 import type { AnswerCheck } from './schema/answer-schema.js';
-import type { CapCrossed } from '../spend-cap.js';
+import type { CapCrossed } from '../council/spend-cap.js';
 import type { CancelOutcome } from './cancel-on-exit.js';
 
 /**

@@ -1,9 +1,9 @@
 import { DOCUMENTED_FINISH } from '../api/index.js';
 import type { DetailsHistory } from '../protocol/details.js';
-import type { StreamEvent } from '../events.js';
+import type { StreamEvent } from '../events/events.js';
 import { NsedError } from '../errors.js';
 import type { CallToAnswer } from '../tools/answer-call.js';
-import { divergedFrom } from '../transcript.js';
+import { divergedFrom } from '../events/transcript.js';
 import { checkAnswer } from './schema/answer-schema.js';
 import type { TurnStart } from './build-request.js';
 import { completionEvents } from './completion-events.js';

@@ -1,11 +1,11 @@
 import { MAX_FLAG_FILE_BYTES, readInputText, type ReadBounds } from '../files/read-input.js';
 import { toModel } from '../protocol/policy-ref.js';
 import type { ToolDefinition } from '../protocol/wire.js';
-import type { RunSettings } from '../settings.js';
+import type { RunSettings } from '../run/settings.js';
 import type { Council } from '../session/index.js';
 import type { ReportOptions } from './reports/report-options.js';
-import type { TurnCap } from '../spend-cap.js';
-import type { Gates } from '../verdict.js';
+import type { TurnCap } from '../council/spend-cap.js';
+import type { Gates } from '../council/verdict.js';
 import type { AnswerSchema } from './schema/answer-schema.js';
 import {
   ASK_USER,
@@ -55,24 +55,20 @@ export function askedModel(opts: Pick<TurnOptions, 'model' | 'policy'>, settings
 
 /**
  * The council a turn asks for: --agents and --rounds (or a batch item's, or what the session
- * recorded: withRecordedCouncil), else the config file's. A policy named for this run (-p, NSED_POLICY)
- * chooses its own council, so the file's agents give way to it. A model named with -m may be a
- * plain OpenAI-compatible server, which has no council at all: the file's council and rounds
- * would send it to a deliberation endpoint it does not have.
+ * recorded: withRecordedCouncil), else the council the settings decided (RunSettings.council:
+ * the config file's agents and rounds, unless NSED_POLICY or -p named a policy for this run). A
+ * policy this turn names (-p, a batch item's) chooses its own council, so the file's agents give
+ * way to it. A model named with -m may be a plain OpenAI-compatible server, which has no council
+ * at all: the file's council and rounds would send it to a deliberation endpoint it does not have.
  */
 export function councilChoice(
   opts: Pick<TurnOptions, 'model' | 'policy' | 'agents' | 'rounds'>,
-  settings: Pick<RunSettings, 'policy' | 'agents' | 'rounds'>,
+  settings: Pick<RunSettings, 'council'>,
 ): { agents: string[] | undefined; rounds: number | undefined } {
   if (opts.model !== undefined) return { agents: opts.agents, rounds: opts.rounds };
-  const policyNamed =
-    opts.policy !== undefined || settings.policy.source === 'env' || settings.policy.source === 'flag';
-  const configured = <T>(s: { value: T; source: string }): T | undefined =>
-    s.source === 'config' ? s.value : undefined;
-  return {
-    agents: opts.agents ?? (policyNamed ? undefined : configured(settings.agents)),
-    rounds: opts.rounds ?? configured(settings.rounds),
-  };
+  const council = settings.council.value;
+  const settingsAgents = council.kind === 'agents' && opts.policy === undefined ? council.agents : undefined;
+  return { agents: opts.agents ?? settingsAgents, rounds: opts.rounds ?? council.rounds };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import { createRenderer, endsAtTerminalEvent, type Renderer, type RendererOptions } from '../output/renderer.js';
 import { redactingRenderer } from '../output/shown-event.js';
 

@@ -1,7 +1,7 @@
-import type { Usage } from '../usage.js';
+import type { Usage } from '../council/usage.js';
 import type { NsedError } from '../errors.js';
 import type { TurnStatus } from '../session/index.js';
-import type { CouncilVerdict, GateResult } from '../verdict.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 
 /**
  * What a turn came to, as a value up the stack (executeTurn, followTurn, runKeyed, replayAnswer):

@@ -1,14 +1,14 @@
 import type { NsedClient } from '../api/index.js';
-import type { Context } from '../context.js';
+import type { Context } from '../run/context.js';
 import type { Renderer } from '../output/renderer-types.js';
 import type { LiveSim, TurnPath } from '../session/index.js';
 import type { DeclaredTools } from '../tools/declared.js';
 import type { AnswerSchema } from './schema/answer-schema.js';
-import type { MeteredCap } from '../spend-cap.js';
+import type { MeteredCap } from '../council/spend-cap.js';
 import type { TurnStart } from './build-request.js';
 import type { TurnRecorder } from './record-turn.js';
-import type { TranscriptToolCall, TranscriptToolResult } from '../transcript.js';
-import type { Gates } from '../verdict.js';
+import type { TranscriptToolCall, TranscriptToolResult } from '../events/transcript.js';
+import type { Gates } from '../council/verdict.js';
 import type { AgentInfo } from '../protocol/wire.js';
 
 /** What one turn runs with (runTurn, followStream). */

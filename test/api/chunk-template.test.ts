@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createChunkDecoder } from '../../src/api/decode-chunk.js';
 import { templateAround, textIn } from '../../src/api/chunk-template.js';
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 import { runPieces } from '../harness/scripted-server.js';
 
 // A long answer's chunks differ only in their text; the processor reads that text off a

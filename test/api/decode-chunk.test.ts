@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createChunkDecoder } from '../../src/api/decode-chunk.js';
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 
 function decodeAll(chunks: unknown[]): { events: StreamEvent[]; finish: string | undefined } {
   const d = createChunkDecoder(undefined);

@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 
 /**
  * SSE fixtures for C1/C2 (docs/reliability.md #1-#22), written in our own words after the WHATWG

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 import { createNativeProcessor } from '../../src/api/native-processor.js';
 import { NsedError } from '../../src/errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 import { chunk } from './fixtures.js';
 import { TEXT, ev, request, useScriptedClient } from '../harness/scripted-client.js';
 import { drain, failure, sleep, sseHead } from '../harness/scripted-server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 import { createChunkDecoder } from '../../src/api/decode-chunk.js';
 import { toolCallEventOf } from '../../src/api/tool-call-events.js';
 

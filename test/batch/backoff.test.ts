@@ -1,7 +1,7 @@
 // The batch's shared back-off on its own, with a clock the test moves (docs/reliability.md #150).
 import { describe, expect, it } from 'vitest';
 import { SharedBackoff } from '../../src/batch/backoff.js';
-import type { Clock } from '../../src/context.js';
+import type { Clock } from '../../src/run/context.js';
 import { NsedError } from '../../src/errors.js';
 
 /** Time moves only when something sleeps: each sleep is recorded and moves it on by its length. */

@@ -2,7 +2,7 @@
 // stderr line, gone at the end (README "Batches"). The terminal is a memory stream dressed as one.
 import { describe, expect, it } from 'vitest';
 import { liveBar, REDRAW_MS } from '../../src/batch/progress.js';
-import type { Clock } from '../../src/context.js';
+import type { Clock } from '../../src/run/context.js';
 import type { BatchBarState } from '../../src/output/batch-bar.js';
 import { liveLine } from '../../src/terminal/live-line.js';
 import { FakeTerminal } from '../terminal/memory-io.js';

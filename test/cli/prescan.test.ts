@@ -14,7 +14,7 @@ import { GLOBAL_FLAGS, parseGlobalOptions } from '../../src/commands/global-opti
 import { ask } from '../../src/commands/ask.js';
 import type { FlagDef } from '../../src/commands/shared/flag-def.js';
 import { STDIN_MARKER } from '../../src/input/prompt.js';
-import type { LoadedConfig } from '../../src/config-file.js';
+import type { LoadedConfig } from '../../src/run/config-file.js';
 
 /** A config file's output and idle timeout apply only where no flag gave one, with either parser. */
 const CONFIGURED: LoadedConfig = {

@@ -7,7 +7,7 @@ import { continueCommand } from '../../src/commands/continue.js';
 import { toolResult } from '../../src/commands/tool-result.js';
 import { fork } from '../../src/commands/fork.js';
 import { parseGlobalOptions } from '../../src/commands/global-options.js';
-import { parseConfigText } from '../../src/config-file.js';
+import { parseConfigText } from '../../src/run/config-file.js';
 import { inject } from '../../src/commands/inject.js';
 import { resume } from '../../src/commands/resume.js';
 import { exportCommand } from '../../src/commands/sessions/export.js';
@@ -15,7 +15,7 @@ import { ls } from '../../src/commands/sessions/ls.js';
 import { rm } from '../../src/commands/sessions/rm.js';
 import { show } from '../../src/commands/sessions/show.js';
 import { STDIN_MARKER } from '../../src/input/prompt.js';
-import type { RunSettings } from '../../src/settings.js';
+import type { RunSettings } from '../../src/run/settings.js';
 import { sim } from '../../src/commands/sim.js';
 import { watch } from '../../src/commands/watch.js';
 import { forAgents } from '../../src/turn/watch/watch-job.js';
@@ -444,6 +444,8 @@ describe('global options', () => {
         policy: ['p', 'flag'],
         agents: [['A', 'B'], 'config'],
         rounds: [2, 'flag'],
+        // -p names a policy for this run: its own council, not the file's agents.
+        council: [{ kind: 'policy', rounds: undefined }, 'flag'],
         maxCostUsd: [0.5, 'config'],
         maxTokens: [20000, 'env'],
         simProfile: ['strict', 'env'],

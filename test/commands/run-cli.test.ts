@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { ProcessContext } from '../../src/context.js';
+import type { ProcessContext } from '../../src/run/context.js';
 import { EXIT_CODES } from '../../src/docs/topics.js';
 import { ExitCode } from '../../src/errors.js';
 import { VERSION } from '../../src/version.js';

@@ -2,7 +2,7 @@
 // checker at every layer a value comes from: the flag, its environment variable, its config key
 // and an MCP tool's argument. A bad value gets the same line from each, naming where it came from.
 import { describe, expect, it } from 'vitest';
-import { parseConfigText } from '../../src/config-file.js';
+import { parseConfigText } from '../../src/run/config-file.js';
 import { NsedError } from '../../src/errors.js';
 import { parseGlobalOptions } from '../../src/commands/global-options.js';
 import { checkSettingValue, resolveSetting, type FlagDef } from '../../src/commands/shared/flag-def.js';

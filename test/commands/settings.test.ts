@@ -97,7 +97,7 @@ describe('settings are read below the commands, never worked out there', () => {
 describe('the config keys come from the flag tables', () => {
   it('every key the config file accepts is one flag’s configKey, and every configKey a key', async () => {
     const { CONFIGURABLE } = await import('../../src/commands/config/shared.js');
-    const { isConfigKey, unknownKeyError } = await import('../../src/config-file.js');
+    const { isConfigKey, unknownKeyError } = await import('../../src/run/config-file.js');
     const keys = CONFIGURABLE.map((f) => f.configKey ?? '');
     expect(keys.length).toBe(12);
     for (const k of keys) expect(isConfigKey(k), k).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveVerdict, judgeGates } from '../../src/verdict.js';
+import { deriveVerdict, judgeGates } from '../../src/council/verdict.js';
 import { gateEntry } from '../../src/input/gates-file.js';
 import { fencedBlocks, manualFiles, readManual } from './manual.js';
 

@@ -168,7 +168,6 @@ describe('the GitHub Action, run as a runner runs it', () => {
       'Build nsed: success',
       'Ask the council: success',
       "Keep the pull request's comment up to date: success",
-      'Write the check run: skipped',
       'Review the pull request: skipped',
     ]);
     expect(used.find((u) => u.action === 'actions/cache')?.with['key']).toMatch(

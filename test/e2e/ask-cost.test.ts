@@ -26,9 +26,12 @@ describe('the cost of a one-shot ask', () => {
     expect(modules).toContain('NativeModule net');
     expect(modules.filter((m) => m.includes('http2'))).toEqual([]);
     if (process.platform !== 'win32') expect(modules).not.toContain('NativeModule crypto');
+    // The transcript and the folder of its answer's rounds (docs/history.md), nothing else.
     const names = await readdir(join(rig.home, 'sessions'));
-    expect(names.filter((n) => !n.endsWith('.json'))).toEqual([]);
-    expect(names).toHaveLength(1);
+    const [transcript] = names.filter((n) => n.endsWith('.json'));
+    expect(names.sort()).toEqual([transcript, String(transcript).replace(/\.json$/, '.rounds')].sort());
+    const rounds = await readdir(join(rig.home, 'sessions', String(transcript).replace(/\.json$/, '.rounds')));
+    expect(rounds.filter((n) => !n.endsWith('.json'))).toEqual([]);
     expect((await readdir(rig.home)).filter((n) => n.includes('.lock'))).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { costPerRound, AGENTS, DEFAULT_COUNCIL } from '../../src/sim/agents.js';
 import { defaultPolicies } from '../../src/sim/policies.js';
-import { money } from '../../src/usage.js';
+import { money } from '../../src/council/usage.js';
 import { testRig } from '../harness/rig.js';
 import { deliberations, resultLines, useBatchRig, type ResultLine } from '../harness/batch-rig.js';
 

@@ -1,4 +1,4 @@
-// A batch's -j places (src/deliberation-slots.ts, docs/reliability.md #273): held from a
+// A batch's -j places (src/run/deliberation-slots.ts, docs/reliability.md #273): held from a
 // deliberation's start to its end on the orchestrator, not to the item's line; an item claimed
 // while it waits for its place only where the orchestrator lists its deliberations (docs/reliability.md #201), and
 // tested against both answers (docs/protocol.md §14). The simulator holds every job until the

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/context.js';
+import type { Clock } from '../../src/run/context.js';
 import { instantClock } from '../harness/cli.js';
 import { makeRig, type Rig } from '../harness/rig.js';
 import { deliberations, type ResultLine, resultLines, useBatchRig } from '../harness/batch-rig.js';

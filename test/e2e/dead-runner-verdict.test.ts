@@ -5,6 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openFileStore } from '../../src/session/file-store.js';
 import { request } from 'node:http';
 import { proxiedRigs } from '../harness/holding-proxy.js';
 import { startServer } from '../harness/scripted-server.js';
@@ -74,7 +75,8 @@ describe('a deliberation that ended while nsed was dead', () => {
     const r = await next.result;
     expect(r.code, r.stderr).toBe(0);
     const id = (JSON.parse(r.stdout) as { session: string }).session;
-    const session = await rig.session<{ turns: Array<{ role: string; rounds?: unknown[] }> }>(id);
+    // The rounds live beside the transcript (docs/history.md): read as `sessions show --rounds` reads them.
+    const session = await openFileStore(rig.home).read(id, { rounds: true });
     const first = session.turns.find((t) => t.role === 'assistant');
     expect(first?.rounds?.length).toBe((base.out.verdict.rounds as { completed: number }).completed);
   });

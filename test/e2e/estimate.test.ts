@@ -31,7 +31,11 @@ const policy = (name: string) => {
 const writes = (r: Rig): string[] =>
   r.sim.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.path}`);
 
-const sessionFiles = async (home: string): Promise<string[]> => readdir(join(home, 'sessions')).catch(() => []);
+const sessionFiles = async (home: string): Promise<string[]> =>
+  readdir(join(home, 'sessions')).then(
+    (names) => names.filter((n) => n.endsWith('.json')),
+    () => [],
+  );
 
 const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
 

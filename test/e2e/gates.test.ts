@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
-import type { CouncilVerdict, GateName } from '../../src/verdict.js';
+import type { CouncilVerdict, GateName } from '../../src/council/verdict.js';
 import { startRewritingProxy } from '../harness/rewriting-proxy.js';
 import { makeRig, parseNdjson, type Rig, useRig } from '../harness/rig.js';
 

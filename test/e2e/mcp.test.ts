@@ -216,7 +216,7 @@ describe('nsed mcp over stdio, with the SDK client', { timeout: 180_000 }, () =>
     const r = await host.client.callTool({ name: 'deliberate', arguments: { question: 'x', agents: ['A'] } });
     expect((r as CallToolResult).isError).toBe(true);
     // The council's rule, in the words the CLI uses for --agents.
-    expect(text(r)).toMatch(/^usage \(exit 2\): agents needs at least two agent names\nhint: e\.g\. agents CortexA/);
+    expect(text(r)).toMatch(/^usage \(exit 2\): agents needs at least two agent names\nhint: e\.g\. CortexA,CortexB/);
     const missing = await host.client.callTool({ name: 'wait', arguments: { session: 'nosuchsession' } });
     expect((missing as CallToolResult).isError).toBe(true);
     expect(text(missing)).toMatch(/^not_found \(exit 3\)/);

@@ -2,7 +2,7 @@
 // process has said what it waits for, so nothing here races a clock (docs/reliability.md #110, #111).
 import { describe, expect, it } from 'vitest';
 import { STDIN_FIRST_BYTE_MS, STDIN_NOTICE_MS } from '../../src/input/prompt.js';
-import type { Clock } from '../../src/context.js';
+import type { Clock } from '../../src/run/context.js';
 import { waitForOutput, useRig } from '../harness/rig.js';
 
 const rig = useRig();

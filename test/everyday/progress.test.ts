@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/events.js';
+import type { NsedEvent } from '../../src/events/events.js';
 import { advanceProgress, initialProgress, progressLine } from '../../src/output/progress-state.js';
 import { createRenderer } from '../../src/output/renderer.js';
 import { roundLine } from '../../src/output/text.js';

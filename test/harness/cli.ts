@@ -5,12 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Clock, ContextParts, ProcessContext } from '../../src/context.js';
+import type { Clock, ContextParts, ProcessContext } from '../../src/run/context.js';
 import { ExitCode } from '../../src/errors.js';
 import { Capture, settle } from '../terminal/memory-io.js';
 import { WAIT_MS } from './limits.js';
 
-export type { Clock } from '../../src/context.js';
+export type { Clock } from '../../src/run/context.js';
 
 export interface CliResult {
   code: number;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { NsedError } from '../../src/errors.js';
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 import type { EventStream } from '../../src/api/client.js';
 import { createStreamProcessor } from '../../src/api/stream-processor.js';
 

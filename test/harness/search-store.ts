@@ -1,7 +1,7 @@
 // A fixed store for the search index's tests: six sessions whose questions, answers, claims,
 // gates, costs and trajectories differ in the ways search, stats and ls tell apart.
 import type { Session, Turn } from '../../src/session/model.js';
-import type { CouncilVerdict, GateStatus } from '../../src/verdict.js';
+import type { CouncilVerdict, GateStatus } from '../../src/council/verdict.js';
 import { session, turn } from './temp-store.js';
 
 interface Answer {

@@ -3,7 +3,7 @@ import { parseGateFlags } from '../../src/commands/shared/gate-flags.js';
 import { parseGatesFile } from '../../src/input/gates-file.js';
 import { NsedError } from '../../src/errors.js';
 import { gateSummary, verdictSummary } from '../../src/output/verdict-line.js';
-import { deriveVerdict, judgeGates } from '../../src/verdict.js';
+import { deriveVerdict, judgeGates } from '../../src/council/verdict.js';
 
 function usage(fn: () => unknown): NsedError {
   try {

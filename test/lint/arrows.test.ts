@@ -82,9 +82,9 @@ describe('the layer arrows in lint', () => {
       /src\/turn\/ must not import src\/input\//,
     ],
     [
-      'src/transcript.ts',
-      "import type { Session } from './session/model.js';\nexport type S = Session;\n",
-      /src\/transcript\.ts may import only/,
+      'src/events/transcript.ts',
+      "import type { Session } from '../session/model.js';\nexport type S = Session;\n",
+      /src\/events\/transcript\.ts may import only/,
     ],
   ])('reports %s importing against the arrows', async (file, code, message) => {
     expect(await arrowMessages(file, code)).toEqual([expect.stringMatching(message)]);
@@ -112,7 +112,7 @@ describe('the layer arrows in lint', () => {
 
   it('lets the Context open the store, and the faces be imported', async () => {
     expect(
-      await arrowMessages('src/context.ts', "export const load = () => import('./session/file-store.js');\n"),
+      await arrowMessages('src/run/context.ts', "export const load = () => import('../session/file-store.js');\n"),
     ).toEqual([]);
     const faces =
       "import { isAlive } from '../session/index.js';\nimport { eofError } from '../api/index.js';\nexport const x = [isAlive, eofError];\n";
@@ -121,9 +121,9 @@ describe('the layer arrows in lint', () => {
 
   it('lets the arrows that run one way pass', async () => {
     const ok = [
-      "import type { NsedEvent } from '../events.js';",
+      "import type { NsedEvent } from '../events/events.js';",
       "import { NsedError } from '../errors.js';",
-      "import { applyEvent } from '../transcript.js';",
+      "import { applyEvent } from '../events/transcript.js';",
       "import type { Session } from '../session/index.js';",
       'export type X = [NsedEvent, NsedError, typeof applyEvent, Session];',
     ].join('\n');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock, Context } from '../../src/context.js';
+import type { Clock, Context } from '../../src/run/context.js';
 import { HTTP_SESSION_IDLE_MS, HttpSessions, MAX_HTTP_SESSIONS } from '../../src/mcp/http-sessions.js';
 import { Runner } from '../../src/mcp/runner.js';
 import { httpListen, serveHttp, type HttpServing } from '../../src/mcp/serve.js';

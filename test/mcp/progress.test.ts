@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/context.js';
+import type { Clock } from '../../src/run/context.js';
 import { SessionFeed } from '../../src/mcp/feed.js';
 import {
   HEARTBEAT_MS,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MCP_TOOLS, WAIT_DEFAULT_S, WAIT_MAX_S } from '../../src/mcp/tool-defs.js';
 import { SESSION_STATES } from '../../src/session/index.js';
-import { GATE_NAMES } from '../../src/verdict.js';
+import { GATE_NAMES } from '../../src/council/verdict.js';
 
 const tool = (name: string) => {
   const t = MCP_TOOLS.find((x) => x.name === name);

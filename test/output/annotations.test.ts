@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_CAP, escapeData, escapeProperty, workflowAnnotations } from '../../src/output/annotations.js';
-import type { VerdictClaim } from '../../src/verdict.js';
+import type { VerdictClaim } from '../../src/council/verdict.js';
 import { fullVerdict, nullVerdict } from './report-fixtures.js';
 
 const claims = (n: number, what: string): VerdictClaim[] =>

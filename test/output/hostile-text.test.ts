@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/events.js';
+import type { NsedEvent } from '../../src/events/events.js';
 import { OUTPUT_MODES } from '../../src/output/modes.js';
 import { TERMINAL_CONTROL, escapeCorpus } from '../terminal/escape-corpus.js';
 import { memoryIO } from '../terminal/memory-io.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CouncilVerdict } from '../../src/verdict.js';
+import type { CouncilVerdict } from '../../src/council/verdict.js';
 import { makeRig, type Rig } from '../harness/rig.js';
 import { deliberationSession, HOSTILE } from './html-fixtures.js';
 import { fullVerdict } from './report-fixtures.js';

@@ -3,7 +3,7 @@
 // could send in every field the page shows. The verdict is derived by the real deriveVerdict.
 import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
 import type { Session, Turn } from '../../src/session/model.js';
-import { deriveVerdict } from '../../src/verdict.js';
+import { deriveVerdict } from '../../src/council/verdict.js';
 
 const TS = '2026-12-01T09:00:00.000Z';
 const VERDICTS: Claim['verdict'][] = ['verified', 'contested', 'unverified', 'wrong'];

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { NsedEvent } from '../../src/events.js';
+import type { NsedEvent } from '../../src/events/events.js';
 import { createRenderer } from '../../src/output/renderer.js';
 import { toJsonLine } from '../../src/output/ndjson.js';
 import { memoryIO, settle } from '../terminal/memory-io.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/events.js';
+import type { NsedEvent } from '../../src/events/events.js';
 import { OUTPUT_MODES } from '../../src/output/modes.js';
 import { gateProgressLines } from '../../src/output/plain-progress.js';
 import { isCI, progressMode } from '../../src/output/progress-mode.js';

@@ -5,7 +5,7 @@
 // most, never a word cut in two across rows). Under `watch --agent` the counts name the agents.
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import type { EventOf, NsedEvent } from '../../src/events.js';
+import type { EventOf, NsedEvent } from '../../src/events/events.js';
 import type { RendererOptions } from '../../src/output/renderer.js';
 import { drawOn, type Row } from '../harness/screen.js';
 import { memoryIO } from '../terminal/memory-io.js';

@@ -3,7 +3,7 @@
 import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
 import type { Session, Turn } from '../../src/session/model.js';
 import type { ReportTurn } from '../../src/output/export/report-turn.js';
-import type { CouncilVerdict, GateResult, VerdictClaim } from '../../src/verdict.js';
+import type { CouncilVerdict, GateResult, VerdictClaim } from '../../src/council/verdict.js';
 
 export const claim = (text: string, verdict: Claim['verdict'], reason?: string): Claim =>
   reason === undefined ? { claim: text, verdict } : { claim: text, verdict, reason };

@@ -1,4 +1,4 @@
-import type { NsedEvent } from '../../src/events.js';
+import type { NsedEvent } from '../../src/events/events.js';
 import type { Candidate } from '../../src/protocol/wire.js';
 import type { OutputMode } from '../../src/output/modes.js';
 import { createRenderer, type RendererOptions } from '../../src/output/renderer.js';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { sessionTable } from '../../src/output/session-list.js';
 import type { SessionSummary } from '../../src/session/index.js';
-import { sumUsage } from '../../src/usage.js';
+import { sumUsage } from '../../src/council/usage.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const session = (id: string, title: string, state: SessionSummary['state'] = 'ok'): SessionSummary => ({

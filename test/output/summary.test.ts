@@ -4,7 +4,7 @@ import { renderExport } from '../../src/output/export/formats.js';
 import { reportOf } from '../../src/output/export/report-turn.js';
 import { SUMMARY_LIMIT_BYTES, summaryMarkdown } from '../../src/output/export/summary.js';
 import type { Turn } from '../../src/session/model.js';
-import type { VerdictClaim } from '../../src/verdict.js';
+import type { VerdictClaim } from '../../src/council/verdict.js';
 import {
   candidate,
   claim,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/events.js';
+import type { NsedEvent } from '../../src/events/events.js';
 import { createRenderer } from '../../src/output/renderer.js';
 import { memoryIO, settle } from '../terminal/memory-io.js';
 import { renderScreen } from '../terminal/screen.js';

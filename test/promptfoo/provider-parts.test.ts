@@ -7,7 +7,7 @@ import { NsedError } from '../../src/errors.js';
 import { configWords } from '../../src/promptfoo/config-words.js';
 import { providerResponse, tokenUsageOf } from '../../src/promptfoo/response.js';
 import type { TurnResult } from '../../src/turn/turn-result.js';
-import type { CouncilVerdict } from '../../src/verdict.js';
+import type { CouncilVerdict } from '../../src/council/verdict.js';
 
 const FLAGS = [...(ask.flags ?? []), ...GLOBAL_FLAGS];
 

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent } from '../../src/events.js';
+import type { NsedEvent } from '../../src/events/events.js';
 import { createClient } from '../../src/api/client.js';
-import type { Context } from '../../src/context.js';
+import type { Context } from '../../src/run/context.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { SESSION_VERSION, type Session } from '../../src/session/model.js';
 import type { SessionStore } from '../../src/session/store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventStream, NsedClient } from '../../src/api/client.js';
-import type { NsedEvent, StreamEvent } from '../../src/events.js';
+import type { NsedEvent, StreamEvent } from '../../src/events/events.js';
 import { NsedError } from '../../src/errors.js';
 import { followStream } from '../../src/turn/follow/follow-stream.js';
 import type { TurnDeps, TurnSpec } from '../../src/turn/run-turn.js';

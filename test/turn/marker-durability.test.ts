@@ -11,7 +11,7 @@ import { realDisk, type DiskOps } from '../../src/files/atomic-write.js';
 import { openFileStore } from '../../src/session/file-store.js';
 import { sessionFile, sessionsDir } from '../../src/session/paths.js';
 import type { PendingJob } from '../../src/session/model.js';
-import { emptyTranscript } from '../../src/transcript.js';
+import { emptyTranscript } from '../../src/events/transcript.js';
 import { TurnRecorder } from '../../src/turn/record-turn.js';
 import { session, tempHome, turn } from '../harness/temp-store.js';
 

@@ -3,7 +3,7 @@
 // and injected clock decide each state; nothing waits for it.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../../src/session/model.js';
-import { reconcilePending } from '../../src/turn/follow/reconcile.js';
+import { reconcilePending } from '../../src/turn/reconcile.js';
 import { contextRig, type ContextRig } from '../harness/context-rig.js';
 import { post } from '../harness/sse.js';
 import { session, turn } from '../harness/temp-store.js';

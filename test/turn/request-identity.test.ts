@@ -7,7 +7,7 @@ import { parseItems } from '../../src/batch/items.js';
 import { resolveItems } from '../../src/batch/resolve.js';
 import { parseWords } from '../../src/cli/run-cli.js';
 import { ask, type AskOptions } from '../../src/commands/ask.js';
-import type { Context } from '../../src/context.js';
+import type { Context } from '../../src/run/context.js';
 import { prepareTurnInput } from '../../src/input/turn-input.js';
 import { requestHash } from '../../src/turn/idempotency/request-identity.js';
 import { contextRig, INPUT_DEFAULTS, TURN_DEFAULTS, type ContextRig } from '../harness/context-rig.js';

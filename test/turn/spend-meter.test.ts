@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capStop } from '../../src/spend-cap.js';
+import { capStop } from '../../src/council/spend-cap.js';
 import { judgeMeter, type MeterInput } from '../../src/turn/spend-meter.js';
 
 /** The decisions of a spend cap, as values (docs/reliability.md #233, #235); the e2e runs are in spend-ceiling.test.ts. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NsedEvent, StreamEvent } from '../../src/events.js';
-import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../../src/transcript.js';
+import type { NsedEvent, StreamEvent } from '../../src/events/events.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../../src/events/transcript.js';
 
 const fold = (events: Array<NsedEvent | StreamEvent>): Transcript => events.reduce(applyEvent, emptyTranscript());
 

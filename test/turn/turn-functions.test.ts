@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventStream, NsedClient } from '../../src/api/client.js';
-import type { NsedEvent, StreamEvent } from '../../src/events.js';
+import type { NsedEvent, StreamEvent } from '../../src/events/events.js';
 import type { Session } from '../../src/session/model.js';
 import { buildChatRequest } from '../../src/turn/build-request.js';
 import { executeTurn } from '../../src/turn/execute-turn.js';
-import { reconcilePending } from '../../src/turn/follow/reconcile.js';
+import { reconcilePending } from '../../src/turn/reconcile.js';
 import { TurnRecorder } from '../../src/turn/record-turn.js';
 import { runTurn } from '../../src/turn/run-turn.js';
 import { resultOf } from '../../src/turn/turn-result.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fleissKappa, familyOf, type Ballot } from '../../src/ballots.js';
+import { fleissKappa, familyOf, type Ballot } from '../../src/council/ballots.js';
 import { parseDetails } from '../../src/protocol/details.js';
 import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
-import { deriveVerdict, judgeGates, readVerdict } from '../../src/verdict.js';
+import { deriveVerdict, judgeGates, readVerdict } from '../../src/council/verdict.js';
 
 const claim = (text: string, verdict: Claim['verdict']): Claim => ({ claim: text, verdict });
 const cand = (agent_id: string, score: number, claims: Claim[] = []): Candidate => ({

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createNativeProcessor } from '../../src/api/native-processor.js';
-import type { StreamEvent } from '../../src/events.js';
+import type { StreamEvent } from '../../src/events/events.js';
 import type { CouncilDetails } from '../../src/protocol/details.js';
 import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
-import { applyEvent, emptyTranscript } from '../../src/transcript.js';
-import { deriveVerdict, judgeGates, type CouncilVerdict } from '../../src/verdict.js';
+import { applyEvent, emptyTranscript } from '../../src/events/transcript.js';
+import { deriveVerdict, judgeGates, type CouncilVerdict } from '../../src/council/verdict.js';
 
 const claim = (text: string, verdict: Claim['verdict'], reason?: string): Claim =>
   reason === undefined ? { claim: text, verdict } : { claim: text, verdict, reason };

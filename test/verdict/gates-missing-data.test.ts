@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDetails } from '../../src/protocol/details.js';
 import type { Candidate, Claim, NsedRound } from '../../src/protocol/wire.js';
-import { deriveVerdict, judgeGates } from '../../src/verdict.js';
+import { deriveVerdict, judgeGates } from '../../src/council/verdict.js';
 
 const cand = (agent_id: string, score: number, extra: Partial<Candidate> = {}): Candidate => ({
   agent_id,

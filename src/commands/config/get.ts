@@ -1,4 +1,4 @@
-import type { ConfigKey } from '../../config-file.js';
+import type { ConfigKey } from '../../run/config-file.js';
 import { notFound } from '../../errors.js';
 import type { CommandDef } from '../command.js';
 import { positionalValues } from '../shared/flag-def.js';
@@ -13,7 +13,7 @@ export const get: CommandDef<{ key: string }> = {
   examples: [['nsed config get url', 'the orchestrator the config file names']],
   parse: (argv) => ({ key: positionalValues([CONFIG_KEY_POSITIONAL], argv).key ?? '' }),
   run: async (opts, ctx) => {
-    const { isConfigKey, unknownKeyError } = await import('../../config-file.js');
+    const { isConfigKey, unknownKeyError } = await import('../../run/config-file.js');
     if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);
     const key: ConfigKey = opts.key;
     const values = readable(ctx);

@@ -10,7 +10,7 @@ export const list: CommandDef<Record<string, never>> = {
   examples: [['nsed config list', 'key=value, one a line']],
   parse: () => ({}),
   run: async (_opts, ctx) => {
-    const { isConfigKey } = await import('../../config-file.js');
+    const { isConfigKey } = await import('../../run/config-file.js');
     const keys = CONFIGURABLE.flatMap((f) =>
       f.configKey !== undefined && isConfigKey(f.configKey) ? [f.configKey] : [],
     );

@@ -31,7 +31,7 @@ export const set: CommandDef<SetOptions> = {
   },
   run: async (opts, ctx) => {
     const { isConfigKey, unknownKeyError, valueFromText, checkValue, editConfig } =
-      await import('../../config-file.js');
+      await import('../../run/config-file.js');
     if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);
     const file = requirePath(ctx.globals.config);
     const path = await import('node:path');

@@ -1,6 +1,6 @@
-import type { ConfigKey, ConfigValues, LoadedConfig } from '../../config-file.js';
+import type { ConfigKey, ConfigValues, LoadedConfig } from '../../run/config-file.js';
 import { NsedError } from '../../errors.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { GLOBAL_FLAGS } from '../global-options.js';
 import type { FlagDef, PositionalDef } from '../shared/flag-def.js';
 import { TURN_FLAGS } from '../shared/turn-flags.js';

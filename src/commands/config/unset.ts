@@ -11,7 +11,7 @@ export const unset: CommandDef<{ key: string }> = {
   examples: [['nsed config unset policy', "back to the orchestrator's first policy"]],
   parse: (argv) => ({ key: positionalValues([CONFIG_KEY_POSITIONAL], argv).key ?? '' }),
   run: async (opts, ctx) => {
-    const { isConfigKey, unknownKeyError, editConfig } = await import('../../config-file.js');
+    const { isConfigKey, unknownKeyError, editConfig } = await import('../../run/config-file.js');
     if (!isConfigKey(opts.key)) throw unknownKeyError(opts.key);
     const { config } = ctx.globals;
     // Nothing to remove from a file that does not exist: creating an empty one would be noise.

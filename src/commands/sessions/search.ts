@@ -1,6 +1,6 @@
 import { usageError } from '../../errors.js';
 import { GATE_OF_WORD, GATE_WORDS, queryTerms } from '../../session/index.js';
-import type { GateStatus } from '../../verdict.js';
+import type { GateStatus } from '../../council/verdict.js';
 import type { CommandDef } from '../command.js';
 import { flagValues, positionalValues, type FlagDef, type PositionalDef } from '../shared/flag-def.js';
 import { checkSince, SINCE_FLAG } from '../shared/session-index.js';

@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { ARCHIVED_FIELD } from '../../session/index.js';
 
 export interface ArchiveOptions {

@@ -4,7 +4,7 @@ import { REPORT_FLAGS } from './report-flags.js';
 
 /** A single-turn report flag, worded for the batch: the same file, one entry per item. */
 export const batchReportFlag = (
-  name: 'summary' | 'junit' | 'junit-name' | 'github-output',
+  name: 'summary' | 'junit' | 'junit-name' | 'github-output' | 'check-run',
   describe: string,
   group = 'Batch:',
 ): FlagDef => {

@@ -1,6 +1,6 @@
 import { access, constants, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { ExitCode, toNsedError, type ExitCodeValue } from '../../errors.js';
 import { isAlive } from '../../process-alive.js';
 

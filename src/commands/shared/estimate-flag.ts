@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
 import type { ParsedArgv } from '../command.js';
 import { flagValues, type FlagDef } from './flag-def.js';

@@ -1,4 +1,4 @@
-import { GATE_NAMES, type GateName, type Gates } from '../../verdict.js';
+import { GATE_NAMES, type GateName, type Gates } from '../../council/verdict.js';
 import type { ParsedArgv } from '../command.js';
 import { flagValues, type FlagDef } from './flag-def.js';
 import { gateEntry, parseGatesFile } from '../../input/gates-file.js';

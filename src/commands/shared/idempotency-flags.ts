@@ -1,7 +1,7 @@
 import { usageError } from '../../errors.js';
 import type { ParsedArgv } from '../command.js';
 import { flagValues, type FlagDef } from './flag-def.js';
-import type { KeyedRun } from '../../turn/idempotency/idempotency.js';
+import type { KeyedRun } from '../../turn/idempotency.js';
 
 /** What a key may hold: what CI variables expand to, and `/` to join them; no spaces or quotes. */
 const KEY = /^[A-Za-z0-9._:@+=#/-]{1,200}$/;

@@ -1,5 +1,5 @@
 import type { NsedClient } from '../../api/index.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { listingFormat, renderListing, type Column } from '../../output/listing.js';
 import { writeStdout } from '../../output/session-write.js';
 

@@ -101,6 +101,14 @@ const REPORT = [
       "write the findings as reviewdog's rdjsonl to FILE, suggestions included, for reviewdog -f=rdjsonl (needs --findings or --schema review)",
   },
   {
+    name: 'check-run',
+    type: 'string',
+    valueName: 'NAME',
+    sample: 'nsed council',
+    describe:
+      'write one GitHub check run NAME on the head commit: the verdict as its conclusion, the summary, each finding an annotation; a re-run updates it (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_SHA from the environment; docs/ci-review.md)',
+  },
+  {
     name: 'workspace',
     type: 'string',
     valueName: 'DIR',
@@ -115,7 +123,7 @@ export const REPORT_FLAGS: readonly FlagDef[] = REPORT;
 
 /**
  * `--summary FILE`, `--junit FILE`, `--html FILE`, `--junit-name`, `--github-output FILE`, `--session-id-file FILE`,
- * `--annotate` (undefined when none is given);
+ * `--annotate`, the findings' reports and `--check-run NAME` (undefined when none is given);
  * a report file needs a name, and one file cannot hold two reports.
  */
 const EXAMPLE_FILE: Record<string, string> = {
@@ -162,6 +170,8 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
   const codequality = file('codequality');
   const rdjson = file('rdjson');
   const workspace = file('workspace');
+  const checkRun = f['check-run']?.trim();
+  if (checkRun === '') throw usageError('--check-run needs a name', 'e.g. --check-run "nsed council"');
   const findings = findingsPointer(f.findings, argv);
   if (
     summary === undefined &&
@@ -173,6 +183,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     sarif === undefined &&
     codequality === undefined &&
     rdjson === undefined &&
+    checkRun === undefined &&
     f.annotate !== true
   )
     return undefined;
@@ -210,6 +221,7 @@ export function parseReportOptions(argv: ParsedArgv): ReportOptions | undefined 
     ...(sarif === undefined ? {} : { sarif }),
     ...(codequality === undefined ? {} : { codequality }),
     ...(rdjson === undefined ? {} : { rdjson }),
+    ...(checkRun === undefined ? {} : { checkRun }),
     ...(findings === undefined ? {} : { findings }),
     ...(workspace === undefined ? {} : { workspace }),
     annotate: f.annotate === true,

@@ -1,5 +1,5 @@
-import type { Connection } from '../../connection.js';
-import type { Context } from '../../context.js';
+import type { Connection } from '../../run/connection.js';
+import type { Context } from '../../run/context.js';
 import { NsedError, toNsedError, usageError } from '../../errors.js';
 import type { PendingJob, Session } from '../../session/index.js';
 import { sanitizeForTerminal } from '../../terminal/sanitize.js';

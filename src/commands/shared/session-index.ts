@@ -1,5 +1,5 @@
 import { usageError } from '../../errors.js';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { backendChoice, SearchIndex, type Progress } from '../../session/index.js';
 import { canDrawLive, liveLine, type LiveLine } from '../../terminal/live-line.js';
 import type { FlagDef } from './flag-def.js';

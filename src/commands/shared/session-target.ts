@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { notNsedOrchestrator, usageError } from '../../errors.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import { printableId, readNamedSession, type Session, type SessionTarget } from '../../session/index.js';

@@ -1,9 +1,9 @@
 import { ON_EXIT_CHOICES, OUTPUT_MODES, PROGRESS_CHOICES } from '../../output/modes.js';
 import { ROUNDS_RULE } from '../../protocol/number-rule.js';
-import { DEFAULT_URL } from '../../settings.js';
+import { DEFAULT_URL } from '../../run/settings.js';
 import type { FlagDef } from './flag-def.js';
 
-// The flags that are settings (src/settings.ts, RunSettings): each may stand in from the
+// The flags that are settings (src/run/settings.ts, RunSettings): each may stand in from the
 // environment or the config file, and each entry is the one rule of its value at every layer
 // (setting-rule.ts). The global flags and the turn flags spread them into their tables; the
 // config file checks its keys through them (config-file.ts). Each is `as const` so a table that
@@ -145,7 +145,7 @@ export const ROUNDS_FLAG = {
   describe: 'deliberation rounds (native /deliberation path)',
 } as const satisfies FlagDef;
 
-// The spend cap (src/spend-cap.ts) is a ceiling on what a turn spends, not a part of what it
+// The spend cap (src/council/spend-cap.ts) is a ceiling on what a turn spends, not a part of what it
 // asks: the same question under another cap is the same request, so neither shapes it.
 export const MAX_COST_FLAG = {
   name: 'max-cost',

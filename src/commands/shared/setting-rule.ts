@@ -1,7 +1,7 @@
 import { usageError, type NsedError } from '../../errors.js';
 import { AGENT_NAME, commaList } from '../../protocol/council-names.js';
 import { bounds, keepsRule, ruleText, type NumberRule } from '../../protocol/number-rule.js';
-import type { Setting } from '../../settings.js';
+import type { Setting } from '../../run/settings.js';
 
 /**
  * What a value must be, wherever it comes from: the part of a flag's definition (FlagDef extends

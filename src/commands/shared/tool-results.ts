@@ -3,7 +3,7 @@ import type { Session, Turn } from '../../session/index.js';
 import { buildChatRequest } from '../../turn/build-request.js';
 import type { TurnSpec } from '../../turn/run-turn.js';
 import { followUpBody } from '../../turn/tools/tool-round.js';
-import type { TranscriptToolCall, TranscriptToolResult } from '../../transcript.js';
+import type { TranscriptToolCall, TranscriptToolResult } from '../../events/transcript.js';
 import { readFlagFile, readStdin, type PromptContext } from '../../input/prompt.js';
 import { DEFAULT_MAX_OUTPUT_BYTES } from '../../tools/declared.js';
 

@@ -1,5 +1,5 @@
 import { usageError } from '../../errors.js';
-import type { TurnCap } from '../../spend-cap.js';
+import type { TurnCap } from '../../council/spend-cap.js';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
 import type { ReportOptions } from '../../turn/reports/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';

@@ -1,5 +1,5 @@
-import { sumUsage, type Usage, type UsageTotal } from '../../usage.js';
-import type { CouncilVerdict, GateResult } from '../../verdict.js';
+import { sumUsage, type Usage, type UsageTotal } from '../../council/usage.js';
+import type { CouncilVerdict, GateResult } from '../../council/verdict.js';
 
 /** How an item ended, as its result line says (README "Batches"). */
 export type BatchItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'skipped' | 'error';

@@ -10,7 +10,7 @@ import {
 } from './batch-report.js';
 import { cell, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import { gateMark, SUMMARY_LIMIT_BYTES } from './summary.js';
-import { dollars } from '../../usage.js';
+import { dollars } from '../../council/usage.js';
 import { totalWords } from '../usage-words.js';
 
 /** The item table's share of GitHub's limit, and the problems list's; the rest is the fixed parts. */

@@ -1,6 +1,6 @@
 import type { Candidate, NsedRound, Verdict as ClaimVerdict } from '../../protocol/wire.js';
 import type { Session } from '../../session/index.js';
-import type { CouncilVerdict, GateResult, VerdictCounts } from '../../verdict.js';
+import type { CouncilVerdict, GateResult, VerdictCounts } from '../../council/verdict.js';
 import { leaderOf } from '../progress-state.js';
 import { axisFor, lineChart, PALETTE, type Series } from './html/charts.js';
 import { esc, markdownHtml } from './html/escape.js';

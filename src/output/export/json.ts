@@ -13,8 +13,8 @@ import {
   type TurnStatus,
 } from '../../session/index.js';
 import { sessionState, type SessionState } from '../../session/index.js';
-import { readUsage, type Usage, type UsageTotal } from '../../usage.js';
-import { deriveVerdict, readVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
+import { readUsage, type Usage, type UsageTotal } from '../../council/usage.js';
+import { deriveVerdict, readVerdict, type CouncilVerdict, type GateResult } from '../../council/verdict.js';
 
 /** Version of the documents below; a field removed or retyped is a new version. */
 export const SESSION_DOCUMENT_VERSION = 1;

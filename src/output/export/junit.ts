@@ -1,4 +1,4 @@
-import { isMinimum, type CouncilVerdict, type GateCheck, type GateResult } from '../../verdict.js';
+import { isMinimum, type CouncilVerdict, type GateCheck, type GateResult } from '../../council/verdict.js';
 import { GATE_MEASURE } from '../gate-lines.js';
 import { countsLine } from './summary.js';
 import type { ReportTurn } from './report-turn.js';

@@ -1,4 +1,4 @@
-import { NDJSON_SCHEMA_VERSION, type NsedEvent, type ToolResultStatus } from '../../events.js';
+import { NDJSON_SCHEMA_VERSION, type NsedEvent, type ToolResultStatus } from '../../events/events.js';
 import { ExitCode } from '../../errors.js';
 import type { RecordedToolCall, Session } from '../../session/index.js';
 import { toJsonLine } from '../ndjson.js';

@@ -1,8 +1,8 @@
 import { notFound } from '../../errors.js';
 import type { NsedRound } from '../../protocol/wire.js';
 import type { RecordedToolCall, Session, TurnStatus } from '../../session/index.js';
-import type { Usage, UsageTotal } from '../../usage.js';
-import { readVerdict, type CouncilVerdict, type GateResult } from '../../verdict.js';
+import type { Usage, UsageTotal } from '../../council/usage.js';
+import { readVerdict, type CouncilVerdict, type GateResult } from '../../council/verdict.js';
 import { sessionDocument, type TurnDocument } from './json.js';
 
 /**

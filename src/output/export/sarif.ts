@@ -1,5 +1,5 @@
 import { VERSION } from '../../version.js';
-import type { CouncilVerdict, GateResult } from '../../verdict.js';
+import type { CouncilVerdict, GateResult } from '../../council/verdict.js';
 import type { FindingSeverity, PlacedFinding } from '../findings.js';
 import { findingFingerprint, findingCheck } from './finding-identity.js';
 import type { ReportTurn } from './report-turn.js';

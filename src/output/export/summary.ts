@@ -1,5 +1,5 @@
 import type { Verdict as ClaimVerdict } from '../../protocol/wire.js';
-import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../../verdict.js';
+import type { CouncilVerdict, GateCheck, GateResult, VerdictCounts } from '../../council/verdict.js';
 import { leaderOf } from '../progress-state.js';
 import { bytes, cell, clip, code, codeCell, fitLines, inline, percent, score, table } from './markdown-cells.js';
 import type { ReportTurn } from './report-turn.js';

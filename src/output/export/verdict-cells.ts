@@ -1,5 +1,5 @@
 import type { Verdict as ClaimVerdict } from '../../protocol/wire.js';
-import type { CouncilVerdict, GateCheck, Trust, VerdictClaim } from '../../verdict.js';
+import type { CouncilVerdict, GateCheck, Trust, VerdictClaim } from '../../council/verdict.js';
 import { percent, score } from './markdown-cells.js';
 
 /** The order the reports (summary, html) list claim verdicts in: what needs a look first. */

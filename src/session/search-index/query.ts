@@ -1,6 +1,6 @@
 import type { Unreadable } from '../store.js';
 import type { SessionSummary, SessionState } from '../store.js';
-import type { GateStatus } from '../../verdict.js';
+import type { GateStatus } from '../../council/verdict.js';
 import { FIELD_WEIGHTS, FIELDS, type IndexRecord, type SearchText } from './record.js';
 
 /** The state of a session file an entry was taken from (the listing journal's rule: docs/reliability.md #58). */

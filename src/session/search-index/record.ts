@@ -1,6 +1,6 @@
 import type { Session } from '../model.js';
 import { summarizeSession, type SessionSummary } from '../store.js';
-import type { GateStatus } from '../../verdict.js';
+import type { GateStatus } from '../../council/verdict.js';
 
 /**
  * What the search index holds of one session: its listing summary (what `sessions ls` prints),

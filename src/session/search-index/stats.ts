@@ -1,4 +1,4 @@
-import { cents } from '../../usage.js';
+import { cents } from '../../council/usage.js';
 import type { IndexEntry } from './query.js';
 
 /** How `sessions stats` groups the sessions: by the day they were created (UTC), their policy, their batch, or all together. */

@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import { settle } from './follow-stream.js';
 import type { Divergence } from '../turn-end.js';

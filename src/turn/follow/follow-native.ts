@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../../events.js';
+import type { StreamEvent } from '../../events/events.js';
 import { NsedError, toNsedError } from '../../errors.js';
 import { ResumeBudget, dropReason, isRetryableResumeError, reconnectDelayMs } from './reconnect.js';
 import { settlementOf } from './job-result.js';

@@ -1,5 +1,5 @@
 import { type EventStream, DOCUMENTED_FINISH, eofError } from '../../api/index.js';
-import type { StreamEvent } from '../../events.js';
+import type { StreamEvent } from '../../events/events.js';
 import { NsedError, toNsedError } from '../../errors.js';
 import type { TurnStart } from '../build-request.js';
 import { followNative } from './follow-native.js';

@@ -1,5 +1,5 @@
-import type { Context } from '../../context.js';
-import type { SchemaError } from '../../events.js';
+import type { Context } from '../../run/context.js';
+import type { SchemaError } from '../../events/events.js';
 import { NsedError, markReported } from '../../errors.js';
 import { gateFailure, gateProblemLines } from '../../output/gate-lines.js';
 import { progressMode } from '../../output/progress-mode.js';
@@ -7,8 +7,8 @@ import { turnRenderer } from '../turn-renderer.js';
 import { assertStdoutWritten } from '../../output/session-write.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import { sessionAgents, type Session, type Turn } from '../../session/index.js';
-import { readUsage } from '../../usage.js';
-import { deriveVerdict, judgeGates, readVerdict, type Gates, type GateResult } from '../../verdict.js';
+import { readUsage } from '../../council/usage.js';
+import { deriveVerdict, judgeGates, readVerdict, type Gates, type GateResult } from '../../council/verdict.js';
 import { wantsReports, type ReportOptions } from '../reports/report-options.js';
 import { failedWith, withResult, type TurnResult } from '../turn-result.js';
 

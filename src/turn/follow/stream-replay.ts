@@ -1,5 +1,5 @@
-import type { NsedEvent, StreamEvent } from '../../events.js';
-import type { Transcript } from '../../transcript.js';
+import type { NsedEvent, StreamEvent } from '../../events/events.js';
+import type { Transcript } from '../../events/transcript.js';
 
 // What a turn (run-turn.ts) and a watch (watch-job.ts) make alike of the stream's events. A
 // replay (after a reconnect, a resume, a watch's attach) repeats what the run has already seen,

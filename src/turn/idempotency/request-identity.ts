@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { boundsOf } from '../../files/read-input.js';
 import { canonicalJson } from '../../protocol/canonical-json.js';
 import type { ToolDefinition } from '../../protocol/wire.js';

@@ -26,6 +26,8 @@ export interface ReportOptions {
   codequality?: string;
   /** `--rdjson FILE`: the findings as reviewdog's rdjsonl (docs/ci-review.md). */
   rdjson?: string;
+  /** `--check-run NAME`: one GitHub check run of the verdict and the findings (docs/ci-review.md). */
+  checkRun?: string;
   /** `--workspace DIR`: the checkout the findings point into (default: the current folder). */
   workspace?: string;
 }
@@ -56,6 +58,7 @@ export const wantsReports = (
       r.sarif !== undefined ||
       r.codequality !== undefined ||
       r.rdjson !== undefined ||
+      r.checkRun !== undefined ||
       r.annotate));
 
 /**

@@ -1,12 +1,12 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { ExitCode, NsedError, markReported, toNsedError } from '../../errors.js';
 import { workflowAnnotations } from '../../output/annotations.js';
 import { junitXml } from '../../output/export/junit.js';
 import { reportOf, type ReportInput } from '../../output/export/report-turn.js';
 import { summaryMarkdown } from '../../output/export/summary.js';
 import { writeOutsideFile } from '../../files/outside-file.js';
-import { githubOutputText, turnOutputs, type StepOutputs } from '../../output/github-output.js';
+import { gateOutcome, githubOutputText, turnOutputs, type StepOutputs } from '../../output/github-output.js';
 import { Workspace } from '../../files/workspace-file.js';
 import { readFindings, type PlacedFinding } from '../../output/findings.js';
 import { gateProgressLines } from '../../output/plain-progress.js';
@@ -46,7 +46,8 @@ export async function writeReports(
       reports.sessionIdFile !== undefined ||
       reports.sarif !== undefined ||
       reports.codequality !== undefined ||
-      reports.rdjson !== undefined);
+      reports.rdjson !== undefined ||
+      reports.checkRun !== undefined);
   const outputs = stepOutputFile(reports, ctx.env);
   if (!files && outputs === undefined && reports?.annotate !== true && !how.plain) return;
   const { input, session } = await recordedReport(ctx, spec, { saved: how.saved }, failure);
@@ -83,11 +84,24 @@ export async function writeReports(
     const { rdjsonReport } = await import('../../output/export/rdjson.js');
     await write(reports.rdjson, () => rdjsonReport(placed));
   }
+  let checkRunOutputs: StepOutputs = [];
+  if (reports?.checkRun !== undefined) {
+    const { writeCheckRunReport } = await import('./check-run-report.js');
+    checkRunOutputs = await writeCheckRunReport(ctx, reports.checkRun, err, {
+      exitCode: stepExitCode(ctx, failure, session, spec.assistantTurnId),
+      gate: gateOutcome(input.gate),
+      summary: summaryMarkdown(input.turn, input.verdict, input.gate),
+      findings: placed,
+    });
+  }
   if (reports?.annotate === true)
     err.write(workflowAnnotations(input.verdict, summaryPointer(input, reports, ctx.env), placed));
   if (outputs !== undefined) {
     const exitCode = stepExitCode(ctx, failure, session, spec.assistantTurnId);
-    const values = turnOutputs(input.turn, input.verdict, input.gate, { exitCode, answerFile: ctx.io.stdoutFile });
+    const values = [
+      ...turnOutputs(input.turn, input.verdict, input.gate, { exitCode, answerFile: ctx.io.stdoutFile }),
+      ...checkRunOutputs,
+    ];
     try {
       await writeStepOutputs(ctx, outputs, values);
     } catch (e) {

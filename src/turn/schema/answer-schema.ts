@@ -1,4 +1,4 @@
-import type { SchemaError } from '../../events.js';
+import type { SchemaError } from '../../events/events.js';
 import type { ChatCompletionRequest, DeliberationRequest } from '../../protocol/wire.js';
 
 /**

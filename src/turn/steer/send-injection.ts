@@ -3,10 +3,10 @@ import { upsertInjection, newTurnId, type PendingJob, type Session } from '../..
 import { isLiveStatus } from '../../protocol/job-status.js';
 import { buildChatRequest } from '../build-request.js';
 import { sanitizeForTerminal } from '../../terminal/sanitize.js';
-import type { Connection } from '../../connection.js';
-import type { Context } from '../../context.js';
+import type { Connection } from '../../run/connection.js';
+import type { Context } from '../../run/context.js';
 import { followPending } from '../execute-turn.js';
-import { reconcilePending } from '../follow/reconcile.js';
+import { reconcilePending } from '../reconcile.js';
 
 /** Where the orchestrator placed the message; unknown (null) through the compat fallback. */
 export interface Placed {

@@ -1,11 +1,11 @@
 import type { NsedClient } from '../../api/index.js';
-import type { NsedEvent } from '../../events.js';
-import type { Context } from '../../context.js';
+import type { NsedEvent } from '../../events/events.js';
+import type { Context } from '../../run/context.js';
 import { toNsedError } from '../../errors.js';
 import { oneLine } from '../../terminal/sanitize.js';
 import { answerCall, overLimit, type CallAnswer, type CallToAnswer } from '../../tools/answer-call.js';
 import type { DeclaredTools } from '../../tools/declared.js';
-import type { TranscriptToolResult } from '../../transcript.js';
+import type { TranscriptToolResult } from '../../events/transcript.js';
 
 export interface ToolDriverDeps {
   ctx: Context;

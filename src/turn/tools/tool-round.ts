@@ -1,6 +1,6 @@
 import { NsedError } from '../../errors.js';
 import type { ChatCompletionRequest, ChatMessage, ToolCall } from '../../protocol/wire.js';
-import type { TranscriptToolCall, TranscriptToolResult } from '../../transcript.js';
+import type { TranscriptToolCall, TranscriptToolResult } from '../../events/transcript.js';
 
 /** A call that has an answer to replay; an expired call has none (the council went on without). */
 export const replayable = (r: TranscriptToolResult | undefined): r is TranscriptToolResult =>

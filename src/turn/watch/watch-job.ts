@@ -1,13 +1,13 @@
-import type { NsedEvent, StreamEvent } from '../../events.js';
+import type { NsedEvent, StreamEvent } from '../../events/events.js';
 import { leaderOf } from '../../output/progress-state.js';
 import { ExitCode, NsedError, markReported, toNsedError, type ExitCodeValue } from '../../errors.js';
 import type { TurnPath } from '../../session/index.js';
-import { deriveVerdict } from '../../verdict.js';
+import { deriveVerdict } from '../../council/verdict.js';
 import { verdictAtEnd } from '../ballot-sources.js';
 import { followStream, type StreamOutcome } from '../follow/follow-stream.js';
 import { unshownRest } from '../follow/unshown-rest.js';
 import { hasCall, hasResult, injectionEvent, modeNote, withoutIndex } from '../follow/stream-replay.js';
-import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../../transcript.js';
+import { applyEvent, divergedFrom, emptyTranscript, type Transcript } from '../../events/transcript.js';
 import type { FollowDeps } from '../turn-spec.js';
 
 /** The job a watch follows, and what it knows of it (a bare job id knows no session nor policy). */

@@ -1,4 +1,4 @@
-import type { Context } from '../../context.js';
+import type { Context } from '../../run/context.js';
 import { NsedError } from '../../errors.js';
 import { turnRenderer } from '../turn-renderer.js';
 import { progressMode } from '../../output/progress-mode.js';

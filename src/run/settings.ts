@@ -1,4 +1,4 @@
-import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
+import type { OnExit, OutputMode, ProgressChoice } from '../output/modes.js';
 
 /** The orchestrator when no flag, environment, config file or session names one. */
 export const DEFAULT_URL = 'http://localhost:8080';
@@ -14,6 +14,56 @@ export interface Setting<T> {
   value: T;
   source: SettingSource;
   from: string;
+}
+
+/**
+ * The council a turn gets from the settings where it names none itself (-p, --agents, --rounds
+ * of the turn win over it). `policy`: the policy's own council, because a policy was named for
+ * this run (-p, NSED_POLICY), which outranks the config file's agents, or because no agents are
+ * configured. `agents`: the config file's agents. `rounds`: the config file's rounds, for either.
+ */
+export type SettingsCouncil =
+  { kind: 'policy'; rounds: number | undefined } | { kind: 'agents'; agents: string[]; rounds: number | undefined };
+
+/**
+ * The one place the council's precedence among the settings is said. Only the config file's
+ * agents and rounds stand in for a turn's own: a flag's are the turn's (TurnOptions), read there.
+ * A policy from the config file names no policy for this run, so the file's agents keep the
+ * council; one from -p or NSED_POLICY brings its own council, so they give way to it.
+ */
+export function councilOfSettings(
+  policy: Setting<string>,
+  agents: Setting<string[] | undefined>,
+  rounds: Setting<number | undefined>,
+): Setting<SettingsCouncil> {
+  const configRounds = rounds.source === 'config' ? rounds.value : undefined;
+  const policyNamed = policy.source === 'flag' || policy.source === 'env';
+  if (!policyNamed && agents.source === 'config' && agents.value !== undefined)
+    return {
+      value: { kind: 'agents', agents: agents.value, rounds: configRounds },
+      source: 'config',
+      from: agents.from,
+    };
+  return { value: { kind: 'policy', rounds: configRounds }, source: policy.source, from: policy.from };
+}
+
+/**
+ * Whether what a session recorded (its orchestrator, policy, council) applies in place of this
+ * setting: it ranks between the config file and the default, so only where none of flag,
+ * environment and config file gave the setting.
+ */
+export const sessionMayStandIn = (s: Setting<unknown>): boolean => s.source === 'default';
+
+/**
+ * The colour setting as the terminal weighs it (terminal/io.ts, createIO): --no-color outranks
+ * NO_COLOR and FORCE_COLOR, the config file's `color` ranks below them, and the default leaves
+ * the choice to the terminal. (yargs fills in the flag's default, so only --no-color is the flag's.)
+ */
+export function colorOfSettings(color: Setting<boolean>): { noColor: boolean; configColor?: boolean } {
+  return {
+    noColor: color.source === 'flag' && !color.value,
+    ...(color.source === 'config' ? { configColor: color.value } : {}),
+  };
 }
 
 /** Where the bearer token is read from; the token itself is never held here. */
@@ -44,7 +94,13 @@ export interface RunSettings {
   policy: Setting<string>;
   agents: Setting<string[] | undefined>;
   rounds: Setting<number | undefined>;
-  /** The spend cap of a turn (src/spend-cap.ts): dollars, and tokens in plus out. */
+  /**
+   * The council these settings give a turn, decided once from policy, agents and rounds where
+   * they are resolved (councilOfSettings), with the source of the setting that decided it: the
+   * turn reads this value (turn/turn-options.ts, councilChoice), never the sources themselves.
+   */
+  council: Setting<SettingsCouncil>;
+  /** The spend cap of a turn (src/council/spend-cap.ts): dollars, and tokens in plus out. */
   maxCostUsd: Setting<number | undefined>;
   maxTokens: Setting<number | undefined>;
   /** The in-process simulator of --sim (and `nsed sim`): its profile and its pace. */

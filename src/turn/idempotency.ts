@@ -1,6 +1,6 @@
-import type { Connection } from '../../connection.js';
-import type { Context } from '../../context.js';
-import { NsedError, toNsedError } from '../../errors.js';
+import type { Connection } from '../run/connection.js';
+import type { Context } from '../run/context.js';
+import { NsedError, toNsedError } from '../errors.js';
 import {
   newTurnId,
   readKeyPointer,
@@ -11,16 +11,16 @@ import {
   type Turn,
   type TurnClaim,
   withKeyClaim,
-} from '../../session/index.js';
-import { keyedRoomId, type TurnStart } from '../build-request.js';
-import { claimConflict, claimLeft } from './claim.js';
-import { executeTurn, followPending } from '../execute-turn.js';
-import { councilChoice } from '../turn-options.js';
-import { askJobState, followStart, type JobState } from '../follow/job-result.js';
-import { replayAnswer } from '../follow/replay-answer.js';
-import { createSession, startSession, titleFrom, userTurn } from '../start-session.js';
-import { requestHash, sha256, type AskedRequest } from './request-identity.js';
-import type { TurnResult } from '../turn-result.js';
+} from '../session/index.js';
+import { keyedRoomId, type TurnStart } from './build-request.js';
+import { claimConflict, claimLeft } from './idempotency/claim.js';
+import { executeTurn, followPending } from './execute-turn.js';
+import { councilChoice } from './turn-options.js';
+import { askJobState, followStart, type JobState } from './follow/job-result.js';
+import { replayAnswer } from './follow/replay-answer.js';
+import { createSession, startSession, titleFrom, userTurn } from './start-session.js';
+import { requestHash, sha256, type AskedRequest } from './idempotency/request-identity.js';
+import type { TurnResult } from './turn-result.js';
 
 /**
  * `--idempotency-key KEY`: re-runs that never pay twice (README "Re-runs that never pay twice",

@@ -43,7 +43,7 @@ export interface MeteredCap extends SpendCap {
   ceiling: Prices | null;
   /**
    * What one round of the council is expected to cost (the estimate's `cost_per_round_usd`,
-   * src/estimate.ts): the first round's expected cost, and the cost a round is counted at where the
+   * src/council/estimate.ts): the first round's expected cost, and the cost a round is counted at where the
    * server's meter cannot be believed. null: nothing lists it.
    */
   roundUsd: number | null;

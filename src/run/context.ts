@@ -1,13 +1,13 @@
 import type { LoadedConfig } from './config-file.js';
-import type { InputDeadline } from './files/read-input.js';
+import type { InputDeadline } from '../files/read-input.js';
 import type { ConnectOptions, ConnectTarget, Connection } from './connection.js';
-import type { OutputMode } from './output/modes.js';
-import type { Renderer } from './output/renderer-types.js';
-import { runSecrets, type Secrets } from './secrets.js';
-import type { SessionStore } from './session/index.js';
+import type { OutputMode } from '../output/modes.js';
+import type { Renderer } from '../output/renderer-types.js';
+import { runSecrets, type Secrets } from '../secrets.js';
+import type { SessionStore } from '../session/index.js';
 import type { SlotLease } from './deliberation-slots.js';
 import type { RunSettings } from './settings.js';
-import type { IO } from './terminal/io.js';
+import type { IO } from '../terminal/io.js';
 
 /** Where the run's secrets start from: the token of the environment (one definition, in secrets.ts). */
 export { runSecrets };
@@ -87,7 +87,7 @@ export interface Context extends ProcessContext {
   connect(recorded?: string, target?: ConnectTarget, opts?: ConnectOptions): Promise<Connection>;
   /**
    * A batch item's place among the deliberations run at once (-j): its turn holds it while its
-   * deliberation runs and gives it back once the deliberation ended (src/deliberation-slots.ts).
+   * deliberation runs and gives it back once the deliberation ended (src/run/deliberation-slots.ts).
    * Undefined outside a batch.
    */
   deliberationSlot?: SlotLease;
@@ -184,10 +184,10 @@ export function groupCommitting(ctx: Context): Context {
 async function openStore(ctx: Context, groupCommit = false): Promise<SessionStore> {
   const [{ openFileStore }, { resolveHome }, { realDisk, poolSyncDisk }, { killHook, killingDisk }] = await Promise.all(
     [
-      import('./session/file-store.js'),
-      import('./session/index.js'),
-      import('./files/atomic-write.js'),
-      import('./files/kill-hook.js'),
+      import('../session/file-store.js'),
+      import('../session/index.js'),
+      import('../files/atomic-write.js'),
+      import('../files/kill-hook.js'),
     ],
   );
   const boundary = killHook(ctx.env);
@@ -217,8 +217,8 @@ async function openStore(ctx: Context, groupCommit = false): Promise<SessionStor
  */
 export async function withoutSaving(ctx: Context): Promise<Context> {
   const [{ memoryOverlay }, { resolveHome, sessionsDir }] = await Promise.all([
-    import('./session/memory-overlay.js'),
-    import('./session/index.js'),
+    import('../session/memory-overlay.js'),
+    import('../session/index.js'),
   ]);
   const home = resolveHome(ctx.env, ctx.globals.settings.home.value);
   const overlay = memoryOverlay(

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { usageError } from './errors.js';
-import { readInputText, type ReadBounds } from './files/read-input.js';
-import { isLoopbackHost } from './protocol/loopback.js';
+import { usageError } from '../errors.js';
+import { readInputText, type ReadBounds } from '../files/read-input.js';
+import { isLoopbackHost } from '../protocol/loopback.js';
 import type { TokenSource } from './settings.js';
 
 /** Marker recorded as a session's orchestrator when it ran on the in-process simulator. */

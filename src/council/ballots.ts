@@ -1,5 +1,5 @@
-import type { CouncilDetails, DetailsDisagreement, DetailsEvaluation, Stance } from './protocol/details.js';
-import type { AgentInfo, Verdict as ClaimVerdict } from './protocol/wire.js';
+import type { CouncilDetails, DetailsDisagreement, DetailsEvaluation, Stance } from '../protocol/details.js';
+import type { AgentInfo, Verdict as ClaimVerdict } from '../protocol/wire.js';
 
 /**
  * Who voted how, and how far to trust the vote: pure functions over what the server sent

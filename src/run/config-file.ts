@@ -1,10 +1,10 @@
 import { closeSync, constants as fsConstants, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { NsedError, storeError, usageError } from './errors.js';
-import { commaList } from './protocol/council-names.js';
-import type { OnExit, OutputMode, ProgressChoice } from './output/modes.js';
-import { checkSettingValue } from './commands/shared/setting-rule.js';
-import { CONFIG_FLAGS } from './commands/shared/setting-flags.js';
+import { NsedError, storeError, usageError } from '../errors.js';
+import { commaList } from '../protocol/council-names.js';
+import type { OnExit, OutputMode, ProgressChoice } from '../output/modes.js';
+import { checkSettingValue } from '../commands/shared/setting-rule.js';
+import { CONFIG_FLAGS } from '../commands/shared/setting-flags.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -20,7 +20,7 @@ export interface ConfigValues {
   token_file?: string;
   progress?: ProgressChoice;
   on_exit?: OnExit;
-  /** The spend cap of every turn (src/spend-cap.ts). */
+  /** The spend cap of every turn (src/council/spend-cap.ts). */
   max_cost?: number;
   max_tokens?: number;
 }
@@ -76,7 +76,7 @@ export interface LoadedConfig {
 /**
  * The file's text. Synchronous: every command reads this small file first thing, and
  * node:fs/promises (with readline and the file watchers it loads) costs an empty `sessions ls`
- * 3-6 ms (bench/RESULTS.md). Opened without blocking, so a FIFO in its place reads as empty
+ * a few ms. Opened without blocking, so a FIFO in its place reads as empty
  * instead of waiting forever for a writer (docs/reliability.md #83); read at most
  * MAX_CONFIG_BYTES + 1 bytes, so `NSED_CONFIG=/dev/zero` is an error (EFBIG), not a memory leak
  * without end (docs/reliability.md #179).
@@ -256,6 +256,6 @@ export async function editConfig(file: string, key: ConfigKey, value: unknown): 
   const doc = readForEdit(file);
   if (value === undefined) delete doc[key];
   else doc[key] = value;
-  const { writeOutsideFile } = await import('./files/outside-file.js');
+  const { writeOutsideFile } = await import('../files/outside-file.js');
   await writeOutsideFile(file, `${JSON.stringify(doc, null, 2)}\n`, { label: 'the config file', makeDirs: true });
 }

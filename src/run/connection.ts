@@ -1,12 +1,12 @@
-import type { NsedClient, StartGate } from './api/index.js';
+import type { NsedClient, StartGate } from '../api/index.js';
 import { SIM_ORCHESTRATOR, cleartextWarning, readToken } from './config.js';
-import type { RunSettings, SettingSource } from './settings.js';
-import { NsedError } from './errors.js';
-import { isAlive } from './process-alive.js';
-import type { LiveSim } from './protocol/live-sim.js';
-import { redactSecrets, type Secrets } from './secrets.js';
-import { sanitizeForTerminal } from './terminal/sanitize.js';
-import type { IO } from './terminal/io.js';
+import { sessionMayStandIn, type RunSettings, type SettingSource } from './settings.js';
+import { NsedError } from '../errors.js';
+import { isAlive } from '../process-alive.js';
+import type { LiveSim } from '../protocol/live-sim.js';
+import { redactSecrets, type Secrets } from '../secrets.js';
+import { sanitizeForTerminal } from '../terminal/sanitize.js';
+import type { IO } from '../terminal/io.js';
 
 /** What opening a connection reads (the global options by another name: this module stays below the Context). */
 export interface ConnectInput {
@@ -72,7 +72,7 @@ export async function connect(
   };
   const { settings } = globals;
   // A session's recorded orchestrator ranks below flag, environment and config file.
-  const urlIsDefault = settings.url.source === 'default';
+  const urlIsDefault = sessionMayStandIn(settings.url);
   const recordedSim = recorded === SIM_ORCHESTRATOR && urlIsDefault;
   const owner =
     recordedSim && !globals.sim && target?.pending !== undefined
@@ -89,7 +89,10 @@ export async function connect(
     source = 'owner';
     liveSim = owner;
   } else if (useSim) {
-    const [{ startSim }, { parseProfile }] = await Promise.all([import('./sim/server.js'), import('./sim/profile.js')]);
+    const [{ startSim }, { parseProfile }] = await Promise.all([
+      import('../sim/server.js'),
+      import('../sim/profile.js'),
+    ]);
     const profile = parseProfile(settings.simProfile.value).name;
     const sim = await startSim({ host: '127.0.0.1', port: 0, roundMs: settings.simRoundMs.value, profile });
     url = sim.url;
@@ -107,7 +110,7 @@ export async function connect(
     });
     ctx.secrets?.add(token);
   }
-  const { createClient } = await import('./api/index.js');
+  const { createClient } = await import('../api/index.js');
   const verbose = ctx.io.verbose && !ctx.io.quiet;
   const given = url;
   url = orchestratorBase(url);
@@ -142,7 +145,7 @@ export async function connect(
   // One turn of the event loop before the turn writes its session and sends: V8 moves a
   // background compile on only on a turn, and a one-shot takes none from loading undici to its
   // first request, so the bundles' compile of undici's parser (scripts/undici-llhttp.cjs) would
-  // otherwise run while that request waits for it (bench/RESULTS.md, round 13).
+  // otherwise run while that request waits for it.
   await new Promise((resolve) => setImmediate(resolve));
   const warning = cleartextWarning(url, token);
   if (warning !== undefined) warn(warning);

@@ -11,9 +11,9 @@ import {
   type Trust,
   type TrustSources,
 } from './ballots.js';
-import type { CouncilDetails } from './protocol/details.js';
+import type { CouncilDetails } from '../protocol/details.js';
 import type { Usage } from './usage.js';
-import { convergenceByRound } from './protocol/milestone.js';
+import { convergenceByRound } from '../protocol/milestone.js';
 import type {
   AgentInfo,
   Candidate,
@@ -21,7 +21,7 @@ import type {
   NsedFinalized,
   NsedRound,
   Verdict as ClaimVerdict,
-} from './protocol/wire.js';
+} from '../protocol/wire.js';
 
 export type { Ballot, BallotCell, Ballots, Dissenter, Trajectory, Trust } from './ballots.js';
 

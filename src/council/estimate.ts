@@ -2,7 +2,7 @@
  * What a turn is expected to cost before it is sent (docs/ndjson.md "Estimate"): the council's
  * listed per-round prices (`GET /agents` `estimated_cost_per_round`) times the rounds it may run,
  * as a range from converging after the first round to running every round. Pure: the command
- * reads `/agents` and `/policies` and hands the figures here. In the words of src/usage.ts: each
+ * reads `/agents` and `/policies` and hands the figures here. In the words of src/council/usage.ts: each
  * end of the range is a Usage whose `cost_source` is `estimated`, or `unknown` with `cost_usd`
  * null when a price or the council is not known, never 0. Tokens are not estimated (null): a
  * listing prices rounds, and how many tokens a round takes is known only once it ran.

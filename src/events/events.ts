@@ -1,6 +1,6 @@
-import type { Candidate, JobChosen } from './protocol/wire.js';
-import type { Usage } from './usage.js';
-import type { CouncilVerdict, GateResult } from './verdict.js';
+import type { Candidate, JobChosen } from '../protocol/wire.js';
+import type { Usage } from '../council/usage.js';
+import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 
 /**
  * The event union: the internal model of a turn and, one to one, the NDJSON contract of

@@ -1,17 +1,17 @@
 import { PassThrough } from 'node:stream';
-import type { Connection } from '../../connection.js';
-import { innerGlobals, type Context } from '../../context.js';
-import { upsertAssistantTurn } from '../../session/index.js';
-import { newTurnId } from '../../session/index.js';
-import type { PendingJob, Session, TurnStatus } from '../../session/index.js';
-import type { SessionStore } from '../../session/index.js';
-import { askJobState, followStart, type JobState } from './job-result.js';
-import type { IO } from '../../terminal/io.js';
+import type { Connection } from '../run/connection.js';
+import { innerGlobals, type Context } from '../run/context.js';
+import { upsertAssistantTurn } from '../session/index.js';
+import { newTurnId } from '../session/index.js';
+import type { PendingJob, Session, TurnStatus } from '../session/index.js';
+import type { SessionStore } from '../session/index.js';
+import { askJobState, followStart, type JobState } from './follow/job-result.js';
+import type { IO } from '../terminal/io.js';
 
 export type Reconciled = 'none' | 'recorded' | 'cleared' | 'running';
 
 // The refusal lives with the turn lease, which reconcile's replay reaches through execute-turn.
-export { runningConflict } from '../idempotency/claim.js';
+export { runningConflict } from './idempotency/claim.js';
 
 export const GONE_REASON = 'the orchestrator no longer knows this deliberation';
 
@@ -82,7 +82,7 @@ async function recordReplayed(
   sink.resume();
   const io: IO = { ...ctx.io, stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, quiet: true };
   const silent: Context = { ...ctx, io, globals: innerGlobals(ctx.globals, 'json', true) };
-  const { followPending } = await import('../execute-turn.js');
+  const { followPending } = await import('./execute-turn.js');
   try {
     await followPending(silent, conn, session, pending, how.start);
     return true;

@@ -1,4 +1,4 @@
-import type { NsedRound } from './protocol/wire.js';
+import type { NsedRound } from '../protocol/wire.js';
 import type { CouncilVerdict } from './verdict.js';
 
 /**

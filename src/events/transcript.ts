@@ -1,6 +1,6 @@
-import type { Usage } from './usage.js';
+import type { Usage } from '../council/usage.js';
 import { assertNever, type NsedEvent, type SchemaError, type StreamEvent } from './events.js';
-import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from './protocol/wire.js';
+import type { JobChosen, NsedFinalized, NsedInjected, NsedRound } from '../protocol/wire.js';
 
 export interface TranscriptToolCall {
   id: string;
@@ -28,7 +28,7 @@ export interface Transcript {
   toolCalls: TranscriptToolCall[];
   toolResults: TranscriptToolResult[];
   finalized?: NsedFinalized;
-  /** The native job_complete's pick, for the verdict (src/verdict.ts). */
+  /** The native job_complete's pick, for the verdict (src/council/verdict.ts). */
   chosen?: JobChosen;
   /** What the turn cost, as last reported (a `usage` event), or null before any was. */
   usage: Usage | null;
@@ -213,10 +213,9 @@ const BLOCK_CHARS = 4096;
  * `content + text` in O(1), without keeping a cell per piece. Appending to a string makes a rope
  * (a V8 cons cell pointing at both parts); a million one-character pieces held a million
  * 32-byte cells, 32 MB for a 1 MB answer, and their survival made V8 double the young
- * generation: peak RSS grew 1.56× from 100k to 1M chunks against the floor client's 1.22×
- * (bench/RESULTS.md, round 7). So the text appended since the last block is kept as a rope of
- * its own, and once it holds BLOCK_CHARS it is made flat: the answer is copied once in all, at
- * most one block's cells are alive, and `content` itself is one cell over the two parts.
+ * generation: peak RSS grew 1.56× from 100k to 1M chunks against the floor client's 1.22×.
+ * So the text appended since the last block is kept as a rope of its own, and once it holds
+ * BLOCK_CHARS it is made flat: the answer is copied once in all, at most one block's cells are alive, and `content` itself is one cell over the two parts.
  */
 function appendText(next: Transcript, t: Transcript, text: string): void {
   const tail = t.contentTail + text;

@@ -4,9 +4,9 @@
  * every figure is null and whose `cost_source` is `unknown`, and sums keep unknown turns apart.
  */
 
-import type { TokenUsage } from './protocol/details.js';
+import type { TokenUsage } from '../protocol/details.js';
 
-export type { TokenUsage } from './protocol/details.js';
+export type { TokenUsage } from '../protocol/details.js';
 
 export type CostSource = 'reported' | 'estimated' | 'unknown';
 
@@ -25,7 +25,7 @@ export interface Usage {
   capped?: CapCrossed | null;
 }
 
-/** What stopped a turn at its spend cap (src/spend-cap.ts), as the turn records and says it and `-o json`'s usage shows it. */
+/** What stopped a turn at its spend cap (src/council/spend-cap.ts), as the turn records and says it and `-o json`'s usage shows it. */
 export interface CapCrossed {
   /** Which cap: dollars or tokens. */
   cap: 'cost' | 'tokens';

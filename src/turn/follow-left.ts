@@ -1,17 +1,17 @@
-import { historyOf, type DetailsHistory } from '../../protocol/details.js';
-import { readDetails } from '../ballot-sources.js';
-import type { Connection } from '../../connection.js';
-import type { Context } from '../../context.js';
-import { NsedError, notFound } from '../../errors.js';
-import type { PendingJob, Session } from '../../session/index.js';
-import type { Gates } from '../../verdict.js';
-import { claimLeft, settleDeadClaim } from '../idempotency/claim.js';
-import { followPending } from '../execute-turn.js';
-import { askJobState, followStart, NO_HISTORY } from './job-result.js';
-import { resultOf } from '../turn-result.js';
+import { historyOf, type DetailsHistory } from '../protocol/details.js';
+import { readDetails } from './ballot-sources.js';
+import type { Connection } from '../run/connection.js';
+import type { Context } from '../run/context.js';
+import { NsedError, notFound } from '../errors.js';
+import type { PendingJob, Session } from '../session/index.js';
+import type { Gates } from '../council/verdict.js';
+import { claimLeft, settleDeadClaim } from './idempotency/claim.js';
+import { followPending } from './execute-turn.js';
+import { askJobState, followStart, NO_HISTORY } from './follow/job-result.js';
+import { resultOf } from './turn-result.js';
 import { clearPending, GONE_REASON, recordJobEnd } from './reconcile.js';
-import type { ReportOptions } from '../reports/report-options.js';
-import type { TurnResult } from '../turn-result.js';
+import type { ReportOptions } from './reports/report-options.js';
+import type { TurnResult } from './turn-result.js';
 
 /** Whether a session holds a turn some earlier run left to follow: a pending job, or a claim nobody will finish. */
 export function hasLeftTurn(session: Session): boolean {

@@ -1,0 +1,1 @@
+export const FIGURE_NAMES: string[];
