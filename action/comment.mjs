@@ -7,15 +7,14 @@
 // page), then PATCH /repos/{owner}/{repo}/issues/comments/{id}, or POST a new one.
 // The token is sent in the Authorization header and nowhere else: never printed, never written.
 // A comment that cannot be written is a warning, not a failure: the verdict is the step's.
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { api, apiUrl as githubApi, ownLogin, readEvent, setOutput, warn as stepWarning } from './github.mjs';
 
 const env = process.env;
 /** GitHub refuses a comment body over 65536 characters. */
 const MAX_BODY = 65_536;
 /** 100 comments a page; a pull request with more than 10 000 comments is searched no further. */
 const MAX_PAGES = 100;
-const REQUEST_TIMEOUT_MS = 30_000;
 
 /** The marker: an HTML comment GitHub does not show, naming the key (whose characters cannot close it). */
 const markerOf = (key) => `<!-- nsed-council key=${key.replace(/[^A-Za-z0-9._\-:/@+=#]/g, '_')} -->`;
@@ -28,50 +27,7 @@ function bodyOf(marker, summary) {
   return head + summary.slice(0, MAX_BODY - head.length - cut.length) + cut;
 }
 
-function setOutput(name, value) {
-  const file = env['GITHUB_OUTPUT'];
-  if (file === undefined || file === '') return;
-  const delim = `nsed_${randomBytes(16).toString('hex')}`;
-  appendFileSync(file, `${name}<<${delim}\n${value}\n${delim}\n`);
-}
-
-const warn = (message) => process.stdout.write(`::warning title=nsed comment::${message.replace(/[\r\n]+/g, ' ')}\n`);
-
-/** One request to the API, bounded in time; the answer's JSON, or an error naming the status. */
-async function api(method, url, token, body) {
-  const res = await globalThis.fetch(url, {
-    method,
-    headers: {
-      Accept: 'application/vnd.github+json',
-      Authorization: `Bearer ${token}`,
-      'X-GitHub-Api-Version': '2022-11-28',
-      'User-Agent': 'nsed-action',
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    redirect: 'error',
-  });
-  if (!res.ok)
-    throw Object.assign(new Error(`${method} ${new URL(url).pathname} answered ${res.status}`), { status: res.status });
-  return { json: await res.json(), link: res.headers.get('link') ?? '' };
-}
-
-/**
- * The login whose comments are this token's: GET /user's. An installation token (the workflow's
- * GITHUB_TOKEN) may not read /user (403, "Resource not accessible by integration"); what it
- * writes is github-actions[bot]'s.
- */
-async function ownLogin(apiUrl, token) {
-  try {
-    const { json } = await api('GET', `${apiUrl}/user`, token);
-    if (typeof json?.login === 'string' && json.login !== '') return json.login;
-    throw new Error('GET /user named no login');
-  } catch (err) {
-    if (err?.status === 403) return 'github-actions[bot]';
-    throw err;
-  }
-}
+const warn = (message) => stepWarning('nsed comment', message);
 
 /**
  * The key of the pull request's one comment: the `comment-key` input, else the repository, the
@@ -109,13 +65,8 @@ async function findComment(base, issue, token, marker, login) {
 async function main() {
   const token = env['NSED_GITHUB_TOKEN'] ?? '';
   const repo = env['GITHUB_REPOSITORY'] ?? '';
-  const apiUrl = (env['GITHUB_API_URL'] || 'https://api.github.com').replace(/\/+$/, '');
-  let event;
-  try {
-    event = JSON.parse(readFileSync(env['GITHUB_EVENT_PATH'] ?? '', 'utf8'));
-  } catch {
-    event = undefined;
-  }
+  const apiUrl = githubApi();
+  const event = readEvent();
   const pr = event?.pull_request?.number;
   if (!Number.isInteger(pr)) {
     process.stdout.write('nsed: not a pull request run: no comment to keep\n');
@@ -126,7 +77,7 @@ async function main() {
   const base = `${apiUrl}/repos/${repo}`;
   const marker = markerOf(commentKey(repo, pr));
   const body = bodyOf(marker, readFileSync(env['NSED_SUMMARY_FILE'] ?? '', 'utf8'));
-  const found = await findComment(base, pr, token, marker, await ownLogin(apiUrl, token));
+  const found = await findComment(base, pr, token, marker, await ownLogin(token));
   let comment;
   if (found !== undefined) {
     try {

@@ -4,8 +4,8 @@
 // wrote as rdjsonl; the event's pull request and head commit. The server is untrusted: every
 // listing is read page by page up to a fixed number of pages, and only through Link headers that
 // stay on the same API.
-import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 const env = process.env;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -16,14 +16,7 @@ export const apiUrl = () => (env['GITHUB_API_URL'] || 'https://api.github.com').
 export const warn = (title, message) =>
   process.stdout.write(`::warning title=${title}::${String(message).replace(/[\r\n]+/g, ' ')}\n`);
 
-export function setOutput(name, value) {
-  const file = env['GITHUB_OUTPUT'];
-  if (file === undefined || file === '') return;
-  let delim;
-  do delim = `nsed_${randomBytes(16).toString('hex')}`;
-  while (String(value).includes(delim));
-  appendFileSync(file, `${name}<<${delim}\n${value}\n${delim}\n`);
-}
+export { setOutput } from './step.mjs';
 
 /** One request, bounded in time: the answer's JSON and its Link header, or an error naming the status. */
 export async function api(method, url, token, body) {

@@ -5,29 +5,13 @@
 // input names a results file or a folder (a downloaded artifact): a folder gives every .jsonl
 // file under it. It prints no input's value: the token reaches nsed as NSED_TOKEN and nothing else.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { input, lines, setOutput, truthy } from './step.mjs';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const env = process.env;
-const input = (name) => (env[`INPUT_${name.replaceAll('-', '_').toUpperCase()}`] ?? '').trim();
-const lines = (name) =>
-  input(name)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-const truthy = (name) => ['true', 'yes', '1'].includes(input(name).toLowerCase());
-
-function setOutput(name, value) {
-  const file = env['GITHUB_OUTPUT'];
-  if (file === undefined || file === '') return;
-  let delim;
-  do delim = `nsed_${randomBytes(16).toString('hex')}`;
-  while (value.includes(delim));
-  appendFileSync(file, `${name}<<${delim}\n${value}\n${delim}\n`);
-}
 
 /** The results files a line names: itself, or every .jsonl file under a folder, in name order. */
 function resultsFiles(entry) {

@@ -5,20 +5,13 @@
 // summary, the outputs only it knows, and exits with nsed's exit code. It prints no input's
 // value: the token reaches nsed as NSED_TOKEN and nothing else.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { input, lines, setOutput, truthy } from './step.mjs';
 import { fileURLToPath } from 'node:url';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const env = process.env;
-const input = (name) => (env[`INPUT_${name.replaceAll('-', '_').toUpperCase()}`] ?? '').trim();
-const lines = (name) =>
-  input(name)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-const truthy = (name) => ['true', 'yes', '1'].includes(input(name).toLowerCase());
 
 // Merge mode (action/merge.mjs): the job after a matrix joins the shards' results into one verdict.
 if (input('merge') !== '') process.exit(await (await import('./merge.mjs')).runMerge());
@@ -30,14 +23,6 @@ function refuse(message) {
 }
 
 /** Appends `name` = `value` to $GITHUB_OUTPUT in the multi-line form (a fresh delimiter each). */
-function setOutput(name, value) {
-  const file = env['GITHUB_OUTPUT'];
-  if (file === undefined || file === '') return;
-  let delim;
-  do delim = `nsed_${randomBytes(16).toString('hex')}`;
-  while (value.includes(delim));
-  appendFileSync(file, `${name}<<${delim}\n${value}\n${delim}\n`);
-}
 
 /**
  * The default idempotency key (README "Re-runs that never pay twice"): the run, the job, the
