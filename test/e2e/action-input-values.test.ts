@@ -4,7 +4,7 @@
 // input holding `--url=http://elsewhere` is refused before any request, so the bearer token never
 // goes there; every input reaches nsed as one `--flag=value` word, so a string input that starts
 // with '-' is that flag's value, never a flag of its own.
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,8 +23,7 @@ let elsewhere: { url: string; seen: IncomingHttpHeaders[]; server: Server };
 beforeAll(async () => {
   // The action's checkout as `uses:` fetches it and its Build step leaves it: action/, bin/, dist/.
   dir = await mkdtemp(join(tmpdir(), 'nsed-action-inputs-'));
-  await mkdir(join(dir, 'action'));
-  await copyFile(join(ROOT, 'action', 'run.mjs'), join(dir, 'action', 'run.mjs'));
+  await cp(join(ROOT, 'action'), join(dir, 'action'), { recursive: true });
   await copyFile(join(ROOT, 'package.json'), join(dir, 'package.json'));
   await symlink(dirname(CLI), join(dir, 'bin'), 'dir');
   await symlink(DIST, join(dir, 'dist'), 'dir');
