@@ -10,7 +10,7 @@ import { parseGlobalOptions } from '../../src/commands/global-options.js';
 const root = join(import.meta.dirname, '../../src');
 
 /** The modules that resolve settings: the only ones that decide anything from a source. */
-const RESOLVERS = new Set(['settings.ts', 'commands/global-options.ts', 'commands/shared/setting-rule.ts']);
+const RESOLVERS = new Set(['run/settings.ts', 'commands/global-options.ts', 'commands/shared/setting-rule.ts']);
 
 /**
  * Reads that only show a source, each with why: they print where a value came from and decide
