@@ -25,7 +25,7 @@ function refuse(message) {
 /** Appends `name` = `value` to $GITHUB_OUTPUT in the multi-line form (a fresh delimiter each). */
 
 /**
- * The default idempotency key (README "Re-runs that never pay twice"): the run, the job, the
+ * The default idempotency key (docs/ci.md "Re-runs that never pay twice"): the run, the job, the
  * matrix leg and the step, never the attempt, so a re-run of the job finds its deliberation.
  * Characters a key may not hold become `_`.
  */
@@ -114,7 +114,7 @@ for (const g of [
   'gates',
 ])
   flag(g, input(g));
-// Findings on the changed lines (README "Findings on the changed lines"): --schema review implies /findings.
+// Findings on the changed lines (docs/ci.md "Findings on the changed lines"): --schema review implies /findings.
 for (const f of ['findings', 'workspace', 'sarif', 'codequality']) flag(f, input(f));
 // The review (action/review.mjs) reads the findings as rdjsonl: the `rdjson` input's file, else
 // one of the step's own, written whenever there are findings.

@@ -1,5 +1,5 @@
 /**
- * The exit-code table (README "Exit codes"); the only place these numbers are written. It lives
+ * The exit-code table (docs/reference.md "Exit codes"); the only place these numbers are written. It lives
  * beside the error type so that every layer can name a code without reaching into the CLI.
  */
 export const ExitCode = {

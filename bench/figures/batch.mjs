@@ -1,4 +1,4 @@
-// Figure 8: many deliberations from one command (README "Many deliberations from one file").
+// Figure 8: many deliberations from one command (docs/ci.md "Many deliberations from one file").
 // `nsed batch` at -j 16 against `nsed sim` with a short round time, against the simulator's own
 // time for the same jobs run back to back in this process ÷ 16 (what a client that cost
 // nothing would take); its CPU per item and its peak RSS at 1,000 items against 100; and the

@@ -1,5 +1,5 @@
 // The spend cap's watch costs a turn nothing measurable: one-shot `ask -o final` with
-// `--max-cost` set against the same command without it (README "Spend caps"). The capped run asks
+// `--max-cost` set against the same command without it (docs/ci.md "Spend caps"). The capped run asks
 // `GET /agents` for prices before sending (the bench server lists them, as an NSED orchestrator
 // does) and watches the usage while the answer streams; the answer is the same.
 import { mkdtemp } from 'node:fs/promises';

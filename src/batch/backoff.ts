@@ -4,7 +4,7 @@ import { NsedError } from '../errors.js';
 
 /**
  * The most a batch waits, in all, for an orchestrator that keeps answering 429/503 with a
- * Retry-After (README "Batches"). Past it no item starts again: each remaining item ends as
+ * Retry-After (docs/reliability.md "Batches"). Past it no item starts again: each remaining item ends as
  * `error` without a request, so a server that never stops refusing ends the batch within this
  * bound plus one round of the running items, whatever it answers.
  */

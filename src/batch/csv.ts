@@ -10,7 +10,7 @@ export type CsvResult = { ok: true; rows: { line: number; cells: string[] }[] } 
  * RFC 4180 records: fields separated by commas, a field in double quotes may hold commas, line
  * breaks and doubled quotes (`""`). CRLF and LF both end a record; a blank line is skipped. A
  * small parser of our own rather than a dependency: the grammar is a dozen lines, and a batch
- * file must fail with the line it broke on (README "Batches").
+ * file must fail with the line it broke on (docs/reliability.md "Batches").
  */
 export function parseCsv(text: string): CsvResult {
   const rows: { line: number; cells: string[] }[] = [];

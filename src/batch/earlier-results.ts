@@ -18,7 +18,7 @@ export interface EarlierLine {
 
 /** A results file as an earlier run of the batch left it. */
 export interface EarlierResults {
-  /** The last line per id (a later line for an id wins: README "Batches"). */
+  /** The last line per id (a later line for an id wins: docs/reliability.md "Batches"). */
   last: Map<string, EarlierLine>;
   /** The batch id of the file's first line: a resumed batch keeps it. */
   batchId: string | undefined;
@@ -48,7 +48,7 @@ export const MAX_RESULTS_BYTES = 1024 * 1024 * 1024;
 export async function readEarlierResults(file: string, bounds: ReadBounds): Promise<EarlierResults> {
   let text: string;
   try {
-    // By the one reader (README "Files nsed reads"): a device or a silent FIFO named as --out
+    // By the one reader (docs/usage.md "Files nsed reads"): a device or a silent FIFO named as --out
     // cannot hold --resume past --timeout, nor fill memory.
     text = await readInputText(file, { label: '--out', maxBytes: MAX_RESULTS_BYTES, ...bounds });
   } catch (err) {

@@ -9,7 +9,7 @@ import type { BatchItem } from './items.js';
  * The files a batch item names for itself (`"files"` in a JSONL line) stay inside the batch
  * file's folder (the current folder for `-`) unless `--allow-outside-files`: a batch file from an
  * untrusted pull request must not send any file the runner can read to the orchestrator
- * (README "Batches", docs/reliability.md #176). Checked before the first request, on the path as
+ * (docs/reliability.md "Batches", docs/reliability.md #176). Checked before the first request, on the path as
  * written (`..`, an absolute path) and on what it finally names (a link that leads out); a glob
  * is checked match by match. A file that does not exist yet is left to its item's error (exit 3).
  */

@@ -14,7 +14,7 @@ export interface ShardFile {
 }
 
 /**
- * Reads one shard's results file by the one reader (README "Files nsed reads": a size cap, a
+ * Reads one shard's results file by the one reader (docs/usage.md "Files nsed reads": a size cap, a
  * device or FIFO refused or bounded by --timeout). A line that is not a result line (cut by a
  * crash) is skipped, as --resume skips it; a result line without a `shard` stamp means the file
  * is not a shard's (exit 2).

@@ -12,7 +12,7 @@ export const REDRAW_MS = 100;
 const REFRESH_MS = 1000;
 
 /**
- * What a batch tells about its items as they go (README "Batches"): on stderr, a live bar on a
+ * What a batch tells about its items as they go (docs/reliability.md "Batches"): on stderr, a live bar on a
  * terminal or a plain line per finished item elsewhere; and, for the reports, how long each
  * item took and which ones a signal interrupted (they get no result line).
  */

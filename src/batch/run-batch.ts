@@ -217,7 +217,7 @@ function summaryLine(
   const ran = lines.flatMap((l) => (l.usage === null ? [] : [l.usage]));
   const spent = sumUsage(ran);
   // Beside items an earlier run finished, this run's cost is said to be this run's, and the
-  // whole batch's follows, so neither reads as the other (README "Many deliberations").
+  // whole batch's follows, so neither reads as the other (docs/ci.md "Many deliberations").
   const earlierSpent = earlier.flatMap((l) => (l.usage == null ? [] : [readUsage(l.usage)]));
   const cost =
     spent.turns === 0
@@ -270,7 +270,7 @@ async function admit(
   }
 }
 
-/** The line of an item the batch's cap kept from starting: `skipped`, exit 15, and why (README "Spend caps"). */
+/** The line of an item the batch's cap kept from starting: `skipped`, exit 15, and why (docs/ci.md "Spend caps"). */
 function skippedLine(item: ResolvedItem, run: BatchRun, reason: string): ResultLine {
   return {
     id: item.id,

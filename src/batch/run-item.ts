@@ -20,7 +20,7 @@ import type { ShardStamp } from './shard.js';
 import type { ShardCapReport } from './shard-cap.js';
 import { statusOf, type ItemStatus } from './status.js';
 
-/** One line of a batch's results (README "Batches"): written whole when the item ends. */
+/** One line of a batch's results (docs/reliability.md "Batches"): written whole when the item ends. */
 export interface ResultLine {
   id: string;
   index: number;
@@ -49,7 +49,7 @@ export interface ItemBase {
   batchId: string;
   /** The results file, absolute, recorded on each item's session for --resume. */
   out?: string | undefined;
-  /** --idempotency-key: each item runs under `<key>/<item id>` (README "Re-runs that never pay twice"). */
+  /** --idempotency-key: each item runs under `<key>/<item id>` (docs/ci.md "Re-runs that never pay twice"). */
   idempotency?: { key: string; force: boolean };
 }
 
@@ -225,7 +225,7 @@ async function asItem(
   }
   const line = resultLine(item, hash(), base.batchId, result, thrown);
   // With --no-save the item's session lived in memory only: an id no store holds would send a
-  // reader to `sessions show` for nothing (README "Batches").
+  // reader to `sessions show` for nothing (docs/reliability.md "Batches").
   return itemCtx.saving ? line : { ...line, session: null };
 }
 

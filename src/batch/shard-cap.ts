@@ -3,7 +3,7 @@ import { money } from '../council/usage.js';
 import { shardName, type Shard } from './shard.js';
 
 /**
- * The spend cap one shard of a matrix keeps (README "Spend caps"): `--max-cost` and
+ * The spend cap one shard of a matrix keeps (docs/ci.md "Spend caps"): `--max-cost` and
  * `--max-tokens` under `--shard I/N` are the whole matrix's, so each shard keeps its share of
  * them, its weight over the matrix's (its items over all items, or with a plan made `--by cost`,
  * its estimated cost over the matrix's), rounded down so the shares never add up past the cap.

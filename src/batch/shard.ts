@@ -31,7 +31,7 @@ export function shardIndexOf(id: string, count: number): number {
 }
 
 /**
- * What every result line of a sharded batch carries (`shard` on the line, README "Batches"): its
+ * What every result line of a sharded batch carries (`shard` on the line, docs/reliability.md "Batches"): its
  * place in the matrix, and what the matrix shares, so that `batch merge` joins only shards of one
  * batch. `items_sha256`: every item of the file, as resolved (the template filled), before the
  * split; `flags_sha256`: the flags that decide what is asked and judged (batch/shard-identity.ts);

@@ -9,7 +9,7 @@ import { estimateItems } from './estimate-items.js';
 import type { ResolvedItem } from './resolve.js';
 
 /**
- * A batch's spend cap (`--max-cost`, `--max-tokens` on `batch`: README "Spend caps"): the
+ * A batch's spend cap (`--max-cost`, `--max-tokens` on `batch`: docs/ci.md "Spend caps"): the
  * batch's TOTAL, not each item's (docs/reliability.md #242, #243). An item starts only when what
  * was spent, plus what the items in flight are expected to spend, plus its own estimate stays
  * within the cap; otherwise it is `skipped`, with the reason on its result line. Decisions that
@@ -48,7 +48,7 @@ export class SpendBudget {
   private readonly inFlight = new Map<string, Figures>();
   private waiters: Array<() => void> = [];
 
-  /** `earlier`: what the earlier runs of a resumed batch spent (README "Spend caps"). */
+  /** `earlier`: what the earlier runs of a resumed batch spent (docs/ci.md "Spend caps"). */
   constructor(
     readonly cap: TurnCap,
     earlier: readonly Usage[] = [],

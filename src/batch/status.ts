@@ -1,7 +1,7 @@
 import { ExitCode } from '../errors.js';
 import { BATCH_STATUS_ORDER, type BatchItemStatus } from '../output/export/batch-report.js';
 
-/** How an item ended, on its result line (README "Batches"); worst first in STATUS_ORDER. */
+/** How an item ended, on its result line (docs/reliability.md "Batches"); worst first in STATUS_ORDER. */
 export type ItemStatus = BatchItemStatus;
 export const STATUS_ORDER = BATCH_STATUS_ORDER;
 

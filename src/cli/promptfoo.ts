@@ -1,4 +1,4 @@
-// The promptfoo provider (README "promptfoo"): a `file://` provider module whose default export
+// The promptfoo provider (docs/ci.md "promptfoo"): a `file://` provider module whose default export
 // is the class promptfoo constructs with the provider's `id` and `config`. Each `callApi` runs
 // one `nsed ask` turn in this process, through the command's own parse and run (askTurn), and
 // maps its typed result to promptfoo's response (src/promptfoo/response.ts): no child process,

@@ -276,7 +276,7 @@ export const batch: CommandDef<BatchOptions> = {
         source: opts.file,
         ...(plan === undefined ? {} : { left: plan.left, hashes: plan.hashes, earlier: plan.earlier }),
         // --max-cost, --max-tokens (or their settings): the batch's total, counting what a resumed
-        // batch's earlier runs spent (README "Spend caps").
+        // batch's earlier runs spent (docs/ci.md "Spend caps").
         // Under --shard, this shard's share of the matrix's cap (src/batch/shard-cap.ts).
         cap: sharded === undefined ? matrixCap : sharded.cap,
         ...(plan === undefined ? {} : { spent: plan.spent }),

@@ -55,7 +55,7 @@ export const render: CommandDef<RenderOptions> = {
     ]);
     if (opts.file === '-' && ctx.io.stdinIsTTY)
       throw usageError('nsed render reads a saved stream: name a file, or pipe one in', 'nsed render run.ndjson');
-    // Read by the one reader (README "Files nsed reads"), as it arrives: a live `| nsed render -`
+    // Read by the one reader (docs/usage.md "Files nsed reads"), as it arrives: a live `| nsed render -`
     // shows each event when it comes, and a silent pipe is still bounded by --timeout and Ctrl-C.
     const bounds = { ...reader.boundsOf(ctx), maxBytes: MAX_RENDER_BYTES };
     const chunks =

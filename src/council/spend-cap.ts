@@ -1,5 +1,5 @@
 /**
- * A spend cap (README "Spend caps"): `--max-cost USD` and `--max-tokens N`, or the config keys
+ * A spend cap (docs/ci.md "Spend caps"): `--max-cost USD` and `--max-tokens N`, or the config keys
  * `max_cost` and `max_tokens`, or NSED_MAX_COST and NSED_MAX_TOKENS. Before each round, nsed
  * cancels the deliberation when what it spent plus what the round is expected to cost would pass
  * the cap, and exits 15; a round in flight can pass it by what it costs more than those before

@@ -17,7 +17,7 @@ export interface Usage {
   /** `reported` by the server, `estimated` from prices × tokens (or the server's own estimate), `unknown`. */
   cost_source: CostSource;
   /**
-   * Under a spend cap only, on a turn's last event (README "Spend caps"): false when the cap could
+   * Under a spend cap only, on a turn's last event (docs/ci.md "Spend caps"): false when the cap could
    * not act on anything and the run went on without it (said on stderr).
    */
   cap_enforced?: boolean;

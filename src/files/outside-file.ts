@@ -7,7 +7,7 @@ import { writeAtomic } from './atomic-write.js';
 
 /**
  * The one way nsed writes a file outside its store: `sessions export --out`, the config file,
- * and the reports. The rule (docs/reliability.md #82-#85, README "Files nsed writes"):
+ * and the reports. The rule (docs/reliability.md #82-#85, docs/usage.md "Files nsed writes"):
  *
  * - a regular file, or a path where nothing is, is replaced atomically (atomic-write.ts, mode 0600);
  * - a character device, a FIFO or a socket is written directly, never replaced, so `/dev/null`,
@@ -21,7 +21,7 @@ import { writeAtomic } from './atomic-write.js';
  *
  * With `append`, a regular file (or a path where nothing is) is appended to instead of replaced:
  * opened with O_APPEND (created 0600 when missing), written whole and fsynced, so what others
- * wrote to it stays (GitHub's `$GITHUB_OUTPUT`, README "Step outputs"); every other kind of
+ * wrote to it stays (GitHub's `$GITHUB_OUTPUT`, docs/ci.md "Step outputs"); every other kind of
  * target is treated as above.
  *
  * A failed write is exit 11 (io) naming the file and the error.
@@ -96,7 +96,7 @@ export async function writeOutsideFile(
 /**
  * Checked before anything is spent (a deliberation, a batch): a path the write would refuse for
  * its shape is a usage error (exit 2) now, not a failure after the work: its folder is missing,
- * it names a folder, or its links loop (README "Files nsed writes").
+ * it names a folder, or its links loop (docs/usage.md "Files nsed writes").
  */
 export async function checkOutsidePath(file: string, label: string): Promise<void> {
   const target = path.resolve(file);

@@ -6,7 +6,7 @@ import { ExitCode, NsedError, notFound, usageError, type ExitCodeValue } from '.
 /**
  * The one way nsed reads a file a flag names (`-f`, `--schema`, `--gates`, `--tools`,
  * `--template`, `--vars`, `--token-file`, the batch file, `--tool-result`, `gate --from`,
- * `render FILE`) and standard input read to its end. The rule (README "Files nsed reads",
+ * `render FILE`) and standard input read to its end. The rule (docs/usage.md "Files nsed reads",
  * docs/reliability.md #170-#173):
  *
  * - the path is classified before it is opened (links followed): a regular file is read; a FIFO
@@ -262,7 +262,7 @@ function refused(path: string, label: string, st: Stats): NsedError {
   return usageError(`${label} ${path} is ${what}; nsed reads regular files and pipes`, hint);
 }
 
-/** A missing path is exit 3 for every flag (README "Exit codes"); any other failure to open it exit 2. */
+/** A missing path is exit 3 for every flag (docs/reference.md "Exit codes"); any other failure to open it exit 2. */
 function openError(path: string, label: string, err: unknown): NsedError {
   if (err instanceof NsedError) return err;
   const code = errCode(err);

@@ -7,7 +7,7 @@ import type { Attachment } from '../session/index.js';
 import { fenced, readStdin, type PromptContext } from './prompt.js';
 
 /**
- * Caps on files given with -f (README "Files as context"): one file, and all of a turn's files
+ * Caps on files given with -f (docs/usage.md "Files as context"): one file, and all of a turn's files
  * together. Past them the prompt would outgrow any council's context; a glob that reaches too far
  * is better refused, naming the file, than sent.
  */

@@ -11,7 +11,7 @@ export const STDIN_MARKER = '\u0000nsed-stdin';
 /**
  * How long a question given as words waits for the first byte of a piped standard input before
  * going on without it. Long enough for `git diff |` to start writing; short enough that a CI
- * job whose stdin is an open pipe nobody writes to is not held up (README "Standard input").
+ * job whose stdin is an open pipe nobody writes to is not held up (docs/usage.md "Standard input").
  */
 export const STDIN_FIRST_BYTE_MS = 500;
 
@@ -34,7 +34,7 @@ export const hasText = (text: string): boolean => /[^\s\p{Cc}\p{Cf}]/u.test(text
 /**
  * How long a read of the prompt from standard input stays silent before nsed says what it waits
  * for: long enough that a producer which is merely slow says nothing, short enough that a person
- * who forgot to pipe something learns why nothing happens (README "Standard input").
+ * who forgot to pipe something learns why nothing happens (docs/usage.md "Standard input").
  */
 export const STDIN_NOTICE_MS = 3000;
 
@@ -49,7 +49,7 @@ export interface PromptRules {
 }
 
 /**
- * The prompt rules (README "Standard input"): the words joined by spaces; `-` stands for
+ * The prompt rules (docs/usage.md "Standard input"): the words joined by spaces; `-` stands for
  * standard input; with no words and a stdin that is not a terminal, stdin is the prompt. With
  * words and a piped stdin, the input is context: read if its first byte arrives within
  * STDIN_FIRST_BYTE_MS, else left unread with a warning, so an open and silent stdin never hangs

@@ -2,7 +2,7 @@ import { usageError } from '../errors.js';
 import { commaList } from '../protocol/council-names.js';
 
 /**
- * Prompt templates (README "Prompt templates"): a prompt file with `{{name}}` placeholders and an
+ * Prompt templates (docs/usage.md "Prompt templates"): a prompt file with `{{name}}` placeholders and an
  * optional front matter. Pure: text in, text out, so `ask`, `continue`, `fork` and a batch of
  * items all render the same way. Front matter is a block between two `---` lines at the top of
  * the file, either `key: value` lines or one JSON object:

@@ -116,7 +116,7 @@ async function loadTemplate(input: InputOptions, ctx: PromptContext): Promise<Re
  * A --schema: a value that is JSON (starts with `{` or `[`, or parses whole) is the schema itself,
  * so `[1]` is refused as "not an object" rather than looked for as a file; anything else names
  * a file (README "Structured answers"). A file whose name reads as JSON is named `./1`. `review`
- * is the code-review schema nsed ships (README "Findings on the changed lines"): a file named so is `./review`.
+ * is the code-review schema nsed ships (docs/ci.md "Findings on the changed lines"): a file named so is `./review`.
  */
 async function loadSchema(
   source: string,

@@ -6,7 +6,7 @@ import { normalise } from '../council/ballots.js';
 import type { SessionFeed } from './feed.js';
 
 /**
- * The promise of README "nsed mcp": while deliberate or wait runs, a progress notification at
+ * The promise of docs/architecture.md "nsed mcp": while deliberate or wait runs, a progress notification at
  * least every 10 s. Events send one each; between them a heartbeat repeats where the council
  * is, every 5 s, so a host that resets its timer on progress never times out.
  */

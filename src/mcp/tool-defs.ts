@@ -1,7 +1,7 @@
 // The tools of `nsed mcp` as data: name, description, input and output JSON Schemas. The server
 // lists them as they are, and README's tool reference is generated from them (`npm run docs`),
 // so what a host sees and what a person reads are one text. Field names follow `-o json` where
-// they mean the same (README "Output modes"): session, job_id, status, done, content, verdict,
+// they mean the same (docs/usage.md "Output modes"): session, job_id, status, done, content, verdict,
 // gate, usage.
 //
 // The list is sent to the model on every request a host makes, so it is kept lean (README "Tool

@@ -72,7 +72,7 @@ export function workflowAnnotations(
 
 /**
  * A finding where the code is: `::error file=src/a.ts,line=42,endLine=44,title=…::message`
- * (README "Findings on the changed lines"), its severity the command, at most ANNOTATION_CAP of
+ * (docs/ci.md "Findings on the changed lines"), its severity the command, at most ANNOTATION_CAP of
  * each. Only findings the workspace check placed reach here; every property is escaped, so a
  * path or title holding `,` `:` or a newline cannot add a property or a command.
  */

@@ -1,6 +1,6 @@
 import { liveRowRoom } from '../terminal/fit-rows.js';
 
-/** What the live bar of `nsed batch` shows (README "Batches"): counts and times, no item text. */
+/** What the live bar of `nsed batch` shows (docs/reliability.md "Batches"): counts and times, no item text. */
 export interface BatchBarState {
   /** Items the batch will run (after --shard). */
   total: number;

@@ -1,5 +1,5 @@
 /**
- * Findings: the located part of a council's review (README "Findings on the changed lines"). An
+ * Findings: the located part of a council's review (docs/ci.md "Findings on the changed lines"). An
  * answer checked against --schema holds, at the JSON Pointer `--findings` names, an array whose
  * items say where (`file`, `line`, optional `end_line`), how bad (`severity`), what
  * (`message`, optional `title`) and, optionally, the fix as the lines' replacement

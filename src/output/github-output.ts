@@ -5,7 +5,7 @@ import type { Usage } from '../council/usage.js';
 import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 
 /**
- * Step outputs (README "Step outputs"): what a later step of a GitHub Actions job reads as
+ * Step outputs (docs/ci.md "Step outputs"): what a later step of a GitHub Actions job reads as
  * `steps.<id>.outputs.<name>` instead of parsing a file. A value is a string; a value the server
  * did not report (or nsed does not know) is the empty string, never 0. Never the token, never the
  * answer's text: the answer is in `answer-file` when it went to a file.

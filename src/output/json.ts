@@ -11,7 +11,7 @@ import { toJsonLine } from './ndjson.js';
 import type { Renderer, RendererOptions } from './renderer-types.js';
 
 /**
- * `-o json`: one object when the turn ends, in every outcome (README "Output modes"): completed,
+ * `-o json`: one object when the turn ends, in every outcome (docs/usage.md "Output modes"): completed,
  * gate-failed, failed, cancelled, interrupted or timed out, each with `status`, `verdict`, `gate`
  * and `error` ({code, exit_code, message}, or null). Rounds are the scored ones (what `sessions
  * show` and the store keep); content is the finish event's, as in every other mode. A run that

@@ -19,7 +19,7 @@ export interface RendererOptions {
   progress?: ProgressMode;
   /**
    * The turn's session was created for it: a turn that never reached the orchestrator takes it
-   * away again, so `-o json` then names no session (README "Output modes").
+   * away again, so `-o json` then names no session (docs/usage.md "Output modes").
    */
   newSession?: boolean;
 }

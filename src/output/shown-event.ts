@@ -4,7 +4,7 @@ import type { Renderer } from './renderer-types.js';
 
 /**
  * The fields of an event that are the answer itself: the server's, shown byte for byte in every
- * mode (README "Secrets"). Everything else an event holds (a claim, a reason, a preview, an
+ * mode (docs/usage.md "Secrets"). Everything else an event holds (a claim, a reason, a preview, an
  * agent id, as a value or a key) is what the council said about it.
  */
 const ANSWER_FIELDS: Readonly<Partial<Record<NsedEvent['type'], readonly string[]>>> = {

@@ -1,6 +1,6 @@
 // A promptfoo provider's `config` as the words of `nsed ask`: each key is a flag of `nsed ask`
 // (or a global one) by its long name, so the provider reads its settings exactly as the command
-// line does (the same checks, messages, environment and config file), README "promptfoo".
+// line does (the same checks, messages, environment and config file), docs/ci.md "promptfoo".
 import path from 'node:path';
 import { usageError } from '../errors.js';
 import type { FlagDef } from '../commands/shared/flag-def.js';

@@ -26,7 +26,7 @@ export async function readToken(
   if (source.kind === 'env') return env[source.name]?.trim();
   const label = from === 'token_file' ? 'token_file (config file)' : from;
   const tokenFile = source.file;
-  // Read by the one reader of files a flag names (README "Files nsed reads"): a FIFO or a device
+  // Read by the one reader of files a flag names (docs/usage.md "Files nsed reads"): a FIFO or a device
   // in its place cannot hold the run past --timeout.
   const text = await readInputText(tokenFile, { label, maxBytes: MAX_TOKEN_FILE_BYTES, ...bounds });
   const mode = (await stat(tokenFile)).mode;

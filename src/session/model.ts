@@ -186,7 +186,7 @@ export interface TurnClaim {
 }
 
 /**
- * A session run as one item of `nsed batch` (README "Batches"): `sessions ls --batch` lists a
+ * A session run as one item of `nsed batch` (docs/reliability.md "Batches"): `sessions ls --batch` lists a
  * batch's sessions by `id`, and `batch --resume` finds the deliberations a killed batch left
  * running by it (`out`: the results file, absolute, when the batch wrote one).
  */
@@ -199,7 +199,7 @@ export interface BatchRef {
 
 /**
  * The `--idempotency-key` a session was started under, and the hash of the request it was asked
- * for: a second run with the same key finds it (README "Re-runs that never pay twice"). Absent on
+ * for: a second run with the same key finds it (docs/ci.md "Re-runs that never pay twice"). Absent on
  * every other session, and on stores written before the key existed.
  */
 export interface IdempotencyRecord {

@@ -5,7 +5,7 @@ const ERASE = '\r\x1b[2K';
 
 type Write = (...args: unknown[]) => boolean;
 
-/** One status row redrawn in place at the bottom of a terminal (README "Batches": the live bar). */
+/** One status row redrawn in place at the bottom of a terminal (docs/reliability.md "Batches": the live bar). */
 export interface LiveLine {
   /** Replaces the row with what `render` makes of the terminal's width now (it may have been resized). */
   draw(render: (columns: number) => string): void;

@@ -2,7 +2,7 @@ import { fstatSync, readlinkSync } from 'node:fs';
 
 /**
  * The regular file standard output writes to (`nsed ask … > review.md`), for the `answer-file`
- * step output (README "Step outputs"): what the descriptor names in /proc, where the system has
+ * step output (docs/ci.md "Step outputs"): what the descriptor names in /proc, where the system has
  * one (Linux, as GitHub's and GitLab's runners are). A terminal, a pipe, a device, an in-memory
  * stream, or a system without /proc: undefined, and no `answer-file` is written.
  */

@@ -9,7 +9,7 @@ import { councilChoice } from './turn-options.js';
 import type { TurnOptions } from './turn-options.js';
 
 /**
- * What `--estimate` reads (README "What a council costs"): `GET /agents` for the prices and
+ * What `--estimate` reads (docs/ci.md "What a council costs"): `GET /agents` for the prices and
  * `GET /policies` for a policy's rounds and council, each once, each bounded; a read that fails
  * leaves null, and the estimate says what it could not know. Nothing is sent: only GETs.
  */

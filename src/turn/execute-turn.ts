@@ -164,7 +164,7 @@ async function startTurn(
   const model = session.active_policy;
   const { agents, rounds } = councilChoice(opts, ctx.globals.settings);
   const native = agents !== undefined || rounds !== undefined;
-  // A spend cap the server cannot meter is refused before anything is sent (README "Spend caps").
+  // A spend cap the server cannot meter is refused before anything is sent (docs/ci.md "Spend caps").
   const asked = turnCapOf(ctx, opts);
   // What a round of this council is expected to cost: the first round's, and the fallback of a meter not to be believed.
   const roundUsd =

@@ -23,7 +23,7 @@ import { requestHash, sha256, type AskedRequest } from './idempotency/request-id
 import type { TurnResult } from './turn-result.js';
 
 /**
- * `--idempotency-key KEY`: re-runs that never pay twice (README "Re-runs that never pay twice",
+ * `--idempotency-key KEY`: re-runs that never pay twice (docs/ci.md "Re-runs that never pay twice",
  * docs/reliability.md #133-#139). The key and a hash of the resolved request name the turn; the
  * conversation id is derived from both (`thread-<16 hex of the key><16 hex of the request>`), so
  * the job the orchestrator mints under it (`oc-<conversation>-<ms>`, docs/protocol.md §6, or the

@@ -16,7 +16,7 @@ import type { TurnOptions } from './turn-options.js';
 /**
  * How often a running deliberation's `GET /deliberation/{id}/budget` is read while a spend cap is
  * set (docs/protocol.md §3.7): at most one read a second, each bounded by METER_READ_MS, and
- * none while the previous one is out. README "Spend caps".
+ * none while the previous one is out. docs/ci.md "Spend caps".
  */
 export const BUDGET_POLL_MS = 1000;
 

@@ -123,7 +123,7 @@ export async function loadDeclaredTools(
   if (!declaresTools(o)) return recordedTools(recorded, o.maxToolCalls);
   let fromFile: DeclaredTool[] = [];
   if (o.toolsFile !== undefined) {
-    // Read by the one reader of files a flag names (README "Files nsed reads").
+    // Read by the one reader of files a flag names (docs/usage.md "Files nsed reads").
     const text = await readInputText(o.toolsFile, { label: '--tools', maxBytes: MAX_FLAG_FILE_BYTES, ...bounds });
     fromFile = parseToolsFile(text, o.toolsFile);
   }

@@ -6,7 +6,7 @@ import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 /**
  * What a turn came to, as a value up the stack (executeTurn, followTurn, runKeyed, replayAnswer):
  * commands map it to their exit code and `nsed batch` writes its result line from it. The same
- * facts `-o json` prints (README "Output modes"), from the same terminal event.
+ * facts `-o json` prints (docs/usage.md "Output modes"), from the same terminal event.
  */
 export interface TurnResult {
   session: string;

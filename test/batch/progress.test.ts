@@ -1,5 +1,5 @@
 // The batch's live bar on its row: throttled by the Context's clock, off the row before any other
-// stderr line, gone at the end (README "Batches"). The terminal is a memory stream dressed as one.
+// stderr line, gone at the end (docs/reliability.md "Batches"). The terminal is a memory stream dressed as one.
 import { describe, expect, it } from 'vitest';
 import { liveBar, REDRAW_MS } from '../../src/batch/progress.js';
 import type { Clock } from '../../src/run/context.js';

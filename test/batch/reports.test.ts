@@ -1,5 +1,5 @@
 // A resumed batch's reports hold every item of the batch: the lines the earlier run wrote for
-// the items not run again beside this run's own (README "Batches", docs/reliability.md #158).
+// the items not run again beside this run's own (docs/reliability.md "Batches", docs/reliability.md #158).
 import { describe, expect, it } from 'vitest';
 import type { EarlierLine } from '../../src/batch/earlier-results.js';
 import { batchReport, keptLine } from '../../src/batch/reports.js';

@@ -1,4 +1,4 @@
-// Step outputs (README "Step outputs"): under GitHub Actions (GITHUB_ACTIONS=true and
+// Step outputs (docs/ci.md "Step outputs"): under GitHub Actions (GITHUB_ACTIONS=true and
 // GITHUB_OUTPUT set) or with --github-output FILE, ask, gate and batch append their outputs to
 // the file in GitHub's multi-line form, read back here as the runner reads it.
 import { closeSync, openSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What a batch leaves for a CI page and a terminal (README "Batches"): --summary and --junit with
+// What a batch leaves for a CI page and a terminal (docs/reliability.md "Batches"): --summary and --junit with
 // one entry per item (also after a signal), --no-save writing nothing, and the live bar on a
 // pseudo-terminal against plain lines on a pipe. Against the simulator over real HTTP.
 import { readFile, stat } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// A council's review as findings on the changed lines (README "Findings on the changed lines",
+// A council's review as findings on the changed lines (docs/ci.md "Findings on the changed lines",
 // docs/reliability.md #202, #203), end to end over real HTTP: the simulator answering a schema
 // whose `file` names real files of a checkout, and a loopback server answering hostile findings.
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';

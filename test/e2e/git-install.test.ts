@@ -1,5 +1,5 @@
 /**
- * nsed installs from its git repository on a fresh machine, as README "A job without the Action"
+ * nsed installs from its git repository on a fresh machine, as docs/ci.md "A job without the Action"
  * says: clone a ref, `npm ci` (the build's dependencies), `npm pack` (its `prepack` builds
  * dist/), `npm i -g` of that tarball: no install script to allow, the same package a release
  * tarball is. The repository is a fresh clone holding this checkout's files as they would be

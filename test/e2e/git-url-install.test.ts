@@ -50,7 +50,7 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
-describe('npm install -g of a git URL (README "Installing nsed as a tool")', { timeout: 60_000 }, () => {
+describe('npm install -g of a git URL (docs/usage.md "Installing nsed as a tool")', { timeout: 60_000 }, () => {
   it('exits 0 and leaves the global package a link into a clone npm has removed, so no nsed runs', async () => {
     expect(exitCode).toBe(0);
     const pkg = join(prefix, 'lib', 'node_modules', 'nsed');

@@ -1,4 +1,4 @@
-// --html FILE on a run and sessions export --format html (README "Reports"): the same page from
+// --html FILE on a run and sessions export --format html (docs/ci.md "Reports"): the same page from
 // the run and from the store, written with --no-save too, and refused before anything is sent
 // when it could never be written. The page itself is test/output/html.test.ts and, in a real
 // browser, test/output/html-browser.test.ts.

@@ -74,7 +74,7 @@ describe('the packed tarball, installed globally', { timeout: 300_000 }, () => {
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
       expect(manifest.scripts?.[hook]).toBeUndefined();
     expect(manifest.man).toEqual(['./man/nsed.1']);
-    // The review schema ships as a file too, for --schema FILE (README "Findings on the changed lines").
+    // The review schema ships as a file too, for --schema FILE (docs/ci.md "Findings on the changed lines").
     const review = JSON.parse(
       await readFile(join(prefix, 'lib', 'node_modules', 'nsed', 'schemas', 'review.schema.json'), 'utf8'),
     ) as { title: string };
@@ -102,7 +102,7 @@ describe('the packed tarball, installed globally', { timeout: 300_000 }, () => {
   });
 
   it('ships the promptfoo provider, which runs a turn from the installed package', async () => {
-    // README "promptfoo": the file promptfoo is given, loaded as promptfoo loads it (an import).
+    // docs/ci.md "promptfoo": the file promptfoo is given, loaded as promptfoo loads it (an import).
     const file = join(prefix, 'lib', 'node_modules', 'nsed', 'provider', 'promptfoo.mjs');
     const { default: Provider } = (await import(pathToFileURL(file).href)) as {
       default: new (o: { id?: string; config?: unknown }) => {

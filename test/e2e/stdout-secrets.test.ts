@@ -4,7 +4,7 @@
 // claim, a claim's reason, a proposal's preview and an agent id, on both paths (the compat chat
 // stream, and the native one that --rounds takes). json, ndjson and text print each of those
 // with the token as `***`, as the store and every report do, while the answer itself is the
-// server's, byte for byte (README "Secrets"); so does --estimate, which lists the agents.
+// server's, byte for byte (docs/usage.md "Secrets"); so does --estimate, which lists the agents.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -231,7 +231,7 @@ describe('what the turn cost, in a CI log (--progress plain)', () => {
   });
 });
 
-describe('what the turn cost, in the step outputs (README "Step outputs")', () => {
+describe('what the turn cost, in the step outputs (docs/ci.md "Step outputs")', () => {
   const outputsOf = async (file: string): Promise<Map<string, string>> => parseGithubFile(await readFile(file, 'utf8'));
 
   it('ask writes cost-usd, cost-source, input-tokens and output-tokens as -o json says them; an unknown figure is empty, never 0', async () => {

@@ -1,4 +1,4 @@
-// The live bar of `nsed batch` as a pure function of its state (README "Batches").
+// The live bar of `nsed batch` as a pure function of its state (docs/reliability.md "Batches").
 import { describe, expect, it } from 'vitest';
 import { batchBar, shortDuration, type BatchBarState } from '../../src/output/batch-bar.js';
 

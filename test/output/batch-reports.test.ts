@@ -1,4 +1,4 @@
-// The batch's --summary and --junit reports from a fixed outcome (README "Batches"): one entry
+// The batch's --summary and --junit reports from a fixed outcome (docs/reliability.md "Batches"): one entry
 // per item, every status, hostile ids, and the 1 MiB limit of a step summary.
 import { parse, type TestSuites } from 'junit2json';
 import { describe, expect, it } from 'vitest';

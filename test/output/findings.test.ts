@@ -1,4 +1,4 @@
-// Findings on the changed lines (README "Findings on the changed lines", docs/reliability.md #202):
+// Findings on the changed lines (docs/ci.md "Findings on the changed lines", docs/reliability.md #202):
 // read from the --schema answer at a JSON Pointer, placed in a real checkout or dropped, and
 // written as workflow commands, SARIF 2.1.0 and GitLab Code Quality.
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';

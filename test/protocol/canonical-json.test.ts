@@ -1,5 +1,5 @@
 // The serialisation content hashes are taken over: the simulator's policy ids and the request an
-// idempotency key names (README "Re-runs that never pay twice") both go through it.
+// idempotency key names (docs/ci.md "Re-runs that never pay twice") both go through it.
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/protocol/canonical-json.js';
 

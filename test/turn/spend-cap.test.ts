@@ -7,7 +7,7 @@ import type { SimOptions } from '../../src/sim/server.js';
 import { parseNdjson, testRig, type Rig } from '../harness/rig.js';
 
 /**
- * Spend caps (README "Spend caps", docs/reliability.md #230-#232): a deliberation whose live
+ * Spend caps (docs/ci.md "Spend caps", docs/reliability.md #230-#232): a deliberation whose live
  * usage crosses --max-cost or --max-tokens is cancelled on the orchestrator and recorded with
  * the verdict it had reached (exit 15); a cap the server cannot meter is refused before anything
  * is sent. The simulator holds each job, and its `meter=runaway` fault makes round 2 cost fifty

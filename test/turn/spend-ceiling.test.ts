@@ -9,7 +9,7 @@ import { resultLines } from '../harness/batch-rig.js';
 import { testRig, type Rig } from '../harness/rig.js';
 
 /**
- * A spend cap is a ceiling (README "Spend caps", docs/reliability.md #233-#235): before each round
+ * A spend cap is a ceiling (docs/ci.md "Spend caps", docs/reliability.md #233-#235): before each round
  * nsed compares what was spent plus what the round is expected to cost with the cap, and cancels
  * at that boundary, so the round that would cross it never starts. The simulator holds each job
  * and lets it on one round at a time; the run's clock never fires the watch's once-a-second look,

@@ -5,7 +5,7 @@ import { flagValues, type FlagDef } from './flag-def.js';
 
 /**
  * `--estimate` of ask, continue, fork and batch: what the turn (each item) is expected to cost,
- * from `GET /agents` and the policy's rounds, with nothing sent (README "What a council costs").
+ * from `GET /agents` and the policy's rounds, with nothing sent (docs/ci.md "What a council costs").
  */
 export const ESTIMATE_FLAG = {
   name: 'estimate',

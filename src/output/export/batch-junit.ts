@@ -13,7 +13,7 @@ function gateDetail(e: BatchEntry): string {
 }
 
 /**
- * The item's test case outcome (README "Batches"): a gate that failed or was inconclusive and a
+ * The item's test case outcome (docs/reliability.md "Batches"): a gate that failed or was inconclusive and a
  * deliberation the orchestrator failed are failures; an item nsed could not run is an error; a
  * cancelled, interrupted or never-started item is skipped. An ok item passes.
  */

@@ -1,7 +1,7 @@
 import { sumUsage, type Usage, type UsageTotal } from '../../council/usage.js';
 import type { CouncilVerdict, GateResult } from '../../council/verdict.js';
 
-/** How an item ended, as its result line says (README "Batches"). */
+/** How an item ended, as its result line says (docs/reliability.md "Batches"). */
 export type BatchItemStatus = 'ok' | 'gate_failed' | 'inconclusive' | 'failed' | 'cancelled' | 'skipped' | 'error';
 
 /**
@@ -84,7 +84,7 @@ export function worstFirst(entries: readonly BatchEntry[]): BatchEntry[] {
   return [...entries].sort((a, b) => RANK[statusOfEntry(a)] - RANK[statusOfEntry(b)] || a.index - b.index);
 }
 
-/** Counts per status, in the order of the batch's summary line (README "Batches"). */
+/** Counts per status, in the order of the batch's summary line (docs/reliability.md "Batches"). */
 export function countsOf(entries: readonly BatchEntry[]): Array<[EntryStatus, number]> {
   const order: readonly EntryStatus[] = [...BATCH_STATUS_ORDER, 'interrupted', 'not-run'];
   return order

@@ -42,7 +42,7 @@ const WORDS: Record<EntryStatus, string> = {
 
 /**
  * `nsed batch --summary FILE`: the batch as GitHub-flavoured markdown for `$GITHUB_STEP_SUMMARY`
- * (README "Batches"): the outcome and the counts per status, then a table with one row per item
+ * (docs/reliability.md "Batches"): the outcome and the counts per status, then a table with one row per item
  * (status, convergence, chosen agent, gate, time, cost, session), worst first, then why each item
  * that went wrong did. Items interrupted by a signal or never started have their rows too. Each
  * part has a byte budget and says when it was cut, so the whole stays under GitHub's 1 MiB.

@@ -1,7 +1,7 @@
 import type { FindingSeverity, PlacedFinding } from '../findings.js';
 import { findingCheck, findingFingerprint } from './finding-identity.js';
 
-/** GitLab's severities for the findings' (README "Findings on the changed lines"). */
+/** GitLab's severities for the findings' (docs/ci.md "Findings on the changed lines"). */
 const SEVERITY: Record<FindingSeverity, 'major' | 'minor' | 'info'> = {
   error: 'major',
   warning: 'minor',

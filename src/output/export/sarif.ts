@@ -18,7 +18,7 @@ const RULE_ID = 'nsed/review';
 const uriOf = (p: string): string => p.split('/').map(encodeURIComponent).join('/');
 
 /**
- * `--sarif FILE` (README "Findings on the changed lines"): SARIF 2.1.0 for code scanning. One
+ * `--sarif FILE` (docs/ci.md "Findings on the changed lines"): SARIF 2.1.0 for code scanning. One
  * run, the tool named nsed with its version, one result per placed finding with its physical
  * location (a URI relative to the workspace, under `%SRCROOT%`, and the region of its lines),
  * its level from the severity and a fingerprint stable across runs; the verdict, the gate result

@@ -11,7 +11,7 @@ import { askedModel, loadDeclaredTools, type TurnOptions } from '../turn-options
 /**
  * "The same request", defined once (docs/architecture.md): what a turn asks, as the
  * orchestrator would be asked it. `--idempotency-key` names a turn by it and `nsed batch
- * --resume` knows an item's line by it (README "Re-runs that never pay twice", "Batches").
+ * --resume` knows an item's line by it (docs/ci.md "Re-runs that never pay twice", "Batches").
  * Each field is fed by the flags marked `shapesRequest` in the flag table (flag-def.ts), and a
  * test fails when one of them leaves the hash unchanged.
  *

@@ -18,7 +18,7 @@ export interface ReportOptions {
   githubOutput?: string;
   /** `--session-id-file FILE`: the session's id and a newline, for a script that continues it. */
   sessionIdFile?: string;
-  /** `--findings POINTER`: where the findings are in the --schema answer (README "Findings on the changed lines"). */
+  /** `--findings POINTER`: where the findings are in the --schema answer (docs/ci.md "Findings on the changed lines"). */
   findings?: string;
   /** `--sarif FILE`: the findings as SARIF 2.1.0. */
   sarif?: string;
@@ -33,7 +33,7 @@ export interface ReportOptions {
 }
 
 /**
- * Where the step outputs go (README "Step outputs"): `--github-output FILE`, else `$GITHUB_OUTPUT`
+ * Where the step outputs go (docs/ci.md "Step outputs"): `--github-output FILE`, else `$GITHUB_OUTPUT`
  * when the run is a GitHub Actions step (`GITHUB_ACTIONS=true`), else nowhere.
  */
 export function stepOutputFile(

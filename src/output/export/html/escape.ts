@@ -18,7 +18,7 @@ let renderer: ReturnType<typeof MarkdownIt> | undefined;
  * Markdown rendered with raw HTML off (a `<script>` or an `onerror=` in the text stays text) and
  * markdown-it's own link check (no `javascript:`, `vbscript:`, `file:` or non-image `data:`
  * URL becomes a link). Images are off too: one would be a request when the page is opened, and
- * the report fetches nothing (README "Reports").
+ * the report fetches nothing (docs/ci.md "Reports").
  */
 export function markdownHtml(text: string): string {
   renderer ??= new MarkdownIt('default', { html: false, linkify: false, typographer: false }).disable('image');
