@@ -19,9 +19,11 @@ export interface LiveLine {
  * escape codes at all, so they get the plain lines.
  */
 export function canDrawLive(io: IO): boolean {
+  // The stream is looked at last: off a terminal, building process.stderr for a pipe loads
+  // node:net and node:stream, which a `sessions ls` into a pipe never needs (docs/performance.md).
+  if (!io.stderrIsTTY || io.quiet || io.dumb || !io.color) return false;
   const columns = (io.stderr as { columns?: unknown }).columns;
-  const sized = typeof columns === 'number' && Number.isFinite(columns) && columns > 0;
-  return io.stderrIsTTY && !io.quiet && !io.dumb && io.color && sized;
+  return typeof columns === 'number' && Number.isFinite(columns) && columns > 0;
 }
 
 /**
