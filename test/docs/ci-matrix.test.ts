@@ -7,17 +7,16 @@
 // Action (`uses: nsed/nsed@v1`) run from a copy of this checkout by the composite-action runner
 // (test/harness/action-runner.ts). The one step replaced is `npm install --global nsed`: the
 // built CLI is on PATH instead.
-import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseJunit, type TestSuites } from 'junit2json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runAction, type UsesStandIn } from '../harness/action-runner.js';
+import { checkoutAction, runAction, type UsesStandIn } from '../harness/action-runner.js';
+import { runProcess } from '../harness/process.js';
 import { junitSchemaErrors } from '../harness/junit-schema.js';
-import { WAIT_MS } from '../harness/limits.js';
 import { deliberations } from '../harness/batch-rig.js';
 import { CLI, useRig } from '../harness/rig.js';
 
@@ -99,14 +98,8 @@ function readOutputs(text: string): Record<string, string> {
 }
 
 async function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; log: string }> {
-  const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env });
-  let log = '';
-  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), WAIT_MS);
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-  clearTimeout(timer);
-  return { code, log };
+  const r = await runProcess('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { env, cwd });
+  return { code: r.code ?? 1, log: r.log };
 }
 
 let dir: string;
@@ -119,19 +112,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nsed-ci-matrix-'));
   // The Action from a copy of the checkout, as `uses:` fetches one, its dependencies linked in.
   actionPath = join(dir, 'action');
-  for (const entry of [
-    'action.yml',
-    'action',
-    'package.json',
-    'package-lock.json',
-    'bin',
-    'scripts',
-    'schemas',
-    'src',
-    'docs',
-  ])
-    await cp(join(ROOT, entry), join(actionPath, entry), { recursive: true });
-  await symlink(join(ROOT, 'node_modules'), join(actionPath, 'node_modules'), 'dir');
+  await checkoutAction(ROOT, actionPath);
   // `npm install --global nsed`, as far as the steps can tell: nsed on PATH.
   bin = join(dir, 'bin');
   await mkdir(bin);
@@ -430,10 +411,7 @@ describe("docs/ci-matrix.md's Kubernetes Indexed Job, through an emulation of it
     expect(container.command).toEqual(['sh', '-c']);
     const pod = async (index: number): Promise<void> => {
       const env = { ...shellEnv(join(dir, 'k8s-home')), JOB_COMPLETION_INDEX: String(index) };
-      const child = spawn('sh', ['-c', script], { cwd: work, env });
-      let log = '';
-      child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-      const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? 1)));
+      const { code, log } = await runProcess('sh', ['-c', script], { cwd: work, env });
       expect(code, log).toBe(0);
     };
     for (let i = 0; i < job.spec.completions; i++) await pod(i);

@@ -6,12 +6,12 @@
 // the job on a fresh runner that re-attaches to the deliberation instead of paying again
 // (reliability #196, #197). The action is run from a copy of the checkout, as `uses:` fetches one,
 // with this checkout's installed dependencies linked in (the cache hit of a warm runner).
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAction, type ActionRun, type UsesStandIn } from '../harness/action-runner.js';
+import { checkoutAction, runAction, type ActionRun, type UsesStandIn } from '../harness/action-runner.js';
 import { startGithubApi, type GithubApi } from '../harness/github-api.js';
 import { useRig } from '../harness/rig.js';
 
@@ -31,19 +31,7 @@ const used: Array<{ action: string; with: Record<string, string> }> = [];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nsed-action-'));
   actionPath = join(dir, 'action');
-  for (const entry of [
-    'action.yml',
-    'action',
-    'package.json',
-    'package-lock.json',
-    'bin',
-    'scripts',
-    'schemas',
-    'src',
-    'docs',
-  ])
-    await cp(join(ROOT, entry), join(actionPath, entry), { recursive: true });
-  await symlink(join(ROOT, 'node_modules'), join(actionPath, 'node_modules'), 'dir');
+  await checkoutAction(ROOT, actionPath);
   // The test control (`/_sim/stats`: how many deliberations were started) without holding any.
   github = await startGithubApi({ owner: 'acme', repo: 'widgets', token: GITHUB_TOKEN });
   // A busy pull request: the action's comment is found past the first page of 100.

@@ -6,13 +6,13 @@
 // a file behind if anything ran them, leaves nothing. The reviewdog recipe pipes --rdjson to a
 // stand-in `reviewdog` that records what it was given (reviewdog itself is not installable
 // offline): reviewdog's flags and an rdjsonl file valid by its Diagnostic schema.
-import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { runAction, type ActionRun, type UsesStandIn } from '../harness/action-runner.js';
+import { checkoutAction, runAction, type ActionRun, type UsesStandIn } from '../harness/action-runner.js';
 import { startGithubApi, type GithubApi } from '../harness/github-api.js';
 import { rdjsonErrors } from '../harness/rdjson-schema.js';
 import { useRig } from '../harness/rig.js';
@@ -34,19 +34,7 @@ let github: GithubApi;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nsed-recipes-'));
   actionPath = join(dir, 'action');
-  for (const entry of [
-    'action.yml',
-    'action',
-    'package.json',
-    'package-lock.json',
-    'bin',
-    'scripts',
-    'schemas',
-    'src',
-    'docs',
-  ])
-    await cp(join(ROOT, entry), join(actionPath, entry), { recursive: true });
-  await symlink(join(ROOT, 'node_modules'), join(actionPath, 'node_modules'), 'dir');
+  await checkoutAction(ROOT, actionPath);
   github = await startGithubApi({ owner: 'acme', repo: 'widgets', token: GITHUB_TOKEN });
 }, 120_000);
 

@@ -8,7 +8,7 @@
 // its outputs read back from its GITHUB_OUTPUT file, and the action's outputs evaluated at the
 // end. Steps that `uses:` another action run a stand-in the test gives (setup-node, cache).
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { parseGithubFile } from './github-files.js';
@@ -30,6 +30,25 @@ interface ActionDef {
   inputs?: Record<string, { default?: string; required?: boolean }>;
   outputs?: Record<string, { value: string }>;
   runs: { using: string; steps: StepDef[] };
+}
+
+/** The repository's files a `uses:` of this Action fetches and its Build step needs. */
+const ACTION_FILES = [
+  'action.yml',
+  'action',
+  'package.json',
+  'package-lock.json',
+  'bin',
+  'scripts',
+  'schemas',
+  'src',
+  'docs',
+] as const;
+
+/** A copy of the Action's checkout at `dest`, as `uses:` fetches one, with `root`'s dependencies linked in. */
+export async function checkoutAction(root: string, dest: string): Promise<void> {
+  for (const entry of ACTION_FILES) await cp(path.join(root, entry), path.join(dest, entry), { recursive: true });
+  await symlink(path.join(root, 'node_modules'), path.join(dest, 'node_modules'), 'dir');
 }
 
 export interface StepRecord {

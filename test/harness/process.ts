@@ -63,14 +63,15 @@ export function spawnCli(args: string[], opts: RunOptions = {}): CliProcess {
 }
 
 /**
- * A Node script (the Action's action/*.mjs) run as a runner runs a step: exactly `env`, in `cwd`;
- * its exit code and its stdout and stderr as one log, in the order they came.
+ * A program run to its end with exactly `env`, in `cwd`: its exit code and its stdout and stderr as
+ * one log, in the order they came. WAIT_MS only stops a program that hangs.
  */
-export async function runScript(
-  file: string,
+export async function runProcess(
+  command: string,
+  args: readonly string[],
   opts: { env: Record<string, string>; cwd?: string },
 ): Promise<{ code: number | null; log: string }> {
-  const child = spawn(process.execPath, [file], {
+  const child = spawn(command, args, {
     env: opts.env,
     ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
   });
@@ -82,6 +83,12 @@ export async function runScript(
   clearTimeout(timer);
   return { code, log };
 }
+
+/** A Node script (the Action's action/*.mjs) run as a runner runs a step (runProcess). */
+export const runScript = (
+  file: string,
+  opts: { env: Record<string, string>; cwd?: string },
+): Promise<{ code: number | null; log: string }> => runProcess(process.execPath, [file], opts);
 
 /** Resolves once `predicate(stdout+stderr so far)` holds, reading the child's output as it comes. */
 export async function waitForOutput(
