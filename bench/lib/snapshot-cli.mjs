@@ -11,7 +11,13 @@ const DIST = path.join(ROOT, 'dist');
 
 async function listing(dir) {
   const entries = await readdir(dir, { recursive: true });
-  const sizes = await Promise.all(entries.map(async (e) => `${e}:${(await stat(path.join(dir, e))).size}`));
+  // Files only: a directory's own size is its entry table's, which a fresh copy need not match.
+  const sizes = await Promise.all(
+    entries.map(async (e) => {
+      const s = await stat(path.join(dir, e));
+      return s.isDirectory() ? `${e}/` : `${e}:${s.size}`;
+    }),
+  );
   return sizes.sort().join('\n');
 }
 
