@@ -36,8 +36,10 @@ export const LISTING_NAMES = [
   `sessions ls, ${n(MANY)} sessions vs reading the index`,
   `${SHOW} vs reading the transcript`,
   `sessions search, ${n(MANY)} sessions`,
+  `${LS} vs reading the index and checking each file`,
+  `sessions ls, ${n(MANY)} sessions vs reading the index and checking each file`,
 ];
-const [, , , LS_FLOOR, LS_MANY_FLOOR, SHOW_VS, SEARCH] = LISTING_NAMES;
+const [, , , LS_FLOOR, LS_MANY_FLOOR, SHOW_VS, SEARCH, LS_CHECKED, LS_MANY_CHECKED] = LISTING_NAMES;
 
 export async function listing({ tmp, store }) {
   const bigHome = await mkdtemp(path.join(tmp, 'listing-home-'));
@@ -77,6 +79,9 @@ export async function listing({ tmp, store }) {
     variants.lsIndex = timeNode([INDEX_FLOOR, bigHome, String(lsLines)], { env: lsEnv });
     variants.lsMany = timeNode([CLI, 'sessions', 'ls'], { env: manyEnv });
     variants.lsManyIndex = timeNode([INDEX_FLOOR, manyHome, String(manyLines)], { env: manyEnv });
+    // The same floors comparing each printed entry with its file, as ls must (docs/reliability.md #58).
+    variants.lsChecked = timeNode([INDEX_FLOOR, bigHome, String(lsLines), '--check'], { env: lsEnv });
+    variants.lsManyChecked = timeNode([INDEX_FLOOR, manyHome, String(manyLines), '--check'], { env: manyEnv });
     variants.lines = { ls: lsLines, many: manyLines };
   }
   if (!showMissing) {
@@ -126,7 +131,10 @@ export async function listing({ tmp, store }) {
       }),
     );
   }
-  if (lsMissing) out.push({ name: LS_FLOOR, skipped: lsMissing }, { name: LS_MANY_FLOOR, skipped: lsMissing });
+  if (lsMissing)
+    out.push(
+      ...[LS_FLOOR, LS_MANY_FLOOR, LS_CHECKED, LS_MANY_CHECKED].map((name) => ({ name, skipped: lsMissing })),
+    );
   else
     out.push(
       figure({
@@ -145,6 +153,23 @@ export async function listing({ tmp, store }) {
         floor: s.lsManyIndex,
         unit: 'ms',
         target: atMost(1.25),
+        extra: { sessions: many, stdout_lines: lines.many },
+      }),
+      // No target of the issue's: these say how much of the gap above is the per-file check.
+      figure({
+        name: LS_CHECKED,
+        floorName: 'the same script, comparing each printed entry with its file',
+        nsed: s.ls,
+        floor: s.lsChecked,
+        unit: 'ms',
+        extra: { sessions: listed, stdout_lines: lines.ls },
+      }),
+      figure({
+        name: LS_MANY_CHECKED,
+        floorName: 'the same script, comparing each printed entry with its file',
+        nsed: s.lsMany,
+        floor: s.lsManyChecked,
+        unit: 'ms',
         extra: { sessions: many, stdout_lines: lines.many },
       }),
     );

@@ -213,7 +213,8 @@ export class SearchIndex {
   }
 
   private unchanged(e: IndexEntry): boolean {
-    const st = fs.statSync(path.join(this.store.dir, `${e.id}.json`), { throwIfNoEntry: false });
+    // An id is a file name (isValidId), so the path needs no path.join: one per listed session adds up.
+    const st = fs.statSync(`${this.store.dir}${path.sep}${e.id}.json`, { throwIfNoEntry: false });
     return st !== undefined && st.mtimeMs === e.file.mtimeMs && st.size === e.file.size && settledFile(e.file);
   }
 
