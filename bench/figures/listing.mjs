@@ -132,9 +132,7 @@ export async function listing({ tmp, store }) {
     );
   }
   if (lsMissing)
-    out.push(
-      ...[LS_FLOOR, LS_MANY_FLOOR, LS_CHECKED, LS_MANY_CHECKED].map((name) => ({ name, skipped: lsMissing })),
-    );
+    out.push(...[LS_FLOOR, LS_MANY_FLOOR, LS_CHECKED, LS_MANY_CHECKED].map((name) => ({ name, skipped: lsMissing })));
   else
     out.push(
       figure({
