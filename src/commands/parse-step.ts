@@ -10,8 +10,9 @@ type Env = Readonly<Record<string, string | undefined>>;
  * A command line's parse step, whole: the run's settings first (parseGlobalOptions reads each
  * setting flag the command declares, once, and weighs it against the environment, the config
  * file and the defaults), then the command's own options, which take a turn's -p, --agents,
- * --rounds and caps from those settings, never from the words again. The CLI, the promptfoo
- * provider and the MCP tools all parse through it, so each refuses a bad value with the same line.
+ * --rounds and caps from those settings, never from the words again. The CLI and the MCP tools
+ * parse through it, so each refuses a bad value with the same line (the promptfoo provider
+ * resolves its settings once and parses each call's words over them, the same two steps).
  * Pure: no I/O beyond what `config` and `env` already hold.
  */
 export function parseCommandLine<O>(

@@ -58,7 +58,7 @@ export const show: CommandDef<ShowOptions> = {
   fast: { positional: 'id' },
   parse: (argv, settings) => {
     const f = flagValues(FLAGS, argv);
-    // -o is a global setting, read once with the others: only the flag's, beside --json, asks twice.
+    // -o is a global setting, read once with the others; only -o on this command line, beside --json, asks for two outputs.
     const output = givenByFlag(settings.output);
     if (f.json && (output === 'ndjson' || output === 'final')) {
       throw usageError(`--json and -o ${output} ask for two different outputs`, 'pick one');
