@@ -93,7 +93,9 @@ export default class NsedProvider {
         { store: () => prepared.home.store() },
         prepared.secrets,
       );
-      result = await askTurn(ask.parse({ ...prepared.argv, prompt: [prompt], '--': [] }), ctx);
+      // The settings were resolved from these words once, when the provider was prepared.
+      const opts = ask.parse({ ...prepared.argv, prompt: [prompt], '--': [] }, prepared.globals.settings);
+      result = await askTurn(opts, ctx);
     } catch (err) {
       result = resultOf(err);
       thrown = toNsedError(err);

@@ -1,5 +1,5 @@
 import type { ParsedArgv, CommandDef } from '../commands/command.js';
-import { parseGlobalOptions } from '../commands/global-options.js';
+import { parseCommandLine } from '../commands/parse-step.js';
 import type { LoadedConfig } from '../run/config-file.js';
 import { createContext, runSecrets, type ContextParts, type ProcessContext } from '../run/context.js';
 import type { OutputMode } from '../output/modes.js';
@@ -100,8 +100,7 @@ async function runWith(
   parsed: (output: OutputMode) => void,
 ): Promise<number> {
   const config = await readConfigFor(selected.def, base.env, streams);
-  const globals = parseGlobalOptions(selected.argv, config, base.env, selected.def.flags ?? [], parsed);
-  const options = selected.def.parse(selected.argv);
+  const { globals, options } = parseCommandLine(selected.def, selected.argv, config, base.env, parsed);
   const io = createIO(
     streams,
     base.env,

@@ -58,12 +58,12 @@ export const ask: CommandDef<AskOptions> = {
     'Piped input (not a terminal) joins words given as context: the question, a blank line, the input in a fenced block.' +
     ' nsed waits at most 500 ms for its first byte; a silent stdin is then left unread, with a warning. Use - (or -f -) to wait for a slow producer.',
   fast: { positional: 'prompt' },
-  parse: (argv) => {
+  parse: (argv, settings) => {
     const idempotency = parseIdempotencyFlags(argv);
     const p = positionalValues(POSITIONALS, argv);
     return {
       prompt: promptWords(p.prompt, p['--']),
-      turn: parseTurnOptions(argv),
+      turn: parseTurnOptions(argv, settings),
       gates: parseGateFlags(argv),
       input: parseInputOptions(argv),
       ...(idempotency === undefined ? {} : { idempotency }),

@@ -88,13 +88,13 @@ export const batchPlan: CommandDef<PlanOptions> = {
   ],
   epilog:
     'Without -o json, a line per shard: its items and, by cost, its expected cost. Each leg then runs nsed batch ITEMS --shard I/N --shard-plan FILE; nsed batch merge joins their results.',
-  parse: (argv) => {
+  parse: (argv, settings) => {
     const raw = positionalValues(PLAN_POSITIONALS, argv).items;
     const file = raw === STDIN_MARKER ? '-' : (raw ?? '');
     if (file.trim() === '')
       throw usageError('batch plan needs a file of items', 'nsed batch plan items.jsonl --shards 4');
     const f = flagValues(PLAN_FLAGS, argv);
-    const turn = parseTurnOptions(argv);
+    const turn = parseTurnOptions(argv, settings);
     if (f.shards === undefined) throw usageError('batch plan needs --shards N', 'e.g. --shards 4');
     const { template } = parseInputOptions(argv);
     return {

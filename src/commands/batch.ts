@@ -4,6 +4,7 @@ import { usageError } from '../errors.js';
 import type { BatchFormat } from '../batch/items.js';
 import type { ResolvedItem } from '../batch/resolve.js';
 import type { Context } from '../run/context.js';
+import { givenByFlag, type RunSettings } from '../run/settings.js';
 import type { ReportOptions } from '../turn/reports/report-options.js';
 import type { TurnOptions } from '../turn/turn-options.js';
 import type { Shard } from '../batch/shard.js';
@@ -24,6 +25,8 @@ import { parseReportOptions } from './shared/report-flags.js';
 import { batchReportFlag, parsePassRate } from './shared/batch-flags.js';
 import { CORE_TURN_FLAGS, parseTurnOptions, TURN_CONFLICTS } from './shared/turn-flags.js';
 import { ESTIMATE_FLAG, parseEstimate } from './shared/estimate-flag.js';
+import { ownFlags } from './shared/setting-flags.js';
+import { settingOfFlag } from './global-options.js';
 
 const GROUP = 'Batch:';
 export const DEFAULT_JOBS = 4;
@@ -190,7 +193,7 @@ export const batch: CommandDef<BatchOptions> = {
     " --max-cost and --max-tokens are the batch's total: an item that would cross it is skipped (exit 15); --resume counts what was spent." +
     " With --shard I/N they are the whole matrix's, each shard keeping its share (batch plan, batch merge: docs/ci-matrix.md)." +
     ' On a terminal a live bar shows the progress; elsewhere a line per finished item.',
-  parse: (argv) => parseBatch(argv),
+  parse: (argv, settings) => parseBatch(argv, settings),
   run: async (opts, ctx) => {
     const [{ parseItems, formatOf }, { resolveItems }, { parseTemplate }, { runBatch }, sinks, { parseShard }] =
       await Promise.all([
@@ -287,7 +290,7 @@ export const batch: CommandDef<BatchOptions> = {
   },
 };
 
-function parseBatch(argv: ParsedArgv): BatchOptions {
+function parseBatch(argv: ParsedArgv, settings: RunSettings): BatchOptions {
   // Not `file`: that is -f's name, and yargs would join the two.
   const raw = positionalValues(POSITIONALS, argv).items;
   const file = raw === STDIN_MARKER ? '-' : (raw ?? '');
@@ -315,12 +318,12 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
     shard: f.shard,
     shardPlan: f['shard-plan'],
     maxCostPerShard: f['max-cost-per-shard'],
-    requestFlags: requestFlagsOf(argv),
+    requestFlags: requestFlagsOf(argv, settings),
     reports: parseReportOptions(argv),
     resume,
     retryErrors,
     allowOutsideFiles: f['allow-outside-files'] === true,
-    turn: parseTurnOptions(argv),
+    turn: parseTurnOptions(argv, settings),
     gates: parseGateFlags(argv),
     input: parseInputOptions(argv),
     ...idempotencyOf(argv),
@@ -328,12 +331,18 @@ function parseBatch(argv: ParsedArgv): BatchOptions {
   };
 }
 
-/** The flags marked `shapesRequest` in batch's table, as given: what each item asks beside the item. */
-function requestFlagsOf(argv: ParsedArgv): Record<string, unknown> {
-  const given: Record<string, unknown> = flagValues(
-    (batch.flags ?? []).filter((d) => d.shapesRequest === true),
-    argv,
-  );
+/**
+ * The flags marked `shapesRequest` in batch's table, as given: what each item asks beside the
+ * item. The settings among them (-p, --agents, --rounds) as their flags gave them, read once
+ * where the settings were resolved.
+ */
+function requestFlagsOf(argv: ParsedArgv, settings: RunSettings): Record<string, unknown> {
+  const shaping = (batch.flags ?? []).filter((d) => d.shapesRequest === true);
+  const given: Record<string, unknown> = flagValues(ownFlags(shaping), argv);
+  for (const def of shaping) {
+    const setting = settingOfFlag(settings, def);
+    if (setting !== undefined) given[def.name] = givenByFlag(setting);
+  }
   return Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
 }
 

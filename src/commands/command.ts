@@ -1,4 +1,5 @@
 import type { Context } from '../run/context.js';
+import type { RunSettings } from '../run/settings.js';
 import type { FlagDef, ParsedArgv, PositionalDef } from './shared/flag-def.js';
 
 export type { ParsedArgv } from './shared/flag-def.js';
@@ -32,7 +33,12 @@ export interface CommandDef<O = unknown> {
    * same tables, except those marked `fast: false`.
    */
   fast?: { positional: 'none' | 'id' | 'prompt' };
-  parse(argv: ParsedArgv): O;
+  /**
+   * `settings`: the run's, resolved from these words first (parseCommandLine): a setting flag the
+   * command declares (-p, --agents, --rounds, the caps) was read there, once, and the parse step
+   * takes it from them (givenByFlag) rather than from the words.
+   */
+  parse(argv: ParsedArgv, settings: RunSettings): O;
   run(options: O, ctx: Context): Promise<number>;
   /**
    * How the command treats the config file: read it and fail on a broken one (the default),

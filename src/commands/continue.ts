@@ -61,10 +61,10 @@ export const continueCommand: CommandDef<ContinueOptions> = {
     ['nsed continue --last --tool-result call_ab12=answer.txt', 'hand a tool result back and follow the deliberation'],
   ],
   epilog: 'A session started with --agents/--rounds keeps that council; either flag changes it from this turn on.',
-  parse: (argv) => {
+  parse: (argv, settings) => {
     const p = positionalValues(POSITIONALS, argv);
     const opts = {
-      turn: parseTurnOptions(argv),
+      turn: parseTurnOptions(argv, settings),
       prompt: promptWords(p.prompt, p['--']),
       target: parseSessionTarget(argv),
       toolResults: flagValues(FLAGS, argv)['tool-result'],

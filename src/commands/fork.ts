@@ -55,7 +55,7 @@ export const fork: CommandDef<ForkOptions> = {
     ['nsed fork 20261130 --at 2', 'branch after the second turn; prints the new id'],
     ['nsed fork 20261130 --at -2 "try it with Redis instead"', 'branch and ask at once'],
   ],
-  parse: (argv) => {
+  parse: (argv, settings) => {
     // `nsed fork -- ID -x…`: after `--` the first word is the source, as a positional before it would be.
     const p = positionalValues(POSITIONALS, argv);
     const words = promptWords(p.source, [...p.prompt, ...p['--']]);
@@ -63,7 +63,7 @@ export const fork: CommandDef<ForkOptions> = {
     if (source === undefined || source === '-')
       throw usageError('name the session to fork', "list sessions with 'nsed sessions ls'");
     const opts = {
-      turn: parseTurnOptions(argv),
+      turn: parseTurnOptions(argv, settings),
       source,
       at: flagValues(FLAGS, argv).at,
       prompt,

@@ -13,6 +13,7 @@ import {
 } from '../run/settings.js';
 import type { ParsedArgv } from './command.js';
 import { applyFlags, checkSettingValue, flagValues, resolveSetting, type FlagDef } from './shared/flag-def.js';
+import type { SettingLayers } from './shared/setting-rule.js';
 import {
   AGENTS_FLAG,
   COLOR_FLAG,
@@ -25,7 +26,6 @@ import {
   POLICY_FLAG,
   PROGRESS_FLAG,
   ROUNDS_FLAG,
-  SETTING_FLAGS,
   SIM_PROFILE_FLAG,
   SIM_TOKEN_FLAG,
   TIMEOUT_FLAG,
@@ -63,12 +63,40 @@ const GLOBAL = [
 /** The flags every command accepts. The token itself is never a flag: it would show in `ps`. */
 export const GLOBAL_FLAGS: readonly FlagDef[] = GLOBAL;
 
+/** The global flags but -o, which is read first and on its own (parseGlobalOptions), and once. */
+const AFTER_OUTPUT = GLOBAL.filter((f): f is Exclude<(typeof GLOBAL)[number], typeof OUTPUT_FLAG> => f !== OUTPUT_FLAG);
+
 /** Names of the flags every command accepts, shown apart from a command's own in its --help. */
 export const GLOBAL_OPTION_NAMES = [...GLOBAL_FLAGS.map((f) => f.name), 'help', 'version'];
 
 /** The flags every command accepts, declared to yargs. */
 export function withGlobalOptions<T>(y: Argv<T>): Argv<T> {
   return applyFlags(y, GLOBAL_FLAGS, true);
+}
+
+/**
+ * The settings a command's own flags give (a turn's council and cap, the simulator's profile and
+ * token), by their key in RunSettings: what parseGlobalOptions resolves from a command's setting
+ * flags, and where a parse step finds the one it needs by its flag (settingOfFlag).
+ */
+const COMMAND_SETTINGS = {
+  policy: POLICY_FLAG,
+  agents: AGENTS_FLAG,
+  rounds: ROUNDS_FLAG,
+  maxCostUsd: MAX_COST_FLAG,
+  maxTokens: MAX_TOKENS_FLAG,
+  simProfile: SIM_PROFILE_FLAG,
+  simToken: SIM_TOKEN_FLAG,
+} as const satisfies Partial<Record<keyof RunSettings, FlagDef>>;
+
+type CommandSetting = keyof typeof COMMAND_SETTINGS;
+
+const COMMAND_SETTING_FLAGS: readonly FlagDef[] = Object.values(COMMAND_SETTINGS);
+
+/** The setting a command's setting flag gives, with its source (`-p`'s is RunSettings.policy); undefined for another flag. */
+export function settingOfFlag(settings: RunSettings, def: FlagDef): Setting<unknown> | undefined {
+  const key = (Object.keys(COMMAND_SETTINGS) as CommandSetting[]).find((k) => COMMAND_SETTINGS[k] === def);
+  return key === undefined ? undefined : settings[key];
 }
 
 const NO_CONFIG: LoadedConfig = { path: undefined, exists: false, values: {}, unknown: [], error: undefined };
@@ -87,7 +115,8 @@ const SIM_ROUND_MS_ENV = 'NSED_SIM_ROUND_MS';
  * where it came from. `commandFlags` are the chosen command's own, so that `sessions ls -p` (a
  * filter) is not taken for the policy of a turn: a setting's flag counts only where the command
  * declares that very entry. `outputKnown` learns the output mode first, before any other
- * setting is checked.
+ * setting is checked. Each flag is read from the words once, here; a command's parse step is
+ * handed the settings (parseCommandLine).
  */
 export function parseGlobalOptions(
   argv: ParsedArgv,
@@ -103,14 +132,17 @@ export function parseGlobalOptions(
     default: 'text',
   });
   outputKnown?.(output.value);
-  const g = flagValues(GLOBAL, argv);
+  const g = flagValues(AFTER_OUTPUT, argv);
   if (g.quiet && g.verbose) throw usageError('--quiet and --verbose are exclusive', 'pick one');
-  // The setting flags of the command, read once by the same reader (and rule) as its parse step reads them.
+  // The setting flags of the command, read here and only here: its parse step takes a turn's
+  // own -p, --agents, --rounds and caps from the settings (givenByFlag), not from the words.
   const given: Readonly<Record<string, unknown>> = flagValues(
-    commandFlags.filter((f) => SETTING_FLAGS.includes(f)),
+    commandFlags.filter((f) => COMMAND_SETTING_FLAGS.includes(f)),
     argv,
   );
-  const commandFlag = (def: FlagDef): unknown => given[def.name];
+  // A command's setting, from its flag where the command declares it, else from the other layers.
+  const commandSetting = <T>(key: CommandSetting, layers: Omit<SettingLayers<T>, 'flag'>): Setting<T> =>
+    resolveSetting<T>(COMMAND_SETTINGS[key], { ...layers, flag: given[COMMAND_SETTINGS[key].name] });
   const resolved: Omit<RunSettings, 'council'> = {
     // The URL's rule drops its trailing slashes, wherever it came from.
     url: resolveSetting<string>(URL_FLAG, { flag: g.url, env, config: file.url, default: DEFAULT_URL }),
@@ -138,41 +170,34 @@ export function parseGlobalOptions(
       default: 'auto',
     }),
     onExit: resolveSetting<OnExit>(ON_EXIT_FLAG, { flag: g['on-exit'], env, config: file.on_exit, default: 'detach' }),
-    policy: resolveSetting<string>(POLICY_FLAG, {
-      flag: commandFlag(POLICY_FLAG),
+    policy: commandSetting<string>('policy', {
       env,
       config: file.policy,
       default: '*',
     }),
-    agents: resolveSetting<string[] | undefined>(AGENTS_FLAG, {
-      flag: commandFlag(AGENTS_FLAG),
+    agents: commandSetting<string[] | undefined>('agents', {
       config: file.agents,
       default: undefined,
     }),
-    rounds: resolveSetting<number | undefined>(ROUNDS_FLAG, {
-      flag: commandFlag(ROUNDS_FLAG),
+    rounds: commandSetting<number | undefined>('rounds', {
       config: file.rounds,
       default: undefined,
     }),
-    maxCostUsd: resolveSetting<number | undefined>(MAX_COST_FLAG, {
-      flag: commandFlag(MAX_COST_FLAG),
+    maxCostUsd: commandSetting<number | undefined>('maxCostUsd', {
       env,
       config: file.max_cost,
       default: undefined,
     }),
-    maxTokens: resolveSetting<number | undefined>(MAX_TOKENS_FLAG, {
-      flag: commandFlag(MAX_TOKENS_FLAG),
+    maxTokens: commandSetting<number | undefined>('maxTokens', {
       env,
       config: file.max_tokens,
       default: undefined,
     }),
-    simProfile: resolveSetting<string>(SIM_PROFILE_FLAG, {
-      flag: commandFlag(SIM_PROFILE_FLAG),
+    simProfile: commandSetting<string>('simProfile', {
       env,
       default: 'default',
     }),
-    simToken: resolveSetting<string | undefined>(SIM_TOKEN_FLAG, {
-      flag: commandFlag(SIM_TOKEN_FLAG),
+    simToken: commandSetting<string | undefined>('simToken', {
       env,
       default: undefined,
     }),

@@ -3,6 +3,7 @@ import type { RouteName } from '../sim/router.js';
 import type { CommandDef } from './command.js';
 import { flagValues, type FlagDef } from './shared/flag-def.js';
 import { SIM_PROFILE_FLAG, SIM_TOKEN_FLAG } from './global-options.js';
+import { ownFlags } from './shared/setting-flags.js';
 
 const ROUTES = [
   'inject',
@@ -101,6 +102,9 @@ const SIM_FLAGS = [
   },
 ] as const satisfies readonly FlagDef[];
 
+/** What sim's parse step reads: --profile and --token are settings, read once into RunSettings (ownFlags). */
+const SIM_OWN = ownFlags(SIM_FLAGS);
+
 /** `nsed sim`: serve the simulated orchestrator until SIGINT/SIGTERM. */
 export const sim: CommandDef<SimOptions> = {
   command: 'sim',
@@ -116,7 +120,7 @@ export const sim: CommandDef<SimOptions> = {
     ['nsed sim --fault "drop-after=12;times=1"', 'drop the first chat stream after 12 events'],
   ],
   parse: (argv) => {
-    const f = flagValues(SIM_FLAGS, argv);
+    const f = flagValues(SIM_OWN, argv);
     return {
       host: f.host,
       port: port(f.port),

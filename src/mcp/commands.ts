@@ -2,7 +2,8 @@
 // command's own parse reads (so a bad value is refused with the same message), and its run goes
 // against the server's Context. No shell, no second copy of a command's logic.
 import type { Context } from '../run/context.js';
-import type { ParsedArgv } from '../commands/command.js';
+import type { CommandDef, ParsedArgv } from '../commands/command.js';
+import { parseCommandLine } from '../commands/parse-step.js';
 import { ask } from '../commands/ask.js';
 import { cancel } from '../commands/cancel.js';
 import { continueCommand } from '../commands/continue.js';
@@ -15,13 +16,16 @@ import { watch } from '../commands/watch.js';
 
 type Run = (ctx: Context) => Promise<number>;
 
-/** Parses now (a usage error is the tool call's), runs later. */
-function prepared<O>(
-  def: { parse(argv: ParsedArgv): O; run(o: O, ctx: Context): Promise<number> },
-  argv: ParsedArgv,
-): Run {
-  const opts = def.parse(argv);
-  return (ctx) => def.run(opts, ctx);
+/**
+ * Parses now (a usage error is the tool call's), runs later. The call's arguments are its
+ * command line's flags, parsed as the CLI parses them (parseCommandLine): a setting flag among
+ * them is read once, into settings whose other layers are left out here (no environment, no
+ * config file), as the parse step takes only what a flag gave; the run has the server's settings,
+ * in its Context.
+ */
+function prepared<O>(def: CommandDef<O>, argv: ParsedArgv): Run {
+  const { options } = parseCommandLine(def, argv);
+  return (ctx) => def.run(options, ctx);
 }
 
 export const runAsk = (argv: ParsedArgv): Run => prepared(ask, argv);

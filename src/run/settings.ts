@@ -27,7 +27,7 @@ export type SettingsCouncil =
 
 /**
  * The one place the council's precedence among the settings is said. Only the config file's
- * agents and rounds stand in for a turn's own: a flag's are the turn's (TurnOptions), read there.
+ * agents and rounds stand in for a turn's own: a flag's are the turn's (TurnOptions, givenByFlag).
  * A policy from the config file names no policy for this run, so the file's agents keep the
  * council; one from -p or NSED_POLICY brings its own council, so they give way to it.
  */
@@ -46,6 +46,15 @@ export function councilOfSettings(
     };
   return { value: { kind: 'policy', rounds: configRounds }, source: policy.source, from: policy.from };
 }
+
+/**
+ * A setting's value where this command line's own flag gave it, else undefined: a turn's -p,
+ * --agents, --rounds, --max-cost and --max-tokens, which its parse step takes from the settings
+ * (commands/shared/turn-flags.ts) instead of reading the words a second time. What the
+ * environment or the config file gave is a setting of the run, which the turn weighs apart
+ * (RunSettings.council, turn/spend-watch.ts turnCapOf), never the turn's own choice.
+ */
+export const givenByFlag = <T>(s: Setting<T>): T | undefined => (s.source === 'flag' ? s.value : undefined);
 
 /**
  * Whether what a session recorded (its orchestrator, policy, council) applies in place of this

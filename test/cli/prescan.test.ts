@@ -11,6 +11,7 @@ import { fastEntries, prescan, type FastEntry } from '../../src/cli/prescan.js';
 import { FAST_ENTRIES, parseWords } from '../../src/cli/run-cli.js';
 import type { CommandDef, ParsedArgv } from '../../src/commands/command.js';
 import { GLOBAL_FLAGS, parseGlobalOptions } from '../../src/commands/global-options.js';
+import { parseCommandLine } from '../../src/commands/parse-step.js';
 import { ask } from '../../src/commands/ask.js';
 import type { FlagDef } from '../../src/commands/shared/flag-def.js';
 import { STDIN_MARKER } from '../../src/input/prompt.js';
@@ -54,7 +55,10 @@ async function viaYargs(args: string[]): Promise<{ command: string; view: Return
   if (parsed.error !== undefined) return `yargs: ${parsed.error.message}`;
   const selected = parsed.selected;
   if (selected === undefined) return 'yargs chose no command';
-  return { command: selected.def.command, view: typedAll(selected.argv, selected.def.parse) };
+  return {
+    command: selected.def.command,
+    view: typedAll(selected.argv, (a) => parseCommandLine(selected.def, a).options),
+  };
 }
 
 /**
@@ -88,7 +92,7 @@ async function mismatches(
       continue;
     }
     try {
-      expect(typedAll(quick.argv, quick.def.parse)).toEqual(reference.view);
+      expect(typedAll(quick.argv, (a) => parseCommandLine(quick.def, a).options)).toEqual(reference.view);
     } catch (err) {
       found.push(`${label}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
     }

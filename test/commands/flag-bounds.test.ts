@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runnableDefs, type CommandDef } from '../../src/commands/command.js';
 import { commands } from '../../src/commands/index.js';
+import { parseCommandLine } from '../../src/commands/parse-step.js';
 import { flagLabel, flagValues, type FlagDef } from '../../src/commands/shared/flag-def.js';
 import { ruleText } from '../../src/protocol/number-rule.js';
 
@@ -66,7 +67,7 @@ describe('number flags and their bounds', () => {
       };
       argv[f.name] = v;
       expect(
-        refusal(() => def.parse(argv)),
+        refusal(() => parseCommandLine(def, argv)),
         `${f.name} ${v}`,
       ).toMatchObject({
         code: 'usage',

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ask } from '../../src/commands/ask.js';
 import { cancel } from '../../src/commands/cancel.js';
-import type { ParsedArgv } from '../../src/commands/command.js';
+import type { CommandDef, ParsedArgv } from '../../src/commands/command.js';
+import { parseCommandLine } from '../../src/commands/parse-step.js';
 import { completionCommand } from '../../src/commands/completion.js';
 import { continueCommand } from '../../src/commands/continue.js';
 import { toolResult } from '../../src/commands/tool-result.js';
@@ -21,6 +22,9 @@ import { watch } from '../../src/commands/watch.js';
 import { forAgents } from '../../src/turn/watch/watch-job.js';
 import { INPUT_DEFAULTS } from '../harness/context-rig.js';
 
+/** A command's parse step as the CLI runs it: the settings from the words first, then its options. */
+const parseStep = <O>(def: CommandDef<O>, argv: ParsedArgv): O => parseCommandLine(def, argv).options;
+
 // The parse steps read argv as yargs leaves it (absent flags missing, defaults filled in) and
 // do no I/O: a bad value is a usage error (exit 2) before anything is opened.
 const usage = (message: RegExp) =>
@@ -39,7 +43,7 @@ const turnDefaults: ParsedArgv = { stream: true };
 
 describe('ask', () => {
   it('keeps the prompt words and turns a lone - back into stdin', () => {
-    expect(ask.parse({ ...turnDefaults, prompt: ['Design', STDIN_MARKER] })).toEqual({
+    expect(parseStep(ask, { ...turnDefaults, prompt: ['Design', STDIN_MARKER] })).toEqual({
       prompt: ['Design', '-'],
       turn: {
         policy: undefined,
@@ -60,7 +64,7 @@ describe('ask', () => {
   });
 
   it('reads -m as given and --no-save', () => {
-    expect(ask.parse({ prompt: 'q', model: 'llama3:8b', save: false }).turn).toMatchObject({
+    expect(parseStep(ask, { prompt: 'q', model: 'llama3:8b', save: false }).turn).toMatchObject({
       model: 'llama3:8b',
       policy: undefined,
       save: false,
@@ -77,7 +81,7 @@ describe('ask', () => {
       rounds: 3,
       tools: 't.json',
     };
-    const opts = ask.parse({
+    const opts = parseStep(ask, {
       ...flags,
       tool: ['calc=./calc.js', 'env=./env.js'],
       'ask-user': true,
@@ -123,19 +127,19 @@ describe('ask', () => {
     [{ 'max-tokens': 2.5 }, /--max-tokens must be a positive whole number/],
     [{ 'max-tokens': Number.NaN }, /--max-tokens/],
   ])('refuses %o', (flags, message) => {
-    expect(parseError(() => ask.parse({ ...turnDefaults, ...flags }))).toEqual(usage(message));
+    expect(parseError(() => parseStep(ask, { ...turnDefaults, ...flags }))).toEqual(usage(message));
   });
 
   it('reads the spend cap: dollars, tokens and --allow-unmetered', () => {
-    expect(ask.parse({ ...turnDefaults, 'max-cost': 0.25, 'max-tokens': 5000 }).turn.cap).toEqual({
+    expect(parseStep(ask, { ...turnDefaults, 'max-cost': 0.25, 'max-tokens': 5000 }).turn.cap).toEqual({
       maxCostUsd: 0.25,
       maxTokens: 5000,
     });
-    expect(ask.parse({ ...turnDefaults, 'max-cost': 1, 'allow-unmetered': true }).turn.cap).toEqual({
+    expect(parseStep(ask, { ...turnDefaults, 'max-cost': 1, 'allow-unmetered': true }).turn.cap).toEqual({
       maxCostUsd: 1,
       allowUnmetered: true,
     });
-    expect(ask.parse({ ...turnDefaults }).turn.cap).toBeUndefined();
+    expect(parseStep(ask, { ...turnDefaults }).turn.cap).toBeUndefined();
   });
 
   it('refuses a bad spend cap from the environment or the config file as it refuses a bad flag (reliability #231)', () => {
@@ -156,7 +160,7 @@ describe('ask', () => {
   });
 
   it('ignores a flag value of the wrong type rather than passing it on', () => {
-    expect(ask.parse({ ...turnDefaults, policy: 7, system: true }).turn).toMatchObject({
+    expect(parseStep(ask, { ...turnDefaults, policy: 7, system: true }).turn).toMatchObject({
       policy: undefined,
       system: undefined,
     });
@@ -165,10 +169,10 @@ describe('ask', () => {
 
 describe('commands that name a session', () => {
   it.each([
-    ['continue', (a: ParsedArgv) => continueCommand.parse({ ...turnDefaults, ...a }).target],
-    ['resume', (a: ParsedArgv) => resume.parse(a).target],
-    ['inject', (a: ParsedArgv) => inject.parse(a).target],
-    ['cancel', (a: ParsedArgv) => cancel.parse(a).target],
+    ['continue', (a: ParsedArgv) => parseStep(continueCommand, { ...turnDefaults, ...a }).target],
+    ['resume', (a: ParsedArgv) => parseStep(resume, a).target],
+    ['inject', (a: ParsedArgv) => parseStep(inject, a).target],
+    ['cancel', (a: ParsedArgv) => parseStep(cancel, a).target],
   ])('%s takes -s ID or --last, and nothing else', (_name, target) => {
     expect(target({ session: '2026' })).toEqual({ kind: 'id', id: '2026' });
     expect(target({ last: true })).toEqual({ kind: 'last' });
@@ -177,30 +181,34 @@ describe('commands that name a session', () => {
   });
 
   it('inject waits unless --no-wait', () => {
-    expect(inject.parse({ last: true, message: ['a', 'b'], wait: true })).toEqual({
+    expect(parseStep(inject, { last: true, message: ['a', 'b'], wait: true })).toEqual({
       target: { kind: 'last' },
       message: ['a', 'b'],
       wait: true,
     });
-    expect(inject.parse({ last: true, message: [], wait: false }).wait).toBe(false);
+    expect(parseStep(inject, { last: true, message: [], wait: false }).wait).toBe(false);
   });
 
   it('continue reads its turn flags before the session', () => {
-    expect(parseError(() => continueCommand.parse({ ...turnDefaults, rounds: 0 }))).toEqual(usage(/--rounds/));
+    expect(parseError(() => parseStep(continueCommand, { ...turnDefaults, rounds: 0 }))).toEqual(usage(/--rounds/));
   });
 
   it('continue takes --tool-result CALL_ID=FILE (repeatable), never together with a prompt', () => {
-    const opts = continueCommand.parse({ ...turnDefaults, last: true, 'tool-result': ['call_1=a.txt', 'call_2=-'] });
+    const opts = parseStep(continueCommand, {
+      ...turnDefaults,
+      last: true,
+      'tool-result': ['call_1=a.txt', 'call_2=-'],
+    });
     expect(opts.toolResults).toEqual(['call_1=a.txt', 'call_2=-']);
     expect(
       parseError(() =>
-        continueCommand.parse({ ...turnDefaults, last: true, 'tool-result': 'call_1=a.txt', prompt: ['hi'] }),
+        parseStep(continueCommand, { ...turnDefaults, last: true, 'tool-result': 'call_1=a.txt', prompt: ['hi'] }),
       ),
     ).toEqual(usage(/either a prompt or --tool-result/));
   });
 
   it('tool-result takes a call id and a value, and does not follow unless --wait', () => {
-    expect(toolResult.parse({ last: true, 'call-id': 'call_1', value: ['4'], wait: false })).toEqual({
+    expect(parseStep(toolResult, { last: true, 'call-id': 'call_1', value: ['4'], wait: false })).toEqual({
       target: { kind: 'last' },
       callId: 'call_1',
       value: ['4'],
@@ -211,79 +219,79 @@ describe('commands that name a session', () => {
 
 describe('fork', () => {
   it('keeps the source, --at as given and the prompt', () => {
-    expect(fork.parse({ ...turnDefaults, source: '2026', at: '-2', prompt: ['try', 'Redis'] })).toMatchObject({
+    expect(parseStep(fork, { ...turnDefaults, source: '2026', at: '-2', prompt: ['try', 'Redis'] })).toMatchObject({
       source: '2026',
       at: '-2',
       prompt: ['try', 'Redis'],
     });
-    expect(fork.parse({ ...turnDefaults, source: '2026' })).toMatchObject({ at: undefined, prompt: [] });
+    expect(parseStep(fork, { ...turnDefaults, source: '2026' })).toMatchObject({ at: undefined, prompt: [] });
   });
 });
 
 describe('sessions', () => {
   it('ls checks --limit and normalises --policy to the model string', () => {
-    expect(ls.parse({ json: false, ids: false })).toEqual({
+    expect(parseStep(ls, { json: false, ids: false })).toEqual({
       limit: undefined,
       policy: undefined,
       state: undefined,
       archived: false,
       format: 'auto',
     });
-    expect(ls.parse({ limit: 5, policy: 'deep', state: 'interrupted', json: true, ids: false })).toEqual({
+    expect(parseStep(ls, { limit: 5, policy: 'deep', state: 'interrupted', json: true, ids: false })).toEqual({
       limit: 5,
       policy: 'nsed:deep',
       state: 'interrupted',
       archived: false,
       format: 'json',
     });
-    expect(ls.parse({ ids: true, json: true }).format).toBe('ids');
+    expect(parseStep(ls, { ids: true, json: true }).format).toBe('ids');
     for (const limit of [0, -1, 1.5, Number.NaN, '3']) {
-      expect(parseError(() => ls.parse({ limit }))).toEqual(usage(/--limit must be a whole number of at least 1/));
+      expect(parseError(() => parseStep(ls, { limit }))).toEqual(usage(/--limit must be a whole number of at least 1/));
     }
-    expect(parseError(() => ls.parse({ policy: 'nsed:' }))).toEqual(usage(/names nothing/));
+    expect(parseError(() => parseStep(ls, { policy: 'nsed:' }))).toEqual(usage(/names nothing/));
   });
 
   it('rm keeps every named id and --force', () => {
-    expect(rm.parse({ ids: ['a', 'b'], force: false })).toEqual({ ids: ['a', 'b'], last: false, force: false });
-    expect(rm.parse({ ids: 'a', force: true })).toEqual({ ids: ['a'], last: false, force: true });
+    expect(parseStep(rm, { ids: ['a', 'b'], force: false })).toEqual({ ids: ['a', 'b'], last: false, force: false });
+    expect(parseStep(rm, { ids: 'a', force: true })).toEqual({ ids: ['a'], last: false, force: true });
   });
 
   // `--`, -s ID and --last on sessions show, export and rm as on every other command.
   it('rm, show and export take ids after --, -s ID and --last', () => {
-    expect(rm.parse({ ids: ['a'], '--': ['-b'], session: 'c' })).toMatchObject({ ids: ['a', '-b', 'c'] });
-    expect(rm.parse({ last: true })).toMatchObject({ ids: [], last: true });
-    expect(parseError(() => rm.parse({}))).toEqual(usage(/name the sessions to delete/));
-    expect(show.parse({ session: 'x' })).toMatchObject({ target: { kind: 'id', id: 'x' } });
-    expect(show.parse({ '--': ['-x'] })).toMatchObject({ target: { kind: 'id', id: '-x' } });
-    expect(parseError(() => show.parse({ id: 'x', session: 'y' }))).toEqual(usage(/name one session/));
-    expect(parseError(() => show.parse({ session: 'x', last: true }))).toEqual(usage(/not both/));
+    expect(parseStep(rm, { ids: ['a'], '--': ['-b'], session: 'c' })).toMatchObject({ ids: ['a', '-b', 'c'] });
+    expect(parseStep(rm, { last: true })).toMatchObject({ ids: [], last: true });
+    expect(parseError(() => parseStep(rm, {}))).toEqual(usage(/name the sessions to delete/));
+    expect(parseStep(show, { session: 'x' })).toMatchObject({ target: { kind: 'id', id: 'x' } });
+    expect(parseStep(show, { '--': ['-x'] })).toMatchObject({ target: { kind: 'id', id: '-x' } });
+    expect(parseError(() => parseStep(show, { id: 'x', session: 'y' }))).toEqual(usage(/name one session/));
+    expect(parseError(() => parseStep(show, { session: 'x', last: true }))).toEqual(usage(/not both/));
   });
 
   it('show reads --rounds and --json', () => {
-    expect(show.parse({ id: '2026', rounds: true, json: false })).toEqual({
+    expect(parseStep(show, { id: '2026', rounds: true, json: false })).toEqual({
       target: { kind: 'id', id: '2026' },
       rounds: true,
       ballots: false,
       json: false,
     });
-    expect(show.parse({ last: true })).toMatchObject({ target: { kind: 'last' } });
-    expect(parseError(() => show.parse({}))).toEqual(usage(/name a session: an id, -s ID or --last/));
-    expect(parseError(() => show.parse({ id: 'x', last: true }))).toEqual(usage(/not both/));
+    expect(parseStep(show, { last: true })).toMatchObject({ target: { kind: 'last' } });
+    expect(parseError(() => parseStep(show, {}))).toEqual(usage(/name a session: an id, -s ID or --last/));
+    expect(parseError(() => parseStep(show, { id: 'x', last: true }))).toEqual(usage(/not both/));
   });
 
   it('export writes to stdout for - and refuses an empty --out or another format', () => {
-    expect(exportCommand.parse({ id: 'x', format: 'markdown', out: 'a.md' })).toEqual({
+    expect(parseStep(exportCommand, { id: 'x', format: 'markdown', out: 'a.md' })).toEqual({
       target: { kind: 'id', id: 'x' },
       format: 'markdown',
       out: 'a.md',
     });
-    expect(exportCommand.parse({ last: true, format: 'json' }).target).toEqual({ kind: 'last' });
-    expect(exportCommand.parse({ id: 'x', format: 'ndjson', out: '-' }).out).toBeUndefined();
+    expect(parseStep(exportCommand, { last: true, format: 'json' }).target).toEqual({ kind: 'last' });
+    expect(parseStep(exportCommand, { id: 'x', format: 'ndjson', out: '-' }).out).toBeUndefined();
     // Another format is refused as yargs refuses it, in the words of the flag's choices.
-    expect(parseError(() => exportCommand.parse({ id: 'x', format: 'nope' }))).toEqual(
+    expect(parseError(() => parseStep(exportCommand, { id: 'x', format: 'nope' }))).toEqual(
       usage(/^-f\/--format must be one of json, .*, not 'nope'$/),
     );
-    expect(parseError(() => exportCommand.parse({ id: 'x', out: '' }))).toEqual(usage(/--out needs a file name/));
+    expect(parseError(() => parseStep(exportCommand, { id: 'x', out: '' }))).toEqual(usage(/--out needs a file name/));
   });
 });
 
@@ -299,7 +307,7 @@ describe('sim', () => {
   };
 
   it('reads the server flags; the token falls back to NSED_SIM_TOKEN only when it runs', () => {
-    expect(sim.parse({ ...defaults, fault: ['drop-after=3'], 'without-route': ['inject'] })).toEqual({
+    expect(parseStep(sim, { ...defaults, fault: ['drop-after=3'], 'without-route': ['inject'] })).toEqual({
       host: '127.0.0.1',
       port: 8080,
       seed: 0,
@@ -315,12 +323,12 @@ describe('sim', () => {
       hold: false,
       singleFamily: false,
     });
-    expect(sim.parse({ ...defaults, hold: true })).toMatchObject({ hold: true });
-    expect(sim.parse({ ...defaults, 'single-family': true })).toMatchObject({ singleFamily: true });
+    expect(parseStep(sim, { ...defaults, hold: true })).toMatchObject({ hold: true });
+    expect(parseStep(sim, { ...defaults, 'single-family': true })).toMatchObject({ singleFamily: true });
   });
 
   it('reads the dedup switch as given; the profile is a setting (--profile, else NSED_SIM_PROFILE)', () => {
-    const opts = sim.parse({
+    const opts = parseStep(sim, {
       ...defaults,
       profile: 'strict',
       dedup: false,
@@ -337,10 +345,12 @@ describe('sim', () => {
   it.each(['port', 'seed', 'round-ms', 'keepalive-ms', 'history-ttl', 'dedup-ttl'])(
     'refuses a negative or non-numeric --%s',
     (flag) => {
-      expect(parseError(() => sim.parse({ ...defaults, [flag]: -1 }))).toEqual(
+      expect(parseError(() => parseStep(sim, { ...defaults, [flag]: -1 }))).toEqual(
         usage(new RegExp(`--${flag} must be a non-negative number`)),
       );
-      expect(parseError(() => sim.parse({ ...defaults, [flag]: Number.NaN }))).toEqual(usage(new RegExp(`--${flag}`)));
+      expect(parseError(() => parseStep(sim, { ...defaults, [flag]: Number.NaN }))).toEqual(
+        usage(new RegExp(`--${flag}`)),
+      );
     },
   );
 });
@@ -348,8 +358,8 @@ describe('sim', () => {
 describe('completion', () => {
   it('names the shell, or leaves it to $SHELL when run', () => {
     const completion = completionCommand(() => []);
-    expect(completion.parse({ shell: 'zsh' })).toEqual({ shell: 'zsh' });
-    expect(completion.parse({})).toEqual({ shell: undefined });
+    expect(parseStep(completion, { shell: 'zsh' })).toEqual({ shell: 'zsh' });
+    expect(parseStep(completion, {})).toEqual({ shell: undefined });
   });
 });
 
@@ -498,7 +508,7 @@ describe('global options', () => {
 
 describe('the input flags of ask, continue and fork (-f, --schema, --template)', () => {
   it('-f repeats in order and a lone - after it stays stdin; --schema-retries and the template flags are read', () => {
-    const opts = fork.parse({
+    const opts = parseStep(fork, {
       ...turnDefaults,
       source: 'S',
       prompt: ['q'],
@@ -519,9 +529,9 @@ describe('the input flags of ask, continue and fork (-f, --schema, --template)',
       vars: ['a=1', 'b=2'],
       varsFile: 'v.json',
     });
-    expect(continueCommand.parse({ ...turnDefaults, last: true, prompt: ['q'], file: 'one.txt' }).input.files).toEqual([
-      'one.txt',
-    ]);
+    expect(
+      parseStep(continueCommand, { ...turnDefaults, last: true, prompt: ['q'], file: 'one.txt' }).input.files,
+    ).toEqual(['one.txt']);
   });
 
   it.each([
@@ -532,7 +542,7 @@ describe('the input flags of ask, continue and fork (-f, --schema, --template)',
     [{ file: '' }, /-f\/--file is empty/],
     [{ schema: ' ' }, /--schema is empty/],
   ])('%j is a usage error', (flags, message) => {
-    expect(parseError(() => ask.parse({ ...turnDefaults, prompt: ['q'], ...flags }))).toMatchObject({
+    expect(parseError(() => parseStep(ask, { ...turnDefaults, prompt: ['q'], ...flags }))).toMatchObject({
       code: 'usage',
       message: expect.stringMatching(message),
     });
@@ -541,19 +551,24 @@ describe('the input flags of ask, continue and fork (-f, --schema, --template)',
 
 describe('watch parse', () => {
   it('a job id, a session or the latest; agents as given, in order', () => {
-    expect(watch.parse({ job: 'oc-1' })).toEqual({ target: { kind: 'job', jobId: 'oc-1' }, agents: [] });
-    expect(watch.parse({ session: 'abc', agent: ['CortexB', 'CortexA'] })).toEqual({
+    expect(parseStep(watch, { job: 'oc-1' })).toEqual({ target: { kind: 'job', jobId: 'oc-1' }, agents: [] });
+    expect(parseStep(watch, { session: 'abc', agent: ['CortexB', 'CortexA'] })).toEqual({
       target: { kind: 'id', id: 'abc' },
       agents: ['CortexB', 'CortexA'],
     });
-    expect(watch.parse({ last: true, agent: 'CortexA' })).toEqual({ target: { kind: 'last' }, agents: ['CortexA'] });
+    expect(parseStep(watch, { last: true, agent: 'CortexA' })).toEqual({
+      target: { kind: 'last' },
+      agents: ['CortexA'],
+    });
   });
 
   it('nothing to watch, both a job and a session, or an empty agent name: usage errors', () => {
-    expect(parseError(() => watch.parse({}))).toEqual(usage(/name a deliberation id, or a session/));
-    expect(parseError(() => watch.parse({ job: 'oc-1', last: true }))).toEqual(usage(/not both/));
-    expect(parseError(() => watch.parse({ job: 'oc-1', session: 'abc' }))).toEqual(usage(/not both/));
-    expect(parseError(() => watch.parse({ last: true, agent: [' '] }))).toEqual(usage(/--agent needs an agent name/));
+    expect(parseError(() => parseStep(watch, {}))).toEqual(usage(/name a deliberation id, or a session/));
+    expect(parseError(() => parseStep(watch, { job: 'oc-1', last: true }))).toEqual(usage(/not both/));
+    expect(parseError(() => parseStep(watch, { job: 'oc-1', session: 'abc' }))).toEqual(usage(/not both/));
+    expect(parseError(() => parseStep(watch, { last: true, agent: [' '] }))).toEqual(
+      usage(/--agent needs an agent name/),
+    );
   });
 });
 

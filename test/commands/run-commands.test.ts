@@ -3,6 +3,7 @@ import { ask } from '../../src/commands/ask.js';
 import { cancel } from '../../src/commands/cancel.js';
 import { continueCommand } from '../../src/commands/continue.js';
 import { resume } from '../../src/commands/resume.js';
+import { parseCommandLine } from '../../src/commands/parse-step.js';
 import type { Session } from '../../src/session/model.js';
 import { buildChatRequest } from '../../src/turn/build-request.js';
 import { startSession } from '../../src/turn/start-session.js';
@@ -18,7 +19,7 @@ afterEach(async () => {
 });
 
 async function askOnce(r: ContextRig, prompt: string): Promise<Session> {
-  expect(await ask.run(ask.parse({ stream: true, prompt: [prompt] }), r.ctx)).toBe(0);
+  expect(await ask.run(parseCommandLine(ask, { stream: true, prompt: [prompt] }).options, r.ctx)).toBe(0);
   return r.store.read(await r.store.latest());
 }
 
@@ -81,7 +82,7 @@ describe('commands run against a Context', () => {
     const job = await runningJob(rig, first);
     const target = { kind: 'id', id: first.id } as const;
     const cont = continueCommand.run(
-      continueCommand.parse({ stream: true, session: first.id, prompt: ['more'] }),
+      parseCommandLine(continueCommand, { stream: true, session: first.id, prompt: ['more'] }).options,
       rig.ctx,
     );
     await expect(cont).rejects.toMatchObject({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { search } from '../../src/commands/sessions/search.js';
 import { stats } from '../../src/commands/sessions/stats.js';
+import { parseCommandLine } from '../../src/commands/parse-step.js';
 import { sinceIso } from '../../src/commands/shared/session-index.js';
 import { NsedError } from '../../src/errors.js';
 import { runCliInProcess } from '../harness/cli.js';
@@ -18,7 +19,9 @@ const usage = (fn: () => unknown): NsedError => {
 
 describe('sessions search, stats: what they accept', () => {
   it('search joins the words, maps --gate to the recorded status and the policy to its model string', () => {
-    expect(search.parse({ query: ['retry', 'budget'], gate: 'failed', policy: 'deep', json: false })).toEqual({
+    expect(
+      parseCommandLine(search, { query: ['retry', 'budget'], gate: 'failed', policy: 'deep', json: false }).options,
+    ).toEqual({
       query: 'retry budget',
       policy: 'nsed:deep',
       since: undefined,
@@ -29,11 +32,13 @@ describe('sessions search, stats: what they accept', () => {
   });
 
   it('refuses a query without a word, and a --since that is neither a date nor a span (exit 2)', () => {
-    const empty = usage(() => search.parse({ query: ['--', '!!'], json: false }));
+    const empty = usage(() => parseCommandLine(search, { query: ['--', '!!'], json: false }).options);
     expect([empty.exitCode, empty.message]).toEqual([2, 'name the words to search for']);
-    const many = usage(() => search.parse({ query: Array.from({ length: 33 }, (_, i) => `w${i}`), json: false }));
+    const many = usage(
+      () => parseCommandLine(search, { query: Array.from({ length: 33 }, (_, i) => `w${i}`), json: false }).options,
+    );
     expect([many.exitCode, many.message]).toEqual([2, 'the query has 33 different words; search takes at most 32']);
-    const since = usage(() => stats.parse({ since: 'yesterday', json: false }));
+    const since = usage(() => parseCommandLine(stats, { since: 'yesterday', json: false }).options);
     expect(since.exitCode).toBe(2);
     expect(since.message).toBe("--since 'yesterday' is neither a date nor a span");
     expect(since.hint).toContain('7d');

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ask } from '../../src/commands/ask.js';
 import { continueCommand } from '../../src/commands/continue.js';
 import { fork } from '../../src/commands/fork.js';
+import { parseCommandLine } from '../../src/commands/parse-step.js';
 import type { FlagDef } from '../../src/commands/shared/flag-def.js';
 import { NsedError } from '../../src/errors.js';
 import { MCP_TOOLS } from '../../src/mcp/tool-defs.js';
@@ -143,11 +144,14 @@ describe('the turn tools’ arguments, from the flag table', () => {
       'idempotency-key': 'k-1',
     });
     // The words parse as the command's own: a bad council is refused with its flag's message, in tool terms.
-    const parsed = ask.parse({ prompt: ['q'], ...turnArgv({ agents: ['CortexA', 'CortexB'], rounds: 3 }) });
+    const parsed = parseCommandLine(ask, {
+      prompt: ['q'],
+      ...turnArgv({ agents: ['CortexA', 'CortexB'], rounds: 3 }),
+    }).options;
     expect(parsed.turn).toMatchObject({ agents: ['CortexA', 'CortexB'], rounds: 3 });
-    expect(inToolTerms(refusal(() => ask.parse({ prompt: ['q'], ...turnArgv({ agents: ['A'] }) })))).toBe(
-      'agents needs at least two agent names',
-    );
+    expect(
+      inToolTerms(refusal(() => parseCommandLine(ask, { prompt: ['q'], ...turnArgv({ agents: ['A'] }) }).options)),
+    ).toBe('agents needs at least two agent names');
   });
 
   it('names each flag’s argument in errors and hints, as the table names it', () => {

@@ -7,6 +7,7 @@ import { parseItems } from '../../src/batch/items.js';
 import { resolveItems } from '../../src/batch/resolve.js';
 import { parseWords } from '../../src/cli/run-cli.js';
 import { ask, type AskOptions } from '../../src/commands/ask.js';
+import { parseCommandLine } from '../../src/commands/parse-step.js';
 import type { Context } from '../../src/run/context.js';
 import { prepareTurnInput } from '../../src/input/turn-input.js';
 import { requestHash } from '../../src/turn/idempotency/request-identity.js';
@@ -48,7 +49,7 @@ afterAll(async () => {
 async function hashOf(words: string[]): Promise<string> {
   const parsed = await parseWords(['ask', ...words], 100);
   if (parsed.selected === undefined) throw parsed.error ?? new Error(`not an ask: ${words.join(' ')}`);
-  const opts = parsed.selected.def.parse(parsed.selected.argv) as AskOptions;
+  const opts = parseCommandLine(parsed.selected.def, parsed.selected.argv).options as AskOptions;
   const input = await prepareTurnInput(opts.prompt, opts.input, opts.turn, ctx);
   return requestHash(ctx, input);
 }

@@ -1,7 +1,7 @@
 import { usageError } from '../../errors.js';
 import type { CommandDef } from '../command.js';
 import { flagValues, type FlagDef } from '../shared/flag-def.js';
-import { OUTPUT_FLAG } from '../shared/setting-flags.js';
+import { givenByFlag } from '../../run/settings.js';
 import {
   parseSessionTarget,
   readTarget,
@@ -56,10 +56,10 @@ export const show: CommandDef<ShowOptions> = {
     ["nsed sessions show 20261130 --json | jq -r '.turns[-1].content'", 'the last answer'],
   ],
   fast: { positional: 'id' },
-  parse: (argv) => {
+  parse: (argv, settings) => {
     const f = flagValues(FLAGS, argv);
-    // -o is global: read through its own entry, as the settings read it.
-    const { output } = flagValues([OUTPUT_FLAG], argv);
+    // -o is a global setting, read once with the others; only -o on this command line, beside --json, asks for two outputs.
+    const output = givenByFlag(settings.output);
     if (f.json && (output === 'ndjson' || output === 'final')) {
       throw usageError(`--json and -o ${output} ask for two different outputs`, 'pick one');
     }

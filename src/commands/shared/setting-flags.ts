@@ -196,8 +196,7 @@ export const SIM_TOKEN_FLAG = {
   describe: 'require this bearer token',
 } as const satisfies FlagDef;
 
-/** Every flag that is a setting: the table the rule test walks (test/commands/setting-rules.test.ts). */
-export const SETTING_FLAGS: readonly FlagDef[] = [
+const SETTINGS = [
   URL_FLAG,
   TOKEN_FILE_FLAG,
   HOME_FLAG,
@@ -214,7 +213,23 @@ export const SETTING_FLAGS: readonly FlagDef[] = [
   MAX_TOKENS_FLAG,
   SIM_PROFILE_FLAG,
   SIM_TOKEN_FLAG,
-];
+] as const;
+
+/** Every flag that is a setting: the table the rule test walks (test/commands/setting-rules.test.ts). */
+export const SETTING_FLAGS: readonly FlagDef[] = SETTINGS;
+
+/** One of the setting flags' entries, as its type. */
+type SettingFlag = (typeof SETTINGS)[number];
+
+/**
+ * A table's flags that are not settings: what a command's parse step reads from the words itself.
+ * A setting flag the command declares is read once per run, by parseGlobalOptions, into
+ * RunSettings with its source; the parse step takes it from there (givenByFlag), so the two never
+ * read one value twice (test/commands/setting-flags-read-once.test.ts).
+ */
+export function ownFlags<const F extends readonly FlagDef[]>(defs: F): ReadonlyArray<Exclude<F[number], SettingFlag>> {
+  return defs.filter((d): d is Exclude<F[number], SettingFlag> => !SETTING_FLAGS.includes(d));
+}
 
 /** The flags a config file key stands in for: the config file checks each key through its flag. */
 export const CONFIG_FLAGS: readonly FlagDef[] = SETTING_FLAGS.filter((f) => f.configKey !== undefined);

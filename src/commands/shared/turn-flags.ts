@@ -4,8 +4,9 @@ import { DEFAULT_MAX_TOOL_CALLS } from '../../tools/declared.js';
 import type { ReportOptions } from '../../turn/reports/report-options.js';
 import type { TurnOptions } from '../../turn/turn-options.js';
 import type { ParsedArgv } from '../command.js';
-import { checkSettingValue, flagValues, type FlagDef } from './flag-def.js';
-import { AGENTS_FLAG, MAX_COST_FLAG, MAX_TOKENS_FLAG, POLICY_FLAG, ROUNDS_FLAG } from './setting-flags.js';
+import { givenByFlag, type RunSettings } from '../../run/settings.js';
+import { flagValues, type FlagDef } from './flag-def.js';
+import { AGENTS_FLAG, MAX_COST_FLAG, MAX_TOKENS_FLAG, ownFlags, POLICY_FLAG, ROUNDS_FLAG } from './setting-flags.js';
 import { parseReportOptions, REPORT_FLAGS } from './report-flags.js';
 
 // Declared `as const` so that parseTurnOptions reads each flag typed from its entry (FlagValues).
@@ -94,19 +95,29 @@ const CORE = [
 /** The flags of one turn, without its CI reports: batch writes its own, one entry per item. */
 export const CORE_TURN_FLAGS: readonly FlagDef[] = CORE;
 
+/** The turn flags parseTurnOptions reads from the words: the settings among them are the settings' (ownFlags). */
+const OWN = ownFlags(CORE);
+
+/** The settings a turn's own council and cap are taken from, where its command line's flags gave them. */
+export type TurnSettings = Pick<RunSettings, 'policy' | 'agents' | 'rounds' | 'maxCostUsd' | 'maxTokens'>;
+
 /** The turn flags of ask, continue and fork: one shared group each command spreads into its table. */
 export const TURN_FLAGS: readonly FlagDef[] = [...CORE_TURN_FLAGS, ...REPORT_FLAGS];
 
 /** -m sends a model as given, -p names a policy: one turn has one of them. */
 export const TURN_CONFLICTS: ReadonlyArray<readonly [string, string]> = [['model', 'policy']];
 
-/** The turn flags of ask, continue and fork, checked; a bad value is a usage error. */
-export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
-  const f = flagValues(CORE, argv);
-  // The council as a list, by the rule of AGENTS_FLAG that the config key's value also meets.
-  const agents =
-    f.agents === undefined ? undefined : (checkSettingValue(AGENTS_FLAG, f.agents, { kind: 'flag' }) as string[]);
-  const { policy, model } = f;
+/**
+ * The turn flags of ask, continue and fork, checked; a bad value is a usage error. -p, --agents,
+ * --rounds, --max-cost and --max-tokens are settings, read once and checked by their rule where
+ * the settings are resolved: the turn's own are those its flags gave (givenByFlag), and what the
+ * environment or the config file gave stays the settings' to weigh (councilChoice, turnCapOf).
+ */
+export function parseTurnOptions(argv: ParsedArgv, settings: TurnSettings): TurnOptions {
+  const f = flagValues(OWN, argv);
+  const policy = givenByFlag(settings.policy);
+  const agents = givenByFlag(settings.agents);
+  const { model } = f;
   if (model !== undefined && policy !== undefined)
     throw usageError('-m/--model and -p/--policy are exclusive', '-p deep sends nsed:deep; -m sends its name as given');
   // --agents chooses the council itself: a policy beside it would be recorded and not used.
@@ -129,21 +140,20 @@ export function parseTurnOptions(argv: ParsedArgv): TurnOptions {
     stream: f.stream,
     save: f.save,
     agents,
-    rounds: f.rounds,
+    rounds: givenByFlag(settings.rounds),
     toolsFile: f.tools,
     // Repeatable, one value per occurrence: a yargs array would swallow the prompt words after it.
     toolFlags: f.tool,
     askUser: f['ask-user'] === true,
     maxToolCalls: f['max-tool-calls'] ?? DEFAULT_MAX_TOOL_CALLS,
-    ...capOf(f['max-cost'], f['max-tokens'], f['allow-unmetered'] === true),
+    ...capOf(givenByFlag(settings.maxCostUsd), givenByFlag(settings.maxTokens), f['allow-unmetered'] === true),
     ...reports,
   };
 }
 
 /**
- * The cap the flags set, checked by their rule as flagValues read them. NSED_MAX_COST,
- * NSED_MAX_TOKENS and the config keys are settings (RunSettings), which the turn applies where
- * no flag is given.
+ * The cap the flags set. NSED_MAX_COST, NSED_MAX_TOKENS and the config keys are settings of the
+ * run, which the turn applies where no flag is given (turnCapOf).
  */
 function capOf(
   maxCostUsd: number | undefined,
