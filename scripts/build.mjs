@@ -59,7 +59,7 @@ const undiciSlim = (without = new Set()) => ({
         : undefined,
     );
     if (!without.has('stand-ins')) undiciStandIns(b);
-    if (!without.has('wasm-tiering')) undiciEarlyParser(b);
+    if (!without.has('early-parser')) undiciEarlyParser(b);
   },
 });
 
@@ -187,8 +187,9 @@ const lazyBuiltins = {
  * variant that no longer leaves its trick out fails to build instead of timing the same code.
  * - `stand-ins`: undici's stand-ins (above), string-width and the Node modules loaded on first
  *   call, and the process streams built on first use: all real, and built or loaded at once.
- * - `wasm-tiering`: undici compiles its parser itself, on the main thread at its first
- *   connection, and V8 tiers WebAssembly up as it does by default.
+ * - `early-parser`: undici compiles its parser itself, on the main thread at its first
+ *   connection.
+ * - `wasm-tiering`: V8 compiles and tiers WebAssembly up as it does by default.
  * - `chunk-template`: every chunk of a compat stream is parsed in full.
  * - `read-batches`: the events of a network read reach the turn one await at a time.
  */
@@ -214,6 +215,8 @@ export const TRICKS = {
     'src/cli/wasm-tiering.ts': [
       ["  setFlagsFromString('--liftoff-only');\n  setFlagsFromString('--no-wasm-lazy-compilation');", ''],
     ],
+  },
+  'early-parser': {
     'scripts/undici-slim.cjs': [["require('./undici-llhttp.cjs').compileSoon();", '']],
   },
   'chunk-template': {

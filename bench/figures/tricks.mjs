@@ -11,8 +11,8 @@
 // - the stand-ins (undici's, string-width and the Node modules loaded on first call, the process
 //   streams built on first use), all off at once: one build per stand-in would cost a build and
 //   a series of runs each, for parts that each save a few ms, under the noise of one;
-// - undici's parser compiled early, in the background, and Liftoff only (one trick: the flags
-//   decide what the early compile makes);
+// - undici's parser compiled early, in the background; and V8's Liftoff-only tiering of it (two
+//   builds: each is a switch of its own);
 // - the chunk template, and the events of a network read handed on one array, each on the
 //   throughput figure's long answer.
 import { cp, mkdtemp } from 'node:fs/promises';
@@ -37,7 +37,9 @@ export const TRICK_NAMES = {
   cacheAsk: 'trick: V8 code cache, one-shot ask -o final / without it',
   standInsAsk: 'trick: stand-ins, one-shot ask -o final / without them',
   standInsLs: 'trick: stand-ins, sessions ls (empty store) / without them',
-  wasmAsk: "trick: undici's parser compiled early, Liftoff only, one-shot ask -o final / without it",
+  earlyParserAsk: "trick: undici's parser compiled early, one-shot ask -o final / without it",
+  liftoffAsk: 'trick: Liftoff-only WebAssembly, one-shot ask -o final / without it',
+  liftoffFinal: 'trick: Liftoff-only WebAssembly, throughput ask -o final / without it',
   templateFinal: 'trick: chunk template, throughput ask -o final / without it',
   batchesFinal: 'trick: one array per network read, throughput ask -o final / one event per await',
 };
@@ -104,6 +106,7 @@ export async function builtTricks({ tmp, server }) {
   for (const [name, without] of [
     ['all', []],
     ['no-stand-ins', ['stand-ins']],
+    ['no-early-parser', ['early-parser']],
     ['no-wasm-tiering', ['wasm-tiering']],
     ['no-chunk-template', ['chunk-template']],
     ['no-read-batches', ['read-batches']],
@@ -119,7 +122,7 @@ export async function builtTricks({ tmp, server }) {
     );
     if (outs.some((o) => o !== outs[0])) throw new Error(`nsed ${args[0]}: ${builds.join(', ')} print different text`);
   };
-  await same(ask, env, ['all', 'no-stand-ins', 'no-wasm-tiering']);
+  await same(ask, env, ['all', 'no-stand-ins', 'no-early-parser', 'no-wasm-tiering']);
   await same(['sessions', 'ls'], lsEnv, ['all', 'no-stand-ins']);
   const longRun = (b) => async () => {
     const { ms, stdout } = await runNode([cli[b], ...long], { env, keep: true });
@@ -130,7 +133,8 @@ export async function builtTricks({ tmp, server }) {
     {
       allAsk: timeNode([cli.all, ...ask], { env }),
       standInsAsk: timeNode([cli['no-stand-ins'], ...ask], { env }),
-      wasmAsk: timeNode([cli['no-wasm-tiering'], ...ask], { env }),
+      earlyParserAsk: timeNode([cli['no-early-parser'], ...ask], { env }),
+      liftoffAsk: timeNode([cli['no-wasm-tiering'], ...ask], { env }),
       allLs: timeNode([cli.all, 'sessions', 'ls'], { env: lsEnv }),
       standInsLs: timeNode([cli['no-stand-ins'], 'sessions', 'ls'], { env: lsEnv }),
     },
@@ -138,7 +142,12 @@ export async function builtTricks({ tmp, server }) {
     { warmup: 1 },
   );
   const stream = await interleave(
-    { all: longRun('all'), template: longRun('no-chunk-template'), batches: longRun('no-read-batches') },
+    {
+      all: longRun('all'),
+      template: longRun('no-chunk-template'),
+      batches: longRun('no-read-batches'),
+      liftoff: longRun('no-wasm-tiering'),
+    },
     THROUGHPUT_ROUNDS,
     { warmup: 0 },
   );
@@ -146,7 +155,14 @@ export async function builtTricks({ tmp, server }) {
   return [
     pair(TRICK_NAMES.standInsAsk, start.allAsk, start.standInsAsk, 'a build without the stand-ins'),
     pair(TRICK_NAMES.standInsLs, start.allLs, start.standInsLs, 'a build without the stand-ins'),
-    pair(TRICK_NAMES.wasmAsk, start.allAsk, start.wasmAsk, 'a build where undici compiles its parser as it does'),
+    pair(
+      TRICK_NAMES.earlyParserAsk,
+      start.allAsk,
+      start.earlyParserAsk,
+      'a build where undici compiles its parser at its first connection',
+    ),
+    pair(TRICK_NAMES.liftoffAsk, start.allAsk, start.liftoffAsk, "a build with V8's default WebAssembly tiering"),
+    pair(TRICK_NAMES.liftoffFinal, stream.all, stream.liftoff, "a build with V8's default WebAssembly tiering"),
     pair(TRICK_NAMES.templateFinal, stream.all, stream.template, 'a build that parses every chunk in full'),
     pair(TRICK_NAMES.batchesFinal, stream.all, stream.batches, 'a build that hands on each event by itself'),
   ];
