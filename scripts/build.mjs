@@ -48,7 +48,7 @@ export default function stringWidth(input, options) {
 
 /**
  * src/ gets undici's dispatchers and request API without the rest of the package (see the file).
- * `without` (a bench variant, see TRICKS) leaves out the stand-ins or the parser's early compile.
+ * `without` (a bench variant, see TRICKS) leaves out the stand-ins.
  */
 const undiciSlim = (without = new Set()) => ({
   name: 'undici-slim',
@@ -59,7 +59,6 @@ const undiciSlim = (without = new Set()) => ({
         : undefined,
     );
     if (!without.has('stand-ins')) undiciStandIns(b);
-    if (!without.has('early-parser')) undiciEarlyParser(b);
   },
 });
 
@@ -81,22 +80,6 @@ function undiciStandIns(b) {
   b.onResolve({ filter: /^\.\.\/web\/fetch\/body\.js$/ }, (args) =>
     inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-formdata.cjs') } : undefined,
   );
-}
-
-function undiciEarlyParser(b) {
-  // The parser compiles off the main thread while nsed gets ready to connect, and a connection
-  // waits for that compile (scripts/undici-llhttp.cjs): two lines of undici's are replaced.
-  const early = `require(${JSON.stringify(path.join(root, 'scripts', 'undici-llhttp.cjs'))})`;
-  const patches = {
-    'client-h1.js': ["new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))", `${early}.simdModule()`],
-    'client.js': ['this[kConnector] = connect', `this[kConnector] = ${early}.afterCompile(connect)`],
-  };
-  b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client(-h1)?\.js$/ }, async (args) => {
-    const source = await readFile(args.path, 'utf8');
-    const [from, to] = patches[path.basename(args.path)];
-    if (source.split(from).length !== 2) throw new Error(`${args.path} no longer has \`${from}\` once`);
-    return { contents: source.replace(from, to), loader: 'js' };
-  });
 }
 
 /**
@@ -187,8 +170,6 @@ const lazyBuiltins = {
  * variant that no longer leaves its trick out fails to build instead of timing the same code.
  * - `stand-ins`: undici's stand-ins (above), string-width and the Node modules loaded on first
  *   call, and the process streams built on first use: all real, and built or loaded at once.
- * - `early-parser`: undici compiles its parser itself, on the main thread at its first
- *   connection.
  * - `wasm-tiering`: V8 compiles and tiers WebAssembly up as it does by default.
  * - `chunk-template`: every chunk of a compat stream is parsed in full.
  * - `read-batches`: the events of a network read reach the turn one await at a time.
@@ -215,9 +196,6 @@ export const TRICKS = {
     'src/cli/wasm-tiering.ts': [
       ["  setFlagsFromString('--liftoff-only');\n  setFlagsFromString('--no-wasm-lazy-compilation');", ''],
     ],
-  },
-  'early-parser': {
-    'scripts/undici-slim.cjs': [["require('./undici-llhttp.cjs').compileSoon();", '']],
   },
   'chunk-template': {
     'src/api/stream-processor.ts': [['&& tries < MAX_TEMPLATE_TRIES', '&& false']],

@@ -11,8 +11,8 @@
 // - the stand-ins (undici's, string-width and the Node modules loaded on first call, the process
 //   streams built on first use), all off at once: one build per stand-in would cost a build and
 //   a series of runs each, for parts that each save a few ms, under the noise of one;
-// - undici's parser compiled early, in the background; and V8's Liftoff-only tiering of it (two
-//   builds: each is a switch of its own);
+// - V8's Liftoff-only tiering of undici's WebAssembly parser, on a one-shot ask and on a long
+//   answer;
 // - the chunk template, and the events of a network read handed on one array, each on the
 //   throughput figure's long answer.
 import { cp, mkdtemp } from 'node:fs/promises';
@@ -37,7 +37,6 @@ export const TRICK_NAMES = {
   cacheAsk: 'trick: V8 code cache, one-shot ask -o final / without it',
   standInsAsk: 'trick: stand-ins, one-shot ask -o final / without them',
   standInsLs: 'trick: stand-ins, sessions ls (empty store) / without them',
-  earlyParserAsk: "trick: undici's parser compiled early, one-shot ask -o final / without it",
   liftoffAsk: 'trick: Liftoff-only WebAssembly, one-shot ask -o final / without it',
   liftoffFinal: 'trick: Liftoff-only WebAssembly, throughput ask -o final (CPU) / without it',
   templateFinal: 'trick: chunk template, throughput ask -o final (CPU) / without it',
@@ -106,7 +105,6 @@ export async function builtTricks({ tmp, server }) {
   for (const [name, without] of [
     ['all', []],
     ['no-stand-ins', ['stand-ins']],
-    ['no-early-parser', ['early-parser']],
     ['no-wasm-tiering', ['wasm-tiering']],
     ['no-chunk-template', ['chunk-template']],
     ['no-read-batches', ['read-batches']],
@@ -122,7 +120,7 @@ export async function builtTricks({ tmp, server }) {
     );
     if (outs.some((o) => o !== outs[0])) throw new Error(`nsed ${args[0]}: ${builds.join(', ')} print different text`);
   };
-  await same(ask, env, ['all', 'no-stand-ins', 'no-early-parser', 'no-wasm-tiering']);
+  await same(ask, env, ['all', 'no-stand-ins', 'no-wasm-tiering']);
   await same(['sessions', 'ls'], lsEnv, ['all', 'no-stand-ins']);
   // A long answer is timed by the CPU it costs nsed (user + system), its wall time noted beside:
   // what these tricks save is CPU, and on a loaded two-core machine a wall time of seconds is
@@ -138,7 +136,6 @@ export async function builtTricks({ tmp, server }) {
     {
       allAsk: timeNode([cli.all, ...ask], { env }),
       standInsAsk: timeNode([cli['no-stand-ins'], ...ask], { env }),
-      earlyParserAsk: timeNode([cli['no-early-parser'], ...ask], { env }),
       liftoffAsk: timeNode([cli['no-wasm-tiering'], ...ask], { env }),
       allLs: timeNode([cli.all, 'sessions', 'ls'], { env: lsEnv }),
       standInsLs: timeNode([cli['no-stand-ins'], 'sessions', 'ls'], { env: lsEnv }),
@@ -170,12 +167,6 @@ export async function builtTricks({ tmp, server }) {
   return [
     pair(TRICK_NAMES.standInsAsk, start.allAsk, start.standInsAsk, 'a build without the stand-ins'),
     pair(TRICK_NAMES.standInsLs, start.allLs, start.standInsLs, 'a build without the stand-ins'),
-    pair(
-      TRICK_NAMES.earlyParserAsk,
-      start.allAsk,
-      start.earlyParserAsk,
-      'a build where undici compiles its parser at its first connection',
-    ),
     pair(TRICK_NAMES.liftoffAsk, start.allAsk, start.liftoffAsk, "a build with V8's default WebAssembly tiering"),
     cpu(TRICK_NAMES.liftoffFinal, 'liftoff', "a build with V8's default WebAssembly tiering"),
     cpu(TRICK_NAMES.templateFinal, 'template', 'a build that parses every chunk in full'),

@@ -90,30 +90,6 @@ describe('start-up cost', () => {
     expect(seen).toContain('[assert loaded]');
   });
 
-  it("a one-shot ask compiles undici's parser once, in the background, and none on the main thread", async () => {
-    // scripts/undici-llhttp.cjs: WebAssembly.compile runs off the main thread; a Module built
-    // with `new` is compiled on it.
-    const wasmSpy = `let sync = 0, background = 0;
-WebAssembly.Module = new Proxy(WebAssembly.Module, { construct(t, a) { sync++; return Reflect.construct(t, a); } });
-const compile = WebAssembly.compile;
-WebAssembly.compile = (...a) => { background++; return compile(...a); };
-process.on('exit', () => process.stderr.write('[parser compiled ' + sync + ' + ' + background + ']\\n'));`;
-    const nodeOptions = preloading(wasmSpy);
-    const rig = await testRig();
-    const ask = await rig.runProcess(['ask', '-q', '-o', 'final', 'What is the answer?'], {
-      env: { NODE_OPTIONS: nodeOptions },
-      timeoutMs: 60_000,
-    });
-    expect(ask.code, ask.stderr).toBe(0);
-    expect(ask.stdout).not.toBe('');
-    expect(ask.stderr).toContain('[parser compiled 0 + 1]');
-    // The spy counts a compile on the main thread.
-    const wasm = createRequire(import.meta.url).resolve('undici/lib/llhttp/llhttp_simd-wasm.js');
-    expect(await spied(`new WebAssembly.Module(require(${JSON.stringify(wasm)}))`, nodeOptions)).toContain(
-      '[parser compiled 1 + 0]',
-    );
-  });
-
   it('sessions ls with its output on /dev/null or a pipe loads neither node:net nor node:stream', async () => {
     // A terminal is told from /dev/null without node:tty, and stdin is not read (cli/process-context.ts).
     const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
