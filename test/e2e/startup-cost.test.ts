@@ -90,6 +90,28 @@ describe('start-up cost', () => {
     expect(seen).toContain('[assert loaded]');
   });
 
+  it("a one-shot ask sets V8's Liftoff-only WebAssembly tiering before undici compiles its parser", async () => {
+    // src/cli/wasm-tiering.ts: set later, V8 would already have tiered the parser up. The spy
+    // sees each flag set through node:v8 and each WebAssembly module built before it.
+    const flagSpy = `import v8 from 'node:v8';
+let modules = 0;
+WebAssembly.Module = new Proxy(WebAssembly.Module, { construct(t, a) { modules++; return Reflect.construct(t, a); } });
+const set = v8.setFlagsFromString;
+v8.setFlagsFromString = (f) => { process.stderr.write('[' + f + ' after ' + modules + ' modules]\\n'); return set(f); };
+process.on('exit', () => process.stderr.write('[' + modules + ' modules]\\n'));`;
+    const rig = await testRig();
+    const ask = await rig.runProcess(['ask', '-q', '-o', 'final', 'What is the answer?'], {
+      env: { NODE_OPTIONS: preloading(flagSpy) },
+      timeoutMs: 60_000,
+    });
+    expect(ask.code, ask.stderr).toBe(0);
+    expect(ask.stdout).not.toBe('');
+    expect(ask.stderr).toContain('[--liftoff-only after 0 modules]');
+    expect(ask.stderr).toContain('[--no-wasm-lazy-compilation after 0 modules]');
+    // The parser was compiled in this run, after the flags: the spy counts it.
+    expect(ask.stderr).toMatch(/\[[1-9]\d* modules\]/);
+  });
+
   it('sessions ls with its output on /dev/null or a pipe loads neither node:net nor node:stream', async () => {
     // A terminal is told from /dev/null without node:tty, and stdin is not read (cli/process-context.ts).
     const env = { NSED_HOME: home, NO_COLOR: '1', NODE_OPTIONS };
