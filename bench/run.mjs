@@ -16,7 +16,7 @@ import { oneShot } from './figures/one-shot.mjs';
 import { spendCap } from './figures/spend-cap.mjs';
 import { startup } from './figures/startup.mjs';
 import { throughput } from './figures/throughput.mjs';
-import { tricks } from './figures/tricks.mjs';
+import { builtTricks, tricks } from './figures/tricks.mjs';
 import { formatLine } from './lib/figure.mjs';
 import { writeReport } from './lib/report.mjs';
 import { startServer } from './lib/server.mjs';
@@ -29,6 +29,7 @@ import { freshPageUs, hostLoopMs } from './lib/host-speed.mjs';
 const FIGURES = {
   startup,
   tricks,
+  'tricks-built': builtTricks,
   'one-shot': oneShot,
   'spend-cap': spendCap,
   listing,

@@ -46,8 +46,11 @@ export default function stringWidth(input, options) {
   },
 };
 
-/** src/ gets undici's dispatchers and request API without the rest of the package (see the file). */
-const undiciSlim = {
+/**
+ * src/ gets undici's dispatchers and request API without the rest of the package (see the file).
+ * `without` (a bench variant, see TRICKS) leaves out the stand-ins.
+ */
+const undiciSlim = (without = new Set()) => ({
   name: 'undici-slim',
   setup(b) {
     b.onResolve({ filter: /^undici$/ }, (args) =>
@@ -55,37 +58,29 @@ const undiciSlim = {
         ? { path: path.join(root, 'scripts', 'undici-slim.cjs') }
         : undefined,
     );
-    // Two Node modules undici loads at start-up and nsed's requests never need (see each file).
-    b.onResolve({ filter: /^node:(http|assert)$/ }, (args) =>
-      args.importer.includes(`${path.sep}node_modules${path.sep}undici${path.sep}`)
-        ? { path: path.join(root, 'scripts', `undici-${args.path.replace(':', '-')}.cjs`) }
-        : undefined,
-    );
-    // HTTP/2 is never negotiated (no `allowH2`), so its client and node:http2 stay out; nor is a
-    // FormData body ever sent, so neither is fetch's body code.
-    const inDispatchers = (importer) =>
-      importer.includes(`${path.sep}undici${path.sep}lib${path.sep}dispatcher${path.sep}`);
-    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-      inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-h2.cjs') } : undefined,
-    );
-    b.onResolve({ filter: /^\.\.\/web\/fetch\/body\.js$/ }, (args) =>
-      inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-formdata.cjs') } : undefined,
-    );
-    // The parser compiles off the main thread while nsed gets ready to connect, and a connection
-    // waits for that compile (scripts/undici-llhttp.cjs): two lines of undici's are replaced.
-    const early = `require(${JSON.stringify(path.join(root, 'scripts', 'undici-llhttp.cjs'))})`;
-    const patches = {
-      'client-h1.js': ["new WebAssembly.Module(require('../llhttp/llhttp_simd-wasm.js'))", `${early}.simdModule()`],
-      'client.js': ['this[kConnector] = connect', `this[kConnector] = ${early}.afterCompile(connect)`],
-    };
-    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client(-h1)?\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const [from, to] = patches[path.basename(args.path)];
-      if (source.split(from).length !== 2) throw new Error(`${args.path} no longer has \`${from}\` once`);
-      return { contents: source.replace(from, to), loader: 'js' };
-    });
+    if (!without.has('stand-ins')) undiciStandIns(b);
   },
-};
+});
+
+/** undici's modules that nsed's requests never run, each replaced by a stand-in (scripts/undici-*.cjs). */
+function undiciStandIns(b) {
+  // Two Node modules undici loads at start-up and nsed's requests never need (see each file).
+  b.onResolve({ filter: /^node:(http|assert)$/ }, (args) =>
+    args.importer.includes(`${path.sep}node_modules${path.sep}undici${path.sep}`)
+      ? { path: path.join(root, 'scripts', `undici-${args.path.replace(':', '-')}.cjs`) }
+      : undefined,
+  );
+  // HTTP/2 is never negotiated (no `allowH2`), so its client and node:http2 stay out; nor is a
+  // FormData body ever sent, so neither is fetch's body code.
+  const inDispatchers = (importer) =>
+    importer.includes(`${path.sep}undici${path.sep}lib${path.sep}dispatcher${path.sep}`);
+  b.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+    inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-h2.cjs') } : undefined,
+  );
+  b.onResolve({ filter: /^\.\.\/web\/fetch\/body\.js$/ }, (args) =>
+    inDispatchers(args.importer) ? { path: path.join(root, 'scripts', 'undici-no-formdata.cjs') } : undefined,
+  );
+}
 
 /**
  * dist/fast.cjs runs only `sessions ls` and `sessions show`, which never open a connection;
@@ -167,7 +162,79 @@ const lazyBuiltins = {
   },
 };
 
-const common = {
+/**
+ * The tricks a bench build can leave out, each by name: bench/figures/tricks.mjs builds the CLI
+ * without one into its own directory and times it against the build with all of them
+ * (docs/performance.md). The shipped build leaves out none; a variant changes no source file, it
+ * only bundles them differently, and every text it replaces must be there exactly once, so a
+ * variant that no longer leaves its trick out fails to build instead of timing the same code.
+ * - `stand-ins`: undici's stand-ins (above), string-width and the Node modules loaded on first
+ *   call, and the process streams built on first use: all real, and built or loaded at once.
+ * - `wasm-tiering`: V8 compiles and tiers WebAssembly up as it does by default.
+ * - `chunk-template`: every chunk of a compat stream is parsed in full.
+ * - `read-batches`: the events of a network read reach the turn one await at a time.
+ */
+export const TRICKS = {
+  'stand-ins': {
+    'src/cli/process-context.ts': [
+      [
+        "return isTTY('stdout') ? processStreams.stdout : fdStdout(1, () => processStreams.stdout);",
+        'return processStreams.stdout;',
+      ],
+      [
+        "stdin ??= nullDevice(0) ? process.getBuiltinModule('node:stream').Readable.from([]) : process.stdin;",
+        'stdin ??= process.stdin;',
+      ],
+      [
+        "if (process.platform === 'win32') return process[which].isTTY === true;",
+        'return process[which].isTTY === true;',
+      ],
+      ['export const processStreams = {', 'void [process.stdout, process.stderr];\nexport const processStreams = {'],
+    ],
+  },
+  'wasm-tiering': {
+    'src/cli/wasm-tiering.ts': [
+      ["  setFlagsFromString('--liftoff-only');\n  setFlagsFromString('--no-wasm-lazy-compilation');", ''],
+    ],
+  },
+  'chunk-template': {
+    'src/api/stream-processor.ts': [['&& tries < MAX_TEMPLATE_TRIES', '&& false']],
+  },
+  'read-batches': {
+    'src/api/event-stream.ts': [
+      [
+        '      return batches;',
+        '      return (async function* () { for await (const b of batches) for (const e of b) yield [e]; })();',
+      ],
+    ],
+  },
+};
+
+/** The source files of the tricks in `without`, each with its replacements applied (see TRICKS). */
+const leaveOut = (without) => ({
+  name: 'leave-out-tricks',
+  setup(b) {
+    const files = new Map();
+    for (const trick of without) {
+      if (!(trick in TRICKS)) throw new Error(`no trick named ${trick}; choose from ${Object.keys(TRICKS).join(', ')}`);
+      for (const [file, swaps] of Object.entries(TRICKS[trick]))
+        files.set(path.join(root, file), [...(files.get(path.join(root, file)) ?? []), ...swaps]);
+    }
+    b.onLoad({ filter: /\.(ts|cjs)$/ }, async (args) => {
+      const swaps = files.get(args.path);
+      if (swaps === undefined) return undefined;
+      let source = await readFile(args.path, 'utf8');
+      for (const [from, to] of swaps) {
+        if (source.split(from).length !== 2) throw new Error(`${args.path} no longer has \`${from}\` once`);
+        source = source.replace(from, () => to);
+      }
+      return { contents: source, loader: args.path.endsWith('.ts') ? 'ts' : 'js' };
+    });
+  },
+});
+
+/** The options every bundle shares; `without` names tricks to leave out (TRICKS), for the bench. */
+const options = (without = new Set()) => ({
   absWorkingDir: root,
   bundle: true,
   format: 'esm',
@@ -175,15 +242,24 @@ const common = {
   target: 'node20',
   sourcemap: false,
   logLevel: 'warning',
-  plugins: [lazyStringWidth, undiciSlim],
+  plugins: [
+    ...(without.has('stand-ins') ? [] : [lazyStringWidth]),
+    undiciSlim(without),
+    ...(without.size === 0 ? [] : [leaveOut(without)]),
+  ],
   // undici and yargs' CommonJS helpers call require(); ESM bundles have none.
   banner: {
     js: "import { createRequire as __nsedCreateRequire } from 'node:module'; const require = __nsedCreateRequire(import.meta.url);",
   },
-};
+});
 
-/** Builds into `outdir` (default dist/; the tests build a private copy so parallel runs never share one). */
-export async function buildCli(outdir = `${root}dist`) {
+/**
+ * Builds into `outdir` (default dist/; the tests build a private copy so parallel runs never share
+ * one). `without` names tricks to leave out (TRICKS): only the bench asks for that, into its own
+ * directory.
+ */
+export async function buildCli(outdir = `${root}dist`, { without = [] } = {}) {
+  const common = options(new Set(without));
   await rm(outdir, { recursive: true, force: true });
   await Promise.all([
     build({
@@ -194,7 +270,7 @@ export async function buildCli(outdir = `${root}dist`) {
       splitting: true,
       chunkNames: 'chunks/[name]-[hash]',
     }),
-    buildFast(outdir),
+    buildFast(outdir, common, new Set(without)),
   ]);
 }
 
@@ -220,8 +296,9 @@ const ENTRY_WRAPPER = {
  * listing and help entries are kept small because compiling them is most of what is left. The
  * help texts are rendered here, by yargs from the command definitions.
  */
-async function buildFast(outdir) {
+async function buildFast(outdir, common, without) {
   const buildId = randomBytes(8).toString('hex');
+  const lazy = without.has('stand-ins') ? [] : [lazyBuiltins];
   const cjs = {
     ...common,
     format: 'cjs',
@@ -236,7 +313,7 @@ async function buildFast(outdir) {
     // A module that names itself with import.meta.url (createRequire) gets this file's URL.
     define: { 'import.meta.url': '__nsedFileUrl' },
     inject: [path.join(root, 'scripts', 'cjs-file-url.mjs')],
-    plugins: [...common.plugins, noConnection, lazyBuiltins],
+    plugins: [...common.plugins, noConnection, ...lazy],
   };
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'nsed-help-'));
   try {
@@ -248,7 +325,7 @@ async function buildFast(outdir) {
       // are loaded on first use, as in the listing's.
       build({
         ...cjs,
-        plugins: [...common.plugins, noInputLibraries, lazyBuiltins],
+        plugins: [...common.plugins, noInputLibraries, ...lazy],
         entryPoints: { ask: 'src/cli/fast-ask.ts' },
       }),
       build({
@@ -312,7 +389,7 @@ function codeCache(bundle, cache, words, home) {
  * processes that need the real code: store workers in tests and benchmarks, the docs generator.
  */
 export async function bundleModule(entry, outfile) {
-  await build({ ...common, entryPoints: [entry], outfile });
+  await build({ ...options(), entryPoints: [entry], outfile });
   return outfile;
 }
 

@@ -8,9 +8,6 @@ const api = require('undici/lib/api');
 
 Object.assign(Dispatcher.prototype, api);
 
-// Whatever loads undici is about to connect: its parser compiles meanwhile (see the file).
-require('./undici-llhttp.cjs').compileSoon();
-
 module.exports = {
   Dispatcher,
   Agent: require('undici/lib/dispatcher/agent'),

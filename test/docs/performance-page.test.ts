@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIGURE_NAMES } from '../../bench/figures/names.mjs';
+import { TRICKS } from '../../scripts/build.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -54,5 +55,15 @@ describe('docs/performance.md', async () => {
     const named = rows.flatMap((r) => r.figures);
     expect(named.length).toBeGreaterThan(0);
     for (const name of named) expect(FIGURE_NAMES, `"${name}" is no figure of bench/run.mjs`).toContain(name);
+  });
+
+  it('has A/B figures from builds that still leave their trick out: each text a variant replaces is there once', async () => {
+    // scripts/build.mjs fails a variant whose text is gone; this says so before a bench run does.
+    expect(Object.keys(TRICKS).length).toBeGreaterThan(0);
+    for (const [trick, files] of Object.entries(TRICKS))
+      for (const [file, swaps] of Object.entries(files)) {
+        const source = await readFile(path.join(ROOT, file), 'utf8');
+        for (const [from] of swaps) expect(source.split(from).length - 1, `${trick}: ${file} has \`${from}\``).toBe(1);
+      }
   });
 });
