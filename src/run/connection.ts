@@ -142,11 +142,6 @@ export async function connect(
     ...(debug === undefined ? {} : { debug }),
     ...(opts.startGate === undefined ? {} : { startGate: opts.startGate }),
   });
-  // One turn of the event loop before the turn writes its session and sends: V8 moves a
-  // background compile on only on a turn, and a one-shot takes none from loading undici to its
-  // first request, so the bundles' compile of undici's parser (scripts/undici-llhttp.cjs) would
-  // otherwise run while that request waits for it.
-  await new Promise((resolve) => setImmediate(resolve));
   const warning = cleartextWarning(url, token);
   if (warning !== undefined) warn(warning);
   if (ctx.env['NODE_TLS_REJECT_UNAUTHORIZED'] === '0' && url.startsWith('https:')) {
