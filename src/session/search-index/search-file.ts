@@ -8,13 +8,22 @@ import {
   passes,
   scoreOf,
   type FileState,
+  type MatchGrid,
   type Filters,
   type IndexBackend,
   type IndexEntry,
   type IndexMeta,
   type SearchHit,
 } from './query.js';
-import { buildShards, postingsOf, readPostings, writeShards, type Postings } from './word-index.js';
+import {
+  buildShards,
+  openLineBounds,
+  postingsOf,
+  readPostings,
+  writeShards,
+  type LineBounds,
+  type Postings,
+} from './word-index.js';
 
 /** Bumped when what a line holds, or their order, changes: an index of another version is rebuilt, never read. */
 const FORMAT = 3;
@@ -25,6 +34,8 @@ interface Loaded {
   generation: number;
   /** In listOrder, as the file keeps them: entry number n is the nth. */
   entries: Map<string, IndexEntry>;
+  /** Where line n starts in the entries file of this write, and where the one after it would (count + 1 of them). */
+  bounds: number[];
 }
 
 /** The entries file as bytes, its lines found but not parsed: a page or a search parses only the entries it shows. */
@@ -97,18 +108,48 @@ export class FileBackend implements IndexBackend {
     }
   }
 
-  /** Entry number n, parsed from its line (or from the entries held when this run wrote them). */
+  /**
+   * Entry number n, parsed from its line: of the entries held (this run read them all, or wrote
+   * them), of the whole file read, or else of the file open since its meta line was read, at the
+   * place the word index's line bounds of that write name, so that only the lines shown are read.
+   */
   private entryAt(n: number): IndexEntry | undefined {
     if (this.loaded !== undefined) return this.list()[n];
-    const raw = this.bytes();
-    const start = raw.starts[n];
-    if (start === undefined) return undefined;
+    let text: string;
+    const head = this.raw === undefined ? this.prefix() : undefined;
+    const lines = head === undefined ? undefined : this.lineBounds(head.generation);
+    if (head !== undefined && lines !== undefined) {
+      const at = lines.line(n);
+      if (at === undefined) return undefined;
+      const buf = Buffer.alloc(at[1] - at[0]);
+      if (fs.readSync(head.fd, buf, 0, buf.length, at[0]) !== buf.length) return undefined;
+      text = buf.toString('utf8');
+    } else {
+      const raw = this.bytes();
+      const start = raw.starts[n];
+      if (start === undefined) return undefined;
+      text = raw.buf.toString('utf8', start, raw.ends[n]);
+    }
     try {
-      return JSON.parse(raw.buf.toString('utf8', start, raw.ends[n])) as IndexEntry;
+      return JSON.parse(text) as IndexEntry;
     } catch {
       // A line garbled in place (the file is only ever replaced whole): that entry is left out.
       return undefined;
     }
+  }
+
+  /** The line bounds of the entries file of `generation`, kept beside the word index; undefined when they are not of that write. */
+  private lineBounds(generation: number): LineBounds | undefined {
+    if (this.lines === undefined && this.persist) this.lines = openLineBounds(this.wordsDir, generation) ?? null;
+    return this.lines ?? undefined;
+  }
+
+  /** null: looked for, and none of this write. */
+  private lines: LineBounds | null | undefined;
+
+  private closeLines(): void {
+    this.lines?.close();
+    this.lines = undefined;
   }
 
   private listed: IndexEntry[] | undefined;
@@ -135,11 +176,12 @@ export class FileBackend implements IndexBackend {
       if (e === undefined) {
         // Garbled: none of it is used (entry numbers would shift), and the next refresh fills it again.
         this.raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
-        return (this.loaded = { meta: undefined, generation: -1, entries: new Map() });
+        return (this.loaded = { meta: undefined, generation: -1, entries: new Map(), bounds: [] });
       }
       entries.set(e.id, e);
     }
-    this.loaded = { meta: raw.meta, generation: raw.generation, entries };
+    const bounds = [...raw.starts, (raw.ends.at(-1) ?? raw.buf.indexOf(10)) + 1];
+    this.loaded = { meta: raw.meta, generation: raw.generation, entries, bounds };
     this.listed = undefined;
     return this.loaded;
   }
@@ -190,20 +232,25 @@ export class FileBackend implements IndexBackend {
     }
     const entries = new Map([...was.values()].sort(listOrder).map((e) => [e.id, e]));
     const generation = meta.seenMs + Math.random();
-    this.loaded = { meta, generation, entries };
+    const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
+    const lines = [...entries.values()].map((e) => `${JSON.stringify(e)}\n`);
+    const body = lines.join('');
+    const first = head({ ...meta, count: entries.size, bytes: Buffer.byteLength(body) });
+    const bounds = [Buffer.byteLength(first)];
+    for (const line of lines) bounds.push((bounds.at(-1) as number) + Buffer.byteLength(line));
+    this.loaded = { meta, generation, entries, bounds };
     this.listed = undefined;
     this.texts = texts;
     this.words = undefined;
+    this.closeLines();
     if (!this.persist) return;
-    const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
-    const body = [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join('');
     try {
       // The text first: entries whose text file is of another write read no text, and are read again.
       await writeAtomic(
         this.textPath,
         head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
       );
-      await writeAtomic(this.path, head({ ...meta, count: entries.size, bytes: Buffer.byteLength(body) }) + body);
+      await writeAtomic(this.path, first + body);
     } catch {
       // A cache: this run answers from memory, and the next reads the changed files again.
     }
@@ -215,58 +262,79 @@ export class FileBackend implements IndexBackend {
       fs.rmSync(this.textPath, { force: true });
       fs.rmSync(this.wordsDir, { recursive: true, force: true });
     }
-    this.loaded = { meta: undefined, generation: -1, entries: new Map() };
+    this.loaded = { meta: undefined, generation: -1, entries: new Map(), bounds: [] };
     this.listed = undefined;
     this.texts = new Map();
     this.words = undefined;
+    this.closeLines();
   }
 
+  /**
+   * The hits best first, at most `limit`: the sessions holding the rarest term are the
+   * candidates, each other term's lists are walked beside them once, and the entries are parsed
+   * only as they are shown, best first, until `limit` of them pass the filters. A common word
+   * costs a pass over its numbers, never a parse of a text or of an entry it does not show.
+   */
   async search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
-    const generation = this.generation();
-    const postings = await this.postings(terms);
-    // Per term, per field: the entry numbers holding it; an entry holding every term is a hit.
-    const sets = terms.map((t) => (postings.get(t) as Postings).map((p) => new Set(p)));
-    const scored: Array<{ n: number; score: number; fields: SearchHit['fields'] }> = [];
-    for (const n of new Set((postings.get(terms[0] as string) as Postings).flat())) {
-      const grid = FIELDS.map((_, f) => terms.map((_, t) => sets[t]?.[f]?.has(n) === true));
-      const s = scoreOf(grid, terms.length);
-      if (s !== undefined) scored.push({ n, ...s });
+    const postings = terms.map((t) => (this.words === undefined ? undefined : postingsOf(this.words, [t]).get(t)));
+    const lists: Postings[] = postings.every((p) => p !== undefined)
+      ? postings
+      : await this.postings(terms).then((found) => terms.map((t) => found.get(t) as Postings));
+    const total = (p: Postings): number => p.reduce((a, l) => a + l.length, 0);
+    const rarest = lists.reduce((best, p, t) => (total(p) < total(lists[best] as Postings) ? t : best), 0);
+    const candidates = union(lists[rarest] as Postings);
+    // marks[t * candidates.length + i]: the fields (bit f) of candidate i that hold term t.
+    const marks = new Uint8Array(terms.length * candidates.length);
+    lists.forEach((fields, t) => fields.forEach((list, f) => markPresent(candidates, list, marks, t, 1 << f)));
+    // A candidate's score depends only on which fields hold which term, its signature: scored
+    // once per signature (scoreOf), and the candidates keep only their score, in one typed array.
+    const width = candidates.length;
+    const bySignature = new Map<number | string, { score: number; fields: SearchHit['fields'] } | null>();
+    const scoreAt = new Float64Array(width).fill(Number.NaN);
+    for (let i = 0; i < width; i++) {
+      const signature = signatureOf(marks, terms.length, width, i);
+      let scored = bySignature.get(signature);
+      if (scored === undefined) {
+        bySignature.set(signature, (scored = scoreOf(gridOf(marks, terms.length, width, i), terms.length) ?? null));
+      }
+      if (scored !== null) scoreAt[i] = scored.score;
     }
-    // The entries read whole now must be the write the words were looked up for, or their numbers
-    // mean other sessions: when another nsed replaced the file in between, once more from what was
-    // read (then cached, so once is enough).
-    if (scored.length > 0 && this.loaded === undefined && this.bytes().generation !== generation) {
-      this.words = undefined;
-      return this.search(terms, filters, limit);
-    }
-    // The score, then the entry number, which is listOrder: rankOrder without parsing an entry.
-    scored.sort((a, b) => b.score - a.score || a.n - b.n);
+    // The score, then the entry number, which is listOrder: rankOrder without parsing an entry. A
+    // pass over the candidates per score, highest first, until `limit` hits pass the filters.
     const hits: SearchHit[] = [];
-    for (const { n, score, fields } of scored) {
-      if (limit !== undefined && hits.length >= limit) break;
-      const entry = this.entryAt(n);
-      if (entry !== undefined && passes(entry, filters)) hits.push({ entry, score, fields });
-    }
+    const ranked = [...new Set([...bySignature.values()].flatMap((v) => (v === null ? [] : [v.score])))];
+    for (const score of ranked.sort((a, b) => b - a))
+      for (let i = 0; i < width; i++) {
+        if (scoreAt[i] !== score) continue;
+        if (limit !== undefined && hits.length >= limit) return hits;
+        const entry = this.entryAt(candidates[i] as number);
+        if (entry === undefined || !passes(entry, filters)) continue;
+        const scored = scoreOf(gridOf(marks, terms.length, width, i), terms.length);
+        if (scored !== undefined) hits.push({ entry, ...scored });
+      }
     return hits;
   }
 
-  /** The postings of the terms: from the word index on disk, or from one built now (and kept) when it is missing or stale. */
+  /**
+   * The postings of the terms: from the word index on disk (with the line bounds of the same
+   * write), or from one built now (and kept) when it is missing, torn or of another write.
+   */
   private async postings(terms: readonly string[]): Promise<Map<string, Postings>> {
     const generation = this.generation();
-    if (this.words === undefined && this.persist && generation !== -1) {
+    if (this.persist && generation !== -1) {
       const kept = readPostings(this.wordsDir, generation, terms);
-      if (kept !== undefined) return kept;
+      // Entries read from the file open since its meta line need the line bounds of that write: without them, built again.
+      const found = this.loaded !== undefined || this.raw !== undefined || this.lineBounds(generation) !== undefined;
+      if (kept !== undefined && found) return kept;
     }
-    if (this.words === undefined) {
-      // Every entry parsed first: the text and the words are then of the write just read, whatever the meta line said before.
-      const { entries, generation: built } = this.load();
-      const texts = this.loadText();
-      this.words = buildShards([...entries.keys()].map((id) => texts.get(id)));
-      if (this.persist && built !== -1)
-        await writeShards(this.wordsDir, built, this.words).catch(() => {
-          // A cache: this run answers from memory, and the next builds it again.
-        });
-    }
+    // Every entry parsed first: the text and the words are then of the write just read, whatever the meta line said before.
+    const { entries, generation: built, bounds } = this.load();
+    const texts = this.loadText();
+    this.words = buildShards([...entries.keys()].map((id) => texts.get(id)));
+    if (this.persist && built !== -1)
+      await writeShards(this.wordsDir, built, this.words, bounds).catch(() => {
+        // A cache: this run answers from memory, and the next builds it again.
+      });
     return postingsOf(this.words, terms);
   }
 
@@ -361,6 +429,7 @@ export class FileBackend implements IndexBackend {
   }
 
   close(): void {
+    this.closeLines();
     if (this.head !== undefined) fs.closeSync(this.head.fd);
     this.head = undefined;
     this.loaded = undefined;
@@ -391,5 +460,63 @@ function readLines(file: string, visit: (v: Record<string, unknown>) => void): R
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** The entry numbers in any of the ascending lists, ascending, each once. */
+function union(lists: readonly Uint32Array[]): Uint32Array {
+  const out = new Uint32Array(lists.reduce((a, l) => a + l.length, 0));
+  const at = new Uint32Array(lists.length);
+  const past = 2 ** 32;
+  let size = 0;
+  for (;;) {
+    let min = past;
+    for (let k = 0; k < lists.length; k++) {
+      const l = lists[k] as Uint32Array;
+      const p = at[k] as number;
+      if (p < l.length && (l[p] as number) < min) min = l[p] as number;
+    }
+    if (min === past) return out.subarray(0, size);
+    out[size++] = min;
+    for (let k = 0; k < lists.length; k++) {
+      const l = lists[k] as Uint32Array;
+      const p = at[k] as number;
+      if (p < l.length && l[p] === min) at[k] = p + 1;
+    }
+  }
+}
+
+/** Which fields hold which term for candidate i, as scoreOf reads it. */
+function gridOf(marks: Uint8Array, terms: number, width: number, i: number): MatchGrid {
+  return FIELDS.map((_, f) =>
+    Array.from({ length: terms }, (_, t) => ((marks[t * width + i] as number) & (1 << f)) !== 0),
+  );
+}
+
+/** Which fields hold which term for candidate i: a number while it fits one exactly (3 bits a term), else a string. */
+function signatureOf(marks: Uint8Array, terms: number, width: number, i: number): number | string {
+  if (terms <= 10) {
+    let signature = 0;
+    for (let t = 0; t < terms; t++) signature = signature * 8 + (marks[t * width + i] as number);
+    return signature;
+  }
+  let signature = '';
+  for (let t = 0; t < terms; t++) signature += String(marks[t * width + i]);
+  return signature;
+}
+
+/** Sets `bit` in the marks of term `t` for every candidate the ascending `list` holds: one walk of both. */
+function markPresent(candidates: Uint32Array, list: Uint32Array, marks: Uint8Array, t: number, bit: number): void {
+  const base = t * candidates.length;
+  for (let i = 0, j = 0; i < candidates.length && j < list.length;) {
+    const c = candidates[i] as number;
+    const v = list[j] as number;
+    if (v < c) j++;
+    else if (v > c) i++;
+    else {
+      marks[base + i] = (marks[base + i] as number) | bit;
+      i++;
+      j++;
+    }
   }
 }
