@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAtomic } from '../../files/atomic-write.js';
 import { forEachLine } from '../../files/lines.js';
+import { readDelta, writeDelta, type Delta, type DeltaRecord } from './delta.js';
 import { FIELDS, type IndexRecord, type SearchText } from './record.js';
 import {
   listOrder,
@@ -27,6 +28,11 @@ import {
 
 /** Bumped when what a line holds, or their order, changes: an index of another version is rebuilt, never read. */
 const FORMAT = 3;
+/**
+ * The most sessions the delta holds (delta.ts) before a change folds it into the base, rewriting
+ * it whole: every command reads the delta whole, and every search indexes its text anew.
+ */
+const DELTA_MAX = 1_000;
 
 interface Loaded {
   meta: IndexMeta | undefined;
@@ -67,6 +73,9 @@ export class FileBackend implements IndexBackend {
   private words: ReturnType<typeof buildShards> | undefined;
   private readonly textPath: string;
   private readonly wordsDir: string;
+  private readonly deltaPath: string;
+  /** The delta read or written for the base of its generation; null: there is none. */
+  private deltaHeld: Delta | null | undefined;
 
   /** `persist` false: kept in memory only, for a store nsed cannot write (nothing is read from disk either). */
   constructor(
@@ -75,6 +84,20 @@ export class FileBackend implements IndexBackend {
   ) {
     this.textPath = path.replace(/\.ndjson$/, '.text.ndjson');
     this.wordsDir = join(dirname(path), 'words');
+    this.deltaPath = path.replace(/\.ndjson$/, '.delta.ndjson');
+  }
+
+  /** The changes since the base of the current generation, read once; undefined when there are none. */
+  private delta(): Delta | undefined {
+    const generation = this.generation();
+    if (this.deltaHeld === undefined || (this.deltaHeld !== null && this.deltaHeld.base !== generation))
+      this.deltaHeld = (this.persist ? readDelta(this.deltaPath, generation) : undefined) ?? null;
+    return this.deltaHeld ?? undefined;
+  }
+
+  /** Each base entry's number, by id. */
+  private numbers(): Map<string, number> {
+    return new Map(this.list().map((e, n) => [e.id, n]));
   }
 
   /** The entries file's bytes and line bounds; missing, torn or of another version: no entries, which the next refresh fills. */
@@ -198,6 +221,8 @@ export class FileBackend implements IndexBackend {
   }
 
   meta(): IndexMeta | undefined {
+    const delta = this.delta();
+    if (delta !== undefined) return delta.meta;
     if (this.loaded !== undefined) return this.loaded.meta;
     return this.raw !== undefined ? this.raw.meta : (this.prefix() ?? this.bytes()).meta;
   }
@@ -211,7 +236,13 @@ export class FileBackend implements IndexBackend {
       generation !== -1 &&
       (this.texts !== undefined ? this.texts.size === entries.size : this.textGeneration() === generation);
     const lost: FileState = { mtimeMs: Number.NaN, size: -1, seenMs: 0 };
-    return new Map([...entries.values()].map((e) => [e.id, texted || this.texts?.has(e.id) === true ? e.file : lost]));
+    const delta = this.delta();
+    const files = new Map<string, FileState>();
+    let n = 0;
+    for (const e of entries.values())
+      if (delta?.masked.has(n++) !== true) files.set(e.id, texted || this.texts?.has(e.id) === true ? e.file : lost);
+    for (const { entry } of delta?.records ?? []) files.set(entry.id, entry.file);
+    return files;
   }
 
   async apply(
@@ -219,16 +250,52 @@ export class FileBackend implements IndexBackend {
     remove: readonly string[],
     meta: IndexMeta,
   ): Promise<void> {
-    const was = new Map(this.load().entries);
-    const texts = new Map(this.loadText());
+    // The changes folded into the delta's: its sessions, and the base entries they replace or drop.
+    const base = this.load();
+    const before = this.delta();
+    const records = new Map((before?.records ?? []).map((r) => [r.entry.id, r]));
+    const masked = new Set(before?.masked);
+    const numbers = this.numbers();
+    const mask = (id: string): void => {
+      const n = numbers.get(id);
+      if (n !== undefined) masked.add(n);
+    };
     for (const id of remove) {
-      was.delete(id);
-      texts.delete(id);
+      records.delete(id);
+      mask(id);
     }
     for (const { record, file } of put) {
       const { text, ...entry } = record;
-      was.set(record.id, { ...entry, file });
-      texts.set(record.id, text);
+      records.set(record.id, { entry: { ...entry, file }, text });
+      mask(record.id);
+    }
+    // A change to a large base is kept beside it; a first index, or a delta grown large, rewrites the base.
+    if (base.generation !== -1 && records.size <= DELTA_MAX && records.size < base.entries.size) {
+      const delta: Delta = {
+        base: base.generation,
+        meta,
+        masked,
+        records: [...records.values()].sort((a, b) => listOrder(a.entry, b.entry)),
+      };
+      this.deltaHeld = delta;
+      if (this.persist)
+        await writeDelta(this.deltaPath, delta).catch(() => {
+          // A cache: this run answers from memory, and the next reads the changed files again.
+        });
+      return;
+    }
+    const was = new Map(base.entries);
+    const texts = new Map(this.loadText());
+    const list = this.list();
+    for (const n of masked) {
+      const id = list[n]?.id;
+      if (id === undefined) continue;
+      was.delete(id);
+      texts.delete(id);
+    }
+    for (const { entry, text } of records.values()) {
+      was.set(entry.id, entry);
+      texts.set(entry.id, text);
     }
     const entries = new Map([...was.values()].sort(listOrder).map((e) => [e.id, e]));
     const generation = meta.seenMs + Math.random();
@@ -242,6 +309,7 @@ export class FileBackend implements IndexBackend {
     this.listed = undefined;
     this.texts = texts;
     this.words = undefined;
+    this.deltaHeld = null;
     this.closeLines();
     if (!this.persist) return;
     try {
@@ -251,6 +319,8 @@ export class FileBackend implements IndexBackend {
         head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
       );
       await writeAtomic(this.path, first + body);
+      // The delta was of the base before: never applied to this one (readDelta), and removed.
+      fs.rmSync(this.deltaPath, { force: true });
     } catch {
       // A cache: this run answers from memory, and the next reads the changed files again.
     }
@@ -261,7 +331,9 @@ export class FileBackend implements IndexBackend {
       fs.rmSync(this.path, { force: true });
       fs.rmSync(this.textPath, { force: true });
       fs.rmSync(this.wordsDir, { recursive: true, force: true });
+      fs.rmSync(this.deltaPath, { force: true });
     }
+    this.deltaHeld = null;
     this.loaded = { meta: undefined, generation: -1, entries: new Map(), bounds: [] };
     this.listed = undefined;
     this.texts = new Map();
@@ -270,48 +342,39 @@ export class FileBackend implements IndexBackend {
   }
 
   /**
-   * The hits best first, at most `limit`: the sessions holding the rarest term are the
-   * candidates, each other term's lists are walked beside them once, and the entries are parsed
-   * only as they are shown, best first, until `limit` of them pass the filters. A common word
-   * costs a pass over its numbers, never a parse of a text or of an entry it does not show.
+   * The hits best first, at most `limit`: of the base (its word index, less the entries the delta
+   * replaced or dropped) and of the delta (its text indexed now), merged in rankOrder. Entries
+   * are parsed only as they are shown, best first, until `limit` of them pass the filters.
    */
   async search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
     const postings = terms.map((t) => (this.words === undefined ? undefined : postingsOf(this.words, [t]).get(t)));
     const lists: Postings[] = postings.every((p) => p !== undefined)
       ? postings
       : await this.postings(terms).then((found) => terms.map((t) => found.get(t) as Postings));
-    const total = (p: Postings): number => p.reduce((a, l) => a + l.length, 0);
-    const rarest = lists.reduce((best, p, t) => (total(p) < total(lists[best] as Postings) ? t : best), 0);
-    const candidates = union(lists[rarest] as Postings);
-    // marks[t * candidates.length + i]: the fields (bit f) of candidate i that hold term t.
-    const marks = new Uint8Array(terms.length * candidates.length);
-    lists.forEach((fields, t) => fields.forEach((list, f) => markPresent(candidates, list, marks, t, 1 << f)));
-    // A candidate's score depends only on which fields hold which term, its signature: scored
-    // once per signature (scoreOf), and the candidates keep only their score, in one typed array.
-    const width = candidates.length;
-    const bySignature = new Map<number | string, { score: number; fields: SearchHit['fields'] } | null>();
-    const scoreAt = new Float64Array(width).fill(Number.NaN);
-    for (let i = 0; i < width; i++) {
-      const signature = signatureOf(marks, terms.length, width, i);
-      let scored = bySignature.get(signature);
-      if (scored === undefined) {
-        bySignature.set(signature, (scored = scoreOf(gridOf(marks, terms.length, width, i), terms.length) ?? null));
-      }
-      if (scored !== null) scoreAt[i] = scored.score;
-    }
-    // The score, then the entry number, which is listOrder: rankOrder without parsing an entry. A
-    // pass over the candidates per score, highest first, until `limit` hits pass the filters.
+    const delta = this.delta();
+    const base = rank(lists, terms.length);
+    const records: readonly DeltaRecord[] = delta?.records ?? [];
+    const changed =
+      records.length === 0
+        ? undefined
+        : rank(
+            ((found) => terms.map((t) => found.get(t) as Postings))(
+              postingsOf(buildShards(records.map((r) => r.text)), terms),
+            ),
+            terms.length,
+          );
+    const masked = delta?.masked;
     const hits: SearchHit[] = [];
-    const ranked = [...new Set([...bySignature.values()].flatMap((v) => (v === null ? [] : [v.score])))];
-    for (const score of ranked.sort((a, b) => b - a))
-      for (let i = 0; i < width; i++) {
-        if (scoreAt[i] !== score) continue;
+    const scores = [...new Set([...base.scores, ...(changed?.scores ?? [])])].sort((a, b) => b - a);
+    for (const score of scores) {
+      const fromBase = level(base, score, terms.length, (n) => (masked?.has(n) === true ? undefined : this.entryAt(n)));
+      const fromDelta =
+        changed === undefined ? undefined : level(changed, score, terms.length, (n) => records[n]?.entry);
+      for (const hit of mergeOrdered(fromBase, fromDelta, (h) => h.entry)) {
         if (limit !== undefined && hits.length >= limit) return hits;
-        const entry = this.entryAt(candidates[i] as number);
-        if (entry === undefined || !passes(entry, filters)) continue;
-        const scored = scoreOf(gridOf(marks, terms.length, width, i), terms.length);
-        if (scored !== undefined) hits.push({ entry, ...scored });
+        if (passes(hit.entry, filters)) hits.push(hit);
       }
+    }
     return hits;
   }
 
@@ -355,17 +418,29 @@ export class FileBackend implements IndexBackend {
     }
   }
 
+  /** The base's entries (less those the delta replaced or dropped) and the delta's, merged in listOrder. */
   page(filters: Filters, limit: number | undefined): IndexEntry[] {
+    const delta = this.delta();
+    const changed = (delta?.records ?? []).map((r) => r.entry).filter((e) => passes(e, filters));
+    const kept = (n: number): boolean => delta?.masked.has(n) !== true;
+    const merged = (base: IndexEntry[]): IndexEntry[] => {
+      const out: IndexEntry[] = [];
+      for (const e of mergeOrdered(base.values(), changed.values(), (x) => x)) {
+        if (limit !== undefined && out.length >= limit) break;
+        out.push(e);
+      }
+      return out;
+    };
     if (limit !== undefined && this.loaded === undefined && this.raw === undefined) {
-      const read = this.readPage(filters, limit);
-      if (read !== undefined) return read;
+      const read = this.readPage(filters, limit, kept);
+      if (read !== undefined) return merged(read);
     }
     const chosen: IndexEntry[] = [];
     for (let n = 0, count = this.count(); n < count && (limit === undefined || chosen.length < limit); n++) {
-      const e = this.entryAt(n);
+      const e = kept(n) ? this.entryAt(n) : undefined;
       if (e !== undefined && passes(e, filters)) chosen.push(e);
     }
-    return chosen;
+    return merged(chosen);
   }
 
   /**
@@ -401,12 +476,13 @@ export class FileBackend implements IndexBackend {
   private head: ReturnType<FileBackend['prefix']>;
 
   /** The first `limit` entries the filters let through, reading the file block by block only as far as they go. */
-  private readPage(filters: Filters, limit: number): IndexEntry[] | undefined {
+  private readPage(filters: Filters, limit: number, kept: (n: number) => boolean): IndexEntry[] | undefined {
     const head = this.prefix();
     if (head === undefined) return undefined;
     const chosen: IndexEntry[] = [];
     const block = Buffer.alloc(256 * 1024);
     let carry = Buffer.alloc(0);
+    let n = 0;
     try {
       for (let at = head.at; chosen.length < limit;) {
         const got = fs.readSync(head.fd, block, 0, block.length, at);
@@ -415,8 +491,10 @@ export class FileBackend implements IndexBackend {
         const text = Buffer.concat([carry, block.subarray(0, got)]);
         let start = 0;
         for (let end = text.indexOf(10); end !== -1 && chosen.length < limit; end = text.indexOf(10, start)) {
-          const e = JSON.parse(text.toString('utf8', start, end)) as IndexEntry;
-          if (passes(e, filters)) chosen.push(e);
+          if (kept(n++)) {
+            const e = JSON.parse(text.toString('utf8', start, end)) as IndexEntry;
+            if (passes(e, filters)) chosen.push(e);
+          }
           start = end + 1;
         }
         carry = Buffer.from(text.subarray(start));
@@ -437,6 +515,7 @@ export class FileBackend implements IndexBackend {
     this.raw = undefined;
     this.texts = undefined;
     this.words = undefined;
+    this.deltaHeld = undefined;
   }
 }
 
@@ -517,6 +596,72 @@ function markPresent(candidates: Uint32Array, list: Uint32Array, marks: Uint8Arr
       marks[base + i] = (marks[base + i] as number) | bit;
       i++;
       j++;
+    }
+  }
+}
+
+/** The candidates of a search and the score of each (NaN: not every term is held), with the scores found, highest first. */
+interface Ranked {
+  candidates: Uint32Array;
+  /** marks[t * candidates.length + i]: the fields (bit f) of candidate i that hold term t. */
+  marks: Uint8Array;
+  scoreAt: Float64Array;
+  scores: number[];
+}
+
+/**
+ * The entries holding every term, scored: those holding the rarest term are the candidates, and
+ * each list of each term is walked beside them once. A candidate's score depends only on which
+ * fields hold which term, its signature: scored once per signature (scoreOf), so a common word
+ * costs a pass over its numbers and no object per entry.
+ */
+function rank(lists: readonly Postings[], terms: number): Ranked {
+  const total = (p: Postings): number => p.reduce((a, l) => a + l.length, 0);
+  const rarest = lists.reduce((best, p, t) => (total(p) < total(lists[best] as Postings) ? t : best), 0);
+  const candidates = union(lists[rarest] ?? []);
+  const width = candidates.length;
+  const marks = new Uint8Array(terms * width);
+  lists.forEach((fields, t) => fields.forEach((list, f) => markPresent(candidates, list, marks, t, 1 << f)));
+  const bySignature = new Map<number | string, number | null>();
+  const scoreAt = new Float64Array(width).fill(Number.NaN);
+  for (let i = 0; i < width; i++) {
+    const signature = signatureOf(marks, terms, width, i);
+    let score = bySignature.get(signature);
+    if (score === undefined)
+      bySignature.set(signature, (score = scoreOf(gridOf(marks, terms, width, i), terms)?.score ?? null));
+    if (score !== null) scoreAt[i] = score;
+  }
+  const scores = [...new Set(bySignature.values())].filter((v): v is number => v !== null).sort((a, b) => b - a);
+  return { candidates, marks, scoreAt, scores };
+}
+
+/** The hits of one score, in entry-number order (listOrder), each entry as `entryOf` finds it (undefined: left out). */
+function* level(
+  r: Ranked,
+  score: number,
+  terms: number,
+  entryOf: (n: number) => IndexEntry | undefined,
+): Generator<SearchHit> {
+  const width = r.candidates.length;
+  for (let i = 0; i < width; i++) {
+    if (r.scoreAt[i] !== score) continue;
+    const entry = entryOf(r.candidates[i] as number);
+    const scored = entry === undefined ? undefined : scoreOf(gridOf(r.marks, terms, width, i), terms);
+    if (entry !== undefined && scored !== undefined) yield { entry, ...scored };
+  }
+}
+
+/** Two sequences each in listOrder, as one in listOrder, read only as far as it is taken. */
+function* mergeOrdered<T>(a: Iterator<T>, b: Iterator<T> | undefined, entry: (x: T) => IndexEntry): Generator<T> {
+  let x = a.next();
+  let y = b?.next();
+  while (x.done !== true || (y !== undefined && y.done !== true)) {
+    if (y === undefined || y.done === true || (x.done !== true && listOrder(entry(x.value), entry(y.value)) <= 0)) {
+      yield x.value as T;
+      x = a.next();
+    } else {
+      yield y.value;
+      y = b?.next();
     }
   }
 }
