@@ -59,8 +59,10 @@ interface Raw {
  * each a meta line then one JSON line per session: the entries, newest first (listOrder; `ls`
  * and `stats` read them), and beside them the text (most of the bytes), which only the word
  * index (word-index.ts: each word's sessions, per field, by entry number) is built from: the
- * first search that finds it missing or of another write builds it and keeps it. A page or a
- * search parses only the lines it shows. It gives the answers the SQLite backend gives
+ * first search that finds it missing or of another write builds it and keeps it, with where
+ * each entry's line is. Those files are the base; the changes since are kept beside it in a
+ * small delta (delta.ts), folded into a new base once it grows. A page or a search parses only
+ * the lines it shows. It gives the answers the SQLite backend gives
  * (test/session/search-index.test.ts runs one table against both): the same normalised text,
  * the same score (scoreOf) and order (rankOrder).
  */
