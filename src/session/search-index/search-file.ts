@@ -349,22 +349,15 @@ export class FileBackend implements IndexBackend {
    * are parsed only as they are shown, best first, until `limit` of them pass the filters.
    */
   async search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
-    const postings = terms.map((t) => (this.words === undefined ? undefined : postingsOf(this.words, [t]).get(t)));
-    const lists: Postings[] = postings.every((p) => p !== undefined)
-      ? postings
-      : await this.postings(terms).then((found) => terms.map((t) => found.get(t) as Postings));
+    const found = this.words === undefined ? await this.postings(terms) : postingsOf(this.words, terms);
+    const listsOf = (byTerm: Map<string, Postings>): Postings[] => terms.map((t) => byTerm.get(t) as Postings);
     const delta = this.delta();
-    const base = rank(lists, terms.length);
+    const base = rank(listsOf(found), terms.length);
     const records: readonly DeltaRecord[] = delta?.records ?? [];
     const changed =
       records.length === 0
         ? undefined
-        : rank(
-            ((found) => terms.map((t) => found.get(t) as Postings))(
-              postingsOf(buildShards(records.map((r) => r.text)), terms),
-            ),
-            terms.length,
-          );
+        : rank(listsOf(postingsOf(buildShards(records.map((r) => r.text)), terms)), terms.length);
     const masked = delta?.masked;
     const hits: SearchHit[] = [];
     const scores = [...new Set([...base.scores, ...(changed?.scores ?? [])])].sort((a, b) => b - a);
