@@ -4,10 +4,12 @@
 // built CLI under Node 22, found offline through npx's cache. When no Node 22 can be had, those
 // rows are skipped and say so in their name.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
+import { indexRecord } from '../../src/session/search-index/record.js';
+import { FileBackend } from '../../src/session/search-index/search-file.js';
 import { loadSqlite } from '../../src/session/search-index/search-sqlite.js';
 import { runCliInProcess } from '../harness/cli.js';
 import { spawnCli } from '../harness/process.js';
@@ -45,23 +47,72 @@ const spawned: Runner = async (home, args) => {
   return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
 };
 
-const BACKENDS: Array<{ name: string; run: Runner; skip: boolean }> = [
-  { name: 'file', run: inProcess('file'), skip: false },
-  sqliteHere
-    ? { name: 'sqlite', run: inProcess('sqlite'), skip: false }
-    : {
-        name: `sqlite (the built CLI under ${node22 === undefined ? 'Node 22: none in the npx cache, skipped' : 'Node 22'})`,
-        run: spawned,
-        skip: node22 === undefined,
-      },
-];
-
 async function fixedStore(): Promise<string> {
   const home = await tempHome();
   const store = openFileStore(home);
   for (const s of searchSessions()) await store.create(s);
   return home;
 }
+
+/**
+ * The fixed store with its file index left as a change to a large store leaves it: a base taken
+ * when s1 and s4 said other words and a session s9 (holding every word searched) still existed,
+ * and beside it the delta that puts s1 and s4 as they are and drops s9. Every entry is stamped
+ * as settled, so the commands answer from the two as they are, reading no session file.
+ */
+async function deltaStore(): Promise<string> {
+  const home = await fixedStore();
+  const store = openFileStore(home);
+  const seen = (mtimeMs: number): number => mtimeMs + 10_000;
+  const record = async (id: string): Promise<{ record: ReturnType<typeof indexRecord>; file: typeof file }> => {
+    const st = statSync(path.join(store.dir, `${id}.json`));
+    const file = { mtimeMs: st.mtimeMs, size: st.size, seenMs: seen(st.mtimeMs) };
+    return { record: indexRecord(await store.read(id)), file };
+  };
+  const current = await Promise.all(searchSessions().map((s) => record(s.id)));
+  const words =
+    'retry budget cafe catalog wrong duplicate thundering herds retries contested backoff upload cache jitter';
+  const stale = (r: (typeof current)[number]): (typeof current)[number] =>
+    ['s1', 's4'].includes(r.record.id)
+      ? { ...r, record: { ...r.record, text: { question: ' obsolete ', answer: ' obsolete ', claims: ' ' } } }
+      : r;
+  const s9 = current[0] as (typeof current)[number];
+  const gone = {
+    ...s9,
+    record: {
+      ...s9.record,
+      id: 's9',
+      updated: '2027-01-01T00:00:00.000Z',
+      text: { question: ` ${words} `, answer: ' ', claims: ' ' },
+    },
+  };
+  const dirMtimeMs = statSync(store.dir).mtimeMs;
+  const meta = { dirMtimeMs, seenMs: seen(dirMtimeMs), unreadable: [] };
+  mkdirSync(path.join(home, 'search'), { mode: 0o700 });
+  const b = new FileBackend(path.join(home, 'search', 'index.ndjson'));
+  await b.apply([...current.map(stale), gone], [], meta);
+  await b.apply(
+    current.filter((r) => ['s1', 's4'].includes(r.record.id)),
+    ['s9'],
+    meta,
+  );
+  b.close();
+  if (!existsSync(path.join(home, 'search', 'index.delta.ndjson'))) throw new Error('the change went into no delta');
+  return home;
+}
+
+const BACKENDS: Array<{ name: string; run: Runner; skip: boolean; store: () => Promise<string> }> = [
+  { name: 'file', run: inProcess('file'), skip: false, store: fixedStore },
+  { name: 'file, its last changes in a delta beside the base', run: inProcess('file'), skip: false, store: deltaStore },
+  sqliteHere
+    ? { name: 'sqlite', run: inProcess('sqlite'), skip: false, store: fixedStore }
+    : {
+        name: `sqlite (the built CLI under ${node22 === undefined ? 'Node 22: none in the npx cache, skipped' : 'Node 22'})`,
+        run: spawned,
+        skip: node22 === undefined,
+        store: fixedStore,
+      },
+];
 
 const ids = (stdout: string): string[] => (JSON.parse(stdout) as Array<{ id: string }>).map((h) => h.id);
 
@@ -93,7 +144,7 @@ const SEARCHES: Array<[string, string[], string[]]> = [
   ['filters by policy, the word held by others', ['cache', '--policy', 'deep'], []],
 ];
 
-describe.each(BACKENDS)('the $name backend', ({ run, skip }) => {
+describe.each(BACKENDS)('the $name backend', ({ run, skip, store: fixedStore }) => {
   it.skipIf(skip).each(SEARCHES)('search %s', async (_what, args, expected) => {
     const home = await fixedStore();
     const r = await run(home, ['sessions', 'search', ...args, '--json']);

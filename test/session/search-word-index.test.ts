@@ -1,13 +1,16 @@
 // The file backend's word index (src/session/search-index/word-index.ts): a search answers from
 // the index kept on disk without the text it was built from, an index of another write of the
-// entries is never used, and a first index of many files says how far it has got.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+// entries is never used, a file of it cut short is never believed, a change to the store goes
+// into a delta beside the base without rewriting it, and a first index of many files says how
+// far it has got.
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
 import { indexRecord } from '../../src/session/search-index/record.js';
 import { FileBackend } from '../../src/session/search-index/search-file.js';
 import { SearchIndex } from '../../src/session/search-index/search-index.js';
+import { shardOf } from '../../src/session/search-index/word-index.js';
 import { searchSessions } from '../harness/search-store.js';
 import { tempHome } from '../harness/temp-store.js';
 
@@ -32,7 +35,8 @@ describe('the word index of the file backend', () => {
       ['s2', 1],
     ]);
     first.close();
-    expect(readdirSync(path.join(dir, 'words'))).toHaveLength(64);
+    // 64 shards and the entries' line bounds.
+    expect(readdirSync(path.join(dir, 'words'))).toHaveLength(65);
     rmSync(path.join(dir, 'index.text.ndjson'));
     const again = new FileBackend(file);
     expect(await found(again, ['retry'])).toEqual(built);
@@ -56,6 +60,60 @@ describe('the word index of the file backend', () => {
     b.close();
     const fresh = new FileBackend(file);
     expect(await found(fresh, ['jitter'])).toEqual([['s2', 3]]);
+  });
+
+  it.each([
+    ['the shard of the word searched', `${String(shardOf('retry')).padStart(2, '0')}.bin`],
+    ["the entries' line bounds", 'lines.bin'],
+  ])('never believes %s cut short: builds the word index again', async (_what, name) => {
+    const dir = path.join(await tempHome(), 'search');
+    mkdirSync(dir);
+    const file = path.join(dir, 'index.ndjson');
+    const first = new FileBackend(file);
+    await first.apply(records, [], META);
+    const built = await found(first, ['retry']);
+    first.close();
+    const cut = path.join(dir, 'words', name);
+    const whole = statSync(cut).size;
+    truncateSync(cut, whole - 4);
+    const again = new FileBackend(file);
+    expect(await found(again, ['retry'])).toEqual(built);
+    again.close();
+    expect(statSync(cut).size).toBe(whole);
+  });
+
+  it('keeps a change beside the base, never rewriting it, and reads the change again when the delta is cut short', async () => {
+    const home = await tempHome();
+    const store = openFileStore(home);
+    for (const s of searchSessions()) await store.create(s);
+    let clock = Date.now() + 60_000;
+    const now = (): number => clock;
+    const search = async (word: string): Promise<string[]> => {
+      const index = SearchIndex.open(store, { backend: 'file', now });
+      try {
+        return (await index.search(word, {}, undefined)).map((h) => h.entry.id);
+      } finally {
+        index.close();
+      }
+    };
+    expect(await search('jitter')).toEqual(['s5']);
+    const dir = path.join(home, 'search');
+    const base = ['index.ndjson', 'index.text.ndjson', 'words/lines.bin'].map((f) => readFileSync(path.join(dir, f)));
+    await store.update('s2', (s) => {
+      const q = s.turns[0];
+      if (q !== undefined) q.content = 'Does the cache need jitter?';
+    });
+    clock += 60_000;
+    expect(await search('jitter')).toEqual(['s2', 's5']);
+    // The base as it was, the change in the delta beside it.
+    expect(
+      ['index.ndjson', 'index.text.ndjson', 'words/lines.bin'].map((f) => readFileSync(path.join(dir, f))),
+    ).toEqual(base);
+    const delta = path.join(dir, 'index.delta.ndjson');
+    truncateSync(delta, statSync(delta).size - 10);
+    clock += 60_000;
+    expect(await search('jitter')).toEqual(['s2', 's5']);
+    expect(await search('catalog')).toEqual(['s3', 's4']);
   });
 
   it('tells how far a first index has got, and nothing when there is nothing to read', async () => {

@@ -2,22 +2,37 @@ import fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAtomic } from '../../files/atomic-write.js';
 import { forEachLine } from '../../files/lines.js';
+import { readDelta, writeDelta, type Delta, type DeltaRecord } from './delta.js';
 import { FIELDS, type IndexRecord, type SearchText } from './record.js';
 import {
   listOrder,
   passes,
   scoreOf,
   type FileState,
+  type MatchGrid,
   type Filters,
   type IndexBackend,
   type IndexEntry,
   type IndexMeta,
   type SearchHit,
 } from './query.js';
-import { buildShards, postingsOf, readPostings, writeShards, type Postings } from './word-index.js';
+import {
+  buildShards,
+  openLineBounds,
+  postingsOf,
+  readPostings,
+  writeShards,
+  type LineBounds,
+  type Postings,
+} from './word-index.js';
 
 /** Bumped when what a line holds, or their order, changes: an index of another version is rebuilt, never read. */
 const FORMAT = 3;
+/**
+ * The most sessions the delta holds (delta.ts) before a change folds it into the base, rewriting
+ * it whole: every command reads the delta whole, and every search indexes its text anew.
+ */
+const DELTA_MAX = 1_000;
 
 interface Loaded {
   meta: IndexMeta | undefined;
@@ -25,6 +40,8 @@ interface Loaded {
   generation: number;
   /** In listOrder, as the file keeps them: entry number n is the nth. */
   entries: Map<string, IndexEntry>;
+  /** Where line n starts in the entries file of this write, and where the one after it would (count + 1 of them). */
+  bounds: number[];
 }
 
 /** The entries file as bytes, its lines found but not parsed: a page or a search parses only the entries it shows. */
@@ -42,8 +59,10 @@ interface Raw {
  * each a meta line then one JSON line per session: the entries, newest first (listOrder; `ls`
  * and `stats` read them), and beside them the text (most of the bytes), which only the word
  * index (word-index.ts: each word's sessions, per field, by entry number) is built from: the
- * first search that finds it missing or of another write builds it and keeps it. A page or a
- * search parses only the lines it shows. It gives the answers the SQLite backend gives
+ * first search that finds it missing or of another write builds it and keeps it, with where
+ * each entry's line is. Those files are the base; the changes since are kept beside it in a
+ * small delta (delta.ts), folded into a new base once it grows. A page or a search parses only
+ * the lines it shows. It gives the answers the SQLite backend gives
  * (test/session/search-index.test.ts runs one table against both): the same normalised text,
  * the same score (scoreOf) and order (rankOrder).
  */
@@ -56,6 +75,9 @@ export class FileBackend implements IndexBackend {
   private words: ReturnType<typeof buildShards> | undefined;
   private readonly textPath: string;
   private readonly wordsDir: string;
+  private readonly deltaPath: string;
+  /** The delta read or written for the base of its generation; null: there is none. */
+  private deltaHeld: Delta | null | undefined;
 
   /** `persist` false: kept in memory only, for a store nsed cannot write (nothing is read from disk either). */
   constructor(
@@ -64,6 +86,20 @@ export class FileBackend implements IndexBackend {
   ) {
     this.textPath = path.replace(/\.ndjson$/, '.text.ndjson');
     this.wordsDir = join(dirname(path), 'words');
+    this.deltaPath = path.replace(/\.ndjson$/, '.delta.ndjson');
+  }
+
+  /** The changes since the base of the current generation, read once; undefined when there are none. */
+  private delta(): Delta | undefined {
+    const generation = this.generation();
+    if (this.deltaHeld === undefined || (this.deltaHeld !== null && this.deltaHeld.base !== generation))
+      this.deltaHeld = (this.persist ? readDelta(this.deltaPath, generation) : undefined) ?? null;
+    return this.deltaHeld ?? undefined;
+  }
+
+  /** Each base entry's number, by id. */
+  private numbers(): Map<string, number> {
+    return new Map(this.list().map((e, n) => [e.id, n]));
   }
 
   /** The entries file's bytes and line bounds; missing, torn or of another version: no entries, which the next refresh fills. */
@@ -97,18 +133,48 @@ export class FileBackend implements IndexBackend {
     }
   }
 
-  /** Entry number n, parsed from its line (or from the entries held when this run wrote them). */
+  /**
+   * Entry number n, parsed from its line: of the entries held (this run read them all, or wrote
+   * them), of the whole file read, or else of the file open since its meta line was read, at the
+   * place the word index's line bounds of that write name, so that only the lines shown are read.
+   */
   private entryAt(n: number): IndexEntry | undefined {
     if (this.loaded !== undefined) return this.list()[n];
-    const raw = this.bytes();
-    const start = raw.starts[n];
-    if (start === undefined) return undefined;
+    let text: string;
+    const head = this.raw === undefined ? this.prefix() : undefined;
+    const lines = head === undefined ? undefined : this.lineBounds(head.generation);
+    if (head !== undefined && lines !== undefined) {
+      const at = lines.line(n);
+      if (at === undefined) return undefined;
+      const buf = Buffer.alloc(at[1] - at[0]);
+      if (fs.readSync(head.fd, buf, 0, buf.length, at[0]) !== buf.length) return undefined;
+      text = buf.toString('utf8');
+    } else {
+      const raw = this.bytes();
+      const start = raw.starts[n];
+      if (start === undefined) return undefined;
+      text = raw.buf.toString('utf8', start, raw.ends[n]);
+    }
     try {
-      return JSON.parse(raw.buf.toString('utf8', start, raw.ends[n])) as IndexEntry;
+      return JSON.parse(text) as IndexEntry;
     } catch {
       // A line garbled in place (the file is only ever replaced whole): that entry is left out.
       return undefined;
     }
+  }
+
+  /** The line bounds of the entries file of `generation`, kept beside the word index; undefined when they are not of that write. */
+  private lineBounds(generation: number): LineBounds | undefined {
+    if (this.lines === undefined && this.persist) this.lines = openLineBounds(this.wordsDir, generation) ?? null;
+    return this.lines ?? undefined;
+  }
+
+  /** null: looked for, and none of this write. */
+  private lines: LineBounds | null | undefined;
+
+  private closeLines(): void {
+    this.lines?.close();
+    this.lines = undefined;
   }
 
   private listed: IndexEntry[] | undefined;
@@ -135,11 +201,12 @@ export class FileBackend implements IndexBackend {
       if (e === undefined) {
         // Garbled: none of it is used (entry numbers would shift), and the next refresh fills it again.
         this.raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
-        return (this.loaded = { meta: undefined, generation: -1, entries: new Map() });
+        return (this.loaded = { meta: undefined, generation: -1, entries: new Map(), bounds: [] });
       }
       entries.set(e.id, e);
     }
-    this.loaded = { meta: raw.meta, generation: raw.generation, entries };
+    const bounds = [...raw.starts, (raw.ends.at(-1) ?? raw.buf.indexOf(10)) + 1];
+    this.loaded = { meta: raw.meta, generation: raw.generation, entries, bounds };
     this.listed = undefined;
     return this.loaded;
   }
@@ -156,6 +223,8 @@ export class FileBackend implements IndexBackend {
   }
 
   meta(): IndexMeta | undefined {
+    const delta = this.delta();
+    if (delta !== undefined) return delta.meta;
     if (this.loaded !== undefined) return this.loaded.meta;
     return this.raw !== undefined ? this.raw.meta : (this.prefix() ?? this.bytes()).meta;
   }
@@ -169,7 +238,13 @@ export class FileBackend implements IndexBackend {
       generation !== -1 &&
       (this.texts !== undefined ? this.texts.size === entries.size : this.textGeneration() === generation);
     const lost: FileState = { mtimeMs: Number.NaN, size: -1, seenMs: 0 };
-    return new Map([...entries.values()].map((e) => [e.id, texted || this.texts?.has(e.id) === true ? e.file : lost]));
+    const delta = this.delta();
+    const files = new Map<string, FileState>();
+    let n = 0;
+    for (const e of entries.values())
+      if (delta?.masked.has(n++) !== true) files.set(e.id, texted || this.texts?.has(e.id) === true ? e.file : lost);
+    for (const { entry } of delta?.records ?? []) files.set(entry.id, entry.file);
+    return files;
   }
 
   async apply(
@@ -177,33 +252,77 @@ export class FileBackend implements IndexBackend {
     remove: readonly string[],
     meta: IndexMeta,
   ): Promise<void> {
-    const was = new Map(this.load().entries);
-    const texts = new Map(this.loadText());
+    // The changes folded into the delta's: its sessions, and the base entries they replace or drop.
+    const base = this.load();
+    const before = this.delta();
+    const records = new Map((before?.records ?? []).map((r) => [r.entry.id, r]));
+    const masked = new Set(before?.masked);
+    const numbers = this.numbers();
+    const mask = (id: string): void => {
+      const n = numbers.get(id);
+      if (n !== undefined) masked.add(n);
+    };
     for (const id of remove) {
-      was.delete(id);
-      texts.delete(id);
+      records.delete(id);
+      mask(id);
     }
     for (const { record, file } of put) {
       const { text, ...entry } = record;
-      was.set(record.id, { ...entry, file });
-      texts.set(record.id, text);
+      records.set(record.id, { entry: { ...entry, file }, text });
+      mask(record.id);
+    }
+    // A change to a large base is kept beside it; a first index, or a delta grown large, rewrites the base.
+    if (base.generation !== -1 && records.size <= DELTA_MAX && records.size < base.entries.size) {
+      const delta: Delta = {
+        base: base.generation,
+        meta,
+        masked,
+        records: [...records.values()].sort((a, b) => listOrder(a.entry, b.entry)),
+      };
+      this.deltaHeld = delta;
+      if (this.persist)
+        await writeDelta(this.deltaPath, delta).catch(() => {
+          // A cache: this run answers from memory, and the next reads the changed files again.
+        });
+      return;
+    }
+    const was = new Map(base.entries);
+    const texts = new Map(this.loadText());
+    const list = this.list();
+    for (const n of masked) {
+      const id = list[n]?.id;
+      if (id === undefined) continue;
+      was.delete(id);
+      texts.delete(id);
+    }
+    for (const { entry, text } of records.values()) {
+      was.set(entry.id, entry);
+      texts.set(entry.id, text);
     }
     const entries = new Map([...was.values()].sort(listOrder).map((e) => [e.id, e]));
     const generation = meta.seenMs + Math.random();
-    this.loaded = { meta, generation, entries };
+    const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
+    const lines = [...entries.values()].map((e) => `${JSON.stringify(e)}\n`);
+    const body = lines.join('');
+    const first = head({ ...meta, count: entries.size, bytes: Buffer.byteLength(body) });
+    const bounds = [Buffer.byteLength(first)];
+    for (const line of lines) bounds.push((bounds.at(-1) as number) + Buffer.byteLength(line));
+    this.loaded = { meta, generation, entries, bounds };
     this.listed = undefined;
     this.texts = texts;
     this.words = undefined;
+    this.deltaHeld = null;
+    this.closeLines();
     if (!this.persist) return;
-    const head = (extra: object): string => `${JSON.stringify({ nsed_search_index: FORMAT, generation, ...extra })}\n`;
-    const body = [...entries.values()].map((e) => `${JSON.stringify(e)}\n`).join('');
     try {
       // The text first: entries whose text file is of another write read no text, and are read again.
       await writeAtomic(
         this.textPath,
         head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
       );
-      await writeAtomic(this.path, head({ ...meta, count: entries.size, bytes: Buffer.byteLength(body) }) + body);
+      await writeAtomic(this.path, first + body);
+      // The delta was of the base before: never applied to this one (readDelta), and removed.
+      fs.rmSync(this.deltaPath, { force: true });
     } catch {
       // A cache: this run answers from memory, and the next reads the changed files again.
     }
@@ -214,59 +333,66 @@ export class FileBackend implements IndexBackend {
       fs.rmSync(this.path, { force: true });
       fs.rmSync(this.textPath, { force: true });
       fs.rmSync(this.wordsDir, { recursive: true, force: true });
+      fs.rmSync(this.deltaPath, { force: true });
     }
-    this.loaded = { meta: undefined, generation: -1, entries: new Map() };
+    this.deltaHeld = null;
+    this.loaded = { meta: undefined, generation: -1, entries: new Map(), bounds: [] };
     this.listed = undefined;
     this.texts = new Map();
     this.words = undefined;
+    this.closeLines();
   }
 
+  /**
+   * The hits best first, at most `limit`: of the base (its word index, less the entries the delta
+   * replaced or dropped) and of the delta (its text indexed now), merged in rankOrder. Entries
+   * are parsed only as they are shown, best first, until `limit` of them pass the filters.
+   */
   async search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
-    const generation = this.generation();
-    const postings = await this.postings(terms);
-    // Per term, per field: the entry numbers holding it; an entry holding every term is a hit.
-    const sets = terms.map((t) => (postings.get(t) as Postings).map((p) => new Set(p)));
-    const scored: Array<{ n: number; score: number; fields: SearchHit['fields'] }> = [];
-    for (const n of new Set((postings.get(terms[0] as string) as Postings).flat())) {
-      const grid = FIELDS.map((_, f) => terms.map((_, t) => sets[t]?.[f]?.has(n) === true));
-      const s = scoreOf(grid, terms.length);
-      if (s !== undefined) scored.push({ n, ...s });
-    }
-    // The entries read whole now must be the write the words were looked up for, or their numbers
-    // mean other sessions: when another nsed replaced the file in between, once more from what was
-    // read (then cached, so once is enough).
-    if (scored.length > 0 && this.loaded === undefined && this.bytes().generation !== generation) {
-      this.words = undefined;
-      return this.search(terms, filters, limit);
-    }
-    // The score, then the entry number, which is listOrder: rankOrder without parsing an entry.
-    scored.sort((a, b) => b.score - a.score || a.n - b.n);
+    const found = this.words === undefined ? await this.postings(terms) : postingsOf(this.words, terms);
+    const listsOf = (byTerm: Map<string, Postings>): Postings[] => terms.map((t) => byTerm.get(t) as Postings);
+    const delta = this.delta();
+    const base = rank(listsOf(found), terms.length);
+    const records: readonly DeltaRecord[] = delta?.records ?? [];
+    const changed =
+      records.length === 0
+        ? undefined
+        : rank(listsOf(postingsOf(buildShards(records.map((r) => r.text)), terms)), terms.length);
+    const masked = delta?.masked;
     const hits: SearchHit[] = [];
-    for (const { n, score, fields } of scored) {
-      if (limit !== undefined && hits.length >= limit) break;
-      const entry = this.entryAt(n);
-      if (entry !== undefined && passes(entry, filters)) hits.push({ entry, score, fields });
+    const scores = [...new Set([...base.scores, ...(changed?.scores ?? [])])].sort((a, b) => b - a);
+    for (const score of scores) {
+      const fromBase = level(base, score, terms.length, (n) => (masked?.has(n) === true ? undefined : this.entryAt(n)));
+      const fromDelta =
+        changed === undefined ? undefined : level(changed, score, terms.length, (n) => records[n]?.entry);
+      for (const hit of mergeOrdered(fromBase, fromDelta, (h) => h.entry)) {
+        if (limit !== undefined && hits.length >= limit) return hits;
+        if (passes(hit.entry, filters)) hits.push(hit);
+      }
     }
     return hits;
   }
 
-  /** The postings of the terms: from the word index on disk, or from one built now (and kept) when it is missing or stale. */
+  /**
+   * The postings of the terms: from the word index on disk (with the line bounds of the same
+   * write), or from one built now (and kept) when it is missing, torn or of another write.
+   */
   private async postings(terms: readonly string[]): Promise<Map<string, Postings>> {
     const generation = this.generation();
-    if (this.words === undefined && this.persist && generation !== -1) {
+    if (this.persist && generation !== -1) {
       const kept = readPostings(this.wordsDir, generation, terms);
-      if (kept !== undefined) return kept;
+      // Entries read from the file open since its meta line need the line bounds of that write: without them, built again.
+      const found = this.loaded !== undefined || this.raw !== undefined || this.lineBounds(generation) !== undefined;
+      if (kept !== undefined && found) return kept;
     }
-    if (this.words === undefined) {
-      // Every entry parsed first: the text and the words are then of the write just read, whatever the meta line said before.
-      const { entries, generation: built } = this.load();
-      const texts = this.loadText();
-      this.words = buildShards([...entries.keys()].map((id) => texts.get(id)));
-      if (this.persist && built !== -1)
-        await writeShards(this.wordsDir, built, this.words).catch(() => {
-          // A cache: this run answers from memory, and the next builds it again.
-        });
-    }
+    // Every entry parsed first: the text and the words are then of the write just read, whatever the meta line said before.
+    const { entries, generation: built, bounds } = this.load();
+    const texts = this.loadText();
+    this.words = buildShards([...entries.keys()].map((id) => texts.get(id)));
+    if (this.persist && built !== -1)
+      await writeShards(this.wordsDir, built, this.words, bounds).catch(() => {
+        // A cache: this run answers from memory, and the next builds it again.
+      });
     return postingsOf(this.words, terms);
   }
 
@@ -287,17 +413,29 @@ export class FileBackend implements IndexBackend {
     }
   }
 
+  /** The base's entries (less those the delta replaced or dropped) and the delta's, merged in listOrder. */
   page(filters: Filters, limit: number | undefined): IndexEntry[] {
+    const delta = this.delta();
+    const changed = (delta?.records ?? []).map((r) => r.entry).filter((e) => passes(e, filters));
+    const kept = (n: number): boolean => delta?.masked.has(n) !== true;
+    const merged = (base: IndexEntry[]): IndexEntry[] => {
+      const out: IndexEntry[] = [];
+      for (const e of mergeOrdered(base.values(), changed.values(), (x) => x)) {
+        if (limit !== undefined && out.length >= limit) break;
+        out.push(e);
+      }
+      return out;
+    };
     if (limit !== undefined && this.loaded === undefined && this.raw === undefined) {
-      const read = this.readPage(filters, limit);
-      if (read !== undefined) return read;
+      const read = this.readPage(filters, limit, kept);
+      if (read !== undefined) return merged(read);
     }
     const chosen: IndexEntry[] = [];
     for (let n = 0, count = this.count(); n < count && (limit === undefined || chosen.length < limit); n++) {
-      const e = this.entryAt(n);
+      const e = kept(n) ? this.entryAt(n) : undefined;
       if (e !== undefined && passes(e, filters)) chosen.push(e);
     }
-    return chosen;
+    return merged(chosen);
   }
 
   /**
@@ -333,12 +471,13 @@ export class FileBackend implements IndexBackend {
   private head: ReturnType<FileBackend['prefix']>;
 
   /** The first `limit` entries the filters let through, reading the file block by block only as far as they go. */
-  private readPage(filters: Filters, limit: number): IndexEntry[] | undefined {
+  private readPage(filters: Filters, limit: number, kept: (n: number) => boolean): IndexEntry[] | undefined {
     const head = this.prefix();
     if (head === undefined) return undefined;
     const chosen: IndexEntry[] = [];
     const block = Buffer.alloc(256 * 1024);
     let carry = Buffer.alloc(0);
+    let n = 0;
     try {
       for (let at = head.at; chosen.length < limit;) {
         const got = fs.readSync(head.fd, block, 0, block.length, at);
@@ -347,8 +486,10 @@ export class FileBackend implements IndexBackend {
         const text = Buffer.concat([carry, block.subarray(0, got)]);
         let start = 0;
         for (let end = text.indexOf(10); end !== -1 && chosen.length < limit; end = text.indexOf(10, start)) {
-          const e = JSON.parse(text.toString('utf8', start, end)) as IndexEntry;
-          if (passes(e, filters)) chosen.push(e);
+          if (kept(n++)) {
+            const e = JSON.parse(text.toString('utf8', start, end)) as IndexEntry;
+            if (passes(e, filters)) chosen.push(e);
+          }
           start = end + 1;
         }
         carry = Buffer.from(text.subarray(start));
@@ -361,6 +502,7 @@ export class FileBackend implements IndexBackend {
   }
 
   close(): void {
+    this.closeLines();
     if (this.head !== undefined) fs.closeSync(this.head.fd);
     this.head = undefined;
     this.loaded = undefined;
@@ -368,6 +510,7 @@ export class FileBackend implements IndexBackend {
     this.raw = undefined;
     this.texts = undefined;
     this.words = undefined;
+    this.deltaHeld = undefined;
   }
 }
 
@@ -391,5 +534,129 @@ function readLines(file: string, visit: (v: Record<string, unknown>) => void): R
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** The entry numbers in any of the ascending lists, ascending, each once. */
+function union(lists: readonly Uint32Array[]): Uint32Array {
+  const out = new Uint32Array(lists.reduce((a, l) => a + l.length, 0));
+  const at = new Uint32Array(lists.length);
+  const past = 2 ** 32;
+  let size = 0;
+  for (;;) {
+    let min = past;
+    for (let k = 0; k < lists.length; k++) {
+      const l = lists[k] as Uint32Array;
+      const p = at[k] as number;
+      if (p < l.length && (l[p] as number) < min) min = l[p] as number;
+    }
+    if (min === past) return out.subarray(0, size);
+    out[size++] = min;
+    for (let k = 0; k < lists.length; k++) {
+      const l = lists[k] as Uint32Array;
+      const p = at[k] as number;
+      if (p < l.length && l[p] === min) at[k] = p + 1;
+    }
+  }
+}
+
+/** Which fields hold which term for candidate i, as scoreOf reads it. */
+function gridOf(marks: Uint8Array, terms: number, width: number, i: number): MatchGrid {
+  return FIELDS.map((_, f) =>
+    Array.from({ length: terms }, (_, t) => ((marks[t * width + i] as number) & (1 << f)) !== 0),
+  );
+}
+
+/** Which fields hold which term for candidate i: a number while it fits one exactly (3 bits a term), else a string. */
+function signatureOf(marks: Uint8Array, terms: number, width: number, i: number): number | string {
+  if (terms <= 10) {
+    let signature = 0;
+    for (let t = 0; t < terms; t++) signature = signature * 8 + (marks[t * width + i] as number);
+    return signature;
+  }
+  let signature = '';
+  for (let t = 0; t < terms; t++) signature += String(marks[t * width + i]);
+  return signature;
+}
+
+/** Sets `bit` in the marks of term `t` for every candidate the ascending `list` holds: one walk of both. */
+function markPresent(candidates: Uint32Array, list: Uint32Array, marks: Uint8Array, t: number, bit: number): void {
+  const base = t * candidates.length;
+  for (let i = 0, j = 0; i < candidates.length && j < list.length;) {
+    const c = candidates[i] as number;
+    const v = list[j] as number;
+    if (v < c) j++;
+    else if (v > c) i++;
+    else {
+      marks[base + i] = (marks[base + i] as number) | bit;
+      i++;
+      j++;
+    }
+  }
+}
+
+/** The candidates of a search and the score of each (NaN: not every term is held), with the scores found, highest first. */
+interface Ranked {
+  candidates: Uint32Array;
+  /** marks[t * candidates.length + i]: the fields (bit f) of candidate i that hold term t. */
+  marks: Uint8Array;
+  scoreAt: Float64Array;
+  scores: number[];
+}
+
+/**
+ * The entries holding every term, scored: those holding the rarest term are the candidates, and
+ * each list of each term is walked beside them once. A candidate's score depends only on which
+ * fields hold which term, its signature: scored once per signature (scoreOf), so a common word
+ * costs a pass over its numbers and no object per entry.
+ */
+function rank(lists: readonly Postings[], terms: number): Ranked {
+  const total = (p: Postings): number => p.reduce((a, l) => a + l.length, 0);
+  const rarest = lists.reduce((best, p, t) => (total(p) < total(lists[best] as Postings) ? t : best), 0);
+  const candidates = union(lists[rarest] ?? []);
+  const width = candidates.length;
+  const marks = new Uint8Array(terms * width);
+  lists.forEach((fields, t) => fields.forEach((list, f) => markPresent(candidates, list, marks, t, 1 << f)));
+  const bySignature = new Map<number | string, number | null>();
+  const scoreAt = new Float64Array(width).fill(Number.NaN);
+  for (let i = 0; i < width; i++) {
+    const signature = signatureOf(marks, terms, width, i);
+    let score = bySignature.get(signature);
+    if (score === undefined)
+      bySignature.set(signature, (score = scoreOf(gridOf(marks, terms, width, i), terms)?.score ?? null));
+    if (score !== null) scoreAt[i] = score;
+  }
+  const scores = [...new Set(bySignature.values())].filter((v): v is number => v !== null).sort((a, b) => b - a);
+  return { candidates, marks, scoreAt, scores };
+}
+
+/** The hits of one score, in entry-number order (listOrder), each entry as `entryOf` finds it (undefined: left out). */
+function* level(
+  r: Ranked,
+  score: number,
+  terms: number,
+  entryOf: (n: number) => IndexEntry | undefined,
+): Generator<SearchHit> {
+  const width = r.candidates.length;
+  for (let i = 0; i < width; i++) {
+    if (r.scoreAt[i] !== score) continue;
+    const entry = entryOf(r.candidates[i] as number);
+    const scored = entry === undefined ? undefined : scoreOf(gridOf(r.marks, terms, width, i), terms);
+    if (entry !== undefined && scored !== undefined) yield { entry, ...scored };
+  }
+}
+
+/** Two sequences each in listOrder, as one in listOrder, read only as far as it is taken. */
+function* mergeOrdered<T>(a: Iterator<T>, b: Iterator<T> | undefined, entry: (x: T) => IndexEntry): Generator<T> {
+  let x = a.next();
+  let y = b?.next();
+  while (x.done !== true || (y !== undefined && y.done !== true)) {
+    if (y === undefined || y.done === true || (x.done !== true && listOrder(entry(x.value), entry(y.value)) <= 0)) {
+      yield x.value as T;
+      x = a.next();
+    } else {
+      yield y.value;
+      y = b?.next();
+    }
   }
 }
