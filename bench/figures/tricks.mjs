@@ -124,7 +124,7 @@ export async function builtTricks({ tmp, server }) {
   await same(['sessions', 'ls'], lsEnv, ['all', 'no-stand-ins']);
   // A long answer is timed by the CPU it costs nsed (user + system), its wall time noted beside:
   // what these tricks save is CPU, and on a loaded two-core machine a wall time of seconds is
-  // mostly the wait for a core (bench/RESULTS.md, round 19: the wall-time ratios swung across 1).
+  // mostly the wait for a core (bench/RESULTS.md, round 20: the wall-time ratios swung across 1).
   const wall = { all: [], template: [], batches: [], liftoff: [] };
   const longRun = (b, key) => async () => {
     const { ms, stdout, usage } = await runNodeWithUsage([cli[b], ...long], { env, tmp, keep: true });
