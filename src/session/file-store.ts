@@ -237,9 +237,10 @@ class FileStore implements SessionStore {
   /**
    * Writes each answer's rounds and ballots that the transcript still holds to a file of their
    * own in `<id>.rounds/`, and leaves a marker in the turn (src/session/rounds-apart.ts). Each
-   * file is fsynced before its rename and the directory once after them all, so the transcript
-   * written next never names a file that a crash could lose; a crash before that transcript's
-   * rename leaves files nothing names, and the transcript as it was (docs/reliability.md #300).
+   * file is fsynced before its rename and the directory once after them all (and, when the
+   * directory is new, the sessions directory that names it), so the transcript written next never
+   * names a file that a crash could lose; a crash before that transcript's rename leaves files
+   * nothing names, and the transcript as it was (docs/reliability.md #300).
    */
   private async putRoundsApart(id: string, session: Session): Promise<void> {
     let dir: string | undefined;
@@ -264,8 +265,9 @@ class FileStore implements SessionStore {
     }
     if (dir === undefined) return;
     try {
-      await fsyncDir(dir, this.disk);
-      if (madeDir) await fsyncDir(this.dir, this.disk);
+      // Both at once; the sessions directory's is the one a batch's items that end together
+      // share (groupCommit), as they share the fsync after their transcripts' renames.
+      await Promise.all([fsyncDir(dir, this.disk), madeDir ? this.syncDir(this.dir) : undefined]);
     } catch (err) {
       throw roundsWriteError(dir, err);
     }
@@ -275,7 +277,9 @@ class FileStore implements SessionStore {
   private async ensureRoundsDir(dir: string): Promise<boolean> {
     try {
       mkdirSync(dir, { mode: 0o700 });
-      chmodSync(dir, 0o700);
+      // 0700 whatever the umask (docs/reliability.md #76); a chmod is a journaled metadata write
+      // even when it changes nothing, a stat is not.
+      if ((statSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
       return true;
     } catch (err) {
       if (errCode(err) !== 'EEXIST') throw roundsWriteError(dir, err);
