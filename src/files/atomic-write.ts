@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomHex } from '../session/random-hex.js';
-import { Spares } from './spares.js';
 
 /**
  * The one way nsed replaces a file: the store's session files, its listing index and policy
@@ -21,8 +20,6 @@ import { Spares } from './spares.js';
 export interface DiskHandle {
   chmod(mode: number): Promise<void>;
   writeFile(data: string | Uint8Array): Promise<void>;
-  /** Cuts the file to `length` bytes (a kept temp file written over, shorter than it was). */
-  truncate(length: number): Promise<void>;
   readFile(): Promise<Buffer>;
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -44,7 +41,6 @@ function syncHandle(fd: number): DiskHandle {
       if ((fs.fstatSync(fd).mode & 0o7777) !== mode) fs.fchmodSync(fd, mode);
     },
     writeFile: async (data) => fs.writeFileSync(fd, data),
-    truncate: async (length) => fs.ftruncateSync(fd, length),
     readFile: async () => fs.readFileSync(fd),
     sync: async () => fs.fsyncSync(fd),
     close: async () => fs.closeSync(fd),
@@ -102,29 +98,7 @@ export interface AtomicWriteOptions {
   disk?: DiskOps;
   /** Makes the rename durable in place of this write's own directory fsync (a group commit, files/sync-group.ts). */
   syncDir?: (dir: string) => Promise<void>;
-  /**
-   * Old versions kept as temp files for later writes in the same directory (fileSpares()): the
-   * replaced file is hard-linked to a temp name before the rename, so its inode is not freed, and
-   * a later write truncates and fills it instead of creating one. Readers see what they always
-   * did: the target replaced whole by a rename of a file written and fsynced in full.
-   */
-  spares?: Spares;
 }
-
-/** Temp files kept for reuse by a process that writes many files (files/spares.ts). */
-export const fileSpares = (): Spares =>
-  new Spares((kept) => {
-    try {
-      fs.unlinkSync(kept);
-    } catch {
-      // Swept by removeStaleTemps once this process is gone.
-    }
-  });
-
-// A kept temp file is reopened to be written over, never created, never followed; it is cut to
-// the new length after the write, not emptied before it: freeing its blocks and allocating them
-// again cost more than the write.
-const REFILL = fs.constants.O_WRONLY | (fs.constants.O_NOFOLLOW ?? 0);
 
 /** An exclusive write by hard link (`exclusive: 'link'`) on a file system that has none: nothing was written. */
 export class NoHardLinks extends Error {}
@@ -144,64 +118,29 @@ export async function writeAtomic(
 ): Promise<void> {
   const disk = opts.disk ?? realDisk;
   const dir = path.dirname(file);
-  const replacing = opts.exclusive === undefined || opts.exclusive === false;
-  let tmp: string | undefined;
+  const tmp = path.join(dir, tempName(path.basename(file)));
   let handle: DiskHandle | undefined;
-  let kept: string | undefined;
   let placed = false;
   try {
-    let refill: boolean;
-    ({ tmp, handle, refill } = await openTemp(file, disk, opts.spares));
+    handle = await disk.open(tmp, 'wx', 0o600);
     // The open mode passes through the umask; the file must be 0600 whatever it is (docs/reliability.md #76).
     await handle.chmod(0o600);
     await handle.writeFile(data);
-    if (refill) await handle.truncate(typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength);
     await handle.sync();
     await handle.close();
     handle = undefined;
     opts.beforeCommit?.();
-    if (replacing && opts.spares !== undefined) kept = await linkAside(file, disk);
-    placed = await (replacing ? replace(tmp, file, disk) : placeNew(tmp, file, disk, opts.exclusive === 'link'));
+    placed = await (opts.exclusive === undefined || opts.exclusive === false
+      ? replace(tmp, file, disk)
+      : placeNew(tmp, file, disk, opts.exclusive === 'link'));
   } catch (err) {
     await handle?.close().catch(() => undefined);
     throw err;
   } finally {
-    if (!placed && tmp !== undefined) await disk.unlink(tmp).catch(() => undefined);
-    // The old version, kept by its second name, is a spare only once the new one replaced it.
-    if (kept !== undefined && !(placed && opts.spares?.keep(dir, kept) === true))
-      await disk.unlink(kept).catch(() => undefined);
+    if (!placed) await disk.unlink(tmp).catch(() => undefined);
   }
   if (opts.durable === false) return;
   await (opts.syncDir === undefined ? fsyncDir(dir, disk) : opts.syncDir(dir));
-}
-
-/** A new temp file beside `file`, or a kept one of this process to be written over (`refill`). */
-async function openTemp(
-  file: string,
-  disk: DiskOps,
-  spares: Spares | undefined,
-): Promise<{ tmp: string; handle: DiskHandle; refill: boolean }> {
-  const dir = path.dirname(file);
-  for (let spare = spares?.take(dir); spare !== undefined; spare = spares?.take(dir)) {
-    try {
-      return { tmp: spare, handle: await disk.open(spare, REFILL), refill: true };
-    } catch {
-      await disk.unlink(spare).catch(() => undefined);
-    }
-  }
-  const tmp = path.join(dir, tempName(path.basename(file)));
-  return { tmp, handle: await disk.open(tmp, 'wx', 0o600), refill: false };
-}
-
-/** A second name for `file`'s current inode, a temp name of this process; undefined when there is no file or no hard links. */
-async function linkAside(file: string, disk: DiskOps): Promise<string | undefined> {
-  const aside = path.join(path.dirname(file), tempName(path.basename(file)));
-  try {
-    await disk.link(file, aside);
-    return aside;
-  } catch {
-    return undefined;
-  }
 }
 
 function exists(file: string): NodeJS.ErrnoException {

@@ -31,10 +31,6 @@ export function killingDisk(disk: DiskOps, boundary: WriteBoundary): DiskOps {
       boundary();
       return h.writeFile(data);
     },
-    truncate: (length) => {
-      boundary();
-      return h.truncate(length);
-    },
     readFile: () => h.readFile(),
     sync: () => {
       boundary();

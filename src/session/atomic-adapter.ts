@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Adapter } from 'lowdb';
 import { NsedError, storeError } from '../errors.js';
 import { realDisk, writeAtomic, type DiskHandle, type DiskOps } from '../files/atomic-write.js';
-import type { Spares } from '../files/spares.js';
 import { redactDeep } from '../secrets.js';
 import { isAlive } from '../process-alive.js';
 
@@ -29,8 +28,6 @@ export interface AtomicAdapterOptions<T> {
   disk?: DiskOps;
   /** Makes each write's rename durable instead of its own directory fsync (a group commit). */
   syncDir?: (dir: string) => Promise<void>;
-  /** Old versions kept for later writes' temp files (files/atomic-write.ts `spares`). */
-  spares?: Spares;
 }
 
 // Temp files of a write, and lock directories renamed aside for removal (lock.ts).
@@ -159,7 +156,6 @@ export class AtomicJsonAdapter<T extends object> implements Adapter<T | null> {
         disk: this.disk,
         ...(this.opts.beforeCommit === undefined ? {} : { beforeCommit: this.opts.beforeCommit }),
         ...(this.opts.syncDir === undefined ? {} : { syncDir: this.opts.syncDir }),
-        ...(this.opts.spares === undefined ? {} : { spares: this.opts.spares }),
       });
     } catch (err) {
       if (errCode(err) === 'EEXIST' && this.opts.mode !== 'replace') {

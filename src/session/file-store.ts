@@ -4,7 +4,6 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import { NsedError, notFound, storeError, usageError } from '../errors.js';
 import {
-  fileSpares,
   fsyncDir,
   NoHardLinks,
   poolSyncDisk,
@@ -13,12 +12,11 @@ import {
   type DiskHandle,
   type DiskOps,
 } from '../files/atomic-write.js';
-import type { Spares } from '../files/spares.js';
 import { SyncGroup } from '../files/sync-group.js';
 import { AtomicJsonAdapter, decodeRecord, NO_FOLLOW, redactedJson, removeStaleTemps } from './atomic-adapter.js';
 import { isValidId } from './ids.js';
 import { IndexJournal, listSessions } from './index-journal.js';
-import { lockSpares, withLock, type HeldLock } from './lock.js';
+import { withLock, type HeldLock } from './lock.js';
 import { SESSION_VERSION, type Session } from './model.js';
 import { roundsDir, sessionFile, sessionsDir } from './paths.js';
 import {
@@ -57,8 +55,6 @@ export interface FileStoreOptions {
    * end together share one directory fsync, and fsyncs run on the thread pool (the real disk's
    * `poolSyncDisk` unless `disk` is given) so the event loop serves the other turns meanwhile.
    * Every write still resolves only once it is durable, and holds its session's lock until then.
-   * The lock directories and replaced files it would free are kept for its next writes
-   * (docs/reliability.md #272).
    */
   groupCommit?: boolean;
 }
@@ -96,8 +92,6 @@ class FileStore implements SessionStore {
   private swept: Promise<void> | undefined;
   /** The directory fsync the writes that end together share (groupCommit only). */
   private readonly dirSync: SyncGroup | undefined;
-  /** Released lock directories and replaced session files' inodes, kept for reuse (groupCommit only). */
-  private readonly spares: { locks: Spares; files: Spares } | undefined;
 
   constructor(
     readonly home: string,
@@ -109,7 +103,6 @@ class FileStore implements SessionStore {
     this.disk = opts.disk ?? (opts.groupCommit === true ? poolSyncDisk : realDisk);
     const dir = this.dir;
     this.dirSync = opts.groupCommit === true ? new SyncGroup(() => fsyncDir(dir, this.disk)) : undefined;
-    this.spares = opts.groupCommit === true ? { locks: lockSpares(), files: fileSpares() } : undefined;
   }
 
   async create(session: Session): Promise<void> {
@@ -244,9 +237,10 @@ class FileStore implements SessionStore {
   /**
    * Writes each answer's rounds and ballots that the transcript still holds to a file of their
    * own in `<id>.rounds/`, and leaves a marker in the turn (src/session/rounds-apart.ts). Each
-   * file is fsynced before its rename and the directory once after them all, so the transcript
-   * written next never names a file that a crash could lose; a crash before that transcript's
-   * rename leaves files nothing names, and the transcript as it was (docs/reliability.md #300).
+   * file is fsynced before its rename and the directory once after them all (and, when the
+   * directory is new, the sessions directory that names it), so the transcript written next never
+   * names a file that a crash could lose; a crash before that transcript's rename leaves files
+   * nothing names, and the transcript as it was (docs/reliability.md #300).
    */
   private async putRoundsApart(id: string, session: Session): Promise<void> {
     let dir: string | undefined;
@@ -271,8 +265,9 @@ class FileStore implements SessionStore {
     }
     if (dir === undefined) return;
     try {
-      await fsyncDir(dir, this.disk);
-      if (madeDir) await fsyncDir(this.dir, this.disk);
+      // Both at once; the sessions directory's is the one a batch's items that end together
+      // share (groupCommit), as they share the fsync after their transcripts' renames.
+      await Promise.all([fsyncDir(dir, this.disk), madeDir ? this.syncDir(this.dir) : undefined]);
     } catch (err) {
       throw roundsWriteError(dir, err);
     }
@@ -282,7 +277,9 @@ class FileStore implements SessionStore {
   private async ensureRoundsDir(dir: string): Promise<boolean> {
     try {
       mkdirSync(dir, { mode: 0o700 });
-      chmodSync(dir, 0o700);
+      // 0700 whatever the umask (docs/reliability.md #76); a chmod is a journaled metadata write
+      // even when it changes nothing, a stat is not.
+      if ((statSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
       return true;
     } catch (err) {
       if (errCode(err) !== 'EEXIST') throw roundsWriteError(dir, err);
@@ -355,7 +352,6 @@ class FileStore implements SessionStore {
       label: `session ${id}`,
       timeoutMs: this.opts.lockTimeoutMs ?? 10_000,
       onWait: this.opts.onLockWait,
-      spares: this.spares?.locks,
     };
     for (let attempt = 1; ; attempt++) {
       try {
@@ -395,7 +391,6 @@ class FileStore implements SessionStore {
       ...(this.opts.redact ? { redact: this.opts.redact } : {}),
       ...(this.opts.redactRecord ? { redactRecord: this.opts.redactRecord } : {}),
       ...(this.dirSync === undefined ? {} : { syncDir: this.syncDir }),
-      ...(this.spares === undefined ? {} : { spares: this.spares.files }),
     });
   }
 

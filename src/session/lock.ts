@@ -5,7 +5,6 @@ import { randomHex } from './random-hex.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { storeError } from '../errors.js';
 import { isAlive, thisHost } from '../process-alive.js';
-import { Spares } from '../files/spares.js';
 
 /** The lock as its holder sees it. */
 export interface HeldLock {
@@ -31,8 +30,6 @@ export interface LockRequest {
   onWait?: (pid: number | undefined) => void;
   /** The error when another holder keeps it past `timeoutMs` (default: exit 8, the store's). */
   held?: (pid: number | undefined) => Error;
-  /** Released lock directories kept for the next lock in the same directory (lockSpares()). */
-  spares?: Spares;
 }
 
 export const STALE_MS = 10_000;
@@ -86,72 +83,26 @@ const errCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ??
  * steps (the directory, its owner file, the rename): the turn's writes sit between the response
  * headers and the first event shown.
  */
-function tryAcquire(lockDir: string, token: string, spares: Spares | undefined, polling: boolean): boolean {
+function tryAcquire(lockDir: string, token: string, polling: boolean): boolean {
   // Waiters poll: a held lock should cost them one stat, not a directory built and thrown away. A
   // first try expects a free lock, as it nearly always is, and spends no stat on asking.
   if (polling && fs.existsSync(lockDir)) return false;
-  const ownerLine = `${process.pid} ${thisHost()} ${token}`;
-  const spare = spares === undefined ? undefined : reuse(spares, path.dirname(lockDir), ownerLine);
-  const fresh = spare ?? asideName(lockDir, 'new');
-  if (spare === undefined) {
-    try {
-      fs.mkdirSync(fresh);
-      fs.writeFileSync(ownerPath(fresh), ownerLine, { mode: 0o600 });
-    } catch (err) {
-      fs.rmSync(fresh, { recursive: true, force: true });
-      throw err;
-    }
+  const fresh = asideName(lockDir, 'new');
+  try {
+    fs.mkdirSync(fresh);
+    fs.writeFileSync(ownerPath(fresh), `${process.pid} ${thisHost()} ${token}`, { mode: 0o600 });
+  } catch (err) {
+    fs.rmSync(fresh, { recursive: true, force: true });
+    throw err;
   }
   try {
     fs.renameSync(fresh, lockDir);
     return true;
   } catch {
-    if (spare === undefined || spares?.keep(path.dirname(spare), spare) !== true)
-      fs.rmSync(fresh, { recursive: true, force: true });
+    fs.rmSync(fresh, { recursive: true, force: true });
     // The directory could be made beside the lock, so any failure to rename it into place means
     // the lock exists (the code varies by platform), even if it is gone again by now.
     return false;
-  }
-}
-
-/**
- * A released lock directory of this process (kept under its `gone` name, files/spares.ts) made
- * ready to be the next lock in `dir`: its owner file rewritten in place and its mtime set, which
- * a waiter judges staleness by. What other processes see is unchanged: a lock directory holding
- * its owner file, renamed into place whole (docs/reliability.md #54, #60).
- */
-function reuse(spares: Spares, dir: string, ownerLine: string): string | undefined {
-  for (let spare = spares.take(dir); spare !== undefined; spare = spares.take(dir)) {
-    try {
-      // Written over, not emptied first (see files/atomic-write.ts REFILL); a line of another
-      // length is cut to its own.
-      const fd = fs.openSync(ownerPath(spare), 'r+');
-      try {
-        const n = fs.writeSync(fd, ownerLine, 0);
-        fs.ftruncateSync(fd, n);
-      } finally {
-        fs.closeSync(fd);
-      }
-      const now = new Date();
-      fs.utimesSync(spare, now, now);
-      return spare;
-    } catch {
-      fs.rmSync(spare, { recursive: true, force: true });
-    }
-  }
-  return undefined;
-}
-
-/** Lock directories kept for reuse by a process that takes many locks (files/spares.ts). */
-export const lockSpares = (): Spares => new Spares(removeAside);
-
-/** Two calls, not rmSync's recursive walk, which loads its own module on first use. */
-function removeAside(aside: string): void {
-  try {
-    fs.unlinkSync(ownerPath(aside));
-    fs.rmdirSync(aside);
-  } catch {
-    // Whatever is left aside is swept by removeStaleTemps once this process is gone.
   }
 }
 
@@ -201,7 +152,6 @@ class Holder implements HeldLock {
   constructor(
     private readonly lockDir: string,
     private readonly token: string,
-    private readonly spares: Spares | undefined,
   ) {
     this.mtimeMs = fs.statSync(lockDir).mtimeMs;
     this.timer = setInterval(() => this.refresh(), UPDATE_MS).unref();
@@ -225,7 +175,13 @@ class Holder implements HeldLock {
     } catch {
       return;
     }
-    if (this.spares?.keep(path.dirname(aside), aside) !== true) removeAside(aside);
+    try {
+      // Two calls, not rmSync's recursive walk, which loads its own module on first use.
+      fs.unlinkSync(ownerPath(aside));
+      fs.rmdirSync(aside);
+    } catch {
+      // Whatever is left aside is swept by removeStaleTemps once this process is gone.
+    }
   }
 
   private refresh(): void {
@@ -259,7 +215,7 @@ export async function withLock<T>(req: LockRequest, fn: (held: HeldLock) => Prom
   for (let polling = false; ; polling = true) {
     let acquired: boolean;
     try {
-      acquired = tryAcquire(lockPath, token, req.spares, polling);
+      acquired = tryAcquire(lockPath, token, polling);
     } catch (err) {
       throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
     }
@@ -284,7 +240,7 @@ export async function withLock<T>(req: LockRequest, fn: (held: HeldLock) => Prom
   }
   let holder: Holder;
   try {
-    holder = new Holder(lockPath, token, req.spares);
+    holder = new Holder(lockPath, token);
   } catch (err) {
     throw storeError(`cannot lock ${req.label}: ${errCode(err)}`, { cause: err });
   }
