@@ -20,21 +20,27 @@ const records = searchSessions().map((s) => ({ record: indexRecord(s), file: FIL
 const found = async (b: FileBackend, words: string[]): Promise<Array<[string, number]>> =>
   (await b.search(words, {}, undefined)).map((h) => [h.entry.id, h.score]);
 
+/** The fixed store's index written to disk by one backend, and what a search for `retry` answered there. */
+async function builtIndex(): Promise<{ dir: string; file: string; built: Array<[string, number]> }> {
+  const dir = path.join(await tempHome(), 'search');
+  mkdirSync(dir);
+  const file = path.join(dir, 'index.ndjson');
+  const first = new FileBackend(file);
+  await first.apply(records, [], META);
+  const built = await found(first, ['retry']);
+  first.close();
+  return { dir, file, built };
+}
+
 describe('the word index of the file backend', () => {
   it('answers from the word index on disk without the text it was built from', async () => {
-    const dir = path.join(await tempHome(), 'search');
-    mkdirSync(dir);
-    const file = path.join(dir, 'index.ndjson');
-    const first = new FileBackend(file);
-    await first.apply(records, [], META);
-    const built = await found(first, ['retry']);
+    const { dir, file, built } = await builtIndex();
     expect(built).toEqual([
       ['s1', 4],
       ['s5', 3],
       ['s4', 3],
       ['s2', 1],
     ]);
-    first.close();
     // 64 shards and the entries' line bounds.
     expect(readdirSync(path.join(dir, 'words'))).toHaveLength(65);
     rmSync(path.join(dir, 'index.text.ndjson'));
@@ -66,13 +72,7 @@ describe('the word index of the file backend', () => {
     ['the shard of the word searched', `${String(shardOf('retry')).padStart(2, '0')}.bin`],
     ["the entries' line bounds", 'lines.bin'],
   ])('never believes %s cut short: builds the word index again', async (_what, name) => {
-    const dir = path.join(await tempHome(), 'search');
-    mkdirSync(dir);
-    const file = path.join(dir, 'index.ndjson');
-    const first = new FileBackend(file);
-    await first.apply(records, [], META);
-    const built = await found(first, ['retry']);
-    first.close();
+    const { dir, file, built } = await builtIndex();
     const cut = path.join(dir, 'words', name);
     const whole = statSync(cut).size;
     truncateSync(cut, whole - 4);
