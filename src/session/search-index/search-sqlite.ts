@@ -224,6 +224,7 @@ export class SqliteBackend implements IndexBackend {
     const quoted = terms.map((t) => `"${t}"`);
     const all = quoted.join(' AND ');
     const matches = this.db.prepare('SELECT count(*) AS c FROM fts WHERE fts MATCH ?').get(all)?.c as number;
+    if (matches === 0) return Promise.resolve([]);
     if (matches <= this.plan.fewMatches) return Promise.resolve(this.searchFew(terms, all, filters, limit));
     if (limit !== undefined && terms.length <= this.plan.rankedTerms)
       return Promise.resolve(this.searchRanked(terms, filters, limit));
@@ -233,8 +234,9 @@ export class SqliteBackend implements IndexBackend {
   /** Reads the text of every session holding every term and scores it as the file backend does (a word is ` word `). */
   private searchFew(terms: readonly string[], all: string, filters: Filters, limit: number | undefined): SearchHit[] {
     const [where, whereParams] = filterSql(filters);
+    // CROSS JOIN keeps FTS5 the outer loop: the other way SQLite tests every session against the MATCH, one by one.
     const rows = this.rows(
-      `SELECT ${SHOWN}, fts.question, fts.claims, fts.answer FROM fts JOIN docs ON docs.n = fts.rowid ` +
+      `SELECT ${SHOWN}, fts.question, fts.claims, fts.answer FROM fts CROSS JOIN docs ON docs.n = fts.rowid ` +
         `WHERE fts MATCH ? AND ${where}`,
       [all, ...whereParams],
     );
