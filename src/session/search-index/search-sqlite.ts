@@ -272,12 +272,18 @@ export class SqliteBackend implements IndexBackend {
       `SELECT ${SHOWN} FROM (SELECT rowid AS r FROM fts WHERE fts MATCH ?) CROSS JOIN docs ON docs.n = r ` +
         `WHERE ${where} ORDER BY updated DESC, id DESC LIMIT ?`,
     );
+    // Which field holds each term in none of the sessions, or in all: a signature that wants it
+    // there, or not there, is empty, and is skipped uncounted (a two-word query has 49).
+    const cells = FIELDS.map((field) => terms.map((t) => count.get(`${field} : "${t}"`)?.c as number));
+    const empty = (grid: boolean[][]): boolean =>
+      cells.some((row, f) => row.some((c, t) => (grid[f]?.[t] === true ? c === 0 : c === total)));
     const hits: SearchHit[] = [];
     for (const level of signatureLevels(terms.length)) {
       const wanted = limit - hits.length;
       if (wanted <= 0) break;
       const found: Array<{ row: Row; fields: SearchHit['fields'] }> = [];
       for (const signature of level.signatures) {
+        if (empty(signature.grid)) continue;
         const match = signatureMatch(terms, signature.grid);
         const matches = count.get(match)?.c as number;
         if (matches === 0) continue;
