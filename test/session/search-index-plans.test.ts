@@ -123,5 +123,23 @@ describe.skipIf(sqlite === undefined)(
       file.close();
       db.close();
     });
+
+    it('drops an index of the schema before (file state as JSON) and builds it again, never reading it', async () => {
+      const home = await tempHome();
+      const at = path.join(home, 'index.sqlite');
+      const old = new (sqlite as NonNullable<typeof sqlite>).DatabaseSync(at);
+      old.exec(`CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
+        INSERT INTO meta VALUES('schema', '1'), ('state', '{"dirMtimeMs":1,"seenMs":3,"unreadable":[]}');
+        CREATE TABLE docs(n INTEGER PRIMARY KEY, id TEXT, file TEXT, entry TEXT);
+        INSERT INTO docs VALUES(1, 's0001', '{"mtimeMs":1,"size":2,"seenMs":3}', '{}');`);
+      old.close();
+      const db = new SqliteBackend(sqlite as NonNullable<typeof sqlite>, at);
+      expect(db.meta()).toBeUndefined();
+      expect(db.files().size).toBe(0);
+      const put = records().map((record) => ({ record, file: { mtimeMs: 1, size: 2, seenMs: 3 } }));
+      await db.apply(put, [], { dirMtimeMs: 1, seenMs: 3, unreadable: [] });
+      expect(db.files().get('s0001')).toEqual({ mtimeMs: 1, size: 2, seenMs: 3 });
+      db.close();
+    });
   },
 );
