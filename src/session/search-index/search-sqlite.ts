@@ -18,6 +18,8 @@ interface Statement {
   all(...params: unknown[]): Array<Record<string, unknown>>;
   /** Rows as arrays of their columns (Node >= 22.16 and 24): absent on older Nodes. */
   setReturnArrays?: (on: boolean) => void;
+  /** The rows one at a time (Node >= 22.13 has it; the type says maybe, as for setReturnArrays). */
+  iterate?: (...params: unknown[]) => Iterable<Record<string, unknown> | unknown[]>;
 }
 interface Database {
   exec(sql: string): void;
@@ -327,7 +329,13 @@ export class SqliteBackend implements IndexBackend {
   page(filters: Filters, limit: number | undefined): IndexEntry[] {
     const [where, params] = filterSql(filters);
     const sql = `SELECT ${SHOWN} FROM docs WHERE ${where} ORDER BY updated DESC, id DESC${limit === undefined ? '' : ` LIMIT ${limit}`}`;
-    return this.rows(sql, params).map(rowOf);
+    const statement = this.db.prepare(sql);
+    if (typeof statement.iterate !== 'function') return arrays(statement, params).map(rowOf);
+    // A row at a time: each row's columns are garbage as soon as its entry is made, never all at once.
+    statement.setReturnArrays?.(true);
+    const entries: IndexEntry[] = [];
+    for (const row of statement.iterate(...params)) entries.push(rowOf(Array.isArray(row) ? row : Object.values(row)));
+    return entries;
   }
 
   close(): void {
