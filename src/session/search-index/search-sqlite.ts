@@ -16,6 +16,10 @@ interface Statement {
   run(...params: unknown[]): unknown;
   get(...params: unknown[]): Record<string, unknown> | undefined;
   all(...params: unknown[]): Array<Record<string, unknown>>;
+  /** Rows as arrays of their columns (Node >= 22.16 and 24): absent on older Nodes. */
+  setReturnArrays?: (on: boolean) => void;
+  /** The rows one at a time (Node >= 22.13 has it; the type says maybe, as for setReturnArrays). */
+  iterate?: (...params: unknown[]) => Iterable<Record<string, unknown> | unknown[]>;
 }
 interface Database {
   exec(sql: string): void;
@@ -27,7 +31,7 @@ interface SqliteModule {
 }
 
 /** Bumped when the tables change: an index of another version is dropped and rebuilt, never read. */
-const SCHEMA = '1';
+const SCHEMA = '2';
 /** The longest wait for another process's write to the index (SQLite's busy handler), then exit 8. */
 const BUSY_MS = 5_000;
 
@@ -68,16 +72,37 @@ CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE docs(
   n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, created TEXT NOT NULL, updated TEXT NOT NULL,
   policy TEXT, gate TEXT, state TEXT NOT NULL, batch TEXT, archived INTEGER NOT NULL,
-  file TEXT NOT NULL, entry TEXT NOT NULL);
+  mtime REAL NOT NULL, size INTEGER NOT NULL, seen REAL NOT NULL, entry TEXT NOT NULL);
 CREATE INDEX docs_recent ON docs(archived, updated DESC, id DESC);
 CREATE VIRTUAL TABLE fts USING fts5(question, claims, answer, tokenize = 'unicode61 remove_diacritics 0');
 `;
+
+/** The columns a shown row is read with, in the order rowOf takes them. */
+const SHOWN = 'updated, id, entry, mtime, size, seen';
+type Row = unknown[];
+
+/**
+ * How a search is planned (the defaults are what the 100,000-session figure was tuned with; a
+ * test sets them to force each plan on a small store).
+ */
+export interface SearchPlan {
+  /** At most this many sessions holding every term: their text is read and scored here. */
+  fewMatches: number;
+  /**
+   * A signature held by at least 1/denseShare of the sessions is found by walking them newest
+   * first (soon done, since it is common); a rarer one by reading its matches and sorting them.
+   */
+  denseShare: number;
+  /** The most terms ranked signature by signature (7^terms queries at worst); more go through one query. */
+  rankedTerms: number;
+}
+const PLAN: SearchPlan = { fewMatches: 2_000, denseShare: 50, rankedTerms: 2 };
 
 /**
  * The index in SQLite with FTS5: a row per session and its text in an FTS5 table of the same
  * rowid. The text is the normalised text (record.ts searchText), already split into words FTS5's
  * tokenizer leaves as they are, and the score is computed from which field holds which word
- * (scoreOf), so the answers are the file backend's; FTS5 only finds the rows fast.
+ * (scoreOf), so the answers are the file backend's; FTS5 only finds the rows.
  */
 export class SqliteBackend implements IndexBackend {
   readonly kind = 'sqlite';
@@ -86,6 +111,7 @@ export class SqliteBackend implements IndexBackend {
   constructor(
     sqlite: SqliteModule,
     readonly path: string,
+    private readonly plan: SearchPlan = PLAN,
   ) {
     // Created first, mode 0600 whatever the umask: SQLite gives its -wal and -shm files the mode of the database.
     fs.closeSync(fs.openSync(path, 'a', 0o600));
@@ -101,6 +127,10 @@ export class SqliteBackend implements IndexBackend {
     } catch {
       return undefined;
     }
+  }
+
+  private rows(sql: string, params: readonly unknown[]): Row[] {
+    return arrays(this.db.prepare(sql), params);
   }
 
   private recreate(): void {
@@ -128,8 +158,13 @@ export class SqliteBackend implements IndexBackend {
   }
 
   files(): Map<string, FileState> {
-    const rows = this.db.prepare('SELECT id, file FROM docs').all();
-    return new Map(rows.map((r) => [r.id as string, JSON.parse(r.file as string) as FileState]));
+    const rows = this.rows('SELECT id, mtime, size, seen FROM docs', []);
+    return new Map(
+      rows.map(([id, mtimeMs, size, seenMs]) => [
+        id as string,
+        { mtimeMs: mtimeMs as number, size: size as number, seenMs: seenMs as number },
+      ]),
+    );
   }
 
   apply(
@@ -141,7 +176,7 @@ export class SqliteBackend implements IndexBackend {
     const dropDoc = this.db.prepare('DELETE FROM docs WHERE n = ?');
     const dropText = this.db.prepare('DELETE FROM fts WHERE rowid = ?');
     const addDoc = this.db.prepare(
-      'INSERT INTO docs(id, created, updated, policy, gate, state, batch, archived, file, entry) VALUES(?,?,?,?,?,?,?,?,?,?) RETURNING n',
+      'INSERT INTO docs(id, created, updated, policy, gate, state, batch, archived, mtime, size, seen, entry) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) RETURNING n',
     );
     const addText = this.db.prepare('INSERT INTO fts(rowid, question, claims, answer) VALUES(?,?,?,?)');
     const drop = (id: string): void => {
@@ -164,7 +199,9 @@ export class SqliteBackend implements IndexBackend {
           entry.state,
           entry.batch ?? null,
           entry.archived ? 1 : 0,
-          JSON.stringify(file),
+          file.mtimeMs,
+          file.size,
+          file.seenMs,
           JSON.stringify(entry),
         )?.n;
         addText.run(n, text.question, text.claims, text.answer);
@@ -179,15 +216,99 @@ export class SqliteBackend implements IndexBackend {
     return Promise.resolve();
   }
 
+  /**
+   * Three plans, each giving the answer the file backend gives. Few sessions holding every term:
+   * their text is read and scored here. Many, and a page asked for: signature by signature (which
+   * fields hold which term, the best score first), the newest rows of each, stopping at the page,
+   * so the work follows the page and not the matches. Many and no page: one query over them all.
+   */
   search(terms: readonly string[], filters: Filters, limit: number | undefined): Promise<SearchHit[]> {
-    // One uncorrelated `n IN (… MATCH …)` per field and term: SQLite builds each set once.
     const quoted = terms.map((t) => `"${t}"`);
+    const all = quoted.join(' AND ');
+    const matches = this.db.prepare('SELECT count(*) AS c FROM fts WHERE fts MATCH ?').get(all)?.c as number;
+    if (matches === 0) return Promise.resolve([]);
+    if (matches <= this.plan.fewMatches) return Promise.resolve(this.searchFew(terms, all, filters, limit));
+    if (limit !== undefined && terms.length <= this.plan.rankedTerms)
+      return Promise.resolve(this.searchRanked(terms, filters, limit));
+    return Promise.resolve(this.searchAll(terms, all, filters, limit));
+  }
+
+  /** Reads the text of every session holding every term and scores it as the file backend does (a word is ` word `). */
+  private searchFew(terms: readonly string[], all: string, filters: Filters, limit: number | undefined): SearchHit[] {
+    const [where, whereParams] = filterSql(filters);
+    // CROSS JOIN keeps FTS5 the outer loop: the other way SQLite tests every session against the MATCH, one by one.
+    const rows = this.rows(
+      `SELECT ${SHOWN}, fts.question, fts.claims, fts.answer FROM fts CROSS JOIN docs ON docs.n = fts.rowid ` +
+        `WHERE fts MATCH ? AND ${where}`,
+      [all, ...whereParams],
+    );
+    const hits: Array<{ row: Row; score: number; fields: SearchHit['fields'] }> = [];
+    for (const row of rows) {
+      const texts = row.slice(6) as string[];
+      const grid = texts.map((text) => terms.map((t) => text.includes(` ${t} `)));
+      const scored = scoreOf(grid, terms.length);
+      if (scored !== undefined) hits.push({ row, ...scored });
+    }
+    hits.sort((a, b) => b.score - a.score || byRecency(a.row, b.row));
+    return hits.slice(0, limit).map(({ row, score, fields }) => ({ entry: rowOf(row), score, fields }));
+  }
+
+  /**
+   * Signature by signature, the best score first: for each, the newest rows whose fields hold the
+   * terms exactly so (an FTS5 query of column filters and NOT), at most what the page still
+   * wants. Each signature's matches are counted first (FTS5 alone, no row read): none, and it
+   * costs nothing more; few, and they are read and sorted; many, and docs_recent is walked
+   * newest first until enough are found, which is soon.
+   */
+  private searchRanked(terms: readonly string[], filters: Filters, limit: number): SearchHit[] {
+    const [where, whereParams] = filterSql(filters);
+    const count = this.db.prepare('SELECT count(*) AS c FROM fts WHERE fts MATCH ?');
+    const total = this.db.prepare('SELECT count(*) AS c FROM docs').get()?.c as number;
+    // SQLite walks docs_recent here, testing each row against the set of matches.
+    const many = this.db.prepare(
+      `SELECT ${SHOWN} FROM docs WHERE n IN (SELECT rowid FROM fts WHERE fts MATCH ?) AND ${where} ` +
+        `ORDER BY updated DESC, id DESC LIMIT ?`,
+    );
+    // CROSS JOIN keeps the matches the outer loop: each is looked up by rowid, then the few sorted.
+    const few = this.db.prepare(
+      `SELECT ${SHOWN} FROM (SELECT rowid AS r FROM fts WHERE fts MATCH ?) CROSS JOIN docs ON docs.n = r ` +
+        `WHERE ${where} ORDER BY updated DESC, id DESC LIMIT ?`,
+    );
+    // Which field holds each term in none of the sessions, or in all: a signature that wants it
+    // there, or not there, is empty, and is skipped uncounted (a two-word query has 49).
+    const cells = FIELDS.map((field) => terms.map((t) => count.get(`${field} : "${t}"`)?.c as number));
+    const empty = (grid: boolean[][]): boolean =>
+      cells.some((row, f) => row.some((c, t) => (grid[f]?.[t] === true ? c === 0 : c === total)));
+    const hits: SearchHit[] = [];
+    for (const level of signatureLevels(terms.length)) {
+      const wanted = limit - hits.length;
+      if (wanted <= 0) break;
+      const found: Array<{ row: Row; fields: SearchHit['fields'] }> = [];
+      for (const signature of level.signatures) {
+        if (empty(signature.grid)) continue;
+        const match = signatureMatch(terms, signature.grid);
+        const matches = count.get(match)?.c as number;
+        if (matches === 0) continue;
+        const dense = matches * this.plan.denseShare >= total;
+        const rows = arrays(dense ? many : few, [match, ...whereParams, wanted]);
+        for (const row of rows) found.push({ row, fields: signature.fields });
+      }
+      found.sort((a, b) => byRecency(a.row, b.row));
+      for (const { row, fields } of found.slice(0, wanted))
+        hits.push({ entry: rowOf(row), score: level.score, fields });
+    }
+    return hits;
+  }
+
+  /** One query over every match: a set of rowids per field and term, every match scored and sorted. */
+  private searchAll(terms: readonly string[], all: string, filters: Filters, limit: number | undefined): SearchHit[] {
+    // One uncorrelated `n IN (… MATCH …)` per field and term: SQLite builds each set once.
     const flags: string[] = [];
     const params: unknown[] = [];
     FIELDS.forEach((field) =>
-      quoted.forEach((q) => {
+      terms.forEach((t) => {
         flags.push(`(n IN (SELECT rowid FROM fts WHERE fts MATCH ?))`);
-        params.push(`${field} : ${q}`);
+        params.push(`${field} : "${t}"`);
       }),
     );
     const score = FIELDS.map((field, f) =>
@@ -195,26 +316,26 @@ export class SqliteBackend implements IndexBackend {
     ).join(' + ');
     const [where, whereParams] = filterSql(filters);
     const sql =
-      `SELECT * FROM (SELECT entry, file, updated, id, ${flags.map((x, i) => `${x} AS f${i}`).join(', ')} FROM docs ` +
+      `SELECT * FROM (SELECT ${SHOWN}, ${flags.map((x, i) => `${x} AS f${i}`).join(', ')} FROM docs ` +
       `WHERE n IN (SELECT rowid FROM fts WHERE fts MATCH ?) AND ${where}) ` +
       `ORDER BY (${score}) DESC, updated DESC, id DESC${limit === undefined ? '' : ` LIMIT ${limit}`}`;
-    const rows = this.db.prepare(sql).all(...params, quoted.join(' AND '), ...whereParams);
-    return Promise.resolve(
-      rows.map((r) => {
-        const grid = FIELDS.map((_, f) => terms.map((__, t) => r[`f${f * terms.length + t}`] === 1));
-        const scored = scoreOf(grid, terms.length) ?? { score: 0, fields: [] };
-        return { entry: entryOf(r), ...scored };
-      }),
-    );
+    return this.rows(sql, [...params, all, ...whereParams]).map((row) => {
+      const grid = FIELDS.map((_, f) => terms.map((__, t) => row[6 + f * terms.length + t] === 1));
+      const scored = scoreOf(grid, terms.length) ?? { score: 0, fields: [] };
+      return { entry: rowOf(row), ...scored };
+    });
   }
 
   page(filters: Filters, limit: number | undefined): IndexEntry[] {
     const [where, params] = filterSql(filters);
-    const sql = `SELECT entry, file FROM docs WHERE ${where} ORDER BY updated DESC, id DESC${limit === undefined ? '' : ` LIMIT ${limit}`}`;
-    return this.db
-      .prepare(sql)
-      .all(...params)
-      .map(entryOf);
+    const sql = `SELECT ${SHOWN} FROM docs WHERE ${where} ORDER BY updated DESC, id DESC${limit === undefined ? '' : ` LIMIT ${limit}`}`;
+    const statement = this.db.prepare(sql);
+    if (typeof statement.iterate !== 'function') return arrays(statement, params).map(rowOf);
+    // A row at a time: each row's columns are garbage as soon as its entry is made, never all at once.
+    statement.setReturnArrays?.(true);
+    const entries: IndexEntry[] = [];
+    for (const row of statement.iterate(...params)) entries.push(rowOf(Array.isArray(row) ? row : Object.values(row)));
+    return entries;
   }
 
   close(): void {
@@ -222,10 +343,71 @@ export class SqliteBackend implements IndexBackend {
   }
 }
 
-const entryOf = (r: Record<string, unknown>): IndexEntry => ({
-  ...(JSON.parse(r.entry as string) as Omit<IndexRecord, 'text'>),
-  file: JSON.parse(r.file as string) as FileState,
-});
+/** Every row of a statement as an array of its columns: no object per row where this Node can skip it. */
+function arrays(statement: Statement, params: readonly unknown[]): Row[] {
+  if (typeof statement.setReturnArrays === 'function') {
+    statement.setReturnArrays(true);
+    return statement.all(...params) as unknown as Row[];
+  }
+  return statement.all(...params).map((r) => Object.values(r));
+}
+
+/** An entry from a row read with SHOWN: one JSON.parse, the file state from its own columns. */
+function rowOf(row: Row): IndexEntry {
+  const entry = JSON.parse(row[2] as string) as IndexEntry;
+  entry.file = { mtimeMs: row[3] as number, size: row[4] as number, seenMs: row[5] as number };
+  return entry;
+}
+
+/** listOrder on rows read with SHOWN (updated, then id, both descending, byte order). */
+function byRecency(a: Row, b: Row): number {
+  const [ua, ia] = a as [string, string];
+  const [ub, ib] = b as [string, string];
+  if (ua !== ub) return ua < ub ? 1 : -1;
+  return ia === ib ? 0 : ia < ib ? 1 : -1;
+}
+
+interface Signature {
+  /** Whether each field holds each term, as [field][term]. */
+  grid: boolean[][];
+  fields: SearchHit['fields'];
+}
+
+/**
+ * Every way `terms` terms can lie in the fields with each term in at least one (7^terms), grouped
+ * by score (scoreOf), the best first.
+ */
+function signatureLevels(terms: number): Array<{ score: number; signatures: Signature[] }> {
+  const subsets = 2 ** FIELDS.length;
+  const levels = new Map<number, Signature[]>();
+  for (let code = 0; code < subsets ** terms; code++) {
+    const grid = FIELDS.map(() => new Array<boolean>(terms).fill(false));
+    let rest = code;
+    for (let t = 0; t < terms; t++) {
+      const subset = rest % subsets;
+      rest = Math.floor(rest / subsets);
+      FIELDS.forEach((_, f) => {
+        (grid[f] as boolean[])[t] = (subset & (1 << f)) !== 0;
+      });
+    }
+    const scored = scoreOf(grid, terms);
+    if (scored === undefined) continue;
+    levels.set(scored.score, [...(levels.get(scored.score) ?? []), { grid, fields: scored.fields }]);
+  }
+  return [...levels.entries()].sort(([a], [b]) => b - a).map(([score, signatures]) => ({ score, signatures }));
+}
+
+/** The FTS5 query of the rows whose fields hold the terms exactly as `grid` says: column filters, and NOT for the rest. */
+function signatureMatch(terms: readonly string[], grid: boolean[][]): string {
+  return terms
+    .map((term, t) => {
+      const held = FIELDS.filter((_, f) => grid[f]?.[t] === true);
+      const not = FIELDS.filter((_, f) => grid[f]?.[t] !== true);
+      const has = held.map((field) => `${field} : "${term}"`).join(' AND ');
+      return not.length === 0 ? `(${has})` : `((${has}) NOT {${not.join(' ')}} : "${term}")`;
+    })
+    .join(' AND ');
+}
 
 /** The filters as a WHERE clause and its parameters (query.ts `passes` says the same in JavaScript). */
 function filterSql(f: Filters): [string, unknown[]] {
