@@ -1,4 +1,4 @@
-import type { Candidate, JobChosen } from '../protocol/wire.js';
+import type { JobChosen, NsedRound } from '../protocol/wire.js';
 import type { Usage } from '../council/usage.js';
 import type { CouncilVerdict, GateResult } from '../council/verdict.js';
 
@@ -22,23 +22,14 @@ export type NsedEvent =
     }
   | { type: 'job'; job_id: string }
   | { type: 'reasoning'; text: string }
-  | {
-      type: 'round';
-      round: number;
-      total_rounds: number;
-      progress: number;
-      scored: boolean;
-      candidates: Candidate[];
-      /** The native round summary's convergence_score; absent where the server reported none (compat). */
-      convergence?: number;
-      /** The native round summary's decisiveness; absent where the server reported none. */
-      decisiveness?: number;
-      /**
-       * `nsed watch --agent`: the candidates are a selection, and this is the scored round's leader
-       * among all of them (null when it had none), so the selected agent is never called leader.
-       */
-      leader?: { agent_id: string; score: number } | null;
-    }
+  // A round is the wire's delta.nsed_round (with the native summary's figures where reported), as it arrived.
+  | ({ type: 'round' } & NsedRound & {
+        /**
+         * `nsed watch --agent`: the candidates are a selection, and this is the scored round's leader
+         * among all of them (null when it had none), so the selected agent is never called leader.
+         */
+        leader?: { agent_id: string; score: number } | null;
+      })
   | { type: 'text'; text: string }
   | { type: 'injection'; message: string; round: number; sequence: number }
   | { type: 'finalized'; chosen_agent_id: string; round: number }
