@@ -245,8 +245,9 @@ function quietContext(ctx: Context): Context {
     dumb: true,
     secrets: ctx.secrets,
   };
-  // `final` renders least (one write at the end); the line is made from the result, not from output.
-  return { ...ctx, io, globals: innerGlobals(ctx.globals, 'final', true) };
+  // The line is made from the turn's result, so the turn renders nothing; `final` is the mode its
+  // other writes (none reach a terminal) are made in.
+  return { ...ctx, io, globals: innerGlobals(ctx.globals, 'final', true), renderer: 'none' };
 }
 
 /** A result line from the turn's result (undefined when the turn never started) and the error that ended the run. */

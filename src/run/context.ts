@@ -99,9 +99,11 @@ export interface Context extends ProcessContext {
   /**
    * Where the run's turns show their events instead of the output mode's renderer: a caller that
    * takes them as values rather than as text to parse back (an MCP tool call, src/mcp/runner.ts;
-   * turn/turn-renderer.ts). Undefined elsewhere: the output mode decides.
+   * turn/turn-renderer.ts). `none`: the turns show nothing at all, not even to a discarded
+   * stream (a batch item, whose result line is made from the turn's result). Undefined
+   * elsewhere: the output mode decides.
    */
-  renderer?: () => Renderer;
+  renderer?: (() => Renderer) | 'none';
 }
 
 /**

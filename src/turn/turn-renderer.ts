@@ -10,6 +10,14 @@ import { redactingRenderer } from '../output/shown-event.js';
  */
 export function turnRenderer(ctx: Context, opts: RendererOptions): Promise<Renderer> {
   const own = ctx.renderer;
+  if (own === 'none') return Promise.resolve(SHOWS_NOTHING);
   if (own !== undefined) return Promise.resolve(redactingRenderer(endsAtTerminalEvent(own()), ctx.io.secrets));
   return createRenderer(ctx.globals.settings.output.value, ctx.io, opts);
 }
+
+/**
+ * A turn whose events nobody sees (a batch item): nothing is rendered, redacted or written. An
+ * output mode's renderer over a discarded stream would still pass every event through the
+ * redaction, a walk of each round, ballot and claim, for output no one reads.
+ */
+const SHOWS_NOTHING: Renderer = { onEvent: () => undefined, close: () => Promise.resolve() };
