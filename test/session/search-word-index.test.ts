@@ -3,7 +3,16 @@
 // entries is never used, a file of it cut short is never believed, a change to the store goes
 // into a delta beside the base without rewriting it, and a first index of many files says how
 // far it has got.
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
@@ -41,8 +50,8 @@ describe('the word index of the file backend', () => {
       ['s4', 3],
       ['s2', 1],
     ]);
-    // 64 shards and the entries' line bounds.
-    expect(readdirSync(path.join(dir, 'words'))).toHaveLength(65);
+    // 64 shards, the entries' line bounds and their files' states.
+    expect(readdirSync(path.join(dir, 'words'))).toHaveLength(66);
     rmSync(path.join(dir, 'index.text.ndjson'));
     const again = new FileBackend(file);
     expect(await found(again, ['retry'])).toEqual(built);
@@ -98,7 +107,8 @@ describe('the word index of the file backend', () => {
     };
     expect(await search('jitter')).toEqual(['s5']);
     const dir = path.join(home, 'search');
-    const base = ['index.ndjson', 'index.text.ndjson', 'words/lines.bin'].map((f) => readFileSync(path.join(dir, f)));
+    const baseFiles = ['index.ndjson', 'index.text.ndjson', 'words/lines.bin', 'words/files.bin'];
+    const base = baseFiles.map((f) => readFileSync(path.join(dir, f)));
     await store.update('s2', (s) => {
       const q = s.turns[0];
       if (q !== undefined) q.content = 'Does the cache need jitter?';
@@ -106,14 +116,41 @@ describe('the word index of the file backend', () => {
     clock += 60_000;
     expect(await search('jitter')).toEqual(['s2', 's5']);
     // The base as it was, the change in the delta beside it.
-    expect(
-      ['index.ndjson', 'index.text.ndjson', 'words/lines.bin'].map((f) => readFileSync(path.join(dir, f))),
-    ).toEqual(base);
+    expect(baseFiles.map((f) => readFileSync(path.join(dir, f)))).toEqual(base);
     const delta = path.join(dir, 'index.delta.ndjson');
     truncateSync(delta, statSync(delta).size - 10);
     clock += 60_000;
     expect(await search('jitter')).toEqual(['s2', 's5']);
     expect(await search('catalog')).toEqual(['s3', 's4']);
+  });
+
+  it('compares the session files with the states kept beside the entries, never with states of another write or cut short', async () => {
+    const home = await tempHome();
+    const store = openFileStore(home);
+    for (const s of searchSessions()) await store.create(s);
+    const now = (): number => Date.now() + 60_000;
+    const refreshed = async (rebuild = false): Promise<{ read: number; removed: number }> => {
+      const index = SearchIndex.open(store, { backend: 'file', now });
+      try {
+        return rebuild ? await index.rebuild() : await index.refresh();
+      } finally {
+        index.close();
+      }
+    };
+    expect(await refreshed()).toEqual({ read: 6, removed: 0 });
+    const states = path.join(home, 'search', 'words', 'files.bin');
+    const before = readFileSync(states);
+    // Every file touched, then the index rebuilt: states of a new write, each file's new mtime in them.
+    const later = new Date(Date.now() - 30_000);
+    for (const name of readdirSync(store.dir)) utimesSync(path.join(store.dir, name), later, later);
+    expect(await refreshed(true)).toEqual({ read: 6, removed: 0 });
+    expect(await refreshed()).toEqual({ read: 0, removed: 0 });
+    // The states of the write before hold the old mtimes: believed, they would have every file read again.
+    const kept = readFileSync(states);
+    writeFileSync(states, before);
+    expect(await refreshed()).toEqual({ read: 0, removed: 0 });
+    writeFileSync(states, kept.subarray(0, kept.length - 8));
+    expect(await refreshed()).toEqual({ read: 0, removed: 0 });
   });
 
   it('tells how far a first index has got, and nothing when there is nothing to read', async () => {

@@ -20,8 +20,11 @@ import {
   buildShards,
   openLineBounds,
   postingsOf,
+  readFileStates,
   readPostings,
+  writeFileStates,
   writeShards,
+  type FileStates,
   type LineBounds,
   type Postings,
 } from './word-index.js';
@@ -99,8 +102,26 @@ export class FileBackend implements IndexBackend {
 
   /** Each base entry's number, by id. */
   private numbers(): Map<string, number> {
-    return new Map(this.list().map((e, n) => [e.id, n]));
+    const kept = this.keptStates();
+    return kept !== undefined
+      ? new Map(kept.ids.map((id, n) => [id, n]))
+      : new Map(this.list().map((e, n) => [e.id, n]));
   }
+
+  /**
+   * The base entries' ids and file states as written beside them, while no entry has been parsed
+   * (then those are at hand); undefined when that file is missing or not of the entries' write.
+   */
+  private keptStates(): FileStates | undefined {
+    if (this.loaded !== undefined || !this.persist) return undefined;
+    const generation = this.generation();
+    if (generation === -1) return undefined;
+    if (this.states === undefined || this.states?.generation !== generation)
+      this.states = { generation, states: readFileStates(this.wordsDir, generation) };
+    return this.states.states;
+  }
+
+  private states: { generation: number; states: FileStates | undefined } | undefined;
 
   /** The entries file's bytes and line bounds; missing, torn or of another version: no entries, which the next refresh fills. */
   private bytes(): Raw {
@@ -183,7 +204,7 @@ export class FileBackend implements IndexBackend {
   }
 
   private count(): number {
-    return this.loaded?.entries.size ?? this.bytes().starts.length;
+    return this.loaded?.entries.size ?? this.raw?.starts.length ?? this.prefix()?.count ?? this.bytes().starts.length;
   }
 
   /** The entries' write, from the meta line alone while nothing more has been read. */
@@ -230,19 +251,33 @@ export class FileBackend implements IndexBackend {
   }
 
   files(): Map<string, FileState> {
-    const { entries, generation } = this.load();
+    // Kept beside the entries, the states need no entry parsed: at 100,000 sessions the parse was
+    // most of a refresh (docs/performance.md, the listing's index).
+    const kept = this.keptStates();
+    const loaded = kept === undefined ? this.load() : undefined;
+    const generation = loaded?.generation ?? this.generation();
+    const count = loaded?.entries.size ?? kept?.ids.length ?? 0;
     // An entry whose text is lost stands for no file state (NaN equals nothing): its file is read
     // again, and the entry of a file gone is still dropped.
     // Every entry has its text when the text file is of the entries' write, so only its meta line is read.
     const texted =
       generation !== -1 &&
-      (this.texts !== undefined ? this.texts.size === entries.size : this.textGeneration() === generation);
+      (this.texts !== undefined ? this.texts.size === count : this.textGeneration() === generation);
     const lost: FileState = { mtimeMs: Number.NaN, size: -1, seenMs: 0 };
     const delta = this.delta();
     const files = new Map<string, FileState>();
-    let n = 0;
-    for (const e of entries.values())
-      if (delta?.masked.has(n++) !== true) files.set(e.id, texted || this.texts?.has(e.id) === true ? e.file : lost);
+    const keep = (n: number, id: string, file: () => FileState): void => {
+      if (delta?.masked.has(n) !== true) files.set(id, texted || this.texts?.has(id) === true ? file() : lost);
+    };
+    if (loaded !== undefined) {
+      let n = 0;
+      for (const e of loaded.entries.values()) keep(n++, e.id, () => e.file);
+    } else if (kept !== undefined) {
+      const s = kept.numbers;
+      kept.ids.forEach((id, n) =>
+        keep(n, id, () => ({ mtimeMs: s[n * 3]!, size: s[n * 3 + 1]!, seenMs: s[n * 3 + 2]! })),
+      );
+    }
     for (const { entry } of delta?.records ?? []) files.set(entry.id, entry.file);
     return files;
   }
@@ -253,7 +288,7 @@ export class FileBackend implements IndexBackend {
     meta: IndexMeta,
   ): Promise<void> {
     // The changes folded into the delta's: its sessions, and the base entries they replace or drop.
-    const base = this.load();
+    const baseGeneration = this.generation();
     const before = this.delta();
     const records = new Map((before?.records ?? []).map((r) => [r.entry.id, r]));
     const masked = new Set(before?.masked);
@@ -272,9 +307,9 @@ export class FileBackend implements IndexBackend {
       mask(record.id);
     }
     // A change to a large base is kept beside it; a first index, or a delta grown large, rewrites the base.
-    if (base.generation !== -1 && records.size <= DELTA_MAX && records.size < base.entries.size) {
+    if (baseGeneration !== -1 && records.size <= DELTA_MAX && records.size < this.count()) {
       const delta: Delta = {
-        base: base.generation,
+        base: baseGeneration,
         meta,
         masked,
         records: [...records.values()].sort((a, b) => listOrder(a.entry, b.entry)),
@@ -286,7 +321,7 @@ export class FileBackend implements IndexBackend {
         });
       return;
     }
-    const was = new Map(base.entries);
+    const was = new Map(this.load().entries);
     const texts = new Map(this.loadText());
     const list = this.list();
     for (const n of masked) {
@@ -321,6 +356,7 @@ export class FileBackend implements IndexBackend {
         head({}) + [...texts].map(([id, text]) => `${JSON.stringify({ id, text })}\n`).join(''),
       );
       await writeAtomic(this.path, first + body);
+      await writeFileStates(this.wordsDir, generation, [...entries.values()]);
       // The delta was of the base before: never applied to this one (readDelta), and removed.
       fs.rmSync(this.deltaPath, { force: true });
     } catch {
@@ -443,7 +479,7 @@ export class FileBackend implements IndexBackend {
    * know the index is current. Undefined when it is missing, torn (its size is not the one the
    * meta line names) or of another version: then the whole file is read (bytes).
    */
-  private prefix(): { meta: IndexMeta; generation: number; at: number; fd: number } | undefined {
+  private prefix(): { meta: IndexMeta; generation: number; count: number; at: number; fd: number } | undefined {
     if (this.head !== undefined) return this.head;
     if (!this.persist) return undefined;
     let fd: number | undefined;
@@ -453,14 +489,19 @@ export class FileBackend implements IndexBackend {
       const got = fs.readSync(fd, buf, 0, buf.length, 0);
       const first = buf.subarray(0, got).indexOf(10);
       const head = JSON.parse(buf.toString('utf8', 0, first)) as Record<string, unknown>;
-      if (first < 0 || head.nsed_search_index !== FORMAT || head.bytes !== fs.fstatSync(fd).size - first - 1)
+      if (
+        first < 0 ||
+        head.nsed_search_index !== FORMAT ||
+        head.bytes !== fs.fstatSync(fd).size - first - 1 ||
+        typeof head.count !== 'number'
+      )
         throw new Error('another format');
       const meta = {
         dirMtimeMs: head.dirMtimeMs as number,
         seenMs: head.seenMs as number,
         unreadable: head.unreadable as IndexMeta['unreadable'],
       };
-      this.head = { meta, generation: head.generation as number, at: first + 1, fd };
+      this.head = { meta, generation: head.generation as number, count: head.count, at: first + 1, fd };
       return this.head;
     } catch {
       if (fd !== undefined) fs.closeSync(fd);

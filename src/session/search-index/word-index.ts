@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeAtomic } from '../../files/atomic-write.js';
+import type { FileState } from './query.js';
 import { FIELDS, type SearchText } from './record.js';
 
 /**
@@ -269,3 +270,49 @@ export async function writeShards(
 }
 
 const shardName = (s: number): string => `${String(s).padStart(2, '0')}.bin`;
+
+/** The name of the file of each entry's file state, beside the word index. */
+const FILES_FILE = 'files.bin';
+
+/** Each base entry's id and the state of its file when it was read, by entry number. */
+export interface FileStates {
+  ids: string[];
+  /** Entry n's mtime, size and when it was seen, at 3n, 3n + 1 and 3n + 2. */
+  numbers: Float64Array;
+}
+
+/**
+ * Writes the file state of each of `entries` (in entry-number order), stamped with their write's
+ * `generation`: a refresh compares the session files with it without parsing an entry, which at
+ * 100,000 sessions was most of the first command after a change.
+ */
+export async function writeFileStates(
+  dir: string,
+  generation: number,
+  entries: ReadonlyArray<{ id: string; file: FileState }>,
+): Promise<void> {
+  const numbers = new Float64Array(entries.length * 3);
+  entries.forEach(({ file }, n) => numbers.set([file.mtimeMs, file.size, file.seenMs], n * 3));
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  await writeAtomic(
+    path.join(dir, FILES_FILE),
+    indexFile({ generation, count: entries.length, ids: entries.map((e) => e.id).join('\n') }, numbers),
+  );
+}
+
+/** The file states written for `generation`; undefined when missing, torn or of another write. */
+export function readFileStates(dir: string, generation: number): FileStates | undefined {
+  const opened = openIndexFile(path.join(dir, FILES_FILE), generation, 8);
+  if (opened === undefined) return undefined;
+  try {
+    const { count, ids } = opened.head;
+    if (typeof count !== 'number' || typeof ids !== 'string' || opened.head.numbers !== count * 3) return undefined;
+    const list = count === 0 ? [] : ids.split('\n');
+    if (list.length !== count) return undefined;
+    return { ids: list, numbers: readNumbers(opened, 0, count * 3, Float64Array) };
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
