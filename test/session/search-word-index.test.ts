@@ -151,6 +151,11 @@ describe('the word index of the file backend', () => {
     expect(await refreshed()).toEqual({ read: 0, removed: 0 });
     writeFileSync(states, kept.subarray(0, kept.length - 8));
     expect(await refreshed()).toEqual({ read: 0, removed: 0 });
+    // Either refresh, finding no states of this base, parsed the entries and wrote the states again.
+    expect(readFileSync(states)).toEqual(kept);
+    rmSync(states);
+    expect(await refreshed()).toEqual({ read: 0, removed: 0 });
+    expect(readFileSync(states)).toEqual(kept);
   });
 
   it('tells how far a first index has got, and nothing when there is nothing to read', async () => {

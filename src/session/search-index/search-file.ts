@@ -123,6 +123,9 @@ export class FileBackend implements IndexBackend {
 
   private states: { generation: number; states: FileStates | undefined } | undefined;
 
+  /** The generation of a base whose states files() found missing, parsing every entry instead. */
+  private statesMissing: number | undefined;
+
   /** The entries file's bytes and line bounds; missing, torn or of another version: no entries, which the next refresh fills. */
   private bytes(): Raw {
     if (this.raw !== undefined) return this.raw;
@@ -272,6 +275,9 @@ export class FileBackend implements IndexBackend {
     if (loaded !== undefined) {
       let n = 0;
       for (const e of loaded.entries.values()) keep(n++, e.id, () => e.file);
+      // A base without its states beside it (written by an older nsed, or the file lost): the
+      // refresh's apply writes them from the entries just parsed, so the next refresh parses none.
+      if (this.persist && generation !== -1) this.statesMissing = generation;
     } else if (kept !== undefined) {
       const s = kept.numbers;
       kept.ids.forEach((id, n) =>
@@ -319,6 +325,11 @@ export class FileBackend implements IndexBackend {
         await writeDelta(this.deltaPath, delta).catch(() => {
           // A cache: this run answers from memory, and the next reads the changed files again.
         });
+      if (this.statesMissing === baseGeneration)
+        await writeFileStates(this.wordsDir, baseGeneration, this.list()).catch(() => {
+          // A cache: the next refresh parses the entries again.
+        });
+      this.statesMissing = undefined;
       return;
     }
     const was = new Map(this.load().entries);
