@@ -46,6 +46,10 @@ function records(): IndexRecord[] {
     fields.question.push('omnia');
     if (random() < 0.5) fields.answer.push('solo');
     if (random() < 0.3) fields.claims.push('omnia');
+    // `yin` and `yang` in every question and in the claims of every other session, never the same
+    // one: no session holds both in its claims, though each is held there.
+    fields.question.push('yin', 'yang');
+    fields.claims.push(i % 2 === 0 ? 'yin' : 'yang');
     const text = (ws: string[]): string => (ws.length === 0 ? ' ' : ` filler ${ws.join(' filler ')} `);
     const day = String(1 + Math.floor(random() * 28)).padStart(2, '0');
     return {
@@ -107,6 +111,8 @@ const QUERIES: Array<[string[], Filters, number | undefined]> = [
   [['solo'], {}, 30],
   [['omnia', 'solo'], {}, 20],
   [['solo', 'beta'], { policy: 'nsed:deep' }, 20],
+  [['yin', 'yang'], {}, 20],
+  [['yin', 'yang', 'alpha'], {}, 20],
 ];
 
 const shape = (hits: SearchHit[]): Array<[string, number, string[]]> =>

@@ -102,6 +102,8 @@ export interface SearchPlan {
    */
   walkRows: number;
 }
+/** The most terms a field holds for which bestScore tries each set one term short (one scan each when none is held). */
+const SHORT_SETS = 4;
 const PLAN: SearchPlan = { fewMatches: 2_000, denseShare: 50, rankedTerms: 2, walkRows: 1_000 };
 
 /**
@@ -269,20 +271,15 @@ export class SqliteBackend implements IndexBackend {
 
   /**
    * The sessions newest first, each one's text scored here, until `limit` of them have the best
-   * score any session could have: no session outranks those, and any other of that score is
-   * older, so they are the page. That score is what the fields hold at all (a field where no
-   * session holds a term adds nothing to it), each known from a column filter's first match:
-   * soon found for a common word. A word every session holds in every field makes it the
-   * score of most sessions, and the page is found in a few hundred rows (three such words:
-   * ~300 rows, ~20 ms on 100,000 sessions, where one query over every match took 600 ms).
-   * Undefined when `walkRows` rows did not find the page (that score is rare or never met):
-   * another plan answers; when every session was read within them, the page is theirs.
+   * score any session could have (bestScore): no session outranks those, and any other of that
+   * score is older, so they are the page. Words every session holds in every field make it the
+   * score of many, and the page is found in a few hundred rows (three such words: ~300 rows,
+   * ~20 ms on 100,000 sessions, where one query over every match took 600 ms). Undefined when
+   * `walkRows` rows did not find the page (that score is rare or never met): another plan
+   * answers; when every session was read within them, the page is theirs.
    */
   private searchNewest(terms: readonly string[], filters: Filters, limit: number): SearchHit[] | undefined {
-    const first = this.db.prepare('SELECT 1 AS x FROM fts WHERE fts MATCH ? LIMIT 1');
-    let best = 0;
-    for (const field of FIELDS)
-      for (const t of terms) if (first.get(`${field} : "${t}"`) !== undefined) best += FIELD_WEIGHTS[field];
+    const best = this.bestScore(terms);
     const [where, params] = filterSql(filters);
     // CROSS JOIN keeps docs the outer loop, read along docs_recent; each row's text is found by rowid.
     const statement = this.db.prepare(
@@ -305,6 +302,29 @@ export class SqliteBackend implements IndexBackend {
     // Every session read: the page is the best of them.
     hits.sort(byRank);
     return hits.slice(0, limit).map(hitOf);
+  }
+
+  /**
+   * A score no session can beat: in each field, its weight times the most terms some session
+   * holds there together. Each is known from the first match of a column filter, soon found when
+   * the words are common; a set no session holds together is a scan of its matches, so below the
+   * whole set only the sets one term short are tried (a bound, when none is held, not the most).
+   */
+  private bestScore(terms: readonly string[]): number {
+    const first = this.db.prepare('SELECT 1 AS x FROM fts WHERE fts MATCH ? LIMIT 1');
+    const together = (field: string, set: readonly string[]): boolean =>
+      first.get(set.map((t) => `${field} : "${t}"`).join(' AND ')) !== undefined;
+    let best = 0;
+    for (const field of FIELDS) {
+      const held = terms.filter((t) => together(field, [t]));
+      let most = held.length;
+      if (most > 1 && !together(field, held)) {
+        const short = held.length <= SHORT_SETS && held.some((_, i) => together(field, held.toSpliced(i, 1)));
+        most = short ? most - 1 : Math.max(1, most - (held.length <= SHORT_SETS ? 2 : 1));
+      }
+      best += FIELD_WEIGHTS[field] * most;
+    }
+    return best;
   }
 
   /**
