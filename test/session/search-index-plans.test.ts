@@ -50,6 +50,9 @@ function records(): IndexRecord[] {
     // one: no session holds both in its claims, though each is held there.
     fields.question.push('yin', 'yang');
     fields.claims.push(i % 2 === 0 ? 'yin' : 'yang');
+    // And three held in the claims one at a time, or not at all: no session holds any two there.
+    fields.question.push('tres', 'tria', 'trio');
+    if (i % 4 !== 3) fields.claims.push(['tres', 'tria', 'trio'][i % 3] as string);
     const text = (ws: string[]): string => (ws.length === 0 ? ' ' : ` filler ${ws.join(' filler ')} `);
     const day = String(1 + Math.floor(random() * 28)).padStart(2, '0');
     return {
@@ -113,6 +116,7 @@ const QUERIES: Array<[string[], Filters, number | undefined]> = [
   [['solo', 'beta'], { policy: 'nsed:deep' }, 20],
   [['yin', 'yang'], {}, 20],
   [['yin', 'yang', 'alpha'], {}, 20],
+  [['tres', 'tria', 'trio'], {}, 20],
 ];
 
 const shape = (hits: SearchHit[]): Array<[string, number, string[]]> =>

@@ -279,7 +279,6 @@ export class SqliteBackend implements IndexBackend {
    * answers; when every session was read within them, the page is theirs.
    */
   private searchNewest(terms: readonly string[], filters: Filters, limit: number): SearchHit[] | undefined {
-    const best = this.bestScore(terms);
     const [where, params] = filterSql(filters);
     // CROSS JOIN keeps docs the outer loop, read along docs_recent; each row's text is found by rowid.
     const statement = this.db.prepare(
@@ -288,6 +287,7 @@ export class SqliteBackend implements IndexBackend {
     );
     if (typeof statement.iterate !== 'function') return undefined;
     statement.setReturnArrays?.(true);
+    const best = this.bestScore(terms);
     const hits: Scored[] = [];
     const page: Scored[] = [];
     let read = 0;
@@ -319,8 +319,10 @@ export class SqliteBackend implements IndexBackend {
       const held = terms.filter((t) => together(field, [t]));
       let most = held.length;
       if (most > 1 && !together(field, held)) {
-        const short = held.length <= SHORT_SETS && held.some((_, i) => together(field, held.toSpliced(i, 1)));
-        most = short ? most - 1 : Math.max(1, most - (held.length <= SHORT_SETS ? 2 : 1));
+        // Not all of them: one fewer at most, and two fewer when no set one short is held either.
+        const tried = most <= SHORT_SETS;
+        const noneShort = tried && !held.some((_, i) => together(field, held.toSpliced(i, 1)));
+        most = noneShort ? Math.max(1, most - 2) : most - 1;
       }
       best += FIELD_WEIGHTS[field] * most;
     }
@@ -463,6 +465,7 @@ function byRank(a: Scored, b: Scored): number {
   return b.score - a.score || byRecency(a.row, b.row);
 }
 
+/** The hit a scored row shows: its entry parsed only now, for the page. */
 function hitOf({ row, score, fields }: Scored): SearchHit {
   return { entry: rowOf(row), score, fields };
 }
