@@ -316,9 +316,14 @@ export class SqliteBackend implements IndexBackend {
       first.get(set.map((t) => `${field} : "${t}"`).join(' AND ')) !== undefined;
     let best = 0;
     for (const field of FIELDS) {
-      const held = terms.filter((t) => together(field, [t]));
+      // Common words are mostly held together: one query then says it for the field.
+      if (together(field, terms)) {
+        best += FIELD_WEIGHTS[field] * terms.length;
+        continue;
+      }
+      const held = terms.filter((t) => terms.length > 1 && together(field, [t]));
       let most = held.length;
-      if (most > 1 && !together(field, held)) {
+      if (most > 1 && (most === terms.length || !together(field, held))) {
         // Not all of them: one fewer at most, and two fewer when no set one short is held either.
         const tried = most <= SHORT_SETS;
         const noneShort = tried && !held.some((_, i) => together(field, held.toSpliced(i, 1)));
