@@ -1,5 +1,6 @@
-// The SQLite backend plans a search three ways (search-sqlite.ts: the text of few matches scored
-// here; many matches ranked signature by signature, stopping at -n; one query over all of them).
+// The SQLite backend plans a search four ways (search-sqlite.ts: the text of few matches scored
+// here; the newest sessions read and scored until -n of them have the best score any could have;
+// many matches ranked signature by signature, stopping at -n; one query over all of them).
 // A small store takes only the first, so here each plan is forced on a store of a few hundred
 // sessions whose words lie in every mix of fields, and each must give what the file backend gives:
 // the same sessions in the same order, with the same score and fields. Needs node:sqlite (Node >=
@@ -45,6 +46,13 @@ function records(): IndexRecord[] {
     fields.question.push('omnia');
     if (random() < 0.5) fields.answer.push('solo');
     if (random() < 0.3) fields.claims.push('omnia');
+    // `yin` and `yang` in every question and in the claims of every other session, never the same
+    // one: no session holds both in its claims, though each is held there.
+    fields.question.push('yin', 'yang');
+    fields.claims.push(i % 2 === 0 ? 'yin' : 'yang');
+    // And three held in the claims one at a time, or not at all: no session holds any two there.
+    fields.question.push('tres', 'tria', 'trio');
+    if (i % 4 !== 3) fields.claims.push(['tres', 'tria', 'trio'][i % 3] as string);
     const text = (ws: string[]): string => (ws.length === 0 ? ' ' : ` filler ${ws.join(' filler ')} `);
     const day = String(1 + Math.floor(random() * 28)).padStart(2, '0');
     return {
@@ -62,11 +70,25 @@ function records(): IndexRecord[] {
 }
 
 const PLANS: Array<[string, SearchPlan]> = [
-  ['few matches, their text scored here', { fewMatches: Infinity, denseShare: 50, rankedTerms: 2 }],
-  ['ranked by signature, every signature walked newest first', { fewMatches: 0, denseShare: Infinity, rankedTerms: 2 }],
-  ['ranked by signature, every signature read and sorted', { fewMatches: 0, denseShare: 0, rankedTerms: 2 }],
-  ['ranked by signature, as tuned', { fewMatches: 0, denseShare: 50, rankedTerms: 2 }],
-  ['one query over every match', { fewMatches: 0, denseShare: 50, rankedTerms: 0 }],
+  ['few matches, their text scored here', { fewMatches: Infinity, denseShare: 50, rankedTerms: 2, walkRows: 0 }],
+  [
+    'newest first, stopping at a page of the best score any session could have',
+    { fewMatches: 0, denseShare: 50, rankedTerms: 0, walkRows: Infinity },
+  ],
+  [
+    'newest first, given up after 25 sessions, then ranked by signature',
+    { fewMatches: 0, denseShare: 50, rankedTerms: 2, walkRows: 25 },
+  ],
+  [
+    'ranked by signature, every signature walked newest first',
+    { fewMatches: 0, denseShare: Infinity, rankedTerms: 2, walkRows: 0 },
+  ],
+  [
+    'ranked by signature, every signature read and sorted',
+    { fewMatches: 0, denseShare: 0, rankedTerms: 2, walkRows: 0 },
+  ],
+  ['ranked by signature, as tuned', { fewMatches: 0, denseShare: 50, rankedTerms: 2, walkRows: 0 }],
+  ['one query over every match', { fewMatches: 0, denseShare: 50, rankedTerms: 0, walkRows: 0 }],
 ];
 
 const QUERIES: Array<[string[], Filters, number | undefined]> = [
@@ -81,6 +103,8 @@ const QUERIES: Array<[string[], Filters, number | undefined]> = [
   [['alpha', 'beta'], {}, 150],
   [['beta', 'gamma'], {}, 20],
   [['alpha', 'beta', 'gamma'], {}, 20],
+  [['alpha', 'omnia', 'solo'], {}, 20],
+  [['alpha', 'beta', 'omnia'], { policy: 'nsed:deep' }, 5],
   [['alpha'], { archived: true }, 20],
   [['alpha'], { policy: 'nsed:fast' }, 20],
   [['alpha'], { gate: 'pass', since: '2026-02-10T00:00:00.000Z' }, 20],
@@ -90,6 +114,9 @@ const QUERIES: Array<[string[], Filters, number | undefined]> = [
   [['solo'], {}, 30],
   [['omnia', 'solo'], {}, 20],
   [['solo', 'beta'], { policy: 'nsed:deep' }, 20],
+  [['yin', 'yang'], {}, 20],
+  [['yin', 'yang', 'alpha'], {}, 20],
+  [['tres', 'tria', 'trio'], {}, 20],
 ];
 
 const shape = (hits: SearchHit[]): Array<[string, number, string[]]> =>
