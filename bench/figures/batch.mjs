@@ -22,8 +22,8 @@ import { interleave, median, round } from '../lib/stats.mjs';
 
 const JOBS = 16;
 // Short, yet long enough that 16 jobs in flight outlast what a client may spend on one item
-// (the CPU target, 5 ms): a fast-policy job is three phases, ~75 ms, so the ideal batch of
-// 1,000 is ~4.7 s, and a client within its CPU budget can keep up with it.
+// (CPU_BUDGET_MS): a fast-policy job is three phases, ~75 ms, so the ideal batch of 1,000 is
+// ~4.7 s, and a client within that budget can keep up with it.
 const ROUND_MS = 25;
 const POLICY = 'fast';
 const MODEL = `nsed:${POLICY}`;
@@ -31,6 +31,7 @@ const ITEMS = 1_000;
 const SMALL = 100;
 const ROUNDS = 2;
 const PROBE = 5;
+/** An item's CPU budget before the batch was held to the bare client (issue 51): now a reference row. */
 const CPU_BUDGET_MS = 5;
 const RUN_TIMEOUT_MS = 20 * 60_000;
 const n = (count) => count.toLocaleString('en');
@@ -193,7 +194,8 @@ export async function batch({ tmp, full = false }) {
       nsed: s.batch,
       floor: s.floor,
       unit: 'ms',
-      target: atMost(1.2),
+      // No target here or on the CPU per item in ms: the batch is held to the bare client (the
+      // rows "/ the bare client"), a floor that runs the same jobs on the same cores.
       extra: { ...common, items: ITEMS, floor_items_timed: floorItems },
       note: `--round-ms ${ROUND_MS}, -p ${POLICY}`,
     }),
@@ -217,11 +219,10 @@ export async function batch({ tmp, full = false }) {
     }),
     figure({
       name: `batch client CPU per item, ${n(ITEMS)} items`,
-      floorName: `the target, ${CPU_BUDGET_MS} ms per item`,
+      floorName: `${CPU_BUDGET_MS} ms per item, a reference`,
       nsed: cpuPerItem(ITEMS),
       floor: cpuPerItem(ITEMS).map(() => CPU_BUDGET_MS),
       unit: 'ms',
-      target: { text: `≤ ${CPU_BUDGET_MS} ms`, ok: (_r, v) => v <= CPU_BUDGET_MS },
       extra: {
         ...common,
         cpu_per_item_at_100_ms: cpuSmall,

@@ -120,7 +120,7 @@ export async function listing({ tmp, store }) {
         nsed: s.ls,
         floor: s.floor,
         unit: 'ms',
-        target: atMost(2),
+        // No target against node -e 0: ls and show are held to floors doing the same work (below).
         extra: { sessions: listed, stdout_lines: lines.ls },
       }),
     );
@@ -135,7 +135,6 @@ export async function listing({ tmp, store }) {
         nsed: s.show,
         floor: s.floor,
         unit: 'ms',
-        target: atMost(1.5),
         extra: { turns: TURNS, stdout_bytes: bytes },
       }),
       figure({
