@@ -31,7 +31,7 @@ const ITEMS = 1_000;
 const SMALL = 100;
 const ROUNDS = 2;
 const PROBE = 5;
-/** An item's CPU budget before the batch was held to the bare client (issue 51): now a reference row. */
+/** An item's CPU budget before the batch was held to the bare client (docs/performance.md, "Figures against their own floors"): now a reference row. */
 const CPU_BUDGET_MS = 5;
 const RUN_TIMEOUT_MS = 20 * 60_000;
 const n = (count) => count.toLocaleString('en');
