@@ -44,15 +44,23 @@ interface Loaded {
   bounds: number[];
 }
 
-/** The entries file as bytes, its lines found but not parsed: a page or a search parses only the entries it shows. */
+/**
+ * The entries file decoded once, its lines found but not parsed: a page or a search parses only
+ * the entries it shows. One decode of the whole file and a slice a line cost `sessions ls` of
+ * 10,000 sessions less than a Buffer search and decode a line (RESULTS.md round 24).
+ */
 interface Raw {
   meta: IndexMeta | undefined;
   generation: number;
-  buf: Buffer;
-  /** Where each entry's line starts and ends (the newline), by entry number. */
+  text: string;
+  /** Where each entry's line starts and ends (the newline) in `text`, by entry number. */
   starts: number[];
   ends: number[];
+  /** Where each line starts in the file's bytes, and where the one after the last would: the same as `starts` while the text is ASCII. */
+  byteBounds: () => number[];
 }
+
+const NO_RAW: Raw = { meta: undefined, generation: -1, text: '', starts: [], ends: [], byteBounds: () => [] };
 
 /**
  * The index where Node has no `node:sqlite` with FTS5 (Node 20): files rewritten atomically,
@@ -105,31 +113,38 @@ export class FileBackend implements IndexBackend {
   /** The entries file's bytes and line bounds; missing, torn or of another version: no entries, which the next refresh fills. */
   private bytes(): Raw {
     if (this.raw !== undefined) return this.raw;
-    const none: Raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
-    if (!this.persist) return (this.raw = none);
+    if (!this.persist) return (this.raw = NO_RAW);
     try {
       const buf = fs.readFileSync(this.path);
+      const text = buf.toString('utf8');
       const starts: number[] = [];
       const ends: number[] = [];
-      const first = buf.indexOf(10);
-      for (let at = first + 1; at < buf.length;) {
-        const end = buf.indexOf(10, at);
+      const first = text.indexOf('\n');
+      for (let at = first + 1; at < text.length;) {
+        const end = text.indexOf('\n', at);
         if (end === -1) throw new Error('torn');
         starts.push(at);
         ends.push(end);
         at = end + 1;
       }
-      const head = JSON.parse(buf.toString('utf8', 0, first)) as Record<string, unknown>;
-      if (head.nsed_search_index !== FORMAT || head.count !== starts.length || head.bytes !== buf.length - first - 1)
+      const head = JSON.parse(text.slice(0, first)) as Record<string, unknown>;
+      const headBytes = buf.indexOf(10) + 1;
+      if (head.nsed_search_index !== FORMAT || head.count !== starts.length || head.bytes !== buf.length - headBytes)
         throw new Error('another format');
       const meta = {
         dirMtimeMs: head.dirMtimeMs as number,
         seenMs: head.seenMs as number,
         unreadable: head.unreadable as IndexMeta['unreadable'],
       };
-      return (this.raw = { meta, generation: head.generation as number, buf, starts, ends });
+      // Only the word index needs byte positions (a search that builds it): found then, in the bytes.
+      const byteBounds = (): number[] => {
+        const bounds = [headBytes];
+        for (let at = buf.indexOf(10, headBytes); at !== -1; at = buf.indexOf(10, at + 1)) bounds.push(at + 1);
+        return bounds;
+      };
+      return (this.raw = { meta, generation: head.generation as number, text, starts, ends, byteBounds });
     } catch {
-      return (this.raw = none);
+      return (this.raw = NO_RAW);
     }
   }
 
@@ -153,7 +168,7 @@ export class FileBackend implements IndexBackend {
       const raw = this.bytes();
       const start = raw.starts[n];
       if (start === undefined) return undefined;
-      text = raw.buf.toString('utf8', start, raw.ends[n]);
+      text = raw.text.slice(start, raw.ends[n]);
     }
     try {
       return JSON.parse(text) as IndexEntry;
@@ -200,12 +215,12 @@ export class FileBackend implements IndexBackend {
       const e = this.entryAt(n);
       if (e === undefined) {
         // Garbled: none of it is used (entry numbers would shift), and the next refresh fills it again.
-        this.raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
+        this.raw = NO_RAW;
         return (this.loaded = { meta: undefined, generation: -1, entries: new Map(), bounds: [] });
       }
       entries.set(e.id, e);
     }
-    const bounds = [...raw.starts, (raw.ends.at(-1) ?? raw.buf.indexOf(10)) + 1];
+    const bounds = raw.byteBounds();
     this.loaded = { meta: raw.meta, generation: raw.generation, entries, bounds };
     this.listed = undefined;
     return this.loaded;
