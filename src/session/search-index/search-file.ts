@@ -33,6 +33,8 @@ const FORMAT = 3;
  * it whole: every command reads the delta whole, and every search indexes its text anew.
  */
 const DELTA_MAX = 1_000;
+/** The block a page reads the entries file in first: small enough that its text is an ordinary young object of V8's, whose memory is used again, not a large one of fresh memory. */
+const BLOCK = 64 * 1024;
 
 interface Loaded {
   meta: IndexMeta | undefined;
@@ -44,23 +46,15 @@ interface Loaded {
   bounds: number[];
 }
 
-/**
- * The entries file decoded once, its lines found but not parsed: a page or a search parses only
- * the entries it shows. One decode of the whole file and a slice a line cost `sessions ls` of
- * 10,000 sessions less than a Buffer search and decode a line (RESULTS.md round 24).
- */
+/** The entries file as bytes, its lines found but not parsed: a page or a search parses only the entries it shows. */
 interface Raw {
   meta: IndexMeta | undefined;
   generation: number;
-  text: string;
-  /** Where each entry's line starts and ends (the newline) in `text`, by entry number. */
+  buf: Buffer;
+  /** Where each entry's line starts and ends (the newline), by entry number. */
   starts: number[];
   ends: number[];
-  /** Where each line starts in the file's bytes, and where the one after the last would: the same as `starts` while the text is ASCII. */
-  byteBounds: () => number[];
 }
-
-const NO_RAW: Raw = { meta: undefined, generation: -1, text: '', starts: [], ends: [], byteBounds: () => [] };
 
 /**
  * The index where Node has no `node:sqlite` with FTS5 (Node 20): files rewritten atomically,
@@ -113,38 +107,31 @@ export class FileBackend implements IndexBackend {
   /** The entries file's bytes and line bounds; missing, torn or of another version: no entries, which the next refresh fills. */
   private bytes(): Raw {
     if (this.raw !== undefined) return this.raw;
-    if (!this.persist) return (this.raw = NO_RAW);
+    const none: Raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
+    if (!this.persist) return (this.raw = none);
     try {
       const buf = fs.readFileSync(this.path);
-      const text = buf.toString('utf8');
       const starts: number[] = [];
       const ends: number[] = [];
-      const first = text.indexOf('\n');
-      for (let at = first + 1; at < text.length;) {
-        const end = text.indexOf('\n', at);
+      const first = buf.indexOf(10);
+      for (let at = first + 1; at < buf.length;) {
+        const end = buf.indexOf(10, at);
         if (end === -1) throw new Error('torn');
         starts.push(at);
         ends.push(end);
         at = end + 1;
       }
-      const head = JSON.parse(text.slice(0, first)) as Record<string, unknown>;
-      const headBytes = buf.indexOf(10) + 1;
-      if (head.nsed_search_index !== FORMAT || head.count !== starts.length || head.bytes !== buf.length - headBytes)
+      const head = JSON.parse(buf.toString('utf8', 0, first)) as Record<string, unknown>;
+      if (head.nsed_search_index !== FORMAT || head.count !== starts.length || head.bytes !== buf.length - first - 1)
         throw new Error('another format');
       const meta = {
         dirMtimeMs: head.dirMtimeMs as number,
         seenMs: head.seenMs as number,
         unreadable: head.unreadable as IndexMeta['unreadable'],
       };
-      // Only the word index needs byte positions (a search that builds it): found then, in the bytes.
-      const byteBounds = (): number[] => {
-        const bounds = [headBytes];
-        for (let at = buf.indexOf(10, headBytes); at !== -1; at = buf.indexOf(10, at + 1)) bounds.push(at + 1);
-        return bounds;
-      };
-      return (this.raw = { meta, generation: head.generation as number, text, starts, ends, byteBounds });
+      return (this.raw = { meta, generation: head.generation as number, buf, starts, ends });
     } catch {
-      return (this.raw = NO_RAW);
+      return (this.raw = none);
     }
   }
 
@@ -168,7 +155,7 @@ export class FileBackend implements IndexBackend {
       const raw = this.bytes();
       const start = raw.starts[n];
       if (start === undefined) return undefined;
-      text = raw.text.slice(start, raw.ends[n]);
+      text = raw.buf.toString('utf8', start, raw.ends[n]);
     }
     try {
       return JSON.parse(text) as IndexEntry;
@@ -215,12 +202,12 @@ export class FileBackend implements IndexBackend {
       const e = this.entryAt(n);
       if (e === undefined) {
         // Garbled: none of it is used (entry numbers would shift), and the next refresh fills it again.
-        this.raw = NO_RAW;
+        this.raw = { meta: undefined, generation: -1, buf: Buffer.alloc(0), starts: [], ends: [] };
         return (this.loaded = { meta: undefined, generation: -1, entries: new Map(), bounds: [] });
       }
       entries.set(e.id, e);
     }
-    const bounds = raw.byteBounds();
+    const bounds = [...raw.starts, (raw.ends.at(-1) ?? raw.buf.indexOf(10)) + 1];
     this.loaded = { meta: raw.meta, generation: raw.generation, entries, bounds };
     this.listed = undefined;
     return this.loaded;
@@ -441,7 +428,7 @@ export class FileBackend implements IndexBackend {
       }
       return out;
     };
-    if (limit !== undefined && this.loaded === undefined && this.raw === undefined) {
+    if (this.loaded === undefined && this.raw === undefined) {
       const read = this.readPage(filters, limit, kept);
       if (read !== undefined) return merged(read);
     }
@@ -454,7 +441,7 @@ export class FileBackend implements IndexBackend {
   }
 
   /**
-   * The entries file's meta line, read with the file's first block only: what `ls -n` needs to
+   * The entries file's meta line, read with the file's first block only: what a page needs to
    * know the index is current. Undefined when it is missing, torn (its size is not the one the
    * meta line names) or of another version: then the whole file is read (bytes).
    */
@@ -485,29 +472,46 @@ export class FileBackend implements IndexBackend {
 
   private head: ReturnType<FileBackend['prefix']>;
 
-  /** The first `limit` entries the filters let through, reading the file block by block only as far as they go. */
-  private readPage(filters: Filters, limit: number, kept: (n: number) => boolean): IndexEntry[] | undefined {
+  /**
+   * The first `limit` entries the filters let through (every one without a limit), reading the
+   * file a block at a time and only as far as they go: each block decoded up to its last newline
+   * and its lines parsed, the next read starting after it. No more of the file than a block is
+   * held as bytes or as text at once: memory never touched before costs a page fault a page, and
+   * the file and its text whole (twice 4.4 MB at 10,000 sessions) cost `sessions ls` more than
+   * the decoding did (RESULTS.md round 24).
+   */
+  private readPage(
+    filters: Filters,
+    limit: number | undefined,
+    kept: (n: number) => boolean,
+  ): IndexEntry[] | undefined {
     const head = this.prefix();
     if (head === undefined) return undefined;
     const chosen: IndexEntry[] = [];
-    const block = Buffer.alloc(256 * 1024);
-    let carry = Buffer.alloc(0);
+    const more = (): boolean => limit === undefined || chosen.length < limit;
+    let block = Buffer.allocUnsafe(BLOCK);
     let n = 0;
     try {
-      for (let at = head.at; chosen.length < limit;) {
+      for (let at = head.at; more();) {
         const got = fs.readSync(head.fd, block, 0, block.length, at);
         if (got === 0) break;
-        at += got;
-        const text = Buffer.concat([carry, block.subarray(0, got)]);
-        let start = 0;
-        for (let end = text.indexOf(10); end !== -1 && chosen.length < limit; end = text.indexOf(10, start)) {
+        const last = block.lastIndexOf(10, got - 1);
+        if (last === -1) {
+          // Cut short (the meta line's size says it is not): the whole file is read, and rebuilt.
+          if (got < block.length) return undefined;
+          // A line longer than the block: read again into one twice the size.
+          block = Buffer.allocUnsafe(block.length * 2);
+          continue;
+        }
+        const text = block.toString('utf8', 0, last + 1);
+        for (let start = 0, end = text.indexOf('\n'); end !== -1 && more(); end = text.indexOf('\n', start)) {
           if (kept(n++)) {
-            const e = JSON.parse(text.toString('utf8', start, end)) as IndexEntry;
+            const e = JSON.parse(text.slice(start, end)) as IndexEntry;
             if (passes(e, filters)) chosen.push(e);
           }
           start = end + 1;
         }
-        carry = Buffer.from(text.subarray(start));
+        at += last + 1;
       }
       return chosen;
     } catch {
