@@ -3,7 +3,7 @@
 // entries is never used, a file of it cut short is never believed, a change to the store goes
 // into a delta beside the base without rewriting it, and a first index of many files says how
 // far it has got.
-import {
+import fs, {
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -14,14 +14,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openFileStore } from '../../src/session/file-store.js';
 import { indexRecord } from '../../src/session/search-index/record.js';
 import { FileBackend } from '../../src/session/search-index/search-file.js';
-import { SearchIndex } from '../../src/session/search-index/search-index.js';
+import { SearchIndex, type IndexEntry } from '../../src/session/search-index/search-index.js';
 import { shardOf } from '../../src/session/search-index/word-index.js';
 import { searchSessions } from '../harness/search-store.js';
-import { tempHome } from '../harness/temp-store.js';
+import { session, tempHome } from '../harness/temp-store.js';
 
 const FILE = { mtimeMs: 1, size: 1, seenMs: 10_000 };
 const META = { dirMtimeMs: 1, seenMs: 10_000, unreadable: [] };
@@ -56,6 +56,24 @@ describe('the word index of the file backend', () => {
     const again = new FileBackend(file);
     expect(await found(again, ['retry'])).toEqual(built);
     expect(await found(again, ['wrong', 'duplicate'])).toEqual([['s1', 4]]);
+  });
+
+  it('builds the word index from the entries file as read, a title past ASCII before a hit, and reads those lines again at the right bytes', async () => {
+    const { dir, file, built } = await builtIndex();
+    const entries = async (b: FileBackend, words: string[]) =>
+      (await b.search(words, {}, undefined)).map((h) => h.entry);
+    const want = await entries(new FileBackend(file), ['retry']);
+    // s2's title (café) comes before s1 in the file: a line's place counted in characters would miss s1's by a byte.
+    expect(want.map((e) => e.id)).toContain('s1');
+    rmSync(path.join(dir, 'words'), { recursive: true });
+    const rebuilt = new FileBackend(file);
+    expect(await found(rebuilt, ['retry'])).toEqual(built);
+    rebuilt.close();
+    expect(readdirSync(path.join(dir, 'words'))).toHaveLength(65);
+    // A later run parses only the lines shown, at the places the rebuilt word index names.
+    const later = new FileBackend(file);
+    expect(await entries(later, ['retry'])).toEqual(want);
+    expect((await entries(later, ['cache'])).map((e) => e.title)).toEqual(['café cache']);
   });
 
   it('never uses a word index of another write of the entries', async () => {
@@ -180,5 +198,58 @@ describe('the word index of the file backend', () => {
     expect(await second.refresh()).toEqual({ read: 0, removed: 0 });
     second.close();
     expect(reports).toEqual([]);
+  });
+});
+
+describe('the file backend read a block at a time', () => {
+  const minute = (i: number): string => new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+  /** 300 sessions of titles past ASCII and one of a title longer than two blocks of the read, written by one backend. */
+  async function written(): Promise<{ file: string; want: IndexEntry[] }> {
+    const dir = path.join(await tempHome(), 'search');
+    mkdirSync(dir);
+    const file = path.join(dir, 'index.ndjson');
+    const sessions = Array.from({ length: 300 }, (_, i) =>
+      session(`m${String(i).padStart(3, '0')}`, { title: `naïve ${'é'.repeat(i)} ${i}`, updated: minute(i) }),
+    );
+    sessions.push(session('long', { title: 'ü'.repeat(100_000), updated: minute(150) }));
+    const writer = new FileBackend(file);
+    await writer.apply(
+      sessions.map((s) => ({ record: indexRecord(s), file: FILE })),
+      [],
+      META,
+    );
+    // What the backend that wrote it holds in memory, never read back.
+    const want = writer.page({}, undefined);
+    writer.close();
+    expect(statSync(file).size).toBeGreaterThan(4 * 64 * 1024);
+    return { file, want };
+  }
+
+  it('lists every entry as written, across many blocks, a line longer than a block and titles past ASCII', async () => {
+    const { file, want } = await written();
+    expect(want).toHaveLength(301);
+    // Never the whole file at once: a block at a time (a whole read would give the same entries).
+    const whole = vi.spyOn(fs, 'readFileSync');
+    try {
+      expect(new FileBackend(file).page({}, undefined)).toEqual(want);
+      expect(whole.mock.calls.map(([read]) => read)).not.toContain(file);
+    } finally {
+      whole.mockRestore();
+    }
+    expect(new FileBackend(file).page({}, 160)).toEqual(want.slice(0, 160));
+    // A page that ends on the long line, which starts past the first block.
+    const upTo = want.findIndex((e) => e.id === 'long') + 1;
+    expect(upTo).toBeGreaterThan(100);
+    expect(new FileBackend(file).page({}, upTo).at(-1)?.title).toBe('ü'.repeat(100_000));
+  });
+
+  it('leaves out a line garbled in place and lists the others', async () => {
+    const { file, want } = await written();
+    const bytes = readFileSync(file);
+    // The same size, so the meta line still vouches for the file: one entry's opening brace overwritten.
+    const at = bytes.indexOf('{"id":"m200"');
+    bytes[at] = 0x78;
+    writeFileSync(file, bytes);
+    expect(new FileBackend(file).page({}, undefined)).toEqual(want.filter((e) => e.id !== 'm200'));
   });
 });
