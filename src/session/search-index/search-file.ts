@@ -36,7 +36,10 @@ const FORMAT = 3;
  * it whole: every command reads the delta whole, and every search indexes its text anew.
  */
 const DELTA_MAX = 1_000;
-/** The block a page reads the entries file in first: small enough that its text is an ordinary young object of V8's, whose memory is used again, not a large one of fresh memory. */
+/**
+ * The block a page reads the entries file in first: small enough that its text is an ordinary
+ * young object of V8's, whose memory is used again, not a large one of fresh memory.
+ */
 const BLOCK = 64 * 1024;
 
 interface Loaded {
@@ -118,7 +121,7 @@ export class FileBackend implements IndexBackend {
     if (this.loaded !== undefined || !this.persist) return undefined;
     const generation = this.generation();
     if (generation === -1) return undefined;
-    if (this.states === undefined || this.states?.generation !== generation)
+    if (this.states?.generation !== generation)
       this.states = { generation, states: readFileStates(this.wordsDir, generation) };
     return this.states.states;
   }
