@@ -277,9 +277,7 @@ class FileStore implements SessionStore {
   private async ensureRoundsDir(dir: string): Promise<boolean> {
     try {
       mkdirSync(dir, { mode: 0o700 });
-      // 0700 whatever the umask (docs/reliability.md #76); a chmod is a journaled metadata write
-      // even when it changes nothing, a stat is not.
-      if ((statSync(dir).mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
+      keepPrivate(dir, statSync(dir));
       return true;
     } catch (err) {
       if (errCode(err) !== 'EEXIST') throw roundsWriteError(dir, err);
@@ -417,8 +415,7 @@ class FileStore implements SessionStore {
       }
       const st = statSync(this.dir);
       if (!st.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-      // A chmod is a journaled metadata write even when it changes nothing: only when needed.
-      if ((st.mode & 0o777) !== 0o700) chmodSync(this.dir, 0o700);
+      keepPrivate(this.dir, st);
     })().catch((err: unknown) => {
       this.ready = undefined;
       throw storeError(`cannot create the session directory ${this.dir}: ${errCode(err)}`, {
@@ -428,4 +425,13 @@ class FileStore implements SessionStore {
     });
     return this.ready;
   }
+}
+
+/**
+ * Makes the directory `dir` (whose stat is `st`) 0700 whatever the umask took (docs/reliability.md
+ * #76). Only when needed: a chmod is a journaled metadata write even when it changes nothing, a
+ * stat is not.
+ */
+function keepPrivate(dir: string, st: { mode: number }): void {
+  if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
 }

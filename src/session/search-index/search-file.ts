@@ -533,7 +533,7 @@ export class FileBackend implements IndexBackend {
    * and its lines parsed, the next read starting after it. No more of the file than a block is
    * held as bytes or as text at once: memory never touched before costs a page fault a page, and
    * the file and its text whole (twice 4.4 MB at 10,000 sessions) cost `sessions ls` more than
-   * the decoding did (RESULTS.md round 24).
+   * the decoding did (docs/performance.md, the listing's index).
    */
   private readPage(
     filters: Filters,

@@ -285,15 +285,15 @@ export class SqliteBackend implements IndexBackend {
       `SELECT ${SHOWN}, fts.question, fts.claims, fts.answer FROM docs CROSS JOIN fts ON fts.rowid = docs.n ` +
         `WHERE ${where} ORDER BY updated DESC, id DESC`,
     );
-    if (typeof statement.iterate !== 'function') return undefined;
-    statement.setReturnArrays?.(true);
+    const rows = eachRow(statement, params);
+    if (rows === undefined) return undefined;
     const best = this.bestScore(terms);
     const hits: Scored[] = [];
     const page: Scored[] = [];
     let read = 0;
-    for (const raw of statement.iterate(...params)) {
+    for (const row of rows) {
       if (read++ >= this.plan.walkRows) return undefined;
-      const scored = scoreRow(Array.isArray(raw) ? raw : Object.values(raw), terms);
+      const scored = scoreRow(row, terms);
       if (scored === undefined) continue;
       hits.push(scored);
       if (scored.score === best) page.push(scored);
@@ -411,11 +411,11 @@ export class SqliteBackend implements IndexBackend {
     const [where, params] = filterSql(filters);
     const sql = `SELECT ${SHOWN} FROM docs WHERE ${where} ORDER BY updated DESC, id DESC${limit === undefined ? '' : ` LIMIT ${limit}`}`;
     const statement = this.db.prepare(sql);
-    if (typeof statement.iterate !== 'function') return arrays(statement, params).map(rowOf);
     // A row at a time: each row's columns are garbage as soon as its entry is made, never all at once.
-    statement.setReturnArrays?.(true);
+    const rows = eachRow(statement, params);
+    if (rows === undefined) return arrays(statement, params).map(rowOf);
     const entries: IndexEntry[] = [];
-    for (const row of statement.iterate(...params)) entries.push(rowOf(Array.isArray(row) ? row : Object.values(row)));
+    for (const row of rows) entries.push(rowOf(row));
     return entries;
   }
 
@@ -431,6 +431,16 @@ function arrays(statement: Statement, params: readonly unknown[]): Row[] {
     return statement.all(...params) as unknown as Row[];
   }
   return statement.all(...params).map((r) => Object.values(r));
+}
+
+/** The rows of a statement one at a time, each as an array of its columns; undefined where this Node cannot iterate. */
+function eachRow(statement: Statement, params: readonly unknown[]): Iterable<Row> | undefined {
+  const iterate = statement.iterate;
+  if (typeof iterate !== 'function') return undefined;
+  statement.setReturnArrays?.(true);
+  return (function* () {
+    for (const row of iterate.call(statement, ...params)) yield Array.isArray(row) ? row : Object.values(row);
+  })();
 }
 
 /** An entry from a row read with SHOWN: one JSON.parse, the file state from its own columns. */
