@@ -428,9 +428,9 @@ class FileStore implements SessionStore {
 }
 
 /**
- * Makes the directory `dir` (whose stat is `st`) 0700 whatever the umask took (docs/reliability.md
- * #76). Only when needed: a chmod is a journaled metadata write even when it changes nothing, a
- * stat is not.
+ * Makes the directory `dir` (whose stat is `st`) 0700 whatever the umask took
+ * (docs/reliability.md #76). Only when needed: a chmod is a journaled metadata write even when it
+ * changes nothing, a stat is not.
  */
 function keepPrivate(dir: string, st: { mode: number }): void {
   if ((st.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
